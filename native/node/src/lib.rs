@@ -1,0 +1,57 @@
+//! The napi-rs face of svc's native crates. Every export is batch-shaped: an N-API call costs about
+//! 120 ns in Bun, so one call covers a whole buffer or a whole flush, never a single small item.
+
+use std::fs::File;
+use std::mem::ManuallyDrop;
+use std::os::fd::FromRawFd;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// CRC32C of `data[start..end]`, continuing from `seed` (0 for a new checksum).
+#[napi(js_name = "crc32c")]
+pub fn crc32c(data: &[u8], start: u32, end: u32, seed: u32) -> Result<u32> {
+    let (start, end) = (start as usize, end as usize);
+    if start > end || end > data.len() {
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!("crc32c range {start}..{end} is outside a buffer of {} bytes", data.len()),
+        ));
+    }
+    Ok(svc_log::checksum::crc32c_extend(seed, &data[start..end]))
+}
+
+/// One append of a batch of chunks to an open segment file, run on a worker thread.
+pub struct AppendChunks {
+    fd: i32,
+    chunks: Vec<Buffer>,
+    sync: bool,
+}
+
+impl Task for AppendChunks {
+    type Output = f64;
+    type JsValue = f64;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        // The descriptor belongs to the JavaScript side, which keeps it open until this task
+        // settles; ManuallyDrop stops the File from closing it here.
+        let file = ManuallyDrop::new(unsafe { File::from_raw_fd(self.fd) });
+        let slices: Vec<&[u8]> = self.chunks.iter().map(|b| b.as_ref()).collect();
+        let length = svc_log::append::append_chunks(&file, &slices, self.sync)
+            .map_err(|e| Error::new(Status::GenericFailure, format!("segment append failed: {e}")))?;
+        // File lengths stay far below 2^53, where a JavaScript number stops being exact.
+        Ok(length as f64)
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(output)
+    }
+}
+
+/// Appends `chunks` in order to the file open for appending at `fd`, then `fdatasync`s it when
+/// `sync` is true. Resolves to the file's length afterwards. The caller must keep `fd` open and
+/// must not start another append on it until this one settles.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn append_chunks(fd: i32, chunks: Vec<Buffer>, sync: bool) -> AsyncTask<AppendChunks> {
+    AsyncTask::new(AppendChunks { fd, chunks, sync })
+}

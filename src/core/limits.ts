@@ -1,0 +1,50 @@
+/**
+ * Every bound svc enforces, in one place, units last. A limit from a spec names the spec; a limit
+ * of our own says why it has its value. Each limit has a test at the limit and one past it.
+ */
+
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+export const GiB = 1024 * MiB;
+
+// ---- HTTP (src/http) -------------------------------------------------------------------------
+/** Body limit of an HTTP service that does not name its own. */
+export const httpBodyBytesMaxDefault = 1 * MiB;
+/** A client-supplied X-Request-Id longer than this is replaced by one of ours. */
+export const requestIdLengthMax = 64;
+
+// ---- Logs ------------------------------------------------------------------------------------
+/** Lines of a failed setup or child step's log shown to the operator. */
+export const failureLogTailLines = 40;
+
+// ---- Process supervision (svc up) ------------------------------------------------------------
+/** How long a service child may take to report where it listens before `svc up` gives up. */
+export const serviceStartTimeoutMs = 30_000;
+/** How long a service child may take to stop after SIGTERM before it is killed. */
+export const serviceStopTimeoutMs = 10_000;
+
+// ---- Broker (spec: broker-api.md, "Limits") --------------------------------------------------
+export const brokerRequestBodyBytesMax = 10 * MiB;
+export const brokerRecordBytesMax = 8 * MiB;
+export const topicNameLengthMax = 200;
+export const topicPartitionsMax = 10_000;
+export const groupJoinTopicsMax = 100;
+export const fetchRecordsDefault = 100;
+export const fetchRecordsMax = 10_000;
+export const fetchBytesDefault = 1 * MiB;
+export const fetchBytesMax = 8 * MiB;
+export const idempotentSequenceWindow = 128;
+export const producerIdsPerKeyMax = 10_000;
+export const producerIdleMs = 7 * 24 * 60 * 60 * 1000;
+export const binaryRequestsInFlightMax = 32;
+export const binaryIdleTimeoutMs = 10 * 60 * 1000;
+export const binaryHandshakeTokenBytesMax = 1024;
+export const groupCommitFlushIntervalMs = 1000;
+
+// ---- Media (spec: session-control-and-crm-api.md, part A "Limits") ---------------------------
+export const sessionPeersMax = 256;
+export const mediaRequestBodyBytesMax = 256 * KiB;
+export const mediaEngineAnswerTimeoutMs = 5000;
+
+// ---- CRM (spec: session-control-and-crm-api.md, part B "Limits") -----------------------------
+export const crmPageSizeMax = 100;

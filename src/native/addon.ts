@@ -1,0 +1,26 @@
+/**
+ * Loads svc_native.node, the napi-rs addon built from native/ by the ./svc bootstrap into
+ * native/dist/. Bun cannot `import` a .node file, so it is loaded with require().
+ *
+ * There is no silent fallback: code that wants the TypeScript path asks for it by name (see each
+ * function's module), and a missing addon is a setup error with the fix in its message.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+export interface NativeAddon {
+  crc32c(data: Uint8Array, start: number, end: number, seed: number): number;
+  appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number>;
+}
+
+export const nativeAddonPath = join(import.meta.dir, "../../native/dist/svc_native.node");
+
+function loadAddon(): NativeAddon {
+  if (!existsSync(nativeAddonPath)) {
+    throw new Error(`native addon missing at ${nativeAddonPath}: run ./svc once, it builds native/`);
+  }
+  return createRequire(import.meta.url)(nativeAddonPath) as NativeAddon;
+}
+
+export const nativeAddon: NativeAddon = loadAddon();

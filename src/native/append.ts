@@ -1,0 +1,35 @@
+/**
+ * Appending a batch of chunks to a segment file: one vectored write and, when asked, one fdatasync.
+ * The native path does both on a worker thread, so the JavaScript thread keeps serving while the
+ * disk syncs; the reference does the same with node:fs calls that block it.
+ *
+ * Contract for both: `fd` is open for appending and stays open until the promise settles, and one
+ * append at a time runs per file (the log's writer awaits each flush before the next; batching
+ * whatever arrived meanwhile into that next flush is what makes one sync cover many requests).
+ */
+import { fdatasyncSync, fstatSync, writevSync } from "node:fs";
+import { nativeAddon } from "./addon.ts";
+
+/** Appends `chunks` in order; resolves to the file's length afterwards. */
+export function appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number> {
+  return nativeAddon.appendChunks(fd, chunks, sync);
+}
+
+/** writev may take only part of a batch; this is the loop that finishes it. */
+function writevAll(fd: number, chunks: Uint8Array[]): void {
+  let pending = chunks.filter((c) => c.length > 0);
+  while (pending.length > 0) {
+    let written = writevSync(fd, pending);
+    while (pending.length > 0 && written >= pending[0]!.length) {
+      written -= pending[0]!.length;
+      pending = pending.slice(1);
+    }
+    if (written > 0) pending = [pending[0]!.subarray(written), ...pending.slice(1)];
+  }
+}
+
+export async function appendChunksReference(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number> {
+  writevAll(fd, chunks);
+  if (sync) fdatasyncSync(fd);
+  return fstatSync(fd).size;
+}
