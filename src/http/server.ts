@@ -1,0 +1,154 @@
+/**
+ * The one HTTP server wrapper every svc service uses, over Bun.serve and its native route table.
+ * It gives each request an id, reads JSON bodies within the service's byte limit, applies the
+ * service's CORS policy, answers unknown paths 404 and unserved methods 405, and shapes every
+ * error with the service's envelope. A handler that throws something other than an SvcError is a
+ * bug: the client gets `internal error (id <id>)`, the log gets the stack under that id, and the
+ * server keeps serving.
+ */
+import type { BunRequest } from "bun";
+import { isSvcError, SvcError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+import { readJsonBody } from "./body.ts";
+import { type CorsPolicy, corsHeaders, preflightHeaders } from "./cors.ts";
+import { requestIdFor } from "./request-id.ts";
+import { json, noContent } from "./response.ts";
+import { type Handler, httpMethods, type RequestContext, type RouteTable } from "./route.ts";
+
+export interface HttpServiceOptions {
+  /** Names the service in log lines. */
+  name: string;
+  hostname: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  routes: RouteTable;
+  /** Largest JSON body a handler may read; larger ones are answered 413. */
+  bodyBytesMax: number;
+  cors: CorsPolicy;
+  log: Logger;
+  /** The service's error body; `{"error": message}` unless it says otherwise. */
+  errorBody?: (error: SvcError) => unknown;
+}
+
+export interface HttpService {
+  readonly url: URL;
+  readonly port: number;
+  /** Stops accepting; waits for requests in flight unless `force`. */
+  stop(force?: boolean): Promise<void>;
+}
+
+const defaultErrorBody = (error: SvcError): unknown => ({ error: error.message });
+
+class Context implements RequestContext {
+  #url: URL | undefined;
+  #log: Logger | undefined;
+
+  constructor(
+    readonly req: BunRequest,
+    readonly params: Record<string, string>,
+    readonly id: string,
+    private readonly service: HttpServiceOptions,
+  ) {}
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.req.url));
+  }
+
+  get log(): Logger {
+    return (this.#log ??= this.service.log.child({ reqId: this.id }));
+  }
+
+  json<T>(): Promise<T> {
+    return readJsonBody<T>(this.req, this.service.bodyBytesMax);
+  }
+}
+
+/** Runs one handler and turns whatever it does into a response carrying id and CORS headers. */
+function dispatcher(options: HttpServiceOptions) {
+  const errorBody = options.errorBody ?? defaultErrorBody;
+  const log = options.log.child({ service: options.name });
+
+  function errorResponse(error: unknown, id: string): Response {
+    if (isSvcError(error)) {
+      const headers = { ...error.headers };
+      // The unread rest of an oversized body is still on the connection: do not reuse it.
+      if (error.code === "body_too_large") headers.connection = "close";
+      return json(errorBody(error), error.status, headers);
+    }
+    log.error({ reqId: id, err: error }, "unhandled error in handler");
+    return json(errorBody(new SvcError("internal", `internal error (id ${id})`)), 500);
+  }
+
+  return async (req: BunRequest, handler: Handler): Promise<Response> => {
+    const id = requestIdFor(req);
+    let response: Response;
+    try {
+      response = await handler(new Context(req, req.params ?? {}, id, options));
+    } catch (error) {
+      response = errorResponse(error, id);
+    }
+    response.headers.set("x-request-id", id);
+    for (const [name, value] of Object.entries(corsHeaders(options.cors, req.headers.get("origin")))) {
+      response.headers.set(name, value);
+    }
+    if (log.isLevelEnabled("debug")) {
+      log.debug({ reqId: id, method: req.method, path: new URL(req.url).pathname, status: response.status });
+    }
+    return response;
+  };
+}
+
+function methodNotAllowed(served: readonly string[]): Handler {
+  return ({ req }) => {
+    throw new SvcError("method_not_allowed", `${req.method} is not served here; use ${served.join(", ")}`, {
+      headers: { allow: [...served, "OPTIONS"].join(", ") },
+    });
+  };
+}
+
+const noRoute: Handler = ({ req, url }) => {
+  throw new SvcError("not_found", `no route for ${req.method} ${url.pathname}`);
+};
+
+type BunMethodTable = Record<string, (req: BunRequest) => Promise<Response>>;
+
+/** Bun's route table: every method of every path answered, unserved ones with 405. */
+function bunRoutes(options: HttpServiceOptions, run: ReturnType<typeof dispatcher>): Record<string, BunMethodTable> {
+  const table: Record<string, BunMethodTable> = {};
+  for (const [path, handlers] of Object.entries(options.routes)) {
+    const served = httpMethods.filter((m) => handlers[m] !== undefined);
+    const refuse = methodNotAllowed(served);
+    const methods: BunMethodTable = {};
+    for (const method of httpMethods) {
+      const handler = handlers[method] ?? refuse;
+      methods[method] = (req) => run(req, handler);
+    }
+    methods.OPTIONS = (req) => run(req, () => noContent(preflightHeaders(options.cors, req, served)));
+    table[path] = methods;
+  }
+  return table;
+}
+
+export function startHttpServer(options: HttpServiceOptions): HttpService {
+  const run = dispatcher(options);
+  const server = Bun.serve({
+    hostname: options.hostname,
+    port: options.port,
+    development: false,
+    // Bun's own cap answers an empty 413 before our handler sees the request; body.ts enforces
+    // the service's limit with the service's error body, so Bun's cap is set out of the way.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    routes: bunRoutes(options, run),
+    fetch: (req) => run(req as BunRequest, noRoute),
+    // Reached only if the wrapper itself fails; handlers' errors are answered in dispatcher().
+    error(error) {
+      options.log.error({ service: options.name, err: error }, "http wrapper failure");
+      return new Response(JSON.stringify({ error: "internal error" }), { status: 500 });
+    },
+  });
+  return {
+    url: server.url,
+    port: server.port!,
+    stop: (force = false) => server.stop(force),
+  };
+}
