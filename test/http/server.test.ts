@@ -50,6 +50,9 @@ function serve(overrides: Partial<HttpServiceOptions> = {}) {
 
 const { base, logs, service } = serve();
 
+/** The response's JSON body, loosely typed for assertions. */
+const jsonOf = async (res: Response): Promise<any> => res.json();
+
 function postJson(path: string, body: string, headers: Record<string, string> = {}) {
   return fetch(base + path, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
 }
@@ -75,20 +78,20 @@ describe("routing", () => {
   test("a route's handler gets its path parameters, decoded", async () => {
     const res = await fetch(`${base}/echo/a%20b`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ name: "a b" });
+    expect(await jsonOf(res)).toEqual({ name: "a b" });
   });
 
   test("an unknown path is 404 in the service's envelope", async () => {
     const res = await fetch(`${base}/nope`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "no route for GET /nope" });
+    expect(await jsonOf(res)).toEqual({ error: "no route for GET /nope" });
   });
 
   test("a method the path does not serve is 405 with an Allow header", async () => {
     const res = await fetch(`${base}/echo/x`, { method: "DELETE" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, POST, OPTIONS");
-    expect((await res.json()).error).toContain("DELETE is not served here");
+    expect((await jsonOf(res)).error).toContain("DELETE is not served here");
   });
 });
 
@@ -115,19 +118,19 @@ describe("request ids", () => {
 describe("JSON bodies", () => {
   test("a well-formed body reaches the handler", async () => {
     const res = await postJson("/echo/x", '{"a":[1,2,{"b":null}]}');
-    expect(await res.json()).toEqual({ name: "x", body: { a: [1, 2, { b: null }] } });
+    expect(await jsonOf(res)).toEqual({ name: "x", body: { a: [1, 2, { b: null }] } });
   });
 
   test("malformed JSON is 400 and says so", async () => {
     const res = await postJson("/echo/x", '{"a":');
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toStartWith("malformed JSON body:");
+    expect((await jsonOf(res)).error).toStartWith("malformed JSON body:");
   });
 
   test("an empty body is 400", async () => {
     const res = await postJson("/echo/x", "");
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "request body is empty; expected JSON" });
+    expect(await jsonOf(res)).toEqual({ error: "request body is empty; expected JSON" });
   });
 
   test("bytes that are not UTF-8 are 400, not silently replaced", async () => {
@@ -137,14 +140,15 @@ describe("JSON bodies", () => {
       headers: { "content-type": "application/json" },
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "request body is not valid UTF-8" });
+    expect(await jsonOf(res)).toEqual({ error: "request body is not valid UTF-8" });
   });
 
   test("a wrong or missing content type is 415", async () => {
-    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
+    const cases: Record<string, string>[] = [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}];
+    for (const headers of cases) {
       const res = await fetch(`${base}/echo/x`, { method: "POST", body: "{}", headers });
       expect(res.status).toBe(415);
-      expect((await res.json()).error).toContain("Content-Type: application/json");
+      expect((await jsonOf(res)).error).toContain("Content-Type: application/json");
     }
   });
 
@@ -167,7 +171,7 @@ describe("body limit", () => {
   test("a declared body one byte past the limit is 413 in the envelope", async () => {
     const res = await postJson("/echo/x", bodyOf(bodyBytesMax + 1));
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ error: `request body exceeds the limit of ${bodyBytesMax} bytes` });
+    expect(await jsonOf(res)).toEqual({ error: `request body exceeds the limit of ${bodyBytesMax} bytes` });
   });
 
   test("a declared 1 GiB body is refused from its headers alone", async () => {
@@ -202,7 +206,7 @@ describe("body limit", () => {
     });
     const res = await fetch(`${base}/echo/x`, { method: "POST", body: stream, headers: { "content-type": "application/json" } });
     expect(res.status).toBe(200);
-    expect((await res.json()).body.k).toHaveLength(500);
+    expect((await jsonOf(res)).body.k).toHaveLength(500);
   });
 });
 
@@ -211,7 +215,7 @@ describe("errors", () => {
     const res = await fetch(`${base}/throw`);
     expect(res.status).toBe(500);
     const id = res.headers.get("x-request-id");
-    expect(await res.json()).toEqual({ error: `internal error (id ${id})` });
+    expect(await jsonOf(res)).toEqual({ error: `internal error (id ${id})` });
     const line = logs.lines.find((l) => l.reqId === id);
     expect(line?.level).toBe("error");
     expect(JSON.stringify(line)).toContain("secret detail");
@@ -220,7 +224,7 @@ describe("errors", () => {
   test("an async rejection is handled the same way, and the server keeps serving", async () => {
     const res = await postJson("/reject", "{}");
     expect(res.status).toBe(500);
-    expect((await res.json()).error).not.toContain("async secret");
+    expect((await jsonOf(res)).error).not.toContain("async secret");
     expect((await fetch(`${base}/echo/still-up`)).status).toBe(200);
   });
 
@@ -228,7 +232,7 @@ describe("errors", () => {
     const res = await fetch(`${base}/limited`);
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("3");
-    expect(await res.json()).toEqual({ error: "slow down" });
+    expect(await jsonOf(res)).toEqual({ error: "slow down" });
   });
 
   test("a service's own envelope shapes its errors", async () => {
@@ -238,9 +242,9 @@ describe("errors", () => {
     const res = await postJson("/invalid", "{}");
     const own = await fetch(`${crmStyle.base}/invalid`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(res.status).toBe(422);
-    expect(await res.json()).toEqual({ error: "validation failed" });
+    expect(await jsonOf(res)).toEqual({ error: "validation failed" });
     expect(own.status).toBe(422);
-    expect(await own.json()).toEqual({ error: "invalid", details: [{ field: "name", message: "required" }] });
+    expect(await jsonOf(own)).toEqual({ error: "invalid", details: [{ field: "name", message: "required" }] });
   });
 });
 
