@@ -3,8 +3,6 @@
  * flags and how to start; the CLI gives it `svc <name>`, runs it under `svc up`, and stops it
  * cleanly on Ctrl-C or SIGTERM.
  */
-import type { Logger } from "./core/log.ts";
-
 /** One address a service listens on, and a first command a user can paste to try it. */
 export interface Endpoint {
   /** What speaks there, e.g. "RESP2" or "HTTP". */
@@ -33,5 +31,3 @@ export function isReadyMessage(message: unknown): message is ReadyMessage {
   const m = message as Partial<ReadyMessage> | null;
   return typeof m === "object" && m !== null && m.type === "ready" && Array.isArray(m.endpoints);
 }
-
-export type StartService = (args: readonly string[], log: Logger) => Promise<RunningService>;

@@ -4,10 +4,10 @@
  * SIGINT or SIGTERM so nothing acknowledged is lost.
  */
 import type { Logger } from "../core/log.ts";
-import type { ReadyMessage, StartService } from "../service.ts";
+import type { ReadyMessage, RunningService } from "../service.ts";
 
-export async function runService(name: string, start: StartService, args: readonly string[], log: Logger): Promise<number> {
-  const service = await start(args, log);
+export async function runService(name: string, start: () => Promise<RunningService>, log: Logger): Promise<number> {
+  const service = await start();
   const ready: ReadyMessage = { type: "ready", service: name, pid: process.pid, endpoints: service.endpoints };
   if (process.send) process.send(ready);
   else for (const e of service.endpoints) process.stderr.write(`[svc] ${name}: ${e.protocol} on ${e.address} — try: ${e.tryIt}\n`);

@@ -1,0 +1,46 @@
+/** `svc test`: the whole suite — type-check, bun test (test/ and fuzz/), cargo test. */
+import { join } from "node:path";
+import { flag, formatHelp, parseConfig } from "../core/config.ts";
+import { SvcError } from "../core/errors.ts";
+import type { Command } from "./command.ts";
+import { cacheDir, repoRoot } from "./paths.ts";
+import { runSteps, type Step, summarize } from "./steps.ts";
+
+const stepNames = ["typecheck", "bun", "cargo"] as const;
+
+const flags = {
+  only: flag.list({ default: [], help: `run only these steps (${stepNames.join(", ")}); repeatable or comma-separated` }),
+};
+
+function steps(bunTestArgs: string[]): Record<(typeof stepNames)[number], Step> {
+  return {
+    typecheck: { name: "typecheck", cmd: [join(repoRoot, "node_modules/.bin/tsc"), "-p", repoRoot], cwd: repoRoot },
+    bun: { name: "bun", cmd: [process.execPath, "test", ...bunTestArgs], cwd: repoRoot },
+    cargo: {
+      name: "cargo",
+      cmd: ["cargo", "test", "--quiet", "--manifest-path", join(repoRoot, "native/Cargo.toml")],
+      cwd: repoRoot,
+      // Shares the bootstrap's target directory, outside the repository.
+      env: { CARGO_TARGET_DIR: join(cacheDir, "cargo-target") },
+    },
+  };
+}
+
+export const testCommand: Command = {
+  name: "test",
+  summary: "run every test: type-check, bun test (test/, fuzz/), cargo test",
+  help: () =>
+    `usage: svc test [flags] [bun test filters...]\n\nRuns the whole suite; filters narrow the bun step (e.g. svc test http).\n\nflags:\n${formatHelp(flags, "SVC_TEST")}`,
+  async run(args) {
+    const { values, positionals } = parseConfig(flags, args, process.env, "SVC_TEST");
+    const only = values.only.flatMap((s) => s.split(",")).filter((s) => s !== "");
+    for (const name of only) {
+      if (!(stepNames as readonly string[]).includes(name)) {
+        throw new SvcError("bad_config", `--only: unknown step ${JSON.stringify(name)}; steps are ${stepNames.join(", ")}`);
+      }
+    }
+    const all = steps(positionals);
+    const chosen = stepNames.filter((name) => only.length === 0 || only.includes(name)).map((name) => all[name]);
+    return summarize(await runSteps(chosen));
+  },
+};
