@@ -8,14 +8,8 @@ export const MiB = 1024 * KiB;
 export const GiB = 1024 * MiB;
 
 // ---- HTTP (src/http) -------------------------------------------------------------------------
-/** Body limit of an HTTP service that does not name its own. */
-export const httpBodyBytesMaxDefault = 1 * MiB;
 /** A client-supplied X-Request-Id longer than this is replaced by one of ours. */
 export const requestIdLengthMax = 64;
-
-// ---- Logs ------------------------------------------------------------------------------------
-/** Lines of a failed setup or child step's log shown to the operator. */
-export const failureLogTailLines = 40;
 
 // ---- Process supervision (svc up) ------------------------------------------------------------
 /** How long a service child may take to report where it listens before `svc up` gives up. */
