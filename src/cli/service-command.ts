@@ -1,5 +1,5 @@
 /** `svc <service> [flags]`: runs one service in the foreground. */
-import type { Service } from "../services.ts";
+import type { Service } from "../service.ts";
 import { runService } from "./run-service.ts";
 import type { Command } from "./command.ts";
 

@@ -42,3 +42,19 @@ export const mediaEngineAnswerTimeoutMs = 5000;
 
 // ---- CRM (spec: session-control-and-crm-api.md, part B "Limits") -----------------------------
 export const crmPageSizeMax = 100;
+
+// ---- kv (Redis's defaults where Redis has one) -------------------------------------------------
+/** Redis's client-query-buffer-limit: a client whose unparsed input passes this is closed. */
+export const kvQueryBufferBytesMax = 1 * GiB;
+/** Pending replies at which we stop reading a client until it reads: its input waits in the kernel. */
+export const kvOutputPauseBytes = 4 * MiB;
+/** Redis's pubsub client-output-buffer hard limit: a subscriber this far behind is disconnected. */
+export const kvPubsubOutputBytesMax = 32 * MiB;
+/** Default number of databases (Redis's `databases`). */
+export const kvDatabasesDefault = 16;
+/** Active expiry runs this often (Redis's hz 10) ... */
+export const kvExpireCycleIntervalMs = 100;
+/** ... spending at most this long per run (25% of the interval, as Redis's slow cycle). */
+export const kvExpireCycleBudgetMs = 25;
+/** Keys with a time to live sampled per batch of the active cycle (Redis's 20). */
+export const kvExpireSampleKeys = 20;

@@ -1,0 +1,221 @@
+/**
+ * Connection commands: PING, ECHO, SELECT, SWAPDB, QUIT, RESET, HELLO and CLIENT.
+ */
+import { parseInt64 } from "../args.ts";
+import type { Engine } from "../engine.ts";
+import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import type { Session } from "../session.ts";
+import { helpReply } from "./keys.ts";
+import type { CommandSpec, Exec } from "./spec.ts";
+
+/** The Redis version we answer to clients that check it before using a feature. */
+export const redisCompatibleVersion = "7.0.15";
+
+function dbIndex(x: Exec, text: string, notInteger: () => Error): number {
+  const n = parseInt64(text);
+  if (n === null) throw notInteger();
+  if (n < 0n || n >= BigInt(x.engine.dbs.length)) throw new KvError("ERR DB index is out of range");
+  return Number(n);
+}
+
+function ping(x: Exec, argv: string[]): void {
+  if (argv.length > 2) throw new KvError("ERR wrong number of arguments for 'ping' command");
+  // A subscribed RESP2 client gets PING's answer as a pub/sub style array.
+  if (x.session.subscriptions > 0) {
+    x.reply.array(2);
+    x.reply.bulk("pong");
+    x.reply.bulk(argv[1] ?? "");
+    return;
+  }
+  if (argv.length === 2) x.reply.bulk(argv[1]!);
+  else x.reply.simple("PONG");
+}
+
+function hello(x: Exec, argv: string[]): void {
+  let i = 1;
+  if (argv.length > 1) {
+    const version = parseInt64(argv[1]!);
+    if (version === null) throw new KvError("ERR Protocol version is not an integer or out of range");
+    if (version !== 2n) throw new KvError("NOPROTO sorry, this protocol version is not supported.");
+    i = 2;
+  }
+  for (; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    if (word === "SETNAME" && i + 1 < argv.length) setName(x.session, argv[++i]!);
+    else if (word === "AUTH" && i + 2 < argv.length) i += 2;
+    else throw new KvError(`ERR Syntax error in HELLO option '${argv[i]}'`);
+  }
+  const fields: [string, string | number | null][] = [
+    ["server", "redis"], ["version", redisCompatibleVersion], ["proto", 2], ["id", x.session.id],
+    ["mode", "standalone"], ["role", "master"],
+  ];
+  x.reply.array(fields.length * 2 + 2);
+  for (const [name, value] of fields) {
+    x.reply.bulk(name);
+    if (typeof value === "number") x.reply.integer(value);
+    else x.reply.bulk(value);
+  }
+  x.reply.bulk("modules");
+  x.reply.array(0);
+}
+
+function setName(session: Session, name: string): void {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 33 || c > 126) throw new KvError("ERR Client names cannot contain spaces, newlines or special characters.");
+  }
+  session.name = name;
+}
+
+/** One line of CLIENT LIST for a session, with Redis's fields. */
+export function clientLine(engine: Engine, s: Session): string {
+  const now = engine.clock.nowMs();
+  const flags = s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscriptions > 0 ? "P" : "N";
+  return [
+    `id=${s.id}`, `addr=${s.transport?.peer ?? ""}`, `laddr=${s.transport?.local ?? ""}`, "fd=-1", `name=${s.name}`,
+    `age=${Math.floor((now - s.createdMs) / 1000)}`, `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
+    `flags=${flags}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, "ssub=0",
+    `multi=${s.multi === null ? -1 : s.multi.length}`, "qbuf=0", "qbuf-free=0", "argv-mem=0", "multi-mem=0",
+    "rbs=0", "rbp=0", "obl=0", "oll=0", "omem=0", "tot-mem=0", "events=r", `cmd=${s.lastCommand}`,
+    "user=default", "redir=-1", "resp=2", `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
+  ].join(" ");
+}
+
+function clientKill(x: Exec, argv: string[]): void {
+  const sessions = [...x.engine.sessions.values()];
+  if (argv.length === 3) {
+    // The old form: CLIENT KILL addr:port, answering OK or an error.
+    const target = sessions.find((s) => s.transport?.peer === argv[2]);
+    if (target === undefined) throw new KvError("ERR No such client");
+    kill(x, target);
+    return x.reply.simple("OK");
+  }
+  const filters: ((s: Session) => boolean)[] = [];
+  let skipMe = true;
+  for (let i = 2; i < argv.length; i += 2) {
+    const [word, value] = [argv[i]!.toUpperCase(), argv[i + 1]];
+    if (value === undefined) throw syntaxError();
+    if (word === "ID") {
+      const id = parseInt64(value);
+      if (id === null || id <= 0n) throw new KvError("ERR client-id should be greater than 0");
+      filters.push((s) => BigInt(s.id) === id);
+    } else if (word === "ADDR") filters.push((s) => s.transport?.peer === value);
+    else if (word === "LADDR") filters.push((s) => s.transport?.local === value);
+    else if (word === "SKIPME") {
+      const v = value.toLowerCase();
+      if (v !== "yes" && v !== "no") throw syntaxError();
+      skipMe = v === "yes";
+    } else if (word === "TYPE") {
+      const type = value.toLowerCase();
+      if (!["normal", "pubsub", "master", "replica", "slave"].includes(type)) throw new KvError(`ERR Unknown client type '${value}'`);
+      filters.push((s) => (type === "pubsub" ? s.subscriptions > 0 : type === "normal" && s.subscriptions === 0));
+    } else if (word === "USER") filters.push(() => value === "default");
+    else throw syntaxError();
+  }
+  const victims = sessions.filter((s) => (!skipMe || s !== x.session) && filters.every((f) => f(s)));
+  for (const s of victims) kill(x, s);
+  x.reply.integer(victims.length);
+}
+
+/** Closes a session's connection once its pending replies are written. */
+function kill(x: Exec, target: Session): void {
+  target.closing = true;
+  if (target !== x.session) target.transport?.close();
+}
+
+function client(x: Exec, argv: string[]): void {
+  const sub = argv[1]!.toLowerCase();
+  const s = x.session;
+  switch (sub) {
+    case "id":
+      return x.reply.integer(s.id);
+    case "getname":
+      return x.reply.bulk(s.name === "" ? null : s.name);
+    case "setname":
+      setName(s, argv[2]!);
+      return x.reply.simple("OK");
+    case "setinfo": {
+      const attr = argv[2]!.toLowerCase();
+      if (attr === "lib-name") {
+        if (/[\s]/.test(argv[3]!)) throw new KvError("ERR lib-name cannot contain spaces, newlines or special characters.");
+        s.libName = argv[3]!;
+      } else if (attr === "lib-ver") s.libVersion = argv[3]!;
+      else throw new KvError(`ERR Unrecognized option '${argv[2]}'`);
+      return x.reply.simple("OK");
+    }
+    case "list":
+      return x.reply.bulk([...x.engine.sessions.values()].map((t) => `${clientLine(x.engine, t)}\n`).join(""));
+    case "info":
+      return x.reply.bulk(`${clientLine(x.engine, s)}\n`);
+    case "kill":
+      return clientKill(x, argv);
+    case "no-evict":
+    case "no-touch": {
+      const v = argv[2]!.toLowerCase();
+      if (v !== "on" && v !== "off") throw syntaxError();
+      return x.reply.simple("OK");
+    }
+    default:
+      return helpReply(x, "CLIENT", ["ID", "GETNAME", "SETNAME <name>", "SETINFO <option> <value>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)"]);
+  }
+}
+
+function reset(x: Exec): void {
+  const s = x.session;
+  s.multi = null;
+  s.multiFailed = false;
+  x.engine.watches.unwatchAll(s);
+  x.engine.pubsub.forget(s);
+  s.dbIndex = 0;
+  s.name = "";
+  x.reply.simple("RESET");
+}
+
+const clientSub = (name: string, arity: number, summary: string): CommandSpec => ({
+  name: `client|${name}`, arity, flags: ["noscript", "loading", "stale"], group: "connection", summary, run: client,
+});
+
+export const connectionCommands: readonly CommandSpec[] = [
+  { name: "ping", arity: -1, flags: ["fast"], group: "connection", summary: "Returns PONG, or the message.", run: ping },
+  { name: "echo", arity: 2, flags: ["fast"], group: "connection", summary: "Returns the message.", run: (x, argv) => x.reply.bulk(argv[1]!) },
+  {
+    name: "select", arity: 2, flags: ["loading", "stale", "fast"], group: "connection", summary: "Changes the selected database.",
+    run: (x, argv) => {
+      x.session.dbIndex = dbIndex(x, argv[1]!, notAnInteger);
+      x.reply.simple("OK");
+    },
+  },
+  {
+    name: "swapdb", arity: 3, flags: ["write", "fast"], group: "server", summary: "Swaps two databases.",
+    run: (x, argv) => {
+      const a = dbIndex(x, argv[1]!, () => new KvError("ERR invalid first DB index"));
+      const b = dbIndex(x, argv[2]!, () => new KvError("ERR invalid second DB index"));
+      if (a !== b) x.engine.dbs[a]!.swapWith(x.engine.dbs[b]!);
+      x.reply.simple("OK");
+    },
+  },
+  {
+    name: "quit", arity: -1, flags: ["allow_busy", "fast", "no_auth"], group: "connection", summary: "Closes the connection.",
+    run: (x) => {
+      x.session.closing = true;
+      x.reply.simple("OK");
+    },
+  },
+  { name: "reset", arity: 1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Resets the connection's state.", run: reset },
+  { name: "hello", arity: -1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Handshakes with the server (RESP2 only).", run: hello },
+  {
+    name: "client", arity: -2, flags: [], group: "connection", summary: "Connection management.",
+    subcommands: [
+      clientSub("id", 2, "Returns the connection's id."),
+      clientSub("getname", 2, "Returns the connection's name."),
+      clientSub("setname", 3, "Names the connection."),
+      clientSub("setinfo", 4, "Records the client library's name or version."),
+      clientSub("list", -2, "Lists the open connections."),
+      clientSub("info", 2, "Describes this connection."),
+      clientSub("kill", -3, "Closes connections."),
+      clientSub("no-evict", 3, "Accepted; svc does not evict clients."),
+      clientSub("no-touch", 3, "Accepted; access times are always updated."),
+      clientSub("help", 2, "Shows CLIENT's subcommands."),
+    ],
+  },
+];

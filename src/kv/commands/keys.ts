@@ -1,0 +1,285 @@
+/**
+ * Commands on keys of any type: existence, deletion, renaming, copying, expiry, iteration.
+ */
+import { isInt64, parseInt64, parseInteger } from "../args.ts";
+import { KvError, noSuchKey, notAnInteger, syntaxError } from "../errors.ts";
+import { globMatch } from "../glob.ts";
+import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
+import { encodingOf, sharedIntegersMax } from "../encoding.ts";
+import { resume, scanStep } from "../scan.ts";
+import type { CommandSpec, Exec } from "./spec.ts";
+
+// ---- existence and deletion --------------------------------------------------------------------
+
+function countExisting(x: Exec, keys: string[], act: (key: string) => boolean): void {
+  let n = 0;
+  for (const key of keys) if (act(key)) n++;
+  x.reply.integer(n);
+}
+
+// ---- expiry -----------------------------------------------------------------------------------
+
+type ExpireUnit = "s" | "ms";
+
+/**
+ * EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT with NX/XX/GT/LT, as Redis's expireGenericCommand:
+ * a key without a time to live counts as infinite for GT and LT, and a time already past
+ * deletes the key.
+ */
+function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: boolean): void {
+  const [name, key, amountText] = argv as [string, string, string];
+  const flags = new Set<string>();
+  for (const option of argv.slice(3)) {
+    const word = option.toUpperCase();
+    if (!["NX", "XX", "GT", "LT"].includes(word)) throw new KvError(`ERR Unsupported option ${option}`);
+    flags.add(word);
+  }
+  if (flags.has("NX") && (flags.has("XX") || flags.has("GT") || flags.has("LT"))) {
+    throw new KvError("ERR NX and XX, GT or LT options at the same time are not compatible");
+  }
+  if (flags.has("GT") && flags.has("LT")) throw new KvError("ERR GT and LT options at the same time are not compatible");
+  const amount = parseInt64(amountText);
+  if (amount === null) throw notAnInteger();
+  const ms = unit === "s" ? amount * 1000n : amount;
+  const at = absolute ? ms : ms + BigInt(x.engine.clock.nowMs());
+  if (!isInt64(ms) || !isInt64(at)) throw new KvError(`ERR invalid expire time in '${name.toLowerCase()}' command`);
+  if (!x.db.has(key)) return x.reply.integer(0);
+  const current = x.db.expires.get(key);
+  const when = Number(at);
+  const refused =
+    (flags.has("NX") && current !== undefined) ||
+    (flags.has("XX") && current === undefined) ||
+    (flags.has("GT") && (current === undefined || when <= current)) ||
+    (flags.has("LT") && current !== undefined && when >= current);
+  if (refused) return x.reply.integer(0);
+  if (when <= x.engine.clock.nowMs()) x.db.delete(key);
+  else x.db.setExpire(key, when);
+  x.reply.integer(1);
+}
+
+function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): void {
+  const pttl = x.db.pttl(key);
+  if (pttl < 0) return x.reply.integer(pttl);
+  if (absolute) {
+    const at = x.db.expires.get(key)!;
+    return x.reply.integer(unit === "s" ? Math.floor(at / 1000) : at);
+  }
+  x.reply.integer(unit === "s" ? Math.floor((pttl + 500) / 1000) : pttl);
+}
+
+// ---- copying and moving -----------------------------------------------------------------------
+
+/** A deep copy of a value: COPY must not share containers between keys. */
+export function cloneValue(value: Value): Value {
+  if (typeof value === "string") return value;
+  if (value instanceof Map) return new Map(value);
+  if (value instanceof Set) return new Set(value);
+  return value.clone();
+}
+
+function dbArg(x: Exec, text: string): Keyspace {
+  const index = parseInt64(text);
+  if (index === null) throw notAnInteger();
+  const db = x.engine.dbs[Number(index)];
+  if (index < 0n || db === undefined) throw new KvError("ERR DB index is out of range");
+  return db;
+}
+
+function renameGeneric(x: Exec, argv: string[], onlyIfAbsent: boolean): void {
+  const [, from, to] = argv as [string, string, string];
+  const value = x.db.get(from);
+  if (value === undefined) throw noSuchKey();
+  if (from === to) return onlyIfAbsent ? x.reply.integer(0) : x.reply.simple("OK");
+  if (onlyIfAbsent && x.db.has(to)) return x.reply.integer(0);
+  const expiry = x.db.expires.get(from);
+  x.db.delete(to);
+  x.db.delete(from);
+  x.db.set(to, value);
+  if (expiry !== undefined) x.db.setExpire(to, expiry);
+  if (onlyIfAbsent) x.reply.integer(1);
+  else x.reply.simple("OK");
+}
+
+function move(x: Exec, argv: string[]): void {
+  const [, key, dbText] = argv as [string, string, string];
+  const target = dbArg(x, dbText);
+  if (target === x.db) throw new KvError("ERR source and destination objects are the same");
+  const value = x.db.get(key);
+  if (value === undefined || target.has(key)) return x.reply.integer(0);
+  const expiry = x.db.expires.get(key);
+  x.db.delete(key);
+  target.set(key, value);
+  if (expiry !== undefined) target.setExpire(key, expiry);
+  x.reply.integer(1);
+}
+
+function copy(x: Exec, argv: string[]): void {
+  const [, from, to] = argv as [string, string, string];
+  let target = x.db;
+  let replace = false;
+  for (let i = 3; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    if (word === "REPLACE") replace = true;
+    else if (word === "DB" && i + 1 < argv.length) target = dbArg(x, argv[++i]!);
+    else throw syntaxError();
+  }
+  if (from === to && target === x.db) throw new KvError("ERR source and destination objects are the same");
+  const value = x.db.get(from);
+  if (value === undefined) return x.reply.integer(0);
+  if (target.has(to)) {
+    if (!replace) return x.reply.integer(0);
+    target.delete(to);
+  }
+  const expiry = x.db.expires.get(from);
+  target.set(to, cloneValue(value));
+  if (expiry !== undefined) target.setExpire(to, expiry);
+  x.reply.integer(1);
+}
+
+// ---- iteration --------------------------------------------------------------------------------
+
+/** A SCAN cursor as Redis reads it (strtoul): digits only, at most 2^64 - 1. */
+export function parseCursor(text: string): number {
+  if (!/^\d+$/.test(text) || BigInt(text) > 2n ** 64n - 1n) throw new KvError("ERR invalid cursor");
+  return Number(text);
+}
+
+export interface ScanOptions {
+  match: string | null;
+  count: number;
+  type: string | null;
+}
+
+/** MATCH, COUNT and (for SCAN) TYPE options, from argv[from]. */
+export function parseScanOptions(argv: string[], from: number, allowType: boolean): ScanOptions {
+  const options: ScanOptions = { match: null, count: 10, type: null };
+  for (let i = from; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    const value = argv[i + 1];
+    if (value === undefined) throw syntaxError();
+    if (word === "MATCH") options.match = value;
+    else if (word === "COUNT") {
+      options.count = parseInteger(value);
+      if (options.count < 1) throw syntaxError();
+    } else if (word === "TYPE" && allowType) options.type = value.toLowerCase();
+    else throw syntaxError();
+    i++;
+  }
+  return options;
+}
+
+/** Answers [cursor, items] — SCAN's shape, shared with HSCAN, SSCAN and ZSCAN. */
+export function replyScan(x: Exec, cursor: number, items: readonly string[]): void {
+  x.reply.array(2);
+  x.reply.bulk(String(cursor));
+  x.reply.array(items.length);
+  for (const item of items) x.reply.bulk(item);
+}
+
+function scan(x: Exec, argv: string[]): void {
+  const cursor = parseCursor(argv[1]!);
+  const options = parseScanOptions(argv, 2, true);
+  const db = x.db;
+  const it = resume(cursor, () => db.data.keys());
+  const step = scanStep(it, options.count);
+  const keys = step.items.filter((key) => {
+    const value = db.get(key);
+    if (value === undefined) return false;
+    if (options.type !== null && typeOf(value) !== options.type) return false;
+    return options.match === null || globMatch(options.match, key);
+  });
+  replyScan(x, step.cursor, keys);
+}
+
+function randomKey(x: Exec): void {
+  // A random position in insertion order; expired keys found there are removed and we retry.
+  for (let attempt = 0; attempt < 100 && x.db.size > 0; attempt++) {
+    let skip = Math.floor(Math.random() * x.db.size);
+    for (const key of x.db.data.keys()) {
+      if (skip-- > 0) continue;
+      if (x.db.get(key) !== undefined) return x.reply.bulk(key);
+      break;
+    }
+  }
+  x.reply.bulk(null);
+}
+
+// ---- OBJECT -----------------------------------------------------------------------------------
+
+function object(x: Exec, argv: string[]): void {
+  const sub = argv[1]!.toLowerCase();
+  const value = x.db.get(argv[2]!);
+  if (value === undefined) return x.reply.bulk(null);
+  if (sub === "encoding") return x.reply.bulk(encodingOf(value));
+  if (sub === "refcount") {
+    const shared = typeof value === "string" && /^\d{1,4}$/.test(value) && Number(value) < sharedIntegersMax && encodingOf(value) === "int";
+    return x.reply.integer(shared ? 2147483647 : 1);
+  }
+  if (sub === "idletime") return x.reply.integer(Math.floor(x.db.idleMs(argv[2]!) / 1000));
+  throw new KvError(
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.",
+  );
+}
+
+// ---- declarations -----------------------------------------------------------------------------
+
+const one: readonly [number, number, number] = [1, 1, 1];
+const all: readonly [number, number, number] = [1, -1, 1];
+
+const objectSub = (name: string, summary: string): CommandSpec => ({
+  name: `object|${name}`, arity: 3, flags: ["readonly"], group: "generic", summary, keys: [2, 2, 1], run: object,
+});
+
+export const keyCommands: readonly CommandSpec[] = [
+  { name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.delete(k)) },
+  { name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys (memory reclaimed in the background in Redis).", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.delete(k)) },
+  { name: "exists", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Counts how many of the keys exist.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.has(k)) },
+  { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.has(k) && (x.db.touch(k), true)) },
+  {
+    name: "type", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the type of a key's value.", keys: one,
+    run: (x, argv) => {
+      const value = x.db.get(argv[1]!);
+      x.reply.simple(value === undefined ? "none" : typeOf(value));
+    },
+  },
+  {
+    name: "keys", arity: 2, flags: ["readonly"], group: "generic", summary: "Returns the keys matching a pattern.",
+    run: (x, argv) => {
+      const keys = [...x.db.liveKeys()].filter((k) => globMatch(argv[1]!, k));
+      x.reply.array(keys.length);
+      for (const k of keys) x.reply.bulk(k);
+    },
+  },
+  { name: "scan", arity: -2, flags: ["readonly"], group: "generic", summary: "Iterates over the keys of the database.", run: scan },
+  { name: "randomkey", arity: 1, flags: ["readonly"], group: "generic", summary: "Returns a random key.", run: randomKey },
+  { name: "rename", arity: 3, flags: ["write"], group: "generic", summary: "Renames a key, replacing the destination.", keys: [1, 2, 1], run: (x, argv) => renameGeneric(x, argv, false) },
+  { name: "renamenx", arity: 3, flags: ["write", "fast"], group: "generic", summary: "Renames a key if the new name is free.", keys: [1, 2, 1], run: (x, argv) => renameGeneric(x, argv, true) },
+  { name: "move", arity: 3, flags: ["write", "fast"], group: "generic", summary: "Moves a key to another database.", keys: one, run: move },
+  { name: "copy", arity: -3, flags: ["write", "denyoom"], group: "generic", summary: "Copies a key's value to another key.", keys: [1, 2, 1], run: copy },
+  { name: "expire", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets a time to live in seconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "s", false) },
+  { name: "pexpire", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets a time to live in milliseconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "ms", false) },
+  { name: "expireat", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets an expiry time as a Unix time in seconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "s", true) },
+  { name: "pexpireat", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets an expiry time as a Unix time in milliseconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "ms", true) },
+  { name: "ttl", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the time to live in seconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "s", false) },
+  { name: "pttl", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the time to live in milliseconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", false) },
+  { name: "expiretime", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the expiry time as a Unix time in seconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "s", true) },
+  { name: "pexpiretime", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the expiry time as a Unix time in milliseconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", true) },
+  { name: "persist", arity: 2, flags: ["write", "fast"], group: "generic", summary: "Removes a key's time to live.", keys: one, run: (x, argv) => x.reply.integer(x.db.persist(argv[1]!) ? 1 : 0) },
+  {
+    name: "object", arity: -2, flags: [], group: "generic", summary: "Inspects the internals of a value.",
+    subcommands: [
+      objectSub("encoding", "Returns the internal encoding of a value."),
+      objectSub("refcount", "Returns the reference count of a value."),
+      objectSub("idletime", "Returns the seconds since a key was last accessed."),
+      objectSub("freq", "Returns the access frequency of a key (LFU policies only)."),
+      { name: "object|help", arity: 2, flags: ["loading", "stale"], group: "generic", summary: "Shows OBJECT's subcommands.", run: (x) => helpReply(x, "OBJECT", ["ENCODING <key>", "FREQ <key>", "IDLETIME <key>", "REFCOUNT <key>"]) },
+    ],
+  },
+];
+
+/** The shape of Redis's HELP subcommands: a title line, each usage line, then HELP itself. */
+export function helpReply(x: Exec, command: string, lines: readonly string[]): void {
+  const all = [`${command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`, ...lines.flatMap((l) => [l]), "HELP", "    Print this help."];
+  x.reply.array(all.length);
+  for (const line of all) x.reply.simple(line);
+}

@@ -1,0 +1,165 @@
+/**
+ * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, DEBUG, FUNCTION.
+ */
+import { parseFloatArg } from "../args.ts";
+import { KvError, syntaxError } from "../errors.ts";
+import { globMatch } from "../glob.ts";
+import { infoText } from "../info.ts";
+import { helpReply } from "./keys.ts";
+import type { CommandSpec, Exec } from "./spec.ts";
+
+/** COMMAND's ten-field description of one command (Redis 7 layout). */
+function describe(x: Exec, spec: CommandSpec): void {
+  const r = x.reply;
+  const [first, last, step] = spec.keys ?? [0, 0, 0];
+  r.array(10);
+  r.bulk(spec.name);
+  r.integer(spec.arity);
+  r.array(spec.flags.length);
+  for (const f of spec.flags) r.simple(f);
+  r.integer(first);
+  r.integer(last);
+  r.integer(step);
+  r.array(1);
+  r.simple(`@${spec.group}`);
+  r.array(0);
+  r.array(0);
+  const subs = spec.subcommands ?? [];
+  r.array(subs.length);
+  for (const sub of subs) describe(x, sub);
+}
+
+function docs(x: Exec, spec: CommandSpec): void {
+  const r = x.reply;
+  r.bulk(spec.name);
+  const subs = spec.subcommands ?? [];
+  r.array(subs.length > 0 ? 8 : 6);
+  r.bulk("summary");
+  r.bulk(spec.summary);
+  r.bulk("since");
+  r.bulk("1.0.0");
+  r.bulk("group");
+  r.bulk(spec.group);
+  if (subs.length > 0) {
+    r.bulk("subcommands");
+    r.array(subs.length * 2);
+    for (const sub of subs) docs(x, sub);
+  }
+}
+
+function command(x: Exec, argv: string[]): void {
+  const table = x.engine.commands;
+  const sub = (argv[1] ?? "").toLowerCase();
+  const named = (names: string[]) => names.map((n) => table.get(n.toLowerCase()));
+  if (argv.length === 1) {
+    x.reply.array(table.size);
+    for (const spec of table.values()) describe(x, spec);
+  } else if (sub === "count") x.reply.integer(table.size);
+  else if (sub === "info") {
+    const specs = argv.length > 2 ? named(argv.slice(2)) : [...table.values()];
+    x.reply.array(specs.length);
+    for (const spec of specs) spec === undefined ? x.reply.array(null) : describe(x, spec);
+  } else if (sub === "docs") {
+    const specs = (argv.length > 2 ? named(argv.slice(2)) : [...table.values()]).filter((s) => s !== undefined);
+    x.reply.array(specs.length * 2);
+    for (const spec of specs) docs(x, spec);
+  } else if (sub === "list") {
+    x.reply.array(table.size);
+    for (const name of table.keys()) x.reply.bulk(name);
+  } else helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST"]);
+}
+
+function flushMode(argv: string[]): void {
+  if (argv.length > 2 || (argv.length === 2 && !["ASYNC", "SYNC"].includes(argv[1]!.toUpperCase()))) throw syntaxError();
+}
+
+function config(x: Exec, argv: string[]): void {
+  const sub = argv[1]!.toLowerCase();
+  const params = x.engine.config;
+  if (sub === "get") {
+    const found = new Map<string, string>();
+    for (const pattern of argv.slice(2)) {
+      for (const [name, value] of params) if (globMatch(pattern.toLowerCase(), name, true)) found.set(name, value);
+    }
+    x.reply.array(found.size * 2);
+    for (const [name, value] of found) {
+      x.reply.bulk(name);
+      x.reply.bulk(value);
+    }
+  } else if (sub === "set") {
+    if (argv.length % 2 !== 0) throw new KvError("ERR wrong number of arguments for 'config|set' command");
+    for (let i = 2; i < argv.length; i += 2) params.set(argv[i]!.toLowerCase(), argv[i + 1]!);
+    x.reply.simple("OK");
+  } else if (sub === "resetstat") {
+    x.engine.stats.commands.clear();
+    x.reply.simple("OK");
+  } else if (sub === "rewrite") x.reply.simple("OK");
+  else helpReply(x, "CONFIG", ["GET <pattern>", "SET <directive> <value>", "RESETSTAT", "REWRITE"]);
+}
+
+/** Sleeps the whole server, as Redis's DEBUG SLEEP does (tests use it to provoke timeouts). */
+function debug(x: Exec, argv: string[]): void {
+  const sub = argv[1]!.toLowerCase();
+  if (sub !== "sleep") throw new KvError(`ERR Unknown subcommand or wrong number of arguments for '${argv[1]}'. Try DEBUG HELP.`);
+  const seconds = parseFloatArg(argv[2] ?? "0");
+  if (seconds > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
+  x.reply.simple("OK");
+}
+
+const sub = (container: string, name: string, arity: number, summary: string, run: CommandSpec["run"]): CommandSpec => ({
+  name: `${container}|${name}`, arity, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary, run,
+});
+
+export const serverCommands: readonly CommandSpec[] = [
+  {
+    name: "command", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Describes the commands.", run: command,
+  },
+  {
+    name: "info", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Returns information and statistics about the server.",
+    run: (x, argv) => x.reply.bulk(infoText(x.engine, argv.slice(1))),
+  },
+  { name: "dbsize", arity: 1, flags: ["readonly", "fast"], group: "server", summary: "Returns the number of keys in the database.", run: (x) => x.reply.integer(x.db.size) },
+  {
+    name: "flushdb", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of the selected database.",
+    run: (x, argv) => {
+      flushMode(argv);
+      x.db.clear();
+      x.reply.simple("OK");
+    },
+  },
+  {
+    name: "flushall", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of every database.",
+    run: (x, argv) => {
+      flushMode(argv);
+      for (const db of x.engine.dbs) db.clear();
+      x.reply.simple("OK");
+    },
+  },
+  {
+    name: "config", arity: -2, flags: [], group: "server", summary: "Reads and changes configuration parameters.",
+    subcommands: [
+      sub("config", "get", -3, "Returns parameters matching patterns.", config),
+      sub("config", "set", -4, "Sets parameters (remembered even when svc does not act on them).", config),
+      sub("config", "resetstat", 2, "Resets the statistics.", config),
+      sub("config", "rewrite", 2, "Accepted; svc's configuration lives in its flags.", config),
+      sub("config", "help", 2, "Shows CONFIG's subcommands.", config),
+    ],
+  },
+  {
+    name: "time", arity: 1, flags: ["loading", "stale", "fast"], group: "server", summary: "Returns the server time.",
+    run: (x) => {
+      const micros = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
+      x.reply.array(2);
+      x.reply.bulk(String(micros / 1_000_000n));
+      x.reply.bulk(String(micros % 1_000_000n));
+    },
+  },
+  { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP).", run: debug },
+  {
+    name: "function", arity: -2, flags: [], group: "server", summary: "Functions (only FLUSH, as there are none).",
+    subcommands: [
+      sub("function", "flush", -2, "Removes all functions (there are none).", (x) => x.reply.simple("OK")),
+      sub("function", "help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", ["FLUSH [ASYNC|SYNC]"])),
+    ],
+  },
+];

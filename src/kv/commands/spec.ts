@@ -1,0 +1,53 @@
+/**
+ * Commands are declared once, as data — name, arity, flags, key positions — plus the function
+ * that runs them. The dispatch table (table.ts) is built from these declarations, and COMMAND
+ * INFO/DOCS answer from them, so adding a command is one declaration and one function.
+ */
+import type { Engine } from "../engine.ts";
+import type { Keyspace } from "../keyspace.ts";
+import type { Reply } from "../reply.ts";
+import type { Session } from "../session.ts";
+
+export type CommandFlag =
+  | "write" | "readonly" | "denyoom" | "admin" | "pubsub" | "noscript" | "blocking"
+  | "loading" | "stale" | "fast" | "no_multi" | "allow_busy" | "movablekeys" | "no_auth";
+
+/** Redis's command groups, as COMMAND DOCS reports them. */
+export type CommandGroup =
+  | "generic" | "string" | "list" | "hash" | "set" | "sorted_set" | "hyperloglog" | "geo" | "bitmap"
+  | "connection" | "server" | "transactions" | "pubsub";
+
+/** What a running command sees. */
+export interface Exec {
+  readonly engine: Engine;
+  readonly session: Session;
+  readonly reply: Reply;
+  /** The session's selected database. */
+  readonly db: Keyspace;
+}
+
+export interface CommandSpec {
+  /** Lower case; a subcommand is "container|sub" (e.g. "client|setname"). */
+  name: string;
+  /** Redis's convention: N means exactly N arguments counting the name, -N at least N. */
+  arity: number;
+  flags: readonly CommandFlag[];
+  group: CommandGroup;
+  summary: string;
+  /** Key positions in argv: first, last (negative counts from the end), step. 0,0,0 = no keys. */
+  keys?: readonly [first: number, last: number, step: number];
+  /** Runs the command; argv[0] is the command name as the client sent it. */
+  run?(x: Exec, argv: string[]): void;
+  subcommands?: readonly CommandSpec[];
+}
+
+/** The keys a command's argv names, by its declared positions. */
+export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] {
+  if (spec.keys === undefined) return [];
+  const [first, lastDeclared, step] = spec.keys;
+  if (first === 0) return [];
+  const last = lastDeclared < 0 ? argv.length + lastDeclared : lastDeclared;
+  const keys: string[] = [];
+  for (let i = first; i <= last && i < argv.length; i += step) keys.push(argv[i]!);
+  return keys;
+}

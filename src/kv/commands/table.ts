@@ -1,0 +1,39 @@
+/**
+ * The dispatch table, built from every module's declarations. Lookups try the name as sent, then
+ * lower case: clients send "SET" or "set", and both are in the table, so the common case does not
+ * allocate a lower-cased copy.
+ */
+import { connectionCommands } from "./connection.ts";
+import { keyCommands } from "./keys.ts";
+import { pubsubCommands } from "./pubsub.ts";
+import { serverCommands } from "./server.ts";
+import type { CommandSpec } from "./spec.ts";
+import { transactionCommands } from "./transactions.ts";
+import { hashCommands } from "../types/hash.ts";
+import { listCommands } from "../types/list.ts";
+import { setCommands } from "../types/set.ts";
+import { stringCommands } from "../types/string.ts";
+
+const declarations: readonly CommandSpec[] = [
+  ...connectionCommands,
+  ...serverCommands,
+  ...keyCommands,
+  ...transactionCommands,
+  ...pubsubCommands,
+  ...stringCommands,
+  ...listCommands,
+  ...hashCommands,
+  ...setCommands,
+];
+
+export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));
+
+const byAnyCase = new Map<string, CommandSpec>();
+for (const spec of declarations) {
+  byAnyCase.set(spec.name, spec);
+  byAnyCase.set(spec.name.toUpperCase(), spec);
+}
+
+export function lookupCommand(name: string): CommandSpec | undefined {
+  return byAnyCase.get(name) ?? byAnyCase.get(name.toLowerCase());
+}

@@ -1,0 +1,72 @@
+/**
+ * MULTI, EXEC, DISCARD, WATCH, UNWATCH. Commands sent after MULTI are checked when queued (an
+ * unknown command or a wrong arity makes EXEC answer EXECABORT) and run together by EXEC, unless a
+ * watched key changed, in which case EXEC answers the null array and runs nothing.
+ */
+import { KvError } from "../errors.ts";
+import type { CommandSpec, Exec } from "./spec.ts";
+
+function multi(x: Exec): void {
+  if (x.session.multi !== null) throw new KvError("ERR MULTI calls can not be nested");
+  x.session.multi = [];
+  x.session.multiFailed = false;
+  x.reply.simple("OK");
+}
+
+function endTransaction(x: Exec): void {
+  x.session.multi = null;
+  x.session.multiFailed = false;
+  x.engine.watches.unwatchAll(x.session);
+}
+
+function exec(x: Exec): void {
+  const queued = x.session.multi;
+  if (queued === null) throw new KvError("ERR EXEC without MULTI");
+  if (x.session.multiFailed) {
+    endTransaction(x);
+    throw new KvError("EXECABORT Transaction discarded because of previous errors.");
+  }
+  const dirty = x.engine.watches.isDirty(x.session, x.engine.dbs);
+  endTransaction(x);
+  if (dirty) return x.reply.array(null);
+  x.reply.array(queued.length);
+  // Queued commands run back to back with nothing in between, and blocking ones do not block.
+  x.session.inExec = true;
+  try {
+    for (const argv of queued) {
+      const spec = x.engine.resolve(argv);
+      if (typeof spec === "string") x.reply.error(spec);
+      else x.engine.run(spec, x.session, argv, x.reply);
+    }
+  } finally {
+    x.session.inExec = false;
+  }
+}
+
+function discard(x: Exec): void {
+  if (x.session.multi === null) throw new KvError("ERR DISCARD without MULTI");
+  endTransaction(x);
+  x.reply.simple("OK");
+}
+
+function watch(x: Exec, argv: string[]): void {
+  if (x.session.multi !== null) throw new KvError("ERR WATCH inside MULTI is not allowed");
+  for (const key of argv.slice(1)) x.engine.watches.watch(x.session, x.db, key);
+  x.reply.simple("OK");
+}
+
+const flags = ["noscript", "loading", "stale", "fast", "allow_busy"] as const;
+
+export const transactionCommands: readonly CommandSpec[] = [
+  { name: "multi", arity: 1, flags, group: "transactions", summary: "Starts a transaction.", run: multi },
+  { name: "exec", arity: 1, flags: ["noscript", "loading", "stale"], group: "transactions", summary: "Runs the queued commands.", run: exec },
+  { name: "discard", arity: 1, flags, group: "transactions", summary: "Drops the queued commands.", run: discard },
+  { name: "watch", arity: -2, flags, group: "transactions", summary: "Makes EXEC depend on keys staying unchanged.", keys: [1, -1, 1], run: watch },
+  {
+    name: "unwatch", arity: 1, flags, group: "transactions", summary: "Forgets the watched keys.",
+    run: (x) => {
+      x.engine.watches.unwatchAll(x.session);
+      x.reply.simple("OK");
+    },
+  },
+];

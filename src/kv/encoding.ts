@@ -1,0 +1,40 @@
+/**
+ * Which internal encoding Redis 7.0 would use for a value, for OBJECT ENCODING and for the places
+ * where the encoding shows in replies (a compact collection is scanned in one step). We do not
+ * switch representations ourselves; we report what Redis would.
+ */
+import { parseInt64 } from "./args.ts";
+import type { Value } from "./keyspace.ts";
+
+/** Redis 7.0's limits for its compact encodings (list-max-listpack-size etc. at defaults). */
+const compactEntriesMax = 128;
+const compactValueBytesMax = 64;
+const intsetEntriesMax = 512;
+const embstrBytesMax = 44;
+/** Redis shares the integers 0..9999 and reports their refcount as INT_MAX. */
+export const sharedIntegersMax = 10_000;
+
+export function isCompact(values: Iterable<string>, count: number): boolean {
+  if (count > compactEntriesMax) return false;
+  for (const v of values) if (v.length > compactValueBytesMax) return false;
+  return true;
+}
+
+export function encodingOf(value: Value): string {
+  if (typeof value === "string") {
+    if (value.length <= 20 && parseInt64(value) !== null) return "int";
+    return value.length <= embstrBytesMax ? "embstr" : "raw";
+  }
+  if (value instanceof Map) return isCompact([...value.keys(), ...value.values()], value.size) ? "listpack" : "hashtable";
+  if (value instanceof Set) return isIntset(value) ? "intset" : "hashtable";
+  if (value.kind === "list") return "quicklist";
+  return isCompact(value.members(), value.size) ? "listpack" : "skiplist";
+}
+
+
+/** Whether Redis would hold this set as an intset: few members, every one an int64. */
+export function isIntset(set: ReadonlySet<string>): boolean {
+  if (set.size > intsetEntriesMax) return false;
+  for (const member of set) if (parseInt64(member) === null) return false;
+  return true;
+}

@@ -1,0 +1,196 @@
+/**
+ * The kv engine: the databases, the sessions connected to them, and `execute()`, the one path
+ * every command takes — from a RESP connection or from the REST API's /cmd. It checks the command
+ * the way Redis's processCommand does (unknown, arity, subcommand, pub/sub context, MULTI
+ * queueing), runs it, keeps per-command statistics, and then serves clients blocked on keys the
+ * command made ready.
+ */
+import { type Clock, systemClock } from "../core/clock.ts";
+import type { Logger } from "../core/log.ts";
+import { Blocking } from "./blocking.ts";
+import type { CommandSpec, Exec } from "./commands/spec.ts";
+import { commandTable, lookupCommand } from "./commands/table.ts";
+import { arityError, KvError } from "./errors.ts";
+import { Keyspace } from "./keyspace.ts";
+import { PubSub } from "./pubsub.ts";
+import type { Reply } from "./reply.ts";
+import type { Session } from "./session.ts";
+import { Watches } from "./watch.ts";
+
+export interface EngineOptions {
+  databases: number;
+  clock?: Clock;
+  log: Logger;
+  /** Initial CONFIG parameters (port, bind, dir, ...) reported by CONFIG GET and INFO. */
+  config?: Record<string, string>;
+}
+
+export interface CommandStats {
+  calls: number;
+  usec: number;
+  rejectedCalls: number;
+  failedCalls: number;
+}
+
+/** Commands a subscribed RESP2 client may still send. */
+const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ping", "quit", "reset"]);
+/** Commands that run at once inside MULTI instead of being queued. */
+const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit", "reset"]);
+
+export class Engine {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly dbs: Keyspace[];
+  readonly watches = new Watches();
+  readonly blocking = new Blocking();
+  readonly pubsub = new PubSub();
+  readonly sessions = new Map<number, Session>();
+  readonly config: Map<string, string>;
+  readonly startedMs: number;
+  readonly stats = {
+    commandsProcessed: 0,
+    connectionsReceived: 0,
+    keyspaceHits: 0,
+    keyspaceMisses: 0,
+    expiredKeys: 0,
+    commands: new Map<string, CommandStats>(),
+  };
+
+  constructor(options: EngineOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.log = options.log;
+    this.startedMs = this.clock.nowMs();
+    const hooks = {
+      clock: this.clock,
+      onModified: (db: Keyspace, key: string) => {
+        this.watches.touched(db, key);
+        // Any change may have given a waited-on key elements (a push, a rename onto it, SWAPDB);
+        // the blocked client's own check decides whether it can be served.
+        if (this.blocking.blockedCount > 0) this.blocking.signalReady(db, key);
+      },
+      onExpired: () => this.stats.expiredKeys++,
+    };
+    this.dbs = Array.from({ length: options.databases }, (_, i) => new Keyspace(i, hooks));
+    this.config = new Map(Object.entries({ ...defaultConfig, databases: String(options.databases), ...options.config }));
+  }
+
+  get commands(): ReadonlyMap<string, CommandSpec> {
+    return commandTable;
+  }
+
+  register(session: Session): void {
+    this.sessions.set(session.id, session);
+    this.stats.connectionsReceived++;
+  }
+
+  /** Forgets a session whose connection closed: its subscriptions, watches and blocking. */
+  unregister(session: Session): void {
+    this.blocking.unblock(session);
+    this.watches.unwatchAll(session);
+    this.pubsub.forget(session);
+    this.sessions.delete(session.id);
+  }
+
+  /** Runs one command for a session, answering on `reply` (the session's own, or a REST collector). */
+  execute(session: Session, argv: string[], reply: Reply = session.reply): void {
+    session.lastInteractionMs = this.clock.nowMs();
+    const resolved = this.resolve(argv);
+    if (typeof resolved === "string") {
+      if (session.multi !== null) session.multiFailed = true;
+      this.countRejected(argv);
+      reply.error(resolved);
+      return;
+    }
+    const name = resolved.name;
+    session.lastCommand = name;
+    if (session.subscriptions > 0 && !pubsubContextCommands.has(name)) {
+      reply.error(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`);
+      return;
+    }
+    if (session.multi !== null && !multiControlCommands.has(argv[0]!.toLowerCase())) {
+      session.multi.push(argv);
+      reply.simple("QUEUED");
+      return;
+    }
+    this.run(resolved, session, argv, reply);
+    this.blocking.serveReady();
+  }
+
+  /** Runs a resolved command and records its statistics; also used by EXEC for queued commands. */
+  run(spec: CommandSpec, session: Session, argv: string[], reply: Reply): void {
+    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]! };
+    const started = performance.now();
+    let failed = false;
+    try {
+      spec.run!(exec, argv);
+    } catch (error) {
+      failed = true;
+      if (error instanceof KvError) reply.error(error.message);
+      else {
+        this.log.error({ err: error, command: spec.name }, "command failed unexpectedly");
+        reply.error(`ERR internal error running '${spec.name}'`);
+      }
+    }
+    const stats = this.statsFor(spec.name);
+    stats.calls++;
+    stats.usec += Math.round((performance.now() - started) * 1000);
+    if (failed) stats.failedCalls++;
+    this.stats.commandsProcessed++;
+  }
+
+  /** The command (or subcommand) argv names, or the error Redis answers for it. */
+  resolve(argv: string[]): CommandSpec | string {
+    const name = argv[0] ?? "";
+    const spec = lookupCommand(name);
+    if (spec === undefined) {
+      const args = argv.slice(1, 1 + 128).map((a) => `'${a.slice(0, 128)}' `).join("");
+      return `ERR unknown command '${name.slice(0, 128)}', with args beginning with: ${args}`;
+    }
+    if (!arityOk(spec.arity, argv.length)) return arityError(spec.name).message;
+    if (spec.subcommands === undefined) return spec;
+    const subName = (argv[1] ?? "").toLowerCase();
+    const sub = spec.subcommands.find((s) => s.name === `${spec.name}|${subName}`);
+    if (sub === undefined) {
+      return `ERR unknown subcommand '${(argv[1] ?? "").slice(0, 128)}'. Try ${spec.name.toUpperCase()} HELP.`;
+    }
+    if (!arityOk(sub.arity, argv.length)) return arityError(sub.name).message;
+    return sub;
+  }
+
+  private statsFor(name: string): CommandStats {
+    let stats = this.stats.commands.get(name);
+    if (stats === undefined) {
+      stats = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0 };
+      this.stats.commands.set(name, stats);
+    }
+    return stats;
+  }
+
+  private countRejected(argv: string[]): void {
+    const spec = lookupCommand(argv[0] ?? "");
+    if (spec !== undefined) this.statsFor(spec.name).rejectedCalls++;
+  }
+}
+
+function arityOk(arity: number, argc: number): boolean {
+  return arity >= 0 ? argc === arity : argc >= -arity;
+}
+
+/** Parameters CONFIG GET reports before anyone sets them; we accept and remember the rest. */
+const defaultConfig: Record<string, string> = {
+  port: "6379",
+  bind: "127.0.0.1",
+  dir: ".",
+  save: "",
+  appendonly: "no",
+  appendfsync: "everysec",
+  maxmemory: "0",
+  "maxmemory-policy": "noeviction",
+  timeout: "0",
+  "tcp-keepalive": "300",
+  "proto-max-bulk-len": "536870912",
+  "client-query-buffer-limit": "1073741824",
+  hz: "10",
+  requirepass: "",
+  "notify-keyspace-events": "",
+};

@@ -1,0 +1,18 @@
+/**
+ * Redis's error replies, word for word: clients and their tests match on these strings. A command
+ * throws a KvError to answer with one; the engine turns it into the error reply. Commands check
+ * all their arguments before replying, so a throw never follows a partial reply.
+ */
+export class KvError extends Error {
+  override name = "KvError";
+}
+
+export const wrongType = () => new KvError("WRONGTYPE Operation against a key holding the wrong kind of value");
+export const syntaxError = () => new KvError("ERR syntax error");
+export const notAnInteger = () => new KvError("ERR value is not an integer or out of range");
+export const notAFloat = () => new KvError("ERR value is not a valid float");
+export const noSuchKey = () => new KvError("ERR no such key");
+export const indexOutOfRange = () => new KvError("ERR index out of range");
+export const overflow = () => new KvError("ERR increment or decrement would overflow");
+export const arityError = (name: string) => new KvError(`ERR wrong number of arguments for '${name}' command`);
+export const mustBePositive = () => new KvError("ERR value is out of range, must be positive");

@@ -1,0 +1,97 @@
+/**
+ * INFO: the server's state in Redis's "# Section\r\nfield:value" text. Field names follow Redis
+ * so monitoring tools and client libraries that parse INFO find what they look for.
+ */
+import { redisCompatibleVersion } from "./commands/connection.ts";
+import type { Engine } from "./engine.ts";
+
+const defaultSections = ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"];
+const allSections = [...defaultSections.slice(0, 7), "commandstats", ...defaultSections.slice(7)];
+
+type Fields = [string, string | number][];
+
+function server(engine: Engine): Fields {
+  const uptimeSeconds = Math.floor((engine.clock.nowMs() - engine.startedMs) / 1000);
+  return [
+    ["redis_version", redisCompatibleVersion], ["redis_mode", "standalone"], ["os", `${process.platform} ${process.arch}`],
+    ["arch_bits", 64], ["process_id", process.pid], ["tcp_port", engine.config.get("port") ?? "6379"],
+    ["uptime_in_seconds", uptimeSeconds], ["uptime_in_days", Math.floor(uptimeSeconds / 86400)],
+    ["hz", engine.config.get("hz") ?? "10"], ["executable", process.execPath], ["svc_runtime", `bun ${Bun.version}`],
+  ];
+}
+
+function clients(engine: Engine): Fields {
+  let pubsubClients = 0;
+  for (const s of engine.sessions.values()) if (s.subscriptions > 0) pubsubClients++;
+  return [
+    ["connected_clients", engine.sessions.size], ["blocked_clients", engine.blocking.blockedCount],
+    ["pubsub_clients", pubsubClients], ["maxclients", 10000],
+  ];
+}
+
+function memory(): Fields {
+  const usage = process.memoryUsage();
+  return [
+    ["used_memory", usage.heapUsed], ["used_memory_human", `${(usage.heapUsed / 1024 / 1024).toFixed(2)}M`],
+    ["used_memory_rss", usage.rss], ["used_memory_peak", usage.rss], ["maxmemory", 0], ["maxmemory_policy", "noeviction"],
+    ["mem_allocator", "bun"],
+  ];
+}
+
+function persistence(engine: Engine): Fields {
+  return [
+    ["loading", 0], ["aof_enabled", engine.config.get("appendonly") === "yes" ? 1 : 0], ["rdb_changes_since_last_save", 0],
+    ["rdb_bgsave_in_progress", 0], ["aof_rewrite_in_progress", 0],
+  ];
+}
+
+function stats(engine: Engine): Fields {
+  return [
+    ["total_connections_received", engine.stats.connectionsReceived], ["total_commands_processed", engine.stats.commandsProcessed],
+    ["expired_keys", engine.stats.expiredKeys], ["evicted_keys", 0], ["keyspace_hits", engine.stats.keyspaceHits],
+    ["keyspace_misses", engine.stats.keyspaceMisses], ["pubsub_channels", engine.pubsub.channels.size],
+    ["pubsub_patterns", engine.pubsub.patterns.size],
+  ];
+}
+
+function commandstats(engine: Engine): Fields {
+  return [...engine.stats.commands].map(([name, s]) => [
+    `cmdstat_${name}`,
+    `calls=${s.calls},usec=${s.usec},usec_per_call=${s.calls === 0 ? "0.00" : (s.usec / s.calls).toFixed(2)},rejected_calls=${s.rejectedCalls},failed_calls=${s.failedCalls}`,
+  ]);
+}
+
+function keyspace(engine: Engine): Fields {
+  return engine.dbs
+    .filter((db) => db.size > 0)
+    .map((db) => [`db${db.index}`, `keys=${db.size},expires=${db.expires.size},avg_ttl=0`]);
+}
+
+const writers: Record<string, (engine: Engine) => Fields> = {
+  server, clients, memory, persistence, stats, commandstats, keyspace,
+  replication: () => [["role", "master"], ["connected_slaves", 0]],
+  cpu: () => {
+    const usage = process.cpuUsage();
+    return [["used_cpu_sys", (usage.system / 1e6).toFixed(6)], ["used_cpu_user", (usage.user / 1e6).toFixed(6)]];
+  },
+  modules: () => [],
+  errorstats: () => [],
+  cluster: () => [["cluster_enabled", 0]],
+};
+
+const titles: Record<string, string> = { cpu: "CPU", commandstats: "Commandstats", errorstats: "Errorstats" };
+
+/** INFO's text for the requested sections ("default", "all", "everything" or section names). */
+export function infoText(engine: Engine, requested: readonly string[]): string {
+  const words = requested.map((s) => s.toLowerCase());
+  const sections = words.length === 0 || words.includes("default") ? defaultSections
+    : words.includes("all") || words.includes("everything") ? allSections
+    : allSections.filter((s) => words.includes(s));
+  return sections
+    .map((name) => {
+      const title = titles[name] ?? name[0]!.toUpperCase() + name.slice(1);
+      const lines = writers[name]!(engine).map(([k, v]) => `${k}:${v}\r\n`).join("");
+      return `# ${title}\r\n${lines}`;
+    })
+    .join("\r\n");
+}

@@ -1,0 +1,157 @@
+/**
+ * One numbered database: the keys, their values and their expiry times. Keys and string values
+ * are latin1 "byte strings" (one char per byte), which keeps them binary-safe and lets JavaScript
+ * store them as compact 8-bit strings. A value's type follows from its representation:
+ *
+ *   string → string     List → list     Map → hash     Set → set     ZSet → zset
+ *
+ * Expiry follows Redis: a key past its time is deleted when someone looks it up (lazy), and the
+ * active cycle (expire.ts) removes keys nobody touches. Every change to a key is reported through
+ * `onModified`, which WATCH relies on; the keyspace itself knows nothing about clients.
+ */
+import type { Clock } from "../core/clock.ts";
+import type { List } from "./types/list.ts";
+import type { ZSet } from "./types/zset.ts";
+
+export type Value = string | List | Map<string, string> | Set<string> | ZSet;
+export type TypeName = "string" | "list" | "hash" | "set" | "zset";
+
+export function typeOf(value: Value): TypeName {
+  if (typeof value === "string") return "string";
+  if (value instanceof Map) return "hash";
+  if (value instanceof Set) return "set";
+  return value.kind;
+}
+
+export interface KeyspaceHooks {
+  clock: Clock;
+  /** A key's value or existence changed (WATCH's "touched"). */
+  onModified(db: Keyspace, key: string): void;
+  /** A key was deleted because its time had passed (INFO's expired_keys). */
+  onExpired(db: Keyspace, key: string): void;
+}
+
+export class Keyspace {
+  // Not readonly: SWAPDB exchanges these maps between two databases.
+  data = new Map<string, Value>();
+  /** Key → expiry time in Unix milliseconds, for keys that have one. */
+  expires = new Map<string, number>();
+  /** Key → last access in monotonic ms, for OBJECT IDLETIME. */
+  private accessed = new Map<string, number>();
+
+  constructor(
+    public index: number,
+    private readonly hooks: KeyspaceHooks,
+  ) {}
+
+  get size(): number {
+    return this.data.size;
+  }
+
+  /** True when the key has a time and it has passed. Does not delete. */
+  isExpired(key: string): boolean {
+    const at = this.expires.get(key);
+    return at !== undefined && at <= this.hooks.clock.nowMs();
+  }
+
+  /** Deletes the key if it has expired; returns whether it did. */
+  expireIfNeeded(key: string): boolean {
+    if (!this.isExpired(key)) return false;
+    this.remove(key);
+    this.hooks.onModified(this, key);
+    this.hooks.onExpired(this, key);
+    return true;
+  }
+
+  /** The live value of a key, expiring it first if its time has passed. */
+  get(key: string): Value | undefined {
+    if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
+    return this.data.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** Sets a key's value; a new value drops the old time to live unless `keepTtl`. */
+  set(key: string, value: Value, keepTtl = false): void {
+    this.data.set(key, value);
+    if (!keepTtl) this.expires.delete(key);
+    this.modified(key);
+  }
+
+  /** Deletes a live key; returns whether one existed. */
+  delete(key: string): boolean {
+    if (this.get(key) === undefined) return false;
+    this.remove(key);
+    this.modified(key);
+    return true;
+  }
+
+  /** Reports an in-place change to a key's value (LPUSH into an existing list, ...). */
+  modified(key: string): void {
+    this.hooks.onModified(this, key);
+  }
+
+  private remove(key: string): void {
+    this.data.delete(key);
+    this.expires.delete(key);
+    this.accessed.delete(key);
+  }
+
+  /** Milliseconds to live, -1 without an expiry, -2 for a missing key (PTTL's answers). */
+  pttl(key: string): number {
+    if (this.get(key) === undefined) return -2;
+    const at = this.expires.get(key);
+    return at === undefined ? -1 : Math.max(0, at - this.hooks.clock.nowMs());
+  }
+
+  setExpire(key: string, atMs: number): void {
+    this.expires.set(key, atMs);
+    this.modified(key);
+  }
+
+  /** Removes a key's time to live; returns whether it had one. */
+  persist(key: string): boolean {
+    if (this.get(key) === undefined || !this.expires.delete(key)) return false;
+    this.modified(key);
+    return true;
+  }
+
+  touch(key: string): void {
+    this.accessed.set(key, this.hooks.clock.monotonicMs());
+  }
+
+  idleMs(key: string): number {
+    return this.hooks.clock.monotonicMs() - (this.accessed.get(key) ?? 0);
+  }
+
+  /** Removes every key, reporting each to watchers first. */
+  clear(): void {
+    for (const key of this.data.keys()) this.hooks.onModified(this, key);
+    this.data.clear();
+    this.expires.clear();
+    this.accessed.clear();
+  }
+
+  /** Live keys, skipping (without deleting) expired ones. */
+  *liveKeys(): Generator<string> {
+    const now = this.hooks.clock.nowMs();
+    for (const key of this.data.keys()) {
+      const at = this.expires.get(key);
+      if (at === undefined || at > now) yield key;
+    }
+  }
+
+  /** Exchanges contents with another database (SWAPDB); clients stay on their index. */
+  swapWith(other: Keyspace): void {
+    const keys = new Set([...this.data.keys(), ...other.data.keys()]);
+    [this.data, other.data] = [other.data, this.data];
+    [this.expires, other.expires] = [other.expires, this.expires];
+    [this.accessed, other.accessed] = [other.accessed, this.accessed];
+    for (const key of keys) {
+      this.hooks.onModified(this, key);
+      this.hooks.onModified(other, key);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * What command code answers with. Commands call these writers and never see bytes or sockets:
+ * RESP clients get a RespReply that appends to the connection's output buffer, and the REST
+ * `/cmd` endpoint a collector that builds JSON values (src/kv/rest). Strings are latin1 "byte
+ * strings" (one char per byte), the engine's representation of binary-safe Redis strings.
+ */
+export interface Reply {
+  /** +OK style status. */
+  simple(text: string): void;
+  /** -ERR style error; `message` includes its code word, e.g. "ERR syntax error". */
+  error(message: string): void;
+  integer(n: number): void;
+  /** A bulk string, or the null bulk for null. */
+  bulk(value: string | null): void;
+  /** An array header; `null` is the null array (*-1). The next `length` replies are its items. */
+  array(length: number | null): void;
+}
+
+const trimFraction = (digits: string) => (digits.includes(".") ? digits.replace(/\.?0+$/, "") : digits);
+
+/**
+ * A double as Redis 7.0 replies with it (ZSCORE, ZINCRBY, WITHSCORES): C's `%.17g` — 17
+ * significant digits, trailing zeros dropped, exponent form below 1e-4 and from 1e17 with at
+ * least two exponent digits. JavaScript's own shortest form differs (1.1 vs 1.1000000000000001).
+ */
+export function formatDouble(n: number): string {
+  if (Number.isNaN(n)) return "nan";
+  if (n === Infinity) return "inf";
+  if (n === -Infinity) return "-inf";
+  if (n === 0) return "0";
+  const [mantissa, exponentText] = n.toExponential(16).split("e") as [string, string];
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 17) {
+    return `${trimFraction(mantissa)}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  return trimFraction(n.toFixed(16 - exponent));
+}
+
+/** Writes bulk strings of many values: a common shape (MGET, LRANGE, SMEMBERS). */
+export function replyBulks(reply: Reply, values: Iterable<string | null>, count: number): void {
+  reply.array(count);
+  for (const v of values) reply.bulk(v);
+}

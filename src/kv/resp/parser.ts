@@ -1,0 +1,211 @@
+/**
+ * The RESP2 request parser: multibulk commands (`*2\r\n$3\r\nGET\r\n$1\r\nk\r\n`) and inline
+ * commands (`GET k\r\n`), as Redis's processMultibulkBuffer and processInlineBuffer read them,
+ * with the same limits and protocol-error messages.
+ *
+ * It is fed one read buffer at a time and returns every complete command in it. A command that is
+ * cut off keeps its progress (the arguments already read, the length of the bulk being waited
+ * for), so a large command arriving in many reads is never re-parsed from its start. Arguments come
+ * out as latin1 strings: one char per byte, binary-safe.
+ */
+
+/** Longest inline command, or count line, without a newline (Redis's PROTO_INLINE_MAX_SIZE). */
+export const inlineBytesMax = 64 * 1024;
+/** Most arguments in one multibulk command. */
+export const multibulkArgsMax = 1024 * 1024;
+/** Redis's default proto-max-bulk-len. */
+export const bulkBytesMaxDefault = 512 * 1024 * 1024;
+
+export interface ParseOutput {
+  commands: string[][];
+  /** Set when the stream broke the protocol; the connection answers it and closes. */
+  error: string | null;
+}
+
+const CR = 0x0d;
+const LF = 0x0a;
+
+export class RespParser {
+  private buffer: Buffer = Buffer.alloc(0);
+  private start = 0;
+  private end = 0;
+  /** Arguments still expected by the multibulk command in progress; 0 when none is. */
+  private argsLeft = 0;
+  private args: string[] = [];
+  /** Length of the bulk being read, or -1 while its `$len` line is still to come. */
+  private bulkLength = -1;
+
+  constructor(private readonly bulkBytesMax = bulkBytesMaxDefault) {}
+
+  /** Bytes received but not yet part of a complete command (the query buffer). */
+  get pendingBytes(): number {
+    return this.end - this.start;
+  }
+
+  feed(chunk: Uint8Array): ParseOutput {
+    this.append(chunk);
+    const commands: string[][] = [];
+    try {
+      while (this.start < this.end) {
+        const command = this.argsLeft > 0 || this.buffer[this.start] === 0x2a ? this.multibulk() : this.inline();
+        if (command === undefined) break;
+        if (command !== null) commands.push(command);
+      }
+    } catch (error) {
+      if (error instanceof ProtocolError) return { commands, error: error.message };
+      throw error;
+    }
+    return { commands, error: null };
+  }
+
+  private append(chunk: Uint8Array): void {
+    if (this.start === this.end) {
+      this.start = this.end = 0;
+    }
+    if (this.end + chunk.length > this.buffer.length) {
+      const live = this.end - this.start;
+      const size = Math.max(this.buffer.length * 2, live + chunk.length, 16 * 1024);
+      const grown = live + chunk.length <= this.buffer.length ? this.buffer : Buffer.allocUnsafe(size);
+      this.buffer.copy(grown, 0, this.start, this.end);
+      this.buffer = grown;
+      this.start = 0;
+      this.end = live;
+    }
+    this.buffer.set(chunk, this.end);
+    this.end += chunk.length;
+  }
+
+  /** Index of the next CRLF's CR from `from`, or -1 if the line is not complete yet. */
+  private lineEnd(from: number): number {
+    const lf = this.buffer.indexOf(LF, from);
+    if (lf === -1 || lf >= this.end) return -1;
+    return lf > from && this.buffer[lf - 1] === CR ? lf - 1 : lf;
+  }
+
+  /** One inline command; undefined if incomplete, null for an empty line. */
+  private inline(): string[] | null | undefined {
+    const lf = this.buffer.indexOf(LF, this.start);
+    if (lf === -1 || lf >= this.end) {
+      if (this.end - this.start > inlineBytesMax) throw new ProtocolError("too big inline request");
+      return undefined;
+    }
+    const lineEnd = lf > this.start && this.buffer[lf - 1] === CR ? lf - 1 : lf;
+    const line = this.buffer.toString("latin1", this.start, lineEnd);
+    this.start = lf + 1;
+    const args = splitInlineArgs(line);
+    if (args === null) throw new ProtocolError("unbalanced quotes in request");
+    return args.length === 0 ? null : args;
+  }
+
+  /** Reads a `<prefix><integer>\r\n` header line; undefined if incomplete. */
+  private header(tooLong: string): number | undefined {
+    const eol = this.lineEnd(this.start);
+    if (eol === -1) {
+      if (this.end - this.start > inlineBytesMax) throw new ProtocolError(tooLong);
+      return undefined;
+    }
+    const text = this.buffer.toString("latin1", this.start + 1, eol);
+    this.start = eol + (this.buffer[eol] === CR ? 2 : 1);
+    return /^-?\d{1,19}$/.test(text) ? Number(text) : Number.NaN;
+  }
+
+  /** One multibulk command; undefined if incomplete, null for an empty (*0 or *-1) one. */
+  private multibulk(): string[] | null | undefined {
+    if (this.argsLeft === 0) {
+      const count = this.header("too big mbulk count string");
+      if (count === undefined) return undefined;
+      if (!(count <= multibulkArgsMax)) throw new ProtocolError("invalid multibulk length");
+      if (count <= 0) return null;
+      this.argsLeft = count;
+      this.args = [];
+    }
+    while (this.argsLeft > 0) {
+      if (this.bulkLength === -1) {
+        if (this.start >= this.end) return undefined;
+        if (this.buffer[this.start] !== 0x24) {
+          throw new ProtocolError(`expected '$', got '${String.fromCharCode(this.buffer[this.start]!)}'`);
+        }
+        const length = this.header("too big bulk count string");
+        if (length === undefined) return undefined;
+        if (!(length >= 0 && length <= this.bulkBytesMax)) throw new ProtocolError("invalid bulk length");
+        this.bulkLength = length;
+      }
+      // The bulk and its trailing CRLF must both have arrived.
+      if (this.end - this.start < this.bulkLength + 2) return undefined;
+      this.args.push(this.buffer.toString("latin1", this.start, this.start + this.bulkLength));
+      this.start += this.bulkLength + 2;
+      this.bulkLength = -1;
+      this.argsLeft--;
+    }
+    const args = this.args;
+    this.args = [];
+    return args;
+  }
+}
+
+class ProtocolError extends Error {
+  constructor(detail: string) {
+    super(`ERR Protocol error: ${detail}`);
+  }
+}
+
+const escapes: Record<string, string> = { n: "\n", r: "\r", t: "\t", b: "\b", a: "\x07" };
+const isSpace = (c: string) => c === " " || c === "\n" || c === "\r" || c === "\t" || c === "\v" || c === "\f";
+const isHex = (c: string | undefined) => c !== undefined && /[0-9a-fA-F]/.test(c);
+
+/**
+ * Splits an inline command as Redis's sdssplitargs does: spaces separate arguments; "double
+ * quotes" allow \n \r \t \b \a \\ \" and \xHH escapes; 'single quotes' allow \'; a closing quote
+ * must be followed by a space or the end. Returns null for unbalanced quotes.
+ */
+export function splitInlineArgs(line: string): string[] | null {
+  const args: string[] = [];
+  let i = 0;
+  while (true) {
+    while (i < line.length && isSpace(line[i]!)) i++;
+    if (i >= line.length) return args;
+    let current = "";
+    let quote: '"' | "'" | null = null;
+    for (;;) {
+      const c = line[i];
+      if (quote === '"') {
+        if (c === undefined) return null;
+        if (c === "\\" && line[i + 1] === "x" && isHex(line[i + 2]) && isHex(line[i + 3])) {
+          current += String.fromCharCode(Number.parseInt(line.slice(i + 2, i + 4), 16));
+          i += 4;
+        } else if (c === "\\" && line[i + 1] !== undefined) {
+          current += escapes[line[i + 1]!] ?? line[i + 1];
+          i += 2;
+        } else if (c === '"') {
+          if (line[i + 1] !== undefined && !isSpace(line[i + 1]!)) return null;
+          i++;
+          break;
+        } else {
+          current += c;
+          i++;
+        }
+      } else if (quote === "'") {
+        if (c === undefined) return null;
+        if (c === "\\" && line[i + 1] === "'") {
+          current += "'";
+          i += 2;
+        } else if (c === "'") {
+          if (line[i + 1] !== undefined && !isSpace(line[i + 1]!)) return null;
+          i++;
+          break;
+        } else {
+          current += c;
+          i++;
+        }
+      } else if (c === undefined || isSpace(c)) break;
+      else if (c === '"' || c === "'") {
+        quote = c;
+        i++;
+      } else {
+        current += c;
+        i++;
+      }
+    }
+    args.push(current);
+  }
+}

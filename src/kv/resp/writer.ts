@@ -1,0 +1,88 @@
+/**
+ * A connection's RESP2 output buffer. Replies to every command of one read are appended here and
+ * written to the socket once (output coalesced per client); what the socket does not take stays
+ * queued until it drains.
+ */
+import type { Reply } from "../reply.ts";
+
+/** First size of a connection's output buffer; it doubles as needed. */
+const initialBufferBytes = 16 * 1024;
+const crlf = 0x0a0d; // "\r\n" as a little-endian u16
+
+/** Bun's Buffer has Node's latin1Write (one byte per char, no encoding lookup); @types omit it. */
+type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
+
+export class RespWriter implements Reply {
+  buffer = Buffer.allocUnsafe(initialBufferBytes) as Latin1Buffer;
+  length = 0;
+
+  private reserve(bytes: number): void {
+    const needed = this.length + bytes;
+    if (needed <= this.buffer.length) return;
+    let size = this.buffer.length * 2;
+    while (size < needed) size *= 2;
+    const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+
+  /** Appends a latin1 string, one byte per char. */
+  private raw(text: string): void {
+    this.reserve(text.length);
+    this.length += this.buffer.latin1Write(text, this.length);
+  }
+
+  private line(prefix: string, text: string): void {
+    this.reserve(text.length + 3);
+    this.buffer[this.length++] = prefix.charCodeAt(0);
+    this.length += this.buffer.latin1Write(text, this.length);
+    this.buffer.writeUInt16LE(crlf, this.length);
+    this.length += 2;
+  }
+
+  simple(text: string): void {
+    this.line("+", text);
+  }
+
+  error(message: string): void {
+    // A newline inside an error would end the line early and desynchronise the client.
+    this.line("-", message.replace(/[\r\n]/g, " "));
+  }
+
+  integer(n: number): void {
+    this.line(":", String(n));
+  }
+
+  bulk(value: string | null): void {
+    if (value === null) {
+      this.raw("$-1\r\n");
+      return;
+    }
+    this.line("$", String(value.length));
+    this.reserve(value.length + 2);
+    this.length += this.buffer.latin1Write(value, this.length);
+    this.buffer.writeUInt16LE(crlf, this.length);
+    this.length += 2;
+  }
+
+  array(length: number | null): void {
+    this.line("*", length === null ? "-1" : String(length));
+  }
+
+  /** Appends already-encoded RESP (e.g. a pub/sub message built once for many subscribers). */
+  encoded(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  /** Drops the first `bytes` bytes (they reached the socket). */
+  consume(bytes: number): void {
+    if (bytes >= this.length) {
+      this.length = 0;
+      return;
+    }
+    this.buffer.copy(this.buffer, 0, bytes, this.length);
+    this.length -= bytes;
+  }
+}

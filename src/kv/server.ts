@@ -1,0 +1,46 @@
+/**
+ * The RESP2 listener on Bun.listen: one Connection per client socket.
+ */
+import type { TCPSocketListener } from "bun";
+import { Connection } from "./connection.ts";
+import type { Engine } from "./engine.ts";
+import { bulkBytesMaxDefault } from "./resp/parser.ts";
+
+export interface RespServer {
+  readonly port: number;
+  readonly hostname: string;
+  /** Stops accepting and closes every client connection. */
+  stop(): void;
+}
+
+export function startRespServer(engine: Engine, hostname: string, port: number): RespServer {
+  const bulkBytesMax = Number(engine.config.get("proto-max-bulk-len") ?? bulkBytesMaxDefault);
+  const listener: TCPSocketListener<Connection> = Bun.listen<Connection>({
+    hostname,
+    port,
+    socket: {
+      open(socket) {
+        socket.setNoDelay(true);
+        socket.data = new Connection(engine, socket, bulkBytesMax);
+      },
+      data(socket, chunk) {
+        socket.data.onData(chunk);
+      },
+      drain(socket) {
+        socket.data.write();
+      },
+      close(socket) {
+        socket.data?.onClose();
+      },
+      error(socket, error) {
+        engine.log.debug({ err: error }, "client socket error");
+        socket.data?.onClose();
+      },
+    },
+  });
+  return {
+    port: listener.port,
+    hostname: listener.hostname,
+    stop: () => listener.stop(true),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * One client's state: its selected database, name, transaction, watched keys, subscriptions and
+ * blocking state. The RESP server creates one per connection; the REST API one per request.
+ */
+import type { Reply } from "./reply.ts";
+
+/** A command waiting in MULTI, checked when it was queued. */
+export type QueuedCommand = string[];
+
+export interface Transport {
+  /** Address "ip:port" of the peer and of our end, for CLIENT LIST. */
+  readonly peer: string;
+  readonly local: string;
+  /** Sends what the session's reply writer holds now (pub/sub messages, blocked-command replies). */
+  flush(): void;
+  /** Closes the connection after pending output is written. */
+  close(): void;
+}
+
+export interface BlockedState {
+  dbIndex: number;
+  keys: string[];
+  /** Unix ms after which the client gets its timeout reply; Infinity for none. */
+  deadlineMs: number;
+  /** Tries to serve the client from `key`, which just got elements; true when it was served. */
+  tryServe(key: string): boolean;
+  /** Answers the timeout (a null reply). */
+  timeout(): void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+let nextSessionId = 0;
+
+export class Session {
+  readonly id = ++nextSessionId;
+  readonly createdMs = Date.now();
+  name = "";
+  libName = "";
+  libVersion = "";
+  dbIndex = 0;
+  lastCommand = "NULL";
+  lastInteractionMs = Date.now();
+  /** Queued commands while in MULTI; null outside. */
+  multi: QueuedCommand[] | null = null;
+  /** A command failed to queue: EXEC must answer EXECABORT. */
+  multiFailed = false;
+  /** EXEC is running the queue: blocking commands answer at once instead of blocking. */
+  inExec = false;
+  /** Watched keys as "db\0key" → whether the key was live when watched. */
+  readonly watched = new Map<string, { dbIndex: number; key: string; existed: boolean }>();
+  /** A watched key changed: EXEC must fail. */
+  watchDirty = false;
+  readonly channels = new Set<string>();
+  readonly patterns = new Set<string>();
+  blocked: BlockedState | null = null;
+  /** Set by QUIT and CLIENT KILL: close once the reply is sent. */
+  closing = false;
+
+  constructor(
+    readonly reply: Reply,
+    readonly transport: Transport | null,
+  ) {}
+
+  /** Whether a blocking command may block: not inside EXEC, and not for a REST request. */
+  get mayBlock(): boolean {
+    return !this.inExec && this.transport !== null;
+  }
+
+  get subscriptions(): number {
+    return this.channels.size + this.patterns.size;
+  }
+}

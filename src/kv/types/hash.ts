@@ -1,0 +1,171 @@
+/**
+ * Hashes: a Map from field to value, both byte strings. A Map keeps insertion order, which is the
+ * order Redis's compact (listpack) hashes reply in, so small hashes answer HGETALL in the same
+ * order as Redis; large ones are unordered in Redis anyway.
+ */
+import { isInt64, parseInt64 } from "../args.ts";
+import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
+import { getHash, replyStrings } from "../commands/lookup.ts";
+import type { CommandSpec, Exec } from "../commands/spec.ts";
+import { KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
+import { globMatch } from "../glob.ts";
+import { incrByFloat, parseLongDouble } from "../long-double.ts";
+import { resume, scanStep } from "../scan.ts";
+import { isCompact } from "../encoding.ts";
+import { randomIndexes, randomSample } from "./sample.ts";
+
+type Hash = Map<string, string>;
+
+/** The hash at `key`, created (not yet stored) when missing. */
+function hashForWrite(x: Exec, key: string): { hash: Hash; created: boolean } {
+  const hash = getHash(x, key);
+  return hash === undefined ? { hash: new Map(), created: true } : { hash, created: false };
+}
+
+function store(x: Exec, key: string, hash: Hash, created: boolean): void {
+  if (created) x.db.set(key, hash);
+  else x.db.modified(key);
+}
+
+function hset(x: Exec, argv: string[], replyOk: boolean): void {
+  if (argv.length % 2 !== 0) throw new KvError(`ERR wrong number of arguments for '${argv[0]!.toLowerCase()}' command`);
+  const { hash, created } = hashForWrite(x, argv[1]!);
+  let added = 0;
+  for (let i = 2; i < argv.length; i += 2) {
+    if (!hash.has(argv[i]!)) added++;
+    hash.set(argv[i]!, argv[i + 1]!);
+  }
+  store(x, argv[1]!, hash, created);
+  if (replyOk) x.reply.simple("OK");
+  else x.reply.integer(added);
+}
+
+function hsetnx(x: Exec, argv: string[]): void {
+  const [, key, field, value] = argv as [string, string, string, string];
+  const { hash, created } = hashForWrite(x, key);
+  if (hash.has(field)) return x.reply.integer(0);
+  hash.set(field, value);
+  store(x, key, hash, created);
+  x.reply.integer(1);
+}
+
+function hdel(x: Exec, argv: string[]): void {
+  const key = argv[1]!;
+  const hash = getHash(x, key);
+  if (hash === undefined) return x.reply.integer(0);
+  let removed = 0;
+  for (let i = 2; i < argv.length; i++) if (hash.delete(argv[i]!)) removed++;
+  if (hash.size === 0) x.db.delete(key);
+  else if (removed > 0) x.db.modified(key);
+  x.reply.integer(removed);
+}
+
+function hincrby(x: Exec, argv: string[]): void {
+  const [, key, field, byText] = argv as [string, string, string, string];
+  const by = parseInt64(byText);
+  if (by === null) throw notAnInteger();
+  const { hash, created } = hashForWrite(x, key);
+  const current = hash.get(field);
+  const base = current === undefined ? 0n : parseInt64(current);
+  if (base === null) throw new KvError("ERR hash value is not an integer");
+  const result = base + by;
+  if (!isInt64(result)) throw overflow();
+  hash.set(field, result.toString());
+  store(x, key, hash, created);
+  x.reply.integer(Number(result));
+}
+
+function hincrbyfloat(x: Exec, argv: string[]): void {
+  const [, key, field, byText] = argv as [string, string, string, string];
+  const by = parseLongDouble(byText);
+  if (by === null) throw new KvError("ERR value is not a valid float");
+  if (typeof by === "string") throw new KvError("ERR value is NaN or Infinity");
+  const { hash, created } = hashForWrite(x, key);
+  const current = hash.get(field);
+  if (current !== undefined && parseLongDouble(current) === null) throw new KvError("ERR hash value is not a float");
+  const result = incrByFloat(current ?? "0", byText);
+  if ("error" in result) throw new KvError(result.error);
+  hash.set(field, result.value);
+  store(x, key, hash, created);
+  x.reply.bulk(result.value);
+}
+
+function hrandfield(x: Exec, argv: string[]): void {
+  if (argv.length > 4 || (argv.length === 4 && argv[3]!.toUpperCase() !== "WITHVALUES")) throw syntaxError();
+  const withValues = argv.length === 4;
+  if (argv.length === 2) {
+    const hash = getHash(x, argv[1]!);
+    if (hash === undefined) return x.reply.bulk(null);
+    const [field] = randomSample([...hash.keys()], 1);
+    return x.reply.bulk(field!);
+  }
+  const count = randomCount(argv[2]!, withValues);
+  const hash = getHash(x, argv[1]!);
+  if (hash === undefined || count === 0) return x.reply.array(0);
+  const fields = [...hash.keys()];
+  const picked = count > 0 ? randomSample(fields, count) : randomIndexes(fields.length, -count).map((i) => fields[i]!);
+  replyStrings(x, withValues ? picked.flatMap((f) => [f, hash.get(f)!]) : picked);
+}
+
+/**
+ * HRANDFIELD's, SRANDMEMBER's and ZRANDMEMBER's count: any int64 except the lowest, whose
+ * negation would overflow, and (with values) not so negative that doubling it would.
+ */
+export function randomCount(text: string, withValues: boolean): number {
+  const n = parseInt64(text);
+  if (n === null) throw notAnInteger();
+  const bound = 2n ** 63n - 1n;
+  if (n < -bound || (withValues && n < -(bound / 2n))) {
+    throw new KvError(withValues ? "ERR value is out of range" : "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
+  }
+  return Number(n);
+}
+
+function hscan(x: Exec, argv: string[]): void {
+  const cursor = parseCursor(argv[2]!);
+  const options = parseScanOptions(argv, 3, false);
+  const hash = getHash(x, argv[1]!);
+  if (hash === undefined) return replyScan(x, 0, []);
+  // Redis answers a compact (listpack) hash whole, with cursor 0, whatever COUNT says.
+  const count = isCompact([...hash.keys(), ...hash.values()], hash.size) ? Infinity : options.count;
+  const step = scanStep(resume(cursor, () => hash.entries()), count);
+  const items: string[] = [];
+  for (const [field, value] of step.items) {
+    if (options.match === null || globMatch(options.match, field)) items.push(field, value);
+  }
+  replyScan(x, step.cursor, items);
+}
+
+// ---- declarations -----------------------------------------------------------------------------
+
+const one: readonly [number, number, number] = [1, 1, 1];
+const read = ["readonly", "fast"] as const;
+const write = ["write", "denyoom", "fast"] as const;
+
+export const hashCommands: readonly CommandSpec[] = [
+  { name: "hset", arity: -4, flags: write, group: "hash", summary: "Sets fields of a hash.", keys: one, run: (x, argv) => hset(x, argv, false) },
+  { name: "hmset", arity: -4, flags: write, group: "hash", summary: "Sets fields of a hash (replies OK).", keys: one, run: (x, argv) => hset(x, argv, true) },
+  { name: "hsetnx", arity: 4, flags: write, group: "hash", summary: "Sets a field only if it does not exist.", keys: one, run: hsetnx },
+  { name: "hget", arity: 3, flags: read, group: "hash", summary: "Returns a field's value.", keys: one, run: (x, argv) => x.reply.bulk(getHash(x, argv[1]!)?.get(argv[2]!) ?? null) },
+  {
+    name: "hmget", arity: -3, flags: read, group: "hash", summary: "Returns the values of several fields.", keys: one,
+    run: (x, argv) => {
+      const hash = getHash(x, argv[1]!);
+      replyStrings(x, argv.slice(2).map((f) => hash?.get(f) ?? null));
+    },
+  },
+  {
+    name: "hgetall", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every field and value.", keys: one,
+    run: (x, argv) => replyStrings(x, [...(getHash(x, argv[1]!) ?? [])].flat()),
+  },
+  { name: "hdel", arity: -3, flags: ["write", "fast"], group: "hash", summary: "Deletes fields.", keys: one, run: hdel },
+  { name: "hexists", arity: 3, flags: read, group: "hash", summary: "Whether a field exists.", keys: one, run: (x, argv) => x.reply.integer(getHash(x, argv[1]!)?.has(argv[2]!) ? 1 : 0) },
+  { name: "hlen", arity: 2, flags: read, group: "hash", summary: "Returns the number of fields.", keys: one, run: (x, argv) => x.reply.integer(getHash(x, argv[1]!)?.size ?? 0) },
+  { name: "hkeys", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every field.", keys: one, run: (x, argv) => replyStrings(x, [...(getHash(x, argv[1]!)?.keys() ?? [])]) },
+  { name: "hvals", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every value.", keys: one, run: (x, argv) => replyStrings(x, [...(getHash(x, argv[1]!)?.values() ?? [])]) },
+  { name: "hincrby", arity: 4, flags: write, group: "hash", summary: "Adds an integer to a field's value.", keys: one, run: hincrby },
+  { name: "hincrbyfloat", arity: 4, flags: write, group: "hash", summary: "Adds a float to a field's value.", keys: one, run: hincrbyfloat },
+  { name: "hstrlen", arity: 3, flags: read, group: "hash", summary: "Returns the length of a field's value.", keys: one, run: (x, argv) => x.reply.integer(getHash(x, argv[1]!)?.get(argv[2]!)?.length ?? 0) },
+  { name: "hrandfield", arity: -2, flags: ["readonly"], group: "hash", summary: "Returns random fields.", keys: one, run: hrandfield },
+  { name: "hscan", arity: -3, flags: ["readonly"], group: "hash", summary: "Iterates over fields and values.", keys: one, run: hscan },
+];

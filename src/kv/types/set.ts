@@ -1,0 +1,216 @@
+/**
+ * Sets: a JavaScript Set of byte strings. Sets are unordered in Redis; the one visible order it
+ * has — a small all-integer set (intset) lists its members in numeric order — is reproduced for
+ * SMEMBERS and SSCAN so small integer sets answer exactly as in Redis.
+ */
+import { isKeyword, parseInt64, parseIntegerIn } from "../args.ts";
+import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
+import { getSet, replyStrings } from "../commands/lookup.ts";
+import type { CommandSpec, Exec } from "../commands/spec.ts";
+import { isIntset } from "../encoding.ts";
+import { KvError, syntaxError } from "../errors.ts";
+import { globMatch } from "../glob.ts";
+import { resume, scanStep } from "../scan.ts";
+import { randomCount } from "./hash.ts";
+import { randomIndexes, randomSample } from "./sample.ts";
+
+/** Members in the order Redis lists them: numeric for an intset, insertion order otherwise. */
+export function orderedMembers(set: ReadonlySet<string>): string[] {
+  const members = [...set];
+  if (isIntset(set)) members.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  return members;
+}
+
+function sadd(x: Exec, argv: string[]): void {
+  const key = argv[1]!;
+  const existing = getSet(x, key);
+  const set = existing ?? new Set<string>();
+  const before = set.size;
+  for (let i = 2; i < argv.length; i++) set.add(argv[i]!);
+  const added = set.size - before;
+  if (existing === undefined) x.db.set(key, set);
+  else if (added > 0) x.db.modified(key);
+  x.reply.integer(added);
+}
+
+/** Deletes the key once its set is empty, else reports the change. */
+function afterRemoval(x: Exec, key: string, set: Set<string>): void {
+  if (set.size === 0) x.db.delete(key);
+  else x.db.modified(key);
+}
+
+function srem(x: Exec, argv: string[]): void {
+  const key = argv[1]!;
+  const set = getSet(x, key);
+  if (set === undefined) return x.reply.integer(0);
+  let removed = 0;
+  for (let i = 2; i < argv.length; i++) if (set.delete(argv[i]!)) removed++;
+  if (removed > 0) afterRemoval(x, key, set);
+  x.reply.integer(removed);
+}
+
+function spop(x: Exec, argv: string[]): void {
+  if (argv.length > 3) throw syntaxError();
+  const key = argv[1]!;
+  if (argv.length === 2) {
+    const set = getSet(x, key);
+    if (set === undefined) return x.reply.bulk(null);
+    const [member] = randomSample([...set], 1);
+    set.delete(member!);
+    afterRemoval(x, key, set);
+    return x.reply.bulk(member!);
+  }
+  const count = parseInt64(argv[2]!);
+  if (count === null || count < 0n) throw new KvError("ERR value is out of range, must be positive");
+  const set = getSet(x, key);
+  if (set === undefined || count === 0n) return x.reply.array(0);
+  const popped = randomSample([...set], Number(count));
+  for (const member of popped) set.delete(member);
+  afterRemoval(x, key, set);
+  replyStrings(x, popped);
+}
+
+function srandmember(x: Exec, argv: string[]): void {
+  if (argv.length > 3) throw syntaxError();
+  if (argv.length === 2) {
+    const set = getSet(x, argv[1]!);
+    return x.reply.bulk(set === undefined ? null : randomSample([...set], 1)[0]!);
+  }
+  const count = randomCount(argv[2]!, false);
+  const set = getSet(x, argv[1]!);
+  if (set === undefined || count === 0) return x.reply.array(0);
+  const members = [...set];
+  replyStrings(x, count > 0 ? randomSample(members, count) : randomIndexes(members.length, -count).map((i) => members[i]!));
+}
+
+function smove(x: Exec, argv: string[]): void {
+  const [, source, destination, member] = argv as [string, string, string, string];
+  const from = getSet(x, source);
+  const to = getSet(x, destination);
+  if (from === undefined) return x.reply.integer(0);
+  if (source === destination) return x.reply.integer(from.has(member) ? 1 : 0);
+  if (!from.delete(member)) return x.reply.integer(0);
+  afterRemoval(x, source, from);
+  if (to === undefined) x.db.set(destination, new Set([member]));
+  else if (!to.has(member)) {
+    to.add(member);
+    x.db.modified(destination);
+  }
+  x.reply.integer(1);
+}
+
+// ---- algebra ----------------------------------------------------------------------------------
+
+/** The sets at `keys`; a missing key is an empty set. Every key is type-checked. */
+function setsAt(x: Exec, keys: readonly string[]): Set<string>[] {
+  return keys.map((key) => getSet(x, key) ?? new Set<string>());
+}
+
+/**
+ * The intersection, smallest set first so the work is bounded by it. As in Redis, the first
+ * missing key ends the lookups — later keys are not type-checked.
+ */
+function intersect(x: Exec, keys: readonly string[], limit = Infinity): Set<string> {
+  const sets: Set<string>[] = [];
+  for (const key of keys) {
+    const set = getSet(x, key);
+    if (set === undefined) return new Set();
+    sets.push(set);
+  }
+  sets.sort((a, b) => a.size - b.size);
+  const result = new Set<string>();
+  for (const member of sets[0]!) {
+    if (sets.every((s) => s.has(member))) result.add(member);
+    if (result.size >= limit) break;
+  }
+  return result;
+}
+
+function union(x: Exec, keys: readonly string[]): Set<string> {
+  const result = new Set<string>();
+  for (const set of setsAt(x, keys)) for (const member of set) result.add(member);
+  return result;
+}
+
+function difference(x: Exec, keys: readonly string[]): Set<string> {
+  const [first, ...rest] = setsAt(x, keys);
+  const result = new Set<string>();
+  for (const member of first!) if (!rest.some((s) => s.has(member))) result.add(member);
+  return result;
+}
+
+type Algebra = (x: Exec, keys: readonly string[]) => Set<string>;
+
+function storeResult(x: Exec, destination: string, result: Set<string>): void {
+  if (result.size === 0) x.db.delete(destination);
+  else x.db.set(destination, result);
+  x.reply.integer(result.size);
+}
+
+function sintercard(x: Exec, argv: string[]): void {
+  const numKeys = parseIntegerIn(argv[1]!, 1, Number.MAX_SAFE_INTEGER, () => new KvError("ERR numkeys should be greater than 0"));
+  if (numKeys > argv.length - 2) throw new KvError("ERR Number of keys can't be greater than number of args");
+  let limit = 0;
+  for (let i = 2 + numKeys; i < argv.length; i++) {
+    if (isKeyword(argv[i]!, "LIMIT") && i + 1 < argv.length) {
+      const n = parseInt64(argv[++i]!);
+      if (n === null) throw new KvError("ERR LIMIT can't be negative");
+      if (n < 0n) throw new KvError("ERR LIMIT can't be negative");
+      limit = Number(n);
+    } else throw syntaxError();
+  }
+  x.reply.integer(intersect(x, argv.slice(2, 2 + numKeys), limit === 0 ? Infinity : limit).size);
+}
+
+function sscan(x: Exec, argv: string[]): void {
+  const cursor = parseCursor(argv[2]!);
+  const options = parseScanOptions(argv, 3, false);
+  const set = getSet(x, argv[1]!);
+  if (set === undefined) return replyScan(x, 0, []);
+  // Redis answers an intset whole, in numeric order, with cursor 0.
+  const step = isIntset(set) ? { items: orderedMembers(set), cursor: 0 } : scanStep(resume(cursor, () => set.values()), options.count);
+  replyScan(x, step.cursor, step.items.filter((m) => options.match === null || globMatch(options.match, m)));
+}
+
+// ---- declarations -----------------------------------------------------------------------------
+
+const one: readonly [number, number, number] = [1, 1, 1];
+const all: readonly [number, number, number] = [1, -1, 1];
+const read = ["readonly", "fast"] as const;
+
+const algebraRead = (name: string, summary: string, op: Algebra): CommandSpec => ({
+  name, arity: -2, flags: ["readonly"], group: "set", summary, keys: all,
+  run: (x, argv) => replyStrings(x, orderedMembers(op(x, argv.slice(1)))),
+});
+
+const algebraStore = (name: string, summary: string, op: Algebra): CommandSpec => ({
+  name, arity: -3, flags: ["write", "denyoom"], group: "set", summary, keys: [1, -1, 1],
+  run: (x, argv) => storeResult(x, argv[1]!, op(x, argv.slice(2))),
+});
+
+export const setCommands: readonly CommandSpec[] = [
+  { name: "sadd", arity: -3, flags: ["write", "denyoom", "fast"], group: "set", summary: "Adds members to a set.", keys: one, run: sadd },
+  { name: "srem", arity: -3, flags: ["write", "fast"], group: "set", summary: "Removes members from a set.", keys: one, run: srem },
+  { name: "smembers", arity: 2, flags: ["readonly"], group: "set", summary: "Returns every member.", keys: one, run: (x, argv) => replyStrings(x, orderedMembers(getSet(x, argv[1]!) ?? new Set())) },
+  { name: "sismember", arity: 3, flags: read, group: "set", summary: "Whether a value is a member.", keys: one, run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.has(argv[2]!) ? 1 : 0) },
+  {
+    name: "smismember", arity: -3, flags: read, group: "set", summary: "Whether each value is a member.", keys: one,
+    run: (x, argv) => {
+      const set = getSet(x, argv[1]!);
+      x.reply.array(argv.length - 2);
+      for (let i = 2; i < argv.length; i++) x.reply.integer(set?.has(argv[i]!) ? 1 : 0);
+    },
+  },
+  { name: "scard", arity: 2, flags: read, group: "set", summary: "Returns the number of members.", keys: one, run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.size ?? 0) },
+  { name: "spop", arity: -2, flags: ["write", "fast"], group: "set", summary: "Removes and returns random members.", keys: one, run: spop },
+  { name: "srandmember", arity: -2, flags: ["readonly"], group: "set", summary: "Returns random members.", keys: one, run: srandmember },
+  { name: "smove", arity: 4, flags: ["write", "fast"], group: "set", summary: "Moves a member to another set.", keys: [1, 2, 1], run: smove },
+  algebraRead("sinter", "Returns the intersection of sets.", (x, keys) => intersect(x, keys)),
+  algebraRead("sunion", "Returns the union of sets.", union),
+  algebraRead("sdiff", "Returns the difference of the first set and the others.", difference),
+  algebraStore("sinterstore", "Stores the intersection of sets.", (x, keys) => intersect(x, keys)),
+  algebraStore("sunionstore", "Stores the union of sets.", union),
+  algebraStore("sdiffstore", "Stores the difference of the first set and the others.", difference),
+  { name: "sintercard", arity: -3, flags: ["readonly"], group: "set", summary: "Counts the intersection of sets.", keys: [2, -1, 1], run: sintercard },
+  { name: "sscan", arity: -3, flags: ["readonly"], group: "set", summary: "Iterates over members.", keys: one, run: sscan },
+];

@@ -1,0 +1,353 @@
+/**
+ * Strings: the value is a latin1 byte string. Integers are kept as their decimal text, as Redis
+ * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
+ */
+import { isInt64, parseInt64, parseInteger } from "../args.ts";
+import { getString, replyStrings } from "../commands/lookup.ts";
+import type { CommandSpec, Exec } from "../commands/spec.ts";
+import { KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
+import { incrByFloat } from "../long-double.ts";
+
+/** Redis's proto-max-bulk-len: the largest string SETRANGE and APPEND may build. */
+export const stringBytesMax = 512 * 1024 * 1024;
+
+const invalidExpire = (command: string) => new KvError(`ERR invalid expire time in '${command}' command`);
+
+// ---- expiry options shared by SET and GETEX ---------------------------------------------------
+
+type ExpiryUnit = "EX" | "PX" | "EXAT" | "PXAT";
+
+/** The absolute Unix-ms time an EX/PX/EXAT/PXAT argument names, with Redis's range checks. */
+export function expiryTime(x: Exec, unit: ExpiryUnit, text: string, command: string): number {
+  const n = parseInt64(text);
+  if (n === null) throw notAnInteger();
+  if (n <= 0n) throw invalidExpire(command);
+  const ms = unit === "EX" || unit === "EXAT" ? n * 1000n : n;
+  const at = unit === "EX" || unit === "PX" ? ms + BigInt(x.engine.clock.nowMs()) : ms;
+  if (!isInt64(ms) || !isInt64(at)) throw invalidExpire(command);
+  return Number(at);
+}
+
+interface SetOptions {
+  condition: "NX" | "XX" | null;
+  expiry: { unit: ExpiryUnit; text: string } | null;
+  keepTtl: boolean;
+  get: boolean;
+}
+
+function parseSetOptions(argv: string[], from: number): SetOptions {
+  const options: SetOptions = { condition: null, expiry: null, keepTtl: false, get: false };
+  for (let i = from; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    if ((word === "NX" || word === "XX") && options.condition === null) options.condition = word;
+    else if (word === "GET" && !options.get) options.get = true;
+    else if (word === "KEEPTTL" && !options.keepTtl && options.expiry === null) options.keepTtl = true;
+    else if ((word === "EX" || word === "PX" || word === "EXAT" || word === "PXAT") && options.expiry === null && !options.keepTtl && i + 1 < argv.length) {
+      options.expiry = { unit: word, text: argv[++i]! };
+    } else throw syntaxError();
+  }
+  return options;
+}
+
+/** SET and its variants: one function, as in Redis's setGenericCommand. */
+function setGeneric(x: Exec, key: string, value: string, options: SetOptions, command: string): void {
+  const at = options.expiry === null ? null : expiryTime(x, options.expiry.unit, options.expiry.text, command);
+  const old = options.get ? getString(x, key) : x.db.get(key);
+  const exists = old !== undefined;
+  if ((options.condition === "NX" && exists) || (options.condition === "XX" && !exists)) {
+    if (options.get) x.reply.bulk((old as string | undefined) ?? null);
+    else x.reply.bulk(null);
+    return;
+  }
+  x.db.set(key, value, options.keepTtl);
+  if (at !== null) x.db.setExpire(key, at);
+  if (options.get) x.reply.bulk((old as string | undefined) ?? null);
+  else x.reply.simple("OK");
+}
+
+// ---- integers ---------------------------------------------------------------------------------
+
+function incrGeneric(x: Exec, key: string, by: bigint): void {
+  const current = getString(x, key);
+  const base = current === undefined ? 0n : parseInt64(current);
+  if (base === null) throw notAnInteger();
+  const result = base + by;
+  if (!isInt64(result)) throw overflow();
+  x.db.set(key, result.toString(), true);
+  x.reply.integer(Number(result));
+}
+
+function parseIncrement(text: string): bigint {
+  const n = parseInt64(text);
+  if (n === null) throw notAnInteger();
+  return n;
+}
+
+// ---- ranges -----------------------------------------------------------------------------------
+
+/** GETRANGE's slice of a string, with Redis's handling of negative and out-of-range ends. */
+export function substring(value: string, startArg: number, endArg: number): string {
+  const length = value.length;
+  if (startArg < 0 && endArg < 0 && startArg > endArg) return "";
+  let start = startArg < 0 ? length + startArg : startArg;
+  let end = endArg < 0 ? length + endArg : endArg;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= length) end = length - 1;
+  if (start > end || length === 0) return "";
+  return value.slice(start, end + 1);
+}
+
+function getrange(x: Exec, argv: string[]): void {
+  const start = parseInteger(argv[2]!);
+  const end = parseInteger(argv[3]!);
+  x.reply.bulk(substring(getString(x, argv[1]!) ?? "", start, end));
+}
+
+function checkSize(bytes: number): void {
+  if (bytes > stringBytesMax) throw new KvError("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+}
+
+function setrange(x: Exec, argv: string[]): void {
+  const [, key, offsetText, piece] = argv as [string, string, string, string];
+  const offset = parseInteger(offsetText);
+  if (offset < 0) throw new KvError("ERR offset is out of range");
+  const current = getString(x, key);
+  if (piece.length === 0) {
+    x.reply.integer(current?.length ?? 0);
+    return;
+  }
+  checkSize(offset + piece.length);
+  const base = current ?? "";
+  const padded = base.length < offset ? base + "\0".repeat(offset - base.length) : base;
+  const result = padded.slice(0, offset) + piece + padded.slice(offset + piece.length);
+  x.db.set(key, result, true);
+  x.reply.integer(result.length);
+}
+
+// ---- LCS --------------------------------------------------------------------------------------
+
+interface LcsMatch {
+  a: [number, number];
+  b: [number, number];
+  length: number;
+}
+
+/** The longest common subsequence and its matching ranges, by the classic dynamic programme. */
+function longestCommonSubsequence(a: string, b: string): { text: string; matches: LcsMatch[] } {
+  const width = b.length + 1;
+  const table = new Uint32Array((a.length + 1) * width);
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      table[i * width + j] = a[i - 1] === b[j - 1]
+        ? table[(i - 1) * width + j - 1]! + 1
+        : Math.max(table[(i - 1) * width + j]!, table[i * width + j - 1]!);
+    }
+  }
+  // Walk back from the end, collecting the subsequence and grouping adjacent matches into ranges,
+  // newest range first — the order Redis reports them in.
+  let text = "";
+  const matches: LcsMatch[] = [];
+  let i = a.length;
+  let j = b.length;
+  let current: LcsMatch | null = null;
+  while (i > 0 && j > 0) {
+    if (a[i - 1] === b[j - 1]) {
+      text = a[i - 1] + text;
+      if (current !== null && current.a[0] === i && current.b[0] === j) {
+        current.a[0] = i - 1;
+        current.b[0] = j - 1;
+        current.length++;
+      } else {
+        if (current !== null) matches.push(current);
+        current = { a: [i - 1, i - 1], b: [j - 1, j - 1], length: 1 };
+      }
+      i--;
+      j--;
+    } else if (table[(i - 1) * width + j]! > table[i * width + j - 1]!) i--;
+    else j--;
+  }
+  if (current !== null) matches.push(current);
+  return { text, matches };
+}
+
+function lcs(x: Exec, argv: string[]): void {
+  let wantLen = false;
+  let wantIdx = false;
+  let withMatchLen = false;
+  let minMatchLen = 0;
+  for (let i = 3; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    if (word === "LEN") wantLen = true;
+    else if (word === "IDX") wantIdx = true;
+    else if (word === "WITHMATCHLEN") withMatchLen = true;
+    else if (word === "MINMATCHLEN" && i + 1 < argv.length) minMatchLen = Math.max(0, parseInteger(argv[++i]!));
+    else throw syntaxError();
+  }
+  const a = x.db.get(argv[1]!);
+  const b = x.db.get(argv[2]!);
+  if ((a !== undefined && typeof a !== "string") || (b !== undefined && typeof b !== "string")) {
+    throw new KvError("ERR The specified keys must contain string values");
+  }
+  if (wantLen && wantIdx) {
+    throw new KvError("ERR If you want both the length and indexes, please just use IDX.");
+  }
+  const result = longestCommonSubsequence(a ?? "", b ?? "");
+  if (wantLen) return x.reply.integer(result.text.length);
+  if (!wantIdx) return x.reply.bulk(result.text);
+  const shown = result.matches.filter((m) => m.length >= minMatchLen);
+  const r = x.reply;
+  r.array(4);
+  r.bulk("matches");
+  r.array(shown.length);
+  for (const m of shown) {
+    r.array(withMatchLen ? 3 : 2);
+    r.array(2);
+    r.integer(m.a[0]);
+    r.integer(m.a[1]);
+    r.array(2);
+    r.integer(m.b[0]);
+    r.integer(m.b[1]);
+    if (withMatchLen) r.integer(m.length);
+  }
+  r.bulk("len");
+  r.integer(result.text.length);
+}
+
+// ---- declarations -----------------------------------------------------------------------------
+
+const one: readonly [number, number, number] = [1, 1, 1];
+const write = ["write", "denyoom"] as const;
+const read = ["readonly", "fast"] as const;
+
+export const stringCommands: readonly CommandSpec[] = [
+  {
+    name: "get", arity: 2, flags: read, group: "string", summary: "Returns the string value of a key.", keys: one,
+    run: (x, argv) => x.reply.bulk(getString(x, argv[1]!) ?? null),
+  },
+  {
+    name: "set", arity: -3, flags: write, group: "string", summary: "Sets the string value of a key, with expiry and conditions.", keys: one,
+    run: (x, argv) => setGeneric(x, argv[1]!, argv[2]!, parseSetOptions(argv, 3), "set"),
+  },
+  {
+    name: "setnx", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Sets a key only if it does not exist.", keys: one,
+    run: (x, argv) => {
+      if (x.db.has(argv[1]!)) return x.reply.integer(0);
+      x.db.set(argv[1]!, argv[2]!);
+      x.reply.integer(1);
+    },
+  },
+  {
+    name: "setex", arity: 4, flags: write, group: "string", summary: "Sets a key with a time to live in seconds.", keys: one,
+    run: (x, argv) => setGeneric(x, argv[1]!, argv[3]!, { condition: null, expiry: { unit: "EX", text: argv[2]! }, keepTtl: false, get: false }, "setex"),
+  },
+  {
+    name: "psetex", arity: 4, flags: write, group: "string", summary: "Sets a key with a time to live in milliseconds.", keys: one,
+    run: (x, argv) => setGeneric(x, argv[1]!, argv[3]!, { condition: null, expiry: { unit: "PX", text: argv[2]! }, keepTtl: false, get: false }, "psetex"),
+  },
+  {
+    name: "getset", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Sets a key and returns its old value.", keys: one,
+    run: (x, argv) => setGeneric(x, argv[1]!, argv[2]!, { condition: null, expiry: null, keepTtl: false, get: true }, "getset"),
+  },
+  {
+    name: "getdel", arity: 2, flags: ["write", "fast"], group: "string", summary: "Returns a key's value and deletes it.", keys: one,
+    run: (x, argv) => {
+      const value = getString(x, argv[1]!);
+      if (value !== undefined) x.db.delete(argv[1]!);
+      x.reply.bulk(value ?? null);
+    },
+  },
+  {
+    name: "getex", arity: -2, flags: ["write", "fast"], group: "string", summary: "Returns a key's value and changes its expiry.", keys: one,
+    run: getex,
+  },
+  {
+    name: "mget", arity: -2, flags: read, group: "string", summary: "Returns the values of several keys.", keys: [1, -1, 1],
+    run: (x, argv) => {
+      const values = argv.slice(1).map((key) => {
+        const v = x.db.get(key);
+        return typeof v === "string" ? v : null;
+      });
+      replyStrings(x, values);
+    },
+  },
+  {
+    name: "mset", arity: -3, flags: write, group: "string", summary: "Sets several keys.", keys: [1, -1, 2],
+    run: (x, argv) => {
+      if (argv.length % 2 === 0) throw new KvError("ERR wrong number of arguments for 'mset' command");
+      for (let i = 1; i < argv.length; i += 2) x.db.set(argv[i]!, argv[i + 1]!);
+      x.reply.simple("OK");
+    },
+  },
+  {
+    name: "msetnx", arity: -3, flags: write, group: "string", summary: "Sets several keys only if none exists.", keys: [1, -1, 2],
+    run: (x, argv) => {
+      if (argv.length % 2 === 0) throw new KvError("ERR wrong number of arguments for 'msetnx' command");
+      for (let i = 1; i < argv.length; i += 2) if (x.db.has(argv[i]!)) return x.reply.integer(0);
+      for (let i = 1; i < argv.length; i += 2) x.db.set(argv[i]!, argv[i + 1]!);
+      x.reply.integer(1);
+    },
+  },
+  {
+    name: "append", arity: 3, flags: write, group: "string", summary: "Appends to a key's string value.", keys: one,
+    run: (x, argv) => {
+      const current = getString(x, argv[1]!) ?? "";
+      checkSize(current.length + argv[2]!.length);
+      const result = current + argv[2]!;
+      x.db.set(argv[1]!, result, true);
+      x.reply.integer(result.length);
+    },
+  },
+  {
+    name: "strlen", arity: 2, flags: read, group: "string", summary: "Returns the length of a key's value.", keys: one,
+    run: (x, argv) => x.reply.integer(getString(x, argv[1]!)?.length ?? 0),
+  },
+  { name: "incr", arity: 2, flags: ["write", "denyoom", "fast"], group: "string", summary: "Adds 1 to an integer value.", keys: one, run: (x, argv) => incrGeneric(x, argv[1]!, 1n) },
+  { name: "decr", arity: 2, flags: ["write", "denyoom", "fast"], group: "string", summary: "Subtracts 1 from an integer value.", keys: one, run: (x, argv) => incrGeneric(x, argv[1]!, -1n) },
+  {
+    name: "incrby", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Adds an integer to an integer value.", keys: one,
+    run: (x, argv) => incrGeneric(x, argv[1]!, parseIncrement(argv[2]!)),
+  },
+  {
+    name: "decrby", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Subtracts an integer from an integer value.", keys: one,
+    run: (x, argv) => {
+      const by = parseIncrement(argv[2]!);
+      if (by === -(2n ** 63n)) throw new KvError("ERR decrement would overflow");
+      incrGeneric(x, argv[1]!, -by);
+    },
+  },
+  {
+    name: "incrbyfloat", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Adds a float to a numeric value.", keys: one,
+    run: (x, argv) => {
+      const current = getString(x, argv[1]!);
+      const result = incrByFloat(current ?? "0", argv[2]!);
+      if ("error" in result) throw new KvError(result.error);
+      x.db.set(argv[1]!, result.value, true);
+      x.reply.bulk(result.value);
+    },
+  },
+  { name: "getrange", arity: 4, flags: ["readonly"], group: "string", summary: "Returns a substring of a key's value.", keys: one, run: getrange },
+  { name: "substr", arity: 4, flags: ["readonly"], group: "string", summary: "Returns a substring of a key's value (GETRANGE).", keys: one, run: getrange },
+  { name: "setrange", arity: 4, flags: write, group: "string", summary: "Overwrites part of a key's value from an offset.", keys: one, run: setrange },
+  { name: "lcs", arity: -3, flags: ["readonly"], group: "string", summary: "Finds the longest common subsequence of two strings.", keys: [1, 2, 1], run: lcs },
+];
+
+function getex(x: Exec, argv: string[]): void {
+  const key = argv[1]!;
+  let expiry: { unit: ExpiryUnit; text: string } | null = null;
+  let persist = false;
+  for (let i = 2; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    if ((word === "EX" || word === "PX" || word === "EXAT" || word === "PXAT") && expiry === null && !persist && i + 1 < argv.length) {
+      expiry = { unit: word, text: argv[++i]! };
+    } else if (word === "PERSIST" && expiry === null && !persist) persist = true;
+    else throw syntaxError();
+  }
+  const at = expiry === null ? null : expiryTime(x, expiry.unit, expiry.text, "getex");
+  const value = getString(x, key);
+  if (value === undefined) return x.reply.bulk(null);
+  if (at !== null) x.db.setExpire(key, at);
+  else if (persist) x.db.persist(key);
+  x.reply.bulk(value);
+}
+

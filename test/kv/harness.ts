@@ -1,0 +1,72 @@
+/**
+ * In-process harness for kv unit tests: an engine on a manual clock, sessions, and a reply
+ * collector that turns replies into plain values — strings for status and bulk replies, numbers
+ * for integers, arrays, null for nil, and `{ error }` for errors.
+ */
+import { ManualClock } from "../../src/core/clock.ts";
+import { createLogger } from "../../src/core/log.ts";
+import { Engine } from "../../src/kv/engine.ts";
+import type { Reply } from "../../src/kv/reply.ts";
+import { Session } from "../../src/kv/session.ts";
+
+export type Plain = string | number | null | { error: string } | Plain[];
+
+/** Collects replies as plain values, nesting arrays by their announced lengths. */
+export class Collector implements Reply {
+  readonly values: Plain[] = [];
+  private readonly open: { items: Plain[]; left: number }[] = [];
+
+  private push(value: Plain): void {
+    const top = this.open.at(-1);
+    if (top === undefined) {
+      this.values.push(value);
+      return;
+    }
+    top.items.push(value);
+    top.left--;
+    if (top.left === 0) {
+      this.open.pop();
+      this.push(top.items);
+    }
+  }
+
+  simple(text: string): void { this.push(text); }
+  error(message: string): void { this.push({ error: message }); }
+  integer(n: number): void { this.push(n); }
+  bulk(value: string | null): void { this.push(value); }
+  array(length: number | null): void {
+    if (length === null) this.push(null);
+    else if (length === 0) this.push([]);
+    else this.open.push({ items: [], left: length });
+  }
+}
+
+export interface Harness {
+  engine: Engine;
+  clock: ManualClock;
+  /** Runs one command on the default session and returns its reply. */
+  run(...argv: (string | number)[]): Plain;
+  /** A second client, for WATCH, blocking and pub/sub tests. */
+  session(): { session: Session; collector: Collector; run(...argv: (string | number)[]): Plain };
+}
+
+export function harness(databases = 16): Harness {
+  const clock = new ManualClock();
+  const engine = new Engine({ databases, clock, log: createLogger({ level: "silent" }) });
+  const session = () => {
+    const collector = new Collector();
+    const s = new Session(collector, null);
+    engine.register(s);
+    return {
+      session: s,
+      collector,
+      run(...argv: (string | number)[]): Plain {
+        const before = collector.values.length;
+        engine.execute(s, argv.map(String));
+        return collector.values.length > before ? collector.values.at(-1)! : (undefined as unknown as Plain);
+      },
+    };
+  };
+  const main = session();
+  return { engine, clock, run: main.run, session };
+}
