@@ -5,7 +5,8 @@
 import { KvError, notAFloat, notAnInteger } from "./errors.ts";
 
 const int64Min = -(2n ** 63n);
-const int64Max = 2n ** 63n - 1n;
+/** C's LONG_MAX on 64-bit Linux: the upper bound of most of Redis's count arguments. */
+export const int64Max = 2n ** 63n - 1n;
 /** Digits of a decimal integer as Redis's string2ll accepts it: no sign "+", no leading zeros. */
 const integerPattern = /^(0|-?[1-9][0-9]*)$/;
 
@@ -28,11 +29,14 @@ export function parseInteger(text: string): number {
   return Number(n);
 }
 
-/** Like parseInteger, with the caller's error for values out of [min, max]. */
-export function parseIntegerIn(text: string, min: number, max: number, error: () => Error): number {
-  const n = parseInteger(text);
-  if (n < min || n > max) throw error();
-  return n;
+/**
+ * An integer in [min, max], with the caller's error for anything else — not an integer either —
+ * as Redis's getRangeLongFromObjectOrReply answers when given a message.
+ */
+export function parseIntegerIn(text: string, min: number | bigint, max: number | bigint, error: () => Error): number {
+  const n = parseInt64(text);
+  if (n === null || n < BigInt(min) || n > BigInt(max)) throw error();
+  return Number(n);
 }
 
 const decimalFloatPattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

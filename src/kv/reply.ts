@@ -9,7 +9,7 @@ export interface Reply {
   simple(text: string): void;
   /** -ERR style error; `message` includes its code word, e.g. "ERR syntax error". */
   error(message: string): void;
-  integer(n: number): void;
+  integer(n: number | bigint): void;
   /** A bulk string, or the null bulk for null. */
   bulk(value: string | null): void;
   /** An array header; `null` is the null array (*-1). The next `length` replies are its items. */

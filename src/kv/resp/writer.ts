@@ -49,7 +49,7 @@ export class RespWriter implements Reply {
     this.line("-", message.replace(/[\r\n]/g, " "));
   }
 
-  integer(n: number): void {
+  integer(n: number | bigint): void {
     this.line(":", String(n));
   }
 

@@ -72,7 +72,7 @@ function hincrby(x: Exec, argv: string[]): void {
   if (!isInt64(result)) throw overflow();
   hash.set(field, result.toString());
   store(x, key, hash, created);
-  x.reply.integer(Number(result));
+  x.reply.integer(result);
 }
 
 function hincrbyfloat(x: Exec, argv: string[]): void {
@@ -123,9 +123,10 @@ export function randomCount(text: string, withValues: boolean): number {
 
 function hscan(x: Exec, argv: string[]): void {
   const cursor = parseCursor(argv[2]!);
-  const options = parseScanOptions(argv, 3, false);
+  // As in Redis, a missing key answers an empty scan before the options are looked at.
   const hash = getHash(x, argv[1]!);
   if (hash === undefined) return replyScan(x, 0, []);
+  const options = parseScanOptions(argv, 3, false);
   // Redis answers a compact (listpack) hash whole, with cursor 0, whatever COUNT says.
   const count = isCompact([...hash.keys(), ...hash.values()], hash.size) ? Infinity : options.count;
   const step = scanStep(resume(cursor, () => hash.entries()), count);

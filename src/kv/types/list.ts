@@ -3,7 +3,7 @@
  * checks run in the order Redis runs them (some before the key lookup, some after), because
  * that decides which error a client sees when several things are wrong.
  */
-import { isKeyword, parseInt64, parseInteger, parseIntegerIn } from "../args.ts";
+import { int64Max, isKeyword, parseInt64, parseInteger, parseIntegerIn } from "../args.ts";
 import { runBlocking } from "../commands/block.ts";
 import { getList, replyStrings } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
@@ -257,7 +257,7 @@ interface MultiPop {
 
 /** LMPOP's and BLMPOP's "numkeys key [key ...] LEFT|RIGHT [COUNT count]" from argv[at]. */
 function parseMultiPop(argv: string[], at: number): MultiPop {
-  const numKeys = parseIntegerIn(argv[at]!, 1, Number.MAX_SAFE_INTEGER, () => new KvError("ERR numkeys should be greater than 0"));
+  const numKeys = parseIntegerIn(argv[at]!, 1, int64Max, () => new KvError("ERR numkeys should be greater than 0"));
   const whereAt = at + 1 + numKeys;
   if (numKeys > argv.length - at - 2) throw syntaxError();
   const keys = argv.slice(at + 1, whereAt);
@@ -266,7 +266,7 @@ function parseMultiPop(argv: string[], at: number): MultiPop {
   let counted = false;
   for (let i = whereAt + 1; i < argv.length; i++) {
     if (isKeyword(argv[i]!, "COUNT") && i + 1 < argv.length && !counted) {
-      count = parseIntegerIn(argv[++i]!, 1, Number.MAX_SAFE_INTEGER, () => new KvError("ERR count should be greater than 0"));
+      count = parseIntegerIn(argv[++i]!, 1, int64Max, () => new KvError("ERR count should be greater than 0"));
       counted = true;
     } else throw syntaxError();
   }

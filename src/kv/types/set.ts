@@ -3,7 +3,7 @@
  * has — a small all-integer set (intset) lists its members in numeric order — is reproduced for
  * SMEMBERS and SSCAN so small integer sets answer exactly as in Redis.
  */
-import { isKeyword, parseInt64, parseIntegerIn } from "../args.ts";
+import { int64Max, isKeyword, parseInt64, parseIntegerIn } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
 import { getSet, replyStrings } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
@@ -148,7 +148,7 @@ function storeResult(x: Exec, destination: string, result: Set<string>): void {
 }
 
 function sintercard(x: Exec, argv: string[]): void {
-  const numKeys = parseIntegerIn(argv[1]!, 1, Number.MAX_SAFE_INTEGER, () => new KvError("ERR numkeys should be greater than 0"));
+  const numKeys = parseIntegerIn(argv[1]!, 1, int64Max, () => new KvError("ERR numkeys should be greater than 0"));
   if (numKeys > argv.length - 2) throw new KvError("ERR Number of keys can't be greater than number of args");
   let limit = 0;
   for (let i = 2 + numKeys; i < argv.length; i++) {
@@ -164,9 +164,10 @@ function sintercard(x: Exec, argv: string[]): void {
 
 function sscan(x: Exec, argv: string[]): void {
   const cursor = parseCursor(argv[2]!);
-  const options = parseScanOptions(argv, 3, false);
+  // As in Redis, a missing key answers an empty scan before the options are looked at.
   const set = getSet(x, argv[1]!);
   if (set === undefined) return replyScan(x, 0, []);
+  const options = parseScanOptions(argv, 3, false);
   // Redis answers an intset whole, in numeric order, with cursor 0.
   const step = isIntset(set) ? { items: orderedMembers(set), cursor: 0 } : scanStep(resume(cursor, () => set.values()), options.count);
   replyScan(x, step.cursor, step.items.filter((m) => options.match === null || globMatch(options.match, m)));

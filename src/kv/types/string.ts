@@ -74,7 +74,7 @@ function incrGeneric(x: Exec, key: string, by: bigint): void {
   const result = base + by;
   if (!isInt64(result)) throw overflow();
   x.db.set(key, result.toString(), true);
-  x.reply.integer(Number(result));
+  x.reply.integer(result);
 }
 
 function parseIncrement(text: string): bigint {
@@ -343,9 +343,10 @@ function getex(x: Exec, argv: string[]): void {
     } else if (word === "PERSIST" && expiry === null && !persist) persist = true;
     else throw syntaxError();
   }
-  const at = expiry === null ? null : expiryTime(x, expiry.unit, expiry.text, "getex");
+  // Redis looks the key up before it validates the time: a missing key answers nil regardless.
   const value = getString(x, key);
   if (value === undefined) return x.reply.bulk(null);
+  const at = expiry === null ? null : expiryTime(x, expiry.unit, expiry.text, "getex");
   if (at !== null) x.db.setExpire(key, at);
   else if (persist) x.db.persist(key);
   x.reply.bulk(value);

@@ -1,0 +1,109 @@
+// Differential tests: the same generated command sequences go to Debian's redis-server and to a
+// real `svc kv` process, and every reply must be identical — byte for byte in value and type,
+// order-insensitive only where Redis itself is unordered, shape-only where Redis answers at
+// random. A failure prints the shrunk sequence with both servers' replies.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import * as families from "./support/commands.ts";
+import type { Compare, Generated } from "./support/commands.ts";
+import { RespClient, type RespValue } from "./support/resp-client.ts";
+import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+
+/** Runs per family: enough to cover each command's options and errors several times over. */
+const runsPerFamily = Number(process.env.SVC_DIFF_RUNS ?? 150);
+/** TTL and PTTL are read at slightly different moments on the two servers. */
+const clockToleranceMs = 2000;
+
+let redis: ServerProcess;
+let kv: ServerProcess;
+let redisClient: RespClient;
+let kvClient: RespClient;
+
+beforeAll(async () => {
+  [redis, kv] = await Promise.all([startRedis(), startKv()]);
+  [redisClient, kvClient] = await Promise.all([RespClient.connect(redis.port), RespClient.connect(kv.port)]);
+});
+
+afterAll(async () => {
+  redisClient?.close();
+  kvClient?.close();
+  await Promise.all([redis?.stop(), kv?.stop()]);
+});
+
+const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
+
+function normalize(value: RespValue, compare: Compare): RespValue {
+  if (!Array.isArray(value)) return value;
+  if (compare === "unordered") return [...value].sort((a, b) => show(a).localeCompare(show(b)));
+  if (compare === "scan" && value.length === 2 && Array.isArray(value[1])) return [value[0]!, normalize(value[1], "unordered")];
+  return value;
+}
+
+function kind(v: RespValue): string {
+  if (v === null) return "null";
+  if (typeof v === "string") return "bulk";
+  if (typeof v === "bigint") return "integer";
+  if (Array.isArray(v)) return `array(${v.length})`;
+  if ("s" in v) return "status";
+  if ("e" in v) return `error ${v.e}`;
+  return "null-array";
+}
+
+function same(a: RespValue, b: RespValue, compare: Compare): boolean {
+  if (compare === "shape") return kind(a) === kind(b);
+  if (compare === "clock" && typeof a === "bigint" && typeof b === "bigint") {
+    if (a < 0n || b < 0n) return a === b;
+    const diff = Number(a > b ? a - b : b - a);
+    // Seconds-resolution replies (TTL, EXPIRETIME) are small numbers; allow one unit there.
+    return diff <= (a < 1_000_000n ? 2 : clockToleranceMs);
+  }
+  return show(normalize(a, compare)) === show(normalize(b, compare));
+}
+
+const prelude: Generated[] = [
+  { argv: ["RESET"], compare: "exact" },
+  { argv: ["FLUSHALL"], compare: "exact" },
+];
+
+async function runBoth(commands: Generated[]): Promise<void> {
+  const all = [...prelude, ...commands];
+  const argvs = all.map((g) => g.argv);
+  const [expected, actual] = await Promise.all([redisClient.pipeline(argvs), kvClient.pipeline(argvs)]);
+  for (let i = 0; i < all.length; i++) {
+    if (same(expected[i]!, actual[i]!, all[i]!.compare)) continue;
+    const transcript = all
+      .slice(0, i + 1)
+      .map((g, j) => `${j === i ? ">>" : "  "} ${g.argv.map((a) => JSON.stringify(a)).join(" ")}\n     redis: ${show(expected[j]!)}\n     svc:   ${show(actual[j]!)}`)
+      .join("\n");
+    throw new Error(`reply ${i} differs (${all[i]!.compare}):\n${transcript}`);
+  }
+}
+
+function differential(name: string, commandFamilies: fc.Arbitrary<Generated>[], blocks: fc.Arbitrary<Generated[]>[] = []) {
+  test(`${name}: generated sequences get identical replies from svc kv and redis-server`, async () => {
+    await fc.assert(fc.asyncProperty(families.sequence(commandFamilies, blocks), runBoth), { numRuns: runsPerFamily, endOnFailure: false });
+  }, 120_000);
+}
+
+describe("differential against redis-server", () => {
+  differential("keys and strings", [...families.keyCommands, ...families.stringCommands]);
+  differential("lists", [...families.listCommands, ...families.keyCommands.slice(0, 3)], [families.blockingListCommands]);
+  differential("hashes", [...families.hashCommands, ...families.keyCommands.slice(0, 3)]);
+  differential("sets", [...families.setCommands, ...families.keyCommands.slice(0, 3)]);
+  differential("sorted sets", [...families.zsetCommands, ...families.keyCommands.slice(0, 3), families.setCommands[0]!], [families.blockingZsetCommands]);
+  differential("everything, with transactions", [
+    ...families.keyCommands,
+    ...families.stringCommands,
+    ...families.listCommands,
+    ...families.hashCommands,
+    ...families.setCommands,
+    ...families.zsetCommands,
+    ...families.transactionCommands,
+  ], [families.blockingListCommands, families.blockingZsetCommands]);
+
+  test("the servers under test are the real ones", async () => {
+    const info = await redisClient.call("INFO", "server");
+    expect(typeof info === "string" && info.includes("redis_version:7.")).toBe(true);
+    expect(await kvClient.call("PING")).toEqual({ s: "PONG" });
+  });
+});

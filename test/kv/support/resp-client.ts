@@ -1,0 +1,114 @@
+/**
+ * A minimal RESP2 client for tests that must see replies exactly as sent: status and bulk
+ * strings stay distinct, and so do the null bulk and the null array. Replies are plain values:
+ *
+ *   +OK → { s: "OK" }   -ERR x → { e: "ERR x" }   :5 → 5n   $3 foo → "foo"
+ *   $-1 → null          *-1 → { nullArray: true }  *2 … → [ …, … ]
+ */
+import type { Socket } from "bun";
+
+export type RespValue = string | bigint | null | { s: string } | { e: string } | { nullArray: true } | RespValue[];
+
+/** Parses one reply from `buf` at `at`; undefined when the buffer does not hold all of it yet. */
+export function parseReply(buf: Buffer, at: number): { value: RespValue; next: number } | undefined {
+  const eol = buf.indexOf("\r\n", at, "latin1");
+  if (eol < 0) return undefined;
+  const line = buf.toString("latin1", at + 1, eol);
+  const after = eol + 2;
+  switch (String.fromCharCode(buf[at]!)) {
+    case "+": return { value: { s: line }, next: after };
+    case "-": return { value: { e: line }, next: after };
+    case ":": return { value: BigInt(line), next: after };
+    case "$": {
+      const length = Number(line);
+      if (length < 0) return { value: null, next: after };
+      if (buf.length < after + length + 2) return undefined;
+      return { value: buf.toString("latin1", after, after + length), next: after + length + 2 };
+    }
+    case "*": {
+      const count = Number(line);
+      if (count < 0) return { value: { nullArray: true }, next: after };
+      const items: RespValue[] = [];
+      let next = after;
+      for (let i = 0; i < count; i++) {
+        const item = parseReply(buf, next);
+        if (item === undefined) return undefined;
+        items.push(item.value);
+        next = item.next;
+      }
+      return { value: items, next };
+    }
+    default: throw new Error(`bad reply byte ${buf[at]} at ${at}`);
+  }
+}
+
+/** Encodes a command as a RESP array of bulk strings (arguments are latin1 byte strings). */
+export function encodeCommand(argv: readonly string[]): Buffer {
+  let out = `*${argv.length}\r\n`;
+  for (const arg of argv) out += `$${arg.length}\r\n${arg}\r\n`;
+  return Buffer.from(out, "latin1");
+}
+
+export class RespClient {
+  private pending = Buffer.alloc(0);
+  private readonly waiters: ((value: RespValue) => void)[] = [];
+  private closedResolve!: () => void;
+  readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve));
+
+  private constructor(private socket: Socket<undefined> | null = null) {}
+
+  static async connect(port: number, hostname = "127.0.0.1"): Promise<RespClient> {
+    const client = new RespClient();
+    client.socket = await Bun.connect({
+      hostname,
+      port,
+      socket: {
+        data: (_socket, chunk) => client.onData(chunk),
+        close: () => client.closedResolve(),
+        error: () => client.closedResolve(),
+      },
+    });
+    return client;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    let at = 0;
+    while (at < this.pending.length && this.waiters.length > 0) {
+      const reply = parseReply(this.pending, at);
+      if (reply === undefined) break;
+      at = reply.next;
+      this.waiters.shift()!(reply.value);
+    }
+    this.pending = this.pending.subarray(at);
+  }
+
+  /** Sends raw bytes (for protocol tests); replies are read with `read()`. */
+  writeRaw(bytes: string | Uint8Array): void {
+    this.socket!.write(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : bytes);
+  }
+
+  /** The next reply. */
+  read(): Promise<RespValue> {
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      this.onData(Buffer.alloc(0));
+    });
+  }
+
+  /** Sends every command in one write (a pipeline) and returns their replies in order. */
+  async pipeline(commands: readonly (readonly string[])[]): Promise<RespValue[]> {
+    const replies = commands.map(() => this.read());
+    this.writeRaw(Buffer.concat(commands.map(encodeCommand)));
+    return Promise.all(replies);
+  }
+
+  async call(...argv: string[]): Promise<RespValue> {
+    const [reply] = await this.pipeline([argv]);
+    return reply!;
+  }
+
+  close(): void {
+    this.socket?.end();
+  }
+}
