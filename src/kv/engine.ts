@@ -103,7 +103,8 @@ export class Engine {
     }
     const name = resolved.name;
     session.lastCommand = name;
-    if (session.subscriptions > 0 && !pubsubContextCommands.has(name)) {
+    // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
+    if (session.subscriptions > 0 && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
       reply.error(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`);
       return;
     }

@@ -1,7 +1,7 @@
 /**
- * Pub/sub: channel and pattern subscriptions, and delivery. A message's RESP encoding is built
- * once per publish and appended to each subscriber's output buffer; subscribers are flushed after
- * the publishing command, like every other reply.
+ * Pub/sub: channel and pattern subscriptions, and delivery. A message is appended to each
+ * subscriber's output buffer in that subscriber's protocol (a RESP3 push, a RESP2 array), and
+ * subscribers are flushed after the publishing command, like every other reply.
  */
 import { globMatch } from "./glob.ts";
 import type { Reply } from "./reply.ts";
@@ -63,7 +63,7 @@ export class PubSub {
     let receivers = 0;
     for (const session of this.channels.get(channel) ?? []) {
       const r = session.reply;
-      r.array(3);
+      r.push(3);
       r.bulk("message");
       r.bulk(channel);
       r.bulk(message);
@@ -74,7 +74,7 @@ export class PubSub {
       if (!globMatch(pattern, channel)) continue;
       for (const session of sessions) {
         const r = session.reply;
-        r.array(4);
+        r.push(4);
         r.bulk("pmessage");
         r.bulk(pattern);
         r.bulk(channel);
@@ -88,7 +88,7 @@ export class PubSub {
 }
 
 function confirm(reply: Reply, kind: string, name: string | null, count: number): void {
-  reply.array(3);
+  reply.push(3);
   reply.bulk(kind);
   reply.bulk(name);
   reply.integer(count);

@@ -5,6 +5,12 @@
  * strings" (one char per byte), the engine's representation of binary-safe Redis strings.
  */
 export interface Reply {
+  /**
+   * The protocol the client chose with HELLO. Most replies are written the same way for both and
+   * the writer picks the encoding; only where RESP3 changes a reply's structure (score pairs in
+   * ZRANGE WITHSCORES, field/value pairs in HRANDFIELD) does command code look at this.
+   */
+  protocol: 2 | 3;
   /** +OK style status. */
   simple(text: string): void;
   /** -ERR style error; `message` includes its code word, e.g. "ERR syntax error". */
@@ -14,6 +20,16 @@ export interface Reply {
   bulk(value: string | null): void;
   /** An array header; `null` is the null array (*-1). The next `length` replies are its items. */
   array(length: number | null): void;
+  /** A map of `pairs` key/value pairs (RESP3 %); a flat array of 2 × pairs in RESP2. */
+  map(pairs: number): void;
+  /** An unordered collection (RESP3 ~); an array in RESP2. */
+  set(count: number): void;
+  /** A double (RESP3 ,); a bulk string in `%.17g` form in RESP2. */
+  double(n: number): void;
+  /** An out-of-band message such as a pub/sub delivery (RESP3 >); an array in RESP2. */
+  push(count: number): void;
+  /** Human-readable text such as INFO (RESP3 verbatim "txt"); a bulk string in RESP2. */
+  verbatim(text: string): void;
 }
 
 const trimFraction = (digits: string) => (digits.includes(".") ? digits.replace(/\.?0+$/, "") : digits);

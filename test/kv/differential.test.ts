@@ -32,9 +32,19 @@ afterAll(async () => {
 
 const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
 
+const sortItems = (items: RespValue[]) => [...items].sort((a, b) => show(a).localeCompare(show(b)));
+
 function normalize(value: RespValue, compare: Compare): RespValue {
+  // A RESP3 set is unordered by definition, whatever the command.
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  if (isObject && "set" in value) return { set: sortItems(value.set) };
+  if (compare === "unordered" && isObject && "map" in value) {
+    const pairs = [];
+    for (let i = 0; i < value.map.length; i += 2) pairs.push([value.map[i]!, value.map[i + 1]!]);
+    return { map: sortItems(pairs).flat() };
+  }
   if (!Array.isArray(value)) return value;
-  if (compare === "unordered") return [...value].sort((a, b) => show(a).localeCompare(show(b)));
+  if (compare === "unordered") return sortItems(value);
   if (compare === "scan" && value.length === 2 && Array.isArray(value[1])) return [value[0]!, normalize(value[1], "unordered")];
   return value;
 }
@@ -46,7 +56,9 @@ function kind(v: RespValue): string {
   if (Array.isArray(v)) return `array(${v.length})`;
   if ("s" in v) return "status";
   if ("e" in v) return `error ${v.e}`;
-  return "null-array";
+  if ("set" in v) return `set(${v.set.length})`;
+  if ("map" in v) return `map(${v.map.length})`;
+  return Object.keys(v)[0]!;
 }
 
 function same(a: RespValue, b: RespValue, compare: Compare): boolean {
@@ -64,9 +76,11 @@ const prelude: Generated[] = [
   { argv: ["RESET"], compare: "exact" },
   { argv: ["FLUSHALL"], compare: "exact" },
 ];
+/** Switches the connection to RESP3; the reply holds the connection id, so compare its shape. */
+const resp3: Generated = { argv: ["HELLO", "3"], compare: "shape" };
 
-async function runBoth(commands: Generated[]): Promise<void> {
-  const all = [...prelude, ...commands];
+async function runBoth(commands: Generated[], protocol: 2 | 3 = 2): Promise<void> {
+  const all = [...prelude, ...(protocol === 3 ? [resp3] : []), ...commands];
   const argvs = all.map((g) => g.argv);
   const [expected, actual] = await Promise.all([redisClient.pipeline(argvs), kvClient.pipeline(argvs)]);
   for (let i = 0; i < all.length; i++) {
@@ -79,9 +93,12 @@ async function runBoth(commands: Generated[]): Promise<void> {
   }
 }
 
-function differential(name: string, commandFamilies: fc.Arbitrary<Generated>[], blocks: fc.Arbitrary<Generated[]>[] = []) {
+function differential(name: string, commandFamilies: fc.Arbitrary<Generated>[], blocks: fc.Arbitrary<Generated[]>[] = [], protocol: 2 | 3 = 2) {
   test(`${name}: generated sequences get identical replies from svc kv and redis-server`, async () => {
-    await fc.assert(fc.asyncProperty(families.sequence(commandFamilies, blocks), runBoth), { numRuns: runsPerFamily, endOnFailure: false });
+    await fc.assert(fc.asyncProperty(families.sequence(commandFamilies, blocks), (commands) => runBoth(commands, protocol)), {
+      numRuns: runsPerFamily,
+      endOnFailure: false,
+    });
   }, 120_000);
 }
 
@@ -100,6 +117,15 @@ describe("differential against redis-server", () => {
     ...families.zsetCommands,
     ...families.transactionCommands,
   ], [families.blockingListCommands, families.blockingZsetCommands]);
+  differential("everything over RESP3", [
+    ...families.keyCommands,
+    ...families.stringCommands,
+    ...families.listCommands,
+    ...families.hashCommands,
+    ...families.setCommands,
+    ...families.zsetCommands,
+    ...families.transactionCommands,
+  ], [families.blockingListCommands, families.blockingZsetCommands], 3);
 
   test("the servers under test are the real ones", async () => {
     const info = await redisClient.call("INFO", "server");

@@ -6,17 +6,18 @@
 import { ManualClock } from "../../src/core/clock.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { Engine } from "../../src/kv/engine.ts";
-import type { Reply } from "../../src/kv/reply.ts";
+import { formatDouble, type Reply } from "../../src/kv/reply.ts";
 import { Session } from "../../src/kv/session.ts";
 
 export type Plain = string | number | null | { error: string } | Plain[];
 
 /** Collects replies as plain values, nesting arrays by their announced lengths. */
 export class Collector implements Reply {
+  protocol: 2 | 3 = 2;
   readonly values: Plain[] = [];
   private readonly open: { items: Plain[]; left: number }[] = [];
 
-  private push(value: Plain): void {
+  private add(value: Plain): void {
     const top = this.open.at(-1);
     if (top === undefined) {
       this.values.push(value);
@@ -26,17 +27,22 @@ export class Collector implements Reply {
     top.left--;
     if (top.left === 0) {
       this.open.pop();
-      this.push(top.items);
+      this.add(top.items);
     }
   }
 
-  simple(text: string): void { this.push(text); }
-  error(message: string): void { this.push({ error: message }); }
-  integer(n: number): void { this.push(n); }
-  bulk(value: string | null): void { this.push(value); }
+  simple(text: string): void { this.add(text); }
+  error(message: string): void { this.add({ error: message }); }
+  integer(n: number | bigint): void { this.add(Number(n)); }
+  bulk(value: string | null): void { this.add(value); }
+  map(pairs: number): void { this.array(pairs * 2); }
+  set(count: number): void { this.array(count); }
+  double(n: number): void { this.add(formatDouble(n)); }
+  push(count: number): void { this.array(count); }
+  verbatim(text: string): void { this.add(text); }
   array(length: number | null): void {
-    if (length === null) this.push(null);
-    else if (length === 0) this.push([]);
+    if (length === null) this.add(null);
+    else if (length === 0) this.add([]);
     else this.open.push({ items: [], left: length });
   }
 }

@@ -36,7 +36,7 @@ function hello(x: Exec, argv: string[]): void {
   if (argv.length > 1) {
     const version = parseInt64(argv[1]!);
     if (version === null) throw new KvError("ERR Protocol version is not an integer or out of range");
-    if (version !== 2n) throw new KvError("NOPROTO sorry, this protocol version is not supported.");
+    if (version !== 2n && version !== 3n) throw new KvError("NOPROTO sorry, this protocol version is not supported.");
     i = 2;
   }
   for (; i < argv.length; i++) {
@@ -45,11 +45,13 @@ function hello(x: Exec, argv: string[]): void {
     else if (word === "AUTH" && i + 2 < argv.length) i += 2;
     else throw new KvError(`ERR Syntax error in HELLO option '${argv[i]}'`);
   }
-  const fields: [string, string | number | null][] = [
-    ["server", "redis"], ["version", redisCompatibleVersion], ["proto", 2], ["id", x.session.id],
+  // The reply to HELLO is already in the protocol it switches to, as in Redis.
+  if (argv.length > 1) x.reply.protocol = Number(argv[1]) as 2 | 3;
+  const fields: [string, string | number][] = [
+    ["server", "redis"], ["version", redisCompatibleVersion], ["proto", x.reply.protocol], ["id", x.session.id],
     ["mode", "standalone"], ["role", "master"],
   ];
-  x.reply.array(fields.length * 2 + 2);
+  x.reply.map(fields.length + 1);
   for (const [name, value] of fields) {
     x.reply.bulk(name);
     if (typeof value === "number") x.reply.integer(value);
@@ -144,9 +146,9 @@ function client(x: Exec, argv: string[]): void {
       return x.reply.simple("OK");
     }
     case "list":
-      return x.reply.bulk([...x.engine.sessions.values()].map((t) => `${clientLine(x.engine, t)}\n`).join(""));
+      return x.reply.verbatim([...x.engine.sessions.values()].map((t) => `${clientLine(x.engine, t)}\n`).join(""));
     case "info":
-      return x.reply.bulk(`${clientLine(x.engine, s)}\n`);
+      return x.reply.verbatim(`${clientLine(x.engine, s)}\n`);
     case "kill":
       return clientKill(x, argv);
     case "no-evict":
@@ -168,6 +170,7 @@ function reset(x: Exec): void {
   x.engine.pubsub.forget(s);
   s.dbIndex = 0;
   s.name = "";
+  x.reply.protocol = 2;
   x.reply.simple("RESET");
 }
 

@@ -81,7 +81,7 @@ function config(x: Exec, argv: string[]): void {
     for (const pattern of argv.slice(2)) {
       for (const [name, value] of params) if (globMatch(pattern.toLowerCase(), name, true)) found.set(name, value);
     }
-    x.reply.array(found.size * 2);
+    x.reply.map(found.size);
     for (const [name, value] of found) {
       x.reply.bulk(name);
       x.reply.bulk(value);
@@ -116,7 +116,7 @@ export const serverCommands: readonly CommandSpec[] = [
   },
   {
     name: "info", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Returns information and statistics about the server.",
-    run: (x, argv) => x.reply.bulk(infoText(x.engine, argv.slice(1))),
+    run: (x, argv) => x.reply.verbatim(infoText(x.engine, argv.slice(1))),
   },
   { name: "dbsize", arity: 1, flags: ["readonly", "fast"], group: "server", summary: "Returns the number of keys in the database.", run: (x) => x.reply.integer(x.db.size) },
   {

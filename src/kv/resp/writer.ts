@@ -3,7 +3,7 @@
  * written to the socket once (output coalesced per client); what the socket does not take stays
  * queued until it drains.
  */
-import type { Reply } from "../reply.ts";
+import { formatDouble, type Reply } from "../reply.ts";
 
 /** First size of a connection's output buffer; it doubles as needed. */
 const initialBufferBytes = 16 * 1024;
@@ -13,6 +13,7 @@ const crlf = 0x0a0d; // "\r\n" as a little-endian u16
 type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
 
 export class RespWriter implements Reply {
+  protocol: 2 | 3 = 2;
   buffer = Buffer.allocUnsafe(initialBufferBytes) as Latin1Buffer;
   length = 0;
 
@@ -55,7 +56,7 @@ export class RespWriter implements Reply {
 
   bulk(value: string | null): void {
     if (value === null) {
-      this.raw("$-1\r\n");
+      this.raw(this.protocol === 3 ? "_\r\n" : "$-1\r\n");
       return;
     }
     this.line("$", String(value.length));
@@ -66,7 +67,34 @@ export class RespWriter implements Reply {
   }
 
   array(length: number | null): void {
-    this.line("*", length === null ? "-1" : String(length));
+    if (length === null) this.raw(this.protocol === 3 ? "_\r\n" : "*-1\r\n");
+    else this.line("*", String(length));
+  }
+
+  map(pairs: number): void {
+    if (this.protocol === 3) this.line("%", String(pairs));
+    else this.line("*", String(pairs * 2));
+  }
+
+  set(count: number): void {
+    this.line(this.protocol === 3 ? "~" : "*", String(count));
+  }
+
+  double(n: number): void {
+    if (this.protocol === 3) this.line(",", formatDouble(n));
+    else this.bulk(formatDouble(n));
+  }
+
+  push(count: number): void {
+    this.line(this.protocol === 3 ? ">" : "*", String(count));
+  }
+
+  verbatim(text: string): void {
+    if (this.protocol === 2) return this.bulk(text);
+    this.line("=", String(text.length + 4));
+    this.raw("txt:");
+    this.raw(text);
+    this.raw("\r\n");
   }
 
   /** Appends already-encoded RESP (e.g. a pub/sub message built once for many subscribers). */

@@ -104,7 +104,15 @@ function hrandfield(x: Exec, argv: string[]): void {
   if (hash === undefined || count === 0) return x.reply.array(0);
   const fields = [...hash.keys()];
   const picked = count > 0 ? randomSample(fields, count) : randomIndexes(fields.length, -count).map((i) => fields[i]!);
-  replyStrings(x, withValues ? picked.flatMap((f) => [f, hash.get(f)!]) : picked);
+  if (!withValues) return replyStrings(x, picked);
+  // RESP3 nests each field with its value; RESP2 lists them flat.
+  const nested = x.reply.protocol === 3;
+  x.reply.array(nested ? picked.length : picked.length * 2);
+  for (const field of picked) {
+    if (nested) x.reply.array(2);
+    x.reply.bulk(field);
+    x.reply.bulk(hash.get(field)!);
+  }
 }
 
 /**
@@ -157,7 +165,14 @@ export const hashCommands: readonly CommandSpec[] = [
   },
   {
     name: "hgetall", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every field and value.", keys: one,
-    run: (x, argv) => replyStrings(x, [...(getHash(x, argv[1]!) ?? [])].flat()),
+    run: (x, argv) => {
+      const hash = getHash(x, argv[1]!);
+      x.reply.map(hash?.size ?? 0);
+      for (const [field, value] of hash ?? []) {
+        x.reply.bulk(field);
+        x.reply.bulk(value);
+      }
+    },
   },
   { name: "hdel", arity: -3, flags: ["write", "fast"], group: "hash", summary: "Deletes fields.", keys: one, run: hdel },
   { name: "hexists", arity: 3, flags: read, group: "hash", summary: "Whether a field exists.", keys: one, run: (x, argv) => x.reply.integer(getHash(x, argv[1]!)?.has(argv[2]!) ? 1 : 0) },

@@ -21,6 +21,12 @@ export function orderedMembers(set: ReadonlySet<string>): string[] {
   return members;
 }
 
+/** Members as a RESP3 set (an array in RESP2). */
+function replySet(x: Exec, members: readonly string[]): void {
+  x.reply.set(members.length);
+  for (const member of members) x.reply.bulk(member);
+}
+
 function sadd(x: Exec, argv: string[]): void {
   const key = argv[1]!;
   const existing = getSet(x, key);
@@ -63,11 +69,11 @@ function spop(x: Exec, argv: string[]): void {
   const count = parseInt64(argv[2]!);
   if (count === null || count < 0n) throw new KvError("ERR value is out of range, must be positive");
   const set = getSet(x, key);
-  if (set === undefined || count === 0n) return x.reply.array(0);
+  if (set === undefined || count === 0n) return replySet(x, []);
   const popped = randomSample([...set], Number(count));
   for (const member of popped) set.delete(member);
   afterRemoval(x, key, set);
-  replyStrings(x, popped);
+  replySet(x, popped);
 }
 
 function srandmember(x: Exec, argv: string[]): void {
@@ -181,7 +187,7 @@ const read = ["readonly", "fast"] as const;
 
 const algebraRead = (name: string, summary: string, op: Algebra): CommandSpec => ({
   name, arity: -2, flags: ["readonly"], group: "set", summary, keys: all,
-  run: (x, argv) => replyStrings(x, orderedMembers(op(x, argv.slice(1)))),
+  run: (x, argv) => replySet(x, orderedMembers(op(x, argv.slice(1)))),
 });
 
 const algebraStore = (name: string, summary: string, op: Algebra): CommandSpec => ({
@@ -192,7 +198,7 @@ const algebraStore = (name: string, summary: string, op: Algebra): CommandSpec =
 export const setCommands: readonly CommandSpec[] = [
   { name: "sadd", arity: -3, flags: ["write", "denyoom", "fast"], group: "set", summary: "Adds members to a set.", keys: one, run: sadd },
   { name: "srem", arity: -3, flags: ["write", "fast"], group: "set", summary: "Removes members from a set.", keys: one, run: srem },
-  { name: "smembers", arity: 2, flags: ["readonly"], group: "set", summary: "Returns every member.", keys: one, run: (x, argv) => replyStrings(x, orderedMembers(getSet(x, argv[1]!) ?? new Set())) },
+  { name: "smembers", arity: 2, flags: ["readonly"], group: "set", summary: "Returns every member.", keys: one, run: (x, argv) => replySet(x, orderedMembers(getSet(x, argv[1]!) ?? new Set())) },
   { name: "sismember", arity: 3, flags: read, group: "set", summary: "Whether a value is a member.", keys: one, run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.has(argv[2]!) ? 1 : 0) },
   {
     name: "smismember", arity: -3, flags: read, group: "set", summary: "Whether each value is a member.", keys: one,

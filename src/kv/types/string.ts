@@ -197,7 +197,7 @@ function lcs(x: Exec, argv: string[]): void {
   if (!wantIdx) return x.reply.bulk(result.text);
   const shown = result.matches.filter((m) => m.length >= minMatchLen);
   const r = x.reply;
-  r.array(4);
+  r.map(2);
   r.bulk("matches");
   r.array(shown.length);
   for (const m of shown) {

@@ -4,10 +4,30 @@
  *
  *   +OK → { s: "OK" }   -ERR x → { e: "ERR x" }   :5 → 5n   $3 foo → "foo"
  *   $-1 → null          *-1 → { nullArray: true }  *2 … → [ …, … ]
+ *
+ * and RESP3's types after HELLO 3:
+ *
+ *   _ → { nil: true }   ,1.5 → { d: "1.5" }   #t → { b: true }   =txt:… → { v: "txt:…" }
+ *   %2 → { map: [k, v, k, v] }   ~2 → { set: […] }   >3 → { push: […] }
  */
 import type { Socket } from "bun";
 
-export type RespValue = string | bigint | null | { s: string } | { e: string } | { nullArray: true } | RespValue[];
+export type RespValue =
+  | string | bigint | null | { s: string } | { e: string } | { nullArray: true } | RespValue[]
+  | { nil: true } | { d: string } | { b: boolean } | { v: string } | { map: RespValue[] } | { set: RespValue[] } | { push: RespValue[] };
+
+/** Reads `count` replies from `at`; undefined when they have not all arrived. */
+function parseItems(buf: Buffer, at: number, count: number): { items: RespValue[]; next: number } | undefined {
+  const items: RespValue[] = [];
+  let next = at;
+  for (let i = 0; i < count; i++) {
+    const item = parseReply(buf, next);
+    if (item === undefined) return undefined;
+    items.push(item.value);
+    next = item.next;
+  }
+  return { items, next };
+}
 
 /** Parses one reply from `buf` at `at`; undefined when the buffer does not hold all of it yet. */
 export function parseReply(buf: Buffer, at: number): { value: RespValue; next: number } | undefined {
@@ -25,19 +45,32 @@ export function parseReply(buf: Buffer, at: number): { value: RespValue; next: n
       if (buf.length < after + length + 2) return undefined;
       return { value: buf.toString("latin1", after, after + length), next: after + length + 2 };
     }
+    case "=": {
+      const length = Number(line);
+      if (buf.length < after + length + 2) return undefined;
+      return { value: { v: buf.toString("latin1", after, after + length) }, next: after + length + 2 };
+    }
     case "*": {
       const count = Number(line);
       if (count < 0) return { value: { nullArray: true }, next: after };
-      const items: RespValue[] = [];
-      let next = after;
-      for (let i = 0; i < count; i++) {
-        const item = parseReply(buf, next);
-        if (item === undefined) return undefined;
-        items.push(item.value);
-        next = item.next;
-      }
-      return { value: items, next };
+      const r = parseItems(buf, after, count);
+      return r && { value: r.items, next: r.next };
     }
+    case "%": {
+      const r = parseItems(buf, after, Number(line) * 2);
+      return r && { value: { map: r.items }, next: r.next };
+    }
+    case "~": {
+      const r = parseItems(buf, after, Number(line));
+      return r && { value: { set: r.items }, next: r.next };
+    }
+    case ">": {
+      const r = parseItems(buf, after, Number(line));
+      return r && { value: { push: r.items }, next: r.next };
+    }
+    case "_": return { value: { nil: true }, next: after };
+    case ",": return { value: { d: line }, next: after };
+    case "#": return { value: { b: line === "t" }, next: after };
     default: throw new Error(`bad reply byte ${buf[at]} at ${at}`);
   }
 }
