@@ -28,9 +28,8 @@ export function encodingOf(value: Value): string {
   if (value instanceof Map) return isCompact([...value.keys(), ...value.values()], value.size) ? "listpack" : "hashtable";
   if (value instanceof Set) return isIntset(value) ? "intset" : "hashtable";
   if (value.kind === "list") return "quicklist";
-  return isCompact(value.members(), value.size) ? "listpack" : "skiplist";
+  return value.encoding;
 }
-
 
 /** Whether Redis would hold this set as an intset: few members, every one an int64. */
 export function isIntset(set: ReadonlySet<string>): boolean {

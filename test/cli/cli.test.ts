@@ -1,6 +1,7 @@
 // The svc CLI's surface: help at every level, usage errors with exit code 2, and bad flags
 // answered with the flag's name rather than a stack trace.
 import { describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const cli = join(import.meta.dir, "../../src/cli.ts");
@@ -56,7 +57,9 @@ describe("svc CLI", () => {
   test("svc bench with an unknown name says which exist", async () => {
     const { stderr, code } = await svc("bench", "nosuch");
     expect(code).toBe(2);
-    expect(stderr).toContain("no benchmark named nosuch; there are append, crc32c, murmur64a");
+    const benchmarks = readdirSync(join(import.meta.dir, "../../bench")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort();
+    expect(benchmarks).toContain("kv");
+    expect(stderr).toContain(`no benchmark named nosuch; there are ${benchmarks.join(", ")}`);
   });
 
   test("svc test --only with an unknown step lists the steps", async () => {

@@ -139,9 +139,18 @@ function copy(x: Exec, argv: string[]): void {
 // ---- iteration --------------------------------------------------------------------------------
 
 /** A SCAN cursor as Redis reads it (strtoul): digits only, at most 2^64 - 1. */
+const cursorMax = 2n ** 64n - 1n;
+
+/**
+ * A SCAN cursor, read the way Redis reads it (C's strtoul): an optional sign, decimal digits, and
+ * nothing else; "-1" wraps to 2^64-1 and "" is 0. Any cursor we did not issue starts a fresh scan.
+ */
 export function parseCursor(text: string): number {
-  if (!/^\d+$/.test(text) || BigInt(text) > 2n ** 64n - 1n) throw new KvError("ERR invalid cursor");
-  return Number(text);
+  const match = /^([+-]?)(\d*)$/.exec(text);
+  if (match === null || (match[1] !== "" && match[2] === "")) throw new KvError("ERR invalid cursor");
+  const magnitude = BigInt(match[2] || "0");
+  if (magnitude > cursorMax) throw new KvError("ERR invalid cursor");
+  return Number(match[1] === "-" ? (cursorMax + 1n - magnitude) & cursorMax : magnitude);
 }
 
 export interface ScanOptions {

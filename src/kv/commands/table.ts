@@ -13,6 +13,7 @@ import { hashCommands } from "../types/hash.ts";
 import { listCommands } from "../types/list.ts";
 import { setCommands } from "../types/set.ts";
 import { stringCommands } from "../types/string.ts";
+import { zsetCommands } from "../types/zset.ts";
 
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
@@ -24,6 +25,7 @@ const declarations: readonly CommandSpec[] = [
   ...listCommands,
   ...hashCommands,
   ...setCommands,
+  ...zsetCommands,
 ];
 
 export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));

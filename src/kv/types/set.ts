@@ -91,9 +91,10 @@ function srandmember(x: Exec, argv: string[]): void {
 
 function smove(x: Exec, argv: string[]): void {
   const [, source, destination, member] = argv as [string, string, string, string];
+  // Redis answers 0 for a missing source before it type-checks the destination.
   const from = getSet(x, source);
-  const to = getSet(x, destination);
   if (from === undefined) return x.reply.integer(0);
+  const to = getSet(x, destination);
   if (source === destination) return x.reply.integer(from.has(member) ? 1 : 0);
   if (!from.delete(member)) return x.reply.integer(0);
   afterRemoval(x, source, from);
@@ -113,16 +114,18 @@ function setsAt(x: Exec, keys: readonly string[]): Set<string>[] {
 }
 
 /**
- * The intersection, smallest set first so the work is bounded by it. As in Redis, the first
- * missing key ends the lookups — later keys are not type-checked.
+ * The intersection, smallest set first so the work is bounded by it. As in Redis 7.0, every key is
+ * type-checked before a missing one makes the answer empty.
  */
 function intersect(x: Exec, keys: readonly string[], limit = Infinity): Set<string> {
   const sets: Set<string>[] = [];
+  let anyMissing = false;
   for (const key of keys) {
     const set = getSet(x, key);
-    if (set === undefined) return new Set();
-    sets.push(set);
+    if (set === undefined) anyMissing = true;
+    else sets.push(set);
   }
+  if (anyMissing) return new Set();
   sets.sort((a, b) => a.size - b.size);
   const result = new Set<string>();
   for (const member of sets[0]!) {

@@ -26,13 +26,25 @@ const maxLevel = 32;
 /** The chance that a node reaches one level higher; 1/4 gives ~1.33 links per node. */
 const levelUpChance = 0.25;
 
+/** The upper links of the three nodes in four that have none (never written to). */
+const noLinks: (SkipNode | null)[] = [];
+const noSpans: number[] = [];
+
+/**
+ * One element. Level 0 is kept in plain fields — every node is on it, its links always span one
+ * step, and three nodes in four are on no other level — so most nodes need no arrays at all, and
+ * a search's last, longest stretch reads only the nodes themselves. Levels 1 and up live in two
+ * small arrays, indexed by level - 1.
+ */
 export class SkipNode {
   /** The previous node on level 0; null for the first node. */
   backward: SkipNode | null = null;
-  /** Successor at each of this node's levels. */
-  readonly forward: (SkipNode | null)[];
-  /** Level-0 steps each forward link jumps (see the span invariant above). */
-  readonly span: number[];
+  /** The next node on level 0, or null at the end. */
+  next: SkipNode | null = null;
+  /** Successors on levels 1..height-1, at index level - 1. */
+  readonly up: (SkipNode | null)[];
+  /** Level-0 steps each upper link jumps (see the span invariant above). */
+  readonly upSpan: number[];
 
   constructor(
     readonly member: string,
@@ -40,18 +52,32 @@ export class SkipNode {
     public score: number,
     height: number,
   ) {
-    this.forward = new Array<SkipNode | null>(height).fill(null);
-    this.span = new Array<number>(height).fill(0);
+    this.up = height > 1 ? new Array<SkipNode | null>(height - 1).fill(null) : noLinks;
+    this.upSpan = height > 1 ? new Array<number>(height - 1).fill(0) : noSpans;
+  }
+
+  get height(): number {
+    return this.up.length + 1;
   }
 
   /** The successor on a level, or null at the end (or above this node's height). */
   link(level: number): SkipNode | null {
-    return this.forward[level] ?? null;
+    return level === 0 ? this.next : (this.up[level - 1] ?? null);
   }
 
-  /** The next node in order, or null at the end. */
-  get next(): SkipNode | null {
-    return this.link(0);
+  /** Level-0 steps the link on `level` jumps. */
+  span(level: number): number {
+    return level === 0 ? 1 : this.upSpan[level - 1]!;
+  }
+
+  setLink(level: number, node: SkipNode | null): void {
+    if (level === 0) this.next = node;
+    else this.up[level - 1] = node;
+  }
+
+  /** Sets an upper link's span; level 0 spans are always 1 and not stored. */
+  setSpan(level: number, span: number): void {
+    if (level > 0) this.upSpan[level - 1] = span;
   }
 }
 
@@ -132,7 +158,7 @@ export class SkipList {
   }
 
   get first(): SkipNode | null {
-    return this.head.link(0);
+    return this.head.next;
   }
 
   get last(): SkipNode | null {
@@ -140,8 +166,8 @@ export class SkipList {
   }
 
   /**
-   * The last node on each level that sorts before (score, member), found top-down; the node for
-   * (score, member) itself, if present, is `result[0].forward[0]`. Also returns each one's rank.
+   * The last node on each level that sorts before (score, member), found top-down, with each
+   * one's rank; the node for (score, member) itself, if present, is `update[0].next`.
    */
   private predecessors(score: number, member: string): { update: SkipNode[]; rank: number[] } {
     const update = new Array<SkipNode>(this.levels);
@@ -151,7 +177,7 @@ export class SkipList {
     for (let i = this.levels - 1; i >= 0; i--) {
       let next = x.link(i);
       while (next !== null && before(next, score, member)) {
-        traversed += x.span[i]!;
+        traversed += x.span(i);
         x = next;
         next = x.link(i);
       }
@@ -169,7 +195,7 @@ export class SkipList {
     for (let i = this.levels; i < height; i++) {
       update[i] = this.head;
       rank[i] = 0;
-      this.head.span[i] = this.count;
+      this.head.setSpan(i, this.count);
     }
     if (height > this.levels) this.levels = height;
 
@@ -177,18 +203,18 @@ export class SkipList {
     const newRank = rank[0]! + 1;
     for (let i = 0; i < height; i++) {
       const prev = update[i]!;
-      node.forward[i] = prev.link(i);
-      prev.forward[i] = node;
-      // prev used to jump span[i] steps; the node now sits (newRank - rank[i]) steps after
+      node.setLink(i, prev.link(i));
+      prev.setLink(i, node);
+      // prev used to jump span(i) steps; the node now sits (newRank - rank[i]) steps after
       // prev, and the old target is one step further away than before.
-      node.span[i] = prev.span[i]! - (newRank - rank[i]!) + 1;
-      prev.span[i] = newRank - rank[i]!;
+      node.setSpan(i, prev.span(i) - (newRank - rank[i]!) + 1);
+      prev.setSpan(i, newRank - rank[i]!);
     }
     // Links above the new node's height now jump over one more node.
-    for (let i = height; i < this.levels; i++) update[i]!.span[i]!++;
+    for (let i = height; i < this.levels; i++) update[i]!.setSpan(i, update[i]!.span(i) + 1);
 
     node.backward = update[0] === this.head ? null : update[0]!;
-    if (node.forward[0] !== null) node.forward[0]!.backward = node;
+    if (node.next !== null) node.next.backward = node;
     else this.tail = node;
     this.count++;
     return node;
@@ -198,23 +224,23 @@ export class SkipList {
   private unlink(node: SkipNode, update: SkipNode[]): void {
     for (let i = 0; i < this.levels; i++) {
       const prev = update[i]!;
-      if (prev.forward[i] === node) {
-        prev.span[i]! += node.span[i]! - 1;
-        prev.forward[i] = node.link(i);
+      if (prev.link(i) === node) {
+        prev.setSpan(i, prev.span(i) + node.span(i) - 1);
+        prev.setLink(i, node.link(i));
       } else {
-        prev.span[i]!--;
+        prev.setSpan(i, prev.span(i) - 1);
       }
     }
-    if (node.forward[0] !== null) node.forward[0]!.backward = node.backward;
+    if (node.next !== null) node.next.backward = node.backward;
     else this.tail = node.backward;
-    while (this.levels > 1 && this.head.forward[this.levels - 1] === null) this.levels--;
+    while (this.levels > 1 && this.head.link(this.levels - 1) === null) this.levels--;
     this.count--;
   }
 
   /** Removes the pair; returns whether it was there. */
   delete(score: number, member: string): boolean {
     const { update } = this.predecessors(score, member);
-    const node = update[0]!.link(0);
+    const node = update[0]!.next;
     if (node === null || node.score !== score || node.member !== member) return false;
     this.unlink(node, update);
     return true;
@@ -227,12 +253,12 @@ export class SkipList {
    */
   updateScore(member: string, oldScore: number, newScore: number): SkipNode {
     const { update } = this.predecessors(oldScore, member);
-    const node = update[0]!.link(0);
+    const node = update[0]!.next;
     if (node === null || node.score !== oldScore || node.member !== member) {
       throw new Error(`skiplist: no element ${JSON.stringify(member)} with score ${oldScore}`);
     }
     const prev = node.backward;
-    const next = node.link(0);
+    const next = node.next;
     const afterPrev = prev === null || before(prev, newScore, member);
     const beforeNext = next === null || newScore < next.score || (newScore === next.score && member < next.member);
     if (afterPrev && beforeNext) {
@@ -250,7 +276,7 @@ export class SkipList {
     for (let i = this.levels - 1; i >= 0; i--) {
       let next = x.link(i);
       while (next !== null && (before(next, score, member) || (next.score === score && next.member === member))) {
-        rank += x.span[i]!;
+        rank += x.span(i);
         x = next;
         next = x.link(i);
       }
@@ -265,13 +291,33 @@ export class SkipList {
     let x = this.head;
     let traversed = 0;
     for (let i = this.levels - 1; i >= 0; i--) {
-      while (x.forward[i] !== null && traversed + x.span[i]! <= rank) {
-        traversed += x.span[i]!;
-        x = x.forward[i]!;
+      let next = x.link(i);
+      while (next !== null && traversed + x.span(i) <= rank) {
+        traversed += x.span(i);
+        x = next;
+        next = x.link(i);
       }
       if (traversed === rank) return x;
     }
     return null;
+  }
+
+  /**
+   * The last node on each level for which `stop` is false for its successor, top-down: the
+   * predecessors of the first node where `stop` holds, given that it holds from there on.
+   */
+  private walk(stop: (node: SkipNode) => boolean): SkipNode[] {
+    const update = new Array<SkipNode>(this.levels);
+    let x = this.head;
+    for (let i = this.levels - 1; i >= 0; i--) {
+      let next = x.link(i);
+      while (next !== null && !stop(next)) {
+        x = next;
+        next = x.link(i);
+      }
+      update[i] = x;
+    }
+    return update;
   }
 
   // ---- score ranges ---------------------------------------------------------------------------
@@ -285,21 +331,14 @@ export class SkipList {
   /** The first node whose score is in the range, or null. */
   firstInScoreRange(range: ScoreRange): SkipNode | null {
     if (!this.touchesScoreRange(range)) return null;
-    let x = this.head;
-    for (let i = this.levels - 1; i >= 0; i--) {
-      while (x.forward[i] !== null && !scoreAboveMin(x.forward[i]!.score, range)) x = x.forward[i]!;
-    }
-    const node = x.link(0);
+    const node = this.walk((n) => scoreAboveMin(n.score, range))[0]!.next;
     return node !== null && scoreBelowMax(node.score, range) ? node : null;
   }
 
   /** The last node whose score is in the range, or null. */
   lastInScoreRange(range: ScoreRange): SkipNode | null {
     if (!this.touchesScoreRange(range)) return null;
-    let x = this.head;
-    for (let i = this.levels - 1; i >= 0; i--) {
-      while (x.forward[i] !== null && scoreBelowMax(x.forward[i]!.score, range)) x = x.forward[i]!;
-    }
+    const x = this.walk((n) => !scoreBelowMax(n.score, range))[0]!;
     return x !== this.head && scoreAboveMin(x.score, range) ? x : null;
   }
 
@@ -314,20 +353,13 @@ export class SkipList {
 
   firstInLexRange(range: LexRange): SkipNode | null {
     if (!this.touchesLexRange(range)) return null;
-    let x = this.head;
-    for (let i = this.levels - 1; i >= 0; i--) {
-      while (x.forward[i] !== null && !lexAboveMin(x.forward[i]!.member, range.min)) x = x.forward[i]!;
-    }
-    const node = x.link(0);
+    const node = this.walk((n) => lexAboveMin(n.member, range.min))[0]!.next;
     return node !== null && lexBelowMax(node.member, range.max) ? node : null;
   }
 
   lastInLexRange(range: LexRange): SkipNode | null {
     if (!this.touchesLexRange(range)) return null;
-    let x = this.head;
-    for (let i = this.levels - 1; i >= 0; i--) {
-      while (x.forward[i] !== null && lexBelowMax(x.forward[i]!.member, range.max)) x = x.forward[i]!;
-    }
+    const x = this.walk((n) => !lexBelowMax(n.member, range.max))[0]!;
     return x !== this.head && lexAboveMin(x.member, range.min) ? x : null;
   }
 
@@ -335,22 +367,11 @@ export class SkipList {
   // Each finds the predecessors of the first victim once, then unlinks victims one after another:
   // after an unlink the same predecessors precede the next victim, so no further searching.
 
-  /** Predecessors on every level of the first node for which `reached` holds. */
-  private predecessorsWhere(reached: (node: SkipNode) => boolean): SkipNode[] {
-    const update = new Array<SkipNode>(this.levels);
-    let x = this.head;
-    for (let i = this.levels - 1; i >= 0; i--) {
-      while (x.forward[i] !== null && !reached(x.forward[i]!)) x = x.forward[i]!;
-      update[i] = x;
-    }
-    return update;
-  }
-
   private removeRun(update: SkipNode[], keep: (node: SkipNode) => boolean, removed: (node: SkipNode) => void): number {
     let n = 0;
-    let node = update[0]!.link(0);
+    let node = update[0]!.next;
     while (node !== null && keep(node)) {
-      const next = node.link(0);
+      const next = node.next;
       this.unlink(node, update);
       removed(node);
       n++;
@@ -362,13 +383,13 @@ export class SkipList {
   /** Removes every node with a score in the range, calling `removed` for each; returns the count. */
   deleteScoreRange(range: ScoreRange, removed: (node: SkipNode) => void): number {
     if (!this.touchesScoreRange(range)) return 0;
-    const update = this.predecessorsWhere((node) => scoreAboveMin(node.score, range));
+    const update = this.walk((node) => scoreAboveMin(node.score, range));
     return this.removeRun(update, (node) => scoreBelowMax(node.score, range), removed);
   }
 
   deleteLexRange(range: LexRange, removed: (node: SkipNode) => void): number {
     if (!this.touchesLexRange(range)) return 0;
-    const update = this.predecessorsWhere((node) => lexAboveMin(node.member, range.min));
+    const update = this.walk((node) => lexAboveMin(node.member, range.min));
     return this.removeRun(update, (node) => lexBelowMax(node.member, range.max), removed);
   }
 
@@ -381,9 +402,11 @@ export class SkipList {
     let x = this.head;
     let traversed = 0;
     for (let i = this.levels - 1; i >= 0; i--) {
-      while (x.forward[i] !== null && traversed + x.span[i]! < start) {
-        traversed += x.span[i]!;
-        x = x.forward[i]!;
+      let next = x.link(i);
+      while (next !== null && traversed + x.span(i) < start) {
+        traversed += x.span(i);
+        x = next;
+        next = x.link(i);
       }
       update[i] = x;
     }
@@ -395,7 +418,7 @@ export class SkipList {
 
   /** Nodes in order (or reverse order) starting at `from` (default: the first, or the last). */
   *nodes(reverse = false, from: SkipNode | null = reverse ? this.tail : this.first): Generator<SkipNode> {
-    for (let node = from; node !== null; node = reverse ? node.backward : node.link(0)) yield node;
+    for (let node = from; node !== null; node = reverse ? node.backward : node.next) yield node;
   }
 
   /**
@@ -406,28 +429,30 @@ export class SkipList {
     const rankOf = new Map<SkipNode, number>([[this.head, 0]]);
     let prev: SkipNode | null = null;
     let rank = 0;
-    for (let node = this.first; node !== null; node = node.link(0)) {
+    for (let node = this.first; node !== null; node = node.next) {
       rank++;
       rankOf.set(node, rank);
       if (node.backward !== prev) throw new Error(`skiplist: bad backward link at rank ${rank}`);
       if (prev !== null && !before(prev, node.score, node.member)) throw new Error(`skiplist: out of order at rank ${rank}`);
       if (Number.isNaN(node.score)) throw new Error(`skiplist: NaN score at rank ${rank}`);
+      if (node.up.length !== node.upSpan.length || node.height > maxLevel) throw new Error(`skiplist: bad height at rank ${rank}`);
       prev = node;
     }
     if (rank !== this.count) throw new Error(`skiplist: length ${this.count} but ${rank} nodes`);
     if (this.tail !== prev) throw new Error("skiplist: bad tail");
+    if (noLinks.length !== 0 || noSpans.length !== 0) throw new Error("skiplist: shared empty links written to");
     for (let i = 0; i < maxLevel; i++) {
       if (i >= this.levels) {
-        if (this.head.forward[i] !== null) throw new Error(`skiplist: link above the level count at ${i}`);
+        if (this.head.link(i) !== null) throw new Error(`skiplist: link above the level count at ${i}`);
         continue;
       }
       for (let x: SkipNode | null = this.head; x !== null; x = x.link(i)) {
         const next: SkipNode | null = x.link(i);
         if (next === null) break;
-        if (next.forward.length <= i) throw new Error(`skiplist: node linked above its height at level ${i}`);
-        if (x.span[i] !== rankOf.get(next)! - rankOf.get(x)!) throw new Error(`skiplist: bad span at level ${i}, rank ${rankOf.get(x)}`);
+        if (next.height <= i) throw new Error(`skiplist: node linked above its height at level ${i}`);
+        if (x.span(i) !== rankOf.get(next)! - rankOf.get(x)!) throw new Error(`skiplist: bad span at level ${i}, rank ${rankOf.get(x)}`);
       }
     }
-    if (this.levels > 1 && this.head.forward[this.levels - 1] === null) throw new Error("skiplist: empty top level");
+    if (this.levels > 1 && this.head.link(this.levels - 1) === null) throw new Error("skiplist: empty top level");
   }
 }

@@ -172,6 +172,12 @@ function longestCommonSubsequence(a: string, b: string): { text: string; matches
 }
 
 function lcs(x: Exec, argv: string[]): void {
+  // Redis checks the keys' types before it reads the options.
+  const a = x.db.get(argv[1]!);
+  const b = x.db.get(argv[2]!);
+  if ((a !== undefined && typeof a !== "string") || (b !== undefined && typeof b !== "string")) {
+    throw new KvError("ERR The specified keys must contain string values");
+  }
   let wantLen = false;
   let wantIdx = false;
   let withMatchLen = false;
@@ -183,11 +189,6 @@ function lcs(x: Exec, argv: string[]): void {
     else if (word === "WITHMATCHLEN") withMatchLen = true;
     else if (word === "MINMATCHLEN" && i + 1 < argv.length) minMatchLen = Math.max(0, parseInteger(argv[++i]!));
     else throw syntaxError();
-  }
-  const a = x.db.get(argv[1]!);
-  const b = x.db.get(argv[2]!);
-  if ((a !== undefined && typeof a !== "string") || (b !== undefined && typeof b !== "string")) {
-    throw new KvError("ERR The specified keys must contain string values");
   }
   if (wantLen && wantIdx) {
     throw new KvError("ERR If you want both the length and indexes, please just use IDX.");

@@ -1,0 +1,73 @@
+/**
+ * svc kv against redis-server on the same machine, with redis-benchmark driving both: the same
+ * commands, clients and key range, one command at a time with the two servers interleaved (so a
+ * noisy neighbour hurts both alike), without and with pipelining. Prints a markdown table of
+ * requests per second and the ratio svc/redis, and the median ratio per pipeline depth.
+ *
+ * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000).
+ */
+import { startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
+
+const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
+const requests = Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000);
+const clients = 50;
+const keyRange = 100_000;
+const pipelines = [1, 16];
+
+/** Requests per second redis-benchmark reports for one test against one server. */
+async function run(port: number, test: string, pipeline: number): Promise<number> {
+  const proc = Bun.spawn(
+    ["redis-benchmark", "-p", String(port), "-t", test, "-r", String(keyRange), "-c", String(clients), "-n", String(requests), "-P", String(pipeline), "--csv"],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`redis-benchmark failed: ${await new Response(proc.stderr).text()}`);
+  // CSV: "test","rps",... — one data row per test (lrange_100 reports as LRANGE_100 (first 100 elements)).
+  const row = out.split("\n").find((line) => line.startsWith('"') && !line.startsWith('"test"'));
+  if (row === undefined) throw new Error(`no result in redis-benchmark output:\n${out}`);
+  return Number(row.split(",")[1]!.replaceAll('"', ""));
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+async function main(): Promise<void> {
+  let redis: ServerProcess | undefined;
+  let kv: ServerProcess | undefined;
+  try {
+    [redis, kv] = await Promise.all([startRedis(), startKv()]);
+    console.log(`### kv: svc kv vs redis-server ${await redisVersion()} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
+    for (const pipeline of pipelines) {
+      console.log(`| -P ${pipeline} | redis ops/s | svc ops/s | svc/redis |`);
+      console.log("|---|---:|---:|---:|");
+      const ratios: number[] = [];
+      for (const [i, test] of tests.entries()) {
+        // Alternate which server goes first, so warm caches and drift do not favour one side.
+        const order = i % 2 === 0 ? [redis, kv] : [kv, redis];
+        const results = new Map<ServerProcess, number>();
+        for (const server of order) results.set(server, await run(server.port, test, pipeline));
+        const ratio = results.get(kv)! / results.get(redis)!;
+        ratios.push(ratio);
+        console.log(`| ${test} | ${fmt(results.get(redis)!)} | ${fmt(results.get(kv)!)} | ${ratio.toFixed(2)}× |`);
+      }
+      console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |\n`);
+      await Promise.all([redis, kv].map((s) => flushAll(s.port)));
+    }
+  } finally {
+    await Promise.all([redis?.stop(), kv?.stop()]);
+  }
+}
+
+async function redisVersion(): Promise<string> {
+  const out = await new Response(Bun.spawn(["redis-server", "--version"], { stdout: "pipe" }).stdout).text();
+  return /v=([\d.]+)/.exec(out)?.[1] ?? "unknown";
+}
+
+async function flushAll(port: number): Promise<void> {
+  await Bun.spawn(["redis-cli", "-p", String(port), "FLUSHALL"], { stdout: "ignore" }).exited;
+}
+
+await main();

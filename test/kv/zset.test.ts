@@ -1,0 +1,419 @@
+// The sorted set's data structures on their own: the skip list (order, spans, rank queries, range
+// searches, bulk removal) and ZSet (the Map + skip list pair, Redis's encoding quirks), checked
+// against a plain sorted array by fast-check. Command-level tests are in zset-commands.test.ts.
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { type LexRange, type ScoreRange, SkipList } from "../../src/kv/types/skiplist.ts";
+import { clampRankRange, formatScore, parseLexRange, parseScoreRange, type ZEntry, ZSet } from "../../src/kv/types/zset.ts";
+
+// ---- the reference model --------------------------------------------------------------------------
+
+const compare = (a: ZEntry, b: ZEntry) =>
+  a.score < b.score ? -1 : a.score > b.score ? 1 : a.member < b.member ? -1 : a.member > b.member ? 1 : 0;
+
+const sorted = (model: Map<string, number>): ZEntry[] => [...model].map(([member, score]) => ({ member, score })).sort(compare);
+
+const inScore = (s: number, r: ScoreRange) =>
+  (r.minExclusive ? s > r.min : s >= r.min) && (r.maxExclusive ? s < r.max : s <= r.max);
+
+function inLex(m: string, r: LexRange): boolean {
+  const aboveMin = r.min.kind === "-" ? true : r.min.kind === "+" ? false : r.min.exclusive ? m > r.min.value : m >= r.min.value;
+  const belowMax = r.max.kind === "+" ? true : r.max.kind === "-" ? false : r.max.exclusive ? m < r.max.value : m <= r.max.value;
+  return aboveMin && belowMax;
+}
+
+/** Applies offset/limit to an already ordered selection, as ZRANGEBYSCORE ... LIMIT does. */
+const window = <T>(items: T[], offset: number, limit: number) => (offset < 0 ? [] : limit < 0 ? items.slice(offset) : items.slice(offset, offset + limit));
+
+// ---- generators -----------------------------------------------------------------------------------
+
+/** Few distinct members (so updates and removals hit), including NUL and high latin1 bytes. */
+const member = fc.string({ unit: fc.constantFrom("a", "b", "c", "m", "z", "\u0000", "\u00ff"), maxLength: 3 });
+/** Scores with many ties and the infinities; never NaN, never -0 (see its own test). */
+const score = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(-Infinity, Infinity, 0, 1, 1.5, -2, 3, 1e300) },
+  { weight: 1, arbitrary: fc.double({ noNaN: true }).map((d) => (Object.is(d, -0) ? 0 : d)) },
+);
+const scoreBound = fc.oneof(fc.constantFrom("-inf", "+inf", "0", "(0", "1", "(1", "1.5", "(1.5", "3", "(3", "-2"), score.map(String));
+const lexBound = fc.oneof(fc.constantFrom("-", "+"), fc.tuple(fc.constantFrom("[", "("), member).map(([p, m]) => p + m));
+
+type Op =
+  | { kind: "set"; member: string; score: number }
+  | { kind: "delete"; member: string }
+  | { kind: "pop"; highest: boolean }
+  | { kind: "deleteScore"; min: string; max: string }
+  | { kind: "deleteRank"; start: number; end: number }
+  | { kind: "deleteLex"; min: string; max: string };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 12, arbitrary: fc.record({ kind: fc.constant("set" as const), member, score }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("delete" as const), member }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("pop" as const), highest: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteScore" as const), min: scoreBound, max: scoreBound }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteRank" as const), start: fc.integer({ min: -20, max: 20 }), end: fc.integer({ min: -20, max: 20 }) }) },
+);
+
+/** Applies one operation to the set and the model; returns nothing, throws on disagreement. */
+function apply(zset: ZSet, model: Map<string, number>, o: Op, sameScores: boolean): void {
+  switch (o.kind) {
+    case "set": {
+      const s = sameScores ? 0 : o.score;
+      expect(zset.set(o.member, s)).toBe(!model.has(o.member));
+      model.set(o.member, s);
+      return;
+    }
+    case "delete":
+      expect(zset.delete(o.member)).toBe(model.delete(o.member));
+      return;
+    case "pop": {
+      const all = sorted(model);
+      const expected = (o.highest ? all.at(-1) : all[0]) ?? null;
+      expect(zset.pop(o.highest)).toEqual(expected);
+      if (expected !== null) model.delete(expected.member);
+      return;
+    }
+    case "deleteScore": {
+      const range = parseScoreRange(o.min, o.max);
+      const doomed = sorted(model).filter((e) => inScore(e.score, range));
+      expect(zset.deleteRangeByScore(range)).toBe(doomed.length);
+      for (const e of doomed) model.delete(e.member);
+      return;
+    }
+    case "deleteRank": {
+      const all = sorted(model);
+      const clamped = clampRankRange(o.start, o.end, all.length);
+      const doomed = clamped === null ? [] : all.slice(clamped[0], clamped[1] + 1);
+      expect(clamped === null ? 0 : zset.deleteRangeByRank(clamped[0], clamped[1])).toBe(doomed.length);
+      for (const e of doomed) model.delete(e.member);
+      return;
+    }
+    case "deleteLex": {
+      const range = parseLexRange(o.min, o.max);
+      const doomed = sorted(model).filter((e) => inLex(e.member, range));
+      expect(zset.deleteRangeByLex(range)).toBe(doomed.length);
+      for (const e of doomed) model.delete(e.member);
+      return;
+    }
+  }
+}
+
+/** Every query the commands use, compared with the model. */
+function checkQueries(zset: ZSet, model: Map<string, number>, probe: { min: string; max: string; offset: number; limit: number; rank: number }): void {
+  zset.validate();
+  const all = sorted(model);
+  expect(zset.size).toBe(all.length);
+  expect([...zset.entries()]).toEqual(all);
+  expect([...zset.entries(true)]).toEqual([...all].reverse());
+  all.forEach((e, i) => {
+    expect(zset.rank(e.member)).toBe(i);
+    expect(zset.rank(e.member, true)).toBe(all.length - 1 - i);
+    expect(zset.score(e.member)).toBe(e.score);
+  });
+  expect(zset.at(probe.rank)).toEqual(all[probe.rank] ?? null);
+
+  const clamped = clampRankRange(probe.offset, probe.rank, all.length);
+  const expectedRank = clamped === null ? [] : all.slice(clamped[0], clamped[1] + 1);
+  const expectedRevRank = clamped === null ? [] : [...all].reverse().slice(clamped[0], clamped[1] + 1);
+  expect(clamped === null ? [] : zset.rangeByRank(clamped[0], clamped[1])).toEqual(expectedRank);
+  expect(clamped === null ? [] : zset.rangeByRank(clamped[0], clamped[1], true)).toEqual(expectedRevRank);
+
+  const range = parseScoreRange(probe.min, probe.max);
+  const inRange = all.filter((e) => inScore(e.score, range));
+  expect(zset.countByScore(range)).toBe(inRange.length);
+  expect(zset.rangeByScore(range)).toEqual(inRange);
+  expect(zset.rangeByScore(range, false, probe.offset, probe.limit)).toEqual(window(inRange, probe.offset, probe.limit));
+  expect(zset.rangeByScore(range, true, probe.offset, probe.limit)).toEqual(window([...inRange].reverse(), probe.offset, probe.limit));
+}
+
+function checkLexQueries(zset: ZSet, model: Map<string, number>, probe: { min: string; max: string; offset: number; limit: number }): void {
+  zset.validate();
+  const range = parseLexRange(probe.min, probe.max);
+  const inRange = sorted(model).filter((e) => inLex(e.member, range));
+  expect(zset.countByLex(range)).toBe(inRange.length);
+  expect(zset.rangeByLex(range)).toEqual(inRange);
+  expect(zset.rangeByLex(range, false, probe.offset, probe.limit)).toEqual(window(inRange, probe.offset, probe.limit));
+  expect(zset.rangeByLex(range, true, probe.offset, probe.limit)).toEqual(window([...inRange].reverse(), probe.offset, probe.limit));
+}
+
+const probe = fc.record({
+  min: scoreBound,
+  max: scoreBound,
+  offset: fc.integer({ min: -2, max: 40 }),
+  limit: fc.integer({ min: -1, max: 40 }),
+  rank: fc.integer({ min: -5, max: 300 }),
+});
+const lexProbe = fc.record({ min: lexBound, max: lexBound, offset: fc.integer({ min: -2, max: 40 }), limit: fc.integer({ min: -1, max: 40 }) });
+
+// ---- properties -----------------------------------------------------------------------------------
+
+describe("ZSet against a sorted array", () => {
+  test("random adds, updates and removals keep order, ranks and score ranges right", () => {
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(op, { maxLength: 400, size: "max" }), fc.array(probe, { minLength: 1, maxLength: 4 }), (compact, ops, probes) => {
+        const zset = new ZSet(compact);
+        const model = new Map<string, number>();
+        for (const o of ops) apply(zset, model, o, false);
+        for (const p of probes) checkQueries(zset, model, p);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("checks hold after every single step of a long sequence", () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 50, maxLength: 250, size: "max" }), probe, (ops, p) => {
+        const zset = new ZSet(false);
+        const model = new Map<string, number>();
+        for (const o of ops) {
+          apply(zset, model, o, false);
+          checkQueries(zset, model, p);
+        }
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  test("lex ranges over equal scores, for both the listpack scan and the skip list search", () => {
+    const lexOp: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 6, arbitrary: op },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteLex" as const), min: lexBound, max: lexBound }) },
+    );
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(lexOp, { maxLength: 300, size: "max" }), fc.array(lexProbe, { minLength: 1, maxLength: 4 }), (compact, ops, probes) => {
+        const zset = new ZSet(compact);
+        const model = new Map<string, number>();
+        for (const o of ops) apply(zset, model, o, true);
+        for (const p of probes) checkLexQueries(zset, model, p);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("large sets: many levels, spans and removals stay consistent", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: -50, max: 50 })), { minLength: 500, maxLength: 3000 }), probe, (pairs, p) => {
+        const zset = new ZSet();
+        const model = new Map<string, number>();
+        for (const [m, s] of pairs) {
+          zset.set(`m${m}`, s);
+          model.set(`m${m}`, s);
+        }
+        expect(zset.encoding).toBe(model.size > 128 ? "skiplist" : "listpack");
+        checkQueries(zset, model, p);
+        for (const [m] of pairs.slice(0, pairs.length / 2)) expect(zset.delete(`m${m}`)).toBe(model.delete(`m${m}`));
+        checkQueries(zset, model, p);
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
+
+// ---- the skip list directly -------------------------------------------------------------------------
+
+describe("SkipList", () => {
+  test("orders by score, then by member bytes", () => {
+    const list = new SkipList();
+    for (const [s, m] of [[2, "b"], [1, "z"], [2, "a"], [-Infinity, "x"], [Infinity, "y"], [2, "\u00ff"], [2, "\u0000"]] as const) list.insert(s, m);
+    list.validate();
+    expect([...list.nodes()].map((n) => `${n.score}:${n.member}`)).toEqual(["-Infinity:x", "1:z", "2:\u0000", "2:a", "2:b", "2:\u00ff", "Infinity:y"]);
+    expect([...list.nodes(true)].map((n) => n.member)).toEqual(["y", "\u00ff", "b", "a", "\u0000", "z", "x"]);
+  });
+
+  test("rank and element-by-rank agree for every element", () => {
+    const list = new SkipList();
+    for (let i = 0; i < 1000; i++) list.insert(i % 37, `m${i}`);
+    list.validate();
+    let rank = 0;
+    for (const node of list.nodes()) {
+      rank++;
+      expect(list.rankOf(node.score, node.member)).toBe(rank);
+      expect(list.nodeAt(rank)).toBe(node);
+    }
+    expect(list.nodeAt(0)).toBeNull();
+    expect(list.nodeAt(1001)).toBeNull();
+    expect(list.rankOf(3, "nope")).toBe(0);
+  });
+
+  test("delete answers whether the pair was there", () => {
+    const list = new SkipList();
+    list.insert(1, "a");
+    list.insert(2, "b");
+    expect(list.delete(1, "b")).toBe(false);
+    expect(list.delete(2, "b")).toBe(true);
+    expect(list.delete(2, "b")).toBe(false);
+    list.validate();
+    expect(list.length).toBe(1);
+    expect(list.first).toBe(list.last);
+  });
+
+  test("updateScore keeps the node in place when it can and moves it when it must", () => {
+    const list = new SkipList();
+    for (let i = 0; i < 10; i++) list.insert(i, `m${i}`);
+    const same = list.nodeAt(5)!;
+    expect(list.updateScore("m4", 4, 4.5)).toBe(same);
+    list.validate();
+    list.updateScore("m4", 4.5, 100);
+    list.validate();
+    expect(list.last!.member).toBe("m4");
+    list.updateScore("m4", 100, -100);
+    list.validate();
+    expect(list.first!.member).toBe("m4");
+    expect(() => list.updateScore("m4", 7, 8)).toThrow();
+  });
+
+  test("range searches find the ends of score and lex ranges", () => {
+    const list = new SkipList();
+    for (let i = 1; i <= 5; i++) list.insert(i, String.fromCharCode(96 + i)); // 1:a .. 5:e
+    const score = (min: string, max: string) => parseScoreRange(min, max);
+    expect(list.firstInScoreRange(score("(1", "4"))!.member).toBe("b");
+    expect(list.lastInScoreRange(score("(1", "4"))!.member).toBe("d");
+    expect(list.firstInScoreRange(score("(5", "+inf"))).toBeNull();
+    expect(list.firstInScoreRange(score("3", "(3"))).toBeNull();
+    expect(list.lastInScoreRange(score("-inf", "(1"))).toBeNull();
+    expect(list.firstInScoreRange(score("1.5", "1.7"))).toBeNull();
+    const lex = (min: string, max: string) => parseLexRange(min, max);
+    expect(list.firstInLexRange(lex("(a", "[c"))!.member).toBe("b");
+    expect(list.lastInLexRange(lex("-", "(d"))!.member).toBe("c");
+    expect(list.firstInLexRange(lex("+", "-"))).toBeNull();
+    expect(list.firstInLexRange(lex("(e", "+"))).toBeNull();
+  });
+
+  test("bulk removal by rank, score and lex", () => {
+    const make = () => {
+      const list = new SkipList();
+      for (let i = 1; i <= 50; i++) list.insert(i, `m${String(i).padStart(2, "0")}`);
+      return list;
+    };
+    const removed: string[] = [];
+    let list = make();
+    expect(list.deleteRankRange(10, 19, (n) => removed.push(n.member))).toBe(10);
+    list.validate();
+    expect(removed).toEqual(Array.from({ length: 10 }, (_, i) => `m${i + 10}`));
+    expect(list.deleteRankRange(45, 99, () => {})).toBe(0);
+    expect(list.deleteRankRange(40, 99, () => {})).toBe(1);
+    list.validate();
+
+    list = make();
+    expect(list.deleteScoreRange(parseScoreRange("(10", "20"), () => {})).toBe(10);
+    list.validate();
+    expect(list.rankOf(21, "m21")).toBe(11);
+
+    list = make();
+    expect(list.deleteLexRange(parseLexRange("[m05", "(m10"), () => {})).toBe(5);
+    list.validate();
+    expect(list.length).toBe(45);
+    expect(list.deleteScoreRange(parseScoreRange("-inf", "+inf"), () => {})).toBe(45);
+    list.validate();
+    expect(list.first).toBeNull();
+    expect(list.last).toBeNull();
+  });
+});
+
+// ---- ZSet specifics ---------------------------------------------------------------------------------
+
+describe("ZSet", () => {
+  test("set reports new members; equal scores change nothing", () => {
+    const z = new ZSet();
+    expect(z.set("a", 1)).toBe(true);
+    expect(z.set("a", 1)).toBe(false);
+    expect(z.set("a", 2)).toBe(false);
+    expect(z.score("a")).toBe(2);
+    expect(z.delete("a")).toBe(true);
+    expect(z.delete("a")).toBe(false);
+    expect(z.size).toBe(0);
+  });
+
+  test("clone is deep and keeps the encoding", () => {
+    const z = ZSet.of([{ member: "a", score: 1 }, { member: "b", score: 2 }]);
+    const c = z.clone();
+    c.set("c", 3);
+    c.delete("a");
+    expect([...z.members()]).toEqual(["a", "b"]);
+    expect([...c.entries()].map((e) => e.member)).toEqual(["b", "c"]);
+    expect(new ZSet(false).clone().encoding).toBe("skiplist");
+  });
+
+  test("encoding: listpack until 129 members or a member over 64 bytes, then skiplist for good", () => {
+    const z = new ZSet();
+    for (let i = 0; i < 128; i++) z.set(`m${i}`, i);
+    expect(z.encoding).toBe("listpack");
+    z.set("m0", 5); // an update does not grow it
+    expect(z.encoding).toBe("listpack");
+    z.set("one-more", 0);
+    expect(z.encoding).toBe("skiplist");
+    z.delete("one-more");
+    expect(z.encoding).toBe("skiplist");
+
+    const long = new ZSet();
+    long.set("x".repeat(64), 1);
+    expect(long.encoding).toBe("listpack");
+    long.set("x".repeat(65), 1);
+    expect(long.encoding).toBe("skiplist");
+  });
+
+  test("-0: a listpack stores it as 0, a skiplist keeps it; replies write it as -0", () => {
+    const small = new ZSet();
+    small.set("a", -0);
+    expect(Object.is(small.score("a"), 0)).toBe(true);
+    const big = new ZSet(false);
+    big.set("a", -0);
+    expect(Object.is(big.score("a"), -0)).toBe(true);
+    big.compactIfSmall();
+    expect(big.encoding).toBe("listpack");
+    expect(Object.is(big.score("a"), 0)).toBe(true);
+    big.validate();
+    expect(formatScore(-0)).toBe("-0");
+    expect(formatScore(0)).toBe("0");
+    expect(formatScore(1.1)).toBe("1.1000000000000001");
+    expect(formatScore(-Infinity)).toBe("-inf");
+  });
+
+  test("lex ranges with mixed scores scan a listpack from its ends, as Redis does", () => {
+    // Members out of lexicographic order (scores differ): the listpack answer is "the first
+    // element, in score order, at or above min".
+    const z = ZSet.of([{ member: "c", score: 1 }, { member: "a", score: 2 }, { member: "d", score: 3 }, { member: "b", score: 4 }]);
+    const range = parseLexRange("[b", "+");
+    expect(z.rangeByLex(range).map((e) => e.member)).toEqual(["c", "a", "d", "b"]);
+    expect(z.countByLex(range)).toBe(4);
+    expect(z.rangeByLex(parseLexRange("-", "[d"), true).map((e) => e.member)).toEqual(["b", "d", "a", "c"]);
+    // The quick test against both ends: the first element, "c", is above "[b".
+    expect(z.rangeByLex(parseLexRange("-", "[b"))).toEqual([]);
+  });
+
+  test("random picks members that exist", () => {
+    const z = ZSet.of(Array.from({ length: 20 }, (_, i) => ({ member: `m${i}`, score: i })));
+    for (let i = 0; i < 50; i++) expect(z.score(z.random()!.member)).toBeDefined();
+    expect(new ZSet().random()).toBeNull();
+  });
+});
+
+// ---- argument parsing -------------------------------------------------------------------------------
+
+describe("range arguments", () => {
+  test("score ranges follow strtod, including its laxness", () => {
+    expect(parseScoreRange("(1.5", "+inf")).toEqual({ min: 1.5, max: Infinity, minExclusive: true, maxExclusive: false });
+    expect(parseScoreRange("-inf", "(2")).toEqual({ min: -Infinity, max: 2, minExclusive: false, maxExclusive: true });
+    expect(parseScoreRange("", "(")).toEqual({ min: 0, max: 0, minExclusive: false, maxExclusive: true });
+    expect(parseScoreRange(" 1", "1e400").max).toBe(Infinity);
+    expect(parseScoreRange("0x10", "-Infinity").min).toBe(16);
+    for (const bad of ["nan", "abc", "1 ", " ", "(nan", "1.5x"]) {
+      expect(() => parseScoreRange(bad, "1")).toThrow("ERR min or max is not a float");
+    }
+  });
+
+  test("lex ranges need [, ( or exactly - and +", () => {
+    expect(parseLexRange("[a", "(b")).toEqual({ min: { kind: "value", value: "a", exclusive: false }, max: { kind: "value", value: "b", exclusive: true } });
+    expect(parseLexRange("-", "+")).toEqual({ min: { kind: "-" }, max: { kind: "+" } });
+    expect(parseLexRange("[", "(")).toEqual({ min: { kind: "value", value: "", exclusive: false }, max: { kind: "value", value: "", exclusive: true } });
+    for (const bad of ["a", "", "--", "++", "+a"]) expect(() => parseLexRange(bad, "+")).toThrow("ERR min or max not valid string range item");
+  });
+
+  test("rank ranges clamp as Redis does", () => {
+    expect(clampRankRange(0, -1, 5)).toEqual([0, 4]);
+    expect(clampRankRange(-100, 100, 5)).toEqual([0, 4]);
+    expect(clampRankRange(-2, -1, 5)).toEqual([3, 4]);
+    expect(clampRankRange(3, 1, 5)).toBeNull();
+    expect(clampRankRange(5, 10, 5)).toBeNull();
+    expect(clampRankRange(0, -1, 0)).toBeNull();
+  });
+});
