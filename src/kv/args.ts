@@ -17,6 +17,18 @@ export function parseInt64(text: string): bigint | null {
   return n < int64Min || n > int64Max ? null : n;
 }
 
+/** Longest integer text that parseSmallInteger reads: below 10^15, so exact in a double. */
+const smallIntegerCharsMax = 15;
+
+/**
+ * An integer argument of at most 15 characters as a plain number, or null for anything else —
+ * longer (use parseInt64) or not an integer. The fast path for INCR and friends.
+ */
+export function parseSmallInteger(text: string): number | null {
+  if (text.length > smallIntegerCharsMax || !integerPattern.test(text)) return null;
+  return Number(text);
+}
+
 export const isInt64 = (n: bigint) => n >= int64Min && n <= int64Max;
 
 /**

@@ -25,7 +25,9 @@ export class Connection implements Transport {
   readonly peer: string;
   readonly local: string;
   private readonly parser: RespParser;
+  /** Commands that arrived while the client was blocked, from index waitingFrom on. */
   private readonly waiting: string[][] = [];
+  private waitingFrom = 0;
   private flushQueued = false;
   private paused = false;
   private closed = false;
@@ -45,24 +47,46 @@ export class Connection implements Transport {
   onData(chunk: Uint8Array): void {
     if (this.closed) return;
     const { commands, error } = this.parser.feed(chunk);
-    for (const argv of commands) this.waiting.push(argv);
-    this.runWaiting();
+    this.session.lastInteractionMs = this.engine.clock.nowMs();
+    if (this.waitingFrom === this.waiting.length) this.run(commands, 0);
+    else {
+      for (const argv of commands) this.waiting.push(argv);
+      this.runWaiting();
+    }
     if (error !== null && !this.session.closing) {
       this.writer.error(error);
       this.session.closing = true;
     } else if (this.parser.pendingBytes > kvQueryBufferBytesMax) {
       this.engine.log.warn({ client: this.peer }, "closing client that reached max query buffer length");
       this.session.closing = true;
-      this.waiting.length = 0;
+      this.waiting.length = this.waitingFrom = 0;
     }
     this.write();
   }
 
-  /** Runs queued commands until one blocks or asks to close. */
-  private runWaiting(): void {
-    while (this.waiting.length > 0 && this.session.blocked === null && !this.session.closing) {
-      this.engine.execute(this.session, this.waiting.shift()!);
+  /**
+   * Runs `commands` from `from` until one blocks the client or asks to close it; the rest wait,
+   * in order, for runWaiting.
+   */
+  private run(commands: string[][], from: number): void {
+    const session = this.session;
+    let i = from;
+    let now = performance.now();
+    while (i < commands.length && session.blocked === null && !session.closing) {
+      now = this.engine.execute(session, commands[i++]!, session.reply, now);
     }
+    if (i === commands.length || session.closing) return;
+    for (; i < commands.length; i++) this.waiting.push(commands[i]!);
+  }
+
+  /** Runs waiting commands until one blocks or asks to close. */
+  private runWaiting(): void {
+    const session = this.session;
+    while (this.waitingFrom < this.waiting.length && session.blocked === null && !session.closing) {
+      this.engine.execute(session, this.waiting[this.waitingFrom++]!);
+    }
+    // Drop what has run; arrays do not shrink from the front cheaply, so do it once here.
+    if (this.waitingFrom === this.waiting.length) this.waiting.length = this.waitingFrom = 0;
   }
 
   /** Transport.flush: after the current command (pub/sub delivery, a served blocked client). */

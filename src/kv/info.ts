@@ -57,7 +57,7 @@ function stats(engine: Engine): Fields {
 function commandstats(engine: Engine): Fields {
   return [...engine.stats.commands].map(([name, s]) => [
     `cmdstat_${name}`,
-    `calls=${s.calls},usec=${s.usec},usec_per_call=${s.calls === 0 ? "0.00" : (s.usec / s.calls).toFixed(2)},rejected_calls=${s.rejectedCalls},failed_calls=${s.failedCalls}`,
+    `calls=${s.calls},usec=${Math.round(s.usec)},usec_per_call=${s.calls === 0 ? "0.00" : (s.usec / s.calls).toFixed(2)},rejected_calls=${s.rejectedCalls},failed_calls=${s.failedCalls}`,
   ]);
 }
 

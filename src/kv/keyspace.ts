@@ -31,18 +31,36 @@ export interface KeyspaceHooks {
   onExpired(db: Keyspace, key: string): void;
 }
 
+/**
+ * A value that has been read since it was last written, with the time of that read (OBJECT
+ * IDLETIME). The wrapper replaces the plain value on its first read, so later reads record their
+ * time with a field write instead of a second hash lookup, and keys that are written but never
+ * read — bulk loads — cost no extra memory.
+ */
+class Touched {
+  constructor(
+    public value: Value,
+    /** Monotonic ms. */
+    public readAtMs: number,
+  ) {}
+}
+
+type Slot = Value | Touched;
+
 export class Keyspace {
   // Not readonly: SWAPDB exchanges these maps between two databases.
-  data = new Map<string, Value>();
+  data = new Map<string, Slot>();
   /** Key → expiry time in Unix milliseconds, for keys that have one. */
   expires = new Map<string, number>();
-  /** Key → last access in monotonic ms, for OBJECT IDLETIME. */
-  private accessed = new Map<string, number>();
+  /** Monotonic ms when the keyspace was created: the idle origin of keys never read. */
+  private readonly createdMs: number;
 
   constructor(
     public index: number,
     private readonly hooks: KeyspaceHooks,
-  ) {}
+  ) {
+    this.createdMs = hooks.clock.monotonicMs();
+  }
 
   get size(): number {
     return this.data.size;
@@ -66,7 +84,22 @@ export class Keyspace {
   /** The live value of a key, expiring it first if its time has passed. */
   get(key: string): Value | undefined {
     if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
-    return this.data.get(key);
+    const slot = this.data.get(key);
+    return slot instanceof Touched ? slot.value : slot;
+  }
+
+  /** Like get, and records the read for OBJECT IDLETIME (a client's lookup, or TOUCH). */
+  read(key: string): Value | undefined {
+    if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
+    const slot = this.data.get(key);
+    if (slot === undefined) return undefined;
+    const now = this.hooks.clock.monotonicMs();
+    if (slot instanceof Touched) {
+      slot.readAtMs = now;
+      return slot.value;
+    }
+    this.data.set(key, new Touched(slot, now));
+    return slot;
   }
 
   has(key: string): boolean {
@@ -76,7 +109,7 @@ export class Keyspace {
   /** Sets a key's value; a new value drops the old time to live unless `keepTtl`. */
   set(key: string, value: Value, keepTtl = false): void {
     this.data.set(key, value);
-    if (!keepTtl) this.expires.delete(key);
+    if (!keepTtl && this.expires.size > 0) this.expires.delete(key);
     this.modified(key);
   }
 
@@ -96,7 +129,6 @@ export class Keyspace {
   private remove(key: string): void {
     this.data.delete(key);
     this.expires.delete(key);
-    this.accessed.delete(key);
   }
 
   /** Milliseconds to live, -1 without an expiry, -2 for a missing key (PTTL's answers). */
@@ -118,12 +150,13 @@ export class Keyspace {
     return true;
   }
 
-  touch(key: string): void {
-    this.accessed.set(key, this.hooks.clock.monotonicMs());
-  }
-
+  /**
+   * Milliseconds since the key's last read; for a key not read since it was written, since the
+   * keyspace was created (svc does not spend memory on write times; docs/kv.md).
+   */
   idleMs(key: string): number {
-    return this.hooks.clock.monotonicMs() - (this.accessed.get(key) ?? 0);
+    const slot = this.data.get(key);
+    return this.hooks.clock.monotonicMs() - (slot instanceof Touched ? slot.readAtMs : this.createdMs);
   }
 
   /** Removes every key, reporting each to watchers first. */
@@ -131,7 +164,6 @@ export class Keyspace {
     for (const key of this.data.keys()) this.hooks.onModified(this, key);
     this.data.clear();
     this.expires.clear();
-    this.accessed.clear();
   }
 
   /** Live keys, skipping (without deleting) expired ones. */
@@ -148,7 +180,6 @@ export class Keyspace {
     const keys = new Set([...this.data.keys(), ...other.data.keys()]);
     [this.data, other.data] = [other.data, this.data];
     [this.expires, other.expires] = [other.expires, this.expires];
-    [this.accessed, other.accessed] = [other.accessed, this.accessed];
     for (const key of keys) {
       this.hooks.onModified(this, key);
       this.hooks.onModified(other, key);

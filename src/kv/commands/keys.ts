@@ -243,7 +243,7 @@ export const keyCommands: readonly CommandSpec[] = [
   { name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.delete(k)) },
   { name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys (memory reclaimed in the background in Redis).", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.delete(k)) },
   { name: "exists", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Counts how many of the keys exist.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.has(k)) },
-  { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.has(k) && (x.db.touch(k), true)) },
+  { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.read(k) !== undefined) },
   {
     name: "type", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the type of a key's value.", keys: one,
     run: (x, argv) => {

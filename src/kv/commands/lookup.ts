@@ -10,12 +10,9 @@ import type { ZSet } from "../types/zset.ts";
 import type { Exec } from "./spec.ts";
 
 function lookup(x: Exec, key: string): Value | undefined {
-  const value = x.db.get(key);
+  const value = x.db.read(key);
   if (value === undefined) x.engine.stats.keyspaceMisses++;
-  else {
-    x.engine.stats.keyspaceHits++;
-    x.db.touch(key);
-  }
+  else x.engine.stats.keyspaceHits++;
   return value;
 }
 

@@ -11,8 +11,8 @@
 
 /** Longest inline command, or count line, without a newline (Redis's PROTO_INLINE_MAX_SIZE). */
 export const inlineBytesMax = 64 * 1024;
-/** Most arguments in one multibulk command. */
-export const multibulkArgsMax = 1024 * 1024;
+/** Most arguments in one multibulk command (Redis 7 allows INT_MAX to an authenticated client). */
+export const multibulkArgsMax = 2 ** 31 - 1;
 /** Redis's default proto-max-bulk-len. */
 export const bulkBytesMaxDefault = 512 * 1024 * 1024;
 
@@ -24,6 +24,34 @@ export interface ParseOutput {
 
 const CR = 0x0d;
 const LF = 0x0a;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+/** Longest text string2ll reads (Redis's LONG_STR_SIZE - 1). */
+const longTextBytesMax = 20;
+
+/**
+ * The integer in `bytes[from, to)` as Redis's string2ll reads it — "0", or an optional minus and
+ * a digit 1-9 followed by digits, within int64 — or NaN. Beyond 2^53 the value is rounded, which
+ * is harmless: such counts and lengths are far past every limit they are checked against.
+ */
+export function parseLongLong(bytes: Uint8Array, from: number, to: number): number {
+  const length = to - from;
+  if (length === 0 || length > longTextBytesMax) return Number.NaN;
+  if (length === 1 && bytes[from] === DIGIT_0) return 0;
+  const negative = bytes[from] === MINUS;
+  let i = negative ? from + 1 : from;
+  if (i === to || bytes[i]! < DIGIT_0 + 1 || bytes[i]! > DIGIT_9) return Number.NaN;
+  let value = 0;
+  for (; i < to; i++) {
+    const c = bytes[i]!;
+    if (c < DIGIT_0 || c > DIGIT_9) return Number.NaN;
+    value = value * 10 + (c - DIGIT_0);
+  }
+  // int64's range, compared in doubles: 2^63 is exact, and anything that rounds to it is past.
+  if (value >= 2 ** 63 && !(negative && value === 2 ** 63)) return Number.NaN;
+  return negative ? -value : value;
+}
 
 export class RespParser {
   private buffer: Buffer = Buffer.alloc(0);
@@ -75,17 +103,15 @@ export class RespParser {
     this.end += chunk.length;
   }
 
-  /** Index of the next CRLF's CR from `from`, or -1 if the line is not complete yet. */
-  private lineEnd(from: number): number {
-    const lf = this.buffer.indexOf(LF, from);
-    if (lf === -1 || lf >= this.end) return -1;
-    return lf > from && this.buffer[lf - 1] === CR ? lf - 1 : lf;
-  }
-
-  /** One inline command; undefined if incomplete, null for an empty line. */
+  /**
+   * One inline command, a line ending in LF or CRLF; undefined if incomplete, null for an empty
+   * line.
+   */
   private inline(): string[] | null | undefined {
     const lf = this.buffer.indexOf(LF, this.start);
-    if (lf === -1 || lf >= this.end) {
+    // Redis finds the newline with strchr, which stops at a NUL: such a line never completes.
+    const nul = lf === -1 ? -1 : this.buffer.indexOf(0, this.start);
+    if (lf === -1 || lf >= this.end || (nul !== -1 && nul < lf)) {
       if (this.end - this.start > inlineBytesMax) throw new ProtocolError("too big inline request");
       return undefined;
     }
@@ -97,16 +123,24 @@ export class RespParser {
     return args.length === 0 ? null : args;
   }
 
-  /** Reads a `<prefix><integer>\r\n` header line; undefined if incomplete. */
+  /**
+   * Reads a `<prefix><integer>\r\n` header line as Redis does: the line ends at the first CR (a
+   * NUL before it hides it, as C's strchr does), the byte after the CR is skipped unread, and the
+   * integer must be what string2ll accepts. Returns undefined if the line is incomplete, NaN for
+   * a malformed integer.
+   */
   private header(tooLong: string): number | undefined {
-    const eol = this.lineEnd(this.start);
-    if (eol === -1) {
+    const buffer = this.buffer;
+    const from = this.start + 1;
+    let cr = from;
+    while (cr < this.end && buffer[cr] !== CR && buffer[cr] !== 0) cr++;
+    // The CR and the byte after it must both have arrived.
+    if (cr + 1 >= this.end || buffer[cr] !== CR) {
       if (this.end - this.start > inlineBytesMax) throw new ProtocolError(tooLong);
       return undefined;
     }
-    const text = this.buffer.toString("latin1", this.start + 1, eol);
-    this.start = eol + (this.buffer[eol] === CR ? 2 : 1);
-    return /^-?\d{1,19}$/.test(text) ? Number(text) : Number.NaN;
+    this.start = cr + 2;
+    return parseLongLong(buffer, from, cr);
   }
 
   /** One multibulk command; undefined if incomplete, null for an empty (*0 or *-1) one. */
@@ -130,7 +164,7 @@ export class RespParser {
         if (!(length >= 0 && length <= this.bulkBytesMax)) throw new ProtocolError("invalid bulk length");
         this.bulkLength = length;
       }
-      // The bulk and its trailing CRLF must both have arrived.
+      // The bulk and the two bytes after it (a CRLF, which Redis skips unread) must have arrived.
       if (this.end - this.start < this.bulkLength + 2) return undefined;
       this.args.push(this.buffer.toString("latin1", this.start, this.start + this.bulkLength));
       this.start += this.bulkLength + 2;

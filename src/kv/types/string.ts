@@ -2,7 +2,7 @@
  * Strings: the value is a latin1 byte string. Integers are kept as their decimal text, as Redis
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
-import { isInt64, parseInt64, parseInteger } from "../args.ts";
+import { isInt64, parseInt64, parseInteger, parseSmallInteger } from "../args.ts";
 import { getString, replyStrings } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
@@ -69,6 +69,13 @@ function setGeneric(x: Exec, key: string, value: string, options: SetOptions, co
 
 function incrGeneric(x: Exec, key: string, by: bigint): void {
   const current = getString(x, key);
+  // Common case in plain numbers: a short current value and a small step cannot leave 2^53.
+  const small = current === undefined ? 0 : parseSmallInteger(current);
+  if (small !== null && by >= -smallStepMax && by <= smallStepMax) {
+    const result = small + Number(by);
+    x.db.set(key, String(result), true);
+    return x.reply.integer(result);
+  }
   const base = current === undefined ? 0n : parseInt64(current);
   if (base === null) throw notAnInteger();
   const result = base + by;
@@ -76,6 +83,9 @@ function incrGeneric(x: Exec, key: string, by: bigint): void {
   x.db.set(key, result.toString(), true);
   x.reply.integer(result);
 }
+
+/** Steps that keep a sum with a parseSmallInteger value below 2^53. */
+const smallStepMax = 10n ** 15n;
 
 function parseIncrement(text: string): bigint {
   const n = parseInt64(text);
