@@ -4,8 +4,16 @@
  * noisy neighbour hurts both alike), without and with pipelining. Prints a markdown table of
  * requests per second and the ratio svc/redis, and the median ratio per pipeline depth.
  *
- * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000).
+ * Then memory: both servers load the same 1M small string keys (`key:<n>` → `value:<n>`) through
+ * `redis-cli --pipe`, run MEMORY PURGE (jemalloc's purge for Redis, a full GC for us) and report
+ * how much their resident set grew.
+ *
+ * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000);
+ * SVC_BENCH_KV_MEMORY_KEYS the key count of the memory test (default 1000000).
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
 
 const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
@@ -13,6 +21,9 @@ const requests = Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000);
 const clients = 50;
 const keyRange = 100_000;
 const pipelines = [1, 16];
+const memoryKeys = Number(process.env.SVC_BENCH_KV_MEMORY_KEYS ?? 1_000_000);
+/** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
+const settleMs = 2000;
 
 /** Requests per second redis-benchmark reports for one test against one server. */
 async function run(port: number, test: string, pipeline: number): Promise<number> {
@@ -56,8 +67,58 @@ async function main(): Promise<void> {
       console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |\n`);
       await Promise.all([redis, kv].map((s) => flushAll(s.port)));
     }
+    await memory(redis, kv);
   } finally {
     await Promise.all([redis?.stop(), kv?.stop()]);
+  }
+}
+
+/** Resident set size of a process in bytes, from /proc. */
+function rssBytes(pid: number): number {
+  const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (kib === undefined) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(kib) * 1024;
+}
+
+async function redisCli(port: number, args: string[], stdinFile?: string): Promise<string> {
+  const proc = Bun.spawn(["redis-cli", "-p", String(port), ...args], { stdin: stdinFile === undefined ? "ignore" : Bun.file(stdinFile), stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`redis-cli ${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`);
+  return out;
+}
+
+async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-kv-"));
+  try {
+    const file = join(dir, "keys.resp");
+    const parts: string[] = [];
+    for (let i = 0; i < memoryKeys; i++) {
+      const key = `key:${i}`;
+      const value = `value:${i}`;
+      parts.push(`*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n${value}\r\n`);
+    }
+    writeFileSync(file, parts.join(""));
+    console.log(`### kv: memory for ${fmt(memoryKeys)} small string keys (RSS growth after MEMORY PURGE)\n`);
+    console.log("| server | RSS before | RSS after | growth | bytes/key |");
+    console.log("|---|---:|---:|---:|---:|");
+    const growth = new Map<ServerProcess, number>();
+    for (const [name, server] of [["redis-server", redis], ["svc kv", kv]] as const) {
+      await redisCli(server.port, ["FLUSHALL"]);
+      await redisCli(server.port, ["MEMORY", "PURGE"]);
+      await Bun.sleep(settleMs);
+      const before = rssBytes(server.proc.pid);
+      const piped = await redisCli(server.port, ["--pipe"], file);
+      if (!piped.includes(`errors: 0, replies: ${memoryKeys}`)) throw new Error(`loading keys into ${name} failed:\n${piped}`);
+      await redisCli(server.port, ["MEMORY", "PURGE"]);
+      await Bun.sleep(settleMs);
+      const after = rssBytes(server.proc.pid);
+      growth.set(server, after - before);
+      const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+      console.log(`| ${name} | ${mib(before)} | ${mib(after)} | ${mib(after - before)} | ${((after - before) / memoryKeys).toFixed(0)} |`);
+    }
+    console.log(`| **svc/redis** | | | **${(growth.get(kv)! / growth.get(redis)!).toFixed(2)}×** | |\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -154,6 +154,18 @@ export const serverCommands: readonly CommandSpec[] = [
       x.reply.bulk(String(micros % 1_000_000n));
     },
   },
+  {
+    name: "memory", arity: -2, flags: [], group: "server", summary: "Memory management (PURGE).",
+    subcommands: [
+      // Redis asks jemalloc to return dirty pages; our counterpart is a full, synchronous garbage
+      // collection, after which the allocator can give freed pages back to the OS.
+      sub("memory", "purge", 2, "Runs a full garbage collection.", (x) => {
+        Bun.gc(true);
+        x.reply.simple("OK");
+      }),
+      sub("memory", "help", 2, "Shows MEMORY's subcommands.", (x) => helpReply(x, "MEMORY", ["PURGE", "    Run a full garbage collection so freed memory can return to the OS."])),
+    ],
+  },
   { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP).", run: debug },
   {
     name: "function", arity: -2, flags: [], group: "server", summary: "Functions (only FLUSH, as there are none).",
