@@ -1,18 +1,20 @@
 /**
- * One RESP2 client connection: bytes in → parser → engine → replies coalesced in one output
+ * One RESP client connection: bytes in → parser → engine → replies coalesced in one output
  * buffer → one socket write per read. It also carries the connection-level rules:
  *
  * - a blocked client's further commands wait, in order, until it is served or times out;
  * - a protocol error is answered and the connection closed, as Redis does;
- * - backpressure: while more than kvOutputPauseBytes of replies wait for the client to read, we
- *   stop reading from it, so a client that pipelines without reading stalls in the kernel instead
- *   of growing our memory; a subscriber more than kvPubsubOutputBytesMax behind is disconnected;
- * - a query buffer past kvQueryBufferBytesMax closes the connection.
+ * - backpressure: once more than kvOutputPauseBytes of replies wait for the client to read, we
+ *   stop running its commands and stop reading from it until it catches up, so a client that
+ *   pipelines without reading stalls in the kernel instead of growing our memory; a subscriber
+ *   more than kvPubsubOutputBytesMax behind is disconnected;
+ * - a query buffer (unparsed bytes plus commands waiting to run) past client-query-buffer-limit
+ *   closes the connection.
  */
 import type { Socket } from "bun";
-import { kvOutputPauseBytes, kvPubsubOutputBytesMax, kvQueryBufferBytesMax } from "../core/limits.ts";
+import { kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
 import type { Engine } from "./engine.ts";
-import { RespParser } from "./resp/parser.ts";
+import type { RequestParser } from "./resp/parser.ts";
 import { RespWriter } from "./resp/writer.ts";
 import { Session, type Transport } from "./session.ts";
 
@@ -24,10 +26,11 @@ export class Connection implements Transport {
   readonly session: Session;
   readonly peer: string;
   readonly local: string;
-  private readonly parser: RespParser;
-  /** Commands that arrived while the client was blocked, from index waitingFrom on. */
+  /** Commands read but not yet run (the client is blocked, or behind), from waitingFrom on. */
   private readonly waiting: string[][] = [];
   private waitingFrom = 0;
+  /** Argument bytes in `waiting`: with the parser's pending bytes, the query buffer. */
+  private waitingBytes = 0;
   private flushQueued = false;
   private paused = false;
   private closed = false;
@@ -35,9 +38,8 @@ export class Connection implements Transport {
   constructor(
     private readonly engine: Engine,
     private readonly socket: Socket<Connection>,
-    bulkBytesMax: number,
+    private readonly parser: RequestParser,
   ) {
-    this.parser = new RespParser(bulkBytesMax);
     this.session = new Session(this.writer, this);
     this.peer = `${socket.remoteAddress}:${socket.remotePort}`;
     this.local = `${socket.localAddress}:${socket.localPort}`;
@@ -46,44 +48,52 @@ export class Connection implements Transport {
 
   onData(chunk: Uint8Array): void {
     if (this.closed) return;
+    const limits = this.engine.clientLimits;
+    this.parser.bulkBytesMax = limits.bulkBytesMax;
     const { commands, error } = this.parser.feed(chunk);
     this.session.lastInteractionMs = this.engine.clock.nowMs();
-    if (this.waitingFrom === this.waiting.length) this.run(commands, 0);
+    if (this.waitingFrom === this.waiting.length) this.run(commands);
     else {
-      for (const argv of commands) this.waiting.push(argv);
+      for (const argv of commands) this.hold(argv);
       this.runWaiting();
     }
     if (error !== null && !this.session.closing) {
       this.writer.error(error);
       this.session.closing = true;
-    } else if (this.parser.pendingBytes > kvQueryBufferBytesMax) {
+    } else if (this.parser.pendingBytes + this.waitingBytes > limits.queryBufferBytesMax) {
       this.engine.log.warn({ client: this.peer }, "closing client that reached max query buffer length");
       this.session.closing = true;
-      this.waiting.length = this.waitingFrom = 0;
+      this.waiting.length = this.waitingFrom = this.waitingBytes = 0;
     }
     this.write();
   }
 
-  /**
-   * Runs `commands` from `from` until one blocks the client or asks to close it; the rest wait,
-   * in order, for runWaiting.
-   */
-  private run(commands: string[][], from: number): void {
-    const session = this.session;
-    let i = from;
-    let now = performance.now();
-    while (i < commands.length && session.blocked === null && !session.closing) {
-      now = this.engine.execute(session, commands[i++]!, session.reply, now);
-    }
-    if (i === commands.length || session.closing) return;
-    for (; i < commands.length; i++) this.waiting.push(commands[i]!);
+  /** Whether the next command may run now: not blocked, not closing, replies not piling up. */
+  private get mayRun(): boolean {
+    return this.session.blocked === null && !this.session.closing && this.writer.pendingBytes <= kvOutputPauseBytes;
   }
 
-  /** Runs waiting commands until one blocks or asks to close. */
-  private runWaiting(): void {
+  /** Runs the commands of one read until one blocks, closes or fills the output; holds the rest. */
+  private run(commands: string[][]): void {
     const session = this.session;
-    while (this.waitingFrom < this.waiting.length && session.blocked === null && !session.closing) {
-      this.engine.execute(session, this.waiting[this.waitingFrom++]!);
+    let i = 0;
+    let now = performance.now();
+    while (i < commands.length && this.mayRun) now = this.engine.execute(session, commands[i++]!, session.reply, now);
+    if (session.closing) return;
+    for (; i < commands.length; i++) this.hold(commands[i]!);
+  }
+
+  private hold(argv: string[]): void {
+    this.waiting.push(argv);
+    for (const arg of argv) this.waitingBytes += arg.length;
+  }
+
+  /** Runs held commands while the client may run them. */
+  private runWaiting(): void {
+    while (this.waitingFrom < this.waiting.length && this.mayRun) {
+      const argv = this.waiting[this.waitingFrom++]!;
+      for (const arg of argv) this.waitingBytes -= arg.length;
+      this.engine.execute(this.session, argv);
     }
     // Drop what has run; arrays do not shrink from the front cheaply, so do it once here.
     if (this.waitingFrom === this.waiting.length) this.waiting.length = this.waitingFrom = 0;
@@ -105,24 +115,35 @@ export class Connection implements Transport {
     this.flush();
   }
 
-  /** Writes what the socket takes; pauses or drops the client if it is too far behind. */
+  /**
+   * Writes what the socket takes, runs held commands as the client catches up, and pauses
+   * reading — or drops a subscriber — while it is too far behind. Called after each read and on
+   * each drain.
+   */
   write(): void {
     if (this.closed) return;
     const w = this.writer;
-    if (w.length > 0) {
-      const written = this.socket.write(w.buffer, 0, w.length);
-      if (written > 0) w.consume(written);
+    for (;;) {
+      if (w.pendingBytes > 0) {
+        const written = this.socket.write(w.buffer, w.start, w.pendingBytes);
+        if (written > 0) w.consume(written);
+      }
+      if (w.pendingBytes > 0 || this.waitingFrom === this.waiting.length || !this.mayRun) break;
+      this.runWaiting();
     }
-    if (this.session.subscriptions > 0 && w.length > kvPubsubOutputBytesMax) {
-      this.engine.log.warn({ client: this.peer, pendingBytes: w.length }, "closing subscriber past its output limit");
+    if (this.session.subscriptions > 0 && w.pendingBytes > kvPubsubOutputBytesMax) {
+      this.engine.log.warn({ client: this.peer, pendingBytes: w.pendingBytes }, "closing subscriber past its output limit");
       this.socket.terminate();
       return;
     }
-    if (w.length === 0 && this.session.closing) {
+    if (w.pendingBytes === 0 && this.session.closing) {
       this.socket.end();
       return;
     }
-    const behind = w.length > kvOutputPauseBytes;
+    // Commands held back for output (not for blocking) mean the client is behind: reading more
+    // would only hold more.
+    const held = this.waitingFrom < this.waiting.length && this.session.blocked === null;
+    const behind = w.pendingBytes > kvOutputPauseBytes || held;
     if (behind !== this.paused) {
       this.paused = behind;
       const socket = this.socket as PausableSocket;

@@ -10,6 +10,7 @@ import type { Logger } from "../core/log.ts";
 import { Blocking } from "./blocking.ts";
 import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
+import { memoryParams } from "./config-params.ts";
 import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
@@ -47,6 +48,11 @@ export class Engine {
   readonly pubsub = new PubSub();
   readonly sessions = new Map<number, Session>();
   readonly config: Map<string, string>;
+  /** The CONFIG limits every connection checks on each read, kept parsed (see setConfig). */
+  readonly clientLimits = {
+    bulkBytesMax: memoryParams["proto-max-bulk-len"]!.default,
+    queryBufferBytesMax: memoryParams["client-query-buffer-limit"]!.default,
+  };
   readonly startedMs: number;
   readonly stats = {
     commandsProcessed: 0,
@@ -72,7 +78,17 @@ export class Engine {
       onExpired: () => this.stats.expiredKeys++,
     };
     this.dbs = Array.from({ length: options.databases }, (_, i) => new Keyspace(i, hooks));
-    this.config = new Map(Object.entries({ ...defaultConfig, databases: String(options.databases), ...options.config }));
+    this.config = new Map();
+    for (const [name, value] of Object.entries({ ...defaultConfig, databases: String(options.databases), ...options.config })) {
+      this.setConfig(name, value);
+    }
+  }
+
+  /** Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it. */
+  setConfig(name: string, value: string): void {
+    this.config.set(name, value);
+    if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
+    else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {

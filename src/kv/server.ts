@@ -4,7 +4,7 @@
 import type { TCPSocketListener } from "bun";
 import { Connection } from "./connection.ts";
 import type { Engine } from "./engine.ts";
-import { bulkBytesMaxDefault } from "./resp/parser.ts";
+import { RespParser } from "./resp/parser.ts";
 
 export interface RespServer {
   readonly port: number;
@@ -14,14 +14,13 @@ export interface RespServer {
 }
 
 export function startRespServer(engine: Engine, hostname: string, port: number): RespServer {
-  const bulkBytesMax = Number(engine.config.get("proto-max-bulk-len") ?? bulkBytesMaxDefault);
   const listener: TCPSocketListener<Connection> = Bun.listen<Connection>({
     hostname,
     port,
     socket: {
       open(socket) {
         socket.setNoDelay(true);
-        socket.data = new Connection(engine, socket, bulkBytesMax);
+        socket.data = new Connection(engine, socket, new RespParser(engine.clientLimits.bulkBytesMax));
       },
       data(socket, chunk) {
         socket.data.onData(chunk);

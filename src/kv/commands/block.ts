@@ -15,7 +15,11 @@ export interface BlockingCommand {
   timeoutText: string;
   /** Serves the client from `key` if it holds elements of the right type; true when it did. */
   serve(x: Exec, key: string): boolean;
-  /** The reply when the timeout passes (a null array for most, a null bulk for BLMOVE). */
+  /**
+   * The reply when the command cannot block (inside MULTI): a null array for most, a null bulk
+   * for BLMOVE. A client that did block and timed out always gets a null array, BLMOVE included,
+   * as Redis's replyToBlockedClientTimedOut answers every list and sorted-set command.
+   */
   timedOut(reply: Reply): void;
 }
 
@@ -31,7 +35,7 @@ export function runBlocking(x: Exec, command: BlockingCommand): void {
     deadlineMs,
     tryServe: (key) => command.serve({ engine, session, reply: session.reply, db: engine.dbs[dbIndex]! }, key),
     timeout: () => {
-      command.timedOut(session.reply);
+      session.reply.array(null);
       session.transport?.flush();
     },
   });

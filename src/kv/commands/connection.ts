@@ -20,8 +20,9 @@ function dbIndex(x: Exec, text: string, notInteger: () => Error): number {
 
 function ping(x: Exec, argv: string[]): void {
   if (argv.length > 2) throw new KvError("ERR wrong number of arguments for 'ping' command");
-  // A subscribed RESP2 client gets PING's answer as a pub/sub style array.
-  if (x.session.subscriptions > 0) {
+  // A subscribed RESP2 client gets PING's answer as a pub/sub style array; over RESP3 pushes are
+  // told apart by their type, so PING answers as usual.
+  if (x.session.subscriptions > 0 && x.session.reply.protocol === 2) {
     x.reply.array(2);
     x.reply.bulk("pong");
     x.reply.bulk(argv[1] ?? "");
@@ -119,10 +120,16 @@ function clientKill(x: Exec, argv: string[]): void {
   x.reply.integer(victims.length);
 }
 
-/** Closes a session's connection once its pending replies are written. */
+/**
+ * Closes a session's connection once its pending replies are written. Another client is also
+ * forgotten at once — its blocking, subscriptions and watches — as Redis frees it on the spot: a
+ * push or a PUBLISH later in the same pipeline must not go to a client that is already gone.
+ */
 function kill(x: Exec, target: Session): void {
   target.closing = true;
-  if (target !== x.session) target.transport?.close();
+  if (target === x.session) return;
+  x.engine.unregister(target);
+  target.transport?.close();
 }
 
 function client(x: Exec, argv: string[]): void {

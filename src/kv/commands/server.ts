@@ -6,6 +6,7 @@ import { KvError, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { infoText } from "../info.ts";
 import { helpReply } from "./keys.ts";
+import { canonicalConfigValue } from "../config-params.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 /** COMMAND's ten-field description of one command (Redis 7 layout). */
@@ -88,7 +89,13 @@ function config(x: Exec, argv: string[]): void {
     }
   } else if (sub === "set") {
     if (argv.length % 2 !== 0) throw new KvError("ERR wrong number of arguments for 'config|set' command");
-    for (let i = 2; i < argv.length; i += 2) params.set(argv[i]!.toLowerCase(), argv[i + 1]!);
+    // All or nothing, as in Redis: every value is checked before any is applied.
+    const changes: [string, string][] = [];
+    for (let i = 2; i < argv.length; i += 2) {
+      const name = argv[i]!.toLowerCase();
+      changes.push([name, canonicalConfigValue(name, argv[i + 1]!)]);
+    }
+    for (const [name, value] of changes) x.engine.setConfig(name, value);
     x.reply.simple("OK");
   } else if (sub === "resetstat") {
     x.engine.stats.commands.clear();

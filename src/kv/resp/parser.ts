@@ -53,7 +53,20 @@ export function parseLongLong(bytes: Uint8Array, from: number, to: number): numb
   return negative ? -value : value;
 }
 
-export class RespParser {
+/**
+ * What a connection needs from a request parser. RespParser is the reference; NativeRespParser
+ * (native-parser.ts) scans natively and must behave identically.
+ */
+export interface RequestParser {
+  /** Bytes received but not yet part of a complete command (the query buffer). */
+  readonly pendingBytes: number;
+  /** Longest bulk accepted (proto-max-bulk-len); CONFIG SET changes it between reads. */
+  bulkBytesMax: number;
+  /** Takes the next read; returns every command it completes, and the protocol error if any. */
+  feed(chunk: Uint8Array): ParseOutput;
+}
+
+export class RespParser implements RequestParser {
   private buffer: Buffer = Buffer.alloc(0);
   private start = 0;
   private end = 0;
@@ -63,7 +76,7 @@ export class RespParser {
   /** Length of the bulk being read, or -1 while its `$len` line is still to come. */
   private bulkLength = -1;
 
-  constructor(private readonly bulkBytesMax = bulkBytesMaxDefault) {}
+  constructor(public bulkBytesMax = bulkBytesMaxDefault) {}
 
   /** Bytes received but not yet part of a complete command (the query buffer). */
   get pendingBytes(): number {

@@ -15,16 +15,31 @@ type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number
 export class RespWriter implements Reply {
   protocol: 2 | 3 = 2;
   buffer = Buffer.allocUnsafe(initialBufferBytes) as Latin1Buffer;
+  /** Unsent output is buffer[start, length): the socket took what came before `start`. */
+  start = 0;
   length = 0;
+
+  /** Bytes waiting for the socket. */
+  get pendingBytes(): number {
+    return this.length - this.start;
+  }
 
   private reserve(bytes: number): void {
     const needed = this.length + bytes;
     if (needed <= this.buffer.length) return;
-    let size = this.buffer.length * 2;
-    while (size < needed) size *= 2;
-    const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
-    this.buffer.copy(grown, 0, 0, this.length);
-    this.buffer = grown;
+    const pending = this.length - this.start;
+    // Move the unsent bytes to the front rather than grow, when that makes room.
+    if (pending + bytes <= this.buffer.length) {
+      this.buffer.copy(this.buffer, 0, this.start, this.length);
+    } else {
+      let size = this.buffer.length * 2;
+      while (size < pending + bytes) size *= 2;
+      const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
+      this.buffer.copy(grown, 0, this.start, this.length);
+      this.buffer = grown;
+    }
+    this.start = 0;
+    this.length = pending;
   }
 
   /** Appends a latin1 string, one byte per char. */
@@ -104,13 +119,12 @@ export class RespWriter implements Reply {
     this.length += bytes.length;
   }
 
-  /** Drops the first `bytes` bytes (they reached the socket). */
+  /**
+   * Drops the first `bytes` unsent bytes (they reached the socket). Nothing is copied: a slow
+   * client's partial writes would otherwise move the whole backlog each time.
+   */
   consume(bytes: number): void {
-    if (bytes >= this.length) {
-      this.length = 0;
-      return;
-    }
-    this.buffer.copy(this.buffer, 0, bytes, this.length);
-    this.length -= bytes;
+    this.start += bytes;
+    if (this.start >= this.length) this.start = this.length = 0;
   }
 }

@@ -85,8 +85,11 @@ export function encodeCommand(argv: readonly string[]): Buffer {
 export class RespClient {
   private pending = Buffer.alloc(0);
   private readonly waiters: ((value: RespValue) => void)[] = [];
+  /** Bytes the kernel did not take yet: Bun's socket.write does not buffer them for us. */
+  private readonly outgoing: Buffer[] = [];
   private closedResolve!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve));
+  isClosed = false;
 
   private constructor(private socket: Socket<undefined> | null = null) {}
 
@@ -97,8 +100,9 @@ export class RespClient {
       port,
       socket: {
         data: (_socket, chunk) => client.onData(chunk),
-        close: () => client.closedResolve(),
-        error: () => client.closedResolve(),
+        drain: () => client.pump(),
+        close: () => client.onClose(),
+        error: () => client.onClose(),
       },
     });
     return client;
@@ -116,9 +120,36 @@ export class RespClient {
     this.pending = this.pending.subarray(at);
   }
 
+  private onClose(): void {
+    this.isClosed = true;
+    this.closedResolve();
+  }
+
   /** Sends raw bytes (for protocol tests); replies are read with `read()`. */
   writeRaw(bytes: string | Uint8Array): void {
-    this.socket!.write(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : bytes);
+    this.outgoing.push(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Buffer.from(bytes));
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.outgoing.length > 0 && !this.isClosed) {
+      const head = this.outgoing[0]!;
+      const written = this.socket!.write(head);
+      if (written < head.length) {
+        if (written > 0) this.outgoing[0] = head.subarray(written);
+        return;
+      }
+      this.outgoing.shift();
+    }
+  }
+
+  /** The next reply if it has already arrived and nobody is waiting for an earlier one. */
+  tryRead(): RespValue | undefined {
+    if (this.waiters.length > 0) return undefined;
+    const reply = parseReply(this.pending, 0);
+    if (reply === undefined) return undefined;
+    this.pending = this.pending.subarray(reply.next);
+    return reply.value;
   }
 
   /** The next reply. */

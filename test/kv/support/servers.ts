@@ -3,7 +3,7 @@
  * and Debian's redis-server as the reference it is compared with.
  */
 import type { Subprocess } from "bun";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -96,4 +96,11 @@ export async function startRedis(): Promise<ServerProcess> {
       await proc.exited;
     },
   };
+}
+
+/** Resident memory of a live process in bytes (VmRSS in /proc/<pid>/status). */
+export function rssBytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (match === null) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) * 1024;
 }

@@ -1,0 +1,53 @@
+/**
+ * The CONFIG parameters svc acts on. CONFIG SET checks them as Redis 7.0 does — memory values with
+ * Redis's units and bounds, the same error text — and stores the canonical form (bytes) that
+ * CONFIG GET reports. Any other parameter is accepted and remembered as typed (docs/kv.md).
+ */
+import { kvQueryBufferBytesMax } from "../core/limits.ts";
+import { KvError } from "./errors.ts";
+import { bulkBytesMaxDefault } from "./resp/parser.ts";
+
+const MiB = 1024 * 1024;
+
+interface MemoryParam {
+  readonly default: number;
+  readonly min: number;
+}
+
+/** Memory parameters and their lower bounds; the upper bound of each is LLONG_MAX. */
+export const memoryParams: Readonly<Record<string, MemoryParam>> = {
+  "proto-max-bulk-len": { default: bulkBytesMaxDefault, min: 1 * MiB },
+  "client-query-buffer-limit": { default: kvQueryBufferBytesMax, min: 1 * MiB },
+};
+
+const longLongMaxText = "9223372036854775807";
+
+/** Redis's memtoull units: k/m/g are powers of 1000, kb/mb/gb powers of 1024. */
+const unitBytes: Readonly<Record<string, number>> = {
+  "": 1, b: 1, k: 1e3, kb: 1024, m: 1e6, mb: MiB, g: 1e9, gb: 1024 * MiB,
+};
+
+/** A memory value ("100", "1mb", "2GB") in bytes, or null when Redis would refuse it. */
+export function parseMemoryValue(text: string): number | null {
+  const match = /^(\d+)([a-z]*)$/i.exec(text);
+  if (match === null) return null;
+  const unit = unitBytes[match[2]!.toLowerCase()];
+  if (unit === undefined) return null;
+  const bytes = BigInt(match[1]!) * BigInt(unit);
+  return bytes > BigInt(longLongMaxText) ? null : Number(bytes);
+}
+
+const setFailed = (name: string, why: string) => new KvError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);
+
+/**
+ * The value CONFIG SET stores for `name`: memory values in bytes, anything else as given.
+ * Throws Redis's error for a value it would refuse.
+ */
+export function canonicalConfigValue(name: string, value: string): string {
+  const param = memoryParams[name];
+  if (param === undefined) return value;
+  const bytes = parseMemoryValue(value);
+  if (bytes === null) throw setFailed(name, "argument must be a memory value");
+  if (bytes < param.min) throw setFailed(name, `argument must be between ${param.min} and ${longLongMaxText} inclusive`);
+  return String(bytes);
+}
