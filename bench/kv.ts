@@ -2,7 +2,8 @@
  * svc kv against redis-server on the same machine, with redis-benchmark driving both: the same
  * commands, clients and key range, one command at a time with the two servers interleaved (so a
  * noisy neighbour hurts both alike), without and with pipelining. Prints a markdown table of
- * requests per second and the ratio svc/redis, and the median ratio per pipeline depth.
+ * requests per second and the ratio svc/redis, and the median ratio per pipeline depth — for svc
+ * with each of its two RESP parsers (TypeScript and native), which is how the default is chosen.
  *
  * Then memory: both servers load the same 1M small string keys (`key:<n>` → `value:<n>`) through
  * `redis-cli --pipe`, run MEMORY PURGE (jemalloc's purge for Redis, a full GC for us) and report
@@ -47,29 +48,34 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 async function main(): Promise<void> {
   let redis: ServerProcess | undefined;
-  let kv: ServerProcess | undefined;
+  let kvTs: ServerProcess | undefined;
+  let kvNative: ServerProcess | undefined;
   try {
-    [redis, kv] = await Promise.all([startRedis(), startKv()]);
+    [redis, kvTs, kvNative] = await Promise.all([startRedis(), startKv(["--resp-parser", "ts"]), startKv(["--resp-parser", "native"])]);
+    const servers = [redis, kvTs, kvNative];
     console.log(`### kv: svc kv vs redis-server ${await redisVersion()} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
+    console.log("svc runs twice: with the TypeScript RESP parser and with the native (napi-rs) one.\n");
     for (const pipeline of pipelines) {
-      console.log(`| -P ${pipeline} | redis ops/s | svc ops/s | svc/redis |`);
-      console.log("|---|---:|---:|---:|");
-      const ratios: number[] = [];
+      console.log(`| -P ${pipeline} | redis ops/s | svc ts ops/s | svc native ops/s | ts/redis | native/redis |`);
+      console.log("|---|---:|---:|---:|---:|---:|");
+      const tsRatios: number[] = [];
+      const nativeRatios: number[] = [];
       for (const [i, test] of tests.entries()) {
-        // Alternate which server goes first, so warm caches and drift do not favour one side.
-        const order = i % 2 === 0 ? [redis, kv] : [kv, redis];
+        // Rotate which server goes first, so warm caches and drift do not favour one side.
+        const order = servers.map((_, j) => servers[(i + j) % servers.length]!);
         const results = new Map<ServerProcess, number>();
         for (const server of order) results.set(server, await run(server.port, test, pipeline));
-        const ratio = results.get(kv)! / results.get(redis)!;
-        ratios.push(ratio);
-        console.log(`| ${test} | ${fmt(results.get(redis)!)} | ${fmt(results.get(kv)!)} | ${ratio.toFixed(2)}× |`);
+        const base = results.get(redis)!;
+        tsRatios.push(results.get(kvTs)! / base);
+        nativeRatios.push(results.get(kvNative)! / base);
+        console.log(`| ${test} | ${fmt(base)} | ${fmt(results.get(kvTs)!)} | ${fmt(results.get(kvNative)!)} | ${tsRatios.at(-1)!.toFixed(2)}× | ${nativeRatios.at(-1)!.toFixed(2)}× |`);
       }
-      console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |\n`);
-      await Promise.all([redis, kv].map((s) => flushAll(s.port)));
+      console.log(`| **median** | | | | **${median(tsRatios).toFixed(2)}×** | **${median(nativeRatios).toFixed(2)}×** |\n`);
+      await Promise.all(servers.map((s) => flushAll(s.port)));
     }
-    await memory(redis, kv);
+    await memory(redis, kvTs);
   } finally {
-    await Promise.all([redis?.stop(), kv?.stop()]);
+    await Promise.all([redis?.stop(), kvTs?.stop(), kvNative?.stop()]);
   }
 }
 

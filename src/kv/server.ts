@@ -4,7 +4,7 @@
 import type { TCPSocketListener } from "bun";
 import { Connection } from "./connection.ts";
 import type { Engine } from "./engine.ts";
-import { RespParser } from "./resp/parser.ts";
+import type { RequestParser } from "./resp/parser.ts";
 
 export interface RespServer {
   readonly port: number;
@@ -13,14 +13,15 @@ export interface RespServer {
   stop(): void;
 }
 
-export function startRespServer(engine: Engine, hostname: string, port: number): RespServer {
+/** Listens for RESP clients; `newParser` makes each connection's request parser. */
+export function startRespServer(engine: Engine, hostname: string, port: number, newParser: () => RequestParser): RespServer {
   const listener: TCPSocketListener<Connection> = Bun.listen<Connection>({
     hostname,
     port,
     socket: {
       open(socket) {
         socket.setNoDelay(true);
-        socket.data = new Connection(engine, socket, new RespParser(engine.clientLimits.bulkBytesMax));
+        socket.data = new Connection(engine, socket, newParser());
       },
       data(socket, chunk) {
         socket.data.onData(chunk);

@@ -7,11 +7,13 @@ import { kvDatabasesDefault } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { Engine } from "./engine.ts";
 import { startActiveExpire } from "./expire.ts";
+import { NativeRespParser } from "./resp/native-parser.ts";
+import { RespParser } from "./resp/parser.ts";
 import { startRespServer } from "./server.ts";
 
 export const kvService = defineService({
   name: "kv",
-  summary: "Redis-compatible key-value server (RESP2)",
+  summary: "Redis-compatible key-value server (RESP2/RESP3)",
   envPrefix: "SVC_KV",
   flags: {
     port: flag.int({ default: 6379, min: 0, max: 65535, help: "RESP2 port; 0 picks a free one (printed)" }),
@@ -19,6 +21,10 @@ export const kvService = defineService({
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port (reserved: the REST API is not built yet)" }),
     dir: flag.string({ default: ".", help: "directory for persistence files" }),
     databases: flag.int({ default: kvDatabasesDefault, min: 1, max: 1_000_000, help: "number of databases (SELECT 0..n-1)" }),
+    respParser: flag.enum({
+      default: "ts", choices: ["ts", "native"],
+      help: "RESP request parser: TypeScript or the napi-rs scanner; they behave identically (bench/RESULTS.md has the speeds)",
+    }),
   },
   async start(config, log) {
     const engine = new Engine({
@@ -26,7 +32,8 @@ export const kvService = defineService({
       log,
       config: { port: String(config.port), bind: config.bind, dir: config.dir },
     });
-    const resp = startRespServer(engine, config.bind, config.port);
+    const parser = config.respParser === "native" ? NativeRespParser : RespParser;
+    const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
     const stopExpire = startActiveExpire(engine);
     log.info({ port: resp.port, bind: config.bind }, "kv listening (RESP2)");

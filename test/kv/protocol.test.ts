@@ -20,11 +20,11 @@ let redis: ServerProcess;
 let kv: ServerProcess;
 
 beforeAll(async () => {
-  [redis, kv] = await Promise.all([startRedis(), startKv()]);
+  redis = await startRedis();
 });
 
 afterAll(async () => {
-  await Promise.all([redis?.stop(), kv?.stop()]);
+  await redis?.stop();
 });
 
 /** A readable account of where two byte strings first differ. */
@@ -110,139 +110,152 @@ const empties: [string, Step[]][] = [
   ["QUIT in a pipeline: its OK is sent, the rest dropped, the connection closed", steps("PING\r\nQUIT\r\nPING\r\n")],
 ];
 
-describe("protocol errors: the same error reply and the same close as redis-server", () => {
-  for (const [name, s] of malformed) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
-});
-
-describe("limits: at the limit the server waits, one past it the request is refused", () => {
-  for (const [name, s] of atLimits) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
-
-  test("a multibulk count past Redis 6's 1024*1024 limit is accepted and the command runs", async () => {
-    // Redis 7 dropped the old limit of 1048576 arguments; a command with 1048577 runs.
-    const count = 1024 * 1024 + 1;
-    const args = Buffer.from("$1\r\nx\r\n".repeat(count - 2), "latin1");
-    const observed = await sameAsRedis([
-      { bytes: `*${count}\r\n$5\r\nRPUSH\r\n$10\r\nlimit:list\r\n` },
-      { bytes: args },
-      { bytes: encodeCommand(["DEL", "limit:list"]) },
-    ]);
-    expect(observed.at(-1)).toEqual({ replies: `:${count - 2}\r\n:1\r\n`, closed: false });
+// Every case runs against svc with each of its two request parsers (--resp-parser).
+describe.each(["ts", "native"])("svc kv with the %s RESP parser", (parser) => {
+  beforeAll(async () => {
+    kv = await startKv(["--resp-parser", parser]);
+    // The previous parser's run left keys in the shared redis-server; the new svc starts empty.
+    await observe(redis.port, [{ bytes: encodeCommand(["FLUSHALL"]) }]);
   });
-});
 
-describe("inline commands: quoting and escapes", () => {
-  for (const [name, s] of inline) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
-});
+  afterAll(async () => {
+    await kv?.stop();
+  });
 
-describe("empty requests", () => {
-  for (const [name, s] of empties) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
-});
+  describe("protocol errors: the same error reply and the same close as redis-server", () => {
+    for (const [name, s] of malformed) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
+  });
 
-/** A mix of everything a pipeline carries: writes, reads, errors, inline and binary data. */
-function pipelineOf(count: number): Buffer {
-  const parts: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const key = `pipe:${i % 97}`;
-    switch (i % 10) {
-      case 0: parts.push(encodeCommand(["SET", key, `v${i}`])); break;
-      case 1: parts.push(encodeCommand(["GET", key])); break;
-      case 2: parts.push(encodeCommand(["INCR", "pipe:counter"])); break;
-      case 3: parts.push(encodeCommand(["APPEND", key, "\r\n\0\xff"])); break;
-      case 4: parts.push(Buffer.from(`ECHO "inline ${i}"\r\n`, "latin1")); break;
-      case 5: parts.push(encodeCommand(["NOSUCHCOMMAND", key])); break;
-      case 6: parts.push(encodeCommand(["GET"])); break;
-      case 7: parts.push(encodeCommand(["INCR", key])); break;
-      case 8: parts.push(Buffer.from("*0\r\n\r\n", "latin1")); break;
-      default: parts.push(encodeCommand(["RPUSH", "pipe:list", key]), encodeCommand(["LLEN", "pipe:list"]));
+  describe("limits: at the limit the server waits, one past it the request is refused", () => {
+    for (const [name, s] of atLimits) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
+
+    test("a multibulk count past Redis 6's 1024*1024 limit is accepted and the command runs", async () => {
+      // Redis 7 dropped the old limit of 1048576 arguments; a command with 1048577 runs.
+      const count = 1024 * 1024 + 1;
+      const args = Buffer.from("$1\r\nx\r\n".repeat(count - 2), "latin1");
+      const observed = await sameAsRedis([
+        { bytes: `*${count}\r\n$5\r\nRPUSH\r\n$10\r\nlimit:list\r\n` },
+        { bytes: args },
+        { bytes: encodeCommand(["DEL", "limit:list"]) },
+      ]);
+      expect(observed.at(-1)).toEqual({ replies: `:${count - 2}\r\n:1\r\n`, closed: false });
+    });
+  });
+
+  describe("inline commands: quoting and escapes", () => {
+    for (const [name, s] of inline) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
+  });
+
+  describe("empty requests", () => {
+    for (const [name, s] of empties) test.concurrent(name, () => sameAsRedis(s).then(() => undefined));
+  });
+
+  /** A mix of everything a pipeline carries: writes, reads, errors, inline and binary data. */
+  function pipelineOf(count: number): Buffer {
+    const parts: Buffer[] = [];
+    for (let i = 0; i < count; i++) {
+      const key = `pipe:${i % 97}`;
+      switch (i % 10) {
+        case 0: parts.push(encodeCommand(["SET", key, `v${i}`])); break;
+        case 1: parts.push(encodeCommand(["GET", key])); break;
+        case 2: parts.push(encodeCommand(["INCR", "pipe:counter"])); break;
+        case 3: parts.push(encodeCommand(["APPEND", key, "\r\n\0\xff"])); break;
+        case 4: parts.push(Buffer.from(`ECHO "inline ${i}"\r\n`, "latin1")); break;
+        case 5: parts.push(encodeCommand(["NOSUCHCOMMAND", key])); break;
+        case 6: parts.push(encodeCommand(["GET"])); break;
+        case 7: parts.push(encodeCommand(["INCR", key])); break;
+        case 8: parts.push(Buffer.from("*0\r\n\r\n", "latin1")); break;
+        default: parts.push(encodeCommand(["RPUSH", "pipe:list", key]), encodeCommand(["LLEN", "pipe:list"]));
+      }
     }
+    return Buffer.concat(parts);
   }
-  return Buffer.concat(parts);
-}
 
-describe("pipelining and fragmentation", () => {
-  test("5000 mixed commands in one write get the same replies, in order", async () => {
-    const observed = await sameAsRedis([
-      { bytes: encodeCommand(["DEL", "pipe:counter", "pipe:list"]) },
-      { bytes: pipelineOf(5000) },
-    ]);
-    expect(observed[1]!.replies.length).toBeGreaterThan(50_000);
+  describe("pipelining and fragmentation", () => {
+    test("5000 mixed commands in one write get the same replies, in order", async () => {
+      const observed = await sameAsRedis([
+        { bytes: encodeCommand(["DEL", "pipe:counter", "pipe:list"]) },
+        { bytes: pipelineOf(5000) },
+      ]);
+      expect(observed[1]!.replies.length).toBeGreaterThan(50_000);
+    });
+
+    test("a pipeline of commands written one byte per write gets the same replies", async () => {
+      const stream = Buffer.concat([
+        encodeCommand(["SET", "frag:k", "a\r\nb\0c"]),
+        Buffer.from('GET "frag:k"\r\n\r\n*0\r\n', "latin1"),
+        encodeCommand(["APPEND", "frag:k", "xyz"]),
+        Buffer.from("STRLEN frag:k\n", "latin1"),
+        encodeCommand(["GET", "frag:k"]),
+      ]);
+      const bytes: Step[] = [...stream].map((b) => ({ bytes: Uint8Array.of(b), settle: false, gapMs: 1 }));
+      bytes[bytes.length - 1] = { bytes: stream.subarray(-1) };
+      const observed = await sameAsRedis(bytes);
+      expect(observed.at(-1)!.closed).toBe(false);
+    });
+
+    test("a command with a 1 MiB value written in 4 KiB pieces is read whole", async () => {
+      const value = Buffer.alloc(1024 * 1024, "v").toString("latin1");
+      const stream = Buffer.concat([encodeCommand(["SET", "frag:big", value]), encodeCommand(["STRLEN", "frag:big"])]);
+      const pieces: Step[] = [];
+      for (let at = 0; at < stream.length; at += 4096) pieces.push({ bytes: stream.subarray(at, at + 4096), settle: false });
+      pieces.push({ bytes: encodeCommand(["DEL", "frag:big"]) });
+      const observed = await sameAsRedis(pieces);
+      expect(observed[0]!.replies).toBe(`+OK\r\n:${value.length}\r\n:1\r\n`);
+    });
   });
 
-  test("a pipeline of commands written one byte per write gets the same replies", async () => {
-    const stream = Buffer.concat([
-      encodeCommand(["SET", "frag:k", "a\r\nb\0c"]),
-      Buffer.from('GET "frag:k"\r\n\r\n*0\r\n', "latin1"),
-      encodeCommand(["APPEND", "frag:k", "xyz"]),
-      Buffer.from("STRLEN frag:k\n", "latin1"),
-      encodeCommand(["GET", "frag:k"]),
-    ]);
-    const bytes: Step[] = [...stream].map((b) => ({ bytes: Uint8Array.of(b), settle: false, gapMs: 1 }));
-    bytes[bytes.length - 1] = { bytes: stream.subarray(-1) };
-    const observed = await sameAsRedis(bytes);
-    expect(observed.at(-1)!.closed).toBe(false);
-  });
-
-  test("a command with a 1 MiB value written in 4 KiB pieces is read whole", async () => {
-    const value = Buffer.alloc(1024 * 1024, "v").toString("latin1");
-    const stream = Buffer.concat([encodeCommand(["SET", "frag:big", value]), encodeCommand(["STRLEN", "frag:big"])]);
-    const pieces: Step[] = [];
-    for (let at = 0; at < stream.length; at += 4096) pieces.push({ bytes: stream.subarray(at, at + 4096), settle: false });
-    pieces.push({ bytes: encodeCommand(["DEL", "frag:big"]) });
-    const observed = await sameAsRedis(pieces);
-    expect(observed[0]!.replies).toBe(`+OK\r\n:${value.length}\r\n:1\r\n`);
-  });
-});
-
-describe("proto-max-bulk-len at run time", () => {
-  // Redis applies CONFIG SET proto-max-bulk-len to the next bulk header it reads; so must we.
-  test("CONFIG SET proto-max-bulk-len 1048576 makes a 1048577-byte bulk a protocol error", async () => {
-    const servers = await Promise.all([startRedis(), startKv()]);
-    try {
-      const observed: Observed[][] = [];
-      for (const server of servers) {
-        const conn = await RawConnection.open(server.port);
-        conn.write(encodeCommand(["CONFIG", "SET", "proto-max-bulk-len", "1048576"]));
-        await conn.settle({ atLeast: 5 });
-        conn.close();
-        observed.push(await observe(server.port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024}\r\n`)), await observe(server.port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024 + 1}\r\n`)));
+  describe("proto-max-bulk-len at run time", () => {
+    // Redis applies CONFIG SET proto-max-bulk-len to the next bulk header it reads; so must we.
+    test("CONFIG SET proto-max-bulk-len 1048576 makes a 1048577-byte bulk a protocol error", async () => {
+      const servers = await Promise.all([startRedis(), startKv(["--resp-parser", parser])]);
+      try {
+        const observed: Observed[][] = [];
+        for (const server of servers) {
+          const conn = await RawConnection.open(server.port);
+          conn.write(encodeCommand(["CONFIG", "SET", "proto-max-bulk-len", "1048576"]));
+          await conn.settle({ atLeast: 5 });
+          conn.close();
+          observed.push(await observe(server.port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024}\r\n`)), await observe(server.port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024 + 1}\r\n`)));
+        }
+        const [redisAt, redisPast, kvAt, kvPast] = observed;
+        expect(redisAt).toEqual([{ replies: "", closed: false }]);
+        expect(redisPast).toEqual([{ replies: "-ERR Protocol error: invalid bulk length\r\n", closed: true }]);
+        expect(kvAt).toEqual(redisAt!);
+        expect(kvPast).toEqual(redisPast!);
+      } finally {
+        await Promise.all(servers.map((s) => s.stop()));
       }
-      const [redisAt, redisPast, kvAt, kvPast] = observed;
-      expect(redisAt).toEqual([{ replies: "", closed: false }]);
-      expect(redisPast).toEqual([{ replies: "-ERR Protocol error: invalid bulk length\r\n", closed: true }]);
-      expect(kvAt).toEqual(redisAt!);
-      expect(kvPast).toEqual(redisPast!);
-    } finally {
-      await Promise.all(servers.map((s) => s.stop()));
-    }
+    });
   });
-});
 
-describe("client-query-buffer-limit", () => {
-  // Redis closes, without a reply, a client whose unprocessed input passes the limit: a bulk
-  // still arriving, or commands piling up behind a blocked command. At the 1 GiB default that
-  // takes over a gigabyte of traffic, so the test lowers the limit to Redis's minimum, 1 MiB.
-  // Commands read while the client is blocked count too: they sit in Redis's query buffer.
-  test("a client past client-query-buffer-limit is closed, counting a blocked client's queued commands", async () => {
-    const servers = await Promise.all([startRedis(), startKv()]);
-    try {
-      const observed: Observed[][] = [];
-      for (const server of servers) {
-        const conn = await RawConnection.open(server.port);
-        conn.write(encodeCommand(["CONFIG", "SET", "client-query-buffer-limit", "1048576"]));
-        await conn.settle({ atLeast: 5 });
-        conn.close();
-        const bulk = 1536 * 1024;
-        observed.push(await observe(server.port, [{ bytes: `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${bulk}\r\n` }, { bytes: Buffer.alloc(bulk - 1, "x") }]));
-        const pipelined = Buffer.concat(Array.from({ length: 20_000 }, () => encodeCommand(["SET", "k", "x".repeat(100)])));
-        observed.push(await observe(server.port, [{ bytes: encodeCommand(["BLPOP", "qb:nothing", "0"]) }, { bytes: pipelined }]));
+  describe("client-query-buffer-limit", () => {
+    // Redis closes, without a reply, a client whose unprocessed input passes the limit: a bulk
+    // still arriving, or commands piling up behind a blocked command. At the 1 GiB default that
+    // takes over a gigabyte of traffic, so the test lowers the limit to Redis's minimum, 1 MiB.
+    // Commands read while the client is blocked count too: they sit in Redis's query buffer.
+    test("a client past client-query-buffer-limit is closed, counting a blocked client's queued commands", async () => {
+      const servers = await Promise.all([startRedis(), startKv(["--resp-parser", parser])]);
+      try {
+        const observed: Observed[][] = [];
+        for (const server of servers) {
+          const conn = await RawConnection.open(server.port);
+          conn.write(encodeCommand(["CONFIG", "SET", "client-query-buffer-limit", "1048576"]));
+          await conn.settle({ atLeast: 5 });
+          conn.close();
+          const bulk = 1536 * 1024;
+          observed.push(await observe(server.port, [{ bytes: `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${bulk}\r\n` }, { bytes: Buffer.alloc(bulk - 1, "x") }]));
+          const pipelined = Buffer.concat(Array.from({ length: 20_000 }, () => encodeCommand(["SET", "k", "x".repeat(100)])));
+          observed.push(await observe(server.port, [{ bytes: encodeCommand(["BLPOP", "qb:nothing", "0"]) }, { bytes: pipelined }]));
+        }
+        const [redisBulk, redisBlocked, kvBulk, kvBlocked] = observed;
+        expect(redisBulk).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
+        expect(redisBlocked).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
+        expect(kvBulk).toEqual(redisBulk!);
+        expect(kvBlocked).toEqual(redisBlocked!);
+      } finally {
+        await Promise.all(servers.map((s) => s.stop()));
       }
-      const [redisBulk, redisBlocked, kvBulk, kvBlocked] = observed;
-      expect(redisBulk).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
-      expect(redisBlocked).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
-      expect(kvBulk).toEqual(redisBulk!);
-      expect(kvBlocked).toEqual(redisBlocked!);
-    } finally {
-      await Promise.all(servers.map((s) => s.stop()));
-    }
+    });
   });
 });

@@ -8,6 +8,8 @@ use std::os::fd::FromRawFd;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+pub mod resp;
+
 /// CRC32C of `data[start..end]`, continuing from `seed` (0 for a new checksum).
 #[napi(js_name = "crc32c")]
 pub fn crc32c(data: &[u8], start: u32, end: u32, seed: u32) -> Result<u32> {

@@ -22,6 +22,12 @@ export interface ParseOutput {
   error: string | null;
 }
 
+/** First size of a parser's input buffer; it doubles as needed. */
+const bufferBytesMin = 16 * 1024;
+
+/** Bun's Buffer has Node's latin1Slice (no encoding lookup, unlike toString); @types omit it. */
+type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
+
 const CR = 0x0d;
 const LF = 0x0a;
 const MINUS = 0x2d;
@@ -66,21 +72,67 @@ export interface RequestParser {
   feed(chunk: Uint8Array): ParseOutput;
 }
 
-export class RespParser implements RequestParser {
-  private buffer: Buffer = Buffer.alloc(0);
-  private start = 0;
-  private end = 0;
+/**
+ * What both parsers keep between reads — the bytes not yet parsed — and what they share: adding
+ * a read to them, and inline commands (rare: a person typing into redis-cli or telnet).
+ */
+export abstract class RequestBuffer {
+  protected buffer = Buffer.alloc(0) as Latin1Buffer;
+  protected start = 0;
+  protected end = 0;
+
+  /** Bytes received but not yet part of a complete command (the query buffer). */
+  get pendingBytes(): number {
+    return this.end - this.start;
+  }
+
+  protected append(chunk: Uint8Array): void {
+    if (this.start === this.end) {
+      this.start = this.end = 0;
+    }
+    if (this.end + chunk.length > this.buffer.length) {
+      const live = this.end - this.start;
+      const size = Math.max(this.buffer.length * 2, live + chunk.length, bufferBytesMin);
+      const grown = live + chunk.length <= this.buffer.length ? this.buffer : (Buffer.allocUnsafe(size) as Latin1Buffer);
+      this.buffer.copy(grown, 0, this.start, this.end);
+      this.buffer = grown;
+      this.start = 0;
+      this.end = live;
+    }
+    this.buffer.set(chunk, this.end);
+    this.end += chunk.length;
+  }
+
+  /**
+   * One inline command, a line ending in LF or CRLF; undefined if incomplete, null for an empty
+   * line. Throws ProtocolError.
+   */
+  protected inline(): string[] | null | undefined {
+    const lf = this.buffer.indexOf(LF, this.start);
+    // Redis finds the newline with strchr, which stops at a NUL: such a line never completes.
+    const nul = lf === -1 ? -1 : this.buffer.indexOf(0, this.start);
+    if (lf === -1 || lf >= this.end || (nul !== -1 && nul < lf)) {
+      if (this.end - this.start > inlineBytesMax) throw new ProtocolError("too big inline request");
+      return undefined;
+    }
+    const lineEnd = lf > this.start && this.buffer[lf - 1] === CR ? lf - 1 : lf;
+    const line = this.buffer.latin1Slice(this.start, lineEnd);
+    this.start = lf + 1;
+    const args = splitInlineArgs(line);
+    if (args === null) throw new ProtocolError("unbalanced quotes in request");
+    return args.length === 0 ? null : args;
+  }
+}
+
+export class RespParser extends RequestBuffer implements RequestParser {
   /** Arguments still expected by the multibulk command in progress; 0 when none is. */
   private argsLeft = 0;
   private args: string[] = [];
   /** Length of the bulk being read, or -1 while its `$len` line is still to come. */
   private bulkLength = -1;
 
-  constructor(public bulkBytesMax = bulkBytesMaxDefault) {}
-
-  /** Bytes received but not yet part of a complete command (the query buffer). */
-  get pendingBytes(): number {
-    return this.end - this.start;
+  constructor(public bulkBytesMax = bulkBytesMaxDefault) {
+    super();
   }
 
   feed(chunk: Uint8Array): ParseOutput {
@@ -97,43 +149,6 @@ export class RespParser implements RequestParser {
       throw error;
     }
     return { commands, error: null };
-  }
-
-  private append(chunk: Uint8Array): void {
-    if (this.start === this.end) {
-      this.start = this.end = 0;
-    }
-    if (this.end + chunk.length > this.buffer.length) {
-      const live = this.end - this.start;
-      const size = Math.max(this.buffer.length * 2, live + chunk.length, 16 * 1024);
-      const grown = live + chunk.length <= this.buffer.length ? this.buffer : Buffer.allocUnsafe(size);
-      this.buffer.copy(grown, 0, this.start, this.end);
-      this.buffer = grown;
-      this.start = 0;
-      this.end = live;
-    }
-    this.buffer.set(chunk, this.end);
-    this.end += chunk.length;
-  }
-
-  /**
-   * One inline command, a line ending in LF or CRLF; undefined if incomplete, null for an empty
-   * line.
-   */
-  private inline(): string[] | null | undefined {
-    const lf = this.buffer.indexOf(LF, this.start);
-    // Redis finds the newline with strchr, which stops at a NUL: such a line never completes.
-    const nul = lf === -1 ? -1 : this.buffer.indexOf(0, this.start);
-    if (lf === -1 || lf >= this.end || (nul !== -1 && nul < lf)) {
-      if (this.end - this.start > inlineBytesMax) throw new ProtocolError("too big inline request");
-      return undefined;
-    }
-    const lineEnd = lf > this.start && this.buffer[lf - 1] === CR ? lf - 1 : lf;
-    const line = this.buffer.toString("latin1", this.start, lineEnd);
-    this.start = lf + 1;
-    const args = splitInlineArgs(line);
-    if (args === null) throw new ProtocolError("unbalanced quotes in request");
-    return args.length === 0 ? null : args;
   }
 
   /**
@@ -179,7 +194,7 @@ export class RespParser implements RequestParser {
       }
       // The bulk and the two bytes after it (a CRLF, which Redis skips unread) must have arrived.
       if (this.end - this.start < this.bulkLength + 2) return undefined;
-      this.args.push(this.buffer.toString("latin1", this.start, this.start + this.bulkLength));
+      this.args.push(this.buffer.latin1Slice(this.start, this.start + this.bulkLength));
       this.start += this.bulkLength + 2;
       this.bulkLength = -1;
       this.argsLeft--;
@@ -190,7 +205,7 @@ export class RespParser implements RequestParser {
   }
 }
 
-class ProtocolError extends Error {
+export class ProtocolError extends Error {
   constructor(detail: string) {
     super(`ERR Protocol error: ${detail}`);
   }
