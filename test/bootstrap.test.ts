@@ -1,7 +1,7 @@
 // The ./svc bootstrap: a second run with nothing changed goes straight to the CLI, and a failing
 // build step stops with the step's name, the tail of its log and how to retry.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -19,7 +19,8 @@ async function run(cmd: string[], options: { cwd?: string; env?: Record<string, 
 async function miniClone(): Promise<string> {
   const dir = join(scratch, "clone");
   const { stdout } = await run(["git", "ls-files", "-z"]);
-  for (const file of stdout.split("\0").filter((f) => f !== "")) {
+  // A tracked file deleted in the working tree (not yet committed) is not part of the copy.
+  for (const file of stdout.split("\0").filter((f) => f !== "" && existsSync(join(repo, f)))) {
     mkdirSync(join(dir, dirname(file)), { recursive: true });
     cpSync(join(repo, file), join(dir, file));
   }

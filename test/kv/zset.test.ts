@@ -1,10 +1,9 @@
-// The sorted set's data structures on their own: the skip list (order, spans, rank queries, range
-// searches, bulk removal) and ZSet (the Map + skip list pair, Redis's encoding quirks), checked
-// against a plain sorted array by fast-check. Command-level tests are in zset-commands.test.ts.
+// ZSet on its own (the Map + B+tree pair, Redis's encoding quirks, range arguments), checked
+// against a plain sorted array by fast-check. The tree itself is tested in btree.test.ts, and the
+// commands in zset-commands.test.ts.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type LexRange, type ScoreRange, SkipList } from "../../src/kv/types/skiplist.ts";
-import { clampRankRange, formatScore, parseLexRange, parseScoreRange, type ZEntry, ZSet } from "../../src/kv/types/zset.ts";
+import { clampRankRange, formatScore, type LexRange, parseLexRange, parseScoreRange, type ScoreRange, type ZEntry, ZSet } from "../../src/kv/types/zset.ts";
 
 // ---- the reference model --------------------------------------------------------------------------
 
@@ -173,7 +172,7 @@ describe("ZSet against a sorted array", () => {
     );
   });
 
-  test("lex ranges over equal scores, for both the listpack scan and the skip list search", () => {
+  test("lex ranges over equal scores, for both the listpack scan and the tree search", () => {
     const lexOp: fc.Arbitrary<Op> = fc.oneof(
       { weight: 6, arbitrary: op },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteLex" as const), min: lexBound, max: lexBound }) },
@@ -189,7 +188,7 @@ describe("ZSet against a sorted array", () => {
     );
   });
 
-  test("large sets: many levels, spans and removals stay consistent", () => {
+  test("large sets: many leaves, counts and removals stay consistent", () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: -50, max: 50 })), { minLength: 500, maxLength: 3000 }), probe, (pairs, p) => {
         const zset = new ZSet();
@@ -206,106 +205,42 @@ describe("ZSet against a sorted array", () => {
       { numRuns: 15 },
     );
   });
-});
 
-// ---- the skip list directly -------------------------------------------------------------------------
-
-describe("SkipList", () => {
-  test("orders by score, then by member bytes", () => {
-    const list = new SkipList();
-    for (const [s, m] of [[2, "b"], [1, "z"], [2, "a"], [-Infinity, "x"], [Infinity, "y"], [2, "\u00ff"], [2, "\u0000"]] as const) list.insert(s, m);
-    list.validate();
-    expect([...list.nodes()].map((n) => `${n.score}:${n.member}`)).toEqual(["-Infinity:x", "1:z", "2:\u0000", "2:a", "2:b", "2:\u00ff", "Infinity:y"]);
-    expect([...list.nodes(true)].map((n) => n.member)).toEqual(["y", "\u00ff", "b", "a", "\u0000", "z", "x"]);
+  test("large sets: removals by rank and score that span many leaves", () => {
+    const bound = fc.integer({ min: -60, max: 60 }).chain((n) => fc.constantFrom(String(n), `(${n}`, "-inf", "+inf"));
+    const removal: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant("deleteScore" as const), min: bound, max: bound }),
+      fc.record({ kind: fc.constant("deleteRank" as const), start: fc.integer({ min: -3000, max: 3000 }), end: fc.integer({ min: -3000, max: 3000 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: -50, max: 50 })), { minLength: 500, maxLength: 3000 }), fc.array(removal, { minLength: 1, maxLength: 4 }), probe, (pairs, removals, p) => {
+        const zset = new ZSet(false);
+        const model = new Map<string, number>();
+        for (const [m, s] of pairs) {
+          zset.set(`m${m}`, s);
+          model.set(`m${m}`, s);
+        }
+        for (const o of removals) apply(zset, model, o, false);
+        checkQueries(zset, model, p);
+      }),
+      { numRuns: 15 },
+    );
   });
 
-  test("rank and element-by-rank agree for every element", () => {
-    const list = new SkipList();
-    for (let i = 0; i < 1000; i++) list.insert(i % 37, `m${i}`);
-    list.validate();
-    let rank = 0;
-    for (const node of list.nodes()) {
-      rank++;
-      expect(list.rankOf(node.score, node.member)).toBe(rank);
-      expect(list.nodeAt(rank)).toBe(node);
-    }
-    expect(list.nodeAt(0)).toBeNull();
-    expect(list.nodeAt(1001)).toBeNull();
-    expect(list.rankOf(3, "nope")).toBe(0);
-  });
-
-  test("delete answers whether the pair was there", () => {
-    const list = new SkipList();
-    list.insert(1, "a");
-    list.insert(2, "b");
-    expect(list.delete(1, "b")).toBe(false);
-    expect(list.delete(2, "b")).toBe(true);
-    expect(list.delete(2, "b")).toBe(false);
-    list.validate();
-    expect(list.length).toBe(1);
-    expect(list.first).toBe(list.last);
-  });
-
-  test("updateScore keeps the node in place when it can and moves it when it must", () => {
-    const list = new SkipList();
-    for (let i = 0; i < 10; i++) list.insert(i, `m${i}`);
-    const same = list.nodeAt(5)!;
-    expect(list.updateScore("m4", 4, 4.5)).toBe(same);
-    list.validate();
-    list.updateScore("m4", 4.5, 100);
-    list.validate();
-    expect(list.last!.member).toBe("m4");
-    list.updateScore("m4", 100, -100);
-    list.validate();
-    expect(list.first!.member).toBe("m4");
-    expect(() => list.updateScore("m4", 7, 8)).toThrow();
-  });
-
-  test("range searches find the ends of score and lex ranges", () => {
-    const list = new SkipList();
-    for (let i = 1; i <= 5; i++) list.insert(i, String.fromCharCode(96 + i)); // 1:a .. 5:e
-    const score = (min: string, max: string) => parseScoreRange(min, max);
-    expect(list.firstInScoreRange(score("(1", "4"))!.member).toBe("b");
-    expect(list.lastInScoreRange(score("(1", "4"))!.member).toBe("d");
-    expect(list.firstInScoreRange(score("(5", "+inf"))).toBeNull();
-    expect(list.firstInScoreRange(score("3", "(3"))).toBeNull();
-    expect(list.lastInScoreRange(score("-inf", "(1"))).toBeNull();
-    expect(list.firstInScoreRange(score("1.5", "1.7"))).toBeNull();
-    const lex = (min: string, max: string) => parseLexRange(min, max);
-    expect(list.firstInLexRange(lex("(a", "[c"))!.member).toBe("b");
-    expect(list.lastInLexRange(lex("-", "(d"))!.member).toBe("c");
-    expect(list.firstInLexRange(lex("+", "-"))).toBeNull();
-    expect(list.firstInLexRange(lex("(e", "+"))).toBeNull();
-  });
-
-  test("bulk removal by rank, score and lex", () => {
-    const make = () => {
-      const list = new SkipList();
-      for (let i = 1; i <= 50; i++) list.insert(i, `m${String(i).padStart(2, "0")}`);
-      return list;
-    };
-    const removed: string[] = [];
-    let list = make();
-    expect(list.deleteRankRange(10, 19, (n) => removed.push(n.member))).toBe(10);
-    list.validate();
-    expect(removed).toEqual(Array.from({ length: 10 }, (_, i) => `m${i + 10}`));
-    expect(list.deleteRankRange(45, 99, () => {})).toBe(0);
-    expect(list.deleteRankRange(40, 99, () => {})).toBe(1);
-    list.validate();
-
-    list = make();
-    expect(list.deleteScoreRange(parseScoreRange("(10", "20"), () => {})).toBe(10);
-    list.validate();
-    expect(list.rankOf(21, "m21")).toBe(11);
-
-    list = make();
-    expect(list.deleteLexRange(parseLexRange("[m05", "(m10"), () => {})).toBe(5);
-    list.validate();
-    expect(list.length).toBe(45);
-    expect(list.deleteScoreRange(parseScoreRange("-inf", "+inf"), () => {})).toBe(45);
-    list.validate();
-    expect(list.first).toBeNull();
-    expect(list.last).toBeNull();
+  test("large sets with one score: lex ranges and lex removals that span many leaves", () => {
+    const name = (n: number) => `m${String(n).padStart(4, "0")}`;
+    const bound = fc.oneof(fc.constantFrom("-", "+"), fc.tuple(fc.constantFrom("[", "("), fc.integer({ min: 0, max: 3100 })).map(([p, n]) => p + name(n)));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 3000 }), { minLength: 300, maxLength: 3000 }), bound, bound, fc.array(fc.record({ min: bound, max: bound, offset: fc.integer({ min: -1, max: 40 }), limit: fc.integer({ min: -1, max: 40 }) }), { minLength: 1, maxLength: 3 }), (ids, dMin, dMax, probes) => {
+        const zset = new ZSet(false);
+        const model = new Map<string, number>();
+        for (const id of ids) apply(zset, model, { kind: "set", member: name(id), score: 0 }, true);
+        for (const p of probes) checkLexQueries(zset, model, p);
+        apply(zset, model, { kind: "deleteLex", min: dMin, max: dMax }, true);
+        for (const p of probes) checkLexQueries(zset, model, p);
+      }),
+      { numRuns: 20 },
+    );
   });
 });
 

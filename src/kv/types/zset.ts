@@ -6,16 +6,17 @@
  *
  *   - a Map member → score, for the O(1) questions: does the member exist, what is its score
  *     (ZSCORE, ZADD's NX/XX/GT/LT checks, ZINTER probing other inputs);
- *   - a skip list ordered by (score, member) with span counts (skiplist.ts), for everything about
- *     order: rank of a member, member at a rank, first and last element in a score or lex range —
- *     each O(log n) — and then walking neighbours for ranges.
+ *   - a counted B+tree ordered by (score, member) (btree.ts), for everything about order: rank
+ *     of a member, member at a rank, the ranks where a score or lex range starts and ends — each
+ *     O(log n) — and then walking neighbours for ranges. (Redis uses a skip list here; in JS
+ *     its per-node objects cost a cache miss per step, see btree.ts.)
  *
  * Either index alone makes some command linear; both together cost one Map entry per member
- * beyond the list. The Map's insertion order also gives ZSCAN a cursor that survives changes
+ * beyond the tree. The Map's insertion order also gives ZSCAN a cursor that survives changes
  * (scan.ts).
  *
  * Redis stores small sets as one flat "listpack" and converts them, for good, to dict + skiplist
- * once they outgrow it (129 members, or a member over 64 bytes). We always use the skip list, but
+ * once they outgrow it (129 members, or a member over 64 bytes). We always use the tree, but
  * remember which encoding Redis would be using, because it shows in replies: ZSCAN returns a
  * listpack whole and in order, a listpack stores -0 as 0, and lex ranges over mixed scores (an
  * unsupported use) are answered by a linear scan there.
@@ -35,27 +36,12 @@ import { KvError, mustBePositive, notAnInteger, syntaxError } from "../errors.ts
 import { globMatch } from "../glob.ts";
 import { formatDouble } from "../reply.ts";
 import { resume, scanStep } from "../scan.ts";
-import {
-  type LexBound,
-  lexAboveMin,
-  lexBelowMax,
-  type LexRange,
-  lexRangeIsEmpty,
-  type ScoreRange,
-  scoreAboveMin,
-  scoreBelowMax,
-  type SkipNode,
-  SkipList,
-} from "./skiplist.ts";
-
-export type { LexBound, LexRange, ScoreRange } from "./skiplist.ts";
+import { BTree } from "./btree.ts";
 
 export interface ZEntry {
   readonly member: string;
   readonly score: number;
 }
-
-const entryOf = (node: SkipNode): ZEntry => ({ member: node.member, score: node.score });
 
 /** A score as text the way Redis writes it: %.17g, which writes negative zero as "-0". */
 export const formatScore = (score: number) => (Object.is(score, -0) ? "-0" : formatDouble(score));
@@ -73,14 +59,69 @@ export function clampRankRange(start: number, end: number, length: number): [num
   return [start, end];
 }
 
+// ---- ranges -------------------------------------------------------------------------------------
+
+/** An interval of scores; either end may be open (exclusive) and either may be infinite. */
+export interface ScoreRange {
+  min: number;
+  max: number;
+  minExclusive: boolean;
+  maxExclusive: boolean;
+}
+
+/** One end of a lexicographic range: "-" (below everything), "+" (above everything) or a string. */
+export type LexBound =
+  | { kind: "-" }
+  | { kind: "+" }
+  | { kind: "value"; value: string; exclusive: boolean };
+
+export interface LexRange {
+  min: LexBound;
+  max: LexBound;
+}
+
+export const scoreAboveMin = (score: number, range: ScoreRange) =>
+  range.minExclusive ? score > range.min : score >= range.min;
+
+export const scoreBelowMax = (score: number, range: ScoreRange) =>
+  range.maxExclusive ? score < range.max : score <= range.max;
+
+/** A range that can hold no score at all: min above max, or a point with an open end. */
+export const scoreRangeIsEmpty = (range: ScoreRange) =>
+  range.min > range.max || (range.min === range.max && (range.minExclusive || range.maxExclusive));
+
+export function lexAboveMin(member: string, bound: LexBound): boolean {
+  if (bound.kind === "-") return true;
+  if (bound.kind === "+") return false;
+  return bound.exclusive ? member > bound.value : member >= bound.value;
+}
+
+export function lexBelowMax(member: string, bound: LexBound): boolean {
+  if (bound.kind === "-") return false;
+  if (bound.kind === "+") return true;
+  return bound.exclusive ? member < bound.value : member <= bound.value;
+}
+
+/** A lex range that can hold no string: its ends are crossed, or a point with an open end. */
+export function lexRangeIsEmpty(range: LexRange): boolean {
+  const { min, max } = range;
+  if (min.kind === "+" || max.kind === "-") return true;
+  if (min.kind === "-" || max.kind === "+") return false;
+  if (min.value > max.value) return true;
+  return min.value === max.value && (min.exclusive || max.exclusive);
+}
+
 /** Redis's zset-max-listpack-entries and zset-max-listpack-value defaults. */
 export const compactEntriesMax = 128;
 export const compactValueBytesMax = 64;
 
+/** Ranks below are 0-based; -1 stands for "no such element". */
+const noRank = -1;
+
 export class ZSet {
   readonly kind = "zset";
   private readonly scores = new Map<string, number>();
-  private readonly list = new SkipList();
+  private readonly tree = new BTree();
 
   /** `compact`: start as Redis's listpack encoding (as ZADD does) or as a skiplist. */
   constructor(private compact = true) {}
@@ -112,7 +153,7 @@ export class ZSet {
     // set() would see no change from -0 to 0 (they compare equal), so rewrite them directly.
     for (const [member, score] of this.scores) {
       if (!Object.is(score, -0)) continue;
-      this.list.updateScore(member, score, 0);
+      this.tree.updateScore(member, score, 0);
       this.scores.set(member, 0);
     }
   }
@@ -142,13 +183,13 @@ export class ZSet {
     // A listpack keeps scores as text, where -0 is written "0".
     if (this.compact && score === 0) score = 0;
     if (current === undefined) {
-      this.list.insert(score, member);
+      this.tree.insert(score, member);
       this.scores.set(member, score);
       return true;
     }
     // -0 and 0 compare equal, as in Redis: no update, the stored score stays.
     if (current !== score) {
-      this.list.updateScore(member, current, score);
+      this.tree.updateScore(member, current, score);
       this.scores.set(member, score);
     }
     return false;
@@ -159,7 +200,7 @@ export class ZSet {
     const score = this.scores.get(member);
     if (score === undefined) return false;
     this.scores.delete(member);
-    this.list.delete(score, member);
+    this.tree.delete(score, member);
     return true;
   }
 
@@ -167,19 +208,18 @@ export class ZSet {
   rank(member: string, reverse = false): number | null {
     const score = this.scores.get(member);
     if (score === undefined) return null;
-    const rank = this.list.rankOf(score, member);
-    return reverse ? this.size - rank : rank - 1;
+    const rank = this.tree.rankOf(score, member);
+    return reverse ? this.size - 1 - rank : rank;
   }
 
   /** The element at a 0-based rank in ascending order, or null out of range. */
   at(index: number): ZEntry | null {
-    const node = this.list.nodeAt(index + 1);
-    return node === null ? null : entryOf(node);
+    return this.tree.at(index);
   }
 
   /** Elements in order (or reverse order). */
-  *entries(reverse = false): Generator<ZEntry> {
-    for (const node of this.list.nodes(reverse)) yield entryOf(node);
+  entries(reverse = false): Generator<ZEntry> {
+    return this.tree.entries(reverse);
   }
 
   /**
@@ -188,11 +228,11 @@ export class ZSet {
    */
   rangeByRank(start: number, end: number, reverse = false): ZEntry[] {
     const out: ZEntry[] = [];
-    const from = this.list.nodeAt(reverse ? this.size - start : start + 1);
-    for (const node of this.list.nodes(reverse, from)) {
-      if (out.length > end - start) break;
-      out.push(entryOf(node));
-    }
+    const count = end - start + 1;
+    this.tree.walk(reverse ? this.size - 1 - start : start, reverse, (score, member) => {
+      out.push({ member, score });
+      return out.length < count;
+    });
     return out;
   }
 
@@ -202,112 +242,181 @@ export class ZSet {
    * nothing, as in Redis.
    */
   rangeByScore(range: ScoreRange, reverse = false, offset = 0, limit = -1): ZEntry[] {
-    const first = reverse ? this.list.lastInScoreRange(range) : this.list.firstInScoreRange(range);
-    const inRange = reverse ? (n: SkipNode) => scoreAboveMin(n.score, range) : (n: SkipNode) => scoreBelowMax(n.score, range);
+    const first = reverse ? this.lastInScoreRange(range) : this.firstInScoreRange(range);
+    const inRange = reverse ? (score: number) => scoreAboveMin(score, range) : (score: number) => scoreBelowMax(score, range);
     return this.window(first, reverse, offset, limit, inRange);
   }
 
   /** As rangeByScore, for a lexicographic range (meaningful when all scores are equal). */
   rangeByLex(range: LexRange, reverse = false, offset = 0, limit = -1): ZEntry[] {
     const first = reverse ? this.lastInLex(range) : this.firstInLex(range);
-    const inRange = reverse ? (n: SkipNode) => lexAboveMin(n.member, range.min) : (n: SkipNode) => lexBelowMax(n.member, range.max);
-    return this.window(first, reverse, offset, limit, inRange);
+    const inRange = reverse ? (member: string) => lexAboveMin(member, range.min) : (member: string) => lexBelowMax(member, range.max);
+    return this.window(first, reverse, offset, limit, (_score, member) => inRange(member));
   }
 
-  /** Walks from `first` while `inRange`, after jumping `offset` places by rank (O(log n)). */
-  private window(first: SkipNode | null, reverse: boolean, offset: number, limit: number, inRange: (n: SkipNode) => boolean): ZEntry[] {
-    if (first === null || offset < 0 || limit === 0) return [];
-    let start: SkipNode | null = first;
-    if (offset > 0) {
-      const rank = this.list.rankOf(first.score, first.member);
-      start = this.list.nodeAt(reverse ? rank - offset : rank + offset);
-    }
+  /** Walks from rank `first` while `inRange`, after jumping `offset` places (O(log n)). */
+  private window(first: number, reverse: boolean, offset: number, limit: number, inRange: (score: number, member: string) => boolean): ZEntry[] {
     const out: ZEntry[] = [];
-    for (const node of this.list.nodes(reverse, start)) {
-      if (!inRange(node)) break;
-      out.push(entryOf(node));
-      if (out.length === limit) break;
-    }
+    if (first === noRank || offset < 0 || limit === 0) return out;
+    this.tree.walk(reverse ? first - offset : first + offset, reverse, (score, member) => {
+      if (!inRange(score, member)) return false;
+      out.push({ member, score });
+      return out.length !== limit;
+    });
     return out;
   }
 
   /** How many scores fall in the range: rank of the last minus rank of the first, O(log n). */
   countByScore(range: ScoreRange): number {
-    return this.countBetween(this.list.firstInScoreRange(range), () => this.list.lastInScoreRange(range));
+    return this.countBetween(this.firstInScoreRange(range), () => this.lastInScoreRange(range));
   }
 
   countByLex(range: LexRange): number {
-    if (!this.compact) return this.countBetween(this.list.firstInLexRange(range), () => this.list.lastInLexRange(range));
+    if (!this.compact) return this.countBetween(this.firstInLexRange(range), () => this.lastInLexRange(range));
+    const first = this.firstInLex(range);
+    return first === noRank ? 0 : this.runLength(first, range);
+  }
+
+  private countBetween(first: number, last: () => number): number {
+    if (first === noRank) return 0;
+    const end = last();
+    return end === noRank ? 0 : end - first + 1;
+  }
+
+  /** How many elements from rank `first` on stay below the lex range's max (a walk, O(k)). */
+  private runLength(first: number, range: LexRange): number {
     let n = 0;
-    for (const node of this.list.nodes(false, this.firstInLex(range))) {
-      if (!lexBelowMax(node.member, range.max)) break;
+    this.tree.walk(first, false, (_score, member) => {
+      if (!lexBelowMax(member, range.max)) return false;
       n++;
-    }
+      return true;
+    });
     return n;
   }
 
-  // A listpack answers lex ranges by scanning from one end. When all scores are equal (the
-  // supported use) that finds what the skip list search finds; with mixed scores it does not,
-  // so small sets scan as Redis's listpack does.
+  // ---- where ranges start and end ---------------------------------------------------------------
+  // Each is a tree search for the first element past one end of the range, then a look at that
+  // element against the other end.
+
+  /** Whether any element could fall in the range: a cheap test against the two ends. */
+  private touchesScoreRange(range: ScoreRange): boolean {
+    const first = this.tree.first;
+    const last = this.tree.last;
+    if (first === null || last === null || scoreRangeIsEmpty(range)) return false;
+    return scoreAboveMin(last.score, range) && scoreBelowMax(first.score, range);
+  }
+
+  /** The rank of the first element whose score is in the range, or -1. */
+  private firstInScoreRange(range: ScoreRange): number {
+    if (!this.touchesScoreRange(range)) return noRank;
+    const rank = this.tree.countWhile((score) => !scoreAboveMin(score, range));
+    const e = this.tree.at(rank);
+    return e !== null && scoreBelowMax(e.score, range) ? rank : noRank;
+  }
+
+  /** The rank of the last element whose score is in the range, or -1. */
+  private lastInScoreRange(range: ScoreRange): number {
+    if (!this.touchesScoreRange(range)) return noRank;
+    const rank = this.tree.countWhile((score) => scoreBelowMax(score, range)) - 1;
+    const e = this.tree.at(rank);
+    return e !== null && scoreAboveMin(e.score, range) ? rank : noRank;
+  }
+
+  // Lex searches are meaningful when all scores are equal (then members are in order), as
+  // ZRANGEBYLEX documents; with mixed scores they still terminate and answer something, as in
+  // Redis. A listpack answers lex ranges by scanning from one end: when all scores are equal that
+  // finds what the tree search finds, with mixed scores it does not, so small sets scan as
+  // Redis's listpack does.
 
   private touchesLex(range: LexRange): boolean {
-    const first = this.list.first;
-    const last = this.list.last;
+    const first = this.tree.first;
+    const last = this.tree.last;
     if (first === null || last === null || lexRangeIsEmpty(range)) return false;
     return lexAboveMin(last.member, range.min) && lexBelowMax(first.member, range.max);
   }
 
-  private firstInLex(range: LexRange): SkipNode | null {
-    if (!this.compact) return this.list.firstInLexRange(range);
-    if (!this.touchesLex(range)) return null;
-    for (const node of this.list.nodes()) {
-      if (lexAboveMin(node.member, range.min)) return lexBelowMax(node.member, range.max) ? node : null;
-    }
-    return null;
+  private firstInLexRange(range: LexRange): number {
+    if (!this.touchesLex(range)) return noRank;
+    const rank = this.tree.countWhile((_score, member) => !lexAboveMin(member, range.min));
+    const e = this.tree.at(rank);
+    return e !== null && lexBelowMax(e.member, range.max) ? rank : noRank;
   }
 
-  private lastInLex(range: LexRange): SkipNode | null {
-    if (!this.compact) return this.list.lastInLexRange(range);
-    if (!this.touchesLex(range)) return null;
-    for (const node of this.list.nodes(true)) {
-      if (lexBelowMax(node.member, range.max)) return lexAboveMin(node.member, range.min) ? node : null;
-    }
-    return null;
+  private lastInLexRange(range: LexRange): number {
+    if (!this.touchesLex(range)) return noRank;
+    const rank = this.tree.countWhile((_score, member) => lexBelowMax(member, range.max)) - 1;
+    const e = this.tree.at(rank);
+    return e !== null && lexAboveMin(e.member, range.min) ? rank : noRank;
   }
 
-  private countBetween(first: SkipNode | null, last: () => SkipNode | null): number {
-    if (first === null) return 0;
-    const end = last();
-    if (end === null) return 0;
-    return this.list.rankOf(end.score, end.member) - this.list.rankOf(first.score, first.member) + 1;
+  private firstInLex(range: LexRange): number {
+    if (!this.compact) return this.firstInLexRange(range);
+    if (!this.touchesLex(range)) return noRank;
+    // The first element at or above min, in score order, decides.
+    let rank = 0;
+    let found = noRank;
+    this.tree.walk(0, false, (_score, member) => {
+      if (lexAboveMin(member, range.min)) {
+        if (lexBelowMax(member, range.max)) found = rank;
+        return false;
+      }
+      rank++;
+      return true;
+    });
+    return found;
   }
+
+  private lastInLex(range: LexRange): number {
+    if (!this.compact) return this.lastInLexRange(range);
+    if (!this.touchesLex(range)) return noRank;
+    // The last element at or below max, in score order, decides.
+    let rank = this.size - 1;
+    let found = noRank;
+    this.tree.walk(rank, true, (_score, member) => {
+      if (lexBelowMax(member, range.max)) {
+        if (lexAboveMin(member, range.min)) found = rank;
+        return false;
+      }
+      rank--;
+      return true;
+    });
+    return found;
+  }
+
+  // ---- removing ranges ----------------------------------------------------------------------------
 
   /** Removes the elements with 0-based ranks start..end inclusive; returns how many. */
   deleteRangeByRank(start: number, end: number): number {
-    return this.list.deleteRankRange(start + 1, end + 1, (node) => this.scores.delete(node.member));
+    return this.tree.deleteRange(start, end - start + 1, (_score, member) => this.scores.delete(member));
   }
 
   deleteRangeByScore(range: ScoreRange): number {
-    return this.list.deleteScoreRange(range, (node) => this.scores.delete(node.member));
+    const first = this.firstInScoreRange(range);
+    if (first === noRank) return 0;
+    return this.deleteRangeByRank(first, this.lastInScoreRange(range));
   }
 
   deleteRangeByLex(range: LexRange): number {
-    if (!this.compact) return this.list.deleteLexRange(range, (node) => this.scores.delete(node.member));
+    const first = this.firstInLex(range);
+    if (first === noRank) return 0;
+    if (!this.compact) return this.deleteRangeByRank(first, first + this.runLength(first, range) - 1);
+    // A listpack deletes member by member (the run may hold mixed scores, see firstInLex).
     const doomed: string[] = [];
-    for (const node of this.list.nodes(false, this.firstInLex(range))) {
-      if (!lexBelowMax(node.member, range.max)) break;
-      doomed.push(node.member);
-    }
+    this.tree.walk(first, false, (_score, member) => {
+      if (!lexBelowMax(member, range.max)) return false;
+      doomed.push(member);
+      return true;
+    });
     for (const member of doomed) this.delete(member);
     return doomed.length;
   }
 
   /** Removes and returns the lowest (or highest) element; null when empty. */
   pop(highest = false): ZEntry | null {
-    const node = highest ? this.list.last : this.list.first;
-    if (node === null) return null;
-    this.delete(node.member);
-    return entryOf(node);
+    const e = highest ? this.tree.last : this.tree.first;
+    if (e === null) return null;
+    this.delete(e.member);
+    return e;
   }
 
   /** A uniformly random element; null when empty. */
@@ -315,12 +424,12 @@ export class ZSet {
     return this.size === 0 ? null : this.at(Math.floor(Math.random() * this.size));
   }
 
-  /** Checks that the two indexes agree and the skip list is well formed (for tests). */
+  /** Checks that the two indexes agree and the tree is well formed (for tests). */
   validate(): void {
-    this.list.validate();
-    if (this.list.length !== this.scores.size) throw new Error("zset: index sizes differ");
-    for (const node of this.list.nodes()) {
-      if (this.scores.get(node.member) !== node.score) throw new Error(`zset: ${JSON.stringify(node.member)} scores differ`);
+    this.tree.validate();
+    if (this.tree.length !== this.scores.size) throw new Error("zset: index sizes differ");
+    for (const e of this.tree.entries()) {
+      if (!Object.is(this.scores.get(e.member), e.score)) throw new Error(`zset: ${JSON.stringify(e.member)} scores differ`);
     }
   }
 }
