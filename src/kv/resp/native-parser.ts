@@ -27,7 +27,7 @@ import {
   statusTooBigBulkCount,
   statusTooBigMbulkCount,
 } from "../../native/resp-scan.ts";
-import { bulkBytesMaxDefault, inlineBytesMax, multibulkArgsMax, type ParseOutput, ProtocolError, RequestBuffer, type RequestParser } from "./parser.ts";
+import { inlineBytesMax, multibulkArgsMax, type ParseOutput, ProtocolError, RequestBuffer, type RequestParser } from "./parser.ts";
 
 const { state, out } = respScanArrays;
 state[slotLineBytesMax] = inlineBytesMax;
@@ -45,17 +45,6 @@ const scanErrors: Record<number, string> = {
 const protocolError = (detail: string) => `ERR Protocol error: ${detail}`;
 
 export class NativeRespParser extends RequestBuffer implements RequestParser {
-  /** Arguments still expected by the multibulk command in progress; 0 when none is. */
-  private argsLeft = 0;
-  /** The arguments of the command in progress read so far. */
-  private args: string[] = [];
-  /** Length of the bulk being read, or -1 while its `$len` line is still to come. */
-  private bulkLength = -1;
-
-  constructor(public bulkBytesMax = bulkBytesMaxDefault) {
-    super();
-  }
-
   feed(chunk: Uint8Array): ParseOutput {
     this.append(chunk);
     const commands: string[][] = [];

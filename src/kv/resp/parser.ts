@@ -73,13 +73,22 @@ export interface RequestParser {
 }
 
 /**
- * What both parsers keep between reads — the bytes not yet parsed — and what they share: adding
- * a read to them, and inline commands (rare: a person typing into redis-cli or telnet).
+ * What both parsers keep between reads — the bytes not yet parsed and the progress of a command
+ * cut off by the end of a read — and what they share: adding a read to the bytes, and inline
+ * commands (rare: a person typing into redis-cli or telnet).
  */
 export abstract class RequestBuffer {
   protected buffer = Buffer.alloc(0) as Latin1Buffer;
   protected start = 0;
   protected end = 0;
+  /** Arguments still expected by the multibulk command in progress; 0 when none is. */
+  protected argsLeft = 0;
+  /** The arguments of the command in progress read so far. */
+  protected args: string[] = [];
+  /** Length of the bulk being read, or -1 while its `$len` line is still to come. */
+  protected bulkLength = -1;
+
+  constructor(public bulkBytesMax = bulkBytesMaxDefault) {}
 
   /** Bytes received but not yet part of a complete command (the query buffer). */
   get pendingBytes(): number {
@@ -125,16 +134,6 @@ export abstract class RequestBuffer {
 }
 
 export class RespParser extends RequestBuffer implements RequestParser {
-  /** Arguments still expected by the multibulk command in progress; 0 when none is. */
-  private argsLeft = 0;
-  private args: string[] = [];
-  /** Length of the bulk being read, or -1 while its `$len` line is still to come. */
-  private bulkLength = -1;
-
-  constructor(public bulkBytesMax = bulkBytesMaxDefault) {
-    super();
-  }
-
   feed(chunk: Uint8Array): ParseOutput {
     this.append(chunk);
     const commands: string[][] = [];
