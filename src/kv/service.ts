@@ -16,7 +16,7 @@ export const kvService = defineService({
   summary: "Redis-compatible key-value server (RESP2/RESP3)",
   envPrefix: "SVC_KV",
   flags: {
-    port: flag.int({ default: 6379, min: 0, max: 65535, help: "RESP2 port; 0 picks a free one (printed)" }),
+    port: flag.int({ default: 6379, min: 0, max: 65535, help: "RESP port (RESP2, and RESP3 after HELLO 3); 0 picks a free one (printed)" }),
     bind: flag.string({ default: "127.0.0.1", help: "address to listen on" }),
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port (reserved: the REST API is not built yet)" }),
     dir: flag.string({ default: ".", help: "directory for persistence files" }),
