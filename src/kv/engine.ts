@@ -128,7 +128,7 @@ export class Engine {
       reply.error(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`);
       return performance.now();
     }
-    if (session.multi !== null && !multiControlCommands.has(argv[0]!.toLowerCase())) {
+    if (session.multi !== null && !multiControlCommands.has(name)) {
       session.multi.push(argv);
       reply.simple("QUEUED");
       return performance.now();

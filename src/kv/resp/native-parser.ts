@@ -27,13 +27,21 @@ import {
   statusTooBigBulkCount,
   statusTooBigMbulkCount,
 } from "../../native/resp-scan.ts";
-import { inlineBytesMax, multibulkArgsMax, type ParseOutput, ProtocolError, RequestBuffer, type RequestParser } from "./parser.ts";
+import {
+  ASTERISK,
+  expectedDollar,
+  inlineBytesMax,
+  multibulkArgsMax,
+  type ParseOutput,
+  ProtocolError,
+  protocolErrorMessage,
+  RequestBuffer,
+  type RequestParser,
+} from "./parser.ts";
 
 const { state, out } = respScanArrays;
 state[slotLineBytesMax] = inlineBytesMax;
 state[slotArgsMax] = multibulkArgsMax;
-
-const ASTERISK = 0x2a;
 
 const scanErrors: Record<number, string> = {
   [statusTooBigMbulkCount]: "too big mbulk count string",
@@ -42,7 +50,6 @@ const scanErrors: Record<number, string> = {
   [statusInvalidBulkLength]: "invalid bulk length",
 };
 
-const protocolError = (detail: string) => `ERR Protocol error: ${detail}`;
 
 export class NativeRespParser extends RequestBuffer implements RequestParser {
   feed(chunk: Uint8Array): ParseOutput {
@@ -66,10 +73,10 @@ export class NativeRespParser extends RequestBuffer implements RequestParser {
       const status = this.scan(commands);
       if (status === statusNeedMore) break;
       if (status === statusExpectedDollar) {
-        return { commands, error: protocolError(`expected '$', got '${String.fromCharCode(this.buffer[this.start]!)}'`) };
+        return { commands, error: protocolErrorMessage(expectedDollar(this.buffer[this.start]!)) };
       }
       const error = scanErrors[status];
-      if (error !== undefined) return { commands, error: protocolError(error) };
+      if (error !== undefined) return { commands, error: protocolErrorMessage(error) };
       // A full out array or an inline command: go round again.
     }
     return { commands, error: null };

@@ -28,6 +28,9 @@ const bufferBytesMin = 16 * 1024;
 /** Bun's Buffer has Node's latin1Slice (no encoding lookup, unlike toString); @types omit it. */
 type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
 
+/** First byte of a multibulk command; anything else starts an inline one. */
+export const ASTERISK = 0x2a;
+const DOLLAR = 0x24;
 const CR = 0x0d;
 const LF = 0x0a;
 const MINUS = 0x2d;
@@ -139,7 +142,7 @@ export class RespParser extends RequestBuffer implements RequestParser {
     const commands: string[][] = [];
     try {
       while (this.start < this.end) {
-        const command = this.argsLeft > 0 || this.buffer[this.start] === 0x2a ? this.multibulk() : this.inline();
+        const command = this.argsLeft > 0 || this.buffer[this.start] === ASTERISK ? this.multibulk() : this.inline();
         if (command === undefined) break;
         if (command !== null) commands.push(command);
       }
@@ -183,9 +186,7 @@ export class RespParser extends RequestBuffer implements RequestParser {
     while (this.argsLeft > 0) {
       if (this.bulkLength === -1) {
         if (this.start >= this.end) return undefined;
-        if (this.buffer[this.start] !== 0x24) {
-          throw new ProtocolError(`expected '$', got '${String.fromCharCode(this.buffer[this.start]!)}'`);
-        }
+        if (this.buffer[this.start] !== DOLLAR) throw new ProtocolError(expectedDollar(this.buffer[this.start]!));
         const length = this.header("too big bulk count string");
         if (length === undefined) return undefined;
         if (!(length >= 0 && length <= this.bulkBytesMax)) throw new ProtocolError("invalid bulk length");
@@ -204,9 +205,15 @@ export class RespParser extends RequestBuffer implements RequestParser {
   }
 }
 
+/** The error a stream that broke the protocol is answered with; the connection then closes. */
+export const protocolErrorMessage = (detail: string) => `ERR Protocol error: ${detail}`;
+
+/** The detail for a bulk without its `$`, naming the byte found instead. */
+export const expectedDollar = (byte: number) => `expected '$', got '${String.fromCharCode(byte)}'`;
+
 export class ProtocolError extends Error {
   constructor(detail: string) {
-    super(`ERR Protocol error: ${detail}`);
+    super(protocolErrorMessage(detail));
   }
 }
 
