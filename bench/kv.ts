@@ -12,10 +12,10 @@
  * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000);
  * SVC_BENCH_KV_MEMORY_KEYS the key count of the memory test (default 1000000).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
+import { rssBytes, startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
 
 const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
 const requests = Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000);
@@ -71,19 +71,12 @@ async function main(): Promise<void> {
         console.log(`| ${test} | ${fmt(base)} | ${fmt(results.get(kvTs)!)} | ${fmt(results.get(kvNative)!)} | ${tsRatios.at(-1)!.toFixed(2)}× | ${nativeRatios.at(-1)!.toFixed(2)}× |`);
       }
       console.log(`| **median** | | | | **${median(tsRatios).toFixed(2)}×** | **${median(nativeRatios).toFixed(2)}×** |\n`);
-      await Promise.all(servers.map((s) => flushAll(s.port)));
+      await Promise.all(servers.map((s) => redisCli(s.port, ["FLUSHALL"])));
     }
     await memory(redis, kvTs);
   } finally {
     await Promise.all([redis?.stop(), kvTs?.stop(), kvNative?.stop()]);
   }
-}
-
-/** Resident set size of a process in bytes, from /proc. */
-function rssBytes(pid: number): number {
-  const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  if (kib === undefined) throw new Error(`no VmRSS for pid ${pid}`);
-  return Number(kib) * 1024;
 }
 
 async function redisCli(port: number, args: string[], stdinFile?: string): Promise<string> {
@@ -131,10 +124,6 @@ async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
 async function redisVersion(): Promise<string> {
   const out = await new Response(Bun.spawn(["redis-server", "--version"], { stdout: "pipe" }).stdout).text();
   return /v=([\d.]+)/.exec(out)?.[1] ?? "unknown";
-}
-
-async function flushAll(port: number): Promise<void> {
-  await Bun.spawn(["redis-cli", "-p", String(port), "FLUSHALL"], { stdout: "ignore" }).exited;
 }
 
 await main();

@@ -2,6 +2,7 @@
 // to all of them, and brings everything down when one dies or never becomes ready.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { isAlive } from "../kv/support/servers.ts";
 
 const upFixture = join(import.meta.dir, "../fixtures/up.ts");
 
@@ -27,15 +28,6 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_00
     await Bun.sleep(20);
   }
 }
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The pids and ports the banner lists. */
 function parseBanner(stdout: string): { pids: number[]; ports: number[] } {

@@ -2,28 +2,15 @@
 // connections: each scenario runs on redis-server and on `svc kv`, and the transcripts — every
 // command and every reply, on every connection, in order — must be identical. Waiting points
 // ("3 clients are blocked") come from the server's INFO, so no scenario depends on a sleep.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Scenario } from "./support/scenario.ts";
-import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+import { describe, expect, test } from "bun:test";
+import { expectSameTranscripts, type Scenario } from "./support/scenario.ts";
+import { redisAndKv } from "./support/side-by-side.ts";
 
-let redis: ServerProcess;
-let kv: ServerProcess;
-
-beforeAll(async () => {
-  [redis, kv] = await Promise.all([startRedis(), startKv()]);
-});
-
-afterAll(async () => {
-  await Promise.all([redis?.stop(), kv?.stop()]);
-});
+/** redis-server and svc kv, up from before the first test until after the last. */
+const servers = redisAndKv();
 
 /** Plays the scenario on redis-server, then on svc kv; the transcripts must match. */
-async function sameAsRedis(body: (s: Scenario) => Promise<void>): Promise<string[]> {
-  const expected = await Scenario.run(redis.port, body);
-  const actual = await Scenario.run(kv.port, body);
-  expect(actual).toEqual(expected);
-  return expected;
-}
+const sameAsRedis = (body: (s: Scenario) => Promise<void>) => expectSameTranscripts(servers, body);
 
 describe("wake-up order", () => {
   test("clients blocked on one key are served first come, first served", async () => {

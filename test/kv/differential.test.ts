@@ -2,35 +2,20 @@
 // real `svc kv` process, and every reply must be identical — byte for byte in value and type,
 // order-insensitive only where Redis itself is unordered, shape-only where Redis answers at
 // random. A failure prints the shrunk sequence with both servers' replies.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as families from "./support/commands.ts";
 import type { Compare, Generated } from "./support/commands.ts";
-import { RespClient, type RespValue } from "./support/resp-client.ts";
-import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+import { type RespValue, show } from "./support/resp-client.ts";
+import { redisAndKvWithClients } from "./support/side-by-side.ts";
 
 /** Runs per family: enough to cover each command's options and errors several times over. */
 const runsPerFamily = Number(process.env.SVC_DIFF_RUNS ?? 150);
 /** TTL and PTTL are read at slightly different moments on the two servers. */
 const clockToleranceMs = 2000;
 
-let redis: ServerProcess;
-let kv: ServerProcess;
-let redisClient: RespClient;
-let kvClient: RespClient;
-
-beforeAll(async () => {
-  [redis, kv] = await Promise.all([startRedis(), startKv()]);
-  [redisClient, kvClient] = await Promise.all([RespClient.connect(redis.port), RespClient.connect(kv.port)]);
-});
-
-afterAll(async () => {
-  redisClient?.close();
-  kvClient?.close();
-  await Promise.all([redis?.stop(), kv?.stop()]);
-});
-
-const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
+/** redis-server and svc kv with one client each, up from before the first test until after the last. */
+const servers = redisAndKvWithClients();
 
 const sortItems = (items: RespValue[]) => [...items].sort((a, b) => show(a).localeCompare(show(b)));
 
@@ -88,7 +73,7 @@ const resp3: Generated = { argv: ["HELLO", "3"], compare: "shape" };
 async function runBoth(commands: Generated[], protocol: 2 | 3 = 2): Promise<void> {
   const all = [...prelude, ...(protocol === 3 ? [resp3] : []), ...commands];
   const argvs = all.map((g) => g.argv);
-  const [expected, actual] = await Promise.all([redisClient.pipeline(argvs), kvClient.pipeline(argvs)]);
+  const [expected, actual] = await Promise.all([servers.redisClient.pipeline(argvs), servers.kvClient.pipeline(argvs)]);
   for (let i = 0; i < all.length; i++) {
     if (same(expected[i]!, actual[i]!, all[i]!.compare)) continue;
     const transcript = all
@@ -108,9 +93,22 @@ function differential(name: string, commandFamilies: fc.Arbitrary<Generated>[], 
   }, 120_000);
 }
 
+/** Every command family at once, transactions included, for the mixed runs. */
+const everyFamily = [
+  ...families.keyCommands,
+  ...families.stringCommands,
+  ...families.listCommands,
+  ...families.hashCommands,
+  ...families.setCommands,
+  ...families.zsetCommands,
+  ...families.transactionCommands,
+];
+const everyBlockingFamily = [families.blockingListCommands, families.blockingZsetCommands];
+
 describe("differential against redis-server", () => {
   // First: a failed property can leave a client mid-MULTI or in RESP3.
   test("the servers under test are the real ones", async () => {
+    const { redisClient, kvClient } = servers;
     const info = await redisClient.call("INFO", "server");
     expect(typeof info === "string" && info.includes("redis_version:7.")).toBe(true);
     expect(await kvClient.call("PING")).toEqual({ s: "PONG" });
@@ -120,23 +118,6 @@ describe("differential against redis-server", () => {
   differential("hashes", [...families.hashCommands, ...families.keyCommands.slice(0, 3)]);
   differential("sets", [...families.setCommands, ...families.keyCommands.slice(0, 3)]);
   differential("sorted sets", [...families.zsetCommands, ...families.keyCommands.slice(0, 3), families.setCommands[0]!], [families.blockingZsetCommands]);
-  differential("everything, with transactions", [
-    ...families.keyCommands,
-    ...families.stringCommands,
-    ...families.listCommands,
-    ...families.hashCommands,
-    ...families.setCommands,
-    ...families.zsetCommands,
-    ...families.transactionCommands,
-  ], [families.blockingListCommands, families.blockingZsetCommands]);
-  differential("everything over RESP3", [
-    ...families.keyCommands,
-    ...families.stringCommands,
-    ...families.listCommands,
-    ...families.hashCommands,
-    ...families.setCommands,
-    ...families.zsetCommands,
-    ...families.transactionCommands,
-  ], [families.blockingListCommands, families.blockingZsetCommands], 3);
-
+  differential("everything, with transactions", everyFamily, everyBlockingFamily);
+  differential("everything over RESP3", everyFamily, everyBlockingFamily, 3);
 });

@@ -51,6 +51,28 @@ async function sameAsRedis(steps: readonly Step[]): Promise<Observed[]> {
 
 const steps = (...chunks: (string | Uint8Array)[]): Step[] => chunks.map((bytes) => ({ bytes }));
 
+/**
+ * For a setting changed at run time: starts a fresh redis-server and svc kv (with `parser`), sets
+ * `config` on each with CONFIG SET, then lets `play` observe each. Returns redis-server's
+ * observations followed by svc's; both servers are stopped afterwards.
+ */
+async function onFreshServers(parser: string, [name, value]: [string, string], play: (port: number) => Promise<Observed[][]>): Promise<Observed[][]> {
+  const servers = await Promise.all([startRedis(), startKv(["--resp-parser", parser])]);
+  try {
+    const observed: Observed[][] = [];
+    for (const server of servers) {
+      const conn = await RawConnection.open(server.port);
+      conn.write(encodeCommand(["CONFIG", "SET", name, value]));
+      await conn.settle({ atLeast: 5 });
+      conn.close();
+      observed.push(...(await play(server.port)));
+    }
+    return observed;
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
 // Each case names the bytes sent, one string per write; the server settles after each write.
 const malformed: [string, Step[]][] = [
   ["a non-numeric multibulk count", steps("*abc\r\n")],
@@ -208,24 +230,14 @@ describe.each(["ts", "native"])("svc kv with the %s RESP parser", (parser) => {
   describe("proto-max-bulk-len at run time", () => {
     // Redis applies CONFIG SET proto-max-bulk-len to the next bulk header it reads; so must we.
     test("CONFIG SET proto-max-bulk-len 1048576 makes a 1048577-byte bulk a protocol error", async () => {
-      const servers = await Promise.all([startRedis(), startKv(["--resp-parser", parser])]);
-      try {
-        const observed: Observed[][] = [];
-        for (const server of servers) {
-          const conn = await RawConnection.open(server.port);
-          conn.write(encodeCommand(["CONFIG", "SET", "proto-max-bulk-len", "1048576"]));
-          await conn.settle({ atLeast: 5 });
-          conn.close();
-          observed.push(await observe(server.port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024}\r\n`)), await observe(server.port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024 + 1}\r\n`)));
-        }
-        const [redisAt, redisPast, kvAt, kvPast] = observed;
-        expect(redisAt).toEqual([{ replies: "", closed: false }]);
-        expect(redisPast).toEqual([{ replies: "-ERR Protocol error: invalid bulk length\r\n", closed: true }]);
-        expect(kvAt).toEqual(redisAt!);
-        expect(kvPast).toEqual(redisPast!);
-      } finally {
-        await Promise.all(servers.map((s) => s.stop()));
-      }
+      const [redisAt, redisPast, kvAt, kvPast] = await onFreshServers(parser, ["proto-max-bulk-len", "1048576"], async (port) => [
+        await observe(port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024}\r\n`)),
+        await observe(port, steps(`*2\r\n$4\r\nECHO\r\n$${1024 * 1024 + 1}\r\n`)),
+      ]);
+      expect(redisAt).toEqual([{ replies: "", closed: false }]);
+      expect(redisPast).toEqual([{ replies: "-ERR Protocol error: invalid bulk length\r\n", closed: true }]);
+      expect(kvAt).toEqual(redisAt!);
+      expect(kvPast).toEqual(redisPast!);
     });
   });
 
@@ -235,27 +247,16 @@ describe.each(["ts", "native"])("svc kv with the %s RESP parser", (parser) => {
     // takes over a gigabyte of traffic, so the test lowers the limit to Redis's minimum, 1 MiB.
     // Commands read while the client is blocked count too: they sit in Redis's query buffer.
     test("a client past client-query-buffer-limit is closed, counting a blocked client's queued commands", async () => {
-      const servers = await Promise.all([startRedis(), startKv(["--resp-parser", parser])]);
-      try {
-        const observed: Observed[][] = [];
-        for (const server of servers) {
-          const conn = await RawConnection.open(server.port);
-          conn.write(encodeCommand(["CONFIG", "SET", "client-query-buffer-limit", "1048576"]));
-          await conn.settle({ atLeast: 5 });
-          conn.close();
-          const bulk = 1536 * 1024;
-          observed.push(await observe(server.port, [{ bytes: `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${bulk}\r\n` }, { bytes: Buffer.alloc(bulk - 1, "x") }]));
-          const pipelined = Buffer.concat(Array.from({ length: 20_000 }, () => encodeCommand(["SET", "k", "x".repeat(100)])));
-          observed.push(await observe(server.port, [{ bytes: encodeCommand(["BLPOP", "qb:nothing", "0"]) }, { bytes: pipelined }]));
-        }
-        const [redisBulk, redisBlocked, kvBulk, kvBlocked] = observed;
-        expect(redisBulk).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
-        expect(redisBlocked).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
-        expect(kvBulk).toEqual(redisBulk!);
-        expect(kvBlocked).toEqual(redisBlocked!);
-      } finally {
-        await Promise.all(servers.map((s) => s.stop()));
-      }
+      const bulk = 1536 * 1024;
+      const pipelined = Buffer.concat(Array.from({ length: 20_000 }, () => encodeCommand(["SET", "k", "x".repeat(100)])));
+      const [redisBulk, redisBlocked, kvBulk, kvBlocked] = await onFreshServers(parser, ["client-query-buffer-limit", "1048576"], async (port) => [
+        await observe(port, [{ bytes: `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${bulk}\r\n` }, { bytes: Buffer.alloc(bulk - 1, "x") }]),
+        await observe(port, [{ bytes: encodeCommand(["BLPOP", "qb:nothing", "0"]) }, { bytes: pipelined }]),
+      ]);
+      expect(redisBulk).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
+      expect(redisBlocked).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
+      expect(kvBulk).toEqual(redisBulk!);
+      expect(kvBlocked).toEqual(redisBlocked!);
     });
   });
 });

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { join } from "node:path";
 import { RespClient } from "./support/resp-client.ts";
+import { isAlive } from "./support/servers.ts";
 import { waitUntil } from "./support/wire.ts";
 
 const cliPath = join(import.meta.dir, "../../src/cli.ts");
@@ -28,15 +29,6 @@ interface Up {
 }
 
 const started: Up[] = [];
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function startUp(env: Record<string, string | undefined>): Up {
   const proc = Bun.spawn([process.execPath, cliPath, "up", "--only", "kv"], {

@@ -3,29 +3,16 @@
 // every connection, in order — must be identical. Where Redis leaves an order undefined (the
 // channels of PUBSUB CHANNELS, the replies of UNSUBSCRIBE from everything) the transcript writes
 // down a sorted form.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { RespValue } from "./support/resp-client.ts";
-import { Scenario, show } from "./support/scenario.ts";
-import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+import { describe, expect, test } from "bun:test";
+import { type RespValue, show } from "./support/resp-client.ts";
+import { expectSameTranscripts, type Scenario } from "./support/scenario.ts";
+import { redisAndKv } from "./support/side-by-side.ts";
 
-let redis: ServerProcess;
-let kv: ServerProcess;
-
-beforeAll(async () => {
-  [redis, kv] = await Promise.all([startRedis(), startKv()]);
-});
-
-afterAll(async () => {
-  await Promise.all([redis?.stop(), kv?.stop()]);
-});
+/** redis-server and svc kv, up from before the first test until after the last. */
+const servers = redisAndKv();
 
 /** Plays the scenario on redis-server, then on svc kv; the transcripts must match. */
-async function sameAsRedis(body: (s: Scenario) => Promise<void>): Promise<string[]> {
-  const expected = await Scenario.run(redis.port, body);
-  const actual = await Scenario.run(kv.port, body);
-  expect(actual).toEqual(expected);
-  return expected;
-}
+const sameAsRedis = (body: (s: Scenario) => Promise<void>) => expectSameTranscripts(servers, body);
 
 describe("WATCH / MULTI / EXEC", () => {
   test("a write by another client to a watched key makes EXEC answer a null array and run nothing", async () => {

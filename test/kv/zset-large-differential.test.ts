@@ -5,32 +5,17 @@
 // removals, pops, GT/LT/INCR updates — must get byte-identical replies from both servers.
 // Lex commands go to a set whose scores are all equal: with mixed scores Redis's answer depends on
 // its skip list's random levels.
-import { afterAll, beforeAll, describe, test } from "bun:test";
+import { describe, test } from "bun:test";
 import fc from "fast-check";
-import { RespClient, type RespValue } from "./support/resp-client.ts";
-import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+import { show } from "./support/resp-client.ts";
+import { redisAndKvWithClients } from "./support/side-by-side.ts";
 
 const runs = Number(process.env.SVC_DIFF_RUNS ?? 150) >= 1000 ? 40 : 12;
 /** Members per set: enough for ~50 leaves of 64 and a three-level tree. */
 const membersMax = 4000;
 
-let redis: ServerProcess;
-let kv: ServerProcess;
-let redisClient: RespClient;
-let kvClient: RespClient;
-
-beforeAll(async () => {
-  [redis, kv] = await Promise.all([startRedis(), startKv()]);
-  [redisClient, kvClient] = await Promise.all([RespClient.connect(redis.port), RespClient.connect(kv.port)]);
-});
-
-afterAll(async () => {
-  redisClient?.close();
-  kvClient?.close();
-  await Promise.all([redis?.stop(), kv?.stop()]);
-});
-
-const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
+/** redis-server and svc kv with one client each, up from before the first test until after the last. */
+const servers = redisAndKvWithClients();
 
 // ---- generators -----------------------------------------------------------------------------------
 
@@ -90,7 +75,7 @@ const filling = fc
 
 async function runBoth(commands: string[][]): Promise<void> {
   const all = [["FLUSHALL"], ...commands];
-  const [expected, actual] = await Promise.all([redisClient.pipeline(all), kvClient.pipeline(all)]);
+  const [expected, actual] = await Promise.all([servers.redisClient.pipeline(all), servers.kvClient.pipeline(all)]);
   for (let i = 0; i < all.length; i++) {
     if (show(expected[i]!) === show(actual[i]!)) continue;
     const argv = all[i]!.length > 12 ? [...all[i]!.slice(0, 12), `... (${all[i]!.length} args)`] : all[i]!;

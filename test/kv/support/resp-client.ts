@@ -11,10 +11,14 @@
  *   %2 → { map: [k, v, k, v] }   ~2 → { set: […] }   >3 → { push: […] }
  */
 import type { Socket } from "bun";
+import { WriteQueue } from "./wire.ts";
 
 export type RespValue =
   | string | bigint | null | { s: string } | { e: string } | { nullArray: true } | RespValue[]
   | { nil: true } | { d: string } | { b: boolean } | { v: string } | { map: RespValue[] } | { set: RespValue[] } | { push: RespValue[] };
+
+/** A reply as one line of JSON, integers marked ":5" so they stay apart from the bulk string "5". */
+export const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
 
 /** Reads `count` replies from `at`; undefined when they have not all arrived. */
 function parseItems(buf: Buffer, at: number, count: number): { items: RespValue[]; next: number } | undefined {
@@ -85,8 +89,7 @@ export function encodeCommand(argv: readonly string[]): Buffer {
 export class RespClient {
   private pending = Buffer.alloc(0);
   private readonly waiters: ((value: RespValue) => void)[] = [];
-  /** Bytes the kernel did not take yet: Bun's socket.write does not buffer them for us. */
-  private readonly outgoing: Buffer[] = [];
+  private readonly outgoing = new WriteQueue();
   private closedResolve!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.closedResolve = resolve));
   isClosed = false;
@@ -127,20 +130,12 @@ export class RespClient {
 
   /** Sends raw bytes (for protocol tests); replies are read with `read()`. */
   writeRaw(bytes: string | Uint8Array): void {
-    this.outgoing.push(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Buffer.from(bytes));
+    this.outgoing.push(bytes);
     this.pump();
   }
 
   private pump(): void {
-    while (this.outgoing.length > 0 && !this.isClosed) {
-      const head = this.outgoing[0]!;
-      const written = this.socket!.write(head);
-      if (written < head.length) {
-        if (written > 0) this.outgoing[0] = head.subarray(written);
-        return;
-      }
-      this.outgoing.shift();
-    }
+    if (!this.isClosed) this.outgoing.writeTo(this.socket!);
   }
 
   /** The next reply if it has already arrived and nobody is waiting for an earlier one. */

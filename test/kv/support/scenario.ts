@@ -9,13 +9,13 @@
  * Waiting points (until n clients are blocked, until A's connection is closed) are taken from
  * the server's own INFO, never from sleeps, so the transcript does not depend on timing.
  */
-import { encodeCommand, RespClient, type RespValue } from "./resp-client.ts";
+import { expect } from "bun:test";
+import { encodeCommand, RespClient, type RespValue, show } from "./resp-client.ts";
+import type { RedisAndKv } from "./side-by-side.ts";
 import { waitUntil } from "./wire.ts";
 
 /** How long a reply that the scenario expects may take before it is written down as missing. */
 const replyWaitMs = 3000;
-
-export const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
 
 export class Scenario {
   readonly transcript: string[] = [];
@@ -178,3 +178,13 @@ export class Scenario {
   }
 }
 
+/**
+ * Plays the scenario on redis-server, then on svc kv, and expects identical transcripts; returns
+ * redis-server's, for a test to check a line of it.
+ */
+export async function expectSameTranscripts(servers: RedisAndKv, body: (s: Scenario) => Promise<void>): Promise<string[]> {
+  const expected = await Scenario.run(servers.redis.port, body);
+  const actual = await Scenario.run(servers.kv.port, body);
+  expect(actual).toEqual(expected);
+  return expected;
+}

@@ -6,8 +6,11 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitUntil } from "./wire.ts";
 
 const repoRoot = join(import.meta.dir, "../../..");
+/** How long a server may take to print that it is ready. */
+const serverStartMs = 20_000;
 
 export interface ServerProcess {
   port: number;
@@ -28,32 +31,19 @@ async function collect(proc: Subprocess<"ignore", "pipe", "pipe">): Promise<() =
   return () => text;
 }
 
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
-
-/** Starts `svc kv --port 0` (plus `args`) and waits for the port it prints. */
-export async function startKv(args: string[] = []): Promise<ServerProcess> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-kv-"));
-  const proc = Bun.spawn([process.execPath, join(repoRoot, "src/cli.ts"), "kv", "--port", "0", "--dir", dir, ...args], {
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env, SVC_LOG_LEVEL: "warn" },
-  });
+/**
+ * Spawns a server with its output collected and waits until `readyPort` finds in that output the
+ * port it serves on; a server that exits first fails the start with what it printed.
+ */
+async function spawnServer(name: string, argv: string[], env: Record<string, string | undefined>, readyPort: (output: string) => number | undefined): Promise<ServerProcess> {
+  const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env });
   const output = await collect(proc);
-  const port = await waitFor(() => {
-    const m = /RESP2 on [\d.]+:(\d+)/.exec(output());
-    if (m !== null) return Number(m[1]);
-    if (proc.exitCode !== null) throw new Error(`svc kv exited ${proc.exitCode}:\n${output()}`);
+  const port = await waitUntil(() => {
+    const port = readyPort(output());
+    if (port !== undefined) return port;
+    if (proc.exitCode !== null) throw new Error(`${name} exited ${proc.exitCode}:\n${output()}`);
     return undefined;
-  }, "svc kv to print its port");
+  }, `${name} to be ready`, serverStartMs);
   return {
     port,
     proc,
@@ -63,6 +53,16 @@ export async function startKv(args: string[] = []): Promise<ServerProcess> {
       await proc.exited;
     },
   };
+}
+
+/** Starts `svc kv --port 0` (plus `args`) and waits for the port it prints. */
+export async function startKv(args: string[] = []): Promise<ServerProcess> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-kv-"));
+  const argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", "--port", "0", "--dir", dir, ...args];
+  return spawnServer("svc kv", argv, { ...process.env, SVC_LOG_LEVEL: "warn" }, (output) => {
+    const m = /RESP2 on [\d.]+:(\d+)/.exec(output);
+    return m === null ? undefined : Number(m[1]);
+  });
 }
 
 /** A free TCP port on loopback (for redis-server, which cannot pick its own and print it). */
@@ -76,26 +76,8 @@ export function freePort(): number {
 /** Starts Debian's redis-server with persistence off, on a free port. */
 export async function startRedis(): Promise<ServerProcess> {
   const port = freePort();
-  const proc = Bun.spawn(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"], {
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const output = await collect(proc);
-  await waitFor(() => {
-    if (output().includes("Ready to accept connections")) return true;
-    if (proc.exitCode !== null) throw new Error(`redis-server exited ${proc.exitCode}:\n${output()}`);
-    return undefined;
-  }, "redis-server to be ready");
-  return {
-    port,
-    proc,
-    output,
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-    },
-  };
+  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"];
+  return spawnServer("redis-server", argv, process.env, (output) => (output.includes("Ready to accept connections") ? port : undefined));
 }
 
 /** Resident memory of a live process in bytes (VmRSS in /proc/<pid>/status). */
@@ -103,4 +85,14 @@ export function rssBytes(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   if (match === null) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(match[1]) * 1024;
+}
+
+/** Whether a process with this pid still exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

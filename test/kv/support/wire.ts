@@ -19,13 +19,43 @@ export async function waitUntil<T>(probe: () => T | undefined | Promise<T | unde
   }
 }
 
+/**
+ * Bytes waiting to be written to a socket. Bun's socket.write does not buffer: it takes what the
+ * kernel accepts and reports how much, so the rest waits here for the socket's next drain.
+ */
+export class WriteQueue {
+  private readonly chunks: Buffer[] = [];
+
+  get isEmpty(): boolean {
+    return this.chunks.length === 0;
+  }
+
+  /** Queues bytes (a string is latin1, one byte per character). */
+  push(bytes: string | Uint8Array): void {
+    this.chunks.push(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Buffer.from(bytes));
+  }
+
+  /** Writes queued bytes until the kernel takes no more (a closed socket takes nothing). */
+  writeTo(socket: { write(bytes: Uint8Array): number }): void {
+    while (this.chunks.length > 0) {
+      const head = this.chunks[0]!;
+      const written = socket.write(head);
+      if (written < head.length) {
+        if (written > 0) this.chunks[0] = head.subarray(written);
+        return;
+      }
+      this.chunks.shift();
+    }
+  }
+}
+
 export class RawConnection {
   private chunks: Buffer[] = [];
   /** Every byte received so far. */
   bytesReceived = 0;
   closed = false;
   private lastActivityMs = performance.now();
-  private readonly outgoing: Buffer[] = [];
+  private readonly outgoing = new WriteQueue();
   private socket!: PausableSocket;
   /** Called with each chunk as it arrives; by default chunks are kept for `received`. */
   onChunk: ((chunk: Buffer) => void) | null = null;
@@ -71,27 +101,19 @@ export class RawConnection {
 
   /** Queues bytes; they go out as fast as the kernel takes them (Bun's write does not buffer). */
   write(bytes: string | Uint8Array): void {
-    this.outgoing.push(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Buffer.from(bytes));
+    this.outgoing.push(bytes);
     this.pump();
   }
 
   private pump(): void {
-    while (this.outgoing.length > 0 && !this.closed) {
-      const head = this.outgoing[0]!;
-      const written = this.socket.write(head);
-      this.lastActivityMs = performance.now();
-      if (written < 0) return;
-      if (written < head.length) {
-        this.outgoing[0] = head.subarray(written);
-        return;
-      }
-      this.outgoing.shift();
-    }
+    if (this.closed || this.outgoing.isEmpty) return;
+    this.outgoing.writeTo(this.socket);
+    this.lastActivityMs = performance.now();
   }
 
   /** Resolves once every queued byte is in the kernel. */
   async flushed(): Promise<void> {
-    await waitUntil(() => (this.outgoing.length === 0 || this.closed ? true : undefined), "queued bytes to be written", 30_000);
+    await waitUntil(() => (this.outgoing.isEmpty || this.closed ? true : undefined), "queued bytes to be written", 30_000);
   }
 
   /** Stops reading: replies pile up in the kernel, as with a client that never reads. */
@@ -117,7 +139,7 @@ export class RawConnection {
       const now = performance.now();
       if (now > deadline) return;
       const enough = this.bytesReceived >= atLeast && !expectClose;
-      if (enough && this.outgoing.length === 0 && now - this.lastActivityMs >= quietMs) return;
+      if (enough && this.outgoing.isEmpty && now - this.lastActivityMs >= quietMs) return;
       await Bun.sleep(5);
     }
   }

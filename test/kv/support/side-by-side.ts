@@ -1,0 +1,45 @@
+/**
+ * redis-server and `svc kv` side by side, for a test file that compares the two: both start
+ * before the file's first test and stop after its last. Call it at the top level of the file; the
+ * fields are filled in once the servers are up, so read them inside tests and hooks only.
+ */
+import { afterAll, beforeAll } from "bun:test";
+import { RespClient } from "./resp-client.ts";
+import { type ServerProcess, startKv, startRedis } from "./servers.ts";
+
+export interface RedisAndKv {
+  readonly redis: ServerProcess;
+  readonly kv: ServerProcess;
+}
+
+export interface RedisAndKvClients extends RedisAndKv {
+  /** One connection to each server, opened once both are up and closed before they stop. */
+  readonly redisClient: RespClient;
+  readonly kvClient: RespClient;
+}
+
+/** Both servers, with no connection of ours left open (scenarios count the server's clients). */
+export function redisAndKv(): RedisAndKv {
+  return sideBySide(false);
+}
+
+/** Both servers, each with one client connected for the file's tests to share. */
+export function redisAndKvWithClients(): RedisAndKvClients {
+  return sideBySide(true);
+}
+
+function sideBySide(withClients: boolean): RedisAndKvClients {
+  const s: { redis?: ServerProcess; kv?: ServerProcess; redisClient?: RespClient; kvClient?: RespClient } = {};
+  beforeAll(async () => {
+    const [redis, kv] = await Promise.all([startRedis(), startKv()]);
+    s.redis = redis;
+    s.kv = kv;
+    if (withClients) [s.redisClient, s.kvClient] = await Promise.all([RespClient.connect(redis.port), RespClient.connect(kv.port)]);
+  });
+  afterAll(async () => {
+    s.redisClient?.close();
+    s.kvClient?.close();
+    await Promise.all([s.redis?.stop(), s.kv?.stop()]);
+  });
+  return s as RedisAndKvClients;
+}
