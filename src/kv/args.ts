@@ -2,7 +2,7 @@
  * Parsing command arguments the way Redis does (its string2ll and strtod checks), so the same
  * input is accepted or refused with the same error.
  */
-import { KvError, notAFloat, notAnInteger } from "./errors.ts";
+import { KvError, notAFloat, notAnInteger, syntaxError } from "./errors.ts";
 
 const int64Min = -(2n ** 63n);
 /** C's LONG_MAX on 64-bit Linux: the upper bound of most of Redis's count arguments. */
@@ -22,11 +22,23 @@ const smallIntegerCharsMax = 15;
 
 /**
  * An integer argument of at most 15 characters as a plain number, or null for anything else —
- * longer (use parseInt64) or not an integer. The fast path for INCR and friends.
+ * longer (use parseInt64) or not an integer. The fast path for INCR and friends, so it reads the
+ * digits itself rather than run integerPattern (which it agrees with) and convert.
  */
 export function parseSmallInteger(text: string): number | null {
-  if (text.length > smallIntegerCharsMax || !integerPattern.test(text)) return null;
-  return Number(text);
+  const length = text.length;
+  if (length === 0 || length > smallIntegerCharsMax) return null;
+  const negative = text.charCodeAt(0) === 45; // "-"
+  let i = negative ? 1 : 0;
+  // No leading zeros, and no "-0": zero is "0" alone.
+  if (i === length || (text.charCodeAt(i) === 48 && length > 1)) return null;
+  let n = 0;
+  for (; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return null;
+    n = n * 10 + digit;
+  }
+  return negative ? -n : n;
 }
 
 export const isInt64 = (n: bigint) => n >= int64Min && n <= int64Max;
@@ -36,6 +48,8 @@ export const isInt64 = (n: bigint) => n >= int64Min && n <= int64Max;
  * sign and magnitude closely enough for clamping, which is all such arguments are used for.
  */
 export function parseInteger(text: string): number {
+  const small = parseSmallInteger(text);
+  if (small !== null) return small;
   const n = parseInt64(text);
   if (n === null) throw notAnInteger();
   return Number(n);
@@ -52,8 +66,10 @@ export function parseIntegerIn(text: string, min: number | bigint, max: number |
 }
 
 const decimalFloatPattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const hexFloatPattern = /^([+-]?)0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)(?:[pP]([+-]?\d+))?$/;
-const infinityPattern = /^[+-]?inf(inity)?$/i;
+/** C99 hex float syntax (sign, integer digits, fraction digits, binary exponent), as strtod and strtold read it. */
+export const hexFloatPattern = /^([+-]?)0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)(?:[pP]([+-]?\d+))?$/;
+/** "inf" and "infinity" in any case, signed or not, as strtod and strtold read them. */
+export const infinityPattern = /^[+-]?inf(inity)?$/i;
 
 /** C99 hex float text (strtod accepts "0x1p3"); null when it is not one. */
 function parseHexFloat(text: string): number | null {
@@ -64,15 +80,32 @@ function parseHexFloat(text: string): number | null {
   return m[1] === "-" ? -value : value;
 }
 
+const parseInfinity = (text: string) => (infinityPattern.test(text) ? (text.startsWith("-") ? -Infinity : Infinity) : null);
+
+/** Decimal or hex float text as a double, overflowing to ±inf and underflowing to 0; else null. */
+const parseFiniteSyntax = (text: string) => (decimalFloatPattern.test(text) ? Number(text) : parseHexFloat(text));
+
 /**
- * A double argument (scores, INCRBYFLOAT's operands) as Redis's string2d accepts it: all of
- * strtod's syntax including hex floats and inf, but no spaces, no NaN, and nothing that overflows
- * or underflows to zero (strtod's ERANGE;
- * a subnormal result is accepted, as in Redis).
+ * Text that C's strtod reads whole — decimal, hex floats, inf and infinity; no spaces, no NaN —
+ * as the double it returns, with no range checks: overflow is ±inf and underflow 0, as when a
+ * caller ignores ERANGE (Redis's score range ends). Null for anything else.
+ */
+export function strtod(text: string): number | null {
+  return parseInfinity(text) ?? parseFiniteSyntax(text);
+}
+
+/**
+ * A double argument (scores, INCRBYFLOAT's operands) as Redis's string2d accepts it: strtod's
+ * syntax, but nothing that overflows or underflows to zero (strtod's ERANGE; a subnormal result
+ * is accepted, as in Redis).
  */
 export function parseFloatArg(text: string): number {
-  if (infinityPattern.test(text)) return text.startsWith("-") ? -Infinity : Infinity;
-  const n = decimalFloatPattern.test(text) ? Number(text) : parseHexFloat(text);
+  // Integer scores are the common case; the digit loop is several times cheaper than the patterns.
+  const small = parseSmallInteger(text);
+  if (small !== null) return small;
+  const infinity = parseInfinity(text);
+  if (infinity !== null) return infinity;
+  const n = parseFiniteSyntax(text);
   if (n === null || !Number.isFinite(n)) throw notAFloat();
   if (n === 0 && /[1-9a-fA-F]/.test(text.replace(/^[+-]?0[xX]/, "").replace(/[eEpP].*$/, ""))) throw notAFloat();
   return n;
@@ -81,6 +114,47 @@ export function parseFloatArg(text: string): number {
 /** Case-insensitive keyword comparison without allocating for the common mismatch. */
 export function isKeyword(arg: string, upper: string): boolean {
   return arg.length === upper.length && arg.toUpperCase() === upper;
+}
+
+/**
+ * Normalises a start/stop pair of 0-based indexes or ranks as LRANGE, LTRIM, ZRANGE and
+ * ZREMRANGEBYRANK do (negative counts from the end, ends clamped); null when it selects nothing.
+ * Returns 0-based inclusive [start, end].
+ */
+export function clampRankRange(start: number, end: number, length: number): [number, number] | null {
+  if (start < 0) start += length;
+  if (end < 0) end += length;
+  if (start < 0) start = 0;
+  if (start > end || start >= length) return null;
+  if (end >= length) end = length - 1;
+  return [start, end];
+}
+
+/** LMPOP's and ZMPOP's arguments: the keys, which end to pop from, and how many. */
+export interface MultiPop {
+  keys: string[];
+  /** Index in `ends` of the end named: 0 for LEFT or MIN, 1 for RIGHT or MAX. */
+  end: 0 | 1;
+  count: number;
+}
+
+/**
+ * "numkeys key [key ...] <end> [COUNT count]" from argv[at], where <end> is one of the two
+ * `ends` words, checked in the order Redis checks LMPOP's and ZMPOP's arguments.
+ */
+export function parseMultiPop(argv: readonly string[], at: number, ends: readonly [string, string]): MultiPop {
+  const numKeys = parseIntegerIn(argv[at]!, 1, int64Max, () => new KvError("ERR numkeys should be greater than 0"));
+  if (numKeys > argv.length - at - 2) throw syntaxError();
+  const endAt = at + 1 + numKeys;
+  const end = isKeyword(argv[endAt]!, ends[0]) ? 0 : isKeyword(argv[endAt]!, ends[1]) ? 1 : null;
+  if (end === null) throw syntaxError();
+  let count: number | null = null;
+  for (let i = endAt + 1; i < argv.length; i++) {
+    if (count === null && isKeyword(argv[i]!, "COUNT") && i + 1 < argv.length) {
+      count = parseIntegerIn(argv[++i]!, 1, int64Max, () => new KvError("ERR count should be greater than 0"));
+    } else throw syntaxError();
+  }
+  return { keys: argv.slice(at + 1, endAt), end, count: count ?? 1 };
 }
 
 /**

@@ -6,9 +6,12 @@
 import { parseInt64 } from "./args.ts";
 import type { Value } from "./keyspace.ts";
 
-/** Redis 7.0's limits for its compact encodings (list-max-listpack-size etc. at defaults). */
-const compactEntriesMax = 128;
-const compactValueBytesMax = 64;
+/**
+ * Redis 7.0's limits for its compact encodings at their defaults: hash-max-listpack-entries and
+ * zset-max-listpack-entries, hash-max-listpack-value and zset-max-listpack-value.
+ */
+export const compactEntriesMax = 128;
+export const compactValueBytesMax = 64;
 const intsetEntriesMax = 512;
 const embstrBytesMax = 44;
 /** Redis shares the integers 0..9999 and reports their refcount as INT_MAX. */
@@ -20,12 +23,19 @@ export function isCompact(values: Iterable<string>, count: number): boolean {
   return true;
 }
 
+/** Whether Redis would hold this hash as a listpack: few fields, every field and value short. */
+export function isCompactHash(hash: ReadonlyMap<string, string>): boolean {
+  if (hash.size > compactEntriesMax) return false;
+  for (const [field, value] of hash) if (field.length > compactValueBytesMax || value.length > compactValueBytesMax) return false;
+  return true;
+}
+
 export function encodingOf(value: Value): string {
   if (typeof value === "string") {
     if (value.length <= 20 && parseInt64(value) !== null) return "int";
     return value.length <= embstrBytesMax ? "embstr" : "raw";
   }
-  if (value instanceof Map) return isCompact([...value.keys(), ...value.values()], value.size) ? "listpack" : "hashtable";
+  if (value instanceof Map) return isCompactHash(value) ? "listpack" : "hashtable";
   if (value instanceof Set) return isIntset(value) ? "intset" : "hashtable";
   if (value.kind === "list") return "quicklist";
   return value.encoding;

@@ -16,3 +16,5 @@ export const indexOutOfRange = () => new KvError("ERR index out of range");
 export const overflow = () => new KvError("ERR increment or decrement would overflow");
 export const arityError = (name: string) => new KvError(`ERR wrong number of arguments for '${name}' command`);
 export const mustBePositive = () => new KvError("ERR value is out of range, must be positive");
+/** SINTERCARD's and ZINTERCARD's answer to a LIMIT that is not a non-negative integer. */
+export const negativeLimit = () => new KvError("ERR LIMIT can't be negative");

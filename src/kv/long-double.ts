@@ -6,6 +6,8 @@
  * long double exactly: a value is mantissa × 2^exponent with BigInt arithmetic and
  * round-half-even wherever the hardware would round.
  */
+import { hexFloatPattern, infinityPattern } from "./args.ts";
+import { KvError, notAFloat } from "./errors.ts";
 
 /** A finite long double: (-1)^negative × mantissa × 2^exponent, mantissa < 2^64. */
 interface LongDouble {
@@ -54,10 +56,8 @@ function round(negative: boolean, num: bigint, den: bigint, scale: number): Long
 }
 
 const decimalPattern = /^([+-]?)(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?$/;
-const hexPattern = /^([+-]?)0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)(?:[pP]([+-]?\d+))?$/;
-const infinityPattern = /^[+-]?inf(inity)?$/i;
 
-type Parsed = LongDouble | "inf" | "-inf" | null;
+export type Parsed = LongDouble | "inf" | "-inf" | null;
 
 /** strtold as Redis's string2ld uses it: the whole text must parse, no NaN, no ERANGE to 0 or inf. */
 export function parseLongDouble(text: string): Parsed {
@@ -67,7 +67,7 @@ export function parseLongDouble(text: string): Parsed {
   let num: bigint;
   let den = 1n;
   let scale = 0;
-  const hex = hexPattern.exec(text);
+  const hex = hexFloatPattern.exec(text);
   const decimal = hex === null ? decimalPattern.exec(text) : null;
   if (hex !== null) {
     const [, sign, whole, fraction, exp] = hex as unknown as [string, string, string, string, string | undefined];
@@ -122,15 +122,17 @@ export function formatLongDouble(v: LongDouble): string {
   return v.negative && unsigned !== "0" ? `-${unsigned}` : unsigned;
 }
 
-export type IncrResult = { value: string } | { error: string };
+/** `a + b` as INCRBYFLOAT and HINCRBYFLOAT store it; Redis's error for an infinite operand or sum. */
+export function sumText(a: Exclude<Parsed, null>, b: Exclude<Parsed, null>): string {
+  const sum = typeof a === "string" || typeof b === "string" ? null : add(a, b);
+  if (sum === null) throw new KvError("ERR increment would produce NaN or Infinity");
+  return formatLongDouble(sum);
+}
 
-/** `current + increment` as INCRBYFLOAT computes and stores it, or the error Redis answers. */
-export function incrByFloat(current: string, increment: string): IncrResult {
+/** `current + increment` as INCRBYFLOAT computes and stores it. */
+export function incrByFloat(current: string, increment: string): string {
   const a = parseLongDouble(current);
   const b = parseLongDouble(increment);
-  if (a === null || b === null) return { error: "ERR value is not a valid float" };
-  if (typeof a === "string" || typeof b === "string") return { error: "ERR increment would produce NaN or Infinity" };
-  const sum = add(a, b);
-  if (sum === null) return { error: "ERR increment would produce NaN or Infinity" };
-  return { value: formatLongDouble(sum) };
+  if (a === null || b === null) throw notAFloat();
+  return sumText(a, b);
 }

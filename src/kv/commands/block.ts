@@ -3,18 +3,35 @@
  * from the keys at once; if none can, block the client until one of them gets elements or the
  * timeout passes. Inside EXEC (and over REST, which has no connection to wait on) a command that
  * cannot be served answers its timeout reply at once, as Redis does in MULTI.
+ *
+ * The first attempt looks the keys up as any command does, so a key of another type met before
+ * one that serves is WRONGTYPE. A woken client is only served by a value of the type it waits
+ * for; a key of another type leaves it waiting, as in Redis, where only a list pushed under the
+ * key wakes a list-blocked client.
  */
 import { parseTimeout } from "../args.ts";
+import { typeOf } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
+import type { List } from "../types/list.ts";
+import type { ZSet } from "../types/zset.ts";
+import { getList, getZSet } from "./lookup.ts";
 import type { Exec } from "./spec.ts";
 
-export interface BlockingCommand {
+/** The types a client can block on, and their values. */
+interface Blockable {
+  list: List;
+  zset: ZSet;
+}
+
+export interface BlockingCommand<T extends keyof Blockable> {
+  /** The type of value the command takes elements from. */
+  type: T;
   /** The keys to watch, in the order the client named them. */
   keys: string[];
   /** The timeout argument as sent (seconds, a double; 0 waits forever). */
   timeoutText: string;
-  /** Serves the client from `key` if it holds elements of the right type; true when it did. */
-  serve(x: Exec, key: string): boolean;
+  /** Serves the client from `value`, the (non-empty) collection at `key`. */
+  serve(x: Exec, key: string, value: Blockable[T]): void;
   /**
    * The reply when the command cannot block (inside MULTI): a null array for most, a null bulk
    * for BLMOVE. A client that did block and timed out always gets a null array, BLMOVE included,
@@ -23,9 +40,17 @@ export interface BlockingCommand {
   timedOut(reply: Reply): void;
 }
 
-export function runBlocking(x: Exec, command: BlockingCommand): void {
+function typedLookup<T extends keyof Blockable>(type: T): (x: Exec, key: string) => Blockable[T] | undefined {
+  return (type === "list" ? getList : getZSet) as (x: Exec, key: string) => Blockable[T] | undefined;
+}
+
+export function runBlocking<T extends keyof Blockable>(x: Exec, command: BlockingCommand<T>): void {
   const deadlineMs = parseTimeout(command.timeoutText, x.engine.clock.nowMs());
-  for (const key of command.keys) if (command.serve(x, key)) return;
+  const lookup = typedLookup(command.type);
+  for (const key of command.keys) {
+    const value = lookup(x, key);
+    if (value !== undefined) return command.serve(x, key, value);
+  }
   if (!x.session.mayBlock) return command.timedOut(x.reply);
   const { engine, session } = x;
   const dbIndex = session.dbIndex;
@@ -33,7 +58,13 @@ export function runBlocking(x: Exec, command: BlockingCommand): void {
     dbIndex,
     keys: command.keys,
     deadlineMs,
-    tryServe: (key) => command.serve({ engine, session, reply: session.reply, db: engine.dbs[dbIndex]! }, key),
+    tryServe: (key) => {
+      const db = engine.dbs[dbIndex]!;
+      const value = db.get(key);
+      if (value === undefined || typeOf(value) !== command.type) return false;
+      command.serve({ engine, session, reply: session.reply, db }, key, value as Blockable[T]);
+      return true;
+    },
     timeout: () => {
       session.reply.array(null);
       session.transport?.flush();

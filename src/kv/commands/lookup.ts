@@ -1,15 +1,17 @@
 /**
- * Typed key lookups for command code: each returns the value when the key holds the expected
- * type, undefined when it is missing, and throws WRONGTYPE otherwise. They also keep INFO's
- * keyspace hit and miss counters, as Redis's lookupKeyRead does.
+ * Key access for command code. The typed lookups return the value when the key holds the
+ * expected type, undefined when it is missing, and throw WRONGTYPE otherwise; they also keep
+ * INFO's keyspace hit and miss counters, as Redis's lookupKeyRead does. The settling helpers
+ * end a change to a collection the way Redis does: an emptied collection takes its key with it.
  */
 import { wrongType } from "../errors.ts";
-import type { Value } from "../keyspace.ts";
+import { typeOf, type Value } from "../keyspace.ts";
 import type { List } from "../types/list.ts";
 import type { ZSet } from "../types/zset.ts";
 import type { Exec } from "./spec.ts";
 
-function lookup(x: Exec, key: string): Value | undefined {
+/** The value at `key` whatever its type, counting the hit or miss. */
+export function getValue(x: Exec, key: string): Value | undefined {
   const value = x.db.read(key);
   if (value === undefined) x.engine.stats.keyspaceMisses++;
   else x.engine.stats.keyspaceHits++;
@@ -17,33 +19,46 @@ function lookup(x: Exec, key: string): Value | undefined {
 }
 
 export function getString(x: Exec, key: string): string | undefined {
-  const value = lookup(x, key);
+  const value = getValue(x, key);
   if (value !== undefined && typeof value !== "string") throw wrongType();
   return value;
 }
 
 export function getList(x: Exec, key: string): List | undefined {
-  const value = lookup(x, key);
-  if (value !== undefined && (typeof value === "string" || value instanceof Map || value instanceof Set || value.kind !== "list")) throw wrongType();
-  return value;
+  const value = getValue(x, key);
+  if (value !== undefined && typeOf(value) !== "list") throw wrongType();
+  return value as List | undefined;
 }
 
 export function getHash(x: Exec, key: string): Map<string, string> | undefined {
-  const value = lookup(x, key);
+  const value = getValue(x, key);
   if (value !== undefined && !(value instanceof Map)) throw wrongType();
   return value;
 }
 
 export function getSet(x: Exec, key: string): Set<string> | undefined {
-  const value = lookup(x, key);
+  const value = getValue(x, key);
   if (value !== undefined && !(value instanceof Set)) throw wrongType();
   return value;
 }
 
 export function getZSet(x: Exec, key: string): ZSet | undefined {
-  const value = lookup(x, key);
-  if (value !== undefined && (typeof value === "string" || value instanceof Map || value instanceof Set || value.kind !== "zset")) throw wrongType();
-  return value;
+  const value = getValue(x, key);
+  if (value !== undefined && typeOf(value) !== "zset") throw wrongType();
+  return value as ZSet | undefined;
+}
+
+/** After removing elements in place: deletes the key once its collection is empty, else reports the change. */
+export function afterRemoval(x: Exec, key: string, collection: { readonly size: number }): void {
+  if (collection.size === 0) x.db.delete(key);
+  else x.db.modified(key);
+}
+
+/** The *STORE commands' ending: stores the result, or deletes the destination for an empty one, and answers its size. */
+export function storeResult(x: Exec, key: string, result: Set<string> | ZSet): void {
+  if (result.size === 0) x.db.delete(key);
+  else x.db.set(key, result);
+  x.reply.integer(result.size);
 }
 
 /** Answers an array of bulk strings. */

@@ -184,6 +184,10 @@ function lowerBound(node: Node, score: number, member: string): number {
   return lo;
 }
 
+/** Whether slot `at` of a leaf (a lowerBound result) holds exactly (score, member). */
+const holdsAt = (leaf: Node, at: number, score: number, member: string) =>
+  at < leaf.size && leaf.scores[at] === score && leaf.members[at] === member;
+
 /** In an inner node: the child whose keys' interval holds (score, member). */
 function route(node: Node, score: number, member: string): number {
   const { scores, members } = node;
@@ -323,7 +327,7 @@ export class BTree {
   delete(score: number, member: string): boolean {
     const leaf = this.descend(score, member);
     const at = lowerBound(leaf, score, member);
-    if (at === leaf.size || leaf.scores[at] !== score || leaf.members[at] !== member) return false;
+    if (!holdsAt(leaf, at, score, member)) return false;
     this.removeFrom(leaf, at, 1);
     return true;
   }
@@ -337,7 +341,7 @@ export class BTree {
     if (Number.isNaN(newScore)) throw new Error("btree: NaN score");
     const leaf = this.descend(oldScore, member);
     const at = lowerBound(leaf, oldScore, member);
-    if (at === leaf.size || leaf.scores[at] !== oldScore || leaf.members[at] !== member) {
+    if (!holdsAt(leaf, at, oldScore, member)) {
       throw new Error(`btree: no element ${JSON.stringify(member)} with score ${oldScore}`);
     }
     if (newScore === oldScore) {
@@ -538,7 +542,7 @@ export class BTree {
       node = node.children[slot]!;
     }
     const at = lowerBound(node, score, member);
-    if (at === node.size || node.scores[at] !== score || node.members[at] !== member) return -1;
+    if (!holdsAt(node, at, score, member)) return -1;
     return rank + at;
   }
 

@@ -8,16 +8,22 @@
 /** The smallest ring allocated; small lists are the common case. */
 const capacityMin = 8;
 
+/** A ring holding `items` from slot 0, with room for them at a power-of-two capacity. */
+function ringOf(items: readonly string[]): (string | undefined)[] {
+  let capacity = capacityMin;
+  while (capacity < items.length) capacity *= 2;
+  const ring = new Array<string | undefined>(capacity);
+  for (let i = 0; i < items.length; i++) ring[i] = items[i];
+  return ring;
+}
+
 export class Deque {
   private ring: (string | undefined)[];
   private head = 0;
   private count = 0;
 
   constructor(items: readonly string[] = []) {
-    let capacity = capacityMin;
-    while (capacity < items.length) capacity *= 2;
-    this.ring = new Array(capacity);
-    for (let i = 0; i < items.length; i++) this.ring[i] = items[i];
+    this.ring = ringOf(items);
     this.count = items.length;
   }
 
@@ -87,8 +93,7 @@ export class Deque {
 
   /** Replaces the whole content (after an O(n) edit such as LINSERT or LREM). */
   replace(items: readonly string[]): void {
-    const fresh = new Deque(items);
-    this.ring = fresh.ring;
+    this.ring = ringOf(items);
     this.head = 0;
     this.count = items.length;
   }

@@ -5,47 +5,47 @@
  */
 import { isInt64, parseInt64 } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
-import { getHash, replyStrings } from "../commands/lookup.ts";
+import { afterRemoval, getHash, replyStrings } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
-import { KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
+import { isCompactHash } from "../encoding.ts";
+import { arityError, KvError, notAFloat, notAnInteger, overflow } from "../errors.ts";
 import { globMatch } from "../glob.ts";
-import { incrByFloat, parseLongDouble } from "../long-double.ts";
+import { parseLongDouble, sumText } from "../long-double.ts";
 import { resume, scanStep } from "../scan.ts";
-import { isCompact } from "../encoding.ts";
-import { randomIndexes, randomSample } from "./sample.ts";
+import { randomCountWith, randomElement, randomElements } from "./sample.ts";
 
 type Hash = Map<string, string>;
 
-/** The hash at `key`, created (not yet stored) when missing. */
-function hashForWrite(x: Exec, key: string): { hash: Hash; created: boolean } {
-  const hash = getHash(x, key);
-  return hash === undefined ? { hash: new Map(), created: true } : { hash, created: false };
-}
-
-function store(x: Exec, key: string, hash: Hash, created: boolean): void {
-  if (created) x.db.set(key, hash);
+/**
+ * After a write to `hash`: a new hash (`existing`, the lookup's result, is undefined) is stored
+ * under the key, a changed one reports the change.
+ */
+function store(x: Exec, key: string, hash: Hash, existing: Hash | undefined): void {
+  if (existing === undefined) x.db.set(key, hash);
   else x.db.modified(key);
 }
 
 function hset(x: Exec, argv: string[], replyOk: boolean): void {
-  if (argv.length % 2 !== 0) throw new KvError(`ERR wrong number of arguments for '${argv[0]!.toLowerCase()}' command`);
-  const { hash, created } = hashForWrite(x, argv[1]!);
+  if (argv.length % 2 !== 0) throw arityError(argv[0]!.toLowerCase());
+  const existing = getHash(x, argv[1]!);
+  const hash = existing ?? new Map<string, string>();
   let added = 0;
   for (let i = 2; i < argv.length; i += 2) {
     if (!hash.has(argv[i]!)) added++;
     hash.set(argv[i]!, argv[i + 1]!);
   }
-  store(x, argv[1]!, hash, created);
+  store(x, argv[1]!, hash, existing);
   if (replyOk) x.reply.simple("OK");
   else x.reply.integer(added);
 }
 
 function hsetnx(x: Exec, argv: string[]): void {
   const [, key, field, value] = argv as [string, string, string, string];
-  const { hash, created } = hashForWrite(x, key);
-  if (hash.has(field)) return x.reply.integer(0);
+  const existing = getHash(x, key);
+  if (existing?.has(field)) return x.reply.integer(0);
+  const hash = existing ?? new Map<string, string>();
   hash.set(field, value);
-  store(x, key, hash, created);
+  store(x, key, hash, existing);
   x.reply.integer(1);
 }
 
@@ -55,8 +55,7 @@ function hdel(x: Exec, argv: string[]): void {
   if (hash === undefined) return x.reply.integer(0);
   let removed = 0;
   for (let i = 2; i < argv.length; i++) if (hash.delete(argv[i]!)) removed++;
-  if (hash.size === 0) x.db.delete(key);
-  else if (removed > 0) x.db.modified(key);
+  if (removed > 0) afterRemoval(x, key, hash);
   x.reply.integer(removed);
 }
 
@@ -64,46 +63,42 @@ function hincrby(x: Exec, argv: string[]): void {
   const [, key, field, byText] = argv as [string, string, string, string];
   const by = parseInt64(byText);
   if (by === null) throw notAnInteger();
-  const { hash, created } = hashForWrite(x, key);
-  const current = hash.get(field);
+  const existing = getHash(x, key);
+  const current = existing?.get(field);
   const base = current === undefined ? 0n : parseInt64(current);
   if (base === null) throw new KvError("ERR hash value is not an integer");
   const result = base + by;
   if (!isInt64(result)) throw overflow();
+  const hash = existing ?? new Map<string, string>();
   hash.set(field, result.toString());
-  store(x, key, hash, created);
+  store(x, key, hash, existing);
   x.reply.integer(result);
 }
 
 function hincrbyfloat(x: Exec, argv: string[]): void {
   const [, key, field, byText] = argv as [string, string, string, string];
   const by = parseLongDouble(byText);
-  if (by === null) throw new KvError("ERR value is not a valid float");
+  if (by === null) throw notAFloat();
   if (typeof by === "string") throw new KvError("ERR value is NaN or Infinity");
-  const { hash, created } = hashForWrite(x, key);
-  const current = hash.get(field);
-  if (current !== undefined && parseLongDouble(current) === null) throw new KvError("ERR hash value is not a float");
-  const result = incrByFloat(current ?? "0", byText);
-  if ("error" in result) throw new KvError(result.error);
-  hash.set(field, result.value);
-  store(x, key, hash, created);
-  x.reply.bulk(result.value);
+  const existing = getHash(x, key);
+  const base = parseLongDouble(existing?.get(field) ?? "0");
+  if (base === null) throw new KvError("ERR hash value is not a float");
+  const result = sumText(base, by);
+  const hash = existing ?? new Map<string, string>();
+  hash.set(field, result);
+  store(x, key, hash, existing);
+  x.reply.bulk(result);
 }
 
 function hrandfield(x: Exec, argv: string[]): void {
-  if (argv.length > 4 || (argv.length === 4 && argv[3]!.toUpperCase() !== "WITHVALUES")) throw syntaxError();
-  const withValues = argv.length === 4;
   if (argv.length === 2) {
     const hash = getHash(x, argv[1]!);
-    if (hash === undefined) return x.reply.bulk(null);
-    const [field] = randomSample([...hash.keys()], 1);
-    return x.reply.bulk(field!);
+    return x.reply.bulk(hash === undefined ? null : randomElement(hash.keys(), hash.size));
   }
-  const count = randomCount(argv[2]!, withValues);
+  const { count, withValues } = randomCountWith(argv, "WITHVALUES");
   const hash = getHash(x, argv[1]!);
   if (hash === undefined || count === 0) return x.reply.array(0);
-  const fields = [...hash.keys()];
-  const picked = count > 0 ? randomSample(fields, count) : randomIndexes(fields.length, -count).map((i) => fields[i]!);
+  const picked = randomElements(hash.keys(), count);
   if (!withValues) return replyStrings(x, picked);
   // RESP3 nests each field with its value; RESP2 lists them flat.
   const nested = x.reply.protocol === 3;
@@ -115,20 +110,6 @@ function hrandfield(x: Exec, argv: string[]): void {
   }
 }
 
-/**
- * HRANDFIELD's, SRANDMEMBER's and ZRANDMEMBER's count: any int64 except the lowest, whose
- * negation would overflow, and (with values) not so negative that doubling it would.
- */
-export function randomCount(text: string, withValues: boolean): number {
-  const n = parseInt64(text);
-  if (n === null) throw notAnInteger();
-  const bound = 2n ** 63n - 1n;
-  if (n < -bound || (withValues && n < -(bound / 2n))) {
-    throw new KvError(withValues ? "ERR value is out of range" : "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
-  }
-  return Number(n);
-}
-
 function hscan(x: Exec, argv: string[]): void {
   const cursor = parseCursor(argv[2]!);
   // As in Redis, a missing key answers an empty scan before the options are looked at.
@@ -136,7 +117,7 @@ function hscan(x: Exec, argv: string[]): void {
   if (hash === undefined) return replyScan(x, 0, []);
   const options = parseScanOptions(argv, 3, false);
   // Redis answers a compact (listpack) hash whole, with cursor 0, whatever COUNT says.
-  const count = isCompact([...hash.keys(), ...hash.values()], hash.size) ? Infinity : options.count;
+  const count = isCompactHash(hash) ? Infinity : options.count;
   const step = scanStep(resume(cursor, () => hash.entries()), count);
   const items: string[] = [];
   for (const [field, value] of step.items) {

@@ -3,20 +3,17 @@
  * checks run in the order Redis runs them (some before the key lookup, some after), because
  * that decides which error a client sees when several things are wrong.
  */
-import { int64Max, isKeyword, parseInt64, parseInteger, parseIntegerIn } from "../args.ts";
+import { clampRankRange, int64Max, isKeyword, parseInteger, parseIntegerIn, parseMultiPop } from "../args.ts";
 import { runBlocking } from "../commands/block.ts";
-import { getList, replyStrings } from "../commands/lookup.ts";
+import { afterRemoval, getList } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
-import { indexOutOfRange, KvError, noSuchKey, syntaxError, wrongType } from "../errors.ts";
+import { arityError, indexOutOfRange, KvError, mustBePositive, noSuchKey, syntaxError, wrongType } from "../errors.ts";
+import { typeOf } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
 import { Deque } from "./deque.ts";
 
 export class List extends Deque {
   readonly kind = "list";
-
-  members(): Iterable<string> {
-    return this;
-  }
 
   clone(): List {
     return new List(this.toArray());
@@ -38,43 +35,23 @@ function push(list: List, end: End, value: string): void {
   else list.pushBack(value);
 }
 
-/** Deletes the key once its list is empty: Redis never keeps an empty collection. */
-function afterRemoval(x: Exec, key: string, list: List): void {
-  if (list.size === 0) x.db.delete(key);
-  else x.db.modified(key);
-}
-
-/** Clamps LRANGE/LTRIM style start and stop to [0, size); null when the range is empty. */
-export function clampRange(startArg: number, endArg: number, size: number): [number, number] | null {
-  let start = startArg < 0 ? size + startArg : startArg;
-  let end = endArg < 0 ? size + endArg : endArg;
-  if (start < 0) start = 0;
-  if (start > end || start >= size) return null;
-  if (end >= size) end = size - 1;
-  return [start, end];
-}
-
 // ---- pushes and pops --------------------------------------------------------------------------
 
 function pushGeneric(x: Exec, argv: string[], end: End, onlyIfExists: boolean): void {
   const key = argv[1]!;
-  let list = getList(x, key);
-  if (list === undefined) {
-    if (onlyIfExists) return x.reply.integer(0);
-    list = new List();
-    for (let i = 2; i < argv.length; i++) push(list, end, argv[i]!);
-    x.db.set(key, list);
-  } else {
-    for (let i = 2; i < argv.length; i++) push(list, end, argv[i]!);
-    x.db.modified(key);
-  }
+  const existing = getList(x, key);
+  if (existing === undefined && onlyIfExists) return x.reply.integer(0);
+  const list = existing ?? new List();
+  for (let i = 2; i < argv.length; i++) push(list, end, argv[i]!);
+  if (existing === undefined) x.db.set(key, list);
+  else x.db.modified(key);
   x.reply.integer(list.size);
 }
 
 function popGeneric(x: Exec, argv: string[], end: End): void {
-  if (argv.length > 3) throw new KvError(`ERR wrong number of arguments for '${argv[0]!.toLowerCase()}' command`);
+  if (argv.length > 3) throw arityError(argv[0]!.toLowerCase());
   const hasCount = argv.length === 3;
-  const count = hasCount ? positiveCount(argv[2]!, "ERR value is out of range, must be positive") : 1;
+  const count = hasCount ? parseIntegerIn(argv[2]!, 0, int64Max, mustBePositive) : 1;
   const key = argv[1]!;
   const list = getList(x, key);
   if (list === undefined) return hasCount ? x.reply.array(null) : x.reply.bulk(null);
@@ -89,20 +66,13 @@ function popGeneric(x: Exec, argv: string[], end: End): void {
   if (n > 0) afterRemoval(x, key, list);
 }
 
-/** A count that must be a non-negative integer, with the caller's message for anything else. */
-function positiveCount(text: string, message: string): number {
-  const n = parseInt64(text);
-  if (n === null || n < 0n) throw new KvError(message);
-  return Number(n);
-}
-
 // ---- reading and editing in place -------------------------------------------------------------
 
 function lrange(x: Exec, argv: string[]): void {
   const start = parseInteger(argv[2]!);
   const end = parseInteger(argv[3]!);
   const list = getList(x, argv[1]!);
-  const range = list === undefined ? null : clampRange(start, end, list.size);
+  const range = list === undefined ? null : clampRankRange(start, end, list.size);
   if (range === null) return x.reply.array(0);
   x.reply.array(range[1] - range[0] + 1);
   for (const value of list!.range(range[0], range[1])) x.reply.bulk(value);
@@ -150,8 +120,11 @@ function lrem(x: Exec, argv: string[]): void {
   const limit = count === 0 ? Infinity : Math.abs(count);
   let removed = 0;
   // A negative count removes from the tail: walk the reversed array and restore the order after.
-  const ordered = count < 0 ? items.reverse() : items;
-  const kept = ordered.filter((item) => !(item === value && removed < limit && ++removed > 0));
+  const kept: string[] = [];
+  for (const item of count < 0 ? items.reverse() : items) {
+    if (item === value && removed < limit) removed++;
+    else kept.push(item);
+  }
   if (removed === 0) return x.reply.integer(0);
   list.replace(count < 0 ? kept.reverse() : kept);
   afterRemoval(x, key, list);
@@ -164,7 +137,7 @@ function ltrim(x: Exec, argv: string[]): void {
   const key = argv[1]!;
   const list = getList(x, key);
   if (list === undefined) return x.reply.simple("OK");
-  const range = clampRange(start, end, list.size);
+  const range = clampRankRange(start, end, list.size);
   if (range === null) x.db.delete(key);
   else {
     const dropBack = list.size - 1 - range[1];
@@ -190,8 +163,8 @@ function lpos(x: Exec, argv: string[]): void {
       if (argv[i] === "-9223372036854775808") {
         throw new KvError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
       }
-    } else if (isKeyword(option, "COUNT") && hasValue) count = positiveCount(argv[++i]!, "ERR COUNT can't be negative");
-    else if (isKeyword(option, "MAXLEN") && hasValue) maxLen = positiveCount(argv[++i]!, "ERR MAXLEN can't be negative");
+    } else if (isKeyword(option, "COUNT") && hasValue) count = parseIntegerIn(argv[++i]!, 0, int64Max, () => new KvError("ERR COUNT can't be negative"));
+    else if (isKeyword(option, "MAXLEN") && hasValue) maxLen = parseIntegerIn(argv[++i]!, 0, int64Max, () => new KvError("ERR MAXLEN can't be negative"));
     else throw syntaxError();
   }
   const list = getList(x, argv[1]!);
@@ -215,12 +188,10 @@ function lpos(x: Exec, argv: string[]): void {
 // ---- moving between lists ---------------------------------------------------------------------
 
 /**
- * Pops from `source` at `from` and pushes onto `destination` at `to`; answers the element, or
- * null when the source is empty. The destination's type is checked before anything moves.
+ * Pops from `list`, the list at `source`, at `from` and pushes onto `destination` at `to`, and
+ * answers the element. The destination's type is checked before anything moves.
  */
-function moveElement(x: Exec, source: string, destination: string, from: End, to: End): boolean {
-  const list = getList(x, source);
-  if (list === undefined) return false;
+function moveElement(x: Exec, source: string, list: List, destination: string, from: End, to: End): void {
   const target = getList(x, destination);
   const value = pop(list, from)!;
   if (target === undefined) {
@@ -234,132 +205,83 @@ function moveElement(x: Exec, source: string, destination: string, from: End, to
   }
   if (source !== destination) afterRemoval(x, source, list);
   x.reply.bulk(value);
-  return true;
 }
 
-function lmove(x: Exec, argv: string[]): void {
-  const from = parseEnd(argv[3]!);
-  const to = parseEnd(argv[4]!);
-  if (!moveElement(x, argv[1]!, argv[2]!, from, to)) x.reply.bulk(null);
-}
-
-function rpoplpush(x: Exec, argv: string[]): void {
-  if (!moveElement(x, argv[1]!, argv[2]!, "right", "left")) x.reply.bulk(null);
+/** LMOVE and RPOPLPUSH: a null bulk for a missing source. */
+function lmoveGeneric(x: Exec, source: string, destination: string, from: End, to: End): void {
+  const list = getList(x, source);
+  if (list === undefined) return x.reply.bulk(null);
+  moveElement(x, source, list, destination, from, to);
 }
 
 // ---- LMPOP and the blocking family ------------------------------------------------------------
 
-interface MultiPop {
-  keys: string[];
-  end: End;
-  count: number;
-}
+const ends = ["LEFT", "RIGHT"] as const;
 
-/** LMPOP's and BLMPOP's "numkeys key [key ...] LEFT|RIGHT [COUNT count]" from argv[at]. */
-function parseMultiPop(argv: string[], at: number): MultiPop {
-  const numKeys = parseIntegerIn(argv[at]!, 1, int64Max, () => new KvError("ERR numkeys should be greater than 0"));
-  const whereAt = at + 1 + numKeys;
-  if (numKeys > argv.length - at - 2) throw syntaxError();
-  const keys = argv.slice(at + 1, whereAt);
-  const end = parseEnd(argv[whereAt]!);
-  let count = 1;
-  let counted = false;
-  for (let i = whereAt + 1; i < argv.length; i++) {
-    if (isKeyword(argv[i]!, "COUNT") && i + 1 < argv.length && !counted) {
-      count = parseIntegerIn(argv[++i]!, 1, int64Max, () => new KvError("ERR count should be greater than 0"));
-      counted = true;
-    } else throw syntaxError();
-  }
-  return { keys, end, count };
-}
-
-/** Pops up to `count` from the list at `key`, answering [key, [elements]]; false if it is empty. */
-function popMany(x: Exec, key: string, end: End, count: number): boolean {
-  const list = getList(x, key);
-  if (list === undefined) return false;
+/** Pops up to `count` from `list`, the list at `key`, answering [key, [elements]]. */
+function popMany(x: Exec, key: string, list: List, end: End, count: number): void {
   const n = Math.min(count, list.size);
   x.reply.array(2);
   x.reply.bulk(key);
   x.reply.array(n);
   for (let i = 0; i < n; i++) x.reply.bulk(pop(list, end)!);
   afterRemoval(x, key, list);
-  return true;
 }
 
 function lmpop(x: Exec, argv: string[]): void {
-  const { keys, end, count } = parseMultiPop(argv, 1);
-  for (const key of keys) if (popMany(x, key, end, count)) return;
+  const { keys, end, count } = parseMultiPop(argv, 1, ends);
+  for (const key of keys) {
+    const list = getList(x, key);
+    if (list !== undefined) return popMany(x, key, list, end === 0 ? "left" : "right", count);
+  }
   x.reply.array(null);
 }
 
 const nullArray = (reply: Reply) => reply.array(null);
 const nullBulk = (reply: Reply) => reply.bulk(null);
 
-/**
- * Whether a waiting client can take from `key` now. A key of another type stays waited on, as in
- * Redis, where only a list pushed under the key wakes a list-blocked client.
- */
-function listAt(x: Exec, key: string): List | undefined {
-  const value = x.db.get(key);
-  return value !== undefined && typeof value !== "string" && !(value instanceof Map) && !(value instanceof Set) && value.kind === "list"
-    ? value
-    : undefined;
-}
-
 function bpop(x: Exec, argv: string[], end: End): void {
   runBlocking(x, {
+    type: "list",
     keys: argv.slice(1, -1),
     timeoutText: argv.at(-1)!,
     timedOut: nullArray,
-    serve: (y, key) => {
-      const list = initialCheck(y, key);
-      if (list === undefined) return false;
+    serve: (y, key, list) => {
       const value = pop(list, end)!;
       afterRemoval(y, key, list);
       y.reply.array(2);
       y.reply.bulk(key);
       y.reply.bulk(value);
-      return true;
     },
   });
 }
 
-/**
- * At the first attempt a wrong type is an error, as for the non-blocking commands; later, when a
- * blocked client is woken, a key of another type just does not serve it.
- */
-function initialCheck(x: Exec, key: string): List | undefined {
-  return x.session.blocked === null ? getList(x, key) : listAt(x, key);
-}
-
 function blmoveGeneric(x: Exec, source: string, destination: string, from: End, to: End, timeoutText: string): void {
   runBlocking(x, {
+    type: "list",
     keys: [source],
     timeoutText,
     timedOut: nullBulk,
-    serve: (y, key) => {
-      if (initialCheck(y, key) === undefined) return false;
+    serve: (y, key, list) => {
       if (y.session.blocked !== null) {
         // Woken with a destination of the wrong type: Redis answers the error and unblocks.
         const target = y.db.get(destination);
-        if (target !== undefined && listAt(y, destination) === undefined) {
-          y.reply.error(wrongType().message);
-          return true;
-        }
+        if (target !== undefined && typeOf(target) !== "list") return y.reply.error(wrongType().message);
       }
-      return moveElement(y, source, destination, from, to);
+      moveElement(y, key, list, destination, from, to);
     },
   });
 }
 
 function blmpop(x: Exec, argv: string[]): void {
   const timeoutText = argv[1]!;
-  const { keys, end, count } = parseMultiPop(argv, 2);
+  const { keys, end, count } = parseMultiPop(argv, 2, ends);
   runBlocking(x, {
+    type: "list",
     keys,
     timeoutText,
     timedOut: nullArray,
-    serve: (y, key) => initialCheck(y, key) !== undefined && popMany(y, key, end, count),
+    serve: (y, key, list) => popMany(y, key, list, end === 0 ? "left" : "right", count),
   });
 }
 
@@ -383,8 +305,14 @@ export const listCommands: readonly CommandSpec[] = [
   { name: "lrem", arity: 4, flags: ["write"], group: "list", summary: "Removes occurrences of an element.", keys: one, run: lrem },
   { name: "ltrim", arity: 4, flags: ["write"], group: "list", summary: "Keeps only a range of a list.", keys: one, run: ltrim },
   { name: "lpos", arity: -3, flags: ["readonly"], group: "list", summary: "Returns the indexes of matching elements.", keys: one, run: lpos },
-  { name: "lmove", arity: 5, flags: ["write", "denyoom"], group: "list", summary: "Moves an element from one list to another.", keys: [1, 2, 1], run: lmove },
-  { name: "rpoplpush", arity: 3, flags: ["write", "denyoom"], group: "list", summary: "Moves the last element of a list to the front of another.", keys: [1, 2, 1], run: rpoplpush },
+  {
+    name: "lmove", arity: 5, flags: ["write", "denyoom"], group: "list", summary: "Moves an element from one list to another.", keys: [1, 2, 1],
+    run: (x, argv) => lmoveGeneric(x, argv[1]!, argv[2]!, parseEnd(argv[3]!), parseEnd(argv[4]!)),
+  },
+  {
+    name: "rpoplpush", arity: 3, flags: ["write", "denyoom"], group: "list", summary: "Moves the last element of a list to the front of another.", keys: [1, 2, 1],
+    run: (x, argv) => lmoveGeneric(x, argv[1]!, argv[2]!, "right", "left"),
+  },
   { name: "lmpop", arity: -4, flags: ["write"], group: "list", summary: "Pops elements from the first non-empty list.", keys: [2, -2, 1], run: lmpop },
   { name: "blpop", arity: -3, flags: ["write", "blocking"], group: "list", summary: "Pops the first element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "left") },
   { name: "brpop", arity: -3, flags: ["write", "blocking"], group: "list", summary: "Pops the last element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "right") },

@@ -3,16 +3,15 @@
  * has — a small all-integer set (intset) lists its members in numeric order — is reproduced for
  * SMEMBERS and SSCAN so small integer sets answer exactly as in Redis.
  */
-import { int64Max, isKeyword, parseInt64, parseIntegerIn } from "../args.ts";
+import { int64Max, isKeyword, parseIntegerIn } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
-import { getSet, replyStrings } from "../commands/lookup.ts";
+import { afterRemoval, getSet, replyStrings, storeResult } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { isIntset } from "../encoding.ts";
-import { KvError, syntaxError } from "../errors.ts";
+import { KvError, mustBePositive, negativeLimit, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { resume, scanStep } from "../scan.ts";
-import { randomCount } from "./hash.ts";
-import { randomIndexes, randomSample } from "./sample.ts";
+import { randomCount, randomElement, randomElements, randomSample } from "./sample.ts";
 
 /** Members in the order Redis lists them: numeric for an intset, insertion order otherwise. */
 export function orderedMembers(set: ReadonlySet<string>): string[] {
@@ -39,12 +38,6 @@ function sadd(x: Exec, argv: string[]): void {
   x.reply.integer(added);
 }
 
-/** Deletes the key once its set is empty, else reports the change. */
-function afterRemoval(x: Exec, key: string, set: Set<string>): void {
-  if (set.size === 0) x.db.delete(key);
-  else x.db.modified(key);
-}
-
 function srem(x: Exec, argv: string[]): void {
   const key = argv[1]!;
   const set = getSet(x, key);
@@ -61,16 +54,15 @@ function spop(x: Exec, argv: string[]): void {
   if (argv.length === 2) {
     const set = getSet(x, key);
     if (set === undefined) return x.reply.bulk(null);
-    const [member] = randomSample([...set], 1);
-    set.delete(member!);
+    const member = randomElement(set, set.size);
+    set.delete(member);
     afterRemoval(x, key, set);
-    return x.reply.bulk(member!);
+    return x.reply.bulk(member);
   }
-  const count = parseInt64(argv[2]!);
-  if (count === null || count < 0n) throw new KvError("ERR value is out of range, must be positive");
+  const count = parseIntegerIn(argv[2]!, 0, int64Max, mustBePositive);
   const set = getSet(x, key);
-  if (set === undefined || count === 0n) return replySet(x, []);
-  const popped = randomSample([...set], Number(count));
+  if (set === undefined || count === 0) return replySet(x, []);
+  const popped = randomSample(set, count);
   for (const member of popped) set.delete(member);
   afterRemoval(x, key, set);
   replySet(x, popped);
@@ -80,13 +72,12 @@ function srandmember(x: Exec, argv: string[]): void {
   if (argv.length > 3) throw syntaxError();
   if (argv.length === 2) {
     const set = getSet(x, argv[1]!);
-    return x.reply.bulk(set === undefined ? null : randomSample([...set], 1)[0]!);
+    return x.reply.bulk(set === undefined ? null : randomElement(set, set.size));
   }
-  const count = randomCount(argv[2]!, false);
+  const count = randomCount(argv[2]!);
   const set = getSet(x, argv[1]!);
   if (set === undefined || count === 0) return x.reply.array(0);
-  const members = [...set];
-  replyStrings(x, count > 0 ? randomSample(members, count) : randomIndexes(members.length, -count).map((i) => members[i]!));
+  replyStrings(x, randomElements(set, count));
 }
 
 function smove(x: Exec, argv: string[]): void {
@@ -150,23 +141,13 @@ function difference(x: Exec, keys: readonly string[]): Set<string> {
 
 type Algebra = (x: Exec, keys: readonly string[]) => Set<string>;
 
-function storeResult(x: Exec, destination: string, result: Set<string>): void {
-  if (result.size === 0) x.db.delete(destination);
-  else x.db.set(destination, result);
-  x.reply.integer(result.size);
-}
-
 function sintercard(x: Exec, argv: string[]): void {
   const numKeys = parseIntegerIn(argv[1]!, 1, int64Max, () => new KvError("ERR numkeys should be greater than 0"));
   if (numKeys > argv.length - 2) throw new KvError("ERR Number of keys can't be greater than number of args");
   let limit = 0;
   for (let i = 2 + numKeys; i < argv.length; i++) {
-    if (isKeyword(argv[i]!, "LIMIT") && i + 1 < argv.length) {
-      const n = parseInt64(argv[++i]!);
-      if (n === null) throw new KvError("ERR LIMIT can't be negative");
-      if (n < 0n) throw new KvError("ERR LIMIT can't be negative");
-      limit = Number(n);
-    } else throw syntaxError();
+    if (isKeyword(argv[i]!, "LIMIT") && i + 1 < argv.length) limit = parseIntegerIn(argv[++i]!, 0, int64Max, negativeLimit);
+    else throw syntaxError();
   }
   x.reply.integer(intersect(x, argv.slice(2, 2 + numKeys), limit === 0 ? Infinity : limit).size);
 }

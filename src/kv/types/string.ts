@@ -3,9 +3,9 @@
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
 import { isInt64, parseInt64, parseInteger, parseSmallInteger } from "../args.ts";
-import { getString, replyStrings } from "../commands/lookup.ts";
+import { getString } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
-import { KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
+import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
 import { incrByFloat } from "../long-double.ts";
 
 /** Redis's proto-max-bulk-len: the largest string SETRANGE and APPEND may build. */
@@ -16,6 +16,8 @@ const invalidExpire = (command: string) => new KvError(`ERR invalid expire time 
 // ---- expiry options shared by SET and GETEX ---------------------------------------------------
 
 type ExpiryUnit = "EX" | "PX" | "EXAT" | "PXAT";
+
+const isExpiryUnit = (word: string): word is ExpiryUnit => word === "EX" || word === "PX" || word === "EXAT" || word === "PXAT";
 
 /** The absolute Unix-ms time an EX/PX/EXAT/PXAT argument names, with Redis's range checks. */
 export function expiryTime(x: Exec, unit: ExpiryUnit, text: string, command: string): number {
@@ -35,14 +37,20 @@ interface SetOptions {
   get: boolean;
 }
 
-function parseSetOptions(argv: string[], from: number): SetOptions {
-  const options: SetOptions = { condition: null, expiry: null, keepTtl: false, get: false };
+/** A plain SET's options, shared so that the common case allocates none. */
+const noSetOptions: Readonly<SetOptions> = { condition: null, expiry: null, keepTtl: false, get: false };
+
+const getsetOptions: Readonly<SetOptions> = { ...noSetOptions, get: true };
+
+function parseSetOptions(argv: string[], from: number): Readonly<SetOptions> {
+  if (from === argv.length) return noSetOptions;
+  const options: SetOptions = { ...noSetOptions };
   for (let i = from; i < argv.length; i++) {
     const word = argv[i]!.toUpperCase();
     if ((word === "NX" || word === "XX") && options.condition === null) options.condition = word;
     else if (word === "GET" && !options.get) options.get = true;
     else if (word === "KEEPTTL" && !options.keepTtl && options.expiry === null) options.keepTtl = true;
-    else if ((word === "EX" || word === "PX" || word === "EXAT" || word === "PXAT") && options.expiry === null && !options.keepTtl && i + 1 < argv.length) {
+    else if (isExpiryUnit(word) && options.expiry === null && !options.keepTtl && i + 1 < argv.length) {
       options.expiry = { unit: word, text: argv[++i]! };
     } else throw syntaxError();
   }
@@ -50,18 +58,17 @@ function parseSetOptions(argv: string[], from: number): SetOptions {
 }
 
 /** SET and its variants: one function, as in Redis's setGenericCommand. */
-function setGeneric(x: Exec, key: string, value: string, options: SetOptions, command: string): void {
+function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOptions>, command: string): void {
   const at = options.expiry === null ? null : expiryTime(x, options.expiry.unit, options.expiry.text, command);
   const old = options.get ? getString(x, key) : x.db.get(key);
   const exists = old !== undefined;
-  if ((options.condition === "NX" && exists) || (options.condition === "XX" && !exists)) {
-    if (options.get) x.reply.bulk((old as string | undefined) ?? null);
-    else x.reply.bulk(null);
-    return;
+  const skipped = (options.condition === "NX" && exists) || (options.condition === "XX" && !exists);
+  if (!skipped) {
+    x.db.set(key, value, options.keepTtl);
+    if (at !== null) x.db.setExpire(key, at);
   }
-  x.db.set(key, value, options.keepTtl);
-  if (at !== null) x.db.setExpire(key, at);
   if (options.get) x.reply.bulk((old as string | undefined) ?? null);
+  else if (skipped) x.reply.bulk(null);
   else x.reply.simple("OK");
 }
 
@@ -71,7 +78,7 @@ function incrGeneric(x: Exec, key: string, by: bigint): void {
   const current = getString(x, key);
   // Common case in plain numbers: a short current value and a small step cannot leave 2^53.
   const small = current === undefined ? 0 : parseSmallInteger(current);
-  if (small !== null && by >= -smallStepMax && by <= smallStepMax) {
+  if (small !== null && by >= smallStepMin && by <= smallStepMax) {
     const result = small + Number(by);
     x.db.set(key, String(result), true);
     return x.reply.integer(result);
@@ -84,8 +91,9 @@ function incrGeneric(x: Exec, key: string, by: bigint): void {
   x.reply.integer(result);
 }
 
-/** Steps that keep a sum with a parseSmallInteger value below 2^53. */
+/** Steps that keep a sum with a parseSmallInteger value below 2^53 (constants: BigInt negation allocates). */
 const smallStepMax = 10n ** 15n;
+const smallStepMin = -smallStepMax;
 
 function parseIncrement(text: string): bigint {
   const n = parseInt64(text);
@@ -258,7 +266,7 @@ export const stringCommands: readonly CommandSpec[] = [
   },
   {
     name: "getset", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Sets a key and returns its old value.", keys: one,
-    run: (x, argv) => setGeneric(x, argv[1]!, argv[2]!, { condition: null, expiry: null, keepTtl: false, get: true }, "getset"),
+    run: (x, argv) => setGeneric(x, argv[1]!, argv[2]!, getsetOptions, "getset"),
   },
   {
     name: "getdel", arity: 2, flags: ["write", "fast"], group: "string", summary: "Returns a key's value and deletes it.", keys: one,
@@ -275,17 +283,17 @@ export const stringCommands: readonly CommandSpec[] = [
   {
     name: "mget", arity: -2, flags: read, group: "string", summary: "Returns the values of several keys.", keys: [1, -1, 1],
     run: (x, argv) => {
-      const values = argv.slice(1).map((key) => {
-        const v = x.db.get(key);
-        return typeof v === "string" ? v : null;
-      });
-      replyStrings(x, values);
+      x.reply.array(argv.length - 1);
+      for (let i = 1; i < argv.length; i++) {
+        const v = x.db.get(argv[i]!);
+        x.reply.bulk(typeof v === "string" ? v : null);
+      }
     },
   },
   {
     name: "mset", arity: -3, flags: write, group: "string", summary: "Sets several keys.", keys: [1, -1, 2],
     run: (x, argv) => {
-      if (argv.length % 2 === 0) throw new KvError("ERR wrong number of arguments for 'mset' command");
+      if (argv.length % 2 === 0) throw arityError("mset");
       for (let i = 1; i < argv.length; i += 2) x.db.set(argv[i]!, argv[i + 1]!);
       x.reply.simple("OK");
     },
@@ -293,7 +301,7 @@ export const stringCommands: readonly CommandSpec[] = [
   {
     name: "msetnx", arity: -3, flags: write, group: "string", summary: "Sets several keys only if none exists.", keys: [1, -1, 2],
     run: (x, argv) => {
-      if (argv.length % 2 === 0) throw new KvError("ERR wrong number of arguments for 'msetnx' command");
+      if (argv.length % 2 === 0) throw arityError("msetnx");
       for (let i = 1; i < argv.length; i += 2) if (x.db.has(argv[i]!)) return x.reply.integer(0);
       for (let i = 1; i < argv.length; i += 2) x.db.set(argv[i]!, argv[i + 1]!);
       x.reply.integer(1);
@@ -330,11 +338,9 @@ export const stringCommands: readonly CommandSpec[] = [
   {
     name: "incrbyfloat", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Adds a float to a numeric value.", keys: one,
     run: (x, argv) => {
-      const current = getString(x, argv[1]!);
-      const result = incrByFloat(current ?? "0", argv[2]!);
-      if ("error" in result) throw new KvError(result.error);
-      x.db.set(argv[1]!, result.value, true);
-      x.reply.bulk(result.value);
+      const result = incrByFloat(getString(x, argv[1]!) ?? "0", argv[2]!);
+      x.db.set(argv[1]!, result, true);
+      x.reply.bulk(result);
     },
   },
   { name: "getrange", arity: 4, flags: ["readonly"], group: "string", summary: "Returns a substring of a key's value.", keys: one, run: getrange },
@@ -349,7 +355,7 @@ function getex(x: Exec, argv: string[]): void {
   let persist = false;
   for (let i = 2; i < argv.length; i++) {
     const word = argv[i]!.toUpperCase();
-    if ((word === "EX" || word === "PX" || word === "EXAT" || word === "PXAT") && expiry === null && !persist && i + 1 < argv.length) {
+    if (isExpiryUnit(word) && expiry === null && !persist && i + 1 < argv.length) {
       expiry = { unit: word, text: argv[++i]! };
     } else if (word === "PERSIST" && expiry === null && !persist) persist = true;
     else throw syntaxError();

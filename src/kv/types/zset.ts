@@ -27,16 +27,21 @@
  * its key, and an in-place change calls `db.modified` (WATCH, and waking clients blocked in
  * BZPOPMIN/BZMPOP).
  */
-import { isKeyword, parseFloatArg, parseInt64, parseInteger, parseTimeout } from "../args.ts";
+import { clampRankRange, int64Max, isKeyword, parseFloatArg, parseInteger, parseIntegerIn, parseMultiPop, strtod } from "../args.ts";
 import { runBlocking } from "../commands/block.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
-import { getSet, getZSet } from "../commands/lookup.ts";
+import { afterRemoval, getValue, getZSet, storeResult } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
-import { KvError, mustBePositive, notAnInteger, syntaxError } from "../errors.ts";
+import { compactEntriesMax, compactValueBytesMax, isCompact } from "../encoding.ts";
+import { KvError, mustBePositive, negativeLimit, syntaxError, wrongType } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { formatDouble } from "../reply.ts";
 import { resume, scanStep } from "../scan.ts";
 import { BTree } from "./btree.ts";
+import { distinctIndexes, randomCountWith } from "./sample.ts";
+
+// Rank ranges are a sorted-set notion first; callers and tests find the clamp here too.
+export { clampRankRange };
 
 export interface ZEntry {
   readonly member: string;
@@ -45,19 +50,6 @@ export interface ZEntry {
 
 /** A score as text the way Redis writes it: %.17g, which writes negative zero as "-0". */
 export const formatScore = (score: number) => (Object.is(score, -0) ? "-0" : formatDouble(score));
-
-/**
- * Normalises a rank range as Redis does (negative counts from the end, ends clamped); null when
- * it selects nothing. Returns 0-based inclusive [start, end].
- */
-export function clampRankRange(start: number, end: number, length: number): [number, number] | null {
-  if (start < 0) start += length;
-  if (end < 0) end += length;
-  if (start < 0) start = 0;
-  if (start > end || start >= length) return null;
-  if (end >= length) end = length - 1;
-  return [start, end];
-}
 
 // ---- ranges -------------------------------------------------------------------------------------
 
@@ -111,10 +103,6 @@ export function lexRangeIsEmpty(range: LexRange): boolean {
   return min.value === max.value && (min.exclusive || max.exclusive);
 }
 
-/** Redis's zset-max-listpack-entries and zset-max-listpack-value defaults. */
-export const compactEntriesMax = 128;
-export const compactValueBytesMax = 64;
-
 /** Ranks below are 0-based; -1 stands for "no such element". */
 const noRank = -1;
 
@@ -147,8 +135,7 @@ export class ZSet {
    * does with ZUNIONSTORE, ZINTERSTORE and ZDIFFSTORE results.
    */
   compactIfSmall(): void {
-    if (this.compact || this.size > compactEntriesMax) return;
-    for (const member of this.scores.keys()) if (member.length > compactValueBytesMax) return;
+    if (this.compact || !isCompact(this.scores.keys(), this.size)) return;
     this.compact = true;
     // set() would see no change from -0 to 0 (they compare equal), so rewrite them directly.
     for (const [member, score] of this.scores) {
@@ -164,9 +151,7 @@ export class ZSet {
   }
 
   clone(): ZSet {
-    const copy = new ZSet(this.compact);
-    for (const e of this.entries()) copy.set(e.member, e.score);
-    return copy;
+    return ZSet.of(this.entries(), this.compact);
   }
 
   score(member: string): number | undefined {
@@ -446,13 +431,7 @@ const notLexRange = () => new KvError("ERR min or max not valid string range ite
  */
 function parseRangeNumber(text: string): number | null {
   if (text === "") return 0;
-  const body = text.replace(/^[ \t\n\v\f\r]+/, "");
-  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(body)) return Number(body);
-  try {
-    return parseFloatArg(body); // inf, infinity and hex floats
-  } catch {
-    return null;
-  }
+  return strtod(text.replace(/^[ \t\n\v\f\r]+/, ""));
 }
 
 function parseScoreBound(text: string): { value: number; exclusive: boolean } {
@@ -506,25 +485,6 @@ function replyEntries(x: Exec, entries: readonly ZEntry[], withScores: boolean, 
   }
 }
 
-/** After removing elements: an emptied sorted set takes its key with it. */
-function afterRemoval(x: Exec, key: string, zset: ZSet): void {
-  if (zset.size === 0) x.db.delete(key);
-  else x.db.modified(key);
-}
-
-/** The *STORE commands' ending: set the destination, or delete it for an empty result. */
-function storeResult(x: Exec, key: string, zset: ZSet): void {
-  if (zset.size > 0) x.db.set(key, zset);
-  else x.db.delete(key);
-  x.reply.integer(zset.size);
-}
-
-/** The value at a key when it is a sorted set, without type errors (for blocked clients). */
-function zsetAt(x: Exec, key: string): ZSet | undefined {
-  const value = x.db.get(key);
-  return value instanceof ZSet ? value : undefined;
-}
-
 // ---- ZADD and ZINCRBY ---------------------------------------------------------------------------
 
 interface ZAddOptions {
@@ -566,7 +526,7 @@ function checkZAddOptions(o: ZAddOptions, pairs: number): void {
 type AddResult = "added" | "updated" | "unchanged" | "skipped";
 
 /** One score/member pair under ZADD's options; the resulting score goes to `out.score`. */
-function addOne(zset: ZSet, member: string, score: number, o: ZAddOptions, out: { score: number }): AddResult {
+function addOne(zset: ZSet, member: string, score: number, o: Readonly<ZAddOptions>, out: { score: number }): AddResult {
   const current = zset.score(member);
   if (current === undefined) {
     if (o.xx) return "skipped";
@@ -585,7 +545,7 @@ function addOne(zset: ZSet, member: string, score: number, o: ZAddOptions, out: 
   return "updated";
 }
 
-function zaddApply(x: Exec, key: string, o: ZAddOptions, pairs: readonly ZEntry[]): void {
+function zaddApply(x: Exec, key: string, o: Readonly<ZAddOptions>, pairs: readonly ZEntry[]): void {
   const existing = getZSet(x, key);
   let added = 0;
   let updated = 0;
@@ -619,9 +579,10 @@ function zadd(x: Exec, argv: string[]): void {
   zaddApply(x, argv[1]!, options, pairs);
 }
 
+const zincrbyOptions: Readonly<ZAddOptions> = { nx: false, xx: false, gt: false, lt: false, ch: false, incr: true };
+
 function zincrby(x: Exec, argv: string[]): void {
-  const options: ZAddOptions = { nx: false, xx: false, gt: false, lt: false, ch: false, incr: true };
-  zaddApply(x, argv[1]!, options, [{ score: parseFloatArg(argv[2]!), member: argv[3]! }]);
+  zaddApply(x, argv[1]!, zincrbyOptions, [{ score: parseFloatArg(argv[2]!), member: argv[3]! }]);
 }
 
 // ---- single-key reads and removal ---------------------------------------------------------------
@@ -808,13 +769,8 @@ function firstZSet(x: Exec, keys: readonly string[]): { key: string; zset: ZSet 
 
 function zpop(x: Exec, argv: string[], highest: boolean): void {
   if (argv.length > 3) throw syntaxError();
-  let count = 1;
-  if (argv.length === 3) {
-    // Redis's getPositiveLong: text that is not a number gets the same "must be positive".
-    const n = parseInt64(argv[2]!);
-    if (n === null || n < 0n) throw mustBePositive();
-    count = Number(n);
-  }
+  // Redis's getPositiveLong: text that is not a number gets the same "must be positive".
+  const count = argv.length === 3 ? parseIntegerIn(argv[2]!, 0, int64Max, mustBePositive) : 1;
   const key = argv[1]!;
   const zset = getZSet(x, key);
   // Without a count the reply stays flat in RESP3 too: one member and its score.
@@ -833,102 +789,53 @@ function replyKeyAndPairs(x: Exec, key: string, entries: readonly ZEntry[]): voi
   }
 }
 
-interface MPopArgs {
-  keys: string[];
-  highest: boolean;
-  count: number;
-}
-
-/** `numkeys key... MIN|MAX [COUNT count]` starting at `numkeysIndex`, checked in Redis's order. */
-function parseMPop(argv: string[], numkeysIndex: number): MPopArgs {
-  const numkeys = parseInt64(argv[numkeysIndex]!);
-  if (numkeys === null || numkeys < 1n) throw new KvError("ERR numkeys should be greater than 0");
-  if (numkeys >= BigInt(argv.length - numkeysIndex - 1)) throw syntaxError();
-  const whereIndex = numkeysIndex + Number(numkeys) + 1;
-  const where = argv[whereIndex]!;
-  if (!isKeyword(where, "MIN") && !isKeyword(where, "MAX")) throw syntaxError();
-  let count: number | null = null;
-  for (let i = whereIndex + 1; i < argv.length; i++) {
-    if (count === null && isKeyword(argv[i]!, "COUNT") && i + 1 < argv.length) {
-      const n = parseInt64(argv[++i]!);
-      if (n === null || n < 1n) throw new KvError("ERR count should be greater than 0");
-      count = Number(n);
-    } else throw syntaxError();
-  }
-  return { keys: argv.slice(numkeysIndex + 1, whereIndex), highest: isKeyword(where, "MAX"), count: count ?? 1 };
-}
+const ends = ["MIN", "MAX"] as const;
 
 function zmpop(x: Exec, argv: string[]): void {
-  const args = parseMPop(argv, 1);
-  const found = firstZSet(x, args.keys);
+  const { keys, end, count } = parseMultiPop(argv, 1, ends);
+  const found = firstZSet(x, keys);
   if (found === null) return x.reply.array(null);
-  replyKeyAndPairs(x, found.key, popFrom(x, found.key, found.zset, args.count, args.highest));
+  replyKeyAndPairs(x, found.key, popFrom(x, found.key, found.zset, count, end === 1));
 }
 
-/**
- * The blocking pops. Redis reads the timeout, then looks at the keys in order and answers
- * WRONGTYPE for a wrong-typed key before the first sorted set; once blocked, a key that turns
- * into another type is simply not served.
- */
-function blockingPop(x: Exec, keys: string[], timeoutText: string, serveOne: (x: Exec, key: string, zset: ZSet) => void): void {
-  parseTimeout(timeoutText, x.engine.clock.nowMs());
-  firstZSet(x, keys);
-  runBlocking(x, {
-    keys,
-    timeoutText,
-    serve: (y, key) => {
-      const zset = zsetAt(y, key);
-      if (zset === undefined) return false;
-      serveOne(y, key, zset);
-      return true;
-    },
-    timedOut: (reply) => reply.array(null),
-  });
-}
+// The blocking pops. Redis reads the timeout, then looks at the keys in order and answers
+// WRONGTYPE for a wrong-typed key before the first sorted set; once blocked, a key that turns
+// into another type is simply not served (block.ts).
 
 function bzpop(x: Exec, argv: string[], highest: boolean): void {
-  blockingPop(x, argv.slice(1, -1), argv.at(-1)!, (y, key, zset) => {
-    const [e] = popFrom(y, key, zset, 1, highest);
-    y.reply.array(3);
-    y.reply.bulk(key);
-    y.reply.bulk(e!.member);
-    replyScore(y, e!.score);
+  runBlocking(x, {
+    type: "zset",
+    keys: argv.slice(1, -1),
+    timeoutText: argv.at(-1)!,
+    timedOut: (reply) => reply.array(null),
+    serve: (y, key, zset) => {
+      const [e] = popFrom(y, key, zset, 1, highest);
+      y.reply.array(3);
+      y.reply.bulk(key);
+      y.reply.bulk(e!.member);
+      replyScore(y, e!.score);
+    },
   });
 }
 
 function bzmpop(x: Exec, argv: string[]): void {
-  const args = parseMPop(argv, 2);
-  blockingPop(x, args.keys, argv[1]!, (y, key, zset) => {
-    replyKeyAndPairs(y, key, popFrom(y, key, zset, args.count, args.highest));
+  const { keys, end, count } = parseMultiPop(argv, 2, ends);
+  runBlocking(x, {
+    type: "zset",
+    keys,
+    timeoutText: argv[1]!,
+    timedOut: (reply) => reply.array(null),
+    serve: (y, key, zset) => replyKeyAndPairs(y, key, popFrom(y, key, zset, count, end === 1)),
   });
 }
 
 // ---- ZRANDMEMBER --------------------------------------------------------------------------------
 
-const longMax = 2n ** 63n - 1n;
-
-/** `count` distinct ranks out of 0..size-1 (count < size), in random order. */
-function distinctRanks(count: number, size: number): number[] {
-  if (count * 3 > size) {
-    // Many of them: a partial Fisher–Yates shuffle of all ranks.
-    const ranks = Array.from({ length: size }, (_, i) => i);
-    for (let i = 0; i < count; i++) {
-      const j = i + Math.floor(Math.random() * (size - i));
-      [ranks[i], ranks[j]] = [ranks[j]!, ranks[i]!];
-    }
-    return ranks.slice(0, count);
-  }
-  // Few of them: draw until we have enough, rejecting repeats.
-  const picked = new Set<number>();
-  while (picked.size < count) picked.add(Math.floor(Math.random() * size));
-  return [...picked];
-}
-
 function randomEntries(zset: ZSet, count: number): ZEntry[] {
   if (count < 0) return Array.from({ length: -count }, () => zset.random()!);
   // Redis 7.0 answers the whole set highest first when asked for at least all of it.
   if (count >= zset.size) return [...zset.entries(true)];
-  return distinctRanks(count, zset.size).map((rank) => zset.at(rank)!);
+  return distinctIndexes(count, zset.size).map((rank) => zset.at(rank)!);
 }
 
 function zrandmember(x: Exec, argv: string[]): void {
@@ -937,15 +844,9 @@ function zrandmember(x: Exec, argv: string[]): void {
     x.reply.bulk(getZSet(x, key)?.random()?.member ?? null);
     return;
   }
-  const count = parseInt64(argv[2]!);
-  if (count === null) throw notAnInteger();
-  if (count < -longMax) throw new KvError(`ERR value is out of range, value must between ${-longMax} and ${longMax}`);
-  if (argv.length > 4 || (argv.length === 4 && !isKeyword(argv[3]!, "WITHSCORES"))) throw syntaxError();
-  const withScores = argv.length === 4;
-  // Twice the elements in the reply must still be countable in a long.
-  if (withScores && (count < -(longMax / 2n) || count > longMax / 2n)) throw new KvError("ERR value is out of range");
+  const { count, withValues } = randomCountWith(argv, "WITHSCORES");
   const zset = getZSet(x, key);
-  replyEntries(x, zset === undefined || count === 0n ? [] : randomEntries(zset, Number(count)), withScores);
+  replyEntries(x, zset === undefined || count === 0 ? [] : randomEntries(zset, count), withValues);
 }
 
 // ---- ZUNION, ZINTER, ZDIFF and their STORE forms, ZINTERCARD -------------------------------------
@@ -973,7 +874,8 @@ function sourceScore(s: Source, member: string): number | undefined {
 
 /** Reads an input key: a sorted set or a set; anything else is WRONGTYPE. */
 function readSource(x: Exec, key: string): Source {
-  const value = x.db.get(key) instanceof Set ? getSet(x, key) : getZSet(x, key);
+  const value = getValue(x, key);
+  if (value !== undefined && !(value instanceof Set) && !(value instanceof ZSet)) throw wrongType();
   return { value, weight: 1 };
 }
 
@@ -1029,9 +931,7 @@ function parseSetOp(x: Exec, argv: string[], c: SetOpCommand): SetOpArgs {
     } else if (!c.store && !c.cardinality && isKeyword(word, "WITHSCORES")) {
       args.withScores = true;
     } else if (c.cardinality && left >= 1 && isKeyword(word, "LIMIT")) {
-      const limit = parseInt64(argv[++j]!);
-      if (limit === null || limit < 0n) throw new KvError("ERR LIMIT can't be negative");
-      args.limit = Number(limit);
+      args.limit = parseIntegerIn(argv[++j]!, 0, int64Max, negativeLimit);
     } else throw syntaxError();
   }
   return args;
