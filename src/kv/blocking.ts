@@ -5,15 +5,16 @@
  * served client's own push (BLMOVE) can make further keys ready within the same pass.
  */
 import type { Keyspace } from "./keyspace.ts";
-import type { BlockedState, Session } from "./session.ts";
+import { addToIndex, type BlockedState, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
 
 const blockKey = (dbIndex: number, key: string) => `${dbIndex}\u0000${key}`;
 const keyOf = (id: string) => id.slice(id.indexOf("\u0000") + 1);
 
 export class Blocking {
-  private readonly waiters = new Map<string, Session[]>();
-  private readonly ready: string[] = [];
-  private readonly readySet = new Set<string>();
+  /** Waiters per key; a Set keeps the order they blocked in and removes any of them in O(1). */
+  private readonly waiters: SessionIndex = new Map();
+  /** Keys to serve, in the order they became ready. */
+  private readonly ready = new Set<string>();
   private readonly blocked = new Set<Session>();
 
   get blockedCount(): number {
@@ -23,12 +24,7 @@ export class Blocking {
   block(session: Session, state: BlockedState): void {
     session.blocked = state;
     this.blocked.add(session);
-    for (const key of state.keys) {
-      const id = blockKey(state.dbIndex, key);
-      const list = this.waiters.get(id);
-      if (list === undefined) this.waiters.set(id, [session]);
-      else if (!list.includes(session)) list.push(session);
-    }
+    for (const key of state.keys) addToIndex(this.waiters, blockKey(state.dbIndex, key), session);
     if (Number.isFinite(state.deadlineMs)) {
       state.timer = setTimeout(() => {
         if (session.blocked !== state) return;
@@ -42,14 +38,7 @@ export class Blocking {
     const state = session.blocked;
     if (state === null) return;
     if (state.timer !== undefined) clearTimeout(state.timer);
-    for (const key of state.keys) {
-      const id = blockKey(state.dbIndex, key);
-      const list = this.waiters.get(id);
-      if (list === undefined) continue;
-      const rest = list.filter((s) => s !== session);
-      if (rest.length === 0) this.waiters.delete(id);
-      else this.waiters.set(id, rest);
-    }
+    for (const key of state.keys) removeFromIndex(this.waiters, blockKey(state.dbIndex, key), session);
     session.blocked = null;
     this.blocked.delete(session);
   }
@@ -57,21 +46,24 @@ export class Blocking {
   /** A key got elements; if anyone waits on it, it is served after the current command. */
   signalReady(db: Keyspace, key: string): void {
     const id = blockKey(db.index, key);
-    if (!this.waiters.has(id) || this.readySet.has(id)) return;
-    this.readySet.add(id);
-    this.ready.push(id);
+    if (this.waiters.has(id)) this.ready.add(id);
   }
 
   /** Serves waiters of every ready key, in blocking order, until nothing more can be served. */
   serveReady(): void {
-    while (this.ready.length > 0) {
-      const id = this.ready.shift()!;
-      this.readySet.delete(id);
-      for (const session of [...(this.waiters.get(id) ?? [])]) {
+    // A Set's iteration visits entries added while it runs, so a key made ready by a served
+    // client (BLMOVE's push) — even one removed here earlier in the pass — is served in turn.
+    for (const id of this.ready) {
+      this.ready.delete(id);
+      const waiters = this.waiters.get(id);
+      if (waiters === undefined) continue;
+      const key = keyOf(id);
+      // Serving removes the served waiter from `waiters`; iteration goes on to the next one.
+      for (const session of waiters) {
         const state = session.blocked;
         if (state === null) continue;
         // A waiter that cannot be served (it wants another type) leaves later waiters their turn.
-        if (!state.tryServe(keyOf(id))) continue;
+        if (!state.tryServe(key)) continue;
         this.unblock(session);
         session.transport?.flush();
       }

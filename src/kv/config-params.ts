@@ -3,11 +3,10 @@
  * Redis's units and bounds, the same error text — and stores the canonical form (bytes) that
  * CONFIG GET reports. Any other parameter is accepted and remembered as typed (docs/kv.md).
  */
-import { kvQueryBufferBytesMax } from "../core/limits.ts";
+import { kvQueryBufferBytesMax, MiB } from "../core/limits.ts";
+import { int64Max } from "./args.ts";
 import { KvError } from "./errors.ts";
 import { bulkBytesMaxDefault } from "./resp/parser.ts";
-
-const MiB = 1024 * 1024;
 
 interface MemoryParam {
   readonly default: number;
@@ -19,8 +18,6 @@ export const memoryParams: Readonly<Record<string, MemoryParam>> = {
   "proto-max-bulk-len": { default: bulkBytesMaxDefault, min: 1 * MiB },
   "client-query-buffer-limit": { default: kvQueryBufferBytesMax, min: 1 * MiB },
 };
-
-const longLongMaxText = "9223372036854775807";
 
 /** Redis's memtoull units: k/m/g are powers of 1000, kb/mb/gb powers of 1024. */
 const unitBytes: Readonly<Record<string, number>> = {
@@ -34,7 +31,7 @@ export function parseMemoryValue(text: string): number | null {
   const unit = unitBytes[match[2]!.toLowerCase()];
   if (unit === undefined) return null;
   const bytes = BigInt(match[1]!) * BigInt(unit);
-  return bytes > BigInt(longLongMaxText) ? null : Number(bytes);
+  return bytes > int64Max ? null : Number(bytes);
 }
 
 const setFailed = (name: string, why: string) => new KvError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);
@@ -48,6 +45,6 @@ export function canonicalConfigValue(name: string, value: string): string {
   if (param === undefined) return value;
   const bytes = parseMemoryValue(value);
   if (bytes === null) throw setFailed(name, "argument must be a memory value");
-  if (bytes < param.min) throw setFailed(name, `argument must be between ${param.min} and ${longLongMaxText} inclusive`);
+  if (bytes < param.min) throw setFailed(name, `argument must be between ${param.min} and ${int64Max} inclusive`);
   return String(bytes);
 }

@@ -129,7 +129,7 @@ export class Engine {
       return performance.now();
     }
     if (session.multi !== null && !multiControlCommands.has(name)) {
-      session.multi.push(argv);
+      session.multi.push({ spec: resolved, argv });
       reply.simple("QUEUED");
       return performance.now();
     }
@@ -214,9 +214,8 @@ const defaultConfig: Record<string, string> = {
   "maxmemory-policy": "noeviction",
   timeout: "0",
   "tcp-keepalive": "300",
-  "proto-max-bulk-len": "536870912",
-  "client-query-buffer-limit": "1073741824",
   hz: "10",
   requirepass: "",
   "notify-keyspace-events": "",
+  ...Object.fromEntries(Object.entries(memoryParams).map(([name, param]) => [name, String(param.default)])),
 };

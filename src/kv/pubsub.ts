@@ -5,23 +5,11 @@
  */
 import { globMatch } from "./glob.ts";
 import type { Reply } from "./reply.ts";
-import type { Session } from "./session.ts";
+import { addToIndex, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
 
 export class PubSub {
-  readonly channels = new Map<string, Set<Session>>();
-  readonly patterns = new Map<string, Set<Session>>();
-
-  private static add(index: Map<string, Set<Session>>, name: string, session: Session): void {
-    let set = index.get(name);
-    if (set === undefined) index.set(name, (set = new Set()));
-    set.add(session);
-  }
-
-  private static remove(index: Map<string, Set<Session>>, name: string, session: Session): void {
-    const set = index.get(name);
-    set?.delete(session);
-    if (set?.size === 0) index.delete(name);
-  }
+  readonly channels: SessionIndex = new Map();
+  readonly patterns: SessionIndex = new Map();
 
   /** Answers as (P)SUBSCRIBE does for each name: kind, name, the session's subscription count. */
   subscribe(session: Session, names: readonly string[], pattern: boolean): void {
@@ -29,7 +17,7 @@ export class PubSub {
       const own = pattern ? session.patterns : session.channels;
       if (!own.has(name)) {
         own.add(name);
-        PubSub.add(pattern ? this.patterns : this.channels, name, session);
+        addToIndex(pattern ? this.patterns : this.channels, name, session);
       }
       confirm(session.reply, pattern ? "psubscribe" : "subscribe", name, session.subscriptions);
     }
@@ -45,15 +33,15 @@ export class PubSub {
       return;
     }
     for (const name of targets) {
-      if (own.delete(name)) PubSub.remove(pattern ? this.patterns : this.channels, name, session);
+      if (own.delete(name)) removeFromIndex(pattern ? this.patterns : this.channels, name, session);
       confirm(session.reply, kind, name, session.subscriptions);
     }
   }
 
   /** Drops every subscription of a session that is going away, without replies. */
   forget(session: Session): void {
-    for (const name of session.channels) PubSub.remove(this.channels, name, session);
-    for (const name of session.patterns) PubSub.remove(this.patterns, name, session);
+    for (const name of session.channels) removeFromIndex(this.channels, name, session);
+    for (const name of session.patterns) removeFromIndex(this.patterns, name, session);
     session.channels.clear();
     session.patterns.clear();
   }

@@ -40,20 +40,16 @@ const trimFraction = (digits: string) => (digits.includes(".") ? digits.replace(
  * least two exponent digits. JavaScript's own shortest form differs (1.1 vs 1.1000000000000001).
  */
 export function formatDouble(n: number): string {
+  // Integer scores are the common case: up to 2^53 they have at most 16 digits, which `%.17g`
+  // prints exactly, as String does, without the exponent and fixed-point round trip below.
+  if (Number.isSafeInteger(n)) return String(n);
   if (Number.isNaN(n)) return "nan";
   if (n === Infinity) return "inf";
   if (n === -Infinity) return "-inf";
-  if (n === 0) return "0";
   const [mantissa, exponentText] = n.toExponential(16).split("e") as [string, string];
   const exponent = Number(exponentText);
   if (exponent < -4 || exponent >= 17) {
     return `${trimFraction(mantissa)}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
   }
   return trimFraction(n.toFixed(16 - exponent));
-}
-
-/** Writes bulk strings of many values: a common shape (MGET, LRANGE, SMEMBERS). */
-export function replyBulks(reply: Reply, values: Iterable<string | null>, count: number): void {
-  reply.array(count);
-  for (const v of values) reply.bulk(v);
 }

@@ -2,10 +2,14 @@
  * One client's state: its selected database, name, transaction, watched keys, subscriptions and
  * blocking state. The RESP server creates one per connection; the REST API one per request.
  */
+import type { CommandSpec } from "./commands/spec.ts";
 import type { Reply } from "./reply.ts";
 
-/** A command waiting in MULTI, checked when it was queued. */
-export type QueuedCommand = string[];
+/** A command waiting in MULTI, resolved (and so checked) when it was queued. */
+export interface QueuedCommand {
+  spec: CommandSpec;
+  argv: string[];
+}
 
 export interface Transport {
   /** Address "ip:port" of the peer and of our end, for CLIENT LIST. */
@@ -27,6 +31,22 @@ export interface BlockedState {
   /** Answers the timeout (a null reply). */
   timeout(): void;
   timer?: ReturnType<typeof setTimeout>;
+}
+
+/** Sessions by name — a channel, a pattern, a watched or waited-on key — with no empty sets. */
+export type SessionIndex = Map<string, Set<Session>>;
+
+export function addToIndex(index: SessionIndex, name: string, session: Session): void {
+  const set = index.get(name);
+  if (set === undefined) index.set(name, new Set([session]));
+  else set.add(session);
+}
+
+export function removeFromIndex(index: SessionIndex, name: string, session: Session): void {
+  const set = index.get(name);
+  if (set === undefined) return;
+  set.delete(session);
+  if (set.size === 0) index.delete(name);
 }
 
 let nextSessionId = 0;

@@ -3,28 +3,22 @@
  * dirty and their EXEC fails. Lookups cost nothing while nobody watches anything.
  */
 import type { Keyspace } from "./keyspace.ts";
-import type { Session } from "./session.ts";
+import { addToIndex, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
 
 const watchKey = (dbIndex: number, key: string) => `${dbIndex}\u0000${key}`;
 
 export class Watches {
-  private readonly watchers = new Map<string, Set<Session>>();
+  private readonly watchers: SessionIndex = new Map();
 
   watch(session: Session, db: Keyspace, key: string): void {
     const id = watchKey(db.index, key);
     if (session.watched.has(id)) return;
     session.watched.set(id, { dbIndex: db.index, key, existed: db.has(key) });
-    let set = this.watchers.get(id);
-    if (set === undefined) this.watchers.set(id, (set = new Set()));
-    set.add(session);
+    addToIndex(this.watchers, id, session);
   }
 
   unwatchAll(session: Session): void {
-    for (const id of session.watched.keys()) {
-      const set = this.watchers.get(id);
-      set?.delete(session);
-      if (set?.size === 0) this.watchers.delete(id);
-    }
+    for (const id of session.watched.keys()) removeFromIndex(this.watchers, id, session);
     session.watched.clear();
     session.watchDirty = false;
   }

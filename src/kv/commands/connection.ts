@@ -3,23 +3,17 @@
  */
 import { parseInt64 } from "../args.ts";
 import type { Engine } from "../engine.ts";
-import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { arityError, KvError, syntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
-import { helpReply } from "./keys.ts";
+import { dbIndex, helpReply } from "./keys.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
+import { endTransaction } from "./transactions.ts";
 
 /** The Redis version we answer to clients that check it before using a feature. */
 export const redisCompatibleVersion = "7.0.15";
 
-function dbIndex(x: Exec, text: string, notInteger: () => Error): number {
-  const n = parseInt64(text);
-  if (n === null) throw notInteger();
-  if (n < 0n || n >= BigInt(x.engine.dbs.length)) throw new KvError("ERR DB index is out of range");
-  return Number(n);
-}
-
 function ping(x: Exec, argv: string[]): void {
-  if (argv.length > 2) throw new KvError("ERR wrong number of arguments for 'ping' command");
+  if (argv.length > 2) throw arityError("ping");
   // A subscribed RESP2 client gets PING's answer as a pub/sub style array; over RESP3 pushes are
   // told apart by their type, so PING answers as usual.
   if (x.session.subscriptions > 0 && x.session.reply.protocol === 2) {
@@ -96,7 +90,8 @@ function clientKill(x: Exec, argv: string[]): void {
   const filters: ((s: Session) => boolean)[] = [];
   let skipMe = true;
   for (let i = 2; i < argv.length; i += 2) {
-    const [word, value] = [argv[i]!.toUpperCase(), argv[i + 1]];
+    const word = argv[i]!.toUpperCase();
+    const value = argv[i + 1];
     if (value === undefined) throw syntaxError();
     if (word === "ID") {
       const id = parseInt64(value);
@@ -171,9 +166,7 @@ function client(x: Exec, argv: string[]): void {
 
 function reset(x: Exec): void {
   const s = x.session;
-  s.multi = null;
-  s.multiFailed = false;
-  x.engine.watches.unwatchAll(s);
+  endTransaction(x);
   x.engine.pubsub.forget(s);
   s.dbIndex = 0;
   s.name = "";
@@ -191,7 +184,7 @@ export const connectionCommands: readonly CommandSpec[] = [
   {
     name: "select", arity: 2, flags: ["loading", "stale", "fast"], group: "connection", summary: "Changes the selected database.",
     run: (x, argv) => {
-      x.session.dbIndex = dbIndex(x, argv[1]!, notAnInteger);
+      x.session.dbIndex = dbIndex(x, argv[1]!);
       x.reply.simple("OK");
     },
   },

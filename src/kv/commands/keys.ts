@@ -7,15 +7,22 @@ import { globMatch } from "../glob.ts";
 import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
 import { encodingOf, sharedIntegersMax } from "../encoding.ts";
 import { resume, scanStep } from "../scan.ts";
+import { replyStrings } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 // ---- existence and deletion --------------------------------------------------------------------
 
-function countExisting(x: Exec, keys: string[], act: (key: string) => boolean): void {
+/** DEL, EXISTS and friends: answers how many of the keys in argv `act` returned true for. */
+function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string) => boolean): void {
   let n = 0;
-  for (const key of keys) if (act(key)) n++;
+  for (let i = 1; i < argv.length; i++) if (act(x.db, argv[i]!)) n++;
   x.reply.integer(n);
 }
+
+const deleteKey = (db: Keyspace, key: string) => db.delete(key);
+const keyExists = (db: Keyspace, key: string) => db.has(key);
+/** TOUCH reads the key, which records the access time OBJECT IDLETIME reports. */
+const touchKey = (db: Keyspace, key: string) => db.read(key) !== undefined;
 
 // ---- expiry -----------------------------------------------------------------------------------
 
@@ -28,31 +35,37 @@ type ExpireUnit = "s" | "ms";
  */
 function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: boolean): void {
   const [name, key, amountText] = argv as [string, string, string];
-  const flags = new Set<string>();
-  for (const option of argv.slice(3)) {
-    const word = option.toUpperCase();
-    if (!["NX", "XX", "GT", "LT"].includes(word)) throw new KvError(`ERR Unsupported option ${option}`);
-    flags.add(word);
+  let nx = false;
+  let xx = false;
+  let gt = false;
+  let lt = false;
+  for (let i = 3; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    if (word === "NX") nx = true;
+    else if (word === "XX") xx = true;
+    else if (word === "GT") gt = true;
+    else if (word === "LT") lt = true;
+    else throw new KvError(`ERR Unsupported option ${argv[i]}`);
   }
-  if (flags.has("NX") && (flags.has("XX") || flags.has("GT") || flags.has("LT"))) {
-    throw new KvError("ERR NX and XX, GT or LT options at the same time are not compatible");
-  }
-  if (flags.has("GT") && flags.has("LT")) throw new KvError("ERR GT and LT options at the same time are not compatible");
+  if (nx && (xx || gt || lt)) throw new KvError("ERR NX and XX, GT or LT options at the same time are not compatible");
+  if (gt && lt) throw new KvError("ERR GT and LT options at the same time are not compatible");
   const amount = parseInt64(amountText);
   if (amount === null) throw notAnInteger();
+  // One clock reading for the whole command, as Redis's command time snapshot.
+  const now = x.engine.clock.nowMs();
   const ms = unit === "s" ? amount * 1000n : amount;
-  const at = absolute ? ms : ms + BigInt(x.engine.clock.nowMs());
+  const at = absolute ? ms : ms + BigInt(now);
   if (!isInt64(ms) || !isInt64(at)) throw new KvError(`ERR invalid expire time in '${name.toLowerCase()}' command`);
   if (!x.db.has(key)) return x.reply.integer(0);
   const current = x.db.expires.get(key);
   const when = Number(at);
   const refused =
-    (flags.has("NX") && current !== undefined) ||
-    (flags.has("XX") && current === undefined) ||
-    (flags.has("GT") && (current === undefined || when <= current)) ||
-    (flags.has("LT") && current !== undefined && when >= current);
+    (nx && current !== undefined) ||
+    (xx && current === undefined) ||
+    (gt && (current === undefined || when <= current)) ||
+    (lt && current !== undefined && when >= current);
   if (refused) return x.reply.integer(0);
-  if (when <= x.engine.clock.nowMs()) x.db.delete(key);
+  if (when <= now) x.db.delete(key);
   else x.db.setExpire(key, when);
   x.reply.integer(1);
 }
@@ -77,13 +90,18 @@ export function cloneValue(value: Value): Value {
   return value.clone();
 }
 
-function dbArg(x: Exec, text: string): Keyspace {
-  const index = parseInt64(text);
-  if (index === null) throw notAnInteger();
-  const db = x.engine.dbs[Number(index)];
-  if (index < 0n || db === undefined) throw new KvError("ERR DB index is out of range");
-  return db;
+/**
+ * A database index argument (SELECT, SWAPDB, MOVE, COPY ... DB); `notInteger` is the error for
+ * text that is not an integer, which SWAPDB words its own way.
+ */
+export function dbIndex(x: Exec, text: string, notInteger: () => Error = notAnInteger): number {
+  const n = parseInt64(text);
+  if (n === null) throw notInteger();
+  if (n < 0n || n >= BigInt(x.engine.dbs.length)) throw new KvError("ERR DB index is out of range");
+  return Number(n);
 }
+
+const dbArg = (x: Exec, text: string): Keyspace => x.engine.dbs[dbIndex(x, text)]!;
 
 function renameGeneric(x: Exec, argv: string[], onlyIfAbsent: boolean): void {
   const [, from, to] = argv as [string, string, string];
@@ -181,8 +199,7 @@ export function parseScanOptions(argv: string[], from: number, allowType: boolea
 export function replyScan(x: Exec, cursor: number, items: readonly string[]): void {
   x.reply.array(2);
   x.reply.bulk(String(cursor));
-  x.reply.array(items.length);
-  for (const item of items) x.reply.bulk(item);
+  replyStrings(x, items);
 }
 
 function scan(x: Exec, argv: string[]): void {
@@ -240,10 +257,10 @@ const objectSub = (name: string, summary: string): CommandSpec => ({
 });
 
 export const keyCommands: readonly CommandSpec[] = [
-  { name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.delete(k)) },
-  { name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys (memory reclaimed in the background in Redis).", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.delete(k)) },
-  { name: "exists", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Counts how many of the keys exist.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.has(k)) },
-  { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countExisting(x, argv.slice(1), (k) => x.db.read(k) !== undefined) },
+  { name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all, run: (x, argv) => countKeys(x, argv, deleteKey) },
+  { name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys (memory reclaimed in the background in Redis).", keys: all, run: (x, argv) => countKeys(x, argv, deleteKey) },
+  { name: "exists", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Counts how many of the keys exist.", keys: all, run: (x, argv) => countKeys(x, argv, keyExists) },
+  { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countKeys(x, argv, touchKey) },
   {
     name: "type", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the type of a key's value.", keys: one,
     run: (x, argv) => {
@@ -254,9 +271,10 @@ export const keyCommands: readonly CommandSpec[] = [
   {
     name: "keys", arity: 2, flags: ["readonly"], group: "generic", summary: "Returns the keys matching a pattern.",
     run: (x, argv) => {
-      const keys = [...x.db.liveKeys()].filter((k) => globMatch(argv[1]!, k));
-      x.reply.array(keys.length);
-      for (const k of keys) x.reply.bulk(k);
+      const pattern = argv[1]!;
+      const keys: string[] = [];
+      for (const k of x.db.liveKeys()) if (globMatch(pattern, k)) keys.push(k);
+      replyStrings(x, keys);
     },
   },
   { name: "scan", arity: -2, flags: ["readonly"], group: "generic", summary: "Iterates over the keys of the database.", run: scan },
@@ -288,7 +306,9 @@ export const keyCommands: readonly CommandSpec[] = [
 
 /** The shape of Redis's HELP subcommands: a title line, each usage line, then HELP itself. */
 export function helpReply(x: Exec, command: string, lines: readonly string[]): void {
-  const all = [`${command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`, ...lines.flatMap((l) => [l]), "HELP", "    Print this help."];
-  x.reply.array(all.length);
-  for (const line of all) x.reply.simple(line);
+  x.reply.array(lines.length + 3);
+  x.reply.simple(`${command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`);
+  for (const line of lines) x.reply.simple(line);
+  x.reply.simple("HELP");
+  x.reply.simple("    Print this help.");
 }

@@ -3,6 +3,7 @@
  */
 import { globMatch } from "../glob.ts";
 import { helpReply } from "./keys.ts";
+import { replyStrings } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 function pubsubIntrospection(x: Exec, argv: string[]): void {
@@ -10,12 +11,13 @@ function pubsubIntrospection(x: Exec, argv: string[]): void {
   const sub = argv[1]!.toLowerCase();
   if (sub === "channels") {
     const pattern = argv[2];
-    const names = [...hub.channels.keys()].filter((c) => pattern === undefined || globMatch(pattern, c));
-    x.reply.array(names.length);
-    for (const n of names) x.reply.bulk(n);
+    const names: string[] = [];
+    for (const c of hub.channels.keys()) if (pattern === undefined || globMatch(pattern, c)) names.push(c);
+    replyStrings(x, names);
   } else if (sub === "numsub") {
     x.reply.array((argv.length - 2) * 2);
-    for (const channel of argv.slice(2)) {
+    for (let i = 2; i < argv.length; i++) {
+      const channel = argv[i]!;
       x.reply.bulk(channel);
       x.reply.integer(hub.channels.get(channel)?.size ?? 0);
     }

@@ -2,7 +2,7 @@
  * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, DEBUG, FUNCTION.
  */
 import { parseFloatArg } from "../args.ts";
-import { KvError, syntaxError } from "../errors.ts";
+import { arityError, KvError, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { infoText } from "../info.ts";
 import { helpReply } from "./keys.ts";
@@ -79,8 +79,9 @@ function config(x: Exec, argv: string[]): void {
   const params = x.engine.config;
   if (sub === "get") {
     const found = new Map<string, string>();
-    for (const pattern of argv.slice(2)) {
-      for (const [name, value] of params) if (globMatch(pattern.toLowerCase(), name, true)) found.set(name, value);
+    for (let i = 2; i < argv.length; i++) {
+      const pattern = argv[i]!.toLowerCase();
+      for (const [name, value] of params) if (globMatch(pattern, name, true)) found.set(name, value);
     }
     x.reply.map(found.size);
     for (const [name, value] of found) {
@@ -88,7 +89,7 @@ function config(x: Exec, argv: string[]): void {
       x.reply.bulk(value);
     }
   } else if (sub === "set") {
-    if (argv.length % 2 !== 0) throw new KvError("ERR wrong number of arguments for 'config|set' command");
+    if (argv.length % 2 !== 0) throw arityError("config|set");
     // All or nothing, as in Redis: every value is checked before any is applied.
     const changes: [string, string][] = [];
     for (let i = 2; i < argv.length; i += 2) {

@@ -13,7 +13,8 @@ function multi(x: Exec): void {
   x.reply.simple("OK");
 }
 
-function endTransaction(x: Exec): void {
+/** Leaves MULTI, if in it, and forgets the watched keys (EXEC, DISCARD, RESET). */
+export function endTransaction(x: Exec): void {
   x.session.multi = null;
   x.session.multiFailed = false;
   x.engine.watches.unwatchAll(x.session);
@@ -31,13 +32,11 @@ function exec(x: Exec): void {
   if (dirty) return x.reply.array(null);
   x.reply.array(queued.length);
   // Queued commands run back to back with nothing in between, and blocking ones do not block.
+  // Each one's end time is the next one's start: one clock reading per command.
   x.session.inExec = true;
   try {
-    for (const argv of queued) {
-      const spec = x.engine.resolve(argv);
-      if (typeof spec === "string") x.reply.error(spec);
-      else x.engine.run(spec, x.session, argv, x.reply);
-    }
+    let now = performance.now();
+    for (const { spec, argv } of queued) now = x.engine.run(spec, x.session, argv, x.reply, now);
   } finally {
     x.session.inExec = false;
   }
@@ -51,7 +50,7 @@ function discard(x: Exec): void {
 
 function watch(x: Exec, argv: string[]): void {
   if (x.session.multi !== null) throw new KvError("ERR WATCH inside MULTI is not allowed");
-  for (const key of argv.slice(1)) x.engine.watches.watch(x.session, x.db, key);
+  for (let i = 1; i < argv.length; i++) x.engine.watches.watch(x.session, x.db, argv[i]!);
   x.reply.simple("OK");
 }
 
