@@ -73,11 +73,12 @@ export async function supervise(specs: ChildSpec[], stopGraceMs = serviceStopTim
     await stopAll();
     return 1;
   }
-  process.stdout.write(`svc is up:\n${formatEndpoints(ready)}\nCtrl-C stops everything.\n`);
-
+  // Handlers first: whoever reads the banner may signal at once, and an unhandled SIGTERM would
+  // kill us without stopping the children.
   const { promise: signalled, resolve: onSignal } = Promise.withResolvers<string>();
   process.once("SIGINT", () => onSignal("SIGINT"));
   process.once("SIGTERM", () => onSignal("SIGTERM"));
+  process.stdout.write(`svc is up:\n${formatEndpoints(ready)}\nCtrl-C stops everything.\n`);
   const died = Promise.race(children.map((c) => c.process.exited.then((code) => ({ child: c, code }))));
   const outcome = await Promise.race([signalled, died]);
   if (typeof outcome === "string") {
