@@ -38,6 +38,8 @@ export function encodingOf(value: Value): string {
   if (value instanceof Map) return isCompactHash(value) ? "listpack" : "hashtable";
   if (value instanceof Set) return isIntset(value) ? "intset" : "hashtable";
   if (value.kind === "list") return "quicklist";
+  // Redis turns a string it changes in place (SETBIT, SETRANGE, APPEND) into a raw sds.
+  if (value.kind === "string") return "raw";
   return value.encoding;
 }
 

@@ -3,17 +3,18 @@
  * are latin1 "byte strings" (one char per byte), which keeps them binary-safe and lets JavaScript
  * store them as compact 8-bit strings. A value's type follows from its representation:
  *
- *   string → string     List → list     Map → hash     Set → set     ZSet → zset
+ *   string or MutableString → string     List → list     Map → hash     Set → set     ZSet → zset
  *
  * Expiry follows Redis: a key past its time is deleted when someone looks it up (lazy), and the
  * active cycle (expire.ts) removes keys nobody touches. Every change to a key is reported through
  * `onModified`, which WATCH relies on; the keyspace itself knows nothing about clients.
  */
 import type { Clock } from "../core/clock.ts";
+import type { MutableString } from "./types/bytes.ts";
 import type { List } from "./types/list.ts";
 import type { ZSet } from "./types/zset.ts";
 
-export type Value = string | List | Map<string, string> | Set<string> | ZSet;
+export type Value = string | MutableString | List | Map<string, string> | Set<string> | ZSet;
 export type TypeName = "string" | "list" | "hash" | "set" | "zset";
 
 export function typeOf(value: Value): TypeName {

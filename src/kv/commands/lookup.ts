@@ -6,6 +6,7 @@
  */
 import { wrongType } from "../errors.ts";
 import { typeOf, type Value } from "../keyspace.ts";
+import { MutableString } from "../types/bytes.ts";
 import type { List } from "../types/list.ts";
 import type { ZSet } from "../types/zset.ts";
 import type { Exec } from "./spec.ts";
@@ -20,8 +21,28 @@ export function getValue(x: Exec, key: string): Value | undefined {
 
 export function getString(x: Exec, key: string): string | undefined {
   const value = getValue(x, key);
-  if (value !== undefined && typeof value !== "string") throw wrongType();
+  if (value === undefined || typeof value === "string") return value;
+  if (value instanceof MutableString) return value.toString();
+  throw wrongType();
+}
+
+/** A string value in whichever form it is held, for commands that read its bytes (GETBIT, BITCOUNT, PFCOUNT). */
+export function getStringValue(x: Exec, key: string): string | MutableString | undefined {
+  const value = getValue(x, key);
+  if (value !== undefined && typeof value !== "string" && !(value instanceof MutableString)) throw wrongType();
   return value;
+}
+
+/**
+ * A string value to change in place (SETBIT, BITFIELD, PFADD): a plain string becomes a
+ * MutableString once, keeping its time to live.
+ */
+export function getMutableString(x: Exec, key: string): MutableString | undefined {
+  const value = getStringValue(x, key);
+  if (typeof value !== "string") return value;
+  const mutable = MutableString.from(value);
+  x.db.set(key, mutable, true);
+  return mutable;
 }
 
 export function getList(x: Exec, key: string): List | undefined {

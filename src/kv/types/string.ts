@@ -6,7 +6,9 @@ import { isInt64, parseInt64, parseInteger, parseSmallInteger } from "../args.ts
 import { getString } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
+import { typeOf } from "../keyspace.ts";
 import { incrByFloat } from "../long-double.ts";
+import { MutableString } from "./bytes.ts";
 
 /** Redis's proto-max-bulk-len: the largest string SETRANGE and APPEND may build. */
 export const stringBytesMax = 512 * 1024 * 1024;
@@ -193,7 +195,7 @@ function lcs(x: Exec, argv: string[]): void {
   // Redis checks the keys' types before it reads the options.
   const a = x.db.get(argv[1]!);
   const b = x.db.get(argv[2]!);
-  if ((a !== undefined && typeof a !== "string") || (b !== undefined && typeof b !== "string")) {
+  if ((a !== undefined && typeOf(a) !== "string") || (b !== undefined && typeOf(b) !== "string")) {
     throw new KvError("ERR The specified keys must contain string values");
   }
   let wantLen = false;
@@ -211,7 +213,7 @@ function lcs(x: Exec, argv: string[]): void {
   if (wantLen && wantIdx) {
     throw new KvError("ERR If you want both the length and indexes, please just use IDX.");
   }
-  const result = longestCommonSubsequence(a ?? "", b ?? "");
+  const result = longestCommonSubsequence(a?.toString() ?? "", b?.toString() ?? "");
   if (wantLen) return x.reply.integer(result.text.length);
   if (!wantIdx) return x.reply.bulk(result.text);
   const shown = result.matches.filter((m) => m.length >= minMatchLen);
@@ -286,7 +288,7 @@ export const stringCommands: readonly CommandSpec[] = [
       x.reply.array(argv.length - 1);
       for (let i = 1; i < argv.length; i++) {
         const v = x.db.get(argv[i]!);
-        x.reply.bulk(typeof v === "string" ? v : null);
+        x.reply.bulk(typeof v === "string" ? v : v instanceof MutableString ? v.toString() : null);
       }
     },
   },

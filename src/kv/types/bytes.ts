@@ -1,0 +1,86 @@
+/**
+ * A string value that changes in place. Most strings are immutable latin1 JS strings, which is
+ * the compact and fast form for SET/GET; but SETBIT, BITFIELD, PFADD and SETRANGE-like writes
+ * change a few bytes of a possibly large value, and rebuilding a JS string for each would cost
+ * O(length) per write. Those commands turn the value into a MutableString once, and it stays one.
+ *
+ * To every other command it is an ordinary string: TYPE says "string", GET returns its bytes
+ * (decoded once and cached until the next change), OBJECT ENCODING says "raw" as Redis does for
+ * a string it has grown in place.
+ */
+const initialCapacityBytes = 16;
+
+export class MutableString {
+  readonly kind = "string";
+  /** Capacity may exceed `length`; bytes past `length` are always zero. */
+  private buffer: Uint8Array;
+  private text: string | null = null;
+
+  private constructor(
+    buffer: Uint8Array,
+    public length: number,
+  ) {
+    this.buffer = buffer;
+  }
+
+  static from(text: string): MutableString {
+    const buffer = new Uint8Array(Math.max(initialCapacityBytes, text.length));
+    buffer.set(Buffer.from(text, "latin1"));
+    const value = new MutableString(buffer, text.length);
+    value.text = text;
+    return value;
+  }
+
+  static ofLength(length: number): MutableString {
+    return new MutableString(new Uint8Array(Math.max(initialCapacityBytes, length)), length);
+  }
+
+  /** The live bytes. Writers must call `changed()` after writing through this view. */
+  get bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  /** Grows the string to at least `length` bytes, zero-filled, as SETBIT past the end does. */
+  ensureLength(length: number): void {
+    if (length <= this.length) return;
+    if (length > this.buffer.length) {
+      // Doubling keeps a run of appends amortised O(1) per byte, like Redis's sdsMakeRoomFor.
+      const grown = new Uint8Array(Math.max(length, this.buffer.length * 2));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    this.length = length;
+    this.text = null;
+  }
+
+  /** Replaces the whole content. */
+  assign(bytes: Uint8Array): void {
+    if (bytes.length > this.buffer.length) this.buffer = new Uint8Array(bytes.length);
+    else this.buffer.fill(0, bytes.length, this.length);
+    this.buffer.set(bytes);
+    this.length = bytes.length;
+    this.text = null;
+  }
+
+  /** Drops the cached text after a write through `bytes`. */
+  changed(): void {
+    this.text = null;
+  }
+
+  /** The value as a latin1 byte string, what every string command reads. */
+  toString(): string {
+    this.text ??= Buffer.from(this.buffer.buffer, this.buffer.byteOffset, this.length).toString("latin1");
+    return this.text;
+  }
+
+  clone(): MutableString {
+    const copy = MutableString.ofLength(this.length);
+    copy.buffer.set(this.bytes);
+    return copy;
+  }
+}
+
+/** The bytes of a string value in either form; a plain string is copied, a MutableString is not. */
+export function bytesOf(value: string | MutableString): Uint8Array {
+  return typeof value === "string" ? Buffer.from(value, "latin1") : value.bytes;
+}
