@@ -77,7 +77,7 @@ export class Connection implements Transport {
   private run(commands: string[][]): void {
     const session = this.session;
     let i = 0;
-    let now = performance.now();
+    let now = this.engine.clock.monotonicMs();
     while (i < commands.length && this.mayRun) now = this.engine.execute(session, commands[i++]!, session.reply, now);
     if (session.closing) return;
     for (; i < commands.length; i++) this.hold(commands[i]!);

@@ -110,28 +110,28 @@ export class Engine {
 
   /**
    * Runs one command for a session, answering on `reply` (the session's own, or a REST collector).
-   * Returns performance.now() at its end, which a caller running commands back to back passes as
-   * the next one's `startedMs`: one clock read per command instead of two.
+   * Returns the clock's monotonic time at its end, which a caller running commands back to back
+   * passes as the next one's `startedMs`: one clock read per command instead of two.
    */
-  execute(session: Session, argv: string[], reply: Reply = session.reply, startedMs = performance.now()): number {
+  execute(session: Session, argv: string[], reply: Reply = session.reply, startedMs = this.clock.monotonicMs()): number {
     const resolved = this.resolve(argv);
     if (typeof resolved === "string") {
       if (session.multi !== null) session.multiFailed = true;
       this.countRejected(argv);
       reply.error(resolved);
-      return performance.now();
+      return this.clock.monotonicMs();
     }
     const name = resolved.name;
     session.lastCommand = name;
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
     if (session.subscriptions > 0 && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
       reply.error(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`);
-      return performance.now();
+      return this.clock.monotonicMs();
     }
     if (session.multi !== null && !multiControlCommands.has(name)) {
       session.multi.push({ spec: resolved, argv });
       reply.simple("QUEUED");
-      return performance.now();
+      return this.clock.monotonicMs();
     }
     const endedMs = this.run(resolved, session, argv, reply, startedMs);
     this.blocking.serveReady();
@@ -140,10 +140,10 @@ export class Engine {
 
   /**
    * Runs a resolved command and records its statistics; also used by EXEC for queued commands.
-   * Returns performance.now() at its end.
+   * Returns the clock's monotonic time at its end.
    */
-  run(spec: CommandSpec, session: Session, argv: string[], reply: Reply, startedMs = performance.now()): number {
-    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]! };
+  run(spec: CommandSpec, session: Session, argv: string[], reply: Reply, startedMs = this.clock.monotonicMs()): number {
+    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs };
     let failed = false;
     try {
       spec.run!(exec, argv);
@@ -157,7 +157,7 @@ export class Engine {
     }
     const stats = this.statsFor(spec.name);
     stats.calls++;
-    const endedMs = performance.now();
+    const endedMs = this.clock.monotonicMs();
     stats.usec += (endedMs - startedMs) * 1000;
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;

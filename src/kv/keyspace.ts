@@ -89,17 +89,19 @@ export class Keyspace {
     return slot instanceof Touched ? slot.value : slot;
   }
 
-  /** Like get, and records the read for OBJECT IDLETIME (a client's lookup, or TOUCH). */
-  read(key: string): Value | undefined {
+  /**
+   * Like get, and records the read, made at monotonic `atMs`, for OBJECT IDLETIME (a client's
+   * lookup, or TOUCH).
+   */
+  read(key: string, atMs: number): Value | undefined {
     if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
     const slot = this.data.get(key);
     if (slot === undefined) return undefined;
-    const now = this.hooks.clock.monotonicMs();
     if (slot instanceof Touched) {
-      slot.readAtMs = now;
+      slot.readAtMs = atMs;
       return slot.value;
     }
-    this.data.set(key, new Touched(slot, now));
+    this.data.set(key, new Touched(slot, atMs));
     return slot;
   }
 

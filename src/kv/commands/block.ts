@@ -62,7 +62,7 @@ export function runBlocking<T extends keyof Blockable>(x: Exec, command: Blockin
       const db = engine.dbs[dbIndex]!;
       const value = db.get(key);
       if (value === undefined || typeOf(value) !== command.type) return false;
-      command.serve({ engine, session, reply: session.reply, db }, key, value as Blockable[T]);
+      command.serve({ engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs() }, key, value as Blockable[T]);
       return true;
     },
     timeout: () => {

@@ -13,16 +13,16 @@ import type { CommandSpec, Exec } from "./spec.ts";
 // ---- existence and deletion --------------------------------------------------------------------
 
 /** DEL, EXISTS and friends: answers how many of the keys in argv `act` returned true for. */
-function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string) => boolean): void {
+function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atMs: number) => boolean): void {
   let n = 0;
-  for (let i = 1; i < argv.length; i++) if (act(x.db, argv[i]!)) n++;
+  for (let i = 1; i < argv.length; i++) if (act(x.db, argv[i]!, x.timeMs)) n++;
   x.reply.integer(n);
 }
 
 const deleteKey = (db: Keyspace, key: string) => db.delete(key);
 const keyExists = (db: Keyspace, key: string) => db.has(key);
 /** TOUCH reads the key, which records the access time OBJECT IDLETIME reports. */
-const touchKey = (db: Keyspace, key: string) => db.read(key) !== undefined;
+const touchKey = (db: Keyspace, key: string, atMs: number) => db.read(key, atMs) !== undefined;
 
 // ---- expiry -----------------------------------------------------------------------------------
 

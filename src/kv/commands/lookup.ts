@@ -13,7 +13,7 @@ import type { Exec } from "./spec.ts";
 
 /** The value at `key` whatever its type, counting the hit or miss. */
 export function getValue(x: Exec, key: string): Value | undefined {
-  const value = x.db.read(key);
+  const value = x.db.read(key, x.timeMs);
   if (value === undefined) x.engine.stats.keyspaceMisses++;
   else x.engine.stats.keyspaceHits++;
   return value;

@@ -24,6 +24,11 @@ export interface Exec {
   readonly reply: Reply;
   /** The session's selected database. */
   readonly db: Keyspace;
+  /**
+   * Monotonic ms when the command started: the time its reads are recorded at (OBJECT IDLETIME),
+   * read once per command as Redis snapshots its clock per command.
+   */
+  readonly timeMs: number;
 }
 
 export interface CommandSpec {

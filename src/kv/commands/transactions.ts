@@ -35,7 +35,7 @@ function exec(x: Exec): void {
   // Each one's end time is the next one's start: one clock reading per command.
   x.session.inExec = true;
   try {
-    let now = performance.now();
+    let now = x.engine.clock.monotonicMs();
     for (const { spec, argv } of queued) now = x.engine.run(spec, x.session, argv, x.reply, now);
   } finally {
     x.session.inExec = false;

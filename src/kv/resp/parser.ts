@@ -9,6 +9,8 @@
  * out as latin1 strings: one char per byte, binary-safe.
  */
 
+import { commandName } from "./command-names.ts";
+
 /** Longest inline command, or count line, without a newline (Redis's PROTO_INLINE_MAX_SIZE). */
 export const inlineBytesMax = 64 * 1024;
 /** Most arguments in one multibulk command (Redis 7 allows INT_MAX to an authenticated client). */
@@ -194,7 +196,8 @@ export class RespParser extends RequestBuffer implements RequestParser {
       }
       // The bulk and the two bytes after it (a CRLF, which Redis skips unread) must have arrived.
       if (this.end - this.start < this.bulkLength + 2) return undefined;
-      this.args.push(this.buffer.latin1Slice(this.start, this.start + this.bulkLength));
+      const end = this.start + this.bulkLength;
+      this.args.push(this.args.length === 0 ? commandName(this.buffer, this.start, end) : this.buffer.latin1Slice(this.start, end));
       this.start += this.bulkLength + 2;
       this.bulkLength = -1;
       this.argsLeft--;

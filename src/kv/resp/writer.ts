@@ -8,6 +8,15 @@ import { formatDouble, type Reply } from "../reply.ts";
 /** First size of a connection's output buffer; it doubles as needed. */
 const initialBufferBytes = 16 * 1024;
 const crlf = 0x0a0d; // "\r\n" as a little-endian u16
+const CR = 0x0d;
+const LF = 0x0a;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const COLON = 0x3a;
+const DOLLAR = 0x24;
+const ASTERISK = 0x2a;
+/** A type byte, a minus, int32's ten digits and CRLF. */
+const int32LineBytesMax = 14;
 
 /** Bun's Buffer has Node's latin1Write (one byte per char, no encoding lookup); @types omit it. */
 type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
@@ -56,6 +65,30 @@ export class RespWriter implements Reply {
     this.length += 2;
   }
 
+  /**
+   * `<prefix><n>\r\n` for an int32 n, with the digits written straight into the buffer: lengths
+   * and counts head almost every reply, and making a string of each would cost an allocation.
+   */
+  private intLine(prefix: number, n: number): void {
+    this.reserve(int32LineBytesMax);
+    const b = this.buffer;
+    b[this.length++] = prefix;
+    if (n < 0) {
+      b[this.length++] = MINUS;
+      n = -n;
+    }
+    let digits = 1;
+    for (let p = 10; p <= n; p *= 10) digits++;
+    let i = this.length + digits;
+    this.length = i;
+    do {
+      b[--i] = DIGIT_0 + (n % 10);
+      n = Math.floor(n / 10);
+    } while (n > 0);
+    b[this.length++] = CR;
+    b[this.length++] = LF;
+  }
+
   simple(text: string): void {
     this.line("+", text);
   }
@@ -66,7 +99,8 @@ export class RespWriter implements Reply {
   }
 
   integer(n: number | bigint): void {
-    this.line(":", String(n));
+    if (typeof n === "number" && (n | 0) === n) this.intLine(COLON, n);
+    else this.line(":", String(n));
   }
 
   bulk(value: string | null): void {
@@ -74,7 +108,7 @@ export class RespWriter implements Reply {
       this.raw(this.protocol === 3 ? "_\r\n" : "$-1\r\n");
       return;
     }
-    this.line("$", String(value.length));
+    this.intLine(DOLLAR, value.length);
     this.reserve(value.length + 2);
     this.length += this.buffer.latin1Write(value, this.length);
     this.buffer.writeUInt16LE(crlf, this.length);
@@ -83,7 +117,7 @@ export class RespWriter implements Reply {
 
   array(length: number | null): void {
     if (length === null) this.raw(this.protocol === 3 ? "_\r\n" : "*-1\r\n");
-    else this.line("*", String(length));
+    else this.intLine(ASTERISK, length);
   }
 
   map(pairs: number): void {
