@@ -10,6 +10,7 @@ import type { Logger } from "../core/log.ts";
 import { Blocking } from "./blocking.ts";
 import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
+import { discardTransaction } from "./commands/transactions.ts";
 import { memoryParams } from "./config-params.ts";
 import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
@@ -54,6 +55,8 @@ export class Engine {
     queryBufferBytesMax: memoryParams["client-query-buffer-limit"]!.default,
   };
   readonly startedMs: number;
+  /** The default user's password (requirepass); "" lets every client in without AUTH. */
+  password = "";
   readonly stats = {
     commandsProcessed: 0,
     connectionsReceived: 0,
@@ -89,6 +92,7 @@ export class Engine {
     this.config.set(name, value);
     if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
     else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
+    else if (name === "requirepass") this.password = value;
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {
@@ -96,6 +100,9 @@ export class Engine {
   }
 
   register(session: Session): void {
+    // As in Redis, whether a client must authenticate is decided when it connects: changing
+    // requirepass later does not log out clients already in.
+    session.authenticated = this.password === "";
     this.sessions.set(session.id, session);
     this.stats.connectionsReceived++;
   }
@@ -115,18 +122,16 @@ export class Engine {
    */
   execute(session: Session, argv: string[], reply: Reply = session.reply, startedMs = this.clock.monotonicMs()): number {
     const resolved = this.resolve(argv);
-    if (typeof resolved === "string") {
-      if (session.multi !== null) session.multiFailed = true;
-      this.countRejected(argv);
-      reply.error(resolved);
-      return this.clock.monotonicMs();
-    }
+    if (typeof resolved === "string") return this.reject(session, argv, reply, resolved);
     const name = resolved.name;
     session.lastCommand = name;
+    if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
     if (session.subscriptions > 0 && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
-      reply.error(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`);
-      return this.clock.monotonicMs();
+      return this.reject(
+        session, argv, reply,
+        `ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
+      );
     }
     if (session.multi !== null && !multiControlCommands.has(name)) {
       session.multi.push({ spec: resolved, argv });
@@ -181,6 +186,24 @@ export class Engine {
     }
     if (!arityOk(sub.arity, argv.length)) return arityError(sub.name).message;
     return sub;
+  }
+
+  /**
+   * Refuses a command before it runs, as Redis's rejectCommand does: it counts as rejected, and a
+   * transaction being queued will abort. A refused EXEC discards the transaction and says why.
+   * Returns the clock's monotonic time, as execute does.
+   */
+  private reject(session: Session, argv: string[], reply: Reply, message: string): number {
+    this.countRejected(argv);
+    if ((argv[0] ?? "").toLowerCase() === "exec") {
+      discardTransaction(this, session);
+      // Redis quotes the refusal without its generic ERR code.
+      reply.error(`EXECABORT Transaction discarded because of: ${message.replace(/^ERR /, "")}`);
+    } else {
+      if (session.multi !== null) session.multiFailed = true;
+      reply.error(message);
+    }
+    return this.clock.monotonicMs();
   }
 
   private statsFor(name: string): CommandStats {

@@ -20,6 +20,7 @@ export const kvService = defineService({
     bind: flag.string({ default: "127.0.0.1", help: "address to listen on" }),
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port (reserved: the REST API is not built yet)" }),
     dir: flag.string({ default: ".", help: "directory for persistence files" }),
+    requirepass: flag.string({ default: "", help: "password clients must give (AUTH, or a REST bearer token); empty for none" }),
     databases: flag.int({ default: kvDatabasesDefault, min: 1, max: 1_000_000, help: "number of databases (SELECT 0..n-1)" }),
     respParser: flag.enum({
       default: "ts", choices: ["ts", "native"],
@@ -30,7 +31,7 @@ export const kvService = defineService({
     const engine = new Engine({
       databases: config.databases,
       log,
-      config: { port: String(config.port), bind: config.bind, dir: config.dir },
+      config: { port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass },
     });
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));

@@ -58,6 +58,8 @@ export class Session {
   libName = "";
   libVersion = "";
   dbIndex = 0;
+  /** Logged in as the default user; set by the engine when the client connects, then by AUTH. */
+  authenticated = true;
   lastCommand = "NULL";
   lastInteractionMs = Date.now();
   /** Queued commands while in MULTI; null outside. */

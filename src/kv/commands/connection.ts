@@ -3,6 +3,7 @@
  */
 import { parseInt64 } from "../args.ts";
 import type { Engine } from "../engine.ts";
+import { credentialsValid, defaultUser } from "../auth.ts";
 import { arityError, KvError, syntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
@@ -26,20 +27,48 @@ function ping(x: Exec, argv: string[]): void {
   else x.reply.simple("PONG");
 }
 
+const wrongPass = () => new KvError("WRONGPASS invalid username-password pair or user is disabled.");
+
+function auth(x: Exec, argv: string[]): void {
+  if (argv.length > 3) throw syntaxError();
+  const password = argv.at(-1)!;
+  if (argv.length === 2 && x.engine.password === "") {
+    throw new KvError(
+      "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
+    );
+  }
+  // A failed attempt leaves an authenticated client authenticated, as in Redis.
+  if (!credentialsValid(argv.length === 3 ? argv[1]! : defaultUser, password, x.engine.password)) throw wrongPass();
+  x.session.authenticated = true;
+  x.reply.simple("OK");
+}
+
 function hello(x: Exec, argv: string[]): void {
   let i = 1;
   if (argv.length > 1) {
     const version = parseInt64(argv[1]!);
     if (version === null) throw new KvError("ERR Protocol version is not an integer or out of range");
-    if (version !== 2n && version !== 3n) throw new KvError("NOPROTO sorry, this protocol version is not supported.");
+    if (version !== 2n && version !== 3n) throw new KvError("NOPROTO unsupported protocol version");
     i = 2;
   }
+  // As in Redis, AUTH takes effect where it stands among the options: a login before a bad
+  // option sticks, one after it never happens. The name is checked and set only at the end.
+  let name: string | null = null;
   for (; i < argv.length; i++) {
     const word = argv[i]!.toUpperCase();
-    if (word === "SETNAME" && i + 1 < argv.length) setName(x.session, argv[++i]!);
-    else if (word === "AUTH" && i + 2 < argv.length) i += 2;
-    else throw new KvError(`ERR Syntax error in HELLO option '${argv[i]}'`);
+    if (word === "SETNAME" && i + 1 < argv.length) name = argv[++i]!;
+    else if (word === "AUTH" && i + 2 < argv.length) {
+      if (!credentialsValid(argv[i + 1]!, argv[i + 2]!, x.engine.password)) throw wrongPass();
+      x.session.authenticated = true;
+      i += 2;
+    } else throw new KvError(`ERR Syntax error in HELLO option '${argv[i]}'`);
   }
+  if (!x.session.authenticated) {
+    throw new KvError(
+      "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time",
+    );
+  }
+  if (name !== null) setName(x.session, name);
   // The reply to HELLO is already in the protocol it switches to, as in Redis.
   if (argv.length > 1) x.reply.protocol = Number(argv[1]) as 2 | 3;
   const fields: [string, string | number][] = [
@@ -170,6 +199,7 @@ function reset(x: Exec): void {
   x.engine.pubsub.forget(s);
   s.dbIndex = 0;
   s.name = "";
+  s.authenticated = x.engine.password === "";
   x.reply.protocol = 2;
   x.reply.simple("RESET");
 }
@@ -203,6 +233,10 @@ export const connectionCommands: readonly CommandSpec[] = [
       x.session.closing = true;
       x.reply.simple("OK");
     },
+  },
+  {
+    name: "auth", arity: -2, flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"], group: "connection",
+    summary: "Authenticates the connection.", run: auth,
   },
   { name: "reset", arity: 1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Resets the connection's state.", run: reset },
   { name: "hello", arity: -1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Handshakes with the server (RESP2 only).", run: hello },

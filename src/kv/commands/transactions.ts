@@ -4,6 +4,8 @@
  * watched key changed, in which case EXEC answers the null array and runs nothing.
  */
 import { KvError } from "../errors.ts";
+import type { Engine } from "../engine.ts";
+import type { Session } from "../session.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 function multi(x: Exec): void {
@@ -15,9 +17,14 @@ function multi(x: Exec): void {
 
 /** Leaves MULTI, if in it, and forgets the watched keys (EXEC, DISCARD, RESET). */
 export function endTransaction(x: Exec): void {
-  x.session.multi = null;
-  x.session.multiFailed = false;
-  x.engine.watches.unwatchAll(x.session);
+  discardTransaction(x.engine, x.session);
+}
+
+/** Leaves MULTI, if in it, and forgets the watched keys (EXEC, DISCARD, RESET, a refused EXEC). */
+export function discardTransaction(engine: Engine, session: Session): void {
+  session.multi = null;
+  session.multiFailed = false;
+  engine.watches.unwatchAll(session);
 }
 
 function exec(x: Exec): void {

@@ -73,10 +73,10 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts Debian's redis-server with persistence off, on a free port. */
-export async function startRedis(): Promise<ServerProcess> {
+/** Starts Debian's redis-server with persistence off, on a free port, with `args` (e.g. --requirepass). */
+export async function startRedis(args: string[] = []): Promise<ServerProcess> {
   const port = freePort();
-  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"];
+  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", ...args];
   return spawnServer("redis-server", argv, process.env, (output) => (output.includes("Ready to accept connections") ? port : undefined));
 }
 
