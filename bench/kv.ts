@@ -51,7 +51,11 @@ async function main(): Promise<void> {
   let kvTs: ServerProcess | undefined;
   let kvNative: ServerProcess | undefined;
   try {
-    [redis, kvTs, kvNative] = await Promise.all([startRedis(), startKv(["--resp-parser", "ts"]), startKv(["--resp-parser", "native"])]);
+    // Persistence off on both sides, as redis-server runs here: this table compares the engines.
+    const noAof = ["--appendonly", "no"];
+    [redis, kvTs, kvNative] = await Promise.all([
+      startRedis(), startKv(["--resp-parser", "ts", ...noAof]), startKv(["--resp-parser", "native", ...noAof]),
+    ]);
     const servers = [redis, kvTs, kvNative];
     console.log(`### kv: svc kv vs redis-server ${await redisVersion()} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
     console.log("svc runs twice: with the TypeScript RESP parser and with the native (napi-rs) one.\n");

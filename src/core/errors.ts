@@ -18,6 +18,8 @@ export const errorStatus = {
   invalid: 422,
   rate_limited: 429,
   internal: 500,
+  /** Stored data that cannot be read back (a damaged file); the service refuses to start on it. */
+  data_corrupt: 500,
   unavailable: 503,
 } as const;
 

@@ -17,6 +17,8 @@ interface MemoryParam {
 export const memoryParams: Readonly<Record<string, MemoryParam>> = {
   "proto-max-bulk-len": { default: bulkBytesMaxDefault, min: 1 * MiB },
   "client-query-buffer-limit": { default: kvQueryBufferBytesMax, min: 1 * MiB },
+  /** The append-only file is rewritten automatically only once it is at least this big. */
+  "auto-aof-rewrite-min-size": { default: 64 * MiB, min: 0 },
 };
 
 /** Redis's memtoull units: k/m/g are powers of 1000, kb/mb/gb powers of 1024. */

@@ -9,7 +9,9 @@
  *   pipelines without reading stalls in the kernel instead of growing our memory; a subscriber
  *   more than kvPubsubOutputBytesMax behind is disconnected;
  * - a query buffer (unparsed bytes plus commands waiting to run) past client-query-buffer-limit
- *   closes the connection.
+ *   closes the connection;
+ * - durability: the append-only file gets the commands before their replies leave; with
+ *   `appendfsync always`, replies wait until the file is synced (see AppendLog).
  */
 import type { Socket } from "bun";
 import { kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
@@ -32,6 +34,14 @@ export class Connection implements Transport {
   /** Argument bytes in `waiting`: with the parser's pending bytes, the query buffer. */
   private waitingBytes = 0;
   private flushQueued = false;
+  /**
+   * With appendfsync always: output up to `upTo` (a writer endTotal) may leave once the file is
+   * durable up to `seq`. In order of both; output before the first gate may leave now.
+   */
+  private readonly gates: { seq: number; upTo: number }[] = [];
+  private releasedUpTo = 0;
+  private waitingForDisk = false;
+  private readonly onDurable = () => this.write();
   private paused = false;
   private closed = false;
 
@@ -123,9 +133,11 @@ export class Connection implements Transport {
   write(): void {
     if (this.closed) return;
     const w = this.writer;
+    this.engine.aof?.writePending();
     for (;;) {
-      if (w.pendingBytes > 0) {
-        const written = this.socket.write(w.buffer, w.start, w.pendingBytes);
+      const sendable = this.sendableBytes();
+      if (sendable > 0) {
+        const written = this.socket.write(w.buffer, w.start, sendable);
         if (written > 0) w.consume(written);
       }
       if (w.pendingBytes > 0 || this.waitingFrom === this.waiting.length || !this.mayRun) break;
@@ -152,7 +164,29 @@ export class Connection implements Transport {
     }
   }
 
+  /** How much of the pending output may leave now: all of it, unless it waits for the disk. */
+  private sendableBytes(): number {
+    const aof = this.engine.aof;
+    const w = this.writer;
+    if (aof === null || !aof.syncsEveryWrite) return w.pendingBytes;
+    // Output made while writes wait for their sync could show those writes (a reply to the
+    // writer, or to anyone reading the key): it waits too.
+    if (aof.durableSeq < aof.appendedSeq && w.endTotal > (this.gates.at(-1)?.upTo ?? w.consumedTotal)) {
+      if (this.gates.length === 0) this.releasedUpTo = w.consumedTotal;
+      this.gates.push({ seq: aof.appendedSeq, upTo: w.endTotal });
+    }
+    while (this.gates.length > 0 && this.gates[0]!.seq <= aof.durableSeq) this.releasedUpTo = this.gates.shift()!.upTo;
+    const waiting = this.gates.length > 0;
+    if (waiting !== this.waitingForDisk) {
+      this.waitingForDisk = waiting;
+      if (waiting) aof.onDurable(this.onDurable);
+      else aof.offDurable(this.onDurable);
+    }
+    return waiting ? this.releasedUpTo - w.consumedTotal : w.pendingBytes;
+  }
+
   onClose(): void {
+    if (this.waitingForDisk) this.engine.aof?.offDurable(this.onDurable);
     this.closed = true;
     this.engine.unregister(this.session);
   }

@@ -40,6 +40,8 @@ export function encodingOf(value: Value): string {
   if (value.kind === "list") return "quicklist";
   // Redis turns a string it changes in place (SETBIT, SETRANGE, APPEND) into a raw sds.
   if (value.kind === "string") return "raw";
+  // A module value (a RedisBloom filter) is created with Redis's default object encoding, raw.
+  if (value.kind === "MBbloom--") return "raw";
   return value.encoding;
 }
 

@@ -12,6 +12,8 @@ import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { memoryParams } from "./config-params.ts";
+import type { AppendLog } from "./aof/append-log.ts";
+import { AofRewrite } from "./aof/rewrite.ts";
 import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
@@ -55,6 +57,16 @@ export class Engine {
     queryBufferBytesMax: memoryParams["client-query-buffer-limit"]!.default,
   };
   readonly startedMs: number;
+  /** Changes to keys so far: a command that moved it changed data (Redis's server.dirty). */
+  dirty = 0;
+  /** The append-only file, when persistence is on; set once it has been loaded. */
+  aof: AppendLog | null = null;
+  /** The append-only file rewrite in progress, if any. */
+  rewrite: AofRewrite | null = null;
+  /** Size of the append-only file after its last rewrite (or load): the automatic rewrite's base. */
+  aofBaseBytes = 0;
+  /** Unix ms of the last time everything written was known to be on disk (LASTSAVE). */
+  lastSaveMs: number;
   /** The default user's password (requirepass); "" lets every client in without AUTH. */
   password = "";
   readonly stats = {
@@ -70,15 +82,20 @@ export class Engine {
     this.clock = options.clock ?? systemClock;
     this.log = options.log;
     this.startedMs = this.clock.nowMs();
+    this.lastSaveMs = this.startedMs;
     const hooks = {
       clock: this.clock,
       onModified: (db: Keyspace, key: string) => {
+        this.dirty++;
         this.watches.touched(db, key);
         // Any change may have given a waited-on key elements (a push, a rename onto it, SWAPDB);
         // the blocked client's own check decides whether it can be served.
         if (this.blocking.blockedCount > 0) this.blocking.signalReady(db, key);
       },
-      onExpired: () => this.stats.expiredKeys++,
+      onExpired: (db: Keyspace, key: string) => {
+        this.stats.expiredKeys++;
+        this.aof?.append(db.index, [["DEL", key]]);
+      },
     };
     this.dbs = Array.from({ length: options.databases }, (_, i) => new Keyspace(i, hooks));
     this.config = new Map();
@@ -148,7 +165,9 @@ export class Engine {
    * Returns the clock's monotonic time at its end.
    */
   run(spec: CommandSpec, session: Session, argv: string[], reply: Reply, startedMs = this.clock.monotonicMs()): number {
-    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs };
+    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, propagate: null };
+    const dirtyBefore = this.dirty;
+    if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
     let failed = false;
     try {
       spec.run!(exec, argv);
@@ -160,6 +179,7 @@ export class Engine {
         reply.error(`ERR internal error running '${spec.name}'`);
       }
     }
+    if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
     const stats = this.statsFor(spec.name);
     stats.calls++;
     const endedMs = this.clock.monotonicMs();
@@ -186,6 +206,28 @@ export class Engine {
     }
     if (!arityOk(sub.arity, argv.length)) return arityError(sub.name).message;
     return sub;
+  }
+
+  /**
+   * Starts rewriting the append-only file; false if one is already running. Replies and errors
+   * are the caller's (BGREWRITEAOF, the automatic trigger).
+   */
+  startRewrite(): boolean {
+    if (this.aof === null || this.rewrite !== null) return false;
+    this.rewrite = new AofRewrite(this.dbs, this.aof, this.log, (ok) => {
+      this.rewrite = null;
+      if (ok) this.aofBaseBytes = this.aof?.sizeBytes ?? 0;
+    });
+    return true;
+  }
+
+  /** Records a command that changed data in the append-only file, if there is one. */
+  propagate(x: Exec, argv: string[], spec?: CommandSpec): void {
+    if (this.aof === null) return;
+    if (x.propagate !== null) this.aof.append(x.db.index, x.propagate);
+    // Only write commands are recorded as sent: a read that changed data did so by expiring a
+    // key, which was recorded as a DEL when it happened.
+    else if (spec?.flags.includes("write")) this.aof.append(x.db.index, [argv]);
   }
 
   /**
@@ -233,6 +275,8 @@ const defaultConfig: Record<string, string> = {
   save: "",
   appendonly: "no",
   appendfsync: "everysec",
+  // Rewrite the append-only file automatically once it has doubled since its last rewrite.
+  "auto-aof-rewrite-percentage": "100",
   maxmemory: "0",
   "maxmemory-policy": "noeviction",
   timeout: "0",

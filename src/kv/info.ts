@@ -40,8 +40,10 @@ function memory(): Fields {
 
 function persistence(engine: Engine): Fields {
   return [
-    ["loading", 0], ["aof_enabled", engine.config.get("appendonly") === "yes" ? 1 : 0], ["rdb_changes_since_last_save", 0],
-    ["rdb_bgsave_in_progress", 0], ["aof_rewrite_in_progress", 0],
+    ["loading", 0], ["aof_enabled", engine.aof === null ? 0 : 1], ["rdb_changes_since_last_save", 0],
+    ["rdb_bgsave_in_progress", 0], ["rdb_last_save_time", Math.floor(engine.lastSaveMs / 1000)],
+    ["aof_rewrite_in_progress", engine.rewrite === null ? 0 : 1], ["aof_last_write_status", "ok"],
+    ["aof_current_size", engine.aof?.sizeBytes ?? 0], ["aof_base_size", engine.aofBaseBytes],
   ];
 }
 

@@ -10,12 +10,14 @@
  * `onModified`, which WATCH relies on; the keyspace itself knows nothing about clients.
  */
 import type { Clock } from "../core/clock.ts";
+import type { BloomChain } from "./types/bloom/chain.ts";
 import type { MutableString } from "./types/bytes.ts";
 import type { List } from "./types/list.ts";
 import type { ZSet } from "./types/zset.ts";
 
-export type Value = string | MutableString | List | Map<string, string> | Set<string> | ZSet;
-export type TypeName = "string" | "list" | "hash" | "set" | "zset";
+export type Value = string | MutableString | List | Map<string, string> | Set<string> | ZSet | BloomChain;
+/** "MBbloom--" is the module type name RedisBloom registers for its Bloom filters. */
+export type TypeName = "string" | "list" | "hash" | "set" | "zset" | "MBbloom--";
 
 export function typeOf(value: Value): TypeName {
   if (typeof value === "string") return "string";

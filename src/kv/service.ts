@@ -2,14 +2,25 @@
  * `svc kv`: the Redis-compatible key-value service. RESP2 on --port (6379); the REST API on
  * --http-port arrives with its own module.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { flag } from "../core/config.ts";
 import { kvDatabasesDefault } from "../core/limits.ts";
 import { defineService } from "../service.ts";
+import { AppendLog, type FsyncPolicy, fsyncPolicies } from "./aof/append-log.ts";
+import { loadAppendLog } from "./aof/load.ts";
+import { rewriteDue } from "./aof/rewrite.ts";
 import { Engine } from "./engine.ts";
 import { startActiveExpire } from "./expire.ts";
 import { NativeRespParser } from "./resp/native-parser.ts";
 import { RespParser } from "./resp/parser.ts";
 import { startRespServer } from "./server.ts";
+
+/** How often the file's growth is checked for an automatic rewrite (Redis's serverCron, hz 10). */
+const autoRewriteCheckMs = 100;
+
+/** The append-only file's name in --dir (Redis's appendfilename default). */
+const aofFileName = "appendonly.aof";
 
 export const kvService = defineService({
   name: "kv",
@@ -20,6 +31,11 @@ export const kvService = defineService({
     bind: flag.string({ default: "127.0.0.1", help: "address to listen on" }),
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port (reserved: the REST API is not built yet)" }),
     dir: flag.string({ default: ".", help: "directory for persistence files" }),
+    appendonly: flag.enum({ default: "yes", choices: ["yes", "no"], help: `log every write to ${aofFileName} in --dir and replay it at start` }),
+    appendfsync: flag.enum({
+      default: "everysec", choices: fsyncPolicies,
+      help: "always: a write is on disk before its reply (group commit); everysec: synced once a second; no: when the kernel likes",
+    }),
     requirepass: flag.string({ default: "", help: "password clients must give (AUTH, or a REST bearer token); empty for none" }),
     databases: flag.int({ default: kvDatabasesDefault, min: 1, max: 1_000_000, help: "number of databases (SELECT 0..n-1)" }),
     respParser: flag.enum({
@@ -31,18 +47,37 @@ export const kvService = defineService({
     const engine = new Engine({
       databases: config.databases,
       log,
-      config: { port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass },
+      config: {
+        port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass,
+        appendonly: config.appendonly, appendfsync: config.appendfsync,
+      },
     });
+    if (config.appendonly === "yes") {
+      mkdirSync(config.dir, { recursive: true });
+      const path = join(config.dir, aofFileName);
+      const loaded = loadAppendLog(engine, path, log);
+      log.info({ path, commands: loaded.commands, bytes: loaded.sizeBytes }, "append-only file loaded");
+      engine.aof = new AppendLog(path, config.appendfsync as FsyncPolicy, loaded.sizeBytes);
+      engine.aofBaseBytes = loaded.sizeBytes;
+    }
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
     const stopExpire = startActiveExpire(engine);
+    const autoRewrite = setInterval(() => {
+      const aof = engine.aof;
+      const percentage = Number(engine.config.get("auto-aof-rewrite-percentage"));
+      const minBytes = Number(engine.config.get("auto-aof-rewrite-min-size"));
+      if (aof !== null && rewriteDue(aof.sizeBytes, engine.aofBaseBytes, percentage, minBytes)) engine.startRewrite();
+    }, autoRewriteCheckMs);
     log.info({ port: resp.port, bind: config.bind }, "kv listening (RESP2)");
     return {
       endpoints: [{ protocol: "RESP2", address: `${config.bind}:${resp.port}`, tryIt: `redis-cli -p ${resp.port} PING` }],
       async stop() {
         stopExpire();
+        clearInterval(autoRewrite);
         resp.stop();
+        await engine.aof?.close();
       },
     };
   },

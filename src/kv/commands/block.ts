@@ -28,9 +28,14 @@ export interface BlockingCommand<T extends keyof Blockable> {
   type: T;
   /** The keys to watch, in the order the client named them. */
   keys: string[];
+  /** A key the command writes besides the one it is served from (BLMOVE's destination). */
+  destination?: string;
   /** The timeout argument as sent (seconds, a double; 0 waits forever). */
   timeoutText: string;
-  /** Serves the client from `value`, the (non-empty) collection at `key`. */
+  /**
+   * Serves the client from `value`, the (non-empty) collection at `key`, and sets `propagate` to
+   * the non-blocking command that did the same (the append-only file must not replay a block).
+   */
   serve(x: Exec, key: string, value: Blockable[T]): void;
   /**
    * The reply when the command cannot block (inside MULTI): a null array for most, a null bulk
@@ -62,7 +67,11 @@ export function runBlocking<T extends keyof Blockable>(x: Exec, command: Blockin
       const db = engine.dbs[dbIndex]!;
       const value = db.get(key);
       if (value === undefined || typeOf(value) !== command.type) return false;
-      command.serve({ engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs() }, key, value as Blockable[T]);
+      const served: Exec = { engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs(), propagate: null };
+      const dirtyBefore = engine.dirty;
+      engine.rewrite?.beforeServe(dbIndex, key, command.destination);
+      command.serve(served, key, value as Blockable[T]);
+      if (engine.dirty !== dirtyBefore) engine.propagate(served, []);
       return true;
     },
     timeout: () => {

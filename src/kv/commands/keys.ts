@@ -65,8 +65,14 @@ function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: bool
     (gt && (current === undefined || when <= current)) ||
     (lt && current !== undefined && when >= current);
   if (refused) return x.reply.integer(0);
-  if (when <= now) x.db.delete(key);
-  else x.db.setExpire(key, when);
+  // The file records the outcome in absolute terms, as Redis propagates it.
+  if (when <= now) {
+    x.db.delete(key);
+    x.propagate = [["DEL", key]];
+  } else {
+    x.db.setExpire(key, when);
+    x.propagate = [["PEXPIREAT", key, String(when)]];
+  }
   x.reply.integer(1);
 }
 
@@ -211,7 +217,8 @@ function scan(x: Exec, argv: string[]): void {
   const keys = step.items.filter((key) => {
     const value = db.get(key);
     if (value === undefined) return false;
-    if (options.type !== null && typeOf(value) !== options.type) return false;
+    // Redis compares type names ignoring case; only a module type name ("MBbloom--") has capitals.
+    if (options.type !== null && typeOf(value).toLowerCase() !== options.type) return false;
     return options.match === null || globMatch(options.match, key);
   });
   replyScan(x, step.cursor, keys);

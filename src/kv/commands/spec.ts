@@ -15,7 +15,7 @@ export type CommandFlag =
 /** Redis's command groups, as COMMAND DOCS reports them. */
 export type CommandGroup =
   | "generic" | "string" | "list" | "hash" | "set" | "sorted_set" | "hyperloglog" | "geo" | "bitmap"
-  | "connection" | "server" | "transactions" | "pubsub";
+  | "connection" | "server" | "transactions" | "pubsub" | "module";
 
 /** What a running command sees. */
 export interface Exec {
@@ -29,6 +29,12 @@ export interface Exec {
    * read once per command as Redis snapshots its clock per command.
    */
   readonly timeMs: number;
+  /**
+   * What the append-only file records for this command if it changed data; null records argv as
+   * sent. Commands whose replay would differ — relative expiry times, random picks, blocking —
+   * set the deterministic commands that have the same effect (Redis's command rewriting).
+   */
+  propagate: string[][] | null;
 }
 
 export interface CommandSpec {

@@ -5,6 +5,7 @@
  */
 import { connectionCommands } from "./connection.ts";
 import { keyCommands } from "./keys.ts";
+import { persistenceCommands } from "./persistence.ts";
 import { pubsubCommands } from "./pubsub.ts";
 import { serverCommands } from "./server.ts";
 import type { CommandSpec } from "./spec.ts";
@@ -14,10 +15,12 @@ import { listCommands } from "../types/list.ts";
 import { setCommands } from "../types/set.ts";
 import { stringCommands } from "../types/string.ts";
 import { zsetCommands } from "../types/zset.ts";
+import { bloomCommands } from "../types/bloom/commands.ts";
 
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
   ...serverCommands,
+  ...persistenceCommands,
   ...keyCommands,
   ...transactionCommands,
   ...pubsubCommands,
@@ -26,6 +29,7 @@ const declarations: readonly CommandSpec[] = [
   ...hashCommands,
   ...setCommands,
   ...zsetCommands,
+  ...bloomCommands,
 ];
 
 export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));

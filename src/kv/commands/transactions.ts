@@ -41,11 +41,13 @@ function exec(x: Exec): void {
   // Queued commands run back to back with nothing in between, and blocking ones do not block.
   // Each one's end time is the next one's start: one clock reading per command.
   x.session.inExec = true;
+  x.engine.aof?.beginTransaction();
   try {
     let now = x.engine.clock.monotonicMs();
     for (const { spec, argv } of queued) now = x.engine.run(spec, x.session, argv, x.reply, now);
   } finally {
     x.session.inExec = false;
+    x.engine.aof?.endTransaction();
   }
 }
 

@@ -27,10 +27,17 @@ export class RespWriter implements Reply {
   /** Unsent output is buffer[start, length): the socket took what came before `start`. */
   start = 0;
   length = 0;
+  /** Bytes the socket has taken since the connection opened. */
+  consumedTotal = 0;
 
   /** Bytes waiting for the socket. */
   get pendingBytes(): number {
     return this.length - this.start;
+  }
+
+  /** Bytes appended since the connection opened: a position in the output that moving data does not change. */
+  get endTotal(): number {
+    return this.consumedTotal + this.length - this.start;
   }
 
   private reserve(bytes: number): void {
@@ -158,6 +165,7 @@ export class RespWriter implements Reply {
    * client's partial writes would otherwise move the whole backlog each time.
    */
   consume(bytes: number): void {
+    this.consumedTotal += bytes;
     this.start += bytes;
     if (this.start >= this.length) this.start = this.length = 0;
   }

@@ -87,6 +87,7 @@ function hincrbyfloat(x: Exec, argv: string[]): void {
   const hash = existing ?? new Map<string, string>();
   hash.set(field, result);
   store(x, key, hash, existing);
+  x.propagate = [["HSET", key, field, result]];
   x.reply.bulk(result);
 }
 

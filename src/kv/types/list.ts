@@ -249,6 +249,7 @@ function bpop(x: Exec, argv: string[], end: End): void {
     serve: (y, key, list) => {
       const value = pop(list, end)!;
       afterRemoval(y, key, list);
+      y.propagate = [[end === "left" ? "LPOP" : "RPOP", key]];
       y.reply.array(2);
       y.reply.bulk(key);
       y.reply.bulk(value);
@@ -260,6 +261,7 @@ function blmoveGeneric(x: Exec, source: string, destination: string, from: End, 
   runBlocking(x, {
     type: "list",
     keys: [source],
+    destination,
     timeoutText,
     timedOut: nullBulk,
     serve: (y, key, list) => {
@@ -269,6 +271,7 @@ function blmoveGeneric(x: Exec, source: string, destination: string, from: End, 
         if (target !== undefined && typeOf(target) !== "list") return y.reply.error(wrongType().message);
       }
       moveElement(y, key, list, destination, from, to);
+      y.propagate = [["LMOVE", key, destination, from.toUpperCase(), to.toUpperCase()]];
     },
   });
 }
@@ -281,7 +284,10 @@ function blmpop(x: Exec, argv: string[]): void {
     keys,
     timeoutText,
     timedOut: nullArray,
-    serve: (y, key, list) => popMany(y, key, list, end === 0 ? "left" : "right", count),
+    serve: (y, key, list) => {
+      popMany(y, key, list, end === 0 ? "left" : "right", count);
+      y.propagate = [[end === 0 ? "LPOP" : "RPOP", key, String(count)]];
+    },
   });
 }
 

@@ -57,6 +57,8 @@ function spop(x: Exec, argv: string[]): void {
     const member = randomElement(set, set.size);
     set.delete(member);
     afterRemoval(x, key, set);
+    // A replay must remove the same member, not another random one.
+    x.propagate = [["SREM", key, member]];
     return x.reply.bulk(member);
   }
   const count = parseIntegerIn(argv[2]!, 0, int64Max, mustBePositive);
@@ -65,6 +67,7 @@ function spop(x: Exec, argv: string[]): void {
   const popped = randomSample(set, count);
   for (const member of popped) set.delete(member);
   afterRemoval(x, key, set);
+  x.propagate = [["SREM", key, ...popped]];
   replySet(x, popped);
 }
 

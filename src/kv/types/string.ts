@@ -67,7 +67,11 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
   const skipped = (options.condition === "NX" && exists) || (options.condition === "XX" && !exists);
   if (!skipped) {
     x.db.set(key, value, options.keepTtl);
-    if (at !== null) x.db.setExpire(key, at);
+    if (at !== null) {
+      x.db.setExpire(key, at);
+      // A relative time would mean a later expiry when replayed: record the absolute one.
+      x.propagate = [["SET", key, value, "PXAT", String(at)]];
+    }
   }
   if (options.get) x.reply.bulk((old as string | undefined) ?? null);
   else if (skipped) x.reply.bulk(null);
@@ -342,6 +346,8 @@ export const stringCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       const result = incrByFloat(getString(x, argv[1]!) ?? "0", argv[2]!);
       x.db.set(argv[1]!, result, true);
+      // The sum is rounded to what was stored; replaying the increment could round differently.
+      x.propagate = [["SET", argv[1]!, result, "KEEPTTL"]];
       x.reply.bulk(result);
     },
   },
@@ -366,8 +372,10 @@ function getex(x: Exec, argv: string[]): void {
   const value = getString(x, key);
   if (value === undefined) return x.reply.bulk(null);
   const at = expiry === null ? null : expiryTime(x, expiry.unit, expiry.text, "getex");
-  if (at !== null) x.db.setExpire(key, at);
-  else if (persist) x.db.persist(key);
+  if (at !== null) {
+    x.db.setExpire(key, at);
+    x.propagate = [["PEXPIREAT", key, String(at)]];
+  } else if (persist && x.db.persist(key)) x.propagate = [["PERSIST", key]];
   x.reply.bulk(value);
 }
 

@@ -810,6 +810,7 @@ function bzpop(x: Exec, argv: string[], highest: boolean): void {
     timedOut: (reply) => reply.array(null),
     serve: (y, key, zset) => {
       const [e] = popFrom(y, key, zset, 1, highest);
+      y.propagate = [[highest ? "ZPOPMAX" : "ZPOPMIN", key]];
       y.reply.array(3);
       y.reply.bulk(key);
       y.reply.bulk(e!.member);
@@ -825,7 +826,10 @@ function bzmpop(x: Exec, argv: string[]): void {
     keys,
     timeoutText: argv[1]!,
     timedOut: (reply) => reply.array(null),
-    serve: (y, key, zset) => replyKeyAndPairs(y, key, popFrom(y, key, zset, count, end === 1)),
+    serve: (y, key, zset) => {
+      replyKeyAndPairs(y, key, popFrom(y, key, zset, count, end === 1));
+      y.propagate = [[end === 1 ? "ZPOPMAX" : "ZPOPMIN", key, String(count)]];
+    },
   });
 }
 

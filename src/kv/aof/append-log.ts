@@ -1,0 +1,208 @@
+/**
+ * The append-only file as it is written: every command that changed data, in the order it ran,
+ * as RESP, with SELECT where the database changes and MULTI/EXEC around a transaction's writes.
+ *
+ * When a write is acknowledged depends on the fsync policy, as in Redis:
+ * - every policy writes the commands to the file (the page cache) before their replies leave, so
+ *   an acknowledged write survives the process being killed;
+ * - `always` also waits for fdatasync before the replies leave, so it survives the machine
+ *   failing. The sync runs on a native worker thread, and everything appended while one sync is
+ *   in flight goes to disk together in the next (group commit): many clients share one sync;
+ * - `everysec` syncs once a second on the worker thread; `no` leaves syncing to the kernel.
+ *
+ * Progress is counted in sequence numbers: `appendedSeq` counts appends, `durableSeq` the
+ * appends the policy's promise covers. Connections hold replies until durableSeq reaches the
+ * appendedSeq they saw (connection.ts).
+ */
+import { closeSync, fdatasyncSync, fstatSync, openSync, writeSync } from "node:fs";
+import { appendChunks } from "../../native/append.ts";
+import { CommandBuffer } from "./command-buffer.ts";
+
+export type FsyncPolicy = "always" | "everysec" | "no";
+export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"];
+
+/** How often `everysec` syncs. */
+const everysecIntervalMs = 1000;
+
+export class AppendLog {
+  private readonly pending = new CommandBuffer();
+  /** While a rewrite runs, a copy of every command appended, for the end of the new file. */
+  private tee: CommandBuffer | null = null;
+  private fd: number;
+  /** The database the file's commands last selected; -1 makes the next append select one. */
+  private selectedDb = -1;
+  private transaction: "none" | "open" | "written" = "none";
+  appendedSeq = 0;
+  durableSeq = 0;
+  /** The `always` sync or `everysec` sync on the worker thread, while one runs. */
+  private inFlight: Promise<void> | null = null;
+  private syncedSinceWrite = true;
+  private readonly durableListeners = new Set<() => void>();
+  private readonly timer: ReturnType<typeof setInterval> | null;
+  /** Bytes the file holds: where the next append lands. */
+  sizeBytes: number;
+
+  constructor(
+    readonly path: string,
+    readonly policy: FsyncPolicy,
+    sizeBytes: number,
+  ) {
+    this.fd = openSync(path, "a");
+    this.sizeBytes = sizeBytes;
+    this.timer = policy === "everysec" ? setInterval(() => this.syncInBackground(), everysecIntervalMs) : null;
+  }
+
+  /** Whether replies must wait for fdatasync, not just for the write. */
+  get syncsEveryWrite(): boolean {
+    return this.policy === "always";
+  }
+
+  /** Appends the commands one command on database `dbIndex` stands for. */
+  append(dbIndex: number, commands: readonly (readonly string[])[]): void {
+    if (commands.length === 0) return;
+    if (this.transaction === "open") {
+      this.push(["MULTI"]);
+      this.transaction = "written";
+    }
+    if (dbIndex !== this.selectedDb) {
+      this.push(["SELECT", String(dbIndex)]);
+      this.selectedDb = dbIndex;
+    }
+    for (const argv of commands) this.push(argv);
+    this.appendedSeq++;
+    if (this.policy === "always" && this.inFlight === null) queueMicrotask(() => this.syncInBackground());
+  }
+
+  private push(argv: readonly string[]): void {
+    this.pending.push(argv);
+    this.tee?.push(argv);
+  }
+
+  /** A rewrite begins: from now on every command is also kept for the new file. */
+  startTee(): void {
+    this.tee = new CommandBuffer();
+    // The new file's snapshot ends in whatever database it wrote last: select explicitly.
+    this.selectedDb = -1;
+    // A rewrite started inside EXEC sees the rest of the transaction: open it in the new file too.
+    if (this.transaction === "written") this.tee.push(["MULTI"]);
+  }
+
+  /** The commands kept since startTee, and no more keeping. */
+  stopTee(): Uint8Array {
+    const kept = this.tee?.take() ?? new Uint8Array(0);
+    this.tee = null;
+    return kept;
+  }
+
+  /**
+   * Continues in the file at `path`, which already holds everything appended so far (a rewrite
+   * wrote the kept commands into it and synced it): nothing pending is written twice.
+   */
+  switchTo(path: string): void {
+    const old = this.fd;
+    this.fd = openSync(path, "a");
+    this.sizeBytes = fstatSync(this.fd).size;
+    this.pending.take();
+    this.syncedSinceWrite = true;
+    // A sync in flight still uses the old descriptor; close it once that sync is done.
+    void (this.inFlight ?? Promise.resolve()).finally(() => closeSync(old));
+    this.advanceDurable(this.appendedSeq);
+  }
+
+  /** EXEC begins: its writes, if any, are wrapped in MULTI/EXEC so a replay applies all or none. */
+  beginTransaction(): void {
+    this.transaction = "open";
+  }
+
+  endTransaction(): void {
+    if (this.transaction === "written") {
+      this.push(["EXEC"]);
+      this.appendedSeq++;
+    }
+    this.transaction = "none";
+  }
+
+  /**
+   * Writes what is pending to the file, on this thread: a write to the page cache, which is what
+   * makes an acknowledged write survive kill -9. Called before replies are sent.
+   */
+  writePending(): void {
+    if (this.pending.length === 0 || this.policy === "always") return;
+    const bytes = this.pending.take();
+    writeAll(this.fd, bytes);
+    this.sizeBytes += bytes.length;
+    this.syncedSinceWrite = false;
+    // Without `always`, a write in the page cache is all the policy promises.
+    this.advanceDurable(this.appendedSeq);
+  }
+
+  /** Calls `listener` each time durableSeq advances, until it is removed. */
+  onDurable(listener: () => void): void {
+    this.durableListeners.add(listener);
+  }
+
+  offDurable(listener: () => void): void {
+    this.durableListeners.delete(listener);
+  }
+
+  /**
+   * `always`: writes and syncs everything pending on the worker thread, then anything appended
+   * meanwhile in one more round. `everysec`: syncs what was written since the last sync.
+   */
+  private syncInBackground(): void {
+    if (this.inFlight !== null) return;
+    this.inFlight = this.sync().finally(() => (this.inFlight = null));
+  }
+
+  private async sync(): Promise<void> {
+    if (this.policy === "always") {
+      while (this.pending.length > 0) {
+        const seq = this.appendedSeq;
+        const bytes = this.pending.take();
+        this.sizeBytes += bytes.length;
+        await appendChunks(this.fd, [bytes], true);
+        this.advanceDurable(seq);
+      }
+    } else if (!this.syncedSinceWrite) {
+      this.syncedSinceWrite = true;
+      await appendChunks(this.fd, [], true);
+    }
+  }
+
+  private advanceDurable(seq: number): void {
+    if (seq <= this.durableSeq) return;
+    this.durableSeq = seq;
+    for (const listener of [...this.durableListeners]) listener();
+  }
+
+  /** Writes and syncs everything appended so far, off this thread (BGSAVE). */
+  async syncNow(): Promise<void> {
+    this.writePending();
+    await this.inFlight;
+    if (this.policy !== "always") this.syncedSinceWrite = false;
+    this.syncInBackground();
+    await this.inFlight;
+  }
+
+  /** Writes and syncs everything pending, on this thread (shutdown, and SAVE-like waits). */
+  flushSync(): void {
+    const bytes = this.pending.take();
+    if (bytes.length > 0) writeAll(this.fd, bytes);
+    this.sizeBytes += bytes.length;
+    fdatasyncSync(this.fd);
+    this.advanceDurable(this.appendedSeq);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    // A sync in flight writes bytes taken before anything still pending: let it land first.
+    await this.inFlight;
+    this.flushSync();
+    closeSync(this.fd);
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let at = 0;
+  while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+}

@@ -1,0 +1,62 @@
+/**
+ * Commands encoded as RESP multibulk requests (`*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n`), appended to a
+ * growing byte buffer: the append-only file's format, which is what Redis writes too, so
+ * `redis-check-aof` and redis-server itself can read our files.
+ */
+
+/** First size of a command buffer; it doubles as needed. */
+const initialBufferBytes = 64 * 1024;
+
+type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
+
+/** Bytes of `*<n>\r\n` or `$<n>\r\n` for n below 2^53. */
+const headerBytesMax = 1 + 16 + 2;
+
+export class CommandBuffer {
+  private buffer = Buffer.allocUnsafe(initialBufferBytes) as Latin1Buffer;
+  length = 0;
+
+  /** Appends one command. Arguments are latin1 byte strings, as the engine holds them. */
+  push(argv: readonly string[]): void {
+    let bytes = headerBytesMax;
+    for (const arg of argv) bytes += headerBytesMax + arg.length + 2;
+    this.reserve(bytes);
+    this.header(0x2a, argv.length);
+    for (const arg of argv) {
+      this.header(0x24, arg.length);
+      this.length += this.buffer.latin1Write(arg, this.length);
+      this.buffer[this.length++] = 0x0d;
+      this.buffer[this.length++] = 0x0a;
+    }
+  }
+
+  /** The bytes pushed so far, as a copy, and an empty buffer for what comes next. */
+  take(): Uint8Array {
+    const bytes = Uint8Array.prototype.slice.call(this.buffer, 0, this.length);
+    this.length = 0;
+    return bytes;
+  }
+
+  private header(type: number, n: number): void {
+    this.buffer[this.length++] = type;
+    this.length += this.buffer.latin1Write(String(n), this.length);
+    this.buffer[this.length++] = 0x0d;
+    this.buffer[this.length++] = 0x0a;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    let size = this.buffer.length * 2;
+    while (size < this.length + bytes) size *= 2;
+    const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+}
+
+/** The encoded length of a command, without encoding it: the loader's byte offsets. */
+export function encodedBytes(argv: readonly string[]): number {
+  let bytes = 3 + String(argv.length).length;
+  for (const arg of argv) bytes += 5 + String(arg.length).length + arg.length;
+  return bytes;
+}

@@ -1,0 +1,48 @@
+/**
+ * Persistence commands. svc persists through the append-only file only (no RDB snapshots), so:
+ * - BGREWRITEAOF rewrites it (aof/rewrite.ts);
+ * - SAVE makes everything written so far durable (write and fdatasync) before answering, which
+ *   is what a caller of SAVE relies on; BGSAVE does the same in the background;
+ * - LASTSAVE answers when that last happened (at first, when the server started).
+ * Without an append-only file there is nothing to save to, and SAVE/BGSAVE say so.
+ */
+import { KvError } from "../errors.ts";
+import type { CommandSpec, Exec } from "./spec.ts";
+
+const noFile = () => new KvError("ERR svc persists through the append-only file, which is off (start it with --appendonly yes)");
+
+function bgrewriteaof(x: Exec): void {
+  if (x.engine.aof === null) throw new KvError("ERR the append-only file is off (start with --appendonly yes)");
+  if (!x.engine.startRewrite()) throw new KvError("ERR Background append only file rewriting already in progress");
+  x.reply.simple("Background append only file rewriting started");
+}
+
+function save(x: Exec): void {
+  const aof = x.engine.aof;
+  if (aof === null) throw noFile();
+  // With appendfsync always the reply already waits for the sync that covers every write before
+  // it (connection.ts); writing here could reorder bytes a sync in flight is still writing.
+  if (aof.syncsEveryWrite) void aof.syncNow();
+  else aof.flushSync();
+  x.engine.lastSaveMs = x.engine.clock.nowMs();
+  x.reply.simple("OK");
+}
+
+function bgsave(x: Exec, argv: string[]): void {
+  if (argv.length > 2 || (argv.length === 2 && argv[1]!.toUpperCase() !== "SCHEDULE")) throw new KvError("ERR syntax error");
+  const aof = x.engine.aof;
+  if (aof === null) throw noFile();
+  const engine = x.engine;
+  void aof.syncNow().then(() => (engine.lastSaveMs = engine.clock.nowMs()));
+  x.reply.simple("Background saving started");
+}
+
+export const persistenceCommands: readonly CommandSpec[] = [
+  { name: "bgrewriteaof", arity: 1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Rewrites the append-only file.", run: bgrewriteaof },
+  { name: "save", arity: 1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Makes every write so far durable.", run: save },
+  { name: "bgsave", arity: -1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Makes every write so far durable, in the background.", run: bgsave },
+  {
+    name: "lastsave", arity: 1, flags: ["loading", "stale", "fast"], group: "server", summary: "Returns when data was last made durable.",
+    run: (x) => x.reply.integer(Math.floor(x.engine.lastSaveMs / 1000)),
+  },
+];

@@ -1,0 +1,297 @@
+// The append-only file, against real processes: what svc writes replays to the same data in svc
+// and in redis-server itself, redis-check-aof accepts it, an acknowledged write survives kill -9
+// with appendfsync always, a torn tail is cut back, and a corrupt middle refuses to start.
+import { describe, expect, test } from "bun:test";
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { RespClient, type RespValue } from "./support/resp-client.ts";
+import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+
+const aofName = "appendonly.aof";
+const newDir = () => mkdtempSync(join(tmpdir(), "svc-aof-"));
+const startKvIn = (dir: string, fsync = "always") => startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", fsync]);
+
+async function withClient<T>(port: number, body: (c: RespClient) => Promise<T>): Promise<T> {
+  const client = await RespClient.connect(port);
+  try {
+    return await body(client);
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Every key of databases 0-3 with its type, its whole content in a canonical order and whether
+ * it has a time to live: what two servers must agree on after loading the same file.
+ */
+async function snapshot(port: number): Promise<Record<string, unknown>> {
+  return withClient(port, async (c) => {
+    const out: Record<string, unknown> = {};
+    for (let db = 0; db < 4; db++) {
+      await c.call("SELECT", String(db));
+      const keys = ((await c.call("KEYS", "*")) as string[]).sort();
+      for (const key of keys) {
+        const type = ((await c.call("TYPE", key)) as { s: string }).s;
+        const content: Record<string, () => Promise<RespValue>> = {
+          string: () => c.call("GET", key),
+          list: () => c.call("LRANGE", key, "0", "-1"),
+          hash: async () => ((await c.call("HGETALL", key)) as string[]).join("\0").split("\0").sort(),
+          set: async () => ((await c.call("SMEMBERS", key)) as string[]).sort(),
+          zset: () => c.call("ZRANGE", key, "0", "-1", "WITHSCORES"),
+        };
+        const ttl = (await c.call("PTTL", key)) as bigint;
+        out[`${db}:${key}`] = { type, value: await content[type]!(), expires: ttl >= 0n };
+      }
+    }
+    return out;
+  });
+}
+
+/** Commands whose effect depends on time, chance or blocking — the ones the file must rewrite. */
+const command = fc.oneof(
+  fc.tuple(fc.constantFrom("a", "b", "c"), fc.integer({ min: -5, max: 5 })).map(([k, n]) => ["INCRBY", k, String(n)]),
+  fc.tuple(fc.constantFrom("a", "b", "f"), fc.constantFrom("1.5", "0.1", "-2e-3")).map(([k, n]) => ["INCRBYFLOAT", k, n]),
+  fc.tuple(fc.constantFrom("s1", "s2"), fc.string({ maxLength: 3 })).map(([k, v]) => ["SET", k, v, "EX", "1000"]),
+  fc.constantFrom(["SETEX", "s3", "500", "v"], ["PSETEX", "s4", "500000", "v"], ["GETEX", "s1", "PX", "90000"], ["GETEX", "s2", "PERSIST"]),
+  fc.tuple(fc.constantFrom("a", "s1", "l", "h"), fc.constantFrom("EXPIRE", "PEXPIRE"), fc.constantFrom("100", "0", "-1")).map(([k, c, n]) => [c, k, n]),
+  fc.tuple(fc.constantFrom("l", "m"), fc.array(fc.constantFrom("x", "y", "z"), { minLength: 1, maxLength: 3 })).map(([k, v]) => ["RPUSH", k, ...v]),
+  fc.constantFrom(["LPOP", "l"], ["BLPOP", "l", "m", "0.01"], ["BLMOVE", "l", "m", "LEFT", "RIGHT", "0.01"], ["BLMPOP", "0.01", "2", "l", "m", "RIGHT", "COUNT", "2"]),
+  fc.tuple(fc.constantFrom("set", "set2"), fc.array(fc.constantFrom("p", "q", "r", "t"), { minLength: 1, maxLength: 4 })).map(([k, v]) => ["SADD", k, ...v]),
+  fc.constantFrom(["SPOP", "set"], ["SPOP", "set2", "2"], ["SMOVE", "set", "set2", "p"]),
+  fc.tuple(fc.constantFrom("h"), fc.constantFrom("f1", "f2"), fc.constantFrom("1.25", "3")).map(([k, f, n]) => ["HINCRBYFLOAT", k, f, n]),
+  fc.tuple(fc.constantFrom("z"), fc.integer({ min: 0, max: 9 }), fc.constantFrom("m1", "m2", "m3")).map(([k, s, m]) => ["ZADD", k, String(s), m]),
+  fc.constantFrom(["ZPOPMIN", "z"], ["BZPOPMAX", "z", "0.01"], ["BZMPOP", "0.01", "1", "z", "MIN", "COUNT", "2"]),
+  fc.constantFrom(["SELECT", "1"], ["SELECT", "0"], ["MOVE", "a", "2"], ["COPY", "l", "lcopy", "DB", "3"], ["SWAPDB", "0", "1"], ["RENAME", "set", "set3"]),
+  fc.constantFrom(["MULTI"], ["EXEC"], ["DISCARD"], ["FLUSHDB"], ["DEL", "a", "l"], ["GET", "a"], ["PERSIST", "s1"]),
+);
+
+describe("what svc writes", () => {
+  test("replays to the same data in svc and in redis-server, and redis-check-aof accepts it", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 40 }), async (commands) => {
+        const dir = newDir();
+        const kv = await startKvIn(dir);
+        let before: Record<string, unknown>;
+        try {
+          await withClient(kv.port, async (c) => {
+            for (const argv of commands) await c.call(...argv);
+            if (commands.some((argv) => argv[0] === "MULTI")) await c.call("EXEC");
+          });
+          before = await snapshot(kv.port);
+        } finally {
+          await kv.stop();
+        }
+        const check = Bun.spawnSync(["redis-check-aof", join(dir, aofName)]);
+        expect(check.stdout.toString()).toContain("is valid");
+        const again = await startKvIn(dir);
+        const redisDir = newDir();
+        copyFileSync(join(dir, aofName), join(redisDir, aofName));
+        const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
+        try {
+          expect(await snapshot(again.port)).toEqual(before);
+          expect(await snapshot(redis.port)).toEqual(before);
+        } finally {
+          await Promise.all([again.stop(), redis.stop()]);
+        }
+      }),
+      { numRuns: 8 },
+    );
+  }, 120_000);
+});
+
+describe("appendfsync always", () => {
+  // Each writer pushes its own numbered values and remembers which were acknowledged; after
+  // kill -9 at a random moment every acknowledged value must be back, in order.
+  test("every acknowledged write survives kill -9 at random points", async () => {
+    const dir = newDir();
+    const acknowledged = new Map<string, number>();
+    for (let round = 0; round < 5; round++) {
+      const kv = await startKvIn(dir);
+      const writers = Array.from({ length: 4 }, (_, w) => `w${w}`);
+      let stop = false;
+      const runs = writers.map(async (name) => {
+        const client = await RespClient.connect(kv.port);
+        // A reply that never comes because the server died counts as not acknowledged.
+        const call = (...argv: string[]) => Promise.race([client.call(...argv), client.closed.then(() => null)]);
+        let n = acknowledged.get(name) ?? 0;
+        while (!stop) {
+          const reply = await call("RPUSH", name, String(n + 1));
+          if (typeof reply !== "bigint") break;
+          n++;
+          acknowledged.set(name, n);
+          if ((await call("SET", `${name}:last`, String(n))) === null) break;
+        }
+        client.close();
+      });
+      await Bun.sleep(50 + Math.floor(Math.random() * 250));
+      kv.proc.kill("SIGKILL");
+      stop = true;
+      await kv.proc.exited;
+      await Promise.all(runs);
+      const restarted = await startKvIn(dir);
+      try {
+        await withClient(restarted.port, async (c) => {
+          for (const name of writers) {
+            const values = (await c.call("LRANGE", name, "0", "-1")) as string[];
+            const expected = acknowledged.get(name) ?? 0;
+            // Acknowledged values are all there, in order; at most the one in flight beyond them.
+            expect(values.slice(0, expected)).toEqual(Array.from({ length: expected }, (_, i) => String(i + 1)));
+            expect(values.length).toBeLessThanOrEqual(expected + 1);
+            acknowledged.set(name, values.length);
+          }
+        });
+      } finally {
+        await restarted.stop();
+      }
+    }
+    expect([...acknowledged.values()].every((n) => n > 0)).toBe(true);
+  }, 120_000);
+});
+
+describe("rewriting the file", () => {
+  // A walk over 30k keys takes many slices; meanwhile writers change the keys the walk has and has
+  // not reached, a blocked client is served, and SWAPDB forces the walk to finish at once.
+  test("a rewrite under concurrent writes loses nothing, shrinks the file, and redis-server loads the result", async () => {
+    const dir = newDir();
+    const kv = await startKvIn(dir, "everysec");
+    let before: Record<string, unknown>;
+    try {
+      await withClient(kv.port, async (c) => {
+        const loads: Promise<RespValue>[] = [];
+        for (let i = 0; i < 10_000; i++) {
+          loads.push(c.call("SET", `s${i}`, String(i)), c.call("RPUSH", `l${i % 100}`, String(i)), c.call("ZADD", `z${i % 50}`, String(i / 7), `m${i}`));
+          if (i % 3 === 0) loads.push(c.call("SADD", `set${i % 30}`, String(i)), c.call("HSET", `h${i % 40}`, `f${i}`, String(i)));
+        }
+        for (let i = 0; i < 5000; i++) loads.push(c.call("INCR", "counter"));
+        await Promise.all(loads);
+      });
+      const sizeBefore = statSync(join(dir, aofName)).size;
+      let stop = false;
+      const writer = async (w: number) =>
+        withClient(kv.port, async (c) => {
+          for (let n = 0; !stop; n++) {
+            const i = Math.floor(Math.random() * 10_000);
+            await Promise.all([
+              c.call("INCR", `s${i}`), c.call("LPOP", `l${i % 100}`), c.call("ZINCRBY", `z${i % 50}`, "1.5", `m${i}`),
+              c.call("SADD", `set${i % 30}`, `w${w}-${n}`), c.call("HDEL", `h${i % 40}`, `f${i}`), c.call("PEXPIRE", `s${(i + 1) % 10_000}`, "100000"),
+              c.call("RENAME", `s${(i + 2) % 10_000}`, `renamed${w}-${n}`).catch(() => null),
+            ]);
+          }
+        });
+      const blocked = withClient(kv.port, (c) => c.call("BLPOP", "wakeup", "0"));
+      const writers = [writer(0), writer(1)];
+      await withClient(kv.port, async (c) => {
+        for (let round = 0; round < 3; round++) {
+          expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+          if (round === 1) await c.call("SWAPDB", "0", "1");
+          if (round === 2) await c.call("RPUSH", "wakeup", "now");
+          for (;;) {
+            const info = (await c.call("INFO", "persistence")) as string;
+            if (info.includes("aof_rewrite_in_progress:0")) break;
+            await Bun.sleep(5);
+          }
+        }
+      });
+      stop = true;
+      await Promise.all([...writers, blocked]);
+      before = await snapshot(kv.port);
+      await withClient(kv.port, (c) => c.call("SAVE"));
+      expect(statSync(join(dir, aofName)).size).toBeLessThan(sizeBefore);
+    } finally {
+      await kv.stop();
+    }
+    const again = await startKvIn(dir);
+    const redisDir = newDir();
+    copyFileSync(join(dir, aofName), join(redisDir, aofName));
+    const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
+    try {
+      expect(await snapshot(again.port)).toEqual(before);
+      expect(await snapshot(redis.port)).toEqual(before);
+    } finally {
+      await Promise.all([again.stop(), redis.stop()]);
+    }
+  }, 120_000);
+});
+
+describe("a damaged file", () => {
+  async function fileWith(commands: string[][]): Promise<string> {
+    const dir = newDir();
+    const kv = await startKvIn(dir);
+    await withClient(kv.port, async (c) => {
+      for (const argv of commands) await c.call(...argv);
+    });
+    await kv.stop();
+    return dir;
+  }
+
+  test("a tail cut inside a command loads up to the last complete one and is cut there", async () => {
+    const dir = await fileWith([["SET", "kept", "1"], ["RPUSH", "list", "a", "b"]]);
+    const path = join(dir, aofName);
+    const whole = statSync(path).size;
+    appendFileSync(path, "*3\r\n$3\r\nSET\r\n$4\r\ntorn\r\n$5\r\nval");
+    const kv = await startKvIn(dir);
+    try {
+      expect(await withClient(kv.port, (c) => c.call("MGET", "kept", "torn"))).toEqual(["1", null]);
+      expect(await withClient(kv.port, (c) => c.call("LRANGE", "list", "0", "-1"))).toEqual(["a", "b"]);
+      expect(statSync(path).size).toBe(whole);
+      expect(kv.output()).toContain("ended inside a command");
+    } finally {
+      await kv.stop();
+    }
+  }, 30_000);
+
+  test("a transaction whose EXEC the tail lost is dropped whole", async () => {
+    const dir = await fileWith([["SET", "kept", "1"]]);
+    const path = join(dir, aofName);
+    const whole = statSync(path).size;
+    appendFileSync(path, "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$4\r\nhalf\r\n$1\r\n1\r\n*2\r\n$4\r\nINCR");
+    const kv = await startKvIn(dir);
+    try {
+      expect(await withClient(kv.port, (c) => c.call("MGET", "kept", "half"))).toEqual(["1", null]);
+      expect(statSync(path).size).toBe(whole);
+    } finally {
+      await kv.stop();
+    }
+  }, 30_000);
+
+  test("corruption in the middle refuses to start and names the byte offset", async () => {
+    const dir = await fileWith([["SET", "a", "1"], ["SET", "b", "2"], ["SET", "c", "3"]]);
+    const path = join(dir, aofName);
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf("*3\r\n$3\r\nSET\r\n$1\r\nb");
+    const damaged = Buffer.concat([bytes.subarray(0, at), Buffer.from("?garbage\r\n"), bytes.subarray(at)]);
+    writeFileSync(path, damaged);
+    await expect(startKvIn(dir)).rejects.toThrow(`corrupt at byte ${at}`);
+    // Nothing was cut from a file we refused.
+    expect(readFileSync(path).equals(damaged)).toBe(true);
+  }, 30_000);
+
+  test("an unknown command refuses to start", async () => {
+    const dir = newDir();
+    writeFileSync(join(dir, aofName), "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*2\r\n$7\r\nNOTACMD\r\n$1\r\nx\r\n");
+    await expect(startKvIn(dir)).rejects.toThrow("corrupt at byte 23");
+  }, 30_000);
+});
+
+describe("appendfsync everysec and no", () => {
+  for (const fsync of ["everysec", "no"]) {
+    test(`${fsync}: an acknowledged write is in the file before its reply, so it survives kill -9`, async () => {
+      const dir = newDir();
+      const kv: ServerProcess = await startKvIn(dir, fsync);
+      await withClient(kv.port, async (c) => {
+        for (let i = 0; i < 100; i++) await c.call("SET", `k${i}`, String(i));
+      });
+      kv.proc.kill("SIGKILL");
+      await kv.proc.exited;
+      const again = await startKvIn(dir, fsync);
+      try {
+        const values = await withClient(again.port, (c) => c.call("MGET", ...Array.from({ length: 100 }, (_, i) => `k${i}`)));
+        expect(values).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
+      } finally {
+        await again.stop();
+      }
+    }, 30_000);
+  }
+});
