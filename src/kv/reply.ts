@@ -24,8 +24,11 @@ export interface Reply {
   map(pairs: number): void;
   /** An unordered collection (RESP3 ~); an array in RESP2. */
   set(count: number): void;
-  /** A double (RESP3 ,); a bulk string in `%.17g` form in RESP2. */
-  double(n: number): void;
+  /**
+   * A double (RESP3 ,); a bulk string in RESP2. `text` is how it is written, `%.17g` unless the
+   * command prints it its own way (GEO coordinates have 17 decimals).
+   */
+  double(n: number, text?: string): void;
   /** An out-of-band message such as a pub/sub delivery (RESP3 >); an array in RESP2. */
   push(count: number): void;
   /** Human-readable text such as INFO (RESP3 verbatim "txt"); a bulk string in RESP2. */

@@ -37,7 +37,7 @@ export class Collector implements Reply {
   bulk(value: string | null): void { this.add(value); }
   map(pairs: number): void { this.array(pairs * 2); }
   set(count: number): void { this.array(count); }
-  double(n: number): void { this.add(formatDouble(n)); }
+  double(n: number, text = formatDouble(n)): void { this.add(text); }
   push(count: number): void { this.array(count); }
   verbatim(text: string): void { this.add(text); }
   array(length: number | null): void {

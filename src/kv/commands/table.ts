@@ -16,6 +16,7 @@ import { setCommands } from "../types/set.ts";
 import { stringCommands } from "../types/string.ts";
 import { zsetCommands } from "../types/zset.ts";
 import { bloomCommands } from "../types/bloom/commands.ts";
+import { geoCommands } from "../types/geo/commands.ts";
 
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
@@ -30,6 +31,7 @@ const declarations: readonly CommandSpec[] = [
   ...setCommands,
   ...zsetCommands,
   ...bloomCommands,
+  ...geoCommands,
 ];
 
 export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));

@@ -136,9 +136,9 @@ export class RespWriter implements Reply {
     this.line(this.protocol === 3 ? "~" : "*", String(count));
   }
 
-  double(n: number): void {
-    if (this.protocol === 3) this.line(",", formatDouble(n));
-    else this.bulk(formatDouble(n));
+  double(n: number, text = formatDouble(n)): void {
+    if (this.protocol === 3) this.line(",", text);
+    else this.bulk(text);
   }
 
   push(count: number): void {
