@@ -19,6 +19,12 @@ import { startRespServer } from "./server.ts";
 /** How often the file's growth is checked for an automatic rewrite (Redis's serverCron, hz 10). */
 const autoRewriteCheckMs = 100;
 
+/**
+ * Where data lives unless --dir says otherwise: a directory of its own under the working
+ * directory, so `svc up` persists without setup and never scatters files where it was started.
+ */
+const dataDirDefault = "data/kv";
+
 /** The append-only file's name in --dir (Redis's appendfilename default). */
 const aofFileName = "appendonly.aof";
 
@@ -30,7 +36,7 @@ export const kvService = defineService({
     port: flag.int({ default: 6379, min: 0, max: 65535, help: "RESP port (RESP2, and RESP3 after HELLO 3); 0 picks a free one (printed)" }),
     bind: flag.string({ default: "127.0.0.1", help: "address to listen on" }),
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port (reserved: the REST API is not built yet)" }),
-    dir: flag.string({ default: ".", help: "directory for persistence files" }),
+    dir: flag.string({ default: dataDirDefault, help: "directory for persistence files (created if missing)" }),
     appendonly: flag.enum({ default: "yes", choices: ["yes", "no"], help: `log every write to ${aofFileName} in --dir and replay it at start` }),
     appendfsync: flag.enum({
       default: "everysec", choices: fsyncPolicies,

@@ -11,6 +11,8 @@
 // minutes) and installs the result into native/dist, which a test must not do.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RespClient } from "./support/resp-client.ts";
 import { isAlive } from "./support/servers.ts";
@@ -30,8 +32,9 @@ interface Up {
 
 const started: Up[] = [];
 
-function startUp(env: Record<string, string | undefined>): Up {
+function startUp(env: Record<string, string | undefined>, cwd = mkdtempSync(join(tmpdir(), "svc-up-"))): Up {
   const proc = Bun.spawn([process.execPath, cliPath, "up", "--only", "kv"], {
+    cwd,
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -122,6 +125,23 @@ describe("svc up", () => {
     expect(up.stderr()).toContain("stopped");
     await waitUntil(() => (isAlive(pid) ? undefined : true), "kv to exit");
     expect(await canConnect(port)).toBe(false);
+  });
+
+  test("persists under data/kv in the directory it runs in: a second svc up there has the data", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "svc-up-"));
+    const first = startUp({ SVC_KV_PORT: "0" }, cwd);
+    const client = await RespClient.connect((await banner(first)).port);
+    expect(await client.call("RPUSH", "up:list", "a", "b")).toBe(2n);
+    client.close();
+    first.proc.kill("SIGTERM");
+    await first.proc.exited;
+    expect(existsSync(join(cwd, "data/kv/appendonly.aof"))).toBe(true);
+    const second = startUp({ SVC_KV_PORT: "0" }, cwd);
+    const again = await RespClient.connect((await banner(second)).port);
+    expect(await again.call("LRANGE", "up:list", "0", "-1")).toEqual(["a", "b"]);
+    again.close();
+    second.proc.kill("SIGTERM");
+    await second.proc.exited;
   });
 
   test("when kv's port is taken, svc up says kv did not start and exits 1", async () => {
