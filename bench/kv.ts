@@ -9,6 +9,9 @@
  * `redis-cli --pipe`, run MEMORY PURGE (jemalloc's purge for Redis, a full GC for us) and report
  * how much their resident set grew.
  *
+ * Then persistence: both with their append-only files, appendfsync always and everysec
+ * (lib/kv-aof.ts).
+ *
  * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000);
  * SVC_BENCH_KV_MEMORY_KEYS the key count of the memory test (default 1000000).
  */
@@ -16,6 +19,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rssBytes, startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
+import { aofComparison } from "./lib/kv-aof.ts";
+import { fmt, median, redisBenchmark, redisCli, redisVersion } from "./lib/redis-benchmark.ts";
 
 const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
 const requests = Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000);
@@ -25,26 +30,6 @@ const pipelines = [1, 16];
 const memoryKeys = Number(process.env.SVC_BENCH_KV_MEMORY_KEYS ?? 1_000_000);
 /** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
 const settleMs = 2000;
-
-/** Requests per second redis-benchmark reports for one test against one server. */
-async function run(port: number, test: string, pipeline: number): Promise<number> {
-  const proc = Bun.spawn(
-    ["redis-benchmark", "-p", String(port), "-t", test, "-r", String(keyRange), "-c", String(clients), "-n", String(requests), "-P", String(pipeline), "--csv"],
-    { stdout: "pipe", stderr: "pipe" },
-  );
-  const out = await new Response(proc.stdout).text();
-  if ((await proc.exited) !== 0) throw new Error(`redis-benchmark failed: ${await new Response(proc.stderr).text()}`);
-  // CSV: "test","rps",... — one data row per test (lrange_100 reports as LRANGE_100 (first 100 elements)).
-  const row = out.split("\n").find((line) => line.startsWith('"') && !line.startsWith('"test"'));
-  if (row === undefined) throw new Error(`no result in redis-benchmark output:\n${out}`);
-  return Number(row.split(",")[1]!.replaceAll('"', ""));
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 async function main(): Promise<void> {
   let redis: ServerProcess | undefined;
@@ -68,7 +53,7 @@ async function main(): Promise<void> {
         // Rotate which server goes first, so warm caches and drift do not favour one side.
         const order = servers.map((_, j) => servers[(i + j) % servers.length]!);
         const results = new Map<ServerProcess, number>();
-        for (const server of order) results.set(server, await run(server.port, test, pipeline));
+        for (const server of order) results.set(server, await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange }));
         const base = results.get(redis)!;
         tsRatios.push(results.get(kvTs)! / base);
         nativeRatios.push(results.get(kvNative)! / base);
@@ -81,13 +66,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([redis?.stop(), kvTs?.stop(), kvNative?.stop()]);
   }
-}
-
-async function redisCli(port: number, args: string[], stdinFile?: string): Promise<string> {
-  const proc = Bun.spawn(["redis-cli", "-p", String(port), ...args], { stdin: stdinFile === undefined ? "ignore" : Bun.file(stdinFile), stdout: "pipe", stderr: "pipe" });
-  const out = await new Response(proc.stdout).text();
-  if ((await proc.exited) !== 0) throw new Error(`redis-cli ${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`);
-  return out;
+  await aofComparison();
 }
 
 async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
@@ -123,11 +102,6 @@ async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function redisVersion(): Promise<string> {
-  const out = await new Response(Bun.spawn(["redis-server", "--version"], { stdout: "pipe" }).stdout).text();
-  return /v=([\d.]+)/.exec(out)?.[1] ?? "unknown";
 }
 
 await main();

@@ -1,0 +1,51 @@
+/**
+ * kv with its append-only file against redis-server with its own, same settings on both sides:
+ * redis-benchmark SET, INCR and LPUSH, with and without pipelining, for appendfsync always and
+ * everysec, the two servers interleaved. Part of `svc bench kv`.
+ *
+ * `always` runs fewer requests: every reply waits for an fdatasync (shared by whatever arrived
+ * meanwhile), so a run takes seconds per thousand requests on a slow disk.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
+import { fmt, median, redisBenchmark } from "./redis-benchmark.ts";
+
+const tests = ["set", "incr", "lpush"];
+const pipelines = [1, 16];
+const clients = 50;
+const keyRange = 100_000;
+const requestsByPolicy: Record<string, number> = {
+  always: Number(process.env.SVC_BENCH_KV_AOF_ALWAYS_REQUESTS ?? 50_000),
+  everysec: Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000),
+};
+
+export async function aofComparison(): Promise<void> {
+  for (const [policy, requests] of Object.entries(requestsByPolicy)) {
+    const dirs = [mkdtempSync(join(tmpdir(), "svc-bench-aof-")), mkdtempSync(join(tmpdir(), "svc-bench-aof-"))];
+    const settings = ["--appendonly", "yes", "--appendfsync", policy];
+    let redis: ServerProcess | undefined;
+    let kv: ServerProcess | undefined;
+    try {
+      [redis, kv] = await Promise.all([startRedis(["--dir", dirs[0]!, ...settings]), startKv(["--dir", dirs[1]!, ...settings])]);
+      console.log(`### kv: append-only file, appendfsync ${policy} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
+      console.log("| test | redis ops/s | svc ops/s | svc/redis |");
+      console.log("|---|---:|---:|---:|");
+      const ratios: number[] = [];
+      for (const pipeline of pipelines) {
+        for (const [i, test] of tests.entries()) {
+          const order = i % 2 === 0 ? [redis, kv] : [kv, redis];
+          const results = new Map<ServerProcess, number>();
+          for (const server of order) results.set(server, await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange }));
+          ratios.push(results.get(kv)! / results.get(redis)!);
+          console.log(`| ${test} -P ${pipeline} | ${fmt(results.get(redis)!)} | ${fmt(results.get(kv)!)} | ${ratios.at(-1)!.toFixed(2)}× |`);
+        }
+      }
+      console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |\n`);
+    } finally {
+      await Promise.all([redis?.stop(), kv?.stop()]);
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}

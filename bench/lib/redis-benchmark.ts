@@ -1,0 +1,44 @@
+/**
+ * redis-benchmark and redis-cli as the kv benchmarks drive them, and the small helpers their
+ * tables share.
+ */
+
+export interface BenchmarkRun {
+  port: number;
+  test: string;
+  pipeline: number;
+  requests: number;
+  clients: number;
+  keyRange: number;
+}
+
+/** Requests per second redis-benchmark reports for one test against one server. */
+export async function redisBenchmark(r: BenchmarkRun): Promise<number> {
+  const args = ["-p", r.port, "-t", r.test, "-r", r.keyRange, "-c", r.clients, "-n", r.requests, "-P", r.pipeline].map(String);
+  const proc = Bun.spawn(["redis-benchmark", ...args, "--csv"], { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`redis-benchmark failed: ${await new Response(proc.stderr).text()}`);
+  // CSV: "test","rps",... — one data row per test (lrange_100 reports as LRANGE_100 (first 100 elements)).
+  const row = out.split("\n").find((line) => line.startsWith('"') && !line.startsWith('"test"'));
+  if (row === undefined) throw new Error(`no result in redis-benchmark output:\n${out}`);
+  return Number(row.split(",")[1]!.replaceAll('"', ""));
+}
+
+export async function redisCli(port: number, args: string[], stdinFile?: string): Promise<string> {
+  const proc = Bun.spawn(["redis-cli", "-p", String(port), ...args], { stdin: stdinFile === undefined ? "ignore" : Bun.file(stdinFile), stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`redis-cli ${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`);
+  return out;
+}
+
+export async function redisVersion(): Promise<string> {
+  const out = await new Response(Bun.spawn(["redis-server", "--version"], { stdout: "pipe" }).stdout).text();
+  return /v=([\d.]+)/.exec(out)?.[1] ?? "unknown";
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
