@@ -42,6 +42,7 @@ export class Connection implements Transport {
   private releasedUpTo = 0;
   private waitingForDisk = false;
   private readonly onDurable = () => this.write();
+  private readonly onWritten = () => this.write();
   private paused = false;
   private closed = false;
 
@@ -133,7 +134,8 @@ export class Connection implements Transport {
   write(): void {
     if (this.closed) return;
     const w = this.writer;
-    this.engine.aof?.writePending();
+    const aof = this.engine.aof;
+    if (aof !== null && aof.hasUnwritten) return aof.whenWritten(this.onWritten);
     for (;;) {
       const sendable = this.sendableBytes();
       if (sendable > 0) {

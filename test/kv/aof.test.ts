@@ -84,7 +84,8 @@ describe("what svc writes", () => {
           await kv.stop();
         }
         const check = Bun.spawnSync(["redis-check-aof", join(dir, aofName)]);
-        expect(check.stdout.toString()).toContain("is valid");
+        // A sequence that changed nothing leaves an empty file, which redis-check-aof calls empty.
+        expect(check.stdout.toString()).toMatch(/is (valid|empty)/);
         const again = await startKvIn(dir);
         const redisDir = newDir();
         copyFileSync(join(dir, aofName), join(redisDir, aofName));

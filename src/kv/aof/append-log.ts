@@ -38,6 +38,8 @@ export class AppendLog {
   private inFlight: Promise<void> | null = null;
   private syncedSinceWrite = true;
   private readonly durableListeners = new Set<() => void>();
+  private readonly writtenListeners = new Set<() => void>();
+  private writeScheduled = false;
   private readonly timer: ReturnType<typeof setInterval> | null;
   /** Bytes the file holds: where the next append lands. */
   sizeBytes: number;
@@ -120,6 +122,29 @@ export class AppendLog {
       this.appendedSeq++;
     }
     this.transaction = "none";
+  }
+
+  /**
+   * Whether replies must wait for commands to be written to the file: the write happens once per
+   * turn of the event loop for every client served in it (Redis writes its AOF buffer once per
+   * loop too, in beforeSleep), not once per client.
+   */
+  get hasUnwritten(): boolean {
+    return this.pending.length > 0 && this.policy !== "always";
+  }
+
+  /** Calls `listener` once the commands pending now are in the file. */
+  whenWritten(listener: () => void): void {
+    this.writtenListeners.add(listener);
+    if (this.writeScheduled) return;
+    this.writeScheduled = true;
+    setImmediate(() => {
+      this.writeScheduled = false;
+      this.writePending();
+      const listeners = [...this.writtenListeners];
+      this.writtenListeners.clear();
+      for (const l of listeners) l();
+    });
   }
 
   /**
