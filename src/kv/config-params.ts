@@ -17,6 +17,8 @@ interface MemoryParam {
 export const memoryParams: Readonly<Record<string, MemoryParam>> = {
   "proto-max-bulk-len": { default: bulkBytesMaxDefault, min: 1 * MiB },
   "client-query-buffer-limit": { default: kvQueryBufferBytesMax, min: 1 * MiB },
+  /** Above this many bytes a sparse HyperLogLog turns dense (read by each PF* write). */
+  "hll-sparse-max-bytes": { default: 3000, min: 0 },
   /** The append-only file is rewritten automatically only once it is at least this big. */
   "auto-aof-rewrite-min-size": { default: 64 * MiB, min: 0 },
 };

@@ -17,6 +17,7 @@ import { stringCommands } from "../types/string.ts";
 import { zsetCommands } from "../types/zset.ts";
 import { bloomCommands } from "../types/bloom/commands.ts";
 import { geoCommands } from "../types/geo/commands.ts";
+import { hyperloglogCommands } from "../types/hyperloglog/commands.ts";
 
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
@@ -32,6 +33,7 @@ const declarations: readonly CommandSpec[] = [
   ...zsetCommands,
   ...bloomCommands,
   ...geoCommands,
+  ...hyperloglogCommands,
 ];
 
 export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));
