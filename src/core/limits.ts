@@ -58,3 +58,16 @@ export const kvExpireCycleIntervalMs = 100;
 export const kvExpireCycleBudgetMs = 25;
 /** Keys with a time to live sampled per batch of the active cycle (Redis's 20). */
 export const kvExpireSampleKeys = 20;
+
+// ---- kv REST API (src/kv/rest; the spec leaves request limits open) ----------------------------
+/**
+ * Largest JSON request body: a 10 MiB value still fits after JSON escaping or base64 (4/3);
+ * bigger values belong on RESP, which streams them without a JSON parse.
+ */
+export const kvRestBodyBytesMax = 16 * MiB;
+/**
+ * Longest a blocking command over POST /cmd waits before answering as a timeout. Bun.serve (in
+ * src/http) closes a connection that sends nothing for 10 s, its default idleTimeout, so the
+ * answer must come before that.
+ */
+export const kvRestBlockTimeoutMsMax = 8_000;

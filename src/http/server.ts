@@ -135,6 +135,9 @@ export function startHttpServer(options: HttpServiceOptions): HttpService {
     hostname: options.hostname,
     port: options.port,
     development: false,
+    // Bun shares the port (SO_REUSEPORT) unless told not to: a second server started on a taken
+    // port would silently split requests with the first instead of failing to start.
+    reusePort: false,
     // Bun's own cap answers an empty 413 before our handler sees the request; body.ts enforces
     // the service's limit with the service's error body, so Bun's cap is set out of the way.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,

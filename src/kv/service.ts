@@ -1,11 +1,11 @@
 /**
- * `svc kv`: the Redis-compatible key-value service. RESP2 on --port (6379); the REST API on
- * --http-port arrives with its own module.
+ * `svc kv`: the Redis-compatible key-value service. RESP2 on --port (6379) and the REST API
+ * (src/kv/rest, docs/kv-rest.md) on --http-port (5020), over one engine.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { flag } from "../core/config.ts";
-import { kvDatabasesDefault } from "../core/limits.ts";
+import { kvDatabasesDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { AppendLog, type FsyncPolicy, fsyncPolicies } from "./aof/append-log.ts";
 import { loadAppendLog } from "./aof/load.ts";
@@ -14,6 +14,7 @@ import { Engine } from "./engine.ts";
 import { startActiveExpire } from "./expire.ts";
 import { NativeRespParser } from "./resp/native-parser.ts";
 import { RespParser } from "./resp/parser.ts";
+import { startRestServer } from "./rest/server.ts";
 import { startRespServer } from "./server.ts";
 
 /** How often the file's growth is checked for an automatic rewrite (Redis's serverCron, hz 10). */
@@ -35,7 +36,11 @@ export const kvService = defineService({
   flags: {
     port: flag.int({ default: 6379, min: 0, max: 65535, help: "RESP port (RESP2, and RESP3 after HELLO 3); 0 picks a free one (printed)" }),
     bind: flag.string({ default: "127.0.0.1", help: "address to listen on" }),
-    httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port (reserved: the REST API is not built yet)" }),
+    httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port; 0 picks a free one (printed)" }),
+    httpBlockTimeout: flag.duration({
+      default: kvRestBlockTimeoutMsMax, min: 0, max: kvRestBlockTimeoutMsMax,
+      help: "longest a blocking command (BLPOP …) over REST POST /cmd waits before answering null",
+    }),
     dir: flag.string({ default: dataDirDefault, help: "directory for persistence files (created if missing)" }),
     appendonly: flag.enum({ default: "yes", choices: ["yes", "no"], help: `log every write to ${aofFileName} in --dir and replay it at start` }),
     appendfsync: flag.enum({
@@ -69,6 +74,7 @@ export const kvService = defineService({
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
+    const rest = startRestServer({ engine, hostname: config.bind, port: config.httpPort, blockTimeoutMs: config.httpBlockTimeout, log });
     const stopExpire = startActiveExpire(engine);
     const autoRewrite = setInterval(() => {
       const aof = engine.aof;
@@ -76,13 +82,17 @@ export const kvService = defineService({
       const minBytes = Number(engine.config.get("auto-aof-rewrite-min-size"));
       if (aof !== null && rewriteDue(aof.sizeBytes, engine.aofBaseBytes, percentage, minBytes)) engine.startRewrite();
     }, autoRewriteCheckMs);
-    log.info({ port: resp.port, bind: config.bind }, "kv listening (RESP2)");
+    log.info({ port: resp.port, httpPort: rest.port, bind: config.bind }, "kv listening (RESP2, REST)");
     return {
-      endpoints: [{ protocol: "RESP2", address: `${config.bind}:${resp.port}`, tryIt: `redis-cli -p ${resp.port} PING` }],
+      endpoints: [
+        { protocol: "RESP2", address: `${config.bind}:${resp.port}`, tryIt: `redis-cli -p ${resp.port} PING` },
+        { protocol: "REST", address: `${rest.url}`, tryIt: `curl ${rest.url}dbsize` },
+      ],
       async stop() {
         stopExpire();
         clearInterval(autoRewrite);
         resp.stop();
+        await rest.stop(true);
         await engine.aof?.close();
       },
     };

@@ -38,7 +38,8 @@ function startUp(env: Record<string, string | undefined>, cwd = mkdtempSync(join
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, SVC_LOG_LEVEL: "warn", ...env },
+    // REST on a free port unless a test says otherwise: 5020 may be taken on a shared machine.
+    env: { ...process.env, SVC_LOG_LEVEL: "warn", SVC_KV_HTTP_PORT: "0", ...env },
   });
   let out = "";
   let err = "";
@@ -157,14 +158,17 @@ describe("svc up", () => {
   });
 
   const defaultPort = 6379;
-  const defaultTaken = portTaken(defaultPort);
-  if (defaultTaken) console.warn(`svc-up.test.ts: port ${defaultPort} is taken on this machine; skipping the default-port test`);
-  test.skipIf(defaultTaken)(`without SVC_KV_PORT, kv listens on Redis's port ${defaultPort} (skipped when it is taken)`, async () => {
-    const up = startUp({ SVC_KV_PORT: undefined });
+  const defaultHttpPort = 5020;
+  const defaultTaken = portTaken(defaultPort) || portTaken(defaultHttpPort);
+  if (defaultTaken) console.warn(`svc-up.test.ts: port ${defaultPort} or ${defaultHttpPort} is taken on this machine; skipping the default-port test`);
+  test.skipIf(defaultTaken)(`without port settings, kv serves RESP on ${defaultPort} and REST on ${defaultHttpPort} (skipped when taken)`, async () => {
+    const up = startUp({ SVC_KV_PORT: undefined, SVC_KV_HTTP_PORT: undefined });
     const { port } = await banner(up);
     expect(port).toBe(defaultPort);
     const client = await RespClient.connect(port);
-    expect(await client.call("PING")).toEqual({ s: "PONG" });
+    expect(await client.call("SET", "up:rest", "seen")).toEqual({ s: "OK" });
     client.close();
+    const response = await fetch(`http://127.0.0.1:${defaultHttpPort}/kv/up:rest`);
+    expect(await response.json()).toEqual({ result: "seen" });
   });
 });

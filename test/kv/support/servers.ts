@@ -14,6 +14,8 @@ const serverStartMs = 20_000;
 
 export interface ServerProcess {
   port: number;
+  /** svc kv's REST port (--http-port); undefined for redis-server. */
+  httpPort?: number;
   proc: Subprocess;
   /** Everything the process printed so far. */
   output(): string;
@@ -55,14 +57,22 @@ async function spawnServer(name: string, argv: string[], env: Record<string, str
   };
 }
 
-/** Starts `svc kv --port 0` (plus `args`) and waits for the port it prints. */
+/**
+ * Starts `svc kv --port 0 --http-port 0` (plus `args`, whose flags win) and waits for the ports it
+ * prints: RESP's and the REST API's, each on its own endpoint line.
+ */
 export async function startKv(args: string[] = []): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), "svc-kv-"));
-  const argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", "--port", "0", "--dir", dir, ...args];
-  return spawnServer("svc kv", argv, { ...process.env, SVC_LOG_LEVEL: "warn" }, (output) => {
-    const m = /RESP2 on [\d.]+:(\d+)/.exec(output);
-    return m === null ? undefined : Number(m[1]);
+  const argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", "--port", "0", "--http-port", "0", "--dir", dir, ...args];
+  let httpPort: number | undefined;
+  const server = await spawnServer("svc kv", argv, { ...process.env, SVC_LOG_LEVEL: "warn" }, (output) => {
+    const resp = /RESP2 on [\d.]+:(\d+)/.exec(output);
+    const rest = /REST on http:\/\/[^\s/]+:(\d+)/.exec(output);
+    if (resp === null || rest === null) return undefined;
+    httpPort = Number(rest[1]);
+    return Number(resp[1]);
   });
+  return { ...server, httpPort };
 }
 
 /** A free TCP port on loopback (for redis-server, which cannot pick its own and print it). */

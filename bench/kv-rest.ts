@@ -1,0 +1,121 @@
+/**
+ * The kv REST API against RESP on the same `svc kv` process: wrk drives GET /kv/{key} and
+ * PUT /kv/{key}, redis-benchmark drives GET and SET, with the same number of connections, one
+ * request in flight per connection (no pipelining: HTTP/1.1 clients do not pipeline), random keys
+ * from the same range and the same 3-byte value. The runs interleave (REST, RESP, REST, …) so a
+ * noisy neighbour hurts both alike; the table shows each side's median requests per second and
+ * the ratio REST/RESP. Persistence is off: this compares the interfaces, not the disk.
+ *
+ * SVC_BENCH_KV_REST_SECONDS sets each wrk run's length (default 5); SVC_BENCH_KV_REST_ROUNDS the
+ * number of interleaved rounds (default 3).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RespClient } from "../test/kv/support/resp-client.ts";
+import { type ServerProcess, startKv } from "../test/kv/support/servers.ts";
+
+const seconds = Number(process.env.SVC_BENCH_KV_REST_SECONDS ?? 5);
+const rounds = Number(process.env.SVC_BENCH_KV_REST_ROUNDS ?? 3);
+const connections = 50;
+/** wrk's threads: the machine has two cores, shared with the server. */
+const wrkThreads = 2;
+const keyRange = 100_000;
+/** redis-benchmark's default value: 3 bytes. */
+const value = "xxx";
+
+/**
+ * wrk scripts: each request names a random key of the range, spelt as redis-benchmark's -r spells
+ * it (key:__rand_int__ is 12 zero-padded digits), so both sides touch the same keys.
+ */
+const scripts = {
+  GET: `
+request = function()
+  return wrk.format("GET", string.format("/kv/key:%012d", math.random(0, ${keyRange - 1})))
+end`,
+  PUT: `
+wrk.headers["Content-Type"] = "application/json"
+local body = '{"value":"${value}"}'
+request = function()
+  return wrk.format("PUT", string.format("/kv/key:%012d", math.random(0, ${keyRange - 1})), nil, body)
+end`,
+};
+
+async function output(argv: string[]): Promise<string> {
+  const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`${argv[0]} failed: ${await new Response(proc.stderr).text()}`);
+  return out;
+}
+
+/** Requests per second wrk reports for one script; a non-2xx answer fails the run. */
+async function wrk(port: number, script: string): Promise<number> {
+  const out = await output(["wrk", "-t", String(wrkThreads), "-c", String(connections), "-d", `${seconds}s`, "-s", script, `http://127.0.0.1:${port}`]);
+  if (/Non-2xx or 3xx responses/.test(out) || /Socket errors/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
+  const match = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  if (match === null) throw new Error(`no rate in wrk output:\n${out}`);
+  return Number(match[1]);
+}
+
+/** Requests per second redis-benchmark reports for one test, run for about as long as wrk runs. */
+async function redisBenchmark(port: number, test: "get" | "set", requests: number): Promise<number> {
+  const out = await output([
+    "redis-benchmark", "-p", String(port), "-t", test, "-r", String(keyRange), "-c", String(connections), "-n", String(requests),
+    "-d", String(value.length), "-P", "1", "--csv",
+  ]);
+  const row = out.split("\n").find((line) => line.startsWith('"') && !line.startsWith('"test"'));
+  if (row === undefined) throw new Error(`no result in redis-benchmark output:\n${out}`);
+  return Number(row.split(",")[1]!.replaceAll('"', ""));
+}
+
+/** Every key of the range exists before the GETs, so both sides answer values, not misses (404s). */
+async function fill(port: number): Promise<void> {
+  const client = await RespClient.connect(port);
+  const batchKeys = 1000;
+  const batches: string[][] = [];
+  for (let first = 0; first < keyRange; first += batchKeys) {
+    const argv = ["MSET"];
+    for (let i = first; i < Math.min(keyRange, first + batchKeys); i++) argv.push(`key:${String(i).padStart(12, "0")}`, value);
+    batches.push(argv);
+  }
+  await client.pipeline(batches);
+  client.close();
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-kv-rest-"));
+  let kv: ServerProcess | undefined;
+  try {
+    const files = { GET: join(dir, "get.lua"), PUT: join(dir, "put.lua") };
+    writeFileSync(files.GET, scripts.GET);
+    writeFileSync(files.PUT, scripts.PUT);
+    kv = await startKv(["--appendonly", "no"]);
+    await fill(kv.port);
+    const cases = [
+      { name: "PUT /kv/{key} vs SET", rest: files.PUT, resp: "set" as const },
+      { name: "GET /kv/{key} vs GET", rest: files.GET, resp: "get" as const },
+    ];
+    console.log(`### kv: REST (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s) vs RESP (redis-benchmark -c ${connections} -P 1), same process, keys from ${fmt(keyRange)}, median of ${rounds}\n`);
+    console.log("| operation | REST ops/s | RESP ops/s | REST/RESP |");
+    console.log("|---|---:|---:|---:|");
+    for (const c of cases) {
+      const rest: number[] = [];
+      const resp: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        rest.push(await wrk(kv.httpPort!, c.rest));
+        // As many requests as REST managed in its run, at RESP's rate: runs of similar length.
+        resp.push(await redisBenchmark(kv.port, c.resp, Math.max(50_000, Math.round(rest.at(-1)! * seconds * 2))));
+      }
+      console.log(`| ${c.name} | ${fmt(median(rest))} | ${fmt(median(resp))} | ${(median(rest) / median(resp)).toFixed(2)}× |`);
+    }
+    console.log();
+  } finally {
+    await kv?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,125 @@
+/**
+ * Runs one command for one REST request through `Engine.execute`, the path RESP commands take, so
+ * both interfaces share semantics, WATCH invalidation, keyspace statistics and the append-only
+ * file. Each request is a short-lived client: a Session registered for the request's duration,
+ * already authenticated (the bearer token was checked, auth.ts), on database 0.
+ *
+ * A blocking command may wait only when the caller passes `wait` (POST /cmd): the session then
+ * gets a Transport, the engine parks it like a RESP client, and the answer comes when the engine
+ * serves it, its own timeout passes, or our bound (`--http-block-timeout`) passes first — then it
+ * gets the timeout reply, null. Without `wait` the session has no transport and such a command
+ * answers at once, as inside MULTI.
+ *
+ * The answer leaves only once the append-only file's policy covers it, as for a RESP client: the
+ * commands are written to the file first, and with `appendfsync always` the answer waits for the
+ * fdatasync that covers every write made so far.
+ */
+import type { Engine } from "../engine.ts";
+import { Session, type Transport } from "../session.ts";
+import { type Json, JsonReply } from "./json-reply.ts";
+
+/** A command's value, or its error reply; `killed` when CLIENT KILL ended a waiting request. */
+export type Outcome = { ok: true; value: Json } | { ok: false; error: string; killed?: true };
+
+export interface Waiting {
+  /** Aborts when the HTTP client goes away: the command stops waiting. */
+  signal: AbortSignal;
+  /** Longest wait, ms; then the command answers as timed out. */
+  timeoutMs: number;
+  /** Names the request in CLIENT LIST (addr=…). */
+  peer: string;
+}
+
+export interface RunOptions {
+  /** Reply shapes: 3 (maps as objects, doubles as numbers) unless a route needs RESP2's. */
+  protocol?: 2 | 3;
+  wait?: Waiting;
+}
+
+/** What the engine reaches a waiting REST client through: it wakes the request. */
+class RestTransport implements Transport {
+  onFlush: () => void = () => {};
+  onClose: () => void = () => {};
+
+  constructor(
+    readonly peer: string,
+    readonly local: string,
+  ) {}
+
+  flush(): void {
+    this.onFlush();
+  }
+
+  close(): void {
+    this.onClose();
+  }
+}
+
+export class CommandRunner {
+  /** Our REST address "host:port", for CLIENT LIST's laddr; known once the server listens. */
+  local = "";
+
+  constructor(readonly engine: Engine) {}
+
+  async run(argv: string[], options: RunOptions = {}): Promise<Outcome> {
+    const reply = new JsonReply(options.protocol ?? 3);
+    const transport = options.wait === undefined ? null : new RestTransport(options.wait.peer, this.local);
+    const session = new Session(reply, transport);
+    this.engine.register(session);
+    session.authenticated = true;
+    try {
+      this.engine.execute(session, argv, reply);
+      if (session.blocked !== null && transport !== null) await this.waitUntilServed(session, transport, options.wait!);
+    } finally {
+      this.engine.unregister(session);
+    }
+    await this.durable();
+    if (reply.failure !== null) return { ok: false, error: reply.failure };
+    // Not answered: CLIENT KILL ended the wait, or the HTTP client left (nobody reads this).
+    if (!reply.done) return { ok: false, error: "the request was ended by CLIENT KILL", killed: true };
+    return { ok: true, value: reply.result };
+  }
+
+  /** Resolves once a blocked session is served, times out, is killed, or its client leaves. */
+  private waitUntilServed(session: Session, transport: RestTransport, wait: Waiting): Promise<void> {
+    const { engine } = this;
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        wait.signal.removeEventListener("abort", leave);
+        resolve();
+      };
+      const stopWaiting = (answerTimeout: boolean) => {
+        if (session.blocked !== null) {
+          engine.blocking.unblock(session);
+          // What the engine answers a client whose own timeout passed.
+          if (answerTimeout) session.reply.array(null);
+        }
+        finish();
+      };
+      const leave = () => stopWaiting(false);
+      const timer = setTimeout(() => stopWaiting(true), wait.timeoutMs);
+      transport.onFlush = finish;
+      transport.onClose = leave;
+      wait.signal.addEventListener("abort", leave);
+      if (wait.signal.aborted) leave();
+    });
+  }
+
+  /** Waits until the append-only file's policy covers everything written so far. */
+  private async durable(): Promise<void> {
+    const aof = this.engine.aof;
+    if (aof === null) return;
+    aof.writePending();
+    if (!aof.syncsEveryWrite || aof.durableSeq >= aof.appendedSeq) return;
+    const target = aof.appendedSeq;
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (aof.durableSeq < target) return;
+        aof.offDurable(check);
+        resolve();
+      };
+      aof.onDurable(check);
+    });
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The kv REST API: the route modules mounted on the shared HTTP layer (src/http), beside RESP
+ * and over the same engine. Every request — to a route, to an unknown path, with a method a path
+ * does not serve — must pass the bearer check first (auth.ts); only CORS preflights, which
+ * browsers send without credentials, are answered without it. CORS is off: a page on another
+ * site has no business reading the store.
+ */
+import { SvcError } from "../../core/errors.ts";
+import { kvRestBodyBytesMax } from "../../core/limits.ts";
+import type { Logger } from "../../core/log.ts";
+import { type HttpService, startHttpServer } from "../../http/server.ts";
+import { type Handler, type HttpMethod, httpMethods, type RouteTable } from "../../http/route.ts";
+import type { Engine } from "../engine.ts";
+import { checkBearer } from "./auth.ts";
+import { CommandRunner } from "./command-runner.ts";
+import { paramPositions, pathParams } from "./path-params.ts";
+import { type RestHandler, RestRequest, type RestRoutes } from "./request.ts";
+import { bitmapRoutes } from "./routes/bitmap.ts";
+import { bloomRoutes } from "./routes/bloom.ts";
+import { cmdRoutes } from "./routes/cmd.ts";
+import { geoRoutes } from "./routes/geo.ts";
+import { hashRoutes } from "./routes/hashes.ts";
+import { hyperloglogRoutes } from "./routes/hyperloglog.ts";
+import { listRoutes } from "./routes/lists.ts";
+import { serverRoutes } from "./routes/server.ts";
+import { setRoutes } from "./routes/sets.ts";
+import { stringRoutes } from "./routes/strings.ts";
+import { zsetRoutes } from "./routes/zsets.ts";
+
+export interface RestServerOptions {
+  engine: Engine;
+  hostname: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Longest a blocking command over POST /cmd waits (ms). */
+  blockTimeoutMs: number;
+  log: Logger;
+}
+
+/** Bun's pattern for "any other path", below every specific route. */
+const anyOtherPath = "/*";
+
+function handler(pattern: string, run: RestHandler, runner: CommandRunner): Handler {
+  const positions = paramPositions(pattern);
+  return (ctx) => {
+    checkBearer(ctx.req.headers.get("authorization"), runner.engine.password);
+    return run(new RestRequest(ctx, pathParams(ctx.req.url, positions, ctx.params), runner));
+  };
+}
+
+/** A path's unserved methods answer 405 — after the bearer check, like everything else. */
+function refuse(served: readonly HttpMethod[]): RestHandler {
+  return () => {
+    throw new SvcError("method_not_allowed", `this path serves ${served.join(", ")}`, { headers: { allow: [...served, "OPTIONS"].join(", ") } });
+  };
+}
+
+const noRoute: RestHandler = (r) => {
+  throw new SvcError("not_found", `no route for ${r.http.req.method} ${r.http.url.pathname}`);
+};
+
+function routeTable(routes: RestRoutes, runner: CommandRunner): RouteTable {
+  const table: RouteTable = {};
+  for (const [pattern, handlers] of Object.entries(routes)) {
+    const served = httpMethods.filter((m) => handlers[m] !== undefined);
+    table[pattern] = Object.fromEntries(httpMethods.map((m) => [m, handler(pattern, handlers[m] ?? refuse(served), runner)]));
+  }
+  table[anyOtherPath] = Object.fromEntries(httpMethods.map((m) => [m, handler(anyOtherPath, noRoute, runner)]));
+  return table;
+}
+
+export function startRestServer(options: RestServerOptions): HttpService {
+  const { engine } = options;
+  const runner = new CommandRunner(engine);
+  const routes: RestRoutes = {
+    ...stringRoutes, ...listRoutes, ...hashRoutes, ...setRoutes, ...zsetRoutes, ...hyperloglogRoutes,
+    ...bloomRoutes, ...geoRoutes, ...bitmapRoutes, ...serverRoutes,
+    ...cmdRoutes(options.blockTimeoutMs, () => engine.config.get("port") ?? "6379"),
+  };
+  const server = startHttpServer({
+    name: "kv-rest",
+    hostname: options.hostname,
+    port: options.port,
+    routes: routeTable(routes, runner),
+    bodyBytesMax: kvRestBodyBytesMax,
+    cors: { kind: "off" },
+    log: options.log,
+  });
+  runner.local = `${options.hostname}:${server.port}`;
+  return server;
+}

@@ -1,0 +1,101 @@
+// REST authentication with --requirepass: every request needs `Authorization: Bearer <password>`;
+// a missing or wrong token is 401 {"error":"Unauthorized"} before anything else is looked at
+// (route, method, body), and changes nothing. Without a password no header is needed. The
+// password is the engine's, so CONFIG SET requirepass applies to the next REST request.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RespClient } from "./support/resp-client.ts";
+import { type ServerProcess, startKv } from "./support/servers.ts";
+
+const password = "s3cret pass";
+
+async function call(port: number, method: string, path: string, authorization?: string, body?: unknown) {
+  const headers: Record<string, string> = {};
+  if (authorization !== undefined) headers.authorization = authorization;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as { result?: unknown; error?: string }, headers: response.headers };
+}
+
+describe("with --requirepass", () => {
+  let kv: ServerProcess;
+  let resp: RespClient;
+  beforeAll(async () => {
+    kv = await startKv(["--appendonly", "no", "--requirepass", password]);
+    resp = await RespClient.connect(kv.port);
+    expect(await resp.call("AUTH", password)).toEqual({ s: "OK" });
+  });
+  afterAll(async () => {
+    resp.close();
+    await kv.stop();
+  });
+  const port = () => kv.httpPort!;
+
+  test("no Authorization header is 401 {\"error\":\"Unauthorized\"} with a Bearer challenge", async () => {
+    const answer = await call(port(), "GET", "/dbsize");
+    expect(answer.status).toBe(401);
+    expect(answer.body).toEqual({ error: "Unauthorized" });
+    expect(answer.headers.get("www-authenticate")).toContain("Bearer");
+  });
+
+  test("a wrong token, an empty one, another scheme or the password without a scheme are 401", async () => {
+    for (const authorization of [`Bearer ${password}x`, "Bearer ", "Bearer", `Basic ${btoa(`default:${password}`)}`, password]) {
+      const answer = await call(port(), "GET", "/dbsize", authorization);
+      expect(answer, authorization).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
+    }
+  });
+
+  test("the right token is served, on every kind of route; the scheme is case-insensitive", async () => {
+    const auth = `Bearer ${password}`;
+    expect(await call(port(), "PUT", "/kv/a:1", auth, { value: "v" })).toMatchObject({ status: 200, body: { result: "OK" } });
+    expect(await call(port(), "GET", "/kv/a:1", `bearer ${password}`)).toMatchObject({ status: 200, body: { result: "v" } });
+    expect(await call(port(), "POST", "/cmd", auth, { command: "GET", args: ["a:1"] })).toMatchObject({ status: 200, body: { result: "v" } });
+    expect((await call(port(), "GET", "/info", auth)).status).toBe(200);
+  });
+
+  test("a write without the token is refused and changes nothing, body or not", async () => {
+    expect(await call(port(), "PUT", "/kv/a:2", undefined, { value: "v" })).toMatchObject({ status: 401 });
+    expect(await call(port(), "POST", "/cmd", "Bearer wrong", { command: "SET", args: ["a:2", "v"] })).toMatchObject({ status: 401 });
+    expect(await call(port(), "PUT", "/kv/a:2", undefined, "{not json")).toMatchObject({ status: 401 });
+    expect(await resp.call("EXISTS", "a:2")).toBe(0n);
+  });
+
+  test("unknown paths and unserved methods are 401 too until the token is given: nothing is revealed", async () => {
+    expect(await call(port(), "GET", "/nothing")).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
+    expect(await call(port(), "PATCH", "/kv/x")).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
+    expect((await call(port(), "GET", "/nothing", `Bearer ${password}`)).status).toBe(404);
+    expect((await call(port(), "PATCH", "/kv/x", `Bearer ${password}`)).status).toBe(405);
+  });
+
+  test("CONFIG SET requirepass over RESP applies to the next REST request; \"\" turns auth off", async () => {
+    expect(await resp.call("CONFIG", "SET", "requirepass", "other")).toEqual({ s: "OK" });
+    expect((await call(port(), "GET", "/dbsize", `Bearer ${password}`)).status).toBe(401);
+    expect((await call(port(), "GET", "/dbsize", "Bearer other")).status).toBe(200);
+    expect(await resp.call("CONFIG", "SET", "requirepass", "")).toEqual({ s: "OK" });
+    expect((await call(port(), "GET", "/dbsize")).status).toBe(200);
+    expect(await resp.call("CONFIG", "SET", "requirepass", password)).toEqual({ s: "OK" });
+    expect((await call(port(), "GET", "/dbsize")).status).toBe(401);
+  });
+
+  test("AUTH over /cmd is refused as connection state: the bearer token is REST's login", async () => {
+    const answer = await call(port(), "POST", "/cmd", `Bearer ${password}`, { command: "AUTH", args: [password] });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toContain("AUTH keeps state on a connection");
+  });
+});
+
+describe("without --requirepass", () => {
+  let kv: ServerProcess;
+  beforeAll(async () => {
+    kv = await startKv(["--appendonly", "no"]);
+  });
+  afterAll(async () => {
+    await kv.stop();
+  });
+
+  test("no header is needed, and a header of any kind is ignored", async () => {
+    expect((await call(kv.httpPort!, "GET", "/dbsize")).status).toBe(200);
+    expect((await call(kv.httpPort!, "GET", "/dbsize", "Bearer anything")).status).toBe(200);
+  });
+});
