@@ -15,9 +15,10 @@ import { listCommands } from "../types/list.ts";
 import { setCommands } from "../types/set.ts";
 import { stringCommands } from "../types/string.ts";
 import { zsetCommands } from "../types/zset.ts";
-import { bloomCommands } from "../types/bloom/commands.ts";
-import { geoCommands } from "../types/geo/commands.ts";
+import { bitmapCommands } from "../types/bitmap/commands.ts";
 import { hyperloglogCommands } from "../types/hyperloglog/commands.ts";
+import { geoCommands } from "../types/geo/commands.ts";
+import { bloomCommands } from "../types/bloom/commands.ts";
 
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
@@ -31,9 +32,10 @@ const declarations: readonly CommandSpec[] = [
   ...hashCommands,
   ...setCommands,
   ...zsetCommands,
-  ...bloomCommands,
-  ...geoCommands,
+  ...bitmapCommands,
   ...hyperloglogCommands,
+  ...geoCommands,
+  ...bloomCommands,
 ];
 
 export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));

@@ -9,6 +9,8 @@
  * a string it has grown in place.
  */
 const initialCapacityBytes = 16;
+/** Redis's SDS_MAX_PREALLOC: growth beyond the length asked for stops doubling here. */
+const preallocBytesMax = 1024 * 1024;
 
 export class MutableString {
   readonly kind = "string";
@@ -40,16 +42,33 @@ export class MutableString {
     return this.buffer.subarray(0, this.length);
   }
 
+  /** The byte at `index`, or 0 past the end: bit commands read a missing tail as zeros. */
+  byteAt(index: number): number {
+    return index < this.length ? this.buffer[index]! : 0;
+  }
+
   /** Grows the string to at least `length` bytes, zero-filled, as SETBIT past the end does. */
   ensureLength(length: number): void {
     if (length <= this.length) return;
     if (length > this.buffer.length) {
-      // Doubling keeps a run of appends amortised O(1) per byte, like Redis's sdsMakeRoomFor.
-      const grown = new Uint8Array(Math.max(length, this.buffer.length * 2));
+      // As Redis's sdsMakeRoomFor: double while small, so a run of appends is amortised O(1) per
+      // byte; past 1 MiB add 1 MiB, so a huge string never reserves as much again.
+      const room = length < preallocBytesMax ? length * 2 : length + preallocBytesMax;
+      const grown = new Uint8Array(room);
       grown.set(this.buffer.subarray(0, this.length));
       this.buffer = grown;
     }
     this.length = length;
+    this.text = null;
+  }
+
+  /**
+   * Writes the latin1 byte string `text` at byte `offset`, first growing the string with zeros if
+   * it ends before that (SETRANGE, APPEND): O(text.length), amortised, however long the string.
+   */
+  write(offset: number, text: string): void {
+    this.ensureLength(offset + text.length);
+    Buffer.from(this.buffer.buffer, this.buffer.byteOffset, this.buffer.length).write(text, offset, "latin1");
     this.text = null;
   }
 

@@ -3,7 +3,7 @@
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
 import { isInt64, parseInt64, parseInteger, parseSmallInteger } from "../args.ts";
-import { getString } from "../commands/lookup.ts";
+import { getString, getStringValue } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
 import { typeOf } from "../keyspace.ts";
@@ -136,17 +136,25 @@ function setrange(x: Exec, argv: string[]): void {
   const [, key, offsetText, piece] = argv as [string, string, string, string];
   const offset = parseInteger(offsetText);
   if (offset < 0) throw new KvError("ERR offset is out of range");
-  const current = getString(x, key);
+  const current = getStringValue(x, key);
   if (piece.length === 0) {
     x.reply.integer(current?.length ?? 0);
     return;
   }
   checkSize(offset + piece.length);
+  // A bitmap (or any string already changed in place) takes the write in place too.
+  if (current instanceof MutableString) return writeInPlace(x, key, current, offset, piece);
   const base = current ?? "";
   const padded = base.length < offset ? base + "\0".repeat(offset - base.length) : base;
   const result = padded.slice(0, offset) + piece + padded.slice(offset + piece.length);
   x.db.set(key, result, true);
   x.reply.integer(result.length);
+}
+
+function writeInPlace(x: Exec, key: string, value: MutableString, offset: number, piece: string): void {
+  value.write(offset, piece);
+  x.db.modified(key);
+  x.reply.integer(value.length);
 }
 
 // ---- LCS --------------------------------------------------------------------------------------
@@ -316,8 +324,10 @@ export const stringCommands: readonly CommandSpec[] = [
   {
     name: "append", arity: 3, flags: write, group: "string", summary: "Appends to a key's string value.", keys: one,
     run: (x, argv) => {
-      const current = getString(x, argv[1]!) ?? "";
-      checkSize(current.length + argv[2]!.length);
+      const value = getStringValue(x, argv[1]!);
+      checkSize((value?.length ?? 0) + argv[2]!.length);
+      if (value instanceof MutableString) return writeInPlace(x, argv[1]!, value, value.length, argv[2]!);
+      const current = value ?? "";
       const result = current + argv[2]!;
       x.db.set(argv[1]!, result, true);
       x.reply.integer(result.length);
