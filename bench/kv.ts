@@ -10,7 +10,7 @@
  * how much their resident set grew.
  *
  * Then persistence: both with their append-only files, appendfsync always and everysec
- * (lib/kv-aof.ts).
+ * (lib/kv-aof.ts); and svc's REST API against its own RESP (lib/kv-rest.ts).
  *
  * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000);
  * SVC_BENCH_KV_MEMORY_KEYS the key count of the memory test (default 1000000).
@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rssBytes, startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
 import { aofComparison } from "./lib/kv-aof.ts";
+import { restComparison } from "./lib/kv-rest.ts";
 import { fmt, median, redisBenchmark, redisCli, redisVersion } from "./lib/redis-benchmark.ts";
 
 const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     await Promise.all([redis?.stop(), kvTs?.stop(), kvNative?.stop()]);
   }
   await aofComparison();
+  await restComparison();
 }
 
 async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {

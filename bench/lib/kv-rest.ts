@@ -6,14 +6,15 @@
  * noisy neighbour hurts both alike; the table shows each side's median requests per second and
  * the ratio REST/RESP. Persistence is off: this compares the interfaces, not the disk.
  *
- * SVC_BENCH_KV_REST_SECONDS sets each wrk run's length (default 5); SVC_BENCH_KV_REST_ROUNDS the
+ * Part of `svc bench kv`. SVC_BENCH_KV_REST_SECONDS sets each wrk run's length (default 5); SVC_BENCH_KV_REST_ROUNDS the
  * number of interleaved rounds (default 3).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RespClient } from "../test/kv/support/resp-client.ts";
-import { type ServerProcess, startKv } from "../test/kv/support/servers.ts";
+import { RespClient } from "../../test/kv/support/resp-client.ts";
+import { type ServerProcess, startKv } from "../../test/kv/support/servers.ts";
+import { fmt, median, redisBenchmark } from "./redis-benchmark.ts";
 
 const seconds = Number(process.env.SVC_BENCH_KV_REST_SECONDS ?? 5);
 const rounds = Number(process.env.SVC_BENCH_KV_REST_ROUNDS ?? 3);
@@ -57,17 +58,6 @@ async function wrk(port: number, script: string): Promise<number> {
   return Number(match[1]);
 }
 
-/** Requests per second redis-benchmark reports for one test, run for about as long as wrk runs. */
-async function redisBenchmark(port: number, test: "get" | "set", requests: number): Promise<number> {
-  const out = await output([
-    "redis-benchmark", "-p", String(port), "-t", test, "-r", String(keyRange), "-c", String(connections), "-n", String(requests),
-    "-d", String(value.length), "-P", "1", "--csv",
-  ]);
-  const row = out.split("\n").find((line) => line.startsWith('"') && !line.startsWith('"test"'));
-  if (row === undefined) throw new Error(`no result in redis-benchmark output:\n${out}`);
-  return Number(row.split(",")[1]!.replaceAll('"', ""));
-}
-
 /** Every key of the range exists before the GETs, so both sides answer values, not misses (404s). */
 async function fill(port: number): Promise<void> {
   const client = await RespClient.connect(port);
@@ -82,10 +72,7 @@ async function fill(port: number): Promise<void> {
   client.close();
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-
-async function main(): Promise<void> {
+export async function restComparison(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-kv-rest-"));
   let kv: ServerProcess | undefined;
   try {
@@ -107,7 +94,8 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         rest.push(await wrk(kv.httpPort!, c.rest));
         // As many requests as REST managed in its run, at RESP's rate: runs of similar length.
-        resp.push(await redisBenchmark(kv.port, c.resp, Math.max(50_000, Math.round(rest.at(-1)! * seconds * 2))));
+        const requests = Math.max(50_000, Math.round(rest.at(-1)! * seconds * 2));
+        resp.push(await redisBenchmark({ port: kv.port, test: c.resp, pipeline: 1, requests, clients: connections, keyRange }));
       }
       console.log(`| ${c.name} | ${fmt(median(rest))} | ${fmt(median(resp))} | ${(median(rest) / median(resp)).toFixed(2)}× |`);
     }
@@ -118,4 +106,3 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
