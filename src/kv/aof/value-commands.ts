@@ -1,10 +1,13 @@
 /**
  * The fewest commands that rebuild one key: what an append-only file rewrite writes for it. Big
  * collections are split into commands of at most `itemsPerCommand` items, as Redis does, so that
- * no single command in the file is huge.
+ * no single command in the file is huge. A Bloom filter is written as RedisBloom writes it: its
+ * BF.SCANDUMP chunks, each loaded by a BF.LOADCHUNK (types/bloom/dump.ts).
  */
 import { typeOf, type Value } from "../keyspace.ts";
 import { formatDouble } from "../reply.ts";
+import { type BloomChain, bloomTypeName } from "../types/bloom/chain.ts";
+import { loadChunkCommands } from "../types/bloom/dump.ts";
 import type { List } from "../types/list.ts";
 import type { ZSet } from "../types/zset.ts";
 
@@ -23,7 +26,8 @@ export function valueCommands(key: string, value: Value, expiresAtMs: number | u
     const pairs: string[] = [];
     for (const e of (value as ZSet).entries()) pairs.push(formatDouble(e.score), e.member);
     chunked(commands, ["ZADD", key], pairs, 2);
-  } else throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
+  } else if (type === bloomTypeName) commands.push(...loadChunkCommands(key, value as BloomChain));
+  else throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
   if (expiresAtMs !== undefined) commands.push(["PEXPIREAT", key, String(expiresAtMs)]);
   return commands;
 }

@@ -61,6 +61,17 @@ export class BloomChain {
     return sizing === null ? null : new BloomChain(new BloomFilter(sizing), expansion, scaling);
   }
 
+  /**
+   * A chain put back together from its parts, as a dump's header describes it (BF.LOADCHUNK):
+   * the sub-filters with their own sizings and item counts, in order. `filters` is not empty.
+   */
+  static restore(filters: readonly BloomFilter[], expansion: number, scaling: boolean, size: number): BloomChain {
+    const chain = new BloomChain(filters[0]!, expansion, scaling);
+    for (let i = 1; i < filters.length; i++) chain.push(filters[i]!);
+    chain.size = size;
+    return chain;
+  }
+
   /** Sum of the sub-filters' capacities, wrapping at 2^64 like RedisBloom's uint64 sum. */
   get capacity(): bigint {
     let total = 0n;

@@ -9,11 +9,15 @@
  * every key a module opened for writing. The append-only file therefore records it too. A
  * refused command (ERR item exists, WRONGTYPE) marks nothing; Redis would still signal WATCH.
  */
+import { parseInt64 } from "../../args.ts";
 import { arityError, wrongType } from "../../errors.ts";
 import { getValue } from "../../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../../commands/spec.ts";
 import { AddOutcome, BloomChain } from "./chain.ts";
-import { couldNotCreate, invalidInformation, itemExists, nonScalingFull, notFound } from "./errors.ts";
+import { chunkAt, decodeHeader, encodeHeader, headerIterator, latin1, loadChunk } from "./dump.ts";
+import {
+  couldNotCreate, invalidInformation, itemExists, loadChunkBadIterator, nonScalingFull, notFound, scanDumpBadIterator,
+} from "./errors.ts";
 import { type ChainOptions, defaultChainOptions, parseInsert, parseReserve } from "./options.ts";
 
 /** The chain at `key`, undefined when missing; WRONGTYPE for any other value. */
@@ -172,6 +176,44 @@ function debug(x: Exec, argv: string[]): void {
   }
 }
 
+/**
+ * BF.SCANDUMP key iterator: [1, header] for 0, then [next iterator, bits] chunk by chunk, and
+ * [0, ""] past the end (or before the start). RedisBloom looks the key up before the iterator.
+ */
+function scandump(x: Exec, argv: string[]): void {
+  if (argv.length !== 3) throw arityError("bf.scandump");
+  const chain = getChain(x, argv[1]!);
+  if (chain === undefined) throw notFound();
+  const iterator = parseInt64(argv[2]!);
+  if (iterator === null) throw scanDumpBadIterator();
+  const chunk = iterator === 0n ? { next: headerIterator, data: encodeHeader(chain) } : chunkAt(chain, iterator);
+  x.reply.array(2);
+  x.reply.integer(chunk.next);
+  x.reply.bulk(latin1(chunk.data));
+}
+
+/**
+ * BF.LOADCHUNK key iterator data: the header (iterator 1) creates a missing key; any other
+ * chunk needs the key to be there and is copied into its bits. As in RedisBloom, a header sent
+ * to an existing key is taken for a chunk, and refused as one ("ERR received bad data").
+ */
+function loadchunk(x: Exec, argv: string[]): void {
+  if (argv.length !== 4) throw arityError("bf.loadchunk");
+  const iterator = parseInt64(argv[2]!);
+  if (iterator === null) throw loadChunkBadIterator();
+  const key = argv[1]!;
+  const data = Buffer.from(argv[3]!, "latin1");
+  const chain = getChain(x, key);
+  if (chain === undefined) {
+    if (iterator !== headerIterator) throw notFound();
+    x.db.set(key, decodeHeader(data));
+  } else {
+    loadChunk(chain, iterator, data);
+    x.db.modified(key);
+  }
+  x.reply.simple("OK");
+}
+
 // ---- declarations -----------------------------------------------------------------------------
 
 const key: readonly [number, number, number] = [1, 1, 1];
@@ -192,4 +234,6 @@ export const bloomCommands: readonly CommandSpec[] = [
   bf("bf.card", read, "Returns the number of items added to a Bloom filter.", card),
   bf("bf.info", read, "Returns a Bloom filter's capacity, size, sub-filters, items and expansion.", info),
   bf("bf.debug", read, "Describes each sub-filter of a Bloom filter.", debug),
+  bf("bf.scandump", ["readonly"], "Returns the next chunk of a Bloom filter's dump, from the iterator given.", scandump),
+  bf("bf.loadchunk", write, "Restores a Bloom filter from a chunk BF.SCANDUMP returned.", loadchunk),
 ];

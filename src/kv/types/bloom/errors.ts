@@ -32,3 +32,10 @@ export const badArgument = error("Bad argument received");
 export const nonScalingFull = "ERR non scaling filter is full";
 export const notFound = error("ERR not found");
 export const invalidInformation = error("Invalid information value");
+
+// BF.SCANDUMP, BF.LOADCHUNK: RedisBloom words the same complaint two ways, with and without "ERR".
+export const scanDumpBadIterator = error("Second argument must be numeric");
+export const loadChunkBadIterator = error("ERR Second argument must be numeric");
+export const badData = error("ERR received bad data");
+export const noLinkFound = error("ERR invalid offset - no link found");
+export const chunkTooBig = error("ERR invalid chunk - Too big for current filter");

@@ -24,12 +24,18 @@ const wordBits = 64;
  */
 export const filterBytesMax = positionBitCountMax / 8;
 
+/**
+ * The most bits per item sizing can give: the error rate's least positive value, 2^-1074, halving
+ * included. A dumped sub-filter (BF.LOADCHUNK) claiming more cannot come from RedisBloom or us.
+ */
+export const bitsPerItemMax = -Math.log(Number.MIN_VALUE) / ln2Squared;
+
 export interface FilterSizing {
   /** Items the filter is meant to hold before the chain adds another ("entries" in RedisBloom). */
   capacity: bigint;
   errorRate: number;
   bitsPerItem: number;
-  /** Bytes of the bit array: a whole number of 64-bit words. */
+  /** Bytes of the bit array: a whole number of 64-bit words when sized here (a loaded dump may differ). */
   bytes: number;
   /** bytes · 8: the modulus of every position, so the rounding-up bits are used too. */
   bitCount: number;
@@ -48,7 +54,12 @@ export function sizeFilter(capacity: bigint, errorRate: number, bytesMax = filte
   const wantedBits = Math.max(1, Math.floor(Number(capacity) * bitsPerItem));
   const bytes = Math.ceil(wantedBits / wordBits) * (wordBits / 8);
   if (!(bytes <= bytesMax)) return null;
-  return { capacity, errorRate, bitsPerItem, bytes, bitCount: bytes * 8, hashes: Math.ceil(ln2 * bitsPerItem) };
+  return { capacity, errorRate, bitsPerItem, bytes, bitCount: bytes * 8, hashes: hashesFor(bitsPerItem) };
+}
+
+/** How many bits an item sets for `bitsPerItem`: RedisBloom's rule, which its dump check repeats. */
+export function hashesFor(bitsPerItem: number): number {
+  return Math.ceil(ln2 * bitsPerItem);
 }
 
 export class BloomFilter {
