@@ -40,11 +40,22 @@ export function parseMemoryValue(text: string): number | null {
 
 const setFailed = (name: string, why: string) => new KvError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);
 
+/** Parameters that take one of a few words, listed in the order Redis's error lists them. */
+const enumParams: Readonly<Record<string, readonly string[]>> = {
+  appendfsync: ["everysec", "always", "no"],
+};
+
 /**
- * The value CONFIG SET stores for `name`: memory values in bytes, anything else as given.
- * Throws Redis's error for a value it would refuse.
+ * The value CONFIG SET stores for `name`: memory values in bytes, words in lower case, anything
+ * else as given. Throws Redis's error for a value it would refuse.
  */
 export function canonicalConfigValue(name: string, value: string): string {
+  const words = enumParams[name];
+  if (words !== undefined) {
+    const word = value.toLowerCase();
+    if (!words.includes(word)) throw setFailed(name, `argument(s) must be one of the following: ${words.join(", ")}`);
+    return word;
+  }
   const param = memoryParams[name];
   if (param === undefined) return value;
   const bytes = parseMemoryValue(value);

@@ -12,7 +12,7 @@ import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { memoryParams } from "./config-params.ts";
-import type { AppendLog } from "./aof/append-log.ts";
+import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
 import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
@@ -110,6 +110,7 @@ export class Engine {
     if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
     else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
     else if (name === "requirepass") this.password = value;
+    else if (name === "appendfsync") this.aof?.setPolicy(value as FsyncPolicy);
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {

@@ -276,6 +276,40 @@ describe("a damaged file", () => {
   }, 30_000);
 });
 
+describe("CONFIG SET appendfsync", () => {
+  test("checks the word as Redis does and switches policy at once; writes under each policy survive kill -9", async () => {
+    const dir = newDir();
+    // Both start with Redis's default policy, so their CONFIG GET answers can be compared.
+    const [kv, redis] = await Promise.all([startKvIn(dir, "everysec"), startRedis()]);
+    try {
+      const attempts = [["sometimes"], ["ALWAYS"], [""]].map(([word]) => ["CONFIG", "SET", "appendfsync", word!]);
+      const answers = async (port: number) =>
+        withClient(port, async (c) => {
+          const replies: RespValue[] = [];
+          for (const argv of attempts) replies.push(await c.call(...argv), await c.call("CONFIG", "GET", "appendfsync"));
+          return replies;
+        });
+      expect(await answers(kv.port)).toEqual(await answers(redis.port));
+      await withClient(kv.port, async (c) => {
+        let n = 0;
+        for (const policy of ["always", "everysec", "no", "always"]) {
+          await c.call("CONFIG", "SET", "appendfsync", policy);
+          for (let i = 0; i < 20; i++) await c.call("RPUSH", "log", String(++n));
+        }
+      });
+    } finally {
+      kv.proc.kill("SIGKILL");
+      await Promise.all([kv.proc.exited, redis.stop()]);
+    }
+    const again = await startKvIn(dir, "no");
+    try {
+      expect(await withClient(again.port, (c) => c.call("LLEN", "log"))).toBe(80n);
+    } finally {
+      await again.stop();
+    }
+  }, 30_000);
+});
+
 describe("appendfsync everysec and no", () => {
   for (const fsync of ["everysec", "no"]) {
     test(`${fsync}: an acknowledged write is in the file before its reply, so it survives kill -9`, async () => {

@@ -40,18 +40,33 @@ export class AppendLog {
   private readonly durableListeners = new Set<() => void>();
   private readonly writtenListeners = new Set<() => void>();
   private writeScheduled = false;
-  private readonly timer: ReturnType<typeof setInterval> | null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private currentPolicy: FsyncPolicy;
   /** Bytes the file holds: where the next append lands. */
   sizeBytes: number;
 
   constructor(
     readonly path: string,
-    readonly policy: FsyncPolicy,
+    policy: FsyncPolicy,
     sizeBytes: number,
   ) {
     this.fd = openSync(path, "a");
     this.sizeBytes = sizeBytes;
+    this.currentPolicy = policy;
+    this.setPolicy(policy);
+  }
+
+  get policy(): FsyncPolicy {
+    return this.currentPolicy;
+  }
+
+  /** Changes the fsync policy at once (CONFIG SET appendfsync). */
+  setPolicy(policy: FsyncPolicy): void {
+    this.currentPolicy = policy;
+    if (this.timer !== null) clearInterval(this.timer);
     this.timer = policy === "everysec" ? setInterval(() => this.syncInBackground(), everysecIntervalMs) : null;
+    // Commands appended under the old policy and not yet written now wait for `always`'s sync.
+    if (policy === "always" && this.pending.length > 0) this.syncInBackground();
   }
 
   /** Whether replies must wait for fdatasync, not just for the write. */
