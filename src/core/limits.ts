@@ -35,6 +35,22 @@ export const binaryIdleTimeoutMs = 10 * 60 * 1000;
 export const binaryHandshakeTokenBytesMax = 1024;
 export const groupCommitFlushIntervalMs = 1000;
 
+// ---- Broker partition log (src/broker/log; our own bounds, the spec leaves them open) ----------
+/** A sparse index gets an entry per this many log bytes (Kafka's index.interval.bytes). */
+export const logIndexIntervalBytes = 4 * KiB;
+/** Smallest segment_bytes accepted: below this, a segment would roll on nearly every flush. */
+export const logSegmentBytesMin = 1 * KiB;
+/**
+ * Largest segment_bytes accepted. Index positions are u32; one flush may land past the roll
+ * size, and 2 GiB plus the largest flush still fits in 4 GiB.
+ */
+export const logSegmentBytesMax = 2 * GiB;
+/**
+ * Bytes of produces one group-commit flush takes at most (a single larger produce still goes
+ * alone): it bounds how far one write overshoots segment_bytes and how long one sync holds.
+ */
+export const logFlushBytesMax = 16 * MiB;
+
 // ---- Media (spec: session-control-and-crm-api.md, part A "Limits") ---------------------------
 export const sessionPeersMax = 256;
 export const mediaRequestBodyBytesMax = 256 * KiB;

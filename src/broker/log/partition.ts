@@ -1,0 +1,344 @@
+/**
+ * A partition: an ordered log of records in a directory of segments, the last of which (the active
+ * segment) takes appends.
+ *
+ * Writes are serialised by one lock per partition, a promise chain: flushes, rolls and (later)
+ * segment swaps by retention and compaction run one at a time, in order.
+ *
+ * Group commit: `append` queues the produce and, unless a flush is already queued, queues one.
+ * A flush takes every produce waiting at that moment, assigns their offsets, and writes them with
+ * one write and one fdatasync on a worker thread (the native appendChunks). Produces that arrive
+ * while it runs wait for the next flush, which takes them all together — so under load one sync
+ * covers many produces, and with a single producer nothing waits for a timer. A produce resolves
+ * with its offsets only after its flush's sync, and that is also when its records become readable.
+ */
+import { assert } from "../../core/assert.ts";
+import { type Clock, systemClock } from "../../core/clock.ts";
+import { SvcError } from "../../core/errors.ts";
+import {
+  brokerRecordBytesMax,
+  logFlushBytesMax,
+  logIndexIntervalBytes,
+  logSegmentBytesMax,
+  logSegmentBytesMin,
+  MiB,
+} from "../../core/limits.ts";
+import { appendChunks } from "../../native/append.ts";
+import { encodeRecords, frameBytes, type LogRecord } from "./record.ts";
+import { type RecoveryReport, recoverSegments } from "./recovery.ts";
+import { type Appender, Segment, type SegmentOptions } from "./segment.ts";
+
+/** Kafka's default segment.bytes (1 GiB) and segment.ms (7 days). */
+export const segmentBytesDefault = 1024 * MiB;
+export const segmentMsDefault = 7 * 24 * 60 * 60 * 1000;
+/** Relative offsets in the indexes are u32, so a segment never spans more offsets than this. */
+const segmentOffsetsMax = 0xffff_ffff;
+
+export interface PartitionOptions {
+  /** Roll to a new segment when the active one would pass this; a change applies from the next roll. */
+  segmentBytes?: number;
+  /** Roll when the active segment's first record is this old. */
+  segmentMs?: number;
+  clock?: Clock;
+  /** The durable append; tests inject one to count or fail flushes. */
+  appender?: Appender;
+  indexIntervalBytes?: number;
+  /** Largest key plus value of one record (--max-record-bytes). */
+  recordBytesMax?: number;
+}
+
+/** A record as a producer hands it over; the partition gives it an offset and a timestamp. */
+export interface ProduceRecord {
+  key: Uint8Array | null;
+  value: Uint8Array;
+}
+
+export interface AppendResult {
+  /** Offset of the first record; the rest follow one by one, in the order given. */
+  baseOffset: number;
+  lastOffset: number;
+  timestampMs: number;
+}
+
+export interface ReadResult {
+  records: LogRecord[];
+  /** Where the next read starts: one past the last record returned (offsets may have gaps). */
+  nextOffset: number;
+  /** One past the last durable record. */
+  highWatermark: number;
+  logStartOffset: number;
+}
+
+interface PendingProduce {
+  records: readonly ProduceRecord[];
+  bytes: number;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+export class Partition {
+  private readonly segments: Segment[];
+  private readonly clock: Clock;
+  private segmentBytes: number;
+  private segmentMs: number;
+  /** The roll size the active segment was created under. */
+  private activeRollBytes: number;
+  private readonly recordBytesMax: number;
+  private writeLock: Promise<void> = Promise.resolve();
+  private pending: PendingProduce[] = [];
+  private flushQueued = false;
+  private closed = false;
+  /** Set when a failed write could not be undone; appends fail until the partition is reopened. */
+  private failure: Error | null = null;
+  /** Flushes written so far (each is one write and one fdatasync). */
+  flushCount = 0;
+
+  private constructor(
+    readonly dir: string,
+    segments: Segment[],
+    readonly recovery: RecoveryReport,
+    private readonly segmentOptions: SegmentOptions,
+    options: PartitionOptions,
+  ) {
+    this.segments = segments;
+    this.clock = options.clock ?? systemClock;
+    this.segmentBytes = checkedSegmentBytes(options.segmentBytes ?? segmentBytesDefault);
+    this.segmentMs = options.segmentMs ?? segmentMsDefault;
+    this.activeRollBytes = this.segmentBytes;
+    this.recordBytesMax = options.recordBytesMax ?? brokerRecordBytesMax;
+  }
+
+  /** Opens the partition in `dir` (creating it when empty), recovering its tail first. */
+  static open(dir: string, options: PartitionOptions = {}): Partition {
+    const appender = options.appender ?? appendChunks;
+    const indexIntervalBytes = options.indexIntervalBytes ?? logIndexIntervalBytes;
+    const segmentOptions = { appender, indexIntervalBytes };
+    const { segments, report } = recoverSegments(dir, segmentOptions);
+    return new Partition(dir, segments, report, segmentOptions, options);
+  }
+
+  private get active(): Segment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  get highWatermark(): number {
+    return this.active.nextOffset;
+  }
+
+  get logStartOffset(): number {
+    return this.segments[0]!.baseOffset;
+  }
+
+  get sizeBytes(): number {
+    return this.segments.reduce((sum, s) => sum + s.sizeBytes, 0);
+  }
+
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
+  /** New roll size; the active segment keeps the size it was created under (spec: next roll). */
+  setSegmentBytes(bytes: number): void {
+    this.segmentBytes = checkedSegmentBytes(bytes);
+  }
+
+  setSegmentMs(ms: number): void {
+    this.segmentMs = ms;
+  }
+
+  /**
+   * Appends `records` as one produce. Resolves once they are on disk, with their offsets; rejects
+   * without writing anything when a record is too large or the partition cannot write.
+   */
+  append(records: readonly ProduceRecord[]): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new SvcError("unavailable", `partition ${this.dir} is closed`));
+    if (this.failure !== null) return Promise.reject(this.failure);
+    if (records.length === 0) return Promise.reject(new SvcError("bad_request", "a produce needs at least one record"));
+    let bytes = 0;
+    for (const [i, record] of records.entries()) {
+      const recordBytes = (record.key?.length ?? 0) + record.value.length;
+      if (recordBytes > this.recordBytesMax) {
+        const message = `record ${i} has ${recordBytes} bytes of key and value; the limit is ${this.recordBytesMax}`;
+        return Promise.reject(new SvcError("body_too_large", message));
+      }
+      bytes += frameBytes(record.key, record.value);
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ records, bytes, resolve, reject });
+      this.queueFlush();
+    });
+  }
+
+  /** Runs `work` alone under the partition's write lock (rolls, segment swaps); resolves with it. */
+  exclusive<T>(work: () => T | Promise<T>): Promise<T> {
+    const run = this.writeLock.then(work);
+    // The chain continues whether or not `work` failed; the caller sees the failure through `run`.
+    this.writeLock = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    void this.exclusive(() => this.flush());
+  }
+
+  /** One group-commit flush: every waiting produce (up to logFlushBytesMax), one write, one sync. */
+  private async flush(): Promise<void> {
+    this.flushQueued = false;
+    const batch = this.takeBatch();
+    if (this.pending.length > 0) this.queueFlush();
+    if (batch.length === 0) return;
+    try {
+      if (this.failure !== null) throw this.failure;
+      const timestampMs = this.clock.nowMs();
+      const batchBytes = batch.reduce((sum, p) => sum + p.bytes, 0);
+      const batchRecords = batch.reduce((sum, p) => sum + p.records.length, 0);
+      if (this.shouldRoll(batchBytes, batchRecords, timestampMs)) this.roll();
+      const results = await this.writeBatch(batch, timestampMs);
+      batch.forEach((p, i) => p.resolve(results[i]!));
+    } catch (error) {
+      if (this.active.damaged) this.failure ??= new SvcError("unavailable", `partition ${this.dir} failed a write`, { cause: error });
+      for (const p of batch) p.reject(error);
+    }
+  }
+
+  private takeBatch(): PendingProduce[] {
+    let taken = 0;
+    let bytes = 0;
+    while (taken < this.pending.length && (taken === 0 || bytes + this.pending[taken]!.bytes <= logFlushBytesMax)) {
+      bytes += this.pending[taken]!.bytes;
+      taken++;
+    }
+    return this.pending.splice(0, taken);
+  }
+
+  /** Assigns offsets from the active segment's next one, encodes each produce, and writes them all. */
+  private async writeBatch(batch: PendingProduce[], timestampMs: number): Promise<AppendResult[]> {
+    let offset = this.active.nextOffset;
+    const all: LogRecord[] = [];
+    const chunks: Uint8Array[] = [];
+    const results: AppendResult[] = [];
+    for (const produce of batch) {
+      const records = produce.records.map((r, i) => ({ offset: offset + i, timestampMs, key: r.key, value: r.value }));
+      chunks.push(encodeRecords(records));
+      all.push(...records);
+      results.push({ baseOffset: offset, lastOffset: offset + records.length - 1, timestampMs });
+      offset += records.length;
+    }
+    await this.active.append(all, chunks);
+    this.flushCount++;
+    return results;
+  }
+
+  /** The one place that decides a roll: by size, by age, or when relative offsets would overflow. */
+  private shouldRoll(batchBytes: number, batchRecords: number, nowMs: number): boolean {
+    const active = this.active;
+    if (active.sizeBytes === 0) return false;
+    if (active.sizeBytes + batchBytes > this.activeRollBytes) return true;
+    if (active.firstTimestampMs !== null && nowMs - active.firstTimestampMs >= this.segmentMs) return true;
+    return active.nextOffset + batchRecords - active.baseOffset > segmentOffsetsMax;
+  }
+
+  private roll(): void {
+    const previous = this.active;
+    previous.seal();
+    this.segments.push(Segment.create(this.dir, previous.nextOffset, this.segmentOptions));
+    this.activeRollBytes = this.segmentBytes;
+  }
+
+  /**
+   * Rolls the active segment if it has aged past segmentMs, for a background pass to call when no
+   * produce arrives to trigger the check. Resolves to whether it rolled.
+   */
+  rollIfAged(): Promise<boolean> {
+    return this.exclusive(() => {
+      const active = this.active;
+      if (active.firstTimestampMs === null || this.clock.nowMs() - active.firstTimestampMs < this.segmentMs) return false;
+      this.roll();
+      return true;
+    });
+  }
+
+  /**
+   * Records from `offset` on: at most `maxRecords`, and at most `maxBytes` of frames except that
+   * the first record always comes back whole. An offset below the log start reads from the start;
+   * one past the high watermark is an error.
+   */
+  read(offset: number, maxRecords: number, maxBytes: number): ReadResult {
+    assert(maxRecords >= 1 && maxBytes >= 1, `read limits ${maxRecords} records / ${maxBytes} bytes`);
+    const highWatermark = this.highWatermark;
+    if (offset > highWatermark) {
+      throw new SvcError("bad_request", `offset ${offset} is past the high watermark ${highWatermark}`);
+    }
+    const from = Math.max(offset, this.logStartOffset);
+    const records: LogRecord[] = [];
+    let bytes = 0;
+    for (let i = this.segmentIndexFor(from); i < this.segments.length; i++) {
+      const got = this.segments[i]!.read(from, maxRecords - records.length, maxBytes - bytes, records.length === 0);
+      records.push(...got.records);
+      bytes += got.bytes;
+      // A segment that stopped early stopped on a budget: a smaller record in the next segment
+      // must not jump the queue.
+      if (!got.reachedEnd || records.length >= maxRecords || bytes >= maxBytes) break;
+    }
+    const last = records[records.length - 1];
+    // Nothing returned with the budget untouched means every segment was read to its end: the
+    // offsets from `from` to the high watermark are all gaps.
+    const nextOffset = last === undefined ? highWatermark : last.offset + 1;
+    return { records, nextOffset, highWatermark, logStartOffset: this.logStartOffset };
+  }
+
+  /** Index of the segment whose base offset is the largest at or below `offset`. */
+  private segmentIndexFor(offset: number): number {
+    let lo = 0;
+    let hi = this.segments.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.segments[mid]!.baseOffset <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.max(lo - 1, 0);
+  }
+
+  /** The first offset whose record's timestamp is at or after `timestampMs`, or null if none. */
+  offsetForTimestamp(timestampMs: number): number | null {
+    for (const segment of this.segments) {
+      const found = segment.offsetForTimestamp(timestampMs);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+
+  /** Waits for queued flushes, then seals the active segment's indexes and closes every file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // A flush may queue another behind itself (a backlog past logFlushBytesMax): drain them all.
+    while (this.flushQueued || this.pending.length > 0) await this.exclusive(() => undefined);
+    await this.exclusive(() => {
+      for (const segment of this.segments) segment.close();
+    });
+  }
+
+  dump(): { highWatermark: number; logStartOffset: number; flushCount: number; segments: ReturnType<Segment["dump"]>[] } {
+    return {
+      highWatermark: this.highWatermark,
+      logStartOffset: this.logStartOffset,
+      flushCount: this.flushCount,
+      segments: this.segments.map((s) => s.dump()),
+    };
+  }
+}
+
+/** Config validation refuses out-of-range sizes with a 400 before they get here; this is the backstop. */
+function checkedSegmentBytes(bytes: number): number {
+  assert(
+    Number.isSafeInteger(bytes) && bytes >= logSegmentBytesMin && bytes <= logSegmentBytesMax,
+    `segment bytes ${bytes} outside ${logSegmentBytesMin}..${logSegmentBytesMax}`,
+  );
+  return bytes;
+}

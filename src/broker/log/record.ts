@@ -1,0 +1,165 @@
+/**
+ * One record's frame in a segment file, and the codec for a run of frames.
+ *
+ * Layout, little-endian, one frame after another with no padding:
+ *
+ *   at  size  field
+ *    0   u32  bodyBytes    bytes that follow this field: 28 + keyBytes + valueBytes
+ *    4   u32  crc          CRC32C (Castagnoli) of bytes [8, 4 + bodyBytes): everything after itself
+ *    8   u64  offset       the record's offset in its partition (at most 2^53 - 1)
+ *   16   i64  timestampMs  milliseconds since the Unix epoch, set by the broker on append
+ *   24   i32  keyBytes     -1 for a record without a key
+ *   28         key
+ *    .   u32  valueBytes
+ *    .         value
+ *
+ * The length comes first so a reader knows how much to read before it can check anything; the CRC
+ * covers the offset so a record copied to the wrong place (or an index pointing at stale bytes) is
+ * caught like a flipped bit. The value length is redundant with bodyBytes on purpose: a frame whose
+ * lengths disagree is corrupt even in the 1-in-2^32 case where a damaged body matches its CRC.
+ *
+ * Decoding never throws on bad bytes: it stops at the first frame that is incomplete ("torn", the
+ * tail of an interrupted write or a buffer that ends mid-frame) or damaged ("corrupt") and says
+ * where, so recovery can truncate there and a reader can fetch more bytes.
+ */
+import { brokerRecordBytesMax } from "../../core/limits.ts";
+import { assert } from "../../core/assert.ts";
+import { crc32c } from "../../native/crc32c.ts";
+
+export interface LogRecord {
+  offset: number;
+  timestampMs: number;
+  /** null is "no key", distinct from an empty key. */
+  key: Uint8Array | null;
+  value: Uint8Array;
+}
+
+/** Bytes of a frame around its key and value. */
+export const frameOverheadBytes = 32;
+/** The length field itself, not counted in bodyBytes. */
+const lengthFieldBytes = 4;
+/** bodyBytes of a record with an empty key and an empty value. */
+const bodyBytesMin = frameOverheadBytes - lengthFieldBytes;
+/**
+ * The largest bodyBytes a reader accepts. A record's key plus value is at most the spec's 8 MiB; a
+ * larger length field can only be damage, and refusing it keeps a flipped high bit from making a
+ * reader allocate or wait for gigabytes.
+ */
+export const frameBodyBytesMax = bodyBytesMin + brokerRecordBytesMax;
+const twoPow32 = 0x1_0000_0000;
+/** The high 32 bits of a u64 offset must stay below this for the offset to be a safe integer. */
+const safeHighWordLimit = 0x20_0000;
+
+/** Bytes of the frame that holds a record with this key and value. */
+export function frameBytes(key: Uint8Array | null, value: Uint8Array): number {
+  return frameOverheadBytes + (key === null ? 0 : key.length) + value.length;
+}
+
+/** Encodes `records` as consecutive frames in one new buffer, checksumming each frame. */
+export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
+  let total = 0;
+  for (const r of records) total += frameBytes(r.key, r.value);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  let pos = 0;
+  for (const r of records) pos = encodeFrame(out, view, pos, r);
+  return out;
+}
+
+function encodeFrame(out: Uint8Array, view: DataView, start: number, r: LogRecord): number {
+  const keyLength = r.key === null ? 0 : r.key.length;
+  assert(keyLength + r.value.length <= brokerRecordBytesMax, `record of ${keyLength + r.value.length} bytes passed the limit`);
+  assert(Number.isSafeInteger(r.offset) && r.offset >= 0, `offset ${r.offset} is not a u53`);
+  assert(Number.isSafeInteger(r.timestampMs), `timestamp ${r.timestampMs} is not an integer`);
+  const end = start + frameOverheadBytes + keyLength + r.value.length;
+  view.setUint32(start, end - start - lengthFieldBytes, true);
+  writeU53(view, start + 8, r.offset);
+  writeI53(view, start + 16, r.timestampMs);
+  view.setInt32(start + 24, r.key === null ? -1 : keyLength, true);
+  if (r.key !== null) out.set(r.key, start + 28);
+  view.setUint32(start + 28 + keyLength, r.value.length, true);
+  out.set(r.value, start + 32 + keyLength);
+  view.setUint32(start + 4, crc32c(out, start + 8, end), true);
+  return end;
+}
+
+function writeU53(view: DataView, at: number, n: number): void {
+  view.setUint32(at, n % twoPow32, true);
+  view.setUint32(at + 4, Math.floor(n / twoPow32), true);
+}
+
+function writeI53(view: DataView, at: number, n: number): void {
+  const high = Math.floor(n / twoPow32);
+  view.setUint32(at, n - high * twoPow32, true);
+  view.setInt32(at + 4, high, true);
+}
+
+/** The outcome of reading one frame at a position. */
+export type FrameRead =
+  | { kind: "record"; record: LogRecord; frameBytes: number }
+  /** The bytes end before the frame does: an interrupted write, or a buffer that needs more. */
+  | { kind: "torn"; needBytes: number }
+  | { kind: "corrupt"; reason: string };
+
+/**
+ * Reads the frame at `pos` of `bytes`. The record's key and value are views into `bytes`, not
+ * copies: a caller that keeps them past the buffer's reuse must copy them.
+ */
+export function readFrame(bytes: Uint8Array, view: DataView, pos: number): FrameRead {
+  const available = bytes.length - pos;
+  if (available < lengthFieldBytes) return { kind: "torn", needBytes: lengthFieldBytes };
+  const bodyBytes = view.getUint32(pos, true);
+  if (bodyBytes < bodyBytesMin || bodyBytes > frameBodyBytesMax) {
+    return { kind: "corrupt", reason: `frame length ${bodyBytes} is outside ${bodyBytesMin}..${frameBodyBytesMax}` };
+  }
+  const total = lengthFieldBytes + bodyBytes;
+  if (available < total) return { kind: "torn", needBytes: total };
+  const end = pos + total;
+  if (crc32c(bytes, pos + 8, end) !== view.getUint32(pos + 4, true)) return { kind: "corrupt", reason: "CRC mismatch" };
+  return parseCheckedBody(bytes, view, pos, end);
+}
+
+/** Fields of a frame whose CRC matched; the lengths are still checked against each other. */
+function parseCheckedBody(bytes: Uint8Array, view: DataView, pos: number, end: number): FrameRead {
+  const offsetHigh = view.getUint32(pos + 12, true);
+  const timeHigh = view.getInt32(pos + 20, true);
+  if (offsetHigh >= safeHighWordLimit || timeHigh >= safeHighWordLimit || timeHigh < -safeHighWordLimit) {
+    return { kind: "corrupt", reason: "offset or timestamp beyond 2^53" };
+  }
+  const keyLength = view.getInt32(pos + 24, true);
+  const keyEnd = pos + 28 + Math.max(keyLength, 0);
+  if (keyLength < -1 || keyEnd + 4 > end) return { kind: "corrupt", reason: `key length ${keyLength} does not fit the frame` };
+  const valueLength = view.getUint32(keyEnd, true);
+  if (keyEnd + 4 + valueLength !== end) return { kind: "corrupt", reason: `value length ${valueLength} does not fit the frame` };
+  const record: LogRecord = {
+    offset: offsetHigh * twoPow32 + view.getUint32(pos + 8, true),
+    timestampMs: timeHigh * twoPow32 + view.getUint32(pos + 16, true),
+    key: keyLength === -1 ? null : bytes.subarray(pos + 28, keyEnd),
+    value: bytes.subarray(keyEnd + 4, end),
+  };
+  return { kind: "record", record, frameBytes: end - pos };
+}
+
+export interface DecodeResult {
+  records: LogRecord[];
+  /** Bytes of whole, valid frames from the start: where a truncation or the next read begins. */
+  validBytes: number;
+  /** "end" when every byte was a valid frame; otherwise what stopped decoding at validBytes. */
+  stop: "end" | "torn" | "corrupt";
+  reason?: string;
+}
+
+/** Decodes consecutive frames until the buffer ends or a frame is torn or corrupt. */
+export function decodeRecords(bytes: Uint8Array): DecodeResult {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const records: LogRecord[] = [];
+  let pos = 0;
+  while (pos < bytes.length) {
+    const frame = readFrame(bytes, view, pos);
+    if (frame.kind === "torn") return { records, validBytes: pos, stop: "torn" };
+    if (frame.kind === "corrupt") return { records, validBytes: pos, stop: "corrupt", reason: frame.reason };
+    records.push(frame.record);
+    pos += frame.frameBytes;
+  }
+  return { records, validBytes: pos, stop: "end" };
+}
