@@ -7,8 +7,8 @@
 // to back with a table of end offsets. Every function here works on a whole batch or a whole
 // register array, so one command costs one call (or a few), never one per element.
 
-const M: u64 = 0xc6a4a7935bd1e995;
-const R: u64 = 47;
+import { hash } from "./murmur64a";
+
 /** The seed Redis hashes every HyperLogLog element with. */
 const SEED: u64 = 0xadc83b19;
 
@@ -24,33 +24,6 @@ const HISTOGRAM_BINS: u32 = 64;
 /** First byte of linear memory free for the caller, 8-byte aligned. */
 export function inputOffset(): usize {
   return (__heap_base + 7) & ~(<usize>7);
-}
-
-/** MurmurHash64A of `len` bytes at `ptr` (the same function as wasm/murmur64a.ts). */
-function murmur64a(ptr: usize, len: usize): u64 {
-  let h: u64 = SEED ^ (<u64>len * M);
-  const blocksEnd = ptr + (len & ~(<usize>7));
-  let p = ptr;
-  while (p < blocksEnd) {
-    let k = load<u64>(p);
-    k *= M;
-    k ^= k >> R;
-    k *= M;
-    h ^= k;
-    h *= M;
-    p += 8;
-  }
-  const tail = len & 7;
-  if (tail != 0) {
-    let t: u64 = 0;
-    for (let i: usize = 0; i < tail; i++) t |= <u64>load<u8>(p + i) << (<u64>i * 8);
-    h ^= t;
-    h *= M;
-  }
-  h ^= h >> R;
-  h *= M;
-  h ^= h >> R;
-  return h;
 }
 
 /**
@@ -69,7 +42,7 @@ export function patterns(dataPtr: usize, endsPtr: usize, count: u32, outPtr: usi
   let start: usize = 0;
   for (let i: u32 = 0; i < count; i++) {
     const end = <usize>load<u32>(endsPtr + (<usize>i << 2));
-    store<u32>(outPtr + (<usize>i << 2), patternOf(murmur64a(dataPtr + start, end - start)));
+    store<u32>(outPtr + (<usize>i << 2), patternOf(hash(dataPtr + start, end - start, SEED)));
     start = end;
   }
 }
@@ -116,7 +89,7 @@ export function denseAdd(regsPtr: usize, dataPtr: usize, endsPtr: usize, count: 
   let start: usize = 0;
   for (let i: u32 = 0; i < count; i++) {
     const end = <usize>load<u32>(endsPtr + (<usize>i << 2));
-    const pattern = patternOf(murmur64a(dataPtr + start, end - start));
+    const pattern = patternOf(hash(dataPtr + start, end - start, SEED));
     changed += raise(regsPtr, pattern & 0xffff, pattern >> 16);
     start = end;
   }
