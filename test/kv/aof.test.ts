@@ -6,21 +6,12 @@ import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, statSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { RespClient, type RespValue } from "./support/resp-client.ts";
+import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 
 const aofName = "appendonly.aof";
 const newDir = () => mkdtempSync(join(tmpdir(), "svc-aof-"));
 const startKvIn = (dir: string, fsync = "always") => startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", fsync]);
-
-async function withClient<T>(port: number, body: (c: RespClient) => Promise<T>): Promise<T> {
-  const client = await RespClient.connect(port);
-  try {
-    return await body(client);
-  } finally {
-    client.close();
-  }
-}
 
 /**
  * Every key of databases 0-3 with its type, its whole content in a canonical order and whether
@@ -47,6 +38,20 @@ async function snapshot(port: number): Promise<Record<string, unknown>> {
     }
     return out;
   });
+}
+
+/** svc restarted on `dir`, and redis-server on a copy of its file, both hold exactly `expected`. */
+async function expectReplaysTo(dir: string, expected: Record<string, unknown>): Promise<void> {
+  const again = await startKvIn(dir);
+  const redisDir = newDir();
+  copyFileSync(join(dir, aofName), join(redisDir, aofName));
+  const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
+  try {
+    expect(await snapshot(again.port)).toEqual(expected);
+    expect(await snapshot(redis.port)).toEqual(expected);
+  } finally {
+    await Promise.all([again.stop(), redis.stop()]);
+  }
 }
 
 /** Commands whose effect depends on time, chance or blocking — the ones the file must rewrite. */
@@ -86,16 +91,7 @@ describe("what svc writes", () => {
         const check = Bun.spawnSync(["redis-check-aof", join(dir, aofName)]);
         // A sequence that changed nothing leaves an empty file, which redis-check-aof calls empty.
         expect(check.stdout.toString()).toMatch(/is (valid|empty)/);
-        const again = await startKvIn(dir);
-        const redisDir = newDir();
-        copyFileSync(join(dir, aofName), join(redisDir, aofName));
-        const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
-        try {
-          expect(await snapshot(again.port)).toEqual(before);
-          expect(await snapshot(redis.port)).toEqual(before);
-        } finally {
-          await Promise.all([again.stop(), redis.stop()]);
-        }
+        await expectReplaysTo(dir, before);
       }),
       { numRuns: 8 },
     );
@@ -203,16 +199,7 @@ describe("rewriting the file", () => {
     } finally {
       await kv.stop();
     }
-    const again = await startKvIn(dir);
-    const redisDir = newDir();
-    copyFileSync(join(dir, aofName), join(redisDir, aofName));
-    const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
-    try {
-      expect(await snapshot(again.port)).toEqual(before);
-      expect(await snapshot(redis.port)).toEqual(before);
-    } finally {
-      await Promise.all([again.stop(), redis.stop()]);
-    }
+    await expectReplaysTo(dir, before);
   }, 120_000);
 });
 

@@ -7,21 +7,12 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RespClient, type RespValue } from "./support/resp-client.ts";
+import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { startKv } from "./support/servers.ts";
 
 const aofName = "appendonly.aof";
 const startKvIn = (dir: string) => startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec"]);
 const range = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-
-async function withClient<T>(port: number, body: (c: RespClient) => Promise<T>): Promise<T> {
-  const client = await RespClient.connect(port);
-  try {
-    return await body(client);
-  } finally {
-    client.close();
-  }
-}
 
 /** Every Bloom filter's BF.INFO, BF.DEBUG, membership of `probe`, whole dump, and whether it has a TTL. */
 async function filters(port: number, probe: readonly string[]): Promise<Record<string, unknown[]>> {

@@ -171,3 +171,13 @@ export class RespClient {
     this.socket?.end();
   }
 }
+
+/** Runs `body` with a fresh connection to `port`, closed afterwards whatever happens. */
+export async function withClient<T>(port: number, body: (c: RespClient) => Promise<T>): Promise<T> {
+  const client = await RespClient.connect(port);
+  try {
+    return await body(client);
+  } finally {
+    client.close();
+  }
+}
