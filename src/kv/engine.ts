@@ -151,6 +151,9 @@ export class Engine {
         `ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
       );
     }
+    if (session.multi !== null && resolved.flags.includes("no_multi")) {
+      return this.reject(session, argv, reply, "ERR Command not allowed inside a transaction");
+    }
     if (session.multi !== null && !multiControlCommands.has(name)) {
       session.multi.push({ spec: resolved, argv });
       reply.simple("QUEUED");

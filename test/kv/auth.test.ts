@@ -91,6 +91,12 @@ describe("with requirepass", () => {
     ]);
   });
 
+  test("SAVE is refused inside MULTI and aborts it; BGSAVE, BGREWRITEAOF and LASTSAVE queue", async () => {
+    await expectSameConversation(servers, [
+      ["AUTH", password], ["MULTI"], ["SAVE"], ["SET", "a", "1"], ["EXEC"], ["MULTI"], ["BGSAVE", "x", "y"], ["LASTSAVE"], ["DISCARD"], ["GET", "a"],
+    ]);
+  });
+
   test("commands pipelined behind a failed AUTH are refused; behind a good one they run", async () => {
     const pipeline = async (port: number) => {
       const client = await RespClient.connect(port);

@@ -18,13 +18,18 @@ import { RespParser } from "../resp/parser.ts";
 import { Session } from "../session.ts";
 import { encodedBytes } from "./command-buffer.ts";
 
-/** Replies to loaded commands are dropped; a refused command is kept to report it. */
+/**
+ * Replies to loaded commands are dropped, as Redis drops them; errors are counted, and the first
+ * kept, for one warning at the end (a file written by svc replays without any).
+ */
 class LoadReply implements Reply {
   protocol: 2 | 3 = 2;
-  refusal: string | null = null;
+  errors = 0;
+  firstError: string | null = null;
   simple(): void {}
   error(message: string): void {
-    this.refusal = message;
+    this.errors++;
+    this.firstError ??= message;
   }
   integer(): void {}
   bulk(): void {}
@@ -68,6 +73,9 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger): LoadRe
     engine.unregister(session);
   }
   if (error !== null) throw corrupt(path, offset, error);
+  if (reply.errors > 0) {
+    log.warn({ path, errors: reply.errors, first: reply.firstError }, "commands in the append-only file answered errors when replayed; their effects, if any, are loaded");
+  }
   const validBytes = multiOffset ?? offset;
   if (validBytes < bytes.length) {
     truncateSync(path, validBytes);

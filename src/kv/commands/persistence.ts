@@ -12,7 +12,7 @@ import type { CommandSpec, Exec } from "./spec.ts";
 const noFile = () => new KvError("ERR svc persists through the append-only file, which is off (start it with --appendonly yes)");
 
 function bgrewriteaof(x: Exec): void {
-  if (x.engine.aof === null) throw new KvError("ERR the append-only file is off (start with --appendonly yes)");
+  if (x.engine.aof === null) throw noFile();
   if (!x.engine.startRewrite()) throw new KvError("ERR Background append only file rewriting already in progress");
   x.reply.simple("Background append only file rewriting started");
 }
@@ -38,9 +38,9 @@ function bgsave(x: Exec, argv: string[]): void {
 }
 
 export const persistenceCommands: readonly CommandSpec[] = [
-  { name: "bgrewriteaof", arity: 1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Rewrites the append-only file.", run: bgrewriteaof },
+  { name: "bgrewriteaof", arity: 1, flags: ["admin", "noscript"], group: "server", summary: "Rewrites the append-only file.", run: bgrewriteaof },
   { name: "save", arity: 1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Makes every write so far durable.", run: save },
-  { name: "bgsave", arity: -1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Makes every write so far durable, in the background.", run: bgsave },
+  { name: "bgsave", arity: -1, flags: ["admin", "noscript"], group: "server", summary: "Makes every write so far durable, in the background.", run: bgsave },
   {
     name: "lastsave", arity: 1, flags: ["loading", "stale", "fast"], group: "server", summary: "Returns when data was last made durable.",
     run: (x) => x.reply.integer(Math.floor(x.engine.lastSaveMs / 1000)),
