@@ -11,6 +11,8 @@ import { join } from "node:path";
 
 export interface NativeAddon {
   crc32c(data: Uint8Array, start: number, end: number, seed: number): number;
+  sealFrames(frames: Uint8Array, bodyBytesMax: number): number;
+  checkedFramesPrefix(data: Uint8Array, start: number, end: number, bodyBytesMax: number): number;
   appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number>;
   respScanBind(state: Float64Array, out: Uint32Array): number;
   respScan(buf: Uint8Array, binding: number): number;

@@ -5,3 +5,4 @@
 
 pub mod append;
 pub mod checksum;
+pub mod frames;

@@ -23,6 +23,31 @@ pub fn crc32c(data: &[u8], start: u32, end: u32, seed: u32) -> Result<u32> {
     Ok(svc_log::checksum::crc32c_extend(seed, &data[start..end]))
 }
 
+/// Writes the CRC32C of every broker record frame in `frames` (back to back from its start, each
+/// body at most `body_max` bytes); returns the number of frames. One call seals a produce batch.
+#[napi(js_name = "sealFrames")]
+pub fn seal_frames(mut frames: Uint8Array, body_max: u32) -> Result<u32> {
+    // SAFETY: the array is JavaScript's and alive for this synchronous call; nothing else runs
+    // JavaScript (or holds another Rust view of it) until it returns.
+    let bytes = unsafe { frames.as_mut() };
+    svc_log::frames::seal_frames(bytes, body_max)
+        .map(|n| n as u32)
+        .ok_or_else(|| Error::new(Status::InvalidArg, "frame lengths do not tile the buffer".to_string()))
+}
+
+/// Bytes of the longest run of whole, checksum-valid frames at the start of `data[start..end]`.
+#[napi(js_name = "checkedFramesPrefix")]
+pub fn checked_frames_prefix(data: &[u8], start: u32, end: u32, body_max: u32) -> Result<u32> {
+    let (start, end) = (start as usize, end as usize);
+    if start > end || end > data.len() {
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!("frame range {start}..{end} is outside a buffer of {} bytes", data.len()),
+        ));
+    }
+    Ok(svc_log::frames::checked_prefix(&data[start..end], body_max) as u32)
+}
+
 /// One append of a batch of chunks to an open segment file, run on a worker thread.
 pub struct AppendChunks {
     fd: i32,

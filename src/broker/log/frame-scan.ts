@@ -4,7 +4,7 @@
  * and is it intact" is decided in one place (record.ts's readFrame).
  */
 import { readSync } from "node:fs";
-import { type LogRecord, readFrame } from "./record.ts";
+import { checkedFramesEnd, type LogRecord, readFrame } from "./record.ts";
 
 /** What a visitor says about each record: keep going, stop before the next, or call it corrupt. */
 export type Visit = "continue" | "stop" | "reject";
@@ -32,9 +32,10 @@ export function scanFrames(
   let requested = Math.min(chunkBytes, end - bufferStart);
   let buffer = readChunk(fd, bufferStart, requested);
   let view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  let checkedEnd = checkedFramesEnd(buffer, 0);
   let pos = 0;
   while (bufferStart + pos < end) {
-    const frame = readFrame(buffer, view, pos);
+    const frame = readFrame(buffer, view, pos, checkedEnd);
     if (frame.kind === "corrupt") return { position: bufferStart + pos, stop: "corrupt", reason: frame.reason };
     if (frame.kind === "torn") {
       const at = bufferStart + pos;
@@ -47,6 +48,7 @@ export function scanFrames(
       requested = Math.min(Math.max(chunkBytes, frame.needBytes), end - bufferStart);
       buffer = readChunk(fd, bufferStart, requested);
       view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+      checkedEnd = checkedFramesEnd(buffer, 0);
       pos = 0;
       continue;
     }

@@ -25,6 +25,7 @@
 import { brokerRecordBytesMax } from "../../core/limits.ts";
 import { assert } from "../../core/assert.ts";
 import { crc32c } from "../../native/crc32c.ts";
+import { checkedFramesPrefix, sealFrames } from "../../native/frames.ts";
 
 export interface LogRecord {
   offset: number;
@@ -55,7 +56,7 @@ export function frameBytes(key: Uint8Array | null, value: Uint8Array): number {
   return frameOverheadBytes + (key === null ? 0 : key.length) + value.length;
 }
 
-/** Encodes `records` as consecutive frames in one new buffer, checksumming each frame. */
+/** Encodes `records` as consecutive frames in one new buffer, checksummed. */
 export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
   let total = 0;
   for (const r of records) total += frameBytes(r.key, r.value);
@@ -63,6 +64,8 @@ export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
   const view = new DataView(out.buffer);
   let pos = 0;
   for (const r of records) pos = encodeFrame(out, view, pos, r);
+  // Every checksum in one native call, not one per record.
+  sealFrames(out, frameBodyBytesMax);
   return out;
 }
 
@@ -79,7 +82,6 @@ function encodeFrame(out: Uint8Array, view: DataView, start: number, r: LogRecor
   if (r.key !== null) out.set(r.key, start + 28);
   view.setUint32(start + 28 + keyLength, r.value.length, true);
   out.set(r.value, start + 32 + keyLength);
-  view.setUint32(start + 4, crc32c(out, start + 8, end), true);
   return end;
 }
 
@@ -102,10 +104,19 @@ export type FrameRead =
   | { kind: "corrupt"; reason: string };
 
 /**
- * Reads the frame at `pos` of `bytes`. The record's key and value are views into `bytes`, not
- * copies: a caller that keeps them past the buffer's reuse must copy them.
+ * Where the whole, checksum-valid frames from `pos` end: one native call for a whole buffer, so
+ * readFrame skips the per-frame CRC for every frame before that point.
  */
-export function readFrame(bytes: Uint8Array, view: DataView, pos: number): FrameRead {
+export function checkedFramesEnd(bytes: Uint8Array, pos: number): number {
+  return pos + checkedFramesPrefix(bytes, pos, bytes.length, frameBodyBytesMax);
+}
+
+/**
+ * Reads the frame at `pos` of `bytes`. A frame ending at or before `checkedEnd` (checkedFramesEnd)
+ * is known intact; any other has its CRC checked here. The record's key and value are views into
+ * `bytes`, not copies: a caller that keeps them past the buffer's reuse must copy them.
+ */
+export function readFrame(bytes: Uint8Array, view: DataView, pos: number, checkedEnd = 0): FrameRead {
   const available = bytes.length - pos;
   if (available < lengthFieldBytes) return { kind: "torn", needBytes: lengthFieldBytes };
   const bodyBytes = view.getUint32(pos, true);
@@ -115,7 +126,7 @@ export function readFrame(bytes: Uint8Array, view: DataView, pos: number): Frame
   const total = lengthFieldBytes + bodyBytes;
   if (available < total) return { kind: "torn", needBytes: total };
   const end = pos + total;
-  if (crc32c(bytes, pos + 8, end) !== view.getUint32(pos + 4, true)) return { kind: "corrupt", reason: "CRC mismatch" };
+  if (end > checkedEnd && crc32c(bytes, pos + 8, end) !== view.getUint32(pos + 4, true)) return { kind: "corrupt", reason: "CRC mismatch" };
   return parseCheckedBody(bytes, view, pos, end);
 }
 
@@ -153,9 +164,10 @@ export interface DecodeResult {
 export function decodeRecords(bytes: Uint8Array): DecodeResult {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const records: LogRecord[] = [];
+  const checkedEnd = checkedFramesEnd(bytes, 0);
   let pos = 0;
   while (pos < bytes.length) {
-    const frame = readFrame(bytes, view, pos);
+    const frame = readFrame(bytes, view, pos, checkedEnd);
     if (frame.kind === "torn") return { records, validBytes: pos, stop: "torn" };
     if (frame.kind === "corrupt") return { records, validBytes: pos, stop: "corrupt", reason: frame.reason };
     records.push(frame.record);
