@@ -35,6 +35,15 @@ export const binaryIdleTimeoutMs = 10 * 60 * 1000;
 export const binaryHandshakeTokenBytesMax = 1024;
 export const groupCommitFlushIntervalMs = 1000;
 
+// ---- Broker service (src/broker; our own bounds where the spec leaves them open) -------------
+/** Default of --flush-every-records (spec: "flush ... default 1"): every produce is synced before its answer. */
+export const brokerFlushEveryRecordsDefault = 1;
+/**
+ * Largest --flush-every-records accepted. Only 1 is acted on today (a larger value still syncs
+ * every flush, which is safer than asked); the bound keeps a typo from meaning "never".
+ */
+export const brokerFlushEveryRecordsMax = 1_000_000;
+
 // ---- Broker partition log (src/broker/log; our own bounds, the spec leaves them open) ----------
 /** A sparse index gets an entry per this many log bytes (Kafka's index.interval.bytes). */
 export const logIndexIntervalBytes = 4 * KiB;

@@ -11,7 +11,7 @@
  * Index files are written whole (to a temporary name, then renamed) when the segment is sealed
  * and when it is closed; they are hints, so an index lost in a crash is simply rebuilt by scanning.
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
@@ -99,6 +99,14 @@ export class Segment {
   static create(dir: string, baseOffset: number, options: SegmentOptions): Segment {
     const segment = new Segment(dir, baseOffset, options);
     assert(fstatSync(segment.fd).size === 0, `segment ${baseOffset} already has data`);
+    // The new log file's directory entry must be durable before records synced into it are
+    // acknowledged: fdatasync of the file does not cover its name in the directory.
+    const dirFd = openSync(dir, "r");
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
     segment.writable = true;
     return segment;
   }

@@ -1,0 +1,43 @@
+/**
+ * The broker's state behind the HTTP routes: its topics, its limits and the authorizer. Routes
+ * check their input, ask the authorizer, then act here; nothing in this object knows HTTP.
+ */
+import type { Clock } from "../core/clock.ts";
+import type { Logger } from "../core/log.ts";
+import type { Authorizer } from "./auth/authorizer.ts";
+import type { ConsumeLimits } from "./consume/params.ts";
+import type { ProduceLimits } from "./produce/request.ts";
+import { TopicRegistry } from "./topics/registry.ts";
+
+export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
+  dataDir: string;
+  /**
+   * --flush-every-records. Kept and reported; every produce is synced before its answer whatever
+   * the value, so a value above 1 is more durable than asked, never less.
+   */
+  flushEveryRecords: number;
+  clock: Clock;
+  authorizer: Authorizer;
+}
+
+export class Broker {
+  readonly topics: TopicRegistry;
+  /** False until the stored topics are loaded, and again once stopping: /readyz answers 503. */
+  ready = false;
+
+  constructor(readonly options: BrokerOptions) {
+    this.topics = new TopicRegistry(options.dataDir, { recordBytesMax: options.recordBytesMax, clock: options.clock });
+  }
+
+  /** Loads and recovers every stored topic, then reports ready. */
+  open(log: Logger): void {
+    this.topics.load(log);
+    this.ready = true;
+  }
+
+  /** Stops reporting ready, waits for writes in flight and closes every log. */
+  async close(): Promise<void> {
+    this.ready = false;
+    await this.topics.close();
+  }
+}

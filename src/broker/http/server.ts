@@ -1,0 +1,29 @@
+/** The broker's HTTP API: its route modules mounted on the shared HTTP layer (src/http). */
+import type { Logger } from "../../core/log.ts";
+import { type HttpService, startHttpServer } from "../../http/server.ts";
+import type { Broker } from "../broker.ts";
+import { dataRoutes } from "./data-routes.ts";
+import { healthRoutes } from "./health-routes.ts";
+import { topicRoutes } from "./topic-routes.ts";
+
+export interface BrokerHttpOptions {
+  hostname: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** --max-request-body-bytes */
+  bodyBytesMax: number;
+  log: Logger;
+}
+
+export function startBrokerHttp(broker: Broker, options: BrokerHttpOptions): HttpService {
+  return startHttpServer({
+    name: "broker-http",
+    hostname: options.hostname,
+    port: options.port,
+    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker) },
+    bodyBytesMax: options.bodyBytesMax,
+    // The spec sends no CORS headers unless --cors-origin lists origins (a later issue).
+    cors: { kind: "off" },
+    log: options.log,
+  });
+}

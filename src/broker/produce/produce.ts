@@ -1,0 +1,43 @@
+/**
+ * Carrying out a checked produce plan: one append per partition per request (so a request's
+ * records for a partition land in one write, and group commit in src/broker/log/partition.ts
+ * shares its fdatasync with other requests), answered once every append is on disk, with the
+ * results in the request's order.
+ */
+import type { ProduceRecord } from "../log/partition.ts";
+import type { Topic } from "../topics/topic.ts";
+import type { ProducePlan } from "./request.ts";
+
+export interface ProduceResult {
+  partition: number;
+  offset: number;
+  /** Present (true) only when a retried record was recognised and not written again. */
+  duplicate?: true;
+}
+
+interface PartitionBatch {
+  /** Positions in the request of this partition's records, in order. */
+  positions: number[];
+  records: ProduceRecord[];
+}
+
+function byPartition(plan: ProducePlan): Map<number, PartitionBatch> {
+  const batches = new Map<number, PartitionBatch>();
+  plan.records.forEach((record, position) => {
+    let batch = batches.get(record.partition);
+    if (batch === undefined) batches.set(record.partition, (batch = { positions: [], records: [] }));
+    batch.positions.push(position);
+    batch.records.push({ key: record.key, value: record.value });
+  });
+  return batches;
+}
+
+export async function produce(topic: Topic, plan: ProducePlan): Promise<ProduceResult[]> {
+  const results = new Array<ProduceResult>(plan.records.length);
+  const appends = [...byPartition(plan)].map(async ([partition, batch]) => {
+    const appended = await topic.logForWrite(partition).append(batch.records);
+    batch.positions.forEach((position, i) => (results[position] = { partition, offset: appended.baseOffset + i }));
+  });
+  await Promise.all(appends);
+  return results;
+}

@@ -1,0 +1,98 @@
+/**
+ * A real `svc broker` for tests: started as its own process on a free port (--bind 127.0.0.1:0)
+ * over a temporary data dir, found by the address it prints, and driven with fetch.
+ */
+import { afterAll } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const cliPath = join(import.meta.dir, "../../../src/cli.ts");
+/** How long a broker may take to print its address (a cleanup bound on a loaded machine, not a timing claim). */
+const startWaitMs = 20_000;
+
+const root = mkdtempSync(join(tmpdir(), "svc-broker-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+
+/** A fresh data dir under this test file's temporary root. */
+export function freshDataDir(): string {
+  return join(root, `d${++dirs}`);
+}
+
+export interface BrokerProcess {
+  url: string;
+  dataDir: string;
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  output(): string;
+  /** SIGTERM, and wait for a clean exit. */
+  stop(): Promise<void>;
+  /** SIGKILL: no chance to flush or close anything. */
+  kill(): Promise<void>;
+  /** fetch relative to the broker, JSON in (when `body` is not a string) and the parsed answer out. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+export async function startBroker(dataDir = freshDataDir(), flags: string[] = []): Promise<BrokerProcess> {
+  const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags], {
+    stdin: "ignore", stdout: "pipe", stderr: "pipe",
+  });
+  let text = "";
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  };
+  void pump(proc.stdout);
+  void pump(proc.stderr);
+  const deadline = Date.now() + startWaitMs;
+  let address: string | undefined;
+  while (address === undefined) {
+    address = /broker: HTTP on (\S+)/.exec(text)?.[1];
+    if (address !== undefined) break;
+    if (proc.exitCode !== null) throw new Error(`svc broker exited ${proc.exitCode}:\n${text}`);
+    if (Date.now() > deadline) throw new Error(`svc broker printed no address:\n${text}`);
+    await Bun.sleep(20);
+  }
+  const url = `http://${address}`;
+  return {
+    url, dataDir, proc,
+    output: () => text,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+    async kill() {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+    async call(method, path, body) {
+      const init: RequestInit = { method };
+      if (body !== undefined) {
+        init.body = typeof body === "string" ? body : JSON.stringify(body);
+        init.headers = { "content-type": "application/json" };
+      }
+      const response = await fetch(`${url}${path}`, init);
+      const raw = await response.text();
+      return { status: response.status, body: raw === "" ? null : JSON.parse(raw) };
+    },
+  };
+}
+
+/** Each partition's high watermark, to show a refused request wrote nothing. */
+export async function highWatermarks(broker: BrokerProcess, topic: string): Promise<number[]> {
+  const { body } = await broker.call("GET", `/topics/${topic}`);
+  return (body.partition_details as { high_watermark: number }[]).map((p) => p.high_watermark);
+}
+
+/** Every record of a partition, read to its high watermark. */
+export async function readAll(broker: BrokerProcess, topic: string, partition: number, encoding = "utf8"): Promise<any[]> {
+  const records: any[] = [];
+  for (let offset = 0; ; ) {
+    const { status, body } = await broker.call("GET", `/topics/${topic}/consume?partition=${partition}&offset=${offset}&max_records=10000&encoding=${encoding}`);
+    if (status !== 200) throw new Error(`consume → ${status} ${JSON.stringify(body)}`);
+    records.push(...body.records);
+    if (body.next_offset >= body.high_watermark) return records;
+    offset = body.next_offset;
+  }
+}
