@@ -129,8 +129,8 @@ describe("produce validation: the whole request is checked, and a refused one wr
     await refused({ records: [{ value: "v", sequence: 0 }] }, 400, /needs the request's 'producer_id'/);
     await refused({ producer_id: "p", records: [{ value: "v" }] }, 400, /every record needs a 'sequence'/);
   });
-  test("idempotent produce is refused (not yet supported) rather than written at-least-once", () =>
-    refused({ producer_id: "p", records: [{ value: "v", sequence: 0 }] }, 400, /idempotent produce .* not supported/));
+  test("with producer_id, a record without a partition or key is refused: round robin could send its retry elsewhere", () =>
+    refused({ producer_id: "p", records: [{ value: "v", sequence: 0 }] }, 400, /needs a 'partition' or a 'key'/));
 });
 
 describe("limits", () => {

@@ -69,8 +69,28 @@ export interface ReadResult {
   logStartOffset: number;
 }
 
+/** A produce that carries a tag (an idempotent producer's first sequence), with the offsets it got. */
+export interface TaggedAppend {
+  tag: unknown;
+  baseOffset: number;
+  count: number;
+}
+
+/**
+ * Told about the tagged produces of a flush, inside the partition's write lock: the seam through
+ * which idempotent producers' state (src/broker/produce/producer-journal.ts) stays exactly as
+ * durable as the records it describes.
+ */
+export interface WriteHook {
+  /** Before the flush's records are written; what it records must be durable when it resolves. */
+  beforeWrite(tagged: TaggedAppend[]): Promise<void>;
+  /** After the records are synced, before any produce of the flush is answered. */
+  afterWrite(tagged: TaggedAppend[]): void;
+}
+
 interface PendingProduce {
   records: readonly ProduceRecord[];
+  tag: unknown;
   bytes: number;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
@@ -92,6 +112,9 @@ export class Partition {
   private failure: Error | null = null;
   /** Flushes written so far (each is one write and one fdatasync). */
   flushCount = 0;
+  private writeHook: WriteHook | null = null;
+  /** True while a flush's hook has recorded offsets that its records have not yet made true. */
+  private hookAhead = false;
 
   private constructor(
     readonly dir: string,
@@ -150,7 +173,7 @@ export class Partition {
    * Appends `records` as one produce. Resolves once they are on disk, with their offsets; rejects
    * without writing anything when a record is too large or the partition cannot write.
    */
-  append(records: readonly ProduceRecord[]): Promise<AppendResult> {
+  append(records: readonly ProduceRecord[], tag?: unknown): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new SvcError("unavailable", `partition ${this.dir} is closed`));
     if (this.failure !== null) return Promise.reject(this.failure);
     if (records.length === 0) return Promise.reject(new SvcError("bad_request", "a produce needs at least one record"));
@@ -164,9 +187,14 @@ export class Partition {
       bytes += frameBytes(record.key, record.value);
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ records, bytes, resolve, reject });
+      this.pending.push({ records, tag, bytes, resolve, reject });
       this.queueFlush();
     });
+  }
+
+  /** Installs the hook told about tagged produces; set once, before the first append. */
+  setWriteHook(hook: WriteHook): void {
+    this.writeHook = hook;
   }
 
   /** Runs `work` alone under the partition's write lock (rolls, segment swaps); resolves with it. */
@@ -201,7 +229,9 @@ export class Partition {
       const results = await this.writeBatch(batch, timestampMs);
       batch.forEach((p, i) => p.resolve(results[i]!));
     } catch (error) {
-      if (this.active.damaged) this.failure ??= new SvcError("unavailable", `partition ${this.dir} failed a write`, { cause: error });
+      // A hook that ran ahead of a failed write has recorded offsets the next flush would reuse
+      // for other records: stop writing until a reopen reconciles it with the log.
+      if (this.active.damaged || this.hookAhead) this.failure ??= new SvcError("unavailable", `partition ${this.dir} failed a write`, { cause: error });
       for (const p of batch) p.reject(error);
     }
   }
@@ -222,15 +252,26 @@ export class Partition {
     const all: LogRecord[] = [];
     const chunks: Uint8Array[] = [];
     const results: AppendResult[] = [];
+    const tagged: TaggedAppend[] = [];
     for (const produce of batch) {
+      if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count: produce.records.length });
       const records = produce.records.map((r, i) => ({ offset: offset + i, timestampMs, key: r.key, value: r.value }));
       chunks.push(encodeRecords(records));
       all.push(...records);
       results.push({ baseOffset: offset, lastOffset: offset + records.length - 1, timestampMs });
       offset += records.length;
     }
+    const hook = tagged.length > 0 ? this.writeHook : null;
+    if (hook !== null) {
+      this.hookAhead = true;
+      await hook.beforeWrite(tagged);
+    }
     await this.active.append(all, chunks);
     this.flushCount++;
+    if (hook !== null) {
+      hook.afterWrite(tagged);
+      this.hookAhead = false;
+    }
     return results;
   }
 

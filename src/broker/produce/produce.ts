@@ -6,6 +6,7 @@
  */
 import type { ProduceRecord } from "../log/partition.ts";
 import type { Topic } from "../topics/topic.ts";
+import { produceIdempotent } from "./idempotent.ts";
 import type { ProducePlan } from "./request.ts";
 
 export interface ProduceResult {
@@ -33,6 +34,7 @@ function byPartition(plan: ProducePlan): Map<number, PartitionBatch> {
 }
 
 export async function produce(topic: Topic, plan: ProducePlan): Promise<ProduceResult[]> {
+  if (plan.producerId !== null) return produceIdempotent(topic, plan, plan.producerId);
   const results = new Array<ProduceResult>(plan.records.length);
   const appends = [...byPartition(plan)].map(async ([partition, batch]) => {
     const appended = await topic.logForWrite(partition).append(batch.records);

@@ -51,9 +51,12 @@ export function planProduce(body: unknown, topic: Topic, limits: ProduceLimits):
   }
   if (producerId === null && sequenced > 0) throw badRequest("a record with 'sequence' needs the request's 'producer_id'");
   if (producerId !== null) {
-    // The seam for idempotent producers (issue 6): until their sequence state exists, a request
-    // that asks for exactly-once is refused rather than written at-least-once.
-    throw badRequest("idempotent produce (producer_id, sequence) is not supported by this broker yet");
+    // Sequences count per partition, so the producer must know each record's partition, and a
+    // retry must land where the original did: round robin would send it elsewhere.
+    const unrouted = checked.findIndex((r) => r.partition === null && r.key === null);
+    if (unrouted >= 0) {
+      throw badRequest(`with 'producer_id', 'records[${unrouted}]' needs a 'partition' or a 'key': its sequence counts per partition, and a retry must reach the same one`);
+    }
   }
   const encoder = new TextEncoder();
   return {

@@ -6,6 +6,7 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import { Partition } from "../log/partition.ts";
+import { attachProducerJournal } from "../produce/producer-journal.ts";
 import type { TopicConfig } from "./config.ts";
 import { fsyncDir } from "./atomic-file.ts";
 import type { TopicMeta, TopicStore } from "./store.ts";
@@ -87,6 +88,13 @@ export class Topic {
     // The new partition directory's own entry must survive a crash, or its acknowledged records
     // would vanish with it.
     if (isNew) fsyncDir(this.store.topicDir(this.name));
+    // Idempotent producers' state, reconciled with the recovered log before its first write.
+    try {
+      attachProducerJournal(log);
+    } catch (error) {
+      void log.close();
+      throw error;
+    }
     this.logs[partition] = log;
     return log;
   }
