@@ -3,10 +3,12 @@
  * check their input, ask the authorizer, then act here; nothing in this object knows HTTP.
  */
 import type { Clock } from "../core/clock.ts";
+import { retentionCheckIntervalMs } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import type { Authorizer } from "./auth/authorizer.ts";
 import type { ConsumeLimits } from "./consume/params.ts";
 import type { ProduceLimits } from "./produce/request.ts";
+import { RetentionScheduler, type RetentionSummary, runRetentionPass } from "./retention-scheduler.ts";
 import { TopicRegistry } from "./topics/registry.ts";
 
 export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
@@ -24,20 +26,33 @@ export class Broker {
   readonly topics: TopicRegistry;
   /** False until the stored topics are loaded, and again once stopping: /readyz answers 503. */
   ready = false;
+  /** Made by `open`, which has the logger the passes report to. */
+  private retention: RetentionScheduler | null = null;
 
   constructor(readonly options: BrokerOptions) {
     this.topics = new TopicRegistry(options.dataDir, { recordBytesMax: options.recordBytesMax, clock: options.clock });
   }
 
-  /** Loads and recovers every stored topic, then reports ready. */
+  /** Loads and recovers every stored topic, starts the background retention pass, then reports ready. */
   open(log: Logger): void {
     this.topics.load(log);
+    const pass = () => runRetentionPass(this.topics, this.options.clock, log);
+    this.retention = new RetentionScheduler(pass, retentionCheckIntervalMs, log);
+    this.retention.start();
     this.ready = true;
+  }
+
+  /** A retention pass over every topic now (POST /admin/run-retention); resolves when it is done. */
+  runRetention(): Promise<RetentionSummary> {
+    if (this.retention === null) throw new Error("the broker is not open");
+    return this.retention.runNow();
   }
 
   /** Stops reporting ready, waits for writes in flight and closes every log. */
   async close(): Promise<void> {
     this.ready = false;
+    // Let a pass in progress finish before its partitions close under it.
+    await this.retention?.stop();
     await this.topics.close();
   }
 }

@@ -60,6 +60,14 @@ export const logSegmentBytesMax = 2 * GiB;
  */
 export const logFlushBytesMax = 16 * MiB;
 
+// ---- Broker retention (src/broker/retention-scheduler.ts; the spec leaves the schedule open) ----
+/**
+ * How often the background pass rolls aged segments and applies retention (Kafka's
+ * log.retention.check.interval.ms): retention_ms is in days by default, so minutes of lateness
+ * are noise, and an idle broker wakes rarely. POST /admin/run-retention runs one at once.
+ */
+export const retentionCheckIntervalMs = 5 * 60 * 1000;
+
 // ---- Media (spec: session-control-and-crm-api.md, part A "Limits") ---------------------------
 export const sessionPeersMax = 256;
 export const mediaRequestBodyBytesMax = 256 * KiB;

@@ -2,6 +2,7 @@
 import type { Logger } from "../../core/log.ts";
 import { type HttpService, startHttpServer } from "../../http/server.ts";
 import type { Broker } from "../broker.ts";
+import { adminRoutes } from "./admin-routes.ts";
 import { dataRoutes } from "./data-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { topicRoutes } from "./topic-routes.ts";
@@ -20,7 +21,7 @@ export function startBrokerHttp(broker: Broker, options: BrokerHttpOptions): Htt
     name: "broker-http",
     hostname: options.hostname,
     port: options.port,
-    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker) },
+    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker), ...adminRoutes(broker) },
     bodyBytesMax: options.bodyBytesMax,
     // The spec sends no CORS headers unless --cors-origin lists origins (a later issue).
     cors: { kind: "off" },

@@ -160,6 +160,31 @@ export class Partition {
     return this.segments.length;
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * The oldest segment when it is sealed, else null (only the active segment is left): what
+   * retention (retention.ts) may drop next. Call under `exclusive`.
+   */
+  oldestSealedSegment(): Segment | null {
+    return this.segments.length > 1 ? this.segments[0]! : null;
+  }
+
+  /**
+   * Drops the oldest segment, which must be sealed, and deletes its files; the log start moves to
+   * the next segment's base. Call under `exclusive`. Synchronous, so no read (reads are
+   * synchronous too) can see the list and the files disagree.
+   */
+  dropOldestSegment(): Segment {
+    assert(!this.closed, `partition ${this.dir} is closed`);
+    assert(this.segments.length > 1, `partition ${this.dir}: the active segment is never dropped`);
+    const oldest = this.segments.shift()!;
+    oldest.deleteFiles();
+    return oldest;
+  }
+
   /** New roll size; the active segment keeps the size it was created under (spec: next roll). */
   setSegmentBytes(bytes: number): void {
     this.segmentBytes = checkedSegmentBytes(bytes);
@@ -297,6 +322,8 @@ export class Partition {
    */
   rollIfAged(): Promise<boolean> {
     return this.exclusive(() => {
+      // A background pass can reach a partition whose topic is being deleted: its files are closed.
+      if (this.closed) return false;
       const active = this.active;
       if (active.firstTimestampMs === null || this.clock.nowMs() - active.firstTimestampMs < this.segmentMs) return false;
       this.roll();

@@ -11,7 +11,7 @@
  * Index files are written whole (to a temporary name, then renamed) when the segment is sealed
  * and when it is closed; they are hints, so an index lost in a crash is simply rebuilt by scanning.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
@@ -101,12 +101,7 @@ export class Segment {
     assert(fstatSync(segment.fd).size === 0, `segment ${baseOffset} already has data`);
     // The new log file's directory entry must be durable before records synced into it are
     // acknowledged: fdatasync of the file does not cover its name in the directory.
-    const dirFd = openSync(dir, "r");
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    fsyncDirectory(dir);
     segment.writable = true;
     return segment;
   }
@@ -315,6 +310,22 @@ export class Segment {
     closeSync(this.fd);
   }
 
+  /**
+   * Closes the segment and deletes its files (retention). The .log goes first and its directory
+   * is synced: that unlink is the one step that drops the records, so a crash before it keeps the
+   * whole segment and a crash after it leaves only index files without a log, which recovery
+   * removes. Segments are dropped oldest first, each durably before the next, so a crash midway
+   * never leaves a hole in the middle of the log.
+   */
+  deleteFiles(): void {
+    assert(!this.writable, `segment ${this.baseOffset} is active and is never deleted`);
+    closeSync(this.fd);
+    rmSync(this.path(".log"), { force: true });
+    fsyncDirectory(this.dir);
+    rmSync(this.path(".index"), { force: true });
+    rmSync(this.path(".timeindex"), { force: true });
+  }
+
   private writeIndexes(): void {
     writeFileAtomic(this.path(".index"), this.offsetIndex.encode());
     writeFileAtomic(this.path(".timeindex"), this.timeIndex.encode());
@@ -345,4 +356,14 @@ function writeFileAtomic(path: string, bytes: Uint8Array): void {
   const temporary = `${path}.tmp`;
   writeFileSync(temporary, bytes);
   renameSync(temporary, path);
+}
+
+/** Makes the creation or removal of a file in `dir` durable: fdatasync of a file does not cover its name. */
+function fsyncDirectory(dir: string): void {
+  const dirFd = openSync(dir, "r");
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
 }

@@ -1,0 +1,35 @@
+/**
+ * Administration (spec: Endpoints, Administration; all need `admin` on `*`). The spec shows no
+ * request or response bodies here; ours are in docs/broker.md.
+ */
+import type { RequestContext, RouteTable } from "../../http/route.ts";
+import { json } from "../../http/response.ts";
+import type { Broker } from "../broker.ts";
+import { badRequest } from "./fields.ts";
+
+/**
+ * These endpoints take no parameters: a body may be left out, and one that is sent must be `{}`,
+ * so a client that believes it can pass options (a topic, say) hears otherwise instead of
+ * running a pass over everything.
+ */
+async function noParameters(ctx: RequestContext): Promise<void> {
+  const length = ctx.req.headers.get("content-length");
+  const hasBody = (length !== null && length !== "0") || ctx.req.headers.has("transfer-encoding");
+  if (!hasBody) return;
+  const body = await ctx.json();
+  const empty = typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+  if (!empty) throw badRequest(`${ctx.url.pathname} takes no parameters: send no body, or {}`);
+}
+
+export function adminRoutes(broker: Broker): RouteTable {
+  const { authorizer } = broker.options;
+  return {
+    "/admin/run-retention": {
+      async POST(ctx) {
+        authorizer.check(ctx.req, "admin", null);
+        await noParameters(ctx);
+        return json(await broker.runRetention());
+      },
+    },
+  };
+}
