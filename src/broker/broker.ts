@@ -8,6 +8,7 @@ import type { Logger } from "../core/log.ts";
 import type { Authorizer } from "./auth/authorizer.ts";
 import type { ConsumeLimits } from "./consume/params.ts";
 import type { ProduceLimits } from "./produce/request.ts";
+import { type CompactionSummary, runCompactionPass } from "./compaction-pass.ts";
 import { RetentionScheduler, type RetentionSummary, runRetentionPass } from "./retention-scheduler.ts";
 import { TopicRegistry } from "./topics/registry.ts";
 
@@ -28,16 +29,18 @@ export class Broker {
   ready = false;
   /** Made by `open`, which has the logger the passes report to. */
   private retention: RetentionScheduler | null = null;
+  private compactionPass: (() => Promise<CompactionSummary>) | null = null;
 
   constructor(readonly options: BrokerOptions) {
     this.topics = new TopicRegistry(options.dataDir, { recordBytesMax: options.recordBytesMax, clock: options.clock });
   }
 
-  /** Loads and recovers every stored topic, starts the background retention pass, then reports ready. */
+  /** Loads and recovers every stored topic, starts the background retention and compaction passes, then reports ready. */
   open(log: Logger): void {
     this.topics.load(log);
     const pass = () => runRetentionPass(this.topics, this.options.clock, log);
-    this.retention = new RetentionScheduler(pass, retentionCheckIntervalMs, log);
+    this.compactionPass = () => runCompactionPass(this.topics, this.options.clock, log);
+    this.retention = new RetentionScheduler(pass, retentionCheckIntervalMs, log, this.compactionPass);
     this.retention.start();
     this.ready = true;
   }
@@ -46,6 +49,15 @@ export class Broker {
   runRetention(): Promise<RetentionSummary> {
     if (this.retention === null) throw new Error("the broker is not open");
     return this.retention.runNow();
+  }
+
+  /**
+   * A compaction pass over every topic now (POST /admin/run-compaction), queued with the
+   * retention passes so the two never interleave; resolves when it is done.
+   */
+  runCompaction(): Promise<CompactionSummary> {
+    if (this.retention === null || this.compactionPass === null) throw new Error("the broker is not open");
+    return this.retention.runOther(this.compactionPass);
   }
 
   /** Stops reporting ready, waits for writes in flight and closes every log. */

@@ -58,7 +58,9 @@ export async function runRetentionPass(topics: TopicRegistry, clock: Clock, log:
 /**
  * Runs `pass` every `intervalMs`, counted from the end of the previous run (a timeout chain, not
  * an interval), so a slow pass never overlaps the next. Passes asked for on demand (`runNow`)
- * queue behind the one running, so two never interleave their deletions.
+ * queue behind the one running, so two never interleave their deletions. `followUp` (compaction,
+ * compaction-pass.ts) runs after each background pass, on the same queue; `runOther` queues it on
+ * demand.
  */
 export class RetentionScheduler {
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -69,6 +71,7 @@ export class RetentionScheduler {
     private readonly pass: () => Promise<RetentionSummary>,
     private readonly intervalMs: number,
     private readonly log: Logger,
+    private readonly followUp: (() => Promise<unknown>) | null = null,
   ) {}
 
   start(): void {
@@ -77,7 +80,12 @@ export class RetentionScheduler {
 
   /** Runs a pass after any pass in progress; resolves with its summary. */
   runNow(): Promise<RetentionSummary> {
-    const run = this.last.then(this.pass);
+    return this.runOther(this.pass);
+  }
+
+  /** Runs another pass (compaction) on the same queue, after any pass in progress. */
+  runOther<T>(pass: () => Promise<T>): Promise<T> {
+    const run = this.last.then(pass);
     this.last = run.catch(() => undefined);
     return run;
   }
@@ -94,9 +102,10 @@ export class RetentionScheduler {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.runNow()
-        .catch((error) => this.log.error({ err: error }, "background retention pass failed"))
-        .finally(() => this.schedule());
+      const followUp = this.followUp;
+      const retention = this.runNow().catch((error) => this.log.error({ err: error }, "background retention pass failed"));
+      const compaction = followUp === null ? Promise.resolve() : this.runOther(followUp).catch((error) => this.log.error({ err: error }, "background compaction pass failed"));
+      void Promise.all([retention, compaction]).finally(() => this.schedule());
     }, this.intervalMs);
     // The timer alone must not keep the process alive at shutdown.
     this.timer.unref?.();

@@ -68,6 +68,14 @@ export const logFlushBytesMax = 16 * MiB;
  */
 export const retentionCheckIntervalMs = 5 * 60 * 1000;
 
+// ---- Broker compaction (src/broker/log/compaction.ts; the spec leaves these open) ---------------
+/**
+ * Kept records are encoded and written to a segment's replacement in runs of about this many
+ * bytes: a rewrite holds a bounded buffer, not a copy of the segment, and still writes in large
+ * blocks.
+ */
+export const compactionWriteChunkBytes = 1 * MiB;
+
 // ---- Media (spec: session-control-and-crm-api.md, part A "Limits") ---------------------------
 export const sessionPeersMax = 256;
 export const mediaRequestBodyBytesMax = 256 * KiB;

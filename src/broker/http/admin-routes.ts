@@ -31,5 +31,12 @@ export function adminRoutes(broker: Broker): RouteTable {
         return json(await broker.runRetention());
       },
     },
+    "/admin/run-compaction": {
+      async POST(ctx) {
+        authorizer.check(ctx.req, "admin", null);
+        await noParameters(ctx);
+        return json(await broker.runCompaction());
+      },
+    },
   };
 }

@@ -2,8 +2,8 @@
  * A partition: an ordered log of records in a directory of segments, the last of which (the active
  * segment) takes appends.
  *
- * Writes are serialised by one lock per partition, a promise chain: flushes, rolls and (later)
- * segment swaps by retention and compaction run one at a time, in order.
+ * Writes are serialised by one lock per partition, a promise chain: flushes, rolls and segment
+ * swaps by retention and compaction run one at a time, in order.
  *
  * Group commit: `append` queues the produce and, unless a flush is already queued, queues one.
  * A flush takes every produce waiting at that moment, assigns their offsets, and writes them with
@@ -183,6 +183,26 @@ export class Partition {
     const oldest = this.segments.shift()!;
     oldest.deleteFiles();
     return oldest;
+  }
+
+  /** Every segment, oldest first; the last is the active one. Call under `exclusive`. */
+  listSegments(): readonly Segment[] {
+    return this.segments;
+  }
+
+  /**
+   * Replaces a sealed segment whose files were rewritten on disk (compaction) with one opened from
+   * them, and closes the old one. Call under `exclusive`. Synchronous, like reads, so no read sees
+   * the old file descriptor closed under it.
+   */
+  reopenSealedSegment(segment: Segment): Segment {
+    assert(!this.closed, `partition ${this.dir} is closed`);
+    const at = this.segments.indexOf(segment);
+    assert(at >= 0 && at < this.segments.length - 1, `partition ${this.dir}: segment ${segment.baseOffset} is not a sealed segment of it`);
+    const { segment: reopened } = Segment.open(this.dir, segment.baseOffset, false, this.segmentOptions);
+    segment.close();
+    this.segments[at] = reopened;
+    return reopened;
   }
 
   /** New roll size; the active segment keeps the size it was created under (spec: next roll). */

@@ -297,6 +297,17 @@ export class Segment {
     return found;
   }
 
+  /**
+   * Visits every durable record, oldest first (compaction's scans). A frame that does not read
+   * back whole is damage, as in `read`: the caller must not act on a partial view of the segment.
+   */
+  scanRecords(visit: (record: LogRecord) => void): void {
+    const end = scanFrames(this.fd, 0, this.sizeBytes, scanChunkBytes, (record) => (visit(record), "continue"));
+    if (end.stop !== "end") {
+      throw new SvcError("data_corrupt", `segment ${this.path(".log")} is damaged at byte ${end.position}: ${end.reason ?? end.stop}`);
+    }
+  }
+
   /** Stops appends and writes the index files; the segment stays readable. */
   seal(): void {
     if (!this.writable) return;
@@ -359,7 +370,7 @@ function writeFileAtomic(path: string, bytes: Uint8Array): void {
 }
 
 /** Makes the creation or removal of a file in `dir` durable: fdatasync of a file does not cover its name. */
-function fsyncDirectory(dir: string): void {
+export function fsyncDirectory(dir: string): void {
   const dirFd = openSync(dir, "r");
   try {
     fsyncSync(dirFd);
