@@ -14,10 +14,7 @@ import { TopicRegistry } from "./topics/registry.ts";
 
 export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
   dataDir: string;
-  /**
-   * --flush-every-records. Kept and reported; every produce is synced before its answer whatever
-   * the value, so a value above 1 is more durable than asked, never less.
-   */
+  /** --flush-every-records: how many records a partition writes between syncs. */
   flushEveryRecords: number;
   clock: Clock;
   authorizer: Authorizer;
@@ -32,7 +29,9 @@ export class Broker {
   private compactionPass: (() => Promise<CompactionSummary>) | null = null;
 
   constructor(readonly options: BrokerOptions) {
-    this.topics = new TopicRegistry(options.dataDir, { recordBytesMax: options.recordBytesMax, clock: options.clock });
+    this.topics = new TopicRegistry(options.dataDir, {
+      recordBytesMax: options.recordBytesMax, flushEveryRecords: options.flushEveryRecords, clock: options.clock,
+    });
   }
 
   /** Loads and recovers every stored topic, starts the background retention and compaction passes, then reports ready. */

@@ -36,7 +36,7 @@ export const brokerService = defineService({
     dataDir: flag.string({ default: dataDirDefault, help: "directory for topics and their logs (created if missing)" }),
     flushEveryRecords: flag.int({
       default: brokerFlushEveryRecordsDefault, min: 1, max: brokerFlushEveryRecordsMax,
-      help: "records per fdatasync; only 1 is implemented — every produce is on disk before its answer whatever the value",
+      help: "records written per fdatasync: 1 puts every produce on disk before its answer; above 1, the records between syncs are answered once written (they survive a crash of the process, not of the machine)",
     }),
     maxRequestBodyBytes: flag.bytes({ default: brokerRequestBodyBytesMax, min: 1, max: brokerRequestBodyBytesMax, help: "largest request body (413 past it)" }),
     maxRecordBytes: flag.bytes({ default: brokerRecordBytesMax, min: 1, max: brokerRecordBytesMax, help: "largest key plus value of one record (413 past it)" }),
@@ -55,9 +55,6 @@ export const brokerService = defineService({
       clock: systemClock,
       authorizer: allowAll,
     });
-    if (config.flushEveryRecords > 1) {
-      log.warn({ flushEveryRecords: config.flushEveryRecords }, "--flush-every-records above 1 is not implemented; every produce is still synced before its answer");
-    }
     broker.open(log);
     const http = startBrokerHttp(broker, { hostname: bind.hostname, port: bind.port, bodyBytesMax: config.maxRequestBodyBytes, log });
     const address = formatBindAddress(bind.hostname, http.port);

@@ -45,6 +45,12 @@ export interface PartitionOptions {
   indexIntervalBytes?: number;
   /** Largest key plus value of one record (--max-record-bytes). */
   recordBytesMax?: number;
+  /**
+   * --flush-every-records: a flush syncs once this many records have been written since the last
+   * sync; the others are answered once written (they survive the process dying, not the machine).
+   * 1, the default, syncs every flush.
+   */
+  flushEveryRecords?: number;
 }
 
 /** A record as a producer hands it over; the partition gives it an offset and a timestamp. */
@@ -110,8 +116,11 @@ export class Partition {
   private closed = false;
   /** Set when a failed write could not be undone; appends fail until the partition is reopened. */
   private failure: Error | null = null;
-  /** Flushes written so far (each is one write and one fdatasync). */
+  /** Flushes written so far (each is one write, and one fdatasync when due). */
   flushCount = 0;
+  private readonly flushEveryRecords: number;
+  /** Records written since the last sync (with flushEveryRecords above 1). */
+  private recordsSinceSync = 0;
   private writeHook: WriteHook | null = null;
   /** True while a flush's hook has recorded offsets that its records have not yet made true. */
   private hookAhead = false;
@@ -129,6 +138,7 @@ export class Partition {
     this.segmentMs = options.segmentMs ?? segmentMsDefault;
     this.activeRollBytes = this.segmentBytes;
     this.recordBytesMax = options.recordBytesMax ?? brokerRecordBytesMax;
+    this.flushEveryRecords = options.flushEveryRecords ?? 1;
   }
 
   /** Opens the partition in `dir` (creating it when empty), recovering its tail first. */
@@ -311,7 +321,9 @@ export class Partition {
       this.hookAhead = true;
       await hook.beforeWrite(tagged);
     }
-    await this.active.append(all, chunks);
+    const sync = this.recordsSinceSync + all.length >= this.flushEveryRecords;
+    await this.active.append(all, chunks, sync);
+    this.recordsSinceSync = sync ? 0 : this.recordsSinceSync + all.length;
     this.flushCount++;
     if (hook !== null) {
       hook.afterWrite(tagged);
@@ -331,7 +343,9 @@ export class Partition {
 
   private roll(): void {
     const previous = this.active;
+    // Sealing syncs whatever the segment holds unsynced.
     previous.seal();
+    this.recordsSinceSync = 0;
     this.segments.push(Segment.create(this.dir, previous.nextOffset, this.segmentOptions));
     this.activeRollBytes = this.segmentBytes;
   }

@@ -11,7 +11,7 @@
  * Index files are written whole (to a temporary name, then renamed) when the segment is sealed
  * and when it is closed; they are hints, so an index lost in a crash is simply rebuilt by scanning.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
@@ -79,6 +79,8 @@ export class Segment {
   private writable = false;
   /** A failed append could not be undone: the partition must stop writing until reopened. */
   damaged = false;
+  /** Appended to since its last fdatasync (only with --flush-every-records above 1). */
+  private unsynced = false;
 
   private constructor(
     readonly dir: string,
@@ -205,15 +207,17 @@ export class Segment {
   }
 
   /**
-   * Appends encoded frames (`records` are what they hold, in order) with one write and one
-   * fdatasync, then makes them readable. On failure the file is cut back to where it was, so a
-   * failed flush leaves no partial frame behind.
+   * Appends encoded frames (`records` are what they hold, in order) with one write and, when
+   * `sync`, one fdatasync, then makes them readable. On failure the file is cut back to where it
+   * was, so a failed flush leaves no partial frame behind.
    */
-  async append(records: readonly LogRecord[], chunks: Uint8Array[]): Promise<void> {
+  async append(records: readonly LogRecord[], chunks: Uint8Array[], sync = true): Promise<void> {
     assert(this.writable, `segment ${this.baseOffset} is sealed`);
     const start = this.sizeBytes;
     try {
-      await this.options.appender(this.fd, chunks, true);
+      await this.options.appender(this.fd, chunks, sync);
+      // A sync covers the whole file, so it also covers earlier appends made without one.
+      this.unsynced = !sync;
     } catch (error) {
       try {
         ftruncateSync(this.fd, start);
@@ -312,6 +316,10 @@ export class Segment {
   seal(): void {
     if (!this.writable) return;
     this.writable = false;
+    // Records written without a sync (--flush-every-records above 1) reach the disk before the
+    // segment is left behind: later syncs only cover the new active segment.
+    if (this.unsynced) fdatasyncSync(this.fd);
+    this.unsynced = false;
     this.writeIndexes();
   }
 

@@ -14,6 +14,8 @@ import type { TopicMeta, TopicStore } from "./store.ts";
 export interface PartitionSettings {
   /** Largest key plus value of one record (--max-record-bytes). */
   recordBytesMax: number;
+  /** --flush-every-records (see PartitionOptions). */
+  flushEveryRecords: number;
   clock: Clock;
 }
 
@@ -83,6 +85,7 @@ export class Topic {
     const log = Partition.open(this.store.partitionDir(this.name, partition), {
       segmentBytes: this.meta.config.segment_bytes,
       recordBytesMax: this.settings.recordBytesMax,
+      flushEveryRecords: this.settings.flushEveryRecords,
       clock: this.settings.clock,
     });
     // The new partition directory's own entry must survive a crash, or its acknowledged records

@@ -56,6 +56,29 @@ describe("Partition", () => {
     await reopened.close();
   });
 
+  test("--flush-every-records: a sync once that many records are written since the last one, and on a roll", async () => {
+    const syncs: boolean[] = [];
+    const recording: Appender = (fd, chunks, sync) => {
+      syncs.push(sync);
+      return appendChunks(fd, chunks, sync);
+    };
+    const dir = freshDir();
+    const partition = PartitionClass.open(dir, { appender: recording, flushEveryRecords: 3 });
+    // Sequential produces of 1, 1, 1 (the third reaches 3: sync), 2, 2 (4 since: sync), 1.
+    for (const n of [1, 1, 1, 2, 2, 1]) await partition.append(Array.from({ length: n }, (_, i) => record(`v${i}`)));
+    expect(syncs).toEqual([false, false, true, false, true, false]);
+    // The default syncs every flush.
+    const everyOne: boolean[] = [];
+    const strict = PartitionClass.open(freshDir(), { appender: (fd, chunks, sync) => (everyOne.push(sync), appendChunks(fd, chunks, sync)) });
+    for (let i = 0; i < 3; i++) await strict.append([record("x")]);
+    expect(everyOne).toEqual([true, true, true]);
+    await Promise.all([partition.close(), strict.close()]);
+    // What was written without a sync is still there after a reopen (close seals, which syncs).
+    const reopened = PartitionClass.open(dir, {});
+    expect(reopened.highWatermark).toBe(8);
+    await reopened.close();
+  });
+
   test("concurrent produces group-commit: fewer flushes than produces, all resolve in order with consecutive offsets", async () => {
     let flushes = 0;
     const slowAppender: Appender = async (fd, chunks, sync) => {
