@@ -33,6 +33,7 @@ import { encodeRecords, type LogRecord } from "../src/broker/log/record.ts";
 import { appendChunks } from "../src/native/append.ts";
 import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk } from "./lib/wrk.ts";
+import { brokerAddress, spawnServer } from "../test/support/spawn.ts";
 
 const seconds = Number(process.env.SVC_BENCH_BROKER_SECONDS ?? 5);
 const valueSizes = [100, 1024];
@@ -57,8 +58,6 @@ const targetBatch = 1000;
 const consumeTargetValueBytes = 100;
 /** wrk's per-request timeout: a synced 1 MB produce queued behind three others on a slow disk. */
 const wrkTimeoutSeconds = 10;
-/** How long the broker may take to print its address (a bound on a loaded machine, not a claim). */
-const startWaitMs = 20_000;
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
 const clockTicksPerSec = 100;
 const bytesPerMB = 1e6;
@@ -72,24 +71,9 @@ interface Broker {
 
 /** `svc broker` on a free port, found by the address it prints. */
 async function startBroker(dataDir: string): Promise<Broker> {
-  const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"], {
-    stdin: "ignore", stdout: "pipe", stderr: "pipe",
-  });
-  let text = "";
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
-  const deadline = Date.now() + startWaitMs;
-  for (;;) {
-    const address = /broker: HTTP on (\S+)/.exec(text)?.[1];
-    if (address !== undefined) return { url: `http://${address}`, proc };
-    if (proc.exitCode !== null) throw new Error(`svc broker exited ${proc.exitCode}:\n${text}`);
-    if (Date.now() > deadline) throw new Error(`svc broker printed no address:\n${text}`);
-    await Bun.sleep(20);
-  }
+  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"];
+  const server = await spawnServer("svc broker", argv, brokerAddress);
+  return { url: `http://${server.where}`, proc: server.proc };
 }
 
 async function call(broker: Broker, method: string, path: string, body?: unknown): Promise<any> {

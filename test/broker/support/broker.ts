@@ -7,10 +7,9 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brokerAddress, spawnServer } from "../../support/spawn.ts";
 
 const cliPath = join(import.meta.dir, "../../../src/cli.ts");
-/** How long a broker may take to print its address (a cleanup bound on a loaded machine, not a timing claim). */
-const startWaitMs = 20_000;
 
 const root = mkdtempSync(join(tmpdir(), "svc-broker-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -35,37 +34,11 @@ export interface BrokerProcess {
 }
 
 export async function startBroker(dataDir = freshDataDir(), flags: string[] = []): Promise<BrokerProcess> {
-  const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags], {
-    stdin: "ignore", stdout: "pipe", stderr: "pipe",
-  });
-  let text = "";
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
-  const deadline = Date.now() + startWaitMs;
-  let address: string | undefined;
-  while (address === undefined) {
-    address = /broker: HTTP on (\S+)/.exec(text)?.[1];
-    if (address !== undefined) break;
-    if (proc.exitCode !== null) throw new Error(`svc broker exited ${proc.exitCode}:\n${text}`);
-    if (Date.now() > deadline) throw new Error(`svc broker printed no address:\n${text}`);
-    await Bun.sleep(20);
-  }
-  const url = `http://${address}`;
+  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags];
+  const server = await spawnServer("svc broker", argv, brokerAddress);
+  const url = `http://${server.where}`;
   return {
-    url, dataDir, proc,
-    output: () => text,
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-    },
-    async kill() {
-      proc.kill("SIGKILL");
-      await proc.exited;
-    },
+    url, dataDir, proc: server.proc, output: server.output, stop: server.stop, kill: server.kill,
     async call(method, path, body) {
       const init: RequestInit = { method };
       if (body !== undefined) {

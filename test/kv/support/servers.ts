@@ -6,11 +6,9 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitUntil } from "./wire.ts";
+import { spawnServer as spawnProcess } from "../../support/spawn.ts";
 
 const repoRoot = join(import.meta.dir, "../../..");
-/** How long a server may take to print that it is ready. */
-const serverStartMs = 20_000;
 
 export interface ServerProcess {
   port: number;
@@ -22,39 +20,10 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-async function collect(proc: Subprocess<"ignore", "pipe", "pipe">): Promise<() => string> {
-  let text = "";
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
-  return () => text;
-}
-
-/**
- * Spawns a server with its output collected and waits until `readyPort` finds in that output the
- * port it serves on; a server that exits first fails the start with what it printed.
- */
+/** A spawned server as the kv tests see it: its port, found in its output. */
 async function spawnServer(name: string, argv: string[], env: Record<string, string | undefined>, readyPort: (output: string) => number | undefined): Promise<ServerProcess> {
-  const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env });
-  const output = await collect(proc);
-  const port = await waitUntil(() => {
-    const port = readyPort(output());
-    if (port !== undefined) return port;
-    if (proc.exitCode !== null) throw new Error(`${name} exited ${proc.exitCode}:\n${output()}`);
-    return undefined;
-  }, `${name} to be ready`, serverStartMs);
-  return {
-    port,
-    proc,
-    output,
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-    },
-  };
+  const server = await spawnProcess(name, argv, readyPort, { env });
+  return { port: server.where, proc: server.proc, output: server.output, stop: server.stop };
 }
 
 /**

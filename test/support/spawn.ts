@@ -1,0 +1,55 @@
+/**
+ * Starting a server as its own process, as a user would, for tests and benchmarks: its output is
+ * collected, and the start waits until that output says where it serves (or fails with what it
+ * printed if it exits first or takes too long). No bun:test here, so benchmarks can use it too.
+ */
+import type { Subprocess } from "bun";
+
+/** How long a server may take to say it is ready (a bound on a loaded machine, not a timing claim). */
+const serverStartMs = 20_000;
+const pollMs = 20;
+
+export interface SpawnedServer<T> {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** What `ready` found in the output: a port, an address. */
+  where: T;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** SIGTERM, and wait for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL: no chance to flush or close anything. */
+  kill(): Promise<void>;
+}
+
+/** Spawns `argv` and waits until `ready` finds in its output where it serves. */
+export async function spawnServer<T>(
+  name: string,
+  argv: string[],
+  ready: (output: string) => T | undefined,
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<SpawnedServer<T>> {
+  const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: options.env ?? process.env, cwd: options.cwd });
+  let text = "";
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  };
+  void pump(proc.stdout);
+  void pump(proc.stderr);
+  const deadline = Date.now() + serverStartMs;
+  let where = ready(text);
+  while (where === undefined) {
+    if (proc.exitCode !== null) throw new Error(`${name} exited ${proc.exitCode}:\n${text}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not become ready within ${serverStartMs} ms:\n${text}`);
+    await Bun.sleep(pollMs);
+    where = ready(text);
+  }
+  const ended = async (signal: "SIGTERM" | "SIGKILL") => {
+    proc.kill(signal);
+    await proc.exited;
+  };
+  return { proc, where, output: () => text, stop: () => ended("SIGTERM"), kill: () => ended("SIGKILL") };
+}
+
+/** The address `svc broker` prints once it serves ("broker: HTTP on host:port"). */
+export const brokerAddress = (output: string): string | undefined => /broker: HTTP on (\S+)/.exec(output)?.[1];
