@@ -18,7 +18,8 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { compactionWriteChunkBytes } from "../../core/limits.ts";
 import { encodeRecords, frameBytes, type LogRecord } from "./record.ts";
-import { fsyncDirectory, type Segment } from "./segment.ts";
+import { fsyncDir } from "../../core/atomic-file.ts";
+import type { Segment } from "./segment.ts";
 
 /** Ends in `.tmp`, so recovery (recovery.ts) removes a leftover; never parsed as a segment. */
 const rewriteSuffix = ".compact.tmp";
@@ -50,9 +51,9 @@ export function rewriteSegment(segment: Segment, keep: (record: LogRecord) => bo
   const bytesAfter = writeKept(segment, keep, temp);
   rmSync(segment.path(".index"), { force: true });
   rmSync(segment.path(".timeindex"), { force: true });
-  fsyncDirectory(segment.dir);
+  fsyncDir(segment.dir);
   renameSync(temp, segment.path(".log"));
-  fsyncDirectory(segment.dir);
+  fsyncDir(segment.dir);
   return { recordsDropped, bytesBefore: segment.sizeBytes, bytesAfter };
 }
 

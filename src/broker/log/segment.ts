@@ -11,8 +11,9 @@
  * Index files are written whole (to a temporary name, then renamed) when the segment is sealed
  * and when it is closed; they are hints, so an index lost in a crash is simply rebuilt by scanning.
  */
-import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fsyncDir } from "../../core/atomic-file.ts";
 import { assert } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
 import { scanFrames, type Visit } from "./frame-scan.ts";
@@ -103,7 +104,7 @@ export class Segment {
     assert(fstatSync(segment.fd).size === 0, `segment ${baseOffset} already has data`);
     // The new log file's directory entry must be durable before records synced into it are
     // acknowledged: fdatasync of the file does not cover its name in the directory.
-    fsyncDirectory(dir);
+    fsyncDir(dir);
     segment.writable = true;
     return segment;
   }
@@ -340,7 +341,7 @@ export class Segment {
     assert(!this.writable, `segment ${this.baseOffset} is active and is never deleted`);
     closeSync(this.fd);
     rmSync(this.path(".log"), { force: true });
-    fsyncDirectory(this.dir);
+    fsyncDir(this.dir);
     rmSync(this.path(".index"), { force: true });
     rmSync(this.path(".timeindex"), { force: true });
   }
@@ -377,12 +378,3 @@ function writeFileAtomic(path: string, bytes: Uint8Array): void {
   renameSync(temporary, path);
 }
 
-/** Makes the creation or removal of a file in `dir` durable: fdatasync of a file does not cover its name. */
-export function fsyncDirectory(dir: string): void {
-  const dirFd = openSync(dir, "r");
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
-}

@@ -24,7 +24,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { SvcError } from "../../core/errors.ts";
 import type { Partition, TaggedAppend, WriteHook } from "../log/partition.ts";
-import { fsyncDir, writeFileAtomic } from "../topics/atomic-file.ts";
+import { fsyncDir, writeFileAtomic } from "../../core/atomic-file.ts";
 import { SequenceWindow } from "./producer-state.ts";
 
 export const snapshotFileName = "producers.snapshot";

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { join } from "node:path";
 import { SvcError } from "../../core/errors.ts";
 import { topicPartitionsMax } from "../../core/limits.ts";
-import { fsyncDir, tempSuffix, writeFileAtomic } from "./atomic-file.ts";
+import { fsyncDir, tempSuffix, writeFileAtomic } from "../../core/atomic-file.ts";
 import { parseConfigChanges, resolveConfig, type TopicConfig, topicConfigDefaults } from "./config.ts";
 import { topicNameProblem } from "./names.ts";
 

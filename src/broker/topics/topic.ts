@@ -8,7 +8,7 @@ import type { Clock } from "../../core/clock.ts";
 import { Partition } from "../log/partition.ts";
 import { attachProducerJournal } from "../produce/producer-journal.ts";
 import type { TopicConfig } from "./config.ts";
-import { fsyncDir } from "./atomic-file.ts";
+import { fsyncDir } from "../../core/atomic-file.ts";
 import type { TopicMeta, TopicStore } from "./store.ts";
 
 export interface PartitionSettings {

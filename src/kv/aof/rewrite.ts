@@ -17,6 +17,7 @@
  */
 import { closeSync, fdatasyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { fsyncDir } from "../../core/atomic-file.ts";
 import type { Logger } from "../../core/log.ts";
 import type { CommandSpec } from "../commands/spec.ts";
 import { keysOf } from "../commands/spec.ts";
@@ -149,7 +150,7 @@ export class AofRewrite {
       fdatasyncSync(this.fd);
       closeSync(this.fd);
       renameSync(this.tempPath, this.log.path);
-      syncDirectory(dirname(this.log.path));
+      fsyncDir(dirname(this.log.path));
       this.log.switchTo(this.log.path);
       this.logger.info({ path: this.log.path, bytes: this.log.sizeBytes, ms: Date.now() - this.startedMs }, "append-only file rewritten");
       this.onEnd(true);
@@ -182,12 +183,3 @@ export function rewriteDue(sizeBytes: number, baseBytes: number, percentage: num
   return sizeBytes >= baseBytes * (1 + percentage / 100);
 }
 
-/** A rename is durable once the directory holding it is synced. */
-function syncDirectory(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fdatasyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -1,5 +1,5 @@
 /**
- * Small files that must be whole after a crash (a topic's config): written to a temporary name,
+ * Small files that must be whole after a crash (a topic's config, a producer snapshot): written to a temporary name,
  * synced, renamed over the real name, and the directory synced so the rename itself is durable.
  * A reader therefore sees the old file or the new one, never half of either.
  */
