@@ -8,6 +8,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { type CompactionSettings, compactPartition } from "./log/compaction.ts";
+import { forEachPartition, policyIncludes } from "./partition-pass.ts";
 import type { TopicConfig } from "./topics/config.ts";
 import type { TopicRegistry } from "./topics/registry.ts";
 
@@ -24,33 +25,22 @@ export interface CompactionSummary {
 
 /** The topic's compaction settings, or null when its policy does not compact (`delete` alone). */
 export function compactionSettings(config: Readonly<TopicConfig>): CompactionSettings | null {
-  if (!config.cleanup_policy.split(",").includes("compact")) return null;
+  if (!policyIncludes(config, "compact")) return null;
   return { tombstoneRetentionMs: config.tombstone_retention_ms };
 }
 
 /** One pass over every topic and partition; resolves when it is done. */
 export async function runCompactionPass(topics: TopicRegistry, clock: Clock, log: Logger): Promise<CompactionSummary> {
   const summary: CompactionSummary = { partitions_checked: 0, segments_rewritten: 0, records_dropped: 0, bytes_reclaimed: 0, partitions_failed: 0 };
-  for (const topic of topics.list()) {
-    for (let partition = 0; partition < topic.partitionCount && !topic.isClosed; partition++) {
-      // Read per partition: a config change made during the pass applies from the next partition.
-      const settings = compactionSettings(topic.config);
-      if (settings === null) break;
-      const partitionLog = topic.existingLog(partition);
-      if (partitionLog === null) continue;
-      summary.partitions_checked++;
-      try {
-        const result = await compactPartition(partitionLog, settings, clock.nowMs());
-        summary.segments_rewritten += result.segmentsRewritten;
-        summary.records_dropped += result.recordsDropped;
-        summary.bytes_reclaimed += result.bytesReclaimed;
-      } catch (error) {
-        // One damaged partition must not stop compaction everywhere else.
-        summary.partitions_failed++;
-        log.error({ err: error, topic: topic.name, partition }, "compaction failed for a partition");
-      }
-    }
-  }
+  summary.partitions_failed = await forEachPartition(topics, log, "compaction", async (partitionLog, config) => {
+    const settings = compactionSettings(config);
+    if (settings === null) return;
+    summary.partitions_checked++;
+    const result = await compactPartition(partitionLog, settings, clock.nowMs());
+    summary.segments_rewritten += result.segmentsRewritten;
+    summary.records_dropped += result.recordsDropped;
+    summary.bytes_reclaimed += result.bytesReclaimed;
+  });
   if (summary.segments_rewritten > 0 || summary.partitions_failed > 0) log.info(summary, "compaction pass done");
   return summary;
 }

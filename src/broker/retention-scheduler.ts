@@ -10,6 +10,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { applyRetention, type RetentionLimits } from "./log/retention.ts";
+import { forEachPartition, policyIncludes } from "./partition-pass.ts";
 import type { TopicConfig } from "./topics/config.ts";
 import type { TopicRegistry } from "./topics/registry.ts";
 
@@ -25,32 +26,21 @@ export interface RetentionSummary {
 
 /** The topic's retention limits, or null when its policy does not delete (`compact` alone). */
 export function retentionLimits(config: Readonly<TopicConfig>): RetentionLimits | null {
-  if (!config.cleanup_policy.split(",").includes("delete")) return null;
+  if (!policyIncludes(config, "delete")) return null;
   return { retentionMs: config.retention_ms, retentionBytes: config.retention_bytes };
 }
 
 /** One pass over every topic and partition; resolves when it is done. */
 export async function runRetentionPass(topics: TopicRegistry, clock: Clock, log: Logger): Promise<RetentionSummary> {
   const summary: RetentionSummary = { segments_deleted: 0, bytes_reclaimed: 0, segments_rolled: 0, partitions_failed: 0 };
-  for (const topic of topics.list()) {
-    for (let partition = 0; partition < topic.partitionCount && !topic.isClosed; partition++) {
-      const partitionLog = topic.existingLog(partition);
-      if (partitionLog === null) continue;
-      // Read per partition: a config change made during the pass applies from the next partition.
-      const limits = retentionLimits(topic.config);
-      try {
-        if (await partitionLog.rollIfAged()) summary.segments_rolled++;
-        if (limits === null) continue;
-        const result = await applyRetention(partitionLog, limits, clock.nowMs());
-        summary.segments_deleted += result.segmentsDeleted;
-        summary.bytes_reclaimed += result.bytesReclaimed;
-      } catch (error) {
-        // One damaged partition must not stop retention everywhere else.
-        summary.partitions_failed++;
-        log.error({ err: error, topic: topic.name, partition }, "retention failed for a partition");
-      }
-    }
-  }
+  summary.partitions_failed = await forEachPartition(topics, log, "retention", async (partitionLog, config) => {
+    if (await partitionLog.rollIfAged()) summary.segments_rolled++;
+    const limits = retentionLimits(config);
+    if (limits === null) return;
+    const result = await applyRetention(partitionLog, limits, clock.nowMs());
+    summary.segments_deleted += result.segmentsDeleted;
+    summary.bytes_reclaimed += result.bytesReclaimed;
+  });
   if (summary.segments_deleted > 0 || summary.partitions_failed > 0) log.info(summary, "retention pass done");
   return summary;
 }
