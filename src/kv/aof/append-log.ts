@@ -176,6 +176,25 @@ export class AppendLog {
     this.advanceDurable(this.appendedSeq);
   }
 
+  /**
+   * Resolves once everything appended so far is as durable as the policy promises: written in
+   * this turn's one write (whenWritten), and with `always` also synced. For callers that wait on
+   * a whole answer (a REST request); connections gate their output byte by byte instead.
+   */
+  async covered(): Promise<void> {
+    const target = this.appendedSeq;
+    if (this.hasUnwritten) await new Promise<void>((resolve) => this.whenWritten(resolve));
+    if (this.durableSeq >= target) return;
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (this.durableSeq < target) return;
+        this.offDurable(check);
+        resolve();
+      };
+      this.onDurable(check);
+    });
+  }
+
   /** Calls `listener` each time durableSeq advances, until it is removed. */
   onDurable(listener: () => void): void {
     this.durableListeners.add(listener);

@@ -73,7 +73,8 @@ export class CommandRunner {
     } finally {
       this.engine.unregister(session);
     }
-    await this.durable();
+    // The answer waits until the append-only file's policy covers what the command wrote.
+    await this.engine.aof?.covered();
     if (reply.failure !== null) return { ok: false, error: reply.failure };
     // Not answered: CLIENT KILL ended the wait, or the HTTP client left (nobody reads this).
     if (!reply.done) return { ok: false, error: "the request was ended by CLIENT KILL", killed: true };
@@ -106,20 +107,4 @@ export class CommandRunner {
     });
   }
 
-  /** Waits until the append-only file's policy covers everything written so far. */
-  private async durable(): Promise<void> {
-    const aof = this.engine.aof;
-    if (aof === null) return;
-    aof.writePending();
-    if (!aof.syncsEveryWrite || aof.durableSeq >= aof.appendedSeq) return;
-    const target = aof.appendedSeq;
-    await new Promise<void>((resolve) => {
-      const check = () => {
-        if (aof.durableSeq < target) return;
-        aof.offDurable(check);
-        resolve();
-      };
-      aof.onDurable(check);
-    });
-  }
 }
