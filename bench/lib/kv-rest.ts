@@ -9,16 +9,19 @@
  * Part of `svc bench kv`. SVC_BENCH_KV_REST_SECONDS sets each wrk run's length (default 5); SVC_BENCH_KV_REST_ROUNDS the
  * number of interleaved rounds (default 3).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RespClient } from "../../test/kv/support/resp-client.ts";
 import { type ServerProcess, startKv } from "../../test/kv/support/servers.ts";
 import { fmt, median, redisBenchmark } from "./redis-benchmark.ts";
+import { wrk } from "./wrk.ts";
 
 const seconds = Number(process.env.SVC_BENCH_KV_REST_SECONDS ?? 5);
 const rounds = Number(process.env.SVC_BENCH_KV_REST_ROUNDS ?? 3);
 const connections = 50;
+/** wrk's own default request timeout: a small GET or PUT never comes near it. */
+const wrkTimeoutSeconds = 2;
 /** wrk's threads: the machine has two cores, shared with the server. */
 const wrkThreads = 2;
 const keyRange = 100_000;
@@ -42,22 +45,6 @@ request = function()
 end`,
 };
 
-async function output(argv: string[]): Promise<string> {
-  const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe" });
-  const out = await new Response(proc.stdout).text();
-  if ((await proc.exited) !== 0) throw new Error(`${argv[0]} failed: ${await new Response(proc.stderr).text()}`);
-  return out;
-}
-
-/** Requests per second wrk reports for one script; a non-2xx answer fails the run. */
-async function wrk(port: number, script: string): Promise<number> {
-  const out = await output(["wrk", "-t", String(wrkThreads), "-c", String(connections), "-d", `${seconds}s`, "-s", script, `http://127.0.0.1:${port}`]);
-  if (/Non-2xx or 3xx responses/.test(out) || /Socket errors/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
-  const match = /Requests\/sec:\s+([\d.]+)/.exec(out);
-  if (match === null) throw new Error(`no rate in wrk output:\n${out}`);
-  return Number(match[1]);
-}
-
 /** Every key of the range exists before the GETs, so both sides answer values, not misses (404s). */
 async function fill(port: number): Promise<void> {
   const client = await RespClient.connect(port);
@@ -76,14 +63,11 @@ export async function restComparison(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-kv-rest-"));
   let kv: ServerProcess | undefined;
   try {
-    const files = { GET: join(dir, "get.lua"), PUT: join(dir, "put.lua") };
-    writeFileSync(files.GET, scripts.GET);
-    writeFileSync(files.PUT, scripts.PUT);
     kv = await startKv(["--appendonly", "no"]);
     await fill(kv.port);
     const cases = [
-      { name: "PUT /kv/{key} vs SET", rest: files.PUT, resp: "set" as const },
-      { name: "GET /kv/{key} vs GET", rest: files.GET, resp: "get" as const },
+      { name: "PUT /kv/{key} vs SET", rest: "PUT" as const, resp: "set" as const },
+      { name: "GET /kv/{key} vs GET", rest: "GET" as const, resp: "get" as const },
     ];
     console.log(`### kv: REST (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s) vs RESP (redis-benchmark -c ${connections} -P 1), same process, keys from ${fmt(keyRange)}, median of ${rounds}\n`);
     console.log("| operation | REST ops/s | RESP ops/s | REST/RESP |");
@@ -92,7 +76,11 @@ export async function restComparison(): Promise<void> {
       const rest: number[] = [];
       const resp: number[] = [];
       for (let round = 0; round < rounds; round++) {
-        rest.push(await wrk(kv.httpPort!, c.rest));
+        const run = await wrk({
+          url: `http://127.0.0.1:${kv.httpPort}`, script: scripts[c.rest], scriptPath: join(dir, `${c.rest}.lua`),
+          threads: wrkThreads, connections, seconds, timeoutSeconds: wrkTimeoutSeconds,
+        });
+        rest.push(run.requestsPerSec);
         // As many requests as REST managed in its run, at RESP's rate: runs of similar length.
         const requests = Math.max(50_000, Math.round(rest.at(-1)! * seconds * 2));
         resp.push(await redisBenchmark({ port: kv.port, test: c.resp, pipeline: 1, requests, clients: connections, keyRange }));
