@@ -1,7 +1,7 @@
 /**
  * wrk as the benchmarks drive it (broker, kv REST): one run of a Lua script, read back as requests
- * per second and the latency percentiles of `--latency`. A non-2xx answer or a socket error fails the run, so a
- * table never shows the rate of a server that was answering errors.
+ * per second and the latency percentiles of `--latency`. A non-2xx answer or a socket error fails
+ * the run, so a table never shows the rate of a server that was answering errors.
  */
 import { writeFileSync } from "node:fs";
 
