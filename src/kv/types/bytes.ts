@@ -88,7 +88,7 @@ export class MutableString {
 
   /** The value as a latin1 byte string, what every string command reads. */
   toString(): string {
-    this.text ??= Buffer.from(this.buffer.buffer, this.buffer.byteOffset, this.length).toString("latin1");
+    this.text ??= latin1Text(this.bytes);
     return this.text;
   }
 
@@ -97,6 +97,11 @@ export class MutableString {
     copy.buffer.set(this.bytes);
     return copy;
   }
+}
+
+/** Bytes as the engine's latin1 byte string (one char per byte), without copying them first. */
+export function latin1Text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
 }
 
 /** The bytes of a string value in either form; a plain string is copied, a MutableString is not. */

@@ -14,7 +14,8 @@ import { arityError, wrongType } from "../../errors.ts";
 import { getValue } from "../../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../../commands/spec.ts";
 import { AddOutcome, BloomChain } from "./chain.ts";
-import { chunkAt, decodeHeader, encodeHeader, headerIterator, latin1, loadChunk } from "./dump.ts";
+import { latin1Text } from "../bytes.ts";
+import { chunkAt, decodeHeader, encodeHeader, headerIterator, loadChunk } from "./dump.ts";
 import {
   couldNotCreate, invalidInformation, itemExists, loadChunkBadIterator, nonScalingFull, notFound, scanDumpBadIterator,
 } from "./errors.ts";
@@ -189,7 +190,7 @@ function scandump(x: Exec, argv: string[]): void {
   const chunk = iterator === 0n ? { next: headerIterator, data: encodeHeader(chain) } : chunkAt(chain, iterator);
   x.reply.array(2);
   x.reply.integer(chunk.next);
-  x.reply.bulk(latin1(chunk.data));
+  x.reply.bulk(latin1Text(chunk.data));
 }
 
 /**

@@ -23,6 +23,7 @@
  * filterBytesMax, bits per item within what an error rate can give, and item counts below 2^53.
  * Anything else is "ERR received bad data".
  */
+import { latin1Text } from "../bytes.ts";
 import { BloomChain } from "./chain.ts";
 import { badData, chunkTooBig, couldNotCreate, noLinkFound } from "./errors.ts";
 import { BloomFilter, bitsPerItemMax, type FilterSizing, filterBytesMax, hashesFor } from "./filter.ts";
@@ -158,8 +159,6 @@ export function loadChunk(chain: BloomChain, iterator: bigint, data: Uint8Array)
   at.filter.bits.set(data, at.offset);
 }
 
-/** Bytes as the engine's latin1 byte string (one char per byte). */
-export const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
 
 /** Zeros to compare chunks with (one memcmp each), made the first time a rewrite needs them. */
 let zeros: Uint8Array | undefined;
@@ -175,9 +174,9 @@ function isZero(bytes: Uint8Array): boolean {
  * large filter that is still mostly empty costs little in the append-only file.
  */
 export function loadChunkCommands(key: string, chain: BloomChain): string[][] {
-  const commands = [["BF.LOADCHUNK", key, String(headerIterator), latin1(encodeHeader(chain))]];
+  const commands = [["BF.LOADCHUNK", key, String(headerIterator), latin1Text(encodeHeader(chain))]];
   for (let chunk = chunkAt(chain, headerIterator); chunk.next !== 0n; chunk = chunkAt(chain, chunk.next)) {
-    if (!isZero(chunk.data)) commands.push(["BF.LOADCHUNK", key, String(chunk.next), latin1(chunk.data)]);
+    if (!isZero(chunk.data)) commands.push(["BF.LOADCHUNK", key, String(chunk.next), latin1Text(chunk.data)]);
   }
   return commands;
 }
