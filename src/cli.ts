@@ -6,7 +6,7 @@
  * The ./svc bootstrap makes the machine ready, then runs this file with Bun.
  */
 import { benchCommand } from "./cli/bench.ts";
-import { type Command, usageExitCode, wantsHelp } from "./cli/command.ts";
+import { type Command, resolveSubcommand, usageExitCode, wantsHelp } from "./cli/command.ts";
 import { serviceCommand } from "./cli/service-command.ts";
 import { testCommand } from "./cli/test.ts";
 import { upCommand } from "./cli/up.ts";
@@ -27,20 +27,22 @@ async function main(argv: string[]): Promise<number> {
     console.log(overview());
     return name === undefined ? usageExitCode : 0;
   }
-  const command = commands.find((c) => c.name === name);
-  if (command === undefined) {
+  const named = commands.find((c) => c.name === name);
+  if (named === undefined) {
     process.stderr.write(`svc: unknown command ${JSON.stringify(name)}\n\n${overview()}\n`);
     return usageExitCode;
   }
-  if (wantsHelp(rest)) {
+  const { command, args } = resolveSubcommand(named, rest);
+  if (wantsHelp(args)) {
     console.log(command.help());
     return 0;
   }
   try {
-    return await command.run(rest);
+    return await command.run(args);
   } catch (error) {
     if (isSvcError(error) && error.code === "bad_config") {
-      process.stderr.write(`svc ${name}: ${error.message}\nsvc ${name} --help lists the flags.\n`);
+      const full = named === command ? name : `${name} ${command.name}`;
+      process.stderr.write(`svc ${full}: ${error.message}\nsvc ${full} --help lists the flags.\n`);
       return usageExitCode;
     }
     throw error;

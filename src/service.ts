@@ -3,6 +3,7 @@
  * flags and how to start; the CLI gives it `svc <name>`, runs it under `svc up`, and stops it
  * cleanly on Ctrl-C or SIGTERM.
  */
+import type { Command } from "./cli/command.ts";
 import { type ConfigValues, flag, type FlagSpec, formatHelp, parseConfig } from "./core/config.ts";
 import { SvcError } from "./core/errors.ts";
 import { createLogger, type Logger, logLevels } from "./core/log.ts";
@@ -50,6 +51,8 @@ export interface ServiceDefinition<S extends FlagSpec> {
   envPrefix: string;
   flags: S;
   start(config: ConfigValues<S & typeof commonFlags>, log: Logger): Promise<RunningService>;
+  /** Commands beside the service itself, e.g. `svc media token`; each parses its own flags. */
+  tools?: Command[];
 }
 
 /** A service with its flag types closed over, so services of different flags share one list. */
@@ -57,6 +60,7 @@ export interface Service {
   name: string;
   summary: string;
   flagHelp(): string;
+  tools?: Command[];
   /** Parses `args` (exits the caller with a bad_config SvcError on bad flags) and starts. */
   configure(args: readonly string[]): { log: Logger; start: () => Promise<RunningService> };
 }
@@ -66,6 +70,7 @@ export function defineService<S extends FlagSpec>(definition: ServiceDefinition<
   return {
     name: definition.name,
     summary: definition.summary,
+    tools: definition.tools,
     flagHelp: () => formatHelp(spec, definition.envPrefix),
     configure(args) {
       const { values, positionals } = parseConfig(spec, args, process.env, definition.envPrefix);

@@ -7,6 +7,17 @@ export interface Command {
   help(): string;
   /** Runs with the arguments after the command's name; resolves to the process exit code. */
   run(args: string[]): Promise<number>;
+  /**
+   * The command's own subcommands (e.g. `svc media token`), chosen by the first argument. The CLI
+   * resolves them before `--help`, so `svc media token --help` describes the subcommand.
+   */
+  subcommands?: Command[];
+}
+
+/** The command a command line names: a subcommand when the first argument names one. */
+export function resolveSubcommand(command: Command, args: string[]): { command: Command; args: string[] } {
+  const sub = command.subcommands?.find((c) => c.name === args[0]);
+  return sub === undefined ? { command, args } : resolveSubcommand(sub, args.slice(1));
 }
 
 /** Exit code for a command line svc does not understand (what getopt-style tools use). */
