@@ -52,10 +52,15 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts Debian's redis-server with persistence off, on a free port, with `args` (e.g. --requirepass). */
+/**
+ * Starts Debian's redis-server with persistence off, on a free port, with `args` (e.g. --requirepass).
+ * Its directory is a fresh temporary one (args may name another), so a test that runs SAVE or
+ * BGREWRITEAOF leaves nothing in the working directory.
+ */
 export async function startRedis(args: string[] = []): Promise<ServerProcess> {
   const port = freePort();
-  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", ...args];
+  const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
+  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", ...args];
   return spawnServer("redis-server", argv, process.env, (output) => (output.includes("Ready to accept connections") ? port : undefined));
 }
 
