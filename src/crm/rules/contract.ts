@@ -1,0 +1,78 @@
+/**
+ * The seam between crm's record store (src/crm/store, objects, http) and its rules engine
+ * (src/crm/rules): what the store hands the engine for one save, and what the engine asks of the
+ * store while it runs. The store owns types, sharing and SQL; the engine owns conditions,
+ * validation rules, workflow rules, flows and the order in which they run (docs/crm.md,
+ * docs/crm-rules.md).
+ */
+
+import type { RuleSet } from "./rule-set.ts";
+
+export type { RuleSet } from "./rule-set.ts";
+
+/** The five standard objects; the path segment of /api/v1/{object}. */
+export type CrmObject = "accounts" | "contacts" | "leads" | "opportunities" | "cases";
+
+/**
+ * A record's field values by API name (standard fields and `cf_` custom fields), as JSON values:
+ * text and picklist as strings, number as number, boolean as boolean, date as "YYYY-MM-DD",
+ * timestamps as ISO-8601 strings, unset as null. Always includes `id` once stored.
+ */
+export type RecordData = Record<string, unknown>;
+
+/** One entry of a 422 body: `{"error":"invalid","details":[{field, message}]}`. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * The `field` of an error about the record as a whole rather than one field (a validation rule
+ * without error_field, flows nesting too deep): Rails' `errors[:base]`, which Fat Free CRM uses.
+ */
+export const recordErrorField = "base";
+
+/** Thrown (by either side) to answer 422 with these details and roll the whole request back. */
+export class InvalidRecord extends Error {
+  constructor(readonly details: FieldError[]) {
+    super(`invalid: ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`);
+  }
+}
+
+/** What the store provides to the engine, inside the request's one transaction. */
+export interface SaveHost {
+  /** The active validation rules, workflow rules and flows of an object (as admins defined them). */
+  rulesFor(object: CrmObject): Promise<RuleSet>;
+  /**
+   * System validation of values about to be stored: unknown fields, wrong types, picklist values,
+   * required fields, admin-only fields the acting user may not write. Returns the problems found.
+   * For a create `values` holds every field to store; for an update only the fields to change.
+   * `automated` names the fields among `values` whose value a flow or workflow rule set rather
+   * than the client: automation runs in system context (as in Salesforce), so the host should
+   * check their types but not the acting user's right to write them.
+   */
+  checkFields(
+    object: CrmObject,
+    values: RecordData,
+    isCreate: boolean,
+    automated?: ReadonlySet<string>,
+  ): Promise<FieldError[]>;
+  /**
+   * Inserts (old === null) or updates a row and returns it as stored (id, timestamps included).
+   * For an update `values` holds only the fields to change; `old` is the record as last stored.
+   */
+  persist(object: CrmObject, old: RecordData | null, values: RecordData): Promise<RecordData>;
+  /** Reads a record by id, ignoring sharing (flows may read a parent the user cannot see). */
+  read(object: CrmObject, id: number): Promise<RecordData | null>;
+}
+
+/** One create or change as the API received it, after sharing has allowed it. */
+export interface SaveRequest {
+  object: CrmObject;
+  /** The stored record before the change; null for a create. */
+  old: RecordData | null;
+  /** The fields the client sent (for a create: all of them). */
+  changes: RecordData;
+  /** How many flows deep this save is; the API's own save is 0. */
+  depth: number;
+}
