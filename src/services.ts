@@ -3,7 +3,9 @@
  * module exports the result of defineService() (src/service.ts); adding one is one line here.
  */
 import { brokerService } from "./broker/service.ts";
+import { crmService } from "./crm/service.ts";
 import { kvService } from "./kv/service.ts";
+import { mediaService } from "./media/service.ts";
 import type { Service } from "./service.ts";
 
-export const services: Service[] = [kvService, brokerService];
+export const services: Service[] = [kvService, brokerService, crmService, mediaService];

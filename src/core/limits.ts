@@ -112,3 +112,105 @@ export const kvRestBodyBytesMax = 16 * MiB;
  * answer must come before that.
  */
 export const kvRestBlockTimeoutMsMax = 8_000;
+
+// ---- Media service (src/media; our own bounds where part A of the spec leaves them open) ------
+/** Longest token accepted; a JWT of a 256-byte user and room is well under 1 KiB. */
+export const mediaTokenBytesMax = 4 * KiB;
+/** Longest user id or room name (in a token or in peers), in UTF-8 bytes. */
+export const mediaUserIdBytesMax = 256;
+/** Default lifetime of `svc media token` (one hour, as LiveKit's default). */
+export const mediaTokenTtlSecondsDefault = 3600;
+/** Longest lifetime `svc media token` mints: a leaked token must run out within a month. */
+export const mediaTokenTtlSecondsMax = 30 * 24 * 3600;
+/**
+ * Receive slots one session may open. A voice client shows a few loudest speakers (3 is usual);
+ * each slot costs a relay producer and a consumer in the worker, so the count is bounded.
+ */
+export const mediaSlotsPerSessionMax = 16;
+/**
+ * Delay before a dead worker is replaced. /healthz answers 503 meanwhile, and a worker that dies
+ * as it starts cannot spin the CPU in a restart loop.
+ */
+export const mediaWorkerRestartDelayMs = 1000;
+/** How often the audio-level observer reports who is speaking (mediasoup's default is 1000). */
+export const mediaAudioLevelIntervalMs = 300;
+/** Average level (dBov, -127..0) at or above which a user counts as speaking. */
+export const mediaSpeakingThresholdDbov = -70;
+/** Lowest and highest UDP port the workers' transports use unless --rtc-min-port/--rtc-max-port say otherwise. */
+export const mediaRtcPortMinDefault = 40000;
+export const mediaRtcPortMaxDefault = 49999;
+
+// ---- CRM service (src/crm; the spec leaves these open, docs/crm.md says why) --------------------
+/** Largest JSON body of a CRM request: a record is a few KiB, a flow definition a few tens. */
+export const crmRequestBodyBytesMax = 1 * MiB;
+/** `per` when a list does not say; the spec leaves it open (Salesforce's UI lists 20-ish too). */
+export const crmPageSizeDefault = 20;
+/** Highest `page` a list accepts: bounds the OFFSET a client can make the database skip. */
+export const crmPageMax = 100_000;
+/** Characters of a text or picklist value (Salesforce's text field maximum). */
+export const crmTextCharsMax = 255;
+/** Characters of a long text value (descriptions). */
+export const crmLongTextCharsMax = 32_000;
+/** Custom fields per object. */
+export const crmCustomFieldsMax = 100;
+/** Values of one picklist. */
+export const crmPicklistValuesMax = 200;
+/** Roles in the hierarchy: every request walks it in memory. */
+export const crmRolesMax = 1000;
+/** Sharing rules per object: each adds a term to every list query. */
+export const crmSharingRulesMax = 50;
+/** Conditions of one criteria-based sharing rule. */
+export const crmSharingCriteriaMax = 10;
+/** Terms of a search text `q`, and its characters. */
+export const crmSearchTermsMax = 8;
+export const crmSearchCharsMax = 200;
+/** Write transactions waiting for SQLite's one writer before new ones are refused with 503. */
+export const crmWriteQueueMax = 1024;
+/** How long SQLite waits for a lock another process (a CLI tool) holds. */
+export const crmSqliteBusyTimeoutMs = 5000;
+/** Connections to PostgreSQL per server process. */
+export const crmPostgresPoolMax = 10;
+/** Live API tokens per user. */
+export const crmTokensPerUserMax = 100;
+/** Characters of an API token's name (settings API and /settings page alike). */
+export const crmTokenNameCharsMax = 100;
+/** Largest form post of the /settings page: a username, a password or a token name. */
+export const crmSettingsFormBytesMax = 16 * KiB;
+/** Rule definitions (validation, workflow, flow) per object and kind. */
+export const crmRuleDefinitionsMax = 100;
+
+// ---- CRM rules engine (src/crm/rules; the spec leaves these open, docs/crm-rules.md) ----------
+/**
+ * Deepest nesting of `all`/`any` groups in one condition (a bare comparison is depth 1). Real
+ * criteria are two or three levels deep; the bound keeps the parser's and the evaluator's
+ * recursion shallow whatever an admin sends.
+ */
+export const crmConditionDepthMax = 8;
+/** Groups and comparisons in one condition, all levels counted: evaluation cost per save is bounded. */
+export const crmConditionNodesMax = 200;
+/** Values in one `in` list (a picklist rarely has more). */
+export const crmConditionInValuesMax = 100;
+/** Longest string an admin may put in a rule: a compared value, a template, an error message. */
+export const crmRuleTextCharsMax = 1000;
+/** Longest rule or flow name (Salesforce's API names stop at 80). */
+export const crmRuleNameCharsMax = 80;
+/** Longest field name a rule may refer to (PostgreSQL's identifier length). */
+export const crmRuleFieldNameCharsMax = 63;
+/** Field updates in one workflow rule. */
+export const crmWorkflowUpdatesMax = 20;
+/** Steps in one flow, the steps inside decision branches counted. */
+export const crmFlowStepsMax = 50;
+/** Decisions nested inside decision branches, at most. */
+export const crmFlowDecisionDepthMax = 4;
+/** Outcomes of one decision (its `else` not counted). */
+export const crmFlowBranchesMax = 10;
+/** Fields one create_record step may set. */
+export const crmFlowCreateFieldsMax = 50;
+/**
+ * How many saves deep flows may nest (the API's own save is depth 0; a record a flow creates or
+ * updates is saved at depth + 1). A flow that keeps triggering itself stops here with a 422 that
+ * rolls the whole request back, as Salesforce stops runaway recursion with an error.
+ */
+export const crmFlowSaveDepthMax = 5;
+/** Problems one rule definition reports at most; a huge broken body still gets a bounded answer. */
+export const crmRuleProblemsMax = 100;

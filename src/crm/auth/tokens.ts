@@ -1,0 +1,64 @@
+/**
+ * API tokens. A token is 32 random bytes (base64url) behind a `crm_` prefix; only its SHA-256 is
+ * stored, so a copy of the database does not hand out working tokens. With that much entropy a
+ * plain hash is enough — a slow password hash would only slow every request. A token lives until
+ * revoked (the spec leaves lifetime and scopes open; Salesforce's are the same: no expiry, the
+ * user's full access).
+ */
+import { SvcError } from "../../core/errors.ts";
+import { crmTokensPerUserMax } from "../../core/limits.ts";
+import type { Queryable } from "../store/db.ts";
+import { type User, userFromRow } from "./users.ts";
+
+const tokenBytes = 32;
+/** Characters of a token kept in clear to tell tokens apart in a list. */
+const prefixChars = 10;
+
+export interface TokenInfo {
+  id: number;
+  name: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export const hashToken = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
+
+export async function createToken(tx: Queryable, userId: number, name: string): Promise<TokenInfo & { token: string }> {
+  const live = await tx.get<{ n: number }>("SELECT count(*) AS n FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL", [userId]);
+  if (Number(live!.n) >= crmTokensPerUserMax) throw new SvcError("conflict", `at most ${crmTokensPerUserMax} live tokens per user; revoke one first`);
+  const token = `crm_${Buffer.from(crypto.getRandomValues(new Uint8Array(tokenBytes))).toString("base64url")}`;
+  const prefix = token.slice(0, prefixChars);
+  const createdAt = new Date().toISOString();
+  const row = await tx.get<{ id: number }>(
+    "INSERT INTO api_tokens (user_id, name, token_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    [userId, name, hashToken(token), prefix, createdAt],
+  );
+  return { id: Number(row!.id), name, prefix, created_at: createdAt, revoked_at: null, token };
+}
+
+type TokenRow = { id: number; name: string; prefix: string; created_at: string; revoked_at: string | null };
+const tokenInfo = (r: TokenRow): TokenInfo => ({ id: Number(r.id), name: r.name, prefix: r.prefix, created_at: r.created_at, revoked_at: r.revoked_at });
+
+export async function listTokens(q: Queryable, userId: number): Promise<TokenInfo[]> {
+  const rows = await q.all<TokenRow>("SELECT id, name, prefix, created_at, revoked_at FROM api_tokens WHERE user_id = $1 ORDER BY id DESC", [userId]);
+  return rows.map(tokenInfo);
+}
+
+/** Revokes one of `userId`'s tokens; false when it has no such token. Revoking twice is a no-op. */
+export async function revokeToken(tx: Queryable, userId: number, tokenId: number): Promise<TokenInfo | null> {
+  await tx.run("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
+    [new Date().toISOString(), tokenId, userId]);
+  const row = await tx.get<TokenRow>("SELECT id, name, prefix, created_at, revoked_at FROM api_tokens WHERE id = $1 AND user_id = $2", [tokenId, userId]);
+  return row === undefined ? null : tokenInfo(row);
+}
+
+/** The user a bearer token acts as, or null for an unknown or revoked one. */
+export async function userForToken(q: Queryable, token: string): Promise<User | null> {
+  const row = await q.get<{ id: number; username: string; role_id: number | null; is_admin: number }>(
+    `SELECT u.id, u.username, u.role_id, u.is_admin FROM api_tokens t JOIN users u ON u.id = t.user_id
+     WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+    [hashToken(token)],
+  );
+  return row === undefined ? null : userFromRow(row);
+}

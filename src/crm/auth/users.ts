@@ -1,0 +1,58 @@
+/**
+ * Users: who a token acts as. A user has a role in the hierarchy (or none: then they see only
+ * what they own and what defaults and sharing rules open) and may be an admin, who sees and
+ * changes everything. Passwords (for the settings page's sign-in) are argon2id hashes.
+ */
+import { SvcError } from "../../core/errors.ts";
+import type { Queryable } from "../store/db.ts";
+import { loadRoles, RoleTree } from "./roles.ts";
+
+export interface User {
+  id: number;
+  username: string;
+  roleId: number | null;
+  isAdmin: boolean;
+}
+
+export const usernamePattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+type UserRow = { id: number; username: string; role_id: number | null; is_admin: number };
+
+export const userFromRow = (r: UserRow): User => ({
+  id: Number(r.id), username: r.username, roleId: r.role_id === null ? null : Number(r.role_id), isAdmin: Number(r.is_admin) === 1,
+});
+
+export async function findUser(q: Queryable, username: string): Promise<User | null> {
+  const row = await q.get<UserRow>("SELECT id, username, role_id, is_admin FROM users WHERE username = $1", [username]);
+  return row === undefined ? null : userFromRow(row);
+}
+
+export async function listUsers(q: Queryable): Promise<User[]> {
+  return (await q.all<UserRow>("SELECT id, username, role_id, is_admin FROM users ORDER BY id")).map(userFromRow);
+}
+
+export interface NewUser {
+  username: string;
+  password?: string | null;
+  role?: string | null;
+  admin?: boolean;
+}
+
+const invalid = (field: string, message: string) => new SvcError("invalid", "invalid user", { details: [{ field, message }] });
+
+export async function addUser(tx: Queryable, spec: NewUser): Promise<User> {
+  if (!usernamePattern.test(spec.username)) throw invalid("username", "1 to 64 letters, digits, '.', '_', '@' or '-'");
+  if (await findUser(tx, spec.username) !== null) throw new SvcError("conflict", `user ${JSON.stringify(spec.username)} exists`);
+  let roleId: number | null = null;
+  if (spec.role !== undefined && spec.role !== null) {
+    const role = new RoleTree(await loadRoles(tx)).byName.get(spec.role);
+    if (role === undefined) throw invalid("role", `no role ${JSON.stringify(spec.role)}`);
+    roleId = role.id;
+  }
+  const hash = spec.password ? await Bun.password.hash(spec.password, "argon2id") : null;
+  const row = await tx.get<{ id: number }>(
+    "INSERT INTO users (username, password_hash, role_id, is_admin, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    [spec.username, hash, roleId, spec.admin ? 1 : 0, new Date().toISOString()],
+  );
+  return { id: Number(row!.id), username: spec.username, roleId, isAdmin: spec.admin === true };
+}

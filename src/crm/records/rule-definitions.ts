@@ -1,0 +1,68 @@
+/**
+ * Stored rule definitions (validation rules, workflow rules, flows) behind the settings routes.
+ * The rules engine's parseRule checks a definition before it is stored, and its canonical form is
+ * what is kept; buildRuleSet turns an object's stored ones into what a save runs.
+ */
+import { SvcError } from "../../core/errors.ts";
+import { crmRuleDefinitionsMax } from "../../core/limits.ts";
+import type { CrmObject } from "../rules/contract.ts";
+import { parseRule, type RuleKind, type StoredRule } from "../rules/rule-set.ts";
+import type { Queryable } from "../store/db.ts";
+import { crmObjects } from "../objects/fields.ts";
+import { loadSchema } from "../objects/schema.ts";
+
+export interface RuleDefinitionView {
+  id: number;
+  kind: RuleKind;
+  definition: Record<string, unknown>;
+  created_at: string;
+}
+
+type DefinitionRow = { id: number; kind: string; object: string; name: string; active: number; definition: string; created_at: string };
+
+export async function loadStoredRules(q: Queryable, object: CrmObject): Promise<StoredRule[]> {
+  const rows = await q.all<DefinitionRow>(
+    "SELECT id, kind, object, name, active, definition, created_at FROM rule_definitions WHERE object = $1 AND active = 1 ORDER BY id",
+    [object],
+  );
+  return rows.map((r) => ({ kind: r.kind as RuleKind, definition: JSON.parse(r.definition) }));
+}
+
+/** A definition as the settings API shows it: its stored JSON with the id beside it. */
+const view = (r: DefinitionRow) => ({ id: Number(r.id), ...(JSON.parse(r.definition) as Record<string, unknown>), created_at: r.created_at });
+
+export async function listRuleDefinitions(q: Queryable, kind: RuleKind) {
+  const rows = await q.all<DefinitionRow>(
+    "SELECT id, kind, object, name, active, definition, created_at FROM rule_definitions WHERE kind = $1 ORDER BY id",
+    [kind],
+  );
+  return rows.map(view);
+}
+
+/** Every object's current field names, for the parser to refuse rules naming fields that do not exist. */
+async function fieldNames(q: Queryable): Promise<Map<CrmObject, Set<string>>> {
+  const out = new Map<CrmObject, Set<string>>();
+  for (const object of crmObjects) out.set(object, new Set((await loadSchema(q, object)).fields.map((f) => f.name)));
+  return out;
+}
+
+export async function addRuleDefinition(tx: Queryable, kind: RuleKind, body: unknown) {
+  const fields = await fieldNames(tx);
+  const parsed = parseRule(kind, body, { fieldsOf: (object) => fields.get(object) });
+  if ("details" in parsed) throw new SvcError("invalid", "invalid rule", { details: parsed.details });
+  const rule = parsed.rule as { name: string; object: CrmObject; active: boolean };
+  const count = await tx.get<{ n: number }>("SELECT count(*) AS n FROM rule_definitions WHERE object = $1 AND kind = $2", [rule.object, kind]);
+  if (Number(count!.n) >= crmRuleDefinitionsMax) throw new SvcError("conflict", `at most ${crmRuleDefinitionsMax} ${kind} rules per object`);
+  const taken = await tx.get("SELECT id FROM rule_definitions WHERE object = $1 AND kind = $2 AND name = $3", [rule.object, kind, rule.name]);
+  if (taken !== undefined) throw new SvcError("conflict", `${rule.object} already has a ${kind} rule named ${JSON.stringify(rule.name)}`);
+  const row = await tx.get<DefinitionRow>(
+    `INSERT INTO rule_definitions (kind, object, name, active, definition, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING id, kind, object, name, active, definition, created_at`,
+    [kind, rule.object, rule.name, rule.active ? 1 : 0, JSON.stringify(rule), new Date().toISOString()],
+  );
+  return view(row!);
+}
+
+export async function deleteRuleDefinition(tx: Queryable, kind: RuleKind, id: number): Promise<boolean> {
+  return (await tx.run("DELETE FROM rule_definitions WHERE id = $1 AND kind = $2", [id, kind])) > 0;
+}

@@ -1,0 +1,39 @@
+/**
+ * `q`: every whitespace-separated term must occur, case-insensitively, somewhere in the record's
+ * name-like fields (objects/fields.ts searchFields). Both databases answer from an index of
+ * trigrams — SQLite's FTS5 trigram tokenizer, PostgreSQL's pg_trgm — so both mean substring
+ * match and agree. A term under three characters has no trigram to look up; it is matched by a
+ * scan of the rows the other conditions leave.
+ */
+import { SvcError } from "../../core/errors.ts";
+import { crmSearchCharsMax, crmSearchTermsMax } from "../../core/limits.ts";
+import type { CrmObject } from "../rules/contract.ts";
+import type { Dialect, SqlParams } from "../store/db.ts";
+
+const trigramChars = 3;
+
+export function parseSearch(q: string): string[] {
+  if (q.length > crmSearchCharsMax) throw new SvcError("bad_request", `q: at most ${crmSearchCharsMax} characters`);
+  const terms = q.toLowerCase().split(/\s+/).filter((t) => t !== "");
+  if (terms.length > crmSearchTermsMax) throw new SvcError("bad_request", `q: at most ${crmSearchTermsMax} terms`);
+  return terms;
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const ftsPhrase = (term: string) => `"${term.replace(/"/g, '""')}"`;
+
+/** The SQL condition for `terms` over `table`, or null when there are none. */
+export function searchPredicate(dialect: Dialect, table: CrmObject, terms: readonly string[], p: SqlParams): string | null {
+  if (terms.length === 0) return null;
+  const parts: string[] = [];
+  if (dialect === "sqlite") {
+    const indexed = terms.filter((t) => [...t].length >= trigramChars);
+    if (indexed.length > 0) {
+      parts.push(`id IN (SELECT rowid FROM ${table}_fts WHERE ${table}_fts MATCH ${p.add(indexed.map(ftsPhrase).join(" AND "))})`);
+    }
+    for (const t of terms.filter((t) => [...t].length < trigramChars)) parts.push(`instr(search_text, ${p.add(t)}) > 0`);
+  } else {
+    for (const t of terms) parts.push(`search_text LIKE ${p.add(`%${escapeLike(t)}%`)}`);
+  }
+  return parts.join(" AND ");
+}

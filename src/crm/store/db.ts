@@ -1,0 +1,56 @@
+/**
+ * The crm store's database seam: one interface, one implementation per database (sqlite.ts,
+ * postgres.ts). Queries are written once with PostgreSQL's numbered placeholders ($1, $2, ...);
+ * the SQLite side rewrites them to its own ?1, ?2. Where the dialects differ (identity columns,
+ * full-text search) the caller asks `dialect`.
+ */
+import { SvcError } from "../../core/errors.ts";
+
+export type Dialect = "sqlite" | "postgres";
+export type Row = Record<string, unknown>;
+
+/** Statements run on one connection: inside a write transaction, or plain reads. */
+export interface Queryable {
+  readonly dialect: Dialect;
+  all<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  get<T = Row>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /** Runs a statement; resolves to the number of rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+export interface Db extends Queryable {
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. The
+   * request's one transaction (docs/crm.md); SQLite's are run one at a time.
+   */
+  write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Numbered placeholders built up as a query is assembled, so fragments can be composed. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  /** The placeholder for `value`, e.g. "$3". */
+  add(value: unknown): string {
+    this.values.push(value === undefined ? null : value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** A unique constraint failed (a concurrent insert of the same name): answered 409. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown; message?: unknown } | null;
+  if (e === null || typeof e !== "object") return false;
+  if (e.code === "23505" || e.errno === "23505") return true;
+  return typeof e.message === "string" && /UNIQUE constraint failed|duplicate key value/.test(e.message);
+}
+
+export function parseDbUrl(text: string): { kind: "sqlite"; path: string } | { kind: "postgres"; url: string } {
+  if (text.startsWith("sqlite:")) {
+    const path = text.slice("sqlite:".length);
+    if (path === "") throw new SvcError("bad_config", "--db: sqlite: needs a path, e.g. sqlite:data/crm/crm.db");
+    return { kind: "sqlite", path };
+  }
+  if (/^postgres(ql)?:\/\//.test(text)) return { kind: "postgres", url: text };
+  throw new SvcError("bad_config", `--db: expected sqlite:PATH or postgres://..., got ${JSON.stringify(text)}`);
+}

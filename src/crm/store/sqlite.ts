@@ -1,0 +1,87 @@
+/**
+ * The embedded store: bun:sqlite in WAL mode. SQLite has one writer, and a request's transaction
+ * spans awaits (the rules engine is async), so write transactions wait their turn in a queue on
+ * one writer connection. Plain reads go to a second connection, which in WAL mode sees only
+ * committed data — never the half-done transaction of a request still in the queue's head.
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { SvcError } from "../../core/errors.ts";
+import { crmSqliteBusyTimeoutMs, crmWriteQueueMax } from "../../core/limits.ts";
+import type { Db, Queryable, Row } from "./db.ts";
+
+/** $1 → ?1: the same numbered parameters in SQLite's spelling. */
+const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, "?$1");
+
+function bindable(params: readonly unknown[]): any[] {
+  return params.map((p) => (p === undefined ? null : typeof p === "boolean" ? (p ? 1 : 0) : p));
+}
+
+function connection(db: Database): Queryable {
+  return {
+    dialect: "sqlite",
+    async all<T>(sql: string, params: readonly unknown[] = []) {
+      return db.query(toSqlite(sql)).all(...bindable(params)) as T[];
+    },
+    async get<T>(sql: string, params: readonly unknown[] = []) {
+      return (db.query(toSqlite(sql)).get(...bindable(params)) ?? undefined) as T | undefined;
+    },
+    async run(sql: string, params: readonly unknown[] = []) {
+      return db.query(toSqlite(sql)).run(...bindable(params)).changes;
+    },
+  };
+}
+
+function open(path: string): Database {
+  const db = new Database(path, { create: true, strict: false });
+  db.exec(`PRAGMA busy_timeout = ${crmSqliteBusyTimeoutMs}`);
+  db.exec("PRAGMA journal_mode = WAL");
+  // NORMAL in WAL mode: a commit survives a process crash; a power cut may lose the last ones.
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  return db;
+}
+
+export function openSqlite(path: string): Db {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const writer = open(path);
+  const reader = path === ":memory:" ? writer : open(path);
+  const writes = connection(writer);
+  const reads = connection(reader);
+  let tail: Promise<unknown> = Promise.resolve();
+  let queued = 0;
+
+  async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    writer.exec("BEGIN IMMEDIATE");
+    try {
+      const result = await fn(writes);
+      writer.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (writer.inTransaction) writer.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  return {
+    ...reads,
+    write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      if (queued >= crmWriteQueueMax) {
+        return Promise.reject(new SvcError("unavailable", "too many writes waiting; try again", { headers: { "retry-after": "1" } }));
+      }
+      queued += 1;
+      const run = () => transaction(fn).finally(() => (queued -= 1));
+      const result = tail.then(run, run);
+      tail = result.catch(() => undefined);
+      return result;
+    },
+    async close() {
+      await tail;
+      if (reader !== writer) reader.close();
+      writer.close();
+    },
+  };
+}
+
+export type { Row };
