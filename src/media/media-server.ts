@@ -1,0 +1,132 @@
+/**
+ * The media service's state and the operations of spec part A: sessions by id and by (user,
+ * room), rooms, and the worker pool under them. HTTP routes (http/routes.ts) check the token and
+ * the body's shape and then call one method here; every rule about ownership, replacement and
+ * peers lives here.
+ */
+import { SvcError } from "../core/errors.ts";
+import { sessionPeersMax } from "../core/limits.ts";
+import type { Logger } from "../core/log.ts";
+import { Room } from "./room.ts";
+import type { ParsedOffer } from "./sdp/offer.ts";
+import { type ListenConfig, Session, type SessionEvents } from "./session.ts";
+import { isValidId, type TokenClaims } from "./token.ts";
+import type { WorkerPool } from "./workers.ts";
+
+/**
+ * A request's peers: an array of user ids, or null for the whole room (absent is null too).
+ * More than sessionPeersMax entries, or an entry that is not a user id, is a 400 naming it.
+ */
+export function parsePeers(value: unknown): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) throw new SvcError("bad_request", "peers must be an array of user ids, or null for the whole room");
+  if (value.length > sessionPeersMax) {
+    throw new SvcError("bad_request", `peers has ${value.length} entries; at most ${sessionPeersMax}`);
+  }
+  value.forEach((peer, i) => {
+    if (!isValidId(peer)) throw new SvcError("bad_request", `peers[${i}] must be a non-empty string of at most 256 bytes`);
+  });
+  return value as string[];
+}
+
+const sessionKey = (user: string, room: string) => `${user}\u0000${room}`;
+
+export class MediaServer {
+  readonly #byId = new Map<number, Session>();
+  readonly #byOwner = new Map<string, Session>();
+  readonly #rooms = new Map<string, Room>();
+  #nextId = 1;
+  readonly #events: SessionEvents;
+
+  constructor(
+    readonly workers: WorkerPool,
+    private readonly listen: ListenConfig,
+    private readonly log: Logger,
+  ) {
+    this.#events = {
+      onPacket: (session, packet) => this.#rooms.get(session.room)?.forward(session, packet),
+      onLevel: (session, level) => {
+        if (this.#byId.get(session.id) === session) this.#rooms.get(session.room)?.setLevel(session.user, level);
+      },
+      onEngineLost: (session) => {
+        this.log.warn({ session: session.id, user: session.user, room: session.room }, "session lost with its media worker");
+        this.#forget(session);
+      },
+    };
+  }
+
+  get sessionCount(): number {
+    return this.#byId.size;
+  }
+
+  roomSize(room: string): number {
+    return this.#rooms.get(room)?.size ?? 0;
+  }
+
+  /** POST /v1/sessions: a new session for the token's (user, room), replacing an earlier one. */
+  async create(claims: TokenClaims, offer: ParsedOffer, peers: string[] | null): Promise<{ session_id: number; sdp_answer: string }> {
+    const worker = this.workers.leastLoaded();
+    if (worker === null) throw new SvcError("unavailable", "media engine is down: no worker is running");
+    const release = this.workers.hold(worker);
+    const id = this.#nextId++;
+    let created: Awaited<ReturnType<typeof Session.create>>;
+    try {
+      created = await Session.create({ id, user: claims.user, room: claims.room, offer, peers, worker, listen: this.listen, events: this.#events });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const { session, answer } = created;
+    session.router.observer.once("close", release);
+    // Rule 2: at most one session per user and room; the newest wins, even when two raced.
+    const earlier = this.#byOwner.get(sessionKey(session.user, session.room));
+    if (earlier !== undefined) this.#close(earlier);
+    this.#byId.set(id, session);
+    this.#byOwner.set(sessionKey(session.user, session.room), session);
+    let room = this.#rooms.get(session.room);
+    if (room === undefined) this.#rooms.set(session.room, (room = new Room(session.room)));
+    room.add(session);
+    this.log.info({ session: id, user: session.user, room: session.room, slots: session.slots.length, sends: session.producer !== undefined, replaced: earlier?.id }, "session created");
+    return { session_id: id, sdp_answer: answer };
+  }
+
+  /** The session `id` when it belongs to the token's user and room; 404 otherwise (rule 1). */
+  owned(claims: TokenClaims, id: number): Session {
+    const session = this.#byId.get(id);
+    if (session === undefined || session.user !== claims.user || session.room !== claims.room) {
+      throw new SvcError("not_found", `no session ${id} for this token's user and room`);
+    }
+    return session;
+  }
+
+  /** PATCH: the peer set replaces the earlier one; slots of users who left it are freed now. */
+  setPeers(session: Session, peers: string[] | null): void {
+    session.peers = peers === null ? null : new Set(peers);
+    this.#rooms.get(session.room)?.reassign();
+  }
+
+  delete(session: Session): void {
+    this.#close(session);
+    this.log.info({ session: session.id, user: session.user, room: session.room }, "session deleted");
+  }
+
+  #close(session: Session): void {
+    this.#forget(session);
+    session.close();
+  }
+
+  #forget(session: Session): void {
+    if (this.#byId.get(session.id) !== session) return;
+    this.#byId.delete(session.id);
+    const key = sessionKey(session.user, session.room);
+    if (this.#byOwner.get(key) === session) this.#byOwner.delete(key);
+    const room = this.#rooms.get(session.room);
+    room?.remove(session);
+    if (room !== undefined && room.size === 0) this.#rooms.delete(session.room);
+  }
+
+  close(): void {
+    for (const session of [...this.#byId.values()]) this.#close(session);
+    this.workers.close();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * One slot's outgoing RTP numbering. A slot is a fixed SSRC the client receives on; the user
+ * feeding it changes. Receivers (browsers' jitter buffers, werift) treat a jump in sequence number
+ * as loss and a jump back as a stale duplicate, so on every change of source the new source's
+ * numbers are shifted to continue where the slot left off: the next sequence number, and a
+ * timestamp advanced by the wall time that passed (at least one frame), as Jitsi's SsrcCache and
+ * Janus's VideoRoom `switch` do. Within one source, gaps and reordering pass through unchanged.
+ *
+ * Pure state machine: the caller supplies the clock, so tests replay exactly.
+ */
+
+const seqModulo = 0x1_0000;
+const tsModulo = 0x1_0000_0000;
+
+/** a is newer than b in RFC 3550 serial-number order (16-bit sequence numbers). */
+export function seqNewer(a: number, b: number): boolean {
+  const diff = (a - b + seqModulo) % seqModulo;
+  return diff !== 0 && diff < seqModulo / 2;
+}
+
+export interface RewrittenNumbers {
+  sequenceNumber: number;
+  timestamp: number;
+  /** Set on the first packet after a change of source: RTP's "start of a talkspurt". */
+  marker: boolean;
+}
+
+export interface RtpRewriterOptions {
+  /** RTP clock rate of the codec (48000 for Opus). */
+  clockRate: number;
+  /** Shortest timestamp advance across a change of source, in ticks (one 20 ms Opus frame: 960). */
+  frameTicks: number;
+  /** First outgoing sequence number and timestamp (random in production, per RFC 3550). */
+  initialSequenceNumber: number;
+  initialTimestamp: number;
+}
+
+export class RtpRewriter {
+  #source: string | null = null;
+  #seqOffset = 0;
+  #tsOffset = 0;
+  /** Outgoing sequence number of the first packet of the current source; older ones are dropped. */
+  #sourceFirstSeq = 0;
+  #started = false;
+  #lastSeq = 0;
+  #lastTs = 0;
+  #lastAtMs = 0;
+
+  constructor(private readonly options: RtpRewriterOptions) {}
+
+  /** The source currently feeding the slot, or null. */
+  get source(): string | null {
+    return this.#source;
+  }
+
+  /** The slot stops being fed; whoever comes next (even the same user) starts a new run. */
+  release(): void {
+    this.#source = null;
+  }
+
+  /**
+   * The outgoing numbers of one packet from `source`, or null when the packet must be dropped: it
+   * predates the moment this source took the slot, so its number would collide with the previous
+   * source's packets.
+   */
+  rewrite(source: string, sequenceNumber: number, timestamp: number, nowMs: number): RewrittenNumbers | null {
+    let marker = false;
+    if (source !== this.#source) {
+      this.#switchTo(source, sequenceNumber, timestamp, nowMs);
+      marker = true;
+    }
+    const seq = (sequenceNumber + this.#seqOffset) % seqModulo;
+    const ts = (timestamp + this.#tsOffset) % tsModulo;
+    if (!marker && seqNewer(this.#sourceFirstSeq, seq)) return null;
+    if (!this.#started || seqNewer(seq, this.#lastSeq)) {
+      this.#started = true;
+      this.#lastSeq = seq;
+      this.#lastTs = ts;
+      this.#lastAtMs = nowMs;
+    }
+    return { sequenceNumber: seq, timestamp: ts, marker };
+  }
+
+  #switchTo(source: string, sequenceNumber: number, timestamp: number, nowMs: number): void {
+    let nextSeq = this.options.initialSequenceNumber;
+    let nextTs = this.options.initialTimestamp;
+    if (this.#started) {
+      const elapsedTicks = Math.round((Math.max(0, nowMs - this.#lastAtMs) * this.options.clockRate) / 1000);
+      nextSeq = (this.#lastSeq + 1) % seqModulo;
+      nextTs = (this.#lastTs + Math.max(this.options.frameTicks, elapsedTicks)) % tsModulo;
+    }
+    this.#source = source;
+    this.#seqOffset = (nextSeq - sequenceNumber + seqModulo) % seqModulo;
+    this.#tsOffset = (nextTs - timestamp + tsModulo) % tsModulo;
+    this.#sourceFirstSeq = nextSeq;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The mediasoup worker processes (C++, one thread each) that carry the media. Sessions are spread
+ * over them; a worker that dies takes its sessions with it, /healthz answers 503 until a
+ * replacement has started (after mediaWorkerRestartDelayMs, so a worker that dies at birth cannot
+ * spin the CPU), and the pool is whole again.
+ */
+import { createWorker } from "mediasoup";
+import type { types } from "mediasoup";
+import { mediaWorkerRestartDelayMs } from "../core/limits.ts";
+import type { Logger } from "../core/log.ts";
+
+export type Worker = types.Worker;
+
+export class WorkerPool {
+  readonly #slots: (Worker | null)[];
+  /** Routers (one per session) on each worker: new sessions go to the least loaded. */
+  readonly #load = new Map<Worker, number>();
+  #closed = false;
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(
+    readonly size: number,
+    /** The worker binary; passed per worker because mediasoup reads MEDIASOUP_WORKER_BIN only at import. */
+    private readonly workerBin: string,
+    private readonly log: Logger,
+  ) {
+    this.#slots = new Array<Worker | null>(size).fill(null);
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.#slots.map((_, index) => this.#spawn(index)));
+  }
+
+  /** True while every worker of the pool is alive. */
+  get healthy(): boolean {
+    return this.#slots.every((w) => w !== null && !w.died && !w.closed);
+  }
+
+  /** Process ids of the live workers, in pool order (for logs, dumps and tests). */
+  get pids(): number[] {
+    return this.#slots.filter((w): w is Worker => w !== null).map((w) => w.pid);
+  }
+
+  /** The live worker carrying the fewest sessions, or null when none is alive. */
+  leastLoaded(): Worker | null {
+    let best: Worker | null = null;
+    for (const w of this.#slots) {
+      if (w === null || w.died || w.closed) continue;
+      if (best === null || (this.#load.get(w) ?? 0) < (this.#load.get(best) ?? 0)) best = w;
+    }
+    return best;
+  }
+
+  /** Counts a router on `worker` until the returned function is called. */
+  hold(worker: Worker): () => void {
+    this.#load.set(worker, (this.#load.get(worker) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = this.#load.get(worker);
+      if (n !== undefined) this.#load.set(worker, n - 1);
+    };
+  }
+
+  async #spawn(index: number): Promise<void> {
+    const worker = await createWorker({ logLevel: "warn", workerBin: this.workerBin });
+    if (this.#closed) {
+      worker.close();
+      return;
+    }
+    this.#slots[index] = worker;
+    this.#load.set(worker, 0);
+    this.log.info({ worker: index, workerPid: worker.pid }, "media worker started");
+    worker.on("died", (error) => {
+      this.log.error({ worker: index, workerPid: worker.pid, err: error }, "media worker died; its sessions are gone");
+      this.#load.delete(worker);
+      this.#slots[index] = null;
+      this.#respawnLater(index);
+    });
+  }
+
+  #respawnLater(index: number): void {
+    if (this.#closed) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.#spawn(index).catch((error: unknown) => {
+        this.log.error({ worker: index, err: error }, "media worker could not be replaced; trying again");
+        this.#respawnLater(index);
+      });
+    }, mediaWorkerRestartDelayMs);
+    this.#timers.add(timer);
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const t of this.#timers) clearTimeout(t);
+    for (const w of this.#slots) w?.close();
+  }
+}
