@@ -7,6 +7,12 @@ import { cacheDir, repoRoot } from "./paths.ts";
 import { runSteps, type Step, summarize } from "./steps.ts";
 
 const stepNames = ["typecheck", "bun", "cargo"] as const;
+/**
+ * Per-test time limit of the bun step. Tests start real server processes, a browser or a
+ * PostgreSQL; on a shared 2-core machine one can take seconds to schedule, past bun's 5 s default.
+ * (bunfig.toml has no such setting: bun reads it only from --timeout.)
+ */
+const bunTestTimeoutMs = 30_000;
 
 const flags = {
   only: flag.list({ default: [], help: `run only these steps (${stepNames.join(", ")}); repeatable or comma-separated` }),
@@ -15,7 +21,7 @@ const flags = {
 function steps(bunTestArgs: string[]): Record<(typeof stepNames)[number], Step> {
   return {
     typecheck: { name: "typecheck", cmd: [join(repoRoot, "node_modules/.bin/tsc"), "-p", repoRoot], cwd: repoRoot },
-    bun: { name: "bun", cmd: [process.execPath, "test", ...bunTestArgs], cwd: repoRoot },
+    bun: { name: "bun", cmd: [process.execPath, "test", "--timeout", String(bunTestTimeoutMs), ...bunTestArgs], cwd: repoRoot },
     cargo: {
       name: "cargo",
       cmd: ["cargo", "test", "--quiet", "--manifest-path", join(repoRoot, "native/Cargo.toml")],
