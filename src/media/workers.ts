@@ -11,11 +11,16 @@ import type { Logger } from "../core/log.ts";
 
 export type Worker = types.Worker;
 
+/** How long after a worker's exit it is judged (see the "died" handler): a signal's delivery time. */
+const workerDeathJudgedAfterMs = 50;
+
 export class WorkerPool {
   readonly #slots: (Worker | null)[];
   /** Routers (one per session) on each worker: new sessions go to the least loaded. */
   readonly #load = new Map<Worker, number>();
   #closed = false;
+  /** Set when this process got SIGINT, which the workers (same process group) got as well. */
+  #interrupted = false;
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
@@ -28,6 +33,9 @@ export class WorkerPool {
   }
 
   async start(): Promise<void> {
+    process.once("SIGINT", () => {
+      this.#interrupted = true;
+    });
     await Promise.all(this.#slots.map((_, index) => this.#spawn(index)));
   }
 
@@ -73,10 +81,19 @@ export class WorkerPool {
     this.#load.set(worker, 0);
     this.log.info({ worker: index, workerPid: worker.pid }, "media worker started");
     worker.on("died", (error) => {
-      this.log.error({ worker: index, workerPid: worker.pid, err: error }, "media worker died; its sessions are gone");
       this.#load.delete(worker);
       this.#slots[index] = null;
-      this.#respawnLater(index);
+      // Ctrl-C signals the whole process group: the worker gets it as this process does, and its
+      // exit may be seen before our own SIGINT handler ran. Judged a moment later, that is an
+      // interrupt, not a death.
+      setTimeout(() => {
+        if (this.#interrupted || this.#closed) {
+          this.log.info({ worker: index, workerPid: worker.pid }, "media worker stopped by the interrupt");
+          return;
+        }
+        this.log.error({ worker: index, workerPid: worker.pid, err: error }, "media worker died; its sessions are gone");
+        this.#respawnLater(index);
+      }, workerDeathJudgedAfterMs);
     });
   }
 
