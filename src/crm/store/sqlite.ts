@@ -43,9 +43,35 @@ function open(path: string): Database {
   return db;
 }
 
+/**
+ * Rows ANALYZE samples per index. Without statistics SQLite answers a sharing-filtered list by
+ * the owner index and sorts every visible row to return one page; with them it walks the
+ * newest-first index and stops after the page (31 ms → 0.2 ms for 20k visible leads of 100k).
+ * 2000 rows is enough for that plan; 400 was not.
+ */
+const analysisRowsLimit = 2000;
+/** How often long-lived connections refresh planner statistics, as SQLite advises for PRAGMA optimize. */
+const optimizeEveryMs = 60 * 60 * 1000;
+
+/**
+ * Statistics for tables that changed enough since they were last analyzed (all of them, the first
+ * time). Those of FTS5's shadow tables are dropped again: made while they were nearly empty, they
+ * steer FTS5's own statements to plans that made bulk inserts 13× slower (60k leads: 47 s instead
+ * of 3.5 s), and its statements look rows up by key anyway.
+ */
+function optimize(db: Database): void {
+  db.exec(`PRAGMA analysis_limit = ${analysisRowsLimit}`);
+  db.exec("PRAGMA optimize = 0x10002");
+  if (db.query("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() !== null) {
+    db.exec("DELETE FROM sqlite_stat1 WHERE tbl LIKE '%\\_fts\\_%' ESCAPE '\\'");
+  }
+}
+
 export function openSqlite(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const writer = open(path);
+  optimize(writer);
+  // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : open(path);
   const writes = connection(writer);
   const reads = connection(reader);
@@ -64,7 +90,7 @@ export function openSqlite(path: string): Db {
     }
   }
 
-  return {
+  const store: Db = {
     ...reads,
     write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       if (queued >= crmWriteQueueMax) {
@@ -77,11 +103,19 @@ export function openSqlite(path: string): Db {
       return result;
     },
     async close() {
+      clearInterval(refresh);
       await tail;
       if (reader !== writer) reader.close();
       writer.close();
     },
   };
+  // In the write queue, so it never lands inside a request's transaction; the reader then
+  // reloads what the writer analyzed.
+  const refresh = setInterval(() => {
+    store.write(async () => optimize(writer)).then(() => reader.exec("ANALYZE sqlite_schema")).catch(() => undefined);
+  }, optimizeEveryMs);
+  refresh.unref();
+  return store;
 }
 
 export type { Row };
