@@ -15,7 +15,7 @@ import {
 } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { allowAll } from "./auth/authorizer.ts";
-import { formatBindAddress, parseBindAddress } from "./bind-address.ts";
+import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { Broker } from "./broker.ts";
 import { startBrokerHttp } from "./http/server.ts";
 

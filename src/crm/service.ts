@@ -5,7 +5,7 @@
 import { flag } from "../core/config.ts";
 import { crmRequestBodyBytesMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
-import { formatBindAddress, parseBindAddress } from "../broker/bind-address.ts";
+import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { startCrmHttp } from "./http/server.ts";
 import { openStore } from "./store/open.ts";
 import { parseDbUrl } from "./store/db.ts";

@@ -4,7 +4,7 @@
  * --bind host (or --announced-ip in the candidates); the HTTP API is on --bind.
  */
 import { availableParallelism } from "node:os";
-import { formatBindAddress, parseBindAddress } from "../broker/bind-address.ts";
+import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { flag } from "../core/config.ts";
 import { SvcError } from "../core/errors.ts";
 import { mediaRequestBodyBytesMax, mediaRtcPortMaxDefault, mediaRtcPortMinDefault } from "../core/limits.ts";

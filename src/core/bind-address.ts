@@ -1,5 +1,5 @@
 /** `--bind host:port` (an IPv6 host in brackets: `[::1]:8080`); port 0 picks a free one. */
-import { SvcError } from "../core/errors.ts";
+import { SvcError } from "./errors.ts";
 
 export interface BindAddress {
   hostname: string;
