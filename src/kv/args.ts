@@ -156,19 +156,3 @@ export function parseMultiPop(argv: readonly string[], at: number, ends: readonl
   }
   return { keys: argv.slice(at + 1, endAt), end, count: count ?? 1 };
 }
-
-/**
- * A blocking command's timeout in seconds (a double since Redis 6) as an absolute deadline in Unix
- * milliseconds; 0 means no deadline.
- */
-export function parseTimeout(text: string, nowMs: number): number {
-  let seconds: number;
-  try {
-    seconds = parseFloatArg(text);
-  } catch {
-    throw new KvError("ERR timeout is not a float or out of range");
-  }
-  if (seconds < 0) throw new KvError("ERR timeout is negative");
-  if (!Number.isFinite(seconds)) throw new KvError("ERR timeout is out of range");
-  return seconds === 0 ? Infinity : nowMs + seconds * 1000;
-}

@@ -95,6 +95,31 @@ export function parseLongDouble(text: string): Parsed {
   return value;
 }
 
+const llongMax = (1n << 63n) - 1n;
+const llongMin = -(1n << 63n);
+
+/**
+ * `(long long) ceill(seconds * 1000.0)` with `seconds` a long double, as Redis 7.0 converts a
+ * blocking command's timeout on x86-64: the product is rounded to a long double and rounded up to
+ * a whole millisecond; a result outside the long long range (infinity included) converts to
+ * LLONG_MIN, which is what the conversion instruction gives for every out-of-range value.
+ */
+export function secondsToMillisLongLong(seconds: Exclude<Parsed, null>): bigint {
+  if (seconds === "inf" || seconds === "-inf") return llongMin;
+  const product = round(seconds.negative, seconds.mantissa * 1000n, 1n, seconds.exponent);
+  if (product === null) return llongMin;
+  let whole: bigint;
+  let fractional = false;
+  if (product.exponent >= 0) whole = product.mantissa << BigInt(product.exponent);
+  else {
+    whole = product.mantissa >> BigInt(-product.exponent);
+    fractional = whole << BigInt(-product.exponent) !== product.mantissa;
+  }
+  // Up means away from zero for a positive product and toward it for a negative one.
+  const ceiling = product.negative ? -whole : fractional ? whole + 1n : whole;
+  return ceiling > llongMax || ceiling < llongMin ? llongMin : ceiling;
+}
+
 function add(a: LongDouble, b: LongDouble): LongDouble | null {
   const exponent = Math.min(a.exponent, b.exponent);
   const signed = (v: LongDouble) => (v.negative ? -v.mantissa : v.mantissa) << BigInt(v.exponent - exponent);

@@ -230,18 +230,48 @@ describe("timeouts", () => {
     });
   });
 
-  // Redis 7.0 reads the timeout as a long double and converts seconds * 1000 to a long long
-  // without a range check: "inf" and "1e400" overflow to a negative number ("ERR timeout is
-  // negative"), and "1e-400" (a long double, not a double) is a 1 ms timeout. svc answers
-  // "ERR timeout is out of range", "ERR timeout is not a float or out of range" and "ERR timeout
-  // is not a float or out of range" (src/kv/args.ts parseTimeout reads a double).
-  test.todo("timeouts beyond a double's range get Redis 7.0's replies (svc: different errors for inf, 1e400, 1e-400)", async () => {
+  // Redis 7.0 reads the timeout as a long double and converts seconds * 1000 to a long long with
+  // no range check (src/kv/timeout.ts): infinities and products past 2^63 ms become LLONG_MIN,
+  // "timeout is negative"; past the long double's own range, or NaN, is "not a float".
+  test("timeouts beyond a long long of milliseconds are negative; beyond a long double, not a float", async () => {
     await sameAsRedis(async (s) => {
       await s.open("A");
-      for (const edge of ["inf", "+inf", "1e400", "1e-400"]) await s.call("A", "BLPOP", "q", edge);
+      for (const edge of ["inf", "+inf", "-inf", "infinity", "1e400", "-1e400", "1e300", "9.3e15", "9223372036854775.808",
+        "-9223372036854775.809", "1e5000", "1e-5000", "nan", " 1", "1 ", "0x"]) {
+        await s.call("A", "BLPOP", "q", edge);
+      }
       await s.blocked(0);
     });
   });
+
+  // ... and milliseconds are rounded up: a negative amount above -1 ms becomes 0, which means
+  // no timeout at all — -0.001 among them, its long double being a hair above -1/1000. The
+  // clients are still blocked after longer than any timeout near those, and are served by a push.
+  test("negative timeouts above -1 ms, -0.001 included, block without a deadline", async () => {
+    await sameAsRedis(async (s) => {
+      const edges = ["-0.001", "-0.0009", "-0.0005", "-1e-400", "-0"];
+      const names = edges.map((_, i) => `C${i}`);
+      await s.open(...names, "P");
+      for (const [i, edge] of edges.entries()) {
+        s.send(names[i]!, "BLPOP", "q", edge);
+        await s.blocked(i + 1);
+      }
+      await Bun.sleep(50);
+      await s.blocked(edges.length);
+      await s.call("P", "RPUSH", "q", ...names.map((n) => `for-${n}`));
+      await s.blocked(0);
+      for (const name of names) await s.read(name);
+    });
+  });
+
+  test("positive timeouts under a millisecond wait one millisecond", async () => {
+    await sameAsRedis(async (s) => {
+      await s.open("A");
+      for (const edge of ["0.001", "0.0009", "1e-400", "3.6e-4951", "0x0.01p-4"]) await s.call("A", "BLPOP", "q", edge);
+      await s.blocked(0);
+    });
+  });
+
 });
 
 describe("inside MULTI", () => {

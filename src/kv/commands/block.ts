@@ -9,7 +9,7 @@
  * for; a key of another type leaves it waiting, as in Redis, where only a list pushed under the
  * key wakes a list-blocked client.
  */
-import { parseTimeout } from "../args.ts";
+import { parseTimeout } from "../timeout.ts";
 import { typeOf } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
 import type { List } from "../types/list.ts";
