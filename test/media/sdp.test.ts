@@ -46,6 +46,30 @@ describe("parseOffer", () => {
   });
 });
 
+describe("DTLS roles", () => {
+  const answerSetup = (offerText: string) =>
+    parse(writeAnswer({
+      offer: parseOffer(offerText),
+      sessionId: 1,
+      transport: { ice: { usernameFragment: "uf", password: "pw" }, candidates: [], fingerprints: [{ algorithm: "sha-256", value: "AA:BB" }] },
+      slotStreams: new Map(),
+    })).media.map((m) => m.setup);
+
+  test("an actpass or active client is the DTLS client and the answer is passive", () => {
+    for (const setup of ["actpass", "active"]) {
+      const offer = baseOffer(0).replaceAll("a=setup:actpass", `a=setup:${setup}`);
+      expect(parseOffer(offer).clientDtlsRole).toBe("client");
+      expect(answerSetup(offer)).toEqual(["passive"]);
+    }
+  });
+
+  test("a passive client is the DTLS server and the answer is active", () => {
+    const offer = baseOffer(0).replaceAll("a=setup:actpass", "a=setup:passive");
+    expect(parseOffer(offer).clientDtlsRole).toBe("server");
+    expect(answerSetup(offer)).toEqual(["active"]);
+  });
+});
+
 describe("writeAnswer", () => {
   test("mirrors the offer: send line recvonly, slot lines sendonly with their SSRC, ice-lite, passive DTLS, one BUNDLE", () => {
     const offer = parseOffer(baseOffer(2));
