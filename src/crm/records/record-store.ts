@@ -72,15 +72,27 @@ export class RecordStore implements SaveHost {
     if (search !== null) where.push(search);
     if (query.updatedSince !== null) where.push(`updated_at >= ${p.add(query.updatedSince)}`);
     const condition = where.join(" AND ");
-    const countRow = await this.q.get<{ n: number }>(`SELECT count(*) AS n FROM ${object} WHERE ${condition}`, p.values);
+    const conditionParams = [...p.values];
+    const count = async () => Number((await this.q.get<{ n: number }>(`SELECT count(*) AS n FROM ${object} WHERE ${condition}`, conditionParams))!.n);
     const limit = p.add(query.per);
     const offset = p.add((query.page - 1) * query.per);
-    const rows = await this.q.all(
-      `SELECT ${schema.columns} FROM ${object} WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-      p.values,
-    );
+    const page = `FROM ${object} WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`;
+    let rows: Record<string, unknown>[];
+    let total: number;
+    if (search === null) {
+      // Without a search the page walks the newest-first index and stops after `per` rows, while
+      // the count reads every visible row: two queries, each with its own best plan.
+      total = await count();
+      rows = await this.q.all(`SELECT ${schema.columns} ${page}`, p.values);
+    } else {
+      // A search reads every match anyway (the trigram index knows no date order), so the count
+      // rides along as a window over the same matches instead of searching a second time.
+      rows = await this.q.all(`SELECT ${schema.columns}, count(*) OVER () AS total_ ${page}`, p.values);
+      // A page past the last match has no row to carry the count.
+      total = rows.length > 0 ? Number(rows[0]!.total_) : await count();
+    }
     const data = rows.map((row) => rowToRecord(schema, row, this.user.isAdmin));
-    return { data, page: query.page, per: query.per, total: Number(countRow!.n) };
+    return { data, page: query.page, per: query.per, total };
   }
 
   /** A record this user can see (every field) and whether they may change it; null when they cannot see it. */
