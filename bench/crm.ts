@@ -37,7 +37,7 @@ import { join } from "node:path";
 import { crmObjects } from "../src/crm/objects/fields.ts";
 import type { CrmObject } from "../src/crm/rules/contract.ts";
 import { type PostgresServer, startPostgres } from "../test/support/postgres.ts";
-import { spawnServer, type SpawnedServer } from "../test/support/spawn.ts";
+import { crmAddress, spawnServer, type SpawnedServer } from "../test/support/spawn.ts";
 import { loadPostgres, loadSqlite } from "./lib/crm-load.ts";
 import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk, type WrkResult } from "./lib/wrk.ts";
@@ -60,7 +60,6 @@ type Store = "sqlite" | "postgres";
 const storeTitle: Record<Store, string> = { sqlite: "SQLite", postgres: "PostgreSQL" };
 
 const cliPath = join(import.meta.dir, "../src/cli.ts");
-const crmAddress = (output: string): string | undefined => /crm: HTTP on (\S+)/.exec(output)?.[1];
 
 /** The hierarchy: [role, parent]. */
 const roles: [string, string | null][] = [

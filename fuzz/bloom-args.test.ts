@@ -2,22 +2,18 @@
 // words in any case and misspelt, numbers at and past every limit, arbitrary bytes) never crash
 // the server; every reply is a valid reply of its command or one of RedisBloom's documented
 // errors; and a request answered with an error leaves every key exactly as it was.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { RespClient, type RespValue } from "../test/kv/support/resp-client.ts";
-import { type ServerProcess, startKv } from "../test/kv/support/servers.ts";
+import type { ServerProcess } from "../test/kv/support/servers.ts";
+import { kvWithClient } from "../test/kv/support/side-by-side.ts";
 
 let kv: ServerProcess;
 let client: RespClient;
 
-beforeAll(async () => {
-  kv = await startKv();
-  client = await RespClient.connect(kv.port);
-});
-
-afterAll(async () => {
-  client.close();
-  await kv.stop();
+kvWithClient([], (server, connection) => {
+  kv = server;
+  client = connection;
 });
 
 const commands = ["BF.RESERVE", "BF.ADD", "BF.MADD", "BF.INSERT", "BF.EXISTS", "BF.MEXISTS", "BF.CARD", "BF.INFO", "BF.DEBUG"] as const;

@@ -4,25 +4,21 @@
 // refused gets 400 (409 where the engine says WRONGTYPE or the filter exists) with a non-empty
 // `error`, and changes nothing: the append-only file does not grow by a byte. Bodies that happen
 // to be valid are answered 200 with a `result`.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { RespClient } from "../test/kv/support/resp-client.ts";
-import { type ServerProcess, startKv } from "../test/kv/support/servers.ts";
+import type { ServerProcess } from "../test/kv/support/servers.ts";
+import { kvWithClient } from "../test/kv/support/side-by-side.ts";
 
 const runs = Number(process.env.SVC_DIFF_RUNS ?? 150) >= 1000 ? 1500 : 250;
 
 let kv: ServerProcess;
 let resp: RespClient;
 
-beforeAll(async () => {
-  // A short blocking bound: a generated /cmd body that happens to name BLPOP must not stall the run.
-  kv = await startKv(["--appendonly", "yes", "--appendfsync", "everysec", "--http-block-timeout", "50ms"]);
-  resp = await RespClient.connect(kv.port);
-});
-
-afterAll(async () => {
-  resp.close();
-  await kv.stop();
+// A short blocking bound: a generated /cmd body that happens to name BLPOP must not stall the run.
+kvWithClient(["--appendonly", "yes", "--appendfsync", "everysec", "--http-block-timeout", "50ms"], (server, client) => {
+  kv = server;
+  resp = client;
 });
 
 /** Each route with a body, and the fields it reads. */

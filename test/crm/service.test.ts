@@ -6,8 +6,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crmAddress, cliPath, runCrmTool, startCrm } from "./support/crm.ts";
-import { spawnServer } from "../support/spawn.ts";
+import { cliPath, runCrmTool, startCrm } from "./support/crm.ts";
+import { crmAddress, spawnServer } from "../support/spawn.ts";
 
 const root = mkdtempSync(join(tmpdir(), "svc-crm-service-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -2,21 +2,17 @@
 // each refused request is followed by a look at the key, to prove the refusal changed nothing.
 // (Debian ships no RedisBloom module for redis-server 7.0, so the expectations are RedisBloom
 // 2.8's documented and published behaviour, not a differential run.)
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
-import { type ServerProcess, startKv } from "./support/servers.ts";
+import type { ServerProcess } from "./support/servers.ts";
+import { kvWithClient } from "./support/side-by-side.ts";
 
 let kv: ServerProcess;
 let client: RespClient;
 
-beforeAll(async () => {
-  kv = await startKv();
-  client = await RespClient.connect(kv.port);
-});
-
-afterAll(async () => {
-  client.close();
-  await kv.stop();
+kvWithClient([], (server, connection) => {
+  kv = server;
+  client = connection;
 });
 
 beforeEach(async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RespClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv } from "./support/servers.ts";
+import { kvWithClient } from "./support/side-by-side.ts";
 
 const password = "s3cret pass";
 
@@ -21,14 +22,10 @@ async function call(port: number, method: string, path: string, authorization?: 
 describe("with --requirepass", () => {
   let kv: ServerProcess;
   let resp: RespClient;
-  beforeAll(async () => {
-    kv = await startKv(["--appendonly", "no", "--requirepass", password]);
-    resp = await RespClient.connect(kv.port);
+  kvWithClient(["--appendonly", "no", "--requirepass", password], async (server, client) => {
+    kv = server;
+    resp = client;
     expect(await resp.call("AUTH", password)).toEqual({ s: "OK" });
-  });
-  afterAll(async () => {
-    resp.close();
-    await kv.stop();
   });
   const port = () => kv.httpPort!;
 

@@ -4,13 +4,14 @@
 // commands really wait: served by a later push, or answered null at their own timeout or at
 // --http-block-timeout, whichever is first; a client that leaves stops waiting. Writes made over
 // REST go to the append-only file like any other and are there after a restart.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { type ServerProcess, startKv } from "./support/servers.ts";
+import { kvWithClient } from "./support/side-by-side.ts";
 import { waitUntil } from "./support/wire.ts";
 
 /** The bound on blocking over /cmd for this file's server: short, so the cap is seen quickly. */
@@ -19,14 +20,9 @@ const blockTimeout = "1s";
 let kv: ServerProcess;
 let resp: RespClient;
 
-beforeAll(async () => {
-  kv = await startKv(["--appendonly", "no", "--http-block-timeout", blockTimeout]);
-  resp = await RespClient.connect(kv.port);
-});
-
-afterAll(async () => {
-  resp.close();
-  await kv.stop();
+kvWithClient(["--appendonly", "no", "--http-block-timeout", blockTimeout], (server, client) => {
+  kv = server;
+  resp = client;
 });
 
 interface Answer {

@@ -3,25 +3,21 @@
 // what REST writes, RESP reads byte for byte, and the other way round. Also the choices the spec
 // leaves open (docs/kv-rest.md): statuses of bad bodies and wrong types, reads of missing keys,
 // the shapes of /info and /dbsize, bytes that are not UTF-8, and the body limit at and past it.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { kvRestBodyBytesMax } from "../../src/core/limits.ts";
 import { RespClient } from "./support/resp-client.ts";
-import { type ServerProcess, startKv } from "./support/servers.ts";
+import type { ServerProcess } from "./support/servers.ts";
+import { kvWithClient } from "./support/side-by-side.ts";
 import { waitUntil } from "./support/wire.ts";
 
 let kv: ServerProcess;
 let resp: RespClient;
 let base: string;
 
-beforeAll(async () => {
-  kv = await startKv(["--appendonly", "no"]);
+kvWithClient(["--appendonly", "no"], (server, client) => {
+  kv = server;
+  resp = client;
   base = `http://127.0.0.1:${kv.httpPort}`;
-  resp = await RespClient.connect(kv.port);
-});
-
-afterAll(async () => {
-  resp.close();
-  await kv.stop();
 });
 
 interface Answer {

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mediaRequestBodyBytesMax, sessionPeersMax } from "../../src/core/limits.ts";
 import { mintToken } from "../../src/media/token.ts";
-import { spawnServer } from "../support/spawn.ts";
-import { mediaAddress, type MediaUnderTest, startMedia } from "./support/media.ts";
+import { mediaAddress, spawnServer } from "../support/spawn.ts";
+import { type MediaUnderTest, startMedia } from "./support/media.ts";
 import { badOffers, baseOffer } from "./support/offers.ts";
 import { Peer } from "./support/peer.ts";
 

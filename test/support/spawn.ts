@@ -51,5 +51,12 @@ export async function spawnServer<T>(
   return { proc, where, output: () => text, stop: () => ended("SIGTERM"), kill: () => ended("SIGKILL") };
 }
 
-/** The address `svc broker` prints once it serves ("broker: HTTP on host:port"). */
-export const brokerAddress = (output: string): string | undefined => /broker: HTTP on (\S+)/.exec(output)?.[1];
+/** Finds the address an HTTP service prints once it serves ("<service>: HTTP on host:port"). */
+export function httpAddress(service: string): (output: string) => string | undefined {
+  const line = new RegExp(`${service}: HTTP on (\\S+)`);
+  return (output) => line.exec(output)?.[1];
+}
+
+export const brokerAddress = httpAddress("broker");
+export const crmAddress = httpAddress("crm");
+export const mediaAddress = httpAddress("media");

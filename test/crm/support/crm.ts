@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PostgresServer, startPostgres } from "../../support/postgres.ts";
-import { spawnServer } from "../../support/spawn.ts";
+import { crmAddress, spawnServer } from "../../support/spawn.ts";
 
 export const cliPath = join(import.meta.dir, "../../../src/cli.ts");
 
@@ -57,7 +57,6 @@ export interface CrmProcess {
   tool(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
-export const crmAddress = (output: string): string | undefined => /crm: HTTP on (\S+)/.exec(output)?.[1];
 
 export async function runCrmTool(db: string, args: string[], stdin?: string) {
   const proc = Bun.spawn([process.execPath, cliPath, "crm", ...args, "--db", db], {

@@ -43,3 +43,22 @@ function sideBySide(withClients: boolean): RedisAndKvClients {
   });
   return s as RedisAndKvClients;
 }
+
+/**
+ * `svc kv` started with `args` and one RESP client on it, for a test file (or a describe block)
+ * that shares them: `ready` receives both once they are up, before the first test; the client is
+ * closed and the server stopped after the last.
+ */
+export function kvWithClient(args: string[], ready: (kv: ServerProcess, client: RespClient) => void | Promise<void>): void {
+  let kv: ServerProcess | undefined;
+  let client: RespClient | undefined;
+  beforeAll(async () => {
+    kv = await startKv(args);
+    client = await RespClient.connect(kv.port);
+    await ready(kv, client);
+  });
+  afterAll(async () => {
+    client?.close();
+    await kv?.stop();
+  });
+}

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mintToken } from "../../../src/media/token.ts";
-import { type SpawnedServer, spawnServer } from "../../support/spawn.ts";
+import { mediaAddress, type SpawnedServer, spawnServer } from "../../support/spawn.ts";
 
 const cliPath = join(import.meta.dir, "../../../src/cli.ts");
 
@@ -23,7 +23,6 @@ export interface MediaUnderTest {
   stop(): Promise<void>;
 }
 
-export const mediaAddress = (output: string): string | undefined => /media: HTTP on (\S+)/.exec(output)?.[1];
 
 export async function startMedia(flags: string[] = []): Promise<MediaUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-media-"));
