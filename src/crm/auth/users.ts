@@ -27,6 +27,22 @@ export async function findUser(q: Queryable, username: string): Promise<User | n
   return row === undefined ? null : userFromRow(row);
 }
 
+/**
+ * Checked against when the username is unknown (or has no password), so that answer costs the
+ * same argon2id verification as a wrong password and does not reveal who has an account. Made on
+ * first use: the CLI tools that import this module never need it.
+ */
+let absentUserHash: Promise<string> | undefined;
+
+/** The user with this username and password (the /settings page's sign-in), or null. */
+export async function userForPassword(q: Queryable, username: string, password: string): Promise<User | null> {
+  const row = await q.get<UserRow & { password_hash: string | null }>(
+    "SELECT id, username, role_id, is_admin, password_hash FROM users WHERE username = $1", [username]);
+  const hash = row?.password_hash ?? (await (absentUserHash ??= Bun.password.hash(crypto.randomUUID(), "argon2id")));
+  const matches = await Bun.password.verify(password, hash);
+  return matches && row !== undefined && row.password_hash !== null ? userFromRow(row) : null;
+}
+
 export async function listUsers(q: Queryable): Promise<User[]> {
   return (await q.all<UserRow>("SELECT id, username, role_id, is_admin FROM users ORDER BY id")).map(userFromRow);
 }

@@ -12,7 +12,6 @@ import { recordRoutes } from "./records.ts";
 import { adminRoutes } from "./settings-admin.ts";
 import { tokenRoutes } from "./settings-tokens.ts";
 import { settingsRoutes } from "../web/settings-routes.ts";
-import { storeAccounts } from "../web/store-accounts.ts";
 
 export function crmErrorBody(error: SvcError): unknown {
   if (error.code === "invalid") return { error: "invalid", details: Array.isArray(error.details) ? error.details : [] };
@@ -47,7 +46,7 @@ export function startCrmHttp(db: Db, options: CrmHttpOptions): HttpService {
           }
         },
       },
-      ...settingsRoutes(storeAccounts(db)),
+      ...settingsRoutes(db),
       ...tokenRoutes(db),
       ...adminRoutes(db),
       ...recordRoutes(db),

@@ -4,7 +4,8 @@
  * Sessions live in memory: a restart signs everyone out, which costs a sign-in, never access.
  * API tokens, not these sessions, are how programs authenticate.
  */
-import type { SignedInUser } from "./settings-accounts.ts";
+import { hashToken } from "../auth/tokens.ts";
+import type { User } from "../auth/users.ts";
 
 /** How long a browser session lasts without being renewed (sessions are not sliding). */
 export const browserSessionTtlMs = 8 * 60 * 60 * 1000;
@@ -16,13 +17,10 @@ export const sessionCookieName = "crm_session";
 const sessionIdBytes = 32;
 
 interface Entry {
-  user: SignedInUser;
+  user: User;
   expiresAtMs: number;
 }
 
-function digest(id: string): string {
-  return new Bun.CryptoHasher("sha256").update(id).digest("hex");
-}
 
 export class BrowserSessions {
   /** Digest of the cookie value → session; a Map keeps insertion order, oldest first. */
@@ -31,20 +29,20 @@ export class BrowserSessions {
   constructor(private readonly nowMs: () => number = Date.now) {}
 
   /** Starts a session and returns the cookie value that names it. */
-  start(user: SignedInUser): string {
+  start(user: User): string {
     const id = Buffer.from(crypto.getRandomValues(new Uint8Array(sessionIdBytes))).toString("base64url");
     if (this.#sessions.size >= browserSessionsMax) {
       const oldest = this.#sessions.keys().next().value;
       if (oldest !== undefined) this.#sessions.delete(oldest);
     }
-    this.#sessions.set(digest(id), { user, expiresAtMs: this.nowMs() + browserSessionTtlMs });
+    this.#sessions.set(hashToken(id), { user, expiresAtMs: this.nowMs() + browserSessionTtlMs });
     return id;
   }
 
   /** The signed-in user of a cookie value, or null if it names no live session. */
-  user(id: string | undefined): SignedInUser | null {
+  user(id: string | undefined): User | null {
     if (id === undefined || id === "") return null;
-    const key = digest(id);
+    const key = hashToken(id);
     const entry = this.#sessions.get(key);
     if (entry === undefined) return null;
     if (entry.expiresAtMs <= this.nowMs()) {
@@ -55,6 +53,6 @@ export class BrowserSessions {
   }
 
   end(id: string | undefined): void {
-    if (id !== undefined) this.#sessions.delete(digest(id));
+    if (id !== undefined) this.#sessions.delete(hashToken(id));
   }
 }

@@ -5,7 +5,8 @@
  */
 import { crmTokenNameCharsMax } from "../../core/limits.ts";
 import { escapeHtml } from "./html.ts";
-import type { SignedInUser, TokenListing } from "./settings-accounts.ts";
+import type { TokenInfo } from "../auth/tokens.ts";
+import type { User } from "../auth/users.ts";
 
 const style = `
   body { font: 15px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
@@ -33,23 +34,24 @@ export function signInPage(error: string | null = null, username = ""): string {
 }
 
 export interface TokensView {
-  user: SignedInUser;
-  tokens: TokenListing[];
+  user: User;
+  /** The user's tokens, newest first, revoked ones included. */
+  tokens: TokenInfo[];
   /** A token just created: its secret is shown this once. */
   created?: { name: string; token: string };
   error?: string;
 }
 
-function tokenRow(token: TokenListing): string {
-  const state = token.revokedAt === null ? "active" : `revoked ${escapeHtml(token.revokedAt)}`;
-  const action = token.revokedAt !== null ? "" : `
+function tokenRow(token: TokenInfo): string {
+  const state = token.revoked_at === null ? "active" : `revoked ${escapeHtml(token.revoked_at)}`;
+  const action = token.revoked_at !== null ? "" : `
       <form class="inline" method="post" action="/settings/tokens/${token.id}/revoke">
         <button type="submit" class="revoke">Revoke</button>
       </form>`;
   return `
-  <tr data-token-id="${token.id}" data-state="${token.revokedAt === null ? "active" : "revoked"}">
+  <tr data-token-id="${token.id}" data-state="${token.revoked_at === null ? "active" : "revoked"}">
     <td class="name">${escapeHtml(token.name)}</td><td><code>${escapeHtml(token.prefix)}…</code></td>
-    <td>${escapeHtml(token.createdAt)}</td><td class="state">${state}</td>
+    <td>${escapeHtml(token.created_at)}</td><td class="state">${state}</td>
     <td>${action}</td>
   </tr>`;
 }

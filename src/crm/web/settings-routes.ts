@@ -14,7 +14,9 @@ import { readBodyBytes } from "../../http/body.ts";
 import { isSvcError } from "../../core/errors.ts";
 import { crmSettingsFormBytesMax, crmTokenNameCharsMax } from "../../core/limits.ts";
 import { BrowserSessions, browserSessionTtlMs, sessionCookieName } from "./browser-sessions.ts";
-import type { SettingsAccounts, SignedInUser } from "./settings-accounts.ts";
+import { createToken, listTokens, revokeToken } from "../auth/tokens.ts";
+import { type User, userForPassword } from "../auth/users.ts";
+import type { Db } from "../store/db.ts";
 import { signInPage, tokensPage } from "./settings-page.ts";
 
 
@@ -63,9 +65,9 @@ function sessionId(req: BunRequest): string | undefined {
   return req.cookies.get(sessionCookieName) ?? undefined;
 }
 
-export function settingsRoutes(accounts: SettingsAccounts, sessions = new BrowserSessions()): RouteTable {
-  async function tokensView(user: SignedInUser, extra: { created?: { name: string; token: string }; error?: string } = {}): Promise<Response> {
-    return page(tokensPage({ user, tokens: await accounts.listTokens(user.userId), ...extra }), extra.error === undefined ? 200 : 400);
+export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteTable {
+  async function tokensView(user: User, extra: { created?: { name: string; token: string }; error?: string } = {}): Promise<Response> {
+    return page(tokensPage({ user, tokens: await listTokens(db, user.id), ...extra }), extra.error === undefined ? 200 : 400);
   }
 
   /** Runs a post's action after the checks every post shares; answers HTML for every outcome. */
@@ -95,7 +97,7 @@ export function settingsRoutes(accounts: SettingsAccounts, sessions = new Browse
       POST: (ctx) =>
         post(ctx.req, async (form) => {
           const username = form.get("username") ?? "";
-          const user = await accounts.signIn(username, form.get("password") ?? "");
+          const user = await userForPassword(db, username, form.get("password") ?? "");
           if (user === null) return page(signInPage("Wrong username or password.", username), 401);
           // A fresh id at every sign-in: a session id planted before sign-in is never promoted.
           sessions.end(sessionId(ctx.req));
@@ -118,7 +120,7 @@ export function settingsRoutes(accounts: SettingsAccounts, sessions = new Browse
           const name = (form.get("name") ?? "").trim();
           if (name === "") return tokensView(user, { error: "A token needs a name." });
           if (name.length > crmTokenNameCharsMax) return tokensView(user, { error: `A token name has at most ${crmTokenNameCharsMax} characters.` });
-          const created = await accounts.createToken(user.userId, name);
+          const created = await db.write((tx) => createToken(tx, user.id, name));
           return tokensView(user, { created: { name, token: created.token } });
         }),
     },
@@ -128,7 +130,8 @@ export function settingsRoutes(accounts: SettingsAccounts, sessions = new Browse
           const user = sessions.user(sessionId(ctx.req));
           if (user === null) return page(signInPage("Your session has ended; sign in again."), 401);
           const id = Number(ctx.params.id);
-          const revoked = Number.isSafeInteger(id) && id > 0 && (await accounts.revokeToken(user.userId, id));
+          // Revoking an already revoked token of one's own changes nothing and is not an error.
+          const revoked = Number.isSafeInteger(id) && id > 0 && (await db.write((tx) => revokeToken(tx, user.id, id))) !== null;
           return revoked ? seeOther() : tokensView(user, { error: "No such active token of yours." });
         }),
     },
