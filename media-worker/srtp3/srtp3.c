@@ -192,51 +192,42 @@ static svc_srtp3_err_status_t stage(const uint8_t *in, size_t in_len, uint8_t *o
   return svc_srtp3_err_status_ok;
 }
 
+/* libsrtp2's four packet transforms share one shape: a packet transformed in place, its length
+ * passed in and out through an int. */
+typedef srtp_err_status_t (*v2_transform_t)(srtp_t ctx, void *packet, int *len);
+
+/* One libsrtp 3 call: the packet staged into `out` with `extra` bytes to spare, transformed there
+ * by libsrtp2, and its new length reported through `out_len`. */
+static svc_srtp3_err_status_t transform(v2_transform_t v2, svc_srtp3_t session, const uint8_t *in, size_t in_len,
+                                        uint8_t *out, size_t *out_len, size_t extra) {
+  if (out_len == NULL) return svc_srtp3_err_status_bad_param;
+  int len;
+  svc_srtp3_err_status_t staged = stage(in, in_len, out, *out_len, extra, &len);
+  if (staged != svc_srtp3_err_status_ok) return staged;
+  srtp_err_status_t status = v2((srtp_t)session, out, &len);
+  if (status != srtp_err_status_ok) return from_v2(status);
+  *out_len = (size_t)len;
+  return svc_srtp3_err_status_ok;
+}
+
 svc_srtp3_err_status_t svc_srtp3_protect(svc_srtp3_t session, const uint8_t *rtp, size_t rtp_len, uint8_t *srtp,
                                          size_t *srtp_len, size_t mki_index) {
-  if (srtp_len == NULL || mki_index != 0) return svc_srtp3_err_status_bad_param;
-  int len;
-  svc_srtp3_err_status_t staged = stage(rtp, rtp_len, srtp, *srtp_len, SRTP_MAX_TRAILER_LEN, &len);
-  if (staged != svc_srtp3_err_status_ok) return staged;
-  srtp_err_status_t status = srtp_protect((srtp_t)session, srtp, &len);
-  if (status != srtp_err_status_ok) return from_v2(status);
-  *srtp_len = (size_t)len;
-  return svc_srtp3_err_status_ok;
+  if (mki_index != 0) return svc_srtp3_err_status_bad_param;
+  return transform(srtp_protect, session, rtp, rtp_len, srtp, srtp_len, SRTP_MAX_TRAILER_LEN);
 }
 
 svc_srtp3_err_status_t svc_srtp3_unprotect(svc_srtp3_t session, const uint8_t *srtp, size_t srtp_len,
                                            uint8_t *rtp, size_t *rtp_len) {
-  if (rtp_len == NULL) return svc_srtp3_err_status_bad_param;
-  int len;
-  svc_srtp3_err_status_t staged = stage(srtp, srtp_len, rtp, *rtp_len, 0, &len);
-  if (staged != svc_srtp3_err_status_ok) return staged;
-  srtp_err_status_t status = srtp_unprotect((srtp_t)session, rtp, &len);
-  if (status != srtp_err_status_ok) return from_v2(status);
-  *rtp_len = (size_t)len;
-  return svc_srtp3_err_status_ok;
+  return transform(srtp_unprotect, session, srtp, srtp_len, rtp, rtp_len, 0);
 }
 
 svc_srtp3_err_status_t svc_srtp3_protect_rtcp(svc_srtp3_t session, const uint8_t *rtcp, size_t rtcp_len,
                                               uint8_t *srtcp, size_t *srtcp_len, size_t mki_index) {
-  if (srtcp_len == NULL || mki_index != 0) return svc_srtp3_err_status_bad_param;
-  int len;
-  svc_srtp3_err_status_t staged =
-      stage(rtcp, rtcp_len, srtcp, *srtcp_len, SRTP_MAX_TRAILER_LEN + SRTCP_INDEX_LEN, &len);
-  if (staged != svc_srtp3_err_status_ok) return staged;
-  srtp_err_status_t status = srtp_protect_rtcp((srtp_t)session, srtcp, &len);
-  if (status != srtp_err_status_ok) return from_v2(status);
-  *srtcp_len = (size_t)len;
-  return svc_srtp3_err_status_ok;
+  if (mki_index != 0) return svc_srtp3_err_status_bad_param;
+  return transform(srtp_protect_rtcp, session, rtcp, rtcp_len, srtcp, srtcp_len, SRTP_MAX_TRAILER_LEN + SRTCP_INDEX_LEN);
 }
 
 svc_srtp3_err_status_t svc_srtp3_unprotect_rtcp(svc_srtp3_t session, const uint8_t *srtcp, size_t srtcp_len,
                                                 uint8_t *rtcp, size_t *rtcp_len) {
-  if (rtcp_len == NULL) return svc_srtp3_err_status_bad_param;
-  int len;
-  svc_srtp3_err_status_t staged = stage(srtcp, srtcp_len, rtcp, *rtcp_len, 0, &len);
-  if (staged != svc_srtp3_err_status_ok) return staged;
-  srtp_err_status_t status = srtp_unprotect_rtcp((srtp_t)session, rtcp, &len);
-  if (status != srtp_err_status_ok) return from_v2(status);
-  *rtcp_len = (size_t)len;
-  return svc_srtp3_err_status_ok;
+  return transform(srtp_unprotect_rtcp, session, srtcp, srtcp_len, rtcp, rtcp_len, 0);
 }
