@@ -14,9 +14,9 @@
  * quieter for each next, all speaking), so the audio-level observer and slot choice run. Slots
  * are sticky, so with everyone starting at once the first users reported speaking keep them and
  * nearly every receiver hears the same 3 sources; the baseline gives each receiver consumers of
- * the first 3 others — the same shape, 3 hot sources fanned out to the room. The forwarding side (lib/media-forwarder.ts) is its own process, opening one
- * comedia PlainTransport per participant: in `relay` mode through svc's Session.build and Room —
- * the same router-per-session, tap, observer, slot relays and fan-out as `svc media`, with a
+ * the first 3 others — the same shape, 3 hot sources fanned out to the room. The forwarding side
+ * (lib/media-forwarder.ts) is its own process, opening one comedia PlainTransport per participant:
+ * in `relay` mode through svc's MediaServer — the same router-per-session, tap, observer, slot relays and fan-out as `svc media`, with a
  * PlainTransport where `svc media` has a WebRtcTransport (so no SRTP/DTLS on either side) — and in
  * `consumers` mode one router for the room with plain consumers.
  *

@@ -4,10 +4,10 @@
  * each with a comedia PlainTransport on 127.0.0.1 that receives its Opus and sends it its slots,
  * in one of two modes:
  *
- * - `relay`: svc's own code — Session.build (the seam that takes a PlainTransport instead of a
- *   WebRtcTransport: one router per session, producer, DirectTransport tap, audio-level observer,
- *   a relay producer + consumer per slot) and Room (slot choice by audio level, fan-out through
- *   Bun with the RTP rewriter), wired the way MediaServer wires them.
+ * - `relay`: svc's own code — MediaServer.createPlain (sessions as the server makes them, on a
+ *   PlainTransport instead of a WebRtcTransport: one router per session, producer, DirectTransport
+ *   tap, audio-level observer, a relay producer + consumer per slot) and its rooms (slot choice by
+ *   audio level, fan-out through Bun with the RTP rewriter).
  * - `consumers`: the plain mediasoup baseline — one router for the room, each participant's
  *   producer, one AudioLevelObserver for the room, and for each receiver ordinary consumers of the
  *   `slots` sources it hears (the first others: like the relay's sticky choice, a few hot sources
@@ -18,11 +18,11 @@
  * of stdin) closes everything and exits.
  */
 import type { types } from "mediasoup";
-import { createLogger } from "../../src/core/log.ts";
+import { createLogger, type Logger } from "../../src/core/log.ts";
 import { mediaAudioLevelIntervalMs, mediaSpeakingThresholdDbov } from "../../src/core/limits.ts";
-import { Room } from "../../src/media/room.ts";
+import { MediaServer } from "../../src/media/media-server.ts";
 import { parseOffer } from "../../src/media/sdp/offer.ts";
-import { Session, type SessionEvents } from "../../src/media/session.ts";
+import type { Session } from "../../src/media/session.ts";
 import { mediasoupWorkerBin } from "../../src/media/worker-bin.ts";
 import { WorkerPool } from "../../src/media/workers.ts";
 import { audioLevelExtensionId, benchPayloadType } from "./rtp-generator.ts";
@@ -84,23 +84,14 @@ function offerText(ssrc: number, slots: number): string {
 
 const openPlain = (router: types.Router) => router.createPlainTransport({ listenInfo: plainListen, rtcpMux: true, comedia: true });
 
-async function buildRelay(config: ForwarderConfig, pool: WorkerPool): Promise<{ ready: ForwarderReady["participants"]; stats: () => ForwarderStats; close: () => void }> {
-  const room = new Room(roomName);
-  const events: SessionEvents = {
-    onPacket: (session, packet) => room.forward(session, packet),
-    onLevel: (session, level) => room.setLevel(session.user, level),
-    onEngineLost: (session) => {
-      throw new Error(`bench session ${session.user} lost its worker`);
-    },
-  };
+async function buildRelay(config: ForwarderConfig, pool: WorkerPool, log: Logger): Promise<{ ready: ForwarderReady["participants"]; stats: () => ForwarderStats; close: () => void }> {
+  // The WebRTC listen settings are never used: every session here is opened on a PlainTransport.
+  const server = new MediaServer(pool, { ip: plainListen.ip, announcedAddress: undefined, portMin: 0, portMax: 0 }, log);
+  const exp = Math.floor(Date.now() / 1000) + 3600;
   const sessions: Session[] = [];
   for (let i = 0; i < config.participants; i++) {
-    const worker = pool.leastLoaded()!;
-    pool.hold(worker);
     const offer = parseOffer(offerText(config.ssrcs[i]!, config.slots));
-    const session = await Session.build({ id: i + 1, user: userOf(i), room: roomName, offer, peers: null, worker, events }, openPlain);
-    room.add(session);
-    sessions.push(session);
+    sessions.push(await server.createPlain({ user: userOf(i), room: roomName, exp }, offer, openPlain));
   }
   return {
     ready: sessions.map((s) => ({ port: (s.transport as types.PlainTransport).tuple.localPort, slotSsrcs: s.slots.map((slot) => slot.ssrc) })),
@@ -156,7 +147,7 @@ async function main(): Promise<void> {
   const log = createLogger({ level: "warn", destination: { write: (line: string) => void process.stderr.write(line) } });
   const pool = new WorkerPool(config.workers, mediasoupWorkerBin(), log);
   await pool.start();
-  const built = config.mode === "relay" ? await buildRelay(config, pool) : await buildConsumers(config, pool);
+  const built = config.mode === "relay" ? await buildRelay(config, pool, log) : await buildConsumers(config, pool);
   const ready: ForwarderReady = { pids: [process.pid, ...pool.pids], participants: built.ready };
   console.log(`READY ${JSON.stringify(ready)}`);
   for await (const line of console) {

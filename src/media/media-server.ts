@@ -4,12 +4,13 @@
  * the body's shape and then call one method here; every rule about ownership, replacement and
  * peers lives here.
  */
+import type { types } from "mediasoup";
 import { SvcError } from "../core/errors.ts";
 import { sessionPeersMax } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { Room } from "./room.ts";
 import type { ParsedOffer } from "./sdp/offer.ts";
-import { type ListenConfig, Session, type SessionEvents } from "./session.ts";
+import { type ListenConfig, Session, type SessionArgs, type SessionEvents } from "./session.ts";
 import { isValidId, type TokenClaims } from "./token.ts";
 import type { WorkerPool } from "./workers.ts";
 
@@ -65,18 +66,33 @@ export class MediaServer {
 
   /** POST /v1/sessions: a new session for the token's (user, room), replacing an earlier one. */
   async create(claims: TokenClaims, offer: ParsedOffer, peers: string[] | null): Promise<{ session_id: number; sdp_answer: string }> {
+    const { session, answer } = await this.#open(claims, offer, peers, (args) => Session.create({ ...args, listen: this.listen }));
+    return { session_id: session.id, sdp_answer: answer };
+  }
+
+  /**
+   * A session whose client speaks plain RTP on a transport `openTransport` makes, registered like
+   * any other. Only bench/media.ts uses it: its load generator speaks no WebRTC.
+   */
+  async createPlain(claims: TokenClaims, offer: ParsedOffer, openTransport: (router: types.Router) => Promise<types.PlainTransport>): Promise<Session> {
+    const { session } = await this.#open(claims, offer, null, async (args) => ({ session: await Session.build(args, openTransport), answer: "" }));
+    return session;
+  }
+
+  /** Builds a session on the least-loaded worker with `build` and makes it the (user, room)'s one. */
+  async #open(claims: TokenClaims, offer: ParsedOffer, peers: string[] | null, build: (args: SessionArgs) => Promise<{ session: Session; answer: string }>): Promise<{ session: Session; answer: string }> {
     const worker = this.workers.leastLoaded();
     if (worker === null) throw new SvcError("unavailable", "media engine is down: no worker is running");
     const release = this.workers.hold(worker);
     const id = this.#nextId++;
-    let created: Awaited<ReturnType<typeof Session.create>>;
+    let created: { session: Session; answer: string };
     try {
-      created = await Session.create({ id, user: claims.user, room: claims.room, offer, peers, worker, listen: this.listen, events: this.#events });
+      created = await build({ id, user: claims.user, room: claims.room, offer, peers, worker, events: this.#events });
     } catch (error) {
       release();
       throw error;
     }
-    const { session, answer } = created;
+    const { session } = created;
     session.router.observer.once("close", release);
     // Rule 2: at most one session per user and room; the newest wins, even when two raced.
     const earlier = this.#byOwner.get(sessionKey(session.user, session.room));
@@ -87,7 +103,7 @@ export class MediaServer {
     if (room === undefined) this.#rooms.set(session.room, (room = new Room(session.room)));
     room.add(session);
     this.log.info({ session: id, user: session.user, room: session.room, slots: session.slots.length, sends: session.producer !== undefined, replaced: earlier?.id }, "session created");
-    return { session_id: id, sdp_answer: answer };
+    return created;
   }
 
   /** The session `id` when it belongs to the token's user and room; 404 otherwise (rule 1). */
