@@ -23,6 +23,8 @@ export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"
 
 /** How often `everysec` syncs. */
 const everysecIntervalMs = 1000;
+/** Longest an `always` sync waits, by default, for the writers the last one answered to write again. */
+const gatherMaxMsDefault = 1;
 
 export class AppendLog {
   private readonly pending = new CommandBuffer();
@@ -40,6 +42,14 @@ export class AppendLog {
   private readonly durableListeners = new Set<() => void>();
   private readonly writtenListeners = new Set<() => void>();
   private writeScheduled = false;
+  /** The next `always` sync: waiting for the end of this loop turn, or for more writers. */
+  private nextSync: { timer: ReturnType<typeof setTimeout> | null; immediate: boolean } | null = null;
+  /** How many appends the last `always` sync covered: as many are worth waiting for. */
+  private lastSyncAppends = 0;
+  /** fdatasync calls made so far. */
+  syncCount = 0;
+  /** close() has begun: no more syncs are scheduled. */
+  private closing = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private currentPolicy: FsyncPolicy;
   /** Bytes the file holds: where the next append lands. */
@@ -49,6 +59,7 @@ export class AppendLog {
     readonly path: string,
     policy: FsyncPolicy,
     sizeBytes: number,
+    private readonly gatherMaxMs = gatherMaxMsDefault,
   ) {
     this.fd = openSync(path, "a");
     this.sizeBytes = sizeBytes;
@@ -87,7 +98,7 @@ export class AppendLog {
     }
     for (const argv of commands) this.push(argv);
     this.appendedSeq++;
-    if (this.policy === "always" && this.inFlight === null) queueMicrotask(() => this.syncInBackground());
+    if (this.policy === "always") this.scheduleSync();
   }
 
   private push(argv: readonly string[]): void {
@@ -205,25 +216,63 @@ export class AppendLog {
   }
 
   /**
-   * `always`: writes and syncs everything pending on the worker thread, then anything appended
-   * meanwhile in one more round. `everysec`: syncs what was written since the last sync.
+   * Starts the next `always` sync at the end of this turn of the event loop or, when the log is
+   * busy, once as many appends wait as the last sync carried (at most gatherMaxMs later).
+   *
+   * Many clients writing at once take turns with the disk. A sync started the moment the last one
+   * ended would carry only the writes that arrived during it, while the clients it just answered
+   * write again a round trip later and wait out a whole sync more: the clients split into two
+   * halves that alternate, each sync carrying half of them. Waiting for the answered clients to
+   * come back keeps them in one group, each sync carrying all of them — PostgreSQL's commit_delay
+   * and Linux's journal do the same, and Redis gets it by syncing on its one thread. A lone
+   * writer never waits.
+   */
+  private scheduleSync(): void {
+    if (this.inFlight !== null || this.closing) return;
+    const waiting = this.appendedSeq - this.durableSeq;
+    const gathered = this.lastSyncAppends <= 1 || waiting >= this.lastSyncAppends;
+    if (this.nextSync === null) {
+      this.nextSync = { timer: gathered ? null : setTimeout(() => this.startScheduledSync(), this.gatherMaxMs), immediate: false };
+    }
+    if (gathered && !this.nextSync.immediate) {
+      this.nextSync.immediate = true;
+      setImmediate(() => this.startScheduledSync());
+    }
+  }
+
+  private startScheduledSync(): void {
+    if (this.nextSync === null || this.closing) return;
+    if (this.nextSync.timer !== null) clearTimeout(this.nextSync.timer);
+    this.nextSync = null;
+    this.syncInBackground();
+  }
+
+  /**
+   * `always`: writes and syncs everything pending on the worker thread; what is appended
+   * meanwhile waits for the next sync (scheduleSync). `everysec`: syncs what was written since
+   * the last sync.
    */
   private syncInBackground(): void {
     if (this.inFlight !== null) return;
-    this.inFlight = this.sync().finally(() => (this.inFlight = null));
+    this.inFlight = this.sync().finally(() => {
+      this.inFlight = null;
+      if (this.policy === "always" && this.pending.length > 0) this.scheduleSync();
+    });
   }
 
   private async sync(): Promise<void> {
     if (this.policy === "always") {
-      while (this.pending.length > 0) {
-        const seq = this.appendedSeq;
-        const bytes = this.pending.take();
-        this.sizeBytes += bytes.length;
-        await appendChunks(this.fd, [bytes], true);
-        this.advanceDurable(seq);
-      }
+      if (this.pending.length === 0) return;
+      const seq = this.appendedSeq;
+      const bytes = this.pending.take();
+      this.sizeBytes += bytes.length;
+      this.syncCount++;
+      await appendChunks(this.fd, [bytes], true);
+      this.lastSyncAppends = seq - this.durableSeq;
+      this.advanceDurable(seq);
     } else if (!this.syncedSinceWrite) {
       this.syncedSinceWrite = true;
+      this.syncCount++;
       await appendChunks(this.fd, [], true);
     }
   }
@@ -249,11 +298,15 @@ export class AppendLog {
     if (bytes.length > 0) writeAll(this.fd, bytes);
     this.sizeBytes += bytes.length;
     fdatasyncSync(this.fd);
+    this.syncCount++;
     this.advanceDurable(this.appendedSeq);
   }
 
   async close(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
+    this.closing = true;
+    if (this.nextSync?.timer) clearTimeout(this.nextSync.timer);
+    this.nextSync = null;
     // A sync in flight writes bytes taken before anything still pending: let it land first.
     await this.inFlight;
     this.flushSync();
