@@ -3,11 +3,10 @@
  * growing byte buffer: the append-only file's format, which is what Redis writes too, so
  * `redis-check-aof` and redis-server itself can read our files.
  */
+import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../resp/write-bytes.ts";
 
 /** First size of a command buffer; it doubles as needed. */
 const initialBufferBytes = 64 * 1024;
-
-type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
 
 /** Bytes of `*<n>\r\n` or `$<n>\r\n` for n below 2^53. */
 const headerBytesMax = 1 + 16 + 2;
@@ -24,7 +23,7 @@ export class CommandBuffer {
     this.header(0x2a, argv.length);
     for (const arg of argv) {
       this.header(0x24, arg.length);
-      this.length += this.buffer.latin1Write(arg, this.length);
+      this.length = writeLatin1(this.buffer, this.length, arg);
       this.buffer[this.length++] = 0x0d;
       this.buffer[this.length++] = 0x0a;
     }
@@ -39,7 +38,7 @@ export class CommandBuffer {
 
   private header(type: number, n: number): void {
     this.buffer[this.length++] = type;
-    this.length += this.buffer.latin1Write(String(n), this.length);
+    this.length = writeDecimal(this.buffer, this.length, n);
     this.buffer[this.length++] = 0x0d;
     this.buffer[this.length++] = 0x0a;
   }

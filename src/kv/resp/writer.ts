@@ -4,6 +4,7 @@
  * queued until it drains.
  */
 import { formatDouble, type Reply } from "../reply.ts";
+import { type Latin1Buffer, writeDecimal, writeLatin1 } from "./write-bytes.ts";
 
 /** First size of a connection's output buffer; it doubles as needed. */
 const initialBufferBytes = 16 * 1024;
@@ -11,15 +12,11 @@ const crlf = 0x0a0d; // "\r\n" as a little-endian u16
 const CR = 0x0d;
 const LF = 0x0a;
 const MINUS = 0x2d;
-const DIGIT_0 = 0x30;
 const COLON = 0x3a;
 const DOLLAR = 0x24;
 const ASTERISK = 0x2a;
 /** A type byte, a minus, int32's ten digits and CRLF. */
 const int32LineBytesMax = 14;
-
-/** Bun's Buffer has Node's latin1Write (one byte per char, no encoding lookup); @types omit it. */
-type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
 
 export class RespWriter implements Reply {
   protocol: 2 | 3 = 2;
@@ -61,13 +58,13 @@ export class RespWriter implements Reply {
   /** Appends a latin1 string, one byte per char. */
   private raw(text: string): void {
     this.reserve(text.length);
-    this.length += this.buffer.latin1Write(text, this.length);
+    this.length = writeLatin1(this.buffer, this.length, text);
   }
 
   private line(prefix: string, text: string): void {
     this.reserve(text.length + 3);
     this.buffer[this.length++] = prefix.charCodeAt(0);
-    this.length += this.buffer.latin1Write(text, this.length);
+    this.length = writeLatin1(this.buffer, this.length, text);
     this.buffer.writeUInt16LE(crlf, this.length);
     this.length += 2;
   }
@@ -84,14 +81,7 @@ export class RespWriter implements Reply {
       b[this.length++] = MINUS;
       n = -n;
     }
-    let digits = 1;
-    for (let p = 10; p <= n; p *= 10) digits++;
-    let i = this.length + digits;
-    this.length = i;
-    do {
-      b[--i] = DIGIT_0 + (n % 10);
-      n = Math.floor(n / 10);
-    } while (n > 0);
+    this.length = writeDecimal(b, this.length, n);
     b[this.length++] = CR;
     b[this.length++] = LF;
   }
@@ -117,7 +107,7 @@ export class RespWriter implements Reply {
     }
     this.intLine(DOLLAR, value.length);
     this.reserve(value.length + 2);
-    this.length += this.buffer.latin1Write(value, this.length);
+    this.length = writeLatin1(this.buffer, this.length, value);
     this.buffer.writeUInt16LE(crlf, this.length);
     this.length += 2;
   }

@@ -1,0 +1,83 @@
+// The byte writers under every reply and every logged command (resp/write-bytes.ts), and the two
+// encoders built on them, against the plain way of making the same bytes: a string of the number,
+// Buffer.from(text, "latin1").
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { CommandBuffer } from "../../src/kv/aof/command-buffer.ts";
+import { RespWriter } from "../../src/kv/resp/writer.ts";
+import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../../src/kv/resp/write-bytes.ts";
+
+const latin1 = (text: string) => Buffer.from(text, "latin1");
+/** Byte strings as the engine holds them: one char per byte, lengths on both sides of the char-by-char limit. */
+const byteString = fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString("latin1"));
+/** A request as a client would send it, the reference encoding. */
+const multibulk = (argv: string[]) => `*${argv.length}\r\n${argv.map((a) => `$${a.length}\r\n${a}\r\n`).join("")}`;
+
+describe("writeDecimal", () => {
+  test("writes the digits String(n) has, from 0 to 2^53 - 1, at the offset, and returns the end", () => {
+    const integer = fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.maxSafeNat(), fc.constantFrom(9, 10, 99, 100, 2 ** 53 - 1));
+    fc.assert(
+      fc.property(integer, fc.nat(8), (n, at) => {
+        const bytes = new Uint8Array(at + 20).fill(0xff);
+        const end = writeDecimal(bytes, at, n);
+        expect(latin1(String(n)).equals(bytes.subarray(at, end))).toBe(true);
+        expect(bytes.subarray(0, at).every((b) => b === 0xff)).toBe(true);
+        expect(bytes.subarray(end).every((b) => b === 0xff)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe("writeLatin1", () => {
+  test("writes each char as its byte, short text char by char and long text natively alike", () => {
+    fc.assert(
+      fc.property(byteString, fc.nat(8), (text, at) => {
+        const bytes = Buffer.alloc(at + text.length + 4, 0xff) as Latin1Buffer;
+        const end = writeLatin1(bytes, at, text);
+        expect(end).toBe(at + text.length);
+        expect(latin1(text).equals(bytes.subarray(at, end))).toBe(true);
+        expect(bytes.subarray(end).every((b) => b === 0xff)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe("encoders", () => {
+  test("CommandBuffer logs each command as the multibulk request a client sends", () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(byteString, { minLength: 1, maxLength: 6 }), { maxLength: 8 }), (commands) => {
+        const buffer = new CommandBuffer();
+        for (const argv of commands) buffer.push(argv);
+        expect(Buffer.from(buffer.take()).toString("latin1")).toBe(commands.map(multibulk).join(""));
+        expect(buffer.take().length).toBe(0);
+      }),
+    );
+  });
+
+  test("RespWriter's bulk strings, integers and simple strings are the bytes RESP2 defines", () => {
+    const reply = fc.oneof(
+      byteString.map((s) => ({ kind: "bulk" as const, s })),
+      fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((n) => ({ kind: "integer" as const, n })),
+      fc.constantFrom("OK", "PONG", "QUEUED").map((s) => ({ kind: "simple" as const, s })),
+    );
+    fc.assert(
+      fc.property(fc.array(reply, { maxLength: 20 }), (replies) => {
+        const writer = new RespWriter();
+        let expected = "";
+        for (const r of replies) {
+          if (r.kind === "bulk") {
+            writer.bulk(r.s);
+            expected += `$${r.s.length}\r\n${r.s}\r\n`;
+          } else if (r.kind === "integer") {
+            writer.integer(r.n);
+            expected += `:${r.n}\r\n`;
+          } else {
+            writer.simple(r.s);
+            expected += `+${r.s}\r\n`;
+          }
+        }
+        expect(writer.buffer.subarray(writer.start, writer.length).toString("latin1")).toBe(expected);
+      }),
+    );
+  });
+});
