@@ -26,7 +26,7 @@
  * SVC_BENCH_BROKER_SECONDS sets each run's length (default 5).
  */
 import type { Subprocess } from "bun";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeRecords, type LogRecord } from "../src/broker/log/record.ts";
@@ -34,6 +34,7 @@ import { appendChunks } from "../src/native/append.ts";
 import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk } from "./lib/wrk.ts";
 import { brokerAddress, spawnServer } from "../test/support/spawn.ts";
+import { cpuSeconds } from "./lib/process-cpu.ts";
 
 const seconds = Number(process.env.SVC_BENCH_BROKER_SECONDS ?? 5);
 const valueSizes = [100, 1024];
@@ -58,8 +59,6 @@ const targetBatch = 1000;
 const consumeTargetValueBytes = 100;
 /** wrk's per-request timeout: a synced 1 MB produce queued behind three others on a slow disk. */
 const wrkTimeoutSeconds = 10;
-/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
-const clockTicksPerSec = 100;
 const bytesPerMB = 1e6;
 
 const cliPath = join(import.meta.dir, "../src/cli.ts");
@@ -82,15 +81,6 @@ async function call(broker: Broker, method: string, path: string, body?: unknown
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
   return JSON.parse(text);
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name, which is in parentheses and may itself hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of the line; the slice starts at field 3.
-  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSec;
 }
 
 /** Runs `work`, and reports the broker's CPU use over it as a share of one core. */

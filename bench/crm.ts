@@ -31,7 +31,7 @@
  * SVC_BENCH_CRM_SECONDS: length of each wrk run (default 5).
  * SVC_BENCH_CRM_STORES: which stores, comma-separated (default sqlite,postgres).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crmObjects } from "../src/crm/objects/fields.ts";
@@ -41,6 +41,7 @@ import { crmAddress, spawnServer, type SpawnedServer } from "../test/support/spa
 import { loadPostgres, loadSqlite } from "./lib/crm-load.ts";
 import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk, type WrkResult } from "./lib/wrk.ts";
+import { cpuSeconds } from "./lib/process-cpu.ts";
 
 const recordsPerObject = Number(process.env.SVC_BENCH_CRM_RECORDS ?? 100_000);
 const seconds = Number(process.env.SVC_BENCH_CRM_SECONDS ?? 5);
@@ -51,8 +52,6 @@ const wrkThreads = 2;
 const connections = 4;
 /** Generous: a list on a loaded machine can take a while, and a timeout would fail the run. */
 const wrkTimeoutSeconds = 10;
-/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
-const clockTicksPerSec = 100;
 /** The seed of the generated records; each object adds its index so objects differ. */
 const dataSeed = 8;
 
@@ -153,15 +152,6 @@ async function call(crm: Crm, token: string, method: string, path: string, body?
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
   return text === "" ? null : JSON.parse(text);
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name, which is in parentheses and may itself hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of the line; the slice starts at field 3.
-  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSec;
 }
 
 interface Measured extends WrkResult {

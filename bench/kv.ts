@@ -4,6 +4,8 @@
  * noisy neighbour hurts both alike), without and with pipelining. Prints a markdown table of
  * requests per second and the ratio svc/redis, and the median ratio per pipeline depth — for svc
  * with each of its two RESP parsers (TypeScript and native), which is how the default is chosen.
+ * Beside it, the CPU each request cost redis-server and svc (TypeScript parser) in the same runs:
+ * throughput moves with the neighbours' load on a shared machine, CPU per request much less.
  *
  * Then memory: both servers load the same 1M small string keys (`key:<n>` → `value:<n>`) through
  * `redis-cli --pipe`, run MEMORY PURGE (jemalloc's purge for Redis, a full GC for us) and report
@@ -20,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rssBytes, startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
 import { aofComparison } from "./lib/kv-aof.ts";
+import { cpuSeconds } from "./lib/process-cpu.ts";
 import { restComparison } from "./lib/kv-rest.ts";
 import { fmt, median, redisBenchmark, redisCli, redisVersion } from "./lib/redis-benchmark.ts";
 
@@ -50,17 +53,32 @@ async function main(): Promise<void> {
       console.log("|---|---:|---:|---:|---:|---:|");
       const tsRatios: number[] = [];
       const nativeRatios: number[] = [];
+      const cpuRows: string[] = [];
+      const cpuRatios: number[] = [];
       for (const [i, test] of tests.entries()) {
         // Rotate which server goes first, so warm caches and drift do not favour one side.
         const order = servers.map((_, j) => servers[(i + j) % servers.length]!);
-        const results = new Map<ServerProcess, number>();
-        for (const server of order) results.set(server, await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange }));
+        const results = new Map<ServerProcess, { opsPerSec: number; cpuMicrosPerRequest: number }>();
+        for (const server of order) {
+          const cpuBefore = cpuSeconds(server.proc.pid);
+          const opsPerSec = await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange });
+          results.set(server, { opsPerSec, cpuMicrosPerRequest: ((cpuSeconds(server.proc.pid) - cpuBefore) * 1e6) / requests });
+        }
         const base = results.get(redis)!;
-        tsRatios.push(results.get(kvTs)! / base);
-        nativeRatios.push(results.get(kvNative)! / base);
-        console.log(`| ${test} | ${fmt(base)} | ${fmt(results.get(kvTs)!)} | ${fmt(results.get(kvNative)!)} | ${tsRatios.at(-1)!.toFixed(2)}× | ${nativeRatios.at(-1)!.toFixed(2)}× |`);
+        const ts = results.get(kvTs)!;
+        const native = results.get(kvNative)!;
+        tsRatios.push(ts.opsPerSec / base.opsPerSec);
+        nativeRatios.push(native.opsPerSec / base.opsPerSec);
+        console.log(`| ${test} | ${fmt(base.opsPerSec)} | ${fmt(ts.opsPerSec)} | ${fmt(native.opsPerSec)} | ${tsRatios.at(-1)!.toFixed(2)}× | ${nativeRatios.at(-1)!.toFixed(2)}× |`);
+        cpuRatios.push(base.cpuMicrosPerRequest / ts.cpuMicrosPerRequest);
+        cpuRows.push(`| ${test} | ${base.cpuMicrosPerRequest.toFixed(2)} | ${ts.cpuMicrosPerRequest.toFixed(2)} | ${cpuRatios.at(-1)!.toFixed(2)}× |`);
       }
       console.log(`| **median** | | | | **${median(tsRatios).toFixed(2)}×** | **${median(nativeRatios).toFixed(2)}×** |\n`);
+      console.log(`Server CPU per request (user + system, all threads, µs), same runs; redis/svc above 1 means svc spends less:\n`);
+      console.log(`| -P ${pipeline} | redis | svc ts | redis/svc |`);
+      console.log("|---|---:|---:|---:|");
+      for (const row of cpuRows) console.log(row);
+      console.log(`| **median** | | | **${median(cpuRatios).toFixed(2)}×** |\n`);
       await Promise.all(servers.map((s) => redisCli(s.port, ["FLUSHALL"])));
     }
     await memory(redis, kvTs);

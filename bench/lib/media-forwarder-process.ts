@@ -4,26 +4,15 @@
  * forwarding side's in bench/media.ts.
  */
 import type { Subprocess } from "bun";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ForwarderConfig, ForwarderReady, ForwarderStats } from "./media-forwarder.ts";
+import { cpuSeconds } from "./process-cpu.ts";
 
 const forwarderPath = join(import.meta.dir, "media-forwarder.ts");
 /** A bound on building 50 sessions on a loaded machine, not a timing claim. */
 const readyTimeoutMs = 60_000;
 /** How long a forwarder may take to close its sessions and workers after `quit`. */
 const stopMs = 5000;
-/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
-const clockTicksPerSec = 100;
-
-/** CPU seconds (user + system) a process has used so far. */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name, which is in parentheses and may itself hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of the line; the slice starts at field 3.
-  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSec;
-}
 
 export class ForwarderProcess {
   #lines: string[] = [];
