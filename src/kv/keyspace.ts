@@ -13,7 +13,7 @@ import type { Clock } from "../core/clock.ts";
 import type { BloomChain } from "./types/bloom/chain.ts";
 import type { MutableString } from "./types/bytes.ts";
 import type { List } from "./types/list.ts";
-import type { ZSet } from "./types/zset.ts";
+import type { ZSet } from "./types/zset/zset.ts";
 
 export type Value = string | MutableString | List | Map<string, string> | Set<string> | ZSet | BloomChain;
 /** "MBbloom--" is the module type name RedisBloom registers for its Bloom filters. */

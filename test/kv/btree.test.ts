@@ -4,7 +4,7 @@
 // real node sizes around their limits. ZSet on top of it is tested in zset.test.ts.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { BTree, innerChildrenMax, leafEntriesMax, type TreeEntry, type TreeShape } from "../../src/kv/types/btree.ts";
+import { BTree, innerChildrenMax, leafEntriesMax, type TreeEntry, type TreeShape } from "../../src/kv/types/zset/btree.ts";
 
 // ---- the reference model --------------------------------------------------------------------------
 

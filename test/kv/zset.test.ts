@@ -3,7 +3,8 @@
 // commands in zset-commands.test.ts.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { clampRankRange, formatScore, type LexRange, parseLexRange, parseScoreRange, type ScoreRange, type ZEntry, ZSet } from "../../src/kv/types/zset.ts";
+import { type LexRange, parseLexRange, parseScoreRange, type ScoreRange } from "../../src/kv/types/zset/ranges.ts";
+import { clampRankRange, formatScore, type ZEntry, ZSet } from "../../src/kv/types/zset/zset.ts";
 
 // ---- the reference model --------------------------------------------------------------------------
 

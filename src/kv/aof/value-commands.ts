@@ -9,7 +9,7 @@ import { formatDouble } from "../reply.ts";
 import { type BloomChain, bloomTypeName } from "../types/bloom/chain.ts";
 import { loadChunkCommands } from "../types/bloom/dump.ts";
 import type { List } from "../types/list.ts";
-import type { ZSet } from "../types/zset.ts";
+import type { ZSet } from "../types/zset/zset.ts";
 
 /** Redis's AOF_REWRITE_ITEMS_PER_CMD. */
 const itemsPerCommand = 64;

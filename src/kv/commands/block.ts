@@ -13,7 +13,7 @@ import { parseTimeout } from "../timeout.ts";
 import { typeOf } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
 import type { List } from "../types/list.ts";
-import type { ZSet } from "../types/zset.ts";
+import type { ZSet } from "../types/zset/zset.ts";
 import { getList, getZSet } from "./lookup.ts";
 import type { Exec } from "./spec.ts";
 

@@ -8,7 +8,7 @@ import { wrongType } from "../errors.ts";
 import { typeOf, type Value } from "../keyspace.ts";
 import { MutableString } from "../types/bytes.ts";
 import type { List } from "../types/list.ts";
-import type { ZSet } from "../types/zset.ts";
+import type { ZSet } from "../types/zset/zset.ts";
 import type { Exec } from "./spec.ts";
 
 /** The value at `key` whatever its type, counting the hit or miss. */

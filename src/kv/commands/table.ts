@@ -14,7 +14,7 @@ import { hashCommands } from "../types/hash.ts";
 import { listCommands } from "../types/list.ts";
 import { setCommands } from "../types/set.ts";
 import { stringCommands } from "../types/string.ts";
-import { zsetCommands } from "../types/zset.ts";
+import { zsetCommands } from "../types/zset/commands.ts";
 import { bitmapCommands } from "../types/bitmap/commands.ts";
 import { hyperloglogCommands } from "../types/hyperloglog/commands.ts";
 import { geoCommands } from "../types/geo/commands.ts";

@@ -12,7 +12,7 @@ import { parseFloatArg, parseInt64 } from "../../args.ts";
 import { getZSet, replyStrings, storeResult } from "../../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../../commands/spec.ts";
 import { KvError, notAnInteger, syntaxError } from "../../errors.ts";
-import { ZSet } from "../zset.ts";
+import { ZSet } from "../zset/zset.ts";
 import { distanceM, parseUnit } from "./distance.ts";
 import { formatDistance, formatHuman, formatPrintf } from "./format.ts";
 import { decodeScore, geohashString, isValidPosition, scoreAsInteger, scoreOf } from "./geohash.ts";

@@ -10,7 +10,7 @@
  */
 import { degreesToRadians, distanceM, earthRadiusM, meridianDistanceM, radiansToDegrees } from "./distance.ts";
 import { alignTo52, type Area, type Cell, decodeArea, decodeScore, encode, neighbour, stepMax } from "./geohash.ts";
-import type { ZSet } from "../zset.ts";
+import type { ZSet } from "../zset/zset.ts";
 
 export interface Shape {
   readonly kind: "radius" | "box";
