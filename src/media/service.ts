@@ -4,34 +4,13 @@
  * --bind host (or --announced-ip in the candidates); the HTTP API is on --bind.
  */
 import { availableParallelism } from "node:os";
-import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { flag } from "../core/config.ts";
-import { SvcError } from "../core/errors.ts";
-import { mediaRequestBodyBytesMax, mediaRtcPortMaxDefault, mediaRtcPortMinDefault } from "../core/limits.ts";
-import { startHttpServer } from "../http/server.ts";
+import { mediaRtcPortMaxDefault, mediaRtcPortMinDefault } from "../core/limits.ts";
 import { defineService } from "../service.ts";
-import { mediaRoutes } from "./http/routes.ts";
-import { MediaServer } from "./media-server.ts";
-import type { ListenConfig } from "./session.ts";
-import { resolveTokenSecret } from "./token-secret.ts";
 import { mediaDataDirDefault, tokenTool } from "./token-tool.ts";
-import { mediasoupWorkerBin, useBuiltWorker } from "./worker-bin.ts";
-import { WorkerPool } from "./workers.ts";
 
 /** Most workers accepted: one per core is the point, and no machine we target has more. */
 const workersMax = 256;
-
-const unspecifiedHosts = new Set(["0.0.0.0", "::"]);
-
-/** Where the UDP sockets bind and what the ICE candidates announce. */
-function listenConfig(host: string, announcedIp: string, portMin: number, portMax: number): ListenConfig {
-  if (portMin > portMax) throw new SvcError("bad_config", `--rtc-min-port ${portMin} is above --rtc-max-port ${portMax}`);
-  const ip = host === "localhost" ? "127.0.0.1" : host;
-  if (unspecifiedHosts.has(ip) && announcedIp === "") {
-    throw new SvcError("bad_config", `--bind ${host} listens on every address; give --announced-ip, the address clients reach this host at`);
-  }
-  return { ip, announcedAddress: announcedIp === "" ? undefined : announcedIp, portMin, portMax };
-}
 
 export const mediaService = defineService({
   name: "media",
@@ -48,32 +27,10 @@ export const mediaService = defineService({
   },
   tools: [tokenTool],
   async start(config, log) {
-    const bind = parseBindAddress(config.bind);
-    const listen = listenConfig(bind.hostname, config.announcedIp, config.rtcMinPort, config.rtcMaxPort);
-    const secret = resolveTokenSecret(config.tokenSecret, config.dataDir);
-    if (secret.generated) log.warn({ path: secret.source }, "no --token-secret given: generated one; `svc media token` signs with it");
-    else log.info({ source: secret.source }, "token secret loaded");
-    useBuiltWorker();
-    const workers = new WorkerPool(config.workers, mediasoupWorkerBin(), log);
-    await workers.start();
-    const server = new MediaServer(workers, listen, log);
-    const http = startHttpServer({
-      name: "media",
-      hostname: bind.hostname,
-      port: bind.port,
-      routes: mediaRoutes(server, secret.secret),
-      bodyBytesMax: mediaRequestBodyBytesMax,
-      cors: { kind: "any" },
-      log,
-    });
-    const address = formatBindAddress(bind.hostname, http.port);
-    log.info({ address, workers: config.workers, rtcPorts: `${listen.portMin}-${listen.portMax}` }, "media listening (HTTP)");
-    return {
-      endpoints: [{ protocol: "HTTP", address, tryIt: `curl http://${address}/healthz` }],
-      async stop() {
-        await http.stop();
-        server.close();
-      },
-    };
+    // The engine (mediasoup and the modules around it) loads only when media starts: it takes
+    // ~120 ms, which `svc kv` and the other services' processes, started from the same CLI, should
+    // not pay.
+    const { startMedia } = await import("./start.ts");
+    return startMedia(config, log);
   },
 });
