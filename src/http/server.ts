@@ -88,8 +88,10 @@ function dispatcher(options: HttpServiceOptions) {
       response = errorResponse(error, id);
     }
     response.headers.set("x-request-id", id);
-    for (const [name, value] of Object.entries(corsHeaders(options.cors, req.headers.get("origin")))) {
-      response.headers.set(name, value);
+    if (options.cors.kind !== "off") {
+      for (const [name, value] of Object.entries(corsHeaders(options.cors, req.headers.get("origin")))) {
+        response.headers.set(name, value);
+      }
     }
     if (log.isLevelEnabled("debug")) {
       log.debug({ reqId: id, method: req.method, path: new URL(req.url).pathname, status: response.status });

@@ -74,7 +74,7 @@ export class CommandRunner {
       this.engine.unregister(session);
     }
     // The answer waits until the append-only file's policy covers what the command wrote.
-    await this.engine.aof?.covered();
+    if (this.engine.aof !== null) await this.engine.aof.covered();
     if (reply.failure !== null) return { ok: false, error: reply.failure };
     // Not answered: CLIENT KILL ended the wait, or the HTTP client left (nobody reads this).
     if (!reply.done) return { ok: false, error: "the request was ended by CLIENT KILL", killed: true };
