@@ -42,8 +42,10 @@ export class AppendLog {
   private readonly durableListeners = new Set<() => void>();
   private readonly writtenListeners = new Set<() => void>();
   private writeScheduled = false;
-  /** The next `always` sync: waiting for the end of this loop turn, or for more writers. */
-  private nextSync: { timer: ReturnType<typeof setTimeout> | null; immediate: boolean } | null = null;
+  /** An `always` sync is queued for the end of this loop turn. */
+  private syncQueued = false;
+  /** A busy log's next `always` sync waits for more writers, at the latest until this fires. */
+  private gatherTimer: ReturnType<typeof setTimeout> | null = null;
   /** How many appends the last `always` sync covered: as many are worth waiting for. */
   private lastSyncAppends = 0;
   /** fdatasync calls made so far. */
@@ -228,23 +230,21 @@ export class AppendLog {
    * writer never waits.
    */
   private scheduleSync(): void {
-    if (this.inFlight !== null || this.closing) return;
-    const waiting = this.appendedSeq - this.durableSeq;
-    const gathered = this.lastSyncAppends <= 1 || waiting >= this.lastSyncAppends;
-    if (this.nextSync === null) {
-      this.nextSync = { timer: gathered ? null : setTimeout(() => this.startScheduledSync(), this.gatherMaxMs), immediate: false };
-    }
-    if (gathered && !this.nextSync.immediate) {
-      this.nextSync.immediate = true;
+    if (this.inFlight !== null || this.closing || this.syncQueued) return;
+    const gathered = this.lastSyncAppends <= 1 || this.appendedSeq - this.durableSeq >= this.lastSyncAppends;
+    if (gathered) {
+      this.syncQueued = true;
       setImmediate(() => this.startScheduledSync());
+    } else {
+      this.gatherTimer ??= setTimeout(() => this.startScheduledSync(), this.gatherMaxMs);
     }
   }
 
   private startScheduledSync(): void {
-    if (this.nextSync === null || this.closing) return;
-    if (this.nextSync.timer !== null) clearTimeout(this.nextSync.timer);
-    this.nextSync = null;
-    this.syncInBackground();
+    if (this.gatherTimer !== null) clearTimeout(this.gatherTimer);
+    this.gatherTimer = null;
+    this.syncQueued = false;
+    if (!this.closing) this.syncInBackground();
   }
 
   /**
@@ -305,8 +305,7 @@ export class AppendLog {
   async close(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.closing = true;
-    if (this.nextSync?.timer) clearTimeout(this.nextSync.timer);
-    this.nextSync = null;
+    if (this.gatherTimer !== null) clearTimeout(this.gatherTimer);
     // A sync in flight writes bytes taken before anything still pending: let it land first.
     await this.inFlight;
     this.flushSync();
