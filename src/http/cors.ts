@@ -30,6 +30,12 @@ export function corsHeaders(policy: CorsPolicy, origin: string | null): Record<s
   return headers;
 }
 
+/** Adds the CORS headers of an ordinary response to `headers`; with CORS off, reads nothing. */
+export function setCorsHeaders(policy: CorsPolicy, req: Request, headers: Headers): void {
+  if (policy.kind === "off") return;
+  for (const [name, value] of Object.entries(corsHeaders(policy, req.headers.get("origin")))) headers.set(name, value);
+}
+
 /** Headers of a preflight answer for a path that serves `methods`. */
 export function preflightHeaders(
   policy: CorsPolicy,

@@ -10,7 +10,7 @@ import type { BunRequest } from "bun";
 import { isSvcError, SvcError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { readJsonBody } from "./body.ts";
-import { type CorsPolicy, corsHeaders, preflightHeaders } from "./cors.ts";
+import { type CorsPolicy, preflightHeaders, setCorsHeaders } from "./cors.ts";
 import { requestIdFor } from "./request-id.ts";
 import { json, noContent } from "./response.ts";
 import { type Handler, httpMethods, type RequestContext, type RouteTable } from "./route.ts";
@@ -88,11 +88,7 @@ function dispatcher(options: HttpServiceOptions) {
       response = errorResponse(error, id);
     }
     response.headers.set("x-request-id", id);
-    if (options.cors.kind !== "off") {
-      for (const [name, value] of Object.entries(corsHeaders(options.cors, req.headers.get("origin")))) {
-        response.headers.set(name, value);
-      }
-    }
+    setCorsHeaders(options.cors, req, response.headers);
     if (log.isLevelEnabled("debug")) {
       log.debug({ reqId: id, method: req.method, path: new URL(req.url).pathname, status: response.status });
     }
