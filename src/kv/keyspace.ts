@@ -14,6 +14,7 @@ import type { BloomChain } from "./types/bloom/chain.ts";
 import type { MutableString } from "./types/bytes.ts";
 import type { List } from "./types/list.ts";
 import type { ZSet } from "./types/zset/zset.ts";
+import { KeyTable } from "./key-table.ts";
 
 export type Value = string | MutableString | List | Map<string, string> | Set<string> | ZSet | BloomChain;
 /** "MBbloom--" is the module type name RedisBloom registers for its Bloom filters. */
@@ -34,28 +35,17 @@ export interface KeyspaceHooks {
   onExpired(db: Keyspace, key: string): void;
 }
 
-/**
- * A value that has been read since it was last written, with the time of that read (OBJECT
- * IDLETIME). The wrapper replaces the plain value on its first read, so later reads record their
- * time with a field write instead of a second hash lookup, and keys that are written but never
- * read — bulk loads — cost no extra memory.
- */
-class Touched {
-  constructor(
-    public value: Value,
-    /** Monotonic ms. */
-    public readAtMs: number,
-  ) {}
-}
-
-type Slot = Value | Touched;
+/** Read times are kept in units of 10 ms since the keyspace was created, in an int32. */
+const readTimeUnitMs = 10;
+/** The latest read time an int32 holds: about 248 days; later reads are recorded as this. */
+const readTimeMax = 2 ** 31 - 1;
 
 export class Keyspace {
-  // Not readonly: SWAPDB exchanges these maps between two databases.
-  data = new Map<string, Slot>();
+  // Not readonly: SWAPDB exchanges these between two databases.
+  table = new KeyTable();
   /** Key → expiry time in Unix milliseconds, for keys that have one. */
   expires = new Map<string, number>();
-  /** Monotonic ms when the keyspace was created: the idle origin of keys never read. */
+  /** Monotonic ms when the keyspace was created: the origin of read times, and the idle origin of keys never read. */
   private readonly createdMs: number;
 
   constructor(
@@ -66,7 +56,7 @@ export class Keyspace {
   }
 
   get size(): number {
-    return this.data.size;
+    return this.table.size;
   }
 
   /** True when the key has a time and it has passed. Does not delete. */
@@ -84,11 +74,27 @@ export class Keyspace {
     return true;
   }
 
+  /**
+   * The ref of a live key's entry in `table` (expiring the key first if its time has passed), or
+   * -1. Hot commands read a short string's bytes through it without copying them out.
+   */
+  ref(key: string): number {
+    if (this.expires.size > 0 && this.expireIfNeeded(key)) return -1;
+    return this.table.find(key);
+  }
+
+  /** Like ref, and records the read, made at monotonic `atMs`, for OBJECT IDLETIME. */
+  readRef(key: string, atMs: number): number {
+    const ref = this.ref(key);
+    // + 1: 0 means never read.
+    if (ref !== -1) this.table.setReadTime(ref, Math.min(readTimeMax, Math.floor((atMs - this.createdMs) / readTimeUnitMs) + 1));
+    return ref;
+  }
+
   /** The live value of a key, expiring it first if its time has passed. */
   get(key: string): Value | undefined {
-    if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
-    const slot = this.data.get(key);
-    return slot instanceof Touched ? slot.value : slot;
+    const ref = this.ref(key);
+    return ref === -1 ? undefined : this.table.valueOf(ref);
   }
 
   /**
@@ -96,31 +102,34 @@ export class Keyspace {
    * lookup, or TOUCH).
    */
   read(key: string, atMs: number): Value | undefined {
-    if (this.expires.size > 0 && this.expireIfNeeded(key)) return undefined;
-    const slot = this.data.get(key);
-    if (slot === undefined) return undefined;
-    if (slot instanceof Touched) {
-      slot.readAtMs = atMs;
-      return slot.value;
-    }
-    this.data.set(key, new Touched(slot, atMs));
-    return slot;
+    const ref = this.readRef(key, atMs);
+    return ref === -1 ? undefined : this.table.valueOf(ref);
   }
 
   has(key: string): boolean {
-    return this.get(key) !== undefined;
+    return this.ref(key) !== -1;
   }
 
   /** Sets a key's value; a new value drops the old time to live unless `keepTtl`. */
   set(key: string, value: Value, keepTtl = false): void {
-    this.data.set(key, value);
+    this.table.set(key, value);
     if (!keepTtl && this.expires.size > 0) this.expires.delete(key);
+    this.modified(key);
+  }
+
+  /**
+   * Gives the live key at `ref` (from ref or readRef, with no change to the keyspace since) a new
+   * value, keeping its time to live: a read-modify-write such as INCR without a second lookup
+   * when the entry keeps its size.
+   */
+  overwrite(ref: number, key: string, value: Value): void {
+    if (!this.table.setValueInPlace(ref, value)) this.table.set(key, value);
     this.modified(key);
   }
 
   /** Deletes a live key; returns whether one existed. */
   delete(key: string): boolean {
-    if (this.get(key) === undefined) return false;
+    if (this.ref(key) === -1) return false;
     this.remove(key);
     this.modified(key);
     return true;
@@ -132,13 +141,13 @@ export class Keyspace {
   }
 
   private remove(key: string): void {
-    this.data.delete(key);
+    this.table.delete(key);
     this.expires.delete(key);
   }
 
   /** Milliseconds to live, -1 without an expiry, -2 for a missing key (PTTL's answers). */
   pttl(key: string): number {
-    if (this.get(key) === undefined) return -2;
+    if (this.ref(key) === -1) return -2;
     const at = this.expires.get(key);
     return at === undefined ? -1 : Math.max(0, at - this.hooks.clock.nowMs());
   }
@@ -150,31 +159,33 @@ export class Keyspace {
 
   /** Removes a key's time to live; returns whether it had one. */
   persist(key: string): boolean {
-    if (this.get(key) === undefined || !this.expires.delete(key)) return false;
+    if (this.ref(key) === -1 || !this.expires.delete(key)) return false;
     this.modified(key);
     return true;
   }
 
   /**
-   * Milliseconds since the key's last read; for a key not read since it was written, since the
-   * keyspace was created (svc does not spend memory on write times; docs/kv.md).
+   * Milliseconds since the key's last read (to 10 ms); for a key not read since it was written,
+   * since the keyspace was created (svc does not spend time on write times; docs/kv.md).
    */
   idleMs(key: string): number {
-    const slot = this.data.get(key);
-    return this.hooks.clock.monotonicMs() - (slot instanceof Touched ? slot.readAtMs : this.createdMs);
+    const ref = this.table.find(key);
+    const readTime = ref === -1 ? 0 : this.table.readTime(ref);
+    const readMs = readTime === 0 ? 0 : (readTime - 1) * readTimeUnitMs;
+    return Math.max(0, this.hooks.clock.monotonicMs() - this.createdMs - readMs);
   }
 
   /** Removes every key, reporting each to watchers first. */
   clear(): void {
-    for (const key of this.data.keys()) this.hooks.onModified(this, key);
-    this.data.clear();
+    for (const key of this.table.keys()) this.hooks.onModified(this, key);
+    this.table.clear();
     this.expires.clear();
   }
 
   /** Live keys, skipping (without deleting) expired ones. */
   *liveKeys(): Generator<string> {
     const now = this.hooks.clock.nowMs();
-    for (const key of this.data.keys()) {
+    for (const key of this.table.keys()) {
       const at = this.expires.get(key);
       if (at === undefined || at > now) yield key;
     }
@@ -182,8 +193,8 @@ export class Keyspace {
 
   /** Exchanges contents with another database (SWAPDB); clients stay on their index. */
   swapWith(other: Keyspace): void {
-    const keys = new Set([...this.data.keys(), ...other.data.keys()]);
-    [this.data, other.data] = [other.data, this.data];
+    const keys = new Set([...this.table.keys(), ...other.table.keys()]);
+    [this.table, other.table] = [other.table, this.table];
     [this.expires, other.expires] = [other.expires, this.expires];
     for (const key of keys) {
       this.hooks.onModified(this, key);

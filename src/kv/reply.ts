@@ -18,6 +18,8 @@ export interface Reply {
   integer(n: number | bigint): void;
   /** A bulk string, or the null bulk for null. */
   bulk(value: string | null): void;
+  /** A bulk string made of `bytes[from, to)`: a value read in place from the keyspace's table. */
+  bulkBytes(bytes: Uint8Array, from: number, to: number): void;
   /** An array header; `null` is the null array (*-1). The next `length` replies are its items. */
   array(length: number | null): void;
   /** A map of `pairs` key/value pairs (RESP3 %); a flat array of 2 × pairs in RESP2. */

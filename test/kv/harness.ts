@@ -35,6 +35,7 @@ export class Collector implements Reply {
   error(message: string): void { this.add({ error: message }); }
   integer(n: number | bigint): void { this.add(Number(n)); }
   bulk(value: string | null): void { this.add(value); }
+  bulkBytes(bytes: Uint8Array, from: number, to: number): void { this.add(String.fromCharCode(...bytes.subarray(from, to))); }
   map(pairs: number): void { this.array(pairs * 2); }
   set(count: number): void { this.array(count); }
   double(n: number, text = formatDouble(n)): void { this.add(text); }

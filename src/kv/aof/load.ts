@@ -33,6 +33,7 @@ class LoadReply implements Reply {
   }
   integer(): void {}
   bulk(): void {}
+  bulkBytes(): void {}
   array(): void {}
   map(): void {}
   set(): void {}

@@ -54,7 +54,7 @@ export class AofRewrite {
   ) {
     this.tempPath = join(dirname(log.path), `temp-rewriteaof-${process.pid}.aof`);
     this.fd = openSync(this.tempPath, "w");
-    this.keys = dbs[0]!.data.keys();
+    this.keys = walk(dbs[0]!);
     log.startTee();
     setImmediate(() => this.walkSlice());
   }
@@ -125,7 +125,7 @@ export class AofRewrite {
         return true;
       }
       if (++this.dbIndex >= this.dbs.length) return false;
-      this.keys = this.dbs[this.dbIndex]!.data.keys();
+      this.keys = walk(this.dbs[this.dbIndex]!);
     }
   }
 
@@ -183,3 +183,16 @@ export function rewriteDue(sizeBytes: number, baseBytes: number, percentage: num
   return sizeBytes >= baseBytes * (1 + percentage / 100);
 }
 
+/**
+ * The keys of a database, a home slot at a time, as SCAN walks them: a key there from the start
+ * of the walk to its end is met even if the table grows or shrinks meanwhile.
+ */
+function* walk(db: Keyspace): Generator<string> {
+  const batch: string[] = [];
+  let cursor = 0;
+  do {
+    cursor = db.table.scanStep(cursor, batch);
+    yield* batch;
+    batch.length = 0;
+  } while (cursor !== 0);
+}

@@ -6,7 +6,6 @@ import { KvError, noSuchKey, notAnInteger, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
 import { encodingOf, sharedIntegersMax } from "../encoding.ts";
-import { resume, scanStep } from "../scan.ts";
 import { replyStrings } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
@@ -208,31 +207,31 @@ export function replyScan(x: Exec, cursor: number, items: readonly string[]): vo
   replyStrings(x, items);
 }
 
+/** How many home slots SCAN may visit per key asked for, when they are mostly empty (Redis: 10). */
+const scanSlotsPerKey = 10;
+
 function scan(x: Exec, argv: string[]): void {
-  const cursor = parseCursor(argv[1]!);
+  let cursor = parseCursor(argv[1]!);
   const options = parseScanOptions(argv, 2, true);
   const db = x.db;
-  const it = resume(cursor, () => db.data.keys());
-  const step = scanStep(it, options.count);
-  const keys = step.items.filter((key) => {
-    const value = db.get(key);
-    if (value === undefined) return false;
+  const found: string[] = [];
+  let slotsLeft = options.count * scanSlotsPerKey;
+  do cursor = db.table.scanStep(cursor, found);
+  while (cursor !== 0 && slotsLeft-- > 0 && found.length < options.count);
+  const keys = found.filter((key) => {
+    if (db.ref(key) === -1) return false;
     // Redis compares type names ignoring case; only a module type name ("MBbloom--") has capitals.
-    if (options.type !== null && typeOf(value).toLowerCase() !== options.type) return false;
+    if (options.type !== null && typeOf(db.get(key)!).toLowerCase() !== options.type) return false;
     return options.match === null || globMatch(options.match, key);
   });
-  replyScan(x, step.cursor, keys);
+  replyScan(x, cursor, keys);
 }
 
 function randomKey(x: Exec): void {
-  // A random position in insertion order; expired keys found there are removed and we retry.
+  // A random slot's key; an expired key found there is removed and we try again, as Redis does.
   for (let attempt = 0; attempt < 100 && x.db.size > 0; attempt++) {
-    let skip = Math.floor(Math.random() * x.db.size);
-    for (const key of x.db.data.keys()) {
-      if (skip-- > 0) continue;
-      if (x.db.get(key) !== undefined) return x.reply.bulk(key);
-      break;
-    }
+    const key = x.db.table.randomKey()!;
+    if (x.db.has(key)) return x.reply.bulk(key);
   }
   x.reply.bulk(null);
 }

@@ -19,6 +19,49 @@ export function getValue(x: Exec, key: string): Value | undefined {
   return value;
 }
 
+/**
+ * The ref of a string key's entry in the table (-1 when missing), counting the hit or miss and
+ * recording the read; WRONGTYPE for another type.
+ */
+export function getStringRef(x: Exec, key: string): number {
+  const db = x.db;
+  const ref = db.readRef(key, x.timeMs);
+  if (ref === -1) {
+    x.engine.stats.keyspaceMisses++;
+    return ref;
+  }
+  x.engine.stats.keyspaceHits++;
+  if (db.table.valueLength(ref) === -1) {
+    const value = db.table.valueOf(ref);
+    if (typeof value !== "string" && !(value instanceof MutableString)) throw wrongType();
+  }
+  return ref;
+}
+
+/** The text of the string value at `ref`, a ref getStringRef returned. */
+export function stringAt(x: Exec, ref: number): string {
+  const value = x.db.table.valueOf(ref);
+  return typeof value === "string" ? value : (value as MutableString).toString();
+}
+
+/**
+ * Answers a string's value as a bulk (GET), or the null bulk: a short value is copied to the reply
+ * straight from the table's bytes. With `orNull`, another type answers null instead of WRONGTYPE,
+ * and the lookup is not counted (MGET).
+ */
+export function replyString(x: Exec, key: string, orNull = false): void {
+  const table = x.db.table;
+  const ref = orNull ? x.db.ref(key) : getStringRef(x, key);
+  if (ref === -1) return x.reply.bulk(null);
+  const length = table.valueLength(ref);
+  if (length !== -1) {
+    const at = table.valueAt(ref);
+    return x.reply.bulkBytes(table.bytesOf(ref), at, at + length);
+  }
+  const value = table.valueOf(ref);
+  x.reply.bulk(typeof value === "string" ? value : value instanceof MutableString ? value.toString() : null);
+}
+
 export function getString(x: Exec, key: string): string | undefined {
   const value = getValue(x, key);
   if (value === undefined || typeof value === "string") return value;

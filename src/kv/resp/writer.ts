@@ -15,6 +15,8 @@ const MINUS = 0x2d;
 const COLON = 0x3a;
 const DOLLAR = 0x24;
 const ASTERISK = 0x2a;
+/** Bytes up to this many are copied one by one, which beats making a subarray to copy them. */
+const copyByByteBytesMax = 32;
 /** A type byte, a minus, int32's ten digits and CRLF. */
 const int32LineBytesMax = 14;
 
@@ -110,6 +112,20 @@ export class RespWriter implements Reply {
     this.length = writeLatin1(this.buffer, this.length, value);
     this.buffer.writeUInt16LE(crlf, this.length);
     this.length += 2;
+  }
+
+  bulkBytes(bytes: Uint8Array, from: number, to: number): void {
+    const length = to - from;
+    this.intLine(DOLLAR, length);
+    this.reserve(length + 2);
+    const b = this.buffer;
+    let at = this.length;
+    if (length > copyByByteBytesMax) {
+      b.set(bytes.subarray(from, to), at);
+      at += length;
+    } else for (let i = from; i < to; i++) b[at++] = bytes[i]!;
+    b.writeUInt16LE(crlf, at);
+    this.length = at + 2;
   }
 
   array(length: number | null): void {

@@ -82,6 +82,10 @@ export class JsonReply implements Reply {
     this.add(safe ? Number(n) : String(n));
   }
 
+  bulkBytes(bytes: Uint8Array, from: number, to: number): void {
+    this.bulk(Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString("latin1"));
+  }
+
   bulk(value: string | null): void {
     this.add(value === null ? null : bytesToJson(value));
   }

@@ -3,7 +3,7 @@
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
 import { isInt64, parseInt64, parseInteger, parseSmallInteger } from "../args.ts";
-import { getString, getStringValue } from "../commands/lookup.ts";
+import { getString, getStringRef, getStringValue, replyString, stringAt } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
 import { typeOf } from "../keyspace.ts";
@@ -62,8 +62,8 @@ function parseSetOptions(argv: string[], from: number): Readonly<SetOptions> {
 /** SET and its variants: one function, as in Redis's setGenericCommand. */
 function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOptions>, command: string): void {
   const at = options.expiry === null ? null : expiryTime(x, options.expiry.unit, options.expiry.text, command);
-  const old = options.get ? getString(x, key) : x.db.get(key);
-  const exists = old !== undefined;
+  const old = options.get ? getString(x, key) : undefined;
+  const exists = options.get ? old !== undefined : options.condition !== null && x.db.has(key);
   const skipped = (options.condition === "NX" && exists) || (options.condition === "XX" && !exists);
   if (!skipped) {
     x.db.set(key, value, options.keepTtl);
@@ -81,19 +81,20 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
 // ---- integers ---------------------------------------------------------------------------------
 
 function incrGeneric(x: Exec, key: string, by: bigint): void {
-  const current = getString(x, key);
+  const ref = getStringRef(x, key);
+  const current = ref === -1 ? undefined : stringAt(x, ref);
   // Common case in plain numbers: a short current value and a small step cannot leave 2^53.
   const small = current === undefined ? 0 : parseSmallInteger(current);
-  if (small !== null && by >= smallStepMin && by <= smallStepMax) {
-    const result = small + Number(by);
-    x.db.set(key, String(result), true);
-    return x.reply.integer(result);
+  let result: number | bigint;
+  if (small !== null && by >= smallStepMin && by <= smallStepMax) result = small + Number(by);
+  else {
+    const base = current === undefined ? 0n : parseInt64(current);
+    if (base === null) throw notAnInteger();
+    result = base + by;
+    if (!isInt64(result)) throw overflow();
   }
-  const base = current === undefined ? 0n : parseInt64(current);
-  if (base === null) throw notAnInteger();
-  const result = base + by;
-  if (!isInt64(result)) throw overflow();
-  x.db.set(key, result.toString(), true);
+  if (ref === -1) x.db.set(key, String(result), true);
+  else x.db.overwrite(ref, key, String(result));
   x.reply.integer(result);
 }
 
@@ -256,7 +257,7 @@ const read = ["readonly", "fast"] as const;
 export const stringCommands: readonly CommandSpec[] = [
   {
     name: "get", arity: 2, flags: read, group: "string", summary: "Returns the string value of a key.", keys: one,
-    run: (x, argv) => x.reply.bulk(getString(x, argv[1]!) ?? null),
+    run: (x, argv) => replyString(x, argv[1]!),
   },
   {
     name: "set", arity: -3, flags: write, group: "string", summary: "Sets the string value of a key, with expiry and conditions.", keys: one,
@@ -298,10 +299,7 @@ export const stringCommands: readonly CommandSpec[] = [
     name: "mget", arity: -2, flags: read, group: "string", summary: "Returns the values of several keys.", keys: [1, -1, 1],
     run: (x, argv) => {
       x.reply.array(argv.length - 1);
-      for (let i = 1; i < argv.length; i++) {
-        const v = x.db.get(argv[i]!);
-        x.reply.bulk(typeof v === "string" ? v : v instanceof MutableString ? v.toString() : null);
-      }
+      for (let i = 1; i < argv.length; i++) replyString(x, argv[i]!, true);
     },
   },
   {

@@ -1,0 +1,397 @@
+/**
+ * The keys of one database and their values, in an open-addressing hash table whose entries live
+ * in byte slabs rather than in JavaScript objects.
+ *
+ * Why: a lookup in a Map<string, value> chases Map bucket → key cell → key bytes → value cell →
+ * value bytes, five likely cache misses for a key among many, and that chase was most of what a
+ * GET over 100k random keys cost (docs/kv.md). Here a lookup reads one slot pair (the key's hash
+ * and its entry's position) and then one entry, where the key's bytes, its short value's bytes and
+ * its last-read time sit side by side: usually two misses.
+ *
+ * An entry is a 16-byte header and then, inline, the key's bytes (up to keyInlineBytesMax) and a
+ * string value's bytes (up to valueInlineBytesMax):
+ *
+ *   int32 hash | int32 read time | int32 value info | int32 key info | key bytes | value bytes
+ *
+ * value info ≥ 0 is an inline string value's length; < 0 names a slot of `objects` (-1 - info),
+ * which holds every other value: longer strings, MutableStrings, lists, hashes, sets, sorted
+ * sets, Bloom filters. key info is likewise an inline key's length, or the `objects` slot of a
+ * longer key. Entries are allocated in 8-byte steps from 1 MiB slabs, with a free list per size.
+ *
+ * The table probes linearly, stores each key's hash beside its entry's position (so a probe
+ * that meets another key rarely reads that key's entry), keeps its load at most 1/2, and deletes
+ * by shifting the rest of the probe run back instead of leaving tombstones. The hash is FNV-1a
+ * seeded per process, then mixed.
+ */
+import type { Value } from "./keyspace.ts";
+import type { Latin1Buffer } from "./resp/write-bytes.ts";
+
+/** A slab: Bun's Buffer, with Node's latin1 copies in and out (@types omit latin1Slice). */
+type Slab = Latin1Buffer & { latin1Slice(start: number, end: number): string };
+
+/** Keys up to this long are stored in their entry; longer ones are held as JS strings. */
+export const keyInlineBytesMax = 256;
+/** String values up to this long are stored in their entry; longer ones as JS strings. */
+export const valueInlineBytesMax = 64;
+
+const headerBytes = 16;
+const unitBytes = 8;
+const slabBytes = 1024 * 1024;
+/** Entry offsets inside a slab, in units: a ref is slab << unitShift | unit offset. */
+const unitShift = 17;
+const unitMask = (1 << unitShift) - 1;
+/** Refs are positive int32s, so 2^31 / 2^17 slabs of 1 MiB: 16 GiB of entries. */
+const slabsMax = 2 ** (31 - unitShift);
+const entryBytesMax = headerBytes + keyInlineBytesMax + valueInlineBytesMax;
+/** Text up to this long is copied char by char, which beats a native call. */
+const charByCharBytesMax = 16;
+/** The fewest slots a table has (a power of two). */
+const capacityMin = 16;
+/** Empty slots hold hash 0; a key whose hash is 0 is given 1 instead. */
+const EMPTY = 0;
+
+/** Per process, so that which keys collide cannot be worked out in advance. */
+const hashSeed = (Math.random() * 2 ** 32) | 0;
+
+/** The key's hash: FNV-1a over its chars (bytes), then a final mix; never 0. */
+export function hashKey(key: string): number {
+  let h = 0x811c9dc5 ^ hashSeed;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h === EMPTY ? 1 : h;
+}
+
+/** The bits of a 32-bit number in reverse order (SCAN's cursor increments from the top bit). */
+function reverseBits(v: number): number {
+  v = ((v >>> 1) & 0x55555555) | ((v & 0x55555555) << 1);
+  v = ((v >>> 2) & 0x33333333) | ((v & 0x33333333) << 2);
+  v = ((v >>> 4) & 0x0f0f0f0f) | ((v & 0x0f0f0f0f) << 4);
+  v = ((v >>> 8) & 0x00ff00ff) | ((v & 0x00ff00ff) << 8);
+  return ((v >>> 16) | (v << 16)) >>> 0;
+}
+
+const entryBytes = (keyBytes: number, valueBytes: number) => (headerBytes + keyBytes + valueBytes + unitBytes - 1) & ~(unitBytes - 1);
+
+export class KeyTable {
+  /** Live keys. */
+  size = 0;
+  /** Two int32s per slot: the key's hash (EMPTY for a free slot) and its entry's ref. */
+  private slots = new Int32Array(capacityMin * 2);
+  private mask = capacityMin - 1;
+  private readonly slabs: Slab[] = [];
+  /** The same memory as `slabs`, as int32s, for the header. */
+  private readonly words: Int32Array[] = [];
+  /** Where the next entry goes in the last slab. */
+  private slabTop = slabBytes;
+  /** Per entry size (in units), the ref of the first free entry, or -1. */
+  private readonly freeHeads = new Int32Array(entryBytesMax / unitBytes + 1).fill(-1);
+  private readonly objects: unknown[] = [];
+  private readonly freeObjects: number[] = [];
+
+  /** The number of slots (a power of two). */
+  get capacity(): number {
+    return this.mask + 1;
+  }
+
+  /** The ref of `key`'s entry, or -1. */
+  find(key: string): number {
+    const slot = this.slotOf(key, hashKey(key));
+    return slot < 0 ? -1 : this.slots[slot * 2 + 1]!;
+  }
+
+  /** The slot holding `key`, or -1 - the free slot where it would go. */
+  private slotOf(key: string, hash: number): number {
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const h = slots[i * 2]!;
+      if (h === EMPTY) return -1 - i;
+      if (h === hash && this.keyIs(slots[i * 2 + 1]!, key)) return i;
+    }
+  }
+
+  private keyIs(ref: number, key: string): boolean {
+    const slab = ref >>> unitShift;
+    const at = (ref & unitMask) * unitBytes;
+    const info = this.words[slab]![(at >> 2) + 3]!;
+    if (info < 0) return this.objects[-1 - info] === key;
+    if (info !== key.length) return false;
+    const bytes = this.slabs[slab]!;
+    const from = at + headerBytes;
+    for (let i = 0; i < info; i++) if (bytes[from + i] !== key.charCodeAt(i)) return false;
+    return true;
+  }
+
+  /** Sets `key` to `value`, adding the key if it is new; a new key's read time is 0 (never read). */
+  set(key: string, value: Value): void {
+    const hash = hashKey(key);
+    const slot = this.slotOf(key, hash);
+    if (slot >= 0) {
+      this.slots[slot * 2 + 1] = this.replaceValue(this.slots[slot * 2 + 1]!, value);
+      return;
+    }
+    if ((this.size + 1) * 2 > this.capacity) {
+      this.resize(this.capacity * 2);
+      this.add(key, hash, value, -1 - this.slotOf(key, hash));
+    } else this.add(key, hash, value, -1 - slot);
+  }
+
+  private add(key: string, hash: number, value: Value, slot: number): void {
+    const keyInline = key.length <= keyInlineBytesMax;
+    const valueInline = typeof value === "string" && value.length <= valueInlineBytesMax;
+    const ref = this.allocate(entryBytes(keyInline ? key.length : 0, valueInline ? value.length : 0));
+    const slab = ref >>> unitShift;
+    const at = (ref & unitMask) * unitBytes;
+    const words = this.words[slab]!;
+    const w = at >> 2;
+    words[w] = hash;
+    words[w + 1] = 0;
+    words[w + 3] = keyInline ? key.length : -1 - this.hold(key);
+    if (keyInline) writeText(this.slabs[slab]!, at + headerBytes, key);
+    this.writeValue(slab, at, keyInline ? key.length : 0, value, valueInline);
+    this.slots[slot * 2] = hash;
+    this.slots[slot * 2 + 1] = ref;
+    this.size++;
+  }
+
+  /** Writes an entry's value info and inline bytes. */
+  private writeValue(slab: number, at: number, keyBytes: number, value: Value, inline: boolean): void {
+    if (inline) {
+      const text = value as string;
+      this.words[slab]![(at >> 2) + 2] = text.length;
+      writeText(this.slabs[slab]!, at + headerBytes + keyBytes, text);
+    } else this.words[slab]![(at >> 2) + 2] = -1 - this.hold(value);
+  }
+
+  /**
+   * Gives the entry at `ref` a new value if that leaves its size unchanged (INCR's usual case:
+   * entries grow in 8-byte steps); false, changing nothing, if it does not.
+   */
+  setValueInPlace(ref: number, value: Value): boolean {
+    const slab = ref >>> unitShift;
+    const at = (ref & unitMask) * unitBytes;
+    const words = this.words[slab]!;
+    const oldInfo = words[(at >> 2) + 2]!;
+    const keyInfo = words[(at >> 2) + 3]!;
+    const keyBytes = keyInfo < 0 ? 0 : keyInfo;
+    const valueInline = typeof value === "string" && value.length <= valueInlineBytesMax;
+    if (entryBytes(keyBytes, valueInline ? (value as string).length : 0) !== entryBytes(keyBytes, oldInfo < 0 ? 0 : oldInfo)) return false;
+    if (oldInfo < 0) this.release(-1 - oldInfo);
+    this.writeValue(slab, at, keyBytes, value, valueInline);
+    return true;
+  }
+
+  /** Gives the entry at `ref` a new value, moving it if its size changes; returns its ref. */
+  private replaceValue(ref: number, value: Value): number {
+    if (this.setValueInPlace(ref, value)) return ref;
+    const slab = ref >>> unitShift;
+    const at = (ref & unitMask) * unitBytes;
+    const words = this.words[slab]!;
+    const w = at >> 2;
+    const oldInfo = words[w + 2]!;
+    const keyInfo = words[w + 3]!;
+    const keyBytes = keyInfo < 0 ? 0 : keyInfo;
+    const valueInline = typeof value === "string" && value.length <= valueInlineBytesMax;
+    if (oldInfo < 0) this.release(-1 - oldInfo);
+    const oldSize = entryBytes(keyBytes, oldInfo < 0 ? 0 : oldInfo);
+    const newSize = entryBytes(keyBytes, valueInline ? (value as string).length : 0);
+    const moved = this.allocate(newSize);
+    const toSlab = moved >>> unitShift;
+    const to = (moved & unitMask) * unitBytes;
+    this.slabs[toSlab]!.set(this.slabs[slab]!.subarray(at, at + headerBytes + keyBytes), to);
+    this.writeValue(toSlab, to, keyBytes, value, valueInline);
+    this.free(ref, oldSize);
+    return moved;
+  }
+
+  /** Removes `key`; returns whether it was there. */
+  delete(key: string): boolean {
+    let hole = this.slotOf(key, hashKey(key));
+    if (hole < 0) return false;
+    this.freeEntry(this.slots[hole * 2 + 1]!);
+    // Shift back each later entry of the run that may live in the hole (its home is not
+    // cyclically within (hole, j]), so that every key stays reachable from its home slot.
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let j = (hole + 1) & mask; slots[j * 2] !== EMPTY; j = (j + 1) & mask) {
+      const home = slots[j * 2]! & mask;
+      const stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
+      if (stays) continue;
+      slots[hole * 2] = slots[j * 2]!;
+      slots[hole * 2 + 1] = slots[j * 2 + 1]!;
+      hole = j;
+    }
+    slots[hole * 2] = EMPTY;
+    this.size--;
+    if (this.size * 8 < this.capacity && this.capacity > capacityMin) this.resize(this.capacity / 2);
+    return true;
+  }
+
+  /** Removes every key. */
+  clear(): void {
+    this.size = 0;
+    this.slots = new Int32Array(capacityMin * 2);
+    this.mask = capacityMin - 1;
+    this.slabs.length = this.words.length = 0;
+    this.slabTop = slabBytes;
+    this.freeHeads.fill(-1);
+    this.objects.length = this.freeObjects.length = 0;
+  }
+
+  private resize(capacity: number): void {
+    const old = this.slots;
+    const slots = new Int32Array(capacity * 2);
+    const mask = capacity - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const hash = old[i]!;
+      if (hash === EMPTY) continue;
+      let j = hash & mask;
+      while (slots[j * 2] !== EMPTY) j = (j + 1) & mask;
+      slots[j * 2] = hash;
+      slots[j * 2 + 1] = old[i + 1]!;
+    }
+    this.slots = slots;
+    this.mask = mask;
+  }
+
+  // ---- reading an entry --------------------------------------------------------------------------
+
+  /** The key of the entry at `ref`. */
+  keyOf(ref: number): string {
+    const slab = ref >>> unitShift;
+    const at = (ref & unitMask) * unitBytes;
+    const info = this.words[slab]![(at >> 2) + 3]!;
+    if (info < 0) return this.objects[-1 - info] as string;
+    return this.slabs[slab]!.latin1Slice(at + headerBytes, at + headerBytes + info);
+  }
+
+  /** The value of the entry at `ref`; an inline string is copied out as a new JS string. */
+  valueOf(ref: number): Value {
+    const length = this.valueLength(ref);
+    if (length < 0) return this.objects[-1 - this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 2]!] as Value;
+    const from = this.valueAt(ref);
+    return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + length);
+  }
+
+  /** The length of the entry's inline string value, or -1 when its value is held as an object. */
+  valueLength(ref: number): number {
+    const info = this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 2]!;
+    return info < 0 ? -1 : info;
+  }
+
+  /** The slab holding the entry at `ref`: its inline value is bytesOf(ref)[valueAt(ref), + valueLength(ref)). */
+  bytesOf(ref: number): Uint8Array {
+    return this.slabs[ref >>> unitShift]!;
+  }
+
+  /** Where the entry's inline value starts in bytesOf(ref). */
+  valueAt(ref: number): number {
+    const at = (ref & unitMask) * unitBytes;
+    const keyInfo = this.words[ref >>> unitShift]![(at >> 2) + 3]!;
+    return at + headerBytes + (keyInfo < 0 ? 0 : keyInfo);
+  }
+
+  /** The entry's last-read time as the keyspace recorded it (0: never read). */
+  readTime(ref: number): number {
+    return this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 1]!;
+  }
+
+  setReadTime(ref: number, time: number): void {
+    this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 1] = time;
+  }
+
+  // ---- walking the keys --------------------------------------------------------------------------
+
+  /** Every key, in slot order (a snapshot: the table may change while the caller uses it). */
+  keys(): string[] {
+    const keys: string[] = [];
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY) keys.push(this.keyOf(slots[i + 1]!));
+    return keys;
+  }
+
+  /**
+   * One step of a SCAN-style walk: adds to `out` the keys whose home slot is `cursor`'s, and
+   * returns the next cursor (0 when the walk is complete). The cursor counts with its bits
+   * reversed, as Redis's dictScan does, so a walk that started before the table grew or shrank
+   * still visits every key that was there throughout: the slots already visited map onto a
+   * prefix of the new order.
+   */
+  scanStep(cursor: number, out: string[]): number {
+    const slots = this.slots;
+    const mask = this.mask;
+    const home = cursor & mask;
+    for (let i = home; slots[i * 2] !== EMPTY; i = (i + 1) & mask) {
+      if ((slots[i * 2]! & mask) === home) out.push(this.keyOf(slots[i * 2 + 1]!));
+    }
+    return reverseBits((reverseBits((cursor | ~mask) >>> 0) + 1) >>> 0);
+  }
+
+  /** A uniformly random slot's key, or the next one after it; undefined when empty. */
+  randomKey(): string | undefined {
+    if (this.size === 0) return undefined;
+    const mask = this.mask;
+    let i = Math.floor(Math.random() * this.capacity);
+    while (this.slots[i * 2] === EMPTY) i = (i + 1) & mask;
+    return this.keyOf(this.slots[i * 2 + 1]!);
+  }
+
+  // ---- memory --------------------------------------------------------------------------------------
+
+  /** Allocates an entry of `bytes` (a multiple of unitBytes); returns its ref. */
+  private allocate(bytes: number): number {
+    const units = bytes / unitBytes;
+    const free = this.freeHeads[units]!;
+    if (free !== -1) {
+      this.freeHeads[units] = this.words[free >>> unitShift]![((free & unitMask) * unitBytes) >> 2]!;
+      return free;
+    }
+    if (this.slabTop + bytes > slabBytes) {
+      if (this.slabs.length === slabsMax) throw new RangeError("kv keyspace is full (16 GiB of entries)");
+      const memory = new ArrayBuffer(slabBytes);
+      this.slabs.push(Buffer.from(memory) as Slab);
+      this.words.push(new Int32Array(memory));
+      this.slabTop = 0;
+    }
+    const ref = ((this.slabs.length - 1) << unitShift) | (this.slabTop / unitBytes);
+    this.slabTop += bytes;
+    return ref;
+  }
+
+  /** Frees an entry and the objects it holds. */
+  private freeEntry(ref: number): void {
+    const at = (ref & unitMask) * unitBytes;
+    const words = this.words[ref >>> unitShift]!;
+    const valueInfo = words[(at >> 2) + 2]!;
+    const keyInfo = words[(at >> 2) + 3]!;
+    if (valueInfo < 0) this.release(-1 - valueInfo);
+    if (keyInfo < 0) this.release(-1 - keyInfo);
+    this.free(ref, entryBytes(keyInfo < 0 ? 0 : keyInfo, valueInfo < 0 ? 0 : valueInfo));
+  }
+
+  /** Puts an entry's memory on its size's free list (the first word links the list). */
+  private free(ref: number, bytes: number): void {
+    const units = bytes / unitBytes;
+    this.words[ref >>> unitShift]![((ref & unitMask) * unitBytes) >> 2] = this.freeHeads[units]!;
+    this.freeHeads[units] = ref;
+  }
+
+  private hold(object: unknown): number {
+    const index = this.freeObjects.pop();
+    if (index === undefined) return this.objects.push(object) - 1;
+    this.objects[index] = object;
+    return index;
+  }
+
+  private release(index: number): void {
+    this.objects[index] = undefined;
+    this.freeObjects.push(index);
+  }
+}
+
+function writeText(bytes: Latin1Buffer, at: number, text: string): void {
+  if (text.length > charByCharBytesMax) bytes.latin1Write(text, at);
+  else for (let i = 0; i < text.length; i++) bytes[at + i] = text.charCodeAt(i);
+}
