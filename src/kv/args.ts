@@ -18,7 +18,7 @@ export function parseInt64(text: string): bigint | null {
 }
 
 /** Longest integer text that parseSmallInteger reads: below 10^15, so exact in a double. */
-const smallIntegerCharsMax = 15;
+export const smallIntegerCharsMax = 15;
 
 /**
  * An integer argument of at most 15 characters as a plain number, or null for anything else —

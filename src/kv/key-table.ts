@@ -24,7 +24,7 @@
  * seeded per process, then mixed.
  */
 import type { Value } from "./keyspace.ts";
-import type { Latin1Buffer } from "./resp/write-bytes.ts";
+import { type Latin1Buffer, writeDecimal } from "./resp/write-bytes.ts";
 
 /** A slab: Bun's Buffer, with Node's latin1 copies in and out (@types omit latin1Slice). */
 type Slab = Latin1Buffer & { latin1Slice(start: number, end: number): string };
@@ -47,6 +47,7 @@ const entryBytesMax = headerBytes + keyInlineBytesMax + valueInlineBytesMax;
 const charByCharBytesMax = 16;
 /** The fewest slots a table has (a power of two). */
 const capacityMin = 16;
+const MINUS = 0x2d;
 /** Empty slots hold hash 0; a key whose hash is 0 is given 1 instead. */
 const EMPTY = 0;
 
@@ -180,6 +181,29 @@ export class KeyTable {
     if (entryBytes(keyBytes, valueInline ? (value as string).length : 0) !== entryBytes(keyBytes, oldInfo < 0 ? 0 : oldInfo)) return false;
     if (oldInfo < 0) this.release(-1 - oldInfo);
     this.writeValue(slab, at, keyBytes, value, valueInline);
+    return true;
+  }
+
+  /**
+   * Stores the decimal text of the integer `n` (|n| < 2^53) as the entry's value if that leaves
+   * its size unchanged; false, changing nothing, if it does not. INCR's path: no string is made.
+   */
+  setIntegerInPlace(ref: number, n: number): boolean {
+    const slab = ref >>> unitShift;
+    const at = (ref & unitMask) * unitBytes;
+    const words = this.words[slab]!;
+    const oldInfo = words[(at >> 2) + 2]!;
+    const keyInfo = words[(at >> 2) + 3]!;
+    const keyBytes = keyInfo < 0 ? 0 : keyInfo;
+    const magnitude = Math.abs(n);
+    let length = n < 0 ? 2 : 1;
+    for (let p = 10; p <= magnitude; p *= 10) length++;
+    if (oldInfo < 0 || entryBytes(keyBytes, length) !== entryBytes(keyBytes, oldInfo)) return false;
+    words[(at >> 2) + 2] = length;
+    const bytes = this.slabs[slab]!;
+    const from = at + headerBytes + keyBytes;
+    if (n < 0) bytes[from] = MINUS;
+    writeDecimal(bytes, n < 0 ? from + 1 : from, magnitude);
     return true;
   }
 

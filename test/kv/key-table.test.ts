@@ -93,6 +93,23 @@ describe("KeyTable", () => {
     expect(table.valueLength(table.find("b"))).toBe(-1);
   });
 
+  test("an integer written in place reads back as its decimal text, or changes nothing when the entry would change size", () => {
+    const safe = fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), safe, safe, (keyLength, before, after) => {
+        const table = new KeyTable();
+        const k = text(keyLength);
+        table.set(k, String(before));
+        table.set("neighbour", "n");
+        const ref = table.find(k);
+        const fits = Math.ceil((16 + keyLength + String(after).length) / 8) === Math.ceil((16 + keyLength + String(before).length) / 8);
+        expect(table.setIntegerInPlace(ref, after)).toBe(fits);
+        expect(table.valueOf(ref)).toBe(String(fits ? after : before));
+        expect(table.valueOf(table.find("neighbour"))).toBe("n");
+      }),
+    );
+  });
+
   test("read times belong to their entry and survive the entry moving", () => {
     const table = new KeyTable();
     table.set("a", "1");

@@ -2,7 +2,8 @@
  * Strings: the value is a latin1 byte string. Integers are kept as their decimal text, as Redis
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
-import { isInt64, parseInt64, parseInteger, parseSmallInteger } from "../args.ts";
+import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../args.ts";
+import { parseLongLong } from "../resp/parser.ts";
 import { getString, getStringRef, getStringValue, replyString, stringAt } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
@@ -82,6 +83,7 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
 
 function incrGeneric(x: Exec, key: string, by: bigint): void {
   const ref = getStringRef(x, key);
+  if (ref !== -1 && by >= smallStepMin && by <= smallStepMax && incrementInPlace(x, ref, key, Number(by))) return;
   const current = ref === -1 ? undefined : stringAt(x, ref);
   // Common case in plain numbers: a short current value and a small step cannot leave 2^53.
   const small = current === undefined ? 0 : parseSmallInteger(current);
@@ -96,6 +98,25 @@ function incrGeneric(x: Exec, key: string, by: bigint): void {
   if (ref === -1) x.db.set(key, String(result), true);
   else x.db.overwrite(ref, key, String(result));
   x.reply.integer(result);
+}
+
+/**
+ * INCR's common case without making a string: a short integer stored inline is read from the
+ * table's bytes, and the sum written back into them when it fits the entry. False, changing
+ * nothing, when the value is not such an integer or the sum does not fit.
+ */
+function incrementInPlace(x: Exec, ref: number, key: string, by: number): boolean {
+  const table = x.db.table;
+  const length = table.valueLength(ref);
+  if (length < 1 || length > smallIntegerCharsMax) return false;
+  const at = table.valueAt(ref);
+  const current = parseLongLong(table.bytesOf(ref), at, at + length);
+  if (Number.isNaN(current)) return false;
+  const result = current + by;
+  if (!table.setIntegerInPlace(ref, result)) return false;
+  x.db.modified(key);
+  x.reply.integer(result);
+  return true;
 }
 
 /** Steps that keep a sum with a parseSmallInteger value below 2^53 (constants: BigInt negation allocates). */
