@@ -5,6 +5,10 @@
  *
  *   string or MutableString → string     List → list     Map → hash     Set → set     ZSet → zset
  *
+ * The keys and values are in a KeyTable (key-table.ts): short keys and short string values as
+ * bytes in the table's slabs, everything else as the objects above. get() and read() hand out a
+ * short string as a new JS string; GET and INCR work on the bytes in place through ref().
+ *
  * Expiry follows Redis: a key past its time is deleted when someone looks it up (lazy), and the
  * active cycle (expire.ts) removes keys nobody touches. Every change to a key is reported through
  * `onModified`, which WATCH relies on; the keyspace itself knows nothing about clients.

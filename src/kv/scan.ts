@@ -1,9 +1,10 @@
 /**
- * Cursors for SCAN, HSCAN, SSCAN and ZSCAN. A cursor names a parked iterator over the live
- * collection; JavaScript's Map and Set iterators stay valid across inserts and deletes, so an
- * element present from the first call to the last is always returned, as Redis guarantees. The
- * number of parked iterators is bounded; a cursor that was evicted (or never issued) starts over,
- * which can repeat elements — also allowed by SCAN's contract.
+ * Cursors for HSCAN, SSCAN and ZSCAN (SCAN walks the key table itself: KeyTable.scanStep). A
+ * cursor names a parked iterator over the live collection; JavaScript's Map and Set iterators stay
+ * valid across inserts and deletes, so an element present from the first call to the last is
+ * always returned, as Redis guarantees. The number of parked iterators is bounded; a cursor that
+ * was evicted (or never issued) starts over, which can repeat elements — also allowed by SCAN's
+ * contract.
  */
 
 /** Parked iterators kept at once, across all clients and collections. */
