@@ -78,6 +78,11 @@ export class Keyspace {
     return true;
   }
 
+  /** Deletes the key if it has a time and it has passed; cheap when no key has a time. */
+  expireIfDue(key: string): void {
+    if (this.expires.size > 0) this.expireIfNeeded(key);
+  }
+
   /**
    * The ref of a live key's entry in `table` (expiring the key first if its time has passed), or
    * -1. Hot commands read a short string's bytes through it without copying them out.

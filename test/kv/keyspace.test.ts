@@ -1,0 +1,123 @@
+// The keyspace over its key table (src/kv/keyspace.ts, src/kv/key-table.ts), through commands on an
+// engine with a manual clock: values on both sides of the inline limits, reads that record their
+// time, read-modify-writes in place and past an entry's size, expiry met by a write, and walks of
+// the whole keyspace (SCAN, KEYS, RANDOMKEY, SWAPDB, FLUSHDB).
+import { describe, expect, test } from "bun:test";
+import { keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
+import { harness } from "./harness.ts";
+
+describe("keyspace", () => {
+  test("keys and values at and one past the inline limits read back whole", () => {
+    const kv = harness();
+    for (const keyLength of [1, keyInlineBytesMax, keyInlineBytesMax + 1]) {
+      for (const valueLength of [0, valueInlineBytesMax, valueInlineBytesMax + 1, 100_000]) {
+        const key = "k".repeat(keyLength);
+        const value = "\u0000\u00ff\r\n".repeat(valueLength).slice(0, valueLength);
+        expect(kv.run("SET", key, value)).toBe("OK");
+        expect(kv.run("GET", key)).toBe(value);
+        expect(kv.run("MGET", key, "missing")).toEqual([value, null]);
+        expect(kv.run("STRLEN", key)).toBe(valueLength);
+      }
+    }
+    expect(kv.run("DBSIZE")).toBe(3);
+  });
+
+  test("GET of a key holding another type is WRONGTYPE; MGET answers null for it", () => {
+    const kv = harness();
+    kv.run("RPUSH", "list", "a");
+    expect(kv.run("GET", "list")).toEqual({ error: "WRONGTYPE Operation against a key holding the wrong kind of value" });
+    expect(kv.run("MGET", "list")).toEqual([null]);
+    kv.run("SETBIT", "bits", 7, 1); // a MutableString, held as an object
+    expect(kv.run("GET", "bits")).toBe("\u0001");
+  });
+
+  test("INCR rewrites in place, grows past its entry, and refuses what is not an integer", () => {
+    const kv = harness();
+    kv.run("SET", "n", "9");
+    expect(kv.run("INCR", "n")).toBe(10);
+    expect(kv.run("INCRBY", "n", 999_999_999_990)).toBe(1_000_000_000_000);
+    expect(kv.run("GET", "n")).toBe("1000000000000");
+    expect(kv.run("DECRBY", "n", 2_000_000_000_000)).toBe(-1_000_000_000_000);
+    kv.run("SET", "n", "9223372036854775806");
+    expect(kv.run("INCR", "n")).toBe(9223372036854775807);
+    expect(kv.run("INCR", "n")).toEqual({ error: "ERR increment or decrement would overflow" });
+    for (const bad of ["", "-0", "007", " 1", "1.5", "x"]) {
+      kv.run("SET", "s", bad);
+      expect(kv.run("INCR", "s")).toEqual({ error: "ERR value is not an integer or out of range" });
+      expect(kv.run("GET", "s")).toBe(bad);
+    }
+  });
+
+  test("a write meeting an expired key does not inherit its time (SET KEEPTTL, INCR)", () => {
+    const kv = harness();
+    kv.run("SET", "k", "old", "PX", 100);
+    kv.run("SET", "n", "5", "PX", 100);
+    kv.clock.advance(101);
+    expect(kv.run("SET", "k", "new", "KEEPTTL")).toBe("OK");
+    expect(kv.run("PTTL", "k")).toBe(-1);
+    expect(kv.run("INCR", "n")).toBe(1);
+    expect(kv.run("PTTL", "n")).toBe(-1);
+    expect(kv.run("GET", "k")).toBe("new");
+  });
+
+  test("INCR keeps a live key's time to live", () => {
+    const kv = harness();
+    kv.run("SET", "n", "5", "PX", 1000);
+    expect(kv.run("INCR", "n")).toBe(6);
+    expect(kv.run("PTTL", "n")).toBe(1000);
+  });
+
+  test("OBJECT IDLETIME counts from the last read, and from the database's creation before one", () => {
+    const kv = harness();
+    kv.clock.advance(5_000);
+    kv.run("SET", "k", "v");
+    expect(kv.run("OBJECT", "IDLETIME", "k")).toBe(5);
+    kv.run("GET", "k");
+    kv.clock.advance(3_000);
+    expect(kv.run("OBJECT", "IDLETIME", "k")).toBe(3);
+    kv.run("SET", "k", "a value long enough to move the entry to a larger size");
+    expect(kv.run("OBJECT", "IDLETIME", "k")).toBe(3);
+  });
+
+  test("SCAN returns every key exactly once over a stable keyspace, in steps near COUNT", () => {
+    const kv = harness();
+    for (let i = 0; i < 1000; i++) kv.run("SET", `key:${i}`, "v");
+    const seen: string[] = [];
+    let cursor = "0";
+    let calls = 0;
+    do {
+      const [next, keys] = kv.run("SCAN", cursor, "COUNT", 50) as [string, string[]];
+      seen.push(...keys);
+      cursor = next;
+      calls++;
+    } while (cursor !== "0");
+    expect(seen.sort()).toEqual(Array.from({ length: 1000 }, (_, i) => `key:${i}`).sort());
+    expect(calls).toBeGreaterThan(10);
+  });
+
+  test("SCAN MATCH and TYPE filter; expired keys are not returned", () => {
+    const kv = harness();
+    kv.run("SET", "a1", "v");
+    kv.run("SET", "a2", "v", "PX", 10);
+    kv.run("RPUSH", "a3", "x");
+    kv.clock.advance(11);
+    const [, keys] = kv.run("SCAN", 0, "MATCH", "a*", "COUNT", 1000) as [string, string[]];
+    expect(keys.sort()).toEqual(["a1", "a3"]);
+    expect(kv.run("SCAN", 0, "TYPE", "list", "COUNT", 1000)).toEqual(["0", ["a3"]]);
+  });
+
+  test("RANDOMKEY, KEYS, SWAPDB and FLUSHDB see the table's keys", () => {
+    const kv = harness();
+    expect(kv.run("RANDOMKEY")).toBeNull();
+    for (const k of ["x", "y", "z"]) kv.run("SET", k, k);
+    expect(["x", "y", "z"]).toContain(kv.run("RANDOMKEY") as string);
+    expect((kv.run("KEYS", "*") as string[]).sort()).toEqual(["x", "y", "z"]);
+    expect(kv.run("SWAPDB", 0, 1)).toBe("OK");
+    expect(kv.run("DBSIZE")).toBe(0);
+    kv.run("SELECT", 1);
+    expect(kv.run("GET", "y")).toBe("y");
+    expect(kv.run("FLUSHDB")).toBe("OK");
+    expect(kv.run("DBSIZE")).toBe(0);
+    expect(kv.run("GET", "y")).toBeNull();
+  });
+});
