@@ -73,6 +73,11 @@ function reverseBits(v: number): number {
   return ((v >>> 16) | (v << 16)) >>> 0;
 }
 
+/** Where the header of the entry at `ref` starts, in int32s of its slab. */
+const headerAt = (ref: number) => ((ref & unitMask) * unitBytes) >> 2;
+
+const isInlineValue = (value: Value): value is string => typeof value === "string" && value.length <= valueInlineBytesMax;
+
 const entryBytes = (keyBytes: number, valueBytes: number) => (headerBytes + keyBytes + valueBytes + unitBytes - 1) & ~(unitBytes - 1);
 
 export class KeyTable {
@@ -141,7 +146,7 @@ export class KeyTable {
 
   private add(key: string, hash: number, value: Value, slot: number): void {
     const keyInline = key.length <= keyInlineBytesMax;
-    const valueInline = typeof value === "string" && value.length <= valueInlineBytesMax;
+    const valueInline = isInlineValue(value);
     const ref = this.allocate(entryBytes(keyInline ? key.length : 0, valueInline ? value.length : 0));
     const slab = ref >>> unitShift;
     const at = (ref & unitMask) * unitBytes;
@@ -151,19 +156,20 @@ export class KeyTable {
     words[w + 1] = 0;
     words[w + 3] = keyInline ? key.length : -1 - this.hold(key);
     if (keyInline) writeText(this.slabs[slab]!, at + headerBytes, key);
-    this.writeValue(slab, at, keyInline ? key.length : 0, value, valueInline);
+    this.writeValue(ref, value, valueInline);
     this.slots[slot * 2] = hash;
     this.slots[slot * 2 + 1] = ref;
     this.size++;
   }
 
-  /** Writes an entry's value info and inline bytes. */
-  private writeValue(slab: number, at: number, keyBytes: number, value: Value, inline: boolean): void {
+  /** Writes an entry's value info and inline bytes; the key's info must already be written. */
+  private writeValue(ref: number, value: Value, inline: boolean): void {
+    const words = this.words[ref >>> unitShift]!;
     if (inline) {
       const text = value as string;
-      this.words[slab]![(at >> 2) + 2] = text.length;
-      writeText(this.slabs[slab]!, at + headerBytes + keyBytes, text);
-    } else this.words[slab]![(at >> 2) + 2] = -1 - this.hold(value);
+      words[headerAt(ref) + 2] = text.length;
+      writeText(this.slabs[ref >>> unitShift]!, this.valueAt(ref), text);
+    } else words[headerAt(ref) + 2] = -1 - this.hold(value);
   }
 
   /**
@@ -171,16 +177,10 @@ export class KeyTable {
    * entries grow in 8-byte steps); false, changing nothing, if it does not.
    */
   setValueInPlace(ref: number, value: Value): boolean {
-    const slab = ref >>> unitShift;
-    const at = (ref & unitMask) * unitBytes;
-    const words = this.words[slab]!;
-    const oldInfo = words[(at >> 2) + 2]!;
-    const keyInfo = words[(at >> 2) + 3]!;
-    const keyBytes = keyInfo < 0 ? 0 : keyInfo;
-    const valueInline = typeof value === "string" && value.length <= valueInlineBytesMax;
-    if (entryBytes(keyBytes, valueInline ? (value as string).length : 0) !== entryBytes(keyBytes, oldInfo < 0 ? 0 : oldInfo)) return false;
-    if (oldInfo < 0) this.release(-1 - oldInfo);
-    this.writeValue(slab, at, keyBytes, value, valueInline);
+    const inline = isInlineValue(value);
+    if (entryBytes(this.keyBytesOf(ref), inline ? value.length : 0) !== this.sizeOf(ref)) return false;
+    this.releaseValue(ref);
+    this.writeValue(ref, value, inline);
     return true;
   }
 
@@ -189,19 +189,13 @@ export class KeyTable {
    * its size unchanged; false, changing nothing, if it does not. INCR's path: no string is made.
    */
   setIntegerInPlace(ref: number, n: number): boolean {
-    const slab = ref >>> unitShift;
-    const at = (ref & unitMask) * unitBytes;
-    const words = this.words[slab]!;
-    const oldInfo = words[(at >> 2) + 2]!;
-    const keyInfo = words[(at >> 2) + 3]!;
-    const keyBytes = keyInfo < 0 ? 0 : keyInfo;
     const magnitude = Math.abs(n);
     let length = n < 0 ? 2 : 1;
     for (let p = 10; p <= magnitude; p *= 10) length++;
-    if (oldInfo < 0 || entryBytes(keyBytes, length) !== entryBytes(keyBytes, oldInfo)) return false;
-    words[(at >> 2) + 2] = length;
-    const bytes = this.slabs[slab]!;
-    const from = at + headerBytes + keyBytes;
+    if (this.valueLength(ref) === -1 || entryBytes(this.keyBytesOf(ref), length) !== this.sizeOf(ref)) return false;
+    this.words[ref >>> unitShift]![headerAt(ref) + 2] = length;
+    const bytes = this.slabs[ref >>> unitShift]!;
+    const from = this.valueAt(ref);
     if (n < 0) bytes[from] = MINUS;
     writeDecimal(bytes, n < 0 ? from + 1 : from, magnitude);
     return true;
@@ -210,24 +204,34 @@ export class KeyTable {
   /** Gives the entry at `ref` a new value, moving it if its size changes; returns its ref. */
   private replaceValue(ref: number, value: Value): number {
     if (this.setValueInPlace(ref, value)) return ref;
-    const slab = ref >>> unitShift;
-    const at = (ref & unitMask) * unitBytes;
-    const words = this.words[slab]!;
-    const w = at >> 2;
-    const oldInfo = words[w + 2]!;
-    const keyInfo = words[w + 3]!;
-    const keyBytes = keyInfo < 0 ? 0 : keyInfo;
-    const valueInline = typeof value === "string" && value.length <= valueInlineBytesMax;
-    if (oldInfo < 0) this.release(-1 - oldInfo);
-    const oldSize = entryBytes(keyBytes, oldInfo < 0 ? 0 : oldInfo);
-    const newSize = entryBytes(keyBytes, valueInline ? (value as string).length : 0);
-    const moved = this.allocate(newSize);
-    const toSlab = moved >>> unitShift;
-    const to = (moved & unitMask) * unitBytes;
-    this.slabs[toSlab]!.set(this.slabs[slab]!.subarray(at, at + headerBytes + keyBytes), to);
-    this.writeValue(toSlab, to, keyBytes, value, valueInline);
+    const inline = isInlineValue(value);
+    const keyBytes = this.keyBytesOf(ref);
+    const oldSize = this.sizeOf(ref);
+    this.releaseValue(ref);
+    const moved = this.allocate(entryBytes(keyBytes, inline ? value.length : 0));
+    const from = (ref & unitMask) * unitBytes;
+    const header = this.slabs[ref >>> unitShift]!.subarray(from, from + headerBytes + keyBytes);
+    this.slabs[moved >>> unitShift]!.set(header, (moved & unitMask) * unitBytes);
+    this.writeValue(moved, value, inline);
     this.free(ref, oldSize);
     return moved;
+  }
+
+  /** The bytes of the entry's inline key (0 for a key held as an object). */
+  private keyBytesOf(ref: number): number {
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
+    return info < 0 ? 0 : info;
+  }
+
+  /** The entry's size in bytes, from its header. */
+  private sizeOf(ref: number): number {
+    return entryBytes(this.keyBytesOf(ref), Math.max(0, this.valueLength(ref)));
+  }
+
+  /** Releases the object the entry's value is, if it is one. */
+  private releaseValue(ref: number): void {
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 2]!;
+    if (info < 0) this.release(-1 - info);
   }
 
   /** Removes `key`; returns whether it was there. */
@@ -294,14 +298,14 @@ export class KeyTable {
   /** The value of the entry at `ref`; an inline string is copied out as a new JS string. */
   valueOf(ref: number): Value {
     const length = this.valueLength(ref);
-    if (length < 0) return this.objects[-1 - this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 2]!] as Value;
+    if (length < 0) return this.objects[-1 - this.words[ref >>> unitShift]![headerAt(ref) + 2]!] as Value;
     const from = this.valueAt(ref);
     return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + length);
   }
 
   /** The length of the entry's inline string value, or -1 when its value is held as an object. */
   valueLength(ref: number): number {
-    const info = this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 2]!;
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 2]!;
     return info < 0 ? -1 : info;
   }
 
@@ -319,11 +323,11 @@ export class KeyTable {
 
   /** The entry's last-read time as the keyspace recorded it (0: never read). */
   readTime(ref: number): number {
-    return this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 1]!;
+    return this.words[ref >>> unitShift]![headerAt(ref) + 1]!;
   }
 
   setReadTime(ref: number, time: number): void {
-    this.words[ref >>> unitShift]![(((ref & unitMask) * unitBytes) >> 2) + 1] = time;
+    this.words[ref >>> unitShift]![headerAt(ref) + 1] = time;
   }
 
   // ---- walking the keys --------------------------------------------------------------------------
@@ -369,7 +373,7 @@ export class KeyTable {
     const units = bytes / unitBytes;
     const free = this.freeHeads[units]!;
     if (free !== -1) {
-      this.freeHeads[units] = this.words[free >>> unitShift]![((free & unitMask) * unitBytes) >> 2]!;
+      this.freeHeads[units] = this.words[free >>> unitShift]![headerAt(free)]!;
       return free;
     }
     if (this.slabTop + bytes > slabBytes) {
@@ -386,19 +390,16 @@ export class KeyTable {
 
   /** Frees an entry and the objects it holds. */
   private freeEntry(ref: number): void {
-    const at = (ref & unitMask) * unitBytes;
-    const words = this.words[ref >>> unitShift]!;
-    const valueInfo = words[(at >> 2) + 2]!;
-    const keyInfo = words[(at >> 2) + 3]!;
-    if (valueInfo < 0) this.release(-1 - valueInfo);
+    const keyInfo = this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
     if (keyInfo < 0) this.release(-1 - keyInfo);
-    this.free(ref, entryBytes(keyInfo < 0 ? 0 : keyInfo, valueInfo < 0 ? 0 : valueInfo));
+    this.releaseValue(ref);
+    this.free(ref, this.sizeOf(ref));
   }
 
   /** Puts an entry's memory on its size's free list (the first word links the list). */
   private free(ref: number, bytes: number): void {
     const units = bytes / unitBytes;
-    this.words[ref >>> unitShift]![((ref & unitMask) * unitBytes) >> 2] = this.freeHeads[units]!;
+    this.words[ref >>> unitShift]![headerAt(ref)] = this.freeHeads[units]!;
     this.freeHeads[units] = ref;
   }
 
