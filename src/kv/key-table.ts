@@ -24,7 +24,7 @@
  * seeded per process, then mixed.
  */
 import type { Value } from "./keyspace.ts";
-import { type Latin1Buffer, writeDecimal } from "./resp/write-bytes.ts";
+import { decimalDigits, type Latin1Buffer, writeDecimal, writeLatin1 } from "./resp/write-bytes.ts";
 
 /** A slab: Bun's Buffer, with Node's latin1 copies in and out (@types omit latin1Slice). */
 type Slab = Latin1Buffer & { latin1Slice(start: number, end: number): string };
@@ -43,8 +43,6 @@ const unitMask = (1 << unitShift) - 1;
 /** Refs are positive int32s, so 2^31 / 2^17 slabs of 1 MiB: 16 GiB of entries. */
 const slabsMax = 2 ** (31 - unitShift);
 const entryBytesMax = headerBytes + keyInlineBytesMax + valueInlineBytesMax;
-/** Text up to this long is copied char by char, which beats a native call. */
-const charByCharBytesMax = 16;
 /** The fewest slots a table has (a power of two). */
 const capacityMin = 16;
 const MINUS = 0x2d;
@@ -119,13 +117,11 @@ export class KeyTable {
   }
 
   private keyIs(ref: number, key: string): boolean {
-    const slab = ref >>> unitShift;
-    const at = (ref & unitMask) * unitBytes;
-    const info = this.words[slab]![(at >> 2) + 3]!;
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
     if (info < 0) return this.objects[-1 - info] === key;
     if (info !== key.length) return false;
-    const bytes = this.slabs[slab]!;
-    const from = at + headerBytes;
+    const bytes = this.slabs[ref >>> unitShift]!;
+    const from = (ref & unitMask) * unitBytes + headerBytes;
     for (let i = 0; i < info; i++) if (bytes[from + i] !== key.charCodeAt(i)) return false;
     return true;
   }
@@ -148,14 +144,12 @@ export class KeyTable {
     const keyInline = key.length <= keyInlineBytesMax;
     const valueInline = isInlineValue(value);
     const ref = this.allocate(entryBytes(keyInline ? key.length : 0, valueInline ? value.length : 0));
-    const slab = ref >>> unitShift;
-    const at = (ref & unitMask) * unitBytes;
-    const words = this.words[slab]!;
-    const w = at >> 2;
+    const words = this.words[ref >>> unitShift]!;
+    const w = headerAt(ref);
     words[w] = hash;
     words[w + 1] = 0;
     words[w + 3] = keyInline ? key.length : -1 - this.hold(key);
-    if (keyInline) writeText(this.slabs[slab]!, at + headerBytes, key);
+    if (keyInline) writeLatin1(this.slabs[ref >>> unitShift]!, (ref & unitMask) * unitBytes + headerBytes, key);
     this.writeValue(ref, value, valueInline);
     this.slots[slot * 2] = hash;
     this.slots[slot * 2 + 1] = ref;
@@ -168,7 +162,7 @@ export class KeyTable {
     if (inline) {
       const text = value as string;
       words[headerAt(ref) + 2] = text.length;
-      writeText(this.slabs[ref >>> unitShift]!, this.valueAt(ref), text);
+      writeLatin1(this.slabs[ref >>> unitShift]!, this.valueAt(ref), text);
     } else words[headerAt(ref) + 2] = -1 - this.hold(value);
   }
 
@@ -190,8 +184,7 @@ export class KeyTable {
    */
   setIntegerInPlace(ref: number, n: number): boolean {
     const magnitude = Math.abs(n);
-    let length = n < 0 ? 2 : 1;
-    for (let p = 10; p <= magnitude; p *= 10) length++;
+    const length = (n < 0 ? 1 : 0) + decimalDigits(magnitude);
     if (this.valueLength(ref) === -1 || entryBytes(this.keyBytesOf(ref), length) !== this.sizeOf(ref)) return false;
     this.words[ref >>> unitShift]![headerAt(ref) + 2] = length;
     const bytes = this.slabs[ref >>> unitShift]!;
@@ -288,19 +281,18 @@ export class KeyTable {
 
   /** The key of the entry at `ref`. */
   keyOf(ref: number): string {
-    const slab = ref >>> unitShift;
-    const at = (ref & unitMask) * unitBytes;
-    const info = this.words[slab]![(at >> 2) + 3]!;
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
     if (info < 0) return this.objects[-1 - info] as string;
-    return this.slabs[slab]!.latin1Slice(at + headerBytes, at + headerBytes + info);
+    const from = (ref & unitMask) * unitBytes + headerBytes;
+    return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + info);
   }
 
   /** The value of the entry at `ref`; an inline string is copied out as a new JS string. */
   valueOf(ref: number): Value {
-    const length = this.valueLength(ref);
-    if (length < 0) return this.objects[-1 - this.words[ref >>> unitShift]![headerAt(ref) + 2]!] as Value;
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 2]!;
+    if (info < 0) return this.objects[-1 - info] as Value;
     const from = this.valueAt(ref);
-    return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + length);
+    return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + info);
   }
 
   /** The length of the entry's inline string value, or -1 when its value is held as an object. */
@@ -316,9 +308,7 @@ export class KeyTable {
 
   /** Where the entry's inline value starts in bytesOf(ref). */
   valueAt(ref: number): number {
-    const at = (ref & unitMask) * unitBytes;
-    const keyInfo = this.words[ref >>> unitShift]![(at >> 2) + 3]!;
-    return at + headerBytes + (keyInfo < 0 ? 0 : keyInfo);
+    return (ref & unitMask) * unitBytes + headerBytes + this.keyBytesOf(ref);
   }
 
   /** The entry's last-read time as the keyspace recorded it (0: never read). */
@@ -414,9 +404,4 @@ export class KeyTable {
     this.objects[index] = undefined;
     this.freeObjects.push(index);
   }
-}
-
-function writeText(bytes: Latin1Buffer, at: number, text: string): void {
-  if (text.length > charByCharBytesMax) bytes.latin1Write(text, at);
-  else for (let i = 0; i < text.length; i++) bytes[at + i] = text.charCodeAt(i);
 }

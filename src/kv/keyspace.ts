@@ -78,9 +78,9 @@ export class Keyspace {
     return true;
   }
 
-  /** Deletes the key if it has a time and it has passed; cheap when no key has a time. */
-  expireIfDue(key: string): void {
-    if (this.expires.size > 0) this.expireIfNeeded(key);
+  /** Deletes the key if it has a time and it has passed; cheap when no key has a time. Returns whether it did. */
+  expireIfDue(key: string): boolean {
+    return this.expires.size > 0 && this.expireIfNeeded(key);
   }
 
   /**
@@ -88,8 +88,7 @@ export class Keyspace {
    * -1. Hot commands read a short string's bytes through it without copying them out.
    */
   ref(key: string): number {
-    if (this.expires.size > 0 && this.expireIfNeeded(key)) return -1;
-    return this.table.find(key);
+    return this.expireIfDue(key) ? -1 : this.table.find(key);
   }
 
   /** Like ref, and records the read, made at monotonic `atMs`, for OBJECT IDLETIME. */

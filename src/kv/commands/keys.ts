@@ -219,9 +219,10 @@ function scan(x: Exec, argv: string[]): void {
   do cursor = db.table.scanStep(cursor, found);
   while (cursor !== 0 && slotsLeft-- > 0 && found.length < options.count);
   const keys = found.filter((key) => {
-    if (db.ref(key) === -1) return false;
+    const ref = db.ref(key);
+    if (ref === -1) return false;
     // Redis compares type names ignoring case; only a module type name ("MBbloom--") has capitals.
-    if (options.type !== null && typeOf(db.get(key)!).toLowerCase() !== options.type) return false;
+    if (options.type !== null && typeOf(db.table.valueOf(ref)).toLowerCase() !== options.type) return false;
     return options.match === null || globMatch(options.match, key);
   });
   replyScan(x, cursor, keys);

@@ -11,12 +11,18 @@ import type { List } from "../types/list.ts";
 import type { ZSet } from "../types/zset/zset.ts";
 import type { Exec } from "./spec.ts";
 
+/** The ref of `key`'s entry (-1 when missing), recording the read and counting the hit or miss. */
+function readCounted(x: Exec, key: string): number {
+  const ref = x.db.readRef(key, x.timeMs);
+  if (ref === -1) x.engine.stats.keyspaceMisses++;
+  else x.engine.stats.keyspaceHits++;
+  return ref;
+}
+
 /** The value at `key` whatever its type, counting the hit or miss. */
 export function getValue(x: Exec, key: string): Value | undefined {
-  const value = x.db.read(key, x.timeMs);
-  if (value === undefined) x.engine.stats.keyspaceMisses++;
-  else x.engine.stats.keyspaceHits++;
-  return value;
+  const ref = readCounted(x, key);
+  return ref === -1 ? undefined : x.db.table.valueOf(ref);
 }
 
 /**
@@ -24,15 +30,10 @@ export function getValue(x: Exec, key: string): Value | undefined {
  * recording the read; WRONGTYPE for another type.
  */
 export function getStringRef(x: Exec, key: string): number {
-  const db = x.db;
-  const ref = db.readRef(key, x.timeMs);
-  if (ref === -1) {
-    x.engine.stats.keyspaceMisses++;
-    return ref;
-  }
-  x.engine.stats.keyspaceHits++;
-  if (db.table.valueLength(ref) === -1) {
-    const value = db.table.valueOf(ref);
+  const ref = readCounted(x, key);
+  // An inline value is a string; only an object needs its type checked.
+  if (ref !== -1 && x.db.table.valueLength(ref) === -1) {
+    const value = x.db.table.valueOf(ref);
     if (typeof value !== "string" && !(value instanceof MutableString)) throw wrongType();
   }
   return ref;
@@ -63,10 +64,8 @@ export function replyString(x: Exec, key: string, orNull = false): void {
 }
 
 export function getString(x: Exec, key: string): string | undefined {
-  const value = getValue(x, key);
-  if (value === undefined || typeof value === "string") return value;
-  if (value instanceof MutableString) return value.toString();
-  throw wrongType();
+  const ref = getStringRef(x, key);
+  return ref === -1 ? undefined : stringAt(x, ref);
 }
 
 /** A string value in whichever form it is held, for commands that read its bytes (GETBIT, BITCOUNT, PFCOUNT). */

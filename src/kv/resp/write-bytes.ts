@@ -16,14 +16,19 @@ const charByCharBytesMax = 8;
 /** Bun's Buffer has Node's latin1Write (one byte per char, no encoding lookup); @types omit it. */
 export type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
 
+/** How many decimal digits the integer `n` (0 ≤ n < 2^53) has. */
+export function decimalDigits(n: number): number {
+  let digits = 1;
+  for (let p = 10; p <= n; p *= 10) digits++;
+  return digits;
+}
+
 /**
  * Writes the digits of `n` (an integer, 0 ≤ n < 2^53) into `bytes` at `at`, which must have room
  * for them; returns the offset after the last digit.
  */
 export function writeDecimal(bytes: Uint8Array, at: number, n: number): number {
-  let digits = 1;
-  for (let p = 10; p <= n; p *= 10) digits++;
-  const end = at + digits;
+  const end = at + decimalDigits(n);
   let i = end;
   do {
     bytes[--i] = DIGIT_0 + (n % 10);
