@@ -1,4 +1,5 @@
 /** The timeout argument of the blocking commands (BLPOP, BLMOVE, BZPOPMIN, ...). */
+import { parseSmallInteger } from "./args.ts";
 import { KvError } from "./errors.ts";
 import { parseLongDouble, secondsToMillisLongLong } from "./long-double.ts";
 
@@ -11,6 +12,12 @@ import { parseLongDouble, secondsToMillisLongLong } from "./long-double.ts";
  * long double is a hair above -1/1000 — rounds up to 0, which blocks forever.
  */
 export function parseTimeout(text: string, nowMs: number): number {
+  // Whole seconds are the common case, and exact in every format: no long double needed.
+  const whole = parseSmallInteger(text);
+  if (whole !== null) {
+    if (whole < 0) throw new KvError("ERR timeout is negative");
+    return whole === 0 ? Infinity : nowMs + whole * 1000;
+  }
   const seconds = parseLongDouble(text);
   if (seconds === null) throw new KvError("ERR timeout is not a float or out of range");
   const ms = secondsToMillisLongLong(seconds);
