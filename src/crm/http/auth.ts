@@ -4,6 +4,7 @@
  * not tell a guesser which tokens once existed.
  */
 import { SvcError } from "../../core/errors.ts";
+import { bearerToken } from "../../http/bearer.ts";
 import type { Handler, RequestContext } from "../../http/route.ts";
 import { userForToken } from "../auth/tokens.ts";
 import type { User } from "../auth/users.ts";
@@ -15,10 +16,9 @@ const unauthorized = () =>
   });
 
 export async function authenticate(db: Db, ctx: RequestContext): Promise<User> {
-  const header = ctx.req.headers.get("authorization");
-  const match = header === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match === null) throw unauthorized();
-  const user = await userForToken(db, match[1]!);
+  const token = bearerToken(ctx.req);
+  if (token === null) throw unauthorized();
+  const user = await userForToken(db, token);
   if (user === null) throw unauthorized();
   return user;
 }

@@ -4,6 +4,7 @@
  * ownership (404), and only then changes anything.
  */
 import { SvcError } from "../../core/errors.ts";
+import { bearerToken } from "../../http/bearer.ts";
 import { json, noContent, text } from "../../http/response.ts";
 import type { RequestContext, RouteTable } from "../../http/route.ts";
 import type { MediaServer } from "../media-server.ts";
@@ -77,9 +78,7 @@ export function mediaRoutes(server: MediaServer, secret: string): RouteTable {
     },
     "/v1/stats": {
       GET: ({ req }) => {
-        const header = req.headers.get("authorization") ?? "";
-        const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-        const claims = claimsOf(match?.[1]);
+        const claims = claimsOf(bearerToken(req));
         // Rule 4: only the token's own room is named, so no tenant can list another's rooms.
         return json({ sessions: server.sessionCount, rooms: { [claims.room]: server.roomSize(claims.room) } });
       },
