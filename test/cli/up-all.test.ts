@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RespClient } from "../kv/support/resp-client.ts";
 import { isAlive } from "../kv/support/servers.ts";
-import { waitUntil } from "../kv/support/wire.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const cliPath = join(import.meta.dir, "../../src/cli.ts");
 /** Four services, media's workers and crm's migrations: slow to start on a loaded machine. */

@@ -7,6 +7,8 @@ import type { Server } from "bun";
 import type { Page } from "playwright-core";
 import { parse } from "sdp-transform";
 import { sharedBrowser } from "../support/browser.ts";
+import { waitUntil } from "../support/wait.ts";
+import { announcedSsrc } from "./support/answers.ts";
 import { type MediaUnderTest, startMedia } from "./support/media.ts";
 import { Peer } from "./support/peer.ts";
 import { type ApiResult, callVoice, type Inbound, type JoinResult, serveVoicePage } from "./support/voice-page.ts";
@@ -42,20 +44,9 @@ afterAll(async () => {
   await media?.stop();
 });
 
-/** Polls until `check` holds (a bound for a loaded machine, not a timing claim). */
-async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
-
-/** The SSRC an answer announced for `mid`. */
-function announcedSsrc(answer: string, mid: string): number {
-  const m = parse(answer).media.find((x) => String(x.mid) === mid)!;
-  return Number(m.ssrcs![0]!.id);
-}
+/** Bound of each wait below (for a loaded machine, not a timing claim), and its poll: every 50 ms, not to flood the page with calls. */
+const waitMs = 20_000;
+const pollMs = 50;
 
 async function openPage(): Promise<Page> {
   const opened = await (await browser()).newPage();
@@ -103,11 +94,16 @@ describe("Chromium and werift in one room", () => {
     const chromeOpus = offer.media[0]!.rtp.find((r) => r.codec.toLowerCase() === "opus")!.payload;
     expect(answer.media.map((m) => String(m.payloads))).toEqual([String(chromeOpus), String(chromeOpus), String(chromeOpus)]);
 
-    await until("the browser's connectionState to be connected", async () => {
-      const state = await callVoice<{ connection: string }>(page, "state");
-      if (state.connection === "failed") throw new Error("the browser's connection failed");
-      return state.connection === "connected";
-    });
+    await waitUntil(
+      async () => {
+        const state = await callVoice<{ connection: string }>(page, "state");
+        if (state.connection === "failed") throw new Error("the browser's connection failed");
+        return state.connection === "connected" ? true : undefined;
+      },
+      "the browser's connectionState to be connected",
+      waitMs,
+      pollMs,
+    );
     // The JSON POST was not a "simple" request: the browser asked first, and was allowed.
     expect(preflights).toContain("/v1/sessions");
   }, browserTestMs);
@@ -120,17 +116,27 @@ describe("Chromium and werift in one room", () => {
     expect(["1", "2"]).toContain(mid);
 
     let first = 0;
-    await until("packets on the browser's slot", async () => {
-      first = (await inbound())[mid]?.packetsReceived ?? 0;
-      return first > 0;
-    });
-    await until("packetsReceived to keep growing", async () => ((await inbound())[mid]?.packetsReceived ?? 0) >= first + 20);
+    await waitUntil(
+      async () => {
+        first = (await inbound())[mid]?.packetsReceived ?? 0;
+        return first > 0 ? true : undefined;
+      },
+      "packets on the browser's slot",
+      waitMs,
+      pollMs,
+    );
+    await waitUntil(
+      async () => (((await inbound())[mid]?.packetsReceived ?? 0) >= first + 20 ? true : undefined),
+      "packetsReceived to keep growing",
+      waitMs,
+      pollMs,
+    );
     const stats = (await inbound())[mid]!;
     expect(stats.ssrc).toBe(announcedSsrc(joined.answer!, mid));
   }, browserTestMs);
 
   test("the browser's microphone reaches the werift peer's slot under the SSRC werift's answer announced", async () => {
-    await until("browser audio on werift's slot", () => werift.packets("1").length >= 50);
+    await waitUntil(() => (werift.packets("1").length >= 50 ? true : undefined), "browser audio on werift's slot", waitMs, pollMs);
     expect(new Set(werift.packets("1").map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(werift.answer, "1")]));
     const slotsOfWerift = await media.call("POST", `/v1/sessions/${werift.sessionId}/slots`, { token: media.token("werift", room) });
     expect(await slotsOfWerift.json()).toEqual({ "1": "chromium" });
@@ -146,20 +152,25 @@ describe("Chromium and werift in one room", () => {
     // Packets already on the wire when the 204 was sent may still land: wait until the count holds
     // still across half a second (it never would if forwarding went on at 50 packets/s).
     let stopped = total(await inbound());
-    await until("forwarding to the browser to stop", async () => {
-      await Bun.sleep(500);
-      const now = total(await inbound());
-      const still = now === stopped;
-      stopped = now;
-      return still;
-    });
+    await waitUntil(
+      async () => {
+        await Bun.sleep(500);
+        const now = total(await inbound());
+        const still = now === stopped;
+        stopped = now;
+        return still ? true : undefined;
+      },
+      "forwarding to the browser to stop",
+      waitMs,
+      pollMs,
+    );
     const weriftSentBefore = werift.packets("1").length;
     // Meanwhile werift keeps talking (its sender loop) and still hears the browser: the room lives on.
-    await until("more browser audio on werift's slot", () => werift.packets("1").length >= weriftSentBefore + 50);
+    await waitUntil(() => (werift.packets("1").length >= weriftSentBefore + 50 ? true : undefined), "more browser audio on werift's slot", waitMs, pollMs);
     expect(total(await inbound())).toBe(stopped);
 
     expect(await fromPage("patch", null)).toEqual({ status: 204, body: null });
-    await until("forwarding to the browser again", async () => total(await inbound()) >= stopped + 20);
+    await waitUntil(async () => (total(await inbound()) >= stopped + 20 ? true : undefined), "forwarding to the browser again", waitMs, pollMs);
 
     expect(await fromPage("remove")).toEqual({ status: 204, body: null });
     const gone = await media.call("POST", `/v1/sessions/${joined.sessionId}/slots`, { token: media.token("chromium", room) });
@@ -176,18 +187,28 @@ describe("Chromium and werift in one room", () => {
     expect(result).toMatchObject({ status: 200 });
     expect(parse(result.offer!).media.map((m) => m.direction)).toEqual(["sendrecv", "recvonly"]);
     expect(parse(result.answer!).media.map((m) => m.direction)).toEqual(["recvonly", "sendonly"]);
-    await until("the second page's connectionState to be connected", async () => {
-      const state = await callVoice<{ connection: string }>(second, "state");
-      if (state.connection === "failed") throw new Error("the second page's connection failed");
-      return state.connection === "connected";
-    });
+    await waitUntil(
+      async () => {
+        const state = await callVoice<{ connection: string }>(second, "state");
+        if (state.connection === "failed") throw new Error("the second page's connection failed");
+        return state.connection === "connected" ? true : undefined;
+      },
+      "the second page's connectionState to be connected",
+      waitMs,
+      pollMs,
+    );
     // werift's only slot was freed by the DELETE above; the new participant takes it.
     const slotsOfWerift = await media.call("POST", `/v1/sessions/${werift.sessionId}/slots`, { token: media.token("werift", room) });
     expect(await slotsOfWerift.json()).toEqual({ "1": "chromium-addtrack" });
     const before = werift.packets("1").length;
-    await until("the addTrack page's audio on werift's slot", () => werift.packets("1").length >= before + 50);
+    await waitUntil(() => (werift.packets("1").length >= before + 50 ? true : undefined), "the addTrack page's audio on werift's slot", waitMs, pollMs);
     expect(new Set(werift.packets("1").map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(werift.answer, "1")]));
-    await until("werift's audio on the addTrack page's slot", async () => ((await inbound(second))["1"]?.packetsReceived ?? 0) >= 20);
+    await waitUntil(
+      async () => (((await inbound(second))["1"]?.packetsReceived ?? 0) >= 20 ? true : undefined),
+      "werift's audio on the addTrack page's slot",
+      waitMs,
+      pollMs,
+    );
     expect((await inbound(second))["1"]!.ssrc).toBe(announcedSsrc(result.answer!, "1"));
   }, browserTestMs);
 });

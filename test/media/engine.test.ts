@@ -2,6 +2,7 @@
 // 503 after the spec's 5 s (and leaves nothing behind), and a worker that dies turns /healthz to
 // 503, takes its sessions with it, and is replaced so /healthz is ok again.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { waitUntil } from "../support/wait.ts";
 import { type MediaUnderTest, startMedia } from "./support/media.ts";
 import { Peer } from "./support/peer.ts";
 
@@ -18,13 +19,8 @@ async function offer(user: string): Promise<string> {
   return sdp;
 }
 
-async function until(what: string, check: () => Promise<boolean>, limitMs = 15_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
+/** How long the worker's death and replacement may take to show in /healthz. */
+const healthzWaitMs = 15_000;
 
 describe("media engine failures", () => {
   test("a worker that does not answer within 5 s gives 503, and the failed session is not counted", async () => {
@@ -49,10 +45,10 @@ describe("media engine failures", () => {
     const { session_id } = (await res.json()) as { session_id: number };
     const [pid] = media.workerPids().slice(-1);
     process.kill(pid!, "SIGKILL");
-    await until("/healthz 503", async () => (await media.call("GET", "/healthz")).status === 503);
+    await waitUntil(async () => ((await media.call("GET", "/healthz")).status === 503 ? true : undefined), "/healthz 503", healthzWaitMs);
     const slots = await media.call("POST", `/v1/sessions/${session_id}/slots`, { token: media.token("victim", "crash") });
     expect(slots.status).toBe(404);
-    await until("/healthz ok", async () => (await media.call("GET", "/healthz")).status === 200);
+    await waitUntil(async () => ((await media.call("GET", "/healthz")).status === 200 ? true : undefined), "/healthz ok", healthzWaitMs);
     expect(media.workerPids().length).toBe(2);
     // The replacement serves new sessions.
     const again = await media.call("POST", "/v1/sessions", { token: media.token("victim", "crash"), sdp_offer: await offer("victim") });

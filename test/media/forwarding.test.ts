@@ -3,7 +3,8 @@
 // SSRC and continues its sequence numbers, PATCH stops and starts forwarding at once, the slot map
 // says who is where, the loudest speakers win slots and keep them, and a second POST replaces.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { parse } from "sdp-transform";
+import { waitUntil } from "../support/wait.ts";
+import { announcedSsrc } from "./support/answers.ts";
 import { type MediaUnderTest, startMedia } from "./support/media.ts";
 import { Peer, type Received } from "./support/peer.ts";
 
@@ -24,15 +25,6 @@ async function join(user: string, room: string, options: { slots: number; send?:
   return peer;
 }
 
-/** Polls until `check` holds (a bound for a loaded machine, not a timing claim). */
-async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
 async function slotMap(peer: Peer, room: string): Promise<Record<string, string>> {
   const res = await media.call("POST", `/v1/sessions/${peer.sessionId}/slots`, { token: media.token(peer.user, room) });
   expect(res.status).toBe(200);
@@ -42,12 +34,6 @@ async function slotMap(peer: Peer, room: string): Promise<Record<string, string>
 async function patch(peer: Peer, room: string, list: string[] | null): Promise<void> {
   const res = await media.call("PATCH", `/v1/sessions/${peer.sessionId}`, { token: media.token(peer.user, room), peers: list });
   expect(res.status).toBe(204);
-}
-
-/** The SSRC the answer announced for `mid`. */
-function announcedSsrc(peer: Peer, mid: string): number {
-  const m = parse(peer.answer).media.find((x) => String(x.mid) === mid)!;
-  return Number(m.ssrcs![0]!.id);
 }
 
 const tagged = (list: Received[], tag: number) => list.filter((r) => r.tag === tag);
@@ -68,9 +54,9 @@ describe("forwarding between real WebRTC peers", () => {
     expect(a.pc.connectionState).toBe("connected");
     expect(b.pc.connectionState).toBe("connected");
     await a.send(25, { tag: 1 });
-    await until("alice's packets on bob's slot", () => tagged(b.packets("1"), 1).length >= 20);
+    await waitUntil(() => (tagged(b.packets("1"), 1).length >= 20 ? true : undefined), "alice's packets on bob's slot");
     const got = b.packets("1");
-    expect(new Set(got.map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(b, "1")]));
+    expect(new Set(got.map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(b.answer, "1")]));
     expectMonotonic(got);
     // And the other way round: B is on A's only slot.
     expect(await slotMap(a, "r1")).toEqual({ "1": "bob" });
@@ -88,7 +74,7 @@ describe("forwarding between real WebRTC peers", () => {
     expect(await slotMap(b, "r2")).toEqual({ "1": "a" });
     await a.send(20, { tag: 0xa });
     await c.send(5, { tag: 0xc });
-    await until("all of a on b's slot", () => tagged(b.packets("1"), 0xa).length >= 20);
+    await waitUntil(() => (tagged(b.packets("1"), 0xa).length >= 20 ? true : undefined), "all of a on b's slot");
     // b does not hear c: nothing of c's arrived.
     expect(tagged(b.packets("1"), 0xc)).toEqual([]);
 
@@ -98,10 +84,10 @@ describe("forwarding between real WebRTC peers", () => {
     const lastOfA = b.packets("1").at(-1)!;
     await a.send(10, { tag: 0xa });
     await c.send(20, { tag: 0xc });
-    await until("c on b's slot", () => tagged(b.packets("1"), 0xc).length >= 15);
+    await waitUntil(() => (tagged(b.packets("1"), 0xc).length >= 15 ? true : undefined), "c on b's slot");
     const after = b.packets("1").slice(beforeSwitch);
     expect(tagged(after, 0xa)).toEqual([]);
-    expect(new Set(b.packets("1").map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(b, "1")]));
+    expect(new Set(b.packets("1").map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(b.answer, "1")]));
     expect(after[0]!.sequenceNumber).toBe((lastOfA.sequenceNumber + 1) % 0x10000);
     const tsStep = (after[0]!.timestamp - lastOfA.timestamp + 2 ** 32) % 2 ** 32;
     expect(tsStep).toBeGreaterThanOrEqual(960);
@@ -117,7 +103,7 @@ describe("forwarding between real WebRTC peers", () => {
     await patch(b, "r2", null);
     expect(Object.values(await slotMap(b, "r2"))).toHaveLength(1);
     await Promise.all([c.send(20, { tag: 0xc }), a.send(20, { tag: 0xa })]);
-    await until("forwarding again after peers: null", () => b.packets("1").length >= silent + 10);
+    await waitUntil(() => (b.packets("1").length >= silent + 10 ? true : undefined), "forwarding again after peers: null");
     expectMonotonic(b.packets("1"));
   });
 
@@ -129,12 +115,12 @@ describe("forwarding between real WebRTC peers", () => {
     expect(Object.values(await slotMap(listener, "r3"))).toHaveLength(1);
     // q silent (-127 dBov), l loud (-10 dBov): after an audio-level report l holds the slot.
     const speaking = Promise.all([quiet.send(60, { tag: 1, levelDbov: 127 }), loud.send(60, { tag: 2, levelDbov: 10 })]);
-    await until("the loud speaker on the slot", async () => (await slotMap(listener, "r3"))["1"] === "l");
+    await waitUntil(async () => ((await slotMap(listener, "r3"))["1"] === "l" ? true : undefined), "the loud speaker on the slot");
     await speaking;
     // Now q speaks louder than l, who keeps speaking: the slot is sticky and stays with l.
     await Promise.all([quiet.send(50, { tag: 1, levelDbov: 3 }), loud.send(50, { tag: 2, levelDbov: 30 })]);
     expect((await slotMap(listener, "r3"))["1"]).toBe("l");
-    expect(new Set(listener.packets("1").map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(listener, "1")]));
+    expect(new Set(listener.packets("1").map((r) => r.ssrc))).toEqual(new Set([announcedSsrc(listener.answer, "1")]));
     expectMonotonic(listener.packets("1"));
   });
 

@@ -21,6 +21,7 @@ import {
   RtpPacket,
 } from "werift";
 import * as sdpTransform from "sdp-transform";
+import { waitUntil } from "../support/wait.ts";
 
 /** Generous bounds for a shared 2-core machine; they only bound a wait, nothing is timed. */
 const connectTimeoutMs = 30_000;
@@ -138,13 +139,14 @@ function answerFor(
 /** The worker's death, once it happened: every wait gives up on it at once. */
 let workerDied: Error | undefined;
 
+/** waitUntil `done`, polling every 50 ms, giving up at once when the worker died. */
 async function waitFor(what: string, timeoutMs: number, done: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
+  const probe = async () => {
+    if (await done()) return true;
     if (workerDied !== undefined) throw new Error(`the worker died while waiting for ${what}: ${workerDied.message}`);
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(50);
-  }
+    return undefined;
+  };
+  await waitUntil(probe, what, timeoutMs, 50);
 }
 
 function loopbackTransport(router: ms.Router): Promise<ms.WebRtcTransport> {

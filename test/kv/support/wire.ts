@@ -4,20 +4,13 @@
  */
 import type { Socket } from "bun";
 import { readFileSync } from "node:fs";
+import { waitUntil } from "../../support/wait.ts";
 
 /** Bun's TCP sockets have pause() and resume(); its type declarations do not list them yet. */
 type PausableSocket = Socket<undefined> & { pause(): void; resume(): void };
 
-/** Polls `probe` until it returns something other than undefined; throws after `timeoutMs`. */
-export async function waitUntil<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
+/** Lives in test/support/wait.ts now (the media tests poll with it too). */
+export { waitUntil };
 
 /**
  * Bytes waiting to be written to a socket. Bun's socket.write does not buffer: it takes what the
