@@ -26,9 +26,6 @@
 import type { Value } from "./keyspace.ts";
 import { decimalDigits, type Latin1Buffer, writeDecimal, writeLatin1 } from "./resp/write-bytes.ts";
 
-/** A slab: Bun's Buffer, with Node's latin1 copies in and out (@types omit latin1Slice). */
-type Slab = Latin1Buffer & { latin1Slice(start: number, end: number): string };
-
 /** Keys up to this long are stored in their entry; longer ones are held as JS strings. */
 export const keyInlineBytesMax = 256;
 /** String values up to this long are stored in their entry; longer ones as JS strings. */
@@ -84,7 +81,7 @@ export class KeyTable {
   /** Two int32s per slot: the key's hash (EMPTY for a free slot) and its entry's ref. */
   private slots = new Int32Array(capacityMin * 2);
   private mask = capacityMin - 1;
-  private readonly slabs: Slab[] = [];
+  private readonly slabs: Latin1Buffer[] = [];
   /** The same memory as `slabs`, as int32s, for the header. */
   private readonly words: Int32Array[] = [];
   /** Where the next entry goes in the last slab. */
@@ -369,7 +366,7 @@ export class KeyTable {
     if (this.slabTop + bytes > slabBytes) {
       if (this.slabs.length === slabsMax) throw new RangeError("kv keyspace is full (16 GiB of entries)");
       const memory = new ArrayBuffer(slabBytes);
-      this.slabs.push(Buffer.from(memory) as Slab);
+      this.slabs.push(Buffer.from(memory) as Latin1Buffer);
       this.words.push(new Int32Array(memory));
       this.slabTop = 0;
     }

@@ -9,12 +9,13 @@
  */
 
 /** Names longer than this are made afresh: no command name is (the longest is 24 bytes). */
+import type { Latin1Buffer } from "./write-bytes.ts";
+
 const internedBytesMax = 24;
 const slotCount = 256;
 
 const slots: (string | undefined)[] = new Array(slotCount).fill(undefined);
 
-type Latin1Buffer = Uint8Array & { latin1Slice(start: number, end: number): string };
 
 /** The command name in `bytes[start, end)`, as the same string object each time it recurs. */
 export function commandName(bytes: Latin1Buffer, start: number, end: number): string {

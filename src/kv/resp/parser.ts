@@ -10,6 +10,7 @@
  */
 
 import { commandName } from "./command-names.ts";
+import type { Latin1Buffer } from "./write-bytes.ts";
 
 /** Longest inline command, or count line, without a newline (Redis's PROTO_INLINE_MAX_SIZE). */
 export const inlineBytesMax = 64 * 1024;
@@ -27,8 +28,6 @@ export interface ParseOutput {
 /** First size of a parser's input buffer; it doubles as needed. */
 const bufferBytesMin = 16 * 1024;
 
-/** Bun's Buffer has Node's latin1Slice (no encoding lookup, unlike toString); @types omit it. */
-type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
 
 /** First byte of a multibulk command; anything else starts an inline one. */
 export const ASTERISK = 0x2a;
