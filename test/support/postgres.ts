@@ -7,7 +7,7 @@
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnServer, type SpawnedServer } from "./spawn.ts";
+import { freePort, spawnServer, type SpawnedServer } from "./spawn.ts";
 
 export const postgresBinDir = "/usr/lib/postgresql/15/bin";
 const superuser = "postgres";
@@ -32,13 +32,6 @@ function asPostgres(argv: string[]): string[] {
   return asRoot() ? ["setpriv", `--reuid=${superuser}`, `--regid=${superuser}`, "--init-groups", "--", ...argv] : argv;
 }
 
-async function freePort(): Promise<number> {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
-
 async function run(argv: string[]): Promise<void> {
   const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
@@ -53,7 +46,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     chownSync(dir, uid, gid);
   }
   await run(asPostgres([join(postgresBinDir, "initdb"), "-D", dataDir, "-U", superuser, "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"]));
-  const port = await freePort();
+  const port = freePort();
   // fsync off: a test database need not survive a machine crash, and syncing slows every commit.
   const server: SpawnedServer<true> = await spawnServer(
     "postgres",

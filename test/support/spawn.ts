@@ -51,6 +51,14 @@ export async function spawnServer<T>(
   return { proc, where, output: () => text, stop: () => ended("SIGTERM"), kill: () => ended("SIGKILL") };
 }
 
+/** A free TCP port on loopback, for a server that cannot pick its own and print it (redis-server, postgres). */
+export function freePort(): number {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = listener.port;
+  listener.stop(true);
+  return port;
+}
+
 /** Finds the address an HTTP service prints once it serves ("<service>: HTTP on host:port"). */
 export function httpAddress(service: string): (output: string) => string | undefined {
   const line = new RegExp(`${service}: HTTP on (\\S+)`);

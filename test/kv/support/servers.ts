@@ -6,7 +6,7 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnServer as spawnProcess } from "../../support/spawn.ts";
+import { freePort, spawnServer as spawnProcess } from "../../support/spawn.ts";
 
 const repoRoot = join(import.meta.dir, "../../..");
 
@@ -45,12 +45,7 @@ export async function startKv(args: string[] = []): Promise<ServerProcess> {
 }
 
 /** A free TCP port on loopback (for redis-server, which cannot pick its own and print it). */
-export function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
+export { freePort };
 
 /**
  * Starts Debian's redis-server with persistence off, on a free port, with `args` (e.g. --requirepass).
