@@ -13,8 +13,14 @@ const DIGIT_0 = 0x30;
  */
 const charByCharBytesMax = 8;
 
-/** Bun's Buffer has Node's latin1Write (one byte per char, no encoding lookup); @types omit it. */
-export type Latin1Buffer = Buffer & { latin1Write(text: string, offset: number): number };
+/**
+ * Bun's Buffer has Node's latin1Write and latin1Slice (one byte per char, no encoding lookup);
+ * @types omit them.
+ */
+export type Latin1Buffer = Buffer & {
+  latin1Write(text: string, offset: number): number;
+  latin1Slice(start: number, end: number): string;
+};
 
 /** How many decimal digits the integer `n` (0 ≤ n < 2^53) has. */
 export function decimalDigits(n: number): number {
@@ -44,5 +50,21 @@ export function writeDecimal(bytes: Uint8Array, at: number, n: number): number {
 export function writeLatin1(bytes: Latin1Buffer, at: number, text: string): number {
   if (text.length > charByCharBytesMax) return at + bytes.latin1Write(text, at);
   for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
+  return at;
+}
+
+/**
+ * Bytes up to this many are copied one by one, which beats making the subarray that a native
+ * copy needs.
+ */
+const byteByByteBytesMax = 32;
+
+/** Copies `from[start, end)` into `bytes` at `at`, which must have room; returns the offset after it. */
+export function writeBytes(bytes: Uint8Array, at: number, from: Uint8Array, start: number, end: number): number {
+  if (end - start > byteByByteBytesMax) {
+    bytes.set(from.subarray(start, end), at);
+    return at + end - start;
+  }
+  for (let i = start; i < end; i++) bytes[at++] = from[i]!;
   return at;
 }

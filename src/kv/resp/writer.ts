@@ -4,7 +4,7 @@
  * queued until it drains.
  */
 import { formatDouble, type Reply } from "../reply.ts";
-import { type Latin1Buffer, writeDecimal, writeLatin1 } from "./write-bytes.ts";
+import { type Latin1Buffer, writeBytes, writeDecimal, writeLatin1 } from "./write-bytes.ts";
 
 /** First size of a connection's output buffer; it doubles as needed. */
 const initialBufferBytes = 16 * 1024;
@@ -15,10 +15,12 @@ const MINUS = 0x2d;
 const COLON = 0x3a;
 const DOLLAR = 0x24;
 const ASTERISK = 0x2a;
-/** Bytes up to this many are copied one by one, which beats making a subarray to copy them. */
-const copyByByteBytesMax = 32;
-/** A type byte, a minus, int32's ten digits and CRLF. */
-const int32LineBytesMax = 14;
+const PERCENT = 0x25; // RESP3 map
+const TILDE = 0x7e; // RESP3 set
+const GREATER = 0x3e; // RESP3 push
+const EQUALS = 0x3d; // RESP3 verbatim string
+/** A type byte, a minus, the 16 digits of a safe integer, and CRLF. */
+const intLineBytesMax = 20;
 
 export class RespWriter implements Reply {
   protocol: 2 | 3 = 2;
@@ -72,11 +74,17 @@ export class RespWriter implements Reply {
   }
 
   /**
-   * `<prefix><n>\r\n` for an int32 n, with the digits written straight into the buffer: lengths
-   * and counts head almost every reply, and making a string of each would cost an allocation.
+   * `<prefix><n>\r\n` for a safe integer n, with the digits written straight into the buffer:
+   * lengths and counts head almost every reply, and making a string of each would cost an
+   * allocation.
    */
   private intLine(prefix: number, n: number): void {
-    this.reserve(int32LineBytesMax);
+    this.reserve(intLineBytesMax);
+    this.putIntLine(prefix, n);
+  }
+
+  /** intLine without the reserve, for a caller that reserved room for the whole reply. */
+  private putIntLine(prefix: number, n: number): void {
     const b = this.buffer;
     b[this.length++] = prefix;
     if (n < 0) {
@@ -98,7 +106,7 @@ export class RespWriter implements Reply {
   }
 
   integer(n: number | bigint): void {
-    if (typeof n === "number" && (n | 0) === n) this.intLine(COLON, n);
+    if (typeof n === "number" && Number.isSafeInteger(n)) this.intLine(COLON, n);
     else this.line(":", String(n));
   }
 
@@ -107,25 +115,19 @@ export class RespWriter implements Reply {
       this.raw(this.protocol === 3 ? "_\r\n" : "$-1\r\n");
       return;
     }
-    this.intLine(DOLLAR, value.length);
-    this.reserve(value.length + 2);
+    this.reserve(intLineBytesMax + value.length + 2);
+    this.putIntLine(DOLLAR, value.length);
     this.length = writeLatin1(this.buffer, this.length, value);
     this.buffer.writeUInt16LE(crlf, this.length);
     this.length += 2;
   }
 
   bulkBytes(bytes: Uint8Array, from: number, to: number): void {
-    const length = to - from;
-    this.intLine(DOLLAR, length);
-    this.reserve(length + 2);
-    const b = this.buffer;
-    let at = this.length;
-    if (length > copyByByteBytesMax) {
-      b.set(bytes.subarray(from, to), at);
-      at += length;
-    } else for (let i = from; i < to; i++) b[at++] = bytes[i]!;
-    b.writeUInt16LE(crlf, at);
-    this.length = at + 2;
+    this.reserve(intLineBytesMax + to - from + 2);
+    this.putIntLine(DOLLAR, to - from);
+    this.length = writeBytes(this.buffer, this.length, bytes, from, to);
+    this.buffer.writeUInt16LE(crlf, this.length);
+    this.length += 2;
   }
 
   array(length: number | null): void {
@@ -134,12 +136,12 @@ export class RespWriter implements Reply {
   }
 
   map(pairs: number): void {
-    if (this.protocol === 3) this.line("%", String(pairs));
-    else this.line("*", String(pairs * 2));
+    if (this.protocol === 3) this.intLine(PERCENT, pairs);
+    else this.intLine(ASTERISK, pairs * 2);
   }
 
   set(count: number): void {
-    this.line(this.protocol === 3 ? "~" : "*", String(count));
+    this.intLine(this.protocol === 3 ? TILDE : ASTERISK, count);
   }
 
   double(n: number, text = formatDouble(n)): void {
@@ -148,12 +150,12 @@ export class RespWriter implements Reply {
   }
 
   push(count: number): void {
-    this.line(this.protocol === 3 ? ">" : "*", String(count));
+    this.intLine(this.protocol === 3 ? GREATER : ASTERISK, count);
   }
 
   verbatim(text: string): void {
     if (this.protocol === 2) return this.bulk(text);
-    this.line("=", String(text.length + 4));
+    this.intLine(EQUALS, text.length + 4);
     this.raw("txt:");
     this.raw(text);
     this.raw("\r\n");
