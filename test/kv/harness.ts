@@ -8,6 +8,7 @@ import { createLogger } from "../../src/core/log.ts";
 import { Engine } from "../../src/kv/engine.ts";
 import { formatDouble, type Reply } from "../../src/kv/reply.ts";
 import { Session } from "../../src/kv/session.ts";
+import { latin1Text } from "../../src/kv/types/bytes.ts";
 
 export type Plain = string | number | null | { error: string } | Plain[];
 
@@ -35,7 +36,7 @@ export class Collector implements Reply {
   error(message: string): void { this.add({ error: message }); }
   integer(n: number | bigint): void { this.add(Number(n)); }
   bulk(value: string | null): void { this.add(value); }
-  bulkBytes(bytes: Uint8Array, from: number, to: number): void { this.add(String.fromCharCode(...bytes.subarray(from, to))); }
+  bulkBytes(bytes: Uint8Array, from: number, to: number): void { this.add(latin1Text(bytes, from, to)); }
   map(pairs: number): void { this.array(pairs * 2); }
   set(count: number): void { this.array(count); }
   double(n: number, text = formatDouble(n)): void { this.add(text); }

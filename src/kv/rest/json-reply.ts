@@ -16,6 +16,7 @@
  */
 import { assert } from "../../core/assert.ts";
 import { formatDouble, type Reply } from "../reply.ts";
+import { latin1Text } from "../types/bytes.ts";
 import { bytesToJson, bytesToText } from "./bytes-json.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -83,7 +84,7 @@ export class JsonReply implements Reply {
   }
 
   bulkBytes(bytes: Uint8Array, from: number, to: number): void {
-    this.bulk(Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString("latin1"));
+    this.bulk(latin1Text(bytes, from, to));
   }
 
   bulk(value: string | null): void {

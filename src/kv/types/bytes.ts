@@ -99,9 +99,9 @@ export class MutableString {
   }
 }
 
-/** Bytes as the engine's latin1 byte string (one char per byte), without copying them first. */
-export function latin1Text(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+/** Bytes `[from, to)` as the engine's latin1 byte string (one char per byte), without copying them first. */
+export function latin1Text(bytes: Uint8Array, from = 0, to = bytes.length): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString("latin1");
 }
 
 /** The bytes of a string value in either form; a plain string is copied, a MutableString is not. */
