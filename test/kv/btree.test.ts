@@ -1,7 +1,7 @@
-// The counted B+tree behind sorted sets (src/kv/types/btree.ts) on its own: order, ranks, searches,
-// walks and bulk removal, checked against a plain sorted array by fast-check — with tiny nodes so
-// that a few hundred elements make a deep tree that splits, shares and merges often, and with the
-// real node sizes around their limits. ZSet on top of it is tested in zset.test.ts.
+// The counted B+tree behind sorted sets (src/kv/types/zset/btree.ts) on its own: order, ranks,
+// searches, walks and bulk removal, checked against a plain sorted array by fast-check — with tiny
+// nodes so that a few hundred elements make a deep tree that splits, shares and merges often, and
+// with the real node sizes around their limits. ZSet on top of it is tested in zset.test.ts.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { BTree, innerChildrenMax, leafEntriesMax, type TreeEntry, type TreeShape } from "../../src/kv/types/zset/btree.ts";

@@ -1,9 +1,6 @@
 // Sorted set commands through the engine, with Redis 7.0's exact replies and errors (checked
 // against redis-server 7.0.15).
-//
-// NOTE: these tests need `zsetCommands` (src/kv/types/zset/commands.ts) registered in the command table
-// (src/kv/commands/table.ts). Until it is, every command here answers "unknown command" and the
-// file fails; the data structures are tested on their own in zset.test.ts.
+// The data structures are tested on their own in zset.test.ts and btree.test.ts.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { Session } from "../../src/kv/session.ts";
 import { Collector, type Harness, harness, type Plain } from "./harness.ts";
