@@ -10,7 +10,7 @@ import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 import { checkValues, rowToRecord, searchText, toColumn } from "../objects/values.ts";
 import type { CrmObject, FieldError, RecordData, RuleSet, SaveHost } from "../rules/contract.ts";
 import { buildRuleSet } from "../rules/rule-set.ts";
-import { accessPredicate, type SharingContext } from "../sharing/access.ts";
+import { type AccessLevel, accessPredicate, type SharingContext } from "../sharing/access.ts";
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
 import { loadStoredRules } from "./rule-definitions.ts";
@@ -30,11 +30,16 @@ export interface ListResult {
   total: number;
 }
 
+/** accessPredicate, or an admin's (no sharing settings): every row. */
+const access = (sharing: SharingContext | null, schema: ObjectSchema, level: AccessLevel, p: SqlParams) =>
+  sharing === null ? "1 = 1" : accessPredicate(sharing, schema, level, p);
+
 /** Fields the store writes itself, whatever `values` says. */
 const systemManaged = new Set(["id", "created_at", "updated_at"]);
 
 export class RecordStore implements SaveHost {
   readonly #schemas = new Map<CrmObject, Promise<ObjectSchema>>();
+  readonly #sharing = new Map<CrmObject, Promise<SharingContext>>();
   #roles: Promise<RoleTree> | undefined;
 
   constructor(
@@ -52,7 +57,18 @@ export class RecordStore implements SaveHost {
     return (this.#roles ??= loadRoles(this.q).then((roles) => new RoleTree(roles)));
   }
 
-  async sharing(object: CrmObject): Promise<SharingContext> {
+  /**
+   * The object's sharing settings, read once per store; null for an admin, who has every access
+   * whatever they say (accessPredicate), so they are not read.
+   */
+  sharing(object: CrmObject): Promise<SharingContext | null> {
+    if (this.user.isAdmin) return Promise.resolve(null);
+    let sharing = this.#sharing.get(object);
+    if (sharing === undefined) this.#sharing.set(object, (sharing = this.#loadSharing(object)));
+    return sharing;
+  }
+
+  async #loadSharing(object: CrmObject): Promise<SharingContext> {
     const [roles, defaults, rules] = await Promise.all([this.roles(), loadDefaultAccess(this.q), loadSharingRules(this.q, object)]);
     return { user: this.user, roles, defaultAccess: defaults[object], rules };
   }
@@ -67,7 +83,7 @@ export class RecordStore implements SaveHost {
   async list(object: CrmObject, query: ListQuery): Promise<ListResult> {
     const [schema, sharing] = await Promise.all([this.schema(object), this.sharing(object)]);
     const p = new SqlParams();
-    const where = [accessPredicate(sharing, schema, "read", p)];
+    const where = [access(sharing, schema, "read", p)];
     const search = searchPredicate(this.q.dialect, object, query.terms, p);
     if (search !== null) where.push(search);
     if (query.updatedSince !== null) where.push(`updated_at >= ${p.add(query.updatedSince)}`);
@@ -102,8 +118,8 @@ export class RecordStore implements SaveHost {
     const [schema, sharing] = await Promise.all([this.schema(object), this.sharing(object)]);
     const p = new SqlParams();
     const idParam = p.add(id);
-    const canRead = accessPredicate(sharing, schema, "read", p);
-    const canEdit = accessPredicate(sharing, schema, "edit", p);
+    const canRead = access(sharing, schema, "read", p);
+    const canEdit = access(sharing, schema, "edit", p);
     const row = await this.q.get(
       `SELECT ${schema.columns}, CASE WHEN ${canEdit} THEN 1 ELSE 0 END AS can_edit_ FROM ${object} WHERE id = ${idParam} AND ${canRead}`,
       p.values,
@@ -137,6 +153,8 @@ export class RecordStore implements SaveHost {
    */
   async #referenceProblem(target: CrmObject | "users", id: number, system: boolean): Promise<string | null> {
     if (target === "users") {
+      // The acting user exists: they were read from the users table, whose rows are never deleted.
+      if (id === this.user.id) return null;
       const user = await this.q.get("SELECT id FROM users WHERE id = $1", [id]);
       return user === undefined ? `no user ${id}` : null;
     }
