@@ -9,11 +9,10 @@ import type { User } from "../auth/users.ts";
 import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 import { checkValues, rowToRecord, searchText, toColumn } from "../objects/values.ts";
 import type { CrmObject, FieldError, RecordData, RuleSet, SaveHost } from "../rules/contract.ts";
-import { buildRuleSet } from "../rules/rule-set.ts";
 import { type AccessLevel, accessPredicate, type SharingContext } from "../sharing/access.ts";
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
-import { loadStoredRules } from "./rule-definitions.ts";
+import { loadRuleSet } from "./rule-definitions.ts";
 import { searchPredicate } from "./search.ts";
 
 export interface ListQuery {
@@ -130,8 +129,8 @@ export class RecordStore implements SaveHost {
 
   // ---- SaveHost ------------------------------------------------------------------------------
 
-  async rulesFor(object: CrmObject): Promise<RuleSet> {
-    return buildRuleSet(object, await loadStoredRules(this.q, object));
+  rulesFor(object: CrmObject): Promise<RuleSet> {
+    return loadRuleSet(this.q, object);
   }
 
   async checkFields(object: CrmObject, values: RecordData, isCreate: boolean, automated?: ReadonlySet<string>): Promise<FieldError[]> {

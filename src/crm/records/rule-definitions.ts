@@ -6,7 +6,7 @@
 import { SvcError } from "../../core/errors.ts";
 import { crmRuleDefinitionsMax } from "../../core/limits.ts";
 import type { CrmObject } from "../rules/contract.ts";
-import { parseRule, type RuleKind, type StoredRule } from "../rules/rule-set.ts";
+import { buildRuleSet, parseRule, type RuleKind, type RuleSet } from "../rules/rule-set.ts";
 import type { Queryable } from "../store/db.ts";
 import { crmObjects } from "../objects/fields.ts";
 import { loadSchema } from "../objects/schema.ts";
@@ -20,12 +20,30 @@ export interface RuleDefinitionView {
 
 type DefinitionRow = { id: number; kind: string; object: string; name: string; active: number; definition: string; created_at: string };
 
-export async function loadStoredRules(q: Queryable, object: CrmObject): Promise<StoredRule[]> {
-  const rows = await q.all<DefinitionRow>(
-    "SELECT id, kind, object, name, active, definition, created_at FROM rule_definitions WHERE object = $1 AND active = 1 ORDER BY id",
+type ActiveRow = Pick<DefinitionRow, "id" | "kind" | "definition">;
+
+/** Per object, the RuleSet last built and the rows it was built from. Shared by every request: read only. */
+const built = new Map<CrmObject, { rows: ActiveRow[]; rules: RuleSet }>();
+
+const sameRows = (a: readonly ActiveRow[], b: readonly ActiveRow[]) =>
+  a.length === b.length && a.every((r, i) => Number(r.id) === Number(b[i]!.id) && r.kind === b[i]!.kind && r.definition === b[i]!.definition);
+
+/**
+ * The RuleSet a save of `object` runs. The active definitions are read every time (another server
+ * process may have added or deleted one); they are parsed again only when they differ from the
+ * rows the last RuleSet was built from. Compared by content, not by id alone: that holds for any
+ * database this process opens (tests open many) and whatever becomes of ids.
+ */
+export async function loadRuleSet(q: Queryable, object: CrmObject): Promise<RuleSet> {
+  const rows = await q.all<ActiveRow>(
+    "SELECT id, kind, definition FROM rule_definitions WHERE object = $1 AND active = 1 ORDER BY id",
     [object],
   );
-  return rows.map((r) => ({ kind: r.kind as RuleKind, definition: JSON.parse(r.definition) }));
+  const last = built.get(object);
+  if (last !== undefined && sameRows(last.rows, rows)) return last.rules;
+  const rules = buildRuleSet(object, rows.map((r) => ({ kind: r.kind as RuleKind, definition: JSON.parse(r.definition) })));
+  built.set(object, { rows, rules });
+  return rules;
 }
 
 /** A definition as the settings API shows it: its stored JSON with the id beside it. */
