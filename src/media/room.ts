@@ -4,7 +4,7 @@
  * re-runs the slot chooser for every session whenever its inputs change: a session joins or
  * leaves, a peer set is replaced, or an audio-level report arrives.
  */
-import { readRtpHeader, isRtp } from "./slots/rtp-header.ts";
+import { isRtp, rtpMarker, rtpSequenceNumber, rtpTimestamp } from "./slots/rtp-header.ts";
 import { chooseSlots } from "./slots/slot-chooser.ts";
 import type { Session } from "./session.ts";
 import type { Slot } from "./slot.ts";
@@ -81,10 +81,12 @@ export class Room {
     if (this.sessions.get(from.user) !== from) return;
     const slots = this.#fanOut.get(from.user);
     if (slots === undefined || !isRtp(packet)) return;
-    const original = readRtpHeader(packet);
+    // Read before the first slot rewrites the packet in place: every slot renumbers the original numbers.
+    const sequenceNumber = rtpSequenceNumber(packet);
+    const timestamp = rtpTimestamp(packet);
+    const marker = rtpMarker(packet);
     const now = performance.now();
-    // The source key is the session id, so a user who reconnects is a new source for the rewriter.
-    const source = String(from.id);
-    for (const slot of slots) slot.forward(source, packet, original, now);
+    // The source is the session id, so a user who reconnects is a new source for the rewriter.
+    for (const slot of slots) slot.forward(from.id, packet, sequenceNumber, timestamp, marker, now);
   }
 }

@@ -7,7 +7,7 @@
  * so the slot stays one continuous stream across changes of user.
  */
 import type { types } from "mediasoup";
-import { type RtpHeader, writeRtpHeader } from "./slots/rtp-header.ts";
+import { writeRtpHeader } from "./slots/rtp-header.ts";
 import { RtpRewriter } from "./slots/rtp-rewriter.ts";
 
 /** Opus: 48 kHz clock, 20 ms frames. */
@@ -54,20 +54,14 @@ export class Slot {
   }
 
   /**
-   * Sends one packet of the slot's current user. `packet` is rewritten in place (the caller
-   * passes the same buffer to every slot the user feeds; `original` keeps its own numbering) and
-   * copied by mediasoup before this returns.
+   * Sends one packet of the slot's current user (`source`: its session id). `packet` is rewritten
+   * in place (the caller passes the same buffer to every slot the user feeds, with the numbers it
+   * arrived with) and copied by mediasoup before this returns.
    */
-  forward(sourceKey: string, packet: Buffer, original: RtpHeader, nowMs: number): void {
-    const out = this.#rewriter.rewrite(sourceKey, original.sequenceNumber, original.timestamp, nowMs);
-    if (out === null || this.relay.closed) return;
-    writeRtpHeader(packet, {
-      payloadType: this.payloadType,
-      marker: original.marker || out.marker,
-      sequenceNumber: out.sequenceNumber,
-      timestamp: out.timestamp,
-      ssrc: this.relaySsrc,
-    });
+  forward(source: number, packet: Buffer, sequenceNumber: number, timestamp: number, marker: boolean, nowMs: number): void {
+    const rewriter = this.#rewriter;
+    if (!rewriter.rewrite(source, sequenceNumber, timestamp, nowMs) || this.relay.closed) return;
+    writeRtpHeader(packet, this.payloadType, marker || rewriter.marker, rewriter.sequenceNumber, rewriter.timestamp, this.relaySsrc);
     this.relay.send(packet);
     this.#forwarded += 1;
   }

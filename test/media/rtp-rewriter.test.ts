@@ -8,6 +8,15 @@ import { RtpRewriter, seqNewer } from "../../src/media/slots/rtp-rewriter.ts";
 
 const opus = { clockRate: 48_000, frameTicks: 960 };
 
+/** The tests name sources by letter; the rewriter takes numbers (the slot gives it session ids). */
+const sourceIds = { a: 1, b: 2, c: 3 } as const;
+
+/** One packet through `rewriter`: its outgoing numbers, or null when it was dropped. */
+function rewrite(rewriter: RtpRewriter, source: keyof typeof sourceIds, sequenceNumber: number, timestamp: number, nowMs: number): { sequenceNumber: number; timestamp: number; marker: boolean } | null {
+  if (!rewriter.rewrite(sourceIds[source], sequenceNumber, timestamp, nowMs)) return null;
+  return { sequenceNumber: rewriter.sequenceNumber, timestamp: rewriter.timestamp, marker: rewriter.marker };
+}
+
 /** One source's run of packets: where its numbering starts and how many 20 ms frames it sends. */
 const run = fc.record({
   source: fc.constantFrom("a", "b", "c"),
@@ -29,7 +38,7 @@ describe("RtpRewriter", () => {
           // Consecutive runs of the same user are still a change of source when the slot was released between them.
           if (i > 0 && runs[i - 1]!.source === r.source) rewriter.release();
           for (let k = 0; k < r.packets; k++) {
-            const out = rewriter.rewrite(r.source, (r.firstSeq + k) % 0x10000, (r.firstTs + k * 960) % 2 ** 32, now + k * 20);
+            const out = rewrite(rewriter, r.source, (r.firstSeq + k) % 0x10000, (r.firstTs + k * 960) % 2 ** 32, now + k * 20);
             expect(out).not.toBeNull();
             expect(out!.marker).toBe(k === 0);
             if (previous === null) {
@@ -51,28 +60,28 @@ describe("RtpRewriter", () => {
 
   test("across a change of source the timestamp advances by the wall time that passed", () => {
     const rewriter = new RtpRewriter({ ...opus, initialSequenceNumber: 10, initialTimestamp: 0 });
-    rewriter.rewrite("a", 500, 7_000, 0);
-    const out = rewriter.rewrite("b", 9, 123, 1_000)!;
+    rewrite(rewriter, "a", 500, 7_000, 0);
+    const out = rewrite(rewriter, "b", 9, 123, 1_000)!;
     expect(out).toEqual({ sequenceNumber: 11, timestamp: 48_000, marker: true });
   });
 
   test("16-bit sequence and 32-bit timestamp wrap: a source crossing 65535 and 2^32-1 keeps stepping", () => {
     const rewriter = new RtpRewriter({ ...opus, initialSequenceNumber: 0xfffe, initialTimestamp: 2 ** 32 - 960 });
-    const outs = [0, 1, 2].map((k) => rewriter.rewrite("a", 100 + k, 5_000 + k * 960, k * 20)!);
+    const outs = [0, 1, 2].map((k) => rewrite(rewriter, "a", 100 + k, 5_000 + k * 960, k * 20)!);
     expect(outs.map((o) => o.sequenceNumber)).toEqual([0xfffe, 0xffff, 0]);
     expect(outs.map((o) => o.timestamp)).toEqual([2 ** 32 - 960, 0, 960]);
   });
 
   test("reordering within a source passes through; a packet from before the source took the slot is dropped", () => {
     const rewriter = new RtpRewriter({ ...opus, initialSequenceNumber: 1000, initialTimestamp: 0 });
-    rewriter.rewrite("a", 1, 0, 0);
-    rewriter.rewrite("a", 2, 960, 20);
-    expect(rewriter.rewrite("b", 50, 0, 40)!.sequenceNumber).toBe(1002);
-    expect(rewriter.rewrite("b", 52, 1920, 80)!.sequenceNumber).toBe(1004);
+    rewrite(rewriter, "a", 1, 0, 0);
+    rewrite(rewriter, "a", 2, 960, 20);
+    expect(rewrite(rewriter, "b", 50, 0, 40)!.sequenceNumber).toBe(1002);
+    expect(rewrite(rewriter, "b", 52, 1920, 80)!.sequenceNumber).toBe(1004);
     // 51 arrives late: it still fits in the gap it left.
-    expect(rewriter.rewrite("b", 51, 960, 81)!.sequenceNumber).toBe(1003);
+    expect(rewrite(rewriter, "b", 51, 960, 81)!.sequenceNumber).toBe(1003);
     // 49 was sent by b before it took the slot: its number would be a's 1001.
-    expect(rewriter.rewrite("b", 49, 0, 82)).toBeNull();
+    expect(rewrite(rewriter, "b", 49, 0, 82)).toBeNull();
   });
 
   test("seqNewer follows RFC 3550 serial order across the wrap", () => {
@@ -91,7 +100,7 @@ describe("RTP header", () => {
         fc.record({ payloadType: fc.integer({ min: 0, max: 127 }), marker: fc.boolean(), sequenceNumber: fc.integer({ min: 0, max: 0xffff }), timestamp: fc.integer({ min: 0, max: 0xffff_ffff }), ssrc: fc.integer({ min: 0, max: 0xffff_ffff }) }),
         (bytes, header) => {
           const packet = bytes.slice();
-          writeRtpHeader(packet, header);
+          writeRtpHeader(packet, header.payloadType, header.marker, header.sequenceNumber, header.timestamp, header.ssrc);
           expect(readRtpHeader(packet)).toEqual(header);
           expect(packet[0]).toBe(bytes[0]!);
           expect(packet.subarray(12)).toEqual(bytes.subarray(12));

@@ -6,7 +6,9 @@
  * timestamp advanced by the wall time that passed (at least one frame), as Jitsi's SsrcCache and
  * Janus's VideoRoom `switch` do. Within one source, gaps and reordering pass through unchanged.
  *
- * Pure state machine: the caller supplies the clock, so tests replay exactly.
+ * Pure state machine: the caller supplies the clock, so tests replay exactly. It runs once per
+ * forwarded packet, so it allocates nothing: a source is a number (the slot passes the sending
+ * session's id), and a packet's outgoing numbers are read from the rewriter right after rewrite().
  */
 
 const seqModulo = 0x1_0000;
@@ -16,13 +18,6 @@ const tsModulo = 0x1_0000_0000;
 export function seqNewer(a: number, b: number): boolean {
   const diff = (a - b + seqModulo) % seqModulo;
   return diff !== 0 && diff < seqModulo / 2;
-}
-
-export interface RewrittenNumbers {
-  sequenceNumber: number;
-  timestamp: number;
-  /** Set on the first packet after a change of source: RTP's "start of a talkspurt". */
-  marker: boolean;
 }
 
 export interface RtpRewriterOptions {
@@ -36,7 +31,7 @@ export interface RtpRewriterOptions {
 }
 
 export class RtpRewriter {
-  #source: string | null = null;
+  #source: number | null = null;
   #seqOffset = 0;
   #tsOffset = 0;
   /** Outgoing sequence number of the first packet of the current source; older ones are dropped. */
@@ -45,12 +40,30 @@ export class RtpRewriter {
   #lastSeq = 0;
   #lastTs = 0;
   #lastAtMs = 0;
+  #sequenceNumber = 0;
+  #timestamp = 0;
+  #marker = false;
 
   constructor(private readonly options: RtpRewriterOptions) {}
 
   /** The source currently feeding the slot, or null. */
-  get source(): string | null {
+  get source(): number | null {
     return this.#source;
+  }
+
+  /** Outgoing sequence number of the last packet rewrite() let through. */
+  get sequenceNumber(): number {
+    return this.#sequenceNumber;
+  }
+
+  /** Outgoing timestamp of the last packet rewrite() let through. */
+  get timestamp(): number {
+    return this.#timestamp;
+  }
+
+  /** Whether the last packet rewrite() let through was the first after a change of source: RTP's "start of a talkspurt". */
+  get marker(): boolean {
+    return this.#marker;
   }
 
   /** The slot stops being fed; whoever comes next (even the same user) starts a new run. */
@@ -59,11 +72,11 @@ export class RtpRewriter {
   }
 
   /**
-   * The outgoing numbers of one packet from `source`, or null when the packet must be dropped: it
-   * predates the moment this source took the slot, so its number would collide with the previous
-   * source's packets.
+   * Renumbers one packet from `source`: true with its outgoing numbers in sequenceNumber,
+   * timestamp and marker, or false when the packet must be dropped: it predates the moment this
+   * source took the slot, so its number would collide with the previous source's packets.
    */
-  rewrite(source: string, sequenceNumber: number, timestamp: number, nowMs: number): RewrittenNumbers | null {
+  rewrite(source: number, sequenceNumber: number, timestamp: number, nowMs: number): boolean {
     let marker = false;
     if (source !== this.#source) {
       this.#switchTo(source, sequenceNumber, timestamp, nowMs);
@@ -71,17 +84,20 @@ export class RtpRewriter {
     }
     const seq = (sequenceNumber + this.#seqOffset) % seqModulo;
     const ts = (timestamp + this.#tsOffset) % tsModulo;
-    if (!marker && seqNewer(this.#sourceFirstSeq, seq)) return null;
+    if (!marker && seqNewer(this.#sourceFirstSeq, seq)) return false;
     if (!this.#started || seqNewer(seq, this.#lastSeq)) {
       this.#started = true;
       this.#lastSeq = seq;
       this.#lastTs = ts;
       this.#lastAtMs = nowMs;
     }
-    return { sequenceNumber: seq, timestamp: ts, marker };
+    this.#sequenceNumber = seq;
+    this.#timestamp = ts;
+    this.#marker = marker;
+    return true;
   }
 
-  #switchTo(source: string, sequenceNumber: number, timestamp: number, nowMs: number): void {
+  #switchTo(source: number, sequenceNumber: number, timestamp: number, nowMs: number): void {
     let nextSeq = this.options.initialSequenceNumber;
     let nextTs = this.options.initialTimestamp;
     if (this.#started) {
