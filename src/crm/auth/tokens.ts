@@ -47,9 +47,11 @@ export async function listTokens(q: Queryable, userId: number): Promise<TokenInf
 
 /** Revokes one of `userId`'s tokens; false when it has no such token. Revoking twice is a no-op. */
 export async function revokeToken(tx: Queryable, userId: number, tokenId: number): Promise<TokenInfo | null> {
-  await tx.run("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
-    [new Date().toISOString(), tokenId, userId]);
-  const row = await tx.get<TokenRow>("SELECT id, name, prefix, created_at, revoked_at FROM api_tokens WHERE id = $1 AND user_id = $2", [tokenId, userId]);
+  const row = await tx.get<TokenRow>(
+    `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 AND user_id = $3
+     RETURNING id, name, prefix, created_at, revoked_at`,
+    [new Date().toISOString(), tokenId, userId],
+  );
   return row === undefined ? null : tokenInfo(row);
 }
 
