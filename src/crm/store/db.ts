@@ -37,14 +37,6 @@ export class SqlParams {
   }
 }
 
-/** A unique constraint failed (a concurrent insert of the same name): answered 409. */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: unknown; errno?: unknown; message?: unknown } | null;
-  if (e === null || typeof e !== "object") return false;
-  if (e.code === "23505" || e.errno === "23505") return true;
-  return typeof e.message === "string" && /UNIQUE constraint failed|duplicate key value/.test(e.message);
-}
-
 export function parseDbUrl(text: string): { kind: "sqlite"; path: string } | { kind: "postgres"; url: string } {
   if (text.startsWith("sqlite:")) {
     const path = text.slice("sqlite:".length);
