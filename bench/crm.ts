@@ -34,8 +34,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crmObjects } from "../src/crm/objects/fields.ts";
-import type { CrmObject } from "../src/crm/rules/contract.ts";
+import { type CrmObject, crmObjects } from "../src/crm/rules/contract.ts";
 import { type PostgresServer, startPostgres } from "../test/support/postgres.ts";
 import { crmAddress, spawnServer, type SpawnedServer } from "../test/support/spawn.ts";
 import { loadPostgres, loadSqlite } from "./lib/crm-load.ts";

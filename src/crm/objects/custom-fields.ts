@@ -6,9 +6,9 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import { crmCustomFieldsMax, crmPicklistValuesMax, crmTextCharsMax } from "../../core/limits.ts";
-import type { CrmObject, FieldError } from "../rules/contract.ts";
+import { type CrmObject, crmObjects, type FieldError } from "../rules/contract.ts";
 import type { Queryable } from "../store/db.ts";
-import { crmObjects, customFieldPrefix, type CustomFieldType, customFieldTypes, isCrmObject } from "./fields.ts";
+import { customFieldPrefix, type CustomFieldType, customFieldTypes, isCrmObject } from "./fields.ts";
 import { type CustomFieldRow, loadCustomFieldRows } from "./schema.ts";
 
 /** Lower-case letters, digits and underscores; with the prefix it stays a plain SQL identifier. */

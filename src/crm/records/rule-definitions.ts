@@ -5,10 +5,9 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import { crmRuleDefinitionsMax } from "../../core/limits.ts";
-import type { CrmObject } from "../rules/contract.ts";
+import { type CrmObject, crmObjects } from "../rules/contract.ts";
 import { buildRuleSet, parseRule, type RuleKind, type RuleSet } from "../rules/rule-set.ts";
 import type { Queryable } from "../store/db.ts";
-import { crmObjects } from "../objects/fields.ts";
 import { loadSchema } from "../objects/schema.ts";
 
 export interface RuleDefinitionView {

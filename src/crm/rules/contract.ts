@@ -13,6 +13,8 @@ export type { RuleSet } from "./rule-set.ts";
 /** The five standard objects; the path segment of /api/v1/{object}. */
 export type CrmObject = "accounts" | "contacts" | "leads" | "opportunities" | "cases";
 
+export const crmObjects: readonly CrmObject[] = ["accounts", "contacts", "leads", "opportunities", "cases"];
+
 /**
  * A record's field values by API name (standard fields and `cf_` custom fields), as JSON values:
  * text and picklist as strings, number as number, boolean as boolean, date as "YYYY-MM-DD",

@@ -4,9 +4,7 @@
  * parsers never throw on what they are given; they only add problems here.
  */
 import { crmRuleFieldNameCharsMax, crmRuleNameCharsMax, crmRuleProblemsMax, crmRuleTextCharsMax } from "../../core/limits.ts";
-import { type CrmObject, type FieldError, recordErrorField } from "./contract.ts";
-
-export const crmObjects: readonly CrmObject[] = ["accounts", "contacts", "leads", "opportunities", "cases"];
+import { type CrmObject, crmObjects, type FieldError, recordErrorField } from "./contract.ts";
 
 /** Lower-case API names as the store uses them: `last_name`, `cf_region`. */
 const fieldNamePattern = /^[a-z][a-z0-9_]*$/;
