@@ -1,8 +1,8 @@
 /**
- * The media service's state and the operations of spec part A: sessions by id and by (user,
- * room), rooms, and the worker pool under them. HTTP routes (http/routes.ts) check the token and
- * the body's shape and then call one method here; every rule about ownership, replacement and
- * peers lives here.
+ * The media service's state and the operations of spec part A: sessions by id, rooms (each holds
+ * its sessions by user, so a room and a user name one session), and the worker pool under them.
+ * HTTP routes (http/routes.ts) check the token and the body's shape and then call one method here;
+ * every rule about ownership, replacement and peers lives here.
  */
 import type { types } from "mediasoup";
 import { SvcError } from "../core/errors.ts";
@@ -30,11 +30,8 @@ export function parsePeers(value: unknown): string[] | null {
   return value as string[];
 }
 
-const sessionKey = (user: string, room: string) => `${user}\u0000${room}`;
-
 export class MediaServer {
   readonly #byId = new Map<number, Session>();
-  readonly #byOwner = new Map<string, Session>();
   readonly #rooms = new Map<string, Room>();
   #nextId = 1;
   readonly #events: SessionEvents;
@@ -95,10 +92,9 @@ export class MediaServer {
     const { session } = created;
     session.router.observer.once("close", release);
     // Rule 2: at most one session per user and room; the newest wins, even when two raced.
-    const earlier = this.#byOwner.get(sessionKey(session.user, session.room));
+    const earlier = this.#rooms.get(session.room)?.sessions.get(session.user);
     if (earlier !== undefined) this.#close(earlier);
     this.#byId.set(id, session);
-    this.#byOwner.set(sessionKey(session.user, session.room), session);
     let room = this.#rooms.get(session.room);
     if (room === undefined) this.#rooms.set(session.room, (room = new Room(session.room)));
     room.add(session);
@@ -134,8 +130,6 @@ export class MediaServer {
   #forget(session: Session): void {
     if (this.#byId.get(session.id) !== session) return;
     this.#byId.delete(session.id);
-    const key = sessionKey(session.user, session.room);
-    if (this.#byOwner.get(key) === session) this.#byOwner.delete(key);
     const room = this.#rooms.get(session.room);
     room?.remove(session);
     if (room !== undefined && room.size === 0) this.#rooms.delete(session.room);
