@@ -8,7 +8,7 @@
 import { SvcError } from "../../core/errors.ts";
 import { crmSearchCharsMax, crmSearchTermsMax } from "../../core/limits.ts";
 import type { CrmObject } from "../rules/contract.ts";
-import type { Dialect, SqlParams } from "../store/db.ts";
+import { type Dialect, escapeLike, type SqlParams } from "../store/db.ts";
 
 const trigramChars = 3;
 
@@ -19,7 +19,6 @@ export function parseSearch(q: string): string[] {
   return terms;
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 const ftsPhrase = (term: string) => `"${term.replace(/"/g, '""')}"`;
 
 /** The SQL condition for `terms` over `table`, or null when there are none. */

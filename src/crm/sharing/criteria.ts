@@ -8,7 +8,7 @@ import type { FieldError } from "../rules/contract.ts";
 import type { FieldDef } from "../objects/fields.ts";
 import type { ObjectSchema } from "../objects/schema.ts";
 import { toColumn, typeProblem } from "../objects/values.ts";
-import type { SqlParams } from "../store/db.ts";
+import { escapeLike, type SqlParams } from "../store/db.ts";
 
 export const criterionOps = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "contains"] as const;
 export type CriterionOp = (typeof criterionOps)[number];
@@ -59,8 +59,6 @@ function valueProblem(field: FieldDef, op: CriterionOp, value: unknown): string 
   if (op !== "eq" && op !== "ne" && !ordered.has(field.type)) return `${op} does not apply to a ${field.type} field`;
   return typeProblem(field, value);
 }
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** One criterion as SQL over the object's table. */
 function compileOne(c: Criterion, field: FieldDef, p: SqlParams): string {

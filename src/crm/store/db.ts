@@ -37,6 +37,13 @@ export class SqlParams {
   }
 }
 
+/**
+ * `s` as literal text inside a LIKE pattern: backslash, % and _ each escaped with a backslash.
+ * PostgreSQL's LIKE takes the backslash as its escape by default; SQLite's LIKE has no escape
+ * character unless the query says `ESCAPE '\'`.
+ */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 export function parseDbUrl(text: string): { kind: "sqlite"; path: string } | { kind: "postgres"; url: string } {
   if (text.startsWith("sqlite:")) {
     const path = text.slice("sqlite:".length);
