@@ -57,7 +57,8 @@ function opusCodec(payloadType: number, parameters: Record<string, string | numb
   return { mimeType: "audio/opus", payloadType, clockRate: 48000, channels: 2, parameters, rtcpFeedback: [] };
 }
 
-export class Session {
+/** `T` is the client transport's type: create() makes a WebRtcTransport, bench/media.ts a PlainTransport. */
+export class Session<T extends ClientTransport = ClientTransport> {
   /** The users this session hears; null is the whole room. */
   peers: ReadonlySet<string> | null;
   readonly slots: Slot[] = [];
@@ -69,7 +70,7 @@ export class Session {
     readonly user: string,
     readonly room: string,
     readonly router: types.Router,
-    readonly transport: ClientTransport,
+    readonly transport: T,
     readonly direct: types.DirectTransport,
     peers: readonly string[] | null,
   ) {
@@ -104,27 +105,26 @@ export class Session {
    */
   static async create(args: SessionArgs & { listen: ListenConfig }): Promise<{ session: Session; answer: string }> {
     const { offer, listen } = args;
-    let transport: types.WebRtcTransport | undefined;
     const session = await Session.build(args, async (router) => {
-      transport = await engineCall("create transport", () =>
+      const transport = await engineCall("create transport", () =>
         router.createWebRtcTransport({
           listenInfos: [{ protocol: "udp", ip: listen.ip, announcedAddress: listen.announcedAddress, portRange: { min: listen.portMin, max: listen.portMax } }],
           enableUdp: true,
           enableTcp: false,
         }),
       );
-      const created = transport;
-      await engineCall("connect transport", () => created.connect({ dtlsParameters: { role: offer.clientDtlsRole, fingerprints: offer.fingerprints } }), { fromOffer: true });
-      return created;
+      await engineCall("connect transport", () => transport.connect({ dtlsParameters: { role: offer.clientDtlsRole, fingerprints: offer.fingerprints } }), { fromOffer: true });
+      return transport;
     });
     try {
+      const { transport } = session;
       const answer = writeAnswer({
         offer,
         sessionId: args.id,
         transport: {
-          ice: transport!.iceParameters,
-          candidates: transport!.iceCandidates.map((c) => ({ foundation: c.foundation, priority: c.priority, address: c.address, protocol: c.protocol, port: c.port })),
-          fingerprints: transport!.dtlsParameters.fingerprints,
+          ice: transport.iceParameters,
+          candidates: transport.iceCandidates.map((c) => ({ foundation: c.foundation, priority: c.priority, address: c.address, protocol: c.protocol, port: c.port })),
+          fingerprints: transport.dtlsParameters.fingerprints,
         },
         slotStreams: new Map(session.slots.map((s) => [s.mid, { ssrc: s.ssrc, cname: s.consumer.rtpParameters.rtcp?.cname ?? `slot-${s.mid}` }])),
       });
@@ -141,7 +141,7 @@ export class Session {
    * PlainTransport so it can drive the same producer, tap, observer and slots with plain RTP.
    * Any failure closes the router.
    */
-  static async build(args: SessionArgs, openTransport: (router: types.Router) => Promise<ClientTransport>): Promise<Session> {
+  static async build<T extends ClientTransport>(args: SessionArgs, openTransport: (router: types.Router) => Promise<T>): Promise<Session<T>> {
     const { offer, worker } = args;
     // The router's Opus payload type is the one the client receives on (see the module comment).
     const routerPayloadType = offer.slots[0]?.opus.payloadType ?? offer.send?.opus.payloadType ?? 100;
