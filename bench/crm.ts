@@ -35,8 +35,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CrmObject, crmObjects } from "../src/crm/rules/contract.ts";
+import { type CrmProcess, must, runCrmTool, startCrm } from "../test/crm/support/process.ts";
 import { type PostgresServer, startPostgres } from "../test/support/postgres.ts";
-import { crmAddress, spawnServer, type SpawnedServer } from "../test/support/spawn.ts";
 import { loadPostgres, loadSqlite } from "./lib/crm-load.ts";
 import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk, type WrkResult } from "./lib/wrk.ts";
@@ -56,8 +56,6 @@ const dataSeed = 8;
 
 type Store = "sqlite" | "postgres";
 const storeTitle: Record<Store, string> = { sqlite: "SQLite", postgres: "PostgreSQL" };
-
-const cliPath = join(import.meta.dir, "../src/cli.ts");
 
 /** The hierarchy: [role, parent]. */
 const roles: [string, string | null][] = [
@@ -132,33 +130,22 @@ function createBodies(accountId: number) {
   ];
 }
 
-interface Crm {
-  url: string;
-  server: SpawnedServer<string>;
-}
+/** A set-up tool run, which must succeed: its trimmed output. */
+const tool = (db: string, args: string[]) => must(runCrmTool(db, args));
 
-async function tool(db: string, args: string[]): Promise<string> {
-  const proc = Bun.spawn([process.execPath, cliPath, "crm", ...args, "--db", db], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`svc crm ${args.join(" ")} exited ${code}: ${err}`);
-  return out.trim();
-}
-
-async function call(crm: Crm, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${crm.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
-  return text === "" ? null : JSON.parse(text);
+/** A set-up request, which must succeed: the parsed answer. */
+async function call(crm: CrmProcess, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const reply = await crm.call(token, method, path, body);
+  if (reply.status < 200 || reply.status > 299) throw new Error(`${method} ${path} → ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body;
 }
 
 interface Measured extends WrkResult {
   cpu: number;
 }
 
-async function measure(crm: Crm, script: string, scriptPath: string): Promise<Measured> {
-  const pid = crm.server.proc.pid;
+async function measure(crm: CrmProcess, script: string, scriptPath: string): Promise<Measured> {
+  const pid = crm.pid;
   const cpuBefore = cpuSeconds(pid);
   const start = performance.now();
   const result = await wrk({ url: crm.url, script, scriptPath, threads: wrkThreads, connections, seconds, timeoutSeconds: wrkTimeoutSeconds });
@@ -202,12 +189,7 @@ async function benchStore(store: Store, dir: string, pg: () => Promise<PostgresS
   const db = store === "sqlite" ? `sqlite:${sqlitePath}` : await (await pg()).createDatabase("crm_bench");
   await tool(db, ["user", "add", "--username", "admin", "--admin"]);
   const admin = await tool(db, ["token", "create", "--user", "admin"]);
-  const argv = [process.execPath, cliPath, "crm", "--bind", "127.0.0.1:0", "--db", db, "--log-level", "warn"];
-  const start = async (): Promise<Crm> => {
-    const server = await spawnServer("svc crm", argv, crmAddress);
-    return { url: `http://${server.where}`, server };
-  };
-  let crm = await start();
+  let crm = await startCrm(db);
   try {
     for (const [name, parent] of roles) await call(crm, admin, "POST", "/api/v1/settings/roles", parent === null ? { name } : { name, parent });
     for (const [username, role] of users) await call(crm, admin, "POST", "/api/v1/settings/users", { username, role });
@@ -227,8 +209,8 @@ async function benchStore(store: Store, dir: string, pg: () => Promise<PostgresS
       console.error(`crm bench: ${store}: loaded ${fmt(recordsPerObject)} ${object} in ${loadSeconds[object].toFixed(1)} s`);
     }
     // A restart after the import, as a deployment would: nothing cached from the empty tables.
-    await crm.server.stop();
-    crm = await start();
+    await crm.stop();
+    crm = await startCrm(db);
 
     const lists: StoreResult["lists"] = [];
     for (const [object, q, user] of listQueries) {
@@ -262,7 +244,7 @@ async function benchStore(store: Store, dir: string, pg: () => Promise<PostgresS
     console.error(`crm bench: ${store}: creates ${fmt(creates.requestsPerSec)}/s`);
     return { loadSeconds, lists, creates, createdCases };
   } finally {
-    await crm.server.stop();
+    await crm.stop();
   }
 }
 

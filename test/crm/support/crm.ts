@@ -1,16 +1,16 @@
 /**
  * A real `svc crm` for tests, on SQLite or on a real PostgreSQL (test/support/postgres.ts): each
  * server gets a fresh database, is started as its own process on a free port, and is driven with
- * fetch. Its CLI tools run as processes against the same database.
+ * fetch (process.ts). Its CLI tools run as processes against the same database.
  */
 import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PostgresServer, startPostgres } from "../../support/postgres.ts";
-import { crmAddress, spawnServer } from "../../support/spawn.ts";
+import { type CrmProcess, must, runCrmTool, startCrm } from "./process.ts";
 
-export const cliPath = join(import.meta.dir, "../../../src/cli.ts");
+export { cliPath, type CrmProcess, type Reply, runCrmTool, startCrm } from "./process.ts";
 
 /** Where a database comes from: a file per server, or a database per server on one PostgreSQL. */
 export interface Backend {
@@ -40,58 +40,6 @@ export function postgresBackend(): Backend {
   };
 }
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-export interface CrmProcess {
-  url: string;
-  db: string;
-  output(): string;
-  stop(): Promise<void>;
-  /** fetch with a bearer token (or none), a JSON body (a string is sent as is), the parsed answer. */
-  call(token: string | null, method: string, path: string, body?: unknown): Promise<Reply>;
-  /** Runs `svc crm <args>` against this server's database. */
-  tool(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }>;
-}
-
-
-export async function runCrmTool(db: string, args: string[], stdin?: string) {
-  const proc = Bun.spawn([process.execPath, cliPath, "crm", ...args, "--db", db], {
-    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
-
-export async function startCrm(db: string, flags: string[] = []): Promise<CrmProcess> {
-  const argv = [process.execPath, cliPath, "crm", "--bind", "127.0.0.1:0", "--db", db, "--log-level", "warn", ...flags];
-  const server = await spawnServer("svc crm", argv, crmAddress);
-  const url = `http://${server.where}`;
-  return {
-    url, db, output: server.output, stop: server.stop,
-    async call(token, method, path, body) {
-      const headers: Record<string, string> = {};
-      if (token !== null) headers.authorization = `Bearer ${token}`;
-      const init: RequestInit = { method, headers };
-      if (body !== undefined) {
-        init.body = typeof body === "string" ? body : JSON.stringify(body);
-        headers["content-type"] = "application/json";
-      }
-      const response = await fetch(`${url}${path}`, init);
-      const raw = await response.text();
-      let parsed: unknown = raw;
-      try {
-        parsed = raw === "" ? null : JSON.parse(raw);
-      } catch {}
-      return { status: response.status, headers: response.headers, body: parsed };
-    },
-    tool: (args, stdin) => runCrmTool(db, args, stdin),
-  };
-}
-
 /** The cast every sharing test uses: an admin, a manager over two reps, and a rep's own token. */
 export interface World {
   crm: CrmProcess;
@@ -100,12 +48,6 @@ export interface World {
   alice: string;
   bob: string;
   ids: Record<"admin" | "manager" | "alice" | "bob", number>;
-}
-
-async function must(result: Promise<{ code: number; stdout: string; stderr: string }>): Promise<string> {
-  const r = await result;
-  if (r.code !== 0) throw new Error(`tool failed (${r.code}): ${r.stderr}`);
-  return r.stdout.trim();
 }
 
 /**
