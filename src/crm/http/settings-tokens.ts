@@ -18,12 +18,10 @@ export function tokenRoutes(db: Db): RouteTable {
       POST: authed(db, async (ctx, user) => {
         const body = await objectBody(ctx);
         const name = body.name ?? "API token";
-        const unknown = Object.keys(body).filter((k) => k !== "name");
-        if (typeof name !== "string" || name.trim() === "" || name.length > crmTokenNameCharsMax || unknown.length > 0) {
-          const details = unknown.map((field) => ({ field, message: "unknown field" }));
-          if (!(typeof name === "string" && name.trim() !== "" && name.length <= crmTokenNameCharsMax)) details.push({ field: "name", message: `1 to ${crmTokenNameCharsMax} characters` });
-          throw new SvcError("invalid", "invalid token", { details });
-        }
+        const nameOk = typeof name === "string" && name.trim() !== "" && name.length <= crmTokenNameCharsMax;
+        const details = Object.keys(body).filter((k) => k !== "name").map((field) => ({ field, message: "unknown field" }));
+        if (!nameOk) details.push({ field: "name", message: `1 to ${crmTokenNameCharsMax} characters` });
+        if (!nameOk || details.length > 0) throw new SvcError("invalid", "invalid token", { details });
         return json(await db.write((tx) => createToken(tx, user.id, name)), 201);
       }),
     },
