@@ -5,6 +5,8 @@
  */
 import { parseInt64 } from "./args.ts";
 import type { Value } from "./keyspace.ts";
+import type { FieldMap } from "./types/field-map.ts";
+import type { MemberSet } from "./types/member-set.ts";
 
 /**
  * Redis 7.0's limits for its compact encodings at their defaults: hash-max-listpack-entries and
@@ -23,9 +25,12 @@ export function isCompact(values: Iterable<string>, count: number): boolean {
   return true;
 }
 
-/** Whether Redis would hold this hash as a listpack: few fields, every field and value short. */
-export function isCompactHash(hash: ReadonlyMap<string, string>): boolean {
-  if (hash.size > compactEntriesMax) return false;
+/**
+ * Whether Redis would hold this hash as a listpack: few fields, every field and value short, and
+ * never so many that it moved to a table (Redis does not move a hash back either).
+ */
+export function isCompactHash(hash: FieldMap): boolean {
+  if (hash.hashed || hash.size > compactEntriesMax) return false;
   for (const [field, value] of hash) if (field.length > compactValueBytesMax || value.length > compactValueBytesMax) return false;
   return true;
 }
@@ -35,8 +40,8 @@ export function encodingOf(value: Value): string {
     if (value.length <= 20 && parseInt64(value) !== null) return "int";
     return value.length <= embstrBytesMax ? "embstr" : "raw";
   }
-  if (value instanceof Map) return isCompactHash(value) ? "listpack" : "hashtable";
-  if (value instanceof Set) return isIntset(value) ? "intset" : "hashtable";
+  if (value.kind === "hash") return isCompactHash(value) ? "listpack" : "hashtable";
+  if (value.kind === "set") return isIntset(value) ? "intset" : "hashtable";
   if (value.kind === "list") return "quicklist";
   // Redis turns a string it changes in place (SETBIT, SETRANGE, APPEND) into a raw sds.
   if (value.kind === "string") return "raw";
@@ -46,7 +51,7 @@ export function encodingOf(value: Value): string {
 }
 
 /** Whether Redis would hold this set as an intset: few members, every one an int64. */
-export function isIntset(set: ReadonlySet<string>): boolean {
+export function isIntset(set: MemberSet): boolean {
   if (set.size > intsetEntriesMax) return false;
   for (const member of set) if (parseInt64(member) === null) return false;
   return true;

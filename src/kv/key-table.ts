@@ -16,14 +16,15 @@
  * value info ≥ 0 is an inline string value's length; < 0 names a slot of `objects` (-1 - info),
  * which holds every other value: longer strings, MutableStrings, lists, hashes, sets, sorted
  * sets, Bloom filters. key info is likewise an inline key's length, or the `objects` slot of a
- * longer key. Entries are allocated in 8-byte steps from 1 MiB slabs, with a free list per size.
+ * longer key. Entries are allocated in 8-byte steps from slabs, with a free list per size. The first
+ * slab is small and each next one twice the size, up to 1 MiB, so a table of a few hundred
+ * entries (a large set or hash's members use one too) does not cost a megabyte.
  *
  * The table probes linearly, stores each key's hash beside its entry's position (so a probe
  * that meets another key rarely reads that key's entry), keeps its load at most 1/2, and deletes
  * by shifting the rest of the probe run back instead of leaving tombstones. The hash is FNV-1a
  * seeded per process, then mixed.
  */
-import type { Value } from "./keyspace.ts";
 import { decimalDigits, type Latin1Buffer, writeDecimal, writeLatin1 } from "./resp/write-bytes.ts";
 
 /** Keys up to this long are stored in their entry; longer ones are held as JS strings. */
@@ -33,11 +34,13 @@ export const valueInlineBytesMax = 64;
 
 const headerBytes = 16;
 const unitBytes = 8;
-const slabBytes = 1024 * 1024;
+/** The first slab's size; each next slab is twice the last, up to slabBytesMax. */
+const slabBytesMin = 4 * 1024;
+const slabBytesMax = 1024 * 1024;
 /** Entry offsets inside a slab, in units: a ref is slab << unitShift | unit offset. */
 const unitShift = 17;
 const unitMask = (1 << unitShift) - 1;
-/** Refs are positive int32s, so 2^31 / 2^17 slabs of 1 MiB: 16 GiB of entries. */
+/** Refs are positive int32s, so 2^31 / 2^17 slabs of at most 1 MiB: 16 GiB of entries. */
 const slabsMax = 2 ** (31 - unitShift);
 const entryBytesMax = headerBytes + keyInlineBytesMax + valueInlineBytesMax;
 /** The fewest slots a table has (a power of two). */
@@ -71,11 +74,15 @@ function reverseBits(v: number): number {
 /** Where the header of the entry at `ref` starts, in int32s of its slab. */
 const headerAt = (ref: number) => ((ref & unitMask) * unitBytes) >> 2;
 
-const isInlineValue = (value: Value): value is string => typeof value === "string" && value.length <= valueInlineBytesMax;
+const isInlineValue = (value: unknown): value is string => typeof value === "string" && value.length <= valueInlineBytesMax;
 
 const entryBytes = (keyBytes: number, valueBytes: number) => (headerBytes + keyBytes + valueBytes + unitBytes - 1) & ~(unitBytes - 1);
 
-export class KeyTable {
+/**
+ * `V` is what the values are: strings (short ones stored inline) or objects. The keyspace's
+ * table holds every kind of value; a large set's or hash's members table holds strings.
+ */
+export class KeyTable<V extends string | object = string | object> {
   /** Live keys. */
   size = 0;
   /** Two int32s per slot: the key's hash (EMPTY for a free slot) and its entry's ref. */
@@ -85,7 +92,9 @@ export class KeyTable {
   /** The same memory as `slabs`, as int32s, for the header. */
   private readonly words: Int32Array[] = [];
   /** Where the next entry goes in the last slab. */
-  private slabTop = slabBytes;
+  private slabTop = 0;
+  /** The size of the last slab (0 before the first). */
+  private slabEnd = 0;
   /** Per entry size (in units), the ref of the first free entry, or -1. */
   private readonly freeHeads = new Int32Array(entryBytesMax / unitBytes + 1).fill(-1);
   private readonly objects: unknown[] = [];
@@ -123,21 +132,25 @@ export class KeyTable {
     return true;
   }
 
-  /** Sets `key` to `value`, adding the key if it is new; a new key's read time is 0 (never read). */
-  set(key: string, value: Value): void {
+  /**
+   * Sets `key` to `value`, adding the key if it is new (its read time is then 0: never read);
+   * returns whether it was new.
+   */
+  set(key: string, value: V): boolean {
     const hash = hashKey(key);
     const slot = this.slotOf(key, hash);
     if (slot >= 0) {
       this.slots[slot * 2 + 1] = this.replaceValue(this.slots[slot * 2 + 1]!, value);
-      return;
+      return false;
     }
     if ((this.size + 1) * 2 > this.capacity) {
       this.resize(this.capacity * 2);
       this.add(key, hash, value, -1 - this.slotOf(key, hash));
     } else this.add(key, hash, value, -1 - slot);
+    return true;
   }
 
-  private add(key: string, hash: number, value: Value, slot: number): void {
+  private add(key: string, hash: number, value: V, slot: number): void {
     const keyInline = key.length <= keyInlineBytesMax;
     const valueInline = isInlineValue(value);
     const ref = this.allocate(entryBytes(keyInline ? key.length : 0, valueInline ? value.length : 0));
@@ -154,7 +167,7 @@ export class KeyTable {
   }
 
   /** Writes an entry's value info and inline bytes; the key's info must already be written. */
-  private writeValue(ref: number, value: Value, inline: boolean): void {
+  private writeValue(ref: number, value: V, inline: boolean): void {
     const words = this.words[ref >>> unitShift]!;
     if (inline) {
       const text = value as string;
@@ -167,7 +180,7 @@ export class KeyTable {
    * Gives the entry at `ref` a new value if that leaves its size unchanged (INCR's usual case:
    * entries grow in 8-byte steps); false, changing nothing, if it does not.
    */
-  setValueInPlace(ref: number, value: Value): boolean {
+  setValueInPlace(ref: number, value: V): boolean {
     const inline = isInlineValue(value);
     if (entryBytes(this.keyBytesOf(ref), inline ? value.length : 0) !== this.sizeOf(ref)) return false;
     this.releaseValue(ref);
@@ -192,7 +205,7 @@ export class KeyTable {
   }
 
   /** Gives the entry at `ref` a new value, moving it if its size changes; returns its ref. */
-  private replaceValue(ref: number, value: Value): number {
+  private replaceValue(ref: number, value: V): number {
     if (this.setValueInPlace(ref, value)) return ref;
     const inline = isInlineValue(value);
     const keyBytes = this.keyBytesOf(ref);
@@ -253,7 +266,7 @@ export class KeyTable {
     this.slots = new Int32Array(capacityMin * 2);
     this.mask = capacityMin - 1;
     this.slabs.length = this.words.length = 0;
-    this.slabTop = slabBytes;
+    this.slabTop = this.slabEnd = 0;
     this.freeHeads.fill(-1);
     this.objects.length = this.freeObjects.length = 0;
   }
@@ -285,11 +298,11 @@ export class KeyTable {
   }
 
   /** The value of the entry at `ref`; an inline string is copied out as a new JS string. */
-  valueOf(ref: number): Value {
+  valueOf(ref: number): V {
     const info = this.words[ref >>> unitShift]![headerAt(ref) + 2]!;
-    if (info < 0) return this.objects[-1 - info] as Value;
+    if (info < 0) return this.objects[-1 - info] as V;
     const from = this.valueAt(ref);
-    return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + info);
+    return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + info) as V;
   }
 
   /** The length of the entry's inline string value, or -1 when its value is held as an object. */
@@ -363,9 +376,11 @@ export class KeyTable {
       this.freeHeads[units] = this.words[free >>> unitShift]![headerAt(free)]!;
       return free;
     }
-    if (this.slabTop + bytes > slabBytes) {
-      if (this.slabs.length === slabsMax) throw new RangeError("kv keyspace is full (16 GiB of entries)");
-      const memory = new ArrayBuffer(slabBytes);
+    if (this.slabTop + bytes > this.slabEnd) {
+      if (this.slabs.length === slabsMax) throw new RangeError("kv key table is full (16 GiB of entries)");
+      // The last slab's unused tail is left behind: at most one largest entry's worth.
+      this.slabEnd = this.slabEnd === 0 ? slabBytesMin : Math.min(this.slabEnd * 2, slabBytesMax);
+      const memory = new ArrayBuffer(this.slabEnd);
       this.slabs.push(Buffer.from(memory) as Latin1Buffer);
       this.words.push(new Int32Array(memory));
       this.slabTop = 0;

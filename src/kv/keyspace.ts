@@ -3,7 +3,7 @@
  * are latin1 "byte strings" (one char per byte), which keeps them binary-safe and lets JavaScript
  * store them as compact 8-bit strings. A value's type follows from its representation:
  *
- *   string or MutableString → string     List → list     Map → hash     Set → set     ZSet → zset
+ *   string or MutableString → string   List → list   FieldMap → hash   MemberSet → set   ZSet → zset
  *
  * The keys and values are in a KeyTable (key-table.ts): short keys and short string values as
  * bytes in the table's slabs, everything else as the objects above. get() and read() hand out a
@@ -16,19 +16,18 @@
 import type { Clock } from "../core/clock.ts";
 import type { BloomChain } from "./types/bloom/chain.ts";
 import type { MutableString } from "./types/bytes.ts";
+import type { FieldMap } from "./types/field-map.ts";
 import type { List } from "./types/list.ts";
+import type { MemberSet } from "./types/member-set.ts";
 import type { ZSet } from "./types/zset/zset.ts";
 import { KeyTable } from "./key-table.ts";
 
-export type Value = string | MutableString | List | Map<string, string> | Set<string> | ZSet | BloomChain;
+export type Value = string | MutableString | List | FieldMap | MemberSet | ZSet | BloomChain;
 /** "MBbloom--" is the module type name RedisBloom registers for its Bloom filters. */
 export type TypeName = "string" | "list" | "hash" | "set" | "zset" | "MBbloom--";
 
 export function typeOf(value: Value): TypeName {
-  if (typeof value === "string") return "string";
-  if (value instanceof Map) return "hash";
-  if (value instanceof Set) return "set";
-  return value.kind;
+  return typeof value === "string" ? "string" : value.kind;
 }
 
 export interface KeyspaceHooks {
@@ -46,7 +45,7 @@ const readTimeMax = 2 ** 31 - 1;
 
 export class Keyspace {
   // Not readonly: SWAPDB exchanges these between two databases.
-  table = new KeyTable();
+  table = new KeyTable<Value>();
   /** Key → expiry time in Unix milliseconds, for keys that have one. */
   expires = new Map<string, number>();
   /** Monotonic ms when the keyspace was created: the origin of read times, and the idle origin of keys never read. */

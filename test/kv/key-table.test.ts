@@ -31,9 +31,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: "clear" as const }) },
 );
 
-function apply(table: KeyTable, model: Map<string, Value>, step: Op): void {
+function apply(table: KeyTable<Value>, model: Map<string, Value>, step: Op): void {
   if (step.kind === "set") {
-    table.set(step.key, step.value);
+    expect(table.set(step.key, step.value)).toBe(!model.has(step.key));
     model.set(step.key, step.value);
   } else if (step.kind === "delete") expect(table.delete(step.key)).toBe(model.delete(step.key));
   else {
@@ -42,7 +42,7 @@ function apply(table: KeyTable, model: Map<string, Value>, step: Op): void {
   }
 }
 
-function expectSame(table: KeyTable, model: Map<string, Value>): void {
+function expectSame(table: KeyTable<Value>, model: Map<string, Value>): void {
   expect(table.size).toBe(model.size);
   expect(table.keys().sort()).toEqual([...model.keys()].sort());
   for (const [k, v] of model) {
@@ -58,7 +58,7 @@ describe("KeyTable", () => {
   test("behaves as a Map under any sequence of sets, deletes and clears", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
-        const table = new KeyTable();
+        const table = new KeyTable<Value>();
         const model = new Map<string, Value>();
         for (const step of ops) apply(table, model, step);
         expectSame(table, model);
@@ -69,7 +69,7 @@ describe("KeyTable", () => {
   });
 
   test("grows past many resizes and shrinks back, every key still found", () => {
-    const table = new KeyTable();
+    const table = new KeyTable<Value>();
     const model = new Map<string, Value>();
     for (let i = 0; i < 20_000; i++) apply(table, model, { kind: "set", key: `k${i}`, value: String(i) });
     expect(table.capacity).toBeGreaterThanOrEqual(2 * table.size);
@@ -80,7 +80,7 @@ describe("KeyTable", () => {
   });
 
   test("an inline value's bytes are readable in place, and rewriting one in place keeps its neighbours", () => {
-    const table = new KeyTable();
+    const table = new KeyTable<Value>();
     table.set("a", "xyz");
     table.set("b", "123");
     table.set("a", "xy!"); // same size: rewritten in place
@@ -97,7 +97,7 @@ describe("KeyTable", () => {
     const safe = fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 });
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 40 }), safe, safe, (keyLength, before, after) => {
-        const table = new KeyTable();
+        const table = new KeyTable<Value>();
         const k = text(keyLength);
         table.set(k, String(before));
         table.set("neighbour", "n");
@@ -111,7 +111,7 @@ describe("KeyTable", () => {
   });
 
   test("read times belong to their entry and survive the entry moving", () => {
-    const table = new KeyTable();
+    const table = new KeyTable<Value>();
     table.set("a", "1");
     expect(table.readTime(table.find("a"))).toBe(0);
     table.setReadTime(table.find("a"), 42);
@@ -122,7 +122,7 @@ describe("KeyTable", () => {
   test("a SCAN walk returns every key present throughout, while the table grows and shrinks", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2000 }), fc.array(op, { maxLength: 3000 }), fc.integer({ min: 1, max: 50 }), (initial, ops, opsPerStep) => {
-        const table = new KeyTable();
+        const table = new KeyTable<Value>();
         for (let i = 0; i < initial; i++) table.set(`base:${i}`, "v");
         const present = new Set(table.keys());
         const seen = new Set<string>();
@@ -147,7 +147,7 @@ describe("KeyTable", () => {
   });
 
   test("randomKey returns a key of the table, and undefined for an empty one", () => {
-    const table = new KeyTable();
+    const table = new KeyTable<Value>();
     expect(table.randomKey()).toBeUndefined();
     for (let i = 0; i < 10; i++) table.set(`k${i}`, "v");
     for (let i = 0; i < 50; i++) expect(table.find(table.randomKey()!)).toBeGreaterThanOrEqual(0);

@@ -3,6 +3,7 @@
 // The data structures are tested on their own in zset.test.ts and btree.test.ts.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { Session } from "../../src/kv/session.ts";
+import { MemberSet } from "../../src/kv/types/member-set.ts";
 import { Collector, type Harness, harness, type Plain } from "./harness.ts";
 
 let h: Harness;
@@ -501,7 +502,7 @@ describe("ZUNION, ZINTER, ZDIFF", () => {
   });
 
   test("plain sets count as score 1", () => {
-    h.engine.dbs[0]!.set("st", new Set(["a", "x"]));
+    h.engine.dbs[0]!.set("st", new MemberSet(["a", "x"]));
     expect(run("ZUNION", "2", "z", "st", "WITHSCORES")).toEqual(["x", "1", "a", "2", "b", "2", "c", "3"]);
     expect(run("ZINTER", "2", "z", "st", "WITHSCORES")).toEqual(["a", "2"]);
     expect(run("ZDIFF", "2", "st", "z", "WITHSCORES")).toEqual(["x", "1"]);

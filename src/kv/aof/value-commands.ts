@@ -8,7 +8,9 @@ import { typeOf, type Value } from "../keyspace.ts";
 import { formatDouble } from "../reply.ts";
 import { type BloomChain, bloomTypeName } from "../types/bloom/chain.ts";
 import { loadChunkCommands } from "../types/bloom/dump.ts";
+import type { FieldMap } from "../types/field-map.ts";
 import type { List } from "../types/list.ts";
+import type { MemberSet } from "../types/member-set.ts";
 import type { ZSet } from "../types/zset/zset.ts";
 
 /** Redis's AOF_REWRITE_ITEMS_PER_CMD. */
@@ -20,8 +22,8 @@ export function valueCommands(key: string, value: Value, expiresAtMs: number | u
   const type = typeOf(value);
   if (type === "string") commands.push(["SET", key, value.toString()]);
   else if (type === "list") chunked(commands, ["RPUSH", key], (value as List).toArray(), 1);
-  else if (type === "hash") chunked(commands, ["HSET", key], [...(value as Map<string, string>)].flat(), 2);
-  else if (type === "set") chunked(commands, ["SADD", key], [...(value as Set<string>)], 1);
+  else if (type === "hash") chunked(commands, ["HSET", key], (value as FieldMap).entries().flat(), 2);
+  else if (type === "set") chunked(commands, ["SADD", key], (value as MemberSet).members(), 1);
   else if (type === "zset") {
     const pairs: string[] = [];
     for (const e of (value as ZSet).entries()) pairs.push(formatDouble(e.score), e.member);

@@ -6,6 +6,7 @@ import { KvError, noSuchKey, notAnInteger, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
 import { encodingOf, sharedIntegersMax } from "../encoding.ts";
+import { walkTable } from "../scan.ts";
 import { replyStrings } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
@@ -90,8 +91,6 @@ function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): 
 /** A deep copy of a value: COPY must not share containers between keys. */
 export function cloneValue(value: Value): Value {
   if (typeof value === "string") return value;
-  if (value instanceof Map) return new Map(value);
-  if (value instanceof Set) return new Set(value);
   return value.clone();
 }
 
@@ -207,17 +206,12 @@ export function replyScan(x: Exec, cursor: number, items: readonly string[]): vo
   replyStrings(x, items);
 }
 
-/** How many home slots SCAN may visit per key asked for, when they are mostly empty (Redis: 10). */
-const scanSlotsPerKey = 10;
-
 function scan(x: Exec, argv: string[]): void {
-  let cursor = parseCursor(argv[1]!);
+  const start = parseCursor(argv[1]!);
   const options = parseScanOptions(argv, 2, true);
   const db = x.db;
   const found: string[] = [];
-  let slotsLeft = options.count * scanSlotsPerKey;
-  do cursor = db.table.scanStep(cursor, found);
-  while (cursor !== 0 && slotsLeft-- > 0 && found.length < options.count);
+  const cursor = walkTable((at, out) => db.table.scanStep(at, out), start, options.count, found);
   const keys = found.filter((key) => {
     const ref = db.ref(key);
     if (ref === -1) return false;

@@ -7,7 +7,9 @@
 import { wrongType } from "../errors.ts";
 import { typeOf, type Value } from "../keyspace.ts";
 import { MutableString } from "../types/bytes.ts";
+import { FieldMap } from "../types/field-map.ts";
 import type { List } from "../types/list.ts";
+import { MemberSet } from "../types/member-set.ts";
 import type { ZSet } from "../types/zset/zset.ts";
 import type { Exec } from "./spec.ts";
 
@@ -93,15 +95,15 @@ export function getList(x: Exec, key: string): List | undefined {
   return value as List | undefined;
 }
 
-export function getHash(x: Exec, key: string): Map<string, string> | undefined {
+export function getHash(x: Exec, key: string): FieldMap | undefined {
   const value = getValue(x, key);
-  if (value !== undefined && !(value instanceof Map)) throw wrongType();
+  if (value !== undefined && !(value instanceof FieldMap)) throw wrongType();
   return value;
 }
 
-export function getSet(x: Exec, key: string): Set<string> | undefined {
+export function getSet(x: Exec, key: string): MemberSet | undefined {
   const value = getValue(x, key);
-  if (value !== undefined && !(value instanceof Set)) throw wrongType();
+  if (value !== undefined && !(value instanceof MemberSet)) throw wrongType();
   return value;
 }
 
@@ -118,7 +120,7 @@ export function afterRemoval(x: Exec, key: string, collection: { readonly size: 
 }
 
 /** The *STORE commands' ending: stores the result, or deletes the destination for an empty one, and answers its size. */
-export function storeResult(x: Exec, key: string, result: Set<string> | ZSet): void {
+export function storeResult(x: Exec, key: string, result: MemberSet | ZSet): void {
   if (result.size === 0) x.db.delete(key);
   else x.db.set(key, result);
   x.reply.integer(result.size);

@@ -1,7 +1,7 @@
 /**
- * Hashes: a Map from field to value, both byte strings. A Map keeps insertion order, which is the
- * order Redis's compact (listpack) hashes reply in, so small hashes answer HGETALL in the same
- * order as Redis; large ones are unordered in Redis anyway.
+ * Hashes: a FieldMap from field to value, both byte strings (field-map.ts). A small one keeps
+ * insertion order, which is the order Redis's compact (listpack) hashes reply in, so small hashes
+ * answer HGETALL in the same order as Redis; large ones are unordered in Redis anyway.
  */
 import { isInt64, parseInt64 } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
@@ -11,10 +11,11 @@ import { isCompactHash } from "../encoding.ts";
 import { arityError, KvError, notAFloat, notAnInteger, overflow } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { parseLongDouble, sumText } from "../long-double.ts";
-import { resume, scanStep } from "../scan.ts";
-import { randomCountWith, randomElement, randomElements } from "./sample.ts";
+import { scanStep, takeParked, walkTable } from "../scan.ts";
+import { FieldMap } from "./field-map.ts";
+import { randomCountWith, randomElements } from "./sample.ts";
 
-type Hash = Map<string, string>;
+type Hash = FieldMap;
 
 /**
  * After a write to `hash`: a new hash (`existing`, the lookup's result, is undefined) is stored
@@ -28,12 +29,9 @@ function store(x: Exec, key: string, hash: Hash, existing: Hash | undefined): vo
 function hset(x: Exec, argv: string[], replyOk: boolean): void {
   if (argv.length % 2 !== 0) throw arityError(argv[0]!.toLowerCase());
   const existing = getHash(x, argv[1]!);
-  const hash = existing ?? new Map<string, string>();
+  const hash = existing ?? new FieldMap();
   let added = 0;
-  for (let i = 2; i < argv.length; i += 2) {
-    if (!hash.has(argv[i]!)) added++;
-    hash.set(argv[i]!, argv[i + 1]!);
-  }
+  for (let i = 2; i < argv.length; i += 2) if (hash.set(argv[i]!, argv[i + 1]!)) added++;
   store(x, argv[1]!, hash, existing);
   if (replyOk) x.reply.simple("OK");
   else x.reply.integer(added);
@@ -43,7 +41,7 @@ function hsetnx(x: Exec, argv: string[]): void {
   const [, key, field, value] = argv as [string, string, string, string];
   const existing = getHash(x, key);
   if (existing?.has(field)) return x.reply.integer(0);
-  const hash = existing ?? new Map<string, string>();
+  const hash = existing ?? new FieldMap();
   hash.set(field, value);
   store(x, key, hash, existing);
   x.reply.integer(1);
@@ -69,7 +67,7 @@ function hincrby(x: Exec, argv: string[]): void {
   if (base === null) throw new KvError("ERR hash value is not an integer");
   const result = base + by;
   if (!isInt64(result)) throw overflow();
-  const hash = existing ?? new Map<string, string>();
+  const hash = existing ?? new FieldMap();
   hash.set(field, result.toString());
   store(x, key, hash, existing);
   x.reply.integer(result);
@@ -84,7 +82,7 @@ function hincrbyfloat(x: Exec, argv: string[]): void {
   const base = parseLongDouble(existing?.get(field) ?? "0");
   if (base === null) throw new KvError("ERR hash value is not a float");
   const result = sumText(base, by);
-  const hash = existing ?? new Map<string, string>();
+  const hash = existing ?? new FieldMap();
   hash.set(field, result);
   store(x, key, hash, existing);
   x.propagate = [["HSET", key, field, result]];
@@ -94,12 +92,12 @@ function hincrbyfloat(x: Exec, argv: string[]): void {
 function hrandfield(x: Exec, argv: string[]): void {
   if (argv.length === 2) {
     const hash = getHash(x, argv[1]!);
-    return x.reply.bulk(hash === undefined ? null : randomElement(hash.keys(), hash.size));
+    return x.reply.bulk(hash === undefined ? null : hash.randomField());
   }
   const { count, withValues } = randomCountWith(argv, "WITHVALUES");
   const hash = getHash(x, argv[1]!);
   if (hash === undefined || count === 0) return x.reply.array(0);
-  const picked = randomElements(hash.keys(), count);
+  const picked = randomElements(hash.fields(), count);
   if (!withValues) return replyStrings(x, picked);
   // RESP3 nests each field with its value; RESP2 lists them flat.
   const nested = x.reply.protocol === 3;
@@ -117,14 +115,19 @@ function hscan(x: Exec, argv: string[]): void {
   const hash = getHash(x, argv[1]!);
   if (hash === undefined) return replyScan(x, 0, []);
   const options = parseScanOptions(argv, 3, false);
-  // Redis answers a compact (listpack) hash whole, with cursor 0, whatever COUNT says.
-  const count = isCompactHash(hash) ? Infinity : options.count;
-  const step = scanStep(resume(cursor, () => hash.entries()), count);
+  const keep = (field: string) => options.match === null || globMatch(options.match, field);
   const items: string[] = [];
-  for (const [field, value] of step.items) {
-    if (options.match === null || globMatch(options.match, field)) items.push(field, value);
+  const it = takeParked<[string, string]>(cursor) ?? hash.iterator();
+  if (it !== null) {
+    // Redis answers a compact (listpack) hash whole, with cursor 0, whatever COUNT says.
+    const step = scanStep(it, isCompactHash(hash) ? Infinity : options.count);
+    for (const [field, value] of step.items) if (keep(field)) items.push(field, value);
+    return replyScan(x, step.cursor, items);
   }
-  replyScan(x, step.cursor, items);
+  const fields: string[] = [];
+  const next = walkTable((at, out) => hash.scanStep(at, out), cursor, options.count, fields);
+  for (const field of fields) if (keep(field)) items.push(field, hash.get(field)!);
+  replyScan(x, next, items);
 }
 
 // ---- declarations -----------------------------------------------------------------------------
@@ -159,8 +162,8 @@ export const hashCommands: readonly CommandSpec[] = [
   { name: "hdel", arity: -3, flags: ["write", "fast"], group: "hash", summary: "Deletes fields.", keys: one, run: hdel },
   { name: "hexists", arity: 3, flags: read, group: "hash", summary: "Whether a field exists.", keys: one, run: (x, argv) => x.reply.integer(getHash(x, argv[1]!)?.has(argv[2]!) ? 1 : 0) },
   { name: "hlen", arity: 2, flags: read, group: "hash", summary: "Returns the number of fields.", keys: one, run: (x, argv) => x.reply.integer(getHash(x, argv[1]!)?.size ?? 0) },
-  { name: "hkeys", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every field.", keys: one, run: (x, argv) => replyStrings(x, [...(getHash(x, argv[1]!)?.keys() ?? [])]) },
-  { name: "hvals", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every value.", keys: one, run: (x, argv) => replyStrings(x, [...(getHash(x, argv[1]!)?.values() ?? [])]) },
+  { name: "hkeys", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every field.", keys: one, run: (x, argv) => replyStrings(x, getHash(x, argv[1]!)?.fields() ?? []) },
+  { name: "hvals", arity: 2, flags: ["readonly"], group: "hash", summary: "Returns every value.", keys: one, run: (x, argv) => replyStrings(x, getHash(x, argv[1]!)?.values() ?? []) },
   { name: "hincrby", arity: 4, flags: write, group: "hash", summary: "Adds an integer to a field's value.", keys: one, run: hincrby },
   { name: "hincrbyfloat", arity: 4, flags: write, group: "hash", summary: "Adds a float to a field's value.", keys: one, run: hincrbyfloat },
   { name: "hstrlen", arity: 3, flags: read, group: "hash", summary: "Returns the length of a field's value.", keys: one, run: (x, argv) => x.reply.integer(getHash(x, argv[1]!)?.get(argv[2]!)?.length ?? 0) },

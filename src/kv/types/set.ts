@@ -1,7 +1,7 @@
 /**
- * Sets: a JavaScript Set of byte strings. Sets are unordered in Redis; the one visible order it
- * has — a small all-integer set (intset) lists its members in numeric order — is reproduced for
- * SMEMBERS and SSCAN so small integer sets answer exactly as in Redis.
+ * Sets: a MemberSet of byte strings (member-set.ts). Sets are unordered in Redis; the one visible
+ * order it has — a small all-integer set (intset) lists its members in numeric order — is
+ * reproduced for SMEMBERS and SSCAN so small integer sets answer exactly as in Redis.
  */
 import { int64Max, isKeyword, parseIntegerIn } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
@@ -10,12 +10,13 @@ import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { isIntset } from "../encoding.ts";
 import { KvError, mustBePositive, negativeLimit, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
-import { resume, scanStep } from "../scan.ts";
-import { randomCount, randomElement, randomElements, randomSample } from "./sample.ts";
+import { takeParked, scanStep, walkTable } from "../scan.ts";
+import { MemberSet } from "./member-set.ts";
+import { randomCount, randomElements, randomSample } from "./sample.ts";
 
-/** Members in the order Redis lists them: numeric for an intset, insertion order otherwise. */
-export function orderedMembers(set: ReadonlySet<string>): string[] {
-  const members = [...set];
+/** Members in the order Redis lists them: numeric for an intset, the set's own order otherwise. */
+export function orderedMembers(set: MemberSet): string[] {
+  const members = set.members();
   if (isIntset(set)) members.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
   return members;
 }
@@ -29,10 +30,9 @@ function replySet(x: Exec, members: readonly string[]): void {
 function sadd(x: Exec, argv: string[]): void {
   const key = argv[1]!;
   const existing = getSet(x, key);
-  const set = existing ?? new Set<string>();
-  const before = set.size;
-  for (let i = 2; i < argv.length; i++) set.add(argv[i]!);
-  const added = set.size - before;
+  const set = existing ?? new MemberSet();
+  let added = 0;
+  for (let i = 2; i < argv.length; i++) if (set.add(argv[i]!)) added++;
   if (existing === undefined) x.db.set(key, set);
   else if (added > 0) x.db.modified(key);
   x.reply.integer(added);
@@ -54,7 +54,7 @@ function spop(x: Exec, argv: string[]): void {
   if (argv.length === 2) {
     const set = getSet(x, key);
     if (set === undefined) return x.reply.bulk(null);
-    const member = randomElement(set, set.size);
+    const member = set.random();
     set.delete(member);
     afterRemoval(x, key, set);
     // A replay must remove the same member, not another random one.
@@ -75,7 +75,7 @@ function srandmember(x: Exec, argv: string[]): void {
   if (argv.length > 3) throw syntaxError();
   if (argv.length === 2) {
     const set = getSet(x, argv[1]!);
-    return x.reply.bulk(set === undefined ? null : randomElement(set, set.size));
+    return x.reply.bulk(set === undefined ? null : set.random());
   }
   const count = randomCount(argv[2]!);
   const set = getSet(x, argv[1]!);
@@ -92,7 +92,7 @@ function smove(x: Exec, argv: string[]): void {
   if (source === destination) return x.reply.integer(from.has(member) ? 1 : 0);
   if (!from.delete(member)) return x.reply.integer(0);
   afterRemoval(x, source, from);
-  if (to === undefined) x.db.set(destination, new Set([member]));
+  if (to === undefined) x.db.set(destination, new MemberSet([member]));
   else if (!to.has(member)) {
     to.add(member);
     x.db.modified(destination);
@@ -103,25 +103,25 @@ function smove(x: Exec, argv: string[]): void {
 // ---- algebra ----------------------------------------------------------------------------------
 
 /** The sets at `keys`; a missing key is an empty set. Every key is type-checked. */
-function setsAt(x: Exec, keys: readonly string[]): Set<string>[] {
-  return keys.map((key) => getSet(x, key) ?? new Set<string>());
+function setsAt(x: Exec, keys: readonly string[]): MemberSet[] {
+  return keys.map((key) => getSet(x, key) ?? new MemberSet());
 }
 
 /**
  * The intersection, smallest set first so the work is bounded by it. As in Redis 7.0, every key is
  * type-checked before a missing one makes the answer empty.
  */
-function intersect(x: Exec, keys: readonly string[], limit = Infinity): Set<string> {
-  const sets: Set<string>[] = [];
+function intersect(x: Exec, keys: readonly string[], limit = Infinity): MemberSet {
+  const sets: MemberSet[] = [];
   let anyMissing = false;
   for (const key of keys) {
     const set = getSet(x, key);
     if (set === undefined) anyMissing = true;
     else sets.push(set);
   }
-  if (anyMissing) return new Set();
+  if (anyMissing) return new MemberSet();
   sets.sort((a, b) => a.size - b.size);
-  const result = new Set<string>();
+  const result = new MemberSet();
   for (const member of sets[0]!) {
     if (sets.every((s) => s.has(member))) result.add(member);
     if (result.size >= limit) break;
@@ -129,20 +129,20 @@ function intersect(x: Exec, keys: readonly string[], limit = Infinity): Set<stri
   return result;
 }
 
-function union(x: Exec, keys: readonly string[]): Set<string> {
-  const result = new Set<string>();
+function union(x: Exec, keys: readonly string[]): MemberSet {
+  const result = new MemberSet();
   for (const set of setsAt(x, keys)) for (const member of set) result.add(member);
   return result;
 }
 
-function difference(x: Exec, keys: readonly string[]): Set<string> {
+function difference(x: Exec, keys: readonly string[]): MemberSet {
   const [first, ...rest] = setsAt(x, keys);
-  const result = new Set<string>();
+  const result = new MemberSet();
   for (const member of first!) if (!rest.some((s) => s.has(member))) result.add(member);
   return result;
 }
 
-type Algebra = (x: Exec, keys: readonly string[]) => Set<string>;
+type Algebra = (x: Exec, keys: readonly string[]) => MemberSet;
 
 function sintercard(x: Exec, argv: string[]): void {
   const numKeys = parseIntegerIn(argv[1]!, 1, int64Max, () => new KvError("ERR numkeys should be greater than 0"));
@@ -161,9 +161,17 @@ function sscan(x: Exec, argv: string[]): void {
   const set = getSet(x, argv[1]!);
   if (set === undefined) return replyScan(x, 0, []);
   const options = parseScanOptions(argv, 3, false);
+  const keep = (members: string[]) => members.filter((m) => options.match === null || globMatch(options.match, m));
   // Redis answers an intset whole, in numeric order, with cursor 0.
-  const step = isIntset(set) ? { items: orderedMembers(set), cursor: 0 } : scanStep(resume(cursor, () => set.values()), options.count);
-  replyScan(x, step.cursor, step.items.filter((m) => options.match === null || globMatch(options.match, m)));
+  if (isIntset(set)) return replyScan(x, 0, keep(orderedMembers(set)));
+  const it = takeParked<string>(cursor) ?? set.iterator();
+  if (it !== null) {
+    const step = scanStep(it, options.count);
+    return replyScan(x, step.cursor, keep(step.items));
+  }
+  const found: string[] = [];
+  const next = walkTable((at, out) => set.scanStep(at, out), cursor, options.count, found);
+  replyScan(x, next, keep(found));
 }
 
 // ---- declarations -----------------------------------------------------------------------------
@@ -185,7 +193,7 @@ const algebraStore = (name: string, summary: string, op: Algebra): CommandSpec =
 export const setCommands: readonly CommandSpec[] = [
   { name: "sadd", arity: -3, flags: ["write", "denyoom", "fast"], group: "set", summary: "Adds members to a set.", keys: one, run: sadd },
   { name: "srem", arity: -3, flags: ["write", "fast"], group: "set", summary: "Removes members from a set.", keys: one, run: srem },
-  { name: "smembers", arity: 2, flags: ["readonly"], group: "set", summary: "Returns every member.", keys: one, run: (x, argv) => replySet(x, orderedMembers(getSet(x, argv[1]!) ?? new Set())) },
+  { name: "smembers", arity: 2, flags: ["readonly"], group: "set", summary: "Returns every member.", keys: one, run: (x, argv) => replySet(x, orderedMembers(getSet(x, argv[1]!) ?? new MemberSet())) },
   { name: "sismember", arity: 3, flags: read, group: "set", summary: "Whether a value is a member.", keys: one, run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.has(argv[2]!) ? 1 : 0) },
   {
     name: "smismember", arity: -3, flags: read, group: "set", summary: "Whether each value is a member.", keys: one,

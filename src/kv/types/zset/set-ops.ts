@@ -7,6 +7,7 @@ import { int64Max, isKeyword, parseFloatArg, parseInteger, parseIntegerIn } from
 import { getValue, storeResult } from "../../commands/lookup.ts";
 import type { Exec } from "../../commands/spec.ts";
 import { KvError, negativeLimit, syntaxError, wrongType } from "../../errors.ts";
+import { MemberSet } from "../member-set.ts";
 import { replyEntries } from "./replies.ts";
 import { type ZEntry, ZSet } from "./zset.ts";
 
@@ -15,7 +16,7 @@ type Aggregate = "sum" | "min" | "max";
 
 /** An input: a sorted set, or a plain set whose members all score 1 (as in Redis). */
 interface Source {
-  value: ZSet | Set<string> | undefined;
+  value: ZSet | MemberSet | undefined;
   weight: number;
 }
 
@@ -34,7 +35,7 @@ function sourceScore(s: Source, member: string): number | undefined {
 /** Reads an input key: a sorted set or a set; anything else is WRONGTYPE. */
 function readSource(x: Exec, key: string): Source {
   const value = getValue(x, key);
-  if (value !== undefined && !(value instanceof Set) && !(value instanceof ZSet)) throw wrongType();
+  if (value !== undefined && !(value instanceof MemberSet) && !(value instanceof ZSet)) throw wrongType();
   return { value, weight: 1 };
 }
 

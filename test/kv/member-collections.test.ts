@@ -1,0 +1,208 @@
+// Sets and hashes in their two forms (src/kv/types/member-set.ts, field-map.ts): a JS Set or Map
+// while small, a key table past 128 members. fast-check drives each against a plain Set or Map
+// across that threshold in both directions; then, through commands, the encodings Redis reports
+// at the limit and one past it, and SSCAN/HSCAN's guarantee across the move from one form to the
+// other.
+import { beforeEach, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
+import { FieldMap, smallFieldsMax } from "../../src/kv/types/field-map.ts";
+import { MemberSet, smallMembersMax } from "../../src/kv/types/member-set.ts";
+import { type Harness, harness, type Plain } from "./harness.ts";
+
+/** Enough distinct names to cross the threshold and come back, with binary ones among them. */
+const name = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: 0, max: 260 }).map((i) => `m:${i}`) },
+  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom("\u0000", "\u00ff", "a", "\r"), maxLength: 3 }) },
+);
+const fieldValue = fc.oneof(
+  fc.string({ unit: fc.constantFrom("x", "\u0000", "\u00ff"), maxLength: 8 }),
+  fc.constantFrom("v".repeat(valueInlineBytesMax), "w".repeat(valueInlineBytesMax + 1), ""),
+);
+/** Runs of adds then runs of deletes, so that sets grow past the threshold and shrink again. */
+const burst = <T>(step: fc.Arbitrary<T>) => fc.array(fc.array(step, { minLength: 1, maxLength: 300, size: "max" }), { maxLength: 6 });
+
+describe("MemberSet", () => {
+  test("behaves as a Set across the move into a table, and stays in the table when it shrinks", () => {
+    fc.assert(
+      fc.property(burst(fc.tuple(fc.boolean(), name)), (bursts) => {
+        const set = new MemberSet();
+        const model = new Set<string>();
+        let grewPast = false;
+        bursts.forEach((steps, i) => {
+          for (const [_, member] of steps) {
+            if (i % 2 === 0) {
+              expect(set.add(member)).toBe(!model.has(member));
+              model.add(member);
+            } else expect(set.delete(member)).toBe(model.delete(member));
+            grewPast ||= model.size > smallMembersMax;
+            expect(set.hashed).toBe(grewPast);
+          }
+          expect(set.size).toBe(model.size);
+          expect(set.members().sort()).toEqual([...model].sort());
+          expect([...set].sort()).toEqual([...model].sort());
+          for (const member of model) expect(set.has(member)).toBe(true);
+          if (model.size > 0) expect(model.has(set.random())).toBe(true);
+        });
+      }),
+      // Shrinking hundreds of steps takes minutes; the first counterexample says enough.
+      { numRuns: 60, endOnFailure: true },
+    );
+  });
+
+  test(`${smallMembersMax} members stay small; one more moves them into a table`, () => {
+    const set = new MemberSet(Array.from({ length: smallMembersMax }, (_, i) => `m${i}`));
+    expect(set.hashed).toBe(false);
+    expect(set.add("m0")).toBe(false);
+    expect(set.hashed).toBe(false);
+    expect(set.add("one more")).toBe(true);
+    expect(set.hashed).toBe(true);
+    expect(set.size).toBe(smallMembersMax + 1);
+    const copy = set.clone();
+    copy.delete("m0");
+    expect(set.has("m0")).toBe(true);
+  });
+});
+
+describe("FieldMap", () => {
+  test("behaves as a Map across the move into a table, values at and past the inline limit", () => {
+    fc.assert(
+      fc.property(burst(fc.tuple(name, fieldValue)), (bursts) => {
+        const hash = new FieldMap();
+        const model = new Map<string, string>();
+        bursts.forEach((steps, i) => {
+          for (const [field, value] of steps) {
+            if (i % 2 === 0) {
+              expect(hash.set(field, value)).toBe(!model.has(field));
+              model.set(field, value);
+            } else expect(hash.delete(field)).toBe(model.delete(field));
+          }
+          expect(hash.size).toBe(model.size);
+          const byField = (a: [string, string], b: [string, string]) => (a[0] < b[0] ? -1 : 1);
+          expect(hash.entries().sort(byField)).toEqual([...model].sort(byField));
+          expect([...hash].sort(byField)).toEqual([...model].sort(byField));
+          // fields() and values() pair up in the same order.
+          const fields = hash.fields();
+          const values = hash.values();
+          fields.forEach((field, j) => expect(values[j]).toBe(model.get(field)!));
+          for (const [field, value] of model) expect(hash.get(field)).toBe(value);
+          expect(hash.get("absent field")).toBeUndefined();
+          if (model.size > 0) expect(model.has(hash.randomField())).toBe(true);
+        });
+      }),
+      // Shrinking hundreds of steps takes minutes; the first counterexample says enough.
+      { numRuns: 60, endOnFailure: true },
+    );
+  });
+});
+
+describe("through commands", () => {
+  let h: Harness;
+  const run = (...argv: (string | number)[]) => h.run(...argv);
+  beforeEach(() => {
+    h = harness();
+  });
+
+  const fields = (n: number, from = 0) => Array.from({ length: n }, (_, i) => [`f${from + i}`, `v${from + i}`]).flat();
+
+  test("a hash is a listpack up to 128 fields, a hashtable at 129, and stays one when it shrinks (as in Redis)", () => {
+    run("HSET", "h", ...fields(smallFieldsMax));
+    expect(run("OBJECT", "ENCODING", "h")).toBe("listpack");
+    run("HSET", "h", "one", "more");
+    expect(run("OBJECT", "ENCODING", "h")).toBe("hashtable");
+    run("HDEL", "h", ...fields(smallFieldsMax).filter((_, i) => i % 2 === 0));
+    expect(run("HGETALL", "h")).toEqual(["one", "more"]);
+    expect(run("OBJECT", "ENCODING", "h")).toBe("hashtable");
+    // A hashtable hash is scanned with cursors, not whole.
+    expect(run("HSCAN", "h", "0")).toEqual(["0", ["one", "more"]]);
+  });
+
+  test("large sets and hashes answer as small ones do", () => {
+    const members = Array.from({ length: 300 }, (_, i) => `m${i}`);
+    expect(run("SADD", "s", ...members)).toBe(300);
+    expect(run("SADD", "s", "m0", "new")).toBe(1);
+    expect(run("SREM", "s", "m1", "nope")).toBe(1);
+    expect(run("SCARD", "s")).toBe(300);
+    expect(run("SISMEMBER", "s", "m2")).toBe(1);
+    expect(run("SISMEMBER", "s", "m1")).toBe(0);
+    expect(run("SMISMEMBER", "s", "m1", "new")).toEqual([0, 1]);
+    expect((run("SMEMBERS", "s") as string[]).length).toBe(300);
+    expect(run("SINTERCARD", "1", "s")).toBe(300);
+    expect(run("SMOVE", "s", "t", "new")).toBe(1);
+    expect(run("SMEMBERS", "t")).toEqual(["new"]);
+    expect(run("OBJECT", "ENCODING", "s")).toBe("hashtable");
+
+    expect(run("HSET", "h", ...fields(300))).toBe(300);
+    expect(run("HSET", "h", "f0", "changed", "f300", "v300")).toBe(1);
+    expect(run("HGET", "h", "f0")).toBe("changed");
+    expect(run("HINCRBY", "h", "n", "5")).toBe(5);
+    expect(run("HINCRBY", "h", "n", "-7")).toBe(-2);
+    expect(run("HSTRLEN", "h", "f299")).toBe(4);
+    expect(run("HLEN", "h")).toBe(302);
+    const all = run("HGETALL", "h") as string[];
+    const asMap = new Map<string, string>();
+    for (let i = 0; i < all.length; i += 2) asMap.set(all[i]!, all[i + 1]!);
+    expect(asMap.size).toBe(302);
+    expect(asMap.get("f150")).toBe("v150");
+    expect(run("HKEYS", "h")).toEqual([...asMap.keys()]);
+    expect(run("HVALS", "h")).toEqual([...asMap.values()]);
+  });
+
+  /**
+   * Walks a scan of `key`, changing the collection between calls with `churn(step)`; returns
+   * every member or field the walk answered.
+   */
+  function walk(command: "SSCAN" | "HSCAN", key: string, churn: (step: number) => void): Set<string> {
+    const seen = new Set<string>();
+    let cursor = "0";
+    let step = 0;
+    do {
+      const [next, items] = run(command, key, cursor, "COUNT", "10") as [string, string[]];
+      const stride = command === "HSCAN" ? 2 : 1;
+      for (let i = 0; i < items.length; i += stride) seen.add(items[i]!);
+      cursor = next;
+      churn(step++);
+      expect(step).toBeLessThan(10_000);
+    } while (cursor !== "0");
+    return seen;
+  }
+
+  for (const command of ["SSCAN", "HSCAN"] as const) {
+    const add = (key: string, names: string[]) =>
+      command === "SSCAN" ? run("SADD", key, ...names) : run("HSET", key, ...names.flatMap((n) => [n, "v"]));
+    const remove = (key: string, names: string[]) => (command === "SSCAN" ? run("SREM", key, ...names) : run("HDEL", key, ...names));
+
+    // 100: the walk starts on the small form and its parked cursor outlives the move into a
+    // table; 200: the walk is a table walk from the start, across the table's resizes.
+    for (const size of [100, 200]) {
+      test(`${command}: every element present throughout is returned while ${size} grow by 40 per step`, () => {
+        const stable = Array.from({ length: size }, (_, i) => `stable${i}`);
+        add("c", stable);
+        const seen = walk(command, "c", (step) => add("c", Array.from({ length: 40 }, (_, i) => `late${step}:${i}`)));
+        for (const member of stable) expect(seen.has(member)).toBe(true);
+      });
+    }
+
+    test(`${command}: every element present throughout is returned while a large collection shrinks`, () => {
+      const stable = Array.from({ length: 50 }, (_, i) => `stable${i}`);
+      const going = Array.from({ length: 2000 }, (_, i) => `going${i}`);
+      add("c", [...stable, ...going]);
+      const seen = walk(command, "c", (step) => remove("c", going.slice(step * 100, step * 100 + 100)));
+      for (const member of stable) expect(seen.has(member)).toBe(true);
+    });
+  }
+
+  test("SPOP, SRANDMEMBER and HRANDFIELD on a large set or hash pick present elements", () => {
+    run("SADD", "s", ...Array.from({ length: 200 }, (_, i) => `m${i}`));
+    const picked = run("SRANDMEMBER", "s") as string;
+    expect(run("SISMEMBER", "s", picked)).toBe(1);
+    const popped = run("SPOP", "s") as string;
+    expect(run("SISMEMBER", "s", popped)).toBe(0);
+    expect(run("SCARD", "s")).toBe(199);
+    const many = run("SPOP", "s", "50") as Plain[];
+    expect(new Set(many).size).toBe(50);
+    expect(run("SCARD", "s")).toBe(149);
+    expect(run("HSET", "h", ...fields(200))).toBe(200);
+    expect((run("HRANDFIELD", "h") as string).startsWith("f")).toBe(true);
+  });
+});
