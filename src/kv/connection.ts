@@ -88,8 +88,8 @@ export class Connection implements Transport {
   private run(commands: string[][]): void {
     const session = this.session;
     let i = 0;
-    let now = this.engine.clock.monotonicMs();
-    while (i < commands.length && this.mayRun) now = this.engine.execute(session, commands[i++]!, session.reply, now);
+    while (i < commands.length && this.mayRun) this.engine.execute(session, commands[i++]!);
+    this.engine.settleTiming();
     if (session.closing) return;
     for (; i < commands.length; i++) this.hold(commands[i]!);
   }
@@ -106,6 +106,7 @@ export class Connection implements Transport {
       for (const arg of argv) this.waitingBytes -= arg.length;
       this.engine.execute(this.session, argv);
     }
+    this.engine.settleTiming();
     // Drop what has run; arrays do not shrink from the front cheaply, so do it once here.
     if (this.waitingFrom === this.waiting.length) this.waiting.length = this.waitingFrom = 0;
   }

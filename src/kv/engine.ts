@@ -8,6 +8,7 @@
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { Blocking } from "./blocking.ts";
+import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing.ts";
 import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
@@ -29,13 +30,7 @@ export interface EngineOptions {
   config?: Record<string, string>;
 }
 
-export interface CommandStats {
-  calls: number;
-  /** Microseconds spent, unrounded (INFO rounds). */
-  usec: number;
-  rejectedCalls: number;
-  failedCalls: number;
-}
+export type { CommandStats };
 
 /** Commands a subscribed RESP2 client may still send. */
 const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ping", "quit", "reset"]);
@@ -69,6 +64,8 @@ export class Engine {
   lastSaveMs: number;
   /** The default user's password (requirepass); "" lets every client in without AUTH. */
   password = "";
+  /** How long commands take, for INFO commandstats (command-timing.ts). */
+  private readonly timing: CommandTiming;
   readonly stats = {
     commandsProcessed: 0,
     connectionsReceived: 0,
@@ -80,6 +77,7 @@ export class Engine {
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
+    this.timing = new CommandTiming(this.clock);
     this.log = options.log;
     this.startedMs = this.clock.nowMs();
     this.lastSaveMs = this.startedMs;
@@ -135,10 +133,9 @@ export class Engine {
 
   /**
    * Runs one command for a session, answering on `reply` (the session's own, or a REST collector).
-   * Returns the clock's monotonic time at its end, which a caller running commands back to back
-   * passes as the next one's `startedMs`: one clock read per command instead of two.
+   * A caller runs as many as it has back to back, then calls settleTiming().
    */
-  execute(session: Session, argv: string[], reply: Reply = session.reply, startedMs = this.clock.monotonicMs()): number {
+  execute(session: Session, argv: string[], reply: Reply = session.reply): void {
     const resolved = this.resolve(argv);
     if (typeof resolved === "string") return this.reject(session, argv, reply, resolved);
     const name = resolved.name;
@@ -157,18 +154,21 @@ export class Engine {
     if (session.multi !== null && !multiControlCommands.has(name)) {
       session.multi.push({ spec: resolved, argv });
       reply.simple("QUEUED");
-      return this.clock.monotonicMs();
+      return;
     }
-    const endedMs = this.run(resolved, session, argv, reply, startedMs);
+    this.run(resolved, session, argv, reply);
     this.blocking.serveReady();
-    return endedMs;
   }
 
-  /**
-   * Runs a resolved command and records its statistics; also used by EXEC for queued commands.
-   * Returns the clock's monotonic time at its end.
-   */
-  run(spec: CommandSpec, session: Session, argv: string[], reply: Reply, startedMs = this.clock.monotonicMs()): number {
+  /** Ends the timing of the commands run since the last call: for a caller done running them. */
+  settleTiming(): void {
+    this.timing.settle();
+  }
+
+  /** Runs a resolved command and records its statistics; also used by EXEC for queued commands. */
+  run(spec: CommandSpec, session: Session, argv: string[], reply: Reply): void {
+    const batched = timedInBatch(spec);
+    const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
     const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, propagate: null };
     const dirtyBefore = this.dirty;
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
@@ -186,11 +186,10 @@ export class Engine {
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
     const stats = this.statsFor(spec.name);
     stats.calls++;
-    const endedMs = this.clock.monotonicMs();
-    stats.usec += (endedMs - startedMs) * 1000;
+    if (batched) this.timing.finishBatched(stats);
+    else stats.usec += (this.timing.endBatch() - startedMs) * 1000;
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
-    return endedMs;
   }
 
   /** The command (or subcommand) argv names, or the error Redis answers for it. */
@@ -237,9 +236,8 @@ export class Engine {
   /**
    * Refuses a command before it runs, as Redis's rejectCommand does: it counts as rejected, and a
    * transaction being queued will abort. A refused EXEC discards the transaction and says why.
-   * Returns the clock's monotonic time, as execute does.
    */
-  private reject(session: Session, argv: string[], reply: Reply, message: string): number {
+  private reject(session: Session, argv: string[], reply: Reply, message: string): void {
     this.countRejected(argv);
     if ((argv[0] ?? "").toLowerCase() === "exec") {
       discardTransaction(this, session);
@@ -249,7 +247,6 @@ export class Engine {
       if (session.multi !== null) session.multiFailed = true;
       reply.error(message);
     }
-    return this.clock.monotonicMs();
   }
 
   private statsFor(name: string): CommandStats {

@@ -71,6 +71,7 @@ export function harness(databases = 16): Harness {
       run(...argv: (string | number)[]): Plain {
         const before = collector.values.length;
         engine.execute(s, argv.map(String));
+        engine.settleTiming();
         return collector.values.length > before ? collector.values.at(-1)! : (undefined as unknown as Plain);
       },
     };

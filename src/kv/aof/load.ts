@@ -71,6 +71,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger): LoadRe
       offset += encodedBytes(argv);
     }
   } finally {
+    engine.settleTiming();
     engine.unregister(session);
   }
   if (error !== null) throw corrupt(path, offset, error);

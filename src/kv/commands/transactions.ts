@@ -39,12 +39,11 @@ function exec(x: Exec): void {
   if (dirty) return x.reply.array(null);
   x.reply.array(queued.length);
   // Queued commands run back to back with nothing in between, and blocking ones do not block.
-  // Each one's end time is the next one's start: one clock reading per command.
+  // EXEC is timed alone, and ends the timing of the commands it ran when it ends.
   x.session.inExec = true;
   x.engine.aof?.beginTransaction();
   try {
-    let now = x.engine.clock.monotonicMs();
-    for (const { spec, argv } of queued) now = x.engine.run(spec, x.session, argv, x.reply, now);
+    for (const { spec, argv } of queued) x.engine.run(spec, x.session, argv, x.reply);
   } finally {
     x.session.inExec = false;
     x.engine.aof?.endTransaction();

@@ -69,6 +69,7 @@ export class CommandRunner {
     session.authenticated = true;
     try {
       this.engine.execute(session, argv, reply);
+      this.engine.settleTiming();
       if (session.blocked !== null && transport !== null) await this.waitUntilServed(session, transport, options.wait!);
     } finally {
       this.engine.unregister(session);
