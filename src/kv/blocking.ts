@@ -51,6 +51,8 @@ export class Blocking {
 
   /** Serves waiters of every ready key, in blocking order, until nothing more can be served. */
   serveReady(): void {
+    // Nearly always so: no iterator made after every command.
+    if (this.ready.size === 0) return;
     // A Set's iteration visits entries added while it runs, so a key made ready by a served
     // client (BLMOVE's push) — even one removed here earlier in the pass — is served in turn.
     for (const id of this.ready) {

@@ -76,6 +76,10 @@ const headerAt = (ref: number) => ((ref & unitMask) * unitBytes) >> 2;
 
 const isInlineValue = (value: unknown): value is string => typeof value === "string" && value.length <= valueInlineBytesMax;
 
+/** Entries sit at any 8-byte unit after a key of any length: floats go through these to be read. */
+const floatScratch = new Float64Array(1);
+const floatBytes = new Uint8Array(floatScratch.buffer);
+
 const entryBytes = (keyBytes: number, valueBytes: number) => (headerBytes + keyBytes + valueBytes + unitBytes - 1) & ~(unitBytes - 1);
 
 /**
@@ -143,14 +147,30 @@ export class KeyTable<V extends string | object = string | object> {
       this.slots[slot * 2 + 1] = this.replaceValue(this.slots[slot * 2 + 1]!, value);
       return false;
     }
-    if ((this.size + 1) * 2 > this.capacity) {
-      this.resize(this.capacity * 2);
-      this.add(key, hash, value, -1 - this.slotOf(key, hash));
-    } else this.add(key, hash, value, -1 - slot);
+    this.addAt(key, hash, value, slot);
     return true;
   }
 
-  private add(key: string, hash: number, value: V, slot: number): void {
+  /**
+   * The ref of `key`'s entry if it has one; otherwise adds it with `value` and returns -1 - the
+   * new entry's ref. One lookup for a caller that then works on the entry either way.
+   */
+  findOrAdd(key: string, value: V): number {
+    const hash = hashKey(key);
+    const slot = this.slotOf(key, hash);
+    return slot >= 0 ? this.slots[slot * 2 + 1]! : -1 - this.addAt(key, hash, value, slot);
+  }
+
+  /** Adds a new key at the free slot slotOf found for it (-1 - slot); returns its entry's ref. */
+  private addAt(key: string, hash: number, value: V, slot: number): number {
+    if ((this.size + 1) * 2 > this.capacity) {
+      this.resize(this.capacity * 2);
+      return this.add(key, hash, value, -1 - this.slotOf(key, hash));
+    }
+    return this.add(key, hash, value, -1 - slot);
+  }
+
+  private add(key: string, hash: number, value: V, slot: number): number {
     const keyInline = key.length <= keyInlineBytesMax;
     const valueInline = isInlineValue(value);
     const ref = this.allocate(entryBytes(keyInline ? key.length : 0, valueInline ? value.length : 0));
@@ -164,6 +184,7 @@ export class KeyTable<V extends string | object = string | object> {
     this.slots[slot * 2] = hash;
     this.slots[slot * 2 + 1] = ref;
     this.size++;
+    return ref;
   }
 
   /** Writes an entry's value info and inline bytes; the key's info must already be written. */
@@ -319,6 +340,25 @@ export class KeyTable<V extends string | object = string | object> {
   /** Where the entry's inline value starts in bytesOf(ref). */
   valueAt(ref: number): number {
     return (ref & unitMask) * unitBytes + headerBytes + this.keyBytesOf(ref);
+  }
+
+  /**
+   * The float64 whose 8 bytes are the entry's inline value (a sorted set's score: see
+   * zset/score-index.ts, which stores every value so).
+   */
+  floatAt(ref: number): number {
+    const bytes = this.slabs[ref >>> unitShift]!;
+    const from = this.valueAt(ref);
+    for (let i = 0; i < 8; i++) floatBytes[i] = bytes[from + i]!;
+    return floatScratch[0]!;
+  }
+
+  /** Writes a float64 as the entry's 8-byte inline value, which it must already have. */
+  setFloatAt(ref: number, n: number): void {
+    const bytes = this.slabs[ref >>> unitShift]!;
+    const from = this.valueAt(ref);
+    floatScratch[0] = n;
+    for (let i = 0; i < 8; i++) bytes[from + i] = floatBytes[i]!;
   }
 
   /** The entry's last-read time as the keyspace recorded it (0: never read). */

@@ -1,13 +1,14 @@
-// Sets and hashes in their two forms (src/kv/types/member-set.ts, field-map.ts): a JS Set or Map
-// while small, a key table past 128 members. fast-check drives each against a plain Set or Map
+// Sets, hashes and sorted sets' score indexes in their two forms (src/kv/types/member-set.ts,
+// field-map.ts, zset/score-index.ts): a JS Set or Map while small, a key table past 128 members. fast-check drives each against a plain Set or Map
 // across that threshold in both directions; then, through commands, the encodings Redis reports
-// at the limit and one past it, and SSCAN/HSCAN's guarantee across the move from one form to the
-// other.
+// at the limit and one past it, and SSCAN/HSCAN/ZSCAN's guarantee across the move from one form to
+// the other.
 import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { FieldMap, smallFieldsMax } from "../../src/kv/types/field-map.ts";
 import { MemberSet, smallMembersMax } from "../../src/kv/types/member-set.ts";
+import { ScoreIndex } from "../../src/kv/types/zset/score-index.ts";
 import { type Harness, harness, type Plain } from "./harness.ts";
 
 /** Enough distinct names to cross the threshold and come back, with binary ones among them. */
@@ -96,6 +97,33 @@ describe("FieldMap", () => {
   });
 });
 
+describe("ScoreIndex", () => {
+  test("behaves as a Map across the move into a table, keeping every score bit for bit", () => {
+    const score = fc.oneof(fc.double({ noNaN: true }), fc.constantFrom(-0, 0, Infinity, -Infinity, Number.MIN_VALUE));
+    fc.assert(
+      fc.property(burst(fc.tuple(name, score)), (bursts) => {
+        const index = new ScoreIndex();
+        const model = new Map<string, number>();
+        bursts.forEach((steps, i) => {
+          for (const [member, s] of steps) {
+            if (i % 2 === 0) {
+              index.set(member, s);
+              model.set(member, s);
+            } else expect(index.delete(member)).toBe(model.delete(member));
+          }
+          expect(index.size).toBe(model.size);
+          // Object.is: -0 must come back as -0.
+          for (const [member, s] of model) expect(Object.is(index.get(member), s)).toBe(true);
+          expect(index.get("absent member")).toBeUndefined();
+          const byMember = (a: [string, number], b: [string, number]) => (a[0] < b[0] ? -1 : 1);
+          expect(index.entries().sort(byMember)).toEqual([...model].sort(byMember));
+        });
+      }),
+      { numRuns: 60, endOnFailure: true },
+    );
+  });
+});
+
 describe("through commands", () => {
   let h: Harness;
   const run = (...argv: (string | number)[]) => h.run(...argv);
@@ -152,13 +180,13 @@ describe("through commands", () => {
    * Walks a scan of `key`, changing the collection between calls with `churn(step)`; returns
    * every member or field the walk answered.
    */
-  function walk(command: "SSCAN" | "HSCAN", key: string, churn: (step: number) => void): Set<string> {
+  function walk(command: "SSCAN" | "HSCAN" | "ZSCAN", key: string, churn: (step: number) => void): Set<string> {
     const seen = new Set<string>();
     let cursor = "0";
     let step = 0;
     do {
       const [next, items] = run(command, key, cursor, "COUNT", "10") as [string, string[]];
-      const stride = command === "HSCAN" ? 2 : 1;
+      const stride = command === "SSCAN" ? 1 : 2;
       for (let i = 0; i < items.length; i += stride) seen.add(items[i]!);
       cursor = next;
       churn(step++);
@@ -167,10 +195,17 @@ describe("through commands", () => {
     return seen;
   }
 
-  for (const command of ["SSCAN", "HSCAN"] as const) {
-    const add = (key: string, names: string[]) =>
-      command === "SSCAN" ? run("SADD", key, ...names) : run("HSET", key, ...names.flatMap((n) => [n, "v"]));
-    const remove = (key: string, names: string[]) => (command === "SSCAN" ? run("SREM", key, ...names) : run("HDEL", key, ...names));
+  const writes = {
+    SSCAN: { add: (names: string[]) => ["SADD", ...names], remove: "SREM" },
+    HSCAN: { add: (names: string[]) => ["HSET", ...names.flatMap((n) => [n, "v"])], remove: "HDEL" },
+    ZSCAN: { add: (names: string[]) => ["ZADD", ...names.flatMap((n, i) => [String(i), n])], remove: "ZREM" },
+  };
+  for (const command of ["SSCAN", "HSCAN", "ZSCAN"] as const) {
+    const add = (key: string, names: string[]) => {
+      const [verb, ...args] = writes[command].add(names);
+      return run(verb!, key, ...args);
+    };
+    const remove = (key: string, names: string[]) => run(writes[command].remove, key, ...names);
 
     // 100: the walk starts on the small form and its parked cursor outlives the move into a
     // table; 200: the walk is a table walk from the start, across the table's resizes.

@@ -15,7 +15,7 @@ import type { CommandSpec, Exec } from "../../commands/spec.ts";
 import { compactEntriesMax } from "../../encoding.ts";
 import { KvError, mustBePositive, syntaxError } from "../../errors.ts";
 import { globMatch } from "../../glob.ts";
-import { resume, scanStep } from "../../scan.ts";
+import { scanStep, takeParked, walkTable } from "../../scan.ts";
 import { distinctIndexes, randomCountWith } from "../sample.ts";
 import { type LexRange, parseLexRange, parseScoreRange, type ScoreRange } from "./ranges.ts";
 import { replyEntries, replyScore } from "./replies.ts";
@@ -67,7 +67,7 @@ function addOne(zset: ZSet, member: string, score: number, o: Readonly<ZAddOptio
   const current = zset.score(member);
   if (current === undefined) {
     if (o.xx) return "skipped";
-    zset.set(member, score);
+    zset.setFrom(undefined, member, score);
     out.score = score;
     return "added";
   }
@@ -78,7 +78,7 @@ function addOne(zset: ZSet, member: string, score: number, o: Readonly<ZAddOptio
   if ((o.lt && target >= current) || (o.gt && target <= current)) return "skipped";
   out.score = target;
   if (target === current) return "unchanged";
-  zset.set(member, target);
+  zset.setFrom(current, member, target);
   return "updated";
 }
 
@@ -405,13 +405,20 @@ function zscan(x: Exec, argv: string[]): void {
     for (const e of zset.entries()) if (matches(e.member)) add(e.member, e.score);
     return replyScan(x, 0, items);
   }
-  const step = scanStep(resume(cursor, () => zset.members()), options.count);
-  for (const member of step.items) {
+  let next: number;
+  const members: string[] = [];
+  const it = takeParked<string>(cursor) ?? zset.memberIterator();
+  if (it !== null) {
+    const step = scanStep(it, options.count);
+    members.push(...step.items);
+    next = step.cursor;
+  } else next = walkTable((at, out) => zset.scanStep(at, out), cursor, options.count, members);
+  for (const member of members) {
     // A parked cursor may outlive this value (the key was replaced): skip what is not in it.
     const score = zset.score(member);
     if (score !== undefined && matches(member)) add(member, score);
   }
-  replyScan(x, step.cursor, items);
+  replyScan(x, next, items);
 }
 
 // ---- declarations -------------------------------------------------------------------------------

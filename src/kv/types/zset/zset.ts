@@ -4,16 +4,17 @@
  *
  * Design. A ZSet keeps two indexes over the same pairs, as Redis does:
  *
- *   - a Map member → score, for the O(1) questions: does the member exist, what is its score
+ *   - a member → score index (score-index.ts: a Map while small, a key table past 128 members),
+ *     for the O(1) questions: does the member exist, what is its score
  *     (ZSCORE, ZADD's NX/XX/GT/LT checks, ZINTER probing other inputs);
  *   - a counted B+tree ordered by (score, member) (btree.ts), for everything about order: rank
  *     of a member, member at a rank, the ranks where a score or lex range starts and ends — each
  *     O(log n) — and then walking neighbours for ranges. (Redis uses a skip list here; in JS
  *     its per-node objects cost a cache miss per step, see btree.ts.)
  *
- * Either index alone makes some command linear; both together cost one Map entry per member
- * beyond the tree. The Map's insertion order also gives ZSCAN a cursor that survives changes
- * (scan.ts).
+ * Either index alone makes some command linear; both together cost one index entry per member
+ * beyond the tree. ZSCAN walks the index: a small one by a parked Map iterator, a large one by the
+ * table's slot cursor (scan.ts); both survive changes.
  *
  * Redis stores small sets as one flat "listpack" and converts them, for good, to dict + skiplist
  * once they outgrow it (129 members, or a member over 64 bytes). We always use the tree, but
@@ -27,6 +28,7 @@ import { clampRankRange } from "../../args.ts";
 import { compactEntriesMax, compactValueBytesMax, isCompact } from "../../encoding.ts";
 import { formatDouble } from "../../reply.ts";
 import { BTree } from "./btree.ts";
+import { ScoreIndex } from "./score-index.ts";
 import { lexAboveMin, lexBelowMax, type LexRange, lexRangeIsEmpty, scoreAboveMin, scoreBelowMax, type ScoreRange, scoreRangeIsEmpty } from "./ranges.ts";
 
 // Rank ranges are a sorted-set notion first; callers and tests find the clamp here too.
@@ -45,7 +47,7 @@ const noRank = -1;
 
 export class ZSet {
   readonly kind = "zset";
-  private readonly scores = new Map<string, number>();
+  private readonly scores = new ScoreIndex();
   private readonly tree = new BTree();
 
   /** `compact`: start as Redis's listpack encoding (as ZADD does) or as a skiplist. */
@@ -72,19 +74,29 @@ export class ZSet {
    * does with ZUNIONSTORE, ZINTERSTORE and ZDIFFSTORE results.
    */
   compactIfSmall(): void {
-    if (this.compact || !isCompact(this.scores.keys(), this.size)) return;
+    if (this.compact || this.size > compactEntriesMax) return;
+    const entries = this.scores.entries();
+    if (!isCompact(entries.map(([member]) => member), this.size)) return;
     this.compact = true;
     // set() would see no change from -0 to 0 (they compare equal), so rewrite them directly.
-    for (const [member, score] of this.scores) {
+    for (const [member, score] of entries) {
       if (!Object.is(score, -0)) continue;
       this.tree.updateScore(member, score, 0);
       this.scores.set(member, 0);
     }
   }
 
-  /** Members in insertion order of the Map (ZSCAN's iteration order), not in score order. */
-  members(): IterableIterator<string> {
-    return this.scores.keys();
+  /**
+   * For ZSCAN: a live iterator over the members while the index is small, in insertion order;
+   * null once it is a table, to be walked with scanStep.
+   */
+  memberIterator(): Iterator<string> | null {
+    return this.scores.iterator();
+  }
+
+  /** For ZSCAN over a large set: one step of the index table's cursor walk (KeyTable.scanStep). */
+  scanStep(cursor: number, out: string[]): number {
+    return this.scores.scanStep(cursor, out);
   }
 
   clone(): ZSet {
@@ -97,8 +109,15 @@ export class ZSet {
 
   /** Adds the member or changes its score; returns true when the member is new. */
   set(member: string, score: number): boolean {
+    return this.setFrom(this.scores.get(member), member, score);
+  }
+
+  /**
+   * As set, for a caller that has just read the member's score (`current`; undefined for a
+   * non-member): ZADD, which saves a lookup.
+   */
+  setFrom(current: number | undefined, member: string, score: number): boolean {
     if (Number.isNaN(score)) throw new Error("zset: NaN score");
-    const current = this.scores.get(member);
     if (current === undefined && this.compact && (this.size >= compactEntriesMax || member.length > compactValueBytesMax)) {
       this.compact = false;
     }
