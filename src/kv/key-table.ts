@@ -103,6 +103,12 @@ export class KeyTable<V extends string | object = string | object> {
   private readonly freeHeads = new Int32Array(entryBytesMax / unitBytes + 1).fill(-1);
   private readonly objects: unknown[] = [];
   private readonly freeObjects: number[] = [];
+  /**
+   * Set while something walks the slots in order and needs every key to stay at its home slot's
+   * place in that order (an append-only file rewrite): the table then does not shrink, and calls
+   * this just before it has to grow, so that the walker can finish first.
+   */
+  slotWalker: (() => void) | null = null;
 
   /** The number of slots (a power of two). */
   get capacity(): number {
@@ -164,6 +170,7 @@ export class KeyTable<V extends string | object = string | object> {
   /** Adds a new key at the free slot slotOf found for it (-1 - slot); returns its entry's ref. */
   private addAt(key: string, hash: number, value: V, slot: number): number {
     if ((this.size + 1) * 2 > this.capacity) {
+      this.slotWalker?.();
       this.resize(this.capacity * 2);
       return this.add(key, hash, value, -1 - this.slotOf(key, hash));
     }
@@ -277,7 +284,7 @@ export class KeyTable<V extends string | object = string | object> {
     }
     slots[hole * 2] = EMPTY;
     this.size--;
-    if (this.size * 8 < this.capacity && this.capacity > capacityMin) this.resize(this.capacity / 2);
+    if (this.size * 8 < this.capacity && this.capacity > capacityMin && this.slotWalker === null) this.resize(this.capacity / 2);
     return true;
   }
 
@@ -316,6 +323,22 @@ export class KeyTable<V extends string | object = string | object> {
     if (info < 0) return this.objects[-1 - info] as string;
     const from = (ref & unitMask) * unitBytes + headerBytes;
     return this.slabs[ref >>> unitShift]!.latin1Slice(from, from + info);
+  }
+
+  /** The length of the entry's inline key, or -1 when its key is held as an object. */
+  keyLength(ref: number): number {
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
+    return info < 0 ? -1 : info;
+  }
+
+  /** Where the entry's inline key starts in bytesOf(ref). */
+  keyAt(ref: number): number {
+    return (ref & unitMask) * unitBytes + headerBytes;
+  }
+
+  /** The hash of the entry's key (hashKey's). */
+  hashOf(ref: number): number {
+    return this.words[ref >>> unitShift]![headerAt(ref)]!;
   }
 
   /** The value of the entry at `ref`; an inline string is copied out as a new JS string. */
@@ -395,6 +418,29 @@ export class KeyTable<V extends string | object = string | object> {
       if ((slots[i * 2]! & mask) === home) out.push(this.keyOf(slots[i * 2 + 1]!));
     }
     return reverseBits((reverseBits((cursor | ~mask) >>> 0) + 1) >>> 0);
+  }
+
+  /** The slot where `key`'s probe run starts: its home. */
+  homeOf(key: string): number {
+    return hashKey(key) & this.mask;
+  }
+
+  /**
+   * Adds to `out` the refs of the entries whose home slot is in [from, to) (to ≤ capacity): one
+   * step of a walk in slot order, which reads the slots front to back rather than scanStep's
+   * scattered order, but is only complete while the table neither grows nor shrinks
+   * (slotWalker). An entry sits at or after its home, within its run, so the slots from `from` up
+   * to the first free one at or after `to` (wrapping round the end) hold all of them.
+   */
+  entriesHomedIn(from: number, to: number, out: number[]): void {
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let i = from; i < to || slots[(i & mask) * 2] !== EMPTY; i++) {
+      const hash = slots[(i & mask) * 2]!;
+      if (hash === EMPTY) continue;
+      const home = hash & mask;
+      if (home >= from && home < to) out.push(slots[(i & mask) * 2 + 1]!);
+    }
   }
 
   /** A uniformly random slot's key, or the next one after it; undefined when empty. */

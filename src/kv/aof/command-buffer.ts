@@ -3,6 +3,7 @@
  * growing byte buffer: the append-only file's format, which is what Redis writes too, so
  * `redis-check-aof` and redis-server itself can read our files.
  */
+import { writeSync } from "node:fs";
 import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../resp/write-bytes.ts";
 
 /** First size of a command buffer; it doubles as needed. */
@@ -10,6 +11,8 @@ const initialBufferBytes = 64 * 1024;
 
 /** Bytes of `*<n>\r\n` or `$<n>\r\n` for n below 2^53. */
 const headerBytesMax = 1 + 16 + 2;
+
+const setHead = new TextEncoder().encode("*3\r\n$3\r\nSET\r\n");
 
 export class CommandBuffer {
   private buffer = Buffer.allocUnsafe(initialBufferBytes) as Latin1Buffer;
@@ -29,11 +32,41 @@ export class CommandBuffer {
     }
   }
 
+  /**
+   * Appends `SET key value`, both copied from `bytes` (a key table's slab): an append-only file
+   * rewrite's usual command, made without a string for either.
+   */
+  pushSet(bytes: Uint8Array, keyAt: number, keyBytes: number, valueAt: number, valueBytes: number): void {
+    this.reserve(setHead.length + 2 * headerBytesMax + keyBytes + valueBytes + 4);
+    const buffer = this.buffer;
+    buffer.set(setHead, this.length);
+    this.length += setHead.length;
+    this.copyBulk(bytes, keyAt, keyBytes);
+    this.copyBulk(bytes, valueAt, valueBytes);
+  }
+
+  private copyBulk(bytes: Uint8Array, from: number, count: number): void {
+    this.header(0x24, count);
+    const buffer = this.buffer;
+    let at = this.length;
+    for (let i = 0; i < count; i++) buffer[at++] = bytes[from + i]!;
+    buffer[at++] = 0x0d;
+    buffer[at++] = 0x0a;
+    this.length = at;
+  }
+
   /** The bytes pushed so far, as a copy, and an empty buffer for what comes next. */
   take(): Uint8Array {
     const bytes = Uint8Array.prototype.slice.call(this.buffer, 0, this.length);
     this.length = 0;
     return bytes;
+  }
+
+  /** Writes the bytes pushed so far to the file `fd`, synchronously, and empties the buffer. */
+  writeTo(fd: number): void {
+    let at = 0;
+    while (at < this.length) at += writeSync(fd, this.buffer, at, this.length - at);
+    this.length = 0;
   }
 
   private header(type: number, n: number): void {

@@ -12,6 +12,13 @@
  * gives the current data. A command that does not name its keys (FLUSHALL, SWAPDB, MOVE, and
  * those whose keys move with a numkeys argument) makes the walk finish at once before it runs.
  *
+ * The walk goes through each database's key table in slot order (KeyTable.entriesHomedIn), which
+ * reads memory front to back, and writes a short key holding a short string straight from the
+ * table's bytes. Whether the walk has passed a key is then a comparison of its home slot with the
+ * walk's, so only the keys written ahead of it need remembering. That needs the keys to stay in
+ * their slots' order: the table being walked does not shrink meanwhile, and before it has to grow,
+ * the walk finishes it at once (KeyTable.slotWalker).
+ *
  * At the end the new file is synced, renamed over the old one (atomic), and the log switches to
  * it (AppendLog.switchTo).
  */
@@ -21,13 +28,16 @@ import { fsyncDir } from "../../core/atomic-file.ts";
 import type { Logger } from "../../core/log.ts";
 import type { CommandSpec } from "../commands/spec.ts";
 import { keysOf } from "../commands/spec.ts";
-import type { Keyspace } from "../keyspace.ts";
+import { hashKey, type KeyTable } from "../key-table.ts";
+import type { Keyspace, Value } from "../keyspace.ts";
 import type { AppendLog } from "./append-log.ts";
 import { CommandBuffer } from "./command-buffer.ts";
-import { valueCommands } from "./value-commands.ts";
+import { writeValueCommands } from "./value-commands.ts";
 
 /** How long one slice of the walk may hold the event loop. */
 const sliceBudgetMs = 2;
+/** Home slots of a table one step of the walk takes (a slice checks the clock between steps). */
+const stepSlots = 256;
 /** Write the new file in pieces of about this size rather than hold it all in memory. */
 const writeChunkBytes = 1024 * 1024;
 
@@ -38,10 +48,20 @@ export class AofRewrite {
   private readonly out = new CommandBuffer();
   private readonly fd: number;
   private readonly tempPath: string;
-  /** "db\0key" of every key already written. */
-  private readonly done = new Set<string>();
+  /**
+   * Per database, the keys written ahead of the walk (beforeWrite named them before the walk
+   * reached them), which the walk must skip; and their hashes, which rule most keys out without
+   * making the key's string.
+   */
+  private readonly early: Set<string>[];
+  private readonly earlyHashes: Set<number>[];
+  /** The database being walked; dbs.length once the walk is over. */
   private dbIndex = 0;
-  private keys: Iterator<string>;
+  /** The next home slot of that database's table to walk: keys homed before it are written. */
+  private home = 0;
+  /** The table being walked, which holds still for it (KeyTable.slotWalker). */
+  private table: KeyTable<Value> | null = null;
+  private readonly refs: number[] = [];
   private selected = -1;
   private finished = false;
   private readonly startedMs = Date.now();
@@ -54,7 +74,9 @@ export class AofRewrite {
   ) {
     this.tempPath = join(dirname(log.path), `temp-rewriteaof-${process.pid}.aof`);
     this.fd = openSync(this.tempPath, "w");
-    this.keys = walk(dbs[0]!);
+    this.early = dbs.map(() => new Set<string>());
+    this.earlyHashes = dbs.map(() => new Set<number>());
+    this.holdTable();
     log.startTee();
     setImmediate(() => this.walkSlice());
   }
@@ -66,30 +88,52 @@ export class AofRewrite {
       this.walkAll();
       return;
     }
-    for (const key of keysOf(spec, argv)) this.writeKey(dbIndex, key);
+    for (const key of keysOf(spec, argv)) this.writeAhead(dbIndex, key);
   }
 
   /** Called before a blocked client is served from `key` (the served command is not a `run`). */
   beforeServe(dbIndex: number, key: string, destination?: string): void {
     if (this.finished) return;
-    this.writeKey(dbIndex, key);
-    if (destination !== undefined) this.writeKey(dbIndex, destination);
+    this.writeAhead(dbIndex, key);
+    if (destination !== undefined) this.writeAhead(dbIndex, destination);
   }
 
-  private writeKey(dbIndex: number, key: string): void {
-    const id = `${dbIndex}\0${key}`;
-    if (this.done.has(id)) return;
-    this.done.add(id);
+  /** Writes `key` now unless the walk has written it; the walk will then pass it by. */
+  private writeAhead(dbIndex: number, key: string): void {
+    if (dbIndex < this.dbIndex) return;
     const db = this.dbs[dbIndex]!;
-    // Raw access: reading must not expire or touch the key (an expired one is written with its
-    // past time and expires again when loaded).
-    const slot = db.get(key);
-    if (slot === undefined) return;
+    if (dbIndex === this.dbIndex && db.table.homeOf(key) < this.home) return;
+    const early = this.early[dbIndex]!;
+    if (early.has(key)) return;
+    // Marked even when the key does not exist: one the command creates must not be walked.
+    early.add(key);
+    this.earlyHashes[dbIndex]!.add(hashKey(key));
+    const ref = db.table.find(key);
+    if (ref !== -1) this.writeEntry(dbIndex, ref, key);
+  }
+
+  /**
+   * Writes the key at `ref` with its value and time to live, read raw from the table: reading
+   * must not expire or touch it (an expired key is written with its past time, and expires
+   * again when the file is loaded). `key` is its name if the caller has it.
+   */
+  private writeEntry(dbIndex: number, ref: number, key?: string): void {
     if (this.selected !== dbIndex) {
       this.out.push(["SELECT", String(dbIndex)]);
       this.selected = dbIndex;
     }
-    for (const argv of valueCommands(key, slot, db.expires.get(key))) this.out.push(argv);
+    const db = this.dbs[dbIndex]!;
+    const table = db.table;
+    const valueBytes = table.valueLength(ref);
+    const keyBytes = table.keyLength(ref);
+    if (valueBytes >= 0 && keyBytes >= 0 && db.expires.size === 0) {
+      // The usual entry, a short key holding a short string: copied from the table's bytes.
+      const bytes = table.bytesOf(ref);
+      this.out.pushSet(bytes, table.keyAt(ref), keyBytes, table.valueAt(ref), valueBytes);
+    } else {
+      key ??= table.keyOf(ref);
+      writeValueCommands(this.out, key, table.valueOf(ref), db.expires.get(key));
+    }
     if (this.out.length >= writeChunkBytes) this.writeOut();
   }
 
@@ -98,7 +142,7 @@ export class AofRewrite {
     const deadline = performance.now() + sliceBudgetMs;
     try {
       while (performance.now() < deadline) {
-        if (!this.step()) return this.complete();
+        if (!this.walkStep()) return this.complete();
       }
     } catch (error) {
       return this.fail(error);
@@ -109,30 +153,71 @@ export class AofRewrite {
   /** Writes every key not written yet, now. */
   private walkAll(): void {
     try {
-      while (this.step());
+      while (this.walkStep());
     } catch (error) {
       return this.fail(error);
     }
     this.complete();
   }
 
-  /** Writes the next key of the walk; false once every database has been walked. */
-  private step(): boolean {
-    for (;;) {
-      const next = this.keys.next();
-      if (!next.done) {
-        this.writeKey(this.dbIndex, next.value);
-        return true;
-      }
-      if (++this.dbIndex >= this.dbs.length) return false;
-      this.keys = walk(this.dbs[this.dbIndex]!);
+  /**
+   * Writes the keys of the next stepSlots home slots of the walk; false once every database has
+   * been walked. The slices call it; tests call it to stop the walk where they want.
+   */
+  walkStep(): boolean {
+    if (this.dbIndex >= this.dbs.length) return false;
+    const table = this.table!;
+    const to = Math.min(this.home + stepSlots, table.capacity);
+    const refs = this.refs;
+    table.entriesHomedIn(this.home, to, refs);
+    this.home = to;
+    const earlyHashes = this.earlyHashes[this.dbIndex]!;
+    const early = this.early[this.dbIndex]!;
+    for (const ref of refs) {
+      if (earlyHashes.size > 0 && earlyHashes.has(table.hashOf(ref))) {
+        const key = table.keyOf(ref);
+        if (!early.has(key)) this.writeEntry(this.dbIndex, ref, key);
+      } else this.writeEntry(this.dbIndex, ref);
     }
+    refs.length = 0;
+    if (to === table.capacity) this.nextTable();
+    return true;
   }
 
+  /**
+   * The table being walked is about to grow, which would move its keys out of the walk's order:
+   * the walk finishes it first (at once, holding the loop), and goes on in the next database.
+   */
+  private readonly finishTable = (): void => {
+    if (this.home === 0) return; // nothing walked yet: growing moves nothing it has passed
+    const index = this.dbIndex;
+    try {
+      while (this.dbIndex === index) this.walkStep();
+    } catch (error) {
+      this.fail(error);
+    }
+  };
+
+  /** Moves the walk to the next database's table. */
+  private nextTable(): void {
+    this.releaseTable();
+    this.dbIndex++;
+    this.home = 0;
+    this.holdTable();
+  }
+
+  private holdTable(): void {
+    if (this.dbIndex >= this.dbs.length) return;
+    this.table = this.dbs[this.dbIndex]!.table;
+    this.table.slotWalker = this.finishTable;
+  }
+
+  private releaseTable(): void {
+    if (this.table !== null) this.table.slotWalker = null;
+    this.table = null;
+  }
   private writeOut(): void {
-    const bytes = this.out.take();
-    let at = 0;
-    while (at < bytes.length) at += writeSync(this.fd, bytes, at, bytes.length - at);
+    this.out.writeTo(this.fd);
   }
 
   /**
@@ -142,6 +227,7 @@ export class AofRewrite {
   private complete(): void {
     if (this.finished) return;
     this.finished = true;
+    this.releaseTable();
     try {
       this.writeOut();
       const kept = this.log.stopTee();
@@ -161,6 +247,7 @@ export class AofRewrite {
 
   private fail(error: unknown): void {
     this.finished = true;
+    this.releaseTable();
     this.log.stopTee();
     try {
       closeSync(this.fd);
@@ -181,18 +268,4 @@ export class AofRewrite {
 export function rewriteDue(sizeBytes: number, baseBytes: number, percentage: number, minBytes: number): boolean {
   if (!(percentage > 0) || sizeBytes < minBytes) return false;
   return sizeBytes >= baseBytes * (1 + percentage / 100);
-}
-
-/**
- * The keys of a database, a home slot at a time, as SCAN walks them: a key there from the start
- * of the walk to its end is met even if the table grows or shrinks meanwhile.
- */
-function* walk(db: Keyspace): Generator<string> {
-  const batch: string[] = [];
-  let cursor = 0;
-  do {
-    cursor = db.table.scanStep(cursor, batch);
-    yield* batch;
-    batch.length = 0;
-  } while (cursor !== 0);
 }

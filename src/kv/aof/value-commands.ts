@@ -12,30 +12,60 @@ import type { FieldMap } from "../types/field-map.ts";
 import type { List } from "../types/list.ts";
 import type { MemberSet } from "../types/member-set.ts";
 import type { ZSet } from "../types/zset/zset.ts";
+import type { CommandBuffer } from "./command-buffer.ts";
 
 /** Redis's AOF_REWRITE_ITEMS_PER_CMD. */
 const itemsPerCommand = 64;
 
-/** Commands that recreate `key` holding `value`, expiring at `expiresAtMs` if given. */
-export function valueCommands(key: string, value: Value, expiresAtMs: number | undefined): string[][] {
-  const commands: string[][] = [];
+/** Appends to `out` the commands that recreate `key` holding `value`, expiring at `expiresAtMs` if given. */
+export function writeValueCommands(out: CommandBuffer, key: string, value: Value, expiresAtMs: number | undefined): void {
   const type = typeOf(value);
-  if (type === "string") commands.push(["SET", key, value.toString()]);
-  else if (type === "list") chunked(commands, ["RPUSH", key], (value as List).toArray(), 1);
-  else if (type === "hash") chunked(commands, ["HSET", key], (value as FieldMap).entries().flat(), 2);
-  else if (type === "set") chunked(commands, ["SADD", key], (value as MemberSet).members(), 1);
-  else if (type === "zset") {
-    const pairs: string[] = [];
-    for (const e of (value as ZSet).entries()) pairs.push(formatDouble(e.score), e.member);
-    chunked(commands, ["ZADD", key], pairs, 2);
-  } else if (type === bloomTypeName) commands.push(...loadChunkCommands(key, value as BloomChain));
+  if (type === "string") out.push(["SET", key, value.toString()]);
+  else if (type === "list") {
+    const list = value as List;
+    const chunk = new Chunker(out, ["RPUSH", key], 1);
+    for (let i = 0; i < list.size; i++) chunk.add(list.at(i)!);
+    chunk.flush();
+  } else if (type === "hash") {
+    const chunk = new Chunker(out, ["HSET", key], 2);
+    for (const [field, fieldValue] of value as FieldMap) chunk.add(field, fieldValue);
+    chunk.flush();
+  } else if (type === "set") {
+    const chunk = new Chunker(out, ["SADD", key], 1);
+    for (const member of value as MemberSet) chunk.add(member);
+    chunk.flush();
+  } else if (type === "zset") {
+    const chunk = new Chunker(out, ["ZADD", key], 2);
+    for (const e of (value as ZSet).entries()) chunk.add(formatDouble(e.score), e.member);
+    chunk.flush();
+  } else if (type === bloomTypeName) for (const argv of loadChunkCommands(key, value as BloomChain)) out.push(argv);
   else throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
-  if (expiresAtMs !== undefined) commands.push(["PEXPIREAT", key, String(expiresAtMs)]);
-  return commands;
+  if (expiresAtMs !== undefined) out.push(["PEXPIREAT", key, String(expiresAtMs)]);
 }
 
-/** Pushes `head` + items, `itemsPerCommand` items (of `width` arguments each) per command. */
-function chunked(commands: string[][], head: string[], args: string[], width: number): void {
-  const step = itemsPerCommand * width;
-  for (let i = 0; i < args.length; i += step) commands.push([...head, ...args.slice(i, i + step)]);
+/** Gathers items (of `width` arguments each) into commands of `head` + at most itemsPerCommand items. */
+class Chunker {
+  private readonly argv: string[];
+
+  constructor(
+    private readonly out: CommandBuffer,
+    private readonly head: readonly string[],
+    private readonly width: number,
+  ) {
+    this.argv = [...head];
+  }
+
+  /** One item: `first`, and `second` when items are pairs. */
+  add(first: string, second?: string): void {
+    this.argv.push(first);
+    if (second !== undefined) this.argv.push(second);
+    if (this.argv.length === this.head.length + itemsPerCommand * this.width) this.flush();
+  }
+
+  /** Writes the items gathered since the last command, if any. */
+  flush(): void {
+    if (this.argv.length === this.head.length) return;
+    this.out.push(this.argv);
+    this.argv.length = this.head.length;
+  }
 }
