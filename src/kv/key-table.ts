@@ -76,6 +76,11 @@ const headerAt = (ref: number) => ((ref & unitMask) * unitBytes) >> 2;
 
 const isInlineValue = (value: unknown): value is string => typeof value === "string" && value.length <= valueInlineBytesMax;
 
+/** Keys warm() takes from one batch at most. */
+const warmKeysMax = 256;
+/** warm()'s home slots, then refs, of one batch. */
+const warmScratch = new Int32Array(warmKeysMax);
+
 /** Entries sit at any 8-byte unit after a key of any length: floats go through these to be read. */
 const floatScratch = new Float64Array(1);
 const floatBytes = new Uint8Array(floatScratch.buffer);
@@ -109,6 +114,8 @@ export class KeyTable<V extends string | object = string | object> {
    * this just before it has to grow, so that the walker can finish first.
    */
   slotWalker: (() => void) | null = null;
+  /** What warm() read, kept so that its reads count as used. */
+  private warmSink = 0;
 
   /** The number of slots (a power of two). */
   get capacity(): number {
@@ -441,6 +448,37 @@ export class KeyTable<V extends string | object = string | object> {
       const home = hash & mask;
       if (home >= from && home < to) out.push(slots[(i & mask) * 2 + 1]!);
     }
+  }
+
+  /**
+   * Reads, and so brings into the CPU's cache, the home slot and the entry found there of each
+   * command's first argument taken as a key (a batch of pipelined commands, before they run).
+   * A lookup's time is mostly two cache misses, slot then entry, each waiting on the one before;
+   * here the loads of many keys are independent of each other, so the CPU overlaps their misses,
+   * and the commands then find both in cache. A first argument that is not a key costs one
+   * wasted load.
+   */
+  warm(commands: readonly (readonly string[])[]): void {
+    const n = Math.min(commands.length, warmKeysMax);
+    const homes = warmScratch;
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let i = 0; i < n; i++) {
+      const argv = commands[i]!;
+      homes[i] = argv.length > 1 ? hashKey(argv[1]!) & mask : -1;
+    }
+    let sink = 0;
+    for (let i = 0; i < n; i++) {
+      const home = homes[i]!;
+      // Empty: no entry to read, and none of the slot's neighbours is worth it.
+      homes[i] = home >= 0 && slots[home * 2] !== EMPTY ? slots[home * 2 + 1]! : -1;
+    }
+    for (let i = 0; i < n; i++) {
+      const ref = homes[i]!;
+      if (ref >= 0) sink ^= this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
+    }
+    // Kept, so that the loads are not dropped as unused.
+    this.warmSink = sink;
   }
 
   /** A uniformly random slot's key, or the next one after it; undefined when empty. */

@@ -68,6 +68,21 @@ describe("KeyTable", () => {
     );
   });
 
+  test("warm reads any batch of commands, in any state of the table, and changes nothing", () => {
+    const argv = fc.array(fc.oneof(key, fc.constantFrom("SET", "")), { maxLength: 3 });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), fc.array(argv, { maxLength: 300 }), (ops, batch) => {
+        const table = new KeyTable<Value>();
+        const model = new Map<string, Value>();
+        table.warm(batch); // empty: no slab to read from yet
+        for (const step of ops) apply(table, model, step);
+        table.warm(batch);
+        expectSame(table, model);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test("grows past many resizes and shrinks back, every key still found", () => {
     const table = new KeyTable<Value>();
     const model = new Map<string, Value>();
