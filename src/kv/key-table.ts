@@ -442,7 +442,8 @@ export class KeyTable<V extends string | object = string | object> {
   entriesHomedIn(from: number, to: number, out: number[]): void {
     const slots = this.slots;
     const mask = this.mask;
-    for (let i = from; i < to || slots[(i & mask) * 2] !== EMPTY; i++) {
+    // Past `to`, the run goes on, round the end if need be, but not back to `from`.
+    for (let i = from; i < to || (i < from + mask + 1 && slots[(i & mask) * 2] !== EMPTY); i++) {
       const hash = slots[(i & mask) * 2]!;
       if (hash === EMPTY) continue;
       const home = hash & mask;

@@ -14,9 +14,13 @@ import { loadAppendLog } from "../../src/kv/aof/load.ts";
 import { type Harness, harness, type Plain } from "./harness.ts";
 
 const silent = createLogger({ level: "silent" });
-const databases = 2;
-/** Keys each database starts with: a table of 4096 slots, which grows at 2048 keys. */
+const databases = 3;
+/**
+ * Keys databases 0 and 1 start with: a table of 4096 slots, which grows at 2048 keys. Database 2
+ * starts with a few, in a table the walk takes in one step.
+ */
 const initialKeys = 1200;
+const smallDbKeys = 5;
 /** Keys one "grow" adds: enough to make a table of initialKeys grow. */
 const growKeys = 1500;
 
@@ -58,13 +62,13 @@ function snapshot(h: Harness): Record<string, unknown> {
   return out;
 }
 
-/** An engine logging to a new file in `dir`, with `initialKeys` strings and a few lists and hashes per database. */
+/** An engine logging to a new file in `dir`, with its initial strings and a few lists and hashes per database. */
 function filledEngine(dir: string): Harness {
   const h = harness(databases);
   h.engine.aof = new AppendLog(join(dir, "appendonly.aof"), "no", 0);
   for (let index = 0; index < databases; index++) {
     h.run("SELECT", index);
-    for (let i = 0; i < initialKeys; i++) h.run("SET", `i${i}`, `${index}-${i}`);
+    for (let i = 0; i < (index === 2 ? smallDbKeys : initialKeys); i++) h.run("SET", `i${i}`, `${index}-${i}`);
     for (let i = 0; i < 10; i += 2) h.run("RPUSH", `list${i}`, "a", "b");
     for (let i = 0; i < 10; i += 3) h.run("HSET", `hash${i}`, "f0", "7");
   }

@@ -83,6 +83,24 @@ describe("KeyTable", () => {
     );
   });
 
+  test("walked in slot order by blocks of any sizes, every entry comes once", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), fc.array(fc.integer({ min: 1, max: 70 }), { minLength: 1, maxLength: 20 }), (ops, blocks) => {
+        const table = new KeyTable<Value>();
+        const model = new Map<string, Value>();
+        for (const step of ops) apply(table, model, step);
+        const refs: number[] = [];
+        for (let from = 0, b = 0; from < table.capacity; b++) {
+          const to = Math.min(table.capacity, from + blocks[b % blocks.length]!);
+          table.entriesHomedIn(from, to, refs);
+          from = to;
+        }
+        expect(refs.map((ref) => table.keyOf(ref)).sort()).toEqual([...model.keys()].sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   test("grows past many resizes and shrinks back, every key still found", () => {
     const table = new KeyTable<Value>();
     const model = new Map<string, Value>();
