@@ -15,6 +15,7 @@ import { discardTransaction } from "./commands/transactions.ts";
 import { memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
+import { warmBatch } from "./warm.ts";
 import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
@@ -160,13 +161,9 @@ export class Engine {
     this.blocking.serveReady();
   }
 
-  /**
-   * Before a batch of pipelined commands runs: brings the keys they name into the CPU's cache
-   * together, which overlaps the cache misses that would otherwise come one per command
-   * (KeyTable.warm). Changes nothing.
-   */
+  /** Before a batch of pipelined commands runs: brings what they will look up into cache (warm.ts). */
   warmKeys(session: Session, commands: readonly string[][]): void {
-    this.dbs[session.dbIndex]!.table.warm(commands);
+    warmBatch(this.dbs[session.dbIndex]!, commands);
   }
 
   /** Ends the timing of the commands run since the last call: for a caller done running them. */

@@ -77,7 +77,7 @@ const headerAt = (ref: number) => ((ref & unitMask) * unitBytes) >> 2;
 const isInlineValue = (value: unknown): value is string => typeof value === "string" && value.length <= valueInlineBytesMax;
 
 /** Keys warm() takes from one batch at most. */
-const warmKeysMax = 256;
+export const warmKeysMax = 256;
 /** warm()'s home slots, then refs, of one batch. */
 const warmScratch = new Int32Array(warmKeysMax);
 
@@ -114,8 +114,6 @@ export class KeyTable<V extends string | object = string | object> {
    * this just before it has to grow, so that the walker can finish first.
    */
   slotWalker: (() => void) | null = null;
-  /** What warm() read, kept so that its reads count as used. */
-  private warmSink = 0;
 
   /** The number of slots (a power of two). */
   get capacity(): number {
@@ -452,34 +450,30 @@ export class KeyTable<V extends string | object = string | object> {
   }
 
   /**
-   * Reads, and so brings into the CPU's cache, the home slot and the entry found there of each
-   * command's first argument taken as a key (a batch of pipelined commands, before they run).
-   * A lookup's time is mostly two cache misses, slot then entry, each waiting on the one before;
-   * here the loads of many keys are independent of each other, so the CPU overlaps their misses,
-   * and the commands then find both in cache. A first argument that is not a key costs one
-   * wasted load.
+   * Reads, and so brings into the CPU's cache, the home slot of each of the first `count` keys
+   * and the entry found there (for a batch of pipelined commands, before they run). A lookup's
+   * time is mostly two cache misses, slot then entry, each waiting on the one before; here the
+   * loads of many keys do not depend on each other, so the CPU overlaps their misses, and the
+   * lookups that follow find both in cache. Changes nothing; returns whether any entry read holds
+   * its value as an object (a collection, say), for a caller that would warm those too.
    */
-  warm(commands: readonly (readonly string[])[]): void {
-    const n = Math.min(commands.length, warmKeysMax);
+  warm(keys: readonly string[], count: number): boolean {
+    const n = Math.min(count, warmKeysMax);
     const homes = warmScratch;
     const slots = this.slots;
     const mask = this.mask;
-    for (let i = 0; i < n; i++) {
-      const argv = commands[i]!;
-      homes[i] = argv.length > 1 ? hashKey(argv[1]!) & mask : -1;
-    }
-    let sink = 0;
+    for (let i = 0; i < n; i++) homes[i] = hashKey(keys[i]!) & mask;
     for (let i = 0; i < n; i++) {
       const home = homes[i]!;
-      // Empty: no entry to read, and none of the slot's neighbours is worth it.
-      homes[i] = home >= 0 && slots[home * 2] !== EMPTY ? slots[home * 2 + 1]! : -1;
+      // Empty: no entry to read (and the key is not in the table).
+      homes[i] = slots[home * 2] !== EMPTY ? slots[home * 2 + 1]! : -1;
     }
+    let objects = false;
     for (let i = 0; i < n; i++) {
       const ref = homes[i]!;
-      if (ref >= 0) sink ^= this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
+      if (ref >= 0 && this.words[ref >>> unitShift]![headerAt(ref) + 2]! < 0) objects = true;
     }
-    // Kept, so that the loads are not dropped as unused.
-    this.warmSink = sink;
+    return objects;
   }
 
   /** A uniformly random slot's key, or the next one after it; undefined when empty. */

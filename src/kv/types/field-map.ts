@@ -79,6 +79,11 @@ export class FieldMap implements Iterable<[string, string]> {
     return this.small !== null ? this.small.entries() : this.entries()[Symbol.iterator]();
   }
 
+  /** Brings into cache where the first `count` of `fields` are, in a large one's table (warm.ts). */
+  warm(fields: readonly string[], count: number): void {
+    this.table?.warm(fields, count);
+  }
+
   /** One uniformly random field; the hash must not be empty. */
   randomField(): string {
     if (this.small !== null) return randomElement(this.small.keys(), this.small.size);

@@ -42,7 +42,8 @@ export class MemberSet implements Iterable<string> {
   /** Adds the member; returns whether it was new. */
   add(member: string): boolean {
     const small = this.small;
-    if (small === null) return this.table!.set(member, "");
+    // findOrAdd: a member already there is left as it is (set() would rewrite its empty value).
+    if (small === null) return this.table!.findOrAdd(member, "") < 0;
     const before = small.size;
     small.add(member);
     if (small.size === before) return false;
@@ -83,6 +84,11 @@ export class MemberSet implements Iterable<string> {
    */
   scanStep(cursor: number, out: string[]): number {
     return this.table!.scanStep(cursor, out);
+  }
+
+  /** Brings into cache where the first `count` of `members` are, in a large one's table (warm.ts). */
+  warm(members: readonly string[], count: number): void {
+    this.table?.warm(members, count);
   }
 
   clone(): MemberSet {
