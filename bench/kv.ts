@@ -31,6 +31,13 @@ const requests = Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000);
 const clients = 50;
 const keyRange = 100_000;
 const pipelines = [1, 16];
+/**
+ * Interleaved rounds per test, each server's median taken. A -P 16 run of 500k requests lasts
+ * under a second, so one scheduling hiccup of a shared machine swings it by a third (two svc
+ * servers running the same code once measured 0.71× and 0.91× in one table); -P 1 runs last
+ * several seconds and average their hiccups out.
+ */
+const roundsFor = (pipeline: number) => (pipeline === 1 ? 1 : 3);
 const memoryKeys = Number(process.env.SVC_BENCH_KV_MEMORY_KEYS ?? 1_000_000);
 /** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
 const settleMs = 2000;
@@ -49,6 +56,8 @@ async function main(): Promise<void> {
     console.log(`### kv: svc kv vs redis-server ${await redisVersion()} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
     console.log("svc runs twice: with the TypeScript RESP parser and with the native (napi-rs) one.\n");
     for (const pipeline of pipelines) {
+      const rounds = roundsFor(pipeline);
+      if (rounds > 1) console.log(`Median of ${rounds} interleaved rounds per server.\n`);
       console.log(`| -P ${pipeline} | redis ops/s | svc ts ops/s | svc native ops/s | ts/redis | native/redis |`);
       console.log("|---|---:|---:|---:|---:|---:|");
       const tsRatios: number[] = [];
@@ -58,15 +67,21 @@ async function main(): Promise<void> {
       for (const [i, test] of tests.entries()) {
         // Rotate which server goes first, so warm caches and drift do not favour one side.
         const order = servers.map((_, j) => servers[(i + j) % servers.length]!);
-        const results = new Map<ServerProcess, { opsPerSec: number; cpuMicrosPerRequest: number }>();
-        for (const server of order) {
-          const cpuBefore = cpuSeconds(server.proc.pid);
-          const opsPerSec = await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange });
-          results.set(server, { opsPerSec, cpuMicrosPerRequest: ((cpuSeconds(server.proc.pid) - cpuBefore) * 1e6) / requests });
+        const runs = new Map<ServerProcess, { opsPerSec: number; cpuMicrosPerRequest: number }[]>(servers.map((s) => [s, []]));
+        for (let round = 0; round < roundsFor(pipeline); round++) {
+          for (const server of order) {
+            const cpuBefore = cpuSeconds(server.proc.pid);
+            const opsPerSec = await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange });
+            runs.get(server)!.push({ opsPerSec, cpuMicrosPerRequest: ((cpuSeconds(server.proc.pid) - cpuBefore) * 1e6) / requests });
+          }
         }
-        const base = results.get(redis)!;
-        const ts = results.get(kvTs)!;
-        const native = results.get(kvNative)!;
+        const medianOf = (server: ServerProcess) => ({
+          opsPerSec: median(runs.get(server)!.map((r) => r.opsPerSec)),
+          cpuMicrosPerRequest: median(runs.get(server)!.map((r) => r.cpuMicrosPerRequest)),
+        });
+        const base = medianOf(redis);
+        const ts = medianOf(kvTs);
+        const native = medianOf(kvNative);
         tsRatios.push(ts.opsPerSec / base.opsPerSec);
         nativeRatios.push(native.opsPerSec / base.opsPerSec);
         console.log(`| ${test} | ${fmt(base.opsPerSec)} | ${fmt(ts.opsPerSec)} | ${fmt(native.opsPerSec)} | ${tsRatios.at(-1)!.toFixed(2)}× | ${nativeRatios.at(-1)!.toFixed(2)}× |`);

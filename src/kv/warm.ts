@@ -13,8 +13,8 @@
  * HINCRBY, HDEL). For a command where that guess is wrong it costs a wasted load, and nothing is
  * ever changed.
  */
-import type { Keyspace } from "./keyspace.ts";
-import { warmKeysMax } from "./key-table.ts";
+import type { Keyspace, Value } from "./keyspace.ts";
+import { type KeyTable, warmKeysMax } from "./key-table.ts";
 import { FieldMap } from "./types/field-map.ts";
 import { MemberSet } from "./types/member-set.ts";
 
@@ -34,12 +34,17 @@ export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]
   // a run of commands on the same collection at a time.
   let collection: MemberSet | FieldMap | null = null;
   let m = 0;
+  // A batch usually names one key many times (a client filling a list, a set): looked up once.
+  let lastKey: string | null = null;
+  let last: MemberSet | FieldMap | null = null;
   for (const argv of commands) {
     if (argv.length < 3) continue;
-    const ref = table.find(argv[1]!);
-    if (ref === -1 || table.valueLength(ref) !== -1) continue;
-    const value = table.valueOf(ref);
-    if (!(value instanceof MemberSet || value instanceof FieldMap) || !value.hashed) continue;
+    if (argv[1] !== lastKey) {
+      lastKey = argv[1]!;
+      last = largeCollection(table, lastKey);
+    }
+    const value = last;
+    if (value === null) continue;
     if (value !== collection) {
       collection?.warm(members, m);
       collection = value;
@@ -48,4 +53,12 @@ export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]
     if (m < warmKeysMax) members[m++] = argv[2]!;
   }
   collection?.warm(members, m);
+}
+
+/** The large set or hash `key` holds, if it holds one. */
+function largeCollection(table: KeyTable<Value>, key: string): MemberSet | FieldMap | null {
+  const ref = table.find(key);
+  if (ref === -1 || table.valueLength(ref) !== -1) return null;
+  const value = table.valueOf(ref);
+  return (value instanceof MemberSet || value instanceof FieldMap) && value.hashed ? value : null;
 }

