@@ -155,6 +155,25 @@ describe("NativeRespParser against RespParser", () => {
   });
 });
 
+describe("arguments repeated from the last command", () => {
+  // RespParser reuses the last command's string at a position when the bytes are the same: words
+  // from a small pool, near misses among them (same length, differing in the first, middle or
+  // last byte), at the 32-byte limit of that reuse and one past it.
+  const near = ["key:1", "key:2", "kez:1", "Key:1", "xey:1", "k".repeat(32), "k".repeat(31) + "j", "j" + "k".repeat(31), "k".repeat(33), "", "v"];
+  test("come back as their own bytes, whole and split anywhere", () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.constantFrom(...near), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), (commands, cuts) => {
+        const named = commands.map((argv) => ["SET", ...argv]);
+        const bytes = latin1(named.map(encode).join(""));
+        expect(expectSameFeeds([bytes])).toEqual([{ commands: named, error: null, pendingBytes: 0 }]);
+        const split = expectSameFeeds(pieces(bytes, cuts.map((c) => c % (bytes.length + 1))));
+        expect(split.flatMap((o) => o.commands)).toEqual(named);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe("limits at the edge and one past", () => {
   const waits = (pendingBytes = 0) => ({ commands: [], error: null, pendingBytes });
   const fails = (detail: string, pendingBytes = 0) => ({ commands: [], error: `ERR Protocol error: ${detail}`, pendingBytes });
