@@ -3,55 +3,67 @@
  * what lists are used for (queues, stacks, LINDEX). Operations in the middle (LINSERT, LREM) are
  * O(n), as in Redis. The capacity is a power of two so wrapping is a mask, and it shrinks when
  * the queue empties to a quarter, so a drained list does not hold its peak memory.
+ *
+ * A small ring is one array. Past blockSlots the ring is cut into blocks of blockSlots held by a
+ * directory (itself a ring of blocks), as Redis's quicklist cuts a long list into nodes. Why: one
+ * array of millions of strings is rescanned whole by the garbage collector each time a push
+ * writes a new string into it (the write barrier remembers the array, not the slot), and doubling
+ * it copies every element at once; measured in process with 1.5–11M elements, that made RPUSH
+ * cost 370–430 ns against 260–280 on a short list. A block is small enough to rescan, and the
+ * ring grows by adding blocks to the directory.
  */
 
 /** The smallest ring allocated; small lists are the common case. */
 const capacityMin = 8;
+/** Elements per block once the ring is cut into blocks (a power of two). */
+export const blockSlots = 1024;
+const blockShift = Math.log2(blockSlots);
 
-/** A ring holding `items` from slot 0, with room for them at a power-of-two capacity. */
-function ringOf(items: readonly string[]): (string | undefined)[] {
-  let capacity = capacityMin;
-  while (capacity < items.length) capacity *= 2;
-  const ring = new Array<string | undefined>(capacity);
-  for (let i = 0; i < items.length; i++) ring[i] = items[i];
-  return ring;
-}
+type Block = (string | undefined)[];
+
+const newBlock = (slots: number): Block => new Array<string | undefined>(slots).fill(undefined);
 
 export class Deque {
-  private ring: (string | undefined)[];
+  /** The blocks, in ring order: one block of the whole capacity while it is at most blockSlots. */
+  private blocks: Block[];
+  /** log2 of a block's length: positions map to blocks[p >>> shift][p & blockMask]. */
+  private shift: number;
+  private blockMask: number;
+  /** Capacity - 1 (the capacity is a power of two). */
+  private mask: number;
+  /** Ring position of the first element. */
   private head = 0;
   private count = 0;
 
   constructor(items: readonly string[] = []) {
-    this.ring = ringOf(items);
-    this.count = items.length;
+    this.blocks = [];
+    this.shift = this.blockMask = this.mask = 0;
+    this.fill(items);
   }
 
   get size(): number {
     return this.count;
   }
 
-  private get mask(): number {
-    return this.ring.length - 1;
-  }
-
   pushFront(value: string): void {
-    if (this.count === this.ring.length) this.resize(this.ring.length * 2);
+    if (this.count === this.mask + 1) this.grow();
     this.head = (this.head - 1) & this.mask;
-    this.ring[this.head] = value;
+    this.blocks[this.head >>> this.shift]![this.head & this.blockMask] = value;
     this.count++;
   }
 
   pushBack(value: string): void {
-    if (this.count === this.ring.length) this.resize(this.ring.length * 2);
-    this.ring[(this.head + this.count) & this.mask] = value;
+    if (this.count === this.mask + 1) this.grow();
+    const p = (this.head + this.count) & this.mask;
+    this.blocks[p >>> this.shift]![p & this.blockMask] = value;
     this.count++;
   }
 
   popFront(): string | undefined {
     if (this.count === 0) return undefined;
-    const value = this.ring[this.head];
-    this.ring[this.head] = undefined;
+    const block = this.blocks[this.head >>> this.shift]!;
+    const value = block[this.head & this.blockMask];
+    block[this.head & this.blockMask] = undefined;
     this.head = (this.head + 1) & this.mask;
     this.count--;
     this.shrinkIfSparse();
@@ -60,9 +72,10 @@ export class Deque {
 
   popBack(): string | undefined {
     if (this.count === 0) return undefined;
-    const at = (this.head + this.count - 1) & this.mask;
-    const value = this.ring[at];
-    this.ring[at] = undefined;
+    const p = (this.head + this.count - 1) & this.mask;
+    const block = this.blocks[p >>> this.shift]!;
+    const value = block[p & this.blockMask];
+    block[p & this.blockMask] = undefined;
     this.count--;
     this.shrinkIfSparse();
     return value;
@@ -71,16 +84,18 @@ export class Deque {
   /** The element at a 0-based index from the front; undefined outside [0, size). */
   at(index: number): string | undefined {
     if (index < 0 || index >= this.count) return undefined;
-    return this.ring[(this.head + index) & this.mask];
+    const p = (this.head + index) & this.mask;
+    return this.blocks[p >>> this.shift]![p & this.blockMask];
   }
 
   set(index: number, value: string): void {
-    this.ring[(this.head + index) & this.mask] = value;
+    const p = (this.head + index) & this.mask;
+    this.blocks[p >>> this.shift]![p & this.blockMask] = value;
   }
 
   /** Elements from `start` to `end` inclusive, front to back (indexes already in range). */
   *range(start: number, end: number): Generator<string> {
-    for (let i = start; i <= end; i++) yield this.ring[(this.head + i) & this.mask]!;
+    for (let i = start; i <= end; i++) yield this.at(i)!;
   }
 
   *[Symbol.iterator](): Generator<string> {
@@ -88,24 +103,61 @@ export class Deque {
   }
 
   toArray(): string[] {
-    return [...this];
+    const items = new Array<string>(this.count);
+    for (let i = 0; i < this.count; i++) items[i] = this.at(i)!;
+    return items;
   }
 
   /** Replaces the whole content (after an O(n) edit such as LINSERT or LREM). */
   replace(items: readonly string[]): void {
-    this.ring = ringOf(items);
-    this.head = 0;
-    this.count = items.length;
+    this.fill(items);
   }
 
-  private resize(capacity: number): void {
-    const ring = new Array<string | undefined>(capacity);
-    for (let i = 0; i < this.count; i++) ring[i] = this.ring[(this.head + i) & this.mask];
-    this.ring = ring;
+  /** Makes the ring hold `items` from position 0, with room for `slots` (a power of two at least). */
+  private fill(items: readonly string[], slots = items.length): void {
+    let capacity = capacityMin;
+    while (capacity < slots) capacity *= 2;
+    const blockLength = Math.min(capacity, blockSlots);
+    this.blocks = [];
+    for (let b = 0; b < capacity / blockLength; b++) this.blocks.push(newBlock(blockLength));
+    this.shift = Math.log2(blockLength);
+    this.blockMask = blockLength - 1;
+    this.mask = capacity - 1;
     this.head = 0;
+    this.count = items.length;
+    for (let i = 0; i < items.length; i++) this.blocks[i >>> this.shift]![i & this.blockMask] = items[i];
+  }
+
+  /** Doubles a full ring: a small one is copied; a cut one gets as many new blocks again. */
+  private grow(): void {
+    const capacity = this.mask + 1;
+    if (capacity < blockSlots) {
+      this.fill(this.toArray(), capacity * 2);
+      return;
+    }
+    // Full, so the elements are the blocks in ring order from the head's block. Put that block
+    // first and the rest after it; if the head is inside its block, the elements before the head
+    // in it are the last ones and move to a block of their own at the end.
+    const first = this.head >>> blockShift;
+    const offset = this.head & (blockSlots - 1);
+    const blocks: Block[] = [];
+    for (let b = 0; b < this.blocks.length; b++) blocks.push(this.blocks[(first + b) % this.blocks.length]!);
+    const tail = newBlock(blockSlots);
+    for (let i = 0; i < offset; i++) {
+      tail[i] = blocks[0]![i];
+      blocks[0]![i] = undefined;
+    }
+    blocks.push(tail);
+    while (blocks.length < (capacity * 2) / blockSlots) blocks.push(newBlock(blockSlots));
+    this.blocks = blocks;
+    this.shift = blockShift;
+    this.blockMask = blockSlots - 1;
+    this.mask = capacity * 2 - 1;
+    this.head = offset;
   }
 
   private shrinkIfSparse(): void {
-    if (this.ring.length > capacityMin && this.count * 4 <= this.ring.length) this.resize(this.ring.length / 2);
+    const capacity = this.mask + 1;
+    if (capacity > capacityMin && this.count * 4 <= capacity) this.fill(this.toArray(), capacity / 2);
   }
 }

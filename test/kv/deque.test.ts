@@ -1,0 +1,83 @@
+// The list's deque (src/kv/types/deque.ts) against an array, by fast-check: pushes and pops at
+// both ends, indexing, setting and replacing, with bulk steps that carry it past the size where
+// its ring is cut into blocks (and past several doublings there, with the head inside a block)
+// and back down through shrinking.
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { blockSlots, Deque } from "../../src/kv/types/deque.ts";
+
+type Op =
+  | { kind: "pushFront" | "pushBack"; n: number }
+  | { kind: "popFront" | "popBack"; n: number }
+  | { kind: "set"; index: number }
+  | { kind: "replace"; n: number };
+
+const count = fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: blockSlots * 3 }));
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constantFrom("pushFront" as const, "pushBack" as const), n: count }),
+  fc.record({ kind: fc.constantFrom("popFront" as const, "popBack" as const), n: count }),
+  fc.record({ kind: fc.constant("set" as const), index: fc.nat() }),
+  fc.record({ kind: fc.constant("replace" as const), n: fc.oneof(fc.nat(10), fc.nat(blockSlots * 2)) }),
+);
+
+describe("Deque", () => {
+  test("behaves as an array under pushes, pops, sets and replaces at any size", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const deque = new Deque();
+        let model: string[] = [];
+        let next = 0;
+        for (const o of ops) {
+          if (o.kind === "pushFront" || o.kind === "pushBack") {
+            for (let i = 0; i < o.n; i++) {
+              const value = `v${next++}`;
+              if (o.kind === "pushFront") {
+                deque.pushFront(value);
+                model.unshift(value);
+              } else {
+                deque.pushBack(value);
+                model.push(value);
+              }
+            }
+          } else if (o.kind === "popFront" || o.kind === "popBack") {
+            for (let i = 0; i < o.n; i++) {
+              expect(o.kind === "popFront" ? deque.popFront() : deque.popBack()).toBe(o.kind === "popFront" ? model.shift() : model.pop());
+            }
+          } else if (o.kind === "set") {
+            if (model.length === 0) continue;
+            const index = o.index % model.length;
+            deque.set(index, `s${next}`);
+            model[index] = `s${next++}`;
+          } else {
+            model = Array.from({ length: o.n }, () => `r${next++}`);
+            deque.replace(model);
+          }
+          expect(deque.size).toBe(model.length);
+        }
+        expect(deque.toArray()).toEqual(model);
+        expect([...deque]).toEqual(model);
+        for (const index of [0, model.length - 1, Math.floor(model.length / 2)]) expect(deque.at(index)).toBe(model[index]);
+        expect(deque.at(-1)).toBeUndefined();
+        expect(deque.at(model.length)).toBeUndefined();
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test("a ring grown past many blocks with its head inside a block keeps every element in order", () => {
+    const deque = new Deque();
+    const model: string[] = [];
+    // Pushing at the front moves the head into the middle of a block before each doubling.
+    for (let i = 0; i < blockSlots * 9 + 7; i++) {
+      const value = String(i);
+      if (i % 3 === 0) {
+        deque.pushFront(value);
+        model.unshift(value);
+      } else {
+        deque.pushBack(value);
+        model.push(value);
+      }
+    }
+    expect(deque.toArray()).toEqual(model);
+  });
+});
