@@ -29,7 +29,9 @@ export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]
     const argv = commands[i]!;
     if (argv.length > 1) keys[n++] = argv[1]!;
   }
-  if (!table.warm(keys, n)) return;
+  const objects = table.warm(keys, n);
+  keys.fill("", 0, n); // hold no client's strings past the batch
+  if (!objects) return;
   // Some key holds an object: warm each large collection's table for the members named in it,
   // a run of commands on the same collection at a time.
   let collection: MemberSet | FieldMap | null = null;
@@ -53,6 +55,7 @@ export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]
     if (m < warmKeysMax) members[m++] = argv[2]!;
   }
   collection?.warm(members, m);
+  members.fill("", 0, members.length);
 }
 
 /** The large set or hash `key` holds, if it holds one. */
