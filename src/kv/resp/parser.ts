@@ -139,7 +139,10 @@ export abstract class RequestBuffer {
 
 /** Arguments up to this long are checked against the last command's (RespParser.argument). */
 const repeatedArgBytesMax = 32;
-/** Arguments at positions below this (the name is 0, and is interned instead) are checked against the last command's. */
+/**
+ * Arguments at positions below this are checked against the last command's (the name, at 0, is
+ * interned instead).
+ */
 const repeatedArgPositions = 4;
 
 export class RespParser extends RequestBuffer implements RequestParser {
