@@ -2,7 +2,8 @@
  * NativeRespParser: RespParser's interface and behaviour, with multibulk commands found by the
  * native scanner (respScan) in one call per read instead of byte by byte in JavaScript. The
  * scanner only says where each argument lies; the strings are still made here, straight from the
- * buffer, because only JavaScript can make them. Inline commands are rare (a person typing into
+ * buffer, because only JavaScript can make them (RequestBuffer.argument: names interned, and an
+ * argument the last command repeated reused, as RespParser does). Inline commands are rare (a person typing into
  * redis-cli or telnet) and are parsed here, as RespParser parses them.
  *
  * Its state is RespParser's: the unread bytes, and for a command cut off by the end of a read the
@@ -93,7 +94,6 @@ export class NativeRespParser extends RequestBuffer implements RequestParser {
     this.start = state[slotPos]!;
     this.argsLeft = state[slotArgsLeft]!;
     this.bulkLength = state[slotBulkLength]!;
-    const buffer = this.buffer;
     const words = state[slotWords]!;
     let w = 0;
     while (w < words) {
@@ -104,11 +104,11 @@ export class NativeRespParser extends RequestBuffer implements RequestParser {
       if (complete && this.args.length === 0) {
         // The common case, a whole command in this read: its array made at its final size.
         const args: string[] = new Array(count);
-        for (let i = 0; i < count; i++, w += 2) args[i] = buffer.latin1Slice(out[w]!, out[w + 1]!);
+        for (let i = 0; i < count; i++, w += 2) args[i] = this.argument(i, out[w]!, out[w + 1]!);
         commands.push(args);
         continue;
       }
-      for (; w < recordEnd; w += 2) this.args.push(buffer.latin1Slice(out[w]!, out[w + 1]!));
+      for (; w < recordEnd; w += 2) this.args.push(this.argument(this.args.length, out[w]!, out[w + 1]!));
       if (complete) {
         commands.push(this.args);
         this.args = [];

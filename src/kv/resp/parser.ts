@@ -81,6 +81,14 @@ export interface RequestParser {
  * cut off by the end of a read — and what they share: adding a read to the bytes, and inline
  * commands (rare: a person typing into redis-cli or telnet).
  */
+/** Arguments up to this long are checked against the last command's (RequestBuffer.argument). */
+const repeatedArgBytesMax = 32;
+/**
+ * Arguments at positions below this are checked against the last command's (the name, at 0, is
+ * interned instead).
+ */
+const repeatedArgPositions = 4;
+
 export abstract class RequestBuffer {
   protected buffer = Buffer.alloc(0) as Latin1Buffer;
   protected start = 0;
@@ -93,6 +101,35 @@ export abstract class RequestBuffer {
   protected bulkLength = -1;
 
   constructor(public bulkBytesMax = bulkBytesMaxDefault) {}
+
+  /** The last command's short arguments by position (argument()). */
+  private readonly lastArgs: (string | undefined)[] = new Array(repeatedArgPositions).fill(undefined);
+
+  /**
+   * The argument at `position` of a command, in buffer[from, to). The name (position 0) is
+   * interned (command-names.ts); a later argument is the same string as the last command's
+   * argument there when the bytes are the same. Pipelined commands often repeat an
+   * argument (one list pushed to, one set added to, one value), and comparing the bytes costs
+   * less than making a string (a native call, ~45 ns). They are compared from the end, where
+   * keys that differ usually do, so a miss costs a byte or two.
+   */
+  protected argument(position: number, from: number, to: number): string {
+    if (position === 0) return commandName(this.buffer, from, to);
+    const length = to - from;
+    const buffer = this.buffer;
+    if (length <= repeatedArgBytesMax && position < repeatedArgPositions) {
+      const last = this.lastArgs[position];
+      if (last !== undefined && last.length === length) {
+        let i = length - 1;
+        while (i >= 0 && last.charCodeAt(i) === buffer[from + i]) i--;
+        if (i < 0) return last;
+      }
+      const arg = buffer.latin1Slice(from, to);
+      this.lastArgs[position] = arg;
+      return arg;
+    }
+    return buffer.latin1Slice(from, to);
+  }
 
   /** Bytes received but not yet part of a complete command (the query buffer). */
   get pendingBytes(): number {
@@ -137,18 +174,7 @@ export abstract class RequestBuffer {
   }
 }
 
-/** Arguments up to this long are checked against the last command's (RespParser.argument). */
-const repeatedArgBytesMax = 32;
-/**
- * Arguments at positions below this are checked against the last command's (the name, at 0, is
- * interned instead).
- */
-const repeatedArgPositions = 4;
-
 export class RespParser extends RequestBuffer implements RequestParser {
-  /** The last command's short arguments by position (RespParser.argument). */
-  private readonly lastArgs: (string | undefined)[] = new Array(repeatedArgPositions).fill(undefined);
-
   feed(chunk: Uint8Array): ParseOutput {
     this.append(chunk);
     const commands: string[][] = [];
@@ -185,30 +211,6 @@ export class RespParser extends RequestBuffer implements RequestParser {
     return parseLongLong(buffer, from, cr);
   }
 
-  /**
-   * The argument at `position` of a command, in buffer[from, to): the same string as the last
-   * command's argument there when the bytes are the same. Pipelined commands often repeat an
-   * argument (one list pushed to, one set added to, one value), and comparing the bytes costs
-   * less than making a string (a native call, ~45 ns). They are compared from the end, where
-   * keys that differ usually do, so a miss costs a byte or two.
-   */
-  private argument(position: number, from: number, to: number): string {
-    const length = to - from;
-    const buffer = this.buffer;
-    if (length <= repeatedArgBytesMax && position < repeatedArgPositions) {
-      const last = this.lastArgs[position];
-      if (last !== undefined && last.length === length) {
-        let i = length - 1;
-        while (i >= 0 && last.charCodeAt(i) === buffer[from + i]) i--;
-        if (i < 0) return last;
-      }
-      const arg = buffer.latin1Slice(from, to);
-      this.lastArgs[position] = arg;
-      return arg;
-    }
-    return buffer.latin1Slice(from, to);
-  }
-
   /** One multibulk command; undefined if incomplete, null for an empty (*0 or *-1) one. */
   private multibulk(): string[] | null | undefined {
     if (this.argsLeft === 0) {
@@ -231,8 +233,7 @@ export class RespParser extends RequestBuffer implements RequestParser {
       // The bulk and the two bytes after it (a CRLF, which Redis skips unread) must have arrived.
       if (this.end - this.start < this.bulkLength + 2) return undefined;
       const end = this.start + this.bulkLength;
-      const position = this.args.length;
-      this.args.push(position === 0 ? commandName(this.buffer, this.start, end) : this.argument(position, this.start, end));
+      this.args.push(this.argument(this.args.length, this.start, end));
       this.start += this.bulkLength + 2;
       this.bulkLength = -1;
       this.argsLeft--;
