@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { CommandBuffer } from "../../src/kv/aof/command-buffer.ts";
+import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { RespWriter } from "../../src/kv/resp/writer.ts";
 import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../../src/kv/resp/write-bytes.ts";
 
@@ -54,6 +55,24 @@ describe("encoders", () => {
         for (const argv of commands) buffer.push(argv);
         expect(Buffer.from(buffer.take()).toString("latin1")).toBe(commands.map(multibulk).join(""));
         expect(buffer.take().length).toBe(0);
+      }),
+    );
+  });
+
+  test("pushSet from a key table's bytes writes what push(SET, key, value) writes", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(byteString, byteString), { maxLength: 8 }), (pairs) => {
+        const table = new KeyTable<string>();
+        const direct = new CommandBuffer();
+        const fromBytes = new CommandBuffer();
+        for (const [key, value] of pairs) {
+          if (key.length > keyInlineBytesMax || value.length > valueInlineBytesMax) continue;
+          table.set(key, value);
+          const ref = table.find(key);
+          direct.push(["SET", key, value]);
+          fromBytes.pushSet(table.bytesOf(ref), table.keyAt(ref), table.keyLength(ref), table.valueAt(ref), table.valueLength(ref));
+        }
+        expect(Buffer.from(fromBytes.take()).equals(Buffer.from(direct.take()))).toBe(true);
       }),
     );
   });
