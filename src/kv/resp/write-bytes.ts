@@ -22,10 +22,17 @@ export type Latin1Buffer = Buffer & {
   latin1Slice(start: number, end: number): string;
 };
 
-/** How many decimal digits the integer `n` (0 ≤ n < 2^53) has. */
+const int32Max = 0x7fffffff;
+
+/**
+ * How many decimal digits the integer `n` (0 ≤ n < 2^53) has: by comparisons up to 2^31, by a
+ * loop of multiplications past it.
+ */
 export function decimalDigits(n: number): number {
-  let digits = 1;
-  for (let p = 10; p <= n; p *= 10) digits++;
+  if (n < 100000) return n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : 5;
+  if (n <= int32Max) return n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
+  let digits = 10;
+  for (let p = 1e10; p <= n; p *= 10) digits++;
   return digits;
 }
 
@@ -34,13 +41,6 @@ const digitPairs = new Uint8Array(200);
 for (let i = 0; i < 100; i++) {
   digitPairs[i * 2] = DIGIT_0 + Math.floor(i / 10);
   digitPairs[i * 2 + 1] = DIGIT_0 + (i % 10);
-}
-const int32Max = 0x7fffffff;
-
-/** decimalDigits for 0 ≤ n ≤ int32Max: comparisons only. */
-function decimalDigits32(n: number): number {
-  if (n < 100000) return n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : 5;
-  return n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
 }
 
 /**
@@ -53,7 +53,7 @@ function decimalDigits32(n: number): number {
  */
 export function writeDecimal(bytes: Uint8Array, at: number, n: number): number {
   if (n > int32Max) return writeDecimalSlow(bytes, at, n);
-  const end = at + decimalDigits32(n);
+  const end = at + decimalDigits(n);
   let i = end;
   while (n >= 100) {
     const quotient = (n / 100) | 0;
