@@ -425,11 +425,6 @@ export class KeyTable<V extends string | object = string | object> {
     return reverseBits((reverseBits((cursor | ~mask) >>> 0) + 1) >>> 0);
   }
 
-  /** The slot where `key`'s probe run starts: its home. */
-  homeOf(key: string): number {
-    return hashKey(key) & this.mask;
-  }
-
   /**
    * Adds to `out` the refs of the entries whose home slot is in [from, to) (to ≤ capacity): one
    * step of a walk in slot order, which reads the slots front to back rather than scanStep's

@@ -102,12 +102,14 @@ export class AofRewrite {
   private writeAhead(dbIndex: number, key: string): void {
     if (dbIndex < this.dbIndex) return;
     const db = this.dbs[dbIndex]!;
-    if (dbIndex === this.dbIndex && db.table.homeOf(key) < this.home) return;
+    const hash = hashKey(key);
+    // The key's home slot (the table's capacity is a power of two).
+    if (dbIndex === this.dbIndex && (hash & (db.table.capacity - 1)) < this.home) return;
     const early = this.early[dbIndex]!;
     if (early.has(key)) return;
     // Marked even when the key does not exist: one the command creates must not be walked.
     early.add(key);
-    this.earlyHashes[dbIndex]!.add(hashKey(key));
+    this.earlyHashes[dbIndex]!.add(hash);
     const ref = db.table.find(key);
     if (ref !== -1) this.writeEntry(dbIndex, ref, key);
   }
