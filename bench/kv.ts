@@ -68,7 +68,7 @@ async function main(): Promise<void> {
         // Rotate which server goes first, so warm caches and drift do not favour one side.
         const order = servers.map((_, j) => servers[(i + j) % servers.length]!);
         const runs = new Map<ServerProcess, { opsPerSec: number; cpuMicrosPerRequest: number }[]>(servers.map((s) => [s, []]));
-        for (let round = 0; round < roundsFor(pipeline); round++) {
+        for (let round = 0; round < rounds; round++) {
           for (const server of order) {
             const cpuBefore = cpuSeconds(server.proc.pid);
             const opsPerSec = await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange });

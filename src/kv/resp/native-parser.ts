@@ -3,8 +3,8 @@
  * native scanner (respScan) in one call per read instead of byte by byte in JavaScript. The
  * scanner only says where each argument lies; the strings are still made here, straight from the
  * buffer, because only JavaScript can make them (RequestBuffer.argument: names interned, and an
- * argument the last command repeated reused, as RespParser does). Inline commands are rare (a person typing into
- * redis-cli or telnet) and are parsed here, as RespParser parses them.
+ * argument the last command repeated reused, as RespParser does). Inline commands are rare (a
+ * person typing into redis-cli or telnet) and are parsed here, as RespParser parses them.
  *
  * Its state is RespParser's: the unread bytes, and for a command cut off by the end of a read the
  * arguments read so far and the length of the bulk being awaited. So `pendingBytes` agrees byte

@@ -76,11 +76,6 @@ export interface RequestParser {
   feed(chunk: Uint8Array): ParseOutput;
 }
 
-/**
- * What both parsers keep between reads — the bytes not yet parsed and the progress of a command
- * cut off by the end of a read — and what they share: adding a read to the bytes, and inline
- * commands (rare: a person typing into redis-cli or telnet).
- */
 /** Arguments up to this long are checked against the last command's (RequestBuffer.argument). */
 const repeatedArgBytesMax = 32;
 /**
@@ -89,6 +84,12 @@ const repeatedArgBytesMax = 32;
  */
 const repeatedArgPositions = 4;
 
+/**
+ * What both parsers keep between reads — the bytes not yet parsed and the progress of a command
+ * cut off by the end of a read — and what they share: adding a read to the bytes, making the
+ * strings of a command's arguments, and inline commands (rare: a person typing into redis-cli
+ * or telnet).
+ */
 export abstract class RequestBuffer {
   protected buffer = Buffer.alloc(0) as Latin1Buffer;
   protected start = 0;
