@@ -48,22 +48,20 @@ export class Deque {
   pushFront(value: string): void {
     if (this.count === this.mask + 1) this.grow();
     this.head = (this.head - 1) & this.mask;
-    this.blocks[this.head >>> this.shift]![this.head & this.blockMask] = value;
+    this.write(this.head, value);
     this.count++;
   }
 
   pushBack(value: string): void {
     if (this.count === this.mask + 1) this.grow();
-    const p = (this.head + this.count) & this.mask;
-    this.blocks[p >>> this.shift]![p & this.blockMask] = value;
+    this.write((this.head + this.count) & this.mask, value);
     this.count++;
   }
 
   popFront(): string | undefined {
     if (this.count === 0) return undefined;
-    const block = this.blocks[this.head >>> this.shift]!;
-    const value = block[this.head & this.blockMask];
-    block[this.head & this.blockMask] = undefined;
+    const value = this.read(this.head);
+    this.write(this.head, undefined);
     this.head = (this.head + 1) & this.mask;
     this.count--;
     this.shrinkIfSparse();
@@ -73,9 +71,8 @@ export class Deque {
   popBack(): string | undefined {
     if (this.count === 0) return undefined;
     const p = (this.head + this.count - 1) & this.mask;
-    const block = this.blocks[p >>> this.shift]!;
-    const value = block[p & this.blockMask];
-    block[p & this.blockMask] = undefined;
+    const value = this.read(p);
+    this.write(p, undefined);
     this.count--;
     this.shrinkIfSparse();
     return value;
@@ -84,12 +81,19 @@ export class Deque {
   /** The element at a 0-based index from the front; undefined outside [0, size). */
   at(index: number): string | undefined {
     if (index < 0 || index >= this.count) return undefined;
-    const p = (this.head + index) & this.mask;
-    return this.blocks[p >>> this.shift]![p & this.blockMask];
+    return this.read((this.head + index) & this.mask);
   }
 
   set(index: number, value: string): void {
-    const p = (this.head + index) & this.mask;
+    this.write((this.head + index) & this.mask, value);
+  }
+
+  /** The slot at ring position `p`. */
+  private read(p: number): string | undefined {
+    return this.blocks[p >>> this.shift]![p & this.blockMask];
+  }
+
+  private write(p: number, value: string | undefined): void {
     this.blocks[p >>> this.shift]![p & this.blockMask] = value;
   }
 
@@ -125,7 +129,7 @@ export class Deque {
     this.mask = capacity - 1;
     this.head = 0;
     this.count = items.length;
-    for (let i = 0; i < items.length; i++) this.blocks[i >>> this.shift]![i & this.blockMask] = items[i];
+    for (let i = 0; i < items.length; i++) this.write(i, items[i]);
   }
 
   /** Doubles a full ring: a small one is copied; a cut one gets as many new blocks again. */
