@@ -4,7 +4,7 @@
  * `redis-check-aof` and redis-server itself can read our files.
  */
 import { writeSync } from "node:fs";
-import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../resp/write-bytes.ts";
+import { type Latin1Buffer, writeBytes, writeDecimal, writeLatin1 } from "../resp/write-bytes.ts";
 
 /** First size of a command buffer; it doubles as needed. */
 const initialBufferBytes = 64 * 1024;
@@ -48,8 +48,7 @@ export class CommandBuffer {
   private copyBulk(bytes: Uint8Array, from: number, count: number): void {
     this.header(0x24, count);
     const buffer = this.buffer;
-    let at = this.length;
-    for (let i = 0; i < count; i++) buffer[at++] = bytes[from + i]!;
+    let at = writeBytes(buffer, this.length, bytes, from, from + count);
     buffer[at++] = 0x0d;
     buffer[at++] = 0x0a;
     this.length = at;
