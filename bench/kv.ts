@@ -14,6 +14,8 @@
  * Then persistence: both with their append-only files, appendfsync always and everysec
  * (lib/kv-aof.ts); and svc's REST API against its own RESP (lib/kv-rest.ts).
  *
+ * Every server first gets an unmeasured warm-up run of the same tests (lib/redis-benchmark.ts).
+ *
  * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000);
  * SVC_BENCH_KV_MEMORY_KEYS the key count of the memory test (default 1000000).
  */
@@ -24,7 +26,7 @@ import { rssBytes, startKv, startRedis, type ServerProcess } from "../test/kv/su
 import { aofComparison } from "./lib/kv-aof.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { restComparison } from "./lib/kv-rest.ts";
-import { fmt, median, redisBenchmark, redisCli, redisVersion } from "./lib/redis-benchmark.ts";
+import { fmt, median, redisBenchmark, redisCli, redisVersion, warmUp } from "./lib/redis-benchmark.ts";
 
 const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
 const requests = Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000);
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
       startRedis(), startKv(["--resp-parser", "ts", ...noAof]), startKv(["--resp-parser", "native", ...noAof]),
     ]);
     const servers = [redis, kvTs, kvNative];
+    await warmUp(servers.map((s) => s.port), tests, keyRange);
     console.log(`### kv: svc kv vs redis-server ${await redisVersion()} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
     console.log("svc runs twice: with the TypeScript RESP parser and with the native (napi-rs) one.\n");
     for (const pipeline of pipelines) {

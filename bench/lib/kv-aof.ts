@@ -1,7 +1,7 @@
 /**
  * kv with its append-only file against redis-server with its own, same settings on both sides:
  * redis-benchmark SET, INCR and LPUSH, with and without pipelining, for appendfsync always and
- * everysec, the two servers interleaved. Part of `svc bench kv`.
+ * everysec, the two servers interleaved, each warmed up first. Part of `svc bench kv`.
  *
  * `always` runs fewer requests: every reply waits for an fdatasync (shared by whatever arrived
  * meanwhile), so a run takes seconds per thousand requests on a slow disk.
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
-import { fmt, median, redisBenchmark } from "./redis-benchmark.ts";
+import { fmt, median, redisBenchmark, warmUp } from "./redis-benchmark.ts";
 
 const tests = ["set", "incr", "lpush"];
 const pipelines = [1, 16];
@@ -29,6 +29,7 @@ export async function aofComparison(): Promise<void> {
     let kv: ServerProcess | undefined;
     try {
       [redis, kv] = await Promise.all([startRedis(["--dir", dirs[0]!, ...settings]), startKv(["--dir", dirs[1]!, ...settings])]);
+      await warmUp([redis.port, kv.port], tests, keyRange);
       console.log(`### kv: append-only file, appendfsync ${policy} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
       console.log("| test | redis ops/s | svc ops/s | svc/redis |");
       console.log("|---|---:|---:|---:|");
