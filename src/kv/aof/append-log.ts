@@ -46,8 +46,13 @@ export class AppendLog {
   private syncQueued = false;
   /** A busy log's next `always` sync waits for more writers, at the latest until this fires. */
   private gatherTimer: ReturnType<typeof setTimeout> | null = null;
-  /** How many appends the last `always` sync covered: as many are worth waiting for. */
-  private lastSyncAppends = 0;
+  /**
+   * How many writers (connections and REST requests) waited on the last `always` sync: as many
+   * are worth waiting for. Writers, not commands: a client's EXEC or pipelined batch appends
+   * several commands, but it is one writer, and counting its commands would make its next lone
+   * write wait for writers that do not exist.
+   */
+  private lastSyncWriters = 0;
   /** fdatasync calls made so far. */
   syncCount = 0;
   /** close() has begun: no more syncs are scheduled. */
@@ -208,9 +213,14 @@ export class AppendLog {
     });
   }
 
-  /** Calls `listener` each time durableSeq advances, until it is removed. */
+  /**
+   * Calls `listener` each time durableSeq advances, until it is removed. Every writer waiting for
+   * the disk registers one (a connection while it holds replies back, a REST request), so the
+   * listeners are the writers an `always` sync gathers: one more may complete the gathering.
+   */
   onDurable(listener: () => void): void {
     this.durableListeners.add(listener);
+    if (this.policy === "always" && this.appendedSeq > this.durableSeq) this.scheduleSync();
   }
 
   offDurable(listener: () => void): void {
@@ -219,7 +229,7 @@ export class AppendLog {
 
   /**
    * Starts the next `always` sync at the end of this turn of the event loop or, when the log is
-   * busy, once as many appends wait as the last sync carried (at most gatherMaxMs later).
+   * busy, once as many writers wait as waited on the last sync (at most gatherMaxMs later).
    *
    * Many clients writing at once take turns with the disk. A sync started the moment the last one
    * ended would carry only the writes that arrived during it, while the clients it just answered
@@ -231,7 +241,7 @@ export class AppendLog {
    */
   private scheduleSync(): void {
     if (this.inFlight !== null || this.closing || this.syncQueued) return;
-    const gathered = this.lastSyncAppends <= 1 || this.appendedSeq - this.durableSeq >= this.lastSyncAppends;
+    const gathered = this.lastSyncWriters <= 1 || this.durableListeners.size >= this.lastSyncWriters;
     if (gathered) {
       this.syncQueued = true;
       setImmediate(() => this.startScheduledSync());
@@ -267,8 +277,9 @@ export class AppendLog {
       const bytes = this.pending.take();
       this.sizeBytes += bytes.length;
       this.syncCount++;
+      // Everyone waiting now wrote before this sync's bytes were taken: it answers them all.
+      this.lastSyncWriters = this.durableListeners.size;
       await appendChunks(this.fd, [bytes], true);
-      this.lastSyncAppends = seq - this.durableSeq;
       this.advanceDurable(seq);
     } else if (!this.syncedSinceWrite) {
       this.syncedSinceWrite = true;
