@@ -8,14 +8,13 @@
  * last name whose bytes hashed to it, and a colliding name simply replaces it.
  */
 
-/** Names longer than this are made afresh: no command name is (the longest is 24 bytes). */
 import type { Latin1Buffer } from "./write-bytes.ts";
 
+/** Names longer than this are made afresh: no command name is (the longest is 24 bytes). */
 const internedBytesMax = 24;
 const slotCount = 256;
 
 const slots: (string | undefined)[] = new Array(slotCount).fill(undefined);
-
 
 /** The command name in `bytes[start, end)`, as the same string object each time it recurs. */
 export function commandName(bytes: Latin1Buffer, start: number, end: number): string {
