@@ -87,7 +87,7 @@ export class Connection implements Transport {
   /** Runs the commands of one read until one blocks, closes or fills the output; holds the rest. */
   private run(commands: string[][]): void {
     const session = this.session;
-    if (commands.length > 1) this.engine.warmKeys(session, commands);
+    this.engine.warmKeys(session, commands);
     let i = 0;
     while (i < commands.length && this.mayRun) this.engine.execute(session, commands[i++]!);
     this.engine.settleTiming();

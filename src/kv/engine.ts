@@ -161,7 +161,10 @@ export class Engine {
     this.blocking.serveReady();
   }
 
-  /** Before a batch of pipelined commands runs: brings what they will look up into cache (warm.ts). */
+  /**
+   * Before the commands of one read run: brings the keys they will look up into cache together
+   * (warm.ts), when they name more than one.
+   */
   warmKeys(session: Session, commands: readonly string[][]): void {
     warmBatch(this.dbs[session.dbIndex]!, commands);
   }

@@ -1,9 +1,10 @@
 // Warming a pipelined batch (src/kv/warm.ts) only reads: whatever the batch holds — commands
 // with no arguments, keys that are missing, strings, lists, small and large sets and hashes,
 // arguments that are not members — the data and every reply stay as they were.
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { warmBatch } from "../../src/kv/warm.ts";
+import { warmKeysMax } from "../../src/kv/key-table.ts";
+import { batchKeys, warmBatch } from "../../src/kv/warm.ts";
 import { harness, type Harness } from "./harness.ts";
 
 /** Keys of every kind, large collections past the 128 members a small one holds. */
@@ -27,7 +28,11 @@ const word = fc.oneof(
   fc.integer({ min: 0, max: 400 }).map((i) => `f${i}`),
   fc.string({ maxLength: 3 }),
 );
-const batch = fc.array(fc.array(word, { maxLength: 4 }), { maxLength: 300 });
+/** A command: a real name (one key, several, none, movable) or any word, then any words. */
+const command = fc
+  .tuple(fc.oneof(fc.constantFrom("GET", "mset", "MGET", "DEL", "SADD", "HSET", "ZUNIONSTORE", "PING"), word), fc.array(word, { maxLength: 6 }))
+  .map(([name, args]) => [name, ...args]);
+const batch = fc.array(command, { maxLength: 300 });
 
 /** What a client can see of the data. */
 const contents = (h: Harness) => [
@@ -47,4 +52,30 @@ test("warming any batch changes nothing a client can see", () => {
     }),
     { numRuns: 100 },
   );
+});
+
+describe("the keys a batch warms", () => {
+  const keysOf = (commands: string[][]) => {
+    const out: string[] = [];
+    return out.slice(0, batchKeys(commands, out));
+  };
+
+  test("are where each command declares them, in order", () => {
+    expect(keysOf([["MSET", "k1", "v1", "k2", "v2"], ["GET", "k3"], ["mget", "k4", "k5"], ["SADD", "s", "m"]])).toEqual(["k1", "k2", "k3", "k4", "k5", "s"]);
+    // Keys to the end, and keys up to a fixed last position, with the rest not taken as keys.
+    expect(keysOf([["DEL", "a", "b", "c"], ["LMOVE", "src", "dst", "LEFT", "RIGHT"]])).toEqual(["a", "b", "c", "src", "dst"]);
+  });
+
+  test("an unknown name or one without keys is taken to name its first argument; no argument, no key", () => {
+    expect(keysOf([["NOSUCH", "x", "y"], ["PING", "hello"], ["PING"]])).toEqual(["x", "hello"]);
+  });
+
+  test("stop at warmKeysMax: at the limit all are taken, one past it the last is left out", () => {
+    const pairs = (n: number) => Array.from({ length: n }, (_, i) => [`k${i}`, "v"]).flat();
+    expect(keysOf([["MSET", ...pairs(warmKeysMax)]])).toHaveLength(warmKeysMax);
+    const past = keysOf([["MSET", ...pairs(warmKeysMax + 1)]]);
+    expect(past).toHaveLength(warmKeysMax);
+    expect(past.at(-1)).toBe(`k${warmKeysMax - 1}`);
+    expect(keysOf([["MSET", ...pairs(warmKeysMax)], ["GET", "more"]])).not.toContain("more");
+  });
 });
