@@ -1,12 +1,13 @@
 /**
- * Warming a batch of pipelined commands before it runs: the keys they name, and the members or
+ * Warming the commands of one read before they run: the keys they name, and the members or
  * fields they name in large sets and hashes, are read into the CPU's cache all together.
  *
  * Why: with 100k keys, a lookup costs about two cache misses (the slot, then the entry), and a
  * command waits for each. Reading the slots of a whole batch first, then the entries, makes the
  * loads independent of each other, so the CPU overlaps their misses; the commands then find what
  * they need in cache. In process, batches of 16 over 100k keys: GET 450 → 335 ns, SET 500 → 335
- * ns. Redis 8 does the same for its I/O threads' batches (memory prefetching).
+ * ns; MSET of 10 keys 3.1–3.9 → 2.5–2.7 µs. Redis 8 does the same for its I/O threads' batches
+ * (memory prefetching).
  *
  * The keys are where each command's declaration puts them (MSET's every other argument, MGET's
  * all), or the first argument for a name the table does not know. When a command's first key
