@@ -41,9 +41,9 @@ interface KeyPositions {
 
 /** Where `name`'s keys are; a name without declared keys is taken to name one, first. */
 function keyPositions(name: string): KeyPositions {
-  const keys = lookupCommand(name)?.keys;
-  if (keys === undefined || keys[0] === 0) return { first: 1, last: 1, step: 1 };
-  return { first: keys[0], last: keys[1], step: keys[2] };
+  const declared = lookupCommand(name)?.keys;
+  if (declared === undefined || declared[0] === 0) return { first: 1, last: 1, step: 1 };
+  return { first: declared[0], last: declared[1], step: declared[2] };
 }
 
 /** Warms `db`'s entries for the commands' keys, and their members in large sets and hashes. */
@@ -93,8 +93,8 @@ export function batchKeys(commands: readonly (readonly string[])[], out: string[
   return n;
 }
 
-/** Adds the keys `argv` names to `keys` from index `n` on; returns the new count. */
-function gatherKeys(argv: readonly string[], keys: string[], n: number): number {
+/** Adds the keys `argv` names to `out` from index `n` on; returns the new count. */
+function gatherKeys(argv: readonly string[], out: string[], n: number): number {
   if (argv.length < 2) return n;
   const name = argv[0]!;
   if (name !== lastName) {
@@ -103,7 +103,7 @@ function gatherKeys(argv: readonly string[], keys: string[], n: number): number 
   }
   const { first, step } = lastKeys;
   const last = lastKeys.last < 0 ? argv.length + lastKeys.last : lastKeys.last;
-  for (let i = first; i <= last && i < argv.length && n < warmKeysMax; i += step) keys[n++] = argv[i]!;
+  for (let i = first; i <= last && i < argv.length && n < warmKeysMax; i += step) out[n++] = argv[i]!;
   return n;
 }
 
