@@ -175,6 +175,9 @@ export abstract class RequestBuffer {
   }
 }
 
+/** The arguments between two commands: none, and frozen, so a stray push fails loudly. */
+const noArgs: string[] = Object.freeze([]) as unknown as string[];
+
 export class RespParser extends RequestBuffer implements RequestParser {
   feed(chunk: Uint8Array): ParseOutput {
     this.append(chunk);
@@ -240,7 +243,8 @@ export class RespParser extends RequestBuffer implements RequestParser {
       this.argsLeft--;
     }
     const args = this.args;
-    this.args = [];
+    // The next command starts its own array; until then nothing may be added to this one.
+    this.args = noArgs;
     return args;
   }
 }
