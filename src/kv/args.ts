@@ -32,13 +32,19 @@ export function parseSmallInteger(text: string): number | null {
   let i = negative ? 1 : 0;
   // No leading zeros, and no "-0": zero is "0" alone.
   if (i === length || (text.charCodeAt(i) === 48 && length > 1)) return null;
+  const n = digitsFrom(text, i);
+  return n === null ? null : negative ? -n : n;
+}
+
+/** The number the characters of `text` from `from` to its end spell, all decimal digits; else null. */
+function digitsFrom(text: string, from: number): number | null {
   let n = 0;
-  for (; i < length; i++) {
+  for (let i = from; i < text.length; i++) {
     const digit = text.charCodeAt(i) - 48;
     if (digit < 0 || digit > 9) return null;
     n = n * 10 + digit;
   }
-  return negative ? -n : n;
+  return n;
 }
 
 export const isInt64 = (n: bigint) => n >= int64Min && n <= int64Max;
@@ -123,15 +129,10 @@ export function parseFloatArgByPattern(text: string): number {
 function parseDigits(text: string): number | null {
   const length = text.length;
   const signed = length > 0 && (text.charCodeAt(0) === 45 || text.charCodeAt(0) === 43); // "-" or "+"
-  let i = signed ? 1 : 0;
-  if (i === length || length - i > smallIntegerCharsMax) return null;
-  let n = 0;
-  for (; i < length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return null;
-    n = n * 10 + digit;
-  }
-  return text.charCodeAt(0) === 45 ? -n : n;
+  const from = signed ? 1 : 0;
+  if (from === length || length - from > smallIntegerCharsMax) return null;
+  const n = digitsFrom(text, from);
+  return n === null ? null : text.charCodeAt(0) === 45 ? -n : n;
 }
 
 /** Case-insensitive keyword comparison without allocating for the common mismatch. */

@@ -16,35 +16,28 @@
  * wasted load, and nothing is ever changed. One key alone is not warmed: there is nothing to
  * overlap its misses with.
  */
+import type { CommandSpec } from "./commands/spec.ts";
 import { lookupCommand } from "./commands/table.ts";
 import type { Keyspace, Value } from "./keyspace.ts";
 import { type KeyTable, warmKeysMax } from "./key-table.ts";
 import { FieldMap } from "./types/field-map.ts";
 import { MemberSet } from "./types/member-set.ts";
 
+/** A command's declared key positions: first, last (below 0 counts from the end), step. */
+type KeyPositions = NonNullable<CommandSpec["keys"]>;
+
 const keys: string[] = [];
 const members: string[] = [];
 
+/** Where a command's keys are taken to be when it declares none: its first argument. */
+const firstArgument: KeyPositions = [1, 1, 1];
+
 /**
- * The last command name seen, and where its keys are (KeyPositions): a batch mostly repeats one
- * name, so the table is asked once per run of it.
+ * The last command name seen, and where its keys are: a batch mostly repeats one name, so the
+ * table is asked once per run of it.
  */
 let lastName = "";
-let lastKeys: KeyPositions = { first: 1, last: 1, step: 1 };
-
-/** Key positions in argv; `last` below 0 counts from the end. */
-interface KeyPositions {
-  first: number;
-  last: number;
-  step: number;
-}
-
-/** Where `name`'s keys are; a name without declared keys is taken to name one, first. */
-function keyPositions(name: string): KeyPositions {
-  const declared = lookupCommand(name)?.keys;
-  if (declared === undefined || declared[0] === 0) return { first: 1, last: 1, step: 1 };
-  return { first: declared[0], last: declared[1], step: declared[2] };
-}
+let lastKeys: KeyPositions = firstArgument;
 
 /** Warms `db`'s entries for the commands' keys, and their members in large sets and hashes. */
 export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]): void {
@@ -99,10 +92,11 @@ function gatherKeys(argv: readonly string[], out: string[], n: number): number {
   const name = argv[0]!;
   if (name !== lastName) {
     lastName = name;
-    lastKeys = keyPositions(name);
+    const declared = lookupCommand(name)?.keys;
+    lastKeys = declared === undefined || declared[0] === 0 ? firstArgument : declared;
   }
-  const { first, step } = lastKeys;
-  const last = lastKeys.last < 0 ? argv.length + lastKeys.last : lastKeys.last;
+  const [first, lastDeclared, step] = lastKeys;
+  const last = lastDeclared < 0 ? argv.length + lastDeclared : lastDeclared;
   for (let i = first; i <= last && i < argv.length && n < warmKeysMax; i += step) out[n++] = argv[i]!;
   return n;
 }

@@ -97,13 +97,8 @@ export class Deque {
     this.blocks[p >>> this.shift]![p & this.blockMask] = value;
   }
 
-  /** Elements from `start` to `end` inclusive, front to back (indexes already in range). */
-  *range(start: number, end: number): Generator<string> {
-    for (let i = start; i <= end; i++) yield this.at(i)!;
-  }
-
   *[Symbol.iterator](): Generator<string> {
-    yield* this.range(0, this.count - 1);
+    for (let i = 0; i < this.count; i++) yield this.at(i)!;
   }
 
   toArray(): string[] {
