@@ -1,6 +1,6 @@
 /**
  * One RESP client connection: bytes in → parser → engine → replies coalesced in one output
- * buffer → one socket write per read. It also carries the connection-level rules:
+ * buffer → one socket write per turn of the event loop (end-of-turn.ts). It also carries the connection-level rules:
  *
  * - a blocked client's further commands wait, in order, until it is served or times out;
  * - a protocol error is answered and the connection closed, as Redis does;
@@ -17,13 +17,14 @@ import type { Socket } from "bun";
 import { kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
 import type { Engine } from "./engine.ts";
 import type { RequestParser } from "./resp/parser.ts";
+import { type TurnWriter, writeAtEndOfTurn } from "./end-of-turn.ts";
 import { RespWriter } from "./resp/writer.ts";
 import { Session, type Transport } from "./session.ts";
 
 /** Bun's TCP sockets have pause() and resume(); its type declarations do not list them yet. */
 type PausableSocket = Socket<Connection> & { pause(): boolean; resume(): boolean };
 
-export class Connection implements Transport {
+export class Connection implements Transport, TurnWriter {
   readonly writer = new RespWriter();
   readonly session: Session;
   readonly peer: string;
@@ -43,6 +44,8 @@ export class Connection implements Transport {
   private waitingForDisk = false;
   private readonly onDurable = () => this.write();
   private readonly onWritten = () => this.write();
+  /** Whether this connection is in the end-of-turn queue. */
+  private writeQueued = false;
   private paused = false;
   private closed = false;
 
@@ -76,6 +79,23 @@ export class Connection implements Transport {
       this.session.closing = true;
       this.waiting.length = this.waitingFrom = this.waitingBytes = 0;
     }
+    this.writeSoon();
+  }
+
+  /** Sends this read's replies at the end of the turn, with every other client's. */
+  private writeSoon(): void {
+    const aof = this.engine.aof;
+    // Commands not yet in the file: the file's write already waits for the end of the turn,
+    // and the replies follow it.
+    if (aof !== null && aof.hasUnwritten) aof.whenWritten(this.onWritten);
+    else if (!this.writeQueued) {
+      this.writeQueued = true;
+      writeAtEndOfTurn(this);
+    }
+  }
+
+  writeAtTurnEnd(): void {
+    this.writeQueued = false;
     this.write();
   }
 
@@ -130,8 +150,8 @@ export class Connection implements Transport {
 
   /**
    * Writes what the socket takes, runs held commands as the client catches up, and pauses
-   * reading — or drops a subscriber — while it is too far behind. Called after each read and on
-   * each drain.
+   * reading — or drops a subscriber — while it is too far behind. Called at the end of a turn
+   * with reads, and on each drain.
    */
   write(): void {
     if (this.closed) return;
