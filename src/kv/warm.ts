@@ -1,6 +1,7 @@
 /**
  * Warming the commands of one read before they run: the keys they name, and the members or
- * fields they name in large sets and hashes, are read into the CPU's cache all together.
+ * fields they name in large sets, hashes and sorted sets, are read into the CPU's cache all
+ * together.
  *
  * Why: with 100k keys, a lookup costs about two cache misses (the slot, then the entry), and a
  * command waits for each. Reading the slots of a whole batch first, then the entries, makes the
@@ -12,8 +13,9 @@
  * The keys are where each command's declaration puts them (MSET's every other argument, MGET's
  * all), or the first argument for a name the table does not know. When a command's first key
  * holds a large set or hash, its next argument is taken as a member or field (as in SADD,
- * SISMEMBER, SREM, HSET, HGET, HINCRBY, HDEL): for a command where that guess is wrong it costs a
- * wasted load, and nothing is ever changed. One key alone is not warmed: there is nothing to
+ * SISMEMBER, SREM, HSET, HGET, HINCRBY, HDEL); when it holds a large sorted set, its last argument
+ * is (as in ZADD key score member, ZINCRBY, ZSCORE, ZRANK, ZREM). For a command where that guess
+ * is wrong it costs a wasted load, and nothing is ever changed. One key alone is not warmed: there is nothing to
  * overlap its misses with.
  */
 import type { CommandSpec } from "./commands/spec.ts";
@@ -22,6 +24,7 @@ import type { Keyspace, Value } from "./keyspace.ts";
 import { type KeyTable, warmKeysMax } from "./key-table.ts";
 import { FieldMap } from "./types/field-map.ts";
 import { MemberSet } from "./types/member-set.ts";
+import { ZSet } from "./types/zset/zset.ts";
 
 /** A command's declared key positions: first, last (below 0 counts from the end), step. */
 type KeyPositions = NonNullable<CommandSpec["keys"]>;
@@ -52,11 +55,11 @@ export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]
   if (!objects) return;
   // Some key holds an object: warm each large collection's table for the members named in it,
   // a run of commands on the same collection at a time.
-  let collection: MemberSet | FieldMap | null = null;
+  let collection: Collection | null = null;
   let m = 0;
   // A batch usually names one key many times (a client filling a list, a set): looked up once.
   let lastKey: string | null = null;
-  let last: MemberSet | FieldMap | null = null;
+  let last: Collection | null = null;
   for (const argv of commands) {
     if (argv.length < 3) continue;
     if (argv[1] !== lastKey) {
@@ -70,7 +73,7 @@ export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]
       collection = value;
       m = 0;
     }
-    if (m < warmKeysMax) members[m++] = argv[2]!;
+    if (m < warmKeysMax) members[m++] = value instanceof ZSet ? argv[argv.length - 1]! : argv[2]!;
   }
   collection?.warm(members, m);
   members.fill("", 0, members.length);
@@ -101,10 +104,13 @@ function gatherKeys(argv: readonly string[], out: string[], n: number): number {
   return n;
 }
 
-/** The large set or hash `key` holds, if it holds one. */
-function largeCollection(table: KeyTable<Value>, key: string): MemberSet | FieldMap | null {
+/** A collection whose members or fields are looked up in a table of their own once it is large. */
+type Collection = MemberSet | FieldMap | ZSet;
+
+/** The large set, hash or sorted set `key` holds, if it holds one. */
+function largeCollection(table: KeyTable<Value>, key: string): Collection | null {
   const ref = table.find(key);
   if (ref === -1 || table.valueLength(ref) !== -1) return null;
   const value = table.valueOf(ref);
-  return (value instanceof MemberSet || value instanceof FieldMap) && value.hashed ? value : null;
+  return (value instanceof MemberSet || value instanceof FieldMap || value instanceof ZSet) && value.hashed ? value : null;
 }

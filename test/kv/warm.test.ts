@@ -1,5 +1,6 @@
 // Warming a pipelined batch (src/kv/warm.ts) only reads: whatever the batch holds — commands
-// with no arguments, keys that are missing, strings, lists, small and large sets and hashes,
+// with no arguments, keys that are missing, strings, lists, small and large sets, hashes and
+// sorted sets,
 // arguments that are not members — the data and every reply stay as they were.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -15,22 +16,25 @@ function filled(): Harness {
   h.run("RPUSH", "list", "a", "b");
   h.run("SADD", "small-set", "m1", "m2");
   h.run("HSET", "small-hash", "f1", "1");
+  h.run("ZADD", "small-zset", "1", "z1");
   for (let i = 0; i < 300; i++) {
     h.run("SADD", "big-set", `m${i}`);
     h.run("HSET", "big-hash", `f${i}`, String(i));
+    h.run("ZADD", "big-zset", String(i % 7), `z${i}`);
   }
   return h;
 }
 
 const word = fc.oneof(
-  fc.constantFrom("str", "long", "list", "small-set", "small-hash", "big-set", "big-hash", "missing"),
+  fc.constantFrom("str", "long", "list", "small-set", "small-hash", "small-zset", "big-set", "big-hash", "big-zset", "missing"),
   fc.integer({ min: 0, max: 400 }).map((i) => `m${i}`),
+  fc.integer({ min: 0, max: 400 }).map((i) => `z${i}`),
   fc.integer({ min: 0, max: 400 }).map((i) => `f${i}`),
   fc.string({ maxLength: 3 }),
 );
 /** A command: a real name (one key, several, none, movable) or any word, then any words. */
 const command = fc
-  .tuple(fc.oneof(fc.constantFrom("GET", "mset", "MGET", "DEL", "SADD", "HSET", "ZUNIONSTORE", "PING"), word), fc.array(word, { maxLength: 6 }))
+  .tuple(fc.oneof(fc.constantFrom("GET", "mset", "MGET", "DEL", "SADD", "HSET", "ZADD", "ZSCORE", "ZUNIONSTORE", "PING"), word), fc.array(word, { maxLength: 6 }))
   .map(([name, args]) => [name, ...args]);
 const batch = fc.array(command, { maxLength: 300 });
 
@@ -39,7 +43,8 @@ const contents = (h: Harness) => [
   h.run("DBSIZE"), h.run("GET", "str"), h.run("GET", "long"), h.run("LRANGE", "list", 0, -1),
   (h.run("SMEMBERS", "small-set") as string[]).sort(), (h.run("SMEMBERS", "big-set") as string[]).sort(),
   h.run("HGETALL", "small-hash"), (h.run("HGETALL", "big-hash") as string[]).join(","),
-  h.run("OBJECT", "ENCODING", "big-set"), h.run("OBJECT", "ENCODING", "big-hash"),
+  h.run("ZRANGE", "small-zset", 0, -1, "WITHSCORES"), (h.run("ZRANGE", "big-zset", 0, -1, "WITHSCORES") as string[]).join(","),
+  h.run("OBJECT", "ENCODING", "big-set"), h.run("OBJECT", "ENCODING", "big-hash"), h.run("OBJECT", "ENCODING", "big-zset"),
 ];
 
 test("warming any batch changes nothing a client can see", () => {

@@ -63,6 +63,11 @@ export class ScoreIndex {
     return this.small !== null ? this.small.keys() : null;
   }
 
+  /** Brings into cache where the first `count` of `members` are, in the table form (warm.ts). */
+  warm(members: readonly string[], count: number): void {
+    this.table?.warm(members, count);
+  }
+
   /** One step of a cursor walk over the table form (see KeyTable.scanStep). */
   scanStep(cursor: number, out: string[]): number {
     return this.table!.scanStep(cursor, out);

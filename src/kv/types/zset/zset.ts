@@ -94,6 +94,16 @@ export class ZSet {
     return this.scores.iterator();
   }
 
+  /** Whether the member index is a table: then warming members is worth it (warm.ts). */
+  get hashed(): boolean {
+    return this.scores.hashed;
+  }
+
+  /** Brings into cache where the first `count` of `members` are in a large set's index (warm.ts). */
+  warm(members: readonly string[], count: number): void {
+    this.scores.warm(members, count);
+  }
+
   /** For ZSCAN over a large set: one step of the index table's cursor walk (KeyTable.scanStep). */
   scanStep(cursor: number, out: string[]): number {
     return this.scores.scanStep(cursor, out);
