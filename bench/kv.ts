@@ -37,9 +37,10 @@ const pipelines = [1, 16];
  * Interleaved rounds per test, each server's median taken. A -P 16 run of 500k requests lasts
  * under a second, so one scheduling hiccup of a shared machine swings it by a third (two svc
  * servers running the same code once measured 0.71× and 0.91× in one table); -P 1 runs last
- * several seconds and average their hiccups out.
+ * several seconds and average their hiccups out. With 3 rounds, the -P 16 median of one
+ * unchanged build still moved 0.98–1.05× between runs (2026-11-26); 5 cost ~40 s more.
  */
-const roundsFor = (pipeline: number) => (pipeline === 1 ? 1 : 3);
+const roundsFor = (pipeline: number) => (pipeline === 1 ? 1 : 5);
 const memoryKeys = Number(process.env.SVC_BENCH_KV_MEMORY_KEYS ?? 1_000_000);
 /** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
 const settleMs = 2000;
