@@ -71,6 +71,10 @@ describe("the keys a batch warms", () => {
     expect(keysOf([["DEL", "a", "b", "c"], ["LMOVE", "src", "dst", "LEFT", "RIGHT"]])).toEqual(["a", "b", "c", "src", "dst"]);
   });
 
+  test("a key repeating the one before it is taken once; a repeat further back is taken again", () => {
+    expect(keysOf([["LPUSH", "l", "a"], ["LPUSH", "l", "b"], ["DEL", "l", "l", "m"], ["GET", "l"]])).toEqual(["l", "m", "l"]);
+  });
+
   test("an unknown name or one without keys is taken to name its first argument; no argument, no key", () => {
     expect(keysOf([["NOSUCH", "x", "y"], ["PING", "hello"], ["PING"]])).toEqual(["x", "hello"]);
   });
