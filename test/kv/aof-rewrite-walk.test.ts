@@ -4,7 +4,7 @@
 // replays to exactly the data the engine holds, in svc. (aof.test.ts checks the same under real
 // concurrency against real processes, and that redis-server loads the result.)
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -129,5 +129,45 @@ describe("the rewrite's walk in slot order", () => {
     // Database 1 is down to 21 keys: below an eighth of 4096 slots, but the walk holds its size.
     expect(capacities.slice(2)).toEqual([4096, 4096]);
     expect(held["0:i5"]).toEqual({ type: "string", value: "changed", expires: false });
+  });
+});
+
+describe("after the walk, while the snapshot syncs off the JavaScript thread", () => {
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  test("writes served meanwhile are in the new file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const h = filledEngine(dir);
+    expect(h.engine.startRewrite()).toBe(true);
+    while (h.engine.rewrite!.walkStep());
+    // The walk's next slice finds it over and starts the sync; writes go on until the switch.
+    let written = 0;
+    for (; h.engine.rewrite !== null; written++) {
+      await nextTurn();
+      h.run("SET", `during${written}`, String(written));
+      h.run("RPUSH", "list0", `x${written}`);
+    }
+    expect(written).toBeGreaterThan(1);
+    await h.engine.aof!.close();
+    const again = harness(databases);
+    loadAppendLog(again.engine, join(dir, "appendonly.aof"), silent);
+    expect(snapshot(again)).toEqual(snapshot(h));
+  });
+
+  test("a log closed meanwhile (shutdown) keeps its own file, whole, and the new one is removed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const h = filledEngine(dir);
+    expect(h.engine.startRewrite()).toBe(true);
+    while (h.engine.rewrite!.walkStep());
+    await nextTurn(); // the walk's slice: the sync is now in flight, its answer not yet in
+    expect(h.engine.rewrite).not.toBeNull();
+    h.run("SET", "last", "write");
+    await h.engine.aof!.close();
+    while (h.engine.rewrite !== null) await nextTurn();
+    expect(readdirSync(dir)).toEqual(["appendonly.aof"]);
+    const again = harness(databases);
+    loadAppendLog(again.engine, join(dir, "appendonly.aof"), silent);
+    expect(snapshot(again)).toEqual(snapshot(h));
+    expect(again.run("GET", "last")).toBe("write");
   });
 });

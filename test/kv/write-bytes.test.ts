@@ -2,6 +2,9 @@
 // encoders built on them, against the plain way of making the same bytes: a string of the number,
 // Buffer.from(text, "latin1").
 import { describe, expect, test } from "bun:test";
+import { closeSync, mkdtempSync, openSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { CommandBuffer } from "../../src/kv/aof/command-buffer.ts";
 import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
@@ -75,6 +78,40 @@ describe("encoders", () => {
         expect(Buffer.from(fromBytes.take()).equals(Buffer.from(direct.take()))).toBe(true);
       }),
     );
+  });
+
+  test("pushItems writes what push writes for the same head and slice of items", () => {
+    fc.assert(
+      fc.property(fc.array(byteString, { maxLength: 70 }), fc.nat(), fc.nat(), (items, a, b) => {
+        const from = items.length === 0 ? 0 : a % items.length;
+        const count = items.length - from === 0 ? 0 : b % (items.length - from + 1);
+        const direct = new CommandBuffer();
+        const sliced = new CommandBuffer();
+        direct.push(["RPUSH", "k", ...items.slice(from, from + count)]);
+        sliced.pushItems(["RPUSH", "k"], items, from, count);
+        expect(Buffer.from(sliced.take()).equals(Buffer.from(direct.take()))).toBe(true);
+      }),
+    );
+  });
+
+  test("a buffer that spills to a file leaves in it, with what it still holds, exactly what it was given", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "svc-spill-")), "out");
+    const fd = openSync(path, "w");
+    const spilling = new CommandBuffer(fd);
+    const whole = new CommandBuffer();
+    const items = Array.from({ length: 300_000 }, (_, i) => `item${i % 977}`);
+    for (let i = 0; i < items.length; i += 64) {
+      spilling.pushItems(["RPUSH", "big"], items, i, Math.min(64, items.length - i));
+      whole.pushItems(["RPUSH", "big"], items, i, Math.min(64, items.length - i));
+      spilling.push(["SET", `k${i}`, "v"]);
+      whole.push(["SET", `k${i}`, "v"]);
+    }
+    // Past a MiB it wrote itself out, and holds less than that plus one command.
+    expect(statSync(path).size).toBeGreaterThan(0);
+    expect(spilling.length).toBeLessThan(1024 * 1024 + 64 * 32);
+    spilling.writeTo(fd);
+    closeSync(fd);
+    expect(readFileSync(path).equals(Buffer.from(whole.take()))).toBe(true);
   });
 
   test("RespWriter's bulk strings, integers and simple strings are the bytes RESP2 defines", () => {

@@ -122,6 +122,11 @@ export class AppendLog {
     if (this.transaction === "written") this.tee.push(["MULTI"]);
   }
 
+  /** Whether close() has begun: a rewrite finishing after it leaves the file as close left it. */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
   /** The commands kept since startTee, and no more keeping. */
   stopTee(): Uint8Array {
     const kept = this.tee?.take() ?? new Uint8Array(0);

@@ -14,9 +14,19 @@ const headerBytesMax = 1 + 16 + 2;
 
 const setHead = new TextEncoder().encode("*3\r\n$3\r\nSET\r\n");
 
+/** A buffer that spills to a file writes itself out each time it holds at least this much. */
+const spillBytes = 1024 * 1024;
+
 export class CommandBuffer {
   private buffer = Buffer.allocUnsafe(initialBufferBytes) as Latin1Buffer;
   length = 0;
+
+  /**
+   * `spillFd`: a file the buffer writes itself to, synchronously, after any command that leaves
+   * it holding spillBytes or more (a rewrite's new file: a list of millions of items then passes
+   * through a 1 MiB buffer instead of growing one to its whole size). -1: it only grows.
+   */
+  constructor(private readonly spillFd = -1) {}
 
   /** Appends one command. Arguments are latin1 byte strings, as the engine holds them. */
   push(argv: readonly string[]): void {
@@ -24,12 +34,35 @@ export class CommandBuffer {
     for (const arg of argv) bytes += headerBytesMax + arg.length + 2;
     this.reserve(bytes);
     this.header(0x2a, argv.length);
-    for (const arg of argv) {
-      this.header(0x24, arg.length);
-      this.length = writeLatin1(this.buffer, this.length, arg);
-      this.buffer[this.length++] = 0x0d;
-      this.buffer[this.length++] = 0x0a;
-    }
+    for (const arg of argv) this.bulk(arg);
+    this.spillIfFull();
+  }
+
+  /** `$<length>\r\n<arg>\r\n`; the caller has reserved room. */
+  private bulk(arg: string): void {
+    this.header(0x24, arg.length);
+    const buffer = this.buffer;
+    let at = writeLatin1(buffer, this.length, arg);
+    buffer[at++] = 0x0d;
+    buffer[at++] = 0x0a;
+    this.length = at;
+  }
+
+  /**
+   * Appends one command: `head`, then the `count` items `items.at(from)`, `items.at(from + 1)`, …
+   * A rewrite's RPUSH of a list chunk, encoded straight from the list: building an argument
+   * array per chunk first and encoding it in a second pass took twice as long (4M items: ~115 →
+   * ~55 ms).
+   */
+  pushItems(head: readonly string[], items: { at(index: number): string | undefined }, from: number, count: number): void {
+    let bytes = headerBytesMax;
+    for (const arg of head) bytes += headerBytesMax + arg.length + 2;
+    for (let i = from; i < from + count; i++) bytes += headerBytesMax + items.at(i)!.length + 2;
+    this.reserve(bytes);
+    this.header(0x2a, head.length + count);
+    for (const arg of head) this.bulk(arg);
+    for (let i = from; i < from + count; i++) this.bulk(items.at(i)!);
+    this.spillIfFull();
   }
 
   /**
@@ -43,6 +76,11 @@ export class CommandBuffer {
     this.length += setHead.length;
     this.copyBulk(bytes, keyAt, keyBytes);
     this.copyBulk(bytes, valueAt, valueBytes);
+    this.spillIfFull();
+  }
+
+  private spillIfFull(): void {
+    if (this.spillFd >= 0 && this.length >= spillBytes) this.writeTo(this.spillFd);
   }
 
   private copyBulk(bytes: Uint8Array, from: number, count: number): void {

@@ -20,12 +20,16 @@
  * the walk finishes it at once (KeyTable.slotWalker).
  *
  * At the end the new file is synced, renamed over the old one (atomic), and the log switches to
- * it (AppendLog.switchTo).
+ * it (AppendLog.switchTo). The snapshot, nearly all of the file, is synced off this thread while
+ * clients go on being served (their commands still kept aside); only the kept commands are
+ * written and synced on it, just before the switch. Syncing the whole file on this thread held
+ * the event loop for as long as the disk took to take tens of megabytes.
  */
 import { closeSync, fdatasyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fsyncDir } from "../../core/atomic-file.ts";
 import type { Logger } from "../../core/log.ts";
+import { appendChunks } from "../../native/append.ts";
 import type { CommandSpec } from "../commands/spec.ts";
 import { keysOf } from "../commands/spec.ts";
 import { hashKey, type KeyTable } from "../key-table.ts";
@@ -38,14 +42,13 @@ import { writeValueCommands } from "./value-commands.ts";
 const sliceBudgetMs = 2;
 /** Home slots of a table one step of the walk takes (a slice checks the clock between steps). */
 const stepSlots = 256;
-/** Write the new file in pieces of about this size rather than hold it all in memory. */
-const writeChunkBytes = 1024 * 1024;
 
 /** Write commands that touch keys their declaration does not name, or whole databases. */
 const walkFinishingCommands = new Set(["flushall", "flushdb", "swapdb", "move", "copy"]);
 
 export class AofRewrite {
-  private readonly out = new CommandBuffer();
+  /** The new file's commands, written to it (synchronously, to the page cache) a MiB at a time. */
+  private readonly out: CommandBuffer;
   private readonly fd: number;
   private readonly tempPath: string;
   /**
@@ -74,6 +77,7 @@ export class AofRewrite {
   ) {
     this.tempPath = join(dirname(log.path), `temp-rewriteaof-${process.pid}.aof`);
     this.fd = openSync(this.tempPath, "w");
+    this.out = new CommandBuffer(this.fd);
     this.early = dbs.map(() => new Set<string>());
     this.earlyHashes = dbs.map(() => new Set<number>());
     this.holdTable();
@@ -136,7 +140,6 @@ export class AofRewrite {
       key ??= table.keyOf(ref);
       writeValueCommands(this.out, key, table.valueOf(ref), db.expires.get(key));
     }
-    if (this.out.length >= writeChunkBytes) this.writeOut();
   }
 
   private walkSlice(): void {
@@ -218,20 +221,31 @@ export class AofRewrite {
     if (this.table !== null) this.table.slotWalker = null;
     this.table = null;
   }
-  private writeOut(): void {
-    this.out.writeTo(this.fd);
-  }
 
-  /**
-   * The walk is over: the commands kept aside follow the snapshot, the file is synced and
-   * renamed over the old one, and the log continues in it.
-   */
+  /** The walk is over: the snapshot is written out and synced off this thread, then switchOver. */
   private complete(): void {
     if (this.finished) return;
     this.finished = true;
     this.releaseTable();
     try {
-      this.writeOut();
+      this.out.writeTo(this.fd);
+    } catch (error) {
+      return this.fail(error);
+    }
+    appendChunks(this.fd, [], true).then(
+      () => this.switchOver(),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /**
+   * The snapshot is on disk: the commands kept aside since the start follow it, are synced, and
+   * the file is renamed over the old one; the log continues in it.
+   */
+  private switchOver(): void {
+    // The log closed meanwhile (shutdown) and holds everything in the old file: keep that one.
+    if (this.log.isClosing) return this.fail(new Error("the append-only file was closed during the rewrite"));
+    try {
       const kept = this.log.stopTee();
       let at = 0;
       while (at < kept.length) at += writeSync(this.fd, kept, at, kept.length - at);

@@ -23,9 +23,8 @@ export function writeValueCommands(out: CommandBuffer, key: string, value: Value
   if (type === "string") out.push(["SET", key, value.toString()]);
   else if (type === "list") {
     const list = value as List;
-    const chunk = new Chunker(out, ["RPUSH", key], 1);
-    for (let i = 0; i < list.size; i++) chunk.add(list.at(i)!);
-    chunk.flush();
+    const head = ["RPUSH", key];
+    for (let i = 0; i < list.size; i += itemsPerCommand) out.pushItems(head, list, i, Math.min(itemsPerCommand, list.size - i));
   } else if (type === "hash") {
     const chunk = new Chunker(out, ["HSET", key], 2);
     for (const [field, fieldValue] of value as FieldMap) chunk.add(field, fieldValue);
