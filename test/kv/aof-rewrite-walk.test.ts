@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { createLogger } from "../../src/core/log.ts";
 import { AppendLog } from "../../src/kv/aof/append-log.ts";
 import { loadAppendLog } from "../../src/kv/aof/load.ts";
+import { listItemsPerStep } from "../../src/kv/aof/rewrite.ts";
 import { type Harness, harness, type Plain } from "./harness.ts";
 
 const silent = createLogger({ level: "silent" });
@@ -170,4 +171,91 @@ describe("after the walk, while the snapshot syncs off the JavaScript thread", (
     expect(snapshot(again)).toEqual(snapshot(h));
     expect(again.run("GET", "last")).toBe("write");
   });
+});
+
+describe("a list longer than a step writes", () => {
+  /** Items of the long list: three steps' worth and a bit. */
+  const longItems = 3 * listItemsPerStep + 100;
+  const longCommand = fc.tuple(
+    fc.integer({ min: 0, max: 1 }),
+    fc.constantFrom<string[]>(
+      ["LPUSH", "long", "head"], ["RPUSH", "long", "tail"], ["LPOP", "long"], ["RPOP", "long", "2"],
+      ["LSET", "long", "70000", "changed"], ["LTRIM", "long", "1", "-2"], ["DEL", "long"],
+      ["RENAME", "long", "moved"], ["PEXPIRE", "long", "100000"], ["SET", "i1", "x"], ["LLEN", "long"],
+    ),
+  );
+
+  /** An engine whose databases 0 and 1 each hold a long list under "long". */
+  function withLongLists(dir: string): Harness {
+    const h = filledEngine(dir);
+    for (const index of [0, 1]) {
+      h.run("SELECT", index);
+      for (let i = 0; i < longItems; i += 10_000) {
+        h.run("RPUSH", "long", ...Array.from({ length: Math.min(10_000, longItems - i) }, (_, j) => `${index}:${i + j}`));
+      }
+    }
+    h.run("SELECT", 0);
+    return h;
+  }
+
+  async function replayed(h: Harness, dir: string): Promise<Record<string, unknown>> {
+    while (h.engine.rewrite !== null) await new Promise((resolve) => setImmediate(resolve));
+    await h.engine.aof!.close();
+    const again = harness(databases);
+    loadAppendLog(again.engine, join(dir, "appendonly.aof"), silent);
+    return snapshot(again);
+  }
+
+  test("changed at both ends while it is being written, it replays as held", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const h = withLongLists(dir);
+    expect(h.engine.startRewrite()).toBe(true);
+    const rewrite = h.engine.rewrite!;
+    // Untouched until the walk has written its first part: a command before that would have it
+    // written whole, ahead of the walk.
+    while (rewrite.listInParts === null) expect(rewrite.walkStep()).toBe(true);
+    const { dbIndex } = rewrite.listInParts;
+    h.run("SELECT", dbIndex);
+    h.run("LPUSH", "long", "head");
+    h.run("RPOP", "long");
+    expect(rewrite.listInParts).toBeNull(); // the command had the rest written first
+    h.run("SELECT", 0);
+    expect(await replayed(h, dir)).toEqual(snapshot(h));
+  });
+
+  test("left alone, it goes out a step's worth of items at a time", () => {
+    const h = withLongLists(mkdtempSync(join(tmpdir(), "svc-aof-walk-")));
+    expect(h.engine.startRewrite()).toBe(true);
+    const rewrite = h.engine.rewrite!;
+    while (rewrite.listInParts === null) expect(rewrite.walkStep()).toBe(true);
+    // Its first step wrote listItemsPerStep items; three more write the rest (longItems is a bit
+    // over three steps' worth).
+    for (let step = 0; step < 3; step++) {
+      expect(rewrite.listInParts).not.toBeNull();
+      rewrite.walkStep();
+    }
+    expect(rewrite.listInParts).toBeNull();
+  });
+
+  test("goes out over several steps; a command on it between them finds it written as it was", async () => {
+    await fc.assert(
+      // One step of the walk before each command: a command on a long list the walk has not
+      // reached has it written whole, ahead; one on a list the walk is writing has the rest
+      // written first; one after has nothing to do.
+      fc.asyncProperty(fc.array(longCommand, { minLength: 1, maxLength: 45 }), async (commands) => {
+        const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+        const h = withLongLists(dir);
+        expect(h.engine.startRewrite()).toBe(true);
+        const rewrite = h.engine.rewrite!;
+        for (const [index, argv] of commands) {
+          rewrite.walkStep();
+          h.run("SELECT", index);
+          h.run(...argv);
+        }
+        h.run("SELECT", 0);
+        expect(await replayed(h, dir)).toEqual(snapshot(h));
+      }),
+      { numRuns: 25, endOnFailure: true },
+    );
+  }, 120_000);
 });

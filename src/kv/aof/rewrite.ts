@@ -36,12 +36,30 @@ import { hashKey, type KeyTable } from "../key-table.ts";
 import type { Keyspace, Value } from "../keyspace.ts";
 import type { AppendLog } from "./append-log.ts";
 import { CommandBuffer } from "./command-buffer.ts";
-import { writeValueCommands } from "./value-commands.ts";
+import { List } from "../types/list.ts";
+import { writeListItems, writeValueCommands } from "./value-commands.ts";
+
+interface PartialList {
+  readonly dbIndex: number;
+  readonly key: string;
+  readonly list: List;
+  /** Index of the first item not written yet. */
+  next: number;
+  /** The key's expiry when its first part was written; PEXPIREAT follows the last part. */
+  readonly expiresAtMs: number | undefined;
+}
 
 /** How long one slice of the walk may hold the event loop. */
 const sliceBudgetMs = 2;
 /** Home slots of a table one step of the walk takes (a slice checks the clock between steps). */
 const stepSlots = 256;
+
+/**
+ * Items of one list a step writes at most. A longer list goes out over several steps (so over
+ * several slices, clients served between them); a command about to change it first has the rest
+ * written as the list is then. Writing a list of 4M items at once held the loop for ~70 ms.
+ */
+export const listItemsPerStep = 65_536;
 
 /** Write commands that touch keys their declaration does not name, or whole databases. */
 const walkFinishingCommands = new Set(["flushall", "flushdb", "swapdb", "move", "copy"]);
@@ -67,6 +85,8 @@ export class AofRewrite {
   private readonly refs: number[] = [];
   private selected = -1;
   private finished = false;
+  /** A long list the walk has written in part: the rest follows (see listItemsPerStep). */
+  private partial: PartialList | null = null;
   private readonly startedMs = Date.now();
 
   constructor(
@@ -83,6 +103,11 @@ export class AofRewrite {
     this.holdTable();
     log.startTee();
     setImmediate(() => this.walkSlice());
+  }
+
+  /** The key of the list being written in parts, if one is: its database and name (for tests). */
+  get listInParts(): { dbIndex: number; key: string } | null {
+    return this.partial === null ? null : { dbIndex: this.partial.dbIndex, key: this.partial.key };
   }
 
   /** Called before a write command runs: its keys go to the new file first, as they are now. */
@@ -104,6 +129,8 @@ export class AofRewrite {
 
   /** Writes `key` now unless the walk has written it; the walk will then pass it by. */
   private writeAhead(dbIndex: number, key: string): void {
+    const partial = this.partial;
+    if (partial !== null && partial.dbIndex === dbIndex && partial.key === key) this.continuePartial(Infinity);
     if (dbIndex < this.dbIndex) return;
     const db = this.dbs[dbIndex]!;
     const hash = hashKey(key);
@@ -115,19 +142,17 @@ export class AofRewrite {
     early.add(key);
     this.earlyHashes[dbIndex]!.add(hash);
     const ref = db.table.find(key);
-    if (ref !== -1) this.writeEntry(dbIndex, ref, key);
+    if (ref !== -1) this.writeEntry(dbIndex, ref, key, false);
   }
 
   /**
    * Writes the key at `ref` with its value and time to live, read raw from the table: reading
    * must not expire or touch it (an expired key is written with its past time, and expires
-   * again when the file is loaded). `key` is its name if the caller has it.
+   * again when the file is loaded). `key` is its name if the caller has it. With `inParts`, a
+   * long list may be left partly written, for the steps that follow.
    */
-  private writeEntry(dbIndex: number, ref: number, key?: string): void {
-    if (this.selected !== dbIndex) {
-      this.out.push(["SELECT", String(dbIndex)]);
-      this.selected = dbIndex;
-    }
+  private writeEntry(dbIndex: number, ref: number, key: string | undefined, inParts: boolean): void {
+    this.select(dbIndex);
     const db = this.dbs[dbIndex]!;
     const table = db.table;
     const valueBytes = table.valueLength(ref);
@@ -138,8 +163,34 @@ export class AofRewrite {
       this.out.pushSet(bytes, table.keyAt(ref), keyBytes, table.valueAt(ref), valueBytes);
     } else {
       key ??= table.keyOf(ref);
-      writeValueCommands(this.out, key, table.valueOf(ref), db.expires.get(key));
+      const value = table.valueOf(ref);
+      if (inParts && value instanceof List && value.size > listItemsPerStep) {
+        this.partial = { dbIndex, key, list: value, next: 0, expiresAtMs: db.expires.get(key) };
+        this.continuePartial(listItemsPerStep);
+      } else writeValueCommands(this.out, key, value, db.expires.get(key));
     }
+  }
+
+  private select(dbIndex: number): void {
+    if (this.selected === dbIndex) return;
+    this.out.push(["SELECT", String(dbIndex)]);
+    this.selected = dbIndex;
+  }
+
+  /**
+   * Writes up to `maxItems` more of the list written in part, and its expiry once it is all out.
+   * The list holds still in between: a command that would change it, delete it or rename it
+   * names its key, and writeAhead finishes the list before the command runs.
+   */
+  private continuePartial(maxItems: number): void {
+    const partial = this.partial!;
+    this.select(partial.dbIndex);
+    const end = Math.min(partial.list.size, partial.next + maxItems);
+    writeListItems(this.out, partial.key, partial.list, partial.next, end);
+    partial.next = end;
+    if (end < partial.list.size) return;
+    if (partial.expiresAtMs !== undefined) this.out.push(["PEXPIREAT", partial.key, String(partial.expiresAtMs)]);
+    this.partial = null;
   }
 
   private walkSlice(): void {
@@ -170,6 +221,10 @@ export class AofRewrite {
    * been walked. The slices call it; tests call it to stop the walk where they want.
    */
   walkStep(): boolean {
+    if (this.partial !== null) {
+      this.continuePartial(listItemsPerStep);
+      return true;
+    }
     if (this.dbIndex >= this.dbs.length) return false;
     const table = this.table!;
     const to = Math.min(this.home + stepSlots, table.capacity);
@@ -181,8 +236,8 @@ export class AofRewrite {
     for (const ref of refs) {
       if (earlyHashes.size > 0 && earlyHashes.has(table.hashOf(ref))) {
         const key = table.keyOf(ref);
-        if (!early.has(key)) this.writeEntry(this.dbIndex, ref, key);
-      } else this.writeEntry(this.dbIndex, ref);
+        if (!early.has(key)) this.writeEntry(this.dbIndex, ref, key, true);
+      } else this.writeEntry(this.dbIndex, ref, undefined, true);
     }
     refs.length = 0;
     if (to === table.capacity) this.nextTable();

@@ -23,8 +23,7 @@ export function writeValueCommands(out: CommandBuffer, key: string, value: Value
   if (type === "string") out.push(["SET", key, value.toString()]);
   else if (type === "list") {
     const list = value as List;
-    const head = ["RPUSH", key];
-    for (let i = 0; i < list.size; i += itemsPerCommand) out.pushItems(head, list, i, Math.min(itemsPerCommand, list.size - i));
+    writeListItems(out, key, list, 0, list.size);
   } else if (type === "hash") {
     const chunk = new Chunker(out, ["HSET", key], 2);
     for (const [field, fieldValue] of value as FieldMap) chunk.add(field, fieldValue);
@@ -40,6 +39,12 @@ export function writeValueCommands(out: CommandBuffer, key: string, value: Value
   } else if (type === bloomTypeName) for (const argv of loadChunkCommands(key, value as BloomChain)) out.push(argv);
   else throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
   if (expiresAtMs !== undefined) out.push(["PEXPIREAT", key, String(expiresAtMs)]);
+}
+
+/** Appends RPUSH commands for the list's items [from, to), at most itemsPerCommand per command. */
+export function writeListItems(out: CommandBuffer, key: string, list: List, from: number, to: number): void {
+  const head = ["RPUSH", key];
+  for (let i = from; i < to; i += itemsPerCommand) out.pushItems(head, list, i, Math.min(itemsPerCommand, to - i));
 }
 
 /** Gathers items (of `width` arguments each) into commands of `head` + at most itemsPerCommand items. */
