@@ -1,6 +1,7 @@
 /**
  * One RESP client connection: bytes in → parser → engine → replies coalesced in one output
- * buffer → one socket write per turn of the event loop (end-of-turn.ts). It also carries the connection-level rules:
+ * buffer → one socket write per turn of the event loop (end-of-turn.ts). It also carries the
+ * connection-level rules:
  *
  * - a blocked client's further commands wait, in order, until it is served or times out;
  * - a protocol error is answered and the connection closed, as Redis does;
@@ -15,9 +16,9 @@
  */
 import type { Socket } from "bun";
 import { kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
+import { type TurnWriter, writeAtEndOfTurn } from "./end-of-turn.ts";
 import type { Engine } from "./engine.ts";
 import type { RequestParser } from "./resp/parser.ts";
-import { type TurnWriter, writeAtEndOfTurn } from "./end-of-turn.ts";
 import { RespWriter } from "./resp/writer.ts";
 import { Session, type Transport } from "./session.ts";
 

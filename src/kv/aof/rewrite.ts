@@ -34,9 +34,9 @@ import type { CommandSpec } from "../commands/spec.ts";
 import { keysOf } from "../commands/spec.ts";
 import { hashKey, type KeyTable } from "../key-table.ts";
 import type { Keyspace, Value } from "../keyspace.ts";
+import { List } from "../types/list.ts";
 import type { AppendLog } from "./append-log.ts";
 import { CommandBuffer } from "./command-buffer.ts";
-import { List } from "../types/list.ts";
 import { writeListItems, writeValueCommands } from "./value-commands.ts";
 
 interface PartialList {
