@@ -4,7 +4,7 @@
  * `redis-check-aof` and redis-server itself can read our files.
  */
 import { writeSync } from "node:fs";
-import { type Latin1Buffer, writeBytes, writeDecimal, writeLatin1 } from "../resp/write-bytes.ts";
+import { type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "../resp/write-bytes.ts";
 
 /** First size of a command buffer; it doubles as needed. */
 const initialBufferBytes = 64 * 1024;
@@ -13,6 +13,8 @@ const initialBufferBytes = 64 * 1024;
 const headerBytesMax = 1 + 16 + 2;
 
 const setHead = new TextEncoder().encode("*3\r\n$3\r\nSET\r\n");
+/** push's commands have no fixed head: every argument is an item. */
+const noHead: readonly string[] = [];
 
 /** A buffer that spills to a file writes itself out each time it holds at least this much. */
 const spillBytes = 1024 * 1024;
@@ -30,18 +32,13 @@ export class CommandBuffer {
 
   /** Appends one command. Arguments are latin1 byte strings, as the engine holds them. */
   push(argv: readonly string[]): void {
-    let bytes = headerBytesMax;
-    for (const arg of argv) bytes += headerBytesMax + arg.length + 2;
-    this.reserve(bytes);
-    this.header(0x2a, argv.length);
-    for (const arg of argv) this.bulk(arg);
-    this.spillIfFull();
+    this.pushItems(noHead, argv, 0, argv.length);
   }
 
   /** `$<length>\r\n<arg>\r\n`; the caller has reserved room. */
   private bulk(arg: string): void {
     const buffer = this.buffer;
-    let at = writeLatin1(buffer, writeHeader(buffer, this.length, 0x24, arg.length), arg);
+    let at = writeLatin1(buffer, writeIntLine(buffer, this.length, 0x24, arg.length), arg);
     buffer[at++] = 0x0d;
     buffer[at++] = 0x0a;
     this.length = at;
@@ -51,7 +48,7 @@ export class CommandBuffer {
    * Appends one command: `head`, then the `count` items `items.at(from)`, `items.at(from + 1)`, …
    * A rewrite's RPUSH of a list chunk, encoded straight from the list rather than through an
    * argument array per chunk encoded in a second pass. With the spilling buffer and offsets kept
-   * in locals (writeHeader), 4M items go to a file in 68–79 ms; they took 170–200.
+   * in locals (writeIntLine), 4M items go to a file in 68–79 ms; they took 170–200.
    */
   pushItems(head: readonly string[], items: { at(index: number): string | undefined }, from: number, count: number): void {
     let bytes = headerBytesMax;
@@ -109,7 +106,7 @@ export class CommandBuffer {
   }
 
   private header(type: number, n: number): void {
-    this.length = writeHeader(this.buffer, this.length, type, n);
+    this.length = writeIntLine(this.buffer, this.length, type, n);
   }
 
   private reserve(bytes: number): void {
@@ -120,20 +117,6 @@ export class CommandBuffer {
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
-}
-
-/**
- * Writes `<type><n>\r\n` at `at`; returns the offset after it. Offsets stay in locals: a
- * rewrite writes millions of these, and updating the buffer's length field at each byte made
- * it the costliest part.
- */
-function writeHeader(buffer: Latin1Buffer, at: number, type: number, n: number): number {
-  buffer[at++] = type;
-  if (n < 10) buffer[at++] = 0x30 + n;
-  else at = writeDecimal(buffer, at, n);
-  buffer[at++] = 0x0d;
-  buffer[at++] = 0x0a;
-  return at;
 }
 
 /** The encoded length of a command, without encoding it: the loader's byte offsets. */

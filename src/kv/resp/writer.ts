@@ -4,14 +4,11 @@
  * queued until it drains.
  */
 import { formatDouble, type Reply } from "../reply.ts";
-import { type Latin1Buffer, writeBytes, writeDecimal, writeLatin1 } from "./write-bytes.ts";
+import { type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "./write-bytes.ts";
 
 /** First size of a connection's output buffer; it doubles as needed. */
 const initialBufferBytes = 16 * 1024;
 const crlf = 0x0a0d; // "\r\n" as a little-endian u16
-const CR = 0x0d;
-const LF = 0x0a;
-const MINUS = 0x2d;
 const COLON = 0x3a;
 const DOLLAR = 0x24;
 const ASTERISK = 0x2a;
@@ -85,15 +82,7 @@ export class RespWriter implements Reply {
 
   /** intLine without the reserve, for a caller that reserved room for the whole reply. */
   private putIntLine(prefix: number, n: number): void {
-    const b = this.buffer;
-    b[this.length++] = prefix;
-    if (n < 0) {
-      b[this.length++] = MINUS;
-      n = -n;
-    }
-    this.length = writeDecimal(b, this.length, n);
-    b[this.length++] = CR;
-    b[this.length++] = LF;
+    this.length = writeIntLine(this.buffer, this.length, prefix, n);
   }
 
   simple(text: string): void {
