@@ -162,8 +162,8 @@ export class Engine {
   }
 
   /**
-   * Before the commands of one read run: brings the keys they will look up into cache together
-   * (warm.ts), when they name more than one.
+   * Before the commands of one read run: brings the keys they will look up, and the members they
+   * name in large collections, into cache together (warm.ts).
    */
   warmKeys(session: Session, commands: readonly string[][]): void {
     warmBatch(this.dbs[session.dbIndex]!, commands);

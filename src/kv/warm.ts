@@ -59,23 +59,32 @@ export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]
   // A batch usually names one key many times (a client filling a list, a set): looked up once.
   let lastKey: string | null = null;
   let last: Collection | null = null;
+  // Where that collection's commands name a member: the last argument for a sorted set.
+  let memberLast = false;
   for (const argv of commands) {
     if (argv.length < 3) continue;
     if (argv[1] !== lastKey) {
       lastKey = argv[1]!;
       last = largeCollection(table, lastKey);
+      memberLast = last instanceof ZSet;
     }
     const value = last;
     if (value === null) continue;
     if (value !== collection) {
-      collection?.warm(members, m);
+      warmMembers(collection, m);
       collection = value;
       m = 0;
     }
-    if (m < warmKeysMax) members[m++] = value instanceof ZSet ? argv[argv.length - 1]! : argv[2]!;
+    if (m < warmKeysMax) members[m++] = memberLast ? argv[argv.length - 1]! : argv[2]!;
   }
-  collection?.warm(members, m);
-  members.fill("", 0, members.length);
+  warmMembers(collection, m);
+}
+
+/** Warms the first `count` of `members` in the collection, then lets go of the clients' strings. */
+function warmMembers(collection: Collection | null, count: number): void {
+  if (collection === null) return;
+  collection.warm(members, count);
+  members.fill("", 0, count);
 }
 
 /**
