@@ -80,19 +80,11 @@ export class Connection implements Transport, TurnWriter {
       this.session.closing = true;
       this.waiting.length = this.waitingFrom = this.waitingBytes = 0;
     }
-    this.writeSoon();
-  }
-
-  /** Sends this read's replies at the end of the turn, with every other client's. */
-  private writeSoon(): void {
-    const aof = this.engine.aof;
-    // Commands not yet in the file: the file's write already waits for the end of the turn,
-    // and the replies follow it.
-    if (aof !== null && aof.hasUnwritten) aof.whenWritten(this.onWritten);
-    else if (!this.writeQueued) {
-      this.writeQueued = true;
-      writeAtEndOfTurn(this);
-    }
+    // This read's replies leave at the end of the turn, with every other client's (and after
+    // the turn's one append-only file write, which the log queued when it was appended to).
+    if (this.writeQueued) return;
+    this.writeQueued = true;
+    writeAtEndOfTurn(this);
   }
 
   writeAtTurnEnd(): void {

@@ -1,8 +1,10 @@
 /**
  * Replies leave once per turn of the event loop. A connection that has read and run commands
  * queues itself here; once every socket read in this turn has been served, each queued connection
- * writes all its output in one call. Redis does the same: its replies leave in beforeSleep, after
- * the event loop has served every client that was readable.
+ * writes all its output in one call. The append-only file queues its one write of the turn here
+ * too, at the turn's first append, ahead of the replies that wait for it. Redis does the same:
+ * its AOF buffer is written and its replies leave in beforeSleep, after the event loop has served
+ * every client that was readable.
  *
  * Why not write right after each read: the client is woken by every write that finds it asleep,
  * and on a virtual machine that wake is an interrupt to another CPU, paid inside our send. Writing

@@ -16,6 +16,7 @@
  */
 import { closeSync, fdatasyncSync, fstatSync, openSync, writeSync } from "node:fs";
 import { appendChunks } from "../../native/append.ts";
+import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
 import { CommandBuffer } from "./command-buffer.ts";
 
 export type FsyncPolicy = "always" | "everysec" | "no";
@@ -26,7 +27,7 @@ const everysecIntervalMs = 1000;
 /** Longest an `always` sync waits, by default, for the writers the last one answered to write again. */
 const gatherMaxMsDefault = 1;
 
-export class AppendLog {
+export class AppendLog implements TurnWriter {
   private readonly pending = new CommandBuffer();
   /** While a rewrite runs, a copy of every command appended, for the end of the new file. */
   private tee: CommandBuffer | null = null;
@@ -106,6 +107,7 @@ export class AppendLog {
     for (const argv of commands) this.push(argv);
     this.appendedSeq++;
     if (this.policy === "always") this.scheduleSync();
+    else this.scheduleWrite();
   }
 
   private push(argv: readonly string[]): void {
@@ -174,15 +176,26 @@ export class AppendLog {
   /** Calls `listener` once the commands pending now are in the file. */
   whenWritten(listener: () => void): void {
     this.writtenListeners.add(listener);
+    this.scheduleWrite();
+  }
+
+  /**
+   * Queues this turn's one write with the connections' replies (end-of-turn.ts). Queued at the
+   * first append of the turn, it comes before the replies of the clients that appended, so they
+   * find their commands written; a reply queued earlier (a read) waits for it as a listener.
+   */
+  private scheduleWrite(): void {
     if (this.writeScheduled) return;
     this.writeScheduled = true;
-    setImmediate(() => {
-      this.writeScheduled = false;
-      this.writePending();
-      const listeners = [...this.writtenListeners];
-      this.writtenListeners.clear();
-      for (const l of listeners) l();
-    });
+    writeAtEndOfTurn(this);
+  }
+
+  writeAtTurnEnd(): void {
+    this.writeScheduled = false;
+    this.writePending();
+    const listeners = [...this.writtenListeners];
+    this.writtenListeners.clear();
+    for (const l of listeners) l();
   }
 
   /**
