@@ -14,10 +14,10 @@
  * appends the policy's promise covers. Connections hold replies until durableSeq reaches the
  * appendedSeq they saw (connection.ts).
  */
-import { closeSync, fdatasyncSync, fstatSync, openSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, fstatSync, openSync } from "node:fs";
 import { appendChunks } from "../../native/append.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
-import { CommandBuffer } from "./command-buffer.ts";
+import { CommandBuffer, writeAll } from "./command-buffer.ts";
 
 export type FsyncPolicy = "always" | "everysec" | "no";
 export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"];
@@ -340,9 +340,4 @@ export class AppendLog implements TurnWriter {
     this.flushSync();
     closeSync(this.fd);
   }
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let at = 0;
-  while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
 }

@@ -100,8 +100,7 @@ export class CommandBuffer {
 
   /** Writes the bytes pushed so far to the file `fd`, synchronously, and empties the buffer. */
   writeTo(fd: number): void {
-    let at = 0;
-    while (at < this.length) at += writeSync(fd, this.buffer, at, this.length - at);
+    writeAll(fd, this.buffer, this.length);
     this.length = 0;
   }
 
@@ -117,6 +116,12 @@ export class CommandBuffer {
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
+}
+
+/** Writes `bytes[0, end)` to the file `fd`, synchronously, however many calls that takes. */
+export function writeAll(fd: number, bytes: Uint8Array, end = bytes.length): void {
+  let at = 0;
+  while (at < end) at += writeSync(fd, bytes, at, end - at);
 }
 
 /** The encoded length of a command, without encoding it: the loader's byte offsets. */

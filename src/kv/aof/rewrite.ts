@@ -25,7 +25,7 @@
  * written and synced on it, just before the switch. Syncing the whole file on this thread held
  * the event loop for as long as the disk took to take tens of megabytes.
  */
-import { closeSync, fdatasyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync, renameSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fsyncDir } from "../../core/atomic-file.ts";
 import type { Logger } from "../../core/log.ts";
@@ -36,7 +36,7 @@ import { hashKey, type KeyTable } from "../key-table.ts";
 import type { Keyspace, Value } from "../keyspace.ts";
 import { List } from "../types/list.ts";
 import type { AppendLog } from "./append-log.ts";
-import { CommandBuffer } from "./command-buffer.ts";
+import { CommandBuffer, writeAll } from "./command-buffer.ts";
 import { writeListItems, writeValueCommands } from "./value-commands.ts";
 
 interface PartialList {
@@ -301,9 +301,7 @@ export class AofRewrite {
     // The log closed meanwhile (shutdown) and holds everything in the old file: keep that one.
     if (this.log.isClosing) return this.fail(new Error("the append-only file was closed during the rewrite"));
     try {
-      const kept = this.log.stopTee();
-      let at = 0;
-      while (at < kept.length) at += writeSync(this.fd, kept, at, kept.length - at);
+      writeAll(this.fd, this.log.stopTee());
       fdatasyncSync(this.fd);
       closeSync(this.fd);
       renameSync(this.tempPath, this.log.path);
