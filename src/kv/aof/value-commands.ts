@@ -1,17 +1,17 @@
 /**
  * The fewest commands that rebuild one key: what an append-only file rewrite writes for it. Big
  * collections are split into commands of at most `itemsPerCommand` items, as Redis does, so that
- * no single command in the file is huge. A Bloom filter is written as RedisBloom writes it: its
+ * no single command in the file is huge, and can be written over several calls (CollectionParts). A Bloom filter is written as RedisBloom writes it: its
  * BF.SCANDUMP chunks, each loaded by a BF.LOADCHUNK (types/bloom/dump.ts).
  */
 import { typeOf, type Value } from "../keyspace.ts";
 import { formatDouble } from "../reply.ts";
 import { type BloomChain, bloomTypeName } from "../types/bloom/chain.ts";
 import { loadChunkCommands } from "../types/bloom/dump.ts";
-import type { FieldMap } from "../types/field-map.ts";
-import type { List } from "../types/list.ts";
-import type { MemberSet } from "../types/member-set.ts";
-import type { ZSet } from "../types/zset/zset.ts";
+import { FieldMap } from "../types/field-map.ts";
+import { List } from "../types/list.ts";
+import { MemberSet } from "../types/member-set.ts";
+import { ZSet } from "../types/zset/zset.ts";
 import type { CommandBuffer } from "./command-buffer.ts";
 
 /** Redis's AOF_REWRITE_ITEMS_PER_CMD. */
@@ -20,31 +20,138 @@ const itemsPerCommand = 64;
 /** Appends to `out` the commands that recreate `key` holding `value`, expiring at `expiresAtMs` if given. */
 export function writeValueCommands(out: CommandBuffer, key: string, value: Value, expiresAtMs: number | undefined): void {
   const type = typeOf(value);
-  if (type === "string") out.push(["SET", key, value.toString()]);
-  else if (type === "list") {
-    const list = value as List;
-    writeListItems(out, key, list, 0, list.size);
-  } else if (type === "hash") {
-    const chunk = new Chunker(out, ["HSET", key], 2);
-    for (const [field, fieldValue] of value as FieldMap) chunk.add(field, fieldValue);
-    chunk.flush();
-  } else if (type === "set") {
-    const chunk = new Chunker(out, ["SADD", key], 1);
-    for (const member of value as MemberSet) chunk.add(member);
-    chunk.flush();
-  } else if (type === "zset") {
-    const chunk = new Chunker(out, ["ZADD", key], 2);
-    for (const e of (value as ZSet).entries()) chunk.add(formatDouble(e.score), e.member);
-    chunk.flush();
-  } else if (type === bloomTypeName) for (const argv of loadChunkCommands(key, value as BloomChain)) out.push(argv);
+  const parts = collectionParts(key, value);
+  if (parts !== null) parts.write(out, Infinity);
+  else if (type === "string") out.push(["SET", key, value.toString()]);
+  else if (type === bloomTypeName) for (const argv of loadChunkCommands(key, value as BloomChain)) out.push(argv);
   else throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
   if (expiresAtMs !== undefined) out.push(["PEXPIREAT", key, String(expiresAtMs)]);
+}
+
+/**
+ * A collection's commands written a part at a time, so that a rewrite can serve clients between
+ * the parts of a huge one. `write` writes about `maxItems` more items (a hash or a set: whole
+ * slots of its table, so a few more) and returns whether all of them are out. The collection
+ * must hold still between calls; the rewrite sees to that (a command that would change it names
+ * its key, and has the rest written first).
+ */
+export interface CollectionParts {
+  write(out: CommandBuffer, maxItems: number): boolean;
+}
+
+/** Items in the collection `value`, or -1 if it is not one (a string or a Bloom filter). */
+export function collectionSize(value: Value): number {
+  return value instanceof List || value instanceof FieldMap || value instanceof MemberSet || value instanceof ZSet ? value.size : -1;
+}
+
+/** The parts writer for a collection, or null for a value written in one piece. */
+export function collectionParts(key: string, value: Value): CollectionParts | null {
+  if (value instanceof List) return new ListParts(key, value);
+  if (value instanceof FieldMap) return value.hashed ? new TableParts(["HSET", key], 2, value) : new WholeParts(["HSET", key], 2, value.entries().flat());
+  if (value instanceof MemberSet) return value.hashed ? new TableParts(["SADD", key], 1, value) : new WholeParts(["SADD", key], 1, value.members());
+  if (value instanceof ZSet) return new ZSetParts(key, value);
+  return null;
 }
 
 /** Appends RPUSH commands for the list's items [from, to), at most itemsPerCommand per command. */
 export function writeListItems(out: CommandBuffer, key: string, list: List, from: number, to: number): void {
   const head = ["RPUSH", key];
   for (let i = from; i < to; i += itemsPerCommand) out.pushItems(head, list, i, Math.min(itemsPerCommand, to - i));
+}
+
+class ListParts implements CollectionParts {
+  /** Index of the first item not written yet. */
+  private next = 0;
+
+  constructor(
+    private readonly key: string,
+    private readonly list: List,
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const end = Math.min(this.list.size, this.next + maxItems);
+    writeListItems(out, this.key, this.list, this.next, end);
+    this.next = end;
+    return end === this.list.size;
+  }
+}
+
+/** A small hash or set: copied out in one go (at most a few hundred items). */
+class WholeParts implements CollectionParts {
+  constructor(
+    private readonly head: readonly string[],
+    private readonly width: number,
+    private readonly items: readonly string[],
+  ) {}
+
+  write(out: CommandBuffer): boolean {
+    const chunk = new Chunker(out, this.head, this.width);
+    for (let i = 0; i < this.items.length; i += this.width) chunk.add(this.items[i]!, this.items[i + 1]);
+    chunk.flush();
+    return true;
+  }
+}
+
+/** Home slots of a hash's or set's table read per round of TableParts.write. */
+const slotsPerRound = 256;
+
+/**
+ * A large hash or set, read from its table in slot order (itemsHomedIn): the position is a slot
+ * number, which stays meaningful because the table holds still between calls.
+ */
+class TableParts implements CollectionParts {
+  /** The next home slot: the items homed before it are written. */
+  private home = 0;
+  private readonly items: string[] = [];
+
+  constructor(
+    private readonly head: readonly string[],
+    private readonly width: number,
+    private readonly table: FieldMap | MemberSet,
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const slots = this.table.slotCount;
+    const chunk = new Chunker(out, this.head, this.width);
+    const items = this.items;
+    let written = 0;
+    while (this.home < slots && written < maxItems) {
+      const to = Math.min(this.home + slotsPerRound, slots);
+      this.table.itemsHomedIn(this.home, to, items);
+      for (let i = 0; i < items.length; i += this.width) chunk.add(items[i]!, items[i + 1]);
+      written += items.length / this.width;
+      items.length = 0;
+      this.home = to;
+    }
+    chunk.flush();
+    return this.home === slots;
+  }
+}
+
+/** A sorted set, in score order: the position is a rank. */
+class ZSetParts implements CollectionParts {
+  /** Rank of the first element not written yet. */
+  private next = 0;
+
+  constructor(
+    private readonly key: string,
+    private readonly zset: ZSet,
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const chunk = new Chunker(out, ["ZADD", this.key], 2);
+    const end = Math.min(this.zset.size, this.next + maxItems);
+    let rank = this.next;
+    if (rank < end) {
+      this.zset.walkFrom(rank, (score, member) => {
+        chunk.add(formatDouble(score), member);
+        return ++rank < end;
+      });
+    }
+    chunk.flush();
+    this.next = end;
+    return end === this.zset.size;
+  }
 }
 
 /** Gathers items (of `width` arguments each) into commands of `head` + at most itemsPerCommand items. */

@@ -106,6 +106,23 @@ export class FieldMap implements Iterable<[string, string]> {
     return this.table!.scanStep(cursor, out);
   }
 
+  /** Slots of a large hash's table, which itemsHomedIn walks (a small hash has none). */
+  get slotCount(): number {
+    return this.table?.capacity ?? 0;
+  }
+
+  /**
+   * Adds to `out` the field and value of each field homed in the table's slots [from, to): a walk
+   * in slot order, complete only while the hash holds still between steps (an AOF rewrite writing
+   * it in parts). Large hashes only.
+   */
+  itemsHomedIn(from: number, to: number, out: string[]): void {
+    const table = this.table!;
+    const refs: number[] = [];
+    table.entriesHomedIn(from, to, refs);
+    for (const ref of refs) out.push(table.keyOf(ref), table.valueOf(ref));
+  }
+
   clone(): FieldMap {
     return new FieldMap(this.entries());
   }

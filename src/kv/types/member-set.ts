@@ -91,6 +91,23 @@ export class MemberSet implements Iterable<string> {
     this.table?.warm(members, count);
   }
 
+  /** Slots of a large set's table, which itemsHomedIn walks (a small set has none). */
+  get slotCount(): number {
+    return this.table?.capacity ?? 0;
+  }
+
+  /**
+   * Adds to `out` the members homed in the table's slots [from, to): a walk in slot order,
+   * complete only while the set holds still between steps (an AOF rewrite writing it in parts).
+   * Large sets only.
+   */
+  itemsHomedIn(from: number, to: number, out: string[]): void {
+    const table = this.table!;
+    const refs: number[] = [];
+    table.entriesHomedIn(from, to, refs);
+    for (const ref of refs) out.push(table.keyOf(ref));
+  }
+
   clone(): MemberSet {
     return new MemberSet(this.members());
   }

@@ -174,6 +174,14 @@ export class ZSet {
   }
 
   /**
+   * Calls `visit` for the elements in ascending order from 0-based `rank`, until it returns false
+   * or they run out; `visit` must not change the set.
+   */
+  walkFrom(rank: number, visit: (score: number, member: string) => boolean): void {
+    this.tree.walk(rank, false, visit);
+  }
+
+  /**
    * Elements with 0-based ranks start..end inclusive, counted from the high end when `reverse`;
    * the caller has clamped the range (clampRankRange).
    */
