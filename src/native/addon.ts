@@ -14,6 +14,7 @@ export interface NativeAddon {
   sealFrames(frames: Uint8Array, bodyBytesMax: number): number;
   checkedFramesPrefix(data: Uint8Array, start: number, end: number, bodyBytesMax: number): number;
   appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number>;
+  writeChunksAt(fd: number, chunks: Uint8Array[], position: number, sync: boolean): Promise<void>;
   respScanBind(state: Float64Array, out: Uint32Array): number;
   respScan(buf: Uint8Array, binding: number): number;
 }

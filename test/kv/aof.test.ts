@@ -1,6 +1,7 @@
 // The append-only file, against real processes: what svc writes replays to the same data in svc
 // and in redis-server itself, redis-check-aof accepts it, an acknowledged write survives kill -9
-// with appendfsync always, a torn tail is cut back, and a corrupt middle refuses to start.
+// with appendfsync always, the zeros it writes ahead are cut off, a torn tail is cut back, and a
+// corrupt middle refuses to start.
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -149,6 +150,42 @@ describe("appendfsync always", () => {
   }, 120_000);
 });
 
+describe("zeros written ahead under appendfsync always", () => {
+  const infoField = (info: string, name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)![1]);
+
+  test("the file runs on past its commands with zeros; kill -9 leaves them, the next start cuts them off, a stop too", async () => {
+    const dir = newDir();
+    const path = join(dir, aofName);
+    const kv = await startKvIn(dir);
+    const commandBytes = await withClient(kv.port, async (c) => {
+      for (let i = 0; i < 50; i++) await c.call("SET", `k${i}`, String(i));
+      return infoField((await c.call("INFO", "persistence")) as string, "aof_current_size");
+    });
+    // The zeros follow the first sync, once it has answered: wait for them rather than race them.
+    while (statSync(path).size === commandBytes) await Bun.sleep(5);
+    kv.proc.kill("SIGKILL");
+    await kv.proc.exited;
+    const killed = readFileSync(path);
+    expect(killed.length).toBeGreaterThan(commandBytes);
+    expect(killed.subarray(commandBytes).every((b) => b === 0)).toBe(true);
+    expect(killed[commandBytes - 1]).toBe("\n".charCodeAt(0));
+
+    const again = await startKvIn(dir);
+    try {
+      expect(statSync(path).size).toBe(commandBytes);
+      expect(again.output()).not.toContain("ended inside a command");
+      expect(await withClient(again.port, (c) => c.call("MGET", "k0", "k49"))).toEqual(["0", "49"]);
+      await withClient(again.port, (c) => c.call("SET", "after", "restart"));
+    } finally {
+      await again.stop();
+    }
+    const stopped = readFileSync(path);
+    expect(stopped.subarray(commandBytes).toString()).toContain("after");
+    expect(stopped.at(-1)).toBe("\n".charCodeAt(0));
+    expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
+  }, 30_000);
+});
+
 describe("rewriting the file", () => {
   // A walk over 30k keys takes many slices; meanwhile writers change the keys the walk has and has
   // not reached, a blocked client is served, and SWAPDB forces the walk to finish at once.
@@ -230,6 +267,32 @@ describe("a damaged file", () => {
     } finally {
       await kv.stop();
     }
+  }, 30_000);
+
+  test("a tail cut inside a command, then zeros written ahead, loads up to the last complete one", async () => {
+    const dir = await fileWith([["SET", "kept", "1"]]);
+    const path = join(dir, aofName);
+    const whole = statSync(path).size;
+    appendFileSync(path, Buffer.concat([Buffer.from("*3\r\n$3\r\nSET\r\n$4\r\ntorn\r\n$5\r\nva"), Buffer.alloc(4096)]));
+    const kv = await startKvIn(dir);
+    try {
+      expect(await withClient(kv.port, (c) => c.call("MGET", "kept", "torn"))).toEqual(["1", null]);
+      expect(statSync(path).size).toBe(whole);
+      expect(kv.output()).toContain("ended inside a command");
+    } finally {
+      await kv.stop();
+    }
+  }, 30_000);
+
+  test("zeros with commands after them are corruption: refuses to start, naming the offset of the zeros", async () => {
+    const dir = await fileWith([["SET", "a", "1"], ["SET", "b", "2"]]);
+    const path = join(dir, aofName);
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf("*3\r\n$3\r\nSET\r\n$1\r\nb");
+    const damaged = Buffer.concat([bytes.subarray(0, at), Buffer.alloc(512), bytes.subarray(at)]);
+    writeFileSync(path, damaged);
+    await expect(startKvIn(dir)).rejects.toThrow(`corrupt at byte ${at}`);
+    expect(readFileSync(path).equals(damaged)).toBe(true);
   }, 30_000);
 
   test("a transaction whose EXEC the tail lost is dropped whole", async () => {

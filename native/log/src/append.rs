@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::{self, IoSlice, Write};
+use std::os::unix::fs::FileExt;
 
 /// Writes every chunk, in order, at the end of `file` (opened for appending), syncs its data to
 /// the device if `sync`, and returns the file's length afterwards.
@@ -27,6 +28,22 @@ pub fn append_chunks(file: &File, chunks: &[&[u8]], sync: bool) -> io::Result<u6
         file.sync_data()?;
     }
     Ok(file.metadata()?.len())
+}
+
+/// Writes every chunk, in order, from byte `position` of `file` (not at its end: the file may go
+/// on past `position`, with zeros written ahead by `append_chunks` on a descriptor opened for
+/// appending), then syncs its data to the device if `sync`.
+pub fn write_chunks_at(file: &File, chunks: &[&[u8]], position: u64, sync: bool) -> io::Result<()> {
+    let mut at = position;
+    // write_all_at loops over short writes and EINTR; one pwrite per chunk (callers pass one or two).
+    for chunk in chunks {
+        file.write_all_at(chunk, at)?;
+        at += chunk.len() as u64;
+    }
+    if sync {
+        file.sync_data()?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -82,5 +99,20 @@ mod tests {
         std::fs::write(&path, b"x").unwrap();
         let file = File::open(&path).unwrap();
         assert!(append_chunks(&file, &[b"y"], false).is_err());
+    }
+
+    #[test]
+    fn chunks_written_at_a_position_overwrite_zeros_appended_ahead_and_leave_the_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prealloc.aof");
+        let file = OpenOptions::new().create(true).write(true).read(true).open(&path).unwrap();
+        write_chunks_at(&file, &[b"abc"], 0, false).unwrap();
+        let zeros = vec![0u8; 4096];
+        assert_eq!(append_chunks(&open_append(&path), &[&zeros], true).unwrap(), 3 + 4096);
+        write_chunks_at(&file, &[b"de", b"", b"f"], 3, true).unwrap();
+        let contents = std::fs::read(&path).unwrap();
+        assert_eq!(contents.len(), 3 + 4096);
+        assert_eq!(&contents[..6], b"abcdef");
+        assert!(contents[6..].iter().all(|&b| b == 0));
     }
 }

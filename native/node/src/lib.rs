@@ -82,3 +82,39 @@ impl Task for AppendChunks {
 pub fn append_chunks(fd: i32, chunks: Vec<Buffer>, sync: bool) -> AsyncTask<AppendChunks> {
     AsyncTask::new(AppendChunks { fd, chunks, sync })
 }
+
+/// One positional write of a batch of chunks (and its sync) to an append-only file, run on a
+/// worker thread.
+pub struct WriteChunksAt {
+    fd: i32,
+    chunks: Vec<Buffer>,
+    position: f64,
+    sync: bool,
+}
+
+impl Task for WriteChunksAt {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        // As in AppendChunks: the descriptor stays the JavaScript side's to close.
+        let file = ManuallyDrop::new(unsafe { File::from_raw_fd(self.fd) });
+        let slices: Vec<&[u8]> = self.chunks.iter().map(|b| b.as_ref()).collect();
+        svc_log::append::write_chunks_at(&file, &slices, self.position as u64, self.sync)
+            .map_err(|e| Error::new(Status::GenericFailure, format!("append-only file write failed: {e}")))
+    }
+
+    fn resolve(&mut self, _env: Env, _output: Self::Output) -> Result<Self::JsValue> {
+        Ok(())
+    }
+}
+
+/// Writes `chunks` in order from byte `position` of the file open for writing at `fd`, then
+/// `fdatasync`s it when `sync` is true. The caller must keep `fd` open until this settles.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn write_chunks_at(fd: i32, chunks: Vec<Buffer>, position: f64, sync: bool) -> Result<AsyncTask<WriteChunksAt>> {
+    if !(position >= 0.0 && position.fract() == 0.0) {
+        return Err(Error::new(Status::InvalidArg, format!("write position {position} is not a byte offset")));
+    }
+    Ok(AsyncTask::new(WriteChunksAt { fd, chunks, position, sync }))
+}

@@ -10,14 +10,22 @@
  *   in flight goes to disk together in the next (group commit): many clients share one sync;
  * - `everysec` syncs once a second on the worker thread; `no` leaves syncing to the kernel.
  *
+ * Under `always` the file keeps zeros written ahead of its end (fillAheadBytes): a write into
+ * space already allocated, written and inside the file's length syncs without changing metadata,
+ * which on ext4 skips the journal commit an append needs (fdatasync ~90 µs instead of ~150 here).
+ * So commands are written at a position, not appended; the zeros are appended, through a second
+ * descriptor opened for appending, so a fill can never land on commands written while it runs
+ * (each append goes after whatever the file holds then). A clean close cuts the zeros off, and
+ * the loader cuts off those a killed process left (load.ts).
+ *
  * Progress is counted in sequence numbers: `appendedSeq` counts appends, `durableSeq` the
  * appends the policy's promise covers. Connections hold replies until durableSeq reaches the
  * appendedSeq they saw (connection.ts).
  */
-import { closeSync, fdatasyncSync, fstatSync, openSync } from "node:fs";
-import { appendChunks } from "../../native/append.ts";
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync } from "node:fs";
+import { appendChunks, writeAllAt, writeChunksAt } from "../../native/append.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
-import { CommandBuffer, writeAll } from "./command-buffer.ts";
+import { CommandBuffer } from "./command-buffer.ts";
 
 export type FsyncPolicy = "always" | "everysec" | "no";
 export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"];
@@ -26,12 +34,28 @@ export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"
 const everysecIntervalMs = 1000;
 /** Longest an `always` sync waits, by default, for the writers the last one answered to write again. */
 const gatherMaxMsDefault = 1;
+/**
+ * Under `always`, zeros are kept written this far ahead of the log's end, refilled once less than
+ * half is left. Filling is a write and a sync of its own that the next sync waits for: ~2 MiB at
+ * a time keeps that wait to a few milliseconds.
+ */
+const fillAheadBytes = 4 * 1024 * 1024;
+/** The zeros one fill appends at most, as pieces of one shared buffer. */
+const fillPieceBytes = 1024 * 1024;
+const fillPiece = new Uint8Array(fillPieceBytes);
+
+/** Opens the log for positional writes (not O_APPEND: the file may go on past the log's end). */
+function openForWriting(path: string): number {
+  return openSync(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
+}
 
 export class AppendLog implements TurnWriter {
   private readonly pending = new CommandBuffer();
   /** While a rewrite runs, a copy of every command appended, for the end of the new file. */
   private tee: CommandBuffer | null = null;
   private fd: number;
+  /** The same file opened for appending: where fillAhead appends its zeros. */
+  private appendFd: number;
   /** The database the file's commands last selected; -1 makes the next append select one. */
   private selectedDb = -1;
   private transaction: "none" | "open" | "written" = "none";
@@ -60,8 +84,12 @@ export class AppendLog implements TurnWriter {
   private closing = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private currentPolicy: FsyncPolicy;
-  /** Bytes the file holds: where the next append lands. */
+  /** Bytes of commands the file holds: where the next append lands. */
   sizeBytes: number;
+  /** The file's length: sizeBytes and the zeros written ahead of it. */
+  private allocatedBytes: number;
+  /** Whether `always` writes zeros ahead in this file (not after a fill has failed). */
+  private fillsAhead = true;
 
   constructor(
     readonly path: string,
@@ -69,8 +97,10 @@ export class AppendLog implements TurnWriter {
     sizeBytes: number,
     private readonly gatherMaxMs = gatherMaxMsDefault,
   ) {
-    this.fd = openSync(path, "a");
+    this.fd = openForWriting(path);
+    this.appendFd = openSync(path, "a");
     this.sizeBytes = sizeBytes;
+    this.allocatedBytes = Math.max(sizeBytes, fstatSync(this.fd).size);
     this.currentPolicy = policy;
     this.setPolicy(policy);
   }
@@ -141,13 +171,16 @@ export class AppendLog implements TurnWriter {
    * wrote the kept commands into it and synced it): nothing pending is written twice.
    */
   switchTo(path: string): void {
-    const old = this.fd;
-    this.fd = openSync(path, "a");
+    const old = [this.fd, this.appendFd];
+    this.fd = openForWriting(path);
+    this.appendFd = openSync(path, "a");
     this.sizeBytes = fstatSync(this.fd).size;
+    this.allocatedBytes = this.sizeBytes;
+    this.fillsAhead = true;
     this.pending.take();
     this.syncedSinceWrite = true;
-    // A sync in flight still uses the old descriptor; close it once that sync is done.
-    void (this.inFlight ?? Promise.resolve()).finally(() => closeSync(old));
+    // A sync or fill in flight still uses the old descriptors; close them once it is done.
+    void (this.inFlight ?? Promise.resolve()).finally(() => old.forEach((fd) => closeSync(fd)));
     this.advanceDurable(this.appendedSeq);
   }
 
@@ -205,8 +238,7 @@ export class AppendLog implements TurnWriter {
   writePending(): void {
     if (this.pending.length === 0 || this.policy === "always") return;
     const bytes = this.pending.take();
-    writeAll(this.fd, bytes);
-    this.sizeBytes += bytes.length;
+    this.writeAt(bytes);
     this.syncedSinceWrite = false;
     // Without `always`, a write in the page cache is all the policy promises.
     this.advanceDurable(this.appendedSeq);
@@ -293,17 +325,49 @@ export class AppendLog implements TurnWriter {
       if (this.pending.length === 0) return;
       const seq = this.appendedSeq;
       const bytes = this.pending.take();
+      const position = this.sizeBytes;
       this.sizeBytes += bytes.length;
+      this.allocatedBytes = Math.max(this.allocatedBytes, this.sizeBytes);
       this.syncCount++;
       // Everyone waiting now wrote before this sync's bytes were taken: it answers them all.
       this.lastSyncWriters = this.durableListeners.size;
-      await appendChunks(this.fd, [bytes], true);
+      await writeChunksAt(this.fd, [bytes], position, true);
       this.advanceDurable(seq);
+      await this.fillAhead();
     } else if (!this.syncedSinceWrite) {
       this.syncedSinceWrite = true;
       this.syncCount++;
       await appendChunks(this.fd, [], true);
     }
+  }
+
+  /** Under `always`, appends zeros to the file once less than half of fillAheadBytes is left past the log's end. */
+  private async fillAhead(): Promise<void> {
+    if (this.policy !== "always" || this.closing || !this.fillsAhead) return;
+    if (this.allocatedBytes - this.sizeBytes >= fillAheadBytes / 2) return;
+    const fd = this.fd;
+    const pieces: Uint8Array[] = [];
+    for (let bytes = this.sizeBytes + fillAheadBytes - this.allocatedBytes; bytes > 0; bytes -= fillPieceBytes) {
+      pieces.push(bytes >= fillPieceBytes ? fillPiece : fillPiece.subarray(0, bytes));
+    }
+    let length: number;
+    try {
+      length = await appendChunks(this.appendFd, pieces, true);
+    } catch {
+      // A full disk, say. The zeros only make syncs cheaper: commands are written without them,
+      // and trying again before every sync would make each one slower instead.
+      this.fillsAhead = false;
+      return;
+    }
+    // A rewrite may have switched files meanwhile; the new one has nothing written ahead.
+    if (this.fd === fd) this.allocatedBytes = length;
+  }
+
+  /** Writes `bytes` at the log's end, on this thread. */
+  private writeAt(bytes: Uint8Array): void {
+    writeAllAt(this.fd, bytes, this.sizeBytes);
+    this.sizeBytes += bytes.length;
+    this.allocatedBytes = Math.max(this.allocatedBytes, this.sizeBytes);
   }
 
   private advanceDurable(seq: number): void {
@@ -323,9 +387,7 @@ export class AppendLog implements TurnWriter {
 
   /** Writes and syncs everything pending, on this thread (shutdown, and SAVE-like waits). */
   flushSync(): void {
-    const bytes = this.pending.take();
-    if (bytes.length > 0) writeAll(this.fd, bytes);
-    this.sizeBytes += bytes.length;
+    this.writeAt(this.pending.take());
     fdatasyncSync(this.fd);
     this.syncCount++;
     this.advanceDurable(this.appendedSeq);
@@ -337,7 +399,11 @@ export class AppendLog implements TurnWriter {
     if (this.gatherTimer !== null) clearTimeout(this.gatherTimer);
     // A sync in flight writes bytes taken before anything still pending: let it land first.
     await this.inFlight;
+    // The zeros written ahead go, so that a stopped server leaves a file redis-check-aof accepts.
+    if (this.allocatedBytes > this.sizeBytes) ftruncateSync(this.fd, this.sizeBytes);
+    this.allocatedBytes = this.sizeBytes;
     this.flushSync();
     closeSync(this.fd);
+    closeSync(this.appendFd);
   }
 }

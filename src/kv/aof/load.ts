@@ -8,13 +8,19 @@
  *   without its EXEC) is dropped whole;
  * - anything else — bytes that are not RESP, an unknown command — refuses to start, naming the
  *   byte offset, because guessing past corruption could load wrong data.
+ *
+ * Under `appendfsync always` the log writes zeros ahead of its end (AppendLog.fillAhead), and a
+ * process killed meanwhile leaves them: the commands end at the file's last byte that is not zero
+ * (every command ends in "\n"), and the zeros are cut off, as PostgreSQL's recovery ends at the
+ * first record of a zero-filled WAL segment that is not one. Zeros followed by more commands are
+ * corruption like any other bytes that are not RESP.
  */
 import { existsSync, readFileSync, truncateSync } from "node:fs";
 import type { Logger } from "../../core/log.ts";
 import { SvcError } from "../../core/errors.ts";
 import type { Engine } from "../engine.ts";
 import type { Reply } from "../reply.ts";
-import { RespParser } from "../resp/parser.ts";
+import { ProtocolError, RespParser } from "../resp/parser.ts";
 import { Session } from "../session.ts";
 import { encodedBytes } from "./command-buffer.ts";
 
@@ -42,6 +48,20 @@ class LoadReply implements Reply {
   verbatim(): void {}
 }
 
+/**
+ * The file's parser: multibulk commands only. Redis's loader refuses anything else ("Bad file
+ * format"), and so do we; a client's inline commands are for typing, and a line of them in the
+ * file would be damage. (The network parser, reading a NUL where a command starts, waits for a
+ * newline that never comes, as Redis does: here that would pass zeros inside the file off as a
+ * torn tail and cut away the commands after them.)
+ */
+class FileParser extends RespParser {
+  protected override inline(): never {
+    const byte = this.buffer[this.start]!;
+    throw new ProtocolError(`expected '*' at the start of a command, found byte 0x${byte.toString(16).padStart(2, "0")}`);
+  }
+}
+
 export interface LoadResult {
   commands: number;
   /** Bytes of the file after loading (after cutting off a damaged tail). */
@@ -50,9 +70,10 @@ export interface LoadResult {
 
 export function loadAppendLog(engine: Engine, path: string, log: Logger): LoadResult {
   if (!existsSync(path)) return { commands: 0, sizeBytes: 0 };
-  const bytes = readFileSync(path);
+  const file = readFileSync(path);
+  const bytes = file.subarray(0, endOfCommands(file));
   // The file holds whatever clients were allowed to write: no bulk limit below the file itself.
-  const parser = new RespParser(Math.max(bytes.length, 1));
+  const parser = new FileParser(Math.max(bytes.length, 1));
   const { commands, error } = parser.feed(bytes);
   const reply = new LoadReply();
   const session = new Session(reply, null);
@@ -80,13 +101,20 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger): LoadRe
   }
   const validBytes = multiOffset ?? offset;
   if (validBytes < bytes.length) {
-    truncateSync(path, validBytes);
     log.warn(
       { path, loadedBytes: validBytes, droppedBytes: bytes.length - validBytes, openTransaction: multiOffset !== null },
       "append-only file ended inside a command (a crash mid-write): loaded up to the last complete one and cut the file there",
     );
   }
+  if (validBytes < file.length) truncateSync(path, validBytes);
   return { commands: commands.length, sizeBytes: validBytes };
+}
+
+/** Where the commands in `file` end: after its last byte that is not zero (see the top). */
+function endOfCommands(file: Uint8Array): number {
+  let end = file.length;
+  while (end > 0 && file[end - 1] === 0) end--;
+  return end;
 }
 
 function corrupt(path: string, offset: number, detail: string): SvcError {
