@@ -1,8 +1,9 @@
 /**
  * The fewest commands that rebuild one key: what an append-only file rewrite writes for it. Big
  * collections are split into commands of at most `itemsPerCommand` items, as Redis does, so that
- * no single command in the file is huge, and can be written over several calls (CollectionParts). A Bloom filter is written as RedisBloom writes it: its
- * BF.SCANDUMP chunks, each loaded by a BF.LOADCHUNK (types/bloom/dump.ts).
+ * no single command in the file is huge, and may be written over several calls (CollectionParts).
+ * A Bloom filter is written as RedisBloom writes it: its BF.SCANDUMP chunks, each loaded by a
+ * BF.LOADCHUNK (types/bloom/dump.ts).
  */
 import { typeOf, type Value } from "../keyspace.ts";
 import { formatDouble } from "../reply.ts";
