@@ -293,6 +293,31 @@ export class KeyTable<V extends string | object = string | object> {
     return true;
   }
 
+  /**
+   * A copy to read while this table changes (an append-only file rewrite writing the rest of a
+   * large hash or set): slots and slabs are copied as memory, so every entry keeps its slot and a
+   * walk in slot order goes on in the copy where it left off here. Values held as objects are
+   * shared, not copied (a members table's are strings). An 860k-member set copies in ~10 ms;
+   * reading its members out as strings took ~250.
+   */
+  snapshot(): KeyTable<V> {
+    const copy = new KeyTable<V>();
+    copy.size = this.size;
+    copy.slots = this.slots.slice();
+    copy.mask = this.mask;
+    for (const words of this.words) {
+      const memory = words.buffer.slice(0);
+      copy.slabs.push(Buffer.from(memory) as Latin1Buffer);
+      copy.words.push(new Int32Array(memory));
+    }
+    copy.slabTop = this.slabTop;
+    copy.slabEnd = this.slabEnd;
+    copy.freeHeads.set(this.freeHeads);
+    for (const object of this.objects) copy.objects.push(object);
+    for (const index of this.freeObjects) copy.freeObjects.push(index);
+    return copy;
+  }
+
   /** Removes every key. */
   clear(): void {
     this.size = 0;

@@ -105,6 +105,33 @@ describe("KeyTable", () => {
     );
   });
 
+  test("a snapshot holds the table as it was, in the same slots, whatever happens to either afterwards", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), fc.array(op, { maxLength: 300 }), fc.nat(), (before, after, cut) => {
+        const table = new KeyTable<Value>();
+        const model = new Map<string, Value>();
+        for (const step of before) apply(table, model, step);
+        // A walk in slot order stopped anywhere goes on in the snapshot where it left off.
+        const walked: number[] = [];
+        const stop = cut % (table.capacity + 1);
+        table.entriesHomedIn(0, stop, walked);
+        const keysBefore = walked.map((ref) => table.keyOf(ref));
+        const copy = table.snapshot() as KeyTable<Value>;
+        const frozen = new Map(model);
+        for (const step of after) apply(table, model, step);
+        expectSame(copy, frozen);
+        const rest: number[] = [];
+        copy.entriesHomedIn(stop, copy.capacity, rest);
+        expect([...keysBefore, ...rest.map((ref) => copy.keyOf(ref))].sort()).toEqual([...frozen.keys()].sort());
+        // And the copy's own changes leave the table alone.
+        copy.clear();
+        copy.set("only-in-copy", "x");
+        expectSame(table, model);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test("grows past many resizes and shrinks back, every key still found", () => {
     const table = new KeyTable<Value>();
     const model = new Map<string, Value>();

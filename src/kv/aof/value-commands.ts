@@ -33,11 +33,13 @@ export function writeValueCommands(out: CommandBuffer, key: string, value: Value
  * A collection's commands written a part at a time, so that a rewrite can serve clients between
  * the parts of a huge one. `write` writes about `maxItems` more items (a hash or a set: whole
  * slots of its table, so a few more) and returns whether all of them are out. The collection
- * must hold still between calls; the rewrite sees to that (a command that would change it names
- * its key, and has the rest written first).
+ * must hold still between calls, unless `freeze` has copied what is left out of it: a rewrite
+ * freezes the rest before a command changes the collection, and goes on writing the copy.
  */
 export interface CollectionParts {
   write(out: CommandBuffer, maxItems: number): boolean;
+  /** Parts for the items not written yet, copied now: the collection may change from here on. */
+  freeze(): CollectionParts;
 }
 
 /** Items in the collection `value`, or -1 if it is not one (a string or a Bloom filter). */
@@ -48,8 +50,8 @@ export function collectionSize(value: Value): number {
 /** The parts writer for a collection, or null for a value written in one piece. */
 export function collectionParts(key: string, value: Value): CollectionParts | null {
   if (value instanceof List) return new ListParts(key, value);
-  if (value instanceof FieldMap) return value.hashed ? new TableParts(["HSET", key], 2, value) : new WholeParts(["HSET", key], 2, value.entries().flat());
-  if (value instanceof MemberSet) return value.hashed ? new TableParts(["SADD", key], 1, value) : new WholeParts(["SADD", key], 1, value.members());
+  if (value instanceof FieldMap) return value.hashed ? new TableParts(["HSET", key], 2, value) : new CopiedParts(["HSET", key], 2, value.entries().flat());
+  if (value instanceof MemberSet) return value.hashed ? new TableParts(["SADD", key], 1, value) : new CopiedParts(["SADD", key], 1, value.members());
   if (value instanceof ZSet) return new ZSetParts(key, value);
   return null;
 }
@@ -75,21 +77,38 @@ class ListParts implements CollectionParts {
     this.next = end;
     return end === this.list.size;
   }
+
+  freeze(): CollectionParts {
+    const rest: string[] = new Array(this.list.size - this.next);
+    for (let i = this.next; i < this.list.size; i++) rest[i - this.next] = this.list.at(i)!;
+    return new CopiedParts(["RPUSH", this.key], 1, rest);
+  }
 }
 
-/** A small hash or set: copied out in one go (at most a few hundred items). */
-class WholeParts implements CollectionParts {
+/**
+ * Items already copied out of their collection (`width` arguments each: a hash's field and value,
+ * one list item or set member): a small hash or set, or the rest of a large collection frozen.
+ */
+class CopiedParts implements CollectionParts {
+  /** The first argument not written yet. */
+  private next = 0;
+
   constructor(
     private readonly head: readonly string[],
     private readonly width: number,
-    private readonly items: readonly string[],
+    private readonly args: readonly string[],
   ) {}
 
-  write(out: CommandBuffer): boolean {
-    const chunk = new Chunker(out, this.head, this.width);
-    for (let i = 0; i < this.items.length; i += this.width) chunk.add(this.items[i]!, this.items[i + 1]);
-    chunk.flush();
-    return true;
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const end = Math.min(this.args.length, this.next + maxItems * this.width);
+    const perCommand = itemsPerCommand * this.width;
+    for (let i = this.next; i < end; i += perCommand) out.pushItems(this.head, this.args, i, Math.min(perCommand, end - i));
+    this.next = end;
+    return end === this.args.length;
+  }
+
+  freeze(): CollectionParts {
+    return this;
   }
 }
 
@@ -98,17 +117,20 @@ const slotsPerRound = 256;
 
 /**
  * A large hash or set, read from its table in slot order (itemsHomedIn): the position is a slot
- * number, which stays meaningful because the table holds still between calls.
+ * number, which stays meaningful because the table holds still between calls — or because, once
+ * frozen, it is a copy of the table with the same layout (KeyTable.snapshot).
  */
 class TableParts implements CollectionParts {
-  /** The next home slot: the items homed before it are written. */
-  private home = 0;
   private readonly items: string[] = [];
 
   constructor(
     private readonly head: readonly string[],
     private readonly width: number,
     private readonly table: FieldMap | MemberSet,
+    /** The next home slot: the items homed before it are written. */
+    private home = 0,
+    /** Whether `table` is this writer's own copy. */
+    private readonly isCopy = false,
   ) {}
 
   write(out: CommandBuffer, maxItems: number): boolean {
@@ -126,6 +148,10 @@ class TableParts implements CollectionParts {
     }
     chunk.flush();
     return this.home === slots;
+  }
+
+  freeze(): CollectionParts {
+    return this.isCopy ? this : new TableParts(this.head, this.width, this.table.frozen(), this.home, true);
   }
 }
 
@@ -152,6 +178,43 @@ class ZSetParts implements CollectionParts {
     chunk.flush();
     this.next = end;
     return end === this.zset.size;
+  }
+
+  freeze(): CollectionParts {
+    const scores: number[] = [];
+    const members: string[] = [];
+    if (this.next < this.zset.size) {
+      this.zset.walkFrom(this.next, (score, member) => {
+        scores.push(score);
+        members.push(member);
+        return true;
+      });
+    }
+    return new CopiedZSetParts(this.key, scores, members);
+  }
+}
+
+/** The rest of a sorted set frozen: scores are formatted as they are written, not when copied. */
+class CopiedZSetParts implements CollectionParts {
+  private next = 0;
+
+  constructor(
+    private readonly key: string,
+    private readonly scores: readonly number[],
+    private readonly members: readonly string[],
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const chunk = new Chunker(out, ["ZADD", this.key], 2);
+    const end = Math.min(this.members.length, this.next + maxItems);
+    for (let i = this.next; i < end; i++) chunk.add(formatDouble(this.scores[i]!), this.members[i]!);
+    chunk.flush();
+    this.next = end;
+    return end === this.members.length;
+  }
+
+  freeze(): CollectionParts {
+    return this;
   }
 }
 

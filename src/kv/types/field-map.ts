@@ -123,6 +123,17 @@ export class FieldMap implements Iterable<[string, string]> {
     for (const ref of refs) out.push(table.keyOf(ref), table.valueOf(ref));
   }
 
+  /**
+   * A large hash's copy to read while this one changes: same table layout, so a walk in slot
+   * order (itemsHomedIn) goes on in it where it left off here (KeyTable.snapshot).
+   */
+  frozen(): FieldMap {
+    const copy = new FieldMap();
+    copy.small = null;
+    copy.table = this.table!.snapshot();
+    return copy;
+  }
+
   clone(): FieldMap {
     return new FieldMap(this.entries());
   }

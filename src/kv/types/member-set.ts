@@ -108,6 +108,17 @@ export class MemberSet implements Iterable<string> {
     for (const ref of refs) out.push(table.keyOf(ref));
   }
 
+  /**
+   * A large set's copy to read while this one changes: same table layout, so a walk in slot
+   * order (itemsHomedIn) goes on in it where it left off here (KeyTable.snapshot).
+   */
+  frozen(): MemberSet {
+    const copy = new MemberSet();
+    copy.small = null;
+    copy.table = this.table!.snapshot();
+    return copy;
+  }
+
   clone(): MemberSet {
     return new MemberSet(this.members());
   }
