@@ -311,3 +311,32 @@ for (const [kindName, kind] of Object.entries(kinds)) {
     }, 120_000);
   });
 }
+
+describe("several large collections", () => {
+  test("homed in one step of the walk, or written ahead of it, every one is written whole", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const h = harness(databases);
+    h.engine.aof = new AppendLog(join(dir, "appendonly.aof"), "no", 0);
+    // 12 keys in a table of a few dozen slots: one step of the walk (256 slots) takes them all.
+    const items = (tag: string) => Array.from({ length: itemsPerStep + 50 }, (_, i) => `${tag}:${i}`);
+    for (let i = 0; i < 3; i++) {
+      h.run("RPUSH", `list${i}`, ...items(`l${i}`));
+      h.run("SADD", `set${i}`, ...items(`s${i}`));
+      h.run("HSET", `hash${i}`, ...items(`h${i}`).flatMap((f) => [f, "v"]));
+      h.run("ZADD", `zset${i}`, ...items(`z${i}`).flatMap((m, j) => [String(j), m]));
+    }
+    expect(h.engine.startRewrite()).toBe(true);
+    const rewrite = h.engine.rewrite!;
+    // Two of them are changed before the walk reaches them: written ahead, as they are then.
+    h.run("RPUSH", "list2", "late");
+    h.run("SREM", "set1", "s1:0");
+    rewrite.walkStep();
+    h.run("HSET", "hash0", "h0:1", "changed");
+    while (h.engine.rewrite !== null) await new Promise((resolve) => setImmediate(resolve));
+    await h.engine.aof!.close();
+    const again = harness(databases);
+    loadAppendLog(again.engine, join(dir, "appendonly.aof"), silent);
+    expect(snapshot(again)).toEqual(snapshot(h));
+  });
+});
+

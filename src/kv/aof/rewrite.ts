@@ -86,8 +86,13 @@ export class AofRewrite {
   private readonly refs: number[] = [];
   private selected = -1;
   private finished = false;
-  /** A large collection the walk has written in part: the rest follows (see itemsPerStep). */
+  /** The large collection being written in parts: the rest follows (see itemsPerStep). */
   private partial: PartlyWritten | null = null;
+  /**
+   * Large collections waiting their turn to be written in parts: ones the walk met while
+   * another was being written, and copies of ones written ahead of it.
+   */
+  private readonly waiting: PartlyWritten[] = [];
   private readonly startedMs = Date.now();
 
   constructor(
@@ -130,8 +135,10 @@ export class AofRewrite {
 
   /** Writes `key` now unless the walk has written it; the walk will then pass it by. */
   private writeAhead(dbIndex: number, key: string): void {
-    const partial = this.partial;
-    if (partial !== null && partial.dbIndex === dbIndex && partial.key === key) partial.parts = partial.parts.freeze();
+    // Not all written yet: what is left is copied before the command changes it.
+    for (const entry of this.partial === null ? this.waiting : [this.partial, ...this.waiting]) {
+      if (entry.dbIndex === dbIndex && entry.key === key) entry.parts = entry.parts.freeze();
+    }
     if (dbIndex < this.dbIndex) return;
     const db = this.dbs[dbIndex]!;
     const hash = hashKey(key);
@@ -143,16 +150,18 @@ export class AofRewrite {
     early.add(key);
     this.earlyHashes[dbIndex]!.add(hash);
     const ref = db.table.find(key);
-    if (ref !== -1) this.writeEntry(dbIndex, ref, key, false);
+    if (ref !== -1) this.writeEntry(dbIndex, ref, key, "ahead");
   }
 
   /**
    * Writes the key at `ref` with its value and time to live, read raw from the table: reading
    * must not expire or touch it (an expired key is written with its past time, and expires
-   * again when the file is loaded). `key` is its name if the caller has it. With `inParts`, a
-   * large collection may be left partly written, for the steps that follow.
+   * again when the file is loaded). `key` is its name if the caller has it. A large collection
+   * is written in parts over the steps that follow: the walk reads it as it stands, which it
+   * does until a command names it; one written ahead of the walk, because a command is about to
+   * change it, is copied first.
    */
-  private writeEntry(dbIndex: number, ref: number, key: string | undefined, inParts: boolean): void {
+  private writeEntry(dbIndex: number, ref: number, key: string | undefined, by: "walk" | "ahead"): void {
     this.select(dbIndex);
     const db = this.dbs[dbIndex]!;
     const table = db.table;
@@ -165,10 +174,14 @@ export class AofRewrite {
     } else {
       key ??= table.keyOf(ref);
       const value = table.valueOf(ref);
-      if (inParts && collectionSize(value) > itemsPerStep) {
+      if (collectionSize(value) > itemsPerStep) {
         const parts = collectionParts(key, value)!;
-        this.partial = { dbIndex, key, parts, expiresAtMs: db.expires.get(key) };
-        this.continuePartial(itemsPerStep);
+        const entry = { dbIndex, key, parts: by === "ahead" ? parts.freeze() : parts, expiresAtMs: db.expires.get(key) };
+        if (this.partial !== null || by === "ahead") this.waiting.push(entry);
+        else {
+          this.partial = entry;
+          this.continuePartial(itemsPerStep);
+        }
       } else writeValueCommands(this.out, key, value, db.expires.get(key));
     }
   }
@@ -221,6 +234,7 @@ export class AofRewrite {
    * been walked. The slices call it; tests call it to stop the walk where they want.
    */
   walkStep(): boolean {
+    if (this.partial === null && this.waiting.length > 0) this.partial = this.waiting.shift()!;
     if (this.partial !== null) {
       this.continuePartial(itemsPerStep);
       return true;
@@ -236,8 +250,8 @@ export class AofRewrite {
     for (const ref of refs) {
       if (earlyHashes.size > 0 && earlyHashes.has(table.hashOf(ref))) {
         const key = table.keyOf(ref);
-        if (!early.has(key)) this.writeEntry(this.dbIndex, ref, key, true);
-      } else this.writeEntry(this.dbIndex, ref, undefined, true);
+        if (!early.has(key)) this.writeEntry(this.dbIndex, ref, key, "walk");
+      } else this.writeEntry(this.dbIndex, ref, undefined, "walk");
     }
     refs.length = 0;
     if (to === table.capacity) this.nextTable();
