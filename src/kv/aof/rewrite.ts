@@ -62,6 +62,11 @@ const stepSlots = 256;
  */
 export const itemsPerStep = 4096;
 
+/** Copies what is left of `entry` if it is `key` of database `dbIndex`: a command is about to change it. */
+function freezeIfNamed(entry: PartlyWritten, dbIndex: number, key: string): void {
+  if (entry.dbIndex === dbIndex && entry.key === key) entry.parts = entry.parts.freeze();
+}
+
 /** Write commands that touch keys their declaration does not name, or whole databases. */
 const walkFinishingCommands = new Set(["flushall", "flushdb", "swapdb", "move", "copy"]);
 
@@ -136,9 +141,8 @@ export class AofRewrite {
   /** Writes `key` now unless the walk has written it; the walk will then pass it by. */
   private writeAhead(dbIndex: number, key: string): void {
     // Not all written yet: what is left is copied before the command changes it.
-    for (const entry of this.partial === null ? this.waiting : [this.partial, ...this.waiting]) {
-      if (entry.dbIndex === dbIndex && entry.key === key) entry.parts = entry.parts.freeze();
-    }
+    if (this.partial !== null) freezeIfNamed(this.partial, dbIndex, key);
+    for (const entry of this.waiting) freezeIfNamed(entry, dbIndex, key);
     if (dbIndex < this.dbIndex) return;
     const db = this.dbs[dbIndex]!;
     const hash = hashKey(key);
@@ -230,8 +234,9 @@ export class AofRewrite {
   }
 
   /**
-   * Writes the keys of the next stepSlots home slots of the walk; false once every database has
-   * been walked. The slices call it; tests call it to stop the walk where they want.
+   * Writes the next part of a large collection if one is being written or waits, else the keys
+   * of the next stepSlots home slots of the walk; false once every database has been walked and
+   * every collection written. The slices call it; tests call it to stop the walk where they want.
    */
   walkStep(): boolean {
     if (this.partial === null && this.waiting.length > 0) this.partial = this.waiting.shift()!;
