@@ -186,6 +186,34 @@ describe("zeros written ahead under appendfsync always", () => {
   }, 30_000);
 });
 
+describe("zeros written ahead, across a rewrite", () => {
+  test("a rewrite under appendfsync always swaps in a file without zeros; writes after it get zeros again and survive kill -9", async () => {
+    const dir = newDir();
+    const path = join(dir, aofName);
+    const kv = await startKvIn(dir);
+    await withClient(kv.port, async (c) => {
+      for (let i = 0; i < 200; i++) await c.call("RPUSH", "log", String(i));
+      while (statSync(path).size < 4 * 1024 * 1024) await Bun.sleep(5);
+      expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+      while (!((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0")) await Bun.sleep(5);
+      // The new file is the rewritten commands alone, until a sync appends zeros to it.
+      const rewritten = readFileSync(path);
+      expect(rewritten.at(-1)).toBe("\n".charCodeAt(0));
+      for (let i = 200; i < 300; i++) await c.call("RPUSH", "log", String(i));
+      while (statSync(path).size < 4 * 1024 * 1024) await Bun.sleep(5);
+    });
+    kv.proc.kill("SIGKILL");
+    await kv.proc.exited;
+    const again = await startKvIn(dir);
+    try {
+      expect(await withClient(again.port, (c) => c.call("LRANGE", "log", "0", "-1"))).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
+    } finally {
+      await again.stop();
+    }
+    expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
+  }, 30_000);
+});
+
 describe("rewriting the file", () => {
   // A walk over 30k keys takes many slices; meanwhile writers change the keys the walk has and has
   // not reached, a blocked client is served, and SWAPDB forces the walk to finish at once.
