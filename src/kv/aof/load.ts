@@ -15,7 +15,7 @@
  * first record of a zero-filled WAL segment that is not one. Zeros followed by more commands are
  * corruption like any other bytes that are not RESP.
  */
-import { existsSync, readFileSync, truncateSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync, truncateSync } from "node:fs";
 import type { Logger } from "../../core/log.ts";
 import { SvcError } from "../../core/errors.ts";
 import type { Engine } from "../engine.ts";
@@ -68,53 +68,76 @@ export interface LoadResult {
   sizeBytes: number;
 }
 
-export function loadAppendLog(engine: Engine, path: string, log: Logger): LoadResult {
+/** Bytes the loader reads at a time: the file is streamed through the parser, not read whole. */
+export const loadChunkBytes = 4 * 1024 * 1024;
+/** Bytes read at a time, from the end back, looking for where the commands end. */
+const tailScanBytes = 64 * 1024;
+
+export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBytes = loadChunkBytes): LoadResult {
   if (!existsSync(path)) return { commands: 0, sizeBytes: 0 };
-  const file = readFileSync(path);
-  const bytes = file.subarray(0, endOfCommands(file));
-  // The file holds whatever clients were allowed to write: no bulk limit below the file itself.
-  const parser = new FileParser(Math.max(bytes.length, 1));
-  const { commands, error } = parser.feed(bytes);
+  const fd = openSync(path, "r");
+  let fileBytes: number;
+  let dataBytes: number;
+  let commands = 0;
+  let offset = 0;
+  /** Where the transaction being replayed began: a tail cut inside it drops it whole. */
+  let multiOffset: number | null = null;
   const reply = new LoadReply();
   const session = new Session(reply, null);
   engine.register(session);
   session.authenticated = true;
-  let offset = 0;
-  /** Where the transaction being replayed began: a tail cut inside it drops it whole. */
-  let multiOffset: number | null = null;
   try {
-    for (const argv of commands) {
-      const resolved = engine.resolve(argv);
-      if (typeof resolved === "string") throw corrupt(path, offset, resolved);
-      if (resolved.name === "multi") multiOffset = offset;
-      else if (resolved.name === "exec") multiOffset = null;
-      engine.execute(session, argv, reply);
-      offset += encodedBytes(argv);
+    fileBytes = fstatSync(fd).size;
+    dataBytes = endOfCommands(fd, fileBytes);
+    // The file holds whatever clients were allowed to write: no bulk limit below the file itself.
+    const parser = new FileParser(Math.max(dataBytes, 1));
+    const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(dataBytes, 1)));
+    for (let at = 0; at < dataBytes; ) {
+      const read = readSync(fd, chunk, 0, Math.min(chunk.length, dataBytes - at), at);
+      if (read === 0) break; // the file shrank under us: what was read is all there is
+      at += read;
+      const parsed = parser.feed(chunk.subarray(0, read));
+      for (const argv of parsed.commands) {
+        const resolved = engine.resolve(argv);
+        if (typeof resolved === "string") throw corrupt(path, offset, resolved);
+        if (resolved.name === "multi") multiOffset = offset;
+        else if (resolved.name === "exec") multiOffset = null;
+        engine.execute(session, argv, reply);
+        offset += encodedBytes(argv);
+        commands++;
+      }
+      if (parsed.error !== null) throw corrupt(path, offset, parsed.error);
     }
   } finally {
+    closeSync(fd);
     engine.settleTiming();
     engine.unregister(session);
   }
-  if (error !== null) throw corrupt(path, offset, error);
   if (reply.errors > 0) {
     log.warn({ path, errors: reply.errors, first: reply.firstError }, "commands in the append-only file answered errors when replayed; their effects, if any, are loaded");
   }
   const validBytes = multiOffset ?? offset;
-  if (validBytes < bytes.length) {
+  if (validBytes < dataBytes) {
     log.warn(
-      { path, loadedBytes: validBytes, droppedBytes: bytes.length - validBytes, openTransaction: multiOffset !== null },
+      { path, loadedBytes: validBytes, droppedBytes: dataBytes - validBytes, openTransaction: multiOffset !== null },
       "append-only file ended inside a command (a crash mid-write): loaded up to the last complete one and cut the file there",
     );
   }
-  if (validBytes < file.length) truncateSync(path, validBytes);
-  return { commands: commands.length, sizeBytes: validBytes };
+  if (validBytes < fileBytes) truncateSync(path, validBytes);
+  return { commands, sizeBytes: validBytes };
 }
 
-/** Where the commands in `file` end: after its last byte that is not zero (see the top). */
-function endOfCommands(file: Uint8Array): number {
-  let end = file.length;
-  while (end > 0 && file[end - 1] === 0) end--;
-  return end;
+/** Where the commands in the file end: after its last byte that is not zero (see the top). */
+function endOfCommands(fd: number, fileBytes: number): number {
+  const block = Buffer.allocUnsafe(Math.min(tailScanBytes, Math.max(fileBytes, 1)));
+  for (let end = fileBytes; end > 0; ) {
+    const from = Math.max(0, end - block.length);
+    // readSync may return less than asked: fill the block before looking at it.
+    for (let got = 0; got < end - from; ) got += readSync(fd, block, got, end - from - got, from + got) || end - from;
+    for (let i = end - from - 1; i >= 0; i--) if (block[i] !== 0) return from + i + 1;
+    end = from;
+  }
+  return 0;
 }
 
 function corrupt(path: string, offset: number, detail: string): SvcError {
