@@ -36,7 +36,8 @@ import { hashKey, type KeyTable } from "../key-table.ts";
 import type { Keyspace, Value } from "../keyspace.ts";
 import type { AppendLog } from "./append-log.ts";
 import { CommandBuffer, writeAll } from "./command-buffer.ts";
-import { type CollectionParts, collectionParts, collectionSize, writeValueCommands } from "./value-commands.ts";
+import { type CollectionParts, collectionParts, collectionSize } from "./collection-parts.ts";
+import { writeValueCommands } from "./value-commands.ts";
 
 /** A collection the walk has written in part (see itemsPerStep). */
 interface PartlyWritten {

@@ -1,0 +1,233 @@
+/**
+ * A collection's commands for an append-only file rewrite, written a part at a time so that a
+ * rewrite can serve clients between the parts of a huge one: RPUSH, HSET, SADD or ZADD of at most
+ * `itemsPerCommand` items each, as Redis splits them, so that no single command in the file is
+ * huge. Each kind keeps its own position (a list's index, a sorted set's rank, a slot of a large
+ * hash's or set's member table) and can freeze what is left into a copy.
+ */
+import type { Value } from "../keyspace.ts";
+import { formatDouble } from "../reply.ts";
+import { FieldMap } from "../types/field-map.ts";
+import { List } from "../types/list.ts";
+import { MemberSet } from "../types/member-set.ts";
+import { ZSet } from "../types/zset/zset.ts";
+import type { CommandBuffer } from "./command-buffer.ts";
+
+/** Redis's AOF_REWRITE_ITEMS_PER_CMD. */
+const itemsPerCommand = 64;
+
+/**
+ * A collection's commands written a part at a time, so that a rewrite can serve clients between
+ * the parts of a huge one. `write` writes about `maxItems` more items (a hash or a set: whole
+ * slots of its table, so a few more) and returns whether all of them are out. The collection
+ * must hold still between calls, unless `freeze` has copied what is left out of it: a rewrite
+ * freezes the rest before a command changes the collection, and goes on writing the copy.
+ */
+export interface CollectionParts {
+  write(out: CommandBuffer, maxItems: number): boolean;
+  /** Parts for the items not written yet, copied now: the collection may change from here on. */
+  freeze(): CollectionParts;
+}
+
+/** Items in the collection `value`, or -1 if it is not one (a string or a Bloom filter). */
+export function collectionSize(value: Value): number {
+  return value instanceof List || value instanceof FieldMap || value instanceof MemberSet || value instanceof ZSet ? value.size : -1;
+}
+
+/** The parts writer for a collection, or null for a value written in one piece. */
+export function collectionParts(key: string, value: Value): CollectionParts | null {
+  if (value instanceof List) return new ListParts(key, value);
+  if (value instanceof FieldMap) return value.hashed ? new TableParts(["HSET", key], 2, value) : new CopiedParts(["HSET", key], 2, value.entries().flat());
+  if (value instanceof MemberSet) return value.hashed ? new TableParts(["SADD", key], 1, value) : new CopiedParts(["SADD", key], 1, value.members());
+  if (value instanceof ZSet) return new ZSetParts(key, value);
+  return null;
+}
+
+/** Appends RPUSH commands for the list's items [from, to), at most itemsPerCommand per command. */
+function writeListItems(out: CommandBuffer, key: string, list: List, from: number, to: number): void {
+  const head = ["RPUSH", key];
+  for (let i = from; i < to; i += itemsPerCommand) out.pushItems(head, list, i, Math.min(itemsPerCommand, to - i));
+}
+
+class ListParts implements CollectionParts {
+  /** Index of the first item not written yet. */
+  private next = 0;
+
+  constructor(
+    private readonly key: string,
+    private readonly list: List,
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const end = Math.min(this.list.size, this.next + maxItems);
+    writeListItems(out, this.key, this.list, this.next, end);
+    this.next = end;
+    return end === this.list.size;
+  }
+
+  freeze(): CollectionParts {
+    const rest: string[] = new Array(this.list.size - this.next);
+    for (let i = this.next; i < this.list.size; i++) rest[i - this.next] = this.list.at(i)!;
+    return new CopiedParts(["RPUSH", this.key], 1, rest);
+  }
+}
+
+/**
+ * Items already copied out of their collection (`width` arguments each: a hash's field and value,
+ * one list item or set member): a small hash or set, or the rest of a large collection frozen.
+ */
+class CopiedParts implements CollectionParts {
+  /** The first argument not written yet. */
+  private next = 0;
+
+  constructor(
+    private readonly head: readonly string[],
+    private readonly width: number,
+    private readonly args: readonly string[],
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const end = Math.min(this.args.length, this.next + maxItems * this.width);
+    const perCommand = itemsPerCommand * this.width;
+    for (let i = this.next; i < end; i += perCommand) out.pushItems(this.head, this.args, i, Math.min(perCommand, end - i));
+    this.next = end;
+    return end === this.args.length;
+  }
+
+  freeze(): CollectionParts {
+    return this;
+  }
+}
+
+/** Home slots of a hash's or set's table read per round of TableParts.write. */
+const slotsPerRound = 256;
+
+/**
+ * A large hash or set, read from its table in slot order (itemsHomedIn): the position is a slot
+ * number, which stays meaningful because the table holds still between calls — or because, once
+ * frozen, it is a copy of the table with the same layout (KeyTable.snapshot).
+ */
+class TableParts implements CollectionParts {
+  private readonly items: string[] = [];
+
+  constructor(
+    private readonly head: readonly string[],
+    private readonly width: number,
+    private readonly table: FieldMap | MemberSet,
+    /** The next home slot: the items homed before it are written. */
+    private home = 0,
+    /** Whether `table` is this writer's own copy. */
+    private readonly isCopy = false,
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const slots = this.table.slotCount;
+    const chunk = new Chunker(out, this.head, this.width);
+    const items = this.items;
+    let written = 0;
+    while (this.home < slots && written < maxItems) {
+      const to = Math.min(this.home + slotsPerRound, slots);
+      this.table.itemsHomedIn(this.home, to, items);
+      for (let i = 0; i < items.length; i += this.width) chunk.add(items[i]!, items[i + 1]);
+      written += items.length / this.width;
+      items.length = 0;
+      this.home = to;
+    }
+    chunk.flush();
+    return this.home === slots;
+  }
+
+  freeze(): CollectionParts {
+    return this.isCopy ? this : new TableParts(this.head, this.width, this.table.frozen(), this.home, true);
+  }
+}
+
+/** A sorted set, in score order: the position is a rank. */
+class ZSetParts implements CollectionParts {
+  /** Rank of the first element not written yet. */
+  private next = 0;
+
+  constructor(
+    private readonly key: string,
+    private readonly zset: ZSet,
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const chunk = new Chunker(out, ["ZADD", this.key], 2);
+    const end = Math.min(this.zset.size, this.next + maxItems);
+    let rank = this.next;
+    if (rank < end) {
+      this.zset.walkFrom(rank, (score, member) => {
+        chunk.add(formatDouble(score), member);
+        return ++rank < end;
+      });
+    }
+    chunk.flush();
+    this.next = end;
+    return end === this.zset.size;
+  }
+
+  freeze(): CollectionParts {
+    const scores: number[] = [];
+    const members: string[] = [];
+    if (this.next < this.zset.size) {
+      this.zset.walkFrom(this.next, (score, member) => {
+        scores.push(score);
+        members.push(member);
+        return true;
+      });
+    }
+    return new CopiedZSetParts(this.key, scores, members);
+  }
+}
+
+/** The rest of a sorted set frozen: scores are formatted as they are written, not when copied. */
+class CopiedZSetParts implements CollectionParts {
+  private next = 0;
+
+  constructor(
+    private readonly key: string,
+    private readonly scores: readonly number[],
+    private readonly members: readonly string[],
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    const chunk = new Chunker(out, ["ZADD", this.key], 2);
+    const end = Math.min(this.members.length, this.next + maxItems);
+    for (let i = this.next; i < end; i++) chunk.add(formatDouble(this.scores[i]!), this.members[i]!);
+    chunk.flush();
+    this.next = end;
+    return end === this.members.length;
+  }
+
+  freeze(): CollectionParts {
+    return this;
+  }
+}
+
+/** Gathers items (of `width` arguments each) into commands of `head` + at most itemsPerCommand items. */
+class Chunker {
+  private readonly argv: string[];
+
+  constructor(
+    private readonly out: CommandBuffer,
+    private readonly head: readonly string[],
+    private readonly width: number,
+  ) {
+    this.argv = [...head];
+  }
+
+  /** One item: `first`, and `second` when items are pairs. */
+  add(first: string, second?: string): void {
+    this.argv.push(first);
+    if (second !== undefined) this.argv.push(second);
+    if (this.argv.length === this.head.length + itemsPerCommand * this.width) this.flush();
+  }
+
+  /** Writes the items gathered since the last command, if any. */
+  flush(): void {
+    if (this.argv.length === this.head.length) return;
+    this.out.push(this.argv);
+    this.argv.length = this.head.length;
+  }
+}
