@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { blockSlots, Deque } from "../../src/kv/types/deque.ts";
+import { List } from "../../src/kv/types/list.ts";
 
 type Op =
   | { kind: "pushFront" | "pushBack"; n: number }
@@ -59,6 +60,36 @@ describe("Deque", () => {
         for (const index of [0, model.length - 1, Math.floor(model.length / 2)]) expect(deque.at(index)).toBe(model[index]);
         expect(deque.at(-1)).toBeUndefined();
         expect(deque.at(model.length)).toBeUndefined();
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test("a list's clone holds what the list held, and each changes without the other", () => {
+    /** Pushes and pops at either end, applied alike to a list and its model. */
+    const change = fc.array(fc.tuple(fc.constantFrom("pushFront", "pushBack", "popFront", "popBack"), count), { maxLength: 8 });
+    const apply = (list: List, model: string[], steps: [string, number][], tag: string) => {
+      for (const [kind, n] of steps) {
+        for (let i = 0; i < n; i++) {
+          if (kind === "pushFront") (list.pushFront(`${tag}${i}`), model.unshift(`${tag}${i}`));
+          else if (kind === "pushBack") (list.pushBack(`${tag}${i}`), model.push(`${tag}${i}`));
+          else if (kind === "popFront") expect(list.popFront()).toBe(model.shift());
+          else expect(list.popBack()).toBe(model.pop());
+        }
+      }
+    };
+    fc.assert(
+      fc.property(change, change, change, (before, afterOriginal, afterCopy) => {
+        const list = new List();
+        const model: string[] = [];
+        apply(list, model, before, "b");
+        const copy = list.clone();
+        const copyModel = [...model];
+        expect(copy.toArray()).toEqual(model);
+        apply(list, model, afterOriginal, "o");
+        apply(copy, copyModel, afterCopy, "c");
+        expect(list.toArray()).toEqual(model);
+        expect(copy.toArray()).toEqual(copyModel);
       }),
       { numRuns: 150 },
     );

@@ -50,12 +50,13 @@ function writeListItems(out: CommandBuffer, key: string, list: List, from: numbe
 }
 
 class ListParts implements CollectionParts {
-  /** Index of the first item not written yet. */
-  private next = 0;
-
   constructor(
     private readonly key: string,
     private readonly list: List,
+    /** Index of the first item not written yet. */
+    private next = 0,
+    /** Whether `list` is this writer's own copy. */
+    private readonly isCopy = false,
   ) {}
 
   write(out: CommandBuffer, maxItems: number): boolean {
@@ -66,9 +67,7 @@ class ListParts implements CollectionParts {
   }
 
   freeze(): CollectionParts {
-    const rest: string[] = new Array(this.list.size - this.next);
-    for (let i = this.next; i < this.list.size; i++) rest[i - this.next] = this.list.at(i)!;
-    return new CopiedParts(["RPUSH", this.key], 1, rest);
+    return this.isCopy ? this : new ListParts(this.key, this.list.clone(), this.next, true);
   }
 }
 

@@ -16,7 +16,9 @@ export class List extends Deque {
   readonly kind = "list";
 
   clone(): List {
-    return new List(this.toArray());
+    const copy = new List();
+    this.copyTo(copy);
+    return copy;
   }
 }
 
