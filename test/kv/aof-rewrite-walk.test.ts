@@ -51,6 +51,17 @@ function pairs(flat: string[]): Record<string, string> {
   return out;
 }
 
+/** A Bloom filter's whole BF.SCANDUMP: its header and every chunk of its bits. */
+function bloomDump(h: Harness, key: string): unknown[] {
+  const chunks: unknown[] = [];
+  for (let iterator = 0; ; ) {
+    const [next, data] = h.run("BF.SCANDUMP", key, iterator) as [number, string];
+    if (next === 0) return chunks;
+    chunks.push(data);
+    iterator = next;
+  }
+}
+
 /** Every key of every database with its type, content and whether it expires. */
 function snapshot(h: Harness): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -65,6 +76,7 @@ function snapshot(h: Harness): Record<string, unknown> {
         hash: () => pairs(h.run("HGETALL", key) as string[]),
         set: () => (h.run("SMEMBERS", key) as string[]).sort(),
         zset: () => h.run("ZRANGE", key, 0, -1, "WITHSCORES"),
+        "MBbloom--": () => bloomDump(h, key),
       };
       out[`${index}:${key}`] = { type, value: content[type]!(), expires: (h.run("PTTL", key) as number) >= 0 };
     }
@@ -337,6 +349,28 @@ describe("several large collections", () => {
     const again = harness(databases);
     loadAppendLog(again.engine, join(dir, "appendonly.aof"), silent);
     expect(snapshot(again)).toEqual(snapshot(h));
+  });
+});
+
+describe("a Bloom filter larger than a step", () => {
+  test("goes out in parts; added to while it is being written, it replays as held", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const h = filledEngine(dir);
+    // ~2.3 MiB of bits: a step writes ~1 MiB of them.
+    h.run("BF.RESERVE", "bloom", "0.01", "2000000", "NONSCALING");
+    h.run("BF.MADD", "bloom", ...Array.from({ length: 3000 }, (_, i) => `before${i}`));
+    expect(h.engine.startRewrite()).toBe(true);
+    const rewrite = h.engine.rewrite!;
+    while (rewrite.keyInParts?.key !== "bloom") expect(rewrite.walkStep()).toBe(true);
+    h.run("BF.MADD", "bloom", ...Array.from({ length: 3000 }, (_, i) => `during${i}`));
+    // The rest was copied before the additions; it goes on being written a step at a time.
+    expect(rewrite.keyInParts).toEqual({ dbIndex: 0, key: "bloom" });
+    while (h.engine.rewrite !== null) await new Promise((resolve) => setImmediate(resolve));
+    await h.engine.aof!.close();
+    const again = harness(databases);
+    loadAppendLog(again.engine, join(dir, "appendonly.aof"), silent);
+    expect(snapshot(again)).toEqual(snapshot(h));
+    expect(again.run("BF.EXISTS", "bloom", "during7")).toBe(1);
   });
 });
 

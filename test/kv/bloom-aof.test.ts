@@ -57,7 +57,8 @@ test("after BGREWRITEAOF and a restart, every Bloom filter answers as before", a
       await c.call("BF.MADD", "fixed", ...range(1000, "a"));
       await c.call("BF.MADD", "expiring", "x", "y");
       await c.call("PEXPIRE", "expiring", "600000");
-      // 24 MB each: two chunks, both written for "big", neither (all zeros) for "bigEmpty".
+      // 24 MB each, rewritten as 1 MiB chunks: for "big" those where its few items set bits,
+      // for "bigEmpty" none (all zeros), the header alone.
       await c.call("BF.RESERVE", "big", "0.01", "20000000", "NONSCALING");
       await c.call("BF.MADD", "big", "a0", "a1", "a2");
       await c.call("BF.RESERVE", "bigEmpty", "0.01", "20000000");
@@ -70,7 +71,9 @@ test("after BGREWRITEAOF and a restart, every Bloom filter answers as before", a
     expect(file).toContain("BF.LOADCHUNK");
     expect(file).not.toContain("BF.RESERVE");
     const loads = (key: string) => file.split(`BF.LOADCHUNK\r\n$${key.length}\r\n${key}\r\n`).length - 1;
-    expect([loads("big"), loads("bigEmpty")]).toEqual([3, 1]);
+    expect(loads("bigEmpty")).toBe(1);
+    expect(loads("big")).toBeGreaterThan(1);
+    expect(loads("big")).toBeLessThanOrEqual(1 + 24);
     expect(before.expiring![4]).toBe(true);
   } finally {
     await kv.stop();

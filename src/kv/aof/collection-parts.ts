@@ -2,11 +2,16 @@
  * A collection's commands for an append-only file rewrite, written a part at a time so that a
  * rewrite can serve clients between the parts of a huge one: RPUSH, HSET, SADD or ZADD of at most
  * `itemsPerCommand` items each, as Redis splits them, so that no single command in the file is
- * huge. Each kind keeps its own position (a list's index, a sorted set's rank, a slot of a large
- * hash's or set's member table) and can freeze what is left into a copy.
+ * huge; a Bloom filter as RedisBloom's BF.LOADCHUNK commands (its header, then the chunks of its
+ * bits that are not all zero). Each kind keeps its own position (a list's index, a sorted set's
+ * rank, a slot of a large hash's or set's member table, a Bloom filter's dump iterator) and can
+ * freeze what is left into a copy.
  */
 import type { Value } from "../keyspace.ts";
 import { formatDouble } from "../reply.ts";
+import { latin1Text } from "../types/bytes.ts";
+import { BloomChain } from "../types/bloom/chain.ts";
+import { chunkAt, encodeHeader, headerIterator, isAllZero } from "../types/bloom/dump.ts";
 import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list.ts";
 import { MemberSet } from "../types/member-set.ts";
@@ -15,6 +20,10 @@ import type { CommandBuffer } from "./command-buffer.ts";
 
 /** Redis's AOF_REWRITE_ITEMS_PER_CMD. */
 const itemsPerCommand = 64;
+/** Bytes of a Bloom filter's bits that count as one item of a step: a step writes ~1 MiB of them. */
+const bloomBytesPerItem = 256;
+/** Bits one BF.LOADCHUNK of a rewrite carries at most (BF.SCANDUMP's own chunks go to 16 MiB). */
+const bloomChunkBytes = 1024 * 1024;
 
 /**
  * A collection's commands written a part at a time, so that a rewrite can serve clients between
@@ -29,17 +38,20 @@ export interface CollectionParts {
   freeze(): CollectionParts;
 }
 
-/** Items in the collection `value`, or -1 if it is not one (a string or a Bloom filter). */
+/** Items in the collection `value` (a Bloom filter: its bytes / bloomBytesPerItem), or -1 for a string. */
 export function collectionSize(value: Value): number {
-  return value instanceof List || value instanceof FieldMap || value instanceof MemberSet || value instanceof ZSet ? value.size : -1;
+  if (value instanceof List || value instanceof FieldMap || value instanceof MemberSet || value instanceof ZSet) return value.size;
+  if (value instanceof BloomChain) return value.filters.reduce((bytes, filter) => bytes + filter.bits.length, 0) / bloomBytesPerItem;
+  return -1;
 }
 
-/** The parts writer for a collection, or null for a value written in one piece. */
+/** The parts writer for a collection or a Bloom filter, or null for a string (written in one piece). */
 export function collectionParts(key: string, value: Value): CollectionParts | null {
   if (value instanceof List) return new ListParts(key, value);
   if (value instanceof FieldMap) return value.hashed ? new TableParts(["HSET", key], 2, value) : new CopiedParts(["HSET", key], 2, value.entries().flat());
   if (value instanceof MemberSet) return value.hashed ? new TableParts(["SADD", key], 1, value) : new CopiedParts(["SADD", key], 1, value.members());
   if (value instanceof ZSet) return new ZSetParts(key, value);
+  if (value instanceof BloomChain) return new BloomParts(key, value);
   return null;
 }
 
@@ -201,6 +213,41 @@ class CopiedZSetParts implements CollectionParts {
 
   freeze(): CollectionParts {
     return this;
+  }
+}
+
+/**
+ * A Bloom filter, as BF.LOADCHUNK commands: the header first, then its bits from the dump
+ * iterator on, bloomChunkBytes a command, chunks of zeros left out (the header's arrays start
+ * zeroed). Written whole, a 512 MiB filter was built in memory as strings first, as much again.
+ */
+class BloomParts implements CollectionParts {
+  constructor(
+    private readonly key: string,
+    private readonly chain: BloomChain,
+    /** The dump iterator of the next bits to write; null until the header is written. */
+    private iterator: bigint | null = null,
+    /** Whether `chain` is this writer's own copy. */
+    private readonly isCopy = false,
+  ) {}
+
+  write(out: CommandBuffer, maxItems: number): boolean {
+    if (this.iterator === null) {
+      out.push(["BF.LOADCHUNK", this.key, String(headerIterator), latin1Text(encodeHeader(this.chain))]);
+      this.iterator = headerIterator;
+    }
+    for (let budget = maxItems * bloomBytesPerItem; budget > 0; ) {
+      const chunk = chunkAt(this.chain, this.iterator, Math.min(bloomChunkBytes, budget));
+      if (chunk.next === 0n) return true;
+      if (!isAllZero(chunk.data)) out.push(["BF.LOADCHUNK", this.key, String(chunk.next), latin1Text(chunk.data)]);
+      budget -= chunk.data.length;
+      this.iterator = chunk.next;
+    }
+    return chunkAt(this.chain, this.iterator, 1).next === 0n;
+  }
+
+  freeze(): CollectionParts {
+    return this.isCopy ? this : new BloomParts(this.key, this.chain.clone(), this.iterator, true);
   }
 }
 

@@ -1,12 +1,9 @@
 /**
  * The fewest commands that rebuild one key: what an append-only file rewrite writes for it. A
- * collection goes out through its parts writer (collection-parts.ts) in one go; a Bloom filter is
- * written as RedisBloom writes it: its BF.SCANDUMP chunks, each loaded by a BF.LOADCHUNK
- * (types/bloom/dump.ts).
+ * string is one SET; a collection or a Bloom filter goes out through its parts writer
+ * (collection-parts.ts), here in one go.
  */
 import { typeOf, type Value } from "../keyspace.ts";
-import { type BloomChain, bloomTypeName } from "../types/bloom/chain.ts";
-import { loadChunkCommands } from "../types/bloom/dump.ts";
 import { collectionParts } from "./collection-parts.ts";
 import type { CommandBuffer } from "./command-buffer.ts";
 
@@ -16,7 +13,6 @@ export function writeValueCommands(out: CommandBuffer, key: string, value: Value
   const parts = collectionParts(key, value);
   if (parts !== null) parts.write(out, Infinity);
   else if (type === "string") out.push(["SET", key, value.toString()]);
-  else if (type === bloomTypeName) for (const argv of loadChunkCommands(key, value as BloomChain)) out.push(argv);
   else throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
   if (expiresAtMs !== undefined) out.push(["PEXPIREAT", key, String(expiresAtMs)]);
 }

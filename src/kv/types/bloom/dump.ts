@@ -23,7 +23,6 @@
  * filterBytesMax, bits per item within what an error rate can give, and item counts below 2^53.
  * Anything else is "ERR received bad data".
  */
-import { latin1Text } from "../bytes.ts";
 import { BloomChain } from "./chain.ts";
 import { badData, chunkTooBig, couldNotCreate, noLinkFound } from "./errors.ts";
 import { BloomFilter, bitsPerItemMax, type FilterSizing, filterBytesMax, hashesFor } from "./filter.ts";
@@ -141,11 +140,14 @@ export interface Chunk {
   data: Uint8Array;
 }
 
-/** BF.SCANDUMP's answer to an iterator other than 0: the bits from there, or the end. */
-export function chunkAt(chain: BloomChain, iterator: bigint): Chunk {
+/**
+ * BF.SCANDUMP's answer to an iterator other than 0: the bits from there, or the end. An append-only
+ * file rewrite asks for smaller chunks (`maxBytes`); LOADCHUNK takes any size.
+ */
+export function chunkAt(chain: BloomChain, iterator: bigint, maxBytes = dumpChunkBytesMax): Chunk {
   const at = locate(chain, iterator);
   if (at === null) return { next: 0n, data: new Uint8Array(0) };
-  const length = Math.min(dumpChunkBytesMax, at.filter.bits.length - at.offset);
+  const length = Math.min(maxBytes, at.filter.bits.length - at.offset);
   return { next: iterator + BigInt(length), data: at.filter.bits.subarray(at.offset, at.offset + length) };
 }
 
@@ -159,24 +161,11 @@ export function loadChunk(chain: BloomChain, iterator: bigint, data: Uint8Array)
   at.filter.bits.set(data, at.offset);
 }
 
-
 /** Zeros to compare chunks with (one memcmp each), made the first time a rewrite needs them. */
 let zeros: Uint8Array | undefined;
 
-function isZero(bytes: Uint8Array): boolean {
+/** Whether a chunk (at most dumpChunkBytesMax) is all zeros: a rewrite leaves such chunks out. */
+export function isAllZero(bytes: Uint8Array): boolean {
   zeros ??= new Uint8Array(dumpChunkBytesMax);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).equals(zeros.subarray(0, bytes.length));
-}
-
-/**
- * The BF.LOADCHUNK commands that rebuild `chain` at `key`: the header, then each chunk as
- * BF.SCANDUMP gives it. All-zero chunks are left out — the header's arrays start zeroed — so a
- * large filter that is still mostly empty costs little in the append-only file.
- */
-export function loadChunkCommands(key: string, chain: BloomChain): string[][] {
-  const commands = [["BF.LOADCHUNK", key, String(headerIterator), latin1Text(encodeHeader(chain))]];
-  for (let chunk = chunkAt(chain, headerIterator); chunk.next !== 0n; chunk = chunkAt(chain, chunk.next)) {
-    if (!isZero(chunk.data)) commands.push(["BF.LOADCHUNK", key, String(chunk.next), latin1Text(chunk.data)]);
-  }
-  return commands;
 }
