@@ -215,8 +215,9 @@ describe("zeros written ahead, across a rewrite", () => {
 });
 
 describe("rewriting the file", () => {
-  // A walk over 30k keys takes many slices; meanwhile writers change the keys the walk has and has
-  // not reached, a blocked client is served, and SWAPDB forces the walk to finish at once.
+  // A walk over 30k keys and four collections of 20k items takes many slices; meanwhile writers
+  // change the keys the walk has and has not reached and the collections it writes in parts, a
+  // blocked client is served, and SWAPDB forces the walk to finish at once.
   test("a rewrite under concurrent writes loses nothing, shrinks the file, and redis-server loads the result", async () => {
     const dir = newDir();
     const kv = await startKvIn(dir, "everysec");
@@ -229,6 +230,15 @@ describe("rewriting the file", () => {
           if (i % 3 === 0) loads.push(c.call("SADD", `set${i % 30}`, String(i)), c.call("HSET", `h${i % 40}`, `f${i}`, String(i)));
         }
         for (let i = 0; i < 5000; i++) loads.push(c.call("INCR", "counter"));
+        // Collections large enough to be written in parts over several steps of the walk, which
+        // the writers change meanwhile.
+        for (let i = 0; i < 20_000; i += 1000) {
+          const items = Array.from({ length: 1000 }, (_, j) => `b${i + j}`);
+          loads.push(
+            c.call("RPUSH", "biglist", ...items), c.call("SADD", "bigset", ...items),
+            c.call("HSET", "bighash", ...items.flatMap((item) => [item, "v"])), c.call("ZADD", "bigzset", ...items.flatMap((item, j) => [String(j), item])),
+          );
+        }
         await Promise.all(loads);
       });
       const sizeBefore = statSync(join(dir, aofName)).size;
@@ -241,6 +251,8 @@ describe("rewriting the file", () => {
               c.call("INCR", `s${i}`), c.call("LPOP", `l${i % 100}`), c.call("ZINCRBY", `z${i % 50}`, "1.5", `m${i}`),
               c.call("SADD", `set${i % 30}`, `w${w}-${n}`), c.call("HDEL", `h${i % 40}`, `f${i}`), c.call("PEXPIRE", `s${(i + 1) % 10_000}`, "100000"),
               c.call("RENAME", `s${(i + 2) % 10_000}`, `renamed${w}-${n}`).catch(() => null),
+              c.call("LPUSH", "biglist", `w${w}-${n}`), c.call("HSET", "bighash", `b${i}`, `w${w}-${n}`),
+              c.call("SREM", "bigset", `b${i}`), c.call("ZINCRBY", "bigzset", "1", `b${i}`),
             ]);
           }
         });
