@@ -166,6 +166,23 @@ describe("BTree against a sorted array", () => {
     );
   });
 
+  test("copyFrom any rank copies the elements from there on, which later changes leave alone", () => {
+    fc.assert(
+      fc.property(shape, fc.array(op(1), { maxLength: 400, size: "max" }), fc.nat(), fc.array(op(1), { maxLength: 100 }), (s, ops, at, later) => {
+        const tree = new BTree(s);
+        const model: Model = new Map();
+        for (const o of ops) apply(tree, model, o);
+        const rank = at % (model.size + 2); // past the end too: an empty copy
+        const copy = tree.copyFrom(rank);
+        const expected = sorted(model).slice(rank);
+        for (const o of later) apply(tree, model, o);
+        expect([...copy.scores]).toEqual(expected.map((e) => e.score));
+        expect(copy.members).toEqual(expected.map((e) => e.member));
+      }),
+      { numRuns: 250 },
+    );
+  });
+
   test("all scores equal: order, ranks and searches go by member alone", () => {
     fc.assert(
       fc.property(shape, fc.uniqueArray(member, { maxLength: 300 }), fc.constantFrom(0, -0, 7, Infinity, -Infinity), fc.array(probe, { maxLength: 4 }), (s, members, sc, probes) => {

@@ -179,15 +179,7 @@ class ZSetParts implements CollectionParts {
   }
 
   freeze(): CollectionParts {
-    const scores: number[] = [];
-    const members: string[] = [];
-    if (this.next < this.zset.size) {
-      this.zset.walkFrom(this.next, (score, member) => {
-        scores.push(score);
-        members.push(member);
-        return true;
-      });
-    }
+    const { scores, members } = this.zset.copyFrom(this.next);
     return new CopiedZSetParts(this.key, scores, members);
   }
 }
@@ -198,7 +190,7 @@ class CopiedZSetParts implements CollectionParts {
 
   constructor(
     private readonly key: string,
-    private readonly scores: readonly number[],
+    private readonly scores: Float64Array,
     private readonly members: readonly string[],
   ) {}
 

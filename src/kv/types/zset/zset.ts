@@ -173,6 +173,11 @@ export class ZSet {
     return this.tree.entries(reverse);
   }
 
+  /** The elements from 0-based `rank` on, in ascending order, as a copy (BTree.copyFrom). */
+  copyFrom(rank: number): { scores: Float64Array; members: string[] } {
+    return this.tree.copyFrom(rank);
+  }
+
   /**
    * Calls `visit` for the elements in ascending order from 0-based `rank`, until it returns false
    * or they run out; `visit` must not change the set.
