@@ -132,8 +132,13 @@ function endOfCommands(fd: number, fileBytes: number): number {
   const block = Buffer.allocUnsafe(Math.min(tailScanBytes, Math.max(fileBytes, 1)));
   for (let end = fileBytes; end > 0; ) {
     const from = Math.max(0, end - block.length);
-    // readSync may return less than asked: fill the block before looking at it.
-    for (let got = 0; got < end - from; ) got += readSync(fd, block, got, end - from - got, from + got) || end - from;
+    // readSync may return less than asked: fill the block before looking at it (a file that
+    // shrank meanwhile reads as zeros where it ended).
+    for (let got = 0; got < end - from; ) {
+      const read = readSync(fd, block, got, end - from - got, from + got);
+      if (read === 0) block.fill(0, got, end - from);
+      got = read === 0 ? end - from : got + read;
+    }
     for (let i = end - from - 1; i >= 0; i--) if (block[i] !== 0) return from + i + 1;
     end = from;
   }
