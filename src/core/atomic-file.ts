@@ -3,8 +3,9 @@
  * synced, renamed over the real name, and the directory synced so the rename itself is durable.
  * A reader therefore sees the old file or the new one, never half of either.
  */
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
+import { writeAll } from "./write-all.ts";
 
 /** Suffix of a file being written; recovery removes leftovers with it. */
 export const tempSuffix = ".tmp";
@@ -24,9 +25,7 @@ export function writeFileAtomic(path: string, data: string): void {
   const temp = `${path}${tempSuffix}`;
   const fd = openSync(temp, "w");
   try {
-    const bytes = Buffer.from(data);
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written);
+    writeAll(fd, Buffer.from(data));
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -1,15 +1,17 @@
 /**
  * Appending a batch of chunks to a file: one vectored write at its end (a broker segment) or
  * positional writes at a given offset (the kv append-only file, whose tail may hold zeros
- * appended ahead of its end), and, when asked, one fdatasync. The native path does these on a worker
- * thread, so the JavaScript thread keeps serving while the disk syncs; the references do the same
- * with node:fs calls that block it.
+ * appended ahead of its end), and, when asked, one fdatasync. The native path does these on a
+ * worker thread, so the JavaScript thread keeps serving while the disk syncs; the references do
+ * the same with node:fs calls that block it.
  *
- * Contract for both: `fd` is open for appending and stays open until the promise settles, and one
- * append at a time runs per file (the log's writer awaits each flush before the next; batching
- * whatever arrived meanwhile into that next flush is what makes one sync cover many requests).
+ * Contract for all: `fd` stays open until the promise settles — open for appending for
+ * appendChunks, for writing (not appending) for writeChunksAt — and one write at a time runs per
+ * file (the log's writer awaits each flush before the next; batching whatever arrived meanwhile
+ * into that next flush is what makes one sync cover many requests).
  */
-import { fdatasyncSync, fstatSync, writeSync, writevSync } from "node:fs";
+import { fdatasyncSync, fstatSync, writevSync } from "node:fs";
+import { writeAll } from "../core/write-all.ts";
 import { nativeAddon } from "./addon.ts";
 
 /** Appends `chunks` in order; resolves to the file's length afterwards. */
@@ -41,15 +43,10 @@ export function writeChunksAt(fd: number, chunks: Uint8Array[], position: number
   return nativeAddon.writeChunksAt(fd, chunks, position, sync);
 }
 
-/** Writes all of `bytes` at `position`, on this thread (writeSync may write less than asked). */
-export function writeAllAt(fd: number, bytes: Uint8Array, position: number): void {
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, position + at);
-}
-
 export async function writeChunksAtReference(fd: number, chunks: Uint8Array[], position: number, sync: boolean): Promise<void> {
   let at = position;
   for (const chunk of chunks) {
-    writeAllAt(fd, chunk, at);
+    writeAll(fd, chunk, chunk.length, at);
     at += chunk.length;
   }
   if (sync) fdatasyncSync(fd);

@@ -15,10 +15,11 @@
  *
  * Offsets are copied as they are: a rewritten segment has gaps where records were dropped.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { compactionWriteChunkBytes } from "../../core/limits.ts";
 import { encodeRecords, frameBytes, type LogRecord } from "./record.ts";
 import { fsyncDir } from "../../core/atomic-file.ts";
+import { writeAll } from "../../core/write-all.ts";
 import type { Segment } from "./segment.ts";
 
 /** Ends in `.tmp`, so recovery (recovery.ts) removes a leftover; never parsed as a segment. */
@@ -85,10 +86,4 @@ function writeKept(segment: Segment, keep: (record: LogRecord) => boolean, temp:
   }
   closeSync(fd);
   return written;
-}
-
-function writeAll(fd: number, bytes: Uint8Array): number {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-  return done;
 }

@@ -23,7 +23,8 @@
  * appendedSeq they saw (connection.ts).
  */
 import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync } from "node:fs";
-import { appendChunks, writeAllAt, writeChunksAt } from "../../native/append.ts";
+import { writeAll } from "../../core/write-all.ts";
+import { appendChunks, writeChunksAt } from "../../native/append.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
 import { CommandBuffer } from "./command-buffer.ts";
 
@@ -365,7 +366,7 @@ export class AppendLog implements TurnWriter {
 
   /** Writes `bytes` at the log's end, on this thread. */
   private writeAt(bytes: Uint8Array): void {
-    writeAllAt(this.fd, bytes, this.sizeBytes);
+    writeAll(this.fd, bytes, bytes.length, this.sizeBytes);
     this.sizeBytes += bytes.length;
     this.allocatedBytes = Math.max(this.allocatedBytes, this.sizeBytes);
   }

@@ -3,7 +3,7 @@
  * growing byte buffer: the append-only file's format, which is what Redis writes too, so
  * `redis-check-aof` and redis-server itself can read our files.
  */
-import { writeSync } from "node:fs";
+import { writeAll } from "../../core/write-all.ts";
 import { type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "../resp/write-bytes.ts";
 
 /** First size of a command buffer; it doubles as needed. */
@@ -116,12 +116,6 @@ export class CommandBuffer {
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
-}
-
-/** Writes `bytes[0, end)` to the file `fd`, synchronously, however many calls that takes. */
-export function writeAll(fd: number, bytes: Uint8Array, end = bytes.length): void {
-  let at = 0;
-  while (at < end) at += writeSync(fd, bytes, at, end - at);
 }
 
 /** The encoded length of a command, without encoding it: the loader's byte offsets. */

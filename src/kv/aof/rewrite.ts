@@ -28,6 +28,7 @@
 import { closeSync, fdatasyncSync, openSync, renameSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fsyncDir } from "../../core/atomic-file.ts";
+import { writeAll } from "../../core/write-all.ts";
 import type { Logger } from "../../core/log.ts";
 import { appendChunks } from "../../native/append.ts";
 import type { CommandSpec } from "../commands/spec.ts";
@@ -35,7 +36,7 @@ import { keysOf } from "../commands/spec.ts";
 import { hashKey, type KeyTable } from "../key-table.ts";
 import type { Keyspace, Value } from "../keyspace.ts";
 import type { AppendLog } from "./append-log.ts";
-import { CommandBuffer, writeAll } from "./command-buffer.ts";
+import { CommandBuffer } from "./command-buffer.ts";
 import { type CollectionParts, collectionParts, collectionSize } from "./collection-parts.ts";
 import { writeValueCommands } from "./value-commands.ts";
 
