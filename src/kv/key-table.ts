@@ -78,6 +78,8 @@ const isInlineValue = (value: unknown): value is string => typeof value === "str
 
 /** Keys warm() takes from one batch at most. */
 export const warmKeysMax = 256;
+/** itemsHomedIn's refs, reused from call to call. */
+const homedScratch: number[] = [];
 /** warm()'s home slots, then refs, of one batch. */
 const warmScratch = new Int32Array(warmKeysMax);
 
@@ -467,6 +469,21 @@ export class KeyTable<V extends string | object = string | object> {
       const home = hash & mask;
       if (home >= from && home < to) out.push(slots[(i & mask) * 2 + 1]!);
     }
+  }
+
+  /**
+   * Adds to `out` the key of each entry homed in slots [from, to), and its value after it when
+   * `withValues` (a members table's values are strings): entriesHomedIn's walk, read out for a
+   * caller that writes them (an append-only file rewrite of a large hash or set).
+   */
+  itemsHomedIn(from: number, to: number, out: (string | V)[], withValues: boolean): void {
+    const refs = homedScratch;
+    this.entriesHomedIn(from, to, refs);
+    for (const ref of refs) {
+      out.push(this.keyOf(ref));
+      if (withValues) out.push(this.valueOf(ref));
+    }
+    refs.length = 0;
   }
 
   /**

@@ -117,10 +117,7 @@ export class FieldMap implements Iterable<[string, string]> {
    * it in parts). Large hashes only.
    */
   itemsHomedIn(from: number, to: number, out: string[]): void {
-    const table = this.table!;
-    const refs: number[] = [];
-    table.entriesHomedIn(from, to, refs);
-    for (const ref of refs) out.push(table.keyOf(ref), table.valueOf(ref));
+    this.table!.itemsHomedIn(from, to, out, true);
   }
 
   /**

@@ -102,10 +102,7 @@ export class MemberSet implements Iterable<string> {
    * Large sets only.
    */
   itemsHomedIn(from: number, to: number, out: string[]): void {
-    const table = this.table!;
-    const refs: number[] = [];
-    table.entriesHomedIn(from, to, refs);
-    for (const ref of refs) out.push(table.keyOf(ref));
+    this.table!.itemsHomedIn(from, to, out, false);
   }
 
   /**
