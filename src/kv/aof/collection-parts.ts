@@ -34,7 +34,11 @@ const bloomChunkBytes = 1024 * 1024;
  */
 export interface CollectionParts {
   write(out: CommandBuffer, maxItems: number): boolean;
-  /** Parts for the items not written yet, copied now: the collection may change from here on. */
+  /**
+   * Parts for the items not written yet, copied now: the collection may change from here on.
+   * A writer over the live collection copies again at each call (the caller freezes once); one
+   * over a copy already returns itself.
+   */
   freeze(): CollectionParts;
 }
 
@@ -67,8 +71,6 @@ class ListParts implements CollectionParts {
     private readonly list: List,
     /** Index of the first item not written yet. */
     private next = 0,
-    /** Whether `list` is this writer's own copy. */
-    private readonly isCopy = false,
   ) {}
 
   write(out: CommandBuffer, maxItems: number): boolean {
@@ -79,7 +81,7 @@ class ListParts implements CollectionParts {
   }
 
   freeze(): CollectionParts {
-    return this.isCopy ? this : new ListParts(this.key, this.list.clone(), this.next, true);
+    return new ListParts(this.key, this.list.clone(), this.next);
   }
 }
 
@@ -127,8 +129,6 @@ class TableParts implements CollectionParts {
     private readonly table: FieldMap | MemberSet,
     /** The next home slot: the items homed before it are written. */
     private home = 0,
-    /** Whether `table` is this writer's own copy. */
-    private readonly isCopy = false,
   ) {}
 
   write(out: CommandBuffer, maxItems: number): boolean {
@@ -149,7 +149,7 @@ class TableParts implements CollectionParts {
   }
 
   freeze(): CollectionParts {
-    return this.isCopy ? this : new TableParts(this.head, this.width, this.table.frozen(), this.home, true);
+    return new TableParts(this.head, this.width, this.table.frozen(), this.home);
   }
 }
 
@@ -219,8 +219,6 @@ class BloomParts implements CollectionParts {
     private readonly chain: BloomChain,
     /** The dump iterator of the next bits to write; null until the header is written. */
     private iterator: bigint | null = null,
-    /** Whether `chain` is this writer's own copy. */
-    private readonly isCopy = false,
   ) {}
 
   write(out: CommandBuffer, maxItems: number): boolean {
@@ -239,7 +237,7 @@ class BloomParts implements CollectionParts {
   }
 
   freeze(): CollectionParts {
-    return this.isCopy ? this : new BloomParts(this.key, this.chain.clone(), this.iterator, true);
+    return new BloomParts(this.key, this.chain.clone(), this.iterator);
   }
 }
 

@@ -46,6 +46,8 @@ interface PartlyWritten {
   readonly key: string;
   /** What is left to write: read from the collection, or copied out of it once it may change. */
   parts: CollectionParts;
+  /** Whether `parts` is a copy already (freeze once: the copy no longer changes). */
+  frozen: boolean;
   /** The key's expiry when its first part was written; PEXPIREAT follows the last part. */
   readonly expiresAtMs: number | undefined;
 }
@@ -66,7 +68,9 @@ export const itemsPerStep = 4096;
 
 /** Copies what is left of `entry` if it is `key` of database `dbIndex`: a command is about to change it. */
 function freezeIfNamed(entry: PartlyWritten, dbIndex: number, key: string): void {
-  if (entry.dbIndex === dbIndex && entry.key === key) entry.parts = entry.parts.freeze();
+  if (entry.frozen || entry.dbIndex !== dbIndex || entry.key !== key) return;
+  entry.parts = entry.parts.freeze();
+  entry.frozen = true;
 }
 
 /** Write commands that touch keys their declaration does not name, or whole databases. */
@@ -182,7 +186,8 @@ export class AofRewrite {
       const value = table.valueOf(ref);
       if (collectionSize(value) > itemsPerStep) {
         const parts = collectionParts(key, value)!;
-        const entry = { dbIndex, key, parts: by === "ahead" ? parts.freeze() : parts, expiresAtMs: db.expires.get(key) };
+        const frozen = by === "ahead";
+        const entry = { dbIndex, key, parts: frozen ? parts.freeze() : parts, frozen, expiresAtMs: db.expires.get(key) };
         if (this.partial !== null || by === "ahead") this.waiting.push(entry);
         else {
           this.partial = entry;
