@@ -1,6 +1,7 @@
 // Loading the append-only file streams it through the parser a chunk at a time (load.ts): split
-// anywhere — inside a command's header, its arguments, a transaction, a torn tail or the zeros
-// written ahead — it loads exactly what the whole file loads, and cuts the file back alike.
+// anywhere — inside a command's header, its arguments, a transaction, an annotation, a torn tail
+// or the fill written ahead — it loads exactly what the whole file loads, and cuts the file back
+// alike. Annotations load as nothing.
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,23 +16,36 @@ const silent = createLogger({ level: "silent" });
 
 const key = fc.constantFrom("a", "b", "list", "k\r\n*1", "");
 const value = fc.oneof(fc.string({ maxLength: 12 }), fc.integer({ min: 0, max: 300 }).map((n) => "v".repeat(n)), fc.constantFrom("\0\0", "*3\r\n"));
-const command: fc.Arbitrary<string[][]> = fc.oneof(
+/** Annotation lines as Redis 7 writes them (#TS:), and others it would skip alike. */
+const annotation = fc.constantFrom("#TS:1700000000\r\n", "#\n", "# *3\r\n");
+const command: fc.Arbitrary<string[][] | string> = fc.oneof(
+  annotation,
   fc.tuple(key, value).map(([k, v]) => [["SET", k, v]]),
   fc.tuple(value, value).map(([a, b]) => [["RPUSH", "list", a, b]]),
   // A transaction: replayed whole, or dropped whole when the tail cuts it.
   fc.tuple(key, value).map(([k, v]) => [["MULTI"], ["SET", k, v], ["INCR", "counter"], ["EXEC"]]),
 );
 
-/** A file of `commands`, then maybe a torn command (the first `torn` bytes of one), then maybe zeros. */
-function file(commands: string[][][], torn: number, zeros: number): Uint8Array {
-  const out = new CommandBuffer();
-  for (const group of commands) for (const argv of group) out.push(argv);
-  const whole = out.take();
+/**
+ * A file of `commands` and annotations, then maybe a torn command (the first `torn` bytes of one),
+ * then maybe `fill` bytes of `fillByte` ('#' as svc writes ahead now, or zeros as it did before).
+ */
+function file(commands: (string[][] | string)[], torn: number, fill: number, fillByte = 0x23): Uint8Array {
+  const parts: Uint8Array[] = [];
+  for (const group of commands) {
+    if (typeof group === "string") {
+      parts.push(Buffer.from(group));
+      continue;
+    }
+    const out = new CommandBuffer();
+    for (const argv of group) out.push(argv);
+    parts.push(out.take());
+  }
   const extra = new CommandBuffer();
   extra.push(["MULTI"]);
   extra.push(["SET", "torn", "value"]);
-  const tail = extra.take().subarray(0, torn);
-  return Buffer.concat([whole, tail, new Uint8Array(zeros)]);
+  parts.push(extra.take().subarray(0, torn), new Uint8Array(fill).fill(fillByte));
+  return Buffer.concat(parts);
 }
 
 /** What a harness holds: every key with its value. */
@@ -59,15 +73,22 @@ describe("loading the append-only file a chunk at a time", () => {
         fc.integer({ min: 0, max: 40 }),
         fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 700 })),
         fc.integer({ min: 1, max: 64 }),
-        (commands, torn, zeros, chunkBytes) => {
-          const bytes = file(commands, torn, zeros);
+        fc.constantFrom(0x23, 0),
+        (commands, torn, fill, chunkBytes, fillByte) => {
+          const bytes = file(commands, torn, fill, fillByte);
           const whole = load(bytes);
           const split = load(bytes, chunkBytes);
           expect(split.result).toEqual(whole.result);
           expect(split.data).toEqual(whole.data);
           expect(Buffer.compare(split.after, whole.after)).toBe(0);
-          // Either way the file is cut back to its complete commands: no torn tail, no zeros.
+          // Either way the file is cut back to its complete commands: no torn tail, no fill.
           expect(whole.after.length).toBe(whole.result.sizeBytes);
+          // The annotations load as nothing: the same commands without them load the same.
+          const plain = load(file(commands.filter((g) => typeof g !== "string"), torn, fill, fillByte));
+          expect(whole.data).toEqual(plain.data);
+          expect(whole.result.commands).toBe(plain.result.commands);
+          // Nothing whole is cut: without a torn tail, the file keeps every command and annotation.
+          if (torn === 0) expect(whole.result.sizeBytes).toBe(bytes.length - fill);
         },
       ),
       { numRuns: 300 },

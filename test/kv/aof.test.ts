@@ -1,7 +1,7 @@
 // The append-only file, against real processes: what svc writes replays to the same data in svc
 // and in redis-server itself, redis-check-aof accepts it, an acknowledged write survives kill -9
-// with appendfsync always, the zeros it writes ahead are cut off, a torn tail is cut back, and a
-// corrupt middle refuses to start.
+// with appendfsync always, the '#' fill it writes ahead is an annotation Redis's tools accept and
+// is cut off at start, a torn tail is cut back, and a corrupt middle refuses to start.
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -150,10 +150,10 @@ describe("appendfsync always", () => {
   }, 120_000);
 });
 
-describe("zeros written ahead under appendfsync always", () => {
+describe("the fill written ahead under appendfsync always", () => {
   const infoField = (info: string, name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)![1]);
 
-  test("the file runs on past its commands with zeros; kill -9 leaves them, the next start cuts them off, a stop too", async () => {
+  test("the file runs on past its commands with '#'; kill -9 leaves a file redis-check-aof and redis-server accept, the next start cuts the fill off, a stop too", async () => {
     const dir = newDir();
     const path = join(dir, aofName);
     const kv = await startKvIn(dir);
@@ -161,14 +161,24 @@ describe("zeros written ahead under appendfsync always", () => {
       for (let i = 0; i < 50; i++) await c.call("SET", `k${i}`, String(i));
       return infoField((await c.call("INFO", "persistence")) as string, "aof_current_size");
     });
-    // The zeros follow the first sync, once it has answered: wait for them rather than race them.
+    // The fill follows the first sync, once it has answered: wait for it rather than race it.
     while (statSync(path).size === commandBytes) await Bun.sleep(5);
     kv.proc.kill("SIGKILL");
     await kv.proc.exited;
     const killed = readFileSync(path);
     expect(killed.length).toBeGreaterThan(commandBytes);
-    expect(killed.subarray(commandBytes).every((b) => b === 0)).toBe(true);
+    expect(killed.subarray(commandBytes).every((b) => b === "#".charCodeAt(0))).toBe(true);
     expect(killed[commandBytes - 1]).toBe("\n".charCodeAt(0));
+    // A killed server's file, fill and all, is one Redis's own tools take as it is.
+    expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
+    const redisDir = newDir();
+    copyFileSync(path, join(redisDir, aofName));
+    const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
+    try {
+      expect(await withClient(redis.port, (c) => c.call("MGET", "k0", "k49"))).toEqual(["0", "49"]);
+    } finally {
+      await redis.stop();
+    }
 
     const again = await startKvIn(dir);
     try {
@@ -186,8 +196,8 @@ describe("zeros written ahead under appendfsync always", () => {
   }, 30_000);
 });
 
-describe("zeros written ahead, across a rewrite", () => {
-  test("a rewrite under appendfsync always swaps in a file without zeros; writes after it get zeros again and survive kill -9", async () => {
+describe("the fill written ahead, across a rewrite", () => {
+  test("a rewrite under appendfsync always swaps in a file without fill; writes after it get a fill again and survive kill -9", async () => {
     const dir = newDir();
     const path = join(dir, aofName);
     const kv = await startKvIn(dir);
@@ -196,7 +206,7 @@ describe("zeros written ahead, across a rewrite", () => {
       while (statSync(path).size < 4 * 1024 * 1024) await Bun.sleep(5);
       expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
       while (!((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0")) await Bun.sleep(5);
-      // The new file is the rewritten commands alone, until a sync appends zeros to it.
+      // The new file is the rewritten commands alone, until a sync appends a fill to it.
       const rewritten = readFileSync(path);
       expect(rewritten.at(-1)).toBe("\n".charCodeAt(0));
       for (let i = 200; i < 300; i++) await c.call("RPUSH", "log", String(i));
@@ -204,6 +214,7 @@ describe("zeros written ahead, across a rewrite", () => {
     });
     kv.proc.kill("SIGKILL");
     await kv.proc.exited;
+    expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
     const again = await startKvIn(dir);
     try {
       expect(await withClient(again.port, (c) => c.call("LRANGE", "log", "0", "-1"))).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
@@ -309,20 +320,23 @@ describe("a damaged file", () => {
     }
   }, 30_000);
 
-  test("a tail cut inside a command, then zeros written ahead, loads up to the last complete one", async () => {
-    const dir = await fileWith([["SET", "kept", "1"]]);
-    const path = join(dir, aofName);
-    const whole = statSync(path).size;
-    appendFileSync(path, Buffer.concat([Buffer.from("*3\r\n$3\r\nSET\r\n$4\r\ntorn\r\n$5\r\nva"), Buffer.alloc(4096)]));
-    const kv = await startKvIn(dir);
-    try {
-      expect(await withClient(kv.port, (c) => c.call("MGET", "kept", "torn"))).toEqual(["1", null]);
-      expect(statSync(path).size).toBe(whole);
-      expect(kv.output()).toContain("ended inside a command");
-    } finally {
-      await kv.stop();
-    }
-  }, 30_000);
+  // '#' is the fill; svc wrote zeros ahead before it, and a file from then loads too.
+  for (const [fill, byte] of [["'#' fill", 0x23], ["zeros", 0]] as const) {
+    test(`a tail cut inside a command, then ${fill} written ahead, loads up to the last complete one`, async () => {
+      const dir = await fileWith([["SET", "kept", "1"]]);
+      const path = join(dir, aofName);
+      const whole = statSync(path).size;
+      appendFileSync(path, Buffer.concat([Buffer.from("*3\r\n$3\r\nSET\r\n$4\r\ntorn\r\n$5\r\nva"), Buffer.alloc(4096, byte)]));
+      const kv = await startKvIn(dir);
+      try {
+        expect(await withClient(kv.port, (c) => c.call("MGET", "kept", "torn"))).toEqual(["1", null]);
+        expect(statSync(path).size).toBe(whole);
+        expect(kv.output()).toContain("ended inside a command");
+      } finally {
+        await kv.stop();
+      }
+    }, 30_000);
+  }
 
   test("zeros with commands after them are corruption: refuses to start, naming the offset of the zeros", async () => {
     const dir = await fileWith([["SET", "a", "1"], ["SET", "b", "2"]]);
@@ -365,6 +379,45 @@ describe("a damaged file", () => {
     const dir = newDir();
     writeFileSync(join(dir, aofName), "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*2\r\n$7\r\nNOTACMD\r\n$1\r\nx\r\n");
     await expect(startKvIn(dir)).rejects.toThrow("corrupt at byte 23");
+  }, 30_000);
+});
+
+describe("a file redis-server wrote", () => {
+  test("with aof-timestamp-enabled loads in svc: its #TS annotations are skipped", async () => {
+    const redisDir = newDir();
+    const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--aof-timestamp-enabled", "yes"]);
+    try {
+      await withClient(redis.port, async (c) => {
+        await c.call("SET", "before", "1");
+        await c.call("RPUSH", "list", "a", "b");
+        // Redis writes an annotation when the second changes between appends.
+        await Bun.sleep(1100);
+        await c.call("SET", "after", "2");
+        await c.call("HSET", "h", "f", "v");
+      });
+    } finally {
+      await redis.stop();
+    }
+    // Redis 7 keeps its file in parts, a base and the writes since, which it loads in that order:
+    // together they are one file as svc keeps it. The base starts with an annotation.
+    const parts = ["appendonly.aof.1.base.aof", "appendonly.aof.1.incr.aof"].map((name) => readFileSync(join(redisDir, "appendonlydir", name)));
+    const written = Buffer.concat(parts);
+    expect(written.toString().match(/^#TS:\d+\r\n/gm)?.length).toBeGreaterThanOrEqual(2);
+    const dir = newDir();
+    writeFileSync(join(dir, aofName), written);
+    const kv = await startKvIn(dir);
+    try {
+      await withClient(kv.port, async (c) => {
+        expect(await c.call("MGET", "before", "after")).toEqual(["1", "2"]);
+        expect(await c.call("LRANGE", "list", "0", "-1")).toEqual(["a", "b"]);
+        expect(await c.call("HGETALL", "h")).toEqual(["f", "v"]);
+      });
+      // A whole file with annotations is not a torn one: nothing is cut.
+      expect(kv.output()).not.toContain("ended inside a command");
+      expect(statSync(join(dir, aofName)).size).toBe(written.length);
+    } finally {
+      await kv.stop();
+    }
   }, 30_000);
 });
 

@@ -10,13 +10,19 @@
  *   in flight goes to disk together in the next (group commit): many clients share one sync;
  * - `everysec` syncs once a second on the worker thread; `no` leaves syncing to the kernel.
  *
- * Under `always` the file keeps zeros written ahead of its end (fillAheadBytes): a write into
+ * Under `always` the file keeps bytes written ahead of its end (fillAheadBytes): a write into
  * space already allocated, written and inside the file's length syncs without changing metadata,
  * which on ext4 skips the journal commit an append needs (fdatasync ~90 µs instead of ~150 here).
- * So commands are written at a position, not appended; the zeros are appended, through a second
+ * So commands are written at a position, not appended; the fill is appended, through a second
  * descriptor opened for appending, so a fill can never land on commands written while it runs
- * (each append goes after whatever the file holds then). A clean close cuts the zeros off, and
- * the loader cuts off those a killed process left (load.ts).
+ * (each append goes after whatever the file holds then).
+ *
+ * The fill is '#' bytes and no newline: after the last command, the rest of the file is one
+ * annotation line, which Redis's loader and redis-check-aof skip (Redis 7 writes `#TS:` lines).
+ * So the file of a running or killed server is one they accept, whatever part of the fill the
+ * commands have overwritten; zeros would read as a bad format there, and so would any newline in
+ * the fill (Redis reads lines in 1 KiB pieces: one starting at a newline is not an annotation). A
+ * clean close cuts the fill off, and so does the next start (load.ts).
  *
  * Progress is counted in sequence numbers: `appendedSeq` counts appends, `durableSeq` the
  * appends the policy's promise covers. Connections hold replies until durableSeq reaches the
@@ -36,14 +42,16 @@ const everysecIntervalMs = 1000;
 /** Longest an `always` sync waits, by default, for the writers the last one answered to write again. */
 const gatherMaxMsDefault = 1;
 /**
- * Under `always`, zeros are kept written this far ahead of the log's end, refilled once less than
+ * Under `always`, '#' bytes are kept written this far ahead of the log's end, refilled once less than
  * half is left. Filling is a write and a sync of its own that the next sync waits for: ~2 MiB at
  * a time keeps that wait to a few milliseconds.
  */
 const fillAheadBytes = 4 * 1024 * 1024;
-/** The zeros one fill appends at most, as pieces of one shared buffer. */
+/** The bytes one fill appends at most, as pieces of one shared buffer. */
 const fillPieceBytes = 1024 * 1024;
-const fillPiece = new Uint8Array(fillPieceBytes);
+/** '#': what the fill is made of (see the top). */
+export const fillByte = 0x23;
+const fillPiece = new Uint8Array(fillPieceBytes).fill(fillByte);
 
 /** Opens the log for positional writes (not O_APPEND: the file may go on past the log's end). */
 function openForWriting(path: string): number {
@@ -55,7 +63,7 @@ export class AppendLog implements TurnWriter {
   /** While a rewrite runs, a copy of every command appended, for the end of the new file. */
   private tee: CommandBuffer | null = null;
   private fd: number;
-  /** The same file opened for appending: where fillAhead appends its zeros. */
+  /** The same file opened for appending: where fillAhead appends its fill. */
   private appendFd: number;
   /** The database the file's commands last selected; -1 makes the next append select one. */
   private selectedDb = -1;
@@ -87,9 +95,9 @@ export class AppendLog implements TurnWriter {
   private currentPolicy: FsyncPolicy;
   /** Bytes of commands the file holds: where the next append lands. */
   sizeBytes: number;
-  /** The file's length: sizeBytes and the zeros written ahead of it. */
+  /** The file's length: sizeBytes and the fill written ahead of it. */
   private allocatedBytes: number;
-  /** Whether `always` writes zeros ahead in this file (not after a fill has failed). */
+  /** Whether `always` writes a fill ahead in this file (not after a fill has failed). */
   private fillsAhead = true;
 
   constructor(
@@ -342,7 +350,7 @@ export class AppendLog implements TurnWriter {
     }
   }
 
-  /** Under `always`, appends zeros to the file once less than half of fillAheadBytes is left past the log's end. */
+  /** Under `always`, appends fill to the file once less than half of fillAheadBytes is left past the log's end. */
   private async fillAhead(): Promise<void> {
     if (this.policy !== "always" || this.closing || !this.fillsAhead) return;
     if (this.allocatedBytes - this.sizeBytes >= fillAheadBytes / 2) return;
@@ -355,7 +363,7 @@ export class AppendLog implements TurnWriter {
     try {
       length = await appendChunks(this.appendFd, pieces, true);
     } catch {
-      // A full disk, say. The zeros only make syncs cheaper: commands are written without them,
+      // A full disk, say. The fill only makes syncs cheaper: commands are written without them,
       // and trying again before every sync would make each one slower instead.
       this.fillsAhead = false;
       return;
@@ -400,7 +408,7 @@ export class AppendLog implements TurnWriter {
     if (this.gatherTimer !== null) clearTimeout(this.gatherTimer);
     // A sync in flight writes bytes taken before anything still pending: let it land first.
     await this.inFlight;
-    // The zeros written ahead go, so that a stopped server leaves a file redis-check-aof accepts.
+    // The fill goes: a stopped server leaves plain RESP, as Redis's own file is.
     if (this.allocatedBytes > this.sizeBytes) ftruncateSync(this.fd, this.sizeBytes);
     this.allocatedBytes = this.sizeBytes;
     this.flushSync();

@@ -9,20 +9,24 @@
  * - anything else — bytes that are not RESP, an unknown command — refuses to start, naming the
  *   byte offset, because guessing past corruption could load wrong data.
  *
- * Under `appendfsync always` the log writes zeros ahead of its end (AppendLog.fillAhead), and a
- * process killed meanwhile leaves them: the commands end at the file's last byte that is not zero
- * (every command ends in "\n"), and the zeros are cut off, as PostgreSQL's recovery ends at the
- * first record of a zero-filled WAL segment that is not one. Zeros followed by more commands are
- * corruption like any other bytes that are not RESP.
+ * Lines starting with '#' between commands are annotations, skipped as Redis 7 skips them (it
+ * writes `#TS:<unix time>` ones with aof-timestamp-enabled).
+ *
+ * Under `appendfsync always` the log writes '#' bytes ahead of its end (AppendLog.fillAhead), and
+ * a process killed meanwhile leaves them: one annotation with no newline running to the end of
+ * the file, which Redis and redis-check-aof skip too. The commands end at the file's last byte
+ * that is neither '#' nor zero (every command ends in "\n"; earlier versions of svc wrote zeros
+ * ahead), and what follows is cut off at start. Were a machine to fail mid-write, a torn command
+ * would run into the '#' bytes; ending the commands where the fill begins makes it the torn tail
+ * it is. Zeros followed by more commands are corruption like any other bytes that are not RESP.
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, truncateSync } from "node:fs";
 import type { Logger } from "../../core/log.ts";
 import { SvcError } from "../../core/errors.ts";
 import type { Engine } from "../engine.ts";
 import type { Reply } from "../reply.ts";
-import { ProtocolError, RespParser } from "../resp/parser.ts";
+import { type ParseOutput, ProtocolError, RespParser } from "../resp/parser.ts";
 import { Session } from "../session.ts";
-import { encodedBytes } from "./command-buffer.ts";
 
 /**
  * Replies to loaded commands are dropped, as Redis drops them; errors are counted, and the first
@@ -48,17 +52,52 @@ class LoadReply implements Reply {
   verbatim(): void {}
 }
 
+const HASH = 0x23;
+const LF = 0x0a;
+
 /**
- * The file's parser: multibulk commands only. Redis's loader refuses anything else ("Bad file
- * format"), and so do we; a client's inline commands are for typing, and a line of them in the
- * file would be damage. (The network parser, reading a NUL where a command starts, waits for a
- * newline that never comes, as Redis does: here that would pass zeros inside the file off as a
- * torn tail and cut away the commands after them.)
+ * The file's parser: multibulk commands and annotation lines only. Redis's loader refuses
+ * anything else ("Bad file format"), and so do we; a client's inline commands are for typing, and
+ * a line of them in the file would be damage. (The network parser, reading a NUL where a command
+ * starts, waits for a newline that never comes, as Redis does: here that would pass zeros inside
+ * the file off as a torn tail and cut away the commands after them.)
+ *
+ * It also says where each command starts in the file, and where the file is whole up to, which
+ * the loader cuts back to.
  */
 class FileParser extends RespParser {
-  protected override inline(): never {
+  /** Bytes fed so far. */
+  private fed = 0;
+  /** Where each command of the last feed starts, as a byte offset in the file. */
+  readonly starts: number[] = [];
+  /** Where the last complete command or annotation ends: the file is whole up to here. */
+  boundary = 0;
+
+  override feed(chunk: Uint8Array): ParseOutput {
+    this.fed += chunk.length;
+    this.starts.length = 0;
+    return super.feed(chunk);
+  }
+
+  protected override multibulk(): string[] | null | undefined {
+    const command = super.multibulk();
+    if (command === undefined) return undefined;
+    if (command !== null) this.starts.push(this.boundary);
+    this.boundary = this.fed - this.pendingBytes;
+    return command;
+  }
+
+  /** An annotation, skipped up to and including its newline; anything else that is not '*' is damage. */
+  protected override inline(): null | undefined {
     const byte = this.buffer[this.start]!;
-    throw new ProtocolError(`expected '*' at the start of a command, found byte 0x${byte.toString(16).padStart(2, "0")}`);
+    if (byte !== HASH) {
+      throw new ProtocolError(`expected '*' at the start of a command, found byte 0x${byte.toString(16).padStart(2, "0")}`);
+    }
+    const lf = this.buffer.indexOf(LF, this.start);
+    if (lf === -1 || lf >= this.end) return undefined;
+    this.start = lf + 1;
+    this.boundary = this.fed - this.pendingBytes;
+    return null;
   }
 }
 
@@ -97,15 +136,17 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBy
       if (read === 0) break; // the file shrank under us: what was read is all there is
       at += read;
       const parsed = parser.feed(chunk.subarray(0, read));
-      for (const argv of parsed.commands) {
+      for (let i = 0; i < parsed.commands.length; i++) {
+        const argv = parsed.commands[i]!;
         const resolved = engine.resolve(argv);
-        if (typeof resolved === "string") throw corrupt(path, offset, resolved);
-        if (resolved.name === "multi") multiOffset = offset;
+        if (typeof resolved === "string") throw corrupt(path, parser.starts[i]!, resolved);
+        if (resolved.name === "multi") multiOffset = parser.starts[i]!;
         else if (resolved.name === "exec") multiOffset = null;
         engine.execute(session, argv, reply);
-        offset += encodedBytes(argv);
         commands++;
       }
+      // After the last complete command or annotation, not inside one still incomplete.
+      offset = parser.boundary;
       if (parsed.error !== null) throw corrupt(path, offset, parsed.error);
     }
   } finally {
@@ -127,7 +168,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBy
   return { commands, sizeBytes: validBytes };
 }
 
-/** Where the commands in the file end: after its last byte that is not zero (see the top). */
+/** Where the commands in the file end: after its last byte that is neither '#' nor zero (see the top). */
 function endOfCommands(fd: number, fileBytes: number): number {
   const block = Buffer.allocUnsafe(Math.min(tailScanBytes, Math.max(fileBytes, 1)));
   for (let end = fileBytes; end > 0; ) {
@@ -139,7 +180,7 @@ function endOfCommands(fd: number, fileBytes: number): number {
       if (read === 0) block.fill(0, got, end - from);
       got = read === 0 ? end - from : got + read;
     }
-    for (let i = end - from - 1; i >= 0; i--) if (block[i] !== 0) return from + i + 1;
+    for (let i = end - from - 1; i >= 0; i--) if (block[i] !== 0 && block[i] !== HASH) return from + i + 1;
     end = from;
   }
   return 0;

@@ -216,7 +216,7 @@ export class RespParser extends RequestBuffer implements RequestParser {
   }
 
   /** One multibulk command; undefined if incomplete, null for an empty (*0 or *-1) one. */
-  private multibulk(): string[] | null | undefined {
+  protected multibulk(): string[] | null | undefined {
     if (this.argsLeft === 0) {
       const count = this.header("too big mbulk count string");
       if (count === undefined) return undefined;
