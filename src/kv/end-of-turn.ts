@@ -38,7 +38,14 @@ function writeQueued(): void {
   scheduled = false;
   const writers = queued;
   queued = spare;
-  for (let i = 0; i < writers.length; i++) writers[i]!.writeAtTurnEnd();
-  writers.length = 0;
-  spare = writers;
+  let i = 0;
+  try {
+    for (; i < writers.length; i++) writers[i]!.writeAtTurnEnd();
+  } finally {
+    // A writer that threw (a bug) must not strand the ones after it, whose clients would wait
+    // forever: they write in the next turn, and the error goes on up.
+    for (let j = i + 1; j < writers.length; j++) writeAtEndOfTurn(writers[j]!);
+    writers.length = 0;
+    spare = writers;
+  }
 }

@@ -7,6 +7,7 @@
  */
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
+import { systemErrorText } from "../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
 import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing.ts";
 import type { CommandSpec, Exec } from "./commands/spec.ts";
@@ -14,6 +15,7 @@ import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
+import { PersistenceState } from "./aof/persistence-state.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
 import { arityError, KvError } from "./errors.ts";
@@ -63,6 +65,8 @@ export class Engine {
   aofBaseBytes = 0;
   /** Unix ms of the last time everything written was known to be on disk (LASTSAVE). */
   lastSaveMs: number;
+  /** Saves and rewrites as INFO persistence reports them. */
+  readonly persistence = new PersistenceState();
   /** The default user's password (requirepass); "" lets every client in without AUTH. */
   password = "";
   /** How long commands take, for INFO commandstats (command-timing.ts). */
@@ -142,6 +146,12 @@ export class Engine {
     const name = resolved.name;
     session.lastCommand = name;
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
+    // While the append-only file cannot be written, nothing more is acknowledged that it may
+    // never hold; PING is refused too, as Redis does, so that health checks see it.
+    const persistFailure = this.aof?.failureReason ?? null;
+    if (persistFailure !== null && (name === "ping" || this.isWrite(resolved, session))) {
+      return this.reject(session, argv, reply, `MISCONF Errors writing to the AOF file: ${persistFailure}`);
+    }
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
     if (session.subscriptions > 0 && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
       return this.reject(
@@ -201,6 +211,12 @@ export class Engine {
     this.stats.commandsProcessed++;
   }
 
+  /** Whether running `spec` now may change data: a write command, or EXEC of a queue holding one. */
+  private isWrite(spec: CommandSpec, session: Session): boolean {
+    if (spec.flags.includes("write")) return true;
+    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => queued.spec.flags.includes("write"));
+  }
+
   /** The command (or subcommand) argv names, or the error Redis answers for it. */
   resolve(argv: string[]): CommandSpec | string {
     const name = argv[0] ?? "";
@@ -221,15 +237,24 @@ export class Engine {
   }
 
   /**
-   * Starts rewriting the append-only file; false if one is already running. Replies and errors
-   * are the caller's (BGREWRITEAOF, the automatic trigger).
+   * Starts rewriting the append-only file; false if one is already running. Replies are the
+   * caller's (BGREWRITEAOF, the automatic trigger); a rewrite that cannot start throws KvError.
    */
   startRewrite(): boolean {
     if (this.aof === null || this.rewrite !== null) return false;
-    this.rewrite = new AofRewrite(this.dbs, this.aof, this.log, (ok) => {
-      this.rewrite = null;
-      if (ok) this.aofBaseBytes = this.aof?.sizeBytes ?? 0;
-    });
+    this.persistence.rewriteStarted(this.clock.nowMs());
+    try {
+      this.rewrite = new AofRewrite(this.dbs, this.aof, this.log, (ok) => {
+        this.rewrite = null;
+        this.persistence.rewriteEnded(ok, this.clock.nowMs());
+        if (ok) this.aofBaseBytes = this.aof?.sizeBytes ?? 0;
+      });
+    } catch (error) {
+      // Its temporary file could not be created: a failed rewrite, as INFO counts them.
+      this.persistence.rewriteEnded(false, this.clock.nowMs());
+      this.log.error({ err: error }, "append-only file rewrite could not start; the old file stays in use");
+      throw new KvError(`ERR Can't rewrite append only file in background: ${systemErrorText(error)}`);
+    }
     return true;
   }
 

@@ -38,12 +38,28 @@ function memory(): Fields {
   ];
 }
 
+/**
+ * Redis's fields, with svc's meaning where it differs: the "rdb" ones describe SAVE and BGSAVE,
+ * which make the append-only file durable (svc writes no snapshots); nothing forks, so there is
+ * no copy-on-write to report.
+ */
 function persistence(engine: Engine): Fields {
+  const state = engine.persistence;
+  const nowMs = engine.clock.nowMs();
+  const aof = engine.aof;
   return [
-    ["loading", 0], ["aof_enabled", engine.aof === null ? 0 : 1], ["rdb_changes_since_last_save", 0],
-    ["rdb_bgsave_in_progress", 0], ["rdb_last_save_time", Math.floor(engine.lastSaveMs / 1000)],
-    ["aof_rewrite_in_progress", engine.rewrite === null ? 0 : 1], ["aof_last_write_status", "ok"],
-    ["aof_current_size", engine.aof?.sizeBytes ?? 0], ["aof_base_size", engine.aofBaseBytes],
+    ["loading", 0], ["aof_enabled", aof === null ? 0 : 1],
+    ["rdb_changes_since_last_save", engine.dirty - state.dirtyAtLastSave],
+    ["rdb_bgsave_in_progress", state.bgsaveInProgress ? 1 : 0], ["rdb_last_save_time", Math.floor(engine.lastSaveMs / 1000)],
+    ["rdb_last_bgsave_status", state.lastBgsaveOk ? "ok" : "err"], ["rdb_saves", state.saves],
+    ["aof_rewrite_in_progress", engine.rewrite === null ? 0 : 1], ["aof_rewrite_scheduled", 0],
+    ["aof_last_rewrite_time_sec", state.lastRewriteSeconds], ["aof_current_rewrite_time_sec", state.currentRewriteSeconds(nowMs)],
+    ["aof_last_bgrewrite_status", state.lastRewriteOk ? "ok" : "err"], ["aof_rewrites", state.rewrites],
+    ["aof_rewrites_consecutive_failures", state.rewriteFailuresInARow],
+    ["aof_last_write_status", aof?.failureReason == null ? "ok" : "err"],
+    ["aof_current_size", aof?.sizeBytes ?? 0], ["aof_base_size", engine.aofBaseBytes],
+    ["aof_buffer_length", aof?.bufferedBytes ?? 0], ["aof_pending_bio_fsync", aof?.syncInFlight ? 1 : 0],
+    ["aof_delayed_fsync", 0],
   ];
 }
 

@@ -68,7 +68,14 @@ export const kvService = defineService({
       const path = join(config.dir, aofFileName);
       const loaded = loadAppendLog(engine, path, log);
       log.info({ path, commands: loaded.commands, bytes: loaded.sizeBytes }, "append-only file loaded");
-      engine.aof = new AppendLog(path, config.appendfsync as FsyncPolicy, loaded.sizeBytes);
+      engine.aof = new AppendLog(path, config.appendfsync as FsyncPolicy, loaded.sizeBytes, {
+        logger: log,
+        // Redis exits here too: every reply it sent was synced, and none may follow unsynced.
+        onFatal: (error) => {
+          log.fatal({ path, err: error }, "cannot persist to the append-only file under appendfsync always; exiting");
+          process.exit(1);
+        },
+      });
       engine.aofBaseBytes = loaded.sizeBytes;
     }
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
@@ -80,7 +87,16 @@ export const kvService = defineService({
       const aof = engine.aof;
       const percentage = Number(engine.config.get("auto-aof-rewrite-percentage"));
       const minBytes = Number(engine.config.get("auto-aof-rewrite-min-size"));
-      if (aof !== null && rewriteDue(aof.sizeBytes, engine.aofBaseBytes, percentage, minBytes)) engine.startRewrite();
+      if (aof === null || engine.rewrite !== null || !rewriteDue(aof.sizeBytes, engine.aofBaseBytes, percentage, minBytes)) return;
+      const allowed = engine.persistence.autoRewriteAllowed(engine.clock.nowMs(), (minutes) =>
+        log.warn({ minutes, failuresInARow: engine.persistence.rewriteFailuresInARow }, "automatic append-only file rewrites keep failing; waiting before the next try"),
+      );
+      if (!allowed) return;
+      try {
+        engine.startRewrite();
+      } catch {
+        // Logged and counted by the engine; the limit above spaces out the next tries.
+      }
     }, autoRewriteCheckMs);
     log.info({ port: resp.port, httpPort: rest.port, bind: config.bind }, "kv listening (RESP2, REST)");
     return {

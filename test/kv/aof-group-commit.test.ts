@@ -19,7 +19,7 @@ const dirs: string[] = [];
 function newLog(gatherMaxMs: number): AppendLog {
   const dir = mkdtempSync(join(tmpdir(), "svc-aof-group-"));
   dirs.push(dir);
-  const log = new AppendLog(join(dir, "appendonly.aof"), "always", 0, gatherMaxMs);
+  const log = new AppendLog(join(dir, "appendonly.aof"), "always", 0, { gatherMaxMs });
   logs.push(log);
   return log;
 }

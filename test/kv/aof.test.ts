@@ -3,12 +3,12 @@
 // with appendfsync always, the '#' fill it writes ahead is an annotation Redis's tools accept and
 // is cut off at start, a torn tail is cut back, and a corrupt middle refuses to start.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
-import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+import { liftFileSizeLimit, type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 
 const aofName = "appendonly.aof";
 const newDir = () => mkdtempSync(join(tmpdir(), "svc-aof-"));
@@ -417,6 +417,132 @@ describe("a file redis-server wrote", () => {
       expect(statSync(join(dir, aofName)).size).toBe(written.length);
     } finally {
       await kv.stop();
+    }
+  }, 30_000);
+});
+
+describe("when the file cannot be written", () => {
+  // 512 KiB holds five SETs of a 100 kB value; the sixth's write fails (EFBIG, as ENOSPC would).
+  const fileSizeLimitBytes = 512 * 1024;
+  const value = "v".repeat(100_000);
+  const misconf = "MISCONF Errors writing to the AOF file: File too large";
+  const infoField = (info: RespValue, name: string) => new RegExp(`^${name}:(.*)\\r$`, "m").exec(info as string)?.[1];
+
+  test("everysec: the write that fails is kept and retried; meanwhile writes and PING get MISCONF and change nothing, reads are served; writes resume once the file can be written", async () => {
+    const dir = newDir();
+    const kv = await startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec"], { fileSizeLimitBytes });
+    const acknowledged: string[] = [];
+    try {
+      await withClient(kv.port, async (c) => {
+        // As in Redis, the SET whose write finds the file full was run and is answered; the
+        // refusals start with the next write.
+        let refusal: RespValue = null;
+        for (let i = 0; i < 20 && refusal === null; i++) {
+          const reply = await c.call("SET", `k${i}`, value);
+          if (typeof reply === "object" && reply !== null && "e" in reply) refusal = reply;
+          else acknowledged.push(`k${i}`);
+        }
+        expect(refusal).toEqual({ e: misconf });
+        expect(acknowledged.length).toBe(6);
+        const refusedKey = `k${acknowledged.length}`;
+        expect(await c.call("EXISTS", refusedKey)).toBe(0n);
+        expect(await c.call("PING")).toEqual({ e: misconf });
+        expect(await c.call("GET", acknowledged.at(-1)!)).toBe(value);
+        expect(await c.call("DBSIZE")).toBe(6n);
+        // A transaction with a write is refused as it is queued, and EXEC says why.
+        expect(await c.call("MULTI")).toEqual({ s: "OK" });
+        expect(await c.call("INCR", "counter")).toEqual({ e: misconf });
+        expect(await c.call("EXEC")).toEqual({ e: "EXECABORT Transaction discarded because of previous errors." });
+        expect(await c.call("GET", "counter")).toBeNull();
+        const info = await c.call("INFO", "persistence");
+        expect(infoField(info, "aof_last_write_status")).toBe("err");
+        expect(Number(infoField(info, "aof_buffer_length"))).toBeGreaterThan(100_000);
+        // REST: 503, since a retry may succeed once the server can persist again.
+        const put = await fetch(`http://127.0.0.1:${kv.httpPort}/kv/rest`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: "1" }) });
+        expect(put.status).toBe(503);
+        expect(await put.json()).toEqual({ error: misconf });
+
+        liftFileSizeLimit(kv.proc.pid);
+        // Retried once a second: the kept write lands, and writes are accepted again.
+        const deadline = Date.now() + 5000;
+        while (infoField(await c.call("INFO", "persistence"), "aof_last_write_status") !== "ok" && Date.now() < deadline) await Bun.sleep(50);
+        expect(await c.call("SET", "after", "1")).toEqual({ s: "OK" });
+        expect(await c.call("PING")).toEqual({ s: "PONG" });
+      });
+      expect(kv.output()).toContain("cannot persist to the append-only file");
+      expect(kv.output()).toContain("can be written again");
+    } finally {
+      await kv.stop();
+    }
+    expect(Bun.spawnSync(["redis-check-aof", join(dir, aofName)]).stdout.toString()).toMatch(/is valid/);
+    const again = await startKvIn(dir);
+    try {
+      await withClient(again.port, async (c) => {
+        for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
+        expect(await c.call("GET", "after")).toBe("1");
+        expect(await c.call("DBSIZE")).toBe(BigInt(acknowledged.length + 1));
+      });
+    } finally {
+      await again.stop();
+    }
+  }, 30_000);
+
+  test("always: a write that cannot be synced ends the process, as in Redis; every acknowledged write is in the file", async () => {
+    const dir = newDir();
+    const kv = await startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", "always"], { fileSizeLimitBytes });
+    const acknowledged: string[] = [];
+    const client = await RespClient.connect(kv.port);
+    for (let i = 0; i < 20; i++) {
+      const reply = await Promise.race([client.call("SET", `k${i}`, value), client.closed.then(() => "closed" as const)]);
+      if (reply === "closed") break;
+      expect(reply).toEqual({ s: "OK" });
+      acknowledged.push(`k${i}`);
+    }
+    expect(await kv.proc.exited).toBe(1);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(4);
+    expect(kv.output()).toContain("cannot persist to the append-only file under appendfsync always; exiting");
+    const again = await startKvIn(dir);
+    try {
+      await withClient(again.port, async (c) => {
+        for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
+      });
+    } finally {
+      await again.stop();
+    }
+  }, 30_000);
+
+  test("a rewrite that cannot create its file fails without harm, and INFO counts it", async () => {
+    const dir = newDir();
+    const kv = await startKvIn(dir, "everysec");
+    try {
+      await withClient(kv.port, async (c) => {
+        await c.call("SET", "k", "v");
+        // A directory where the rewrite's temporary file goes: opening it for writing fails.
+        mkdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
+        expect(await c.call("BGREWRITEAOF")).toEqual({ e: "ERR Can't rewrite append only file in background: Illegal operation on a directory" });
+        let info = await c.call("INFO", "persistence");
+        expect(infoField(info, "aof_last_bgrewrite_status")).toBe("err");
+        expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("1");
+        expect(infoField(info, "aof_rewrite_in_progress")).toBe("0");
+        // The file in use is untouched, and takes writes.
+        expect(await c.call("SET", "k2", "v2")).toEqual({ s: "OK" });
+        rmdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
+        expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+        const deadline = Date.now() + 5000;
+        do info = await c.call("INFO", "persistence");
+        while (infoField(info, "aof_rewrite_in_progress") !== "0" && Date.now() < deadline);
+        expect(infoField(info, "aof_last_bgrewrite_status")).toBe("ok");
+        expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("0");
+        expect(infoField(info, "aof_rewrites")).toBe("2");
+      });
+    } finally {
+      await kv.stop();
+    }
+    const again = await startKvIn(dir);
+    try {
+      expect(await withClient(again.port, (c) => c.call("MGET", "k", "k2"))).toEqual(["v", "v2"]);
+    } finally {
+      await again.stop();
     }
   }, 30_000);
 });

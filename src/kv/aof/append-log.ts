@@ -24,11 +24,20 @@
  * the fill (Redis reads lines in 1 KiB pieces: one starting at a newline is not an annotation). A
  * clean close cuts the fill off, and so does the next start (load.ts).
  *
+ * When the file cannot be written or synced (a full disk, say), svc does what Redis does. Under
+ * `everysec` and `no` the commands stay in memory, their replies leave, and the write is retried
+ * every second; until it succeeds, write commands and PING are refused with MISCONF (engine.ts),
+ * so nothing more is acknowledged that the file may never hold. Under `always` an acknowledgement
+ * promises the disk, so the process exits instead (`onFatal`), as Redis does: everything it
+ * acknowledged is already synced.
+ *
  * Progress is counted in sequence numbers: `appendedSeq` counts appends, `durableSeq` the
  * appends the policy's promise covers. Connections hold replies until durableSeq reaches the
  * appendedSeq they saw (connection.ts).
  */
 import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync } from "node:fs";
+import type { Logger } from "../../core/log.ts";
+import { systemErrorText } from "../../core/system-error.ts";
 import { writeAll } from "../../core/write-all.ts";
 import { appendChunks, writeChunksAt } from "../../native/append.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
@@ -39,6 +48,8 @@ export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"
 
 /** How often `everysec` syncs. */
 const everysecIntervalMs = 1000;
+/** How often a write or sync that failed is tried again (Redis retries in its once-a-second cron). */
+const retryIntervalMs = 1000;
 /** Longest an `always` sync waits, by default, for the writers the last one answered to write again. */
 const gatherMaxMsDefault = 1;
 /**
@@ -56,6 +67,19 @@ const fillPiece = new Uint8Array(fillPieceBytes).fill(fillByte);
 /** Opens the log for positional writes (not O_APPEND: the file may go on past the log's end). */
 function openForWriting(path: string): number {
   return openSync(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
+}
+
+export interface AppendLogOptions {
+  /** Where a write or sync that failed, and the recovery, are logged. */
+  logger?: Logger;
+  /** Longest an `always` sync waits for the writers the last one answered (default 1 ms). */
+  gatherMaxMs?: number;
+  /**
+   * Called when `always` cannot keep its promise (a write or sync failed); the service logs it
+   * and exits. Nothing after the failed sync may be acknowledged, and retrying a failed fdatasync
+   * is not safe: the kernel may have dropped the dirty pages it could not write.
+   */
+  onFatal?: (error: unknown) => void;
 }
 
 export class AppendLog implements TurnWriter {
@@ -99,13 +123,21 @@ export class AppendLog implements TurnWriter {
   private allocatedBytes: number;
   /** Whether `always` writes a fill ahead in this file (not after a fill has failed). */
   private fillsAhead = true;
+  /** The last write or sync that failed, until one succeeds: what MISCONF and INFO report. */
+  private failure: { op: "write" | "sync"; reason: string } | null = null;
+  /** Bytes of commands whose write failed: written ahead of anything pending on the next try. */
+  private unwritten: Uint8Array | null = null;
+  private retryTimer: ReturnType<typeof setInterval> | null = null;
+  private readonly logger: Logger | null;
+  private readonly gatherMaxMs: number;
+  private readonly onFatal: (error: unknown) => void;
 
-  constructor(
-    readonly path: string,
-    policy: FsyncPolicy,
-    sizeBytes: number,
-    private readonly gatherMaxMs = gatherMaxMsDefault,
-  ) {
+  constructor(readonly path: string, policy: FsyncPolicy, sizeBytes: number, options: AppendLogOptions = {}) {
+    this.logger = options.logger ?? null;
+    this.gatherMaxMs = options.gatherMaxMs ?? gatherMaxMsDefault;
+    this.onFatal = options.onFatal ?? ((error) => {
+      throw error;
+    });
     this.fd = openForWriting(path);
     this.appendFd = openSync(path, "a");
     this.sizeBytes = sizeBytes;
@@ -245,12 +277,82 @@ export class AppendLog implements TurnWriter {
    * makes an acknowledged write survive kill -9. Called before replies are sent.
    */
   writePending(): void {
-    if (this.pending.length === 0 || this.policy === "always") return;
-    const bytes = this.pending.take();
-    this.writeAt(bytes);
+    if (this.policy === "always" || (this.pending.length === 0 && this.unwritten === null)) return;
+    const bytes = this.takeUnwritten();
+    try {
+      this.writeAt(bytes);
+    } catch (error) {
+      this.writeFailed(bytes, error);
+      // As Redis does, the replies leave anyway: the commands ran, and they stay in memory to be
+      // written when the disk takes them. What follows is refused until then.
+      this.advanceDurable(this.appendedSeq);
+      return;
+    }
     this.syncedSinceWrite = false;
+    if (this.failure?.op === "write") this.recovered();
     // Without `always`, a write in the page cache is all the policy promises.
     this.advanceDurable(this.appendedSeq);
+  }
+
+  /** The bytes a failed write left, then everything pending. */
+  private takeUnwritten(): Uint8Array {
+    const pending = this.pending.take();
+    const unwritten = this.unwritten;
+    this.unwritten = null;
+    if (unwritten === null) return pending;
+    if (pending.length === 0) return unwritten;
+    const bytes = new Uint8Array(unwritten.length + pending.length);
+    bytes.set(unwritten);
+    bytes.set(pending, unwritten.length);
+    return bytes;
+  }
+
+  /** Bytes of commands not yet in the file: pending, and kept from a write that failed. */
+  get bufferedBytes(): number {
+    return this.pending.length + (this.unwritten?.length ?? 0);
+  }
+
+  /** Whether a sync (or an `always` write and sync) runs on the worker now. */
+  get syncInFlight(): boolean {
+    return this.inFlight !== null;
+  }
+
+  /** Why the file cannot be written or synced now, as strerror words; null while it can. */
+  get failureReason(): string | null {
+    return this.failure?.reason ?? null;
+  }
+
+  /**
+   * A write of `bytes` failed: any part of them that reached the file is cut off (the next try
+   * writes them whole at the same place anyway, but a file cut there is one redis-check-aof
+   * accepts meanwhile), they are kept, and the write is retried every second.
+   */
+  private writeFailed(bytes: Uint8Array, error: unknown): void {
+    this.unwritten = bytes;
+    try {
+      ftruncateSync(this.fd, this.sizeBytes);
+    } catch {}
+    this.allocatedBytes = this.sizeBytes;
+    this.failed("write", error);
+  }
+
+  private failed(op: "write" | "sync", error: unknown): void {
+    const first = this.failure === null;
+    this.failure = { op, reason: systemErrorText(error) };
+    if (first) this.logger?.warn({ path: this.path, op, err: error }, "cannot persist to the append-only file; refusing writes until it can");
+    this.retryTimer ??= setInterval(() => this.retry(), retryIntervalMs);
+  }
+
+  private retry(): void {
+    if (this.failure?.op === "write") this.writePending();
+    // A failed sync is tried again by the everysec timer, which finds the file not synced.
+  }
+
+  private recovered(): void {
+    this.failure = null;
+    if (this.retryTimer !== null) clearInterval(this.retryTimer);
+    this.retryTimer = null;
+    this.logger?.warn({ path: this.path }, "the append-only file can be written again; accepting writes");
   }
 
   /**
@@ -323,10 +425,19 @@ export class AppendLog implements TurnWriter {
    */
   private syncInBackground(): void {
     if (this.inFlight !== null) return;
-    this.inFlight = this.sync().finally(() => {
-      this.inFlight = null;
-      if (this.policy === "always" && this.pending.length > 0) this.scheduleSync();
-    });
+    this.inFlight = this.sync()
+      .catch((error: unknown) => {
+        if (this.policy === "always") this.onFatal(error);
+        else {
+          // everysec: the next tick tries again; writes are refused until a sync succeeds.
+          this.syncedSinceWrite = false;
+          this.failed("sync", error);
+        }
+      })
+      .finally(() => {
+        this.inFlight = null;
+        if (this.policy === "always" && this.pending.length > 0) this.scheduleSync();
+      });
   }
 
   private async sync(): Promise<void> {
@@ -347,6 +458,7 @@ export class AppendLog implements TurnWriter {
       this.syncedSinceWrite = true;
       this.syncCount++;
       await appendChunks(this.fd, [], true);
+      if (this.failure?.op === "sync") this.recovered();
     }
   }
 
@@ -396,14 +508,29 @@ export class AppendLog implements TurnWriter {
 
   /** Writes and syncs everything pending, on this thread (shutdown, and SAVE-like waits). */
   flushSync(): void {
-    this.writeAt(this.pending.take());
-    fdatasyncSync(this.fd);
+    const bytes = this.takeUnwritten();
+    try {
+      this.writeAt(bytes);
+    } catch (error) {
+      this.writeFailed(bytes, error);
+      throw error;
+    }
+    if (this.failure?.op === "write") this.recovered();
+    try {
+      fdatasyncSync(this.fd);
+    } catch (error) {
+      this.syncedSinceWrite = false;
+      this.failed("sync", error);
+      throw error;
+    }
+    if (this.failure?.op === "sync") this.recovered();
     this.syncCount++;
     this.advanceDurable(this.appendedSeq);
   }
 
   async close(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.retryTimer !== null) clearInterval(this.retryTimer);
     this.closing = true;
     if (this.gatherTimer !== null) clearTimeout(this.gatherTimer);
     // A sync in flight writes bytes taken before anything still pending: let it land first.
@@ -411,7 +538,11 @@ export class AppendLog implements TurnWriter {
     // The fill goes: a stopped server leaves plain RESP, as Redis's own file is.
     if (this.allocatedBytes > this.sizeBytes) ftruncateSync(this.fd, this.sizeBytes);
     this.allocatedBytes = this.sizeBytes;
-    this.flushSync();
+    try {
+      this.flushSync();
+    } catch (error) {
+      this.logger?.error({ path: this.path, err: error }, "could not write the append-only file while stopping: the writes since it failed are lost");
+    }
     closeSync(this.fd);
     closeSync(this.appendFd);
   }

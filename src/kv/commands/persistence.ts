@@ -23,9 +23,22 @@ function save(x: Exec): void {
   // With appendfsync always the reply already waits for the sync that covers every write before
   // it (connection.ts); writing here could reorder bytes a sync in flight is still writing.
   if (aof.syncsEveryWrite) void aof.syncNow();
-  else aof.flushSync();
-  x.engine.lastSaveMs = x.engine.clock.nowMs();
+  else {
+    try {
+      aof.flushSync();
+    } catch {
+      throw new KvError(`ERR Errors writing to the AOF file: ${aof.failureReason ?? "unknown error"}`);
+    }
+  }
+  saved(x.engine);
   x.reply.simple("OK");
+}
+
+/** Everything written until now is on disk. */
+function saved(engine: Exec["engine"]): void {
+  engine.lastSaveMs = engine.clock.nowMs();
+  engine.persistence.dirtyAtLastSave = engine.dirty;
+  engine.persistence.saves++;
 }
 
 function bgsave(x: Exec, argv: string[]): void {
@@ -33,7 +46,17 @@ function bgsave(x: Exec, argv: string[]): void {
   const aof = x.engine.aof;
   if (aof === null) throw noFile();
   const engine = x.engine;
-  void aof.syncNow().then(() => (engine.lastSaveMs = engine.clock.nowMs()));
+  const state = engine.persistence;
+  const dirty = engine.dirty;
+  state.bgsaveInProgress = true;
+  void aof.syncNow().then(() => {
+    state.bgsaveInProgress = false;
+    // A write or sync that failed is kept, not thrown: the log says whether it holds now.
+    state.lastBgsaveOk = aof.failureReason === null;
+    if (!state.lastBgsaveOk) return;
+    saved(engine);
+    state.dirtyAtLastSave = dirty;
+  });
   x.reply.simple("Background saving started");
 }
 

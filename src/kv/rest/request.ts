@@ -41,11 +41,13 @@ export type RestRoutes = Record<string, Partial<Record<HttpMethod, RestHandler>>
 
 /**
  * The HTTP status of a command's error reply: 409 for WRONGTYPE (the request is fine, the key
- * holds another kind of value), 500 for a command that failed unexpectedly (a bug, logged by the
+ * holds another kind of value), 503 for MISCONF (the server cannot persist writes now; a retry
+ * may succeed once it can), 500 for a command that failed unexpectedly (a bug, logged by the
  * engine), 400 for every other error (syntax, range, unknown command, arity).
  */
-export function errorCode(message: string): "conflict" | "internal" | "bad_request" {
+export function errorCode(message: string): "conflict" | "unavailable" | "internal" | "bad_request" {
   if (message.startsWith("WRONGTYPE ")) return "conflict";
+  if (message.startsWith("MISCONF ")) return "unavailable";
   if (message.startsWith("ERR internal error")) return "internal";
   return "bad_request";
 }

@@ -26,13 +26,28 @@ async function spawnServer(name: string, argv: string[], env: Record<string, str
   return { port: server.where, proc: server.proc, output: server.output, stop: server.stop };
 }
 
+export interface KvStartOptions {
+  /**
+   * A soft limit on the size of any file the server writes (RLIMIT_FSIZE), with SIGXFSZ ignored:
+   * a write past it fails with EFBIG, as one on a full disk fails with ENOSPC, without needing a
+   * small filesystem (which only root can mount). liftFileSizeLimit removes it.
+   */
+  fileSizeLimitBytes?: number;
+}
+
 /**
  * Starts `svc kv --port 0 --http-port 0` (plus `args`, whose flags win) and waits for the ports it
  * prints: RESP's and the REST API's, each on its own endpoint line.
  */
-export async function startKv(args: string[] = []): Promise<ServerProcess> {
+export async function startKv(args: string[] = [], options: KvStartOptions = {}): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), "svc-kv-"));
-  const argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", "--port", "0", "--http-port", "0", "--dir", dir, ...args];
+  let argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", "--port", "0", "--http-port", "0", "--dir", dir, ...args];
+  if (options.fileSizeLimitBytes !== undefined) {
+    // The shell sets the limit on itself, then becomes the server (exec keeps the pid), which
+    // inherits the limit and the ignored signal. ulimit counts 512-byte blocks.
+    const blocks = Math.floor(options.fileSizeLimitBytes / 512);
+    argv = ["sh", "-c", `trap '' XFSZ; ulimit -S -f ${blocks}; exec "$0" "$@"`, ...argv];
+  }
   let httpPort: number | undefined;
   const server = await spawnServer("svc kv", argv, { ...process.env, SVC_LOG_LEVEL: "warn" }, (output) => {
     const resp = /RESP2 on [\d.]+:(\d+)/.exec(output);
@@ -42,6 +57,12 @@ export async function startKv(args: string[] = []): Promise<ServerProcess> {
     return Number(resp[1]);
   });
   return { ...server, httpPort };
+}
+
+/** Removes the soft file-size limit KvStartOptions set on a running server (util-linux's prlimit). */
+export function liftFileSizeLimit(pid: number): void {
+  const lifted = Bun.spawnSync(["prlimit", `--pid=${pid}`, "--fsize=unlimited:"]);
+  if (lifted.exitCode !== 0) throw new Error(`prlimit failed: ${lifted.stderr.toString()}`);
 }
 
 /** A free TCP port on loopback (for redis-server, which cannot pick its own and print it). */
