@@ -155,8 +155,9 @@ export class AppendLog implements TurnWriter {
     this.currentPolicy = policy;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = policy === "everysec" ? setInterval(() => this.syncInBackground(), everysecIntervalMs) : null;
-    // Commands appended under the old policy and not yet written now wait for `always`'s sync.
-    if (policy === "always" && this.pending.length > 0) this.syncInBackground();
+    // Commands appended under the old policy and not yet written (or kept from a write that
+    // failed) now wait for `always`'s sync.
+    if (policy === "always" && this.bufferedBytes > 0) this.syncInBackground();
   }
 
   /** Whether replies must wait for fdatasync, not just for the write. */
@@ -442,9 +443,9 @@ export class AppendLog implements TurnWriter {
 
   private async sync(): Promise<void> {
     if (this.policy === "always") {
-      if (this.pending.length === 0) return;
+      if (this.bufferedBytes === 0) return;
       const seq = this.appendedSeq;
-      const bytes = this.pending.take();
+      const bytes = this.takeUnwritten();
       const position = this.sizeBytes;
       this.sizeBytes += bytes.length;
       this.allocatedBytes = Math.max(this.allocatedBytes, this.sizeBytes);
@@ -452,6 +453,8 @@ export class AppendLog implements TurnWriter {
       // Everyone waiting now wrote before this sync's bytes were taken: it answers them all.
       this.lastSyncWriters = this.durableListeners.size;
       await writeChunksAt(this.fd, [bytes], position, true);
+      // A failure kept from before a switch to `always` is over once a write and sync succeed.
+      if (this.failure !== null) this.recovered();
       this.advanceDurable(seq);
       await this.fillAhead();
     } else if (!this.syncedSinceWrite) {
