@@ -67,6 +67,8 @@ export class Engine {
   lastSaveMs: number;
   /** Saves and rewrites as INFO persistence reports them. */
   readonly persistence = new PersistenceState();
+  /** Stops the server (SHUTDOWN); the service sets it, an engine without one refuses SHUTDOWN. */
+  onShutdown: (() => void) | null = null;
   /** The default user's password (requirepass); "" lets every client in without AUTH. */
   password = "";
   /** How long commands take, for INFO commandstats (command-timing.ts). */

@@ -78,6 +78,8 @@ export const kvService = defineService({
       });
       engine.aofBaseBytes = loaded.sizeBytes;
     }
+    // SHUTDOWN stops the server the way a signal does (run-service.ts), flushing what is left.
+    engine.onShutdown = () => process.kill(process.pid, "SIGTERM");
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));

@@ -547,6 +547,56 @@ describe("when the file cannot be written", () => {
   }, 30_000);
 });
 
+describe("SHUTDOWN", () => {
+  test("refuses what Redis refuses, with its words; inside MULTI too", async () => {
+    const [kv, redis] = await Promise.all([startKvIn(newDir(), "everysec"), startRedis()]);
+    try {
+      for (const port of [kv.port, redis.port]) {
+        await withClient(port, async (c) => {
+          expect(await c.call("SHUTDOWN", "ABORT")).toEqual({ e: "ERR No shutdown in progress." });
+          expect(await c.call("SHUTDOWN", "NOSAVE", "SAVE")).toEqual({ e: "ERR syntax error" });
+          expect(await c.call("SHUTDOWN", "NOW", "ABORT")).toEqual({ e: "ERR syntax error" });
+          expect(await c.call("SHUTDOWN", "LATER")).toEqual({ e: "ERR syntax error" });
+          expect(await c.call("MULTI")).toEqual({ s: "OK" });
+          expect(await c.call("SHUTDOWN")).toEqual({ e: "ERR Command not allowed inside a transaction" });
+          expect(await c.call("EXEC")).toEqual({ e: "EXECABORT Transaction discarded because of previous errors." });
+          expect(await c.call("PING")).toEqual({ s: "PONG" });
+        });
+      }
+    } finally {
+      await Promise.all([kv.stop(), redis.stop()]);
+    }
+  }, 30_000);
+
+  test("writes the file and stops the server with status 0, answering nothing", async () => {
+    const dir = newDir();
+    const kv = await startKvIn(dir, "no");
+    const client = await RespClient.connect(kv.port);
+    expect(await client.call("SET", "kept", "1")).toEqual({ s: "OK" });
+    const reply = await Promise.race([client.call("SHUTDOWN", "NOSAVE", "NOW"), client.closed.then(() => "closed")]);
+    expect(reply).toBe("closed");
+    expect(await kv.proc.exited).toBe(0);
+    const again = await startKvIn(dir);
+    try {
+      expect(await withClient(again.port, (c) => c.call("GET", "kept"))).toBe("1");
+    } finally {
+      await again.stop();
+    }
+  }, 30_000);
+
+  test("when the file cannot be written it stays up and says so; FORCE stops it anyway", async () => {
+    const dir = newDir();
+    const kv = await startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", "no"], { fileSizeLimitBytes: 64 * 1024 });
+    const client = await RespClient.connect(kv.port);
+    expect(await client.call("SET", "big", "v".repeat(100_000))).toEqual({ s: "OK" });
+    expect(await client.call("SHUTDOWN")).toEqual({ e: "ERR Errors trying to SHUTDOWN. Check logs." });
+    expect(await client.call("GET", "big")).toBe("v".repeat(100_000));
+    expect(await Promise.race([client.call("SHUTDOWN", "FORCE"), client.closed.then(() => "closed")])).toBe("closed");
+    expect(await kv.proc.exited).toBe(0);
+    expect(kv.output()).toContain("could not write the append-only file while stopping");
+  }, 30_000);
+});
+
 describe("CONFIG SET appendfsync", () => {
   test("checks the word as Redis does and switches policy at once; writes under each policy survive kill -9", async () => {
     const dir = newDir();

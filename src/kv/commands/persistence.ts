@@ -3,10 +3,11 @@
  * - BGREWRITEAOF rewrites it (aof/rewrite.ts);
  * - SAVE makes everything written so far durable (write and fdatasync) before answering, which
  *   is what a caller of SAVE relies on; BGSAVE does the same in the background;
- * - LASTSAVE answers when that last happened (at first, when the server started).
+ * - LASTSAVE answers when that last happened (at first, when the server started);
+ * - SHUTDOWN writes and syncs the file, then stops the server as SIGTERM does.
  * Without an append-only file there is nothing to save to, and SAVE/BGSAVE say so.
  */
-import { KvError } from "../errors.ts";
+import { KvError, syntaxError } from "../errors.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 const noFile = () => new KvError("ERR svc persists through the append-only file, which is off (start it with --appendonly yes)");
@@ -60,10 +61,47 @@ function bgsave(x: Exec, argv: string[]): void {
   x.reply.simple("Background saving started");
 }
 
+/**
+ * SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis 7 reads it. There are no snapshots to
+ * save (NOSAVE and SAVE change nothing) and no replicas to wait for (NOW changes nothing, and
+ * ABORT finds no shutdown to abort). The file is written and synced first, unless it cannot be
+ * and FORCE was not given: then the server stays up and says so. On success nothing is answered;
+ * the connection closes as the server stops.
+ */
+function shutdown(x: Exec, argv: string[]): void {
+  const options = new Set<string>();
+  for (let i = 1; i < argv.length; i++) {
+    const option = argv[i]!.toUpperCase();
+    if (!["NOSAVE", "SAVE", "NOW", "FORCE", "ABORT"].includes(option)) throw syntaxError();
+    options.add(option);
+  }
+  if ((options.has("NOSAVE") && options.has("SAVE")) || (options.has("ABORT") && options.size > 1)) throw syntaxError();
+  if (options.has("ABORT")) throw new KvError("ERR No shutdown in progress.");
+  const engine = x.engine;
+  const aof = engine.aof;
+  // Under `always` everything answered is synced already, and the stop syncs the rest after the
+  // sync in flight (writing here could land before bytes that sync is still writing).
+  if (aof !== null && !aof.syncsEveryWrite) {
+    try {
+      aof.flushSync();
+    } catch (error) {
+      engine.log.warn({ err: error }, "SHUTDOWN could not write the append-only file");
+      if (!options.has("FORCE")) throw new KvError("ERR Errors trying to SHUTDOWN. Check logs.");
+    }
+  }
+  if (engine.onShutdown === null) throw new KvError("ERR Errors trying to SHUTDOWN. Check logs.");
+  engine.log.warn({ client: x.session.name }, "SHUTDOWN: stopping");
+  engine.onShutdown();
+}
+
 export const persistenceCommands: readonly CommandSpec[] = [
   { name: "bgrewriteaof", arity: 1, flags: ["admin", "noscript"], group: "server", summary: "Rewrites the append-only file.", run: bgrewriteaof },
   { name: "save", arity: 1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Makes every write so far durable.", run: save },
   { name: "bgsave", arity: -1, flags: ["admin", "noscript"], group: "server", summary: "Makes every write so far durable, in the background.", run: bgsave },
+  {
+    name: "shutdown", arity: -1, flags: ["admin", "noscript", "loading", "stale", "no_multi", "allow_busy"], group: "server",
+    summary: "Writes and syncs the append-only file, then stops the server.", run: shutdown,
+  },
   {
     name: "lastsave", arity: 1, flags: ["loading", "stale", "fast"], group: "server", summary: "Returns when data was last made durable.",
     run: (x) => x.reply.integer(Math.floor(x.engine.lastSaveMs / 1000)),
