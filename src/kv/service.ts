@@ -9,7 +9,7 @@ import { kvDatabasesDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { AppendLog, type FsyncPolicy, fsyncPolicies } from "./aof/append-log.ts";
 import { loadAppendLog } from "./aof/load.ts";
-import { rewriteDue } from "./aof/rewrite.ts";
+import { removeStaleRewriteFiles, rewriteDue } from "./aof/rewrite.ts";
 import { Engine } from "./engine.ts";
 import { startActiveExpire } from "./expire.ts";
 import { NativeRespParser } from "./resp/native-parser.ts";
@@ -66,6 +66,7 @@ export const kvService = defineService({
     if (config.appendonly === "yes") {
       mkdirSync(config.dir, { recursive: true });
       const path = join(config.dir, aofFileName);
+      removeStaleRewriteFiles(config.dir, log);
       const loaded = loadAppendLog(engine, path, log);
       log.info({ path, commands: loaded.commands, bytes: loaded.sizeBytes }, "append-only file loaded");
       engine.aof = new AppendLog(path, config.appendfsync as FsyncPolicy, loaded.sizeBytes, {
@@ -111,7 +112,10 @@ export const kvService = defineService({
         clearInterval(autoRewrite);
         resp.stop();
         await rest.stop(true);
+        // A rewrite still walking is given up; its temporary file goes (Redis kills its child).
+        const rewriteEnded = engine.rewrite?.abort();
         await engine.aof?.close();
+        await rewriteEnded;
       },
     };
   },

@@ -3,7 +3,7 @@
 // with appendfsync always, the '#' fill it writes ahead is an annotation Redis's tools accept and
 // is cut off at start, a torn tail is cut back, and a corrupt middle refuses to start.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -291,6 +291,49 @@ describe("rewriting the file", () => {
     }
     await expectReplaysTo(dir, before);
   }, 120_000);
+});
+
+describe("a rewrite cut off", () => {
+  test("stopping the server during a rewrite keeps the old file and leaves no temporary file", async () => {
+    const dir = newDir();
+    const kv = await startKvIn(dir, "everysec");
+    const keys = 200_000;
+    await withClient(kv.port, async (c) => {
+      for (let from = 0; from < keys; from += 10_000) {
+        await c.pipeline(Array.from({ length: 10_000 }, (_, i) => ["SET", `key:${from + i}`, String(from + i)]));
+      }
+      expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+      // The walk over 200k keys takes many 2 ms slices: it is still running when the stop comes.
+      expect(await c.call("INFO", "persistence")).toContain("aof_rewrite_in_progress:1");
+    });
+    await kv.stop();
+    expect(await kv.proc.exited).toBe(0);
+    expect(kv.output()).toContain("rewrite stopped with the server");
+    expect(readdirSync(dir)).toEqual([aofName]);
+    const again = await startKvIn(dir);
+    try {
+      expect(await withClient(again.port, (c) => c.call("DBSIZE"))).toBe(BigInt(keys));
+    } finally {
+      await again.stop();
+    }
+  }, 60_000);
+
+  test("a temporary file a killed server left is removed at start", async () => {
+    const dir = newDir();
+    const kv = await startKvIn(dir, "everysec");
+    await withClient(kv.port, (c) => c.call("SET", "k", "v"));
+    await kv.stop();
+    writeFileSync(join(dir, "temp-rewriteaof-12345.aof"), "*1\r\n$4\r\nPING\r\n");
+    writeFileSync(join(dir, "notes.txt"), "not ours");
+    const again = await startKv(["--dir", dir, "--appendonly", "yes", "--log-level", "warn"]);
+    try {
+      expect(await withClient(again.port, (c) => c.call("GET", "k"))).toBe("v");
+      expect(readdirSync(dir).sort()).toEqual([aofName, "notes.txt"]);
+      expect(again.output()).toContain("removed the temporary file of an append-only file rewrite");
+    } finally {
+      await again.stop();
+    }
+  }, 30_000);
 });
 
 describe("a damaged file", () => {

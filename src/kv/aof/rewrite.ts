@@ -25,7 +25,7 @@
  * written and synced on it, just before the switch. Syncing the whole file on this thread held
  * the event loop for as long as the disk took to take tens of megabytes.
  */
-import { closeSync, fdatasyncSync, openSync, renameSync, unlinkSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync, readdirSync, renameSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fsyncDir } from "../../core/atomic-file.ts";
 import { writeAll } from "../../core/write-all.ts";
@@ -105,6 +105,8 @@ export class AofRewrite {
    */
   private readonly waiting: PartlyWritten[] = [];
   private readonly startedMs = Date.now();
+  /** Settles once the rewrite has ended, swapped in or given up, its temporary file gone either way. */
+  private readonly ended = Promise.withResolvers<void>();
 
   constructor(
     private readonly dbs: readonly Keyspace[],
@@ -112,7 +114,7 @@ export class AofRewrite {
     private readonly logger: Logger,
     private readonly onEnd: (ok: boolean) => void,
   ) {
-    this.tempPath = join(dirname(log.path), `temp-rewriteaof-${process.pid}.aof`);
+    this.tempPath = join(dirname(log.path), `${tempFilePrefix}${process.pid}.aof`);
     this.fd = openSync(this.tempPath, "w");
     this.out = new CommandBuffer(this.fd);
     this.early = dbs.map(() => new Set<string>());
@@ -334,12 +336,27 @@ export class AofRewrite {
       fsyncDir(dirname(this.log.path));
       this.log.switchTo(this.log.path);
       this.logger.info({ path: this.log.path, bytes: this.log.sizeBytes, ms: Date.now() - this.startedMs }, "append-only file rewritten");
-      this.onEnd(true);
+      this.end(true);
     } catch (error) {
       this.fail(error);
     }
   }
 
+  /**
+   * The server is stopping: a walk still running is given up (the old file holds everything), and
+   * one whose file is being synced ends as it will. Resolves once the rewrite has ended.
+   */
+  abort(): Promise<void> {
+    if (!this.finished) this.fail(null);
+    return this.ended.promise;
+  }
+
+  private end(ok: boolean): void {
+    this.onEnd(ok);
+    this.ended.resolve();
+  }
+
+  /** Gives up, keeping the old file; `error` null for a stop rather than a failure. */
   private fail(error: unknown): void {
     this.finished = true;
     this.releaseTable();
@@ -350,8 +367,25 @@ export class AofRewrite {
     try {
       unlinkSync(this.tempPath);
     } catch {}
-    this.logger.error({ err: error }, "append-only file rewrite failed; the old file stays in use");
-    this.onEnd(false);
+    if (error === null) this.logger.warn("append-only file rewrite stopped with the server; the old file stays in use");
+    else this.logger.error({ err: error }, "append-only file rewrite failed; the old file stays in use");
+    this.end(false);
+  }
+}
+
+/** A rewrite writes `temp-rewriteaof-<pid>.aof` beside the file (Redis's name). */
+const tempFilePrefix = "temp-rewriteaof-";
+const tempFileName = /^temp-rewriteaof-\d+\.aof$/;
+
+/**
+ * Removes the temporary files of rewrites a killed server left in `dir`: a rewrite that was cut
+ * off never swapped its file in, and nothing else reads it. Called at start, before loading.
+ */
+export function removeStaleRewriteFiles(dir: string, logger: Logger): void {
+  for (const name of readdirSync(dir)) {
+    if (!tempFileName.test(name)) continue;
+    unlinkSync(join(dir, name));
+    logger.warn({ path: join(dir, name) }, "removed the temporary file of an append-only file rewrite that did not finish");
   }
 }
 
