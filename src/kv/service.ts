@@ -78,6 +78,8 @@ export const kvService = defineService({
         },
       });
       engine.aofBaseBytes = loaded.sizeBytes;
+      // What was loaded is on disk already: no changes since the last save, as Redis counts.
+      engine.persistence.dirtyAtLastSave = engine.dirty;
     }
     // SHUTDOWN stops the server the way a signal does (run-service.ts), flushing what is left.
     engine.onShutdown = () => process.kill(process.pid, "SIGTERM");

@@ -619,9 +619,19 @@ describe("SHUTDOWN", () => {
     const reply = await Promise.race([client.call("SHUTDOWN", "NOSAVE", "NOW"), client.closed.then(() => "closed")]);
     expect(reply).toBe("closed");
     expect(await kv.proc.exited).toBe(0);
-    const again = await startKvIn(dir);
+    const again = await startKvIn(dir, "everysec");
     try {
-      expect(await withClient(again.port, (c) => c.call("GET", "kept"))).toBe("1");
+      await withClient(again.port, async (c) => {
+        expect(await c.call("GET", "kept")).toBe("1");
+        // What was loaded is saved; changes count from there until a SAVE.
+        expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:0\r\n");
+        await c.call("MSET", "a", "1", "b", "2");
+        expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:2\r\n");
+        expect(await c.call("SAVE")).toEqual({ s: "OK" });
+        const info = await c.call("INFO", "persistence");
+        expect(info).toContain("rdb_changes_since_last_save:0\r\n");
+        expect(info).toContain("rdb_saves:1\r\n");
+      });
     } finally {
       await again.stop();
     }

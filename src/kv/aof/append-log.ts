@@ -42,6 +42,7 @@ import { writeAll } from "../../core/write-all.ts";
 import { appendChunks, writeChunksAt } from "../../native/append.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
 import { CommandBuffer } from "./command-buffer.ts";
+import { annotationByte } from "./load.ts";
 
 export type FsyncPolicy = "always" | "everysec" | "no";
 export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"];
@@ -60,9 +61,8 @@ const gatherMaxMsDefault = 1;
 const fillAheadBytes = 4 * 1024 * 1024;
 /** The bytes one fill appends at most, as pieces of one shared buffer. */
 const fillPieceBytes = 1024 * 1024;
-/** '#': what the fill is made of (see the top). */
-export const fillByte = 0x23;
-const fillPiece = new Uint8Array(fillPieceBytes).fill(fillByte);
+/** The fill is one annotation line with no end (see the top). */
+const fillPiece = new Uint8Array(fillPieceBytes).fill(annotationByte);
 
 /** Opens the log for positional writes (not O_APPEND: the file may go on past the log's end). */
 function openForWriting(path: string): number {

@@ -52,7 +52,8 @@ class LoadReply implements Reply {
   verbatim(): void {}
 }
 
-const HASH = 0x23;
+/** '#': the first byte of an annotation line. */
+export const annotationByte = 0x23;
 const LF = 0x0a;
 
 /**
@@ -90,7 +91,7 @@ class FileParser extends RespParser {
   /** An annotation, skipped up to and including its newline; anything else that is not '*' is damage. */
   protected override inline(): null | undefined {
     const byte = this.buffer[this.start]!;
-    if (byte !== HASH) {
+    if (byte !== annotationByte) {
       throw new ProtocolError(`expected '*' at the start of a command, found byte 0x${byte.toString(16).padStart(2, "0")}`);
     }
     const lf = this.buffer.indexOf(LF, this.start);
@@ -180,7 +181,7 @@ function endOfCommands(fd: number, fileBytes: number): number {
       if (read === 0) block.fill(0, got, end - from);
       got = read === 0 ? end - from : got + read;
     }
-    for (let i = end - from - 1; i >= 0; i--) if (block[i] !== 0 && block[i] !== HASH) return from + i + 1;
+    for (let i = end - from - 1; i >= 0; i--) if (block[i] !== 0 && block[i] !== annotationByte) return from + i + 1;
     end = from;
   }
   return 0;

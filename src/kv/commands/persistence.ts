@@ -90,7 +90,7 @@ function shutdown(x: Exec, argv: string[]): void {
     }
   }
   if (engine.onShutdown === null) throw new KvError("ERR Errors trying to SHUTDOWN. Check logs.");
-  engine.log.warn({ client: x.session.name }, "SHUTDOWN: stopping");
+  engine.log.warn("SHUTDOWN: stopping");
   engine.onShutdown();
 }
 
