@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
+import { isSvcError } from "../../src/core/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { CommandBuffer } from "../../src/kv/aof/command-buffer.ts";
 import { loadAppendLog, type LoadResult } from "../../src/kv/aof/load.ts";
@@ -92,6 +93,32 @@ describe("loading the append-only file a chunk at a time", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  test("any bytes either load or are refused as corrupt, never anything else; what a load leaves loads the same again, with nothing more cut", () => {
+    const token = fc.oneof(
+      fc.constantFrom("*", "$", "\r\n", "\n", "\r", "#", "\0", "0", "1", "3", "-1", "SET", "k", "v"),
+      fc.constantFrom("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n", "#TS:1\r\n", "*1\r\n$5\r\nMULTI\r\n", "*1\r\n$4\r\nEXEC\r\n", "*1\r\n$7\r\nDISCARD\r\n", "*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 30 }), fc.integer({ min: 1, max: 64 }), (tokens, chunkBytes) => {
+        const bytes = Buffer.from(tokens.join(""), "latin1");
+        let first: ReturnType<typeof load>;
+        try {
+          first = load(bytes, chunkBytes);
+        } catch (error) {
+          expect(isSvcError(error) && error.code === "data_corrupt").toBe(true);
+          return;
+        }
+        expect(first.after.length).toBe(first.result.sizeBytes);
+        const second = load(first.after);
+        expect(second.data).toEqual(first.data);
+        expect(second.result).toEqual(first.result);
+        expect(Buffer.compare(second.after, first.after)).toBe(0);
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -122,6 +122,8 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBy
   let offset = 0;
   /** Where the transaction being replayed began: a tail cut inside it drops it whole. */
   let multiOffset: number | null = null;
+  /** Commands loaded before that transaction: what counts if it is dropped. */
+  let commandsBeforeMulti = 0;
   const reply = new LoadReply();
   const session = new Session(reply, null);
   engine.register(session);
@@ -141,8 +143,13 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBy
         const argv = parsed.commands[i]!;
         const resolved = engine.resolve(argv);
         if (typeof resolved === "string") throw corrupt(path, parser.starts[i]!, resolved);
-        if (resolved.name === "multi") multiOffset = parser.starts[i]!;
-        else if (resolved.name === "exec") multiOffset = null;
+        // A MULTI inside a transaction is refused when replayed (as nested MULTI is): the
+        // transaction still began at the first.
+        if (resolved.name === "multi" && multiOffset === null) {
+          multiOffset = parser.starts[i]!;
+          commandsBeforeMulti = commands;
+        }
+        else if (resolved.name === "exec" || resolved.name === "discard") multiOffset = null;
         engine.execute(session, argv, reply);
         commands++;
       }
@@ -159,6 +166,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBy
     log.warn({ path, errors: reply.errors, first: reply.firstError }, "commands in the append-only file answered errors when replayed; their effects, if any, are loaded");
   }
   const validBytes = multiOffset ?? offset;
+  if (multiOffset !== null) commands = commandsBeforeMulti;
   if (validBytes < dataBytes) {
     log.warn(
       { path, loadedBytes: validBytes, droppedBytes: dataBytes - validBytes, openTransaction: multiOffset !== null },
