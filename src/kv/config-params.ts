@@ -45,11 +45,19 @@ const enumParams: Readonly<Record<string, readonly string[]>> = {
   appendfsync: ["everysec", "always", "no"],
 };
 
+/** Parameters that are yes or no. */
+const boolParams: ReadonlySet<string> = new Set(["appendonly"]);
+
 /**
  * The value CONFIG SET stores for `name`: memory values in bytes, words in lower case, anything
  * else as given. Throws Redis's error for a value it would refuse.
  */
 export function canonicalConfigValue(name: string, value: string): string {
+  if (boolParams.has(name)) {
+    const word = value.toLowerCase();
+    if (word !== "yes" && word !== "no") throw setFailed(name, "argument must be 'yes' or 'no'");
+    return word;
+  }
   const words = enumParams[name];
   if (words !== undefined) {
     const word = value.toLowerCase();

@@ -69,6 +69,8 @@ export class Engine {
   readonly persistence = new PersistenceState();
   /** Stops the server (SHUTDOWN); the service sets it, an engine without one refuses SHUTDOWN. */
   onShutdown: (() => void) | null = null;
+  /** Starts or stops the append-only file to match CONFIG's `appendonly` (the service sets it). */
+  onAppendonly: (() => void) | null = null;
   /** The default user's password (requirepass); "" lets every client in without AUTH. */
   password = "";
   /** How long commands take, for INFO commandstats (command-timing.ts). */
@@ -116,6 +118,7 @@ export class Engine {
     else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
     else if (name === "requirepass") this.password = value;
     else if (name === "appendfsync") this.aof?.setPolicy(value as FsyncPolicy);
+    else if (name === "appendonly") this.onAppendonly?.();
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {
@@ -244,19 +247,20 @@ export class Engine {
    */
   startRewrite(): boolean {
     if (this.aof === null || this.rewrite !== null) return false;
-    this.persistence.rewriteStarted(this.clock.nowMs());
+    const startedMs = this.clock.nowMs();
     try {
-      this.rewrite = new AofRewrite(this.dbs, this.aof, this.log, (ok) => {
+      this.rewrite = new AofRewrite(this.dbs, this.aof, this.log, (outcome) => {
         this.rewrite = null;
-        this.persistence.rewriteEnded(ok, this.clock.nowMs());
-        if (ok) this.aofBaseBytes = this.aof?.sizeBytes ?? 0;
+        this.persistence.rewriteEnded(outcome, this.clock.nowMs());
+        if (outcome === "done") this.aofBaseBytes = this.aof?.sizeBytes ?? 0;
       });
     } catch (error) {
       // Its temporary file could not be created: a failed rewrite, as INFO counts them.
-      this.persistence.rewriteEnded(false, this.clock.nowMs());
+      this.persistence.rewriteNotStarted();
       this.log.error({ err: error }, "append-only file rewrite could not start; the old file stays in use");
       throw new KvError(`ERR Can't rewrite append only file in background: ${systemErrorText(error)}`);
     }
+    this.persistence.rewriteStarted(startedMs);
     return true;
   }
 

@@ -48,7 +48,7 @@ function persistence(engine: Engine): Fields {
   const nowMs = engine.clock.nowMs();
   const aof = engine.aof;
   return [
-    ["loading", 0], ["aof_enabled", aof === null ? 0 : 1],
+    ["loading", 0], ["aof_enabled", aof === null || aof.isClosing ? 0 : 1],
     ["rdb_changes_since_last_save", engine.dirty - state.dirtyAtLastSave],
     ["rdb_bgsave_in_progress", state.bgsaveInProgress ? 1 : 0], ["rdb_last_save_time", Math.floor(engine.lastSaveMs / 1000)],
     ["rdb_last_bgsave_status", state.lastBgsaveOk ? "ok" : "err"], ["rdb_saves", state.saves],

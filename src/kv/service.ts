@@ -2,14 +2,11 @@
  * `svc kv`: the Redis-compatible key-value service. RESP2 on --port (6379) and the REST API
  * (src/kv/rest, docs/kv-rest.md) on --http-port (5020), over one engine.
  */
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { flag } from "../core/config.ts";
 import { kvDatabasesDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
-import { AppendLog, type FsyncPolicy, fsyncPolicies } from "./aof/append-log.ts";
-import { loadAppendLog } from "./aof/load.ts";
-import { removeStaleRewriteFiles, rewriteDue } from "./aof/rewrite.ts";
+import { fsyncPolicies } from "./aof/append-log.ts";
+import { AofFileControl, aofFileName } from "./aof/file-control.ts";
 import { Engine } from "./engine.ts";
 import { startActiveExpire } from "./expire.ts";
 import { NativeRespParser } from "./resp/native-parser.ts";
@@ -17,17 +14,11 @@ import { RespParser } from "./resp/parser.ts";
 import { startRestServer } from "./rest/server.ts";
 import { startRespServer } from "./server.ts";
 
-/** How often the file's growth is checked for an automatic rewrite (Redis's serverCron, hz 10). */
-const autoRewriteCheckMs = 100;
-
 /**
  * Where data lives unless --dir says otherwise: a directory of its own under the working
  * directory, so `svc up` persists without setup and never scatters files where it was started.
  */
 const dataDirDefault = "data/kv";
-
-/** The append-only file's name in --dir (Redis's appendfilename default). */
-const aofFileName = "appendonly.aof";
 
 export const kvService = defineService({
   name: "kv",
@@ -63,24 +54,9 @@ export const kvService = defineService({
         appendonly: config.appendonly, appendfsync: config.appendfsync,
       },
     });
-    if (config.appendonly === "yes") {
-      mkdirSync(config.dir, { recursive: true });
-      const path = join(config.dir, aofFileName);
-      removeStaleRewriteFiles(config.dir, log);
-      const loaded = loadAppendLog(engine, path, log);
-      log.info({ path, commands: loaded.commands, bytes: loaded.sizeBytes }, "append-only file loaded");
-      engine.aof = new AppendLog(path, config.appendfsync as FsyncPolicy, loaded.sizeBytes, {
-        logger: log,
-        // Redis exits here too: every reply it sent was synced, and none may follow unsynced.
-        onFatal: (error) => {
-          log.fatal({ path, err: error }, "cannot persist to the append-only file under appendfsync always; exiting");
-          process.exit(1);
-        },
-      });
-      engine.aofBaseBytes = loaded.sizeBytes;
-      // What was loaded is on disk already: no changes since the last save, as Redis counts.
-      engine.persistence.dirtyAtLastSave = engine.dirty;
-    }
+    const aofControl = new AofFileControl(engine, config.dir, log);
+    if (config.appendonly === "yes") aofControl.loadAndContinue();
+    engine.onAppendonly = () => aofControl.follow();
     // SHUTDOWN stops the server the way a signal does (run-service.ts), flushing what is left.
     engine.onShutdown = () => process.kill(process.pid, "SIGTERM");
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
@@ -88,21 +64,6 @@ export const kvService = defineService({
     engine.config.set("port", String(resp.port));
     const rest = startRestServer({ engine, hostname: config.bind, port: config.httpPort, blockTimeoutMs: config.httpBlockTimeout, log });
     const stopExpire = startActiveExpire(engine);
-    const autoRewrite = setInterval(() => {
-      const aof = engine.aof;
-      const percentage = Number(engine.config.get("auto-aof-rewrite-percentage"));
-      const minBytes = Number(engine.config.get("auto-aof-rewrite-min-size"));
-      if (aof === null || engine.rewrite !== null || !rewriteDue(aof.sizeBytes, engine.aofBaseBytes, percentage, minBytes)) return;
-      const allowed = engine.persistence.autoRewriteAllowed(engine.clock.nowMs(), (minutes) =>
-        log.warn({ minutes, failuresInARow: engine.persistence.rewriteFailuresInARow }, "automatic append-only file rewrites keep failing; waiting before the next try"),
-      );
-      if (!allowed) return;
-      try {
-        engine.startRewrite();
-      } catch {
-        // Logged and counted by the engine; the limit above spaces out the next tries.
-      }
-    }, autoRewriteCheckMs);
     log.info({ port: resp.port, httpPort: rest.port, bind: config.bind }, "kv listening (RESP2, REST)");
     return {
       endpoints: [
@@ -111,13 +72,10 @@ export const kvService = defineService({
       ],
       async stop() {
         stopExpire();
-        clearInterval(autoRewrite);
         resp.stop();
         await rest.stop(true);
         // A rewrite still walking is given up; its temporary file goes (Redis kills its child).
-        const rewriteEnded = engine.rewrite?.abort();
-        await engine.aof?.close();
-        await rewriteEnded;
+        await aofControl.stop();
       },
     };
   },

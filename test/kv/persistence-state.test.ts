@@ -8,7 +8,7 @@ const minute = 60_000;
 function failTimes(state: PersistenceState, n: number, atMs: number): void {
   for (let i = 0; i < n; i++) {
     state.rewriteStarted(atMs);
-    state.rewriteEnded(false, atMs);
+    state.rewriteEnded("failed", atMs);
   }
 }
 
@@ -43,7 +43,7 @@ describe("automatic rewrites after failures", () => {
     failTimes(state, rewriteFailuresBeforeLimit + 2, 0);
     expect(state.autoRewriteAllowed(0, () => {})).toBe(false);
     state.rewriteStarted(1000);
-    state.rewriteEnded(true, 4500);
+    state.rewriteEnded("done", 4500);
     expect(state.rewriteFailuresInARow).toBe(0);
     expect(state.lastRewriteSeconds).toBe(3);
     expect(state.autoRewriteAllowed(5000, () => {})).toBe(true);
@@ -52,5 +52,22 @@ describe("automatic rewrites after failures", () => {
     const waits: number[] = [];
     state.autoRewriteAllowed(6000, (m) => waits.push(m));
     expect(waits).toEqual([1]);
+  });
+});
+
+describe("how a rewrite ended", () => {
+  test("a stopped rewrite is neither a success nor a failure; one that could not start is a failure; starts are counted", () => {
+    const state = new PersistenceState();
+    failTimes(state, 2, 0);
+    state.rewriteStarted(10_000);
+    expect(state.currentRewriteSeconds(12_500)).toBe(2);
+    state.rewriteEnded("stopped", 13_000);
+    expect(state.currentRewriteSeconds(14_000)).toBe(-1);
+    expect(state.lastRewriteSeconds).toBe(3);
+    expect(state.rewriteFailuresInARow).toBe(2);
+    expect(state.lastRewriteOk).toBe(false);
+    state.rewriteNotStarted();
+    expect(state.rewriteFailuresInARow).toBe(3);
+    expect(state.rewrites).toBe(3);
   });
 });

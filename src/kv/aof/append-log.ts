@@ -80,6 +80,12 @@ export interface AppendLogOptions {
    * is not safe: the kernel may have dropped the dirty pages it could not write.
    */
   onFatal?: (error: unknown) => void;
+  /**
+   * The file is being started on a running server (CONFIG SET appendonly yes): it holds nothing
+   * until a rewrite writes the whole dataset into it (switchTo). Until then commands reach only
+   * that rewrite, and replies wait for nothing, as in Redis (its AOF_WAIT_REWRITE).
+   */
+  awaitingBase?: boolean;
 }
 
 export class AppendLog implements TurnWriter {
@@ -131,6 +137,8 @@ export class AppendLog implements TurnWriter {
   private readonly logger: Logger | null;
   private readonly gatherMaxMs: number;
   private readonly onFatal: (error: unknown) => void;
+  /** See AppendLogOptions.awaitingBase; false from the first rewrite on. */
+  awaitingBase: boolean;
 
   constructor(readonly path: string, policy: FsyncPolicy, sizeBytes: number, options: AppendLogOptions = {}) {
     this.logger = options.logger ?? null;
@@ -138,6 +146,7 @@ export class AppendLog implements TurnWriter {
     this.onFatal = options.onFatal ?? ((error) => {
       throw error;
     });
+    this.awaitingBase = options.awaitingBase ?? false;
     this.fd = openForWriting(path);
     this.appendFd = openSync(path, "a");
     this.sizeBytes = sizeBytes;
@@ -162,12 +171,14 @@ export class AppendLog implements TurnWriter {
 
   /** Whether replies must wait for fdatasync, not just for the write. */
   get syncsEveryWrite(): boolean {
-    return this.policy === "always";
+    return this.policy === "always" && !this.awaitingBase;
   }
 
   /** Appends the commands one command on database `dbIndex` stands for. */
   append(dbIndex: number, commands: readonly (readonly string[])[]): void {
-    if (commands.length === 0) return;
+    // A closing log takes nothing more: the file is being stopped (CONFIG SET appendonly no, and
+    // what runs after that is not logged) or the server is, and clients are gone.
+    if (commands.length === 0 || this.closing) return;
     if (this.transaction === "open") {
       this.push(["MULTI"]);
       this.transaction = "written";
@@ -178,12 +189,14 @@ export class AppendLog implements TurnWriter {
     }
     for (const argv of commands) this.push(argv);
     this.appendedSeq++;
-    if (this.policy === "always") this.scheduleSync();
+    // Nothing is promised before the file holds the dataset: these commands reach the rewrite.
+    if (this.awaitingBase) this.advanceDurable(this.appendedSeq);
+    else if (this.policy === "always") this.scheduleSync();
     else this.scheduleWrite();
   }
 
   private push(argv: readonly string[]): void {
-    this.pending.push(argv);
+    if (!this.awaitingBase) this.pending.push(argv);
     this.tee?.push(argv);
   }
 
@@ -219,6 +232,7 @@ export class AppendLog implements TurnWriter {
     this.sizeBytes = fstatSync(this.fd).size;
     this.allocatedBytes = this.sizeBytes;
     this.fillsAhead = true;
+    this.awaitingBase = false;
     this.pending.take();
     this.syncedSinceWrite = true;
     // A sync or fill in flight still uses the old descriptors; close them once it is done.

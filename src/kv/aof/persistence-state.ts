@@ -4,6 +4,9 @@
  * dataset, so on a full disk retrying every check would burn CPU for nothing.
  */
 
+/** How a rewrite ended: swapped in, failed (the old file stays), or stopped on purpose. */
+export type RewriteOutcome = "done" | "failed" | "stopped";
+
 /** Automatic rewrites failing this many times in a row start waiting between tries. */
 export const rewriteFailuresBeforeLimit = 3;
 /** The first wait is a minute; each failure after doubles it, up to this. */
@@ -17,7 +20,7 @@ export class PersistenceState {
   saves = 0;
   lastBgsaveOk = true;
   bgsaveInProgress = false;
-  /** Rewrites that finished, swapped in or not. */
+  /** Rewrites started (aof_rewrites counts them as they start, as Redis does). */
   rewrites = 0;
   rewriteFailuresInARow = 0;
   lastRewriteOk = true;
@@ -31,14 +34,22 @@ export class PersistenceState {
 
   rewriteStarted(nowMs: number): void {
     this.rewriteStartedMs = nowMs;
+    this.rewrites++;
   }
 
-  rewriteEnded(ok: boolean, nowMs: number): void {
+  /** A rewrite could not even start (its file could not be created): a failure all the same. */
+  rewriteNotStarted(): void {
+    this.lastRewriteOk = false;
+    this.rewriteFailuresInARow++;
+  }
+
+  /** A stopped rewrite (server or file stopping) is neither a success nor a failure, as in Redis. */
+  rewriteEnded(outcome: RewriteOutcome, nowMs: number): void {
     this.lastRewriteSeconds = Math.floor((nowMs - (this.rewriteStartedMs ?? nowMs)) / 1000);
     this.rewriteStartedMs = null;
-    this.rewrites++;
-    this.lastRewriteOk = ok;
-    this.rewriteFailuresInARow = ok ? 0 : this.rewriteFailuresInARow + 1;
+    if (outcome === "stopped") return;
+    this.lastRewriteOk = outcome === "done";
+    this.rewriteFailuresInARow = outcome === "done" ? 0 : this.rewriteFailuresInARow + 1;
   }
 
   /** Seconds the rewrite in progress has run (aof_current_rewrite_time_sec); -1 when none runs. */

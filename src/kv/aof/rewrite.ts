@@ -25,6 +25,7 @@
  * written and synced on it, just before the switch. Syncing the whole file on this thread held
  * the event loop for as long as the disk took to take tens of megabytes.
  */
+import type { RewriteOutcome } from "./persistence-state.ts";
 import { closeSync, fdatasyncSync, openSync, readdirSync, renameSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fsyncDir } from "../../core/atomic-file.ts";
@@ -112,7 +113,7 @@ export class AofRewrite {
     private readonly dbs: readonly Keyspace[],
     private readonly log: AppendLog,
     private readonly logger: Logger,
-    private readonly onEnd: (ok: boolean) => void,
+    private readonly onEnd: (outcome: RewriteOutcome) => void,
   ) {
     this.tempPath = join(dirname(log.path), `${tempFilePrefix}${process.pid}.aof`);
     this.fd = openSync(this.tempPath, "w");
@@ -336,7 +337,7 @@ export class AofRewrite {
       fsyncDir(dirname(this.log.path));
       this.log.switchTo(this.log.path);
       this.logger.info({ path: this.log.path, bytes: this.log.sizeBytes, ms: Date.now() - this.startedMs }, "append-only file rewritten");
-      this.end(true);
+      this.end("done");
     } catch (error) {
       this.fail(error);
     }
@@ -351,8 +352,8 @@ export class AofRewrite {
     return this.ended.promise;
   }
 
-  private end(ok: boolean): void {
-    this.onEnd(ok);
+  private end(outcome: RewriteOutcome): void {
+    this.onEnd(outcome);
     this.ended.resolve();
   }
 
@@ -369,7 +370,7 @@ export class AofRewrite {
     } catch {}
     if (error === null) this.logger.warn("append-only file rewrite stopped with the server; the old file stays in use");
     else this.logger.error({ err: error }, "append-only file rewrite failed; the old file stays in use");
-    this.end(false);
+    this.end(error === null ? "stopped" : "failed");
   }
 }
 

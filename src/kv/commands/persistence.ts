@@ -8,19 +8,26 @@
  * Without an append-only file there is nothing to save to, and SAVE/BGSAVE say so.
  */
 import { KvError, syntaxError } from "../errors.ts";
+import type { AppendLog } from "../aof/append-log.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 const noFile = () => new KvError("ERR svc persists through the append-only file, which is off (start it with --appendonly yes)");
 
+/** The append-only file, if it is on: not while CONFIG SET appendonly no is closing it. */
+function openFile(x: Exec): AppendLog {
+  const aof = x.engine.aof;
+  if (aof === null || aof.isClosing) throw noFile();
+  return aof;
+}
+
 function bgrewriteaof(x: Exec): void {
-  if (x.engine.aof === null) throw noFile();
+  openFile(x);
   if (!x.engine.startRewrite()) throw new KvError("ERR Background append only file rewriting already in progress");
   x.reply.simple("Background append only file rewriting started");
 }
 
 function save(x: Exec): void {
-  const aof = x.engine.aof;
-  if (aof === null) throw noFile();
+  const aof = openFile(x);
   // With appendfsync always the reply already waits for the sync that covers every write before
   // it (connection.ts); writing here could reorder bytes a sync in flight is still writing.
   if (aof.syncsEveryWrite) void aof.syncNow();
@@ -44,8 +51,7 @@ function saved(engine: Exec["engine"]): void {
 
 function bgsave(x: Exec, argv: string[]): void {
   if (argv.length > 2 || (argv.length === 2 && argv[1]!.toUpperCase() !== "SCHEDULE")) throw new KvError("ERR syntax error");
-  const aof = x.engine.aof;
-  if (aof === null) throw noFile();
+  const aof = openFile(x);
   const engine = x.engine;
   const state = engine.persistence;
   const dirty = engine.dirty;
@@ -81,7 +87,7 @@ function shutdown(x: Exec, argv: string[]): void {
   const aof = engine.aof;
   // Under `always` everything answered is synced already, and the stop syncs the rest after the
   // sync in flight (writing here could land before bytes that sync is still writing).
-  if (aof !== null && !aof.syncsEveryWrite) {
+  if (aof !== null && !aof.syncsEveryWrite && !aof.isClosing) {
     try {
       aof.flushSync();
     } catch (error) {
