@@ -696,6 +696,30 @@ describe("CONFIG SET appendonly", () => {
     await expectReplaysTo(dir, expected);
   }, 30_000);
 
+  test("under appendfsync always, a file started at runtime syncs every write once its rewrite is done: they survive kill -9", async () => {
+    const dir = newDir();
+    const kv = await startKv(["--dir", dir, "--appendonly", "no", "--appendfsync", "always"]);
+    await withClient(kv.port, async (c) => {
+      await c.pipeline(Array.from({ length: 1000 }, (_, i) => ["SET", `before:${i}`, String(i)]));
+      expect(await c.call("CONFIG", "SET", "appendonly", "yes")).toEqual({ s: "OK" });
+      // Writes while the rewrite runs are answered without waiting for a sync; they reach the file through the rewrite.
+      expect(await c.call("SET", "during", "1")).toEqual({ s: "OK" });
+      await fileWritten(c);
+      for (let i = 0; i < 50; i++) expect(await c.call("SET", `after:${i}`, String(i))).toEqual({ s: "OK" });
+    });
+    kv.proc.kill("SIGKILL");
+    await kv.proc.exited;
+    const again = await startKvIn(dir);
+    try {
+      await withClient(again.port, async (c) => {
+        expect(await c.call("DBSIZE")).toBe(1051n);
+        expect(await c.call("MGET", "before:999", "during", "after:49")).toEqual(["999", "1", "49"]);
+      });
+    } finally {
+      await again.stop();
+    }
+  }, 30_000);
+
   test("no stops the file: writes after it are not in it, and SAVE has nothing to save to", async () => {
     const dir = newDir();
     const kv = await startKvIn(dir, "always");
