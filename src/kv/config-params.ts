@@ -45,6 +45,15 @@ const enumParams: Readonly<Record<string, readonly string[]>> = {
   appendfsync: ["everysec", "always", "no"],
 };
 
+/** Parameters Redis fixes at start: CONFIG SET refuses them with its words. */
+const immutableParams: ReadonlySet<string> = new Set(["databases", "appendfilename", "daemonize", "pidfile", "logfile", "supervised"]);
+
+/**
+ * Parameters Redis changes at runtime but svc sets only at start (from its flags): refused
+ * rather than remembered and ignored, so nobody believes the files moved or the port changed.
+ */
+const startOnlyParams: Readonly<Record<string, string>> = { dir: "--dir", port: "--port", bind: "--bind" };
+
 /** Parameters that are yes or no. */
 const boolParams: ReadonlySet<string> = new Set(["appendonly"]);
 
@@ -53,6 +62,9 @@ const boolParams: ReadonlySet<string> = new Set(["appendonly"]);
  * else as given. Throws Redis's error for a value it would refuse.
  */
 export function canonicalConfigValue(name: string, value: string): string {
+  if (immutableParams.has(name)) throw setFailed(name, "can't set immutable config");
+  const flagName = startOnlyParams[name];
+  if (flagName !== undefined) throw setFailed(name, `svc sets it at start only; restart with ${flagName}`);
   if (boolParams.has(name)) {
     const word = value.toLowerCase();
     if (word !== "yes" && word !== "no") throw setFailed(name, "argument must be 'yes' or 'no'");

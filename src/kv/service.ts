@@ -51,7 +51,7 @@ export const kvService = defineService({
       log,
       config: {
         port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass,
-        appendonly: config.appendonly, appendfsync: config.appendfsync,
+        appendonly: config.appendonly, appendfsync: config.appendfsync, appendfilename: aofFileName,
       },
     });
     const aofControl = new AofFileControl(engine, config.dir, log);

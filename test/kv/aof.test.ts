@@ -770,6 +770,32 @@ describe("CONFIG SET appendonly", () => {
   }, 30_000);
 });
 
+describe("CONFIG parameters fixed at start", () => {
+  test("immutable ones are refused with Redis's words and stay as they were; ones svc sets only from its flags are refused too", async () => {
+    const [kv, redis] = await Promise.all([startKvIn(newDir(), "everysec"), startRedis()]);
+    try {
+      const answers = async (port: number) =>
+        withClient(port, async (c) => [
+          await c.call("CONFIG", "GET", "appendfilename"),
+          await c.call("CONFIG", "SET", "appendfilename", "other.aof"),
+          await c.call("CONFIG", "SET", "databases", "32"),
+          // All or nothing: a refused parameter leaves the others in the same call unset.
+          await c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru", "databases", "32"),
+          await c.call("CONFIG", "GET", "maxmemory-policy"),
+          await c.call("CONFIG", "GET", "appendfilename"),
+        ]);
+      expect(await answers(kv.port)).toEqual(await answers(redis.port));
+      await withClient(kv.port, async (c) => {
+        expect(await c.call("CONFIG", "SET", "dir", "/tmp")).toEqual({ e: "ERR CONFIG SET failed (possibly related to argument 'dir') - svc sets it at start only; restart with --dir" });
+        expect(await c.call("CONFIG", "SET", "port", "7000")).toEqual({ e: "ERR CONFIG SET failed (possibly related to argument 'port') - svc sets it at start only; restart with --port" });
+        expect(await c.call("CONFIG", "GET", "port")).toEqual(["port", String(kv.port)]);
+      });
+    } finally {
+      await Promise.all([kv.stop(), redis.stop()]);
+    }
+  }, 30_000);
+});
+
 describe("CONFIG SET appendfsync", () => {
   test("checks the word as Redis does and switches policy at once; writes under each policy survive kill -9", async () => {
     const dir = newDir();
