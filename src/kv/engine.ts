@@ -119,6 +119,7 @@ export class Engine {
     else if (name === "requirepass") this.password = value;
     else if (name === "appendfsync") this.aof?.setPolicy(value as FsyncPolicy);
     else if (name === "appendonly") this.onAppendonly?.();
+    else if (name === "aof-timestamp-enabled" && this.aof !== null) this.aof.timestamps = value === "yes";
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {
@@ -316,6 +317,7 @@ const defaultConfig: Record<string, string> = {
   save: "",
   appendonly: "no",
   appendfsync: "everysec",
+  "aof-timestamp-enabled": "no",
   // Rewrite the append-only file automatically once it has doubled since its last rewrite.
   "auto-aof-rewrite-percentage": "100",
   maxmemory: "0",

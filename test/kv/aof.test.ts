@@ -425,6 +425,40 @@ describe("a damaged file", () => {
   }, 30_000);
 });
 
+describe("aof-timestamp-enabled", () => {
+  test("#TS annotations as Redis 7 writes them: redis-check-aof cuts the file back to a point in time, and svc loads what is left", async () => {
+    const dir = newDir();
+    const kv = await startKv(["--dir", dir, "--appendonly", "yes", "--aof-timestamp-enabled", "yes"]);
+    try {
+      await withClient(kv.port, async (c) => {
+        await c.call("SET", "first", "1");
+        // The next second gets an annotation of its own.
+        await Bun.sleep(1100);
+        await c.call("SET", "second", "2");
+        // Turned off: no more annotations.
+        expect(await c.call("CONFIG", "SET", "aof-timestamp-enabled", "no")).toEqual({ s: "OK" });
+        await Bun.sleep(1100);
+        await c.call("SET", "third", "3");
+      });
+    } finally {
+      await kv.stop();
+    }
+    const path = join(dir, aofName);
+    const stamps = [...readFileSync(path, "latin1").matchAll(/^#TS:(\d+)\r\n/gm)].map((m) => Number(m[1]));
+    expect(stamps.length).toBe(2);
+    expect(stamps[1]! - stamps[0]!).toBeGreaterThanOrEqual(1);
+    expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
+    const cut = Bun.spawnSync(["redis-check-aof", "--truncate-to-timestamp", String(stamps[0]), path], { stdin: Buffer.from("y\n") });
+    expect(cut.stdout.toString()).toContain("Successfully truncated");
+    const again = await startKvIn(dir);
+    try {
+      expect(await withClient(again.port, (c) => c.call("MGET", "first", "second", "third"))).toEqual(["1", null, null]);
+    } finally {
+      await again.stop();
+    }
+  }, 30_000);
+});
+
 describe("a file redis-server wrote", () => {
   test("with aof-timestamp-enabled loads in svc: its #TS annotations are skipped", async () => {
     const redisDir = newDir();

@@ -139,6 +139,13 @@ export class AppendLog implements TurnWriter {
   private readonly onFatal: (error: unknown) => void;
   /** See AppendLogOptions.awaitingBase; false from the first rewrite on. */
   awaitingBase: boolean;
+  /**
+   * aof-timestamp-enabled: a `#TS:<unix seconds>` annotation goes before the first command of
+   * each second, as Redis 7 writes it, so `redis-check-aof --truncate-to-timestamp` can cut the
+   * file back to a point in time. Loaders skip it.
+   */
+  timestamps = false;
+  private stampedSecond = -1;
 
   constructor(readonly path: string, policy: FsyncPolicy, sizeBytes: number, options: AppendLogOptions = {}) {
     this.logger = options.logger ?? null;
@@ -179,6 +186,8 @@ export class AppendLog implements TurnWriter {
     // A closing log takes nothing more: the file is being stopped (CONFIG SET appendonly no, and
     // what runs after that is not logged) or the server is, and clients are gone.
     if (commands.length === 0 || this.closing) return;
+    // Not between MULTI and EXEC: a cut there would leave half a transaction.
+    if (this.timestamps && this.transaction !== "written") this.stampTime();
     if (this.transaction === "open") {
       this.push(["MULTI"]);
       this.transaction = "written";
@@ -193,6 +202,14 @@ export class AppendLog implements TurnWriter {
     if (this.awaitingBase) this.advanceDurable(this.appendedSeq);
     else if (this.policy === "always") this.scheduleSync();
     else this.scheduleWrite();
+  }
+
+  private stampTime(): void {
+    const second = Math.floor(Date.now() / 1000);
+    if (second === this.stampedSecond) return;
+    this.stampedSecond = second;
+    if (!this.awaitingBase) this.pending.annotate(`TS:${second}`);
+    this.tee?.annotate(`TS:${second}`);
   }
 
   private push(argv: readonly string[]): void {

@@ -35,6 +35,17 @@ export class CommandBuffer {
     this.pushItems(noHead, argv, 0, argv.length);
   }
 
+  /** Appends an annotation line, `#<text>\r\n`, which loaders skip (Redis 7's `#TS:<seconds>`). */
+  annotate(text: string): void {
+    this.reserve(text.length + 3);
+    const buffer = this.buffer;
+    buffer[this.length] = 0x23;
+    let at = writeLatin1(buffer, this.length + 1, text);
+    buffer[at++] = 0x0d;
+    buffer[at++] = 0x0a;
+    this.length = at;
+  }
+
   /** `$<length>\r\n<arg>\r\n`; the caller has reserved room. */
   private bulk(arg: string): void {
     const buffer = this.buffer;
@@ -116,11 +127,4 @@ export class CommandBuffer {
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
-}
-
-/** The encoded length of a command, without encoding it: the loader's byte offsets. */
-export function encodedBytes(argv: readonly string[]): number {
-  let bytes = 3 + String(argv.length).length;
-  for (const arg of argv) bytes += 5 + String(arg.length).length + arg.length;
-  return bytes;
 }

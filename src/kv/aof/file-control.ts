@@ -86,7 +86,7 @@ export class AofFileControl {
   private open(sizeBytes: number, awaitingBase: boolean): AppendLog {
     const path = this.path;
     const logger = this.logger;
-    return new AppendLog(path, this.engine.config.get("appendfsync") as FsyncPolicy, sizeBytes, {
+    const log = new AppendLog(path, this.engine.config.get("appendfsync") as FsyncPolicy, sizeBytes, {
       logger,
       awaitingBase,
       // Redis exits here too: every reply it sent was synced, and none may follow unsynced.
@@ -95,6 +95,8 @@ export class AofFileControl {
         process.exit(1);
       },
     });
+    log.timestamps = this.engine.config.get("aof-timestamp-enabled") === "yes";
+    return log;
   }
 
   /** Starts a rewrite when the file has grown enough, or when a file started at runtime waits for one. */
