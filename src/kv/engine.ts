@@ -318,6 +318,7 @@ const defaultConfig: Record<string, string> = {
   appendonly: "no",
   appendfsync: "everysec",
   "aof-timestamp-enabled": "no",
+  "aof-load-truncated": "yes",
   // Rewrite the append-only file automatically once it has doubled since its last rewrite.
   "auto-aof-rewrite-percentage": "100",
   maxmemory: "0",

@@ -34,6 +34,10 @@ export const kvService = defineService({
     }),
     dir: flag.string({ default: dataDirDefault, help: "directory for persistence files (created if missing)" }),
     appendonly: flag.enum({ default: "yes", choices: ["yes", "no"], help: `log every write to ${aofFileName} in --dir and replay it at start` }),
+    aofLoadTruncated: flag.enum({
+      default: "yes", choices: ["yes", "no"],
+      help: "at start, load an append-only file that ends inside a command up to its last complete one (yes) or refuse to start (no)",
+    }),
     aofTimestampEnabled: flag.enum({
       default: "no", choices: ["yes", "no"],
       help: "write #TS:<unix seconds> annotations into the append-only file, as Redis 7 does, for redis-check-aof --truncate-to-timestamp",
@@ -56,7 +60,7 @@ export const kvService = defineService({
       config: {
         port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass,
         appendonly: config.appendonly, appendfsync: config.appendfsync, appendfilename: aofFileName,
-        "aof-timestamp-enabled": config.aofTimestampEnabled,
+        "aof-timestamp-enabled": config.aofTimestampEnabled, "aof-load-truncated": config.aofLoadTruncated,
       },
     });
     const aofControl = new AofFileControl(engine, config.dir, log);

@@ -62,7 +62,7 @@ function load(bytes: Uint8Array, chunkBytes?: number): { result: LoadResult; dat
   const path = join(mkdtempSync(join(tmpdir(), "svc-aof-load-")), "appendonly.aof");
   writeFileSync(path, bytes);
   const h = harness();
-  const result = loadAppendLog(h.engine, path, silent, chunkBytes);
+  const result = loadAppendLog(h.engine, path, silent, { chunkBytes });
   return { result, data: contents(h), after: readFileSync(path) };
 }
 
@@ -133,6 +133,6 @@ describe("loading the append-only file a chunk at a time", () => {
     const bytes = Buffer.concat([file([[["SET", "a", "1".repeat(100)]]], 0, 0), Buffer.from("?bad\r\n")]);
     const path = join(mkdtempSync(join(tmpdir(), "svc-aof-load-")), "appendonly.aof");
     writeFileSync(path, bytes);
-    expect(() => loadAppendLog(harness().engine, path, silent, 16)).toThrow(`corrupt at byte ${bytes.length - 6}`);
+    expect(() => loadAppendLog(harness().engine, path, silent, { chunkBytes: 16 })).toThrow(`corrupt at byte ${bytes.length - 6}`);
   });
 });

@@ -363,6 +363,23 @@ describe("a damaged file", () => {
     }
   }, 30_000);
 
+  test("with --aof-load-truncated no, a tail cut inside a command refuses to start, names the byte, and leaves the file as it was; a whole file with a fill starts", async () => {
+    const dir = await fileWith([["SET", "kept", "1"]]);
+    const path = join(dir, aofName);
+    const whole = statSync(path).size;
+    appendFileSync(path, Buffer.alloc(100, "#"));
+    const started = await startKv(["--dir", dir, "--appendonly", "yes", "--aof-load-truncated", "no"]);
+    try {
+      expect(await withClient(started.port, (c) => c.call("GET", "kept"))).toBe("1");
+    } finally {
+      await started.stop();
+    }
+    appendFileSync(path, "*3\r\n$3\r\nSET\r\n$4\r\ntorn\r\n$5\r\nval");
+    const damaged = readFileSync(path);
+    await expect(startKv(["--dir", dir, "--appendonly", "yes", "--aof-load-truncated", "no"])).rejects.toThrow(`ends inside a command at byte ${whole}, and aof-load-truncated is no`);
+    expect(readFileSync(path).equals(damaged)).toBe(true);
+  }, 30_000);
+
   // '#' is the fill; svc wrote zeros ahead before it, and a file from then loads too.
   for (const [fill, byte] of [["'#' fill", 0x23], ["zeros", 0]] as const) {
     test(`a tail cut inside a command, then ${fill} written ahead, loads up to the last complete one`, async () => {

@@ -40,7 +40,7 @@ export class AofFileControl {
   loadAndContinue(): void {
     mkdirSync(this.dir, { recursive: true });
     removeStaleRewriteFiles(this.dir, this.logger);
-    const loaded = loadAppendLog(this.engine, this.path, this.logger);
+    const loaded = loadAppendLog(this.engine, this.path, this.logger, { loadTruncated: this.engine.config.get("aof-load-truncated") !== "no" });
     this.logger.info({ path: this.path, commands: loaded.commands, bytes: loaded.sizeBytes }, "append-only file loaded");
     this.engine.aof = this.open(loaded.sizeBytes, false);
     this.engine.aofBaseBytes = loaded.sizeBytes;

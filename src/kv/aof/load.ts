@@ -113,7 +113,18 @@ export const loadChunkBytes = 4 * 1024 * 1024;
 /** Bytes read at a time, from the end back, looking for where the commands end. */
 const tailScanBytes = 64 * 1024;
 
-export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBytes = loadChunkBytes): LoadResult {
+export interface LoadOptions {
+  /** Bytes read at a time (tests split files small); loadChunkBytes by default. */
+  chunkBytes?: number;
+  /**
+   * aof-load-truncated: a file that ends inside a command loads up to the last complete one (true,
+   * Redis's default) or refuses to start, so that a person decides (false).
+   */
+  loadTruncated?: boolean;
+}
+
+export function loadAppendLog(engine: Engine, path: string, log: Logger, options: LoadOptions = {}): LoadResult {
+  const chunkBytes = options.chunkBytes ?? loadChunkBytes;
   if (!existsSync(path)) return { commands: 0, sizeBytes: 0 };
   const fd = openSync(path, "r");
   let fileBytes: number;
@@ -167,6 +178,12 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, chunkBy
   }
   const validBytes = multiOffset ?? offset;
   if (multiOffset !== null) commands = commandsBeforeMulti;
+  if (validBytes < dataBytes && options.loadTruncated === false) {
+    throw new SvcError(
+      "data_corrupt",
+      `append-only file ${path} ends inside a command at byte ${validBytes}, and aof-load-truncated is no; refusing to start. Cut the tail with redis-check-aof --fix, or start with --aof-load-truncated yes`,
+    );
+  }
   if (validBytes < dataBytes) {
     log.warn(
       { path, loadedBytes: validBytes, droppedBytes: dataBytes - validBytes, openTransaction: multiOffset !== null },
