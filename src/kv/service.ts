@@ -83,7 +83,7 @@ export const kvService = defineService({
         stopExpire();
         resp.stop();
         await rest.stop(true);
-        // A rewrite still walking is given up; its temporary file goes (Redis kills its child).
+        // A rewrite still walking is given up and its temporary file removed (Redis kills its child).
         await aofControl.stop();
       },
     };

@@ -74,9 +74,10 @@ export class AofFileControl {
     this.startRewrite();
   }
 
+  /** Gives up a rewrite still walking (its temporary file goes), then writes, syncs and closes the file. */
   private async stopFile(aof: AppendLog): Promise<void> {
     const rewriteEnded = this.engine.rewrite?.abort();
-    // Appends go on reaching the log while it closes; close() writes them too.
+    // From here the log takes no more appends; close() writes and syncs what it holds.
     await aof.close();
     await rewriteEnded;
     if (this.engine.aof === aof) this.engine.aof = null;
@@ -123,12 +124,10 @@ export class AofFileControl {
     }
   }
 
-  /** The server stops: a rewrite still walking is given up, and the file written, synced and closed. */
+  /** The server stops, after any change of CONFIG still being applied. */
   async stop(): Promise<void> {
     clearInterval(this.checkTimer);
     await this.changes;
-    const rewriteEnded = this.engine.rewrite?.abort();
-    await this.engine.aof?.close();
-    await rewriteEnded;
+    if (this.engine.aof !== null) await this.stopFile(this.engine.aof);
   }
 }
