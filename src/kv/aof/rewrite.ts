@@ -25,7 +25,6 @@
  * written and synced on it, just before the switch. Syncing the whole file on this thread held
  * the event loop for as long as the disk took to take tens of megabytes.
  */
-import type { RewriteOutcome } from "./persistence-state.ts";
 import { closeSync, fdatasyncSync, openSync, readdirSync, renameSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fsyncDir } from "../../core/atomic-file.ts";
@@ -40,6 +39,7 @@ import type { AppendLog } from "./append-log.ts";
 import { CommandBuffer } from "./command-buffer.ts";
 import { type CollectionParts, collectionParts, collectionSize } from "./collection-parts.ts";
 import { writeValueCommands } from "./value-commands.ts";
+import type { RewriteOutcome } from "./persistence-state.ts";
 
 /** A collection the walk has written in part (see itemsPerStep). */
 interface PartlyWritten {
@@ -376,7 +376,7 @@ export class AofRewrite {
 
 /** A rewrite writes `temp-rewriteaof-<pid>.aof` beside the file (Redis's name). */
 const tempFilePrefix = "temp-rewriteaof-";
-const tempFileName = /^temp-rewriteaof-\d+\.aof$/;
+const tempFileName = new RegExp(`^${tempFilePrefix}\\d+\\.aof$`);
 
 /**
  * Removes the temporary files of rewrites a killed server left in `dir`: a rewrite that was cut
