@@ -101,7 +101,11 @@ function config(x: Exec, argv: string[]): void {
   } else if (sub === "resetstat") {
     x.engine.stats.commands.clear();
     x.reply.simple("OK");
-  } else if (sub === "rewrite") x.reply.simple("OK");
+  } else if (sub === "rewrite") {
+    // svc's configuration lives in its flags: there is no file to write CONFIG SET's changes to,
+    // which is what Redis answers when started without one.
+    throw new KvError("ERR The server is running without a config file");
+  }
   else helpReply(x, "CONFIG", ["GET <pattern>", "SET <directive> <value>", "RESETSTAT", "REWRITE"]);
 }
 
@@ -149,7 +153,7 @@ export const serverCommands: readonly CommandSpec[] = [
       sub("config", "get", -3, "Returns parameters matching patterns.", config),
       sub("config", "set", -4, "Sets parameters (remembered even when svc does not act on them).", config),
       sub("config", "resetstat", 2, "Resets the statistics.", config),
-      sub("config", "rewrite", 2, "Accepted; svc's configuration lives in its flags.", config),
+      sub("config", "rewrite", 2, "Refused: svc's configuration lives in its flags, not a file.", config),
       sub("config", "help", 2, "Shows CONFIG's subcommands.", config),
     ],
   },
