@@ -771,6 +771,27 @@ describe("CONFIG SET appendonly", () => {
     }
   }, 30_000);
 
+  test("a file that cannot be started leaves the server serving, with aof_enabled:0 and the reason in the log", async () => {
+    const parent = newDir();
+    const dir = join(parent, "data");
+    const kv = await startKv(["--dir", dir, "--appendonly", "no"]);
+    try {
+      // --dir is a plain file by now: the directory for the file cannot be made.
+      writeFileSync(dir, "not a directory");
+      await withClient(kv.port, async (c) => {
+        expect(await c.call("CONFIG", "SET", "appendonly", "yes")).toEqual({ s: "OK" });
+        const deadline = Date.now() + 5000;
+        while (!kv.output().includes("could not start or stop the append-only file") && Date.now() < deadline) await Bun.sleep(10);
+        expect(await c.call("INFO", "persistence")).toContain("aof_enabled:0");
+        expect(await c.call("SET", "k", "v")).toEqual({ s: "OK" });
+        expect(await c.call("PING")).toEqual({ s: "PONG" });
+      });
+      expect(kv.output()).toContain("could not start or stop the append-only file");
+    } finally {
+      await kv.stop();
+    }
+  }, 30_000);
+
   test("no stops the file: writes after it are not in it, and SAVE has nothing to save to", async () => {
     const dir = newDir();
     const kv = await startKvIn(dir, "always");

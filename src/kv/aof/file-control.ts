@@ -50,9 +50,12 @@ export class AofFileControl {
 
   /** CONFIG SET appendonly changed: brings the file in line with it, after earlier changes. */
   follow(): void {
-    this.changes = this.changes.then(
-      () => this.apply(),
-      () => this.apply(),
+    this.changes = this.changes.then(() =>
+      this.apply().catch((error: unknown) => {
+        // The file could not be opened or closed (a full or read-only disk, say): INFO's
+        // aof_enabled says which state the server is in, and the next change tries again.
+        this.logger.error({ path: this.path, err: error }, "could not start or stop the append-only file as CONFIG SET appendonly asked");
+      }),
     );
   }
 
