@@ -1,0 +1,55 @@
+/**
+ * Shared by the append-only file tests: a fresh directory, svc started on it with the file on,
+ * and the check that svc and redis-server load a file to the same data.
+ */
+import { copyFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "bun:test";
+import { type RespValue, withClient } from "./resp-client.ts";
+import { startKv, startRedis } from "./servers.ts";
+
+export const aofName = "appendonly.aof";
+export const newDir = () => mkdtempSync(join(tmpdir(), "svc-aof-"));
+export const startKvIn = (dir: string, fsync = "always") => startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", fsync]);
+
+/**
+ * Every key of databases 0-3 with its type, its whole content in a canonical order and whether
+ * it has a time to live: what two servers must agree on after loading the same file.
+ */
+export async function snapshot(port: number): Promise<Record<string, unknown>> {
+  return withClient(port, async (c) => {
+    const out: Record<string, unknown> = {};
+    for (let db = 0; db < 4; db++) {
+      await c.call("SELECT", String(db));
+      const keys = ((await c.call("KEYS", "*")) as string[]).sort();
+      for (const key of keys) {
+        const type = ((await c.call("TYPE", key)) as { s: string }).s;
+        const content: Record<string, () => Promise<RespValue>> = {
+          string: () => c.call("GET", key),
+          list: () => c.call("LRANGE", key, "0", "-1"),
+          hash: async () => ((await c.call("HGETALL", key)) as string[]).join("\0").split("\0").sort(),
+          set: async () => ((await c.call("SMEMBERS", key)) as string[]).sort(),
+          zset: () => c.call("ZRANGE", key, "0", "-1", "WITHSCORES"),
+        };
+        const ttl = (await c.call("PTTL", key)) as bigint;
+        out[`${db}:${key}`] = { type, value: await content[type]!(), expires: ttl >= 0n };
+      }
+    }
+    return out;
+  });
+}
+
+/** svc restarted on `dir`, and redis-server on a copy of its file, both hold exactly `expected`. */
+export async function expectReplaysTo(dir: string, expected: Record<string, unknown>): Promise<void> {
+  const again = await startKvIn(dir);
+  const redisDir = newDir();
+  copyFileSync(join(dir, aofName), join(redisDir, aofName));
+  const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
+  try {
+    expect(await snapshot(again.port)).toEqual(expected);
+    expect(await snapshot(redis.port)).toEqual(expected);
+  } finally {
+    await Promise.all([again.stop(), redis.stop()]);
+  }
+}
