@@ -7,6 +7,7 @@
  * rank, a slot of a large hash's or set's member table, a Bloom filter's dump iterator) and can
  * freeze what is left into a copy.
  */
+import type { KeyTable } from "../key-table.ts";
 import type { Value } from "../keyspace.ts";
 import { formatDouble } from "../reply.ts";
 import { latin1Text } from "../types/bytes.ts";
@@ -52,8 +53,14 @@ export function collectionSize(value: Value): number {
 /** The parts writer for a collection or a Bloom filter, or null for a string (written in one piece). */
 export function collectionParts(key: string, value: Value): CollectionParts | null {
   if (value instanceof List) return new ListParts(key, value);
-  if (value instanceof FieldMap) return value.hashed ? new TableParts(["HSET", key], 2, value) : new CopiedParts(["HSET", key], 2, value.entries().flat());
-  if (value instanceof MemberSet) return value.hashed ? new TableParts(["SADD", key], 1, value) : new CopiedParts(["SADD", key], 1, value.members());
+  if (value instanceof FieldMap) {
+    const table = value.memberTable;
+    return table !== null ? new TableParts(["HSET", key], 2, table) : new CopiedParts(["HSET", key], 2, value.entries().flat());
+  }
+  if (value instanceof MemberSet) {
+    const table = value.memberTable;
+    return table !== null ? new TableParts(["SADD", key], 1, table) : new CopiedParts(["SADD", key], 1, value.members());
+  }
   if (value instanceof ZSet) return new ZSetParts(key, value);
   if (value instanceof BloomChain) return new BloomParts(key, value);
   return null;
@@ -116,9 +123,10 @@ class CopiedParts implements CollectionParts {
 const slotsPerRound = 256;
 
 /**
- * A large hash or set, read from its table in slot order (itemsHomedIn): the position is a slot
- * number, which stays meaningful because the table holds still between calls — or because, once
- * frozen, it is a copy of the table with the same layout (KeyTable.snapshot).
+ * A large hash or set, read from its member table in slot order (KeyTable.itemsHomedIn): the
+ * position is a slot number, which stays meaningful because the table holds still between calls
+ * — or because, once frozen, it is a copy of the table with the same layout (KeyTable.snapshot).
+ * A hash's items are a field and its value (width 2), a set's a member.
  */
 class TableParts implements CollectionParts {
   private readonly items: string[] = [];
@@ -126,19 +134,19 @@ class TableParts implements CollectionParts {
   constructor(
     private readonly head: readonly string[],
     private readonly width: number,
-    private readonly table: FieldMap | MemberSet,
+    private readonly table: KeyTable<string>,
     /** The next home slot: the items homed before it are written. */
     private home = 0,
   ) {}
 
   write(out: CommandBuffer, maxItems: number): boolean {
-    const slots = this.table.slotCount;
+    const slots = this.table.capacity;
     const chunk = new Chunker(out, this.head, this.width);
     const items = this.items;
     let written = 0;
     while (this.home < slots && written < maxItems) {
       const to = Math.min(this.home + slotsPerRound, slots);
-      this.table.itemsHomedIn(this.home, to, items);
+      this.table.itemsHomedIn(this.home, to, items, this.width === 2);
       for (let i = 0; i < items.length; i += this.width) chunk.add(items[i]!, items[i + 1]);
       written += items.length / this.width;
       items.length = 0;
@@ -149,7 +157,7 @@ class TableParts implements CollectionParts {
   }
 
   freeze(): CollectionParts {
-    return new TableParts(this.head, this.width, this.table.frozen(), this.home);
+    return new TableParts(this.head, this.width, this.table.snapshot(), this.home);
   }
 }
 

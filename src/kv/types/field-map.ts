@@ -31,6 +31,14 @@ export class FieldMap implements Iterable<[string, string]> {
     return this.table !== null;
   }
 
+  /**
+   * The table of a large hash, which an append-only file rewrite reads in slot order and copies
+   * to go on reading while the hash changes (collection-parts.ts); null while it is small.
+   */
+  get memberTable(): KeyTable<string> | null {
+    return this.table;
+  }
+
   has(field: string): boolean {
     return this.small !== null ? this.small.has(field) : this.table!.find(field) !== -1;
   }
@@ -104,31 +112,6 @@ export class FieldMap implements Iterable<[string, string]> {
    */
   scanStep(cursor: number, out: string[]): number {
     return this.table!.scanStep(cursor, out);
-  }
-
-  /** Slots of a large hash's table, which itemsHomedIn walks (a small hash has none). */
-  get slotCount(): number {
-    return this.table?.capacity ?? 0;
-  }
-
-  /**
-   * Adds to `out` the field and value of each field homed in the table's slots [from, to): a walk
-   * in slot order, complete only while the hash holds still between steps (an AOF rewrite writing
-   * it in parts). Large hashes only.
-   */
-  itemsHomedIn(from: number, to: number, out: string[]): void {
-    this.table!.itemsHomedIn(from, to, out, true);
-  }
-
-  /**
-   * A large hash's copy to read while this one changes: same table layout, so a walk in slot
-   * order (itemsHomedIn) goes on in it where it left off here (KeyTable.snapshot).
-   */
-  frozen(): FieldMap {
-    const copy = new FieldMap();
-    copy.small = null;
-    copy.table = this.table!.snapshot();
-    return copy;
   }
 
   clone(): FieldMap {

@@ -35,6 +35,14 @@ export class MemberSet implements Iterable<string> {
     return this.table !== null;
   }
 
+  /**
+   * The table of a large set, which an append-only file rewrite reads in slot order and copies
+   * to go on reading while the set changes (collection-parts.ts); null while it is small.
+   */
+  get memberTable(): KeyTable<string> | null {
+    return this.table;
+  }
+
   has(member: string): boolean {
     return this.small !== null ? this.small.has(member) : this.table!.find(member) !== -1;
   }
@@ -89,31 +97,6 @@ export class MemberSet implements Iterable<string> {
   /** Brings into cache where the first `count` of `members` are, in a large one's table (warm.ts). */
   warm(members: readonly string[], count: number): void {
     this.table?.warm(members, count);
-  }
-
-  /** Slots of a large set's table, which itemsHomedIn walks (a small set has none). */
-  get slotCount(): number {
-    return this.table?.capacity ?? 0;
-  }
-
-  /**
-   * Adds to `out` the members homed in the table's slots [from, to): a walk in slot order,
-   * complete only while the set holds still between steps (an AOF rewrite writing it in parts).
-   * Large sets only.
-   */
-  itemsHomedIn(from: number, to: number, out: string[]): void {
-    this.table!.itemsHomedIn(from, to, out, false);
-  }
-
-  /**
-   * A large set's copy to read while this one changes: same table layout, so a walk in slot
-   * order (itemsHomedIn) goes on in it where it left off here (KeyTable.snapshot).
-   */
-  frozen(): MemberSet {
-    const copy = new MemberSet();
-    copy.small = null;
-    copy.table = this.table!.snapshot();
-    return copy;
   }
 
   clone(): MemberSet {
