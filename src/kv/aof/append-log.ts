@@ -310,20 +310,26 @@ export class AppendLog implements TurnWriter {
    */
   writePending(): void {
     if (this.policy === "always" || (this.pending.length === 0 && this.unwritten === null)) return;
-    const bytes = this.takeUnwritten();
+    if (this.tryWrite(this.takeUnwritten()) === null) this.syncedSinceWrite = false;
+    // Without `always`, a write in the page cache is all the policy promises. A write that failed
+    // is answered too, as Redis does: the commands ran, and they stay in memory to be written
+    // when the disk takes them; what follows is refused until then.
+    this.advanceDurable(this.appendedSeq);
+  }
+
+  /**
+   * Writes `bytes` at the log's end and returns null, or keeps them for the next try (writeFailed)
+   * and returns the error.
+   */
+  private tryWrite(bytes: Uint8Array): unknown {
     try {
       this.writeAt(bytes);
     } catch (error) {
       this.writeFailed(bytes, error);
-      // As Redis does, the replies leave anyway: the commands ran, and they stay in memory to be
-      // written when the disk takes them. What follows is refused until then.
-      this.advanceDurable(this.appendedSeq);
-      return;
+      return error;
     }
-    this.syncedSinceWrite = false;
-    if (this.failure?.op === "write") this.recovered();
-    // Without `always`, a write in the page cache is all the policy promises.
-    this.advanceDurable(this.appendedSeq);
+    this.succeeded("write");
+    return null;
   }
 
   /** The bytes a failed write left, then everything pending. */
@@ -380,7 +386,9 @@ export class AppendLog implements TurnWriter {
     // A failed sync is tried again by the everysec timer, which finds the file not synced.
   }
 
-  private recovered(): void {
+  /** A write or a sync worked: a failure of that kind is over. */
+  private succeeded(op: "write" | "sync"): void {
+    if (this.failure?.op !== op) return;
     this.failure = null;
     if (this.retryTimer !== null) clearInterval(this.retryTimer);
     this.retryTimer = null;
@@ -485,14 +493,15 @@ export class AppendLog implements TurnWriter {
       this.lastSyncWriters = this.durableListeners.size;
       await writeChunksAt(this.fd, [bytes], position, true);
       // A failure kept from before a switch to `always` is over once a write and sync succeed.
-      if (this.failure !== null) this.recovered();
+      this.succeeded("write");
+      this.succeeded("sync");
       this.advanceDurable(seq);
       await this.fillAhead();
     } else if (!this.syncedSinceWrite) {
       this.syncedSinceWrite = true;
       this.syncCount++;
       await appendChunks(this.fd, [], true);
-      if (this.failure?.op === "sync") this.recovered();
+      this.succeeded("sync");
     }
   }
 
@@ -542,14 +551,8 @@ export class AppendLog implements TurnWriter {
 
   /** Writes and syncs everything pending, on this thread (shutdown, and SAVE-like waits). */
   flushSync(): void {
-    const bytes = this.takeUnwritten();
-    try {
-      this.writeAt(bytes);
-    } catch (error) {
-      this.writeFailed(bytes, error);
-      throw error;
-    }
-    if (this.failure?.op === "write") this.recovered();
+    const writeError = this.tryWrite(this.takeUnwritten());
+    if (writeError !== null) throw writeError;
     try {
       fdatasyncSync(this.fd);
     } catch (error) {
@@ -557,7 +560,7 @@ export class AppendLog implements TurnWriter {
       this.failed("sync", error);
       throw error;
     }
-    if (this.failure?.op === "sync") this.recovered();
+    this.succeeded("sync");
     this.syncCount++;
     this.advanceDurable(this.appendedSeq);
   }

@@ -10,9 +10,11 @@ import type { CommandBuffer } from "./command-buffer.ts";
 /** Appends to `out` the commands that recreate `key` holding `value`, expiring at `expiresAtMs` if given. */
 export function writeValueCommands(out: CommandBuffer, key: string, value: Value, expiresAtMs: number | undefined): void {
   const type = typeOf(value);
-  const parts = collectionParts(key, value);
-  if (parts !== null) parts.write(out, Infinity);
-  else if (type === "string") out.push(["SET", key, value.toString()]);
-  else throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
+  if (type === "string") out.push(["SET", key, value.toString()]);
+  else {
+    const parts = collectionParts(key, value);
+    if (parts === null) throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
+    parts.write(out, Infinity);
+  }
   if (expiresAtMs !== undefined) out.push(["PEXPIREAT", key, String(expiresAtMs)]);
 }
