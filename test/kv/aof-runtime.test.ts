@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { aofName, expectReplaysTo, newDir, snapshot, startKvIn } from "./support/aof-files.ts";
+import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withRestarted } from "./support/aof-files.ts";
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { liftFileSizeLimit, startKv, startRedis } from "./support/servers.ts";
 
@@ -62,16 +62,11 @@ describe("when the file cannot be written", () => {
       await kv.stop();
     }
     expect(Bun.spawnSync(["redis-check-aof", join(dir, aofName)]).stdout.toString()).toMatch(/is valid/);
-    const again = await startKvIn(dir);
-    try {
-      await withClient(again.port, async (c) => {
-        for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
-        expect(await c.call("GET", "after")).toBe("1");
-        expect(await c.call("DBSIZE")).toBe(BigInt(acknowledged.length + 1));
-      });
-    } finally {
-      await again.stop();
-    }
+    await withRestarted(dir, async (c) => {
+      for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
+      expect(await c.call("GET", "after")).toBe("1");
+      expect(await c.call("DBSIZE")).toBe(BigInt(acknowledged.length + 1));
+    });
   }, 30_000);
 
   test("always: a write that cannot be synced ends the process, as in Redis; every acknowledged write is in the file", async () => {
@@ -88,14 +83,9 @@ describe("when the file cannot be written", () => {
     expect(await kv.proc.exited).toBe(1);
     expect(acknowledged.length).toBeGreaterThanOrEqual(4);
     expect(kv.output()).toContain("cannot persist to the append-only file under appendfsync always; exiting");
-    const again = await startKvIn(dir);
-    try {
-      await withClient(again.port, async (c) => {
-        for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
-      });
-    } finally {
-      await again.stop();
-    }
+    await withRestarted(dir, async (c) => {
+      for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
+    });
   }, 30_000);
 
   test("a rewrite that cannot create its file fails without harm, and INFO counts it", async () => {
@@ -126,12 +116,7 @@ describe("when the file cannot be written", () => {
     } finally {
       await kv.stop();
     }
-    const again = await startKvIn(dir);
-    try {
-      expect(await withClient(again.port, (c) => c.call("MGET", "k", "k2"))).toEqual(["v", "v2"]);
-    } finally {
-      await again.stop();
-    }
+    expect(await withRestarted(dir, (c) => c.call("MGET", "k", "k2"))).toEqual(["v", "v2"]);
   }, 30_000);
 });
 
@@ -164,22 +149,17 @@ describe("SHUTDOWN", () => {
     const reply = await Promise.race([client.call("SHUTDOWN", "NOSAVE", "NOW"), client.closed.then(() => "closed")]);
     expect(reply).toBe("closed");
     expect(await kv.proc.exited).toBe(0);
-    const again = await startKvIn(dir, "everysec");
-    try {
-      await withClient(again.port, async (c) => {
-        expect(await c.call("GET", "kept")).toBe("1");
-        // What was loaded is saved; changes count from there until a SAVE.
-        expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:0\r\n");
-        await c.call("MSET", "a", "1", "b", "2");
-        expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:2\r\n");
-        expect(await c.call("SAVE")).toEqual({ s: "OK" });
-        const info = await c.call("INFO", "persistence");
-        expect(info).toContain("rdb_changes_since_last_save:0\r\n");
-        expect(info).toContain("rdb_saves:1\r\n");
-      });
-    } finally {
-      await again.stop();
-    }
+    await withRestarted(dir, async (c) => {
+      expect(await c.call("GET", "kept")).toBe("1");
+      // What was loaded is saved; changes count from there until a SAVE.
+      expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:0\r\n");
+      await c.call("MSET", "a", "1", "b", "2");
+      expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:2\r\n");
+      expect(await c.call("SAVE")).toEqual({ s: "OK" });
+      const info = await c.call("INFO", "persistence");
+      expect(info).toContain("rdb_changes_since_last_save:0\r\n");
+      expect(info).toContain("rdb_saves:1\r\n");
+    }, "everysec");
   }, 30_000);
 
   test("when the file cannot be written it stays up and says so; FORCE stops it anyway", async () => {
@@ -253,15 +233,10 @@ describe("CONFIG SET appendonly", () => {
     });
     kv.proc.kill("SIGKILL");
     await kv.proc.exited;
-    const again = await startKvIn(dir);
-    try {
-      await withClient(again.port, async (c) => {
-        expect(await c.call("DBSIZE")).toBe(1051n);
-        expect(await c.call("MGET", "before:999", "during", "after:49")).toEqual(["999", "1", "49"]);
-      });
-    } finally {
-      await again.stop();
-    }
+    await withRestarted(dir, async (c) => {
+      expect(await c.call("DBSIZE")).toBe(1051n);
+      expect(await c.call("MGET", "before:999", "during", "after:49")).toEqual(["999", "1", "49"]);
+    });
   }, 30_000);
 
   test("a file that cannot be started leaves the server serving, with aof_enabled:0 and the reason in the log", async () => {
@@ -299,12 +274,7 @@ describe("CONFIG SET appendonly", () => {
     } finally {
       await kv.stop();
     }
-    const again = await startKvIn(dir);
-    try {
-      expect(await withClient(again.port, (c) => c.call("MGET", "before", "after"))).toEqual(["1", null]);
-    } finally {
-      await again.stop();
-    }
+    expect(await withRestarted(dir, (c) => c.call("MGET", "before", "after"))).toEqual(["1", null]);
   }, 30_000);
 
   test("changes apply one at a time, in order: no, yes, no, yes ends with a file that holds everything", async () => {

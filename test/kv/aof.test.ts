@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { aofName, expectReplaysTo, newDir, snapshot, startKvIn } from "./support/aof-files.ts";
+import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withRestarted } from "./support/aof-files.ts";
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 
@@ -170,12 +170,7 @@ describe("the fill written ahead, across a rewrite", () => {
     kv.proc.kill("SIGKILL");
     await kv.proc.exited;
     expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
-    const again = await startKvIn(dir);
-    try {
-      expect(await withClient(again.port, (c) => c.call("LRANGE", "log", "0", "-1"))).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
-    } finally {
-      await again.stop();
-    }
+    expect(await withRestarted(dir, (c) => c.call("LRANGE", "log", "0", "-1"))).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
     expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
   }, 30_000);
 });
@@ -265,12 +260,7 @@ describe("a rewrite cut off", () => {
     expect(await kv.proc.exited).toBe(0);
     expect(kv.output()).toContain("rewrite stopped with the server");
     expect(readdirSync(dir)).toEqual([aofName]);
-    const again = await startKvIn(dir);
-    try {
-      expect(await withClient(again.port, (c) => c.call("DBSIZE"))).toBe(BigInt(keys));
-    } finally {
-      await again.stop();
-    }
+    expect(await withRestarted(dir, (c) => c.call("DBSIZE"))).toBe(BigInt(keys));
   }, 60_000);
 
   test("a temporary file a killed server left is removed at start", async () => {
@@ -422,12 +412,7 @@ describe("aof-timestamp-enabled", () => {
     expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
     const cut = Bun.spawnSync(["redis-check-aof", "--truncate-to-timestamp", String(stamps[0]), path], { stdin: Buffer.from("y\n") });
     expect(cut.stdout.toString()).toContain("Successfully truncated");
-    const again = await startKvIn(dir);
-    try {
-      expect(await withClient(again.port, (c) => c.call("MGET", "first", "second", "third"))).toEqual(["1", null, null]);
-    } finally {
-      await again.stop();
-    }
+    expect(await withRestarted(dir, (c) => c.call("MGET", "first", "second", "third"))).toEqual(["1", null, null]);
   }, 30_000);
 });
 
@@ -495,12 +480,7 @@ describe("CONFIG SET appendfsync", () => {
       kv.proc.kill("SIGKILL");
       await Promise.all([kv.proc.exited, redis.stop()]);
     }
-    const again = await startKvIn(dir, "no");
-    try {
-      expect(await withClient(again.port, (c) => c.call("LLEN", "log"))).toBe(80n);
-    } finally {
-      await again.stop();
-    }
+    expect(await withRestarted(dir, (c) => c.call("LLEN", "log"), "no")).toBe(80n);
   }, 30_000);
 });
 
@@ -514,13 +494,8 @@ describe("appendfsync everysec and no", () => {
       });
       kv.proc.kill("SIGKILL");
       await kv.proc.exited;
-      const again = await startKvIn(dir, fsync);
-      try {
-        const values = await withClient(again.port, (c) => c.call("MGET", ...Array.from({ length: 100 }, (_, i) => `k${i}`)));
-        expect(values).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
-      } finally {
-        await again.stop();
-      }
+      const values = await withRestarted(dir, (c) => c.call("MGET", ...Array.from({ length: 100 }, (_, i) => `k${i}`)), fsync);
+      expect(values).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
     }, 30_000);
   }
 });

@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "bun:test";
-import { type RespValue, withClient } from "./resp-client.ts";
+import { type RespClient, type RespValue, withClient } from "./resp-client.ts";
 import { startKv, startRedis } from "./servers.ts";
 
 export const aofName = "appendonly.aof";
@@ -51,5 +51,15 @@ export async function expectReplaysTo(dir: string, expected: Record<string, unkn
     expect(await snapshot(redis.port)).toEqual(expected);
   } finally {
     await Promise.all([again.stop(), redis.stop()]);
+  }
+}
+
+/** svc restarted on `dir` with the file on, `body` run on a client of it, then stopped whatever happens. */
+export async function withRestarted<T>(dir: string, body: (c: RespClient) => Promise<T>, fsync = "always"): Promise<T> {
+  const again = await startKvIn(dir, fsync);
+  try {
+    return await withClient(again.port, body);
+  } finally {
+    await again.stop();
   }
 }
