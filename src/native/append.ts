@@ -1,6 +1,6 @@
 /**
  * Appending a batch of chunks to a file: one vectored write at its end (a broker segment) or
- * positional writes at a given offset (the kv append-only file, whose tail may hold zeros
+ * positional writes at a given offset (the kv append-only file, whose tail may hold a fill
  * appended ahead of its end), and, when asked, one fdatasync. The native path does these on a
  * worker thread, so the JavaScript thread keeps serving while the disk syncs; the references do
  * the same with node:fs calls that block it.

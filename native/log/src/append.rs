@@ -31,7 +31,7 @@ pub fn append_chunks(file: &File, chunks: &[&[u8]], sync: bool) -> io::Result<u6
 }
 
 /// Writes every chunk, in order, from byte `position` of `file` (not at its end: the file may go
-/// on past `position`, with zeros written ahead by `append_chunks` on a descriptor opened for
+/// on past `position`, with a fill written ahead by `append_chunks` on a descriptor opened for
 /// appending), then syncs its data to the device if `sync`.
 pub fn write_chunks_at(file: &File, chunks: &[&[u8]], position: u64, sync: bool) -> io::Result<()> {
     let mut at = position;
