@@ -19,10 +19,10 @@ function tooLarge(limitBytes: number): SvcError {
 export async function readBodyBytes(req: Request, limitBytes: number): Promise<Uint8Array> {
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > limitBytes) throw tooLarge(limitBytes);
-  if (req.body === null) return new Uint8Array(0);
   // A declared length within the limit bounds what can arrive: Bun's one-call read is several
-  // times cheaper than pulling the stream chunk by chunk.
-  if (declared !== null) return new Uint8Array(await req.arrayBuffer());
+  // times cheaper than pulling the stream chunk by chunk, and than building `req.body` at all.
+  if (declared !== null) return await req.bytes();
+  if (req.body === null) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;

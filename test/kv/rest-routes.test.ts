@@ -4,6 +4,7 @@
 // leaves open (docs/kv-rest.md): statuses of bad bodies and wrong types, reads of missing keys,
 // the shapes of /info and /dbsize, bytes that are not UTF-8, and the body limit at and past it.
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { kvRestBodyBytesMax } from "../../src/core/limits.ts";
 import { RespClient } from "./support/resp-client.ts";
 import type { ServerProcess } from "./support/servers.ts";
@@ -405,6 +406,36 @@ describe("bytes in keys and values", () => {
     await fails("PUT", "/kv/bin:bad", { value: { base64: "not base64!" } }, 400, "base64");
     await fails("PUT", "/kv/bin:bad", { value: { base64: "AP8=", extra: 1 } }, 400, "'value' must be a string");
     expect(await resp.call("EXISTS", "bin:bad")).toBe(0n);
+  });
+
+  test("property: any bytes, percent-encoded any way a client may, name the same key over REST as over RESP", async () => {
+    // Characters a path segment may carry as they are; everything else must be escaped.
+    const unreserved = /^[A-Za-z0-9\-._~:@!$&'()*+,;=]$/;
+    const encodedByte = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.constantFrom("raw", "upper", "lower")).map(([byte, how]) => {
+      const char = String.fromCharCode(byte);
+      if (how === "raw" && unreserved.test(char)) return { byte: char, sent: char };
+      const hex = byte.toString(16).padStart(2, "0");
+      return { byte: char, sent: `%${how === "lower" ? hex : hex.toUpperCase()}` };
+    });
+    // "." and ".." are dot segments, which URL parsers remove from a path however they are spelt.
+    const keys = fc.array(encodedByte, { minLength: 1, maxLength: 12 }).filter((parts) => {
+      const key = parts.map((p) => p.byte).join("");
+      return key !== "." && key !== "..";
+    });
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(keys, async (parts) => {
+        const key = parts.map((p) => p.byte).join("");
+        const path = `/kv/${parts.map((p) => p.sent).join("")}`;
+        const value = `v${++n}`;
+        await ok("PUT", path, { value });
+        expect(await resp.call("GET", key)).toBe(value);
+        await resp.call("SET", key, `${value}'`);
+        expect(await ok("GET", path)).toBe(`${value}'`);
+        expect(await resp.call("DEL", key)).toBe(1n);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

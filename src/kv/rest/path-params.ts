@@ -49,13 +49,16 @@ export function decodeSegment(segment: string): string {
 }
 
 /**
- * The named parameters of `url` for a route `pattern`, as byte strings. `decoded` are Bun's: when
- * the URL is ASCII without a "%", Bun decoded nothing, so they are already the bytes and the
- * common case costs no parsing.
+ * The named parameters of a request for a route, as byte strings. `decoded` are Bun's. When each
+ * is ASCII, Bun's decoding was already byte for byte: every %XX in them was below 0x80 (a byte
+ * above, or a bad escape, decodes to a non-ASCII character), so the common case costs no parsing
+ * and does not even build the URL string. Otherwise the raw path (`url()`) is decoded again.
  */
-export function pathParams(url: string, positions: ReadonlyMap<string, number>, decoded: Record<string, string>): Record<string, string> {
-  if (!url.includes("%") && plain.test(url)) return decoded;
-  const segments = rawPath(url).split("/");
+export function pathParams(decoded: Record<string, string>, positions: ReadonlyMap<string, number>, url: () => string): Record<string, string> {
+  let allAscii = true;
+  for (const name in decoded) allAscii &&= plain.test(decoded[name]!);
+  if (allAscii) return decoded;
+  const segments = rawPath(url()).split("/");
   const params: Record<string, string> = {};
   for (const [name, i] of positions) params[name] = decodeSegment(segments[i] ?? "");
   return params;

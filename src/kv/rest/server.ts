@@ -43,8 +43,8 @@ const anyOtherPath = "/*";
 function handler(pattern: string, run: RestHandler, runner: CommandRunner): Handler {
   const positions = paramPositions(pattern);
   return (ctx) => {
-    checkBearer(ctx.req.headers.get("authorization"), runner.engine.password);
-    return run(new RestRequest(ctx, pathParams(ctx.req.url, positions, ctx.params), runner));
+    checkBearer(ctx.req, runner.engine.password);
+    return run(new RestRequest(ctx, pathParams(ctx.params, positions, () => ctx.req.url), runner));
   };
 }
 
