@@ -12,7 +12,8 @@
  * how much their resident set grew.
  *
  * Then persistence: both with their append-only files, appendfsync always and everysec
- * (lib/kv-aof.ts); and svc's REST API against its own RESP (lib/kv-rest.ts).
+ * (lib/kv-aof.ts); the same data's BGREWRITEAOF and load times (lib/kv-aof-files.ts); and svc's
+ * REST API against its own RESP (lib/kv-rest.ts).
  *
  * Every server first gets an unmeasured warm-up run of the same tests (lib/redis-benchmark.ts).
  *
@@ -24,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rssBytes, startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
 import { aofComparison } from "./lib/kv-aof.ts";
+import { aofFileComparison } from "./lib/kv-aof-files.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { restComparison } from "./lib/kv-rest.ts";
 import { fmt, median, redisBenchmark, redisCli, redisVersion, warmUp } from "./lib/redis-benchmark.ts";
@@ -105,6 +107,7 @@ async function main(): Promise<void> {
     await Promise.all([redis?.stop(), kvTs?.stop(), kvNative?.stop()]);
   }
   await aofComparison();
+  await aofFileComparison();
   await restComparison();
 }
 
