@@ -10,19 +10,8 @@
  *   in flight goes to disk together in the next (group commit): many clients share one sync;
  * - `everysec` syncs once a second on the worker thread; `no` leaves syncing to the kernel.
  *
- * Under `always` the file keeps bytes written ahead of its end (fillAheadBytes): a write into
- * space already allocated, written and inside the file's length syncs without changing metadata,
- * which on ext4 skips the journal commit an append needs (fdatasync ~90 µs instead of ~150 here).
- * So commands are written at a position, not appended; the fill is appended, through a second
- * descriptor opened for appending, so a fill can never land on commands written while it runs
- * (each append goes after whatever the file holds then).
- *
- * The fill is '#' bytes and no newline: after the last command, the rest of the file is one
- * annotation line, which Redis's loader and redis-check-aof skip (Redis 7 writes `#TS:` lines).
- * So the file of a running or killed server is one they accept, whatever part of the fill the
- * commands have overwritten; zeros would read as a bad format there, and so would any newline in
- * the fill (Redis reads lines in 1 KiB pieces: one starting at a newline is not an annotation). A
- * clean close cuts the fill off, and so does the next start (load.ts).
+ * Under `always` the file keeps space written ahead of its end, which makes each sync cheaper
+ * (log-file.ts: the file's bytes on disk).
  *
  * When the file cannot be written or synced (a full disk, say), svc does what Redis does. Under
  * `everysec` and `no` the commands stay in memory, their replies leave, and the write is retried
@@ -35,14 +24,13 @@
  * appends the policy's promise covers. Connections hold replies until durableSeq reaches the
  * appendedSeq they saw (connection.ts).
  */
-import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync } from "node:fs";
+import { fdatasyncSync } from "node:fs";
 import type { Logger } from "../../core/log.ts";
 import { systemErrorText } from "../../core/system-error.ts";
-import { writeAll } from "../../core/write-all.ts";
 import { appendChunks, writeChunksAt } from "../../native/append.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
 import { CommandBuffer } from "./command-buffer.ts";
-import { annotationByte } from "./load.ts";
+import { LogFile } from "./log-file.ts";
 
 export type FsyncPolicy = "always" | "everysec" | "no";
 export const fsyncPolicies: readonly FsyncPolicy[] = ["always", "everysec", "no"];
@@ -53,22 +41,6 @@ const everysecIntervalMs = 1000;
 const retryIntervalMs = 1000;
 /** Longest an `always` sync waits, by default, for the writers the last one answered to write again. */
 const gatherMaxMsDefault = 1;
-/**
- * Under `always`, '#' bytes are kept written this far ahead of the log's end, refilled once less than
- * half is left. Filling is a write and a sync of its own that the next sync waits for: ~2 MiB at
- * a time keeps that wait to a few milliseconds.
- */
-const fillAheadBytes = 4 * 1024 * 1024;
-/** The bytes one fill appends at most, as pieces of one shared buffer. */
-const fillPieceBytes = 1024 * 1024;
-/** The fill is one annotation line with no end (see the top). */
-const fillPiece = new Uint8Array(fillPieceBytes).fill(annotationByte);
-
-/** Opens the log for positional writes (not O_APPEND: the file may go on past the log's end). */
-function openForWriting(path: string): number {
-  return openSync(path, constants.O_WRONLY | constants.O_CREAT, 0o644);
-}
-
 export interface AppendLogOptions {
   /** Where a write or sync that failed, and the recovery, are logged. */
   logger?: Logger;
@@ -92,9 +64,7 @@ export class AppendLog implements TurnWriter {
   private readonly pending = new CommandBuffer();
   /** While a rewrite runs, a copy of every command appended, for the end of the new file. */
   private tee: CommandBuffer | null = null;
-  private fd: number;
-  /** The same file opened for appending: where fillAhead appends its fill. */
-  private appendFd: number;
+  private file: LogFile;
   /** The database the file's commands last selected; -1 makes the next append select one. */
   private selectedDb = -1;
   private transaction: "none" | "open" | "written" = "none";
@@ -123,12 +93,6 @@ export class AppendLog implements TurnWriter {
   private closing = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private currentPolicy: FsyncPolicy;
-  /** Bytes of commands the file holds: where the next append lands. */
-  sizeBytes: number;
-  /** The file's length: sizeBytes and the fill written ahead of it. */
-  private allocatedBytes: number;
-  /** Whether `always` writes a fill ahead in this file (not after a fill has failed). */
-  private fillsAhead = true;
   /** The last write or sync that failed, until one succeeds: what MISCONF and INFO report. */
   private failure: { op: "write" | "sync"; reason: string } | null = null;
   /** Bytes of commands whose write failed: written ahead of anything pending on the next try. */
@@ -154,12 +118,14 @@ export class AppendLog implements TurnWriter {
       throw error;
     });
     this.awaitingBase = options.awaitingBase ?? false;
-    this.fd = openForWriting(path);
-    this.appendFd = openSync(path, "a");
-    this.sizeBytes = sizeBytes;
-    this.allocatedBytes = Math.max(sizeBytes, fstatSync(this.fd).size);
+    this.file = new LogFile(path, sizeBytes);
     this.currentPolicy = policy;
     this.setPolicy(policy);
+  }
+
+  /** Bytes of commands the file holds: where the next append lands. */
+  get sizeBytes(): number {
+    return this.file.sizeBytes;
   }
 
   get policy(): FsyncPolicy {
@@ -243,17 +209,13 @@ export class AppendLog implements TurnWriter {
    * wrote the kept commands into it and synced it): nothing pending is written twice.
    */
   switchTo(path: string): void {
-    const old = [this.fd, this.appendFd];
-    this.fd = openForWriting(path);
-    this.appendFd = openSync(path, "a");
-    this.sizeBytes = fstatSync(this.fd).size;
-    this.allocatedBytes = this.sizeBytes;
-    this.fillsAhead = true;
+    const old = this.file;
+    this.file = new LogFile(path);
     this.awaitingBase = false;
     this.pending.take();
     this.syncedSinceWrite = true;
     // A sync or fill in flight still uses the old descriptors; close them once it is done.
-    void (this.inFlight ?? Promise.resolve()).finally(() => old.forEach((fd) => closeSync(fd)));
+    void (this.inFlight ?? Promise.resolve()).finally(() => old.close());
     this.advanceDurable(this.appendedSeq);
   }
 
@@ -323,7 +285,7 @@ export class AppendLog implements TurnWriter {
    */
   private tryWrite(bytes: Uint8Array): unknown {
     try {
-      this.writeAt(bytes);
+      this.file.write(bytes);
     } catch (error) {
       this.writeFailed(bytes, error);
       return error;
@@ -361,16 +323,14 @@ export class AppendLog implements TurnWriter {
   }
 
   /**
-   * A write of `bytes` failed: any part of them that reached the file is cut off (the next try
-   * writes them whole at the same place anyway, but a file cut there is one redis-check-aof
-   * accepts meanwhile), they are kept, and the write is retried every second.
+   * A write of `bytes` failed: any part of them that reached the file is cut off, they are kept,
+   * and the write is retried every second.
    */
   private writeFailed(bytes: Uint8Array, error: unknown): void {
     this.unwritten = bytes;
     try {
-      ftruncateSync(this.fd, this.sizeBytes);
+      this.file.cutAtEnd();
     } catch {}
-    this.allocatedBytes = this.sizeBytes;
     this.failed("write", error);
   }
 
@@ -485,53 +445,24 @@ export class AppendLog implements TurnWriter {
       if (this.bufferedBytes === 0) return;
       const seq = this.appendedSeq;
       const bytes = this.takeUnwritten();
-      const position = this.sizeBytes;
-      this.sizeBytes += bytes.length;
-      this.allocatedBytes = Math.max(this.allocatedBytes, this.sizeBytes);
+      const file = this.file;
+      const position = file.claim(bytes.length);
       this.syncCount++;
       // Everyone waiting now wrote before this sync's bytes were taken: it answers them all.
       this.lastSyncWriters = this.durableListeners.size;
-      await writeChunksAt(this.fd, [bytes], position, true);
+      await writeChunksAt(file.fd, [bytes], position, true);
       // A failure kept from before a switch to `always` is over once a write and sync succeed.
       this.succeeded("write");
       this.succeeded("sync");
       this.advanceDurable(seq);
-      await this.fillAhead();
+      // A rewrite may have switched files meanwhile: the new one gets its fill at its next sync.
+      if (this.policy === "always" && !this.closing && file === this.file) await file.fillAhead();
     } else if (!this.syncedSinceWrite) {
       this.syncedSinceWrite = true;
       this.syncCount++;
-      await appendChunks(this.fd, [], true);
+      await appendChunks(this.file.fd, [], true);
       this.succeeded("sync");
     }
-  }
-
-  /** Under `always`, appends fill to the file once less than half of fillAheadBytes is left past the log's end. */
-  private async fillAhead(): Promise<void> {
-    if (this.policy !== "always" || this.closing || !this.fillsAhead) return;
-    if (this.allocatedBytes - this.sizeBytes >= fillAheadBytes / 2) return;
-    const fd = this.fd;
-    const pieces: Uint8Array[] = [];
-    for (let bytes = this.sizeBytes + fillAheadBytes - this.allocatedBytes; bytes > 0; bytes -= fillPieceBytes) {
-      pieces.push(bytes >= fillPieceBytes ? fillPiece : fillPiece.subarray(0, bytes));
-    }
-    let length: number;
-    try {
-      length = await appendChunks(this.appendFd, pieces, true);
-    } catch {
-      // A full disk, say. The fill only makes syncs cheaper: commands are written without them,
-      // and trying again before every sync would make each one slower instead.
-      this.fillsAhead = false;
-      return;
-    }
-    // A rewrite may have switched files meanwhile; the new one has nothing written ahead.
-    if (this.fd === fd) this.allocatedBytes = length;
-  }
-
-  /** Writes `bytes` at the log's end, on this thread. */
-  private writeAt(bytes: Uint8Array): void {
-    writeAll(this.fd, bytes, bytes.length, this.sizeBytes);
-    this.sizeBytes += bytes.length;
-    this.allocatedBytes = Math.max(this.allocatedBytes, this.sizeBytes);
   }
 
   private advanceDurable(seq: number): void {
@@ -554,7 +485,7 @@ export class AppendLog implements TurnWriter {
     const writeError = this.tryWrite(this.takeUnwritten());
     if (writeError !== null) throw writeError;
     try {
-      fdatasyncSync(this.fd);
+      fdatasyncSync(this.file.fd);
     } catch (error) {
       this.syncedSinceWrite = false;
       this.failed("sync", error);
@@ -573,14 +504,12 @@ export class AppendLog implements TurnWriter {
     // A sync in flight writes bytes taken before anything still pending: let it land first.
     await this.inFlight;
     // The fill goes: a stopped server leaves plain RESP, as Redis's own file is.
-    if (this.allocatedBytes > this.sizeBytes) ftruncateSync(this.fd, this.sizeBytes);
-    this.allocatedBytes = this.sizeBytes;
+    this.file.cutAtEnd();
     try {
       this.flushSync();
     } catch (error) {
       this.logger?.error({ path: this.path, err: error }, "could not write the append-only file while stopping: the writes since it failed are lost");
     }
-    closeSync(this.fd);
-    closeSync(this.appendFd);
+    this.file.close();
   }
 }

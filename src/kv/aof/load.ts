@@ -12,7 +12,7 @@
  * Lines starting with '#' between commands are annotations, skipped as Redis 7 skips them (it
  * writes `#TS:<unix time>` ones with aof-timestamp-enabled).
  *
- * Under `appendfsync always` the log writes '#' bytes ahead of its end (AppendLog.fillAhead), and
+ * Under `appendfsync always` the log writes '#' bytes ahead of its end (LogFile.fillAhead), and
  * a process killed meanwhile leaves them: one annotation with no newline running to the end of
  * the file, which Redis and redis-check-aof skip too. The commands end at the file's last byte
  * that is neither '#' nor zero (every command ends in "\n"; earlier versions of svc wrote zeros
