@@ -116,6 +116,11 @@ export class KeyTable<V extends string | object = string | object> {
    * this just before it has to grow, so that the walker can finish first.
    */
   slotWalker: (() => void) | null = null;
+  /**
+   * Which slabs (by index) this table shares with a snapshot: each is copied before this table
+   * first writes to it, so the other side keeps the bytes it had. null while none is shared.
+   */
+  private sharedSlabs: Uint8Array | null = null;
 
   /** The number of slots (a power of two). */
   get capacity(): number {
@@ -188,6 +193,7 @@ export class KeyTable<V extends string | object = string | object> {
     const keyInline = key.length <= keyInlineBytesMax;
     const valueInline = isInlineValue(value);
     const ref = this.allocate(entryBytes(keyInline ? key.length : 0, valueInline ? value.length : 0));
+    this.own(ref);
     const words = this.words[ref >>> unitShift]!;
     const w = headerAt(ref);
     words[w] = hash;
@@ -203,6 +209,7 @@ export class KeyTable<V extends string | object = string | object> {
 
   /** Writes an entry's value info and inline bytes; the key's info must already be written. */
   private writeValue(ref: number, value: V, inline: boolean): void {
+    this.own(ref);
     const words = this.words[ref >>> unitShift]!;
     if (inline) {
       const text = value as string;
@@ -231,6 +238,7 @@ export class KeyTable<V extends string | object = string | object> {
     const magnitude = Math.abs(n);
     const length = (n < 0 ? 1 : 0) + decimalDigits(magnitude);
     if (this.valueLength(ref) === -1 || entryBytes(this.keyBytesOf(ref), length) !== this.sizeOf(ref)) return false;
+    this.own(ref);
     this.words[ref >>> unitShift]![headerAt(ref) + 2] = length;
     const bytes = this.slabs[ref >>> unitShift]!;
     const from = this.valueAt(ref);
@@ -249,6 +257,7 @@ export class KeyTable<V extends string | object = string | object> {
     const moved = this.allocate(entryBytes(keyBytes, inline ? value.length : 0));
     const from = (ref & unitMask) * unitBytes;
     const header = this.slabs[ref >>> unitShift]!.subarray(from, from + headerBytes + keyBytes);
+    this.own(moved);
     this.slabs[moved >>> unitShift]!.set(header, (moved & unitMask) * unitBytes);
     this.writeValue(moved, value, inline);
     this.free(ref, oldSize);
@@ -297,21 +306,24 @@ export class KeyTable<V extends string | object = string | object> {
 
   /**
    * A copy to read while this table changes (an append-only file rewrite writing the rest of a
-   * large hash or set): slots and slabs are copied as memory, so every entry keeps its slot and a
-   * walk in slot order goes on in the copy where it left off here. Values held as objects are
-   * shared, not copied (a members table's are strings). An 860k-member set copies in 20–54 ms,
-   * mostly the allocation's garbage collection; reading its members out as strings took ~250.
+   * large hash or set): the slots are copied, so every entry keeps its slot and a walk in slot
+   * order goes on in the copy where it left off here. The slabs are shared, and whichever side
+   * writes to one first copies it then (sharedSlabs), so making the copy costs the slots alone and
+   * writes afterwards copy only the slabs they touch, 1 MiB at most each. Copying every slab at
+   * once held the event loop 20–54 ms for an 860k-member set, mostly the allocation's garbage
+   * collection. Values held as objects are shared, not copied (a members table's are strings).
    */
   snapshot(): KeyTable<V> {
     const copy = new KeyTable<V>();
     copy.size = this.size;
     copy.slots = this.slots.slice();
     copy.mask = this.mask;
-    for (const words of this.words) {
-      const memory = words.buffer.slice(0);
-      copy.slabs.push(Buffer.from(memory) as Latin1Buffer);
-      copy.words.push(new Int32Array(memory));
+    for (let i = 0; i < this.slabs.length; i++) {
+      copy.slabs.push(this.slabs[i]!);
+      copy.words.push(this.words[i]!);
     }
+    this.sharedSlabs = new Uint8Array(this.slabs.length).fill(1);
+    copy.sharedSlabs = new Uint8Array(this.slabs.length).fill(1);
     copy.slabTop = this.slabTop;
     copy.slabEnd = this.slabEnd;
     copy.freeHeads.set(this.freeHeads);
@@ -320,12 +332,25 @@ export class KeyTable<V extends string | object = string | object> {
     return copy;
   }
 
+  /** Makes the slab holding `ref` this table's own before it writes there (see sharedSlabs). */
+  private own(ref: number): void {
+    const shared = this.sharedSlabs;
+    if (shared === null) return;
+    const slab = ref >>> unitShift;
+    if (shared[slab] !== 1) return;
+    shared[slab] = 0;
+    const memory = this.words[slab]!.buffer.slice(0);
+    this.slabs[slab] = Buffer.from(memory) as Latin1Buffer;
+    this.words[slab] = new Int32Array(memory);
+  }
+
   /** Removes every key. */
   clear(): void {
     this.size = 0;
     this.slots = new Int32Array(capacityMin * 2);
     this.mask = capacityMin - 1;
     this.slabs.length = this.words.length = 0;
+    this.sharedSlabs = null;
     this.slabTop = this.slabEnd = 0;
     this.freeHeads.fill(-1);
     this.objects.length = this.freeObjects.length = 0;
@@ -410,6 +435,7 @@ export class KeyTable<V extends string | object = string | object> {
 
   /** Writes a float64 as the entry's 8-byte inline value, which it must already have. */
   setFloatAt(ref: number, n: number): void {
+    this.own(ref);
     const bytes = this.slabs[ref >>> unitShift]!;
     const from = this.valueAt(ref);
     floatScratch[0] = n;
@@ -422,6 +448,7 @@ export class KeyTable<V extends string | object = string | object> {
   }
 
   setReadTime(ref: number, time: number): void {
+    this.own(ref);
     this.words[ref >>> unitShift]![headerAt(ref) + 1] = time;
   }
 
@@ -557,6 +584,7 @@ export class KeyTable<V extends string | object = string | object> {
   /** Puts an entry's memory on its size's free list (the first word links the list). */
   private free(ref: number, bytes: number): void {
     const units = bytes / unitBytes;
+    this.own(ref);
     this.words[ref >>> unitShift]![headerAt(ref)] = this.freeHeads[units]!;
     this.freeHeads[units] = ref;
   }

@@ -5,7 +5,7 @@
 // guarantee: every key there from the start to the end of a walk is returned, across resizes.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
+import { hashKey, KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { List } from "../../src/kv/types/list.ts";
 import type { Value } from "../../src/kv/keyspace.ts";
 
@@ -49,6 +49,7 @@ function expectSame(table: KeyTable<Value>, model: Map<string, Value>): void {
     const ref = table.find(k);
     expect(ref).toBeGreaterThanOrEqual(0);
     expect(table.keyOf(ref)).toBe(k);
+    expect(table.hashOf(ref)).toBe(hashKey(k));
     // Objects come back as the same object; strings as equal text.
     expect(table.valueOf(ref)).toBe(v);
   }
@@ -106,11 +107,35 @@ describe("KeyTable", () => {
   });
 
   test("a snapshot holds the table as it was, in the same slots, whatever happens to either afterwards", () => {
+    /** Besides sets, deletes and clears, the writes made in an entry's place: they must not reach a snapshot sharing its slab. */
+    // Each names a key of the table by its place among them (`pick`), so that most find one.
+    type InPlace = { kind: "integer"; pick: number; n: number } | { kind: "float"; pick: number; n: number } | { kind: "readTime"; pick: number; time: number };
+    const inPlace: fc.Arbitrary<InPlace> = fc.oneof(
+      fc.record({ kind: fc.constant("integer" as const), pick: fc.nat(), n: fc.integer({ min: -1e6, max: 1e6 }) }),
+      fc.record({ kind: fc.constant("float" as const), pick: fc.nat(), n: fc.double() }),
+      fc.record({ kind: fc.constant("readTime" as const), pick: fc.nat(), time: fc.integer({ min: 1, max: 2 ** 31 - 1 }) }),
+    );
+    const writeInPlace = (table: KeyTable<Value>, model: Map<string, Value>, step: InPlace) => {
+      if (model.size === 0) return;
+      const key = [...model.keys()][step.pick % model.size]!;
+      const ref = table.find(key);
+      if (step.kind === "integer") {
+        if (table.setIntegerInPlace(ref, step.n)) model.set(key, String(step.n));
+      } else if (step.kind === "float") {
+        if (table.valueLength(ref) !== 8) return;
+        table.setFloatAt(ref, step.n);
+        model.set(key, Buffer.from(new Float64Array([step.n]).buffer).toString("latin1"));
+      } else table.setReadTime(ref, step.time);
+    };
+    const readTimes = (table: KeyTable<Value>, keys: Iterable<string>) => [...keys].map((k) => table.readTime(table.find(k)));
+    const later = fc.oneof({ weight: 1, arbitrary: op.map((step) => ({ plain: step })) }, { weight: 1, arbitrary: inPlace.map((step) => ({ inPlace: step })) });
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 300 }), fc.array(op, { maxLength: 300 }), fc.nat(), (before, after, cut) => {
+      fc.property(fc.array(op, { maxLength: 300 }), fc.array(later, { maxLength: 300 }), fc.nat(), (before, after, cut) => {
         const table = new KeyTable<Value>();
         const model = new Map<string, Value>();
         for (const step of before) apply(table, model, step);
+        for (const [k, v] of model) if (typeof v === "string" && v.length === 3) model.set(k, `${v}12345`); // some 8-byte values
+        for (const [k, v] of model) table.set(k, v);
         // A walk in slot order stopped anywhere goes on in the snapshot where it left off.
         const walked: number[] = [];
         const stop = cut % (table.capacity + 1);
@@ -118,18 +143,84 @@ describe("KeyTable", () => {
         const keysBefore = walked.map((ref) => table.keyOf(ref));
         const copy = table.snapshot() as KeyTable<Value>;
         const frozen = new Map(model);
-        for (const step of after) apply(table, model, step);
+        const frozenReadTimes = readTimes(copy, frozen.keys());
+        for (const step of after) {
+          if ("plain" in step) apply(table, model, step.plain);
+          else writeInPlace(table, model, step.inPlace);
+        }
         expectSame(copy, frozen);
+        expect(readTimes(copy, frozen.keys())).toEqual(frozenReadTimes);
         const rest: number[] = [];
         copy.entriesHomedIn(stop, copy.capacity, rest);
         expect([...keysBefore, ...rest.map((ref) => copy.keyOf(ref))].sort()).toEqual([...frozen.keys()].sort());
-        // And the copy's own changes leave the table alone.
-        copy.clear();
-        copy.set("only-in-copy", "x");
+        // And the copy's own changes leave the table alone: both may take the same freed entry
+        // (they start with the same free lists), so each must copy a shared slab before writing.
+        for (const step of after) {
+          if ("plain" in step) apply(copy, frozen, step.plain);
+          else writeInPlace(copy, frozen, step.inPlace);
+        }
+        expectSame(copy, frozen);
         expectSame(table, model);
       }),
-      { numRuns: 200 },
+      { numRuns: 400 },
     );
+  });
+
+  test("after a snapshot, the first write of each kind on either side copies the slab first", () => {
+    type Sides = { table: KeyTable<Value>; model: Map<string, Value> };
+    /**
+     * Several slabs, and every seventh entry freed, so both sides start with the same free lists:
+     * entries of 32 bytes (a key of 8 bytes and a value of 8) and of 64. The writes below take two
+     * entries of each size, so they come off those lists, onto the same memory on both sides, and
+     * a link one side overwrote would send the other's second allocation astray.
+     */
+    const build = (): [Sides, Sides] => {
+      const table = new KeyTable<Value>();
+      const model = new Map<string, Value>();
+      for (let i = 0; i < 2000; i++) apply(table, model, { kind: "set", key: `key:${String(i).padStart(4, "0")}`, value: "12345678" });
+      for (let i = 0; i < 2000; i += 7) apply(table, model, { kind: "delete", key: `key:${String(i).padStart(4, "0")}` });
+      // Freed entries of the size a moved entry below takes (a 40-byte value).
+      for (let i = 0; i < 4; i++) apply(table, model, { kind: "set", key: `big:${i}`, value: "y".repeat(42) });
+      for (let i = 0; i < 4; i++) apply(table, model, { kind: "delete", key: `big:${i}` });
+      return [{ table, model }, { table: table.snapshot() as KeyTable<Value>, model: new Map(model) }];
+    };
+    const readTimes = (side: Sides) => [...side.model.keys()].map((k) => side.table.readTime(side.table.find(k)));
+    const writes: Record<string, (side: Sides) => void> = {
+      "new keys": (s) => {
+        apply(s.table, s.model, { kind: "set", key: "new:0001", value: "abcdefgh" });
+        apply(s.table, s.model, { kind: "set", key: "new:0002", value: "abcdefgh" });
+      },
+      "a value of the same size": (s) => apply(s.table, s.model, { kind: "set", key: "key:0001", value: "ABCDEFGH" }),
+      "values that move their entries": (s) => {
+        apply(s.table, s.model, { kind: "set", key: "key:0003", value: "x".repeat(40) });
+        apply(s.table, s.model, { kind: "set", key: "key:0008", value: "x".repeat(40) });
+      },
+      "a delete": (s) => apply(s.table, s.model, { kind: "delete", key: "key:0005" }),
+      "an integer in place": (s) => {
+        expect(s.table.setIntegerInPlace(s.table.find("key:0002"), 87654321)).toBe(true);
+        s.model.set("key:0002", "87654321");
+      },
+      "a float in place": (s) => {
+        s.table.setFloatAt(s.table.find("key:0004"), 1.5);
+        s.model.set("key:0004", Buffer.from(new Float64Array([1.5]).buffer).toString("latin1"));
+      },
+      "a read time": (s) => s.table.setReadTime(s.table.find("key:0006"), 99),
+    };
+    for (const [name, write] of Object.entries(writes)) {
+      for (const first of [0, 1]) {
+        const [one, other] = first === 0 ? build() : build().reverse();
+        const otherTimes = readTimes(other!);
+        write(one!);
+        expectSame(other!.table, other!.model);
+        expect(readTimes(other!), name).toEqual(otherTimes);
+        // The other side's own writes, which take and free entries too, leave the first alone.
+        const oneTimes = readTimes(one!);
+        for (const w of Object.values(writes)) w(other!);
+        expectSame(one!.table, one!.model);
+        expect(readTimes(one!), name).toEqual(oneTimes);
+        expectSame(other!.table, other!.model);
+      }
+    }
   });
 
   test("grows past many resizes and shrinks back, every key still found", () => {
