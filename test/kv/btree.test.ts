@@ -166,20 +166,34 @@ describe("BTree against a sorted array", () => {
     );
   });
 
-  test("copyFrom any rank copies the elements from there on, which later changes leave alone", () => {
+  test("freezeFrom any rank holds the elements from there on, read in any steps, whatever changes the tree after", () => {
     fc.assert(
-      fc.property(shape, fc.array(op(1), { maxLength: 400, size: "max" }), fc.nat(), fc.array(op(1), { maxLength: 100 }), (s, ops, at, later) => {
-        const tree = new BTree(s);
-        const model: Model = new Map();
-        for (const o of ops) apply(tree, model, o);
-        const rank = at % (model.size + 2); // past the end too: an empty copy
-        const copy = tree.copyFrom(rank);
-        const expected = sorted(model).slice(rank);
-        for (const o of later) apply(tree, model, o);
-        expect([...copy.scores]).toEqual(expected.map((e) => e.score));
-        expect(copy.members).toEqual(expected.map((e) => e.member));
-      }),
-      { numRuns: 250 },
+      fc.property(
+        shape,
+        fc.array(op(1), { maxLength: 400, size: "max" }),
+        fc.nat(),
+        fc.array(fc.tuple(op(1), fc.integer({ min: 1, max: 40 })), { maxLength: 150 }),
+        (s, ops, at, later) => {
+          const tree = new BTree(s);
+          const model: Model = new Map();
+          for (const o of ops) apply(tree, model, o);
+          const rank = at % (model.size + 2); // past the end too: an empty run
+          const run = tree.freezeFrom(rank);
+          const expected = sorted(model).slice(rank);
+          // Reads between the tree's changes, as a rewrite writes between clients' commands.
+          const read: TreeEntry[] = [];
+          let done = false;
+          for (const [o, step] of later) {
+            apply(tree, model, o);
+            if (!done) done = run.read(step, (score, member) => read.push({ score, member }));
+          }
+          while (!done) done = run.read(7, (score, member) => read.push({ score, member }));
+          expect(read).toEqual(expected);
+          expect(run.read(5, () => expect.unreachable())).toBe(true);
+          checkAll(tree, model, []);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

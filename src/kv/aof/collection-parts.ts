@@ -16,6 +16,7 @@ import { chunkAt, encodeHeader, headerIterator, isAllZero } from "../types/bloom
 import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list.ts";
 import { MemberSet } from "../types/member-set.ts";
+import type { FrozenRun } from "../types/zset/btree.ts";
 import { ZSet } from "../types/zset/zset.ts";
 import type { CommandBuffer } from "./command-buffer.ts";
 
@@ -30,15 +31,16 @@ const bloomChunkBytes = 1024 * 1024;
  * A collection's commands written a part at a time, so that a rewrite can serve clients between
  * the parts of a huge one. `write` writes about `maxItems` more items (a hash or a set: whole
  * slots of its table, so a few more) and returns whether all of them are out. The collection
- * must hold still between calls, unless `freeze` has copied what is left out of it: a rewrite
- * freezes the rest before a command changes the collection, and goes on writing the copy.
+ * must hold still between calls, unless `freeze` has taken what is left as it is: a rewrite
+ * freezes the rest before a command changes the collection, and goes on writing what it took.
  */
 export interface CollectionParts {
   write(out: CommandBuffer, maxItems: number): boolean;
   /**
-   * Parts for the items not written yet, copied now: the collection may change from here on.
-   * A writer over the live collection copies again at each call (the caller freezes once); one
-   * over a copy already returns itself.
+   * Parts for the items not written yet, as they are now (copied, or shared and copied by the
+   * collection before it changes them): the collection may change from here on. A writer over
+   * the live collection freezes again at each call (the caller freezes once); one over a frozen
+   * rest already returns itself.
    */
   freeze(): CollectionParts;
 }
@@ -187,28 +189,22 @@ class ZSetParts implements CollectionParts {
   }
 
   freeze(): CollectionParts {
-    const { scores, members } = this.zset.copyFrom(this.next);
-    return new CopiedZSetParts(this.key, scores, members);
+    return new FrozenZSetParts(this.key, this.zset.freezeFrom(this.next));
   }
 }
 
-/** The rest of a sorted set frozen: scores are formatted as they are written, not when copied. */
-class CopiedZSetParts implements CollectionParts {
-  private next = 0;
-
+/** The rest of a sorted set frozen: scores are formatted as they are written, not when frozen. */
+class FrozenZSetParts implements CollectionParts {
   constructor(
     private readonly key: string,
-    private readonly scores: Float64Array,
-    private readonly members: readonly string[],
+    private readonly run: FrozenRun,
   ) {}
 
   write(out: CommandBuffer, maxItems: number): boolean {
     const chunk = new Chunker(out, ["ZADD", this.key], 2);
-    const end = Math.min(this.members.length, this.next + maxItems);
-    for (let i = this.next; i < end; i++) chunk.add(formatDouble(this.scores[i]!), this.members[i]!);
+    const done = this.run.read(maxItems, (score, member) => chunk.add(formatDouble(score), member));
     chunk.flush();
-    this.next = end;
-    return end === this.members.length;
+    return done;
   }
 
   freeze(): CollectionParts {

@@ -80,6 +80,11 @@ class Node {
   /** Neighbouring leaves in key order (leaves only). */
   prev: Node | null = null;
   next: Node | null = null;
+  /**
+   * Leaves only: a FrozenRun holds this leaf's arrays as they are, so the tree copies them before
+   * it next writes to them (writable).
+   */
+  shared = false;
 
   /**
    * Full nodes get capacity + 1 slots: an insert lands first and the node splits after, when it
@@ -102,6 +107,15 @@ function grow(leaf: Node, slotsMax: number): void {
   for (let i = 0; i < leaf.size; i++) members[i] = leaf.members[i]!;
   leaf.scores = scores;
   leaf.members = members;
+  leaf.shared = false;
+}
+
+/** Gives a leaf a FrozenRun holds copies of its arrays to write to; the run keeps the old ones. */
+function writable(node: Node): void {
+  if (!node.shared) return;
+  node.scores = node.scores.slice();
+  node.members = node.members.slice();
+  node.shared = false;
 }
 
 // ---- slot helpers -------------------------------------------------------------------------------
@@ -113,6 +127,7 @@ const keyBefore = (s1: number, m1: string, s2: number, m2: string) => s1 < s2 ||
 
 /** Moves slots [at, size) right by `n`, leaving slots [at, at + n) for the caller to fill. */
 function openGap(node: Node, at: number, n: number): void {
+  writable(node);
   const { scores, members, children, counts } = node;
   const size = node.size;
   // Plain loops: for the few dozen slots of a node they beat copyWithin's native call.
@@ -131,6 +146,7 @@ function openGap(node: Node, at: number, n: number): void {
 
 /** Removes slots [at, at + n), moving the rest left; vacated slots are cleared (no leaks). */
 function closeGap(node: Node, at: number, n: number): void {
+  writable(node);
   const { scores, members, children, counts } = node;
   const size = node.size;
   for (let i = at + n; i < size; i++) {
@@ -150,6 +166,7 @@ function closeGap(node: Node, at: number, n: number): void {
 
 /** Copies `n` slots from src[from..] over dst[at..]; sizes are the caller's business. */
 function copySlots(src: Node, from: number, dst: Node, at: number, n: number): void {
+  writable(dst);
   for (let i = 0; i < n; i++) {
     dst.scores[at + i] = src.scores[from + i]!;
     dst.members[at + i] = src.members[from + i]!;
@@ -225,6 +242,40 @@ function prefixWhile(node: Node, from: number, holds: (score: number, member: st
  * the call (JS runs one call at a time), without allocating a pair.
  */
 let foundIndex = 0;
+
+/** One leaf's elements as a FrozenRun holds them. */
+interface FrozenLeaf {
+  readonly scores: Float64Array;
+  readonly members: readonly string[];
+  readonly size: number;
+}
+
+/** Elements as they were when BTree.freezeFrom made this, read in order a few at a time. */
+export class FrozenRun {
+  private leaf = 0;
+
+  constructor(
+    private readonly leaves: readonly FrozenLeaf[],
+    /** Where the next element is in the current leaf. */
+    private at: number,
+  ) {}
+
+  /** Calls `visit` for up to `max` more elements; returns whether none are left after them. */
+  read(max: number, visit: (score: number, member: string) => void): boolean {
+    for (let left = max; left > 0 && this.leaf < this.leaves.length; ) {
+      const { scores, members, size } = this.leaves[this.leaf]!;
+      const end = Math.min(size, this.at + left);
+      for (let i = this.at; i < end; i++) visit(scores[i]!, members[i]!);
+      left -= end - this.at;
+      this.at = end;
+      if (end === size) {
+        this.leaf++;
+        this.at = 0;
+      }
+    }
+    return this.leaf === this.leaves.length;
+  }
+}
 
 export class BTree {
   private readonly leafMax: number;
@@ -345,6 +396,7 @@ export class BTree {
       throw new Error(`btree: no element ${JSON.stringify(member)} with score ${oldScore}`);
     }
     if (newScore === oldScore) {
+      writable(leaf);
       leaf.scores[at] = newScore;
       return;
     }
@@ -374,6 +426,7 @@ export class BTree {
 
   /** Moves the entry at `at` to its new key's place in the same leaf. */
   private moveWithin(leaf: Node, at: number, score: number, member: string): void {
+    writable(leaf);
     const { scores, members } = leaf;
     // Where the key goes while the old entry is still counted in.
     const to = lowerBound(leaf, score, member);
@@ -601,25 +654,22 @@ export class BTree {
   }
 
   /**
-   * The elements from 0-based `rank` on, in order, copied a leaf at a time (scores with one
-   * memory copy per leaf): a snapshot the tree may change after. 860k elements in 16–40 ms against
-   * 22–54 through walk(), most of either the allocation's garbage collection (an append-only file
-   * rewrite freezes what is left of a sorted set so).
+   * The elements from 0-based `rank` on, in order, as they are now, however the tree changes
+   * after: the run holds each leaf's arrays, and the tree copies a leaf's arrays before it next
+   * writes to them (writable), so freezing costs a reference per leaf, and each later write at
+   * most one leaf's copy. An append-only file rewrite freezes what is left of a sorted set so;
+   * copying the elements out took 16–40 ms for 860k, most of it the allocation's garbage collection.
    */
-  copyFrom(rank: number): { scores: Float64Array; members: string[] } {
-    const count = Math.max(0, this.count - rank);
-    const scores = new Float64Array(count);
-    const members = new Array<string>(count);
-    if (count === 0) return { scores, members };
-    let leaf: Node | null = this.descendToRank(rank);
-    let from = foundIndex;
-    for (let at = 0; leaf !== null && at < count; leaf = leaf.next, from = 0) {
-      const n = leaf.size - from;
-      scores.set(leaf.scores.subarray(from, leaf.size), at);
-      for (let i = 0; i < n; i++) members[at + i] = leaf.members[from + i]!;
-      at += n;
+  freezeFrom(rank: number): FrozenRun {
+    const leaves: FrozenLeaf[] = [];
+    if (rank >= this.count) return new FrozenRun(leaves, 0);
+    let leaf: Node | null = this.descendToRank(Math.max(0, rank));
+    const first = foundIndex;
+    for (; leaf !== null; leaf = leaf.next) {
+      leaf.shared = true;
+      leaves.push({ scores: leaf.scores, members: leaf.members, size: leaf.size });
     }
-    return { scores, members };
+    return new FrozenRun(leaves, first);
   }
 
   /** Elements in order (or reverse order). The tree must not change while this is iterated. */

@@ -27,7 +27,7 @@
 import { clampRankRange } from "../../args.ts";
 import { compactEntriesMax, compactValueBytesMax, isCompact } from "../../encoding.ts";
 import { formatDouble } from "../../reply.ts";
-import { BTree } from "./btree.ts";
+import { BTree, type FrozenRun } from "./btree.ts";
 import { ScoreIndex } from "./score-index.ts";
 import { lexAboveMin, lexBelowMax, type LexRange, lexRangeIsEmpty, scoreAboveMin, scoreBelowMax, type ScoreRange, scoreRangeIsEmpty } from "./ranges.ts";
 
@@ -173,9 +173,9 @@ export class ZSet {
     return this.tree.entries(reverse);
   }
 
-  /** The elements from 0-based `rank` on, in ascending order, as a copy (BTree.copyFrom). */
-  copyFrom(rank: number): { scores: Float64Array; members: string[] } {
-    return this.tree.copyFrom(rank);
+  /** The elements from 0-based `rank` on, in ascending order, as they are now (BTree.freezeFrom). */
+  freezeFrom(rank: number): FrozenRun {
+    return this.tree.freezeFrom(rank);
   }
 
   /**
