@@ -3,12 +3,13 @@
 // with appendfsync always, the '#' fill it writes ahead is an annotation Redis's tools accept and
 // is cut off at start, a torn tail is cut back, and a corrupt middle refuses to start.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withRestarted } from "./support/aof-files.ts";
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
+import { waitUntil } from "./support/wire.ts";
 
 /** Commands whose effect depends on time, chance or blocking — the ones the file must rewrite. */
 const command = fc.oneof(
@@ -173,6 +174,49 @@ describe("the fill written ahead, across a rewrite", () => {
     expect(await withRestarted(dir, (c) => c.call("LRANGE", "log", "0", "-1"))).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
     expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
   }, 30_000);
+});
+
+describe("the file a rewrite replaces", () => {
+  /** Where the server's open descriptors lead, for the ones in `dir` (a replaced file reads "… (deleted)"). */
+  const openFilesIn = (pid: number, dir: string) =>
+    readdirSync(`/proc/${pid}/fd`)
+      .map((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          return ""; // closed meanwhile
+        }
+      })
+      .filter((target) => target.startsWith(dir))
+      .sort();
+
+  for (const fsync of ["always", "everysec"]) {
+    test(`is closed once the rewrite is over (appendfsync ${fsync}): the server keeps no descriptor of it, so its space is freed`, async () => {
+      const dir = newDir();
+      const path = join(dir, aofName);
+      const kv = await startKvIn(dir, fsync);
+      try {
+        await withClient(kv.port, async (c) => {
+          for (let round = 0; round < 3; round++) {
+            for (let i = 0; i < 100; i++) await c.call("SET", `k${i}`, `v${round}`);
+            expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+            await waitUntil(async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined), "the rewrite to end");
+            // The old file's descriptors close off the event loop: wait for that, not a fixed time.
+            const open = await waitUntil(() => {
+              const files = openFilesIn(kv.proc.pid, dir);
+              return files.some((f) => f.endsWith("(deleted)")) ? undefined : files;
+            }, "the replaced file to be closed");
+            // The file in use, once for writing at a position and once for appending the fill.
+            expect(open).toEqual([path, path]);
+          }
+          expect(await c.call("GET", "k99")).toBe("v2");
+        });
+      } finally {
+        await kv.stop();
+      }
+      expect(await withRestarted(dir, (c) => c.call("GET", "k0"))).toBe("v2");
+    }, 30_000);
+  }
 });
 
 describe("rewriting the file", () => {

@@ -215,7 +215,7 @@ export class AppendLog implements TurnWriter {
     this.pending.take();
     this.syncedSinceWrite = true;
     // A sync or fill in flight still uses the old descriptors; close them once it is done.
-    void (this.inFlight ?? Promise.resolve()).finally(() => old.close());
+    void (this.inFlight ?? Promise.resolve()).finally(() => old.closeInBackground());
     this.advanceDurable(this.appendedSeq);
   }
 

@@ -16,7 +16,7 @@
  * the fill (Redis reads lines in 1 KiB pieces: one starting at a newline is not an annotation). A
  * clean close cuts the fill off, and so does the next start (load.ts).
  */
-import { closeSync, constants, fstatSync, ftruncateSync, openSync } from "node:fs";
+import { close, closeSync, constants, fstatSync, ftruncateSync, openSync } from "node:fs";
 import { writeAll } from "../../core/write-all.ts";
 import { appendChunks } from "../../native/append.ts";
 import { annotationByte } from "./load.ts";
@@ -100,5 +100,15 @@ export class LogFile {
   close(): void {
     closeSync(this.fd);
     closeSync(this.appendFd);
+  }
+
+  /**
+   * Closes both descriptors off this thread, for a file a rewrite has replaced: closing its last
+   * descriptor frees its blocks, which held the event loop 24 ms for a 30 MiB file here. Redis
+   * closes its old file in a background thread for the same reason. A failed close of a file
+   * nobody uses any more leaves nothing to do, so its error is dropped.
+   */
+  closeInBackground(): void {
+    for (const fd of [this.fd, this.appendFd]) close(fd, () => {});
   }
 }
