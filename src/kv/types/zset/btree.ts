@@ -82,7 +82,8 @@ class Node {
   next: Node | null = null;
   /**
    * Leaves only: a FrozenRun holds this leaf's arrays as they are, so the tree copies them before
-   * it next writes to them (writable).
+   * it next writes to them (writable). It stays set after the run is gone: one needless copy of a
+   * leaf, at most, instead of telling the tree when a rewrite ends.
    */
   shared = false;
 
