@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withRestarted } from "./support/aof-files.ts";
+import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withKvIn } from "./support/aof-files.ts";
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { liftFileSizeLimit, startKv, startRedis } from "./support/servers.ts";
 
@@ -62,7 +62,7 @@ describe("when the file cannot be written", () => {
       await kv.stop();
     }
     expect(Bun.spawnSync(["redis-check-aof", join(dir, aofName)]).stdout.toString()).toMatch(/is valid/);
-    await withRestarted(dir, async (c) => {
+    await withKvIn(dir, async (c) => {
       for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
       expect(await c.call("GET", "after")).toBe("1");
       expect(await c.call("DBSIZE")).toBe(BigInt(acknowledged.length + 1));
@@ -83,40 +83,35 @@ describe("when the file cannot be written", () => {
     expect(await kv.proc.exited).toBe(1);
     expect(acknowledged.length).toBeGreaterThanOrEqual(4);
     expect(kv.output()).toContain("cannot persist to the append-only file under appendfsync always; exiting");
-    await withRestarted(dir, async (c) => {
+    await withKvIn(dir, async (c) => {
       for (const key of acknowledged) expect(await c.call("STRLEN", key)).toBe(BigInt(value.length));
     });
   }, 30_000);
 
   test("a rewrite that cannot create its file fails without harm, and INFO counts it", async () => {
     const dir = newDir();
-    const kv = await startKvIn(dir, "everysec");
-    try {
-      await withClient(kv.port, async (c) => {
-        await c.call("SET", "k", "v");
-        // A directory where the rewrite's temporary file goes: opening it for writing fails.
-        mkdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
-        expect(await c.call("BGREWRITEAOF")).toEqual({ e: "ERR Can't rewrite append only file in background: Illegal operation on a directory" });
-        let info = await c.call("INFO", "persistence");
-        expect(infoField(info, "aof_last_bgrewrite_status")).toBe("err");
-        expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("1");
-        expect(infoField(info, "aof_rewrite_in_progress")).toBe("0");
-        // The file in use is untouched, and takes writes.
-        expect(await c.call("SET", "k2", "v2")).toEqual({ s: "OK" });
-        rmdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
-        expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
-        const deadline = Date.now() + 5000;
-        do info = await c.call("INFO", "persistence");
-        while (infoField(info, "aof_rewrite_in_progress") !== "0" && Date.now() < deadline);
-        expect(infoField(info, "aof_last_bgrewrite_status")).toBe("ok");
-        expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("0");
-        // Counted as they start, as Redis counts them: the one that could not start is not.
-        expect(infoField(info, "aof_rewrites")).toBe("1");
-      });
-    } finally {
-      await kv.stop();
-    }
-    expect(await withRestarted(dir, (c) => c.call("MGET", "k", "k2"))).toEqual(["v", "v2"]);
+    await withKvIn(dir, async (c, kv) => {
+      await c.call("SET", "k", "v");
+      // A directory where the rewrite's temporary file goes: opening it for writing fails.
+      mkdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
+      expect(await c.call("BGREWRITEAOF")).toEqual({ e: "ERR Can't rewrite append only file in background: Illegal operation on a directory" });
+      let info = await c.call("INFO", "persistence");
+      expect(infoField(info, "aof_last_bgrewrite_status")).toBe("err");
+      expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("1");
+      expect(infoField(info, "aof_rewrite_in_progress")).toBe("0");
+      // The file in use is untouched, and takes writes.
+      expect(await c.call("SET", "k2", "v2")).toEqual({ s: "OK" });
+      rmdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
+      expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+      const deadline = Date.now() + 5000;
+      do info = await c.call("INFO", "persistence");
+      while (infoField(info, "aof_rewrite_in_progress") !== "0" && Date.now() < deadline);
+      expect(infoField(info, "aof_last_bgrewrite_status")).toBe("ok");
+      expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("0");
+      // Counted as they start, as Redis counts them: the one that could not start is not.
+      expect(infoField(info, "aof_rewrites")).toBe("1");
+    }, "everysec");
+    expect(await withKvIn(dir, (c) => c.call("MGET", "k", "k2"))).toEqual(["v", "v2"]);
   }, 30_000);
 });
 
@@ -149,7 +144,7 @@ describe("SHUTDOWN", () => {
     const reply = await Promise.race([client.call("SHUTDOWN", "NOSAVE", "NOW"), client.closed.then(() => "closed")]);
     expect(reply).toBe("closed");
     expect(await kv.proc.exited).toBe(0);
-    await withRestarted(dir, async (c) => {
+    await withKvIn(dir, async (c) => {
       expect(await c.call("GET", "kept")).toBe("1");
       // What was loaded is saved; changes count from there until a SAVE.
       expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:0\r\n");
@@ -233,7 +228,7 @@ describe("CONFIG SET appendonly", () => {
     });
     kv.proc.kill("SIGKILL");
     await kv.proc.exited;
-    await withRestarted(dir, async (c) => {
+    await withKvIn(dir, async (c) => {
       expect(await c.call("DBSIZE")).toBe(1051n);
       expect(await c.call("MGET", "before:999", "during", "after:49")).toEqual(["999", "1", "49"]);
     });
@@ -262,44 +257,33 @@ describe("CONFIG SET appendonly", () => {
 
   test("no stops the file: writes after it are not in it, and SAVE has nothing to save to", async () => {
     const dir = newDir();
-    const kv = await startKvIn(dir, "always");
-    try {
-      await withClient(kv.port, async (c) => {
-        await c.call("SET", "before", "1");
-        expect(await c.call("CONFIG", "SET", "appendonly", "no")).toEqual({ s: "OK" });
-        expect(await c.call("INFO", "persistence")).toContain("aof_enabled:0");
-        await c.call("SET", "after", "2");
-        expect(await c.call("SAVE")).toEqual({ e: "ERR svc persists through the append-only file, which is off (start it with --appendonly yes)" });
-      });
-    } finally {
-      await kv.stop();
-    }
-    expect(await withRestarted(dir, (c) => c.call("MGET", "before", "after"))).toEqual(["1", null]);
+    await withKvIn(dir, async (c) => {
+      await c.call("SET", "before", "1");
+      expect(await c.call("CONFIG", "SET", "appendonly", "no")).toEqual({ s: "OK" });
+      expect(await c.call("INFO", "persistence")).toContain("aof_enabled:0");
+      await c.call("SET", "after", "2");
+      expect(await c.call("SAVE")).toEqual({ e: "ERR svc persists through the append-only file, which is off (start it with --appendonly yes)" });
+    });
+    expect(await withKvIn(dir, (c) => c.call("MGET", "before", "after"))).toEqual(["1", null]);
   }, 30_000);
 
   test("changes apply one at a time, in order: no, yes, no, yes ends with a file that holds everything", async () => {
     const dir = newDir();
-    const kv = await startKvIn(dir, "everysec");
-    let expected: Record<string, unknown>;
-    try {
-      expected = await withClient(kv.port, async (c) => {
-        await c.call("SET", "k0", "0");
-        const replies = await c.pipeline([
-          ["CONFIG", "SET", "appendonly", "no"], ["SET", "k1", "1"],
-          ["CONFIG", "SET", "appendonly", "yes"], ["SET", "k2", "2"],
-          ["CONFIG", "SET", "appendonly", "no"], ["SET", "k3", "3"],
-          ["CONFIG", "SET", "appendonly", "yes"], ["SET", "k4", "4"],
-        ]);
-        expect(replies.every((r) => JSON.stringify(r) === JSON.stringify({ s: "OK" }))).toBe(true);
-        // Each change waits for the one before; the last leaves a file being started, then written.
-        // A rewrite stopped by the next change is not a failure.
-        expect(await fileWritten(c)).toContain("aof_last_bgrewrite_status:ok");
-        await c.call("SET", "k5", "5");
-        return snapshot(kv.port);
-      });
-    } finally {
-      await kv.stop();
-    }
+    const expected = await withKvIn(dir, async (c, kv) => {
+      await c.call("SET", "k0", "0");
+      const replies = await c.pipeline([
+        ["CONFIG", "SET", "appendonly", "no"], ["SET", "k1", "1"],
+        ["CONFIG", "SET", "appendonly", "yes"], ["SET", "k2", "2"],
+        ["CONFIG", "SET", "appendonly", "no"], ["SET", "k3", "3"],
+        ["CONFIG", "SET", "appendonly", "yes"], ["SET", "k4", "4"],
+      ]);
+      expect(replies.every((r) => JSON.stringify(r) === JSON.stringify({ s: "OK" }))).toBe(true);
+      // Each change waits for the one before; the last leaves a file being started, then written.
+      // A rewrite stopped by the next change is not a failure.
+      expect(await fileWritten(c)).toContain("aof_last_bgrewrite_status:ok");
+      await c.call("SET", "k5", "5");
+      return snapshot(kv.port);
+    }, "everysec");
     expect(Object.keys(expected).sort()).toEqual(["0:k0", "0:k1", "0:k2", "0:k3", "0:k4", "0:k5"]);
     await expectReplaysTo(dir, expected);
   }, 30_000);

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withRestarted } from "./support/aof-files.ts";
+import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withKvIn } from "./support/aof-files.ts";
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 import { waitUntil } from "./support/wire.ts";
@@ -171,7 +171,7 @@ describe("the fill written ahead, across a rewrite", () => {
     kv.proc.kill("SIGKILL");
     await kv.proc.exited;
     expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
-    expect(await withRestarted(dir, (c) => c.call("LRANGE", "log", "0", "-1"))).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
+    expect(await withKvIn(dir, (c) => c.call("LRANGE", "log", "0", "-1"))).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
     expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
   }, 30_000);
 });
@@ -194,27 +194,22 @@ describe("the file a rewrite replaces", () => {
     test(`is closed once the rewrite is over (appendfsync ${fsync}): the server keeps no descriptor of it, so its space is freed`, async () => {
       const dir = newDir();
       const path = join(dir, aofName);
-      const kv = await startKvIn(dir, fsync);
-      try {
-        await withClient(kv.port, async (c) => {
-          for (let round = 0; round < 3; round++) {
-            for (let i = 0; i < 100; i++) await c.call("SET", `k${i}`, `v${round}`);
-            expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
-            await waitUntil(async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined), "the rewrite to end");
-            // The old file's descriptors close off the event loop: wait for that, not a fixed time.
-            const open = await waitUntil(() => {
-              const files = openFilesIn(kv.proc.pid, dir);
-              return files.some((f) => f.endsWith("(deleted)")) ? undefined : files;
-            }, "the replaced file to be closed");
-            // The file in use, once for writing at a position and once for appending the fill.
-            expect(open).toEqual([path, path]);
-          }
-          expect(await c.call("GET", "k99")).toBe("v2");
-        });
-      } finally {
-        await kv.stop();
-      }
-      expect(await withRestarted(dir, (c) => c.call("GET", "k0"))).toBe("v2");
+      await withKvIn(dir, async (c, kv) => {
+        for (let round = 0; round < 3; round++) {
+          for (let i = 0; i < 100; i++) await c.call("SET", `k${i}`, `v${round}`);
+          expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+          await waitUntil(async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined), "the rewrite to end");
+          // The old file's descriptors close off the event loop: wait for that, not a fixed time.
+          const open = await waitUntil(() => {
+            const files = openFilesIn(kv.proc.pid, dir);
+            return files.some((f) => f.endsWith("(deleted)")) ? undefined : files;
+          }, "the replaced file to be closed");
+          // The file in use, once for writing at a position and once for appending the fill.
+          expect(open).toEqual([path, path]);
+        }
+        expect(await c.call("GET", "k99")).toBe("v2");
+      }, fsync);
+      expect(await withKvIn(dir, (c) => c.call("GET", "k0"))).toBe("v2");
     }, 30_000);
   }
 });
@@ -304,7 +299,7 @@ describe("a rewrite cut off", () => {
     expect(await kv.proc.exited).toBe(0);
     expect(kv.output()).toContain("rewrite stopped with the server");
     expect(readdirSync(dir)).toEqual([aofName]);
-    expect(await withRestarted(dir, (c) => c.call("DBSIZE"))).toBe(BigInt(keys));
+    expect(await withKvIn(dir, (c) => c.call("DBSIZE"))).toBe(BigInt(keys));
   }, 60_000);
 
   test("a temporary file a killed server left is removed at start", async () => {
@@ -456,7 +451,7 @@ describe("aof-timestamp-enabled", () => {
     expect(Bun.spawnSync(["redis-check-aof", path]).stdout.toString()).toMatch(/is valid/);
     const cut = Bun.spawnSync(["redis-check-aof", "--truncate-to-timestamp", String(stamps[0]), path], { stdin: Buffer.from("y\n") });
     expect(cut.stdout.toString()).toContain("Successfully truncated");
-    expect(await withRestarted(dir, (c) => c.call("MGET", "first", "second", "third"))).toEqual(["1", null, null]);
+    expect(await withKvIn(dir, (c) => c.call("MGET", "first", "second", "third"))).toEqual(["1", null, null]);
   }, 30_000);
 });
 
@@ -524,7 +519,7 @@ describe("CONFIG SET appendfsync", () => {
       kv.proc.kill("SIGKILL");
       await Promise.all([kv.proc.exited, redis.stop()]);
     }
-    expect(await withRestarted(dir, (c) => c.call("LLEN", "log"), "no")).toBe(80n);
+    expect(await withKvIn(dir, (c) => c.call("LLEN", "log"), "no")).toBe(80n);
   }, 30_000);
 });
 
@@ -538,7 +533,7 @@ describe("appendfsync everysec and no", () => {
       });
       kv.proc.kill("SIGKILL");
       await kv.proc.exited;
-      const values = await withRestarted(dir, (c) => c.call("MGET", ...Array.from({ length: 100 }, (_, i) => `k${i}`)), fsync);
+      const values = await withKvIn(dir, (c) => c.call("MGET", ...Array.from({ length: 100 }, (_, i) => `k${i}`)), fsync);
       expect(values).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
     }, 30_000);
   }

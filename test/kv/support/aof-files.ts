@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "bun:test";
 import { type RespClient, type RespValue, withClient } from "./resp-client.ts";
-import { startKv, startRedis } from "./servers.ts";
+import { type ServerProcess, startKv, startRedis } from "./servers.ts";
 
 export const aofName = "appendonly.aof";
 export const newDir = () => mkdtempSync(join(tmpdir(), "svc-aof-"));
@@ -54,12 +54,15 @@ export async function expectReplaysTo(dir: string, expected: Record<string, unkn
   }
 }
 
-/** svc restarted on `dir` with the file on, `body` run on a client of it, then stopped whatever happens. */
-export async function withRestarted<T>(dir: string, body: (c: RespClient) => Promise<T>, fsync = "always"): Promise<T> {
-  const again = await startKvIn(dir, fsync);
+/**
+ * svc started on `dir` with the file on (a new directory, or one a server left), `body` run on a
+ * client of it (and given the server, for its pid or output), then stopped whatever happens.
+ */
+export async function withKvIn<T>(dir: string, body: (c: RespClient, kv: ServerProcess) => Promise<T>, fsync = "always"): Promise<T> {
+  const kv = await startKvIn(dir, fsync);
   try {
-    return await withClient(again.port, body);
+    return await withClient(kv.port, (c) => body(c, kv));
   } finally {
-    await again.stop();
+    await kv.stop();
   }
 }
