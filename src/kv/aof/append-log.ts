@@ -436,7 +436,7 @@ export class AppendLog implements TurnWriter {
       })
       .finally(() => {
         this.inFlight = null;
-        if (this.policy === "always" && this.pending.length > 0) this.scheduleSync();
+        if (this.policy === "always" && this.bufferedBytes > 0) this.scheduleSync();
       });
   }
 

@@ -38,9 +38,8 @@ export interface CollectionParts {
   write(out: CommandBuffer, maxItems: number): boolean;
   /**
    * Parts for the items not written yet, as they are now (copied, or shared and copied by the
-   * collection before it changes them): the collection may change from here on. A writer over
-   * the live collection freezes again at each call (the caller freezes once); one over a frozen
-   * rest already returns itself.
+   * collection before it changes them): the collection may change from here on. Each call takes
+   * the rest again; the rewrite freezes a collection once (PartlyWritten.frozen).
    */
   freeze(): CollectionParts;
 }

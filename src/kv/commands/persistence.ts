@@ -42,10 +42,10 @@ function save(x: Exec): void {
   x.reply.simple("OK");
 }
 
-/** Everything written until now is on disk. */
-function saved(engine: Exec["engine"]): void {
+/** Everything written up to when the engine's change count was `dirty` is on disk. */
+function saved(engine: Exec["engine"], dirty = engine.dirty): void {
   engine.lastSaveMs = engine.clock.nowMs();
-  engine.persistence.dirtyAtLastSave = engine.dirty;
+  engine.persistence.dirtyAtLastSave = dirty;
   engine.persistence.saves++;
 }
 
@@ -60,9 +60,7 @@ function bgsave(x: Exec, argv: string[]): void {
     state.bgsaveInProgress = false;
     // A write or sync that failed is kept, not thrown: the log says whether it holds now.
     state.lastBgsaveOk = aof.failureReason === null;
-    if (!state.lastBgsaveOk) return;
-    saved(engine);
-    state.dirtyAtLastSave = dirty;
+    if (state.lastBgsaveOk) saved(engine, dirty);
   });
   x.reply.simple("Background saving started");
 }
