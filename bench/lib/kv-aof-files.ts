@@ -19,6 +19,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { encodeCommand } from "../../test/kv/support/resp-client.ts";
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
 import { fmt, redisCli } from "./redis-benchmark.ts";
 
@@ -55,23 +56,19 @@ function redisFileBytes(dir: string): number {
   return readdirSync(files).reduce((sum, name) => sum + statSync(join(files, name)).size, 0);
 }
 
-function command(...argv: string[]): string {
-  return `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;
-}
-
 /** Writes the data as RESP commands to `path`; returns the number of keys it makes. */
 function writeData(path: string): number {
-  const parts: string[] = [];
-  for (let i = 0; i < stringKeys; i++) parts.push(command("SET", `key:${i}`, "first"));
-  for (let i = 0; i < stringKeys; i++) parts.push(command("SET", `key:${i}`, `value:${i}`));
+  const parts: Buffer[] = [];
+  for (let i = 0; i < stringKeys; i++) parts.push(encodeCommand(["SET", `key:${i}`, "first"]));
+  for (let i = 0; i < stringKeys; i++) parts.push(encodeCommand(["SET", `key:${i}`, `value:${i}`]));
   const members = Array.from({ length: membersPerCollection }, (_, m) => `member:${m}`);
   for (let c = 0; c < collectionsPerKind; c++) {
-    parts.push(command("HSET", `hash:${c}`, ...members.flatMap((m) => [m, `${m}:${c}`])));
-    parts.push(command("RPUSH", `list:${c}`, ...members));
-    parts.push(command("SADD", `set:${c}`, ...members));
-    parts.push(command("ZADD", `zset:${c}`, ...members.flatMap((m, i) => [String(i * 1.5), m])));
+    parts.push(encodeCommand(["HSET", `hash:${c}`, ...members.flatMap((m) => [m, `${m}:${c}`])]));
+    parts.push(encodeCommand(["RPUSH", `list:${c}`, ...members]));
+    parts.push(encodeCommand(["SADD", `set:${c}`, ...members]));
+    parts.push(encodeCommand(["ZADD", `zset:${c}`, ...members.flatMap((m, i) => [String(i * 1.5), m])]));
   }
-  writeFileSync(path, parts.join(""));
+  writeFileSync(path, Buffer.concat(parts));
   return stringKeys + 4 * collectionsPerKind;
 }
 
