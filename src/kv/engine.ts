@@ -192,22 +192,18 @@ export class Engine {
 
   /** Runs a resolved command and records its statistics; also used by EXEC for queued commands. */
   run(spec: CommandSpec, session: Session, argv: string[], reply: Reply): void {
+    // An EXEC in the append-only file: Redis counts the commands it runs in
+    // total_commands_processed, but keeps command statistics out of loading.
+    if (session.replaying) {
+      this.stats.commandsProcessed++;
+      return this.replay(session, spec, argv, reply, this.clock.monotonicMs());
+    }
     const batched = timedInBatch(spec);
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
     const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, propagate: null };
     const dirtyBefore = this.dirty;
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
-    let failed = false;
-    try {
-      spec.run!(exec, argv);
-    } catch (error) {
-      failed = true;
-      if (error instanceof KvError) reply.error(error.message);
-      else {
-        this.log.error({ err: error, command: spec.name }, "command failed unexpectedly");
-        reply.error(`ERR internal error running '${spec.name}'`);
-      }
-    }
+    const failed = !this.runHandler(spec, exec, argv);
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
     const stats = this.statsFor(spec.name);
     stats.calls++;
@@ -215,6 +211,38 @@ export class Engine {
     else stats.usec += (this.timing.endBatch() - startedMs) * 1000;
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
+  }
+
+  /**
+   * Runs a command read back from the append-only file as Redis's loader does: the command's own
+   * work and none of a client's bookkeeping. INFO's commandstats and total_commands_processed do
+   * not count it (Redis's loader calls the command's handler directly), nothing times it, and
+   * nothing is appended (the file is opened after loading). Inside MULTI it is queued, and EXEC
+   * runs the queue (see run). The session must be marked `replaying`. `timeMs` is the monotonic
+   * time its key reads record (the loader reads the clock once per chunk of commands: Redis's
+   * own access clock ticks once a second).
+   */
+  replay(session: Session, spec: CommandSpec, argv: string[], reply: Reply, timeMs: number): void {
+    if (session.multi !== null && !multiControlCommands.has(spec.name)) {
+      session.multi.push({ spec, argv });
+      return;
+    }
+    this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, propagate: null }, argv);
+  }
+
+  /** Runs the command's handler; a failure is answered as an error. Returns whether it succeeded. */
+  private runHandler(spec: CommandSpec, exec: Exec, argv: string[]): boolean {
+    try {
+      spec.run!(exec, argv);
+      return true;
+    } catch (error) {
+      if (error instanceof KvError) exec.reply.error(error.message);
+      else {
+        this.log.error({ err: error, command: spec.name }, "command failed unexpectedly");
+        exec.reply.error(`ERR internal error running '${spec.name}'`);
+      }
+      return false;
+    }
   }
 
   /** Whether running `spec` now may change data: a write command, or EXEC of a queue holding one. */

@@ -77,6 +77,8 @@ export class Session {
   blocked: BlockedState | null = null;
   /** Set by QUIT and CLIENT KILL: close once the reply is sent. */
   closing = false;
+  /** The session replaying the append-only file at start (Engine.replay). */
+  replaying = false;
 
   constructor(
     readonly reply: Reply,

@@ -455,6 +455,46 @@ describe("aof-timestamp-enabled", () => {
   }, 30_000);
 });
 
+describe("the counters after loading", () => {
+  /** What INFO counts, without times: the commandstats calls per command, and the totals. */
+  async function counters(port: number): Promise<Record<string, string>> {
+    return withClient(port, async (c) => {
+      const info = ((await c.call("INFO", "commandstats")) as string) + ((await c.call("INFO", "stats")) as string);
+      const out: Record<string, string> = {};
+      for (const [, name, calls] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out[name!] = calls!;
+      for (const [, name, value] of info.matchAll(/^(total_commands_processed|total_connections_received):(\d+)/gm)) out[name!] = value!;
+      return out;
+    });
+  }
+
+  test("are Redis's: no command statistics for the file's commands, a total of only those its EXEC ran, and the load is no connection", async () => {
+    const dir = newDir();
+    await withKvIn(dir, async (c) => {
+      await c.call("SET", "a", "1");
+      await c.call("INCR", "a");
+      await c.call("MULTI");
+      await c.call("RPUSH", "l", "x");
+      await c.call("SADD", "s", "m");
+      await c.call("EXEC");
+      await c.call("SELECT", "1");
+      await c.call("HSET", "h", "f", "v");
+    });
+    const again = await startKvIn(dir);
+    const redisDir = newDir();
+    copyFileSync(join(dir, aofName), join(redisDir, aofName));
+    const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
+    try {
+      const [ours, theirs] = [await counters(again.port), await counters(redis.port)];
+      expect(ours).toEqual(theirs);
+      // No command statistics at all; the total is the two commands the file's EXEC ran and
+      // the INFO before it; the one connection is ours.
+      expect(ours).toEqual({ total_commands_processed: "3", total_connections_received: "1" });
+    } finally {
+      await Promise.all([again.stop(), redis.stop()]);
+    }
+  }, 30_000);
+});
+
 describe("a file redis-server wrote", () => {
   test("with aof-timestamp-enabled loads in svc: its #TS annotations are skipped", async () => {
     const redisDir = newDir();

@@ -136,9 +136,11 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
   /** Commands loaded before that transaction: what counts if it is dropped. */
   let commandsBeforeMulti = 0;
   const reply = new LoadReply();
+  // Not registered with the engine: like Redis's loading client, it is not a connection that
+  // INFO counts or CLIENT LIST shows.
   const session = new Session(reply, null);
-  engine.register(session);
   session.authenticated = true;
+  session.replaying = true;
   try {
     fileBytes = fstatSync(fd).size;
     dataBytes = endOfCommands(fd, fileBytes);
@@ -150,6 +152,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
       if (read === 0) break; // the file shrank under us: what was read is all there is
       at += read;
       const parsed = parser.feed(chunk.subarray(0, read));
+      const timeMs = engine.clock.monotonicMs();
       for (let i = 0; i < parsed.commands.length; i++) {
         const argv = parsed.commands[i]!;
         const resolved = engine.resolve(argv);
@@ -161,7 +164,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
           commandsBeforeMulti = commands;
         }
         else if (resolved.name === "exec" || resolved.name === "discard") multiOffset = null;
-        engine.execute(session, argv, reply);
+        engine.replay(session, resolved, argv, reply, timeMs);
         commands++;
       }
       // After the last complete command or annotation, not inside one still incomplete.
@@ -170,7 +173,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
     }
   } finally {
     closeSync(fd);
-    engine.settleTiming();
+    // Forgets anything the file's commands left on the session (a WATCH, an unfinished MULTI).
     engine.unregister(session);
   }
   if (reply.errors > 0) {
