@@ -5,7 +5,6 @@
  */
 import { parseInt64 } from "./args.ts";
 import type { Value } from "./keyspace.ts";
-import type { FieldMap } from "./types/field-map.ts";
 import type { MemberSet } from "./types/member-set.ts";
 
 /**
@@ -25,22 +24,14 @@ export function isCompact(values: Iterable<string>, count: number): boolean {
   return true;
 }
 
-/**
- * Whether Redis would hold this hash as a listpack: few fields, every field and value short, and
- * never so many that it moved to a table (Redis does not move a hash back either).
- */
-export function isCompactHash(hash: FieldMap): boolean {
-  if (hash.hashed || hash.size > compactEntriesMax) return false;
-  for (const [field, value] of hash) if (field.length > compactValueBytesMax || value.length > compactValueBytesMax) return false;
-  return true;
-}
 
 export function encodingOf(value: Value): string {
   if (typeof value === "string") {
     if (value.length <= 20 && parseInt64(value) !== null) return "int";
     return value.length <= embstrBytesMax ? "embstr" : "raw";
   }
-  if (value.kind === "hash") return isCompactHash(value) ? "listpack" : "hashtable";
+  // A hash is packed exactly while Redis would keep it in a listpack (field-map.ts).
+  if (value.kind === "hash") return value.compact ? "listpack" : "hashtable";
   if (value.kind === "set") return isIntset(value) ? "intset" : "hashtable";
   if (value.kind === "list") return "quicklist";
   // Redis turns a string it changes in place (SETBIT, SETRANGE, APPEND) into a raw sds.

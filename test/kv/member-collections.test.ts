@@ -1,5 +1,6 @@
-// Sets, hashes and sorted sets' score indexes in their two forms (src/kv/types/member-set.ts,
-// field-map.ts, zset/score-index.ts): a JS Set or Map while small, a key table past 128 members. fast-check drives each against a plain Set or Map
+// Sets, hashes and sorted sets' score indexes in their forms (src/kv/types/member-set.ts,
+// field-map.ts, zset/score-index.ts): a JS Set or Map while small (a hash packed in bytes while
+// Redis would keep a listpack), a key table past 128 members. fast-check drives each against a plain Set or Map
 // across that threshold in both directions; then, through commands, the encodings Redis reports
 // at the limit and one past it, and SSCAN/HSCAN/ZSCAN's guarantee across the move from one form to
 // the other.
@@ -7,6 +8,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { FieldMap, smallFieldsMax } from "../../src/kv/types/field-map.ts";
+import { packedBytesMax } from "../../src/kv/types/packed-fields.ts";
 import { MemberSet, smallMembersMax } from "../../src/kv/types/member-set.ts";
 import { ScoreIndex } from "../../src/kv/types/zset/score-index.ts";
 import { type Harness, harness, type Plain } from "./harness.ts";
@@ -66,18 +68,29 @@ describe("MemberSet", () => {
 });
 
 describe("FieldMap", () => {
-  test("behaves as a Map across the move into a table, values at and past the inline limit", () => {
+  /** Now and then a field too long to be packed, which moves the hash out of its packed form. */
+  const hashField = fc.oneof({ weight: 60, arbitrary: name }, { weight: 1, arbitrary: fc.constantFrom("f".repeat(packedBytesMax), "g".repeat(packedBytesMax + 1)) });
+
+  test("behaves as a Map across its three forms, in insertion order until the table, and is packed exactly while Redis keeps a listpack", () => {
     fc.assert(
-      fc.property(burst(fc.tuple(name, fieldValue)), (bursts) => {
+      fc.property(burst(fc.tuple(hashField, fieldValue)), (bursts) => {
         const hash = new FieldMap();
         const model = new Map<string, string>();
+        // Redis leaves the listpack for good at a field or value too long, or a field too many.
+        let outgrown = false;
+        let overfull = false;
         bursts.forEach((steps, i) => {
           for (const [field, value] of steps) {
             if (i % 2 === 0) {
               expect(hash.set(field, value)).toBe(!model.has(field));
               model.set(field, value);
+              outgrown ||= field.length > packedBytesMax || value.length > packedBytesMax;
+              overfull ||= model.size > smallFieldsMax;
             } else expect(hash.delete(field)).toBe(model.delete(field));
           }
+          expect(hash.compact).toBe(!outgrown && !overfull);
+          expect(hash.hashed).toBe(overfull);
+          if (!overfull) expect(hash.entries()).toEqual([...model]);
           expect(hash.size).toBe(model.size);
           const byField = (a: [string, string], b: [string, string]) => (a[0] < b[0] ? -1 : 1);
           expect(hash.entries().sort(byField)).toEqual([...model].sort(byField));
@@ -143,6 +156,25 @@ describe("through commands", () => {
     expect(run("OBJECT", "ENCODING", "h")).toBe("hashtable");
     // A hashtable hash is scanned with cursors, not whole.
     expect(run("HSCAN", "h", "0")).toEqual(["0", ["one", "more"]]);
+  });
+
+  test("a hash is a listpack while every field and value is at most 64 bytes, and a hashtable for good after one is longer (as in Redis)", () => {
+    const long = "x".repeat(packedBytesMax + 1);
+    const limit = "y".repeat(packedBytesMax);
+    run("HSET", "at", limit, limit);
+    expect(run("OBJECT", "ENCODING", "at")).toBe("listpack");
+    run("HSET", "value", "a", "1", "b", long);
+    expect(run("OBJECT", "ENCODING", "value")).toBe("hashtable");
+    run("HSET", "value", "b", "short");
+    expect(run("OBJECT", "ENCODING", "value")).toBe("hashtable");
+    expect(run("HGETALL", "value")).toEqual(["a", "1", "b", "short"]);
+    run("HSET", "field", "a", "1", long, "2");
+    expect(run("OBJECT", "ENCODING", "field")).toBe("hashtable");
+    expect(run("HGET", "field", long)).toBe("2");
+    // HINCRBYFLOAT's 301-digit result is a value too long, as in Redis.
+    run("HSET", "float", "x", "1");
+    run("HINCRBYFLOAT", "float", "x", "1e300");
+    expect(run("OBJECT", "ENCODING", "float")).toBe("hashtable");
   });
 
   test("large sets and hashes answer as small ones do", () => {

@@ -1,21 +1,31 @@
 /**
- * A hash's fields and their values (latin1 byte strings). A small hash is a JavaScript Map; once
- * it has more than smallFieldsMax fields it moves, for good, into a KeyTable (key-table.ts) keyed
- * by field, with values of up to 64 bytes stored beside their fields — as Redis moves a hash from
- * its listpack to a hash table and never back. Why two forms: see member-set.ts.
+ * A hash's fields and their values (latin1 byte strings), in one of three forms, as Redis holds a
+ * hash in a listpack until it outgrows it and in a hash table from then on, never moving back:
+ * - packed (packed-fields.ts): one byte array, while the hash has at most smallFieldsMax fields
+ *   and no field or value longer than packedBytesMax bytes (Redis's listpack limits); this is
+ *   what most small hashes are, at ~270 bytes for ten short fields instead of ~1.6 KB;
+ * - a JavaScript Map, for a small hash that once held a longer field or value;
+ * - a KeyTable (key-table.ts) keyed by field, with values of up to 64 bytes stored beside their
+ *   fields, once it has more than smallFieldsMax fields. Why not a table from the start: see
+ *   member-set.ts.
+ * Only the packed form is what Redis calls a listpack (OBJECT ENCODING, HSCAN answering whole).
  *
- * Order: a small hash iterates in insertion order, which is the order Redis's listpack hashes
- * reply in; a large one in table order (Redis's hash tables are unordered too).
+ * Order: a packed or Map hash iterates in insertion order, which is the order Redis's listpack
+ * hashes reply in; a large one in table order (Redis's hash tables are unordered too).
  */
 import { KeyTable } from "../key-table.ts";
+import { emptyPacked, entryAt, fieldAt, findField, nextEntry, packable, packedEntries, valueAt, withEntry, withoutEntry, withValue } from "./packed-fields.ts";
 import { randomElement } from "./sample.ts";
 
-/** Fields a hash keeps in its small form; one more moves it into a table (Redis's listpack limit). */
+/** Fields a hash keeps in its small forms; one more moves it into a table (Redis's listpack limit). */
 export const smallFieldsMax = 128;
 
 export class FieldMap implements Iterable<[string, string]> {
   readonly kind = "hash";
-  private small: Map<string, string> | null = new Map();
+  /** The packed form's entries (null once it has left that form) and how many there are. */
+  private packed: Uint8Array | null = emptyPacked;
+  private packedCount = 0;
+  private small: Map<string, string> | null = null;
   private table: KeyTable<string> | null = null;
 
   constructor(entries: Iterable<readonly [string, string]> = []) {
@@ -23,10 +33,16 @@ export class FieldMap implements Iterable<[string, string]> {
   }
 
   get size(): number {
+    if (this.packed !== null) return this.packedCount;
     return this.small !== null ? this.small.size : this.table!.size;
   }
 
-  /** Whether the fields are in a table: Redis's "hashtable" encoding. */
+  /** Whether the fields are packed: Redis's "listpack" encoding. */
+  get compact(): boolean {
+    return this.packed !== null;
+  }
+
+  /** Whether the fields are in a table. */
   get hashed(): boolean {
     return this.table !== null;
   }
@@ -40,10 +56,16 @@ export class FieldMap implements Iterable<[string, string]> {
   }
 
   has(field: string): boolean {
+    if (this.packed !== null) return findField(this.packed, field) !== -1;
     return this.small !== null ? this.small.has(field) : this.table!.find(field) !== -1;
   }
 
   get(field: string): string | undefined {
+    const packed = this.packed;
+    if (packed !== null) {
+      const at = findField(packed, field);
+      return at === -1 ? undefined : valueAt(packed, at);
+    }
     if (this.small !== null) return this.small.get(field);
     const ref = this.table!.find(field);
     return ref === -1 ? undefined : this.table!.valueOf(ref);
@@ -51,6 +73,24 @@ export class FieldMap implements Iterable<[string, string]> {
 
   /** Sets the field's value; returns whether the field was new. */
   set(field: string, value: string): boolean {
+    const packed = this.packed;
+    if (packed !== null) {
+      // Redis leaves the listpack before writing a field or value too long for it.
+      if (!packable(field) || !packable(value)) this.unpack(packed);
+      else {
+        const at = findField(packed, field);
+        if (at !== -1) {
+          this.packed = withValue(packed, at, value);
+          return false;
+        }
+        if (this.packedCount === smallFieldsMax) this.unpack(packed);
+        else {
+          this.packed = withEntry(packed, field, value);
+          this.packedCount++;
+          return true;
+        }
+      }
+    }
     const small = this.small;
     if (small === null) return this.table!.set(field, value);
     const before = small.size;
@@ -61,16 +101,36 @@ export class FieldMap implements Iterable<[string, string]> {
   }
 
   delete(field: string): boolean {
+    const packed = this.packed;
+    if (packed !== null) {
+      const at = findField(packed, field);
+      if (at === -1) return false;
+      this.packed = withoutEntry(packed, at);
+      this.packedCount--;
+      return true;
+    }
     return this.small !== null ? this.small.delete(field) : this.table!.delete(field);
   }
 
   /** The fields, as a snapshot the caller may keep while the hash changes. */
   fields(): string[] {
+    const packed = this.packed;
+    if (packed !== null) {
+      const out: string[] = [];
+      for (let at = 0; at < packed.length; at = nextEntry(packed, at)) out.push(fieldAt(packed, at));
+      return out;
+    }
     return this.small !== null ? [...this.small.keys()] : this.table!.keys();
   }
 
   /** The values, in the order of fields(). */
   values(): string[] {
+    const packed = this.packed;
+    if (packed !== null) {
+      const out: string[] = [];
+      for (let at = 0; at < packed.length; at = nextEntry(packed, at)) out.push(valueAt(packed, at));
+      return out;
+    }
     if (this.small !== null) return [...this.small.values()];
     const table = this.table!;
     return table.keys().map((field) => table.valueOf(table.find(field)));
@@ -78,6 +138,7 @@ export class FieldMap implements Iterable<[string, string]> {
 
   /** Field and value pairs, as a snapshot. */
   entries(): [string, string][] {
+    if (this.packed !== null) return packedEntries(this.packed);
     if (this.small !== null) return [...this.small];
     const table = this.table!;
     return table.keys().map((field) => [field, table.valueOf(table.find(field))]);
@@ -94,15 +155,19 @@ export class FieldMap implements Iterable<[string, string]> {
 
   /** One uniformly random field; the hash must not be empty. */
   randomField(): string {
+    const packed = this.packed;
+    if (packed !== null) return fieldAt(packed, entryAt(packed, Math.floor(Math.random() * this.packedCount)));
     if (this.small !== null) return randomElement(this.small.keys(), this.small.size);
     return this.table!.randomKey()!;
   }
 
   /**
-   * A small hash: a live iterator over its entries (valid while the hash changes, which HSCAN's
-   * parked cursors rely on). A large one: null — scan it with scanStep.
+   * A small hash: an iterator over its entries — a packed one's as they are now (HSCAN takes
+   * them all at once, as Redis answers a listpack), a Map's live (valid while the hash changes,
+   * which HSCAN's parked cursors rely on). A large one: null — scan it with scanStep.
    */
   iterator(): Iterator<[string, string]> | null {
+    if (this.packed !== null) return packedEntries(this.packed)[Symbol.iterator]();
     return this.small !== null ? this.small.entries() : null;
   }
 
@@ -116,6 +181,13 @@ export class FieldMap implements Iterable<[string, string]> {
 
   clone(): FieldMap {
     return new FieldMap(this.entries());
+  }
+
+  /** Leaves the packed form for a Map, for good. */
+  private unpack(packed: Uint8Array): void {
+    this.small = new Map(packedEntries(packed));
+    this.packed = null;
+    this.packedCount = 0;
   }
 
   private moveToTable(small: Map<string, string>): void {

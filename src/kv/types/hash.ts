@@ -7,7 +7,6 @@ import { isInt64, parseInt64 } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
 import { afterRemoval, getHash, replyStrings } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
-import { isCompactHash } from "../encoding.ts";
 import { arityError, KvError, notAFloat, notAnInteger, overflow } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { parseLongDouble, sumText } from "../long-double.ts";
@@ -120,7 +119,7 @@ function hscan(x: Exec, argv: string[]): void {
   const it = takeParked<[string, string]>(cursor) ?? hash.iterator();
   if (it !== null) {
     // Redis answers a compact (listpack) hash whole, with cursor 0, whatever COUNT says.
-    const step = scanStep(it, isCompactHash(hash) ? Infinity : options.count);
+    const step = scanStep(it, hash.compact ? Infinity : options.count);
     for (const [field, value] of step.items) if (keep(field)) items.push(field, value);
     return replyScan(x, step.cursor, items);
   }
