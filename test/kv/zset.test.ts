@@ -1,4 +1,5 @@
-// ZSet on its own (the Map + B+tree pair, Redis's encoding quirks, range arguments), checked
+// ZSet on its own (packed while Redis would keep a listpack, then the index + B+tree pair;
+// Redis's encoding quirks; range arguments), checked
 // against a plain sorted array by fast-check. The tree itself is tested in btree.test.ts, and the
 // commands in zset-commands.test.ts.
 import { describe, expect, test } from "bun:test";
@@ -27,8 +28,14 @@ const window = <T>(items: T[], offset: number, limit: number) => (offset < 0 ? [
 
 // ---- generators -----------------------------------------------------------------------------------
 
-/** Few distinct members (so updates and removals hit), including NUL and high latin1 bytes. */
-const member = fc.string({ unit: fc.constantFrom("a", "b", "c", "m", "z", "\u0000", "\u00ff"), maxLength: 3 });
+/**
+ * Few distinct members (so updates and removals hit), including NUL and high latin1 bytes, and
+ * now and then one at or past the 64 bytes a listpack (the packed form) holds.
+ */
+const member = fc.oneof(
+  { weight: 60, arbitrary: fc.string({ unit: fc.constantFrom("a", "b", "c", "m", "z", "\u0000", "\u00ff"), maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.constantFrom("m".repeat(64), "m".repeat(65)) },
+);
 /** Scores with many ties and the infinities; never NaN, never -0 (see its own test). */
 const score = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(-Infinity, Infinity, 0, 1, 1.5, -2, 3, 1e300) },
@@ -161,8 +168,8 @@ describe("ZSet against a sorted array", () => {
 
   test("checks hold after every single step of a long sequence", () => {
     fc.assert(
-      fc.property(fc.array(op, { minLength: 50, maxLength: 250, size: "max" }), probe, (ops, p) => {
-        const zset = new ZSet(false);
+      fc.property(fc.boolean(), fc.array(op, { minLength: 50, maxLength: 250, size: "max" }), probe, (compact, ops, p) => {
+        const zset = new ZSet(compact);
         const model = new Map<string, number>();
         for (const o of ops) {
           apply(zset, model, o, false);

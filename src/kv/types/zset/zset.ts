@@ -2,7 +2,10 @@
  * Sorted sets: members (latin1 byte strings) with a double score each, ordered by score and then
  * by member.
  *
- * Design. A ZSet keeps two indexes over the same pairs, as Redis does:
+ * Design. A small set is packed (packed-pairs.ts): its scores in one array and its members in
+ * one byte array, in order, scanned to answer anything, as Redis's listpack is. Past what Redis
+ * keeps in a listpack (128 members, or a member over 64 bytes) it moves, for good, to two indexes
+ * over the same pairs, as Redis's dict + skiplist:
  *
  *   - a member → score index (score-index.ts: a Map while small, a key table past 128 members),
  *     for the O(1) questions: does the member exist, what is its score
@@ -16,18 +19,18 @@
  * beyond the tree. ZSCAN walks the index: a small one by a parked Map iterator, a large one by the
  * table's slot cursor (scan.ts); both survive changes.
  *
- * Redis stores small sets as one flat "listpack" and converts them, for good, to dict + skiplist
- * once they outgrow it (129 members, or a member over 64 bytes). We always use the tree, but
- * remember which encoding Redis would be using, because it shows in replies: ZSCAN returns a
- * listpack whole and in order, a listpack stores -0 as 0, and lex ranges over mixed scores (an
- * unsupported use) are answered by a linear scan there.
+ * The encoding shows in replies as it does in Redis: ZSCAN returns a listpack whole and in
+ * order, a listpack stores -0 as 0, and lex ranges over mixed scores (an unsupported use) are
+ * answered by a linear scan there. A set built as a skiplist (ZUNIONSTORE's result) is packed
+ * when it is small enough, as Redis converts it.
  *
  * The commands are in commands.ts, the range types and their parsing in ranges.ts.
  */
 import { clampRankRange } from "../../args.ts";
-import { compactEntriesMax, compactValueBytesMax, isCompact } from "../../encoding.ts";
+import { compactEntriesMax, isCompact } from "../../encoding.ts";
 import { formatDouble } from "../../reply.ts";
 import { BTree, type FrozenRun } from "./btree.ts";
+import { packedMemberBytesMax, PackedPairs } from "./packed-pairs.ts";
 import { ScoreIndex } from "./score-index.ts";
 import { lexAboveMin, lexBelowMax, type LexRange, lexRangeIsEmpty, scoreAboveMin, scoreBelowMax, type ScoreRange, scoreRangeIsEmpty } from "./ranges.ts";
 
@@ -47,11 +50,21 @@ const noRank = -1;
 
 export class ZSet {
   readonly kind = "zset";
-  private readonly scores = new ScoreIndex();
-  private readonly tree = new BTree();
+  /** The pairs in order: packed while the set is compact (Redis's listpack), else the tree. */
+  private order: PackedPairs | BTree;
+  /** The member → score index; null while packed, whose pairs are scanned instead. */
+  private index: ScoreIndex | null;
 
   /** `compact`: start as Redis's listpack encoding (as ZADD does) or as a skiplist. */
-  constructor(private compact = true) {}
+  constructor(compact = true) {
+    this.order = compact ? new PackedPairs() : new BTree();
+    this.index = compact ? null : new ScoreIndex();
+  }
+
+  /** Whether Redis would hold this set as a listpack: exactly while its pairs are packed. */
+  private get compact(): boolean {
+    return this.index === null;
+  }
 
   /** A set filled one element at a time (as ZADD fills one), starting in the given form. */
   static of(entries: Iterable<ZEntry>, compact = true): ZSet {
@@ -61,7 +74,7 @@ export class ZSet {
   }
 
   get size(): number {
-    return this.scores.size;
+    return this.order.length;
   }
 
   /** The encoding Redis would report for this set (OBJECT ENCODING). */
@@ -75,15 +88,25 @@ export class ZSet {
    */
   compactIfSmall(): void {
     if (this.compact || this.size > compactEntriesMax) return;
-    const entries = this.scores.entries();
-    if (!isCompact(entries.map(([member]) => member), this.size)) return;
-    this.compact = true;
-    // set() would see no change from -0 to 0 (they compare equal), so rewrite them directly.
-    for (const [member, score] of entries) {
-      if (!Object.is(score, -0)) continue;
-      this.tree.updateScore(member, score, 0);
-      this.scores.set(member, 0);
+    const entries = [...this.order.entries()];
+    if (!isCompact(entries.map((e) => e.member), this.size)) return;
+    const packed = new PackedPairs();
+    // A listpack keeps scores as text, where -0 is written "0".
+    for (const e of entries) packed.insert(e.score === 0 ? 0 : e.score, e.member);
+    this.order = packed;
+    this.index = null;
+  }
+
+  /** Leaves the packed form for the tree and the index, for good (as Redis leaves its listpack). */
+  private unpack(): void {
+    const tree = new BTree();
+    const index = new ScoreIndex();
+    for (const e of this.order.entries()) {
+      tree.insert(e.score, e.member);
+      index.set(e.member, e.score);
     }
+    this.order = tree;
+    this.index = index;
   }
 
   /**
@@ -91,22 +114,23 @@ export class ZSet {
    * null once it is a table, to be walked with scanStep.
    */
   memberIterator(): Iterator<string> | null {
-    return this.scores.iterator();
+    if (this.index === null) return Array.from(this.order.entries(), (e) => e.member)[Symbol.iterator]();
+    return this.index.iterator();
   }
 
   /** Whether the member index is a table: then warming members is worth it (warm.ts). */
   get hashed(): boolean {
-    return this.scores.hashed;
+    return this.index?.hashed ?? false;
   }
 
   /** Brings into cache where the first `count` of `members` are in a large set's index (warm.ts). */
   warm(members: readonly string[], count: number): void {
-    this.scores.warm(members, count);
+    this.index?.warm(members, count);
   }
 
   /** For ZSCAN over a large set: one step of the index table's cursor walk (KeyTable.scanStep). */
   scanStep(cursor: number, out: string[]): number {
-    return this.scores.scanStep(cursor, out);
+    return this.index!.scanStep(cursor, out);
   }
 
   clone(): ZSet {
@@ -114,12 +138,12 @@ export class ZSet {
   }
 
   score(member: string): number | undefined {
-    return this.scores.get(member);
+    return this.index !== null ? this.index.get(member) : (this.order as PackedPairs).scoreOf(member);
   }
 
   /** Adds the member or changes its score; returns true when the member is new. */
   set(member: string, score: number): boolean {
-    return this.setFrom(this.scores.get(member), member, score);
+    return this.setFrom(this.score(member), member, score);
   }
 
   /**
@@ -128,54 +152,54 @@ export class ZSet {
    */
   setFrom(current: number | undefined, member: string, score: number): boolean {
     if (Number.isNaN(score)) throw new Error("zset: NaN score");
-    if (current === undefined && this.compact && (this.size >= compactEntriesMax || member.length > compactValueBytesMax)) {
-      this.compact = false;
+    if (current === undefined && this.compact && (this.size >= compactEntriesMax || member.length > packedMemberBytesMax)) {
+      this.unpack();
     }
     // A listpack keeps scores as text, where -0 is written "0".
     if (this.compact && score === 0) score = 0;
     if (current === undefined) {
-      this.tree.insert(score, member);
-      this.scores.set(member, score);
+      this.order.insert(score, member);
+      this.index?.set(member, score);
       return true;
     }
     // -0 and 0 compare equal, as in Redis: no update, the stored score stays.
     if (current !== score) {
-      this.tree.updateScore(member, current, score);
-      this.scores.set(member, score);
+      this.order.updateScore(member, current, score);
+      this.index?.set(member, score);
     }
     return false;
   }
 
   /** Removes the member; returns whether it was there. */
   delete(member: string): boolean {
-    const score = this.scores.get(member);
+    const score = this.score(member);
     if (score === undefined) return false;
-    this.scores.delete(member);
-    this.tree.delete(score, member);
+    this.index?.delete(member);
+    this.order.delete(score, member);
     return true;
   }
 
   /** 0-based rank in ascending order (or descending when `reverse`); null for a non-member. */
   rank(member: string, reverse = false): number | null {
-    const score = this.scores.get(member);
+    const score = this.score(member);
     if (score === undefined) return null;
-    const rank = this.tree.rankOf(score, member);
+    const rank = this.order.rankOf(score, member);
     return reverse ? this.size - 1 - rank : rank;
   }
 
   /** The element at a 0-based rank in ascending order, or null out of range. */
   at(index: number): ZEntry | null {
-    return this.tree.at(index);
+    return this.order.at(index);
   }
 
   /** Elements in order (or reverse order). */
   entries(reverse = false): Generator<ZEntry> {
-    return this.tree.entries(reverse);
+    return this.order.entries(reverse);
   }
 
   /** The elements from 0-based `rank` on, in ascending order, as they are now (BTree.freezeFrom). */
   freezeFrom(rank: number): FrozenRun {
-    return this.tree.freezeFrom(rank);
+    return this.order.freezeFrom(rank);
   }
 
   /**
@@ -183,7 +207,7 @@ export class ZSet {
    * or they run out; `visit` must not change the set.
    */
   walkFrom(rank: number, visit: (score: number, member: string) => boolean): void {
-    this.tree.walk(rank, false, visit);
+    this.order.walk(rank, false, visit);
   }
 
   /**
@@ -193,7 +217,7 @@ export class ZSet {
   rangeByRank(start: number, end: number, reverse = false): ZEntry[] {
     const out: ZEntry[] = [];
     const count = end - start + 1;
-    this.tree.walk(reverse ? this.size - 1 - start : start, reverse, (score, member) => {
+    this.order.walk(reverse ? this.size - 1 - start : start, reverse, (score, member) => {
       out.push({ member, score });
       return out.length < count;
     });
@@ -222,7 +246,7 @@ export class ZSet {
   private window(first: number, reverse: boolean, offset: number, limit: number, inRange: (score: number, member: string) => boolean): ZEntry[] {
     const out: ZEntry[] = [];
     if (first === noRank || offset < 0 || limit === 0) return out;
-    this.tree.walk(reverse ? first - offset : first + offset, reverse, (score, member) => {
+    this.order.walk(reverse ? first - offset : first + offset, reverse, (score, member) => {
       if (!inRange(score, member)) return false;
       out.push({ member, score });
       return out.length !== limit;
@@ -250,7 +274,7 @@ export class ZSet {
   /** How many elements from rank `first` on stay below the lex range's max (a walk, O(k)). */
   private runLength(first: number, range: LexRange): number {
     let n = 0;
-    this.tree.walk(first, false, (_score, member) => {
+    this.order.walk(first, false, (_score, member) => {
       if (!lexBelowMax(member, range.max)) return false;
       n++;
       return true;
@@ -264,8 +288,8 @@ export class ZSet {
 
   /** Whether any element could fall in the range: a cheap test against the two ends. */
   private touchesScoreRange(range: ScoreRange): boolean {
-    const first = this.tree.first;
-    const last = this.tree.last;
+    const first = this.order.first;
+    const last = this.order.last;
     if (first === null || last === null || scoreRangeIsEmpty(range)) return false;
     return scoreAboveMin(last.score, range) && scoreBelowMax(first.score, range);
   }
@@ -273,16 +297,16 @@ export class ZSet {
   /** The rank of the first element whose score is in the range, or -1. */
   private firstInScoreRange(range: ScoreRange): number {
     if (!this.touchesScoreRange(range)) return noRank;
-    const rank = this.tree.countWhile((score) => !scoreAboveMin(score, range));
-    const e = this.tree.at(rank);
+    const rank = this.order.countWhile((score) => !scoreAboveMin(score, range));
+    const e = this.order.at(rank);
     return e !== null && scoreBelowMax(e.score, range) ? rank : noRank;
   }
 
   /** The rank of the last element whose score is in the range, or -1. */
   private lastInScoreRange(range: ScoreRange): number {
     if (!this.touchesScoreRange(range)) return noRank;
-    const rank = this.tree.countWhile((score) => scoreBelowMax(score, range)) - 1;
-    const e = this.tree.at(rank);
+    const rank = this.order.countWhile((score) => scoreBelowMax(score, range)) - 1;
+    const e = this.order.at(rank);
     return e !== null && scoreAboveMin(e.score, range) ? rank : noRank;
   }
 
@@ -293,23 +317,23 @@ export class ZSet {
   // Redis's listpack does.
 
   private touchesLex(range: LexRange): boolean {
-    const first = this.tree.first;
-    const last = this.tree.last;
+    const first = this.order.first;
+    const last = this.order.last;
     if (first === null || last === null || lexRangeIsEmpty(range)) return false;
     return lexAboveMin(last.member, range.min) && lexBelowMax(first.member, range.max);
   }
 
   private firstInLexRange(range: LexRange): number {
     if (!this.touchesLex(range)) return noRank;
-    const rank = this.tree.countWhile((_score, member) => !lexAboveMin(member, range.min));
-    const e = this.tree.at(rank);
+    const rank = this.order.countWhile((_score, member) => !lexAboveMin(member, range.min));
+    const e = this.order.at(rank);
     return e !== null && lexBelowMax(e.member, range.max) ? rank : noRank;
   }
 
   private lastInLexRange(range: LexRange): number {
     if (!this.touchesLex(range)) return noRank;
-    const rank = this.tree.countWhile((_score, member) => lexBelowMax(member, range.max)) - 1;
-    const e = this.tree.at(rank);
+    const rank = this.order.countWhile((_score, member) => lexBelowMax(member, range.max)) - 1;
+    const e = this.order.at(rank);
     return e !== null && lexAboveMin(e.member, range.min) ? rank : noRank;
   }
 
@@ -319,7 +343,7 @@ export class ZSet {
     // The first element at or above min, in score order, decides.
     let rank = 0;
     let found = noRank;
-    this.tree.walk(0, false, (_score, member) => {
+    this.order.walk(0, false, (_score, member) => {
       if (lexAboveMin(member, range.min)) {
         if (lexBelowMax(member, range.max)) found = rank;
         return false;
@@ -336,7 +360,7 @@ export class ZSet {
     // The last element at or below max, in score order, decides.
     let rank = this.size - 1;
     let found = noRank;
-    this.tree.walk(rank, true, (_score, member) => {
+    this.order.walk(rank, true, (_score, member) => {
       if (lexBelowMax(member, range.max)) {
         if (lexAboveMin(member, range.min)) found = rank;
         return false;
@@ -351,7 +375,7 @@ export class ZSet {
 
   /** Removes the elements with 0-based ranks start..end inclusive; returns how many. */
   deleteRangeByRank(start: number, end: number): number {
-    return this.tree.deleteRange(start, end - start + 1, (_score, member) => this.scores.delete(member));
+    return this.order.deleteRange(start, end - start + 1, (_score, member) => this.index?.delete(member));
   }
 
   deleteRangeByScore(range: ScoreRange): number {
@@ -366,7 +390,7 @@ export class ZSet {
     if (!this.compact) return this.deleteRangeByRank(first, first + this.runLength(first, range) - 1);
     // A listpack deletes member by member (the run may hold mixed scores, see firstInLex).
     const doomed: string[] = [];
-    this.tree.walk(first, false, (_score, member) => {
+    this.order.walk(first, false, (_score, member) => {
       if (!lexBelowMax(member, range.max)) return false;
       doomed.push(member);
       return true;
@@ -377,7 +401,7 @@ export class ZSet {
 
   /** Removes and returns the lowest (or highest) element; null when empty. */
   pop(highest = false): ZEntry | null {
-    const e = highest ? this.tree.last : this.tree.first;
+    const e = highest ? this.order.last : this.order.first;
     if (e === null) return null;
     this.delete(e.member);
     return e;
@@ -388,12 +412,14 @@ export class ZSet {
     return this.size === 0 ? null : this.at(Math.floor(Math.random() * this.size));
   }
 
-  /** Checks that the two indexes agree and the tree is well formed (for tests). */
+  /** Checks that the order is well formed and the index, if any, agrees with it (for tests). */
   validate(): void {
-    this.tree.validate();
-    if (this.tree.length !== this.scores.size) throw new Error("zset: index sizes differ");
-    for (const e of this.tree.entries()) {
-      if (!Object.is(this.scores.get(e.member), e.score)) throw new Error(`zset: ${JSON.stringify(e.member)} scores differ`);
+    this.order.validate();
+    const index = this.index;
+    if (index === null) return;
+    if (this.order.length !== index.size) throw new Error("zset: index sizes differ");
+    for (const e of this.order.entries()) {
+      if (!Object.is(index.get(e.member), e.score)) throw new Error(`zset: ${JSON.stringify(e.member)} scores differ`);
     }
   }
 }
