@@ -1,6 +1,6 @@
 // Sets, hashes and sorted sets' score indexes in their forms (src/kv/types/member-set.ts,
-// field-map.ts, zset/score-index.ts): a JS Set or Map while small (a hash packed in bytes while
-// Redis would keep a listpack), a key table past 128 members. fast-check drives each against a plain Set or Map
+// field-map.ts, zset/score-index.ts): packed in bytes while small and short (packed-members.ts,
+// packed-fields.ts), a JS Set or Map while small with a long item, a key table past 128 members. fast-check drives each against a plain Set or Map
 // across that threshold in both directions; then, through commands, the encodings Redis reports
 // at the limit and one past it, and SSCAN/HSCAN/ZSCAN's guarantee across the move from one form to
 // the other.
@@ -25,10 +25,14 @@ const fieldValue = fc.oneof(
 /** Runs of adds then runs of deletes, so that sets grow past the threshold and shrink again. */
 const burst = <T>(step: fc.Arbitrary<T>) => fc.array(fc.array(step, { minLength: 1, maxLength: 300, size: "max" }), { maxLength: 6 });
 
+/** Now and then a name too long to be packed, which moves a hash or set out of its packed form. */
+const longName = fc.constantFrom("f".repeat(packedBytesMax), "g".repeat(packedBytesMax + 1));
+
 describe("MemberSet", () => {
-  test("behaves as a Set across the move into a table, and stays in the table when it shrinks", () => {
+  test("behaves as a Set across its three forms, in insertion order until the table, and stays in the table when it shrinks", () => {
+    const member = fc.oneof({ weight: 60, arbitrary: name }, { weight: 1, arbitrary: longName });
     fc.assert(
-      fc.property(burst(fc.tuple(fc.boolean(), name)), (bursts) => {
+      fc.property(burst(fc.tuple(fc.boolean(), member)), (bursts) => {
         const set = new MemberSet();
         const model = new Set<string>();
         let grewPast = false;
@@ -42,6 +46,7 @@ describe("MemberSet", () => {
             expect(set.hashed).toBe(grewPast);
           }
           expect(set.size).toBe(model.size);
+          if (!grewPast) expect(set.members()).toEqual([...model]);
           expect(set.members().sort()).toEqual([...model].sort());
           expect([...set].sort()).toEqual([...model].sort());
           for (const member of model) expect(set.has(member)).toBe(true);
@@ -68,8 +73,7 @@ describe("MemberSet", () => {
 });
 
 describe("FieldMap", () => {
-  /** Now and then a field too long to be packed, which moves the hash out of its packed form. */
-  const hashField = fc.oneof({ weight: 60, arbitrary: name }, { weight: 1, arbitrary: fc.constantFrom("f".repeat(packedBytesMax), "g".repeat(packedBytesMax + 1)) });
+  const hashField = fc.oneof({ weight: 60, arbitrary: name }, { weight: 1, arbitrary: longName });
 
   test("behaves as a Map across its three forms, in insertion order until the table, and is packed exactly while Redis keeps a listpack", () => {
     fc.assert(

@@ -1,25 +1,33 @@
 /**
- * A set's members (latin1 byte strings). A small set is a JavaScript Set; once it has more than
- * smallMembersMax members it moves, for good, into a KeyTable (key-table.ts) whose keys are the
- * members — as Redis moves a set from its compact encoding to a hash table and never back.
+ * A set's members (latin1 byte strings), in one of three forms:
+ * - packed (packed-members.ts): one byte array, while the set has at most smallMembersMax
+ *   members and none longer than packedMemberBytesMax bytes — most small sets;
+ * - a JavaScript Set, for a small set that once held a longer member;
+ * - once it has more than smallMembersMax members, for good, a KeyTable (key-table.ts) whose
+ *   keys are the members — as Redis moves a set from its compact encoding to a hash table and
+ *   never back.
  *
- * Why two forms. A Set lookup over many members chases the hash bucket, the stored string's
- * cell and its characters; the key table reads a slot pair and one entry, and measured 2.4×
- * faster for SADD's pattern (random members of a 100k set). But a table starts with a 4 KiB slab,
- * which would make a million small sets cost gigabytes; a small Set is a few hundred bytes.
+ * Why not a table from the start. A Set lookup over many members chases the hash bucket, the
+ * stored string's cell and its characters; the key table reads a slot pair and one entry, and
+ * measured 2.4× faster for SADD's pattern (random members of a 100k set). But a table starts
+ * with a 4 KiB slab, which would make a million small sets cost gigabytes.
  *
  * Order: a small set iterates in insertion order, a large one in table order. Redis's sets are
  * unordered either way (its intsets, which are ordered, are reproduced by set.ts).
  */
 import { KeyTable } from "../key-table.ts";
+import { findMember, memberAt, noMembers, packedMemberBytesMax, packedMembers, withMember, withoutMember } from "./packed-members.ts";
 import { randomElement } from "./sample.ts";
 
-/** Members a set keeps in its small form; one more moves it into a table (Redis's listpack limit). */
+/** Members a set keeps in its small forms; one more moves them into a table (Redis's listpack limit). */
 export const smallMembersMax = 128;
 
 export class MemberSet implements Iterable<string> {
   readonly kind = "set";
-  private small: Set<string> | null = new Set();
+  /** The packed form's members (null once it has left that form) and how many there are. */
+  private packed: Uint8Array | null = noMembers;
+  private packedCount = 0;
+  private small: Set<string> | null = null;
   private table: KeyTable<string> | null = null;
 
   constructor(members: Iterable<string> = []) {
@@ -27,6 +35,7 @@ export class MemberSet implements Iterable<string> {
   }
 
   get size(): number {
+    if (this.packed !== null) return this.packedCount;
     return this.small !== null ? this.small.size : this.table!.size;
   }
 
@@ -44,11 +53,25 @@ export class MemberSet implements Iterable<string> {
   }
 
   has(member: string): boolean {
+    if (this.packed !== null) return findMember(this.packed, member) !== -1;
     return this.small !== null ? this.small.has(member) : this.table!.find(member) !== -1;
   }
 
   /** Adds the member; returns whether it was new. */
   add(member: string): boolean {
+    const packed = this.packed;
+    if (packed !== null) {
+      if (member.length > packedMemberBytesMax) this.unpack(packed);
+      else {
+        if (findMember(packed, member) !== -1) return false;
+        if (this.packedCount === smallMembersMax) this.unpack(packed);
+        else {
+          this.packed = withMember(packed, member);
+          this.packedCount++;
+          return true;
+        }
+      }
+    }
     const small = this.small;
     // findOrAdd: a member already there is left as it is (set() would rewrite its empty value).
     if (small === null) return this.table!.findOrAdd(member, "") < 0;
@@ -60,29 +83,42 @@ export class MemberSet implements Iterable<string> {
   }
 
   delete(member: string): boolean {
+    const packed = this.packed;
+    if (packed !== null) {
+      const at = findMember(packed, member);
+      if (at === -1) return false;
+      this.packed = withoutMember(packed, at);
+      this.packedCount--;
+      return true;
+    }
     return this.small !== null ? this.small.delete(member) : this.table!.delete(member);
   }
 
   /** The members, as a snapshot the caller may keep while the set changes. */
   members(): string[] {
+    if (this.packed !== null) return packedMembers(this.packed);
     return this.small !== null ? [...this.small] : this.table!.keys();
   }
 
   [Symbol.iterator](): Iterator<string> {
-    return this.small !== null ? this.small.values() : this.table!.keys()[Symbol.iterator]();
+    return this.small !== null ? this.small.values() : this.members()[Symbol.iterator]();
   }
 
   /** One uniformly random member; the set must not be empty. */
   random(): string {
+    if (this.packed !== null) return memberAt(this.packed, Math.floor(Math.random() * this.packedCount));
     if (this.small !== null) return randomElement(this.small, this.small.size);
     return this.table!.randomKey()!;
   }
 
   /**
-   * A small set: a live iterator (it stays valid while the set changes, which SSCAN's parked
-   * cursors rely on). A large one: null — scan it with scanStep.
+   * A small set: an iterator that stays valid while the set changes, which SSCAN's parked cursors
+   * rely on — over a packed set's members as they are now (every member there throughout a scan
+   * is among them, which is what SSCAN promises), over a Set's live. A large one: null — scan it
+   * with scanStep.
    */
   iterator(): Iterator<string> | null {
+    if (this.packed !== null) return packedMembers(this.packed)[Symbol.iterator]();
     return this.small !== null ? this.small.values() : null;
   }
 
@@ -101,6 +137,13 @@ export class MemberSet implements Iterable<string> {
 
   clone(): MemberSet {
     return new MemberSet(this.members());
+  }
+
+  /** Leaves the packed form for a Set, for good. */
+  private unpack(packed: Uint8Array): void {
+    this.small = new Set(packedMembers(packed));
+    this.packed = null;
+    this.packedCount = 0;
   }
 
   private moveToTable(small: Set<string>): void {

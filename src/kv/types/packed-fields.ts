@@ -14,6 +14,7 @@
  * one (a listpack reallocates too); a value replaced by one of the same length is written in place.
  */
 import { compactValueBytesMax } from "../encoding.ts";
+import { shortAt, shortEquals, skipShort, writeShort } from "./short-strings.ts";
 
 /** The longest field or value a packed hash holds: Redis's hash-max-listpack-value. */
 export const packedBytesMax = compactValueBytesMax;
@@ -21,39 +22,23 @@ export const packedBytesMax = compactValueBytesMax;
 /** A hash with no entries. Never written to: every change makes a new array. */
 export const emptyPacked = new Uint8Array(0);
 
-const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
-
 /** Whether a field or value is short enough to be packed. */
 export const packable = (text: string): boolean => text.length <= packedBytesMax;
 
 /** Where the entry after the one at `at` starts (bytes.length after the last). */
-export function nextEntry(bytes: Uint8Array, at: number): number {
-  const valueAt = at + 1 + bytes[at]!;
-  return valueAt + 1 + bytes[valueAt]!;
-}
+export const nextEntry = (bytes: Uint8Array, at: number): number => skipShort(bytes, skipShort(bytes, at));
 
 /** Where `field`'s entry starts, or -1. */
 export function findField(bytes: Uint8Array, field: string): number {
-  const length = field.length;
-  for (let at = 0; at < bytes.length; at = nextEntry(bytes, at)) {
-    if (bytes[at] !== length) continue;
-    let i = 0;
-    while (i < length && bytes[at + 1 + i] === field.charCodeAt(i)) i++;
-    if (i === length) return at;
-  }
+  for (let at = 0; at < bytes.length; at = nextEntry(bytes, at)) if (shortEquals(bytes, at, field)) return at;
   return -1;
 }
 
 /** The field of the entry at `at`. */
-export function fieldAt(bytes: Uint8Array, at: number): string {
-  return latin1Slice.call(bytes, at + 1, at + 1 + bytes[at]!);
-}
+export const fieldAt = shortAt;
 
 /** The value of the entry at `at`. */
-export function valueAt(bytes: Uint8Array, at: number): string {
-  const valueStart = at + 1 + bytes[at]!;
-  return latin1Slice.call(bytes, valueStart + 1, valueStart + 1 + bytes[valueStart]!);
-}
+export const valueAt = (bytes: Uint8Array, at: number): string => shortAt(bytes, skipShort(bytes, at));
 
 /** Where the `index`th entry (from 0) starts; there must be that many. */
 export function entryAt(bytes: Uint8Array, index: number): number {
@@ -62,32 +47,25 @@ export function entryAt(bytes: Uint8Array, index: number): number {
   return at;
 }
 
-/** Writes `text` (packable) with its length byte at `at`; returns the offset after it. */
-function writeText(bytes: Uint8Array, at: number, text: string): number {
-  bytes[at++] = text.length;
-  for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
-  return at;
-}
-
 /** `bytes` with a new entry for `field` (not in it) at the end. */
 export function withEntry(bytes: Uint8Array, field: string, value: string): Uint8Array {
   const out = new Uint8Array(bytes.length + 2 + field.length + value.length);
   out.set(bytes);
-  writeText(out, writeText(out, bytes.length, field), value);
+  writeShort(out, writeShort(out, bytes.length, field), value);
   return out;
 }
 
 /** `bytes` with the value of the entry at `at` replaced by `value`: the same array if the length is the same. */
 export function withValue(bytes: Uint8Array, at: number, value: string): Uint8Array {
-  const valueStart = at + 1 + bytes[at]!;
-  const end = valueStart + 1 + bytes[valueStart]!;
+  const valueStart = skipShort(bytes, at);
+  const end = skipShort(bytes, valueStart);
   if (bytes[valueStart] === value.length) {
-    writeText(bytes, valueStart, value);
+    writeShort(bytes, valueStart, value);
     return bytes;
   }
   const out = new Uint8Array(bytes.length - (end - valueStart) + 1 + value.length);
   out.set(bytes.subarray(0, valueStart));
-  const after = writeText(out, valueStart, value);
+  const after = writeShort(out, valueStart, value);
   out.set(bytes.subarray(end), after);
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * A small sorted set's (score, member) pairs packed, as Redis packs a small sorted set into a
- * listpack: the scores in one Float64Array, the members in one byte array (each after its length
- * in one byte), both in the set's order, by score and then by member's bytes. A set stays packed
+ * listpack: the scores in one Float64Array, the members in one byte array (short-strings.ts),
+ * both in the set's order, by score and then by member's bytes. A set stays packed
  * while Redis would keep its listpack: at most compactEntriesMax members, none longer than
  * packedMemberBytesMax bytes (zset.ts moves it to the tree and index past either).
  *
@@ -15,6 +15,7 @@
  * listpack reallocates too); a new score for a member moves pairs within them.
  */
 import { compactValueBytesMax } from "../../encoding.ts";
+import { compareShort, shortAt, shortEquals, skipShort, writeShort } from "../short-strings.ts";
 import { FrozenRun, type TreeEntry } from "./btree.ts";
 
 /** The longest member a packed set holds: Redis's zset-max-listpack-value. */
@@ -22,32 +23,10 @@ export const packedMemberBytesMax = compactValueBytesMax;
 
 const noScores = new Float64Array(0);
 const noMembers = new Uint8Array(0);
-const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
-
-/**
- * The order of the member stored at `at` (its length byte) against `member`: negative, zero or
- * positive, comparing bytes as JavaScript compares latin1 strings (and as Redis compares with
- * memcmp).
- */
-function compareMember(bytes: Uint8Array, at: number, member: string): number {
-  const length = bytes[at]!;
-  const common = Math.min(length, member.length);
-  for (let i = 0; i < common; i++) {
-    const d = bytes[at + 1 + i]! - member.charCodeAt(i);
-    if (d !== 0) return d;
-  }
-  return length - member.length;
-}
 
 /** Whether the pair (score, member at `at`) sorts before (score2, member2). */
 function sortsBefore(score: number, bytes: Uint8Array, at: number, score2: number, member2: string): boolean {
-  return score < score2 || (score === score2 && compareMember(bytes, at, member2) < 0);
-}
-
-/** Writes `member` with its length byte at `at`. */
-function writeMember(bytes: Uint8Array, at: number, member: string): void {
-  bytes[at] = member.length;
-  for (let i = 0; i < member.length; i++) bytes[at + 1 + i] = member.charCodeAt(i);
+  return score < score2 || (score === score2 && compareShort(bytes, at, member2) < 0);
 }
 
 export class PackedPairs {
@@ -69,13 +48,13 @@ export class PackedPairs {
 
   /** The member whose length byte is at `at`. */
   private memberAt(at: number): string {
-    return latin1Slice.call(this.members, at + 1, at + 1 + this.members[at]!);
+    return shortAt(this.members, at);
   }
 
   /** Where the member of 0-based rank `rank` starts (its length byte); members.length past the last. */
   private offsetOf(rank: number): number {
     let at = 0;
-    for (let i = 0; i < rank; i++) at += 1 + this.members[at]!;
+    for (let i = 0; i < rank; i++) at = skipShort(this.members, at);
     return at;
   }
 
@@ -83,7 +62,7 @@ export class PackedPairs {
   scoreOf(member: string): number | undefined {
     const bytes = this.members;
     for (let i = 0, at = 0; i < this.scores.length; i++, at += 1 + bytes[at]!) {
-      if (bytes[at] === member.length && compareMember(bytes, at, member) === 0) return this.scores[i]!;
+      if (shortEquals(bytes, at, member)) return this.scores[i]!;
     }
     return undefined;
   }
@@ -96,14 +75,14 @@ export class PackedPairs {
     const { scores, members } = this;
     let i = 0;
     let at = 0;
-    for (; i < scores.length && sortsBefore(scores[i]!, members, at, score, member); i++) at += 1 + members[at]!;
+    for (; i < scores.length && sortsBefore(scores[i]!, members, at, score, member); i++) at = skipShort(members, at);
     found.rank = i;
     found.at = at;
   }
 
   /** Whether the pair at the last lowerBound is exactly (score, member). */
   private holdsFound(score: number, member: string): boolean {
-    return found.rank < this.length && this.scores[found.rank] === score && compareMember(this.members, found.at, member) === 0;
+    return found.rank < this.length && this.scores[found.rank] === score && shortEquals(this.members, found.at, member);
   }
 
   insert(score: number, member: string): void {
@@ -117,7 +96,7 @@ export class PackedPairs {
     const members = new Uint8Array(this.members.length + 1 + member.length);
     members.set(this.members.subarray(0, at));
     members[at] = member.length;
-    writeMember(members, at, member);
+    writeShort(members, at, member);
     members.set(this.members.subarray(at), at + 1 + member.length);
     this.scores = scores;
     this.members = members;
@@ -134,7 +113,7 @@ export class PackedPairs {
   /** Removes `n` pairs from rank `rank`, whose first member starts at `at`. */
   private cut(rank: number, at: number, n: number): void {
     let end = at;
-    for (let i = 0; i < n; i++) end += 1 + this.members[end]!;
+    for (let i = 0; i < n; i++) end = skipShort(this.members, end);
     const scores = new Float64Array(this.length - n);
     scores.set(this.scores.subarray(0, rank));
     scores.set(this.scores.subarray(rank + n), rank);
@@ -161,24 +140,24 @@ export class PackedPairs {
     let end = fromAt + width;
     while (to + 1 < scores.length && sortsBefore(scores[to + 1]!, members, end, newScore, member)) {
       to++;
-      end += 1 + members[end]!;
+      end = skipShort(members, end);
     }
     if (to > from) {
       scores.copyWithin(from, from + 1, to + 1);
       scores[to] = newScore;
       members.copyWithin(fromAt, fromAt + width, end);
-      writeMember(members, end - width, member);
+      writeShort(members, end - width, member);
       return;
     }
     // Moving down: before the first pair that sorts after it.
     let at = 0;
     let rank = 0;
-    for (; rank < from && sortsBefore(scores[rank]!, members, at, newScore, member); rank++) at += 1 + members[at]!;
+    for (; rank < from && sortsBefore(scores[rank]!, members, at, newScore, member); rank++) at = skipShort(members, at);
     scores.copyWithin(rank + 1, rank, from);
     scores[rank] = newScore;
     if (rank < from) {
       members.copyWithin(at + width, at, fromAt);
-      writeMember(members, at, member);
+      writeShort(members, at, member);
     }
   }
 
@@ -197,7 +176,7 @@ export class PackedPairs {
   /** How many pairs, from the first, satisfy `holds` (see BTree.countWhile). */
   countWhile(holds: (score: number, member: string) => boolean): number {
     let i = 0;
-    for (let at = 0; i < this.length; i++, at += 1 + this.members[at]!) {
+    for (let at = 0; i < this.length; i++, at = skipShort(this.members, at)) {
       if (!holds(this.scores[i]!, this.memberAt(at))) break;
     }
     return i;
@@ -212,14 +191,14 @@ export class PackedPairs {
     for (let i = rank; reverse ? i >= 0 : i < this.length; reverse ? i-- : i++) {
       if (reverse) at = starts![i]!;
       if (!visit(this.scores[i]!, this.memberAt(at))) return;
-      if (!reverse) at += 1 + this.members[at]!;
+      if (!reverse) at = skipShort(this.members, at);
     }
   }
 
   /** Where each of the first `n` members starts. */
   private starts(n: number): number[] {
     const out: number[] = [];
-    for (let i = 0, at = 0; i < n; i++, at += 1 + this.members[at]!) out.push(at);
+    for (let i = 0, at = 0; i < n; i++, at = skipShort(this.members, at)) out.push(at);
     return out;
   }
 
@@ -227,7 +206,7 @@ export class PackedPairs {
   freezeFrom(rank: number): FrozenRun {
     if (rank >= this.length) return new FrozenRun([], 0);
     const members: string[] = [];
-    for (let i = 0, at = 0; i < this.length; i++, at += 1 + this.members[at]!) members.push(this.memberAt(at));
+    for (let i = 0, at = 0; i < this.length; i++, at = skipShort(this.members, at)) members.push(this.memberAt(at));
     return new FrozenRun([{ scores: this.scores.slice(), members, size: this.length }], Math.max(0, rank));
   }
 
@@ -248,7 +227,7 @@ export class PackedPairs {
     const total = Math.max(0, Math.min(n, this.length - start));
     if (total === 0) return 0;
     const at = this.offsetOf(start);
-    for (let i = start, m = at; i < start + total; i++, m += 1 + this.members[m]!) removed(this.scores[i]!, this.memberAt(m));
+    for (let i = start, m = at; i < start + total; i++, m = skipShort(this.members, m)) removed(this.scores[i]!, this.memberAt(m));
     this.cut(start, at, total);
     return total;
   }
@@ -264,7 +243,7 @@ export class PackedPairs {
         throw new Error(`packed zset: out of order at rank ${i}`);
       }
       previous = entry;
-      at += 1 + this.members[at]!;
+      at = skipShort(this.members, at);
     }
     if (at !== this.members.length) throw new Error("packed zset: more member bytes than scores");
   }
