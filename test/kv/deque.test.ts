@@ -1,11 +1,12 @@
-// The list's deque (src/kv/types/deque.ts) against an array, by fast-check: pushes and pops at
+// A list (src/kv/types/list-items.ts: packed while small and short, then a deque) and its deque
+// (src/kv/types/deque.ts) against an array, by fast-check: pushes and pops at
 // both ends, indexing, setting and replacing, with bulk steps that carry it past the size where
 // its ring is cut into blocks (and past several doublings there, with the head inside a block)
 // and back down through shrinking.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { blockSlots, Deque } from "../../src/kv/types/deque.ts";
-import { List } from "../../src/kv/types/list.ts";
+import { List, packedItemBytesMax, packedItemsMax } from "../../src/kv/types/list-items.ts";
 
 type Op =
   | { kind: "pushFront" | "pushBack"; n: number }
@@ -62,6 +63,57 @@ describe("Deque", () => {
         expect(deque.at(model.length)).toBeUndefined();
       }),
       { numRuns: 150 },
+    );
+  });
+
+  test("a list behaves as an array across its packed form and its deque, and is packed until it first holds more than 128 items or an item over 64 bytes", () => {
+    /** Items, now and then one at or past the longest a packed list holds. */
+    const item = (n: number, long: number) => (long === 1 ? "p".repeat(packedItemBytesMax) : long === 2 ? "q".repeat(packedItemBytesMax + 1) : `v${n}`);
+    const listOp = fc.oneof(
+      fc.record({ kind: fc.constantFrom("pushFront" as const, "pushBack" as const), n: fc.integer({ min: 1, max: 70 }), long: fc.nat(40) }),
+      fc.record({ kind: fc.constantFrom("popFront" as const, "popBack" as const), n: fc.integer({ min: 1, max: 70 }), long: fc.constant(0) }),
+      fc.record({ kind: fc.constant("set" as const), n: fc.nat(), long: fc.nat(8) }),
+      fc.record({ kind: fc.constant("replace" as const), n: fc.nat(140), long: fc.nat(8) }),
+    );
+    fc.assert(
+      fc.property(fc.array(listOp, { maxLength: 30 }), (ops) => {
+        const list = new List();
+        let model: string[] = [];
+        let outgrown = false;
+        let next = 0;
+        for (const o of ops) {
+          if (o.kind === "pushFront" || o.kind === "pushBack") {
+            for (let i = 0; i < o.n; i++) {
+              const value = item(next++, i === 0 ? o.long : 0);
+              if (o.kind === "pushFront") (list.pushFront(value), model.unshift(value));
+              else (list.pushBack(value), model.push(value));
+              outgrown ||= model.length > packedItemsMax || value.length > packedItemBytesMax;
+            }
+          } else if (o.kind === "popFront" || o.kind === "popBack") {
+            for (let i = 0; i < o.n; i++) expect(o.kind === "popFront" ? list.popFront() : list.popBack()).toBe(o.kind === "popFront" ? model.shift() : model.pop());
+          } else if (o.kind === "set") {
+            if (model.length === 0) continue;
+            const index = o.n % model.length;
+            const value = item(next++, o.long);
+            list.set(index, value);
+            model[index] = value;
+            outgrown ||= value.length > packedItemBytesMax;
+          } else {
+            model = Array.from({ length: o.n }, (_, i) => item(next++, i === 0 ? o.long : 0));
+            list.replace(model);
+            outgrown ||= model.length > packedItemsMax || model.some((v) => v.length > packedItemBytesMax);
+          }
+          expect(list.size).toBe(model.length);
+          expect(list.packed).toBe(!outgrown);
+        }
+        expect(list.toArray()).toEqual(model);
+        expect([...list]).toEqual(model);
+        model.forEach((value, i) => expect(list.at(i)).toBe(value));
+        expect(list.at(-1)).toBeUndefined();
+        expect(list.at(model.length)).toBeUndefined();
+        expect(list.clone().toArray()).toEqual(model);
+      }),
+      { numRuns: 200 },
     );
   });
 

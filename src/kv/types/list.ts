@@ -1,5 +1,6 @@
 /**
- * Lists: a deque of byte strings, and the list commands including the blocking ones. Argument
+ * Lists (list-items.ts: packed while small, else a deque) and the list commands including the
+ * blocking ones. Argument
  * checks run in the order Redis runs them (some before the key lookup, some after), because
  * that decides which error a client sees when several things are wrong.
  */
@@ -10,17 +11,9 @@ import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, indexOutOfRange, KvError, mustBePositive, noSuchKey, syntaxError, wrongType } from "../errors.ts";
 import { typeOf } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
-import { Deque } from "./deque.ts";
+import { List } from "./list-items.ts";
 
-export class List extends Deque {
-  readonly kind = "list";
-
-  clone(): List {
-    const copy = new List();
-    this.copyTo(copy);
-    return copy;
-  }
-}
+export { List };
 
 type End = "left" | "right";
 

@@ -1,8 +1,8 @@
 /**
  * Short byte strings stored back to back in a byte array, each after its length in one byte: the
- * layout of the packed forms of small hashes, sets and sorted sets (packed-fields.ts,
- * packed-members.ts, zset/packed-pairs.ts), whose items are at most 64 bytes, as in Redis's
- * listpacks. Strings are latin1 byte strings, one char per byte.
+ * layout of the packed forms of small lists, hashes, sets and sorted sets (list.ts,
+ * packed-fields.ts, member-set.ts, zset/packed-pairs.ts), whose items are at most 64 bytes, as
+ * in Redis's listpacks. Strings are latin1 byte strings, one char per byte.
  */
 
 /** The longest string stored so: a length must fit its byte. */
@@ -43,4 +43,71 @@ export function compareShort(bytes: Uint8Array, at: number, text: string): numbe
     if (d !== 0) return d;
   }
   return length - text.length;
+}
+
+// ---- a sequence of them: the packed forms' whole arrays ---------------------------------------
+// Each change that adds or removes bytes makes a new array, exactly as long as its strings (a
+// listpack reallocates too); one that keeps the length writes in place.
+
+/** No strings. Never written to: every change makes a new array. */
+export const noShorts = new Uint8Array(0);
+
+/** Where `text` starts, or -1. */
+export function findShort(bytes: Uint8Array, text: string): number {
+  for (let at = 0; at < bytes.length; at = skipShort(bytes, at)) if (shortEquals(bytes, at, text)) return at;
+  return -1;
+}
+
+/** Where the `index`th string (from 0) starts; bytes.length if there are only `index`. */
+export function shortOffset(bytes: Uint8Array, index: number): number {
+  let at = 0;
+  for (let i = 0; i < index; i++) at = skipShort(bytes, at);
+  return at;
+}
+
+/** `bytes` with `text` inserted at offset `at` (a string's start, or bytes.length). */
+export function insertShort(bytes: Uint8Array, at: number, text: string): Uint8Array {
+  const out = new Uint8Array(bytes.length + 1 + text.length);
+  const after = writeShort(out, at, text);
+  // At either end (a push) one copy of the whole array, with no view of it to make.
+  if (at === 0) out.set(bytes, after);
+  else if (at === bytes.length) out.set(bytes);
+  else {
+    out.set(bytes.subarray(0, at));
+    out.set(bytes.subarray(at), after);
+  }
+  return out;
+}
+
+/** `bytes` without the string at `at`. */
+export function removeShort(bytes: Uint8Array, at: number): Uint8Array {
+  const end = skipShort(bytes, at);
+  if (end - at === bytes.length) return noShorts;
+  // At either end (a pop) one copy, with no view of the array to make.
+  if (at === 0) return bytes.slice(end);
+  if (end === bytes.length) return bytes.slice(0, at);
+  const out = new Uint8Array(bytes.length - (end - at));
+  out.set(bytes.subarray(0, at));
+  out.set(bytes.subarray(end), at);
+  return out;
+}
+
+/** `bytes` with the string at `at` replaced by `text`: the same array if the length is the same. */
+export function replaceShort(bytes: Uint8Array, at: number, text: string): Uint8Array {
+  if (bytes[at] === text.length) {
+    writeShort(bytes, at, text);
+    return bytes;
+  }
+  const end = skipShort(bytes, at);
+  const out = new Uint8Array(bytes.length - (end - at) + 1 + text.length);
+  out.set(bytes.subarray(0, at));
+  out.set(bytes.subarray(end), writeShort(out, at, text));
+  return out;
+}
+
+/** Every string, in order. */
+export function allShorts(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < bytes.length; at = skipShort(bytes, at)) out.push(shortAt(bytes, at));
+  return out;
 }

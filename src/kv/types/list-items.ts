@@ -1,0 +1,143 @@
+/**
+ * A list's items (latin1 byte strings), in one of two forms:
+ * - packed: one byte array, the items back to back, each after its length byte
+ *   (short-strings.ts), while the list has at most packedItemsMax items and none longer than
+ *   packedItemBytesMax bytes — what most small lists are (a recent-items list kept short with
+ *   LTRIM, say). Redis 7.2 packs small lists into a listpack the same way (7.0 reports every list
+ *   as a quicklist, whose nodes are listpacks); the limits here are the ones our other packed
+ *   forms use.
+ * - a Deque (deque.ts), for good, once it is longer or holds a longer item: pushes and pops at
+ *   either end in O(1), which a queue of thousands needs, where the packed array is rewritten.
+ *
+ * Why: 100k lists of ten short items grew RSS by 936 bytes a list in deques (a ring array and a
+ * string per item), against Redis's 244 (2026-11-26).
+ */
+import { compactEntriesMax, compactValueBytesMax } from "../encoding.ts";
+import { Deque } from "./deque.ts";
+import { allShorts, insertShort, noShorts, removeShort, replaceShort, shortAt, shortOffset, writeShort } from "./short-strings.ts";
+
+/** Items a packed list holds, at most. */
+export const packedItemsMax = compactEntriesMax;
+/** The longest item a packed list holds. */
+export const packedItemBytesMax = compactValueBytesMax;
+
+const packable = (value: string): boolean => value.length <= packedItemBytesMax;
+
+export class List implements Iterable<string> {
+  readonly kind = "list";
+  /** The packed form's items (null once the list has moved to its deque, for good), and how many. */
+  private items: Uint8Array | null = noShorts;
+  private itemCount = 0;
+  private deque: Deque | null = null;
+
+  constructor(items: readonly string[] = []) {
+    if (items.length > 0) this.replace(items);
+  }
+
+  get size(): number {
+    return this.items !== null ? this.itemCount : this.deque!.size;
+  }
+
+  /** Whether the items are packed (for tests). */
+  get packed(): boolean {
+    return this.items !== null;
+  }
+
+  pushFront(value: string): void {
+    const items = this.items;
+    if (items !== null && this.itemCount < packedItemsMax && packable(value)) {
+      this.items = insertShort(items, 0, value);
+      this.itemCount++;
+    } else this.unpacked().pushFront(value);
+  }
+
+  pushBack(value: string): void {
+    const items = this.items;
+    if (items !== null && this.itemCount < packedItemsMax && packable(value)) {
+      this.items = insertShort(items, items.length, value);
+      this.itemCount++;
+    } else this.unpacked().pushBack(value);
+  }
+
+  popFront(): string | undefined {
+    return this.items !== null ? this.take(0) : this.deque!.popFront();
+  }
+
+  popBack(): string | undefined {
+    return this.items !== null ? this.take(this.itemCount - 1) : this.deque!.popBack();
+  }
+
+  /** Removes and returns the packed item at `index`; undefined when there is none. */
+  private take(index: number): string | undefined {
+    const items = this.items!;
+    if (this.itemCount === 0) return undefined;
+    const at = shortOffset(items, index);
+    const value = shortAt(items, at);
+    this.items = removeShort(items, at);
+    this.itemCount--;
+    return value;
+  }
+
+  /** The item at a 0-based index from the front; undefined outside [0, size). */
+  at(index: number): string | undefined {
+    const items = this.items;
+    if (items === null) return this.deque!.at(index);
+    if (index < 0 || index >= this.itemCount) return undefined;
+    return shortAt(items, shortOffset(items, index));
+  }
+
+  /** Sets the item at `index`, which must be in [0, size). */
+  set(index: number, value: string): void {
+    const items = this.items;
+    if (items !== null && packable(value)) this.items = replaceShort(items, shortOffset(items, index), value);
+    else this.unpacked().set(index, value);
+  }
+
+  toArray(): string[] {
+    return this.items !== null ? allShorts(this.items) : this.deque!.toArray();
+  }
+
+  /** Replaces the whole content (after an O(n) edit such as LINSERT or LREM). */
+  replace(items: readonly string[]): void {
+    if (this.items !== null && items.length <= packedItemsMax && items.every(packable)) {
+      this.items = pack(items);
+      this.itemCount = items.length;
+    } else this.unpacked().replace(items);
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.items !== null ? allShorts(this.items)[Symbol.iterator]() : this.deque![Symbol.iterator]();
+  }
+
+  clone(): List {
+    const copy = new List();
+    if (this.items !== null) {
+      copy.items = this.items.slice();
+      copy.itemCount = this.itemCount;
+    } else {
+      copy.items = null;
+      copy.deque = this.deque!.clone();
+    }
+    return copy;
+  }
+
+  /** The deque, made from the packed items the first time: the list leaves its packed form for good. */
+  private unpacked(): Deque {
+    if (this.deque === null) {
+      this.deque = new Deque(allShorts(this.items!));
+      this.items = null;
+      this.itemCount = 0;
+    }
+    return this.deque;
+  }
+}
+
+/** `items` (all packable) as one packed array. */
+function pack(items: readonly string[]): Uint8Array {
+  let length = 0;
+  for (const item of items) length += 1 + item.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const item of items) at = writeShort(out, at, item);
+  return out;
+}
