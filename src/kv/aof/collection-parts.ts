@@ -53,7 +53,10 @@ export function collectionSize(value: Value): number {
 
 /** The parts writer for a collection or a Bloom filter, or null for a string (written in one piece). */
 export function collectionParts(key: string, value: Value): CollectionParts | null {
-  if (value instanceof List) return new ListParts(key, value);
+  if (value instanceof List) {
+    // A packed list finds an item by walking the ones before it: copy them out in one walk.
+    return value.packed ? new CopiedParts(["RPUSH", key], 1, value.toArray()) : new ListParts(key, value);
+  }
   if (value instanceof FieldMap) {
     const table = value.memberTable;
     return table !== null ? new TableParts(["HSET", key], 2, table) : new CopiedParts(["HSET", key], 2, value.entries().flat());

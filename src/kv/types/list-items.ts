@@ -38,7 +38,7 @@ export class List implements Iterable<string> {
     return this.items !== null ? this.itemCount : this.deque!.size;
   }
 
-  /** Whether the items are packed (for tests). */
+  /** Whether the items are packed: then reaching one walks those before it. */
   get packed(): boolean {
     return this.items !== null;
   }
