@@ -9,7 +9,8 @@
  *
  * Then memory: both servers load the same 1M small string keys (`key:<n>` → `value:<n>`) through
  * `redis-cli --pipe`, run MEMORY PURGE (jemalloc's purge for Redis, a full GC for us) and report
- * how much their resident set grew.
+ * how much their resident set grew; then the same for 100k small hashes, lists, sets and sorted
+ * sets of ten short items each.
  *
  * Then persistence: both with their append-only files, appendfsync always and everysec
  * (lib/kv-aof.ts); the same data's BGREWRITEAOF and load times (lib/kv-aof-files.ts); and svc's
@@ -28,6 +29,7 @@ import { aofComparison } from "./lib/kv-aof.ts";
 import { aofFileComparison } from "./lib/kv-aof-files.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { restComparison } from "./lib/kv-rest.ts";
+import { encodeCommand } from "../test/kv/support/resp-client.ts";
 import { fmt, median, redisBenchmark, redisCli, redisVersion, warmUp } from "./lib/redis-benchmark.ts";
 
 const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
@@ -111,39 +113,68 @@ async function main(): Promise<void> {
   await restComparison();
 }
 
+/** Items in each key of the small collections' memory test. */
+const collectionItems = 10;
+/** Each collection type's command filling key `i` with collectionItems short items. */
+const collectionFills: Record<string, (i: number) => string[]> = {
+  hash: (i) => ["HSET", `hash:${i}`, ...Array.from({ length: collectionItems }, (_, j) => [`field${j}`, `value${j}`]).flat()],
+  list: (i) => ["RPUSH", `list:${i}`, ...Array.from({ length: collectionItems }, (_, j) => `item${j}`)],
+  set: (i) => ["SADD", `set:${i}`, ...Array.from({ length: collectionItems }, (_, j) => `member${j}`)],
+  zset: (i) => ["ZADD", `zset:${i}`, ...Array.from({ length: collectionItems }, (_, j) => [String(j), `member${j}`]).flat()],
+};
+
 async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-kv-"));
+  const servers = [["redis-server", redis], ["svc kv", kv]] as const;
   try {
     const file = join(dir, "keys.resp");
-    const parts: string[] = [];
-    for (let i = 0; i < memoryKeys; i++) {
-      const key = `key:${i}`;
-      const value = `value:${i}`;
-      parts.push(`*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n${value}\r\n`);
-    }
-    writeFileSync(file, parts.join(""));
+    const parts: Buffer[] = [];
+    for (let i = 0; i < memoryKeys; i++) parts.push(encodeCommand(["SET", `key:${i}`, `value:${i}`]));
+    writeFileSync(file, Buffer.concat(parts));
     console.log(`### kv: memory for ${fmt(memoryKeys)} small string keys (RSS growth after MEMORY PURGE)\n`);
     console.log("| server | RSS before | RSS after | growth | bytes/key |");
     console.log("|---|---:|---:|---:|---:|");
     const growth = new Map<ServerProcess, number>();
-    for (const [name, server] of [["redis-server", redis], ["svc kv", kv]] as const) {
-      await redisCli(server.port, ["FLUSHALL"]);
-      await redisCli(server.port, ["MEMORY", "PURGE"]);
-      await Bun.sleep(settleMs);
-      const before = rssBytes(server.proc.pid);
-      const piped = await redisCli(server.port, ["--pipe"], file);
-      if (!piped.includes(`errors: 0, replies: ${memoryKeys}`)) throw new Error(`loading keys into ${name} failed:\n${piped}`);
-      await redisCli(server.port, ["MEMORY", "PURGE"]);
-      await Bun.sleep(settleMs);
-      const after = rssBytes(server.proc.pid);
+    for (const [name, server] of servers) {
+      const { before, after } = await rssAround(server, name, file, memoryKeys);
       growth.set(server, after - before);
       const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
       console.log(`| ${name} | ${mib(before)} | ${mib(after)} | ${mib(after - before)} | ${((after - before) / memoryKeys).toFixed(0)} |`);
     }
     console.log(`| **svc/redis** | | | **${(growth.get(kv)! / growth.get(redis)!).toFixed(2)}×** | |\n`);
+
+    const keys = Math.round(memoryKeys / 10);
+    console.log(`### kv: memory for ${fmt(keys)} small collections of ${collectionItems} short items each (RSS growth after MEMORY PURGE, bytes/key)\n`);
+    console.log("| type | redis-server | svc kv | svc/redis |");
+    console.log("|---|---:|---:|---:|");
+    for (const [type, fill] of Object.entries(collectionFills)) {
+      const fills: Buffer[] = [];
+      for (let i = 0; i < keys; i++) fills.push(encodeCommand(fill(i)));
+      writeFileSync(file, Buffer.concat(fills));
+      const perKey: number[] = [];
+      for (const [name, server] of servers) {
+        const { before, after } = await rssAround(server, name, file, keys);
+        perKey.push((after - before) / keys);
+      }
+      console.log(`| ${type} | ${perKey[0]!.toFixed(0)} | ${perKey[1]!.toFixed(0)} | ${(perKey[1]! / perKey[0]!).toFixed(2)}× |`);
+    }
+    console.log("");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The server's resident set before and after it runs the `replies` commands in `file`, on an empty, purged dataset. */
+async function rssAround(server: ServerProcess, name: string, file: string, replies: number): Promise<{ before: number; after: number }> {
+  await redisCli(server.port, ["FLUSHALL"]);
+  await redisCli(server.port, ["MEMORY", "PURGE"]);
+  await Bun.sleep(settleMs);
+  const before = rssBytes(server.proc.pid);
+  const piped = await redisCli(server.port, ["--pipe"], file);
+  if (!piped.includes(`errors: 0, replies: ${replies}`)) throw new Error(`loading keys into ${name} failed:\n${piped}`);
+  await redisCli(server.port, ["MEMORY", "PURGE"]);
+  await Bun.sleep(settleMs);
+  return { before, after: rssBytes(server.proc.pid) };
 }
 
 await main();
