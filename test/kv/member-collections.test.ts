@@ -1,5 +1,5 @@
 // Sets, hashes and sorted sets' score indexes in their forms (src/kv/types/member-set.ts,
-// field-map.ts, zset/score-index.ts): packed in bytes while small and short (packed-members.ts,
+// field-map.ts, zset/score-index.ts): packed in bytes while small and short (short-strings.ts,
 // packed-fields.ts), a JS Set or Map while small with a long item, a key table past 128 members. fast-check drives each against a plain Set or Map
 // across that threshold in both directions; then, through commands, the encodings Redis reports
 // at the limit and one past it, and SSCAN/HSCAN/ZSCAN's guarantee across the move from one form to

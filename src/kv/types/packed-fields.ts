@@ -10,17 +10,16 @@
  * the packed array ~270. Finding a field scans the entries, as a listpack lookup does: ~140 ns for
  * the 8th of ten with its value's string made, against Map.get's ~65.
  *
- * An array is exactly as long as its entries, so a change that adds or removes bytes makes a new
- * one (a listpack reallocates too); a value replaced by one of the same length is written in place.
+ * As every packed form (short-strings.ts), an array is exactly as long as its entries.
  */
 import { compactValueBytesMax } from "../encoding.ts";
-import { shortAt, shortEquals, skipShort, writeShort } from "./short-strings.ts";
+import { noShorts, replaceShort, shortAt, shortEquals, skipShort, writeShort } from "./short-strings.ts";
 
 /** The longest field or value a packed hash holds: Redis's hash-max-listpack-value. */
 export const packedBytesMax = compactValueBytesMax;
 
-/** A hash with no entries. Never written to: every change makes a new array. */
-export const emptyPacked = new Uint8Array(0);
+/** A hash with no entries. */
+export const emptyPacked = noShorts;
 
 /** Whether a field or value is short enough to be packed. */
 export const packable = (text: string): boolean => text.length <= packedBytesMax;
@@ -56,19 +55,7 @@ export function withEntry(bytes: Uint8Array, field: string, value: string): Uint
 }
 
 /** `bytes` with the value of the entry at `at` replaced by `value`: the same array if the length is the same. */
-export function withValue(bytes: Uint8Array, at: number, value: string): Uint8Array {
-  const valueStart = skipShort(bytes, at);
-  const end = skipShort(bytes, valueStart);
-  if (bytes[valueStart] === value.length) {
-    writeShort(bytes, valueStart, value);
-    return bytes;
-  }
-  const out = new Uint8Array(bytes.length - (end - valueStart) + 1 + value.length);
-  out.set(bytes.subarray(0, valueStart));
-  const after = writeShort(out, valueStart, value);
-  out.set(bytes.subarray(end), after);
-  return out;
-}
+export const withValue = (bytes: Uint8Array, at: number, value: string): Uint8Array => replaceShort(bytes, skipShort(bytes, at), value);
 
 /** `bytes` without the entry at `at`. */
 export function withoutEntry(bytes: Uint8Array, at: number): Uint8Array {
