@@ -70,7 +70,7 @@ describe("Deque", () => {
     /** Items, now and then one at or past the longest a packed list holds. */
     const item = (n: number, long: number) => (long === 1 ? "p".repeat(packedItemBytesMax) : long === 2 ? "q".repeat(packedItemBytesMax + 1) : `v${n}`);
     const listOp = fc.oneof(
-      fc.record({ kind: fc.constantFrom("pushFront" as const, "pushBack" as const), n: fc.integer({ min: 1, max: 70 }), long: fc.nat(40) }),
+      fc.record({ kind: fc.constantFrom("pushFront" as const, "pushBack" as const, "pushAllFront" as const, "pushAllBack" as const), n: fc.integer({ min: 1, max: 70 }), long: fc.nat(40) }),
       fc.record({ kind: fc.constantFrom("popFront" as const, "popBack" as const), n: fc.integer({ min: 1, max: 70 }), long: fc.constant(0) }),
       fc.record({ kind: fc.constant("set" as const), n: fc.nat(), long: fc.nat(8) }),
       fc.record({ kind: fc.constant("replace" as const), n: fc.nat(140), long: fc.nat(8) }),
@@ -87,6 +87,15 @@ describe("Deque", () => {
               const value = item(next++, i === 0 ? o.long : 0);
               if (o.kind === "pushFront") (list.pushFront(value), model.unshift(value));
               else (list.pushBack(value), model.push(value));
+              outgrown ||= model.length > packedItemsMax || value.length > packedItemBytesMax;
+            }
+          } else if (o.kind === "pushAllFront" || o.kind === "pushAllBack") {
+            // One LPUSH or RPUSH of n items (pushAll).
+            const values = Array.from({ length: o.n }, (_, i) => item(next++, i === o.n - 1 ? o.long : 0));
+            list.pushAll(["PUSH", "l", ...values], 2, o.kind === "pushAllFront");
+            for (const value of values) {
+              if (o.kind === "pushAllFront") model.unshift(value);
+              else model.push(value);
               outgrown ||= model.length > packedItemsMax || value.length > packedItemBytesMax;
             }
           } else if (o.kind === "popFront" || o.kind === "popBack") {

@@ -37,14 +37,20 @@ describe("MemberSet", () => {
         const model = new Set<string>();
         let grewPast = false;
         bursts.forEach((steps, i) => {
+          // Every other burst of adds is one SADD of all its members (addAll).
+          if (i % 4 === 2) {
+            const fresh = new Set(steps.map(([, member]) => member).filter((member) => !model.has(member)));
+            expect(set.addAll(["SADD", "s", ...steps.map(([, member]) => member)], 2)).toBe(fresh.size);
+          }
           for (const [_, member] of steps) {
             if (i % 2 === 0) {
-              expect(set.add(member)).toBe(!model.has(member));
+              if (i % 4 === 0) expect(set.add(member)).toBe(!model.has(member));
               model.add(member);
             } else expect(set.delete(member)).toBe(model.delete(member));
             grewPast ||= model.size > smallMembersMax;
-            expect(set.hashed).toBe(grewPast);
+            if (i % 4 !== 2) expect(set.hashed).toBe(grewPast);
           }
+          expect(set.hashed).toBe(grewPast);
           expect(set.size).toBe(model.size);
           if (!grewPast) expect(set.members()).toEqual([...model]);
           expect(set.members().sort()).toEqual([...model].sort());
@@ -84,9 +90,14 @@ describe("FieldMap", () => {
         let outgrown = false;
         let overfull = false;
         bursts.forEach((steps, i) => {
+          // Every other burst of sets is one HSET of all its pairs (setPairs).
+          if (i % 4 === 2) {
+            const fresh = new Set(steps.map(([field]) => field).filter((field) => !model.has(field)));
+            expect(hash.setPairs(["HSET", "h", ...steps.flat()], 2)).toBe(fresh.size);
+          }
           for (const [field, value] of steps) {
             if (i % 2 === 0) {
-              expect(hash.set(field, value)).toBe(!model.has(field));
+              if (i % 4 === 0) expect(hash.set(field, value)).toBe(!model.has(field));
               model.set(field, value);
               outgrown ||= field.length > packedBytesMax || value.length > packedBytesMax;
               overfull ||= model.size > smallFieldsMax;
@@ -110,6 +121,42 @@ describe("FieldMap", () => {
       }),
       // Shrinking hundreds of steps takes minutes; the first counterexample says enough.
       { numRuns: 60, endOnFailure: true },
+    );
+  });
+});
+
+describe("one command's many items at once (HSET's setPairs, SADD's addAll)", () => {
+  /** Few names, so that one command often names one twice, and small commands, so the hash or set stays packed. */
+  const few = fc.oneof({ weight: 30, arbitrary: fc.constantFrom("a", "b", "c", "d", "\u00ff") }, { weight: 1, arbitrary: longName });
+  const command = fc.array(fc.tuple(few, fc.string({ unit: fc.constantFrom("x", "y"), maxLength: 3 })), { minLength: 1, maxLength: 8 });
+
+  test("HSET of many pairs is the same as setting them one by one: a later value for a field wins", () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 6 }), (commands) => {
+        const hash = new FieldMap();
+        const model = new Map<string, string>();
+        for (const pairs of commands) {
+          const fresh = new Set(pairs.map(([field]) => field).filter((field) => !model.has(field)));
+          expect(hash.setPairs(["HSET", "h", ...pairs.flat()], 2)).toBe(fresh.size);
+          for (const [field, value] of pairs) model.set(field, value);
+          expect(hash.entries()).toEqual([...model]);
+        }
+      }),
+    );
+  });
+
+  test("SADD of many members is the same as adding them one by one", () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 6 }), (commands) => {
+        const set = new MemberSet();
+        const model = new Set<string>();
+        for (const pairs of commands) {
+          const members = pairs.map(([member]) => member);
+          expect(set.addAll(["SADD", "s", ...members], 2)).toBe(new Set(members.filter((m) => !model.has(m))).size);
+          for (const member of members) model.add(member);
+          expect(set.members()).toEqual([...model]);
+        }
+      }),
     );
   });
 });

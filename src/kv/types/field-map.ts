@@ -16,9 +16,16 @@
 import { KeyTable } from "../key-table.ts";
 import { emptyPacked, entryAt, fieldAt, findField, nextEntry, packable, packedEntries, valueAt, withEntry, withoutEntry, withValue } from "./packed-fields.ts";
 import { randomElement } from "./sample.ts";
+import { withShorts } from "./short-strings.ts";
 
 /** Fields a hash keeps in its small forms; one more moves it into a table (Redis's listpack limit). */
 export const smallFieldsMax = 128;
+
+/** Whether every field and value from argv[from] on may be packed. */
+function allPackable(argv: readonly string[], from: number): boolean {
+  for (let i = from; i < argv.length; i++) if (!packable(argv[i]!)) return false;
+  return true;
+}
 
 export class FieldMap implements Iterable<[string, string]> {
   readonly kind = "hash";
@@ -98,6 +105,41 @@ export class FieldMap implements Iterable<[string, string]> {
     if (small.size === before) return false;
     if (small.size > smallFieldsMax) this.moveToTable(small);
     return true;
+  }
+
+  /**
+   * HSET's fields and values, argv[from] on in pairs; returns how many fields were new. A hash
+   * that stays packed takes its new fields in one new array, not one per field (HSET making an
+   * object of twenty fields would leave nineteen arrays of garbage).
+   */
+  setPairs(argv: readonly string[], from: number): number {
+    let packed = this.packed;
+    if (packed === null || !allPackable(argv, from)) {
+      let added = 0;
+      for (let i = from; i < argv.length; i += 2) if (this.set(argv[i]!, argv[i + 1]!)) added++;
+      return added;
+    }
+    /** New fields and their values, flat, each field once (a later value wins, as in Redis). */
+    const fresh: string[] = [];
+    for (let i = from; i < argv.length; i += 2) {
+      const field = argv[i]!;
+      const at = findField(packed, field);
+      if (at !== -1) {
+        packed = withValue(packed, at, argv[i + 1]!);
+        continue;
+      }
+      let j = 0;
+      while (j < fresh.length && fresh[j] !== field) j += 2;
+      if (j < fresh.length) fresh[j + 1] = argv[i + 1]!;
+      else fresh.push(field, argv[i + 1]!);
+    }
+    this.packed = packed;
+    const added = fresh.length / 2;
+    if (this.packedCount + added <= smallFieldsMax) {
+      if (added > 0) this.packed = withShorts(packed, fresh);
+      this.packedCount += added;
+    } else for (let j = 0; j < fresh.length; j += 2) this.set(fresh[j]!, fresh[j + 1]!);
+    return added;
   }
 
   delete(field: string): boolean {

@@ -29,8 +29,7 @@ function hset(x: Exec, argv: string[], replyOk: boolean): void {
   if (argv.length % 2 !== 0) throw arityError(argv[0]!.toLowerCase());
   const existing = getHash(x, argv[1]!);
   const hash = existing ?? new FieldMap();
-  let added = 0;
-  for (let i = 2; i < argv.length; i += 2) if (hash.set(argv[i]!, argv[i + 1]!)) added++;
+  const added = hash.setPairs(argv, 2);
   store(x, argv[1]!, hash, existing);
   if (replyOk) x.reply.simple("OK");
   else x.reply.integer(added);

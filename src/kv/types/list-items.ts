@@ -14,7 +14,7 @@
  */
 import { compactEntriesMax, compactValueBytesMax } from "../encoding.ts";
 import { Deque } from "./deque.ts";
-import { allShorts, insertShort, noShorts, removeShort, replaceShort, shortAt, shortOffset, writeShort } from "./short-strings.ts";
+import { allShorts, insertShort, noShorts, removeShort, replaceShort, shortAt, shortOffset, withShorts, writeShort } from "./short-strings.ts";
 
 /** Items a packed list holds, at most. */
 export const packedItemsMax = compactEntriesMax;
@@ -22,6 +22,11 @@ export const packedItemsMax = compactEntriesMax;
 export const packedItemBytesMax = compactValueBytesMax;
 
 const packable = (value: string): boolean => value.length <= packedItemBytesMax;
+
+function allPackable(argv: readonly string[], from: number): boolean {
+  for (let i = from; i < argv.length; i++) if (!packable(argv[i]!)) return false;
+  return true;
+}
 
 export class List implements Iterable<string> {
   readonly kind = "list";
@@ -57,6 +62,27 @@ export class List implements Iterable<string> {
       this.items = insertShort(items, items.length, value);
       this.itemCount++;
     } else this.unpacked().pushBack(value);
+  }
+
+  /**
+   * Pushes argv[from] on, one after another, at the front or the back (LPUSH, RPUSH). A list that
+   * stays packed takes them in one new array, not one per item.
+   */
+  pushAll(argv: readonly string[], from: number, front: boolean): void {
+    const items = this.items;
+    const n = argv.length - from;
+    if (items !== null && this.itemCount + n <= packedItemsMax && allPackable(argv, from)) {
+      // Pushed one by one at the front, the last pushed comes first.
+      const pushed = argv.slice(from);
+      if (front) pushed.reverse();
+      this.items = withShorts(items, pushed, front);
+      this.itemCount += n;
+      return;
+    }
+    for (let i = from; i < argv.length; i++) {
+      if (front) this.pushFront(argv[i]!);
+      else this.pushBack(argv[i]!);
+    }
   }
 
   popFront(): string | undefined {

@@ -30,6 +30,7 @@ function push(list: List, end: End, value: string): void {
   else list.pushBack(value);
 }
 
+
 // ---- pushes and pops --------------------------------------------------------------------------
 
 function pushGeneric(x: Exec, argv: string[], end: End, onlyIfExists: boolean): void {
@@ -37,7 +38,7 @@ function pushGeneric(x: Exec, argv: string[], end: End, onlyIfExists: boolean): 
   const existing = getList(x, key);
   if (existing === undefined && onlyIfExists) return x.reply.integer(0);
   const list = existing ?? new List();
-  for (let i = 2; i < argv.length; i++) push(list, end, argv[i]!);
+  list.pushAll(argv, 2, end === "left");
   if (existing === undefined) x.db.set(key, list);
   else x.db.modified(key);
   x.reply.integer(list.size);

@@ -21,12 +21,23 @@
 import { KeyTable } from "../key-table.ts";
 import { compactValueBytesMax } from "../encoding.ts";
 import { randomElement } from "./sample.ts";
-import { allShorts, findShort, insertShort, noShorts, removeShort, shortAt, shortOffset } from "./short-strings.ts";
+import { allShorts, findShort, insertShort, noShorts, removeShort, shortAt, shortOffset, withShorts } from "./short-strings.ts";
 
 /** Members a set keeps in its small forms; one more moves them into a table (Redis's listpack limit). */
 export const smallMembersMax = 128;
 /** The longest member a packed set holds (Redis 7.2's set-max-listpack-value). */
 export const packedMemberBytesMax = compactValueBytesMax;
+
+/** The members from argv[from] on that `packed` lacks, each once; null if one is too long to pack. */
+function missingMembers(packed: Uint8Array, argv: readonly string[], from: number): string[] | null {
+  const fresh: string[] = [];
+  for (let i = from; i < argv.length; i++) {
+    const member = argv[i]!;
+    if (member.length > packedMemberBytesMax) return null;
+    if (findShort(packed, member) === -1 && !fresh.includes(member)) fresh.push(member);
+  }
+  return fresh;
+}
 
 export class MemberSet implements Iterable<string> {
   readonly kind = "set";
@@ -86,6 +97,23 @@ export class MemberSet implements Iterable<string> {
     if (small.size === before) return false;
     if (small.size > smallMembersMax) this.moveToTable(small);
     return true;
+  }
+
+  /**
+   * SADD's members, argv[from] on; returns how many were new. A set that stays packed takes them
+   * in one new array, not one per member.
+   */
+  addAll(argv: readonly string[], from: number): number {
+    const packed = this.packed;
+    const fresh = packed === null ? null : missingMembers(packed, argv, from);
+    if (fresh !== null && this.packedCount + fresh.length <= smallMembersMax) {
+      if (fresh.length > 0) this.packed = withShorts(packed!, fresh);
+      this.packedCount += fresh.length;
+      return fresh.length;
+    }
+    let added = 0;
+    for (let i = from; i < argv.length; i++) if (this.add(argv[i]!)) added++;
+    return added;
   }
 
   delete(member: string): boolean {

@@ -31,8 +31,7 @@ function sadd(x: Exec, argv: string[]): void {
   const key = argv[1]!;
   const existing = getSet(x, key);
   const set = existing ?? new MemberSet();
-  let added = 0;
-  for (let i = 2; i < argv.length; i++) if (set.add(argv[i]!)) added++;
+  const added = set.addAll(argv, 2);
   if (existing === undefined) x.db.set(key, set);
   else if (added > 0) x.db.modified(key);
   x.reply.integer(added);

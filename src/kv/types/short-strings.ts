@@ -79,6 +79,20 @@ export function insertShort(bytes: Uint8Array, at: number, text: string): Uint8A
   return out;
 }
 
+/**
+ * `bytes` with `texts` added in one new array: after its strings (`atFront` false) or before
+ * them, in the order given.
+ */
+export function withShorts(bytes: Uint8Array, texts: readonly string[], atFront = false): Uint8Array {
+  let added = 0;
+  for (const text of texts) added += 1 + text.length;
+  const out = new Uint8Array(bytes.length + added);
+  let at = atFront ? 0 : bytes.length;
+  for (const text of texts) at = writeShort(out, at, text);
+  out.set(bytes, atFront ? added : 0);
+  return out;
+}
+
 /** `bytes` without the string at `at`. */
 export function removeShort(bytes: Uint8Array, at: number): Uint8Array {
   const end = skipShort(bytes, at);
