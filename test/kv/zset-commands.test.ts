@@ -81,6 +81,23 @@ describe("ZADD", () => {
     expect(run("ZADD", "s", "1", "a")).toEqual(wrongType);
   });
 
+  test("creating a key: a member named twice keeps its last score, or its first under NX, and CH counts the change (as redis-server 7.0.15)", () => {
+    expect(run("ZADD", "a", "1", "m", "2", "m", "3", "n")).toBe(2);
+    expect(run("ZRANGE", "a", "0", "-1", "WITHSCORES")).toEqual(["m", "2", "n", "3"]);
+    expect(run("ZADD", "b", "NX", "1", "m", "2", "m")).toBe(1);
+    expect(run("ZRANGE", "b", "0", "-1", "WITHSCORES")).toEqual(["m", "1"]);
+    expect(run("ZADD", "c", "CH", "1", "m", "2", "m", "2", "m", "5", "n")).toBe(3);
+    expect(run("ZADD", "d", "CH", "NX", "1", "m", "2", "m")).toBe(1);
+    expect(run("ZADD", "e", "-0", "m")).toBe(1);
+    expect(run("ZSCORE", "e", "m")).toBe("0");
+    // Past what is packed, the same answers from the one-by-one path.
+    const many = Array.from({ length: 130 }, (_, i) => [String(i % 7), `m${i}`]).flat();
+    expect(run("ZADD", "f", ...many, "9", "m0")).toBe(130);
+    expect(run("ZSCORE", "f", "m0")).toBe("9");
+    expect(run("OBJECT", "ENCODING", "f")).toBe("skiplist");
+    expect(run("OBJECT", "ENCODING", "a")).toBe("listpack");
+  });
+
   test("XX on a missing key creates nothing", () => {
     expect(run("ZADD", "nokey", "XX", "1", "a")).toBe(0);
     expect(run("EXISTS", "nokey")).toBe(0);

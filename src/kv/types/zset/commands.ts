@@ -82,13 +82,39 @@ function addOne(zset: ZSet, member: string, score: number, o: Readonly<ZAddOptio
   return "updated";
 }
 
+/**
+ * ZADD making a new key with no option that weighs a score against one already there (XX, GT, LT,
+ * INCR): its pairs alone decide the set, which a small one then gets in one packed array instead
+ * of one per member. Null when that does not apply (the caller adds the pairs one by one).
+ */
+function newPackedZSet(pairs: readonly ZEntry[], o: Readonly<ZAddOptions>): { zset: ZSet; added: number; updated: number } | null {
+  if (o.xx || o.gt || o.lt || o.incr) return null;
+  const scores = new Map<string, number>();
+  let updated = 0;
+  for (const { member, score } of pairs) {
+    const current = scores.get(member);
+    if (current === undefined) scores.set(member, score);
+    // A member named again: NX keeps the first score, otherwise the last one wins.
+    else if (!o.nx && current !== score) {
+      scores.set(member, score);
+      updated++;
+    }
+  }
+  if (!ZSet.packable(scores.keys(), scores.size)) return null;
+  return { zset: ZSet.packedOf(scores), added: scores.size, updated };
+}
+
 function zaddApply(x: Exec, key: string, o: Readonly<ZAddOptions>, pairs: readonly ZEntry[]): void {
   const existing = getZSet(x, key);
   let added = 0;
   let updated = 0;
   let processed = 0;
   const out = { score: 0 };
-  if (existing !== undefined || !o.xx) {
+  const fresh = existing === undefined ? newPackedZSet(pairs, o) : null;
+  if (fresh !== null) {
+    x.db.set(key, fresh.zset);
+    ({ added, updated } = fresh);
+  } else if (existing !== undefined || !o.xx) {
     const zset = existing ?? new ZSet();
     for (const { member, score } of pairs) {
       const result = addOne(zset, member, score, o, out);

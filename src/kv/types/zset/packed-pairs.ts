@@ -118,6 +118,19 @@ export class PackedPairs {
     this.count++;
   }
 
+  /** Fills an empty set with `pairs` (distinct members) in one new array. */
+  fill(pairs: readonly TreeEntry[]): void {
+    if (this.count !== 0) throw new Error("packed zset: fill is for an empty set");
+    const sorted = [...pairs].sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
+    let length = 0;
+    for (const pair of sorted) length += 1 + pair.member.length + scoreBytes;
+    const bytes = new Uint8Array(length);
+    let at = 0;
+    for (const pair of sorted) at = writePair(bytes, at, pair.score, pair.member);
+    this.bytes = bytes;
+    this.count = sorted.length;
+  }
+
   /** Removes the pair; returns whether it was there. */
   delete(score: number, member: string): boolean {
     this.lowerBound(score, member);

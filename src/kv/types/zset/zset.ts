@@ -73,6 +73,24 @@ export class ZSet {
     return zset;
   }
 
+  /**
+   * A new set holding `scores` (member → score), built in one go, packed: the caller has checked
+   * that Redis would hold it in a listpack (packable).
+   */
+  static packedOf(scores: ReadonlyMap<string, number>): ZSet {
+    const zset = new ZSet(true);
+    // A listpack keeps scores as text, where -0 is written "0".
+    (zset.order as PackedPairs).fill(Array.from(scores, ([member, score]) => ({ member, score: score === 0 ? 0 : score })));
+    return zset;
+  }
+
+  /** Whether a set of these members would be a listpack in Redis, so packed here. */
+  static packable(members: Iterable<string>, count: number): boolean {
+    if (count > compactEntriesMax) return false;
+    for (const member of members) if (member.length > packedMemberBytesMax) return false;
+    return true;
+  }
+
   get size(): number {
     return this.order.length;
   }
