@@ -24,7 +24,6 @@ export function isCompact(values: Iterable<string>, count: number): boolean {
   return true;
 }
 
-
 export function encodingOf(value: Value): string {
   if (typeof value === "string") {
     if (value.length <= 20 && parseInt64(value) !== null) return "int";

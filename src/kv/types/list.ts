@@ -1,8 +1,7 @@
 /**
  * Lists (list-items.ts: packed while small, else a deque) and the list commands including the
- * blocking ones. Argument
- * checks run in the order Redis runs them (some before the key lookup, some after), because
- * that decides which error a client sees when several things are wrong.
+ * blocking ones. Argument checks run in the order Redis runs them (some before the key lookup,
+ * some after), because that decides which error a client sees when several things are wrong.
  */
 import { clampRankRange, int64Max, isKeyword, parseInteger, parseIntegerIn, parseMultiPop } from "../args.ts";
 import { runBlocking } from "../commands/block.ts";
@@ -29,7 +28,6 @@ function push(list: List, end: End, value: string): void {
   if (end === "left") list.pushFront(value);
   else list.pushBack(value);
 }
-
 
 // ---- pushes and pops --------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import { runBlocking } from "../../commands/block.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../../commands/keys.ts";
 import { afterRemoval, getZSet, storeResult } from "../../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../../commands/spec.ts";
-import { compactEntriesMax } from "../../encoding.ts";
+import { compactEntriesMax, isCompact } from "../../encoding.ts";
 import { KvError, mustBePositive, syntaxError } from "../../errors.ts";
 import { globMatch } from "../../glob.ts";
 import { scanStep, takeParked, walkTable } from "../../scan.ts";
@@ -100,8 +100,8 @@ function newPackedZSet(pairs: readonly ZEntry[], o: Readonly<ZAddOptions>): { zs
       updated++;
     }
   }
-  if (!ZSet.packable(scores.keys(), scores.size)) return null;
-  return { zset: ZSet.packedOf(scores), added: scores.size, updated };
+  if (!isCompact(scores.keys(), scores.size)) return null;
+  return { zset: ZSet.packedOf(Array.from(scores, ([member, score]) => ({ member, score }))), added: scores.size, updated };
 }
 
 function zaddApply(x: Exec, key: string, o: Readonly<ZAddOptions>, pairs: readonly ZEntry[]): void {

@@ -2,8 +2,8 @@
  * Sorted sets: members (latin1 byte strings) with a double score each, ordered by score and then
  * by member.
  *
- * Design. A small set is packed (packed-pairs.ts): its scores in one array and its members in
- * one byte array, in order, scanned to answer anything, as Redis's listpack is. Past what Redis
+ * Design. A small set is packed (packed-pairs.ts): its pairs in order in one byte array,
+ * scanned to answer anything, as Redis's listpack is. Past what Redis
  * keeps in a listpack (128 members, or a member over 64 bytes) it moves, for good, to two indexes
  * over the same pairs, as Redis's dict + skiplist:
  *
@@ -74,21 +74,14 @@ export class ZSet {
   }
 
   /**
-   * A new set holding `scores` (member → score), built in one go, packed: the caller has checked
-   * that Redis would hold it in a listpack (packable).
+   * A new set holding `entries` (distinct members), built in one go, packed: the caller has
+   * checked that Redis would hold it in a listpack (encoding.ts's isCompact).
    */
-  static packedOf(scores: ReadonlyMap<string, number>): ZSet {
+  static packedOf(entries: Iterable<ZEntry>): ZSet {
     const zset = new ZSet(true);
     // A listpack keeps scores as text, where -0 is written "0".
-    (zset.order as PackedPairs).fill(Array.from(scores, ([member, score]) => ({ member, score: score === 0 ? 0 : score })));
+    (zset.order as PackedPairs).fill(Array.from(entries, ({ member, score }) => ({ member, score: score === 0 ? 0 : score })));
     return zset;
-  }
-
-  /** Whether a set of these members would be a listpack in Redis, so packed here. */
-  static packable(members: Iterable<string>, count: number): boolean {
-    if (count > compactEntriesMax) return false;
-    for (const member of members) if (member.length > packedMemberBytesMax) return false;
-    return true;
   }
 
   get size(): number {
@@ -108,10 +101,8 @@ export class ZSet {
     if (this.compact || this.size > compactEntriesMax) return;
     const entries = [...this.order.entries()];
     if (!isCompact(entries.map((e) => e.member), this.size)) return;
-    const packed = new PackedPairs();
-    // A listpack keeps scores as text, where -0 is written "0".
-    for (const e of entries) packed.insert(e.score === 0 ? 0 : e.score, e.member);
-    this.order = packed;
+    const packed = ZSet.packedOf(entries);
+    this.order = packed.order;
     this.index = null;
   }
 
