@@ -125,6 +125,24 @@ describe("FieldMap", () => {
   });
 });
 
+describe("clones of packed collections", () => {
+  test("a packed hash's or set's clone changes without the original, even where a value is rewritten in place", () => {
+    const hash = new FieldMap([["a", "1"], ["b", "2"]]);
+    const hashCopy = hash.clone();
+    expect(hashCopy.compact).toBe(true);
+    hashCopy.set("a", "9");
+    hashCopy.set("c", "3");
+    expect(hash.entries()).toEqual([["a", "1"], ["b", "2"]]);
+    expect(hashCopy.entries()).toEqual([["a", "9"], ["b", "2"], ["c", "3"]]);
+    const set = new MemberSet(["x", "y"]);
+    const setCopy = set.clone();
+    setCopy.delete("x");
+    setCopy.add("z");
+    expect(set.members()).toEqual(["x", "y"]);
+    expect(setCopy.members()).toEqual(["y", "z"]);
+  });
+});
+
 describe("one command's many items at once (HSET's setPairs, SADD's addAll)", () => {
   /** Few names, so that one command often names one twice, and small commands, so the hash or set stays packed. */
   const few = fc.oneof({ weight: 30, arbitrary: fc.constantFrom("a", "b", "c", "d", "\u00ff") }, { weight: 1, arbitrary: longName });

@@ -222,7 +222,11 @@ export class FieldMap implements Iterable<[string, string]> {
   }
 
   clone(): FieldMap {
-    return new FieldMap(this.entries());
+    if (this.packed === null) return new FieldMap(this.entries());
+    const copy = new FieldMap();
+    copy.packed = this.packed.slice();
+    copy.packedCount = this.packedCount;
+    return copy;
   }
 
   /** Leaves the packed form for a Map, for good. */

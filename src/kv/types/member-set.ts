@@ -170,7 +170,11 @@ export class MemberSet implements Iterable<string> {
   }
 
   clone(): MemberSet {
-    return new MemberSet(this.members());
+    if (this.packed === null) return new MemberSet(this.members());
+    const copy = new MemberSet();
+    copy.packed = this.packed.slice();
+    copy.packedCount = this.packedCount;
+    return copy;
   }
 
   /** Leaves the packed form for a Set, for good. */
