@@ -1,12 +1,9 @@
 /**
  * Short byte strings stored back to back in a byte array, each after its length in one byte: the
- * layout of the packed forms of small lists, hashes, sets and sorted sets (list.ts,
+ * layout of the packed forms of small lists, hashes, sets and sorted sets (list-items.ts,
  * packed-fields.ts, member-set.ts, zset/packed-pairs.ts), whose items are at most 64 bytes, as
  * in Redis's listpacks. Strings are latin1 byte strings, one char per byte.
  */
-
-/** The longest string stored so: a length must fit its byte. */
-export const shortBytesMax = 255;
 
 const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
 
@@ -16,7 +13,7 @@ export const skipShort = (bytes: Uint8Array, at: number): number => at + 1 + byt
 /** The string at `at` (its length byte). */
 export const shortAt = (bytes: Uint8Array, at: number): string => latin1Slice.call(bytes, at + 1, at + 1 + bytes[at]!);
 
-/** Writes `text` (at most shortBytesMax chars) with its length byte at `at`; returns the offset after it. */
+/** Writes `text` (at most 255 chars: its length must fit a byte) with its length byte at `at`; returns the offset after it. */
 export function writeShort(bytes: Uint8Array, at: number, text: string): number {
   bytes[at++] = text.length;
   for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
