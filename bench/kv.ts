@@ -151,10 +151,17 @@ async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
       const fills: Buffer[] = [];
       for (let i = 0; i < keys; i++) fills.push(encodeCommand(fill(i)));
       writeFileSync(file, Buffer.concat(fills));
+      // Fresh servers for each type: memory the last type freed may not have gone back to the
+      // OS yet (Redis once measured a negative growth so), and would hide in the baseline.
+      const fresh = await Promise.all([startRedis(), startKv(["--appendonly", "no"])]);
       const perKey: number[] = [];
-      for (const [name, server] of servers) {
-        const { before, after } = await rssAround(server, name, file, keys);
-        perKey.push((after - before) / keys);
+      try {
+        for (const [i, server] of fresh.entries()) {
+          const { before, after } = await rssAround(server, servers[i]![0], file, keys);
+          perKey.push((after - before) / keys);
+        }
+      } finally {
+        await Promise.all(fresh.map((server) => server.stop()));
       }
       console.log(`| ${type} | ${perKey[0]!.toFixed(0)} | ${perKey[1]!.toFixed(0)} | ${(perKey[1]! / perKey[0]!).toFixed(2)}× |`);
     }
