@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { blockSlots, Deque } from "../../src/kv/types/deque.ts";
-import { List, packedItemBytesMax, packedItemsMax } from "../../src/kv/types/list-items.ts";
+import { List, packedItemsMax } from "../../src/kv/types/list-items.ts";
+import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";
 
 type Op =
   | { kind: "pushFront" | "pushBack"; n: number }

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { FieldMap, smallFieldsMax } from "../../src/kv/types/field-map.ts";
-import { packedBytesMax } from "../../src/kv/types/packed-fields.ts";
+import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";
 import { MemberSet, smallMembersMax } from "../../src/kv/types/member-set.ts";
 import { ScoreIndex } from "../../src/kv/types/zset/score-index.ts";
 import { type Harness, harness, type Plain } from "./harness.ts";
@@ -26,7 +26,7 @@ const fieldValue = fc.oneof(
 const burst = <T>(step: fc.Arbitrary<T>) => fc.array(fc.array(step, { minLength: 1, maxLength: 300, size: "max" }), { maxLength: 6 });
 
 /** Now and then a name too long to be packed, which moves a hash or set out of its packed form. */
-const longName = fc.constantFrom("f".repeat(packedBytesMax), "g".repeat(packedBytesMax + 1));
+const longName = fc.constantFrom("f".repeat(packedItemBytesMax), "g".repeat(packedItemBytesMax + 1));
 
 describe("MemberSet", () => {
   test("behaves as a Set across its three forms, in insertion order until the table, and stays in the table when it shrinks", () => {
@@ -99,7 +99,7 @@ describe("FieldMap", () => {
             if (i % 2 === 0) {
               if (i % 4 === 0) expect(hash.set(field, value)).toBe(!model.has(field));
               model.set(field, value);
-              outgrown ||= field.length > packedBytesMax || value.length > packedBytesMax;
+              outgrown ||= field.length > packedItemBytesMax || value.length > packedItemBytesMax;
               overfull ||= model.size > smallFieldsMax;
             } else expect(hash.delete(field)).toBe(model.delete(field));
           }
@@ -228,8 +228,8 @@ describe("through commands", () => {
   });
 
   test("a hash is a listpack while every field and value is at most 64 bytes, and a hashtable for good after one is longer (as in Redis)", () => {
-    const long = "x".repeat(packedBytesMax + 1);
-    const limit = "y".repeat(packedBytesMax);
+    const long = "x".repeat(packedItemBytesMax + 1);
+    const limit = "y".repeat(packedItemBytesMax);
     run("HSET", "at", limit, limit);
     expect(run("OBJECT", "ENCODING", "at")).toBe("listpack");
     run("HSET", "value", "a", "1", "b", long);

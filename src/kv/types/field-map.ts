@@ -2,7 +2,7 @@
  * A hash's fields and their values (latin1 byte strings), in one of three forms, as Redis holds a
  * hash in a listpack until it outgrows it and in a hash table from then on, never moving back:
  * - packed (packed-fields.ts): one byte array, while the hash has at most smallFieldsMax fields
- *   and no field or value longer than packedBytesMax bytes (Redis's listpack limits); this is
+ *   and no field or value longer than packedItemBytesMax bytes (Redis's listpack limits); this is
  *   what most small hashes are, at ~270 bytes for ten short fields instead of ~1.6 KB;
  * - a JavaScript Map, for a small hash that once held a longer field or value;
  * - a KeyTable (key-table.ts) keyed by field, with values of up to 64 bytes stored beside their
@@ -14,23 +14,17 @@
  * hashes reply in; a large one in table order (Redis's hash tables are unordered too).
  */
 import { KeyTable } from "../key-table.ts";
-import { emptyPacked, entryAt, fieldAt, findField, nextEntry, packable, packedEntries, valueAt, withEntry, withoutEntry, withValue } from "./packed-fields.ts";
+import { entryAt, fieldAt, findField, nextEntry, packedEntries, valueAt, withoutEntry, withValue } from "./packed-fields.ts";
 import { randomElement } from "./sample.ts";
-import { withShorts } from "./short-strings.ts";
+import { allPackable, noShorts, packable, withShorts } from "./short-strings.ts";
 
 /** Fields a hash keeps in its small forms; one more moves it into a table (Redis's listpack limit). */
 export const smallFieldsMax = 128;
 
-/** Whether every field and value from argv[from] on may be packed. */
-function allPackable(argv: readonly string[], from: number): boolean {
-  for (let i = from; i < argv.length; i++) if (!packable(argv[i]!)) return false;
-  return true;
-}
-
 export class FieldMap implements Iterable<[string, string]> {
   readonly kind = "hash";
   /** The packed form's entries (null once it has left that form) and how many there are. */
-  private packed: Uint8Array | null = emptyPacked;
+  private packed: Uint8Array | null = noShorts;
   private packedCount = 0;
   private small: Map<string, string> | null = null;
   private table: KeyTable<string> | null = null;
@@ -92,7 +86,7 @@ export class FieldMap implements Iterable<[string, string]> {
         }
         if (this.packedCount === smallFieldsMax) this.unpack(packed);
         else {
-          this.packed = withEntry(packed, field, value);
+          this.packed = withShorts(packed, [field, value]);
           this.packedCount++;
           return true;
         }

@@ -12,21 +12,12 @@
  * Why: 100k lists of ten short items grew RSS by 936 bytes a list in deques (a ring array and a
  * string per item), against Redis's 244 (2026-11-26).
  */
-import { compactEntriesMax, compactValueBytesMax } from "../encoding.ts";
+import { compactEntriesMax } from "../encoding.ts";
 import { Deque } from "./deque.ts";
-import { allShorts, insertShort, noShorts, removeShort, replaceShort, shortAt, shortOffset, withShorts, writeShort } from "./short-strings.ts";
+import { allPackable, allShorts, insertShort, noShorts, packable, removeShort, replaceShort, shortAt, shortOffset, withShorts } from "./short-strings.ts";
 
 /** Items a packed list holds, at most. */
 export const packedItemsMax = compactEntriesMax;
-/** The longest item a packed list holds. */
-export const packedItemBytesMax = compactValueBytesMax;
-
-const packable = (value: string): boolean => value.length <= packedItemBytesMax;
-
-function allPackable(argv: readonly string[], from: number): boolean {
-  for (let i = from; i < argv.length; i++) if (!packable(argv[i]!)) return false;
-  return true;
-}
 
 export class List implements Iterable<string> {
   readonly kind = "list";
@@ -125,8 +116,8 @@ export class List implements Iterable<string> {
 
   /** Replaces the whole content (after an O(n) edit such as LINSERT or LREM). */
   replace(items: readonly string[]): void {
-    if (this.items !== null && items.length <= packedItemsMax && items.every(packable)) {
-      this.items = pack(items);
+    if (this.items !== null && items.length <= packedItemsMax && allPackable(items, 0)) {
+      this.items = withShorts(noShorts, items);
       this.itemCount = items.length;
     } else this.unpacked().replace(items);
   }
@@ -156,14 +147,4 @@ export class List implements Iterable<string> {
     }
     return this.deque;
   }
-}
-
-/** `items` (all packable) as one packed array. */
-function pack(items: readonly string[]): Uint8Array {
-  let length = 0;
-  for (const item of items) length += 1 + item.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const item of items) at = writeShort(out, at, item);
-  return out;
 }

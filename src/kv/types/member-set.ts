@@ -2,7 +2,7 @@
  * A set's members (latin1 byte strings), in one of three forms:
  * - packed: one byte array, the members back to back in insertion order, each after its length
  *   byte (short-strings.ts), while the set has at most smallMembersMax members and none longer
- *   than packedMemberBytesMax bytes — most small sets. Redis 7.0 holds such a set in a hash table
+ *   than packedItemBytesMax bytes — most small sets. Redis 7.0 holds such a set in a hash table
  *   (or an intset); packed, ten short members cost ~460 bytes of RSS a set instead of ~1,250 as
  *   a JavaScript Set, and Redis's ~810 (100k sets, 2026-11-26);
  * - a JavaScript Set, for a small set that once held a longer member;
@@ -19,21 +19,18 @@
  * unordered either way (its intsets, which are ordered, are reproduced by set.ts).
  */
 import { KeyTable } from "../key-table.ts";
-import { compactValueBytesMax } from "../encoding.ts";
 import { randomElement } from "./sample.ts";
-import { allShorts, findShort, insertShort, noShorts, removeShort, shortAt, shortOffset, withShorts } from "./short-strings.ts";
+import { allShorts, findShort, insertShort, noShorts, packable, removeShort, shortAt, shortOffset, withShorts } from "./short-strings.ts";
 
 /** Members a set keeps in its small forms; one more moves them into a table (Redis's listpack limit). */
 export const smallMembersMax = 128;
-/** The longest member a packed set holds (Redis 7.2's set-max-listpack-value). */
-export const packedMemberBytesMax = compactValueBytesMax;
 
 /** The members from argv[from] on that `packed` lacks, each once; null if one is too long to pack. */
 function missingMembers(packed: Uint8Array, argv: readonly string[], from: number): string[] | null {
   const fresh: string[] = [];
   for (let i = from; i < argv.length; i++) {
     const member = argv[i]!;
-    if (member.length > packedMemberBytesMax) return null;
+    if (!packable(member)) return null;
     if (findShort(packed, member) === -1 && !fresh.includes(member)) fresh.push(member);
   }
   return fresh;
@@ -78,7 +75,7 @@ export class MemberSet implements Iterable<string> {
   add(member: string): boolean {
     const packed = this.packed;
     if (packed !== null) {
-      if (member.length > packedMemberBytesMax) this.unpack(packed);
+      if (!packable(member)) this.unpack(packed);
       else {
         if (findShort(packed, member) !== -1) return false;
         if (this.packedCount === smallMembersMax) this.unpack(packed);

@@ -1,28 +1,18 @@
 /**
  * A small hash packed into one byte array, as Redis packs a small hash into a listpack: entry
  * after entry in insertion order, each the field's length in one byte, the field's bytes, the
- * value's length in one byte, the value's bytes. Fields and values are latin1 byte strings (one
- * char per byte) of at most packedBytesMax bytes, so a length fits its byte; a hash holding a
- * longer one, or more than compactEntriesMax entries, is not packed (field-map.ts).
+ * value's length in one byte, the value's bytes (short-strings.ts). A hash holding a field or
+ * value longer than packedItemBytesMax, or more than smallFieldsMax entries, is not packed
+ * (field-map.ts).
  *
  * Why bytes: over 100k hashes of ten short fields (measured 2026-11-26), a Map costs ~1,570 bytes
  * of heap a hash (each field and value a string of its own, ~40–50 bytes, and the map's table),
  * the packed array ~270. Finding a field scans the entries, as a listpack lookup does: ~140 ns for
  * the 8th of ten with its value's string made, against Map.get's ~65.
  *
- * As every packed form (short-strings.ts), an array is exactly as long as its entries.
+ * As every packed form's, an array is exactly as long as its entries.
  */
-import { compactValueBytesMax } from "../encoding.ts";
-import { noShorts, replaceShort, shortAt, shortEquals, skipShort, writeShort } from "./short-strings.ts";
-
-/** The longest field or value a packed hash holds: Redis's hash-max-listpack-value. */
-export const packedBytesMax = compactValueBytesMax;
-
-/** A hash with no entries. */
-export const emptyPacked = noShorts;
-
-/** Whether a field or value is short enough to be packed. */
-export const packable = (text: string): boolean => text.length <= packedBytesMax;
+import { replaceShort, shortAt, shortEquals, skipShort, spliceBytes } from "./short-strings.ts";
 
 /** Where the entry after the one at `at` starts (bytes.length after the last). */
 export const nextEntry = (bytes: Uint8Array, at: number): number => skipShort(bytes, skipShort(bytes, at));
@@ -46,26 +36,11 @@ export function entryAt(bytes: Uint8Array, index: number): number {
   return at;
 }
 
-/** `bytes` with a new entry for `field` (not in it) at the end. */
-export function withEntry(bytes: Uint8Array, field: string, value: string): Uint8Array {
-  const out = new Uint8Array(bytes.length + 2 + field.length + value.length);
-  out.set(bytes);
-  writeShort(out, writeShort(out, bytes.length, field), value);
-  return out;
-}
-
 /** `bytes` with the value of the entry at `at` replaced by `value`: the same array if the length is the same. */
 export const withValue = (bytes: Uint8Array, at: number, value: string): Uint8Array => replaceShort(bytes, skipShort(bytes, at), value);
 
 /** `bytes` without the entry at `at`. */
-export function withoutEntry(bytes: Uint8Array, at: number): Uint8Array {
-  const end = nextEntry(bytes, at);
-  if (end - at === bytes.length) return emptyPacked;
-  const out = new Uint8Array(bytes.length - (end - at));
-  out.set(bytes.subarray(0, at));
-  out.set(bytes.subarray(end), at);
-  return out;
-}
+export const withoutEntry = (bytes: Uint8Array, at: number): Uint8Array => spliceBytes(bytes, at, nextEntry(bytes, at), 0);
 
 /** Every entry as [field, value], in order. */
 export function packedEntries(bytes: Uint8Array): [string, string][] {

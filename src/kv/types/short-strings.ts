@@ -4,6 +4,22 @@
  * packed-fields.ts, member-set.ts, zset/packed-pairs.ts), whose items are at most 64 bytes, as
  * in Redis's listpacks. Strings are latin1 byte strings, one char per byte.
  */
+import { compactValueBytesMax } from "../encoding.ts";
+
+/**
+ * The longest item a packed form holds (a field, a value, a member, a list item): Redis's
+ * *-max-listpack-value. A collection holding a longer one is not packed.
+ */
+export const packedItemBytesMax = compactValueBytesMax;
+
+/** Whether `text` is short enough to be packed. */
+export const packable = (text: string): boolean => text.length <= packedItemBytesMax;
+
+/** Whether every argument from argv[from] on is short enough to be packed. */
+export function allPackable(argv: readonly string[], from: number): boolean {
+  for (let i = from; i < argv.length; i++) if (!packable(argv[i]!)) return false;
+  return true;
+}
 
 const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
 
@@ -62,17 +78,28 @@ export function shortOffset(bytes: Uint8Array, index: number): number {
   return at;
 }
 
+/**
+ * `bytes` with its bytes [at, end) replaced by `length` new ones at `at`, for the caller to write:
+ * a new array exactly as long, or `bytes` itself when the length stays (a same-length value is
+ * written in place). Every packed form's changes come down to this. At either end (a push, a pop)
+ * it makes one copy, with no view of the array to make.
+ */
+export function spliceBytes(bytes: Uint8Array, at: number, end: number, length: number): Uint8Array {
+  if (end - at === length) return bytes;
+  const size = bytes.length - (end - at) + length;
+  if (size === 0) return noShorts;
+  if (length === 0 && at === 0) return bytes.slice(end);
+  if (length === 0 && end === bytes.length) return bytes.slice(0, at);
+  const out = new Uint8Array(size);
+  if (at > 0) out.set(at === bytes.length ? bytes : bytes.subarray(0, at));
+  if (end < bytes.length) out.set(end === 0 ? bytes : bytes.subarray(end), at + length);
+  return out;
+}
+
 /** `bytes` with `text` inserted at offset `at` (a string's start, or bytes.length). */
 export function insertShort(bytes: Uint8Array, at: number, text: string): Uint8Array {
-  const out = new Uint8Array(bytes.length + 1 + text.length);
-  const after = writeShort(out, at, text);
-  // At either end (a push) one copy of the whole array, with no view of it to make.
-  if (at === 0) out.set(bytes, after);
-  else if (at === bytes.length) out.set(bytes);
-  else {
-    out.set(bytes.subarray(0, at));
-    out.set(bytes.subarray(at), after);
-  }
+  const out = spliceBytes(bytes, at, at, 1 + text.length);
+  writeShort(out, at, text);
   return out;
 }
 
@@ -83,36 +110,19 @@ export function insertShort(bytes: Uint8Array, at: number, text: string): Uint8A
 export function withShorts(bytes: Uint8Array, texts: readonly string[], atFront = false): Uint8Array {
   let added = 0;
   for (const text of texts) added += 1 + text.length;
-  const out = new Uint8Array(bytes.length + added);
   let at = atFront ? 0 : bytes.length;
+  const out = spliceBytes(bytes, at, at, added);
   for (const text of texts) at = writeShort(out, at, text);
-  out.set(bytes, atFront ? added : 0);
   return out;
 }
 
 /** `bytes` without the string at `at`. */
-export function removeShort(bytes: Uint8Array, at: number): Uint8Array {
-  const end = skipShort(bytes, at);
-  if (end - at === bytes.length) return noShorts;
-  // At either end (a pop) one copy, with no view of the array to make.
-  if (at === 0) return bytes.slice(end);
-  if (end === bytes.length) return bytes.slice(0, at);
-  const out = new Uint8Array(bytes.length - (end - at));
-  out.set(bytes.subarray(0, at));
-  out.set(bytes.subarray(end), at);
-  return out;
-}
+export const removeShort = (bytes: Uint8Array, at: number): Uint8Array => spliceBytes(bytes, at, skipShort(bytes, at), 0);
 
 /** `bytes` with the string at `at` replaced by `text`: the same array if the length is the same. */
 export function replaceShort(bytes: Uint8Array, at: number, text: string): Uint8Array {
-  if (bytes[at] === text.length) {
-    writeShort(bytes, at, text);
-    return bytes;
-  }
-  const end = skipShort(bytes, at);
-  const out = new Uint8Array(bytes.length - (end - at) + 1 + text.length);
-  out.set(bytes.subarray(0, at));
-  out.set(bytes.subarray(end), writeShort(out, at, text));
+  const out = spliceBytes(bytes, at, skipShort(bytes, at), 1 + text.length);
+  writeShort(out, at, text);
   return out;
 }
 

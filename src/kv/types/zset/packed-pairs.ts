@@ -3,7 +3,7 @@
  * sorted set into a listpack: pair after pair in the set's order (by score, then by member's
  * bytes), each the member after its length byte (short-strings.ts) and then the score's 8 bytes.
  * A set stays packed while Redis would keep its listpack: at most compactEntriesMax members, none
- * longer than packedMemberBytesMax bytes (zset.ts moves it to the tree and index past either).
+ * longer than packedItemBytesMax bytes (zset.ts moves it to the tree and index past either).
  *
  * It answers what the tree answers (btree.ts), by scanning: there are at most 128 pairs, and
  * Redis's listpack scans too. Why (2026-11-26, 100k sets of ten short members): as tree + index
@@ -14,12 +14,8 @@
  * The array is exactly as long as its pairs: adding or removing a pair makes a new one (a
  * listpack reallocates too); a new score for a member moves pairs within it.
  */
-import { compactValueBytesMax } from "../../encoding.ts";
-import { compareShort, noShorts, shortAt, shortEquals, writeShort } from "../short-strings.ts";
+import { compareShort, noShorts, shortAt, shortEquals, spliceBytes, writeShort } from "../short-strings.ts";
 import { FrozenRun, type TreeEntry } from "./btree.ts";
-
-/** The longest member a packed set holds: Redis's zset-max-listpack-value. */
-export const packedMemberBytesMax = compactValueBytesMax;
 
 /** A score's bytes after its member: a double as this machine stores it (never leaves the process). */
 const scoreBytes = 8;
@@ -105,16 +101,8 @@ export class PackedPairs {
   insert(score: number, member: string): void {
     this.lowerBound(score, member);
     const at = found.at;
-    const bytes = this.bytes;
-    const out = new Uint8Array(bytes.length + 1 + member.length + scoreBytes);
-    const after = writePair(out, at, score, member);
-    if (at === 0) out.set(bytes, after);
-    else if (at === bytes.length) out.set(bytes);
-    else {
-      out.set(bytes.subarray(0, at));
-      out.set(bytes.subarray(at), after);
-    }
-    this.bytes = out;
+    this.bytes = spliceBytes(this.bytes, at, at, 1 + member.length + scoreBytes);
+    writePair(this.bytes, at, score, member);
     this.count++;
   }
 
@@ -141,17 +129,9 @@ export class PackedPairs {
 
   /** Removes `n` pairs from the one starting at `at`. */
   private cut(at: number, n: number): void {
-    const bytes = this.bytes;
     let end = at;
-    for (let i = 0; i < n; i++) end = skipPair(bytes, end);
-    if (at === 0) this.bytes = bytes.slice(end);
-    else if (end === bytes.length) this.bytes = bytes.slice(0, at);
-    else {
-      const out = new Uint8Array(bytes.length - (end - at));
-      out.set(bytes.subarray(0, at));
-      out.set(bytes.subarray(end), at);
-      this.bytes = out;
-    }
+    for (let i = 0; i < n; i++) end = skipPair(this.bytes, end);
+    this.bytes = spliceBytes(this.bytes, at, end, 0);
     this.count -= n;
   }
 

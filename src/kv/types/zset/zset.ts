@@ -30,7 +30,8 @@ import { clampRankRange } from "../../args.ts";
 import { compactEntriesMax, isCompact } from "../../encoding.ts";
 import { formatDouble } from "../../reply.ts";
 import { BTree, type FrozenRun } from "./btree.ts";
-import { packedMemberBytesMax, PackedPairs } from "./packed-pairs.ts";
+import { packable } from "../short-strings.ts";
+import { PackedPairs } from "./packed-pairs.ts";
 import { ScoreIndex } from "./score-index.ts";
 import { lexAboveMin, lexBelowMax, type LexRange, lexRangeIsEmpty, scoreAboveMin, scoreBelowMax, type ScoreRange, scoreRangeIsEmpty } from "./ranges.ts";
 
@@ -47,6 +48,14 @@ export const formatScore = (score: number) => (Object.is(score, -0) ? "-0" : for
 
 /** Ranks below are 0-based; -1 stands for "no such element". */
 const noRank = -1;
+
+/** `entries` (distinct members) packed in one go. */
+function packedPairs(entries: Iterable<ZEntry>): PackedPairs {
+  const pairs = new PackedPairs();
+  // A listpack keeps scores as text, where -0 is written "0".
+  pairs.fill(Array.from(entries, ({ member, score }) => ({ member, score: score === 0 ? 0 : score })));
+  return pairs;
+}
 
 export class ZSet {
   readonly kind = "zset";
@@ -79,8 +88,7 @@ export class ZSet {
    */
   static packedOf(entries: Iterable<ZEntry>): ZSet {
     const zset = new ZSet(true);
-    // A listpack keeps scores as text, where -0 is written "0".
-    (zset.order as PackedPairs).fill(Array.from(entries, ({ member, score }) => ({ member, score: score === 0 ? 0 : score })));
+    zset.order = packedPairs(entries);
     return zset;
   }
 
@@ -101,8 +109,7 @@ export class ZSet {
     if (this.compact || this.size > compactEntriesMax) return;
     const entries = [...this.order.entries()];
     if (!isCompact(entries.map((e) => e.member), this.size)) return;
-    const packed = ZSet.packedOf(entries);
-    this.order = packed.order;
+    this.order = packedPairs(entries);
     this.index = null;
   }
 
@@ -161,7 +168,7 @@ export class ZSet {
    */
   setFrom(current: number | undefined, member: string, score: number): boolean {
     if (Number.isNaN(score)) throw new Error("zset: NaN score");
-    if (current === undefined && this.compact && (this.size >= compactEntriesMax || member.length > packedMemberBytesMax)) {
+    if (current === undefined && this.compact && (this.size >= compactEntriesMax || !packable(member))) {
       this.unpack();
     }
     // A listpack keeps scores as text, where -0 is written "0".
