@@ -8,6 +8,8 @@ import type { Subprocess } from "bun";
 /** How long a server may take to say it is ready (a bound on a loaded machine, not a timing claim). */
 const serverStartMs = 20_000;
 const pollMs = 20;
+/** How long an exited server's last output may take to arrive (its pipes may outlive it in a child). */
+const outputDrainMs = 2_000;
 
 export interface SpawnedServer<T> {
   proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -34,12 +36,16 @@ export async function spawnServer<T>(
     const decoder = new TextDecoder();
     for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
   };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
+  const pumped = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
   const deadline = Date.now() + serverStartMs;
   let where = ready(text);
   while (where === undefined) {
-    if (proc.exitCode !== null) throw new Error(`${name} exited ${proc.exitCode}:\n${text}`);
+    if (proc.exitCode !== null) {
+      // The exit can be seen before the last of the output is read: read to the pipes' end
+      // first, so the error carries what the process said on its way out.
+      await Promise.race([pumped, Bun.sleep(outputDrainMs)]);
+      throw new Error(`${name} exited ${proc.exitCode}:\n${text}`);
+    }
     if (Date.now() > deadline) throw new Error(`${name} did not become ready within ${serverStartMs} ms:\n${text}`);
     await Bun.sleep(pollMs);
     where = ready(text);
