@@ -98,6 +98,28 @@ describe("ZADD", () => {
     expect(run("OBJECT", "ENCODING", "a")).toBe("listpack");
   });
 
+  test("many pairs into a small set, packed in one go: Redis's counts and scores, NX and CH included (as redis-server 7.0.15)", () => {
+    // Forty pairs naming twelve members, each named three or four times with different scores.
+    const pairs = Array.from({ length: 40 }, (_, i) => [String(i % 5), `m${i % 12}`]).flat();
+    run("ZADD", "g", "1", "a", "2", "b", "3", "c");
+    expect(run("ZADD", "g", "CH", ...pairs, "9", "a")).toBe(41);
+    expect(run("ZRANGE", "g", "0", "-1", "WITHSCORES")).toEqual(
+      ["m11", "0", "m6", "0", "m0", "1", "m7", "1", "b", "2", "m1", "2", "m8", "2", "c", "3", "m2", "3", "m4", "3", "m9", "3", "m10", "4", "m3", "4", "m5", "4", "a", "9"],
+    );
+    expect(run("OBJECT", "ENCODING", "g")).toBe("listpack");
+    run("ZADD", "h", "1", "a", "2", "b");
+    expect(run("ZADD", "h", "NX", "CH", ...pairs, "7", "a", "8", "m1")).toBe(12);
+    expect(run("ZRANGE", "h", "0", "-1", "WITHSCORES")).toEqual(
+      ["m0", "0", "m10", "0", "m5", "0", "a", "1", "m1", "1", "m11", "1", "m6", "1", "b", "2", "m2", "2", "m7", "2", "m3", "3", "m8", "3", "m4", "4", "m9", "4"],
+    );
+    // A member too long for a listpack: the set leaves it, and every pair still lands.
+    run("ZADD", "l", "1", "a");
+    expect(run("ZADD", "l", ...pairs, "5", "x".repeat(65))).toBe(13);
+    expect(run("OBJECT", "ENCODING", "l")).toBe("skiplist");
+    expect(run("ZCARD", "l")).toBe(14);
+    expect(run("ZSCORE", "l", "m0")).toBe("1");
+  });
+
   test("XX on a missing key creates nothing", () => {
     expect(run("ZADD", "nokey", "XX", "1", "a")).toBe(0);
     expect(run("EXISTS", "nokey")).toBe(0);

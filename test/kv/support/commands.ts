@@ -43,6 +43,8 @@ const int = fc.oneof(
   { weight: 5, arbitrary: fc.integer({ min: -6, max: 12 }).map(String) },
   { weight: 1, arbitrary: fc.constantFrom("abc", "", "1.5", "+1", "01", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "100") },
 );
+/** Scores ZADD takes. */
+const validFloat = fc.constantFrom("1.5", "-0.5", "0.1", "3", "0", "-0", "-2", "1e308", "-inf", "+inf", "1e-5", "10.0");
 const float = fc.constantFrom("1.5", "-0.5", "0.1", "3", "0", "-2", "1e308", "-1e308", "inf", "-inf", "+inf", "nan", "abc", "1e-5", "0x1p4", "10.0");
 const smallFloat = float.filter((f) => !f.includes("e308"));
 const scoreBound = fc.constantFrom("-inf", "+inf", "(1", "1", "2.5", "(2", "0", "-1", "abc", "(", "3");
@@ -162,6 +164,9 @@ export const setCommands = [
 
 export const zsetCommands = [
   c("exact", tuple(lit("ZADD"), k, fc.subarray(["NX", "XX", "GT", "LT", "CH", "INCR"], { maxLength: 2 }), fc.array(fc.tuple(float, member), { minLength: 1, maxLength: 3 }).map((p) => p.flat()))),
+  // Many pairs at once (valid scores, or one bad score would refuse nearly all of them): a small
+  // set then takes them in one repacking (zset/commands.ts).
+  c("exact", tuple(lit("ZADD"), k, fc.subarray(["NX", "CH", "XX"], { maxLength: 2 }), fc.array(fc.tuple(validFloat, member), { minLength: 36, maxLength: 48 }).map((p) => p.flat()))),
   c("exact", tuple(lit("ZINCRBY"), k, float, member)),
   c("exact", tuple(lit("ZREM"), k, fc.array(member, { minLength: 1, maxLength: 3 }))),
   c("exact", tuple(lit("ZCARD"), k)),

@@ -83,25 +83,43 @@ function addOne(zset: ZSet, member: string, score: number, o: Readonly<ZAddOptio
 }
 
 /**
- * ZADD making a new key with no option that weighs a score against one already there (XX, GT, LT,
- * INCR): its pairs alone decide the set, which a small one then gets in one packed array instead
- * of one per member. Null when that does not apply (the caller adds the pairs one by one).
+ * Inserting m pairs one at a time into a packed set of n copies about (n + m/2) · m pairs' bytes;
+ * repacking gathers and sorts the n + m pairs once, at about this many times the cost per pair
+ * (measured 2026-11-26 on sets of 100 short members: 1.1 µs a pair inserted, 19 µs a repack).
  */
-function newPackedZSet(pairs: readonly ZEntry[], o: Readonly<ZAddOptions>): { zset: ZSet; added: number; updated: number } | null {
+const repackCostPerPair = 17;
+
+/** Whether m pairs go into a packed set of n faster repacked than one insertion at a time. */
+const repackPays = (n: number, m: number) => (n + m / 2) * m > repackCostPerPair * (n + m);
+
+/**
+ * ZADD with no option that weighs a score against one already there (XX, GT, LT, INCR), making a
+ * new key or adding many pairs to a small one: the set's pairs and the new ones alone decide the
+ * result, which a small set then gets in one packed array instead of one insertion per pair (an
+ * append-only file's rewrite writes a set of more than 64 members as several ZADDs). Null when
+ * that does not apply or the result is not small (the caller adds the pairs one by one).
+ */
+function packedZAdd(existing: ZSet | undefined, pairs: readonly ZEntry[], o: Readonly<ZAddOptions>): { entries: ZEntry[]; added: number; updated: number } | null {
   if (o.xx || o.gt || o.lt || o.incr) return null;
+  if (existing !== undefined && (existing.encoding !== "listpack" || !repackPays(existing.size, pairs.length))) return null;
   const scores = new Map<string, number>();
+  if (existing !== undefined) for (const { member, score } of existing.entries()) scores.set(member, score);
+  let added = 0;
   let updated = 0;
   for (const { member, score } of pairs) {
     const current = scores.get(member);
-    if (current === undefined) scores.set(member, score);
-    // A member named again: NX keeps the first score, otherwise the last one wins.
+    if (current === undefined) {
+      scores.set(member, score);
+      added++;
+    }
+    // A member already there: NX keeps its score, otherwise the last one named wins.
     else if (!o.nx && current !== score) {
       scores.set(member, score);
       updated++;
     }
   }
   if (!isCompact(scores.keys(), scores.size)) return null;
-  return { zset: ZSet.packedOf(Array.from(scores, ([member, score]) => ({ member, score }))), added: scores.size, updated };
+  return { entries: Array.from(scores, ([member, score]) => ({ member, score })), added, updated };
 }
 
 function zaddApply(x: Exec, key: string, o: Readonly<ZAddOptions>, pairs: readonly ZEntry[]): void {
@@ -110,10 +128,14 @@ function zaddApply(x: Exec, key: string, o: Readonly<ZAddOptions>, pairs: readon
   let updated = 0;
   let processed = 0;
   const out = { score: 0 };
-  const fresh = existing === undefined ? newPackedZSet(pairs, o) : null;
-  if (fresh !== null) {
-    x.db.set(key, fresh.zset);
-    ({ added, updated } = fresh);
+  const packed = packedZAdd(existing, pairs, o);
+  if (packed !== null) {
+    ({ added, updated } = packed);
+    if (existing === undefined) x.db.set(key, ZSet.packedOf(packed.entries));
+    else if (added + updated > 0) {
+      existing.repack(packed.entries);
+      x.db.modified(key);
+    }
   } else if (existing !== undefined || !o.xx) {
     const zset = existing ?? new ZSet();
     for (const { member, score } of pairs) {

@@ -113,6 +113,16 @@ export class ZSet {
     this.index = null;
   }
 
+  /**
+   * Makes a packed set hold exactly `entries` (distinct members), packed in one go: ZADD of many
+   * pairs into a small set, which one insertion at a time would copy once per pair. The caller
+   * has checked that Redis would still hold the result in a listpack (encoding.ts's isCompact).
+   */
+  repack(entries: Iterable<ZEntry>): void {
+    if (!this.compact) throw new Error("zset: repack is for a packed set");
+    this.order = packedPairs(entries);
+  }
+
   /** Leaves the packed form for the tree and the index, for good (as Redis leaves its listpack). */
   private unpack(): void {
     const tree = new BTree();
