@@ -99,6 +99,10 @@ export const kvExpireCycleIntervalMs = 100;
 export const kvExpireCycleBudgetMs = 25;
 /** Keys with a time to live sampled per batch of the active cycle (Redis's 20). */
 export const kvExpireSampleKeys = 20;
+/** A key table's resize left under way is moved on this often when nothing changes it ... */
+export const kvActiveRehashIntervalMs = 100;
+/** ... for at most this long (Redis's activerehashing: 1 ms of each cron run). */
+export const kvActiveRehashBudgetMs = 1;
 
 // ---- kv REST API (src/kv/rest; the spec leaves request limits open) ----------------------------
 /**

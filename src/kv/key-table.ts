@@ -24,6 +24,17 @@
  * that meets another key rarely reads that key's entry), keeps its load at most 1/2, and deletes
  * by shifting the rest of the probe run back instead of leaving tombstones. The hash is FNV-1a
  * seeded per process, then mixed.
+ *
+ * It grows and shrinks a step at a time, as Redis rehashes its dicts: a resize makes the new slots
+ * and leaves the keys in the old ones, and each change to the table then moves the keys of the
+ * next few old slots across (growStepSlots, shrinkStepSlots), so that no command pays for copying
+ * the whole table (at 4M keys that copy held the event loop 160-190 ms; a step is a few
+ * microseconds). Until the old slots are empty, a key is in exactly one of the two: lookups try
+ * the new slots and then the old, a change to a key still in the old slots moves it across first,
+ * new keys go to the new slots, and the old slots left behind are marked MOVED rather than
+ * emptied, so that the probe runs through them still reach the keys after them. Lookups move
+ * nothing, so that reads with no change between them see the keys in one order (HKEYS, then
+ * HVALS); a table no change comes to is moved on by a timer (active-rehash.ts).
  */
 import { decimalDigits, type Latin1Buffer, writeDecimal, writeLatin1 } from "./resp/write-bytes.ts";
 
@@ -48,6 +59,21 @@ const capacityMin = 16;
 const MINUS = 0x2d;
 /** Empty slots hold hash 0; a key whose hash is 0 is given 1 instead. */
 const EMPTY = 0;
+/** An old slot whose key has moved to the new slots during a resize; a key whose hash is -1 is given 1. */
+const MOVED = -1;
+/**
+ * Old slots whose keys move across per change to the table while it grows. The next resize is at
+ * least a quarter of the old slots' number of changes away (a shrink, at a quarter of the new
+ * slots full), so four would finish in time; 32 (some 16 keys, 1-3 µs) ends the time in which
+ * every new key is looked for in both sets of slots and the old ones' memory is held 8 times
+ * sooner. Larger steps measured no faster overall, only slower at the tail.
+ */
+const growStepSlots = 32;
+/**
+ * The same while it shrinks: it started at an eighth of the old slots full, and the next shrink is
+ * a sixteenth of their number of deletes away, so at least 16; 64 for the same reasons.
+ */
+const shrinkStepSlots = 64;
 
 /** Per process, so that which keys collide cannot be worked out in advance. */
 const hashSeed = (Math.random() * 2 ** 32) | 0;
@@ -59,8 +85,11 @@ export function hashKey(key: string): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
-  return h === EMPTY ? 1 : h;
+  return h === EMPTY || h === MOVED ? 1 : h;
 }
+
+/** The cursor after `cursor` in a SCAN walk of slots of `mask`: its masked bits, reversed, plus one. */
+const nextCursor = (cursor: number, mask: number) => reverseBits((reverseBits((cursor | ~mask) >>> 0) + 1) >>> 0);
 
 /** The bits of a 32-bit number in reverse order (SCAN's cursor increments from the top bit). */
 function reverseBits(v: number): number {
@@ -99,6 +128,15 @@ export class KeyTable<V extends string | object = string | object> {
   /** Two int32s per slot: the key's hash (EMPTY for a free slot) and its entry's ref. */
   private slots = new Int32Array(capacityMin * 2);
   private mask = capacityMin - 1;
+  /** While the table resizes: the slots it is leaving (see the top), else null. */
+  private oldSlots: Int32Array | null = null;
+  private oldMask = 0;
+  /** The next old slot to move across. */
+  private rehashFrom = 0;
+  /** Old slots moved across per change to the table, for this resize. */
+  private stepSlots = growStepSlots;
+  /** Keys still in the old slots. */
+  private oldLive = 0;
   private readonly slabs: Latin1Buffer[] = [];
   /** The same memory as `slabs`, as int32s, for the header. */
   private readonly words: Int32Array[] = [];
@@ -129,11 +167,21 @@ export class KeyTable<V extends string | object = string | object> {
 
   /** The ref of `key`'s entry, or -1. */
   find(key: string): number {
-    const slot = this.slotOf(key, hashKey(key));
-    return slot < 0 ? -1 : this.slots[slot * 2 + 1]!;
+    const hash = hashKey(key);
+    const slot = this.slotOf(key, hash);
+    if (slot >= 0) return this.slots[slot * 2 + 1]!;
+    const old = this.oldSlots;
+    if (old === null) return -1;
+    const oldSlot = this.oldSlotOf(key, hash);
+    return oldSlot < 0 ? -1 : old[oldSlot * 2 + 1]!;
   }
 
-  /** The slot holding `key`, or -1 - the free slot where it would go. */
+  /** Whether a resize is moving keys from the old slots to the new. */
+  get resizing(): boolean {
+    return this.oldSlots !== null;
+  }
+
+  /** The (new) slot holding `key`, or -1 - the free slot where it would go. */
   private slotOf(key: string, hash: number): number {
     const slots = this.slots;
     const mask = this.mask;
@@ -142,6 +190,41 @@ export class KeyTable<V extends string | object = string | object> {
       if (h === EMPTY) return -1 - i;
       if (h === hash && this.keyIs(slots[i * 2 + 1]!, key)) return i;
     }
+  }
+
+  /** The old slot holding `key` while the table resizes, or -1. MOVED slots are passed over. */
+  private oldSlotOf(key: string, hash: number): number {
+    const slots = this.oldSlots!;
+    const mask = this.oldMask;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const h = slots[i * 2]!;
+      if (h === EMPTY) return -1;
+      if (h === hash && this.keyIs(slots[i * 2 + 1]!, key)) return i;
+    }
+  }
+
+  /**
+   * For a change to `key`: slotOf, after a step of the resize, and with the key moved to the new
+   * slots first if it is still in the old ones.
+   */
+  private slotForChange(key: string, hash: number): number {
+    if (this.oldSlots !== null) this.rehashStep(this.stepSlots);
+    const slot = this.slotOf(key, hash);
+    if (slot >= 0 || this.oldSlots === null) return slot;
+    const oldSlot = this.oldSlotOf(key, hash);
+    if (oldSlot < 0) return slot;
+    const free = -1 - slot;
+    this.moveAcross(oldSlot, free);
+    return free;
+  }
+
+  /** Moves the key of old slot `from` to the free new slot `to`. */
+  private moveAcross(from: number, to: number): void {
+    const old = this.oldSlots!;
+    this.slots[to * 2] = old[from * 2]!;
+    this.slots[to * 2 + 1] = old[from * 2 + 1]!;
+    old[from * 2] = MOVED;
+    if (--this.oldLive === 0) this.oldSlots = null;
   }
 
   private keyIs(ref: number, key: string): boolean {
@@ -160,7 +243,7 @@ export class KeyTable<V extends string | object = string | object> {
    */
   set(key: string, value: V): boolean {
     const hash = hashKey(key);
-    const slot = this.slotOf(key, hash);
+    const slot = this.slotForChange(key, hash);
     if (slot >= 0) {
       this.slots[slot * 2 + 1] = this.replaceValue(this.slots[slot * 2 + 1]!, value);
       return false;
@@ -175,7 +258,7 @@ export class KeyTable<V extends string | object = string | object> {
    */
   findOrAdd(key: string, value: V): number {
     const hash = hashKey(key);
-    const slot = this.slotOf(key, hash);
+    const slot = this.slotForChange(key, hash);
     return slot >= 0 ? this.slots[slot * 2 + 1]! : -1 - this.addAt(key, hash, value, slot);
   }
 
@@ -184,6 +267,7 @@ export class KeyTable<V extends string | object = string | object> {
     if ((this.size + 1) * 2 > this.capacity) {
       this.slotWalker?.();
       this.resize(this.capacity * 2);
+      // The key is in neither the old slots nor the new: slotOf gives its free slot.
       return this.add(key, hash, value, -1 - this.slotOf(key, hash));
     }
     return this.add(key, hash, value, -1 - slot);
@@ -283,7 +367,12 @@ export class KeyTable<V extends string | object = string | object> {
 
   /** Removes `key`; returns whether it was there. */
   delete(key: string): boolean {
-    let hole = this.slotOf(key, hashKey(key));
+    const hash = hashKey(key);
+    if (this.oldSlots !== null) {
+      this.rehashStep(this.stepSlots);
+      if (this.oldSlots !== null && this.slotOf(key, hash) < 0) return this.deleteOld(key, hash);
+    }
+    let hole = this.slotOf(key, hash);
     if (hole < 0) return false;
     this.freeEntry(this.slots[hole * 2 + 1]!);
     // Shift back each later entry of the run that may live in the hole (its home is not
@@ -300,8 +389,28 @@ export class KeyTable<V extends string | object = string | object> {
     }
     slots[hole * 2] = EMPTY;
     this.size--;
-    if (this.size * 8 < this.capacity && this.capacity > capacityMin && this.slotWalker === null) this.resize(this.capacity / 2);
+    this.shrinkIfSparse();
     return true;
+  }
+
+  /** Removes `key` from the old slots, if it is there (it is in no new one). */
+  private deleteOld(key: string, hash: number): boolean {
+    const slot = this.oldSlotOf(key, hash);
+    if (slot < 0) return false;
+    const old = this.oldSlots!;
+    this.freeEntry(old[slot * 2 + 1]!);
+    // MOVED, not EMPTY: the probe runs through this slot must still reach the keys after it.
+    old[slot * 2] = MOVED;
+    this.size--;
+    if (--this.oldLive === 0) this.oldSlots = null;
+    return true;
+  }
+
+  /** Halves the slots once the table is an eighth full (not while a walk or a resize is on). */
+  private shrinkIfSparse(): void {
+    if (this.size * 8 < this.capacity && this.capacity > capacityMin && this.slotWalker === null && this.oldSlots === null) {
+      this.resize(this.capacity / 2);
+    }
   }
 
   /**
@@ -314,6 +423,7 @@ export class KeyTable<V extends string | object = string | object> {
    * collection. Values held as objects are shared, not copied (a members table's are strings).
    */
   snapshot(): KeyTable<V> {
+    this.settle();
     const copy = new KeyTable<V>();
     copy.size = this.size;
     copy.slots = this.slots.slice();
@@ -349,6 +459,8 @@ export class KeyTable<V extends string | object = string | object> {
     this.size = 0;
     this.slots = new Int32Array(capacityMin * 2);
     this.mask = capacityMin - 1;
+    this.oldSlots = null;
+    this.oldLive = 0;
     this.slabs.length = this.words.length = 0;
     this.sharedSlabs = null;
     this.slabTop = this.slabEnd = 0;
@@ -356,20 +468,58 @@ export class KeyTable<V extends string | object = string | object> {
     this.objects.length = this.freeObjects.length = 0;
   }
 
+  /**
+   * Starts moving to `capacity` slots: the keys stay in the old slots until changes to the table
+   * move them across (rehashStep). A resize still under way is finished first.
+   */
   private resize(capacity: number): void {
-    const old = this.slots;
-    const slots = new Int32Array(capacity * 2);
-    const mask = capacity - 1;
-    for (let i = 0; i < old.length; i += 2) {
-      const hash = old[i]!;
-      if (hash === EMPTY) continue;
+    this.settle();
+    if (this.size === 0) {
+      this.slots = new Int32Array(capacity * 2);
+      this.mask = capacity - 1;
+      return;
+    }
+    this.oldSlots = this.slots;
+    this.oldMask = this.mask;
+    this.rehashFrom = 0;
+    this.oldLive = this.size;
+    this.stepSlots = capacity > this.capacity ? growStepSlots : shrinkStepSlots;
+    this.slots = new Int32Array(capacity * 2);
+    this.mask = capacity - 1;
+  }
+
+  /** Moves the keys of the next `count` old slots to the new ones; the resize ends with the last. */
+  private rehashStep(count: number): void {
+    const old = this.oldSlots!;
+    const slots = this.slots;
+    const mask = this.mask;
+    const end = Math.min(this.rehashFrom + count, this.oldMask + 1);
+    for (let i = this.rehashFrom; i < end; i++) {
+      const hash = old[i * 2]!;
+      if (hash === EMPTY || hash === MOVED) continue;
       let j = hash & mask;
       while (slots[j * 2] !== EMPTY) j = (j + 1) & mask;
       slots[j * 2] = hash;
-      slots[j * 2 + 1] = old[i + 1]!;
+      slots[j * 2 + 1] = old[i * 2 + 1]!;
+      old[i * 2] = MOVED;
+      this.oldLive--;
     }
-    this.slots = slots;
-    this.mask = mask;
+    this.rehashFrom = end;
+    if (this.oldLive === 0 || end === this.oldMask + 1) this.oldSlots = null;
+  }
+
+  /**
+   * Moves a resize under way on by `count` old slots, for a table that is not changing (Redis's
+   * activerehashing); returns whether it is still under way.
+   */
+  resizeStep(count: number): boolean {
+    if (this.oldSlots !== null) this.rehashStep(count);
+    return this.oldSlots !== null;
+  }
+
+  /** Finishes a resize under way, at once: for what needs the keys in one set of slots. */
+  settle(): void {
+    if (this.oldSlots !== null) this.rehashStep(this.oldMask + 1);
   }
 
   // ---- reading an entry --------------------------------------------------------------------------
@@ -457,8 +607,9 @@ export class KeyTable<V extends string | object = string | object> {
   /** Every key, in slot order (a snapshot: the table may change while the caller uses it). */
   keys(): string[] {
     const keys: string[] = [];
-    const slots = this.slots;
-    for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY) keys.push(this.keyOf(slots[i + 1]!));
+    for (const slots of this.oldSlots === null ? [this.slots] : [this.oldSlots, this.slots]) {
+      for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY && slots[i] !== MOVED) keys.push(this.keyOf(slots[i + 1]!));
+    }
     return keys;
   }
 
@@ -470,13 +621,31 @@ export class KeyTable<V extends string | object = string | object> {
    * prefix of the new order.
    */
   scanStep(cursor: number, out: string[]): number {
-    const slots = this.slots;
-    const mask = this.mask;
-    const home = cursor & mask;
-    for (let i = home; slots[i * 2] !== EMPTY; i = (i + 1) & mask) {
-      if ((slots[i * 2]! & mask) === home) out.push(this.keyOf(slots[i * 2 + 1]!));
+    if (this.oldSlots === null) {
+      this.homedAt(this.slots, this.mask, cursor & this.mask, out);
+      return nextCursor(cursor, this.mask);
     }
-    return reverseBits((reverseBits((cursor | ~mask) >>> 0) + 1) >>> 0);
+    // Mid-resize, as Redis's dictScan mid-rehash: the smaller set of slots' home for the cursor,
+    // then every home in the larger set that reduces to it; the cursor counts in the smaller.
+    const oldIsSmaller = this.oldMask < this.mask;
+    const [small, smallMask] = oldIsSmaller ? [this.oldSlots, this.oldMask] : [this.slots, this.mask];
+    const [large, largeMask] = oldIsSmaller ? [this.slots, this.mask] : [this.oldSlots, this.oldMask];
+    this.homedAt(small, smallMask, cursor & smallMask, out);
+    let v = cursor;
+    do {
+      this.homedAt(large, largeMask, v & largeMask, out);
+      v = nextCursor(v, largeMask);
+    } while ((v & (smallMask ^ largeMask)) !== 0);
+    // The larger set's extra bits have wrapped to 0, carrying one into the smaller's: v is next.
+    return v;
+  }
+
+  /** Adds to `out` the keys in `slots` (of `mask`) whose home slot is `home`. */
+  private homedAt(slots: Int32Array, mask: number, home: number, out: string[]): void {
+    for (let i = home; slots[i * 2] !== EMPTY; i = (i + 1) & mask) {
+      const hash = slots[i * 2]!;
+      if (hash !== MOVED && (hash & mask) === home) out.push(this.keyOf(slots[i * 2 + 1]!));
+    }
   }
 
   /**
@@ -487,6 +656,8 @@ export class KeyTable<V extends string | object = string | object> {
    * to the first free one at or after `to` (wrapping round the end) hold all of them.
    */
   entriesHomedIn(from: number, to: number, out: number[]): void {
+    // A walk in slot order needs every key in the slots it walks.
+    this.settle();
     const slots = this.slots;
     const mask = this.mask;
     // Past `to`, the run goes on, round the end if need be, but not back to `from`.
@@ -543,10 +714,13 @@ export class KeyTable<V extends string | object = string | object> {
   /** A uniformly random slot's key, or the next one after it; undefined when empty. */
   randomKey(): string | undefined {
     if (this.size === 0) return undefined;
-    const mask = this.mask;
-    let i = Math.floor(Math.random() * this.capacity);
-    while (this.slots[i * 2] === EMPTY) i = (i + 1) & mask;
-    return this.keyOf(this.slots[i * 2 + 1]!);
+    // Mid-resize, each set of slots is picked as often as it holds keys.
+    const inOld = this.oldSlots !== null && Math.random() * this.size < this.oldLive;
+    const slots = inOld ? this.oldSlots! : this.slots;
+    const mask = inOld ? this.oldMask : this.mask;
+    let i = Math.floor(Math.random() * (mask + 1));
+    while (slots[i * 2] === EMPTY || slots[i * 2] === MOVED) i = (i + 1) & mask;
+    return this.keyOf(slots[i * 2 + 1]!);
   }
 
   // ---- memory --------------------------------------------------------------------------------------

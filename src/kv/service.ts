@@ -5,6 +5,7 @@
 import { flag } from "../core/config.ts";
 import { kvDatabasesDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
+import { startActiveRehash } from "./active-rehash.ts";
 import { fsyncPolicies } from "./aof/append-log.ts";
 import { AofFileControl, aofFileName } from "./aof/file-control.ts";
 import { Engine } from "./engine.ts";
@@ -73,6 +74,7 @@ export const kvService = defineService({
     engine.config.set("port", String(resp.port));
     const rest = startRestServer({ engine, hostname: config.bind, port: config.httpPort, blockTimeoutMs: config.httpBlockTimeout, log });
     const stopExpire = startActiveExpire(engine);
+    const stopRehash = startActiveRehash(engine);
     log.info({ port: resp.port, httpPort: rest.port, bind: config.bind }, "kv listening (RESP2, REST)");
     return {
       endpoints: [
@@ -81,6 +83,7 @@ export const kvService = defineService({
       ],
       async stop() {
         stopExpire();
+        stopRehash();
         resp.stop();
         await rest.stop(true);
         // A rewrite still walking is given up and its temporary file removed (Redis kills its child).

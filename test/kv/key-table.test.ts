@@ -234,6 +234,44 @@ describe("KeyTable", () => {
     expectSame(table, model);
   });
 
+  test("a resize moves keys a few slots per use: every key is found and drawn meanwhile, and it ends", () => {
+    const table = new KeyTable<Value>();
+    const resizing = () => table.resizing;
+    let n = 0;
+    while (table.capacity < 4096) table.set(`k${n++}`, "v");
+    // The growth has just begun: nearly every key is still in the old slots.
+    expect(resizing()).toBe(true);
+    const drawn = new Set<string>();
+    // An old slot's key is drawn with probability over 1/2100 per draw (the one new key with
+    // 1/1025): 60,000 draws miss any of them less than once in 1e9.
+    for (let i = 0; i < 60_000; i++) drawn.add(table.randomKey()!);
+    expect(drawn.size).toBe(n);
+    for (let i = 0; i < n; i++) expect(table.find(`k${i}`)).toBeGreaterThanOrEqual(0);
+    // Reads move nothing, so they see the keys in one order. Changes move old slots, at least 4
+    // each (the fewest that end a growth before a shrink can be due).
+    expect(resizing()).toBe(true);
+    const order = table.keys();
+    expect(table.keys()).toEqual(order);
+    let changes = 0;
+    while (resizing()) table.set(`k${changes++}`, "w");
+    expect(changes).toBeLessThanOrEqual(2048 / 4);
+    expect(table.keys()).not.toEqual(order);
+    expect(table.keys().length).toBe(n);
+    // Deleting down to an eighth starts a shrink, which a step of any size moves on.
+    let i = 0;
+    while (table.capacity === 4096) table.delete(`k${i++}`);
+    expect(resizing()).toBe(true);
+    expect(table.size).toBe(n - i);
+    for (let j = i; j < n; j++) expect(table.find(`k${j}`)).toBeGreaterThanOrEqual(0);
+    expect(resizing()).toBe(true);
+    let steps = 1;
+    while (table.resizeStep(1)) steps++;
+    expect(steps).toBeLessThanOrEqual(4096);
+    expect(resizing()).toBe(false);
+    expect(table.capacity).toBe(2048);
+    for (let j = 0; j < i; j++) expect(table.find(`k${j}`)).toBe(-1);
+  });
+
   test("an inline value's bytes are readable in place, and rewriting one in place keeps its neighbours", () => {
     const table = new KeyTable<Value>();
     table.set("a", "xyz");

@@ -1,8 +1,10 @@
 // The keyspace over its key table (src/kv/keyspace.ts, src/kv/key-table.ts), through commands on an
 // engine with a manual clock: values on both sides of the inline limits, reads that record their
 // time, read-modify-writes in place and past an entry's size, expiry met by a write, and walks of
-// the whole keyspace (SCAN, KEYS, RANDOMKEY, SWAPDB, FLUSHDB).
+// the whole keyspace (SCAN, KEYS, RANDOMKEY, SWAPDB, FLUSHDB), and a resize finished by the
+// active runs (src/kv/active-rehash.ts).
 import { describe, expect, test } from "bun:test";
+import { activeRehashRun } from "../../src/kv/active-rehash.ts";
 import { keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { harness } from "./harness.ts";
 
@@ -119,5 +121,22 @@ describe("keyspace", () => {
     expect(kv.run("FLUSHDB")).toBe("OK");
     expect(kv.run("DBSIZE")).toBe(0);
     expect(kv.run("GET", "y")).toBeNull();
+  });
+
+  test("a resize left under way by writes that stopped is finished by the active runs, a budget at a time", () => {
+    const kv = harness(2);
+    const table = kv.engine.dbs[1]!.table;
+    kv.run("SELECT", 1);
+    let n = 0;
+    while (table.capacity < 1 << 17) kv.run("SET", `k${n++}`, "v"); // 65,537 keys: a growth from 65,536 slots starts
+    expect(table.resizing).toBe(true);
+    activeRehashRun(kv.engine, 0); // no time: one step of 1,024 old slots
+    expect(table.resizing).toBe(true);
+    activeRehashRun(kv.engine, 10_000);
+    expect(table.resizing).toBe(false);
+    expect(kv.run("DBSIZE")).toBe(n);
+    expect(kv.run("GET", "k0")).toBe("v");
+    expect(kv.run("GET", `k${n - 1}`)).toBe("v");
+    expect(kv.run("EXISTS", ...Array.from({ length: n }, (_, i) => `k${i}`))).toBe(n);
   });
 });
