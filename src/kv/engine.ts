@@ -71,6 +71,8 @@ export class Engine {
   onShutdown: (() => void) | null = null;
   /** Starts or stops the append-only file to match CONFIG's `appendonly` (the service sets it). */
   onAppendonly: (() => void) | null = null;
+  /** Whether the active expiry cycle deletes expired keys (DEBUG SET-ACTIVE-EXPIRE turns it off). */
+  activeExpire = true;
   /** The default user's password (requirepass); "" lets every client in without AUTH. */
   password = "";
   /** How long commands take, for INFO commandstats (command-timing.ts). */

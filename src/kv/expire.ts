@@ -53,7 +53,7 @@ export function activeExpireRun(engine: Engine, cursors: Map<Keyspace, Cursor>, 
 export function startActiveExpire(engine: Engine): () => void {
   const cursors = new Map<Keyspace, Cursor>();
   const timer = setInterval(() => {
-    activeExpireRun(engine, cursors);
+    if (engine.activeExpire) activeExpireRun(engine, cursors);
     engine.blocking.serveReady();
   }, kvExpireCycleIntervalMs);
   return () => clearInterval(timer);

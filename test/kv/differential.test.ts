@@ -2,7 +2,7 @@
 // real `svc kv` process, and every reply must be identical — byte for byte in value and type,
 // order-insensitive only where Redis itself is unordered, shape-only where Redis answers at
 // random. A failure prints the shrunk sequence with both servers' replies.
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as families from "./support/commands.ts";
 import type { Compare, Generated } from "./support/commands.ts";
@@ -16,6 +16,16 @@ const clockToleranceMs = 2000;
 
 /** redis-server and svc kv with one client each, up from before the first test until after the last. */
 const servers = redisAndKvWithClients();
+/** Pauses the test for `ms`, letting the servers' timers run. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Long enough for an active expiry cycle (every 100 ms on both) to have run more than once. */
+const expiryCyclesMs = 500;
+
+// A key that expired stays until a command meets it, on both sides: otherwise whether a cycle
+// ran between two commands of a sequence (DBSIZE after SET ... EXAT 1000) decides the reply.
+beforeAll(async () => {
+  for (const client of [servers.redisClient, servers.kvClient]) expect(await client.call("DEBUG", "SET-ACTIVE-EXPIRE", "0")).toEqual({ s: "OK" });
+});
 
 const sortItems = (items: RespValue[]) => [...items].sort((a, b) => show(a).localeCompare(show(b)));
 
@@ -112,6 +122,26 @@ describe("differential against redis-server", () => {
     const info = await redisClient.call("INFO", "server");
     expect(typeof info === "string" && info.includes("redis_version:7.")).toBe(true);
     expect(await kvClient.call("PING")).toEqual({ s: "PONG" });
+  });
+  test("DEBUG SET-ACTIVE-EXPIRE 0 keeps an expired key until it is met, 1 lets the cycle delete it; bad DEBUG calls are refused alike", async () => {
+    await runBoth([
+      { argv: ["SET", "gone", "v", "PX", "1"], compare: "exact" },
+      { argv: ["DEBUG", "SET-ACTIVE-EXPIRE"], compare: "exact" },
+      { argv: ["DEBUG", "SLEEP"], compare: "exact" },
+      { argv: ["DEBUG", "sleep", "0", "1"], compare: "exact" },
+      { argv: ["DEBUG", "NOSUCH"], compare: "exact" },
+    ]);
+    await pause(expiryCyclesMs);
+    // Still counted, not yet deleted: the cycle is off.
+    for (const client of [servers.redisClient, servers.kvClient]) {
+      expect(await client.call("DBSIZE")).toBe(1n);
+      expect(await client.call("DEBUG", "SET-ACTIVE-EXPIRE", "1")).toEqual({ s: "OK" });
+    }
+    await pause(expiryCyclesMs);
+    for (const client of [servers.redisClient, servers.kvClient]) {
+      expect(await client.call("DBSIZE")).toBe(0n);
+      expect(await client.call("DEBUG", "SET-ACTIVE-EXPIRE", "no")).toEqual({ s: "OK" }); // atoi("no") is 0: off again
+    }
   });
   differential("keys and strings", [...families.keyCommands, ...families.stringCommands]);
   differential("lists", [...families.listCommands, ...families.keyCommands.slice(0, 3)], [families.blockingListCommands]);

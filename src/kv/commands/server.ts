@@ -109,12 +109,20 @@ function config(x: Exec, argv: string[]): void {
   else helpReply(x, "CONFIG", ["GET <pattern>", "SET <directive> <value>", "RESETSTAT", "REWRITE"]);
 }
 
-/** Sleeps the whole server, as Redis's DEBUG SLEEP does (tests use it to provoke timeouts). */
+/**
+ * DEBUG SLEEP sleeps the whole server, as Redis's does (tests use it to provoke timeouts); DEBUG
+ * SET-ACTIVE-EXPIRE 0 stops the active expiry cycle, so that an expired key stays until a command
+ * meets it (tests comparing servers use it to take the cycle's timing out), and 1 restarts it.
+ */
 function debug(x: Exec, argv: string[]): void {
   const sub = argv[1]!.toLowerCase();
-  if (sub !== "sleep") throw new KvError(`ERR Unknown subcommand or wrong number of arguments for '${argv[1]}'. Try DEBUG HELP.`);
-  const seconds = parseFloatArg(argv[2] ?? "0");
-  if (seconds > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
+  if (sub === "sleep" && argv.length === 3) {
+    const seconds = parseFloatArg(argv[2]!);
+    if (seconds > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
+  } else if (sub === "set-active-expire" && argv.length === 3) {
+    // Redis reads the flag with atoi: any text not starting with a non-zero number turns it off.
+    x.engine.activeExpire = Boolean(Number.parseInt(argv[2]!, 10));
+  } else throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try DEBUG HELP.`);
   x.reply.simple("OK");
 }
 
@@ -178,7 +186,7 @@ export const serverCommands: readonly CommandSpec[] = [
       sub("memory", "help", 2, "Shows MEMORY's subcommands.", (x) => helpReply(x, "MEMORY", ["PURGE", "    Run a full garbage collection so freed memory can return to the OS."])),
     ],
   },
-  { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP).", run: debug },
+  { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP, SET-ACTIVE-EXPIRE).", run: debug },
   {
     name: "function", arity: -2, flags: [], group: "server", summary: "Functions (only FLUSH, as there are none).",
     subcommands: [

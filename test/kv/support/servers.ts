@@ -71,12 +71,13 @@ export { freePort };
 /**
  * Starts Debian's redis-server with persistence off, on a free port, with `args` (e.g. --requirepass).
  * Its directory is a fresh temporary one (args may name another), so a test that runs SAVE or
- * BGREWRITEAOF leaves nothing in the working directory.
+ * BGREWRITEAOF leaves nothing in the working directory. DEBUG is allowed from loopback, as svc
+ * allows it (Redis 7 refuses it by default).
  */
 export async function startRedis(args: string[] = []): Promise<ServerProcess> {
   const port = freePort();
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
-  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", ...args];
+  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", "--enable-debug-command", "local", ...args];
   return spawnServer("redis-server", argv, process.env, (output) => (output.includes("Ready to accept connections") ? port : undefined));
 }
 
