@@ -155,6 +155,39 @@ describe("the rewrite's walk in slot order", () => {
   });
 });
 
+describe("a table resizing when the walk reaches it", () => {
+  test("is moved to its new slots a step at a time, not at once, then walked; the file replays to the data held", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const h = filledEngine(dir);
+    // Database 1 holds 1,209 keys in 4,096 slots; 2,888 more start a growth from 8,192 slots to
+    // 16,384 with its last key, which leaves every key in the old slots.
+    h.run("SELECT", 1);
+    h.run("MSET", ...Array.from({ length: 2888 }, (_, i) => [`r${i}`, "v"]).flat());
+    const table = h.engine.dbs[1]!.table;
+    expect(table.resizing).toBe(true);
+    expect(table.capacity).toBe(16_384);
+    expect(h.engine.startRewrite()).toBe(true);
+    const rewrite = h.engine.rewrite!;
+    // Database 0's 4,096 slots take 16 steps of 256; then two steps of 4,096 old slots each.
+    let steps = 0;
+    while (table.resizing) {
+      rewrite.walkStep();
+      steps++;
+      if (steps === 17) h.run("SET", "r1", "changed"); // a change between the resize's steps
+    }
+    expect(steps).toBe(18);
+    h.run("SELECT", 0);
+    while (h.engine.rewrite !== null) await new Promise((resolve) => setImmediate(resolve));
+    await h.engine.aof!.close();
+    const again = harness(databases);
+    loadAppendLog(again.engine, join(dir, "appendonly.aof"), silent);
+    const held = snapshot(h);
+    expect(snapshot(again)).toEqual(held);
+    expect(held["1:r1"]).toEqual({ type: "string", value: "changed", expires: false });
+    expect(Object.keys(held).filter((k) => k.startsWith("1:")).length).toBe(1209 + 2888);
+  });
+});
+
 describe("after the walk, while the snapshot syncs off the JavaScript thread", () => {
   const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
