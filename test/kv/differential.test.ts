@@ -143,6 +143,18 @@ describe("differential against redis-server", () => {
       expect(await client.call("DEBUG", "SET-ACTIVE-EXPIRE", "no")).toEqual({ s: "OK" }); // atoi("no") is 0: off again
     }
   });
+  test("GETEX with an EXAT or PXAT already past deletes the key, as SET with one does not", async () => {
+    const sequence = (argv: string[]) => [
+      { argv: ["SET", "k", "v"], compare: "exact" as const },
+      { argv, compare: "exact" as const },
+      { argv: ["DBSIZE"], compare: "exact" as const },
+      { argv: ["GET", "k"], compare: "exact" as const },
+    ];
+    for (const at of [["EXAT", "1000"], ["PXAT", "1"]]) await runBoth(sequence(["GETEX", "k", ...at]));
+    await runBoth(sequence(["SET", "k", "w", "EXAT", "1000"]));
+    // Relative times must be positive: the key and its value stay.
+    await runBoth(sequence(["GETEX", "k", "PX", "0"]));
+  });
   differential("keys and strings", [...families.keyCommands, ...families.stringCommands]);
   differential("lists", [...families.listCommands, ...families.keyCommands.slice(0, 3)], [families.blockingListCommands]);
   differential("hashes", [...families.hashCommands, ...families.keyCommands.slice(0, 3)]);

@@ -404,7 +404,11 @@ function getex(x: Exec, argv: string[]): void {
   const value = getString(x, key);
   if (value === undefined) return x.reply.bulk(null);
   const at = expiry === null ? null : expiryTime(x, expiry.unit, expiry.text, "getex");
-  if (at !== null) {
+  if (at !== null && at <= x.engine.clock.nowMs()) {
+    // An EXAT or PXAT already past deletes the key, as Redis does (EX and PX must be positive).
+    x.db.delete(key);
+    x.propagate = [["DEL", key]];
+  } else if (at !== null) {
     x.db.setExpire(key, at);
     x.propagate = [["PEXPIREAT", key, String(at)]];
   } else if (persist && x.db.persist(key)) x.propagate = [["PERSIST", key]];
