@@ -93,15 +93,13 @@ export const kvOutputPauseBytes = 4 * MiB;
 export const kvPubsubOutputBytesMax = 32 * MiB;
 /** Default number of databases (Redis's `databases`). */
 export const kvDatabasesDefault = 16;
-/** Active expiry runs this often (Redis's hz 10) ... */
-export const kvExpireCycleIntervalMs = 100;
-/** ... spending at most this long per run (25% of the interval, as Redis's slow cycle). */
+/** The server's periodic work (cron.ts) runs this often (Redis's serverCron at hz 10). */
+export const kvCronIntervalMs = 100;
+/** Active expiry spends at most this long per run (25% of the interval, as Redis's slow cycle). */
 export const kvExpireCycleBudgetMs = 25;
 /** Keys with a time to live sampled per batch of the active cycle (Redis's 20). */
 export const kvExpireSampleKeys = 20;
-/** A key table's resize left under way is moved on this often when nothing changes it ... */
-export const kvActiveRehashIntervalMs = 100;
-/** ... for at most this long (Redis's activerehashing: 1 ms of each cron run). */
+/** Moving idle resizes on spends at most this long per run (Redis's activerehashing: 1 ms). */
 export const kvActiveRehashBudgetMs = 1;
 
 // ---- kv REST API (src/kv/rest; the spec leaves request limits open) ----------------------------

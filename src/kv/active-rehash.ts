@@ -1,11 +1,11 @@
 /**
  * Redis's activerehashing. A key table resizes a step at a time, moved on by the changes made to
  * it (key-table.ts); one that stops changing would keep its keys in two sets of slots, with the
- * old slots' memory held and a missing key looked for in both. So, ten times a second, the
- * databases' resizes under way are moved on for at most kvActiveRehashBudgetMs in all. Only the
+ * old slots' memory held and a missing key looked for in both. So each run of the cron (cron.ts)
+ * moves the databases' resizes under way on for at most kvActiveRehashBudgetMs in all. Only the
  * databases' tables: a large hash or set resizing is moved on by changes alone, as in Redis.
  */
-import { kvActiveRehashBudgetMs, kvActiveRehashIntervalMs } from "../core/limits.ts";
+import { kvActiveRehashBudgetMs } from "../core/limits.ts";
 import type { Engine } from "./engine.ts";
 
 /** Old slots moved per step between looks at the clock (a few microseconds' work). */
@@ -17,10 +17,4 @@ export function activeRehashRun(engine: Engine, budgetMs = kvActiveRehashBudgetM
   for (const db of engine.dbs) {
     while (db.table.resizeStep(slotsPerStep)) if (performance.now() >= deadline) return;
   }
-}
-
-/** Starts the runs; returns the function that stops them. */
-export function startActiveRehash(engine: Engine): () => void {
-  const timer = setInterval(() => activeRehashRun(engine), kvActiveRehashIntervalMs);
-  return () => clearInterval(timer);
 }

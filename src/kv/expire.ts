@@ -5,12 +5,15 @@
  * run stopped, so over time every key with a TTL is visited — without any run taking longer than
  * kvExpireCycleBudgetMs.
  */
-import { kvExpireCycleBudgetMs, kvExpireCycleIntervalMs, kvExpireSampleKeys } from "../core/limits.ts";
+import { kvExpireCycleBudgetMs, kvExpireSampleKeys } from "../core/limits.ts";
 import type { Engine } from "./engine.ts";
 import type { Keyspace } from "./keyspace.ts";
 
 /** Above this share of expired keys in a batch, the database is sampled again at once. */
 const resampleExpiredRatio = 0.25;
+
+/** Where each database's sampling resumes, kept from run to run by the caller (cron.ts). */
+export type ExpireCursors = Map<Keyspace, Cursor>;
 
 interface Cursor {
   map: Map<string, number>;
@@ -18,7 +21,7 @@ interface Cursor {
 }
 
 /** Deletes up to one batch of expired keys from `db`; returns how many of the batch expired. */
-function sampleBatch(db: Keyspace, cursors: Map<Keyspace, Cursor>): { sampled: number; expired: number } {
+function sampleBatch(db: Keyspace, cursors: ExpireCursors): { sampled: number; expired: number } {
   let cursor = cursors.get(db);
   if (cursor === undefined || cursor.map !== db.expires) {
     cursor = { map: db.expires, it: db.expires.keys() };
@@ -39,7 +42,7 @@ function sampleBatch(db: Keyspace, cursors: Map<Keyspace, Cursor>): { sampled: n
 }
 
 /** One run over every database within the time budget. */
-export function activeExpireRun(engine: Engine, cursors: Map<Keyspace, Cursor>, budgetMs = kvExpireCycleBudgetMs): void {
+export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs = kvExpireCycleBudgetMs): void {
   const deadline = performance.now() + budgetMs;
   for (const db of engine.dbs) {
     while (db.expires.size > 0 && performance.now() < deadline) {
@@ -47,14 +50,4 @@ export function activeExpireRun(engine: Engine, cursors: Map<Keyspace, Cursor>, 
       if (sampled === 0 || expired / sampled <= resampleExpiredRatio) break;
     }
   }
-}
-
-/** Starts the cycle; returns the function that stops it. */
-export function startActiveExpire(engine: Engine): () => void {
-  const cursors = new Map<Keyspace, Cursor>();
-  const timer = setInterval(() => {
-    if (engine.activeExpire) activeExpireRun(engine, cursors);
-    engine.blocking.serveReady();
-  }, kvExpireCycleIntervalMs);
-  return () => clearInterval(timer);
 }

@@ -223,7 +223,15 @@ export class KeyTable<V extends string | object = string | object> {
     const old = this.oldSlots!;
     this.slots[to * 2] = old[from * 2]!;
     this.slots[to * 2 + 1] = old[from * 2 + 1]!;
-    old[from * 2] = MOVED;
+    this.vacateOld(from);
+  }
+
+  /**
+   * Marks old slot `slot` MOVED, not EMPTY, so that the probe runs through it still reach the keys
+   * after it; the resize ends with the last key to leave.
+   */
+  private vacateOld(slot: number): void {
+    this.oldSlots![slot * 2] = MOVED;
     if (--this.oldLive === 0) this.oldSlots = null;
   }
 
@@ -368,12 +376,9 @@ export class KeyTable<V extends string | object = string | object> {
   /** Removes `key`; returns whether it was there. */
   delete(key: string): boolean {
     const hash = hashKey(key);
-    if (this.oldSlots !== null) {
-      this.rehashStep(this.stepSlots);
-      if (this.oldSlots !== null && this.slotOf(key, hash) < 0) return this.deleteOld(key, hash);
-    }
+    if (this.oldSlots !== null) this.rehashStep(this.stepSlots);
     let hole = this.slotOf(key, hash);
-    if (hole < 0) return false;
+    if (hole < 0) return this.oldSlots !== null && this.deleteOld(key, hash);
     this.freeEntry(this.slots[hole * 2 + 1]!);
     // Shift back each later entry of the run that may live in the hole (its home is not
     // cyclically within (hole, j]), so that every key stays reachable from its home slot.
@@ -397,12 +402,9 @@ export class KeyTable<V extends string | object = string | object> {
   private deleteOld(key: string, hash: number): boolean {
     const slot = this.oldSlotOf(key, hash);
     if (slot < 0) return false;
-    const old = this.oldSlots!;
-    this.freeEntry(old[slot * 2 + 1]!);
-    // MOVED, not EMPTY: the probe runs through this slot must still reach the keys after it.
-    old[slot * 2] = MOVED;
+    this.freeEntry(this.oldSlots![slot * 2 + 1]!);
     this.size--;
-    if (--this.oldLive === 0) this.oldSlots = null;
+    this.vacateOld(slot);
     return true;
   }
 

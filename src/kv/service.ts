@@ -5,11 +5,10 @@
 import { flag } from "../core/config.ts";
 import { kvDatabasesDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
-import { startActiveRehash } from "./active-rehash.ts";
 import { fsyncPolicies } from "./aof/append-log.ts";
 import { AofFileControl, aofFileName } from "./aof/file-control.ts";
+import { startCron } from "./cron.ts";
 import { Engine } from "./engine.ts";
-import { startActiveExpire } from "./expire.ts";
 import { NativeRespParser } from "./resp/native-parser.ts";
 import { RespParser } from "./resp/parser.ts";
 import { startRestServer } from "./rest/server.ts";
@@ -73,8 +72,7 @@ export const kvService = defineService({
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
     const rest = startRestServer({ engine, hostname: config.bind, port: config.httpPort, blockTimeoutMs: config.httpBlockTimeout, log });
-    const stopExpire = startActiveExpire(engine);
-    const stopRehash = startActiveRehash(engine);
+    const stopCron = startCron(engine);
     log.info({ port: resp.port, httpPort: rest.port, bind: config.bind }, "kv listening (RESP2, REST)");
     return {
       endpoints: [
@@ -82,8 +80,7 @@ export const kvService = defineService({
         { protocol: "REST", address: `${rest.url}`, tryIt: `curl ${rest.url}dbsize` },
       ],
       async stop() {
-        stopExpire();
-        stopRehash();
+        stopCron();
         resp.stop();
         await rest.stop(true);
         // A rewrite still walking is given up and its temporary file removed (Redis kills its child).

@@ -83,6 +83,8 @@ const prelude: Generated[] = [
 /** Switches the connection to RESP3; the reply holds the connection id, so compare its shape. */
 const resp3: Generated = { argv: ["HELLO", "3"], compare: "shape" };
 
+const isStatus = (v: RespValue, status: string) => v !== null && typeof v === "object" && !Array.isArray(v) && "s" in v && v.s === status;
+
 async function runBoth(commands: Generated[], protocol: 2 | 3 = 2): Promise<void> {
   const all = [...prelude, ...(protocol === 3 ? [resp3] : []), ...commands];
   const argvs = all.map((g) => g.argv);
@@ -91,15 +93,14 @@ async function runBoth(commands: Generated[], protocol: 2 | 3 = 2): Promise<void
   let queued: Compare[] | null = null;
   for (let i = 0; i < all.length; i++) {
     const name = all[i]!.argv[0]!.toUpperCase();
-    const reply = expected[i]!;
-    let matches: boolean;
-    if (name === "EXEC" && queued !== null && Array.isArray(reply) && Array.isArray(actual[i]) && reply.length === queued.length) {
-      // Each reply in EXEC's array as its own command's would be compared (KEYS inside MULTI is unordered).
-      const replies = actual[i] as RespValue[];
-      matches = replies.length === reply.length && queued.every((compare, j) => same(reply[j]!, replies[j]!, compare));
-    } else matches = same(reply, actual[i]!, all[i]!.compare);
-    if (name === "MULTI" && queued === null && show(reply) === show({ s: "OK" })) queued = [];
-    else if (queued !== null && show(reply) === show({ s: "QUEUED" })) queued.push(all[i]!.compare);
+    const [reply, got] = [expected[i]!, actual[i]!];
+    // EXEC's replies are each compared as their own command's would be (KEYS inside MULTI is unordered).
+    const matches =
+      name === "EXEC" && queued !== null && Array.isArray(reply) && Array.isArray(got) && reply.length === queued.length
+        ? got.length === reply.length && queued.every((compare, j) => same(reply[j]!, got[j]!, compare))
+        : same(reply, got, all[i]!.compare);
+    if (name === "MULTI" && queued === null && isStatus(reply, "OK")) queued = [];
+    else if (queued !== null && isStatus(reply, "QUEUED")) queued.push(all[i]!.compare);
     else if (name === "EXEC" || name === "DISCARD" || name === "RESET") queued = null;
     if (matches) continue;
     const transcript = all

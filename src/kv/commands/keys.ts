@@ -65,15 +65,22 @@ function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: bool
     (gt && (current === undefined || when <= current)) ||
     (lt && current !== undefined && when >= current);
   if (refused) return x.reply.integer(0);
-  // The file records the outcome in absolute terms, as Redis propagates it.
-  if (when <= now) {
+  expireAtOrDelete(x, key, when, now);
+  x.reply.integer(1);
+}
+
+/**
+ * Gives `key` the expiry time `at` (Unix ms), or deletes it when `at` is not after `now`, as Redis
+ * does; the file records the outcome in absolute terms (PEXPIREAT or DEL), as Redis propagates it.
+ */
+export function expireAtOrDelete(x: Exec, key: string, at: number, now: number): void {
+  if (at <= now) {
     x.db.delete(key);
     x.propagate = [["DEL", key]];
   } else {
-    x.db.setExpire(key, when);
-    x.propagate = [["PEXPIREAT", key, String(when)]];
+    x.db.setExpire(key, at);
+    x.propagate = [["PEXPIREAT", key, String(at)]];
   }
-  x.reply.integer(1);
 }
 
 function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): void {

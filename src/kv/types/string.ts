@@ -4,6 +4,7 @@
  */
 import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../args.ts";
 import { parseLongLong } from "../resp/parser.ts";
+import { expireAtOrDelete } from "../commands/keys.ts";
 import { getString, getStringRef, getStringValue, replyString, stringAt } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
@@ -404,14 +405,9 @@ function getex(x: Exec, argv: string[]): void {
   const value = getString(x, key);
   if (value === undefined) return x.reply.bulk(null);
   const at = expiry === null ? null : expiryTime(x, expiry.unit, expiry.text, "getex");
-  if (at !== null && at <= x.engine.clock.nowMs()) {
-    // An EXAT or PXAT already past deletes the key, as Redis does (EX and PX must be positive).
-    x.db.delete(key);
-    x.propagate = [["DEL", key]];
-  } else if (at !== null) {
-    x.db.setExpire(key, at);
-    x.propagate = [["PEXPIREAT", key, String(at)]];
-  } else if (persist && x.db.persist(key)) x.propagate = [["PERSIST", key]];
+  // An EXAT or PXAT already past deletes the key (EX and PX must be positive).
+  if (at !== null) expireAtOrDelete(x, key, at, x.engine.clock.nowMs());
+  else if (persist && x.db.persist(key)) x.propagate = [["PERSIST", key]];
   x.reply.bulk(value);
 }
 

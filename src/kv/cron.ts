@@ -1,0 +1,20 @@
+/**
+ * The server's periodic work, one timer as Redis's serverCron: the active expiry cycle (unless
+ * DEBUG SET-ACTIVE-EXPIRE 0 turned it off), the key tables' idle resizes moved on, and the clients
+ * blocked on keys that the cycle or anything else since made ready served.
+ */
+import { kvCronIntervalMs } from "../core/limits.ts";
+import { activeRehashRun } from "./active-rehash.ts";
+import type { Engine } from "./engine.ts";
+import { activeExpireRun, type ExpireCursors } from "./expire.ts";
+
+/** Starts the runs; returns the function that stops them. */
+export function startCron(engine: Engine): () => void {
+  const cursors: ExpireCursors = new Map();
+  const timer = setInterval(() => {
+    if (engine.activeExpire) activeExpireRun(engine, cursors);
+    activeRehashRun(engine);
+    engine.blocking.serveReady();
+  }, kvCronIntervalMs);
+  return () => clearInterval(timer);
+}
