@@ -10,6 +10,10 @@ export const GiB = 1024 * MiB;
 // ---- HTTP (src/http) -------------------------------------------------------------------------
 /** A client-supplied X-Request-Id longer than this is replaced by one of ours. */
 export const requestIdLengthMax = 64;
+/** A connection that sends nothing for this long is closed, unless its request holds it open (Bun's default). */
+export const httpIdleTimeoutSecondsDefault = 10;
+/** The longest idle timeout Bun.serve takes. */
+export const httpIdleTimeoutSecondsMax = 255;
 
 // ---- Process supervision (svc up) ------------------------------------------------------------
 /** How long a service child may take to report where it listens before `svc up` gives up. */
@@ -109,11 +113,14 @@ export const kvActiveRehashBudgetMs = 1;
  */
 export const kvRestBodyBytesMax = 16 * MiB;
 /**
- * Longest a blocking command over POST /cmd waits before answering as a timeout. Bun.serve (in
- * src/http) closes a connection that sends nothing for 10 s, its default idleTimeout, so the
- * answer must come before that.
+ * How long a blocking command over POST /cmd waits, by default, before answering as a timeout:
+ * under the 60 s after which common proxies (nginx's proxy_read_timeout, a cloud load
+ * balancer's idle timeout) give up on a silent upstream, so a default wait behind one still
+ * gets its own answer.
  */
-export const kvRestBlockTimeoutMsMax = 8_000;
+export const kvRestBlockTimeoutMsDefault = 30_000;
+/** The most `--http-block-timeout` allows: a wait over HTTP still ends, as none over RESP must. */
+export const kvRestBlockTimeoutMsMax = 3_600_000;
 
 // ---- Media service (src/media; our own bounds where part A of the spec leaves them open) ------
 /** Longest token accepted; a JWT of a 256-byte user and room is well under 1 KiB. */

@@ -21,6 +21,11 @@ export interface RequestContext {
   readonly url: URL;
   /** The JSON body, read within the service's byte limit; see body.ts for the errors. */
   json<T = unknown>(): Promise<T>;
+  /**
+   * Lets this request's connection sit silent for as long as its handler waits (a long poll),
+   * instead of being closed after the server's idle timeout. The handler must bound its own wait.
+   */
+  holdOpen(): void;
 }
 
 export type Handler = (ctx: RequestContext) => Response | Promise<Response>;

@@ -6,8 +6,9 @@
  * bug: the client gets `internal error (id <id>)`, the log gets the stack under that id, and the
  * server keeps serving.
  */
-import type { BunRequest } from "bun";
+import type { BunRequest, Server } from "bun";
 import { isSvcError, SvcError } from "../core/errors.ts";
+import { httpIdleTimeoutSecondsDefault } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { readJsonBody } from "./body.ts";
 import { type CorsPolicy, preflightHeaders, setCorsHeaders } from "./cors.ts";
@@ -28,6 +29,11 @@ export interface HttpServiceOptions {
   log: Logger;
   /** The service's error body; `{"error": message}` unless it says otherwise. */
   errorBody?: (error: SvcError) => unknown;
+  /**
+   * Seconds a connection may send nothing, mid-request or between requests, before it is closed
+   * (httpIdleTimeoutSecondsDefault unless set); a handler's holdOpen lifts it for its request.
+   */
+  idleTimeoutSeconds?: number;
 }
 
 export interface HttpService {
@@ -48,6 +54,7 @@ class Context implements RequestContext {
     readonly params: Record<string, string>,
     readonly id: string,
     private readonly service: HttpServiceOptions,
+    private readonly server: Server<undefined>,
   ) {}
 
   get url(): URL {
@@ -60,6 +67,11 @@ class Context implements RequestContext {
 
   json<T>(): Promise<T> {
     return readJsonBody<T>(this.req, this.service.bodyBytesMax);
+  }
+
+  holdOpen(): void {
+    // 0 turns Bun's idle timer off for this request; the connection's own close still ends it.
+    this.server.timeout(this.req, 0);
   }
 }
 
@@ -79,11 +91,11 @@ function dispatcher(options: HttpServiceOptions) {
     return json(errorBody(new SvcError("internal", `internal error (id ${id})`)), 500);
   }
 
-  return async (req: BunRequest, handler: Handler): Promise<Response> => {
+  return async (req: BunRequest, server: Server<undefined>, handler: Handler): Promise<Response> => {
     const id = requestIdFor(req);
     let response: Response;
     try {
-      response = await handler(new Context(req, req.params ?? {}, id, options));
+      response = await handler(new Context(req, req.params ?? {}, id, options, server));
     } catch (error) {
       response = errorResponse(error, id);
     }
@@ -108,7 +120,7 @@ const noRoute: Handler = ({ req, url }) => {
   throw new SvcError("not_found", `no route for ${req.method} ${url.pathname}`);
 };
 
-type BunMethodTable = Record<string, (req: BunRequest) => Promise<Response>>;
+type BunMethodTable = Record<string, (req: BunRequest, server: Server<undefined>) => Promise<Response>>;
 
 /** Bun's route table: every method of every path answered, unserved ones with 405. */
 function bunRoutes(options: HttpServiceOptions, run: ReturnType<typeof dispatcher>): Record<string, BunMethodTable> {
@@ -119,9 +131,9 @@ function bunRoutes(options: HttpServiceOptions, run: ReturnType<typeof dispatche
     const methods: BunMethodTable = {};
     for (const method of httpMethods) {
       const handler = handlers[method] ?? refuse;
-      methods[method] = (req) => run(req, handler);
+      methods[method] = (req, server) => run(req, server, handler);
     }
-    methods.OPTIONS = (req) => run(req, () => noContent(preflightHeaders(options.cors, req, served)));
+    methods.OPTIONS = (req, server) => run(req, server, () => noContent(preflightHeaders(options.cors, req, served)));
     table[path] = methods;
   }
   return table;
@@ -136,11 +148,12 @@ export function startHttpServer(options: HttpServiceOptions): HttpService {
     // Bun shares the port (SO_REUSEPORT) unless told not to: a second server started on a taken
     // port would silently split requests with the first instead of failing to start.
     reusePort: false,
+    idleTimeout: options.idleTimeoutSeconds ?? httpIdleTimeoutSecondsDefault,
     // Bun's own cap answers an empty 413 before our handler sees the request; body.ts enforces
     // the service's limit with the service's error body, so Bun's cap is set out of the way.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     routes: bunRoutes(options, run),
-    fetch: (req) => run(req as BunRequest, noRoute),
+    fetch: (req, server) => run(req as BunRequest, server, noRoute),
     // Reached only if the wrapper itself fails; handlers' errors are answered in dispatcher().
     error(error) {
       options.log.error({ service: options.name, err: error }, "http wrapper failure");

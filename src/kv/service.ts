@@ -3,7 +3,7 @@
  * (src/kv/rest, docs/kv-rest.md) on --http-port (5020), over one engine.
  */
 import { flag } from "../core/config.ts";
-import { kvDatabasesDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
+import { httpIdleTimeoutSecondsDefault, httpIdleTimeoutSecondsMax, kvDatabasesDefault, kvRestBlockTimeoutMsDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { fsyncPolicies } from "./aof/append-log.ts";
 import { AofFileControl, aofFileName } from "./aof/file-control.ts";
@@ -29,8 +29,12 @@ export const kvService = defineService({
     bind: flag.string({ default: "127.0.0.1", help: "address to listen on" }),
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port; 0 picks a free one (printed)" }),
     httpBlockTimeout: flag.duration({
-      default: kvRestBlockTimeoutMsMax, min: 0, max: kvRestBlockTimeoutMsMax,
+      default: kvRestBlockTimeoutMsDefault, min: 0, max: kvRestBlockTimeoutMsMax,
       help: "longest a blocking command (BLPOP …) over REST POST /cmd waits before answering null",
+    }),
+    httpIdleTimeout: flag.duration({
+      default: httpIdleTimeoutSecondsDefault * 1000, min: 1000, max: httpIdleTimeoutSecondsMax * 1000,
+      help: "close a REST connection silent this long (whole seconds), except while a blocking command waits",
     }),
     dir: flag.string({ default: dataDirDefault, help: "directory for persistence files (created if missing)" }),
     appendonly: flag.enum({ default: "yes", choices: ["yes", "no"], help: `log every write to ${aofFileName} in --dir and replay it at start` }),
@@ -71,7 +75,10 @@ export const kvService = defineService({
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
-    const rest = startRestServer({ engine, hostname: config.bind, port: config.httpPort, blockTimeoutMs: config.httpBlockTimeout, log });
+    const rest = startRestServer({
+      engine, hostname: config.bind, port: config.httpPort, log,
+      blockTimeoutMs: config.httpBlockTimeout, idleTimeoutSeconds: Math.ceil(config.httpIdleTimeout / 1000),
+    });
     const stopCron = startCron(engine);
     log.info({ port: resp.port, httpPort: rest.port, bind: config.bind }, "kv listening (RESP2, REST)");
     return {

@@ -296,3 +296,32 @@ describe("CORS", () => {
     expect(res.headers.get("access-control-allow-methods")).toBeNull();
   });
 });
+
+describe("idle timeout", () => {
+  // Bun checks idle connections every 4 s, so a 1 s timeout cuts a silent request at 1–5 s;
+  // a handler silent for 6 s is past it either way.
+  const silentMs = 6000;
+  const quiet = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const { base: idleBase } = serve({
+    idleTimeoutSeconds: 1,
+    routes: {
+      "/silent": { GET: async () => (await quiet(silentMs), json({ answered: true })) },
+      "/held": {
+        GET: async (ctx) => {
+          ctx.holdOpen();
+          await quiet(silentMs);
+          return json({ answered: true });
+        },
+      },
+    },
+  });
+
+  test("a request silent past the idle timeout is cut, unless its handler holds it open", async () => {
+    const [silent, held] = await Promise.all([
+      fetch(`${idleBase}/silent`).then((r) => r.json(), (error: unknown) => ({ cut: String(error) })),
+      fetch(`${idleBase}/held`).then((r) => r.json()),
+    ]);
+    expect(silent).toEqual({ cut: expect.stringContaining("closed") });
+    expect(held).toEqual({ answered: true });
+  }, silentMs + 5000);
+});

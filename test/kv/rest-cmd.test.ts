@@ -4,7 +4,7 @@
 // commands really wait: served by a later push, or answered null at their own timeout or at
 // --http-block-timeout, whichever is first; a client that leaves stops waiting. Writes made over
 // REST go to the append-only file like any other and are there after a restart.
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -263,6 +263,31 @@ describe("blocking commands over /cmd", () => {
     await resp.call("LPUSH", "blk:side", "v");
     expect((await waiting).body).toEqual({ result: ["blk:side", "v"] });
   });
+});
+
+describe("a blocking wait longer than the HTTP idle timeout", () => {
+  // Bun checks idle connections every 4 s: with --http-idle-timeout 1s a silent request is cut at
+  // 1–5 s, so waits of 6 s and more are past it whatever the phase.
+  const pushAtMs = 6000;
+  let server: ServerProcess;
+  let client: RespClient;
+  beforeAll(async () => {
+    server = await startKv(["--appendonly", "no", "--http-idle-timeout", "1s", "--http-block-timeout", "8s"]);
+    client = await RespClient.connect(server.port);
+  });
+  afterAll(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  test("keeps its connection: served by a late push, or answered null at --http-block-timeout", async () => {
+    const served = cmd({ command: "BLPOP", args: ["late:list", "0"] }, server.httpPort!);
+    const unserved = cmd({ command: "BRPOP", args: ["late:none", "0"] }, server.httpPort!);
+    await new Promise((resolve) => setTimeout(resolve, pushAtMs));
+    await client.call("RPUSH", "late:list", "v");
+    expect(await served).toEqual({ status: 200, body: { result: ["late:list", "v"] } });
+    expect(await unserved).toEqual({ status: 200, body: { result: null } });
+  }, 15_000);
 });
 
 describe("persistence of REST writes", () => {

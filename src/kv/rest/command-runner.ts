@@ -28,6 +28,8 @@ export interface Waiting {
   timeoutMs: number;
   /** Names the request in CLIENT LIST (addr=…). */
   peer: string;
+  /** Called once the command blocks: its connection must stay open, however long it is silent. */
+  holdOpen: () => void;
 }
 
 export interface RunOptions {
@@ -70,7 +72,10 @@ export class CommandRunner {
     try {
       this.engine.execute(session, argv, reply);
       this.engine.settleTiming();
-      if (session.blocked !== null && transport !== null) await this.waitUntilServed(session, transport, options.wait!);
+      if (session.blocked !== null && transport !== null) {
+        options.wait!.holdOpen();
+        await this.waitUntilServed(session, transport, options.wait!);
+      }
     } finally {
       this.engine.unregister(session);
     }

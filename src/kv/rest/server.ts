@@ -34,6 +34,8 @@ export interface RestServerOptions {
   port: number;
   /** Longest a blocking command over POST /cmd waits (ms). */
   blockTimeoutMs: number;
+  /** Seconds an HTTP connection may stay silent, outside a blocking wait, before it is closed. */
+  idleTimeoutSeconds: number;
   log: Logger;
 }
 
@@ -85,6 +87,7 @@ export function startRestServer(options: RestServerOptions): HttpService {
     bodyBytesMax: kvRestBodyBytesMax,
     cors: { kind: "off" },
     log: options.log,
+    idleTimeoutSeconds: options.idleTimeoutSeconds,
   });
   runner.local = `${options.hostname}:${server.port}`;
   return server;

@@ -5,7 +5,7 @@
  * - each request is its own client, so commands that only set up state for later commands on the
  *   same connection (MULTI/EXEC, WATCH, SUBSCRIBE, SELECT, AUTH, HELLO …) are refused with 400;
  * - a blocking command (BLPOP, BLMOVE, BZPOPMIN …) really waits, up to its own timeout or
- *   `--http-block-timeout` (default and at most kvRestBlockTimeoutMsMax), whichever comes first,
+ *   `--http-block-timeout` (default 30 s, at most an hour), whichever comes first,
  *   and then answers as a timed-out RESP client does: null;
  * - replies take RESP3's shapes (maps as objects, doubles as numbers) unless the body asks for
  *   `"protocol": 2`, which gives exactly RESP2's structure (json-reply.ts).
@@ -59,7 +59,7 @@ export function cmdRoutes(blockTimeoutMs: number, respPort: () => string): RestR
               `send it over RESP (port ${respPort()})`,
           );
         }
-        const wait = { signal: r.http.req.signal, timeoutMs: blockTimeoutMs, peer: `rest:${r.http.id}` };
+        const wait = { signal: r.http.req.signal, timeoutMs: blockTimeoutMs, peer: `rest:${r.http.id}`, holdOpen: () => r.http.holdOpen() };
         return runAndAnswer(r, argv, undefined, { protocol, wait });
       },
     },
