@@ -341,4 +341,45 @@ describe("through commands", () => {
     expect(run("HSET", "h", ...fields(200))).toBe(200);
     expect((run("HRANDFIELD", "h") as string).startsWith("f")).toBe(true);
   });
+
+  // Few picks are drawn one at a time (sample.ts), many from a shuffled copy; either way, in every
+  // form: as many as asked (at most all of them when positive), distinct when positive, and only
+  // present ones; SPOP removes exactly what it answers.
+  test("SRANDMEMBER, SPOP and HRANDFIELD with a count keep Redis's contract in every form and count", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 400 }), fc.boolean(), fc.integer({ min: -500, max: 500 }), fc.integer({ min: 0, max: 500 }),
+        (size, withLong, count, popCount) => {
+          const members = Array.from({ length: size }, (_, i) => (withLong && i === 0 ? "l".repeat(packedItemBytesMax + 1) : `m${i}`));
+          const present = new Set(members);
+          run("DEL", "s", "h");
+          run("SADD", "s", ...members);
+          run("HSET", "h", ...members.flatMap((m) => [m, `v:${m}`]));
+          for (const command of ["SRANDMEMBER", "HRANDFIELD"]) {
+            const picked = run(command, command === "SRANDMEMBER" ? "s" : "h", String(count)) as string[];
+            expect(picked.length).toBe(count >= 0 ? Math.min(count, size) : -count);
+            if (count >= 0) expect(new Set(picked).size).toBe(picked.length);
+            for (const p of picked) expect(present.has(p)).toBe(true);
+          }
+          const popped = run("SPOP", "s", String(popCount)) as string[];
+          expect(popped.length).toBe(Math.min(popCount, size));
+          expect(new Set(popped).size).toBe(popped.length);
+          const left = (run("SMEMBERS", "s") as string[]) ?? [];
+          expect(left.length + popped.length).toBe(size);
+          expect(new Set([...left, ...popped])).toEqual(present);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  test("few picks from a large set reach every member, not only the ones a copy would put first", () => {
+    run("SADD", "big", ...Array.from({ length: 1000 }, (_, i) => `m${i}`));
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i++) for (const m of run("SRANDMEMBER", "big", "5") as string[]) seen.add(m);
+    // 10,000 picks of 1,000 members. A pick takes the first member at or after a random slot (as
+    // Redis's does), so one right behind another is picked less often, and a few go unseen (3–8 in
+    // five runs); a draw stuck on some members would see far fewer.
+    expect(seen.size).toBeGreaterThan(950);
+  });
 });

@@ -95,7 +95,7 @@ function hrandfield(x: Exec, argv: string[]): void {
   const { count, withValues } = randomCountWith(argv, "WITHVALUES");
   const hash = getHash(x, argv[1]!);
   if (hash === undefined || count === 0) return x.reply.array(0);
-  const picked = randomElements(hash.fields(), count);
+  const picked = randomElements({ size: hash.size, random: () => hash.randomField(), all: () => hash.fields() }, count);
   if (!withValues) return replyStrings(x, picked);
   // RESP3 nests each field with its value; RESP2 lists them flat.
   const nested = x.reply.protocol === 3;

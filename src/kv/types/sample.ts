@@ -19,17 +19,40 @@ function shuffledHead<T>(pool: T[], n: number): T[] {
   return pool;
 }
 
-/** Up to `count` distinct elements in random order. */
-export function randomSample<T>(items: Iterable<T>, count: number): T[] {
-  const pool = [...items];
-  return shuffledHead(pool, Math.min(count, pool.length));
+/**
+ * What the picks read of a set or hash: how many elements it has, one of them at random (O(1)
+ * for a large one: a random slot of its table), and all of them as an array the caller may keep.
+ */
+export interface Drawable<T> {
+  readonly size: number;
+  /** One element at random; only called on a collection that is not empty. */
+  random(): T;
+  all(): T[];
+}
+
+/**
+ * Up to `count` distinct elements in random order. Few of them are drawn one at a time until
+ * that many differ, as Redis does, so SRANDMEMBER key 10 on a million members reads ten or so
+ * slots instead of copying a million members; past a third of the elements (Redis's threshold
+ * too) draws would mostly repeat, and a shuffled copy costs about what the reply does anyway.
+ */
+export function randomSample<T>(from: Drawable<T>, count: number): T[] {
+  const n = Math.min(count, from.size);
+  if (n * 3 > from.size) return shuffledHead(from.all(), n);
+  const picked = new Set<T>();
+  while (picked.size < n) picked.add(from.random());
+  return [...picked];
 }
 
 /** Redis's contract: `count` distinct elements when positive, -`count` with repeats when negative. */
-export function randomElements<T>(items: Iterable<T>, count: number): T[] {
-  if (count >= 0) return randomSample(items, count);
-  const pool = [...items];
-  return Array.from({ length: -count }, () => pool[Math.floor(Math.random() * pool.length)]!);
+export function randomElements<T>(from: Drawable<T>, count: number): T[] {
+  if (count >= 0) return randomSample(from, count);
+  // More picks than elements: one copy, indexed, costs less than a draw each.
+  if (-count > from.size) {
+    const pool = from.all();
+    return Array.from({ length: -count }, () => pool[Math.floor(Math.random() * pool.length)]!);
+  }
+  return Array.from({ length: -count }, () => from.random());
 }
 
 /** One uniformly random element of a collection of `size` > 0 elements, without copying it. */

@@ -12,7 +12,7 @@ import { KvError, mustBePositive, negativeLimit, syntaxError } from "../errors.t
 import { globMatch } from "../glob.ts";
 import { takeParked, scanStep, walkTable } from "../scan.ts";
 import { MemberSet } from "./member-set.ts";
-import { randomCount, randomElements, randomSample } from "./sample.ts";
+import { type Drawable, randomCount, randomElements, randomSample } from "./sample.ts";
 
 /** Members in the order Redis lists them: numeric for an intset, the set's own order otherwise. */
 export function orderedMembers(set: MemberSet): string[] {
@@ -26,6 +26,8 @@ function replySet(x: Exec, members: readonly string[]): void {
   x.reply.set(members.length);
   for (const member of members) x.reply.bulk(member);
 }
+
+const drawable = (set: MemberSet): Drawable<string> => ({ size: set.size, random: () => set.random(), all: () => set.members() });
 
 function sadd(x: Exec, argv: string[]): void {
   const key = argv[1]!;
@@ -63,7 +65,7 @@ function spop(x: Exec, argv: string[]): void {
   const count = parseIntegerIn(argv[2]!, 0, int64Max, mustBePositive);
   const set = getSet(x, key);
   if (set === undefined || count === 0) return replySet(x, []);
-  const popped = randomSample(set, count);
+  const popped = randomSample(drawable(set), count);
   for (const member of popped) set.delete(member);
   afterRemoval(x, key, set);
   x.propagate = [["SREM", key, ...popped]];
@@ -79,7 +81,7 @@ function srandmember(x: Exec, argv: string[]): void {
   const count = randomCount(argv[2]!);
   const set = getSet(x, argv[1]!);
   if (set === undefined || count === 0) return x.reply.array(0);
-  replyStrings(x, randomElements(set, count));
+  replyStrings(x, randomElements(drawable(set), count));
 }
 
 function smove(x: Exec, argv: string[]): void {
