@@ -2,7 +2,8 @@
 // (src/kv/types/deque.ts) against an array, by fast-check: pushes and pops at
 // both ends, indexing, setting and replacing, with bulk steps that carry it past the size where
 // its ring is cut into blocks (and past several doublings there, with the head inside a block)
-// and back down through shrinking.
+// and back down through shrinking; and LINSERT's and LREM's edits in the middle (insert,
+// removeEqual), which move only part of the ring.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { blockSlots, Deque } from "../../src/kv/types/deque.ts";
@@ -22,6 +23,78 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), index: fc.nat() }),
   fc.record({ kind: fc.constant("replace" as const), n: fc.oneof(fc.nat(10), fc.nat(blockSlots * 2)) }),
 );
+
+/** What LINSERT and LREM use, which a Deque and a List both have. */
+interface MiddleEdits {
+  readonly size: number;
+  pushBack(value: string): void;
+  pushFront(value: string): void;
+  indexOf(value: string): number;
+  insert(index: number, value: string): void;
+  removeEqual(value: string, limit: number, fromBack: boolean): number;
+  toArray(): string[];
+}
+
+type MiddleOp =
+  | { kind: "push"; n: number; front: boolean }
+  | { kind: "insert"; at: number; repeat: number }
+  | { kind: "remove"; repeat: number; limit: number; fromBack: boolean };
+
+/** Repeated values (a few of them) among unique ones, so removals find several matches. */
+const repeated = (n: number) => `dup${n}`;
+const middleOp: fc.Arbitrary<MiddleOp> = fc.oneof(
+  fc.record({ kind: fc.constant("push" as const), n: count, front: fc.boolean() }),
+  fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), repeat: fc.integer({ min: -1, max: 3 }) }),
+  fc.record({ kind: fc.constant("remove" as const), repeat: fc.nat(3), limit: fc.nat(6), fromBack: fc.boolean() }),
+);
+
+/** Applies `ops` to `target` and to an array; they must agree after every step. */
+function checkMiddleEdits(target: MiddleEdits, ops: MiddleOp[]): void {
+  const model: string[] = [];
+  let next = 0;
+  for (const o of ops) {
+    if (o.kind === "push") {
+      // Every fifth pushed value repeats, so that removals reach deep into a long ring.
+      for (let i = 0; i < o.n; i++) {
+        const value = next % 5 === 0 ? repeated(next % 4) : `v${next}`;
+        next++;
+        if (o.front) (target.pushFront(value), model.unshift(value));
+        else (target.pushBack(value), model.push(value));
+      }
+    } else if (o.kind === "insert") {
+      const at = o.at % (model.length + 1);
+      const value = o.repeat < 0 ? `i${next++}` : repeated(o.repeat);
+      target.insert(at, value);
+      model.splice(at, 0, value);
+    } else {
+      const value = repeated(o.repeat);
+      const limit = o.limit === 0 ? Infinity : o.limit;
+      let removed = 0;
+      // `step` counts the elements kept so far from the scan's end: a removal keeps it where it is.
+      for (let step = 0; step < model.length && removed < limit; ) {
+        const i = o.fromBack ? model.length - 1 - step : step;
+        if (model[i] === value) {
+          model.splice(i, 1);
+          removed++;
+        } else step++;
+      }
+      expect(target.removeEqual(value, limit, o.fromBack)).toBe(removed);
+    }
+    expect(target.size).toBe(model.length);
+    for (let r = 0; r < 4; r++) expect(target.indexOf(repeated(r))).toBe(model.indexOf(repeated(r)));
+  }
+  expect(target.toArray()).toEqual(model);
+}
+
+describe("middle edits (LINSERT, LREM)", () => {
+  test("a deque inserts and removes equal elements as an array does, at any size and position", () => {
+    fc.assert(fc.property(fc.array(middleOp, { maxLength: 30 }), (ops) => checkMiddleEdits(new Deque(), ops)), { numRuns: 200 });
+  });
+
+  test("so does a list, packed or not", () => {
+    fc.assert(fc.property(fc.array(middleOp, { maxLength: 30 }), (ops) => checkMiddleEdits(new List(), ops)), { numRuns: 200 });
+  });
+});
 
 describe("Deque", () => {
   test("behaves as an array under pushes, pops, sets and replaces at any size", () => {

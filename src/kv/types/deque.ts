@@ -1,7 +1,9 @@
 /**
  * A double-ended queue on a ring buffer: push and pop at both ends and indexing are O(1), which is
- * what lists are used for (queues, stacks, LINDEX). Operations in the middle (LINSERT, LREM) are
- * O(n), as in Redis. The capacity is a power of two so wrapping is a mask, and it shrinks when
+ * what lists are used for (queues, stacks, LINDEX). An insertion in the middle (LINSERT) moves the
+ * shorter side by one slot; a removal of equal elements (LREM) moves only the part it scanned:
+ * O(distance from the nearer end, or from the end the scan starts at), where Redis's quicklist,
+ * which inserts and deletes inside one node, pays only the scan. The capacity is a power of two so wrapping is a mask, and it shrinks when
  * the queue empties to a quarter, so a drained list does not hold its peak memory.
  *
  * A small ring is one array. Past blockSlots the ring is cut into blocks of blockSlots held by a
@@ -95,6 +97,68 @@ export class Deque {
 
   private write(p: number, value: string | undefined): void {
     this.blocks[p >>> this.shift]![p & this.blockMask] = value;
+  }
+
+  /** The index of the first element equal to `value`, from the front; -1 if there is none. */
+  indexOf(value: string): number {
+    for (let i = 0; i < this.count; i++) if (this.read((this.head + i) & this.mask) === value) return i;
+    return -1;
+  }
+
+  /** Inserts `value` before the element at `index` (0..size), moving the shorter side one slot. */
+  insert(index: number, value: string): void {
+    if (this.count === this.mask + 1) this.grow();
+    const { mask } = this;
+    if (index < this.count - index) {
+      this.head = (this.head - 1) & mask;
+      for (let i = 0; i < index; i++) this.write((this.head + i) & mask, this.read((this.head + i + 1) & mask));
+    } else {
+      for (let i = this.count; i > index; i--) this.write((this.head + i) & mask, this.read((this.head + i - 1) & mask));
+    }
+    this.write((this.head + index) & mask, value);
+    this.count++;
+  }
+
+  /**
+   * Removes up to `limit` elements equal to `value`, the first ones from the front, or from the
+   * back when `fromBack`; returns how many. The scan stops at the last one it removes, and only
+   * the elements it passed move, towards the end it started from, closing the gaps.
+   */
+  removeEqual(value: string, limit: number, fromBack: boolean): number {
+    const { mask, count } = this;
+    const pos = (i: number) => (this.head + i) & mask;
+    // The index of the last element to remove, in scan order, and how many are removed.
+    let last = -1;
+    let removed = 0;
+    for (let step = 0; step < count && removed < limit; step++) {
+      const i = fromBack ? count - 1 - step : step;
+      if (this.read(pos(i)) === value) {
+        last = i;
+        removed++;
+      }
+    }
+    if (removed === 0) return 0;
+    if (fromBack) {
+      // Close the gaps in [last, count) towards the back end's start: everything kept slides down.
+      let to = last;
+      for (let i = last; i < count; i++) {
+        const item = this.read(pos(i));
+        if (item !== value) this.write(pos(to++), item);
+      }
+      for (let i = to; i < count; i++) this.write(pos(i), undefined);
+    } else {
+      // Close the gaps in [0, last], keeping what stays next to the unscanned rest.
+      let to = last;
+      for (let i = last; i >= 0; i--) {
+        const item = this.read(pos(i));
+        if (item !== value) this.write(pos(to--), item);
+      }
+      for (let i = to; i >= 0; i--) this.write(pos(i), undefined);
+      this.head = pos(removed);
+    }
+    this.count -= removed;
+    this.shrinkIfSparse();
+    return removed;
   }
 
   *[Symbol.iterator](): Generator<string> {

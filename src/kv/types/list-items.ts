@@ -114,6 +114,34 @@ export class List implements Iterable<string> {
     return this.items !== null ? allShorts(this.items) : this.deque!.toArray();
   }
 
+  /** The index of the first item equal to `value`; -1 if there is none. */
+  indexOf(value: string): number {
+    return this.items !== null ? allShorts(this.items).indexOf(value) : this.deque!.indexOf(value);
+  }
+
+  /** Inserts `value` before the item at `index` (0..size). */
+  insert(index: number, value: string): void {
+    const items = this.items;
+    if (items !== null && this.itemCount < packedItemsMax && packable(value)) {
+      this.items = insertShort(items, shortOffset(items, index), value);
+      this.itemCount++;
+    } else this.unpacked().insert(index, value);
+  }
+
+  /** Removes up to `limit` items equal to `value`, from the front, or from the back when `fromBack`; returns how many. */
+  removeEqual(value: string, limit: number, fromBack: boolean): number {
+    if (this.items === null) return this.deque!.removeEqual(value, limit, fromBack);
+    const items = allShorts(this.items);
+    let removed = 0;
+    const kept: string[] = [];
+    for (const item of fromBack ? items.reverse() : items) {
+      if (item === value && removed < limit) removed++;
+      else kept.push(item);
+    }
+    if (removed > 0) this.replace(fromBack ? kept.reverse() : kept);
+    return removed;
+  }
+
   /** Replaces the whole content (after an O(n) edit such as LINSERT or LREM). */
   replace(items: readonly string[]): void {
     if (this.items !== null && items.length <= packedItemsMax && allPackable(items, 0)) {

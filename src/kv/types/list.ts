@@ -97,11 +97,9 @@ function linsert(x: Exec, argv: string[]): void {
   if (!after && !isKeyword(where, "BEFORE")) throw syntaxError();
   const list = getList(x, key);
   if (list === undefined) return x.reply.integer(0);
-  const items = list.toArray();
-  const at = items.indexOf(pivot);
+  const at = list.indexOf(pivot);
   if (at < 0) return x.reply.integer(-1);
-  items.splice(after ? at + 1 : at, 0, value);
-  list.replace(items);
+  list.insert(after ? at + 1 : at, value);
   x.db.modified(key);
   x.reply.integer(list.size);
 }
@@ -111,17 +109,9 @@ function lrem(x: Exec, argv: string[]): void {
   const count = parseInteger(countText);
   const list = getList(x, key);
   if (list === undefined) return x.reply.integer(0);
-  const items = list.toArray();
-  const limit = count === 0 ? Infinity : Math.abs(count);
-  let removed = 0;
-  // A negative count removes from the tail: walk the reversed array and restore the order after.
-  const kept: string[] = [];
-  for (const item of count < 0 ? items.reverse() : items) {
-    if (item === value && removed < limit) removed++;
-    else kept.push(item);
-  }
+  // A negative count removes from the tail.
+  const removed = list.removeEqual(value, count === 0 ? Infinity : Math.abs(count), count < 0);
   if (removed === 0) return x.reply.integer(0);
-  list.replace(count < 0 ? kept.reverse() : kept);
   afterRemoval(x, key, list);
   x.reply.integer(removed);
 }
