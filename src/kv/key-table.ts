@@ -616,6 +616,16 @@ export class KeyTable<V extends string | object = string | object> {
   }
 
   /**
+   * Every key in slot order, read as the walk goes, without keys()'s copy: nothing may change the
+   * table until the walk ends.
+   */
+  *walkKeys(): Generator<string> {
+    for (const slots of this.oldSlots === null ? [this.slots] : [this.oldSlots, this.slots]) {
+      for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY && slots[i] !== MOVED) yield this.keyOf(slots[i + 1]!);
+    }
+  }
+
+  /**
    * One step of a SCAN-style walk: adds to `out` the keys whose home slot is `cursor`'s, and
    * returns the next cursor (0 when the walk is complete). The cursor counts with its bits
    * reversed, as Redis's dictScan does, so a walk that started before the table grew or shrank

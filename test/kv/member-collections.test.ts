@@ -373,6 +373,26 @@ describe("through commands", () => {
     );
   });
 
+  test("set algebra over large sets (read in place, not copied) answers as over plain arrays", () => {
+    const evens = Array.from({ length: 600 }, (_, i) => `m${i * 2}`);
+    const threes = Array.from({ length: 400 }, (_, i) => `m${i * 3}`);
+    run("SADD", "evens", ...evens);
+    run("SADD", "threes", ...threes);
+    const both = evens.filter((m) => threes.includes(m));
+    const sorted = (v: unknown) => [...(v as string[])].sort();
+    expect(sorted(run("SINTER", "evens", "threes"))).toEqual([...both].sort());
+    expect(run("SINTERCARD", "2", "evens", "threes")).toBe(both.length);
+    expect(run("SINTERCARD", "2", "evens", "threes", "LIMIT", "10")).toBe(10);
+    expect(run("SINTERCARD", "2", "evens", "evens", "LIMIT", "7")).toBe(7);
+    expect(sorted(run("SUNION", "evens", "threes"))).toEqual([...new Set([...evens, ...threes])].sort());
+    expect(sorted(run("SDIFF", "evens", "threes"))).toEqual(evens.filter((m) => !threes.includes(m)).sort());
+    expect(run("ZINTERCARD", "2", "evens", "threes", "LIMIT", "5")).toBe(5);
+    expect(run("ZINTERCARD", "2", "evens", "threes")).toBe(both.length);
+    // A destination that is also a source reads the sources whole before it is replaced.
+    expect(run("SINTERSTORE", "evens", "evens", "threes")).toBe(both.length);
+    expect(sorted(run("SMEMBERS", "evens"))).toEqual([...both].sort());
+  });
+
   test("few picks from a large set reach every member, not only the ones a copy would put first", () => {
     run("SADD", "big", ...Array.from({ length: 1000 }, (_, i) => `m${i}`));
     const seen = new Set<string>();

@@ -131,6 +131,15 @@ export class MemberSet implements Iterable<string> {
     return this.small !== null ? [...this.small] : this.table!.keys();
   }
 
+  /**
+   * The members without members()'s copy of a large set (a small one's are copied, or live):
+   * nothing may change the set until the caller is done with them.
+   */
+  values(): Iterable<string> {
+    if (this.packed !== null) return allShorts(this.packed);
+    return this.small !== null ? this.small.values() : this.table!.walkKeys();
+  }
+
   [Symbol.iterator](): Iterator<string> {
     return this.small !== null ? this.small.values() : this.members()[Symbol.iterator]();
   }

@@ -123,7 +123,7 @@ function intersect(x: Exec, keys: readonly string[], limit = Infinity): MemberSe
   if (anyMissing) return new MemberSet();
   sets.sort((a, b) => a.size - b.size);
   const result = new MemberSet();
-  for (const member of sets[0]!) {
+  for (const member of sets[0]!.values()) {
     if (sets.every((s) => s.has(member))) result.add(member);
     if (result.size >= limit) break;
   }
@@ -132,14 +132,14 @@ function intersect(x: Exec, keys: readonly string[], limit = Infinity): MemberSe
 
 function union(x: Exec, keys: readonly string[]): MemberSet {
   const result = new MemberSet();
-  for (const set of setsAt(x, keys)) for (const member of set) result.add(member);
+  for (const set of setsAt(x, keys)) for (const member of set.values()) result.add(member);
   return result;
 }
 
 function difference(x: Exec, keys: readonly string[]): MemberSet {
   const [first, ...rest] = setsAt(x, keys);
   const result = new MemberSet();
-  for (const member of first!) if (!rest.some((s) => s.has(member))) result.add(member);
+  for (const member of first!.values()) if (!rest.some((s) => s.has(member))) result.add(member);
   return result;
 }
 

@@ -24,7 +24,7 @@ const sourceSize = (s: Source) => s.value?.size ?? 0;
 
 function* sourceEntries(s: Source): Generator<ZEntry> {
   if (s.value instanceof ZSet) yield* s.value.entries();
-  else if (s.value !== undefined) for (const member of s.value) yield { member, score: 1 };
+  else if (s.value !== undefined) for (const member of s.value.values()) yield { member, score: 1 };
 }
 
 function sourceScore(s: Source, member: string): number | undefined {
