@@ -37,6 +37,7 @@
  * HVALS); a table no change comes to is moved on by a timer (active-rehash.ts).
  */
 import { decimalDigits, type Latin1Buffer, writeDecimal, writeLatin1 } from "./resp/write-bytes.ts";
+import { arrayBytes, objectBytes, sampledBytes, stringBytes } from "./memory-sizes.ts";
 
 /** Keys up to this long are stored in their entry; longer ones are held as JS strings. */
 export const keyInlineBytesMax = 256;
@@ -736,6 +737,33 @@ export class KeyTable<V extends string | object = string | object> {
   }
 
   // ---- memory --------------------------------------------------------------------------------------
+
+  /**
+   * Bytes of the entry at `ref` (a key and an inline value), its share of the slots (all of them
+   * over the live keys: a half-empty table costs each key two slot pairs), and its key when the
+   * key is held as a string of its own; a value held as an object is the caller's to add.
+   */
+  entryMemoryBytes(ref: number): number {
+    const keyHeld = this.keyLength(ref) === -1 ? stringBytes(this.keyOf(ref).length) : 0;
+    const slotsShare = Math.round((this.slots.byteLength + (this.oldSlots?.byteLength ?? 0)) / this.size);
+    return this.sizeOf(ref) + slotsShare + keyHeld;
+  }
+
+  /**
+   * Bytes of the whole table (MEMORY USAGE of a large hash, set or sorted set): its slots, its
+   * slabs and the objects its entries hold — keys and values too long to be inline — sized by
+   * `heldBytes` over the first `samples` of them (0: all).
+   */
+  memoryBytes(samples: number, heldBytes: (held: unknown) => number): number {
+    let bytes = objectBytes(20) + this.slots.byteLength + (this.oldSlots?.byteLength ?? 0) + arrayBytes(this.objects.length);
+    for (const slab of this.slabs) bytes += slab.byteLength;
+    const held = this.objects.length - this.freeObjects.length;
+    return bytes + sampledBytes(this.heldObjects(), held, samples, heldBytes);
+  }
+
+  private *heldObjects(): Generator<unknown> {
+    for (const object of this.objects) if (object !== undefined) yield object;
+  }
 
   /** Allocates an entry of `bytes` (a multiple of unitBytes); returns its ref. */
   private allocate(bytes: number): number {

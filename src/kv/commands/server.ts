@@ -5,6 +5,7 @@ import { parseFloatArg } from "../args.ts";
 import { arityError, KvError, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { infoText } from "../info.ts";
+import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
 import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
@@ -175,7 +176,7 @@ export const serverCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "memory", arity: -2, flags: [], group: "server", summary: "Memory management (PURGE).",
+    name: "memory", arity: -2, flags: [], group: "server", summary: "Memory management (PURGE, USAGE).",
     subcommands: [
       // Redis asks jemalloc to return dirty pages; our counterpart is a full, synchronous garbage
       // collection, after which the allocator can give freed pages back to the OS.
@@ -183,7 +184,21 @@ export const serverCommands: readonly CommandSpec[] = [
         Bun.gc(true);
         x.reply.simple("OK");
       }),
-      sub("memory", "help", 2, "Shows MEMORY's subcommands.", (x) => helpReply(x, "MEMORY", ["PURGE", "    Run a full garbage collection so freed memory can return to the OS."])),
+      {
+        name: "memory|usage", arity: -3, flags: ["readonly"], group: "server", keys: [2, 2, 1],
+        summary: "Estimates the bytes a key and its value take.",
+        run: (x, argv) => {
+          const samples = parseMemoryUsageSamples(argv);
+          const bytes = keyMemoryBytes(x.db, argv[2]!, samples);
+          if (bytes === null) return x.reply.bulk(null);
+          x.reply.integer(bytes);
+        },
+      },
+      sub("memory", "help", 2, "Shows MEMORY's subcommands.", (x) => helpReply(x, "MEMORY", [
+        "PURGE", "    Run a full garbage collection so freed memory can return to the OS.",
+        "USAGE <key> [SAMPLES <count>]", "    Return the estimated bytes <key> and its value take. Elements of a large",
+        "    collection are sampled up to <count> times (default: 5, 0 means sample all).",
+      ])),
     ],
   },
   { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP, SET-ACTIVE-EXPIRE).", run: debug },

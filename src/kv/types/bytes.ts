@@ -8,6 +8,8 @@
  * (decoded once and cached until the next change), OBJECT ENCODING says "raw" as Redis does for
  * a string it has grown in place.
  */
+import { objectBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
+
 const initialCapacityBytes = 16;
 /** Redis's SDS_MAX_PREALLOC: growth beyond the length asked for stops doubling here. */
 const preallocBytesMax = 1024 * 1024;
@@ -35,6 +37,11 @@ export class MutableString {
 
   static ofLength(length: number): MutableString {
     return new MutableString(new Uint8Array(Math.max(initialCapacityBytes, length)), length);
+  }
+
+  /** Estimated bytes (MEMORY USAGE): the buffer, its room to grow included, and the decoded copy if one is cached. */
+  memoryBytes(): number {
+    return objectBytes(4) + typedArrayBytes(this.buffer.byteLength) + (this.text === null ? 0 : stringBytes(this.text.length));
   }
 
   /** The live bytes. Writers must call `changed()` after writing through this view. */

@@ -15,6 +15,8 @@
  * ring grows by adding blocks to the directory.
  */
 
+import { arrayBytes, objectBytes, sampledBytes, stringBytes } from "../memory-sizes.ts";
+
 /** The smallest ring allocated; small lists are the common case. */
 const capacityMin = 8;
 /** Elements per block once the ring is cut into blocks (a power of two). */
@@ -159,6 +161,13 @@ export class Deque {
     this.count -= removed;
     this.shrinkIfSparse();
     return removed;
+  }
+
+  /** Estimated bytes: the ring's blocks, and its elements sized from the first `samples` (0: all). */
+  memoryBytes(samples: number): number {
+    const blockLength = this.blockMask + 1;
+    const ring = objectBytes(6) + arrayBytes(this.blocks.length) + this.blocks.length * arrayBytes(blockLength);
+    return ring + sampledBytes(this, this.count, samples, (item) => stringBytes(item.length));
   }
 
   *[Symbol.iterator](): Generator<string> {

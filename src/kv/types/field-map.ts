@@ -14,6 +14,7 @@
  * hashes reply in; a large one in table order (Redis's hash tables are unordered too).
  */
 import { KeyTable } from "../key-table.ts";
+import { mapBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { entryAt, fieldAt, findField, nextEntry, packedEntries, valueAt, withoutEntry, withValue } from "./packed-fields.ts";
 import { randomElement } from "./sample.ts";
 import { allPackable, noShorts, packable, withShorts } from "./short-strings.ts";
@@ -146,6 +147,20 @@ export class FieldMap implements Iterable<[string, string]> {
       return true;
     }
     return this.small !== null ? this.small.delete(field) : this.table!.delete(field);
+  }
+
+  /**
+   * Estimated bytes of the hash (MEMORY USAGE): fields and values held as strings are sized from
+   * the first `samples` (0: all).
+   */
+  memoryBytes(samples: number): number {
+    const own = objectBytes(5);
+    if (this.packed !== null) return own + typedArrayBytes(this.packed.byteLength);
+    const small = this.small;
+    if (small !== null) {
+      return own + mapBytes(small.size) + sampledBytes(small, small.size, samples, ([f, v]) => stringBytes(f.length) + stringBytes(v.length));
+    }
+    return own + this.table!.memoryBytes(samples, (held) => stringBytes((held as string).length));
   }
 
   /** The fields, as a snapshot the caller may keep while the hash changes. */

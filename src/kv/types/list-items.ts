@@ -13,6 +13,7 @@
  * string per item), against Redis's 244 (2026-11-26).
  */
 import { compactEntriesMax } from "../encoding.ts";
+import { objectBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { Deque } from "./deque.ts";
 import { allPackable, allShorts, insertShort, noShorts, packable, removeShort, replaceShort, shortAt, shortOffset, withShorts } from "./short-strings.ts";
 
@@ -112,6 +113,11 @@ export class List implements Iterable<string> {
 
   toArray(): string[] {
     return this.items !== null ? allShorts(this.items) : this.deque!.toArray();
+  }
+
+  /** Estimated bytes of the list (MEMORY USAGE), a deque's items sized from the first `samples` (0: all). */
+  memoryBytes(samples: number): number {
+    return objectBytes(4) + (this.items !== null ? typedArrayBytes(this.items.byteLength) : this.deque!.memoryBytes(samples));
   }
 
   /** The index of the first item equal to `value`; -1 if there is none. */

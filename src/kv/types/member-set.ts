@@ -19,6 +19,7 @@
  * unordered either way (its intsets, which are ordered, are reproduced by set.ts).
  */
 import { KeyTable } from "../key-table.ts";
+import { objectBytes, sampledBytes, setBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { randomElement } from "./sample.ts";
 import { allShorts, findShort, insertShort, noShorts, packable, removeShort, shortAt, shortOffset, withShorts } from "./short-strings.ts";
 
@@ -129,6 +130,15 @@ export class MemberSet implements Iterable<string> {
   members(): string[] {
     if (this.packed !== null) return allShorts(this.packed);
     return this.small !== null ? [...this.small] : this.table!.keys();
+  }
+
+  /** Estimated bytes of the set (MEMORY USAGE), members held as strings sized from the first `samples` (0: all). */
+  memoryBytes(samples: number): number {
+    const own = objectBytes(5);
+    if (this.packed !== null) return own + typedArrayBytes(this.packed.byteLength);
+    const memberBytes = (member: unknown) => stringBytes((member as string).length);
+    if (this.small !== null) return own + setBytes(this.small.size) + sampledBytes(this.small, this.small.size, samples, memberBytes);
+    return own + this.table!.memoryBytes(samples, memberBytes);
   }
 
   /**

@@ -70,6 +70,8 @@ export const keyCommands = [
   c("clock", tuple(fc.constantFrom("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"), k)),
   c("exact", tuple(lit("PERSIST"), k)),
   c("encoding", tuple(lit("OBJECT"), fc.constantFrom("ENCODING", "REFCOUNT", "nope"), k)),
+  // The byte counts differ by design (docs/kv.md); nil for a missing key and the errors do not.
+  c("shape", tuple(lit("MEMORY"), lit("USAGE"), k, maybe(fc.constantFrom("SAMPLES", "samples", "nope"), maybe(fc.constantFrom("0", "5", "-1", "abc", "9223372036854775808"))))),
   c("exact", tuple(lit("SELECT"), fc.constantFrom("0", "1", "0", "16", "x"))),
   c("exact", tuple(lit("SWAPDB"), fc.constantFrom("0", "1"), fc.constantFrom("0", "1", "2", "x"))),
   c("exact", fc.constantFrom(["DBSIZE"], ["PING"], ["PING", "hi"], ["ECHO", "x"], ["NOSUCHCOMMAND", "a"], ["GET"], ["FLUSHDB"])),

@@ -9,6 +9,7 @@
  * present changes nothing and counts nothing, as in RedisBloom.
  */
 import { bloomPositions, positionsPerItem } from "../../../wasm/bloom.ts";
+import { arrayBytes, objectBytes, typedArrayBytes } from "../../memory-sizes.ts";
 import { BloomFilter, type FilterSizing, sizeFilter } from "./filter.ts";
 
 /** The TYPE of a Bloom filter key: the module type name RedisBloom registers. */
@@ -49,6 +50,13 @@ export class BloomChain {
   ) {
     this.links = [first];
     this.shapes = [first.sizing];
+  }
+
+  /** Estimated bytes (MEMORY USAGE): the chain and each sub-filter's bits. */
+  memoryBytes(): number {
+    let bytes = objectBytes(6) + 2 * arrayBytes(this.links.length);
+    for (const filter of this.links) bytes += 2 * objectBytes(8) + typedArrayBytes(filter.bits.byteLength);
+    return bytes;
   }
 
   get filters(): readonly BloomFilter[] {

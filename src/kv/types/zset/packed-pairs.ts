@@ -15,6 +15,7 @@
  * listpack reallocates too); a new score for a member moves pairs within it.
  */
 import { compareShort, noShorts, shortAt, shortEquals, spliceBytes, writeShort } from "../short-strings.ts";
+import { objectBytes, typedArrayBytes } from "../../memory-sizes.ts";
 import { FrozenRun, type TreeEntry } from "./btree.ts";
 
 /** A score's bytes after its member: a double as this machine stores it (never leaves the process). */
@@ -52,6 +53,11 @@ const found = { rank: 0, at: 0 };
 export class PackedPairs {
   private bytes: Uint8Array = noShorts;
   private count = 0;
+
+  /** Estimated bytes (MEMORY USAGE). */
+  memoryBytes(): number {
+    return objectBytes(2) + typedArrayBytes(this.bytes.byteLength);
+  }
 
   get length(): number {
     return this.count;

@@ -8,6 +8,7 @@
  * Scores are kept bit for bit: -0 stays -0 (the skiplist encoding keeps it; see zset.ts).
  */
 import { KeyTable } from "../../key-table.ts";
+import { mapBytes, objectBytes, stringBytes } from "../../memory-sizes.ts";
 
 /** Members the Map form holds; one more moves the index into a table (Redis's listpack limit). */
 export const smallScoresMax = 128;
@@ -46,6 +47,15 @@ export class ScoreIndex {
 
   delete(member: string): boolean {
     return this.small !== null ? this.small.delete(member) : this.table!.delete(member);
+  }
+
+  /**
+   * Estimated bytes (MEMORY USAGE). The Map form's member strings are the tree's, counted there; a
+   * table copies the members into its slabs, and holds the longest as strings of their own.
+   */
+  memoryBytes(samples: number): number {
+    if (this.small !== null) return objectBytes(2) + mapBytes(this.small.size);
+    return objectBytes(2) + this.table!.memoryBytes(samples, (held) => stringBytes((held as string).length));
   }
 
   /** Member and score pairs, as a snapshot. */

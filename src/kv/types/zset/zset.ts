@@ -28,6 +28,7 @@
  */
 import { clampRankRange } from "../../args.ts";
 import { compactEntriesMax, isCompact } from "../../encoding.ts";
+import { objectBytes } from "../../memory-sizes.ts";
 import { formatDouble } from "../../reply.ts";
 import { BTree, type FrozenRun } from "./btree.ts";
 import { packable } from "../short-strings.ts";
@@ -94,6 +95,12 @@ export class ZSet {
 
   get size(): number {
     return this.order.length;
+  }
+
+  /** Estimated bytes (MEMORY USAGE), members held as strings sized from the first `samples` (0: all). */
+  memoryBytes(samples: number): number {
+    const order = this.order instanceof PackedPairs ? this.order.memoryBytes() : this.order.memoryBytes(samples);
+    return objectBytes(3) + order + (this.index?.memoryBytes(samples) ?? 0);
   }
 
   /** The encoding Redis would report for this set (OBJECT ENCODING). */
