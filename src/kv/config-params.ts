@@ -4,7 +4,7 @@
  * CONFIG GET reports. Any other parameter is accepted and remembered as typed (docs/kv.md).
  */
 import { kvQueryBufferBytesMax, MiB } from "../core/limits.ts";
-import { int64Max } from "./args.ts";
+import { int64Max, parseInt64 } from "./args.ts";
 import { KvError } from "./errors.ts";
 import { bulkBytesMaxDefault } from "./resp/parser.ts";
 
@@ -37,6 +37,19 @@ export function parseMemoryValue(text: string): number | null {
   const bytes = BigInt(match[1]!) * BigInt(unit);
   return bytes > int64Max ? null : Number(bytes);
 }
+
+interface IntegerParam {
+  readonly default: number;
+  readonly min: number;
+}
+
+/** Integer parameters (Redis's long long ones), their defaults and lower bounds; the upper bound is LLONG_MAX. */
+export const integerParams: Readonly<Record<string, IntegerParam>> = {
+  /** SLOWLOG logs commands that took at least this many microseconds; 0 logs all, -1 none. */
+  "slowlog-log-slower-than": { default: 10_000, min: -1 },
+  /** SLOWLOG keeps this many entries. */
+  "slowlog-max-len": { default: 128, min: 0 },
+};
 
 const setFailed = (name: string, why: string) => new KvError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);
 
@@ -75,6 +88,13 @@ export function canonicalConfigValue(name: string, value: string): string {
     const word = value.toLowerCase();
     if (!words.includes(word)) throw setFailed(name, `argument(s) must be one of the following: ${words.join(", ")}`);
     return word;
+  }
+  const integer = integerParams[name];
+  if (integer !== undefined) {
+    const n = parseInt64(value);
+    if (n === null) throw setFailed(name, "argument couldn't be parsed into an integer");
+    if (n < BigInt(integer.min)) throw setFailed(name, `argument must be between ${integer.min} and ${int64Max} inclusive`);
+    return String(n);
   }
   const param = memoryParams[name];
   if (param === undefined) return value;

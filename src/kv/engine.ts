@@ -13,7 +13,8 @@ import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing
 import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
-import { memoryParams } from "./config-params.ts";
+import { Slowlog } from "./slowlog.ts";
+import { integerParams, memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { PersistenceState } from "./aof/persistence-state.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
@@ -77,6 +78,8 @@ export class Engine {
   password = "";
   /** How long commands take, for INFO commandstats (command-timing.ts). */
   private readonly timing: CommandTiming;
+  /** SLOWLOG's entries (slowlog.ts). */
+  readonly slowlog: Slowlog;
   readonly stats = {
     commandsProcessed: 0,
     connectionsReceived: 0,
@@ -89,6 +92,7 @@ export class Engine {
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
     this.timing = new CommandTiming(this.clock);
+    this.slowlog = new Slowlog(this.clock);
     this.log = options.log;
     this.startedMs = this.clock.nowMs();
     this.lastSaveMs = this.startedMs;
@@ -122,6 +126,8 @@ export class Engine {
     else if (name === "appendfsync") this.aof?.setPolicy(value as FsyncPolicy);
     else if (name === "appendonly") this.onAppendonly?.();
     else if (name === "aof-timestamp-enabled" && this.aof !== null) this.aof.timestamps = value === "yes";
+    else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
+    else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {
@@ -200,7 +206,7 @@ export class Engine {
       this.stats.commandsProcessed++;
       return this.replay(session, spec, argv, reply, this.clock.monotonicMs());
     }
-    const batched = timedInBatch(spec);
+    const batched = timedInBatch(spec) && !this.slowlog.logsEverything;
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
     const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, propagate: null };
     const dirtyBefore = this.dirty;
@@ -210,7 +216,12 @@ export class Engine {
     const stats = this.statsFor(spec.name);
     stats.calls++;
     if (batched) this.timing.finishBatched(stats);
-    else stats.usec += (this.timing.endBatch() - startedMs) * 1000;
+    else {
+      const micros = (this.timing.endBatch() - startedMs) * 1000;
+      stats.usec += micros;
+      // A command that blocked has not run yet: Redis logs it when served; svc does not log it.
+      if (session.blocked === null) this.slowlog.consider(spec, argv, session, micros);
+    }
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
   }
@@ -358,5 +369,6 @@ const defaultConfig: Record<string, string> = {
   hz: "10",
   requirepass: "",
   "notify-keyspace-events": "",
+  ...Object.fromEntries(Object.entries(integerParams).map(([name, param]) => [name, String(param.default)])),
   ...Object.fromEntries(Object.entries(memoryParams).map(([name, param]) => [name, String(param.default)])),
 };

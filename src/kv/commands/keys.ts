@@ -318,5 +318,5 @@ export function helpReply(x: Exec, command: string, lines: readonly string[]): v
   x.reply.simple(`${command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`);
   for (const line of lines) x.reply.simple(line);
   x.reply.simple("HELP");
-  x.reply.simple("    Print this help.");
+  x.reply.simple("    Prints this help.");
 }

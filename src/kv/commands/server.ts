@@ -1,7 +1,7 @@
 /**
  * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, DEBUG, FUNCTION.
  */
-import { parseFloatArg } from "../args.ts";
+import { parseFloatArg, parseInt64 } from "../args.ts";
 import { arityError, KvError, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { infoText } from "../info.ts";
@@ -131,6 +131,31 @@ const sub = (container: string, name: string, arity: number, summary: string, ru
   name: `${container}|${name}`, arity, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary, run,
 });
 
+/** Entries SLOWLOG GET returns when not told how many. */
+const slowlogGetCountDefault = 10;
+
+function slowlogGet(x: Exec, argv: string[]): void {
+  if (argv.length > 3) throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try SLOWLOG HELP.`);
+  let count = slowlogGetCountDefault;
+  if (argv.length === 3) {
+    const n = parseInt64(argv[2]!);
+    if (n === null || n < -1n) throw new KvError("ERR count should be greater than or equal to -1");
+    count = n > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(n);
+  }
+  const entries = x.engine.slowlog.newest(count);
+  x.reply.array(entries.length);
+  for (const entry of entries) {
+    x.reply.array(6);
+    x.reply.integer(entry.id);
+    x.reply.integer(entry.unixSeconds);
+    x.reply.integer(entry.micros);
+    x.reply.array(entry.args.length);
+    for (const arg of entry.args) x.reply.bulk(arg);
+    x.reply.bulk(entry.peer);
+    x.reply.bulk(entry.clientName);
+  }
+}
+
 export const serverCommands: readonly CommandSpec[] = [
   {
     name: "command", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Describes the commands.", run: command,
@@ -198,6 +223,23 @@ export const serverCommands: readonly CommandSpec[] = [
         "PURGE", "    Run a full garbage collection so freed memory can return to the OS.",
         "USAGE <key> [SAMPLES <count>]", "    Return the estimated bytes <key> and its value take. Elements of a large",
         "    collection are sampled up to <count> times (default: 5, 0 means sample all).",
+      ])),
+    ],
+  },
+  {
+    name: "slowlog", arity: -2, flags: ["admin", "loading", "stale"], group: "server", summary: "The log of slow commands (GET, LEN, RESET).",
+    subcommands: [
+      sub("slowlog", "get", -2, "Returns the newest entries of the slow log.", slowlogGet),
+      sub("slowlog", "len", 2, "Returns how many entries the slow log holds.", (x) => x.reply.integer(x.engine.slowlog.length)),
+      sub("slowlog", "reset", 2, "Empties the slow log.", (x) => {
+        x.engine.slowlog.reset();
+        x.reply.simple("OK");
+      }),
+      sub("slowlog", "help", 2, "Shows SLOWLOG's subcommands.", (x) => helpReply(x, "SLOWLOG", [
+        "GET [<count>]", "    Return the newest <count> entries (default 10, -1 for all). An entry is: id, Unix time,",
+        "    microseconds taken, the arguments, the client's address, the client's name.",
+        "LEN", "    Return how many entries the log holds.",
+        "RESET", "    Empty the log.",
       ])),
     ],
   },

@@ -10,7 +10,7 @@ import type { Session } from "../session.ts";
 
 export type CommandFlag =
   | "write" | "readonly" | "denyoom" | "admin" | "pubsub" | "noscript" | "blocking"
-  | "loading" | "stale" | "fast" | "no_multi" | "allow_busy" | "movablekeys" | "no_auth";
+  | "loading" | "stale" | "fast" | "no_multi" | "allow_busy" | "movablekeys" | "no_auth" | "skip_slowlog";
 
 /** Redis's command groups, as COMMAND DOCS reports them. */
 export type CommandGroup =

@@ -66,7 +66,7 @@ const flags = ["noscript", "loading", "stale", "fast", "allow_busy"] as const;
 
 export const transactionCommands: readonly CommandSpec[] = [
   { name: "multi", arity: 1, flags, group: "transactions", summary: "Starts a transaction.", run: multi },
-  { name: "exec", arity: 1, flags: ["noscript", "loading", "stale"], group: "transactions", summary: "Runs the queued commands.", run: exec },
+  { name: "exec", arity: 1, flags: ["noscript", "loading", "stale", "skip_slowlog"], group: "transactions", summary: "Runs the queued commands.", run: exec },
   { name: "discard", arity: 1, flags, group: "transactions", summary: "Drops the queued commands.", run: discard },
   { name: "watch", arity: -2, flags, group: "transactions", summary: "Makes EXEC depend on keys staying unchanged.", keys: [1, -1, 1], run: watch },
   {
