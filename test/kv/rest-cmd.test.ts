@@ -231,9 +231,11 @@ describe("blocking commands over /cmd", () => {
     expect(await cmd({ command: "BRPOP", args: ["blk:none", "0.05"] })).toEqual({ status: 200, body: { result: null } });
   });
 
-  test(`timeout 0 (forever) or longer than --http-block-timeout (${blockTimeout}) answers null at the bound`, async () => {
+  test(`timeout 0 (forever) or longer than --http-block-timeout (${blockTimeout}) answers the timeout reply at the bound`, async () => {
     expect(await cmd({ command: "BLPOP", args: ["blk:forever", "0"] })).toEqual({ status: 200, body: { result: null } });
     expect(await cmd({ command: "BZPOPMAX", args: ["blk:forever", "30"] })).toEqual({ status: 200, body: { result: null } });
+    // WAIT for a replica that never comes answers its own timeout reply there: 0, not null.
+    expect(await cmd({ command: "WAIT", args: ["1", "0"] })).toEqual({ status: 200, body: { result: 0 } });
     expect(await blockedClients()).toBe(0);
   });
 

@@ -15,7 +15,7 @@ export type CommandFlag =
 /** Redis's command groups, as COMMAND DOCS reports them. */
 export type CommandGroup =
   | "generic" | "string" | "list" | "hash" | "set" | "sorted_set" | "hyperloglog" | "geo" | "bitmap"
-  | "connection" | "server" | "transactions" | "pubsub" | "module";
+  | "connection" | "server" | "transactions" | "pubsub" | "cluster" | "module";
 
 /** What a running command sees. */
 export interface Exec {

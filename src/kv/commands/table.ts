@@ -8,6 +8,7 @@ import { keyCommands } from "./keys.ts";
 import { persistenceCommands } from "./persistence.ts";
 import { pubsubCommands } from "./pubsub.ts";
 import { serverCommands } from "./server.ts";
+import { standaloneCommands } from "./standalone.ts";
 import type { CommandSpec } from "./spec.ts";
 import { transactionCommands } from "./transactions.ts";
 import { hashCommands } from "../types/hash.ts";
@@ -23,6 +24,7 @@ import { bloomCommands } from "../types/bloom/commands.ts";
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
   ...serverCommands,
+  ...standaloneCommands,
   ...persistenceCommands,
   ...keyCommands,
   ...transactionCommands,

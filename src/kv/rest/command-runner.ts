@@ -97,10 +97,11 @@ export class CommandRunner {
         resolve();
       };
       const stopWaiting = (answerTimeout: boolean) => {
-        if (session.blocked !== null) {
+        const state = session.blocked;
+        if (state !== null) {
           engine.blocking.unblock(session);
-          // What the engine answers a client whose own timeout passed.
-          if (answerTimeout) session.reply.array(null);
+          // What the engine answers a client whose own timeout passed (null; WAIT's 0).
+          if (answerTimeout) state.timeout();
         }
         finish();
       };
