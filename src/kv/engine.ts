@@ -13,6 +13,7 @@ import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing
 import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
+import { Monitors } from "./monitor.ts";
 import { Slowlog } from "./slowlog.ts";
 import { integerParams, memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
@@ -80,6 +81,8 @@ export class Engine {
   private readonly timing: CommandTiming;
   /** SLOWLOG's entries (slowlog.ts). */
   readonly slowlog: Slowlog;
+  /** The clients in MONITOR mode (monitor.ts). */
+  readonly monitors = new Monitors();
   readonly stats = {
     commandsProcessed: 0,
     connectionsReceived: 0,
@@ -147,6 +150,7 @@ export class Engine {
     this.blocking.unblock(session);
     this.watches.unwatchAll(session);
     this.pubsub.forget(session);
+    this.monitors.delete(session);
     this.sessions.delete(session.id);
   }
 
@@ -172,6 +176,10 @@ export class Engine {
         session, argv, reply,
         `ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
       );
+    }
+    // A monitor is a replica to Redis: it may still PING or QUIT, but not touch the data.
+    if (this.monitors.size > 0 && this.monitors.has(session) && (resolved.flags.includes("readonly") || resolved.flags.includes("write"))) {
+      return this.reject(session, argv, reply, "ERR Replica can't interact with the keyspace");
     }
     if (session.multi !== null && resolved.flags.includes("no_multi")) {
       return this.reject(session, argv, reply, "ERR Command not allowed inside a transaction");
@@ -224,6 +232,7 @@ export class Engine {
     }
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
+    if (this.monitors.size > 0) this.monitors.feed(session, spec, argv);
   }
 
   /**

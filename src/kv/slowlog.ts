@@ -2,7 +2,7 @@
  * SLOWLOG: the last commands that took at least `slowlog-log-slower-than` microseconds to run
  * (10,000 by default; 0 logs every command, a negative value none), at most `slowlog-max-len` of
  * them (128), newest first — as Redis keeps them, with the same entry shape: id, Unix time in
- * seconds, microseconds, the arguments (shortened, and with secrets redacted), the client's
+ * seconds, microseconds, the arguments (shortened, and with secrets redacted: redact.ts), the client's
  * address and name.
  *
  * What "took" means here: a command timed alone is measured alone. The O(1) and O(log n) commands
@@ -12,6 +12,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { CommandSpec } from "./commands/spec.ts";
+import { redactSecrets } from "./redact.ts";
 import type { Session } from "./session.ts";
 
 /** Redis's SLOWLOG_ENTRY_MAX_ARGC: past it the last argument kept says how many more there were. */
@@ -29,21 +30,9 @@ export interface SlowlogEntry {
   readonly clientName: string;
 }
 
-const redacted = "(redacted)";
-/** Parameters whose values CONFIG SET keeps out of the log, as Redis does. */
-const secretParams = new Set(["requirepass", "masterauth", "masteruser"]);
-
 /** argv as the log shows it: passwords redacted, at most slowlogArgsMax arguments, each shortened. */
 export function loggedArgs(spec: CommandSpec, argv: readonly string[]): string[] {
-  const shown = argv.slice();
-  if (spec.name === "auth") shown.fill(redacted, 1);
-  else if (spec.name === "hello") {
-    for (let i = 2; i < shown.length; i++) {
-      if (shown[i]!.toLowerCase() === "auth") shown.fill(redacted, i + 1, Math.min(i + 3, shown.length));
-    }
-  } else if (spec.name === "config|set") {
-    for (let i = 2; i + 1 < shown.length; i += 2) if (secretParams.has(shown[i]!.toLowerCase())) shown[i + 1] = redacted;
-  }
+  const shown = redactSecrets(spec, argv);
   const kept = shown.length > slowlogArgsMax ? slowlogArgsMax - 1 : shown.length;
   const args = shown.slice(0, kept).map((arg) =>
     arg.length > slowlogArgBytesMax ? `${arg.slice(0, slowlogArgBytesMax)}... (${arg.length - slowlogArgBytesMax} more bytes)` : arg,

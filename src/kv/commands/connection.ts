@@ -96,7 +96,7 @@ function setName(session: Session, name: string): void {
 /** One line of CLIENT LIST for a session, with Redis's fields. */
 export function clientLine(engine: Engine, s: Session): string {
   const now = engine.clock.nowMs();
-  const flags = s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscriptions > 0 ? "P" : "N";
+  const flags = engine.monitors.has(s) ? "O" : s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscriptions > 0 ? "P" : "N";
   return [
     `id=${s.id}`, `addr=${s.transport?.peer ?? ""}`, `laddr=${s.transport?.local ?? ""}`, "fd=-1", `name=${s.name}`,
     `age=${Math.floor((now - s.createdMs) / 1000)}`, `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
@@ -197,6 +197,7 @@ function reset(x: Exec): void {
   const s = x.session;
   endTransaction(x);
   x.engine.pubsub.forget(s);
+  x.engine.monitors.delete(s);
   s.dbIndex = 0;
   s.name = "";
   s.authenticated = x.engine.password === "";
@@ -204,8 +205,23 @@ function reset(x: Exec): void {
   x.reply.simple("RESET");
 }
 
+/**
+ * MONITOR: from now on the client is shown every command the server runs (monitor.ts). Inside
+ * EXEC it cannot be, as in Redis; a client already monitoring is ignored, without a reply.
+ */
+function monitor(x: Exec): void {
+  if (x.session.inExec) throw new KvError("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  if (x.engine.monitors.has(x.session)) return;
+  x.engine.monitors.add(x.session);
+  x.reply.simple("OK");
+}
+
+/** CLIENT's subcommands that act on other connections are administrative, as in Redis (MONITOR does not show them). */
+const adminClientSubs = new Set(["list", "kill", "no-evict"]);
+
 const clientSub = (name: string, arity: number, summary: string): CommandSpec => ({
-  name: `client|${name}`, arity, flags: ["noscript", "loading", "stale"], group: "connection", summary, run: client,
+  name: `client|${name}`, arity, group: "connection", summary, run: client,
+  flags: adminClientSubs.has(name) ? ["admin", "noscript", "loading", "stale"] : ["noscript", "loading", "stale"],
 });
 
 export const connectionCommands: readonly CommandSpec[] = [
@@ -238,6 +254,7 @@ export const connectionCommands: readonly CommandSpec[] = [
     name: "auth", arity: -2, flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"], group: "connection",
     summary: "Authenticates the connection.", run: auth,
   },
+  { name: "monitor", arity: 1, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Shows every command the server runs, as it runs.", run: monitor },
   { name: "reset", arity: 1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Resets the connection's state.", run: reset },
   { name: "hello", arity: -1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Handshakes with the server (RESP2 only).", run: hello },
   {

@@ -127,9 +127,11 @@ function debug(x: Exec, argv: string[]): void {
   x.reply.simple("OK");
 }
 
-const sub = (container: string, name: string, arity: number, summary: string, run: CommandSpec["run"]): CommandSpec => ({
-  name: `${container}|${name}`, arity, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary, run,
-});
+/** A subcommand; administrative (CONFIG, SLOWLOG) unless `flags` says otherwise (MEMORY, FUNCTION). */
+const sub = (
+  container: string, name: string, arity: number, summary: string, run: CommandSpec["run"],
+  flags: CommandSpec["flags"] = ["admin", "noscript", "loading", "stale"],
+): CommandSpec => ({ name: `${container}|${name}`, arity, flags, group: "server", summary, run });
 
 /** Entries SLOWLOG GET returns when not told how many. */
 const slowlogGetCountDefault = 10;
@@ -208,7 +210,7 @@ export const serverCommands: readonly CommandSpec[] = [
       sub("memory", "purge", 2, "Runs a full garbage collection.", (x) => {
         Bun.gc(true);
         x.reply.simple("OK");
-      }),
+      }, []),
       {
         name: "memory|usage", arity: -3, flags: ["readonly"], group: "server", keys: [2, 2, 1],
         summary: "Estimates the bytes a key and its value take.",
@@ -223,7 +225,7 @@ export const serverCommands: readonly CommandSpec[] = [
         "PURGE", "    Run a full garbage collection so freed memory can return to the OS.",
         "USAGE <key> [SAMPLES <count>]", "    Return the estimated bytes <key> and its value take. Elements of a large",
         "    collection are sampled up to <count> times (default: 5, 0 means sample all).",
-      ])),
+      ]), ["loading", "stale"]),
     ],
   },
   {
@@ -247,8 +249,8 @@ export const serverCommands: readonly CommandSpec[] = [
   {
     name: "function", arity: -2, flags: [], group: "server", summary: "Functions (only FLUSH, as there are none).",
     subcommands: [
-      sub("function", "flush", -2, "Removes all functions (there are none).", (x) => x.reply.simple("OK")),
-      sub("function", "help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", ["FLUSH [ASYNC|SYNC]"])),
+      sub("function", "flush", -2, "Removes all functions (there are none).", (x) => x.reply.simple("OK"), ["noscript"]),
+      sub("function", "help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", ["FLUSH [ASYNC|SYNC]"]), ["loading", "stale"]),
     ],
   },
 ];
