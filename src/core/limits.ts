@@ -95,6 +95,12 @@ export const kvQueryBufferBytesMax = 1 * GiB;
 export const kvOutputPauseBytes = 4 * MiB;
 /** Redis's pubsub client-output-buffer hard limit: a subscriber this far behind is disconnected. */
 export const kvPubsubOutputBytesMax = 32 * MiB;
+/**
+ * A MONITOR client this far behind is disconnected too. Redis counts monitors as normal clients,
+ * with no limit, so a slow monitor on a busy server grows its memory without end; a monitor's
+ * stream is the same kind of push as a subscriber's, so it gets the same bound.
+ */
+export const kvMonitorOutputBytesMax = 32 * MiB;
 /** Default number of databases (Redis's `databases`). */
 export const kvDatabasesDefault = 16;
 /** The server's periodic work (cron.ts) runs this often (Redis's serverCron at hz 10). */

@@ -8,14 +8,15 @@
  * - backpressure: once more than kvOutputPauseBytes of replies wait for the client to read, we
  *   stop running its commands and stop reading from it until it catches up, so a client that
  *   pipelines without reading stalls in the kernel instead of growing our memory; a subscriber
- *   more than kvPubsubOutputBytesMax behind is disconnected;
+ *   more than kvPubsubOutputBytesMax behind is disconnected, and so is a monitor more than
+ *   kvMonitorOutputBytesMax behind;
  * - a query buffer (unparsed bytes plus commands waiting to run) past client-query-buffer-limit
  *   closes the connection;
  * - durability: the append-only file gets the commands before their replies leave; with
  *   `appendfsync always`, replies wait until the file is synced (see AppendLog).
  */
 import type { Socket } from "bun";
-import { kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
+import { kvMonitorOutputBytesMax, kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "./end-of-turn.ts";
 import type { Engine } from "./engine.ts";
 import type { RequestParser } from "./resp/parser.ts";
@@ -162,6 +163,11 @@ export class Connection implements Transport, TurnWriter {
     }
     if (this.session.subscriptions > 0 && w.pendingBytes > kvPubsubOutputBytesMax) {
       this.engine.log.warn({ client: this.peer, pendingBytes: w.pendingBytes }, "closing subscriber past its output limit");
+      this.socket.terminate();
+      return;
+    }
+    if (w.pendingBytes > kvMonitorOutputBytesMax && this.engine.monitors.has(this.session)) {
+      this.engine.log.warn({ client: this.peer, pendingBytes: w.pendingBytes }, "closing monitor past its output limit");
       this.socket.terminate();
       return;
     }

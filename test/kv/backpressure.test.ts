@@ -8,6 +8,7 @@
 //   of messages wait for it, never before, while PUBLISH keeps working for everyone else. Redis's
 //   pubsub client-output-buffer-limit hard limit is the same 32 MiB, so redis-server plays the same
 //   scenario as a reference.
+// - kvMonitorOutputBytesMax: so is a MONITOR client 32 MiB behind (Redis sets monitors no limit).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { encodeCommand, RespClient } from "./support/resp-client.ts";
 import { rssBytes, type ServerProcess, startKv, startRedis } from "./support/servers.ts";
@@ -184,5 +185,38 @@ describe("a subscriber that never reads", () => {
     } finally {
       await redis.stop();
     }
+  }, 30_000);
+});
+
+describe("a monitor that never reads", () => {
+  /** src/core/limits.ts kvMonitorOutputBytesMax. */
+  const monitorOutputBytesMax = 32 * MiB;
+  const valueBytes = 256 * 1024;
+
+  test("is disconnected once past 32 MiB behind, never before, while the writes it watches go on (Redis sets no limit)", async () => {
+    const writer = await RespClient.connect(kv.port);
+    const slow = await RawConnection.open(kv.port);
+    slow.write(encodeCommand(["MONITOR"]));
+    await slow.settle({ atLeast: 5 });
+    expect(slow.received.toString("latin1")).toBe("+OK\r\n");
+    slow.pause();
+    const value = "v".repeat(valueBytes);
+    let written = 0;
+    let droppedAfterBytes = -1;
+    while (written < monitorOutputBytesMax + kernelBufferSlackBytes + 16 * MiB) {
+      expect(await writer.call("SET", "bp:watched", value)).toEqual({ s: "OK" });
+      written += valueBytes;
+      const list = (await writer.call("CLIENT", "LIST")) as string;
+      if (!list.includes("flags=O")) {
+        droppedAfterBytes = written;
+        break;
+      }
+    }
+    expect(droppedAfterBytes).toBeGreaterThan(monitorOutputBytesMax);
+    expect(droppedAfterBytes).toBeLessThanOrEqual(monitorOutputBytesMax + kernelBufferSlackBytes);
+    expect(await writer.call("STRLEN", "bp:watched")).toBe(BigInt(valueBytes));
+    slow.resume();
+    writer.close();
+    slow.close();
   }, 30_000);
 });
