@@ -29,6 +29,7 @@ const command = fc.oneof(
   fc.constantFrom(["ZPOPMIN", "z"], ["BZPOPMAX", "z", "0.01"], ["BZMPOP", "0.01", "1", "z", "MIN", "COUNT", "2"]),
   fc.constantFrom(["SELECT", "1"], ["SELECT", "0"], ["MOVE", "a", "2"], ["COPY", "l", "lcopy", "DB", "3"], ["SWAPDB", "0", "1"], ["RENAME", "set", "set3"]),
   fc.constantFrom(["MULTI"], ["EXEC"], ["DISCARD"], ["FLUSHDB"], ["DEL", "a", "l"], ["GET", "a"], ["PERSIST", "s1"]),
+  fc.constantFrom(["SORT", "l", "ALPHA", "DESC", "STORE", "sorted"], ["SORT", "set", "BY", "nosort", "STORE", "sorted"], ["SORT", "z", "BY", "nosort", "STORE", "m"]),
 );
 
 describe("what svc writes", () => {

@@ -8,6 +8,7 @@ import { keyCommands } from "./keys.ts";
 import { persistenceCommands } from "./persistence.ts";
 import { pubsubCommands } from "./pubsub.ts";
 import { serverCommands } from "./server.ts";
+import { sortCommands } from "./sort.ts";
 import { standaloneCommands } from "./standalone.ts";
 import type { CommandSpec } from "./spec.ts";
 import { transactionCommands } from "./transactions.ts";
@@ -27,6 +28,7 @@ const declarations: readonly CommandSpec[] = [
   ...standaloneCommands,
   ...persistenceCommands,
   ...keyCommands,
+  ...sortCommands,
   ...transactionCommands,
   ...pubsubCommands,
   ...stringCommands,
