@@ -38,12 +38,12 @@ const byPattern = fc.constantFrom("nosort", "w_*", "h_*->f", "h_*->g", "h_*->non
 const getPattern = fc.constantFrom("#", "name_*", "h_*->f", "nostar", "w_*", "h_*", "w_*->x");
 const limitArg = fc.oneof(fc.integer({ min: -2, max: 12 }).map(String), fc.constantFrom("x", "9223372036854775807"));
 const option: fc.Arbitrary<string[]> = fc.oneof(
-  fc.constantFrom(["ASC"], ["DESC"], ["desc"], ["ALPHA"], ["alpha"]),
+  fc.constantFrom<string[]>(["ASC"], ["DESC"], ["desc"], ["ALPHA"], ["alpha"]),
   fc.tuple(limitArg, limitArg).map(([a, b]) => ["LIMIT", a, b]),
   byPattern.map((p) => ["BY", p]),
   getPattern.map((p) => ["GET", p]),
-  fc.constant(["STORE", "dst"]),
-  { weight: 1, arbitrary: fc.constantFrom(["LIMIT", "1"], ["nope"], ["BY"], ["GET"]) },
+  fc.constant<string[]>(["STORE", "dst"]),
+  { weight: 1, arbitrary: fc.constantFrom<string[]>(["LIMIT", "1"], ["nope"], ["BY"], ["GET"]) },
 );
 const sortArgv = fc.tuple(fc.constantFrom("SORT", "SORT_RO", "sort"), key, fc.array(option, { maxLength: 5 })).map(([name, k, opts]) => [name, k, ...opts.flat()]);
 
