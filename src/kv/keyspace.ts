@@ -182,6 +182,18 @@ export class Keyspace {
     return Math.max(0, this.hooks.clock.monotonicMs() - this.createdMs - readMs);
   }
 
+  /**
+   * Makes the key read `idleMs` ago (RESTORE ... IDLETIME). A read before the keyspace was created
+   * is a negative read time (0 stays "never read"), back to about 248 days before.
+   */
+  setIdleMs(key: string, idleMs: number): void {
+    const ref = this.table.find(key);
+    if (ref === -1) return;
+    const readMs = this.hooks.clock.monotonicMs() - this.createdMs - idleMs;
+    const readTime = Math.floor(readMs / readTimeUnitMs) + 1;
+    this.table.setReadTime(ref, Math.max(-readTimeMax, Math.min(readTimeMax, readTime === 0 ? -1 : readTime)));
+  }
+
   /** Removes every key, reporting each to watchers first. */
   clear(): void {
     for (const key of this.table.keys()) this.hooks.onModified(this, key);

@@ -10,6 +10,15 @@ import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withKvIn } from 
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 import { waitUntil } from "./support/wire.ts";
+import { framePayload } from "../../src/kv/rdb/dump-payload.ts";
+import { writeValue } from "../../src/kv/rdb/value-writer.ts";
+import { List } from "../../src/kv/types/list-items.ts";
+import { FieldMap } from "../../src/kv/types/field-map.ts";
+
+/** DUMP payloads of svc's own making, for RESTOREs in the generated commands. */
+const dumped = (value: List | FieldMap) => Buffer.from(framePayload(writeValue(value)!)).toString("latin1");
+const listPayload = dumped(new List(["r1", "r2"]));
+const hashPayload = dumped(new FieldMap([["rf", "rv"]]));
 
 /** Commands whose effect depends on time, chance or blocking — the ones the file must rewrite. */
 const command = fc.oneof(
@@ -29,6 +38,8 @@ const command = fc.oneof(
   fc.constantFrom(["ZPOPMIN", "z"], ["BZPOPMAX", "z", "0.01"], ["BZMPOP", "0.01", "1", "z", "MIN", "COUNT", "2"]),
   fc.constantFrom(["SELECT", "1"], ["SELECT", "0"], ["MOVE", "a", "2"], ["COPY", "l", "lcopy", "DB", "3"], ["SWAPDB", "0", "1"], ["RENAME", "set", "set3"]),
   fc.constantFrom(["MULTI"], ["EXEC"], ["DISCARD"], ["FLUSHDB"], ["DEL", "a", "l"], ["GET", "a"], ["PERSIST", "s1"]),
+  // RESTORE's relative TTL is logged as ABSTTL; one already past deletes what REPLACE named.
+  fc.constantFrom(["RESTORE", "l", "0", listPayload, "REPLACE"], ["RESTORE", "h", "100000", hashPayload, "REPLACE"], ["RESTORE", "a", "1", listPayload, "ABSTTL", "REPLACE"]),
   fc.constantFrom(["SORT", "l", "ALPHA", "DESC", "STORE", "sorted"], ["SORT", "set", "BY", "nosort", "STORE", "sorted"], ["SORT", "z", "BY", "nosort", "STORE", "m"]),
 );
 

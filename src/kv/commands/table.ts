@@ -7,6 +7,7 @@ import { connectionCommands } from "./connection.ts";
 import { keyCommands } from "./keys.ts";
 import { persistenceCommands } from "./persistence.ts";
 import { pubsubCommands } from "./pubsub.ts";
+import { dumpCommands } from "./dump.ts";
 import { serverCommands } from "./server.ts";
 import { sortCommands } from "./sort.ts";
 import { standaloneCommands } from "./standalone.ts";
@@ -29,6 +30,7 @@ const declarations: readonly CommandSpec[] = [
   ...persistenceCommands,
   ...keyCommands,
   ...sortCommands,
+  ...dumpCommands,
   ...transactionCommands,
   ...pubsubCommands,
   ...stringCommands,

@@ -1,0 +1,104 @@
+/**
+ * Writing one value in RDB format, type byte first, for DUMP. Only the plain encodings: a string
+ * as its bytes, a list, a set, a hash as its elements, a sorted set as members with binary scores
+ * — every Redis from 5.0 on reads these (and converts them to its compact forms as it loads), so
+ * a DUMP from svc RESTOREs there as well as here. Bloom filters, a module type in Redis, have no
+ * such form: DUMP refuses them (BF.SCANDUMP moves them).
+ */
+import type { Value } from "../keyspace.ts";
+import { BloomChain } from "../types/bloom/chain.ts";
+import { MutableString } from "../types/bytes.ts";
+import { FieldMap } from "../types/field-map.ts";
+import { List } from "../types/list-items.ts";
+import { MemberSet } from "../types/member-set.ts";
+import { ZSet } from "../types/zset/zset.ts";
+import { rdbType } from "./value-types.ts";
+
+/** A growing byte buffer with RDB's length and string encodings. */
+class Output {
+  private bytes = new Uint8Array(256);
+  length = 0;
+
+  private room(n: number): void {
+    if (this.length + n <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.length + n) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+
+  byte(b: number): void {
+    this.room(1);
+    this.bytes[this.length++] = b;
+  }
+
+  /** An RDB length: 6 bits, 14 bits, or a marker and 32 or 64 bits, big-endian. */
+  lengthOf(n: number): void {
+    if (n < 1 << 6) return this.byte(n);
+    if (n < 1 << 14) {
+      this.byte(0x40 | (n >> 8));
+      return this.byte(n & 0xff);
+    }
+    this.room(9);
+    const view = new DataView(this.bytes.buffer);
+    if (n <= 0xffffffff) {
+      this.bytes[this.length] = 0x80;
+      view.setUint32(this.length + 1, n, false);
+      this.length += 5;
+    } else {
+      this.bytes[this.length] = 0x81;
+      view.setBigUint64(this.length + 1, BigInt(n), false);
+      this.length += 9;
+    }
+  }
+
+  /** A latin1 string, length first. */
+  string(text: string): void {
+    this.lengthOf(text.length);
+    this.room(text.length);
+    for (let i = 0; i < text.length; i++) this.bytes[this.length++] = text.charCodeAt(i);
+  }
+
+  binaryDouble(n: number): void {
+    this.room(8);
+    new DataView(this.bytes.buffer).setFloat64(this.length, n, true);
+    this.length += 8;
+  }
+
+  take(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+/** The value in RDB format, or null for a value that has none (a Bloom filter). */
+export function writeValue(value: Value): Uint8Array | null {
+  const out = new Output();
+  if (typeof value === "string" || value instanceof MutableString) {
+    out.byte(rdbType.string);
+    out.string(typeof value === "string" ? value : value.toString());
+  } else if (value instanceof List) {
+    out.byte(rdbType.list);
+    out.lengthOf(value.size);
+    for (const item of value) out.string(item);
+  } else if (value instanceof MemberSet) {
+    out.byte(rdbType.set);
+    out.lengthOf(value.size);
+    for (const member of value.values()) out.string(member);
+  } else if (value instanceof FieldMap) {
+    out.byte(rdbType.hash);
+    out.lengthOf(value.size);
+    for (const [field, v] of value.entries()) {
+      out.string(field);
+      out.string(v);
+    }
+  } else if (value instanceof ZSet) {
+    out.byte(rdbType.zset);
+    out.lengthOf(value.size);
+    for (const { member, score } of value.entries()) {
+      out.string(member);
+      out.binaryDouble(score);
+    }
+  } else if (value instanceof BloomChain) return null;
+  return out.take();
+}
