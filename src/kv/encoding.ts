@@ -8,10 +8,12 @@ import type { Value } from "./keyspace.ts";
 import type { MemberSet } from "./types/member-set.ts";
 
 /**
- * Redis 7.0's limits for its compact encodings at their defaults: hash-max-listpack-entries and
- * zset-max-listpack-entries, hash-max-listpack-value and zset-max-listpack-value.
+ * Redis 7.0's limits for its compact encodings at their defaults: zset-max-listpack-entries (and
+ * the packed lists' length, ours), hash-max-listpack-value and zset-max-listpack-value.
  */
 export const compactEntriesMax = 128;
+/** hash-max-listpack-entries: Redis 7.0's default (built in, and in its redis.conf) is 512, not 128. */
+export const hashListpackEntriesMax = 512;
 export const compactValueBytesMax = 64;
 const intsetEntriesMax = 512;
 const embstrBytesMax = 44;

@@ -24,6 +24,8 @@ const fixture: string[][] = [
   ["RPUSH", "bigitem", "z".repeat(10_000), "small", "9999999999"],
   ["SADD", "intset", "1", "5", "-3", "70000", "5000000000"], ["SADD", "smallset", "a", "b", "c"], ["SADD", "bigset", ...range(300, (i) => `m${i}`)],
   ["HSET", "hash", "f1", "v1", "f2", "22", "f3", "-1"], ["HSET", "bighash", ...range(1200, (i) => (i % 2 === 0 ? `f${i}` : `v${i}`))],
+  // Redis keeps a hash of up to 512 short fields in a listpack; svc reports one (in a table past 128).
+  ["HSET", "midhash", ...range(600, (i) => (i % 2 === 0 ? `f${i}` : `v${i}`))],
   ["HSET", "longvalue", "f", "v".repeat(100)],
   ["ZADD", "zset", "1.5", "a", "-2", "b", "3", "c", "inf", "d", "-0", "e"], ["ZADD", "bigzset", ...range(600, (i) => (i % 2 === 0 ? String(i * 0.25) : `m${i}`))],
   ["GEOADD", "geo", "13.361389", "38.115556", "Palermo"],

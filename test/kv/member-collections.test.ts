@@ -7,6 +7,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
+import { hashListpackEntriesMax } from "../../src/kv/encoding.ts";
 import { FieldMap, smallFieldsMax } from "../../src/kv/types/field-map.ts";
 import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";
 import { MemberSet, smallMembersMax } from "../../src/kv/types/member-set.ts";
@@ -79,16 +80,24 @@ describe("MemberSet", () => {
 });
 
 describe("FieldMap", () => {
-  const hashField = fc.oneof({ weight: 60, arbitrary: name }, { weight: 1, arbitrary: longName });
+  // Redis's listpack holds a hash of up to 512 fields: enough names to go past that too.
+  const hashName = fc.oneof(
+    { weight: 8, arbitrary: fc.integer({ min: 0, max: hashListpackEntriesMax * 2 }).map((i) => `m:${i}`) },
+    { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom("\u0000", "\u00ff", "a", "\r"), maxLength: 3 }) },
+  );
+  const hashField = fc.oneof({ weight: 60, arbitrary: hashName }, { weight: 1, arbitrary: longName });
+  const hashBurst = <T>(step: fc.Arbitrary<T>) => fc.array(fc.array(step, { minLength: 1, maxLength: hashListpackEntriesMax * 2, size: "max" }), { maxLength: 6 });
 
-  test("behaves as a Map across its three forms, in insertion order until the table, and is packed exactly while Redis keeps a listpack", () => {
+  test("behaves as a Map across its three forms, in insertion order until the table, and is compact exactly while Redis keeps a listpack", () => {
     fc.assert(
-      fc.property(burst(fc.tuple(hashField, fieldValue)), (bursts) => {
+      fc.property(hashBurst(fc.tuple(hashField, fieldValue)), (bursts) => {
         const hash = new FieldMap();
         const model = new Map<string, string>();
-        // Redis leaves the listpack for good at a field or value too long, or a field too many.
+        // Redis leaves the listpack for good at a field or value too long, or past 512 fields;
+        // svc leaves its packed and Map forms for a table past 128.
         let outgrown = false;
         let overfull = false;
+        let tabled = false;
         bursts.forEach((steps, i) => {
           // Every other burst of sets is one HSET of all its pairs (setPairs).
           if (i % 4 === 2) {
@@ -100,12 +109,13 @@ describe("FieldMap", () => {
               if (i % 4 === 0) expect(hash.set(field, value)).toBe(!model.has(field));
               model.set(field, value);
               outgrown ||= field.length > packedItemBytesMax || value.length > packedItemBytesMax;
-              overfull ||= model.size > smallFieldsMax;
+              overfull ||= model.size > hashListpackEntriesMax;
+              tabled ||= model.size > smallFieldsMax;
             } else expect(hash.delete(field)).toBe(model.delete(field));
           }
           expect(hash.compact).toBe(!outgrown && !overfull);
-          expect(hash.hashed).toBe(overfull);
-          if (!overfull) expect(hash.entries()).toEqual([...model]);
+          expect(hash.hashed).toBe(tabled);
+          if (!tabled) expect(hash.entries()).toEqual([...model]);
           expect(hash.size).toBe(model.size);
           const byField = (a: [string, string], b: [string, string]) => (a[0] < b[0] ? -1 : 1);
           expect(hash.entries().sort(byField)).toEqual([...model].sort(byField));
@@ -215,16 +225,21 @@ describe("through commands", () => {
 
   const fields = (n: number, from = 0) => Array.from({ length: n }, (_, i) => [`f${from + i}`, `v${from + i}`]).flat();
 
-  test("a hash is a listpack up to 128 fields, a hashtable at 129, and stays one when it shrinks (as in Redis)", () => {
-    run("HSET", "h", ...fields(smallFieldsMax));
+  test("a hash is a listpack up to 512 fields, a hashtable at 513, and stays one when it shrinks (as in Redis 7.0's hash-max-listpack-entries)", () => {
+    run("HSET", "h", ...fields(hashListpackEntriesMax));
     expect(run("OBJECT", "ENCODING", "h")).toBe("listpack");
+    // Past 128 fields it is in a table already (smallFieldsMax), but answers HSCAN whole, as a listpack.
+    const [cursor, items] = run("HSCAN", "h", "0", "COUNT", "10") as [string, string[]];
+    expect([cursor, items.length]).toEqual(["0", hashListpackEntriesMax * 2]);
     run("HSET", "h", "one", "more");
     expect(run("OBJECT", "ENCODING", "h")).toBe("hashtable");
-    run("HDEL", "h", ...fields(smallFieldsMax).filter((_, i) => i % 2 === 0));
+    run("HDEL", "h", ...fields(hashListpackEntriesMax).filter((_, i) => i % 2 === 0));
     expect(run("HGETALL", "h")).toEqual(["one", "more"]);
     expect(run("OBJECT", "ENCODING", "h")).toBe("hashtable");
     // A hashtable hash is scanned with cursors, not whole.
     expect(run("HSCAN", "h", "0")).toEqual(["0", ["one", "more"]]);
+    run("HSET", "h2", ...fields(smallFieldsMax + 1));
+    expect((run("HSCAN", "h2", "0", "COUNT", "1") as [string, string[]])[1].length).toBe((smallFieldsMax + 1) * 2);
   });
 
   test("a hash is a listpack while every field and value is at most 64 bytes, and a hashtable for good after one is longer (as in Redis)", () => {

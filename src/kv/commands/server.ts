@@ -1,5 +1,5 @@
 /**
- * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, DEBUG, FUNCTION.
+ * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, MEMORY, SLOWLOG, DEBUG, FUNCTION.
  */
 import { parseFloatArg, parseInt64 } from "../args.ts";
 import { arityError, KvError, syntaxError } from "../errors.ts";

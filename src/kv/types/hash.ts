@@ -123,7 +123,8 @@ function hscan(x: Exec, argv: string[]): void {
     return replyScan(x, step.cursor, items);
   }
   const fields: string[] = [];
-  const next = walkTable((at, out) => hash.scanStep(at, out), cursor, options.count, fields);
+  // A table Redis would still hold as a listpack is answered whole too.
+  const next = walkTable((at, out) => hash.scanStep(at, out), cursor, hash.compact ? Infinity : options.count, fields);
   for (const field of fields) if (keep(field)) items.push(field, hash.get(field)!);
   replyScan(x, next, items);
 }
