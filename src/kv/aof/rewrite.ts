@@ -136,11 +136,12 @@ export class AofRewrite {
   /** Called before a write command runs: its keys go to the new file first, as they are now. */
   beforeWrite(dbIndex: number, spec: CommandSpec, argv: string[]): void {
     if (this.finished) return;
-    if (spec.keys === undefined || spec.flags.includes("movablekeys") || walkFinishingCommands.has(spec.name)) {
+    const keys = spec.keys === undefined && spec.movableKeys === undefined ? null : keysOf(spec, argv);
+    if (keys === null || (spec.flags.includes("movablekeys") && spec.movableKeys === undefined) || walkFinishingCommands.has(spec.name)) {
       this.walkAll();
       return;
     }
-    for (const key of keysOf(spec, argv)) this.writeAhead(dbIndex, key);
+    for (const key of keys) this.writeAhead(dbIndex, key);
   }
 
   /** Called before a blocked client is served from `key` (the served command is not a `run`). */

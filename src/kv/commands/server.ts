@@ -8,7 +8,7 @@ import { infoText } from "../info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
 import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import { type CommandSpec, type Exec, keysOf } from "./spec.ts";
 
 /** COMMAND's ten-field description of one command (Redis 7 layout). */
 function describe(x: Exec, spec: CommandSpec): void {
@@ -68,7 +68,28 @@ function command(x: Exec, argv: string[]): void {
   } else if (sub === "list") {
     x.reply.array(table.size);
     for (const name of table.keys()) x.reply.bulk(name);
-  } else helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST"]);
+  } else if (sub === "getkeys") getkeys(x, argv);
+  else if (sub === "help") {
+    helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST", "GETKEYS <full-command>"]);
+  } else throw new KvError(`ERR unknown subcommand '${argv[1]!.slice(0, 128)}'. Try COMMAND HELP.`);
+}
+
+/** COMMAND GETKEYS cmd args...: the keys that command would touch, checked as Redis 7.0 checks it. */
+function getkeys(x: Exec, argv: string[]): void {
+  if (argv.length < 4) throw arityError("command|getkeys");
+  const target = argv.slice(2);
+  let spec = x.engine.commands.get(target[0]!.toLowerCase());
+  if (spec?.subcommands !== undefined && target.length > 1) {
+    const name = `${spec.name}|${target[1]!.toLowerCase()}`;
+    spec = spec.subcommands.find((s) => s.name === name);
+  }
+  if (spec === undefined) throw new KvError("ERR Invalid command specified");
+  if ((spec.keys === undefined || spec.keys[0] === 0) && spec.movableKeys === undefined) throw new KvError("ERR The command has no key arguments");
+  if ((spec.arity > 0 && spec.arity !== target.length) || target.length < -spec.arity) throw new KvError("ERR Invalid number of arguments specified for command");
+  const keys = keysOf(spec, target);
+  if (keys === null || keys.length === 0) throw new KvError("ERR Invalid arguments specified for command");
+  x.reply.array(keys.length);
+  for (const key of keys) x.reply.bulk(key);
 }
 
 function flushMode(argv: string[]): void {

@@ -27,7 +27,7 @@ import { FieldMap } from "../types/field-map.ts";
 import { ZSet } from "../types/zset/zset.ts";
 import { MutableString } from "../types/bytes.ts";
 import { getValue } from "./lookup.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import { type CommandSpec, type Exec, keyAndOptionKeys } from "./spec.ts";
 
 interface SortOptions {
   desc: boolean;
@@ -158,6 +158,7 @@ export function sortCommand(x: Exec, argv: string[], readonly: boolean): void {
 export const sortCommands: readonly CommandSpec[] = [
   {
     name: "sort", arity: -2, flags: ["write", "denyoom", "movablekeys"], group: "generic", keys: [1, 1, 1],
+    movableKeys: keyAndOptionKeys(2, ["STORE"], { LIMIT: 2, GET: 1, BY: 1 }),
     summary: "Sorts a list, set or sorted set's elements, or stores them sorted.", run: (x, argv) => sortCommand(x, argv, false),
   },
   {

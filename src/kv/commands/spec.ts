@@ -47,13 +47,19 @@ export interface CommandSpec {
   summary: string;
   /** Key positions in argv: first, last (negative counts from the end), step. 0,0,0 = no keys. */
   keys?: readonly [first: number, last: number, step: number];
+  /**
+   * For a command whose keys move with its arguments (flagged "movablekeys": a count of keys, a
+   * STORE option): every key argv names, or null when argv does not say (a bad count).
+   */
+  movableKeys?(argv: readonly string[]): string[] | null;
   /** Runs the command; argv[0] is the command name as the client sent it. */
   run?(x: Exec, argv: string[]): void;
   subcommands?: readonly CommandSpec[];
 }
 
-/** The keys a command's argv names, by its declared positions. */
-export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] {
+/** The keys a command's argv names — by movableKeys if it has it, else by its declared positions; null when argv does not say. */
+export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] | null {
+  if (spec.movableKeys !== undefined) return spec.movableKeys(argv);
   if (spec.keys === undefined) return [];
   const [first, lastDeclared, step] = spec.keys;
   if (first === 0) return [];
@@ -61,4 +67,26 @@ export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] {
   const keys: string[] = [];
   for (let i = first; i <= last && i < argv.length; i += step) keys.push(argv[i]!);
   return keys;
+}
+
+/** movableKeys for a count of keys at argv[at] followed by the keys, after `before` fixed keys at 1..before. */
+export function countedKeys(at: number, before = 0): (argv: readonly string[]) => string[] | null {
+  return (argv) => {
+    const n = Number(argv[at]);
+    if (!Number.isInteger(n) || !/^\d+$/.test(argv[at] ?? "") || n < 1 || at + n >= argv.length) return null;
+    return [...argv.slice(1, 1 + before), ...argv.slice(at + 1, at + 1 + n)];
+  };
+}
+
+/** movableKeys for a key at 1 and the key after each of `words` anywhere after `from` (SORT's STORE, GEORADIUS's STORE and STOREDIST). */
+export function keyAndOptionKeys(from: number, words: readonly string[], skips: Readonly<Record<string, number>> = {}): (argv: readonly string[]) => string[] {
+  return (argv) => {
+    const keys = [argv[1]!];
+    for (let i = from; i < argv.length; i++) {
+      const word = argv[i]!.toUpperCase();
+      if (words.includes(word) && i + 1 < argv.length) keys.push(argv[++i]!);
+      else i += skips[word] ?? 0;
+    }
+    return keys;
+  };
 }

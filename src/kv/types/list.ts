@@ -6,7 +6,7 @@
 import { clampRankRange, int64Max, isKeyword, parseInteger, parseIntegerIn, parseMultiPop } from "../args.ts";
 import { runBlocking } from "../commands/block.ts";
 import { afterRemoval, getList } from "../commands/lookup.ts";
-import type { CommandSpec, Exec } from "../commands/spec.ts";
+import { type CommandSpec, countedKeys, type Exec } from "../commands/spec.ts";
 import { arityError, indexOutOfRange, KvError, mustBePositive, noSuchKey, syntaxError, wrongType } from "../errors.ts";
 import { typeOf } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
@@ -304,7 +304,10 @@ export const listCommands: readonly CommandSpec[] = [
     name: "rpoplpush", arity: 3, flags: ["write", "denyoom"], group: "list", summary: "Moves the last element of a list to the front of another.", keys: [1, 2, 1],
     run: (x, argv) => lmoveGeneric(x, argv[1]!, argv[2]!, "right", "left"),
   },
-  { name: "lmpop", arity: -4, flags: ["write"], group: "list", summary: "Pops elements from the first non-empty list.", keys: [2, -2, 1], run: lmpop },
+  {
+    name: "lmpop", arity: -4, flags: ["write", "movablekeys"], group: "list", summary: "Pops elements from the first non-empty list.",
+    keys: [2, -2, 1], movableKeys: countedKeys(1), run: lmpop,
+  },
   { name: "blpop", arity: -3, flags: ["write", "blocking"], group: "list", summary: "Pops the first element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "left") },
   { name: "brpop", arity: -3, flags: ["write", "blocking"], group: "list", summary: "Pops the last element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "right") },
   {
@@ -315,5 +318,8 @@ export const listCommands: readonly CommandSpec[] = [
     name: "brpoplpush", arity: 4, flags: ["write", "denyoom", "blocking"], group: "list", summary: "Moves the last element to another list, blocking until one is available.", keys: [1, 2, 1],
     run: (x, argv) => blmoveGeneric(x, argv[1]!, argv[2]!, "right", "left", argv[3]!),
   },
-  { name: "blmpop", arity: -5, flags: ["write", "blocking"], group: "list", summary: "Pops elements from the first non-empty list, blocking until one is.", keys: [3, -2, 1], run: blmpop },
+  {
+    name: "blmpop", arity: -5, flags: ["write", "blocking", "movablekeys"], group: "list", summary: "Pops elements from the first non-empty list, blocking until one is.",
+    keys: [3, -2, 1], movableKeys: countedKeys(2), run: blmpop,
+  },
 ];

@@ -6,7 +6,7 @@
 import { int64Max, isKeyword, parseIntegerIn } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
 import { afterRemoval, getSet, replyStrings, storeResult } from "../commands/lookup.ts";
-import type { CommandSpec, Exec } from "../commands/spec.ts";
+import { type CommandSpec, countedKeys, type Exec } from "../commands/spec.ts";
 import { isIntset } from "../encoding.ts";
 import { KvError, mustBePositive, negativeLimit, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
@@ -214,6 +214,9 @@ export const setCommands: readonly CommandSpec[] = [
   algebraStore("sinterstore", "Stores the intersection of sets.", (x, keys) => intersect(x, keys)),
   algebraStore("sunionstore", "Stores the union of sets.", union),
   algebraStore("sdiffstore", "Stores the difference of the first set and the others.", difference),
-  { name: "sintercard", arity: -3, flags: ["readonly"], group: "set", summary: "Counts the intersection of sets.", keys: [2, -1, 1], run: sintercard },
+  {
+    name: "sintercard", arity: -3, flags: ["readonly", "movablekeys"], group: "set", summary: "Counts the intersection of sets.",
+    keys: [2, -1, 1], movableKeys: countedKeys(1), run: sintercard,
+  },
   { name: "sscan", arity: -3, flags: ["readonly"], group: "set", summary: "Iterates over members.", keys: one, run: sscan },
 ];

@@ -10,7 +10,7 @@
  */
 import { parseFloatArg, parseInt64 } from "../../args.ts";
 import { getZSet, replyStrings, storeResult } from "../../commands/lookup.ts";
-import type { CommandSpec, Exec } from "../../commands/spec.ts";
+import { type CommandSpec, type Exec, keyAndOptionKeys } from "../../commands/spec.ts";
 import { KvError, notAnInteger, syntaxError } from "../../errors.ts";
 import { ZSet } from "../zset/zset.ts";
 import { distanceM, parseUnit } from "./distance.ts";
@@ -366,6 +366,7 @@ const search = (name: string, arity: number, c: SearchCommand, summary: string):
   group,
   summary,
   keys: c.store === "destination" ? [1, 2, 1] : one,
+  ...(c.store === "options" ? { movableKeys: keyAndOptionKeys(5, ["STORE", "STOREDIST"]) } : {}),
   run: (x, argv) => geosearchGeneric(x, argv, c),
 });
 

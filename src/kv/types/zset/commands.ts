@@ -11,7 +11,7 @@ import { clampRankRange, int64Max, isKeyword, parseFloatArg, parseInteger, parse
 import { runBlocking } from "../../commands/block.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../../commands/keys.ts";
 import { afterRemoval, getZSet, storeResult } from "../../commands/lookup.ts";
-import type { CommandSpec, Exec } from "../../commands/spec.ts";
+import { type CommandSpec, countedKeys, type Exec } from "../../commands/spec.ts";
 import { compactEntriesMax, isCompact } from "../../encoding.ts";
 import { KvError, mustBePositive, syntaxError } from "../../errors.ts";
 import { globMatch } from "../../glob.ts";
@@ -483,6 +483,7 @@ const setOpSpec = (name: string, op: SetOp, store: boolean, summary: string): Co
   group,
   summary,
   keys: store ? one : none,
+  movableKeys: store ? countedKeys(2, 1) : countedKeys(1),
   run: (x, argv) => setOp(x, argv, { name, op, numkeysIndex: store ? 2 : 1, store, cardinality: false }),
 });
 
@@ -517,10 +518,10 @@ export const zsetCommands: readonly CommandSpec[] = [
     name: "bzpopmax", arity: -3, flags: ["write", "noscript", "blocking", "fast"], group, summary: "Removes and returns the member with the highest score, blocking until one is available.",
     keys: [1, -2, 1], run: (x, argv) => bzpop(x, argv, true),
   },
-  { name: "zmpop", arity: -4, flags: ["write", "movablekeys"], group, summary: "Removes and returns members from the first non-empty sorted set.", keys: none, run: zmpop },
+  { name: "zmpop", arity: -4, flags: ["write", "movablekeys"], group, summary: "Removes and returns members from the first non-empty sorted set.", keys: none, movableKeys: countedKeys(1), run: zmpop },
   {
     name: "bzmpop", arity: -5, flags: ["write", "blocking", "movablekeys"], group, summary: "Removes and returns members from the first non-empty sorted set, blocking until one is available.",
-    keys: none, run: bzmpop,
+    keys: none, movableKeys: countedKeys(2), run: bzmpop,
   },
   { name: "zrandmember", arity: -2, flags: ["readonly"], group, summary: "Returns random members of a sorted set.", keys: one, run: zrandmember },
   setOpSpec("zunion", "union", false, "Returns the union of sorted sets."),
@@ -530,7 +531,7 @@ export const zsetCommands: readonly CommandSpec[] = [
   setOpSpec("zinterstore", "inter", true, "Stores the intersection of sorted sets in a key."),
   setOpSpec("zdiffstore", "diff", true, "Stores the difference between sorted sets in a key."),
   {
-    name: "zintercard", arity: -3, flags: ["readonly", "movablekeys"], group, summary: "Counts the members of the intersection of sorted sets.", keys: none,
+    name: "zintercard", arity: -3, flags: ["readonly", "movablekeys"], group, summary: "Counts the members of the intersection of sorted sets.", keys: none, movableKeys: countedKeys(1),
     run: (x, argv) => setOp(x, argv, { name: "zintercard", op: "inter", numkeysIndex: 1, store: false, cardinality: true }),
   },
   { name: "zscan", arity: -3, flags: ["readonly"], group, summary: "Iterates over the members and scores of a sorted set.", keys: one, run: zscan },
