@@ -145,6 +145,28 @@ function clientKill(x: Exec, argv: string[]): void {
 }
 
 /**
+ * CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends another client's blocking command (BLPOP, WAIT ...) as
+ * if it had timed out — its own timeout reply — or with an UNBLOCKED error; 1 if it was blocked.
+ */
+function clientUnblock(x: Exec, argv: string[]): void {
+  if (argv.length > 4) throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try CLIENT HELP.`);
+  const id = parseInt64(argv[2]!);
+  if (id === null) throw new KvError("ERR value is not an integer or out of range");
+  const reason = argv.length === 4 ? argv[3]!.toUpperCase() : "TIMEOUT";
+  if (reason !== "TIMEOUT" && reason !== "ERROR") throw new KvError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+  const target = [...x.engine.sessions.values()].find((s) => BigInt(s.id) === id);
+  const state = target?.blocked ?? null;
+  if (target === undefined || state === null) return x.reply.integer(0);
+  x.engine.blocking.unblock(target);
+  if (reason === "TIMEOUT") state.timeout();
+  else {
+    target.reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    target.transport?.flush();
+  }
+  x.reply.integer(1);
+}
+
+/**
  * Closes a session's connection once its pending replies are written. Another client is also
  * forgotten at once — its blocking, subscriptions and watches — as Redis frees it on the spot: a
  * push or a PUBLISH later in the same pipeline must not go to a client that is already gone.
@@ -182,6 +204,8 @@ function client(x: Exec, argv: string[]): void {
       return x.reply.verbatim(`${clientLine(x.engine, s)}\n`);
     case "kill":
       return clientKill(x, argv);
+    case "unblock":
+      return clientUnblock(x, argv);
     case "no-evict":
     case "no-touch": {
       const v = argv[2]!.toLowerCase();
@@ -189,7 +213,10 @@ function client(x: Exec, argv: string[]): void {
       return x.reply.simple("OK");
     }
     default:
-      return helpReply(x, "CLIENT", ["ID", "GETNAME", "SETNAME <name>", "SETINFO <option> <value>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)"]);
+      return helpReply(x, "CLIENT", [
+        "ID", "GETNAME", "SETNAME <name>", "SETINFO <option> <value>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      ]);
   }
 }
 
@@ -217,7 +244,7 @@ function monitor(x: Exec): void {
 }
 
 /** CLIENT's subcommands that act on other connections are administrative, as in Redis (MONITOR does not show them). */
-const adminClientSubs = new Set(["list", "kill", "no-evict"]);
+const adminClientSubs = new Set(["list", "kill", "no-evict", "unblock"]);
 
 const clientSub = (name: string, arity: number, summary: string): CommandSpec => ({
   name: `client|${name}`, arity, group: "connection", summary, run: client,
@@ -268,6 +295,7 @@ export const connectionCommands: readonly CommandSpec[] = [
       clientSub("info", 2, "Describes this connection."),
       clientSub("kill", -3, "Closes connections."),
       clientSub("no-evict", 3, "Accepted; svc does not evict clients."),
+      clientSub("unblock", -3, "Ends another client's blocking command."),
       clientSub("no-touch", 3, "Accepted; access times are always updated."),
       clientSub("help", 2, "Shows CLIENT's subcommands."),
     ],
