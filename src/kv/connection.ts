@@ -161,7 +161,7 @@ export class Connection implements Transport, TurnWriter {
       if (w.pendingBytes > 0 || this.waitingFrom === this.waiting.length || !this.mayRun) break;
       this.runWaiting();
     }
-    if (this.session.subscriptions > 0 && w.pendingBytes > kvPubsubOutputBytesMax) {
+    if (this.session.subscribed && w.pendingBytes > kvPubsubOutputBytesMax) {
       this.engine.log.warn({ client: this.peer, pendingBytes: w.pendingBytes }, "closing subscriber past its output limit");
       this.socket.terminate();
       return;

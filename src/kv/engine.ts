@@ -38,7 +38,7 @@ export interface EngineOptions {
 export type { CommandStats };
 
 /** Commands a subscribed RESP2 client may still send. */
-const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ping", "quit", "reset"]);
+const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "ping", "quit", "reset"]);
 /** Commands that run at once inside MULTI instead of being queued. */
 const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit", "reset"]);
 
@@ -171,7 +171,7 @@ export class Engine {
       return this.reject(session, argv, reply, `MISCONF Errors writing to the AOF file: ${persistFailure}`);
     }
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
-    if (session.subscriptions > 0 && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
+    if (session.subscribed && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
       return this.reject(
         session, argv, reply,
         `ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,

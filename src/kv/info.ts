@@ -22,7 +22,7 @@ function server(engine: Engine): Fields {
 
 function clients(engine: Engine): Fields {
   let pubsubClients = 0;
-  for (const s of engine.sessions.values()) if (s.subscriptions > 0) pubsubClients++;
+  for (const s of engine.sessions.values()) if (s.subscribed) pubsubClients++;
   return [
     ["connected_clients", engine.sessions.size], ["blocked_clients", engine.blocking.blockedCount],
     ["pubsub_clients", pubsubClients], ["maxclients", 10000],
@@ -68,7 +68,7 @@ function stats(engine: Engine): Fields {
     ["total_connections_received", engine.stats.connectionsReceived], ["total_commands_processed", engine.stats.commandsProcessed],
     ["expired_keys", engine.stats.expiredKeys], ["evicted_keys", 0], ["keyspace_hits", engine.stats.keyspaceHits],
     ["keyspace_misses", engine.stats.keyspaceMisses], ["pubsub_channels", engine.pubsub.channels.size],
-    ["pubsub_patterns", engine.pubsub.patterns.size],
+    ["pubsub_patterns", engine.pubsub.patterns.size], ["pubsubshard_channels", engine.pubsub.shardChannels.size],
   ];
 }
 

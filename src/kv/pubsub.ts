@@ -1,78 +1,106 @@
 /**
- * Pub/sub: channel and pattern subscriptions, and delivery. A message is appended to each
- * subscriber's output buffer in that subscriber's protocol (a RESP3 push, a RESP2 array), and
- * subscribers are flushed after the publishing command, like every other reply.
+ * Pub/sub: channel, pattern and shard-channel subscriptions, and delivery. A message is appended
+ * to each subscriber's output buffer in that subscriber's protocol (a RESP3 push, a RESP2 array),
+ * and subscribers are flushed after the publishing command, like every other reply.
+ *
+ * Shard channels (SSUBSCRIBE, SPUBLISH) are a namespace of their own, as in Redis 7.0 without
+ * cluster mode: SPUBLISH reaches only shard subscribers, as `smessage`, and PUBLISH none of them.
+ * Their replies count shard subscriptions only; (P)SUBSCRIBE's count channels and patterns.
  */
 import { globMatch } from "./glob.ts";
 import type { Reply } from "./reply.ts";
 import { addToIndex, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
 
+export type SubscriptionKind = "channel" | "pattern" | "shard";
+
+/** The replies' names for subscribing and unsubscribing, per kind. */
+const verbs: Record<SubscriptionKind, [string, string]> = {
+  channel: ["subscribe", "unsubscribe"],
+  pattern: ["psubscribe", "punsubscribe"],
+  shard: ["ssubscribe", "sunsubscribe"],
+};
+
 export class PubSub {
   readonly channels: SessionIndex = new Map();
   readonly patterns: SessionIndex = new Map();
+  readonly shardChannels: SessionIndex = new Map();
 
-  /** Answers as (P)SUBSCRIBE does for each name: kind, name, the session's subscription count. */
-  subscribe(session: Session, names: readonly string[], pattern: boolean): void {
+  private index(kind: SubscriptionKind): SessionIndex {
+    return kind === "channel" ? this.channels : kind === "pattern" ? this.patterns : this.shardChannels;
+  }
+
+  /** Answers as (P|S)SUBSCRIBE does for each name: kind, name, the session's subscription count. */
+  subscribe(session: Session, names: readonly string[], kind: SubscriptionKind): void {
+    const own = session.subscribedTo(kind);
     for (const name of names) {
-      const own = pattern ? session.patterns : session.channels;
       if (!own.has(name)) {
         own.add(name);
-        addToIndex(pattern ? this.patterns : this.channels, name, session);
+        addToIndex(this.index(kind), name, session);
       }
-      confirm(session.reply, pattern ? "psubscribe" : "subscribe", name, session.subscriptions);
+      confirm(session.reply, verbs[kind][0], name, countFor(session, kind));
     }
   }
 
-  /** (P)UNSUBSCRIBE: the named subscriptions, or all of that kind when none are named. */
-  unsubscribe(session: Session, names: readonly string[], pattern: boolean): void {
-    const own = pattern ? session.patterns : session.channels;
-    const kind = pattern ? "punsubscribe" : "unsubscribe";
+  /** (P|S)UNSUBSCRIBE: the named subscriptions, or all of that kind when none are named. */
+  unsubscribe(session: Session, names: readonly string[], kind: SubscriptionKind): void {
+    const own = session.subscribedTo(kind);
+    const verb = verbs[kind][1];
     const targets = names.length > 0 ? names : [...own];
     if (targets.length === 0) {
-      confirm(session.reply, kind, null, session.subscriptions);
+      confirm(session.reply, verb, null, countFor(session, kind));
       return;
     }
     for (const name of targets) {
-      if (own.delete(name)) removeFromIndex(pattern ? this.patterns : this.channels, name, session);
-      confirm(session.reply, kind, name, session.subscriptions);
+      if (own.delete(name)) removeFromIndex(this.index(kind), name, session);
+      confirm(session.reply, verb, name, countFor(session, kind));
     }
   }
 
   /** Drops every subscription of a session that is going away, without replies. */
   forget(session: Session): void {
-    for (const name of session.channels) removeFromIndex(this.channels, name, session);
-    for (const name of session.patterns) removeFromIndex(this.patterns, name, session);
-    session.channels.clear();
-    session.patterns.clear();
+    for (const kind of ["channel", "pattern", "shard"] as const) {
+      const own = session.subscribedTo(kind);
+      for (const name of own) removeFromIndex(this.index(kind), name, session);
+      own.clear();
+    }
   }
 
   /** Delivers a message; returns how many subscriptions received it (PUBLISH's reply). */
   publish(channel: string, message: string): number {
     let receivers = 0;
     for (const session of this.channels.get(channel) ?? []) {
-      const r = session.reply;
-      r.push(3);
-      r.bulk("message");
-      r.bulk(channel);
-      r.bulk(message);
-      session.transport?.flush();
+      deliver(session, ["message", channel, message]);
       receivers++;
     }
     for (const [pattern, sessions] of this.patterns) {
       if (!globMatch(pattern, channel)) continue;
       for (const session of sessions) {
-        const r = session.reply;
-        r.push(4);
-        r.bulk("pmessage");
-        r.bulk(pattern);
-        r.bulk(channel);
-        r.bulk(message);
-        session.transport?.flush();
+        deliver(session, ["pmessage", pattern, channel, message]);
         receivers++;
       }
     }
     return receivers;
   }
+
+  /** SPUBLISH: delivers to the shard channel's subscribers; returns how many. */
+  publishShard(channel: string, message: string): number {
+    let receivers = 0;
+    for (const session of this.shardChannels.get(channel) ?? []) {
+      deliver(session, ["smessage", channel, message]);
+      receivers++;
+    }
+    return receivers;
+  }
+}
+
+/** What a subscription reply counts: shard subscriptions for S*, channels and patterns otherwise. */
+const countFor = (session: Session, kind: SubscriptionKind) => (kind === "shard" ? session.shardChannels.size : session.subscriptions);
+
+function deliver(session: Session, parts: readonly string[]): void {
+  const r = session.reply;
+  r.push(parts.length);
+  for (const part of parts) r.bulk(part);
+  session.transport?.flush();
 }
 
 function confirm(reply: Reply, kind: string, name: string | null, count: number): void {

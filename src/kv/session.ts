@@ -74,6 +74,7 @@ export class Session {
   watchDirty = false;
   readonly channels = new Set<string>();
   readonly patterns = new Set<string>();
+  readonly shardChannels = new Set<string>();
   blocked: BlockedState | null = null;
   /** Set by QUIT and CLIENT KILL: close once the reply is sent. */
   closing = false;
@@ -90,7 +91,17 @@ export class Session {
     return !this.inExec && this.transport !== null;
   }
 
+  /** Channel and pattern subscriptions: what (P)SUBSCRIBE's replies count. */
   get subscriptions(): number {
     return this.channels.size + this.patterns.size;
+  }
+
+  /** Whether the client is subscribed to anything, shard channels included (the pub/sub context). */
+  get subscribed(): boolean {
+    return this.channels.size + this.patterns.size + this.shardChannels.size > 0;
+  }
+
+  subscribedTo(kind: "channel" | "pattern" | "shard"): Set<string> {
+    return kind === "channel" ? this.channels : kind === "pattern" ? this.patterns : this.shardChannels;
   }
 }

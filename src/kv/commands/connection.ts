@@ -17,7 +17,7 @@ function ping(x: Exec, argv: string[]): void {
   if (argv.length > 2) throw arityError("ping");
   // A subscribed RESP2 client gets PING's answer as a pub/sub style array; over RESP3 pushes are
   // told apart by their type, so PING answers as usual.
-  if (x.session.subscriptions > 0 && x.session.reply.protocol === 2) {
+  if (x.session.subscribed && x.session.reply.protocol === 2) {
     x.reply.array(2);
     x.reply.bulk("pong");
     x.reply.bulk(argv[1] ?? "");
@@ -96,11 +96,11 @@ function setName(session: Session, name: string): void {
 /** One line of CLIENT LIST for a session, with Redis's fields. */
 export function clientLine(engine: Engine, s: Session): string {
   const now = engine.clock.nowMs();
-  const flags = engine.monitors.has(s) ? "O" : s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscriptions > 0 ? "P" : "N";
+  const flags = engine.monitors.has(s) ? "O" : s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscribed ? "P" : "N";
   return [
     `id=${s.id}`, `addr=${s.transport?.peer ?? ""}`, `laddr=${s.transport?.local ?? ""}`, "fd=-1", `name=${s.name}`,
     `age=${Math.floor((now - s.createdMs) / 1000)}`, `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
-    `flags=${flags}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, "ssub=0",
+    `flags=${flags}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, `ssub=${s.shardChannels.size}`,
     `multi=${s.multi === null ? -1 : s.multi.length}`, "qbuf=0", "qbuf-free=0", "argv-mem=0", "multi-mem=0",
     "rbs=0", "rbp=0", "obl=0", "oll=0", "omem=0", "tot-mem=0", "events=r", `cmd=${s.lastCommand}`,
     "user=default", "redir=-1", "resp=2", `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
@@ -135,7 +135,7 @@ function clientKill(x: Exec, argv: string[]): void {
     } else if (word === "TYPE") {
       const type = value.toLowerCase();
       if (!["normal", "pubsub", "master", "replica", "slave"].includes(type)) throw new KvError(`ERR Unknown client type '${value}'`);
-      filters.push((s) => (type === "pubsub" ? s.subscriptions > 0 : type === "normal" && s.subscriptions === 0));
+      filters.push((s) => (type === "pubsub" ? s.subscribed : type === "normal" && !s.subscribed));
     } else if (word === "USER") filters.push(() => value === "default");
     else throw syntaxError();
   }

@@ -1,7 +1,10 @@
 /**
- * SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH and PUBSUB's introspection.
+ * SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, their shard-channel forms (SSUBSCRIBE,
+ * SUNSUBSCRIBE, SPUBLISH) and PUBSUB's introspection.
  */
+import { KvError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
+import type { SessionIndex } from "../session.ts";
 import { helpReply } from "./keys.ts";
 import { replyStrings } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
@@ -9,20 +12,30 @@ import type { CommandSpec, Exec } from "./spec.ts";
 function pubsubIntrospection(x: Exec, argv: string[]): void {
   const hub = x.engine.pubsub;
   const sub = argv[1]!.toLowerCase();
-  if (sub === "channels") {
+  if (sub === "channels" || sub === "shardchannels") {
     const pattern = argv[2];
     const names: string[] = [];
-    for (const c of hub.channels.keys()) if (pattern === undefined || globMatch(pattern, c)) names.push(c);
+    for (const c of (sub === "channels" ? hub.channels : hub.shardChannels).keys()) if (pattern === undefined || globMatch(pattern, c)) names.push(c);
     replyStrings(x, names);
-  } else if (sub === "numsub") {
-    x.reply.array((argv.length - 2) * 2);
-    for (let i = 2; i < argv.length; i++) {
-      const channel = argv[i]!;
-      x.reply.bulk(channel);
-      x.reply.integer(hub.channels.get(channel)?.size ?? 0);
-    }
-  } else if (sub === "numpat") x.reply.integer(hub.patterns.size);
-  else helpReply(x, "PUBSUB", ["CHANNELS [<pattern>]", "NUMPAT", "NUMSUB [<channel> ...]"]);
+  } else if (sub === "numsub" || sub === "shardnumsub") numsub(x, argv, sub === "numsub" ? hub.channels : hub.shardChannels);
+  else if (sub === "numpat") x.reply.integer(hub.patterns.size);
+  else helpReply(x, "PUBSUB", ["CHANNELS [<pattern>]", "NUMPAT", "NUMSUB [<channel> ...]", "SHARDCHANNELS [<pattern>]", "SHARDNUMSUB [<shardchannel> ...]"]);
+}
+
+/** (SHARD)NUMSUB: channel, count, … flat, RESP3 too (Redis 7.0 answers an array there, not a map). */
+function numsub(x: Exec, argv: string[], index: SessionIndex): void {
+  x.reply.array((argv.length - 2) * 2);
+  for (let i = 2; i < argv.length; i++) {
+    const channel = argv[i]!;
+    x.reply.bulk(channel);
+    x.reply.integer(index.get(channel)?.size ?? 0);
+  }
+}
+
+/** SSUBSCRIBE inside EXEC cannot hold the connection for its messages, as in Redis. */
+function ssubscribe(x: Exec, argv: string[]): void {
+  if (x.session.inExec) throw new KvError("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+  x.engine.pubsub.subscribe(x.session, argv.slice(1), "shard");
 }
 
 const flags = ["pubsub", "noscript", "loading", "stale"] as const;
@@ -31,10 +44,19 @@ const introspection = (name: string, arity: number, summary: string): CommandSpe
 });
 
 export const pubsubCommands: readonly CommandSpec[] = [
-  { name: "subscribe", arity: -2, flags, group: "pubsub", summary: "Listens to channels.", run: (x, argv) => x.engine.pubsub.subscribe(x.session, argv.slice(1), false) },
-  { name: "unsubscribe", arity: -1, flags, group: "pubsub", summary: "Stops listening to channels.", run: (x, argv) => x.engine.pubsub.unsubscribe(x.session, argv.slice(1), false) },
-  { name: "psubscribe", arity: -2, flags, group: "pubsub", summary: "Listens to channels matching patterns.", run: (x, argv) => x.engine.pubsub.subscribe(x.session, argv.slice(1), true) },
-  { name: "punsubscribe", arity: -1, flags, group: "pubsub", summary: "Stops listening to patterns.", run: (x, argv) => x.engine.pubsub.unsubscribe(x.session, argv.slice(1), true) },
+  { name: "subscribe", arity: -2, flags, group: "pubsub", summary: "Listens to channels.", run: (x, argv) => x.engine.pubsub.subscribe(x.session, argv.slice(1), "channel") },
+  { name: "unsubscribe", arity: -1, flags, group: "pubsub", summary: "Stops listening to channels.", run: (x, argv) => x.engine.pubsub.unsubscribe(x.session, argv.slice(1), "channel") },
+  { name: "psubscribe", arity: -2, flags, group: "pubsub", summary: "Listens to channels matching patterns.", run: (x, argv) => x.engine.pubsub.subscribe(x.session, argv.slice(1), "pattern") },
+  { name: "punsubscribe", arity: -1, flags, group: "pubsub", summary: "Stops listening to patterns.", run: (x, argv) => x.engine.pubsub.unsubscribe(x.session, argv.slice(1), "pattern") },
+  { name: "ssubscribe", arity: -2, flags, group: "pubsub", keys: [1, -1, 1], summary: "Listens to shard channels.", run: ssubscribe },
+  {
+    name: "sunsubscribe", arity: -1, flags, group: "pubsub", keys: [1, -1, 1], summary: "Stops listening to shard channels.",
+    run: (x, argv) => x.engine.pubsub.unsubscribe(x.session, argv.slice(1), "shard"),
+  },
+  {
+    name: "spublish", arity: 3, flags: ["pubsub", "loading", "stale", "fast"], group: "pubsub", keys: [1, 1, 1], summary: "Posts a message to a shard channel.",
+    run: (x, argv) => x.reply.integer(x.engine.pubsub.publishShard(argv[1]!, argv[2]!)),
+  },
   {
     name: "publish", arity: 3, flags: ["pubsub", "loading", "stale", "fast"], group: "pubsub", summary: "Posts a message to a channel.",
     run: (x, argv) => x.reply.integer(x.engine.pubsub.publish(argv[1]!, argv[2]!)),
@@ -45,6 +67,8 @@ export const pubsubCommands: readonly CommandSpec[] = [
       introspection("channels", -2, "Lists the active channels."),
       introspection("numsub", -2, "Counts subscribers of channels."),
       introspection("numpat", 2, "Counts pattern subscriptions."),
+      introspection("shardchannels", -2, "Lists the active shard channels."),
+      introspection("shardnumsub", -2, "Counts subscribers of shard channels."),
       introspection("help", 2, "Shows PUBSUB's subcommands."),
     ],
   },
