@@ -4,7 +4,7 @@
 import { parseInt64 } from "../args.ts";
 import type { Engine } from "../engine.ts";
 import { credentialsValid, defaultUser } from "../auth.ts";
-import { arityError, KvError, syntaxError } from "../errors.ts";
+import { arityError, KvError, notAnInteger, syntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
@@ -151,7 +151,7 @@ function clientKill(x: Exec, argv: string[]): void {
 function clientUnblock(x: Exec, argv: string[]): void {
   if (argv.length > 4) throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try CLIENT HELP.`);
   const id = parseInt64(argv[2]!);
-  if (id === null) throw new KvError("ERR value is not an integer or out of range");
+  if (id === null) throw notAnInteger();
   const reason = argv.length === 4 ? argv[3]!.toUpperCase() : "TIMEOUT";
   if (reason !== "TIMEOUT" && reason !== "ERROR") throw new KvError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
   const target = [...x.engine.sessions.values()].find((s) => BigInt(s.id) === id);
