@@ -7,7 +7,7 @@
  */
 import { strtod } from "../args.ts";
 import type { Value } from "../keyspace.ts";
-import { latin1Text } from "../types/bytes.ts";
+import { bytesOf, latin1Text } from "../types/bytes.ts";
 import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list-items.ts";
 import { MemberSet } from "../types/member-set.ts";
@@ -40,11 +40,16 @@ class Cursor {
     return this.bytes[this.at++]!;
   }
 
-  take(n: number): Uint8Array {
+  /** Moves past `n` bytes; returns where they start. */
+  private skip(n: number): number {
     if (n < 0 || this.at + n > this.bytes.length) bad();
-    const out = this.bytes.subarray(this.at, this.at + n);
     this.at += n;
-    return out;
+    return this.at - n;
+  }
+
+  take(n: number): Uint8Array {
+    const at = this.skip(n);
+    return this.bytes.subarray(at, at + n);
   }
 
   /** A length, or for strings one of the special encodings: [value, encoded]. */
@@ -54,9 +59,9 @@ class Cursor {
     if (kind === 0) return [b & 0x3f, false];
     if (kind === 1) return [((b & 0x3f) << 8) | this.byte(), false];
     if (kind === 3) return [b & 0x3f, true];
-    if (b === 0x80) return [this.view.getUint32(this.take(4).byteOffset - this.bytes.byteOffset, false), false];
+    if (b === 0x80) return [this.view.getUint32(this.skip(4), false), false];
     if (b === 0x81) {
-      const n = this.view.getBigUint64(this.take(8).byteOffset - this.bytes.byteOffset, false);
+      const n = this.view.getBigUint64(this.skip(8), false);
       return [n > BigInt(Number.MAX_SAFE_INTEGER) ? bad() : Number(n), false];
     }
     return bad();
@@ -71,9 +76,9 @@ class Cursor {
   stringBytes(): Uint8Array {
     const [n, encoded] = this.lengthOrEncoding();
     if (!encoded) return n > elementBytesMax ? bad() : this.take(n);
-    if (n === 0) return ascii(String(this.view.getInt8(this.take(1).byteOffset - this.bytes.byteOffset)));
-    if (n === 1) return ascii(String(this.view.getInt16(this.take(2).byteOffset - this.bytes.byteOffset, true)));
-    if (n === 2) return ascii(String(this.view.getInt32(this.take(4).byteOffset - this.bytes.byteOffset, true)));
+    if (n === 0) return bytesOf(String(this.view.getInt8(this.skip(1))));
+    if (n === 1) return bytesOf(String(this.view.getInt16(this.skip(2), true)));
+    if (n === 2) return bytesOf(String(this.view.getInt32(this.skip(4), true)));
     if (n === 3) {
       const compressedLength = this.length();
       const length = this.length();
@@ -98,11 +103,9 @@ class Cursor {
   }
 
   binaryDouble(): number {
-    return this.view.getFloat64(this.take(8).byteOffset - this.bytes.byteOffset, true);
+    return this.view.getFloat64(this.skip(8), true);
   }
 }
-
-const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
 /** Elements of a compact container held as one RDB string. */
 function container(c: Cursor, read: (bytes: Uint8Array) => string[] | null): string[] {

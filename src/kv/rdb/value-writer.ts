@@ -12,19 +12,20 @@ import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list-items.ts";
 import { MemberSet } from "../types/member-set.ts";
 import { ZSet } from "../types/zset/zset.ts";
+import { type Latin1Buffer, writeLatin1 } from "../resp/write-bytes.ts";
 import { rdbType } from "./value-types.ts";
 
 /** A growing byte buffer with RDB's length and string encodings. */
 class Output {
-  private bytes = new Uint8Array(256);
+  private bytes = Buffer.allocUnsafe(256) as Latin1Buffer;
   length = 0;
 
   private room(n: number): void {
     if (this.length + n <= this.bytes.length) return;
     let size = this.bytes.length * 2;
     while (size < this.length + n) size *= 2;
-    const grown = new Uint8Array(size);
-    grown.set(this.bytes.subarray(0, this.length));
+    const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
+    this.bytes.copy(grown, 0, 0, this.length);
     this.bytes = grown;
   }
 
@@ -41,15 +42,12 @@ class Output {
       return this.byte(n & 0xff);
     }
     this.room(9);
-    const view = new DataView(this.bytes.buffer);
     if (n <= 0xffffffff) {
       this.bytes[this.length] = 0x80;
-      view.setUint32(this.length + 1, n, false);
-      this.length += 5;
+      this.length = this.bytes.writeUInt32BE(n, this.length + 1);
     } else {
       this.bytes[this.length] = 0x81;
-      view.setBigUint64(this.length + 1, BigInt(n), false);
-      this.length += 9;
+      this.length = this.bytes.writeBigUInt64BE(BigInt(n), this.length + 1);
     }
   }
 
@@ -57,13 +55,12 @@ class Output {
   string(text: string): void {
     this.lengthOf(text.length);
     this.room(text.length);
-    for (let i = 0; i < text.length; i++) this.bytes[this.length++] = text.charCodeAt(i);
+    this.length = writeLatin1(this.bytes, this.length, text);
   }
 
   binaryDouble(n: number): void {
     this.room(8);
-    new DataView(this.bytes.buffer).setFloat64(this.length, n, true);
-    this.length += 8;
+    this.length = this.bytes.writeDoubleLE(n, this.length);
   }
 
   take(): Uint8Array {
