@@ -607,10 +607,15 @@ export class KeyTable<V extends string | object = string | object> {
 
   // ---- walking the keys --------------------------------------------------------------------------
 
+  /** The slots keys are in: the new ones, and mid-resize the old ones first. */
+  private get slotSets(): Int32Array[] {
+    return this.oldSlots === null ? [this.slots] : [this.oldSlots, this.slots];
+  }
+
   /** Every key, in slot order (a snapshot: the table may change while the caller uses it). */
   keys(): string[] {
     const keys: string[] = [];
-    for (const slots of this.oldSlots === null ? [this.slots] : [this.oldSlots, this.slots]) {
+    for (const slots of this.slotSets) {
       for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY && slots[i] !== MOVED) keys.push(this.keyOf(slots[i + 1]!));
     }
     return keys;
@@ -621,7 +626,7 @@ export class KeyTable<V extends string | object = string | object> {
    * table until the walk ends.
    */
   *walkKeys(): Generator<string> {
-    for (const slots of this.oldSlots === null ? [this.slots] : [this.oldSlots, this.slots]) {
+    for (const slots of this.slotSets) {
       for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY && slots[i] !== MOVED) yield this.keyOf(slots[i + 1]!);
     }
   }
@@ -745,7 +750,7 @@ export class KeyTable<V extends string | object = string | object> {
    */
   entryMemoryBytes(ref: number): number {
     const keyHeld = this.keyLength(ref) === -1 ? stringBytes(this.keyOf(ref).length) : 0;
-    const slotsShare = Math.round((this.slots.byteLength + (this.oldSlots?.byteLength ?? 0)) / this.size);
+    const slotsShare = Math.round(this.slotsBytes / this.size);
     return this.sizeOf(ref) + slotsShare + keyHeld;
   }
 
@@ -755,10 +760,14 @@ export class KeyTable<V extends string | object = string | object> {
    * `heldBytes` over the first `samples` of them (0: all).
    */
   memoryBytes(samples: number, heldBytes: (held: unknown) => number): number {
-    let bytes = objectBytes(20) + this.slots.byteLength + (this.oldSlots?.byteLength ?? 0) + arrayBytes(this.objects.length);
+    let bytes = objectBytes(20) + this.slotsBytes + arrayBytes(this.objects.length);
     for (const slab of this.slabs) bytes += slab.byteLength;
     const held = this.objects.length - this.freeObjects.length;
     return bytes + sampledBytes(this.heldObjects(), held, samples, heldBytes);
+  }
+
+  private get slotsBytes(): number {
+    return this.slots.byteLength + (this.oldSlots?.byteLength ?? 0);
   }
 
   private *heldObjects(): Generator<unknown> {

@@ -30,7 +30,7 @@ export const kvService = defineService({
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port; 0 picks a free one (printed)" }),
     httpBlockTimeout: flag.duration({
       default: kvRestBlockTimeoutMsDefault, min: 0, max: kvRestBlockTimeoutMsMax,
-      help: "longest a blocking command (BLPOP …) over REST POST /cmd waits before answering null",
+      help: "longest a blocking command (BLPOP …) over REST POST /cmd waits before answering its timeout reply",
     }),
     httpIdleTimeout: flag.duration({
       default: httpIdleTimeoutSecondsDefault * 1000, min: 1000, max: httpIdleTimeoutSecondsMax * 1000,

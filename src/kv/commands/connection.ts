@@ -154,7 +154,7 @@ function clientUnblock(x: Exec, argv: string[]): void {
   if (id === null) throw notAnInteger();
   const reason = argv.length === 4 ? argv[3]!.toUpperCase() : "TIMEOUT";
   if (reason !== "TIMEOUT" && reason !== "ERROR") throw new KvError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
-  const target = [...x.engine.sessions.values()].find((s) => BigInt(s.id) === id);
+  const target = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? x.engine.sessions.get(Number(id)) : undefined;
   const state = target?.blocked ?? null;
   if (target === undefined || state === null) return x.reply.integer(0);
   x.engine.blocking.unblock(target);

@@ -72,8 +72,8 @@ export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] | n
 /** movableKeys for a count of keys at argv[at] followed by the keys, after `before` fixed keys at 1..before. */
 export function countedKeys(at: number, before = 0): (argv: readonly string[]) => string[] | null {
   return (argv) => {
-    const n = Number(argv[at]);
-    if (!Number.isInteger(n) || !/^\d+$/.test(argv[at] ?? "") || n < 1 || at + n >= argv.length) return null;
+    const n = /^\d+$/.test(argv[at] ?? "") ? Number(argv[at]) : 0;
+    if (n < 1 || at + n >= argv.length) return null;
     return [...argv.slice(1, 1 + before), ...argv.slice(at + 1, at + 1 + n)];
   };
 }
