@@ -100,6 +100,15 @@ export function strtod(text: string): number | null {
   return parseInfinity(text) ?? parseFiniteSyntax(text);
 }
 
+/** Text with the leading white space C's strtod skips (isspace) skipped. */
+export const skipLeadingSpace = (text: string) => text.replace(/^[ \t\n\v\f\r]+/, "");
+
+/**
+ * Whether a number's text has a non-zero digit before its exponent (past any hex prefix): one that
+ * strtod read as 0 underflowed.
+ */
+export const hasNonZeroMantissa = (text: string) => /[1-9a-fA-F]/.test(text.replace(/^[+-]?0[xX]/, "").replace(/[eEpP].*$/, ""));
+
 /**
  * A double argument (scores, INCRBYFLOAT's operands) as Redis's string2d accepts it: strtod's
  * syntax, but nothing that overflows or underflows to zero (strtod's ERANGE; a subnormal result
@@ -117,7 +126,7 @@ export function parseFloatArgByPattern(text: string): number {
   if (infinity !== null) return infinity;
   const n = parseFiniteSyntax(text);
   if (n === null || !Number.isFinite(n)) throw notAFloat();
-  if (n === 0 && /[1-9a-fA-F]/.test(text.replace(/^[+-]?0[xX]/, "").replace(/[eEpP].*$/, ""))) throw notAFloat();
+  if (n === 0 && hasNonZeroMantissa(text)) throw notAFloat();
   return n;
 }
 

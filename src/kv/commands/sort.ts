@@ -18,7 +18,7 @@
  * - equal numbers are ordered by the elements' bytes, DESC reversing both; ALPHA compares bytes
  *   (Redis uses strcoll, which is byte order in the C locale it runs in by default).
  */
-import { isKeyword, parseInt64, strtod } from "../args.ts";
+import { hasNonZeroMantissa, infinityPattern, isKeyword, parseInt64, skipLeadingSpace, strtod } from "../args.ts";
 import { KvError, notAnInteger, syntaxError, wrongType } from "../errors.ts";
 import { List } from "../types/list-items.ts";
 import { MemberSet } from "../types/member-set.ts";
@@ -90,18 +90,15 @@ function lookupByPattern(x: Exec, pattern: string, element: string): string | nu
 
 /** A weight as SORT reads it with strtod (see the top); throws for anything else. */
 function parseWeight(text: string): number {
-  const trimmed = text.replace(/^[ \t\n\v\f\r]+/, "");
+  const trimmed = skipLeadingSpace(text);
   if (trimmed === "") return 0;
   const n = strtod(trimmed);
   if (n === null) throw notDoubles();
-  const explicitInfinity = /^[+-]?inf/i.test(trimmed);
-  const outOfRange = (!Number.isFinite(n) && !explicitInfinity) || (Math.abs(n) < normalDoubleMin && /[1-9a-fA-F]/.test(mantissa(trimmed)));
+  // strtod's ERANGE: an overflow to ±inf, or a non-zero number below the normal doubles.
+  const outOfRange = (!Number.isFinite(n) && !infinityPattern.test(trimmed)) || (Math.abs(n) < normalDoubleMin && hasNonZeroMantissa(trimmed));
   if (outOfRange) throw notDoubles();
   return n;
 }
-
-/** The digits of a number's text before its exponent, past any hex prefix: non-zero ones mean it is not 0. */
-const mantissa = (text: string) => text.replace(/^[+-]?0[xX]/, "").replace(/[eEpP].*$/, "");
 
 /** The elements to sort, in the value's own order (a list's or a sorted set's reversed when `desc`). */
 function elementsOf(value: List | MemberSet | ZSet, desc: boolean): string[] {

@@ -3,7 +3,7 @@
  * whether a score or member lies inside one, and their parsing from command arguments with Redis's
  * errors. ZRANGE and its family, ZCOUNT, ZLEXCOUNT and ZREMRANGEBY* share them.
  */
-import { strtod } from "../../args.ts";
+import { skipLeadingSpace, strtod } from "../../args.ts";
 import { KvError } from "../../errors.ts";
 
 /** An interval of scores; either end may be open (exclusive) and either may be infinite. */
@@ -69,7 +69,7 @@ const notLexRange = () => new KvError("ERR min or max not valid string range ite
  */
 function parseRangeNumber(text: string): number | null {
   if (text === "") return 0;
-  return strtod(text.replace(/^[ \t\n\v\f\r]+/, ""));
+  return strtod(skipLeadingSpace(text));
 }
 
 function parseScoreBound(text: string): { value: number; exclusive: boolean } {
