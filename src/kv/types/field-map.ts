@@ -88,17 +88,19 @@ export class FieldMap implements Iterable<[string, string]> {
 
   /** Sets the field's value; returns whether the field was new. */
   set(field: string, value: string): boolean {
-    if (!packable(field) || !packable(value)) this.leftListpack = true;
-    const added = this.setInForm(field, value);
+    const fits = packable(field) && packable(value);
+    if (!fits) this.leftListpack = true;
+    const added = this.setInForm(field, value, fits);
     if (added && this.size > hashListpackEntriesMax) this.leftListpack = true;
     return added;
   }
 
-  private setInForm(field: string, value: string): boolean {
+  /** set() in the hash's current form; `fits`: the field and value are short enough to pack. */
+  private setInForm(field: string, value: string, fits: boolean): boolean {
     const packed = this.packed;
     if (packed !== null) {
       // Redis leaves the listpack before writing a field or value too long for it.
-      if (!packable(field) || !packable(value)) this.unpack(packed);
+      if (!fits) this.unpack(packed);
       else {
         const at = findField(packed, field);
         if (at !== -1) {
