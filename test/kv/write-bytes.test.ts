@@ -6,7 +6,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { CommandBuffer } from "../../src/kv/aof/command-buffer.ts";
+import { CommandBuffer, msetPairsMax } from "../../src/kv/aof/command-buffer.ts";
 import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { RespWriter } from "../../src/kv/resp/writer.ts";
 import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../../src/kv/resp/write-bytes.ts";
@@ -62,22 +62,65 @@ describe("encoders", () => {
     );
   });
 
-  test("pushSet from a key table's bytes writes what push(SET, key, value) writes", () => {
+  test("SETs pushed back to back go out as MSETs of at most 64 pairs, a lone one as SET, in order with everything else", () => {
+    // What a rewrite pushes: SETs from a key table's bytes or from strings, between SELECTs,
+    // collection commands and annotations.
+    const op = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ set: fc.tuple(byteString, byteString), fromTable: fc.boolean() }) },
+      { weight: 1, arbitrary: fc.record({ other: fc.array(byteString, { minLength: 1, maxLength: 4 }) }) },
+      { weight: 1, arbitrary: fc.record({ note: fc.stringMatching(/^[A-Z0-9:]{0,12}$/) }) },
+    );
+    // Runs long enough to pass 64 pairs, and short ones.
+    const ops = fc.oneof(fc.array(op, { maxLength: 12 }), fc.array(op, { minLength: 60, maxLength: 200 }));
     fc.assert(
-      fc.property(fc.array(fc.tuple(byteString, byteString), { maxLength: 8 }), (pairs) => {
+      fc.property(ops, (sequence) => {
         const table = new KeyTable<string>();
-        const direct = new CommandBuffer();
-        const fromBytes = new CommandBuffer();
-        for (const [key, value] of pairs) {
-          if (key.length > keyInlineBytesMax || value.length > valueInlineBytesMax) continue;
-          table.set(key, value);
-          const ref = table.find(key);
-          direct.push(["SET", key, value]);
-          fromBytes.pushSet(table.bytesOf(ref), table.keyAt(ref), table.keyLength(ref), table.valueAt(ref), table.valueLength(ref));
+        const buffer = new CommandBuffer();
+        let expected = "";
+        let run: string[] = [];
+        const endRun = () => {
+          if (run.length === 2) expected += multibulk(["SET", ...run]);
+          else if (run.length > 0) expected += multibulk(["MSET", ...run]);
+          run = [];
+        };
+        for (const o of sequence) {
+          if ("set" in o) {
+            const [key, value] = o.set;
+            if (o.fromTable && key.length <= keyInlineBytesMax && value.length <= valueInlineBytesMax) {
+              table.set(key, value);
+              const ref = table.find(key);
+              buffer.pushSet(table.bytesOf(ref), table.keyAt(ref), table.keyLength(ref), table.valueAt(ref), table.valueLength(ref));
+            } else buffer.pushSetText(key, value);
+            run.push(key, value);
+            if (run.length === 2 * msetPairsMax) endRun();
+          } else if ("other" in o) {
+            endRun();
+            buffer.push(o.other);
+            expected += multibulk(o.other);
+          } else {
+            endRun();
+            buffer.annotate(o.note);
+            expected += `#${o.note}\r\n`;
+          }
         }
-        expect(Buffer.from(fromBytes.take()).equals(Buffer.from(direct.take()))).toBe(true);
+        endRun();
+        expect(Buffer.from(buffer.take()).toString("latin1")).toBe(expected);
+        expect(buffer.take().length).toBe(0);
       }),
     );
+  });
+
+  test("an MSET still being gathered is ended by writeTo: the file gets it whole", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "svc-mset-")), "out");
+    const fd = openSync(path, "w");
+    const buffer = new CommandBuffer();
+    buffer.pushSetText("a", "1");
+    buffer.pushSetText("b", "2");
+    buffer.writeTo(fd);
+    buffer.pushSetText("c", "3");
+    buffer.writeTo(fd);
+    closeSync(fd);
+    expect(readFileSync(path, "latin1")).toBe(multibulk(["MSET", "a", "1", "b", "2"]) + multibulk(["SET", "c", "3"]));
   });
 
   test("pushItems writes what push writes for the same head and slice of items", () => {

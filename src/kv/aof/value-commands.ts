@@ -1,6 +1,7 @@
 /**
  * The fewest commands that rebuild one key: what an append-only file rewrite writes for it. A
- * string is one SET; a collection or a Bloom filter goes out through its parts writer
+ * string is one SET, which the buffer gathers with the SETs around it into an MSET
+ * (CommandBuffer.pushSetText); a collection or a Bloom filter goes out through its parts writer
  * (collection-parts.ts), here in one go.
  */
 import { typeOf, type Value } from "../keyspace.ts";
@@ -10,7 +11,7 @@ import type { CommandBuffer } from "./command-buffer.ts";
 /** Appends to `out` the commands that recreate `key` holding `value`, expiring at `expiresAtMs` if given. */
 export function writeValueCommands(out: CommandBuffer, key: string, value: Value, expiresAtMs: number | undefined): void {
   const type = typeOf(value);
-  if (type === "string") out.push(["SET", key, value.toString()]);
+  if (type === "string") out.pushSetText(key, value.toString());
   else {
     const parts = collectionParts(key, value);
     if (parts === null) throw new Error(`an append-only file rewrite cannot write a ${type} value yet`);
