@@ -294,6 +294,55 @@ describe("rewriting the file", () => {
   }, 120_000);
 });
 
+describe("the commands a rewrite writes", () => {
+  test("plain strings as MSETs of at most 64 pairs, an expiring string as one SET … PXAT; the exact expiry survives a restart in svc and redis-server", async () => {
+    const dir = newDir();
+    const expiresAtMs = Date.now() + 3_600_000;
+    const plain = (db: number) => Array.from({ length: 300 }, (_, i) => [`plain${db}:${i}`, `v${i}`]).flat();
+    await withKvIn(dir, async (c) => {
+      // Database 0 holds only plain strings (the walk copies them from the key table's bytes);
+      // database 1 has keys that expire too (each key is read as a value).
+      await c.call("MSET", ...plain(0));
+      await c.call("SELECT", "1");
+      await c.call("MSET", ...plain(1));
+      await c.call("SET", "ttl", "t", "PXAT", String(expiresAtMs));
+      await c.call("RPUSH", "list", "a", "b");
+      await c.call("PEXPIREAT", "list", String(expiresAtMs));
+      expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+      await waitUntil(async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined), "the rewrite to end");
+    });
+    const file = readFileSync(join(dir, aofName), "latin1");
+    expect(file).toContain(`*5\r\n$3\r\nSET\r\n$3\r\nttl\r\n$1\r\nt\r\n$4\r\nPXAT\r\n$13\r\n${expiresAtMs}\r\n`);
+    expect(file).toContain(`*3\r\n$9\r\nPEXPIREAT\r\n$4\r\nlist\r\n$13\r\n${expiresAtMs}\r\n`);
+    expect(file).not.toContain("PEXPIREAT\r\n$3\r\nttl");
+    // Every plain string is in an MSET or, alone between other commands, a SET; no MSET holds more than 64.
+    const msetPairs = [...file.matchAll(/\*(\d+)\r\n\$4\r\nMSET\r\n/g)].map((m) => (Number(m[1]) - 1) / 2);
+    const loneSets = [...file.matchAll(/\*3\r\n\$3\r\nSET\r\n\$\d+\r\nplain/g)].length;
+    expect(msetPairs.reduce((a, b) => a + b, 0) + loneSets).toBe(600);
+    expect(Math.max(...msetPairs)).toBe(64);
+    expect(loneSets).toBeLessThanOrEqual(2);
+    const redisDir = newDir();
+    copyFileSync(join(dir, aofName), join(redisDir, aofName));
+    const [again, redis] = await Promise.all([startKvIn(dir), startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName])]);
+    try {
+      for (const server of [again, redis]) {
+        await withClient(server.port, async (c) => {
+          expect(await c.call("MGET", "plain0:0", "plain0:63", "plain0:64", "plain0:299")).toEqual(["v0", "v63", "v64", "v299"]);
+          expect(await c.call("DBSIZE")).toBe(300n);
+          await c.call("SELECT", "1");
+          expect(await c.call("PEXPIRETIME", "ttl")).toBe(BigInt(expiresAtMs));
+          expect(await c.call("PEXPIRETIME", "list")).toBe(BigInt(expiresAtMs));
+          expect(await c.call("PEXPIRETIME", "plain1:7")).toBe(-1n);
+          expect(await c.call("MGET", "plain1:0", "plain1:299", "ttl")).toEqual(["v0", "v299", "t"]);
+          expect(await c.call("DBSIZE")).toBe(302n);
+        });
+      }
+    } finally {
+      await Promise.all([again.stop(), redis.stop()]);
+    }
+  }, 60_000);
+});
+
 describe("a rewrite cut off", () => {
   test("stopping the server during a rewrite keeps the old file and leaves no temporary file", async () => {
     const dir = newDir();
