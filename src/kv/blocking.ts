@@ -10,12 +10,17 @@ import { addToIndex, type BlockedState, removeFromIndex, type Session, type Sess
 const blockKey = (dbIndex: number, key: string) => `${dbIndex}\u0000${key}`;
 const keyOf = (id: string) => id.slice(id.indexOf("\u0000") + 1);
 
+/** Told that `session` was served, after `micros` of serving (the command's own run, not its wait). */
+export type ServedListener = (session: Session, state: BlockedState, micros: number) => void;
+
 export class Blocking {
   /** Waiters per key; a Set keeps the order they blocked in and removes any of them in O(1). */
   private readonly waiters: SessionIndex = new Map();
   /** Keys to serve, in the order they became ready. */
   private readonly ready = new Set<string>();
   private readonly blocked = new Set<Session>();
+
+  constructor(private readonly onServed: ServedListener = () => {}) {}
 
   get blockedCount(): number {
     return this.blocked.size;
@@ -65,7 +70,9 @@ export class Blocking {
         const state = session.blocked;
         if (state === null) continue;
         // A waiter that cannot be served (it wants another type) leaves later waiters their turn.
+        const startedMs = performance.now();
         if (!state.tryServe(key)) continue;
+        this.onServed(session, state, (performance.now() - startedMs) * 1000);
         this.unblock(session);
         session.transport?.flush();
       }

@@ -24,7 +24,7 @@ import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
 import type { Reply } from "./reply.ts";
-import type { Session } from "./session.ts";
+import type { BlockedState, Session } from "./session.ts";
 import { Watches } from "./watch.ts";
 
 export interface EngineOptions {
@@ -47,7 +47,7 @@ export class Engine {
   readonly log: Logger;
   readonly dbs: Keyspace[];
   readonly watches = new Watches();
-  readonly blocking = new Blocking();
+  readonly blocking = new Blocking((session, state, micros) => this.blockedServed(session, state, micros));
   readonly pubsub = new PubSub();
   readonly sessions = new Map<number, Session>();
   readonly config: Map<string, string>;
@@ -227,12 +227,29 @@ export class Engine {
     else {
       const micros = (this.timing.endBatch() - startedMs) * 1000;
       stats.usec += micros;
-      // A command that blocked has not run yet: Redis logs it when served; svc does not log it.
+      // A command that blocked has not run yet: it is logged when served (blockedServed).
       if (session.blocked === null) this.slowlog.consider(spec, argv, session, micros);
     }
+    if (session.blocked !== null) session.blocked.command = { spec, argv };
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
     if (this.monitors.size > 0) this.monitors.feed(session, spec, argv);
+  }
+
+  /**
+   * A blocked command was served: as Redis 7.0 does, the time serving took is added to the
+   * command's statistics (its call was counted when it blocked) and the command is considered for
+   * SLOWLOG with that time. One that times out, or whose client leaves, is not logged.
+   */
+  private blockedServed(session: Session, state: BlockedState, micros: number): void {
+    if (state.command === undefined) return;
+    this.statsFor(state.command.spec.name).usec += micros;
+    this.slowlog.consider(state.command.spec, state.command.argv, session, micros);
+  }
+
+  /** CLIENT UNBLOCK … ERROR ended a blocked command with an error: a failed call, as Redis counts it. */
+  blockedFailed(state: BlockedState): void {
+    if (state.command !== undefined) this.statsFor(state.command.spec.name).failedCalls++;
   }
 
   /**

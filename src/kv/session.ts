@@ -31,6 +31,11 @@ export interface BlockedState {
   /** Answers the timeout (a null reply). */
   timeout(): void;
   timer?: ReturnType<typeof setTimeout>;
+  /**
+   * The command that blocked, set by the engine once it has: when it is served, the time serving
+   * took goes to its statistics and SLOWLOG (Engine.blockedServed), as Redis records it then.
+   */
+  command?: { spec: CommandSpec; argv: string[] };
 }
 
 /** Sessions by name — a channel, a pattern, a watched or waited-on key — with no empty sets. */

@@ -4,7 +4,7 @@
 // and the commands it ran put in — and the same replies to the SLOWLOG and CONFIG errors. What
 // must differ is normalized: ids, times, microseconds and client ports.
 import { describe, expect, test } from "bun:test";
-import type { RespValue } from "./support/resp-client.ts";
+import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";
 
 const s = redisAndKvWithClients();
@@ -105,6 +105,42 @@ describe("SLOWLOG, side by side with redis-server", () => {
       expect(logged.map((entry) => entry[3])).toEqual([["DEBUG", "SLEEP", "0.02"]]);
       expect(logged[0]![2]).toBeGreaterThanOrEqual(20_000n);
     }
+  });
+
+  test("a blocked command is logged once served, with the time serving took, and not when it times out; CLIENT UNBLOCK … ERROR counts a failed call", async () => {
+    const results = await Promise.all([s.redis, s.kv].map(async (server, i) => {
+      const c = both()[i]!;
+      const waiter = await RespClient.connect(server.port);
+      try {
+        await c.call("CLIENT", "SETNAME", "");
+        const blockedClients = async (n: number) => {
+          while (!((await c.call("INFO", "clients")) as string).includes(`blocked_clients:${n}\r\n`)) await Bun.sleep(5);
+        };
+        await c.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
+        await c.call("SLOWLOG", "RESET");
+        await c.call("CONFIG", "RESETSTAT");
+        const served = waiter.call("BLPOP", "slowq", "0");
+        await blockedClients(1);
+        await c.call("RPUSH", "slowq", "x");
+        expect(await served).toEqual(["slowq", "x"]);
+        expect(await waiter.call("BLPOP", "slowq2", "0.01")).toEqual({ nullArray: true });
+        const failed = waiter.call("BLPOP", "slowq3", "0");
+        await blockedClients(1);
+        const id = ((await c.call("CLIENT", "LIST")) as string).split("\n").find((line) => line.includes("cmd=blpop"))!.match(/id=(\d+)/)![1]!;
+        await c.call("CLIENT", "UNBLOCK", id, "ERROR");
+        expect(await failed).toEqual({ e: "UNBLOCKED client unblocked via CLIENT UNBLOCK" });
+        const logged = (entries(await c.call("SLOWLOG", "GET", "-1")) as [string[], string][])
+          .map(([args]) => args).filter((args) => ["BLPOP", "RPUSH"].includes(args[0]!));
+        const blpopStats = ((await c.call("INFO", "commandstats")) as string).match(/cmdstat_blpop:calls=(\d+),.*failed_calls=(\d+)/)!.slice(1);
+        return { logged, blpopStats };
+      } finally {
+        waiter.close();
+        await c.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+      }
+    }));
+    expect(results[1]).toEqual(results[0]!);
+    expect(results[1]!.logged).toEqual([["BLPOP", "slowq", "0"], ["RPUSH", "slowq", "x"]]);
+    expect(results[1]!.blpopStats).toEqual(["3", "1"]);
   });
 
   test("bad counts, arities and settings get Redis's errors and change nothing", async () => {

@@ -160,6 +160,7 @@ function clientUnblock(x: Exec, argv: string[]): void {
   x.engine.blocking.unblock(target);
   if (reason === "TIMEOUT") state.timeout();
   else {
+    x.engine.blockedFailed(state);
     target.reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
     target.transport?.flush();
   }
