@@ -19,11 +19,13 @@ const keyRange = 100_000;
 /**
  * Interleaved rounds per test, each server's median taken: with one, a single run of the
  * everysec LPUSH -P 16 test read 0.98× where the same build gave 1.11× and 1.19–1.23× in
- * scripts run around it (2026-11-26).
+ * scripts run around it (2026-11-26). With three, the `always` -P 1 rows of one build read
+ * 0.89–1.09× in one run and 0.98–1.06× in the next (2026-11-27), and Redis's own rate moved
+ * 47k–66k between back-to-back runs: five rounds of twice the requests cost ~2 minutes more.
  */
-const rounds = 3;
+const rounds = 5;
 const requestsByPolicy: Record<string, number> = {
-  always: Number(process.env.SVC_BENCH_KV_AOF_ALWAYS_REQUESTS ?? 50_000),
+  always: Number(process.env.SVC_BENCH_KV_AOF_ALWAYS_REQUESTS ?? 100_000),
   everysec: Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000),
 };
 
