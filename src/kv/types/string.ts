@@ -71,7 +71,8 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
   const exists = options.get ? old !== undefined : options.condition !== null && x.db.has(key);
   const skipped = (options.condition === "NX" && exists) || (options.condition === "XX" && !exists);
   if (!skipped) {
-    x.db.set(key, value, options.keepTtl);
+    // A new time replaces the old one: no need to drop it first.
+    x.db.set(key, value, options.keepTtl || at !== null);
     if (at !== null) {
       x.db.setExpire(key, at);
       // A relative time would mean a later expiry when replayed: record the absolute one.
