@@ -47,6 +47,7 @@ export class Engine {
   readonly log: Logger;
   readonly dbs: Keyspace[];
   readonly watches = new Watches();
+  private loadingFile = false;
   readonly blocking = new Blocking((session, state, micros) => this.blockedServed(session, state, micros));
   readonly pubsub = new PubSub();
   readonly sessions = new Map<number, Session>();
@@ -267,6 +268,25 @@ export class Engine {
       return;
     }
     this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, propagate: null }, argv);
+  }
+
+  /**
+   * Whether the append-only file is being loaded: no key expires meanwhile, and a time already
+   * past given by EXPIRE, GETEX or RESTORE is kept rather than deleting the key (Redis's
+   * checkAlreadyExpired answers no while loading), so the file replays as it was written.
+   */
+  get loading(): boolean {
+    return this.loadingFile;
+  }
+
+  set loading(on: boolean) {
+    this.loadingFile = on;
+    for (const db of this.dbs) db.expiryPaused = on;
+  }
+
+  /** Whether `atMs` (Unix ms) has passed, for a command given that time: never while loading. */
+  alreadyPast(atMs: number, nowMs: number): boolean {
+    return atMs <= nowMs && !this.loadingFile;
   }
 
   /** Runs the command's handler; a failure is answered as an error. Returns whether it succeeded. */

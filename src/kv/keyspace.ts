@@ -48,6 +48,13 @@ export class Keyspace {
   table = new KeyTable<Value>();
   /** Key → expiry time in Unix milliseconds, for keys that have one. */
   expires = new Map<string, number>();
+  /**
+   * While the append-only file loads, no key expires, as in Redis (keyIsExpired answers no while
+   * loading): a replayed command must find a key as it was when the command ran, so the APPEND
+   * that followed `SET k v PXAT t` appends even if t has passed since, and the key goes once the
+   * load is over. Expiring it mid-load would let the APPEND make a new key with no expiry.
+   */
+  expiryPaused = false;
   /** Monotonic ms when the keyspace was created: the origin of read times, and the idle origin of keys never read. */
   private readonly createdMs: number;
 
@@ -65,7 +72,7 @@ export class Keyspace {
   /** True when the key has a time and it has passed. Does not delete. */
   isExpired(key: string): boolean {
     const at = this.expires.get(key);
-    return at !== undefined && at <= this.hooks.clock.nowMs();
+    return at !== undefined && at <= this.hooks.clock.nowMs() && !this.expiryPaused;
   }
 
   /** Deletes the key if it has expired; returns whether it did. */

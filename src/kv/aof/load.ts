@@ -141,6 +141,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
   const session = new Session(reply, null);
   session.authenticated = true;
   session.replaying = true;
+  engine.loading = true;
   try {
     fileBytes = fstatSync(fd).size;
     dataBytes = endOfCommands(fd, fileBytes);
@@ -172,6 +173,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
       if (parsed.error !== null) throw corrupt(path, offset, parsed.error);
     }
   } finally {
+    engine.loading = false;
     closeSync(fd);
     // Forgets anything the file's commands left on the session (a WATCH, an unfinished MULTI).
     engine.unregister(session);

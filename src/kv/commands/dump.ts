@@ -71,8 +71,9 @@ function restore(x: Exec, argv: string[]): void {
   const value = readValue(framed);
   if (value === null) throw new KvError("ERR Bad data format");
   const deleted = o.replace && x.db.delete(key);
-  const expiresAt = ttl === 0n ? null : Number(ttl) + (o.absoluteTtl ? 0 : x.engine.clock.nowMs());
-  if (expiresAt !== null && expiresAt <= x.engine.clock.nowMs()) {
+  const nowMs = x.engine.clock.nowMs();
+  const expiresAt = ttl === 0n ? null : Number(ttl) + (o.absoluteTtl ? 0 : nowMs);
+  if (expiresAt !== null && x.engine.alreadyPast(expiresAt, nowMs)) {
     // Already past: nothing is stored, and a replaced key's deletion is what the file records.
     if (deleted) x.propagate = [["DEL", key]];
     return x.reply.simple("OK");

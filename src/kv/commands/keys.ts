@@ -74,7 +74,7 @@ function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: bool
  * does; the file records the outcome in absolute terms (PEXPIREAT or DEL), as Redis propagates it.
  */
 export function expireAtOrDelete(x: Exec, key: string, at: number, now: number): void {
-  if (at <= now) {
+  if (x.engine.alreadyPast(at, now)) {
     x.db.delete(key);
     x.propagate = [["DEL", key]];
   } else {
