@@ -71,17 +71,33 @@ export class Keyspace {
 
   /** True when the key has a time and it has passed. Does not delete. */
   isExpired(key: string): boolean {
-    const at = this.expires.get(key);
-    return at !== undefined && at <= this.hooks.clock.nowMs() && !this.expiryPaused;
+    if (this.expires.size === 0) return false;
+    const ref = this.table.find(key);
+    return ref !== -1 && this.passed(ref);
+  }
+
+  /**
+   * Whether the time of the entry at `ref` has passed. The entry holds the key's time (Infinity
+   * for none), a copy of `expires` kept in step by every change below: checking it costs no
+   * second lookup, where the map cost a GET over keys with times a third of its speed.
+   */
+  private passed(ref: number): boolean {
+    const at = this.table.expiresAt(ref);
+    return at !== Infinity && at <= this.hooks.clock.nowMs() && !this.expiryPaused;
   }
 
   /** Deletes the key if it has expired; returns whether it did. */
   expireIfNeeded(key: string): boolean {
     if (!this.isExpired(key)) return false;
+    this.expire(key);
+    return true;
+  }
+
+  /** Deletes a key whose time has passed, and reports it. */
+  private expire(key: string): void {
     this.remove(key);
     this.hooks.onModified(this, key);
     this.hooks.onExpired(this, key);
-    return true;
   }
 
   /** Deletes the key if it has a time and it has passed; cheap when no key has a time. Returns whether it did. */
@@ -94,7 +110,10 @@ export class Keyspace {
    * -1. Hot commands read a short string's bytes through it without copying them out.
    */
   ref(key: string): number {
-    return this.expireIfDue(key) ? -1 : this.table.find(key);
+    const ref = this.table.find(key);
+    if (ref === -1 || this.expires.size === 0 || !this.passed(ref)) return ref;
+    this.expire(key);
+    return -1;
   }
 
   /** Like ref, and records the read, made at monotonic `atMs`, for OBJECT IDLETIME. */
@@ -126,8 +145,9 @@ export class Keyspace {
 
   /** Sets a key's value; a new value drops the old time to live unless `keepTtl`. */
   set(key: string, value: Value, keepTtl = false): void {
-    this.table.set(key, value);
-    if (!keepTtl && this.expires.size > 0) this.expires.delete(key);
+    const ref = this.table.setRef(key, value);
+    // A moved entry took its header, time included, along: dropping the time is the one change.
+    if (!keepTtl && this.expires.size > 0 && this.expires.delete(key)) this.table.setExpiresAt(ref, Infinity);
     this.modified(key);
   }
 
@@ -166,14 +186,20 @@ export class Keyspace {
     return at === undefined ? -1 : Math.max(0, at - this.hooks.clock.nowMs());
   }
 
+  /** Gives a live key the expiry time `atMs` (Unix ms). */
   setExpire(key: string, atMs: number): void {
+    const ref = this.table.find(key);
+    if (ref === -1) return;
     this.expires.set(key, atMs);
+    this.table.setExpiresAt(ref, atMs);
     this.modified(key);
   }
 
   /** Removes a key's time to live; returns whether it had one. */
   persist(key: string): boolean {
-    if (this.ref(key) === -1 || !this.expires.delete(key)) return false;
+    const ref = this.ref(key);
+    if (ref === -1 || !this.expires.delete(key)) return false;
+    this.table.setExpiresAt(ref, Infinity);
     this.modified(key);
     return true;
   }

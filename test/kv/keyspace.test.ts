@@ -4,11 +4,48 @@
 // the whole keyspace (SCAN, KEYS, RANDOMKEY, SWAPDB, FLUSHDB), and a resize finished by the
 // active runs (src/kv/active-rehash.ts).
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { activeRehashRun } from "../../src/kv/active-rehash.ts";
 import { keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { harness } from "./harness.ts";
 
 describe("keyspace", () => {
+  test("each entry's expiry is the one the expires map holds, whatever changes values, sizes and times", () => {
+    // Values of several sizes move entries (an inline value growing, one held as an object);
+    // every command here that touches a time is one the keyspace must keep the entry in step for.
+    const key = fc.constantFrom("a", "b", "c", "k".repeat(300));
+    const value = fc.constantFrom("1", "x".repeat(40), "y".repeat(200));
+    const command = fc.oneof(
+      fc.tuple(key, value).map(([k, v]) => ["SET", k, v]),
+      fc.tuple(key, value).map(([k, v]) => ["SET", k, v, "KEEPTTL"]),
+      fc.tuple(key, value, fc.integer({ min: 1, max: 50 })).map(([k, v, ms]) => ["SET", k, v, "PX", String(ms)]),
+      fc.tuple(key, fc.integer({ min: -5, max: 50 })).map(([k, ms]) => ["PEXPIRE", k, String(ms)]),
+      fc.tuple(key, value).map(([k, v]) => ["APPEND", k, v]),
+      key.map((k) => ["INCR", k]),
+      key.map((k) => ["PERSIST", k]),
+      key.map((k) => ["DEL", k]),
+      key.map((k) => ["GET", k]),
+      fc.tuple(key, key).map(([k, to]) => ["RENAME", k, to]),
+      fc.tuple(key, key).map(([k, to]) => ["COPY", k, to, "REPLACE"]),
+      fc.tuple(key, fc.integer({ min: 1, max: 50 })).map(([k, ms]) => ["GETEX", k, "PX", String(ms)]),
+      fc.integer({ min: 0, max: 30 }).map((ms) => ({ advance: ms })),
+    );
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 40 }), (commands) => {
+        const kv = harness();
+        const db = kv.engine.dbs[0]!;
+        for (const c of commands) {
+          if ("advance" in c) kv.clock.advance(c.advance);
+          else kv.run(...c);
+          for (const k of db.table.keys()) {
+            expect(db.table.expiresAt(db.table.find(k))).toBe(db.expires.get(k) ?? Infinity);
+          }
+          expect([...db.expires.keys()].every((k) => db.table.find(k) !== -1)).toBe(true);
+        }
+      }),
+    );
+  });
+
   test("keys and values at and one past the inline limits read back whole", () => {
     const kv = harness();
     for (const keyLength of [1, keyInlineBytesMax, keyInlineBytesMax + 1]) {
