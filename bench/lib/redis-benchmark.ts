@@ -5,7 +5,10 @@
 
 export interface BenchmarkRun {
   port: number;
+  /** A redis-benchmark test name (-t), or "" with `command`. */
   test: string;
+  /** A command line to run instead of a named test; `__rand_int__` in it takes a random key number. */
+  command?: string[];
   pipeline: number;
   requests: number;
   clients: number;
@@ -14,8 +17,9 @@ export interface BenchmarkRun {
 
 /** Requests per second redis-benchmark reports for one test against one server. */
 export async function redisBenchmark(r: BenchmarkRun): Promise<number> {
-  const args = ["-p", r.port, "-t", r.test, "-r", r.keyRange, "-c", r.clients, "-n", r.requests, "-P", r.pipeline].map(String);
-  const proc = Bun.spawn(["redis-benchmark", ...args, "--csv"], { stdout: "pipe", stderr: "pipe" });
+  const test = r.command === undefined ? ["-t", r.test] : [];
+  const args = ["-p", r.port, ...test, "-r", r.keyRange, "-c", r.clients, "-n", r.requests, "-P", r.pipeline].map(String);
+  const proc = Bun.spawn(["redis-benchmark", ...args, "--csv", ...(r.command ?? [])], { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
   if ((await proc.exited) !== 0) throw new Error(`redis-benchmark failed: ${await new Response(proc.stderr).text()}`);
   // CSV: "test","rps",... — one data row per test (lrange_100 reports as LRANGE_100 (first 100 elements)).

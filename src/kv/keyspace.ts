@@ -151,6 +151,14 @@ export class Keyspace {
     this.modified(key);
   }
 
+  /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
+  setExpiring(key: string, value: Value, atMs: number): void {
+    const ref = this.table.setRef(key, value);
+    this.expires.set(key, atMs);
+    this.table.setExpiresAt(ref, atMs);
+    this.modified(key);
+  }
+
   /**
    * Gives the live key at `ref` (from ref or readRef, with no change to the keyspace since) a new
    * value, keeping its time to live: a read-modify-write such as INCR without a second lookup

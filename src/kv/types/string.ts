@@ -23,8 +23,18 @@ type ExpiryUnit = "EX" | "PX" | "EXAT" | "PXAT";
 
 const isExpiryUnit = (word: string): word is ExpiryUnit => word === "EX" || word === "PX" || word === "EXAT" || word === "PXAT";
 
+/** Digits of a time in seconds whose milliseconds, plus now, stay below 2^53. */
+const secondsDigitsExact = 12;
+
 /** The absolute Unix-ms time an EX/PX/EXAT/PXAT argument names, with Redis's range checks. */
 export function expiryTime(x: Exec, unit: ExpiryUnit, text: string, command: string): number {
+  // The common case without BigInt: a time short enough that the result is exact in a double —
+  // seconds of up to 12 digits (times 1000), milliseconds of up to 15 (plus now).
+  const small = text.length <= (unit === "EX" || unit === "EXAT" ? secondsDigitsExact : smallIntegerCharsMax) ? parseSmallInteger(text) : null;
+  if (small !== null && small > 0) {
+    const ms = unit === "EX" || unit === "EXAT" ? small * 1000 : small;
+    return unit === "EX" || unit === "PX" ? ms + x.engine.clock.nowMs() : ms;
+  }
   const n = parseInt64(text);
   if (n === null) throw notAnInteger();
   if (n <= 0n) throw invalidExpire(command);
@@ -71,10 +81,9 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
   const exists = options.get ? old !== undefined : options.condition !== null && x.db.has(key);
   const skipped = (options.condition === "NX" && exists) || (options.condition === "XX" && !exists);
   if (!skipped) {
-    // A new time replaces the old one: no need to drop it first.
-    x.db.set(key, value, options.keepTtl || at !== null);
-    if (at !== null) {
-      x.db.setExpire(key, at);
+    if (at === null) x.db.set(key, value, options.keepTtl);
+    else {
+      x.db.setExpiring(key, value, at);
       // A relative time would mean a later expiry when replayed: record the absolute one.
       x.propagate = [["SET", key, value, "PXAT", String(at)]];
     }
