@@ -16,15 +16,15 @@ const resampleExpiredRatio = 0.25;
 export type ExpireCursors = Map<Keyspace, Cursor>;
 
 interface Cursor {
-  map: Map<string, number>;
+  keys: Set<string>;
   it: Iterator<string>;
 }
 
 /** Deletes up to one batch of expired keys from `db`; returns how many of the batch expired. */
 function sampleBatch(db: Keyspace, cursors: ExpireCursors): { sampled: number; expired: number } {
   let cursor = cursors.get(db);
-  if (cursor === undefined || cursor.map !== db.expires) {
-    cursor = { map: db.expires, it: db.expires.keys() };
+  if (cursor === undefined || cursor.keys !== db.expiring) {
+    cursor = { keys: db.expiring, it: db.expiring.values() };
     cursors.set(db, cursor);
   }
   let sampled = 0;
@@ -32,7 +32,7 @@ function sampleBatch(db: Keyspace, cursors: ExpireCursors): { sampled: number; e
   while (sampled < kvExpireSampleKeys) {
     const next = cursor.it.next();
     if (next.done) {
-      cursor.it = db.expires.keys();
+      cursor.it = db.expiring.values();
       break;
     }
     sampled++;
@@ -45,7 +45,7 @@ function sampleBatch(db: Keyspace, cursors: ExpireCursors): { sampled: number; e
 export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs = kvExpireCycleBudgetMs): void {
   const deadline = performance.now() + budgetMs;
   for (const db of engine.dbs) {
-    while (db.expires.size > 0 && performance.now() < deadline) {
+    while (db.expiring.size > 0 && performance.now() < deadline) {
       const { sampled, expired } = sampleBatch(db, cursors);
       if (sampled === 0 || expired / sampled <= resampleExpiredRatio) break;
     }

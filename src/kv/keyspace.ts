@@ -46,8 +46,13 @@ const readTimeMax = 2 ** 31 - 1;
 export class Keyspace {
   // Not readonly: SWAPDB exchanges these between two databases.
   table = new KeyTable<Value>();
-  /** Key → expiry time in Unix milliseconds, for keys that have one. */
-  expires = new Map<string, number>();
+  /**
+   * The keys that have an expiry time: what the active expiry cycle samples and INFO counts. The
+   * time itself is in the key's entry (KeyTable.expiresAt), which a read reaches anyway; a key is
+   * here exactly when its entry's time is not Infinity, and only a change between the two touches
+   * this set (a SET … EX on a key that has a time already does not).
+   */
+  expiring = new Set<string>();
   /**
    * While the append-only file loads, no key expires, as in Redis (keyIsExpired answers no while
    * loading): a replayed command must find a key as it was when the command ran, so the APPEND
@@ -71,15 +76,15 @@ export class Keyspace {
 
   /** True when the key has a time and it has passed. Does not delete. */
   isExpired(key: string): boolean {
-    if (this.expires.size === 0) return false;
+    if (this.expiring.size === 0) return false;
     const ref = this.table.find(key);
     return ref !== -1 && this.passed(ref);
   }
 
   /**
    * Whether the time of the entry at `ref` has passed. The entry holds the key's time (Infinity
-   * for none), a copy of `expires` kept in step by every change below: checking it costs no
-   * second lookup, where the map cost a GET over keys with times a third of its speed.
+   * for none): checking it costs no second lookup, where a map of times cost a GET over keys with
+   * times a third of its speed.
    */
   private passed(ref: number): boolean {
     const at = this.table.expiresAt(ref);
@@ -102,7 +107,7 @@ export class Keyspace {
 
   /** Deletes the key if it has a time and it has passed; cheap when no key has a time. Returns whether it did. */
   expireIfDue(key: string): boolean {
-    return this.expires.size > 0 && this.expireIfNeeded(key);
+    return this.expiring.size > 0 && this.expireIfNeeded(key);
   }
 
   /**
@@ -111,7 +116,7 @@ export class Keyspace {
    */
   ref(key: string): number {
     const ref = this.table.find(key);
-    if (ref === -1 || this.expires.size === 0 || !this.passed(ref)) return ref;
+    if (ref === -1 || this.expiring.size === 0 || !this.passed(ref)) return ref;
     this.expire(key);
     return -1;
   }
@@ -147,16 +152,25 @@ export class Keyspace {
   set(key: string, value: Value, keepTtl = false): void {
     const ref = this.table.setRef(key, value);
     // A moved entry took its header, time included, along: dropping the time is the one change.
-    if (!keepTtl && this.expires.size > 0 && this.expires.delete(key)) this.table.setExpiresAt(ref, Infinity);
+    if (!keepTtl && this.table.expiresAt(ref) !== Infinity) this.dropExpiry(key, ref);
     this.modified(key);
   }
 
   /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
   setExpiring(key: string, value: Value, atMs: number): void {
-    const ref = this.table.setRef(key, value);
-    this.expires.set(key, atMs);
-    this.table.setExpiresAt(ref, atMs);
+    this.giveExpiry(key, this.table.setRef(key, value), atMs);
     this.modified(key);
+  }
+
+  /** Gives the entry of `key` at `ref` the time `atMs`, listing the key if it had none. */
+  private giveExpiry(key: string, ref: number, atMs: number): void {
+    if (this.table.expiresAt(ref) === Infinity) this.expiring.add(key);
+    this.table.setExpiresAt(ref, atMs);
+  }
+
+  private dropExpiry(key: string, ref: number): void {
+    this.expiring.delete(key);
+    this.table.setExpiresAt(ref, Infinity);
   }
 
   /**
@@ -184,30 +198,37 @@ export class Keyspace {
 
   private remove(key: string): void {
     this.table.delete(key);
-    this.expires.delete(key);
+    if (this.expiring.size > 0) this.expiring.delete(key);
   }
 
   /** Milliseconds to live, -1 without an expiry, -2 for a missing key (PTTL's answers). */
   pttl(key: string): number {
-    if (this.ref(key) === -1) return -2;
-    const at = this.expires.get(key);
-    return at === undefined ? -1 : Math.max(0, at - this.hooks.clock.nowMs());
+    const ref = this.ref(key);
+    if (ref === -1) return -2;
+    const at = this.table.expiresAt(ref);
+    return at === Infinity ? -1 : Math.max(0, at - this.hooks.clock.nowMs());
+  }
+
+  /** A key's expiry time (Unix ms), undefined when it has none or does not exist. Expires nothing. */
+  expiryOf(key: string): number | undefined {
+    const ref = this.table.find(key);
+    const at = ref === -1 ? Infinity : this.table.expiresAt(ref);
+    return at === Infinity ? undefined : at;
   }
 
   /** Gives a live key the expiry time `atMs` (Unix ms). */
   setExpire(key: string, atMs: number): void {
     const ref = this.table.find(key);
     if (ref === -1) return;
-    this.expires.set(key, atMs);
-    this.table.setExpiresAt(ref, atMs);
+    this.giveExpiry(key, ref, atMs);
     this.modified(key);
   }
 
   /** Removes a key's time to live; returns whether it had one. */
   persist(key: string): boolean {
     const ref = this.ref(key);
-    if (ref === -1 || !this.expires.delete(key)) return false;
-    this.table.setExpiresAt(ref, Infinity);
+    if (ref === -1 || this.table.expiresAt(ref) === Infinity) return false;
+    this.dropExpiry(key, ref);
     this.modified(key);
     return true;
   }
@@ -239,15 +260,15 @@ export class Keyspace {
   clear(): void {
     for (const key of this.table.keys()) this.hooks.onModified(this, key);
     this.table.clear();
-    this.expires.clear();
+    this.expiring.clear();
   }
 
   /** Live keys, skipping (without deleting) expired ones. */
   *liveKeys(): Generator<string> {
     const now = this.hooks.clock.nowMs();
     for (const key of this.table.keys()) {
-      const at = this.expires.get(key);
-      if (at === undefined || at > now) yield key;
+      const at = this.expiring.size === 0 ? Infinity : this.table.expiresAt(this.table.find(key));
+      if (at > now) yield key;
     }
   }
 
@@ -255,7 +276,7 @@ export class Keyspace {
   swapWith(other: Keyspace): void {
     const keys = new Set([...this.table.keys(), ...other.table.keys()]);
     [this.table, other.table] = [other.table, this.table];
-    [this.expires, other.expires] = [other.expires, this.expires];
+    [this.expiring, other.expiring] = [other.expiring, this.expiring];
     for (const key of keys) {
       this.hooks.onModified(this, key);
       this.hooks.onModified(other, key);

@@ -35,7 +35,7 @@ export function keyMemoryBytes(db: Keyspace, key: string, samples: number): numb
   // A short string lives inside the entry; anything else is held beside it, through a slot of
   // the table's array of held objects.
   if (table.valueLength(ref) === -1) bytes += pointerBytes + valueMemoryBytes(table.valueOf(ref), samples);
-  if (db.expires.has(key)) bytes += mapEntryBytes;
+  if (db.expiring.has(key)) bytes += mapEntryBytes;
   return bytes;
 }
 

@@ -184,8 +184,10 @@ export class AofRewrite {
     const table = db.table;
     const valueBytes = table.valueLength(ref);
     const keyBytes = table.keyLength(ref);
-    if (valueBytes >= 0 && keyBytes >= 0 && db.expires.size === 0) {
-      // The usual entry, a short key holding a short string: copied from the table's bytes.
+    const expiry = table.expiresAt(ref);
+    const expiresAtMs = expiry === Infinity ? undefined : expiry;
+    if (valueBytes >= 0 && keyBytes >= 0 && expiresAtMs === undefined) {
+      // The usual entry, a short key holding a short string with no time: copied from the table's bytes.
       const bytes = table.bytesOf(ref);
       this.out.pushSet(bytes, table.keyAt(ref), keyBytes, table.valueAt(ref), valueBytes);
     } else {
@@ -194,13 +196,13 @@ export class AofRewrite {
       if (collectionSize(value) > itemsPerStep) {
         const parts = collectionParts(key, value)!;
         const frozen = by === "ahead";
-        const entry = { dbIndex, key, parts: frozen ? parts.freeze() : parts, frozen, expiresAtMs: db.expires.get(key) };
+        const entry = { dbIndex, key, parts: frozen ? parts.freeze() : parts, frozen, expiresAtMs };
         if (this.partial !== null || by === "ahead") this.waiting.push(entry);
         else {
           this.partial = entry;
           this.continuePartial(itemsPerStep);
         }
-      } else writeValueCommands(this.out, key, value, db.expires.get(key));
+      } else writeValueCommands(this.out, key, value, expiresAtMs);
     }
   }
 

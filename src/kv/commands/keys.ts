@@ -57,7 +57,7 @@ function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: bool
   const at = absolute ? ms : ms + BigInt(now);
   if (!isInt64(ms) || !isInt64(at)) throw new KvError(`ERR invalid expire time in '${name.toLowerCase()}' command`);
   if (!x.db.has(key)) return x.reply.integer(0);
-  const current = x.db.expires.get(key);
+  const current = x.db.expiryOf(key);
   const when = Number(at);
   const refused =
     (nx && current !== undefined) ||
@@ -87,7 +87,7 @@ function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): 
   const pttl = x.db.pttl(key);
   if (pttl < 0) return x.reply.integer(pttl);
   if (absolute) {
-    const at = x.db.expires.get(key)!;
+    const at = x.db.expiryOf(key)!;
     return x.reply.integer(unit === "s" ? Math.floor(at / 1000) : at);
   }
   x.reply.integer(unit === "s" ? Math.floor((pttl + 500) / 1000) : pttl);
@@ -120,7 +120,7 @@ function renameGeneric(x: Exec, argv: string[], onlyIfAbsent: boolean): void {
   if (value === undefined) throw noSuchKey();
   if (from === to) return onlyIfAbsent ? x.reply.integer(0) : x.reply.simple("OK");
   if (onlyIfAbsent && x.db.has(to)) return x.reply.integer(0);
-  const expiry = x.db.expires.get(from);
+  const expiry = x.db.expiryOf(from);
   x.db.delete(to);
   x.db.delete(from);
   x.db.set(to, value);
@@ -135,7 +135,7 @@ function move(x: Exec, argv: string[]): void {
   if (target === x.db) throw new KvError("ERR source and destination objects are the same");
   const value = x.db.get(key);
   if (value === undefined || target.has(key)) return x.reply.integer(0);
-  const expiry = x.db.expires.get(key);
+  const expiry = x.db.expiryOf(key);
   x.db.delete(key);
   target.set(key, value);
   if (expiry !== undefined) target.setExpire(key, expiry);
@@ -159,7 +159,7 @@ function copy(x: Exec, argv: string[]): void {
     if (!replace) return x.reply.integer(0);
     target.delete(to);
   }
-  const expiry = x.db.expires.get(from);
+  const expiry = x.db.expiryOf(from);
   target.set(to, cloneValue(value));
   if (expiry !== undefined) target.setExpire(to, expiry);
   x.reply.integer(1);
