@@ -203,10 +203,16 @@ export class Keyspace {
 
   /** Milliseconds to live, -1 without an expiry, -2 for a missing key (PTTL's answers). */
   pttl(key: string): number {
+    const at = this.expiryTime(key);
+    return at < 0 ? at : Math.max(0, at - this.hooks.clock.nowMs());
+  }
+
+  /** A live key's expiry time in Unix ms, -1 without one, -2 for a missing key (PEXPIRETIME's answers). */
+  expiryTime(key: string): number {
     const ref = this.ref(key);
     if (ref === -1) return -2;
     const at = this.table.expiresAt(ref);
-    return at === Infinity ? -1 : Math.max(0, at - this.hooks.clock.nowMs());
+    return at === Infinity ? -1 : at;
   }
 
   /** A key's expiry time (Unix ms), undefined when it has none or does not exist. Expires nothing. */

@@ -84,12 +84,10 @@ export function expireAtOrDelete(x: Exec, key: string, at: number, now: number):
 }
 
 function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): void {
-  const pttl = x.db.pttl(key);
-  if (pttl < 0) return x.reply.integer(pttl);
-  if (absolute) {
-    const at = x.db.expiryOf(key)!;
-    return x.reply.integer(unit === "s" ? Math.floor(at / 1000) : at);
-  }
+  const at = x.db.expiryTime(key);
+  if (at < 0) return x.reply.integer(at);
+  if (absolute) return x.reply.integer(unit === "s" ? Math.floor(at / 1000) : at);
+  const pttl = Math.max(0, at - x.engine.clock.nowMs());
   x.reply.integer(unit === "s" ? Math.floor((pttl + 500) / 1000) : pttl);
 }
 
