@@ -147,6 +147,27 @@ async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
     }
     console.log(`| **svc/redis** | | | **${(growth.get(kv)! / growth.get(redis)!).toFixed(2)}×** | |\n`);
 
+    // The same keys with a time to live, as a cache holds them: Redis keeps the time in a second
+    // dict, svc in the key's entry (docs/kv.md).
+    const ttlParts: Buffer[] = [];
+    for (let i = 0; i < memoryKeys; i++) ttlParts.push(encodeCommand(["SET", `key:${i}`, `value:${i}`, "EX", "36000"]));
+    writeFileSync(file, Buffer.concat(ttlParts));
+    console.log(`### kv: memory for ${fmt(memoryKeys)} small string keys set with EX (RSS growth after MEMORY PURGE, fresh servers)\n`);
+    console.log("| server | growth | bytes/key |");
+    console.log("|---|---:|---:|");
+    const freshForTtl = await Promise.all([startRedis(), startKv(["--appendonly", "no"])]);
+    try {
+      const ttlGrowth: number[] = [];
+      for (const [i, server] of freshForTtl.entries()) {
+        const { before, after } = await rssAround(server, servers[i]![0], file, memoryKeys);
+        ttlGrowth.push(after - before);
+        console.log(`| ${servers[i]![0]} | ${((after - before) / 1024 / 1024).toFixed(1)} MiB | ${((after - before) / memoryKeys).toFixed(0)} |`);
+      }
+      console.log(`| **svc/redis** | **${(ttlGrowth[1]! / ttlGrowth[0]!).toFixed(2)}×** | |\n`);
+    } finally {
+      await Promise.all(freshForTtl.map((server) => server.stop()));
+    }
+
     const keys = Math.round(memoryKeys / 10);
     console.log(`### kv: memory for ${fmt(keys)} small collections of ${collectionItems} short items each (RSS growth after MEMORY PURGE, bytes/key)\n`);
     console.log("| type | redis-server | svc kv | svc/redis |");

@@ -1,53 +1,57 @@
 /**
- * The active expiry cycle, after Redis's activeExpireCycle: keys with a time to live are sampled
- * in batches; expired ones are deleted; a database keeps being sampled while more than a quarter
- * of a batch had expired and the run's time budget lasts. Each database resumes where the last
- * run stopped, so over time every key with a TTL is visited — without any run taking longer than
- * kvExpireCycleBudgetMs.
+ * The active expiry cycle, after Redis's activeExpireCycle: keys with a time to live are looked at
+ * in batches; expired ones are deleted; a database keeps being looked at while more than a quarter
+ * of a batch had expired and the run's time budget lasts.
+ *
+ * Redis samples its dict of expiring keys. Ours keeps no such list (the times are in the keys'
+ * entries, keyspace.ts), so each database is walked with a SCAN-style cursor that resumes where
+ * the last run stopped: over time every key is visited, across resizes too. A batch ends once it
+ * has met kvExpireSampleKeys keys with a time, or walked walkSlotsMax home slots: where few keys
+ * have a time, a run walks that far and stops, so a database of 1M keys with a handful of times
+ * (2M slots) is walked through in ~26 s of runs, each ~0.8 ms here (measured 2026-11-27: 16k
+ * slots took 1.4–1.8 ms), and one where most keys have a time is sampled as Redis samples it.
  */
 import { kvExpireCycleBudgetMs, kvExpireSampleKeys } from "../core/limits.ts";
 import type { Engine } from "./engine.ts";
 import type { Keyspace } from "./keyspace.ts";
 
-/** Above this share of expired keys in a batch, the database is sampled again at once. */
+/** Above this share of expired keys in a batch, the database is looked at again at once. */
 const resampleExpiredRatio = 0.25;
+/** Home slots a run walks in one database at most while it meets too few keys with a time. */
+const walkSlotsMax = 8 * 1024;
+/** Home slots looked at together, with one reading of the clock (about 20 keys where all have a time). */
+const stepSlots = 32;
 
-/** Where each database's sampling resumes, kept from run to run by the caller (cron.ts). */
-export type ExpireCursors = Map<Keyspace, Cursor>;
+/** Where each database's walk resumes (a scan cursor), kept from run to run by the caller (cron.ts). */
+export type ExpireCursors = Map<Keyspace, number>;
 
-interface Cursor {
-  keys: Set<string>;
-  it: Iterator<string>;
-}
-
-/** Deletes up to one batch of expired keys from `db`; returns how many of the batch expired. */
-function sampleBatch(db: Keyspace, cursors: ExpireCursors): { sampled: number; expired: number } {
-  let cursor = cursors.get(db);
-  if (cursor === undefined || cursor.keys !== db.expiring) {
-    cursor = { keys: db.expiring, it: db.expiring.values() };
-    cursors.set(db, cursor);
-  }
-  let sampled = 0;
-  let expired = 0;
-  while (sampled < kvExpireSampleKeys) {
-    const next = cursor.it.next();
-    if (next.done) {
-      cursor.it = db.expiring.values();
-      break;
-    }
-    sampled++;
-    if (db.expireIfNeeded(next.value)) expired++;
-  }
-  return { sampled, expired };
+/** Looks at up to one batch of `db`'s keys with a time, deleting the expired ones. */
+function sampleBatch(db: Keyspace, cursors: ExpireCursors, slotsLeft: number): { timed: number; expired: number; slots: number; walkEnded: boolean } {
+  let cursor = cursors.get(db) ?? 0;
+  const tally = { timed: 0, expired: 0 };
+  let slots = 0;
+  do {
+    cursor = db.expireStep(cursor, stepSlots, tally);
+    slots += stepSlots;
+  } while (cursor !== 0 && tally.timed < kvExpireSampleKeys && slots < slotsLeft);
+  cursors.set(db, cursor);
+  return { ...tally, slots, walkEnded: cursor === 0 };
 }
 
 /** One run over every database within the time budget. */
 export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs = kvExpireCycleBudgetMs): void {
   const deadline = performance.now() + budgetMs;
   for (const db of engine.dbs) {
-    while (db.expiring.size > 0 && performance.now() < deadline) {
-      const { sampled, expired } = sampleBatch(db, cursors);
-      if (sampled === 0 || expired / sampled <= resampleExpiredRatio) break;
+    let slotsLeft = walkSlotsMax;
+    while (db.expiringCount > 0 && slotsLeft > 0 && performance.now() < deadline) {
+      const { timed, expired, slots, walkEnded } = sampleBatch(db, cursors, slotsLeft);
+      slotsLeft -= slots;
+      const manyExpired = timed > 0 && expired / timed > resampleExpiredRatio;
+      // Many expired: go on while the budget lasts, whatever the walk's length.
+      if (manyExpired) slotsLeft = Math.max(slotsLeft, slots);
+      // Enough met and few expired, or the whole table walked: done until the next run. Too few
+      // met: walk on, up to walkSlotsMax.
+      else if (timed >= kvExpireSampleKeys || walkEnded) break;
     }
   }
 }

@@ -108,6 +108,14 @@ function reverseBits(v: number): number {
   return ((v >>> 16) | (v << 16)) >>> 0;
 }
 
+/** Adds to `out` the refs in `slots` (of `mask`) of the entries whose home slot is `home`. */
+function refsHomedAt(slots: Int32Array, mask: number, home: number, out: number[]): void {
+  for (let i = home; slots[i * 2] !== EMPTY; i = (i + 1) & mask) {
+    const hash = slots[i * 2]!;
+    if (hash !== MOVED && (hash & mask) === home) out.push(slots[i * 2 + 1]!);
+  }
+}
+
 /** Where the header of the entry at `ref` starts, in int32s of its slab. */
 const headerAt = (ref: number) => ((ref & unitMask) * unitBytes) >> 2;
 
@@ -671,8 +679,22 @@ export class KeyTable<V extends string | object = string | object> {
    * prefix of the new order.
    */
   scanStep(cursor: number, out: string[]): number {
+    return this.scanHomes(cursor, (slots, mask, home) => this.homedAt(slots, mask, home, out));
+  }
+
+  /** scanStep, adding the entries' refs to `out` rather than their keys (no string is made). */
+  scanRefsStep(cursor: number, out: number[]): number {
     if (this.oldSlots === null) {
-      this.homedAt(this.slots, this.mask, cursor & this.mask, out);
+      refsHomedAt(this.slots, this.mask, cursor & this.mask, out);
+      return nextCursor(cursor, this.mask);
+    }
+    return this.scanHomes(cursor, (slots, mask, home) => refsHomedAt(slots, mask, home, out));
+  }
+
+  /** Visits the home slots of `cursor` (in both sets of slots mid-resize); returns the next cursor. */
+  private scanHomes(cursor: number, visit: (slots: Int32Array, mask: number, home: number) => void): number {
+    if (this.oldSlots === null) {
+      visit(this.slots, this.mask, cursor & this.mask);
       return nextCursor(cursor, this.mask);
     }
     // Mid-resize, as Redis's dictScan mid-rehash: the smaller set of slots' home for the cursor,
@@ -680,10 +702,10 @@ export class KeyTable<V extends string | object = string | object> {
     const oldIsSmaller = this.oldMask < this.mask;
     const [small, smallMask] = oldIsSmaller ? [this.oldSlots, this.oldMask] : [this.slots, this.mask];
     const [large, largeMask] = oldIsSmaller ? [this.slots, this.mask] : [this.oldSlots, this.oldMask];
-    this.homedAt(small, smallMask, cursor & smallMask, out);
+    visit(small, smallMask, cursor & smallMask);
     let v = cursor;
     do {
-      this.homedAt(large, largeMask, v & largeMask, out);
+      visit(large, largeMask, v & largeMask);
       v = nextCursor(v, largeMask);
     } while ((v & (smallMask ^ largeMask)) !== 0);
     // The larger set's extra bits have wrapped to 0, carrying one into the smaller's: v is next.

@@ -24,11 +24,8 @@ export const typedArrayBytes = (length: number) => 48 + roundUp(Math.max(length,
 /** An array of `length` slots: 8,224 bytes at 1,024 (capacity left over from growth is not counted). */
 export const arrayBytes = (length: number) => 32 + pointerBytes * length;
 
-/** What each element adds to a Set: ~80 bytes at 100 elements (its buckets included). */
-export const setElementBytes = 80;
-
-/** A Set: 256 bytes with one element, then ~85 an element at 100. */
-export const setBytes = (size: number) => 176 + setElementBytes * size;
+/** A Set: 256 bytes with one element, then ~85 an element at 100 (its buckets included). */
+export const setBytes = (size: number) => 176 + 80 * size;
 
 /** What each entry adds to a Map: ~100 bytes at 100 entries (256 with one). */
 export const mapEntryBytes = 100;

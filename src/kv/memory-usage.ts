@@ -8,7 +8,7 @@
 import { isKeyword, parseInt64 } from "./args.ts";
 import { notAnInteger, syntaxError } from "./errors.ts";
 import type { Keyspace, Value } from "./keyspace.ts";
-import { pointerBytes, setElementBytes, stringBytes } from "./memory-sizes.ts";
+import { pointerBytes, stringBytes } from "./memory-sizes.ts";
 import { MutableString } from "./types/bytes.ts";
 import { BloomChain } from "./types/bloom/chain.ts";
 
@@ -35,8 +35,6 @@ export function keyMemoryBytes(db: Keyspace, key: string, samples: number): numb
   // A short string lives inside the entry; anything else is held beside it, through a slot of
   // the table's array of held objects.
   if (table.valueLength(ref) === -1) bytes += pointerBytes + valueMemoryBytes(table.valueOf(ref), samples);
-  // Its time is in the entry; the key is also listed among the expiring ones.
-  if (db.expiring.has(key)) bytes += setElementBytes;
   return bytes;
 }
 

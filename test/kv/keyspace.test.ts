@@ -6,11 +6,12 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { activeRehashRun } from "../../src/kv/active-rehash.ts";
+import { activeExpireRun, type ExpireCursors } from "../../src/kv/expire.ts";
 import { keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { harness } from "./harness.ts";
 
 describe("keyspace", () => {
-  test("a key is in the expiring set exactly when its entry holds a time, whatever changes values, sizes and times", () => {
+  test("the count of keys with a time is the number of entries holding one, whatever changes values, sizes and times", () => {
     // Values of several sizes move entries (an inline value growing, one held as an object);
     // every command here that touches a time is one the keyspace must keep the entry in step for.
     const key = fc.constantFrom("a", "b", "c", "k".repeat(300));
@@ -37,9 +38,8 @@ describe("keyspace", () => {
         for (const c of commands) {
           if ("advance" in c) kv.clock.advance(c.advance);
           else kv.run(...c);
-          // A key is listed as expiring exactly when its entry holds a time.
-          for (const k of db.table.keys()) expect(db.expiring.has(k)).toBe(db.table.expiresAt(db.table.find(k)) !== Infinity);
-          expect([...db.expiring].every((k) => db.table.find(k) !== -1)).toBe(true);
+          // The count of keys with a time is the number of entries holding one.
+          expect(db.expiringCount).toBe(db.table.keys().filter((k) => db.table.expiresAt(db.table.find(k)) !== Infinity).length);
         }
       }),
     );
@@ -176,3 +176,56 @@ describe("keyspace", () => {
     expect(kv.run("EXISTS", ...Array.from({ length: n }, (_, i) => `k${i}`))).toBe(n);
   });
 });
+
+describe("the active expiry cycle's walk", () => {
+  /** Runs of the cycle until `done` holds, at most `max`; returns how many it took. */
+  const runsUntil = (kv: ReturnType<typeof harness>, cursors: ExpireCursors, done: () => boolean, max: number): number => {
+    for (let runs = 1; runs <= max; runs++) {
+      activeExpireRun(kv.engine, cursors, 1000);
+      if (done()) return runs;
+    }
+    return Infinity;
+  };
+
+  test("deletes every key whose time has passed, counts them, and leaves the rest", () => {
+    const kv = harness();
+    const db = kv.engine.dbs[0]!;
+    for (let i = 0; i < 1000; i++) kv.run("SET", `k${i}`, "v", ...(i % 2 === 0 ? ["PX", "10"] : i % 3 === 0 ? ["PX", "100000"] : []));
+    kv.clock.advance(20);
+    const cursors: ExpireCursors = new Map();
+    expect(runsUntil(kv, cursors, () => db.size === 500, 3)).toBeLessThanOrEqual(3);
+    expect(db.expiringCount).toBe(db.table.keys().filter((k) => db.table.expiresAt(db.table.find(k)) !== Infinity).length);
+    expect(kv.run("EXISTS", "k1", "k3", "k0")).toBe(2);
+    expect((kv.run("INFO", "stats") as string).match(/expired_keys:(\d+)/)![1]).toBe("500");
+  });
+
+  test("finds a few expired keys among many without a time, a bounded walk per run", () => {
+    const kv = harness();
+    const db = kv.engine.dbs[0]!;
+    const many = 100_000;
+    for (let i = 0; i < many; i += 1000) kv.run("MSET", ...Array.from({ length: 1000 }, (_, j) => [`p${i + j}`, "v"]).flat());
+    for (const k of ["t1", "t2", "t3"]) kv.run("SET", k, "v", "PX", "10");
+    kv.clock.advance(20);
+    const cursors: ExpireCursors = new Map();
+    // Each run walks at most 8,192 home slots of the table's 262,144: a whole walk in 32 runs.
+    const runs = runsUntil(kv, cursors, () => db.expiringCount === 0, 60);
+    expect(runs).toBeGreaterThan(1);
+    expect(runs).toBeLessThanOrEqual(db.table.capacity / 8_192 + 1);
+    expect(db.size).toBe(many);
+  });
+
+  test("keeps walking across a resize: keys added meanwhile grow the table, and every expired key still goes", () => {
+    const kv = harness();
+    const db = kv.engine.dbs[0]!;
+    // Half expire: more than a quarter of each batch, so each run goes on while its budget lasts.
+    for (let i = 0; i < 20_000; i++) kv.run("SET", `e${i}`, "v", "PX", i % 2 === 0 ? "10" : "100000");
+    kv.clock.advance(20);
+    const cursors: ExpireCursors = new Map();
+    activeExpireRun(kv.engine, cursors, 0.01);
+    for (let i = 0; i < 50_000; i += 1000) kv.run("MSET", ...Array.from({ length: 1000 }, (_, j) => [`g${i + j}`, "v"]).flat());
+    runsUntil(kv, cursors, () => false, 30);
+    expect(db.size).toBe(20_000 - 10_000 + 50_000);
+    expect(db.expiringCount).toBe(10_000);
+  });
+});
+
