@@ -13,10 +13,11 @@
  *
  *   int32 hash | int32 read time | int32 value info | int32 key info | float64 expiry | key bytes | value bytes
  *
- * The expiry is the key's time to live as a Unix ms time, Infinity for none. The keyspace keeps
- * it in step with its `expires` map (keyspace.ts), so that reading a key checks its time in the
- * entry the lookup already reached: a second lookup in the map cost a GET over 100k keys with
- * times to live a third of its speed.
+ * The expiry is the key's time to live as a Unix ms time, Infinity for none; the keyspace sets it
+ * (keyspace.ts), and it is the only place the time is kept, so reading a key checks its time in
+ * the entry the lookup already reached: a second lookup in a map of times cost a GET over 100k
+ * keys with times to live a third of its speed. Members tables (large sets and hashes) leave it
+ * Infinity.
  *
  * value info ≥ 0 is an inline string value's length; < 0 names a slot of `objects` (-1 - info),
  * which holds every other value: longer strings, MutableStrings, lists, hashes, sets, sorted
