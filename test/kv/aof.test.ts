@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { aofName, expectReplaysTo, newDir, snapshot, startKvIn, withKvIn } from "./support/aof-files.ts";
+import { aofName, expectReplaysTo, newDir, onBothLoading, snapshot, startKvIn, withKvIn } from "./support/aof-files.ts";
 import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 import { waitUntil } from "./support/wire.ts";
@@ -319,23 +319,15 @@ describe("keys whose time passed while the server was down", () => {
       ["RESTORE", "r2", "1000", listPayload, "ABSTTL"], ["RPUSH", "r2", "more"],
     ].map((argv) => `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a, "latin1")}\r\n${a}\r\n`).join("")}`).join(""), "latin1");
     await Bun.sleep(400);
-    const redisDir = newDir();
-    copyFileSync(join(dir, aofName), join(redisDir, aofName));
-    const [again, redis] = await Promise.all([startKvIn(dir), startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName])]);
-    try {
-      const seen = await Promise.all([again, redis].map((server) =>
-        withClient(server.port, async (c) => {
-          const keys = ["k", "l", "n", "r", "g", "s", "r2"];
-          const exists: RespValue[] = [];
-          for (const key of keys) exists.push(await c.call("EXISTS", key));
-          return { exists, kept: await c.call("GET", "kept"), dbsize: await c.call("DBSIZE") };
-        }),
-      ));
-      expect(seen[0]).toEqual({ exists: [0n, 0n, 0n, 0n, 0n, 0n, 0n], kept: "1", dbsize: 1n });
-      expect(seen[0]).toEqual(seen[1]!);
-    } finally {
-      await Promise.all([again.stop(), redis.stop()]);
-    }
+    const seen = await onBothLoading(dir, (port) =>
+      withClient(port, async (c) => {
+        const exists: RespValue[] = [];
+        for (const key of ["k", "l", "n", "r", "g", "s", "r2"]) exists.push(await c.call("EXISTS", key));
+        return { exists, kept: await c.call("GET", "kept"), dbsize: await c.call("DBSIZE") };
+      }),
+    );
+    expect(seen[0]).toEqual({ exists: [0n, 0n, 0n, 0n, 0n, 0n, 0n], kept: "1", dbsize: 1n });
+    expect(seen[0]).toEqual(seen[1]);
   }, 60_000);
 });
 
@@ -366,25 +358,18 @@ describe("the commands a rewrite writes", () => {
     expect(msetPairs.reduce((a, b) => a + b, 0) + loneSets).toBe(600);
     expect(Math.max(...msetPairs)).toBe(64);
     expect(loneSets).toBeLessThanOrEqual(2);
-    const redisDir = newDir();
-    copyFileSync(join(dir, aofName), join(redisDir, aofName));
-    const [again, redis] = await Promise.all([startKvIn(dir), startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName])]);
-    try {
-      for (const server of [again, redis]) {
-        await withClient(server.port, async (c) => {
-          expect(await c.call("MGET", "plain0:0", "plain0:63", "plain0:64", "plain0:299")).toEqual(["v0", "v63", "v64", "v299"]);
-          expect(await c.call("DBSIZE")).toBe(300n);
-          await c.call("SELECT", "1");
-          expect(await c.call("PEXPIRETIME", "ttl")).toBe(BigInt(expiresAtMs));
-          expect(await c.call("PEXPIRETIME", "list")).toBe(BigInt(expiresAtMs));
-          expect(await c.call("PEXPIRETIME", "plain1:7")).toBe(-1n);
-          expect(await c.call("MGET", "plain1:0", "plain1:299", "ttl")).toEqual(["v0", "v299", "t"]);
-          expect(await c.call("DBSIZE")).toBe(302n);
-        });
-      }
-    } finally {
-      await Promise.all([again.stop(), redis.stop()]);
-    }
+    await onBothLoading(dir, (port) =>
+      withClient(port, async (c) => {
+        expect(await c.call("MGET", "plain0:0", "plain0:63", "plain0:64", "plain0:299")).toEqual(["v0", "v63", "v64", "v299"]);
+        expect(await c.call("DBSIZE")).toBe(300n);
+        await c.call("SELECT", "1");
+        expect(await c.call("PEXPIRETIME", "ttl")).toBe(BigInt(expiresAtMs));
+        expect(await c.call("PEXPIRETIME", "list")).toBe(BigInt(expiresAtMs));
+        expect(await c.call("PEXPIRETIME", "plain1:7")).toBe(-1n);
+        expect(await c.call("MGET", "plain1:0", "plain1:299", "ttl")).toEqual(["v0", "v299", "t"]);
+        expect(await c.call("DBSIZE")).toBe(302n);
+      }),
+    );
   }, 60_000);
 });
 

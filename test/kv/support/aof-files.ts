@@ -40,18 +40,26 @@ export async function snapshot(port: number): Promise<Record<string, unknown>> {
   });
 }
 
-/** svc restarted on `dir`, and redis-server on a copy of its file, both hold exactly `expected`. */
-export async function expectReplaysTo(dir: string, expected: Record<string, unknown>): Promise<void> {
-  const again = await startKvIn(dir);
+/**
+ * svc restarted on `dir`, and redis-server on a copy of its file, each given to `look` (by its
+ * port) once it has loaded the file; both stopped afterwards. Returns what `look` returned: svc's, then Redis's.
+ */
+export async function onBothLoading<T>(dir: string, look: (port: number) => Promise<T>): Promise<[T, T]> {
   const redisDir = newDir();
   copyFileSync(join(dir, aofName), join(redisDir, aofName));
-  const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName]);
+  const [again, redis] = await Promise.all([startKvIn(dir), startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName])]);
   try {
-    expect(await snapshot(again.port)).toEqual(expected);
-    expect(await snapshot(redis.port)).toEqual(expected);
+    return [await look(again.port), await look(redis.port)];
   } finally {
     await Promise.all([again.stop(), redis.stop()]);
   }
+}
+
+/** svc restarted on `dir`, and redis-server on a copy of its file, both hold exactly `expected`. */
+export async function expectReplaysTo(dir: string, expected: Record<string, unknown>): Promise<void> {
+  const [svc, redis] = await onBothLoading(dir, snapshot);
+  expect(svc).toEqual(expected);
+  expect(redis).toEqual(expected);
 }
 
 /**
