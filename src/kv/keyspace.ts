@@ -104,7 +104,7 @@ export class Keyspace {
 
   /** Deletes a key whose time has passed, and reports it. */
   private expire(key: string): void {
-    this.remove(key);
+    this.remove(key, true);
     this.hooks.onModified(this, key);
     this.hooks.onExpired(this, key);
   }
@@ -189,8 +189,9 @@ export class Keyspace {
 
   /** Deletes a live key; returns whether one existed. */
   delete(key: string): boolean {
-    if (this.ref(key) === -1) return false;
-    this.remove(key);
+    const ref = this.ref(key);
+    if (ref === -1) return false;
+    this.remove(key, this.table.expiresAt(ref) !== Infinity);
     this.modified(key);
     return true;
   }
@@ -200,11 +201,9 @@ export class Keyspace {
     this.hooks.onModified(this, key);
   }
 
-  private remove(key: string): void {
-    if (this.expiringCount > 0) {
-      const ref = this.table.find(key);
-      if (ref !== -1 && this.table.expiresAt(ref) !== Infinity) this.expiringCount--;
-    }
+  /** Deletes a key that exists; `timed` says whether it has a time (the caller has its entry). */
+  private remove(key: string, timed: boolean): void {
+    if (timed) this.expiringCount--;
     this.table.delete(key);
   }
 
