@@ -126,6 +126,8 @@ const isInlineValue = (value: unknown): value is string => typeof value === "str
 export const warmKeysMax = 256;
 /** itemsHomedIn's refs, reused from call to call. */
 const homedScratch: number[] = [];
+/** scanStep's refs, reused from call to call. */
+const scanScratch: number[] = [];
 /** warm()'s home slots, then refs, of one batch. */
 const warmScratch = new Int32Array(warmKeysMax);
 
@@ -269,14 +271,9 @@ export class KeyTable<V extends string | object = string | object> {
    * returns whether it was new.
    */
   set(key: string, value: V): boolean {
-    const hash = hashKey(key);
-    const slot = this.slotForChange(key, hash);
-    if (slot >= 0) {
-      this.slots[slot * 2 + 1] = this.replaceValue(this.slots[slot * 2 + 1]!, value);
-      return false;
-    }
-    this.addAt(key, hash, value, slot);
-    return true;
+    const size = this.size;
+    this.setRef(key, value);
+    return this.size > size;
   }
 
   /** Like set, and returns the entry's ref (a new one when the value's size moved the entry). */
@@ -667,8 +664,13 @@ export class KeyTable<V extends string | object = string | object> {
    * table until the walk ends.
    */
   *walkKeys(): Generator<string> {
+    for (const ref of this.walkRefs()) yield this.keyOf(ref);
+  }
+
+  /** walkKeys, giving each entry's ref rather than its key (no string is made). */
+  *walkRefs(): Generator<number> {
     for (const slots of this.slotSets) {
-      for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY && slots[i] !== MOVED) yield this.keyOf(slots[i + 1]!);
+      for (let i = 0; i < slots.length; i += 2) if (slots[i] !== EMPTY && slots[i] !== MOVED) yield slots[i + 1]!;
     }
   }
 
@@ -680,7 +682,11 @@ export class KeyTable<V extends string | object = string | object> {
    * prefix of the new order.
    */
   scanStep(cursor: number, out: string[]): number {
-    return this.scanHomes(cursor, (slots, mask, home) => this.homedAt(slots, mask, home, out));
+    const refs = scanScratch;
+    const next = this.scanRefsStep(cursor, refs);
+    for (const ref of refs) out.push(this.keyOf(ref));
+    refs.length = 0;
+    return next;
   }
 
   /** scanStep, adding the entries' refs to `out` rather than their keys (no string is made). */
@@ -689,36 +695,19 @@ export class KeyTable<V extends string | object = string | object> {
       refsHomedAt(this.slots, this.mask, cursor & this.mask, out);
       return nextCursor(cursor, this.mask);
     }
-    return this.scanHomes(cursor, (slots, mask, home) => refsHomedAt(slots, mask, home, out));
-  }
-
-  /** Visits the home slots of `cursor` (in both sets of slots mid-resize); returns the next cursor. */
-  private scanHomes(cursor: number, visit: (slots: Int32Array, mask: number, home: number) => void): number {
-    if (this.oldSlots === null) {
-      visit(this.slots, this.mask, cursor & this.mask);
-      return nextCursor(cursor, this.mask);
-    }
     // Mid-resize, as Redis's dictScan mid-rehash: the smaller set of slots' home for the cursor,
     // then every home in the larger set that reduces to it; the cursor counts in the smaller.
     const oldIsSmaller = this.oldMask < this.mask;
     const [small, smallMask] = oldIsSmaller ? [this.oldSlots, this.oldMask] : [this.slots, this.mask];
     const [large, largeMask] = oldIsSmaller ? [this.slots, this.mask] : [this.oldSlots, this.oldMask];
-    visit(small, smallMask, cursor & smallMask);
+    refsHomedAt(small, smallMask, cursor & smallMask, out);
     let v = cursor;
     do {
-      visit(large, largeMask, v & largeMask);
+      refsHomedAt(large, largeMask, v & largeMask, out);
       v = nextCursor(v, largeMask);
     } while ((v & (smallMask ^ largeMask)) !== 0);
     // The larger set's extra bits have wrapped to 0, carrying one into the smaller's: v is next.
     return v;
-  }
-
-  /** Adds to `out` the keys in `slots` (of `mask`) whose home slot is `home`. */
-  private homedAt(slots: Int32Array, mask: number, home: number, out: string[]): void {
-    for (let i = home; slots[i * 2] !== EMPTY; i = (i + 1) & mask) {
-      const hash = slots[i * 2]!;
-      if (hash !== MOVED && (hash & mask) === home) out.push(this.keyOf(slots[i * 2 + 1]!));
-    }
   }
 
   /**

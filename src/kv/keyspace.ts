@@ -95,13 +95,6 @@ export class Keyspace {
     return at !== Infinity && at <= this.hooks.clock.nowMs() && !this.expiryPaused;
   }
 
-  /** Deletes the key if it has expired; returns whether it did. */
-  expireIfNeeded(key: string): boolean {
-    if (!this.isExpired(key)) return false;
-    this.expire(key);
-    return true;
-  }
-
   /** Deletes a key whose time has passed, and reports it. */
   private expire(key: string): void {
     this.remove(key, true);
@@ -111,7 +104,9 @@ export class Keyspace {
 
   /** Deletes the key if it has a time and it has passed; cheap when no key has a time. Returns whether it did. */
   expireIfDue(key: string): boolean {
-    return this.expiringCount > 0 && this.expireIfNeeded(key);
+    if (!this.isExpired(key)) return false;
+    this.expire(key);
+    return true;
   }
 
   /**
@@ -306,10 +301,8 @@ export class Keyspace {
   /** Live keys, skipping (without deleting) expired ones. */
   *liveKeys(): Generator<string> {
     const now = this.hooks.clock.nowMs();
-    for (const key of this.table.keys()) {
-      const at = this.expiringCount === 0 ? Infinity : this.table.expiresAt(this.table.find(key));
-      if (at > now) yield key;
-    }
+    // Nothing changes the table while the caller takes the keys (KEYS): walked as it stands.
+    for (const ref of this.table.walkRefs()) if (this.table.expiresAt(ref) > now) yield this.table.keyOf(ref);
   }
 
   /** Exchanges contents with another database (SWAPDB); clients stay on their index. */
