@@ -5,7 +5,7 @@
  * gathered into MSETs (pushSet).
  */
 import { writeAll } from "../../core/write-all.ts";
-import { type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "../resp/write-bytes.ts";
+import { grownBuffer, type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "../resp/write-bytes.ts";
 
 /** First size of a command buffer; it doubles as needed. */
 const initialBufferBytes = 64 * 1024;
@@ -181,11 +181,6 @@ export class CommandBuffer {
   }
 
   private reserve(bytes: number): void {
-    if (this.length + bytes <= this.buffer.length) return;
-    let size = this.buffer.length * 2;
-    while (size < this.length + bytes) size *= 2;
-    const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
-    this.buffer.copy(grown, 0, 0, this.length);
-    this.buffer = grown;
+    if (this.length + bytes > this.buffer.length) this.buffer = grownBuffer(this.buffer, 0, this.length, this.length + bytes);
   }
 }

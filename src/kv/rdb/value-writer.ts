@@ -12,7 +12,7 @@ import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list-items.ts";
 import { MemberSet } from "../types/member-set.ts";
 import { ZSet } from "../types/zset/zset.ts";
-import { type Latin1Buffer, writeLatin1 } from "../resp/write-bytes.ts";
+import { grownBuffer, type Latin1Buffer, writeLatin1 } from "../resp/write-bytes.ts";
 import { rdbType } from "./value-types.ts";
 
 /** A growing byte buffer with RDB's length and string encodings. */
@@ -21,12 +21,7 @@ class Output {
   length = 0;
 
   private room(n: number): void {
-    if (this.length + n <= this.bytes.length) return;
-    let size = this.bytes.length * 2;
-    while (size < this.length + n) size *= 2;
-    const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
-    this.bytes.copy(grown, 0, 0, this.length);
-    this.bytes = grown;
+    if (this.length + n > this.bytes.length) this.bytes = grownBuffer(this.bytes, 0, this.length, this.length + n);
   }
 
   byte(b: number): void {

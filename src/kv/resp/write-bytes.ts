@@ -25,6 +25,18 @@ export type Latin1Buffer = Buffer & {
 const int32Max = 0x7fffffff;
 
 /**
+ * A new buffer of at least `needed` bytes — `buffer`'s size doubled as often as that takes —
+ * holding `buffer`'s bytes [from, to) at its start: how the reply, command and RDB buffers grow.
+ */
+export function grownBuffer(buffer: Latin1Buffer, from: number, to: number, needed: number): Latin1Buffer {
+  let size = buffer.length * 2;
+  while (size < needed) size *= 2;
+  const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
+  buffer.copy(grown, 0, from, to);
+  return grown;
+}
+
+/**
  * How many decimal digits the integer `n` (0 ≤ n < 2^53) has: by comparisons up to 2^31, by a
  * loop of multiplications past it.
  */

@@ -4,7 +4,7 @@
  * queued until it drains.
  */
 import { formatDouble, type Reply } from "../reply.ts";
-import { type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "./write-bytes.ts";
+import { grownBuffer, type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "./write-bytes.ts";
 
 /** First size of a connection's output buffer; it doubles as needed. */
 const initialBufferBytes = 16 * 1024;
@@ -45,13 +45,7 @@ export class RespWriter implements Reply {
     // Move the unsent bytes to the front rather than grow, when that makes room.
     if (pending + bytes <= this.buffer.length) {
       this.buffer.copy(this.buffer, 0, this.start, this.length);
-    } else {
-      let size = this.buffer.length * 2;
-      while (size < pending + bytes) size *= 2;
-      const grown = Buffer.allocUnsafe(size) as Latin1Buffer;
-      this.buffer.copy(grown, 0, this.start, this.length);
-      this.buffer = grown;
-    }
+    } else this.buffer = grownBuffer(this.buffer, this.start, this.length, pending + bytes);
     this.start = 0;
     this.length = pending;
   }
