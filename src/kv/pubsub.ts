@@ -67,40 +67,33 @@ export class PubSub {
 
   /** Delivers a message; returns how many subscriptions received it (PUBLISH's reply). */
   publish(channel: string, message: string): number {
-    let receivers = 0;
-    for (const session of this.channels.get(channel) ?? []) {
-      deliver(session, ["message", channel, message]);
-      receivers++;
-    }
+    let receivers = deliver(this.channels.get(channel), ["message", channel, message]);
     for (const [pattern, sessions] of this.patterns) {
-      if (!globMatch(pattern, channel)) continue;
-      for (const session of sessions) {
-        deliver(session, ["pmessage", pattern, channel, message]);
-        receivers++;
-      }
+      if (globMatch(pattern, channel)) receivers += deliver(sessions, ["pmessage", pattern, channel, message]);
     }
     return receivers;
   }
 
   /** SPUBLISH: delivers to the shard channel's subscribers; returns how many. */
   publishShard(channel: string, message: string): number {
-    let receivers = 0;
-    for (const session of this.shardChannels.get(channel) ?? []) {
-      deliver(session, ["smessage", channel, message]);
-      receivers++;
-    }
-    return receivers;
+    return deliver(this.shardChannels.get(channel), ["smessage", channel, message]);
   }
 }
 
 /** What a subscription reply counts: shard subscriptions for S*, channels and patterns otherwise. */
 const countFor = (session: Session, kind: SubscriptionKind) => (kind === "shard" ? session.shardChannels.size : session.subscriptions);
 
-function deliver(session: Session, parts: readonly string[]): void {
-  const r = session.reply;
-  r.push(parts.length);
-  for (const part of parts) r.bulk(part);
-  session.transport?.flush();
+/** Sends one push of `parts` to each of `sessions`; returns how many. */
+function deliver(sessions: Set<Session> | undefined, parts: readonly string[]): number {
+  let sent = 0;
+  for (const session of sessions ?? []) {
+    const r = session.reply;
+    r.push(parts.length);
+    for (const part of parts) r.bulk(part);
+    session.transport?.flush();
+    sent++;
+  }
+  return sent;
 }
 
 function confirm(reply: Reply, kind: string, name: string | null, count: number): void {
