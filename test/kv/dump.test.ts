@@ -122,7 +122,10 @@ describe("DUMP and RESTORE in svc alone", () => {
         await c.pipeline([["DEL", "k", "copy"], argv]);
         const payload = (await c.call("DUMP", "k")) as string;
         expect(await c.call("RESTORE", "copy", "0", payload)).toEqual({ s: "OK" });
-        expect(await contents(c, "copy")).toEqual(await contents(c, "k"));
+        // Type and content; not the encoding: a hash that once held a long value stays a
+        // hashtable in Redis while its RESTOREd copy is a listpack again (checked against
+        // redis-server 7.0), and svc does the same. Encodings are compared with Redis's above.
+        expect((await contents(c, "copy") as RespValue[]).slice(0, 2)).toEqual((await contents(c, "k") as RespValue[]).slice(0, 2));
       }),
       { numRuns: 150 },
     );
