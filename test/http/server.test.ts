@@ -113,6 +113,41 @@ describe("request ids", () => {
     const atLimit = "y".repeat(64);
     expect((await fetch(`${base}/echo/x`, { headers: { "x-request-id": atLimit } })).headers.get("x-request-id")).toBe(atLimit);
   });
+
+  describe("with idOnSuccess off (kv's data path)", () => {
+    const quiet = serve({
+      idOnSuccess: false,
+      routes: { ...routes, "/uses-id": { GET: (ctx) => json({ id: ctx.id }) } },
+    });
+
+    test("a successful answer carries no id, even when the client sent one", async () => {
+      expect((await fetch(`${quiet.base}/echo/x`)).headers.get("x-request-id")).toBeNull();
+      expect((await fetch(`${quiet.base}/echo/x`, { headers: { "x-request-id": "trace-1" } })).headers.get("x-request-id")).toBeNull();
+    });
+
+    test("an error answer still carries the client's id, or one of ours", async () => {
+      const limited = await fetch(`${quiet.base}/limited`, { headers: { "x-request-id": "trace-2" } });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("x-request-id")).toBe("trace-2");
+      const missing = await fetch(`${quiet.base}/nope`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get("x-request-id")).toMatch(/^[0-9a-z]+-[0-9a-z]+$/);
+    });
+
+    test("a 500 names the id its log line has", async () => {
+      const res = await fetch(`${quiet.base}/throw`);
+      const id = res.headers.get("x-request-id");
+      expect(id).not.toBeNull();
+      expect(await jsonOf(res)).toEqual({ error: `internal error (id ${id})` });
+      expect(quiet.logs.lines.find((l) => l.reqId === id)?.level).toBe("error");
+    });
+
+    test("a handler that used the id answers with it", async () => {
+      const res = await fetch(`${quiet.base}/uses-id`, { headers: { "x-request-id": "trace-3" } });
+      expect(await jsonOf(res)).toEqual({ id: "trace-3" });
+      expect(res.headers.get("x-request-id")).toBe("trace-3");
+    });
+  });
 });
 
 describe("JSON bodies", () => {

@@ -259,6 +259,30 @@ describe("blocking commands over /cmd", () => {
     expect(await waiting).toEqual({ status: 503, body: { error: "the request was ended by CLIENT KILL" } });
   });
 
+  test("a waiting request is named by its request id in CLIENT LIST, and its answer carries that id", async () => {
+    const waiting = fetch(`http://127.0.0.1:${kv.httpPort}/cmd`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "trace-blpop-1" },
+      body: JSON.stringify({ command: "BLPOP", args: ["blk:named", "0"] }),
+    });
+    await waitUntil(async () => ((await blockedClients()) === 1 ? true : undefined), "the REST client to block");
+    expect((await resp.call("CLIENT", "LIST")) as string).toContain(" addr=rest:trace-blpop-1 ");
+    await resp.call("LPUSH", "blk:named", "v");
+    const answer = await waiting;
+    expect(await answer.json()).toEqual({ result: ["blk:named", "v"] });
+    expect(answer.headers.get("x-request-id")).toBe("trace-blpop-1");
+    // An answer that needed no id carries none (docs/kv-rest.md); an error answer does.
+    const plain = await fetch(`http://127.0.0.1:${kv.httpPort}/cmd`, {
+      method: "POST", headers: { "content-type": "application/json", "x-request-id": "trace-ping" }, body: JSON.stringify({ command: "PING" }),
+    });
+    expect(plain.headers.get("x-request-id")).toBeNull();
+    const failed = await fetch(`http://127.0.0.1:${kv.httpPort}/cmd`, {
+      method: "POST", headers: { "content-type": "application/json", "x-request-id": "trace-bad" }, body: JSON.stringify({ command: "NOSUCH" }),
+    });
+    expect(failed.status).toBe(400);
+    expect(failed.headers.get("x-request-id")).toBe("trace-bad");
+  });
+
   test("inside a blocked wait other REST requests are served", async () => {
     const waiting = cmd({ command: "BLPOP", args: ["blk:side", "0"] });
     expect((await cmd({ command: "PING" })).body).toEqual({ result: "PONG" });

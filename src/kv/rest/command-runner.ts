@@ -26,8 +26,11 @@ export interface Waiting {
   signal: AbortSignal;
   /** Longest wait, ms; then the command answers as timed out. */
   timeoutMs: number;
-  /** Names the request in CLIENT LIST (addr=…). */
-  peer: string;
+  /**
+   * Names the request in CLIENT LIST (addr=…), asked only once someone lists it: the name is the
+   * request id, and an answer carries its id once it was made (src/http/server.ts).
+   */
+  peer: () => string;
   /** Called once the command blocks: its connection must stay open, however long it is silent. */
   holdOpen: () => void;
 }
@@ -44,9 +47,13 @@ class RestTransport implements Transport {
   onClose: () => void = () => {};
 
   constructor(
-    readonly peer: string,
+    private readonly name: () => string,
     readonly local: string,
   ) {}
+
+  get peer(): string {
+    return this.name();
+  }
 
   flush(): void {
     this.onFlush();

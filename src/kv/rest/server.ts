@@ -88,6 +88,8 @@ export function startRestServer(options: RestServerOptions): HttpService {
     cors: { kind: "off" },
     log: options.log,
     idleTimeoutSeconds: options.idleTimeoutSeconds,
+    // A data path, like RESP: an answer carries a request id only where a log line may name it.
+    idOnSuccess: false,
   });
   runner.local = `${options.hostname}:${server.port}`;
   return server;

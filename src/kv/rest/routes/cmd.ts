@@ -59,7 +59,7 @@ export function cmdRoutes(blockTimeoutMs: number, respPort: () => string): RestR
               `send it over RESP (port ${respPort()})`,
           );
         }
-        const wait = { signal: r.http.req.signal, timeoutMs: blockTimeoutMs, peer: `rest:${r.http.id}`, holdOpen: () => r.http.holdOpen() };
+        const wait = { signal: r.http.req.signal, timeoutMs: blockTimeoutMs, peer: () => `rest:${r.http.id}`, holdOpen: () => r.http.holdOpen() };
         return runAndAnswer(r, argv, undefined, { protocol, wait });
       },
     },
