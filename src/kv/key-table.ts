@@ -91,6 +91,17 @@ const hashSeed = (Math.random() * 2 ** 32) | 0;
 export function hashKey(key: string): number {
   let h = 0x811c9dc5 ^ hashSeed;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return mixHash(h);
+}
+
+/** hashKey of the latin1 string bytes[from, to), without making the string. */
+export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5 ^ hashSeed;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return mixHash(h);
+}
+
+function mixHash(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -256,6 +267,24 @@ export class KeyTable<V extends string | object = string | object> {
     if (--this.oldLive === 0) this.oldSlots = null;
   }
 
+  /** The slot of `slots` (of `mask`) holding the key bytes[from, from + length), or -1 - the free slot where it would go. */
+  private slotOfBytes(slots: Int32Array, mask: number, hash: number, bytes: Uint8Array, from: number, length: number): number {
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const h = slots[i * 2]!;
+      if (h === EMPTY) return -1 - i;
+      if (h === hash && this.keyIsBytes(slots[i * 2 + 1]!, bytes, from, length)) return i;
+    }
+  }
+
+  private keyIsBytes(ref: number, bytes: Uint8Array, from: number, length: number): boolean {
+    const info = this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
+    if (info !== length) return false;
+    const slab = this.slabs[ref >>> unitShift]!;
+    const at = (ref & unitMask) * unitBytes + headerBytes;
+    for (let i = 0; i < length; i++) if (slab[at + i] !== bytes[from + i]) return false;
+    return true;
+  }
+
   private keyIs(ref: number, key: string): boolean {
     const info = this.words[ref >>> unitShift]![headerAt(ref) + 3]!;
     if (info < 0) return this.objects[-1 - info] === key;
@@ -310,20 +339,63 @@ export class KeyTable<V extends string | object = string | object> {
   private add(key: string, hash: number, value: V, slot: number): number {
     const keyInline = key.length <= keyInlineBytesMax;
     const valueInline = isInlineValue(value);
-    const ref = this.allocate(entryBytes(keyInline ? key.length : 0, valueInline ? value.length : 0));
-    this.own(ref);
-    const words = this.words[ref >>> unitShift]!;
-    const w = headerAt(ref);
-    words[w] = hash;
-    words[w + 1] = 0;
-    this.floats[ref >>> unitShift]![(ref & unitMask) + expiryFloat] = Infinity;
-    words[w + 3] = keyInline ? key.length : -1 - this.hold(key);
+    const ref = this.newEntry(hash, keyInline ? key.length : 0, valueInline ? value.length : 0);
+    this.words[ref >>> unitShift]![headerAt(ref) + 3] = keyInline ? key.length : -1 - this.hold(key);
     if (keyInline) writeLatin1(this.slabs[ref >>> unitShift]!, (ref & unitMask) * unitBytes + headerBytes, key);
     this.writeValue(ref, value, valueInline);
+    this.fillSlot(slot, hash, ref);
+    return ref;
+  }
+
+  /**
+   * Adds the key bytes[keyFrom, keyTo) with the string value bytes[valueFrom, valueTo), copied
+   * straight into a new entry, and returns true; or returns false, changing nothing, when the key
+   * is already here or either is too long to sit in an entry: the caller then sets them as
+   * strings. The loader's path for MSET (aof/load.ts): no string is made on the way in.
+   */
+  addBytes(bytes: Uint8Array, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number): boolean {
+    const keyLength = keyTo - keyFrom;
+    const valueLength = valueTo - valueFrom;
+    if (keyLength > keyInlineBytesMax || valueLength > valueInlineBytesMax) return false;
+    const hash = hashBytes(bytes, keyFrom, keyTo);
+    if (this.oldSlots !== null) this.rehashStep(this.stepSlots);
+    if (this.oldSlots !== null && this.slotOfBytes(this.oldSlots, this.oldMask, hash, bytes, keyFrom, keyLength) >= 0) return false;
+    let slot = this.slotOfBytes(this.slots, this.mask, hash, bytes, keyFrom, keyLength);
+    if (slot >= 0) return false;
+    if ((this.size + 1) * 2 > this.capacity) {
+      this.slotWalker?.();
+      this.resize(this.capacity * 2);
+      slot = this.slotOfBytes(this.slots, this.mask, hash, bytes, keyFrom, keyLength);
+    }
+    const ref = this.newEntry(hash, keyLength, valueLength);
+    const words = this.words[ref >>> unitShift]!;
+    words[headerAt(ref) + 2] = valueLength;
+    words[headerAt(ref) + 3] = keyLength;
+    const slab = this.slabs[ref >>> unitShift]!;
+    const at = (ref & unitMask) * unitBytes + headerBytes;
+    // Byte by byte: for a few bytes this beats making a subarray to copy from.
+    for (let i = 0; i < keyLength; i++) slab[at + i] = bytes[keyFrom + i]!;
+    for (let i = 0; i < valueLength; i++) slab[at + keyLength + i] = bytes[valueFrom + i]!;
+    this.fillSlot(-1 - slot, hash, ref);
+    return true;
+  }
+
+  /** A new entry with room for `keyBytes` and `valueBytes` inline: its hash written, never read, no time. */
+  private newEntry(hash: number, keyBytes: number, valueBytes: number): number {
+    const ref = this.allocate(entryBytes(keyBytes, valueBytes));
+    this.own(ref);
+    const words = this.words[ref >>> unitShift]!;
+    words[headerAt(ref)] = hash;
+    words[headerAt(ref) + 1] = 0;
+    this.floats[ref >>> unitShift]![(ref & unitMask) + expiryFloat] = Infinity;
+    return ref;
+  }
+
+  /** Puts a new key's hash and entry in free slot `slot`. */
+  private fillSlot(slot: number, hash: number, ref: number): void {
     this.slots[slot * 2] = hash;
     this.slots[slot * 2 + 1] = ref;
     this.size++;
-    return ref;
   }
 
   /** Writes an entry's value info and inline bytes; the key's info must already be written. */
@@ -771,6 +843,20 @@ export class KeyTable<V extends string | object = string | object> {
       if (ref >= 0 && this.words[ref >>> unitShift]![headerAt(ref) + 2]! < 0) objects = true;
     }
     return objects;
+  }
+
+  /**
+   * Before a batch of keys is added from bytes (`ranges`: key from, key to, value from, value to,
+   * … as the loader keeps an MSET's): reads the home slot of each, so that the cache misses
+   * overlap instead of coming one insert at a time.
+   */
+  warmBytes(bytes: Uint8Array, ranges: readonly number[]): void {
+    const n = Math.min(ranges.length / 4, warmKeysMax);
+    const homes = warmScratch;
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let i = 0; i < n; i++) homes[i] = hashBytes(bytes, ranges[i * 4]!, ranges[i * 4 + 1]!) & mask;
+    for (let i = 0; i < n; i++) homes[i] = slots[homes[i]! * 2]!;
   }
 
   /** A uniformly random slot's key, or the next one after it; undefined when empty. */

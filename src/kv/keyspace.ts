@@ -155,6 +155,20 @@ export class Keyspace {
     this.modified(key);
   }
 
+  /** Before addLoadedString of a batch: see KeyTable.warmBytes. */
+  warmLoadedStrings(bytes: Uint8Array, ranges: readonly number[]): void {
+    this.table.warmBytes(bytes, ranges);
+  }
+
+  /**
+   * Adds a new string key from the bytes it and its value are in (KeyTable.addBytes), and reports
+   * no change to anyone: for the loader only, while no client is connected to watch or wait on a
+   * key. False when the caller must set it as strings: the key exists, or either is long.
+   */
+  addLoadedString(bytes: Uint8Array, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number): boolean {
+    return this.table.addBytes(bytes, keyFrom, keyTo, valueFrom, valueTo);
+  }
+
   /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
   setExpiring(key: string, value: Value, atMs: number): void {
     this.giveExpiry(this.table.setRef(key, value), atMs);

@@ -26,6 +26,7 @@ import { SvcError } from "../../core/errors.ts";
 import type { Engine } from "../engine.ts";
 import type { Reply } from "../reply.ts";
 import { type ParseOutput, ProtocolError, RespParser } from "../resp/parser.ts";
+import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import { Session } from "../session.ts";
 
 /**
@@ -52,6 +53,11 @@ class LoadReply implements Reply {
   verbatim(): void {}
 }
 
+/** Whether buffer[from, to) is the command name MSET, in any case. */
+function isMset(buffer: Uint8Array, from: number, to: number): boolean {
+  return to - from === 4 && (buffer[from]! | 0x20) === 0x6d && (buffer[from + 1]! | 0x20) === 0x73 && (buffer[from + 2]! | 0x20) === 0x65 && (buffer[from + 3]! | 0x20) === 0x74;
+}
+
 /** '#': the first byte of an annotation line. */
 export const annotationByte = 0x23;
 const LF = 0x0a;
@@ -73,17 +79,59 @@ class FileParser extends RespParser {
   readonly starts: number[] = [];
   /** Where the last complete command or annotation ends: the file is whole up to here. */
   boundary = 0;
+  /**
+   * For each command of the last feed, the byte ranges of its arguments (from, to, from, to, …
+   * after the name, in `bytes`) when it is an MSET read without making strings of them (its
+   * argv then holds "" for each), else null. A rewritten file is mostly MSETs of plain strings
+   * (rewrite.ts), and making a string of every key and value only to copy it back into the key
+   * table cost about a third of the load (docs/kv.md).
+   */
+  readonly byteArgs: (number[] | null)[] = [];
+  /** The ranges of the MSET being read, while one is. */
+  private msetRanges: number[] | null = null;
 
   override feed(chunk: Uint8Array): ParseOutput {
     this.fed += chunk.length;
     this.starts.length = 0;
-    return super.feed(chunk);
+    this.byteArgs.length = 0;
+    const output = super.feed(chunk);
+    // The next feed moves the bytes of a command cut off by this one's end: it needs its strings.
+    if (this.msetRanges !== null) {
+      for (let i = 0; i < this.msetRanges.length; i += 2) this.args[1 + i / 2] = this.buffer.latin1Slice(this.msetRanges[i]!, this.msetRanges[i + 1]!);
+      this.msetRanges = null;
+    }
+    return output;
+  }
+
+  /** The bytes byteArgs point into, until the next feed. */
+  get bytes(): Latin1Buffer {
+    return this.buffer;
+  }
+
+  /** The strings of an MSET kept as byte ranges, for the path every other command takes. */
+  argvOf(argv: string[], ranges: readonly number[]): string[] {
+    return [argv[0]!, ...Array.from({ length: ranges.length / 2 }, (_, i) => this.buffer.latin1Slice(ranges[i * 2]!, ranges[i * 2 + 1]!))];
+  }
+
+  protected override argument(position: number, from: number, to: number): string {
+    if (position === 0) {
+      // argsLeft still counts the name: an MSET of whole pairs (a wrong one goes the usual way, to its error).
+      this.msetRanges = this.argsLeft >= 3 && this.argsLeft % 2 === 1 && isMset(this.buffer, from, to) ? [] : null;
+      return super.argument(position, from, to);
+    }
+    if (this.msetRanges === null) return super.argument(position, from, to);
+    this.msetRanges.push(from, to);
+    return "";
   }
 
   protected override multibulk(): string[] | null | undefined {
     const command = super.multibulk();
     if (command === undefined) return undefined;
-    if (command !== null) this.starts.push(this.boundary);
+    if (command !== null) {
+      this.starts.push(this.boundary);
+      this.byteArgs.push(this.msetRanges);
+    }
+    this.msetRanges = null;
     this.boundary = this.fed - this.pendingBytes;
     return command;
   }
@@ -165,7 +213,10 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
           commandsBeforeMulti = commands;
         }
         else if (resolved.name === "exec" || resolved.name === "discard") multiOffset = null;
-        engine.replay(session, resolved, argv, reply, timeMs);
+        const ranges = parser.byteArgs[i]!;
+        if (ranges !== null && session.multi === null) engine.replayMsetBytes(session, parser.bytes, ranges);
+        // Queued in a transaction, it runs after these bytes are gone: as strings.
+        else engine.replay(session, resolved, ranges === null ? argv : parser.argvOf(argv, ranges), reply, timeMs);
         commands++;
       }
       // After the last complete command or annotation, not inside one still incomplete.
