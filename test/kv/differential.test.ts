@@ -172,6 +172,19 @@ describe("differential against redis-server", () => {
     // Relative times must be positive: the key and its value stay.
     await runBoth(sequence(["GETEX", "k", "PX", "0"]));
   });
+  test("SCAN expires the past-due keys its MATCH lets through, not the ones it passes over, then filters by TYPE", async () => {
+    const steps = (scan: string[]) => [
+      { argv: ["SET", "k0", "a", "EXAT", "1000"], compare: "exact" as const },
+      { argv: ["SET", "k2", "b", "EXAT", "1000"], compare: "exact" as const },
+      { argv: ["SET", "k3", "c"], compare: "exact" as const },
+      { argv: ["SCAN", "0", ...scan, "COUNT", "1000"], compare: "scan" as const },
+      { argv: ["DBSIZE"], compare: "exact" as const },
+    ];
+    // Passed over by the pattern, k0 is still counted: 3, then 2 once k2 was met.
+    await runBoth(steps(["MATCH", "k[2-3]"]));
+    await runBoth(steps(["MATCH", "k[2-3]", "TYPE", "list"]));
+    await runBoth(steps(["TYPE", "string"]));
+  });
   differential("keys and strings", [...families.keyCommands, ...families.stringCommands]);
   differential("lists", [...families.listCommands, ...families.keyCommands.slice(0, 3)], [families.blockingListCommands]);
   differential("hashes", [...families.hashCommands, ...families.keyCommands.slice(0, 3)]);

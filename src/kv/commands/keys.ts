@@ -217,12 +217,14 @@ function scan(x: Exec, argv: string[]): void {
   const db = x.db;
   const found: string[] = [];
   const cursor = walkTable((at, out) => db.table.scanStep(at, out), start, options.count, found);
+  // In Redis's order: a key the pattern passes over is not looked up, so it is not expired
+  // either (DBSIZE still counts it until something meets it); the others are, then typed.
   const keys = found.filter((key) => {
+    if (options.match !== null && !globMatch(options.match, key)) return false;
     const ref = db.ref(key);
     if (ref === -1) return false;
     // Redis compares type names ignoring case; only a module type name ("MBbloom--") has capitals.
-    if (options.type !== null && typeOf(db.table.valueOf(ref)).toLowerCase() !== options.type) return false;
-    return options.match === null || globMatch(options.match, key);
+    return options.type === null || typeOf(db.table.valueOf(ref)).toLowerCase() === options.type;
   });
   replyScan(x, cursor, keys);
 }
