@@ -185,6 +185,17 @@ describe("differential against redis-server", () => {
     await runBoth(steps(["MATCH", "k[2-3]", "TYPE", "list"]));
     await runBoth(steps(["TYPE", "string"]));
   });
+  test("a -0 score is answered as -0 in RESP2 and RESP3 alike", async () => {
+    const steps = [
+      { argv: ["ZADD", "z", "1.5", "a", "-0", "a", "1.5", "b"], compare: "exact" as const },
+      // 0 weighted by -2: -0, which only ZUNION's reply shows (a stored set keeps 0).
+      { argv: ["ZUNION", "2", "none", "z", "WEIGHTS", "1.5", "-2", "WITHSCORES"], compare: "exact" as const },
+      { argv: ["ZINTER", "1", "z", "WEIGHTS", "-1", "WITHSCORES"], compare: "exact" as const },
+      { argv: ["ZSCORE", "z", "a"], compare: "exact" as const },
+    ];
+    await runBoth(steps, 2);
+    await runBoth(steps, 3);
+  });
   differential("keys and strings", [...families.keyCommands, ...families.stringCommands]);
   differential("lists", [...families.listCommands, ...families.keyCommands.slice(0, 3)], [families.blockingListCommands]);
   differential("hashes", [...families.hashCommands, ...families.keyCommands.slice(0, 3)]);

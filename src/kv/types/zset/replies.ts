@@ -4,8 +4,9 @@ import type { ZEntry } from "./zset.ts";
 
 /** A score reply: a RESP3 double, or its %.17g text in RESP2. */
 export function replyScore(x: Exec, score: number): void {
-  // The writers' formatDouble prints -0 as "0" where Redis prints "-0"; RESP2 can carry the text.
-  if (Object.is(score, -0) && x.reply.protocol === 2) x.reply.bulk("-0");
+  // The writers' formatDouble prints -0 as "0"; Redis prints a score's "-0" in both protocols
+  // (",-0" in RESP3: ZUNION of a 0 score weighted -2).
+  if (Object.is(score, -0)) x.reply.double(score, "-0");
   else x.reply.double(score);
 }
 
