@@ -50,6 +50,8 @@ export class Connection implements Transport, TurnWriter {
   private writeQueued = false;
   private paused = false;
   private closed = false;
+  /** This side ended the connection (QUIT, CLIENT KILL, an output limit), not the client. */
+  private endedHere = false;
 
   constructor(
     private readonly engine: Engine,
@@ -57,6 +59,7 @@ export class Connection implements Transport, TurnWriter {
     private readonly parser: RequestParser,
   ) {
     this.session = new Session(this.writer, this);
+    this.writer.onError = (message) => engine.stats.errorReplied(message);
     this.peer = `${socket.remoteAddress}:${socket.remotePort}`;
     this.local = `${socket.localAddress}:${socket.localPort}`;
     engine.register(this.session);
@@ -64,6 +67,9 @@ export class Connection implements Transport, TurnWriter {
 
   onData(chunk: Uint8Array): void {
     if (this.closed) return;
+    const stats = this.engine.stats;
+    stats.readsProcessed++;
+    stats.netInputBytes += chunk.length;
     const limits = this.engine.clientLimits;
     this.parser.bulkBytesMax = limits.bulkBytesMax;
     const { commands, error } = this.parser.feed(chunk);
@@ -156,22 +162,29 @@ export class Connection implements Transport, TurnWriter {
       const sendable = this.sendableBytes();
       if (sendable > 0) {
         const written = this.socket.write(w.buffer, w.start, sendable);
-        if (written > 0) w.consume(written);
+        this.engine.stats.writesProcessed++;
+        if (written > 0) {
+          w.consume(written);
+          this.engine.stats.netOutputBytes += written;
+        }
       }
       if (w.pendingBytes > 0 || this.waitingFrom === this.waiting.length || !this.mayRun) break;
       this.runWaiting();
     }
     if (this.session.subscribed && w.pendingBytes > kvPubsubOutputBytesMax) {
       this.engine.log.warn({ client: this.peer, pendingBytes: w.pendingBytes }, "closing subscriber past its output limit");
+      this.endedHere = true;
       this.socket.terminate();
       return;
     }
     if (w.pendingBytes > kvMonitorOutputBytesMax && this.engine.monitors.has(this.session)) {
       this.engine.log.warn({ client: this.peer, pendingBytes: w.pendingBytes }, "closing monitor past its output limit");
+      this.endedHere = true;
       this.socket.terminate();
       return;
     }
     if (w.pendingBytes === 0 && this.session.closing) {
+      this.endedHere = true;
       this.socket.end();
       return;
     }
@@ -209,6 +222,8 @@ export class Connection implements Transport, TurnWriter {
   }
 
   onClose(): void {
+    // A client that hung up was last read as an end of stream, which Redis counts as a read.
+    if (!this.endedHere && !this.closed) this.engine.stats.readsProcessed++;
     if (this.waitingForDisk) this.engine.aof?.offDurable(this.onDurable);
     this.closed = true;
     this.engine.unregister(this.session);

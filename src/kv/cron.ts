@@ -1,7 +1,8 @@
 /**
- * The server's periodic work, one timer as Redis's serverCron: the active expiry cycle (unless
- * DEBUG SET-ACTIVE-EXPIRE 0 turned it off), the key tables' idle resizes moved on, and the clients
- * blocked on keys that the cycle or anything else since made ready served.
+ * The server's periodic work, one timer as Redis's serverCron: a sample of the instantaneous
+ * rates INFO reports, the active expiry cycle (unless DEBUG SET-ACTIVE-EXPIRE 0 turned it off),
+ * the key tables' idle resizes moved on, and the clients blocked on keys that the cycle or
+ * anything else since made ready served.
  */
 import { kvCronIntervalMs } from "../core/limits.ts";
 import { activeRehashRun } from "./active-rehash.ts";
@@ -12,6 +13,7 @@ import { activeExpireRun, type ExpireCursors } from "./expire.ts";
 export function startCron(engine: Engine): () => void {
   const cursors: ExpireCursors = new Map();
   const timer = setInterval(() => {
+    engine.stats.sampleRates(engine.clock.monotonicMs());
     if (engine.activeExpire) activeExpireRun(engine, cursors);
     activeRehashRun(engine);
     engine.blocking.serveReady();

@@ -11,6 +11,7 @@ import type { Logger } from "../core/log.ts";
 import { systemErrorText } from "../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
 import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing.ts";
+import { countsReads } from "./commands/lookup.ts";
 import type { CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
@@ -24,6 +25,7 @@ import { warmBatch } from "./warm.ts";
 import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
+import { ServerStats } from "./server-stats.ts";
 import type { Reply } from "./reply.ts";
 import type { Latin1Buffer } from "./resp/write-bytes.ts";
 import type { BlockedState, Session } from "./session.ts";
@@ -86,14 +88,7 @@ export class Engine {
   readonly slowlog: Slowlog;
   /** The clients in MONITOR mode (monitor.ts). */
   readonly monitors = new Monitors();
-  readonly stats = {
-    commandsProcessed: 0,
-    connectionsReceived: 0,
-    keyspaceHits: 0,
-    keyspaceMisses: 0,
-    expiredKeys: 0,
-    commands: new Map<string, CommandStats>(),
-  };
+  readonly stats = new ServerStats();
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -219,7 +214,7 @@ export class Engine {
     }
     const batched = timedInBatch(spec) && !this.slowlog.logsEverything;
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
-    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, propagate: null };
+    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, countsReads: countsReads(spec), propagate: null };
     const dirtyBefore = this.dirty;
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
     const failed = !this.runHandler(spec, exec, argv);
@@ -269,7 +264,8 @@ export class Engine {
       session.multi.push({ spec, argv });
       return;
     }
-    this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, propagate: null }, argv);
+    // Loading is not a client's traffic: nothing it reads counts in INFO's keyspace hits and misses.
+    this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, countsReads: false, propagate: null }, argv);
   }
 
   /**

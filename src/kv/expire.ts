@@ -38,13 +38,26 @@ function sampleBatch(db: Keyspace, cursors: ExpireCursors, slotsLeft: number): {
   return { ...tally, slots, walkEnded: cursor === 0 };
 }
 
-/** One run over every database within the time budget. */
+/**
+ * One run over every database within the time budget; what it met, deleted and spent goes to
+ * INFO stats (expired_stale_perc, expired_time_cap_reached_count, expire_cycle_cpu_milliseconds).
+ */
 export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs = kvExpireCycleBudgetMs): void {
-  const deadline = performance.now() + budgetMs;
+  const startedMs = performance.now();
+  const deadline = startedMs + budgetMs;
+  let met = 0;
+  let deleted = 0;
+  let timeCapped = false;
   for (const db of engine.dbs) {
     let slotsLeft = walkSlotsMax;
-    while (db.expiringCount > 0 && slotsLeft > 0 && performance.now() < deadline) {
+    while (db.expiringCount > 0 && slotsLeft > 0) {
+      if (performance.now() >= deadline) {
+        timeCapped = true;
+        break;
+      }
       const { timed, expired, slots, walkEnded } = sampleBatch(db, cursors, slotsLeft);
+      met += timed;
+      deleted += expired;
       slotsLeft -= slots;
       const manyExpired = timed > 0 && expired / timed > resampleExpiredRatio;
       // Many expired: go on while the budget lasts, whatever the walk's length.
@@ -54,4 +67,5 @@ export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs
       else if (timed >= kvExpireSampleKeys || walkEnded) break;
     }
   }
+  engine.stats.expireCycleRan(met, deleted, performance.now() - startedMs, timeCapped);
 }

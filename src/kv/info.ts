@@ -63,13 +63,38 @@ function persistence(engine: Engine): Fields {
   ];
 }
 
+/**
+ * Every field Redis 7.0 lists, in its order: monitoring reads them by name. Those of machinery svc
+ * has not (replication, eviction, forks, defragmentation, client tracking, I/O threads) are 0.
+ */
 function stats(engine: Engine): Fields {
+  const s = engine.stats;
   return [
-    ["total_connections_received", engine.stats.connectionsReceived], ["total_commands_processed", engine.stats.commandsProcessed],
-    ["expired_keys", engine.stats.expiredKeys], ["evicted_keys", 0], ["keyspace_hits", engine.stats.keyspaceHits],
-    ["keyspace_misses", engine.stats.keyspaceMisses], ["pubsub_channels", engine.pubsub.channels.size],
+    ["total_connections_received", s.connectionsReceived], ["total_commands_processed", s.commandsProcessed],
+    ["instantaneous_ops_per_sec", s.opsPerSecond], ["total_net_input_bytes", s.netInputBytes],
+    ["total_net_output_bytes", s.netOutputBytes], ["total_net_repl_input_bytes", 0], ["total_net_repl_output_bytes", 0],
+    ["instantaneous_input_kbps", s.inputKbps.toFixed(2)], ["instantaneous_output_kbps", s.outputKbps.toFixed(2)],
+    ["instantaneous_input_repl_kbps", "0.00"], ["instantaneous_output_repl_kbps", "0.00"], ["rejected_connections", 0],
+    ["sync_full", 0], ["sync_partial_ok", 0], ["sync_partial_err", 0], ["expired_keys", s.expiredKeys],
+    ["expired_stale_perc", (s.expiredStaleShare * 100).toFixed(2)], ["expired_time_cap_reached_count", s.expireTimeCapReached],
+    ["expire_cycle_cpu_milliseconds", Math.floor(s.expireCycleMs)], ["evicted_keys", 0], ["evicted_clients", 0],
+    ["total_eviction_exceeded_time", 0], ["current_eviction_exceeded_time", 0], ["keyspace_hits", s.keyspaceHits],
+    ["keyspace_misses", s.keyspaceMisses], ["pubsub_channels", engine.pubsub.channels.size],
     ["pubsub_patterns", engine.pubsub.patterns.size], ["pubsubshard_channels", engine.pubsub.shardChannels.size],
+    ["latest_fork_usec", 0], ["total_forks", 0], ["migrate_cached_sockets", 0], ["slave_expires_tracked_keys", 0],
+    ["active_defrag_hits", 0], ["active_defrag_misses", 0], ["active_defrag_key_hits", 0], ["active_defrag_key_misses", 0],
+    ["total_active_defrag_time", 0], ["current_active_defrag_time", 0], ["tracking_total_keys", 0],
+    ["tracking_total_items", 0], ["tracking_total_prefixes", 0], ["unexpected_error_replies", 0],
+    ["total_error_replies", s.errorReplies], ["dump_payload_sanitizations", 0], ["total_reads_processed", s.readsProcessed],
+    ["total_writes_processed", s.writesProcessed], ["io_threaded_reads_processed", 0], ["io_threaded_writes_processed", 0],
+    ["reply_buffer_shrinks", 0], ["reply_buffer_expands", 0],
   ];
+}
+
+/** Error replies by code, as errorstat_<CODE>:count=<n>, in byte order as Redis's radix tree lists them. */
+function errorstats(engine: Engine): Fields {
+  const codes = [...engine.stats.errorCodes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return codes.map(([code, count]) => [`errorstat_${code}`, `count=${count}`]);
 }
 
 function commandstats(engine: Engine): Fields {
@@ -93,7 +118,7 @@ const writers: Record<string, (engine: Engine) => Fields> = {
     return [["used_cpu_sys", (usage.system / 1e6).toFixed(6)], ["used_cpu_user", (usage.user / 1e6).toFixed(6)]];
   },
   modules: () => [],
-  errorstats: () => [],
+  errorstats,
   cluster: () => [["cluster_enabled", 0]],
 };
 

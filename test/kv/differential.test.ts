@@ -203,4 +203,16 @@ describe("differential against redis-server", () => {
   differential("sorted sets", [...families.zsetCommands, ...families.keyCommands.slice(0, 3), families.setCommands[0]!], [families.blockingZsetCommands]);
   differential("everything, with transactions", everyFamily, everyBlockingFamily);
   differential("everything over RESP3", everyFamily, everyBlockingFamily, 3);
+  // Last: every error reply above went to both servers, so each counted the same by code.
+  test("the error replies of every run above are counted alike by code (INFO errorstats, total_error_replies)", async () => {
+    const errorLines = async (client: typeof servers.kvClient) => {
+      // Back to RESP2 (the last run may have left RESP3), where INFO is a plain bulk string.
+      await client.call("RESET");
+      const stats = (await client.call("INFO", "stats")) as string;
+      return [(await client.call("INFO", "errorstats")) as string, /total_error_replies:\d+/.exec(stats)![0]];
+    };
+    const [redis, kv] = [await errorLines(servers.redisClient), await errorLines(servers.kvClient)];
+    expect(kv).toEqual(redis);
+    expect(kv[0]).toContain("errorstat_WRONGTYPE:count=");
+  });
 });

@@ -67,7 +67,8 @@ export function runBlocking<T extends keyof Blockable>(x: Exec, command: Blockin
       const db = engine.dbs[dbIndex]!;
       const value = db.get(key);
       if (value === undefined || typeOf(value) !== command.type) return false;
-      const served: Exec = { engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs(), propagate: null };
+      // Serving pops with Redis's write lookups: no keyspace hit or miss.
+      const served: Exec = { engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null };
       const dirtyBefore = engine.dirty;
       engine.rewrite?.beforeServe(dbIndex, key, command.destination);
       command.serve(served, key, value as Blockable[T]);

@@ -7,7 +7,7 @@ import { globMatch } from "../glob.ts";
 import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
 import { encodingOf, sharedIntegersMax } from "../encoding.ts";
 import { walkTable } from "../scan.ts";
-import { replyStrings } from "./lookup.ts";
+import { countLookup, replyStrings } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 // ---- existence and deletion --------------------------------------------------------------------
@@ -15,7 +15,12 @@ import type { CommandSpec, Exec } from "./spec.ts";
 /** DEL, EXISTS and friends: answers how many of the keys in argv `act` returned true for. */
 function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atMs: number) => boolean): void {
   let n = 0;
-  for (let i = 1; i < argv.length; i++) if (act(x.db, argv[i]!, x.timeMs)) n++;
+  for (let i = 1; i < argv.length; i++) {
+    const found = act(x.db, argv[i]!, x.timeMs);
+    // EXISTS and TOUCH read their keys (a hit or miss each); DEL and UNLINK do not count.
+    countLookup(x, found);
+    if (found) n++;
+  }
   x.reply.integer(n);
 }
 
@@ -83,8 +88,12 @@ export function expireAtOrDelete(x: Exec, key: string, at: number, now: number):
   }
 }
 
+/** What Keyspace.expiryTime answers for a missing key (TTL's -2). */
+const noKeyTime = -2;
+
 function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): void {
   const at = x.db.expiryTime(key);
+  countLookup(x, at !== noKeyTime);
   if (at < 0) return x.reply.integer(at);
   if (absolute) return x.reply.integer(unit === "s" ? Math.floor(at / 1000) : at);
   const pttl = Math.max(0, at - x.engine.clock.nowMs());
@@ -152,6 +161,7 @@ function copy(x: Exec, argv: string[]): void {
   }
   if (from === to && target === x.db) throw new KvError("ERR source and destination objects are the same");
   const value = x.db.get(from);
+  countLookup(x, value !== undefined);
   if (value === undefined) return x.reply.integer(0);
   if (target.has(to)) {
     if (!replace) return x.reply.integer(0);
@@ -222,6 +232,8 @@ function scan(x: Exec, argv: string[]): void {
   const keys = found.filter((key) => {
     if (options.match !== null && !globMatch(options.match, key)) return false;
     const ref = db.ref(key);
+    // TYPE's check is a read of the key, which Redis counts as a hit or miss.
+    if (options.type !== null) countLookup(x, ref !== -1);
     if (ref === -1) return false;
     // Redis compares type names ignoring case; only a module type name ("MBbloom--") has capitals.
     return options.type === null || typeOf(db.table.valueOf(ref)).toLowerCase() === options.type;
@@ -243,6 +255,7 @@ function randomKey(x: Exec): void {
 function object(x: Exec, argv: string[]): void {
   const sub = argv[1]!.toLowerCase();
   const value = x.db.get(argv[2]!);
+  countLookup(x, value !== undefined);
   if (value === undefined) return x.reply.bulk(null);
   if (sub === "encoding") return x.reply.bulk(encodingOf(value));
   if (sub === "refcount") {
@@ -273,6 +286,7 @@ export const keyCommands: readonly CommandSpec[] = [
     name: "type", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the type of a key's value.", keys: one,
     run: (x, argv) => {
       const value = x.db.get(argv[1]!);
+      countLookup(x, value !== undefined);
       x.reply.simple(value === undefined ? "none" : typeOf(value));
     },
   },

@@ -11,13 +11,33 @@ import { FieldMap } from "../types/field-map.ts";
 import type { List } from "../types/list.ts";
 import { MemberSet } from "../types/member-set.ts";
 import type { ZSet } from "../types/zset/zset.ts";
-import type { Exec } from "./spec.ts";
+import type { CommandSpec, Exec } from "./spec.ts";
+
+/**
+ * Write commands whose key reads Redis makes with lookupKeyRead, so that they count as keyspace
+ * hits and misses: the sources of the STORE forms, what GETSET, GETDEL, GETEX and SET … GET
+ * answer, COPY's source, SORT's key. Every other write command looks its keys up for writing,
+ * which Redis does not count.
+ */
+const writesCountingReads = new Set([
+  "set", "getset", "getdel", "getex", "copy", "sort", "bitop", "pfmerge", "sunionstore", "sinterstore", "sdiffstore",
+  "zunionstore", "zinterstore", "zdiffstore", "zrangestore", "georadius", "georadiusbymember", "geosearchstore",
+]);
+
+/** Whether a command's key reads count in INFO's keyspace_hits and keyspace_misses. */
+export const countsReads = (spec: CommandSpec): boolean => !spec.flags.includes("write") || writesCountingReads.has(spec.name);
+
+/** Counts a lookup's hit or miss, if the running command's reads count. */
+export function countLookup(x: Exec, found: boolean): void {
+  if (!x.countsReads) return;
+  if (found) x.engine.stats.keyspaceHits++;
+  else x.engine.stats.keyspaceMisses++;
+}
 
 /** The ref of `key`'s entry (-1 when missing), recording the read and counting the hit or miss. */
 function readCounted(x: Exec, key: string): number {
   const ref = x.db.readRef(key, x.timeMs);
-  if (ref === -1) x.engine.stats.keyspaceMisses++;
-  else x.engine.stats.keyspaceHits++;
+  countLookup(x, ref !== -1);
   return ref;
 }
 
@@ -49,12 +69,12 @@ export function stringAt(x: Exec, ref: number): string {
 
 /**
  * Answers a string's value as a bulk (GET), or the null bulk: a short value is copied to the reply
- * straight from the table's bytes. With `orNull`, another type answers null instead of WRONGTYPE,
- * and the lookup is not counted (MGET).
+ * straight from the table's bytes. With `orNull`, another type answers null instead of WRONGTYPE
+ * (MGET, which still counts a key of another type as a hit, as Redis does).
  */
 export function replyString(x: Exec, key: string, orNull = false): void {
   const table = x.db.table;
-  const ref = orNull ? x.db.ref(key) : getStringRef(x, key);
+  const ref = orNull ? readCounted(x, key) : getStringRef(x, key);
   if (ref === -1) return x.reply.bulk(null);
   const length = table.valueLength(ref);
   if (length !== -1) {

@@ -121,7 +121,7 @@ function config(x: Exec, argv: string[]): void {
     for (const [name, value] of changes) x.engine.setConfig(name, value);
     x.reply.simple("OK");
   } else if (sub === "resetstat") {
-    x.engine.stats.commands.clear();
+    x.engine.stats.reset();
     x.reply.simple("OK");
   } else if (sub === "rewrite") {
     // svc's configuration lives in its flags: there is no file to write CONFIG SET's changes to,

@@ -30,6 +30,11 @@ export interface Exec {
    */
   readonly timeMs: number;
   /**
+   * Whether the command's key reads count as keyspace hits and misses (INFO stats): as in Redis,
+   * whose read lookups count and whose write lookups do not (lookup.ts, countsReads).
+   */
+  readonly countsReads: boolean;
+  /**
    * What the append-only file records for this command if it changed data; null records argv as
    * sent. Commands whose replay would differ — relative expiry times, random picks, blocking —
    * set the deterministic commands that have the same effect (Redis's command rewriting).

@@ -27,6 +27,8 @@ export class RespWriter implements Reply {
   length = 0;
   /** Bytes the socket has taken since the connection opened. */
   consumedTotal = 0;
+  /** Told of every error reply written (the server's error statistics). */
+  onError: ((message: string) => void) | null = null;
 
   /** Bytes waiting for the socket. */
   get pendingBytes(): number {
@@ -84,6 +86,7 @@ export class RespWriter implements Reply {
   }
 
   error(message: string): void {
+    this.onError?.(message);
     // A newline inside an error would end the line early and desynchronise the client.
     this.line("-", message.replace(/[\r\n]/g, " "));
   }

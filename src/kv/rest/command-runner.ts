@@ -72,6 +72,7 @@ export class CommandRunner {
 
   async run(argv: string[], options: RunOptions = {}): Promise<Outcome> {
     const reply = new JsonReply(options.protocol ?? 3);
+    reply.onError = (message) => this.engine.stats.errorReplied(message);
     const transport = options.wait === undefined ? null : new RestTransport(options.wait.peer, this.local);
     const session = new Session(reply, transport);
     this.engine.register(session);

@@ -35,6 +35,8 @@ export class JsonReply implements Reply {
   failure: string | null = null;
   /** Whether a whole reply has been written. */
   done = false;
+  /** Told of every error reply, nested ones too (the server's error statistics). */
+  onError: ((message: string) => void) | null = null;
 
   constructor(public protocol: 2 | 3) {}
 
@@ -70,6 +72,7 @@ export class JsonReply implements Reply {
   }
 
   error(message: string): void {
+    this.onError?.(message);
     const text = bytesToText(message);
     if (this.open.length === 0) {
       if (this.done) return;

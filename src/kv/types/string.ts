@@ -5,7 +5,7 @@
 import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../args.ts";
 import { parseLongLong } from "../resp/parser.ts";
 import { expireAtOrDelete } from "../commands/keys.ts";
-import { getString, getStringRef, getStringValue, replyString, stringAt } from "../commands/lookup.ts";
+import { getString, getStringRef, getStringValue, getValue, replyString, stringAt } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
 import { typeOf } from "../keyspace.ts";
@@ -241,8 +241,8 @@ function longestCommonSubsequence(a: string, b: string): { text: string; matches
 
 function lcs(x: Exec, argv: string[]): void {
   // Redis checks the keys' types before it reads the options.
-  const a = x.db.get(argv[1]!);
-  const b = x.db.get(argv[2]!);
+  const a = getValue(x, argv[1]!);
+  const b = getValue(x, argv[2]!);
   if ((a !== undefined && typeOf(a) !== "string") || (b !== undefined && typeOf(b) !== "string")) {
     throw new KvError("ERR The specified keys must contain string values");
   }

@@ -82,7 +82,9 @@ export function bitfieldCommand(x: Exec, argv: string[], readOnly: boolean): voi
   for (const op of ops) if (op.kind !== "get") writeEndBytes = Math.max(writeEndBytes, Math.floor((op.offset + op.type.bits - 1) / 8) + 1);
   let value: string | MutableString | undefined;
   let target: MutableString | null = null;
-  if (writeEndBytes === 0) value = getStringValue(x, key);
+  // Only GETs: Redis reads the key with its read lookup, which counts a keyspace hit or miss
+  // even though BITFIELD is a write command.
+  if (writeEndBytes === 0) value = getStringValue({ ...x, countsReads: true }, key);
   else if (readOnly) throw new KvError("ERR BITFIELD_RO only supports the GET subcommand");
   else value = target = writableString(x, key, writeEndBytes);
   // Growing may have replaced the buffer, so take the view only now.

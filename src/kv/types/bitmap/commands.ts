@@ -33,7 +33,7 @@ function setbit(x: Exec, argv: string[]): void {
   // and we keep the compact form rather than converting it.
   const peek = x.db.get(key);
   if (typeof peek === "string" && index < peek.length && ((peek.charCodeAt(index) & mask) !== 0 ? 1 : 0) === bit) {
-    getStringValue(x, key); // counts the hit, as the write path's lookup would
+    getStringValue(x, key); // records the read, as the write path's lookup would
     return x.reply.integer(bit);
   }
   const lengthBefore = peek === undefined ? 0 : (peek as string | MutableString).length;

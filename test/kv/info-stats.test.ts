@@ -1,0 +1,257 @@
+// INFO stats and errorstats side by side with redis-server 7.0: the same fields in the same order,
+// and after the same commands over the same connections the same counts — commands, connections,
+// bytes in and out, socket reads and writes, error replies by code — which CONFIG RESETSTAT zeroes
+// on both. Monitoring tools read these fields by name.
+import { expect, test } from "bun:test";
+import { RespClient, type RespValue } from "./support/resp-client.ts";
+import { redisAndKvWithClients } from "./support/side-by-side.ts";
+
+const s = redisAndKvWithClients();
+
+/** INFO `section` as name → value, in the order the server wrote them. */
+async function info(client: RespClient, section: string): Promise<[string, string][]> {
+  const text = (await client.call("INFO", section)) as string;
+  return text
+    .split("\r\n")
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => {
+      const colon = line.indexOf(":");
+      return [line.slice(0, colon), line.slice(colon + 1)];
+    });
+}
+
+/** Fields that count what the commands below did, the same on both servers. */
+const counted = [
+  "total_connections_received", "total_commands_processed", "total_net_input_bytes", "total_net_output_bytes",
+  "expired_keys", "keyspace_hits", "keyspace_misses", "total_error_replies", "total_reads_processed", "total_writes_processed",
+];
+
+/** The same commands, one round trip at a time, on `client`; two short connections of their own. */
+async function workload(client: RespClient, port: number): Promise<RespValue[]> {
+  const replies: RespValue[] = [];
+  const calls: string[][] = [
+    ["SET", "k", "v"], ["GET", "k"], ["GET", "missing"], ["LPUSH", "k", "x"], ["GET"], ["NOSUCH", "a"],
+    ["MULTI"], ["INCR", "k"], ["NOSUCH"], ["EXEC"],
+    ["MULTI"], ["INCR", "k"], ["SET", "n", "1"], ["EXEC"],
+    ["AUTH", "wrong"], ["AUTH", "default", "wrong"], ["SET", "t", "v", "PX", "1"], ["ZADD", "z", "x", "m"], ["OBJECT", "NOPE", "k"],
+  ];
+  for (const argv of calls) replies.push(await client.call(...argv));
+  // One client that hangs up (its end of stream is a read), one that sends QUIT (no read after).
+  const hangsUp = await RespClient.connect(port);
+  replies.push(await hangsUp.call("PING"));
+  hangsUp.close();
+  const quits = await RespClient.connect(port);
+  replies.push(await quits.call("QUIT"));
+  quits.close();
+  await Bun.sleep(200);
+  return replies;
+}
+
+test("INFO stats lists the fields redis-server lists, in its order", async () => {
+  const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((c) => info(c, "stats")));
+  expect(kv!.map(([name]) => name)).toEqual(redis!.map(([name]) => name));
+});
+
+test("after the same commands and CONFIG RESETSTAT, the counts and errorstats are redis-server's", async () => {
+  for (const c of [s.redisClient, s.kvClient]) {
+    await c.call("FLUSHALL");
+    expect(await c.call("CONFIG", "RESETSTAT")).toEqual({ s: "OK" });
+  }
+  const [redisReplies, kvReplies] = [await workload(s.redisClient, s.redis.port), await workload(s.kvClient, s.kv.port)];
+  expect(kvReplies).toEqual(redisReplies);
+  const [redisStats, kvStats] = await Promise.all([s.redisClient, s.kvClient].map((c) => info(c, "stats")));
+  const pick = (fields: [string, string][]) => Object.fromEntries(fields.filter(([name]) => counted.includes(name)));
+  expect(pick(kvStats!)).toEqual(pick(redisStats!));
+  // Something to count, so the equality above is not of zeros.
+  expect(Number(pick(kvStats!).total_error_replies)).toBeGreaterThan(5);
+  const [redisErrors, kvErrors] = await Promise.all([s.redisClient, s.kvClient].map((c) => info(c, "errorstats")));
+  expect(kvErrors).toEqual(redisErrors!);
+  expect(kvErrors!.map(([name]) => name)).toEqual(["errorstat_ERR", "errorstat_EXECABORT", "errorstat_WRONGTYPE"]);
+  // Zeroed, on both alike: only the INFO commands since count.
+  for (const c of [s.redisClient, s.kvClient]) await c.call("CONFIG", "RESETSTAT");
+  const [redisAfter, kvAfter] = await Promise.all([s.redisClient, s.kvClient].map((c) => info(c, "stats")));
+  expect(pick(kvAfter!)).toEqual(pick(redisAfter!));
+  expect(await s.kvClient.call("INFO", "errorstats")).toBe("# Errorstats\r\n");
+});
+
+test("instantaneous_ops_per_sec follows the command rate, and the expiry cycle's share of expired keys shows", async () => {
+  const kv = s.kvClient;
+  await kv.call("CONFIG", "RESETSTAT");
+  const rate = async () => Number(Object.fromEntries(await info(kv, "stats")).instantaneous_ops_per_sec);
+  // Idle: nothing in the last samples.
+  await Bun.sleep(1800);
+  expect(await rate()).toBe(0);
+  await kv.pipeline(Array.from({ length: 5000 }, () => ["PING"]));
+  await Bun.sleep(250);
+  expect(await rate()).toBeGreaterThan(0);
+  // Keys that expire unread are found by the cycle, which then reports a share of stale keys.
+  await kv.pipeline(Array.from({ length: 200 }, (_, i) => ["SET", `stale:${i}`, "v", "PX", "1"]));
+  await Bun.sleep(600);
+  const stats = Object.fromEntries(await info(kv, "stats"));
+  expect(Number(stats.expired_keys)).toBe(200);
+  expect(Number(stats.expired_stale_perc)).toBeGreaterThan(0);
+});
+
+/** One command of each kind of key read: some count as keyspace hits and misses in Redis, some not. */
+const lookups: string[][] = [
+  ["get", "s"],
+  ["get", "nope"],
+  ["mget", "s", "nope", "s2"],
+  ["incr", "s"],
+  ["incr", "nope"],
+  ["append", "s", "x"],
+  ["setrange", "s", "0", "x"],
+  ["getrange", "s", "0", "1"],
+  ["strlen", "s"],
+  ["getdel", "s"],
+  ["getex", "s"],
+  ["getset", "s", "y"],
+  ["set", "s", "y", "get"],
+  ["setnx", "s", "y"],
+  ["exists", "s", "nope"],
+  ["type", "s"],
+  ["ttl", "s"],
+  ["del", "s"],
+  ["lpush", "l", "x"],
+  ["lpush", "nope", "x"],
+  ["rpop", "l"],
+  ["lrange", "l", "0", "-1"],
+  ["llen", "l"],
+  ["lindex", "l", "0"],
+  ["lmove", "l", "l2", "left", "right"],
+  ["rpoplpush", "l", "l2"],
+  ["sadd", "set", "c"],
+  ["smembers", "set"],
+  ["sismember", "set", "a"],
+  ["scard", "set"],
+  ["sunionstore", "d", "set", "set2"],
+  ["sinter", "set", "set2"],
+  ["sinterstore", "d", "set", "set2"],
+  ["smove", "set", "set2", "a"],
+  ["srem", "set", "a"],
+  ["spop", "set"],
+  ["srandmember", "set"],
+  ["hset", "h", "f2", "v"],
+  ["hget", "h", "f"],
+  ["hgetall", "h"],
+  ["hincrby", "h", "n", "1"],
+  ["hdel", "h", "f"],
+  ["zadd", "z", "3", "c"],
+  ["zscore", "z", "a"],
+  ["zrange", "z", "0", "-1"],
+  ["zincrby", "z", "1", "a"],
+  ["zunionstore", "d", "2", "z", "z"],
+  ["zrangestore", "d", "z", "0", "-1"],
+  ["zrem", "z", "a"],
+  ["zcard", "z"],
+  ["pfadd", "hll", "b"],
+  ["pfcount", "hll"],
+  ["pfmerge", "d", "hll"],
+  ["object", "encoding", "s"],
+  ["expire", "s", "100"],
+  ["persist", "s"],
+  ["rename", "s", "s3"],
+  ["copy", "s", "s9"],
+  ["sort", "l", "alpha"],
+  ["sort", "l", "alpha", "store", "d"],
+  ["bitop", "and", "d", "s", "s2"],
+  ["setbit", "s", "1", "1"],
+  ["getbit", "s", "1"],
+  ["bitcount", "s"],
+  ["dump", "s"],
+  ["touch", "s"],
+  ["unlink", "s"],
+  ["pttl", "s"],
+  ["expiretime", "s"],
+  ["pexpiretime", "nope"],
+  ["memory", "usage", "s"],
+  ["memory", "usage", "nope"],
+  ["scan", "0", "type", "string"],
+  ["scan", "0", "match", "s*"],
+  ["sort", "l", "by", "nosort", "get", "s"],
+  ["sort", "l", "by", "w_*", "get", "#"],
+  ["object", "freq", "s"],
+  ["object", "idletime", "nope"],
+  ["randomkey"],
+  ["dbsize"],
+  ["keys", "*"],
+  ["exists", "nope", "nope2"],
+  ["lpos", "l", "a"],
+  ["linsert", "l", "before", "a", "x"],
+  ["lset", "l", "0", "y"],
+  ["lrem", "l", "0", "a"],
+  ["ltrim", "l", "0", "0"],
+  ["lpushx", "l", "z"],
+  ["rpushx", "nope", "z"],
+  ["lmpop", "1", "l", "left"],
+  ["blpop", "l", "1"],
+  ["zpopmin", "z"],
+  ["zmpop", "1", "z", "min"],
+  ["zrangebyscore", "z", "0", "10"],
+  ["zrank", "z", "a"],
+  ["zrandmember", "z"],
+  ["hrandfield", "h"],
+  ["hexists", "h", "f"],
+  ["hlen", "h"],
+  ["hkeys", "h"],
+  ["hstrlen", "h", "f"],
+  ["hsetnx", "h", "f", "v"],
+  ["hmget", "h", "f", "g"],
+  ["smismember", "set", "a", "z"],
+  ["sintercard", "2", "set", "set2"],
+  ["sdiff", "set", "set2"],
+  ["sdiffstore", "d", "set", "set2"],
+  ["zdiffstore", "d", "2", "z", "z"],
+  ["zinterstore", "d", "2", "z", "z"],
+  ["zinter", "2", "z", "z"],
+  ["zunion", "2", "z", "z"],
+  ["zrangebylex", "z", "-", "+"],
+  ["incrbyfloat", "s", "1.5"],
+  ["decr", "s"],
+  ["msetnx", "a", "1", "b", "2"],
+  ["psetex", "s", "100", "v"],
+  ["setex", "s", "100", "v"],
+  ["lcs", "s", "s2"],
+  ["substr", "s", "0", "1"],
+  ["bitfield", "s", "get", "u8", "0"],
+  ["bitfield_ro", "s", "get", "u8", "0"],
+  ["bitpos", "s", "1"],
+  ["geoadd", "g", "0", "0", "m"],
+  ["geopos", "z", "a"],
+  ["geodist", "z", "a", "b"],
+  ["georadius", "z", "0", "0", "100", "km"],
+  ["geosearch", "z", "fromlonlat", "0", "0", "byradius", "100", "km"],
+  ["geosearchstore", "d", "z", "fromlonlat", "0", "0", "byradius", "100", "km"],
+  ["geohash", "z", "a"],
+  ["pfcount", "hll", "nope"],
+  ["pfcount", "nope"],
+  ["restore", "r9", "0", "x"],
+  ["rename", "nope", "x"],
+  ["renamenx", "s", "s2"],
+  ["move", "s", "1"],
+  ["swapdb", "0", "1"],
+];
+
+test("each command counts keyspace hits and misses as redis-server does (read lookups count, write lookups do not)", async () => {
+  const setup = [
+    ["FLUSHALL"], ["MSET", "s", "1", "s2", "abc"], ["RPUSH", "l", "a", "b"], ["SADD", "set", "a", "b"], ["SADD", "set2", "b", "c"],
+    ["HSET", "h", "f", "v"], ["ZADD", "z", "1", "a", "2", "b"], ["PFADD", "hll", "a"], ["CONFIG", "RESETSTAT"],
+  ];
+  const counts = async (client: RespClient, argv: string[]) => {
+    await client.pipeline(setup);
+    await client.call(...argv);
+    const stats = Object.fromEntries(await info(client, "stats"));
+    return `${stats.keyspace_hits}/${stats.keyspace_misses}`;
+  };
+  const differ: string[] = [];
+  let counted = 0;
+  for (const argv of lookups) {
+    const [redis, kv] = [await counts(s.redisClient, argv), await counts(s.kvClient, argv)];
+    if (kv !== redis) differ.push(`${argv.join(" ")}: redis ${redis}, svc ${kv}`);
+    if (redis !== "0/0") counted++;
+  }
+  expect(differ).toEqual([]);
+  // Both kinds are in the list.
+  expect(counted).toBeGreaterThan(20);
+  expect(lookups.length - counted).toBeGreaterThan(20);
+});
