@@ -13,7 +13,7 @@ import { activeExpireRun, type ExpireCursors } from "./expire.ts";
 export function startCron(engine: Engine): () => void {
   const cursors: ExpireCursors = new Map();
   const timer = setInterval(() => {
-    engine.stats.sampleRates(engine.clock.monotonicMs());
+    engine.stats.sample(engine.clock.monotonicMs());
     if (engine.activeExpire) activeExpireRun(engine, cursors);
     activeRehashRun(engine);
     engine.blocking.serveReady();

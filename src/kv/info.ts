@@ -2,6 +2,7 @@
  * INFO: the server's state in Redis's "# Section\r\nfield:value" text. Field names follow Redis
  * so monitoring tools and client libraries that parse INFO find what they look for.
  */
+import os from "node:os";
 import { redisCompatibleVersion } from "./commands/connection.ts";
 import type { Engine } from "./engine.ts";
 
@@ -10,56 +11,147 @@ const allSections = [...defaultSections.slice(0, 7), "commandstats", ...defaultS
 
 type Fields = [string, string | number][];
 
+/** A byte count as Redis's bytesToHuman writes it: 917.20K, 6.70M, 200B. */
+export function humanBytes(n: number): string {
+  const units = ["K", "M", "G", "T", "P"];
+  if (n < 1024) return `${n}B`;
+  for (let i = 0; i < units.length; i++) {
+    const scaled = n / 1024 ** (i + 1);
+    if (scaled < 1024 || i === units.length - 1) return `${scaled.toFixed(2)}${units[i]}`;
+  }
+  return `${n}B`;
+}
+
+/** 40 random hex digits, as Redis's run_id and replication id: new with each process. */
+const randomHexId = () => Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => b.toString(16).padStart(2, "0")).join("");
+const runId = randomHexId();
+const replicationId = randomHexId();
+/** Stands for Redis's build id: the same for the same svc version on the same runtime. */
+const buildId = Bun.hash(`${redisCompatibleVersion} bun ${Bun.version}`).toString(16).padStart(16, "0").slice(0, 16);
+/** Redis's LRU clock ticks in seconds and wraps at 24 bits. */
+const lruClockMax = 2 ** 24;
+
 function server(engine: Engine): Fields {
-  const uptimeSeconds = Math.floor((engine.clock.nowMs() - engine.startedMs) / 1000);
+  const nowMs = engine.clock.nowMs();
+  const uptimeSeconds = Math.floor((nowMs - engine.startedMs) / 1000);
+  const hz = engine.config.get("hz") ?? "10";
   return [
-    ["redis_version", redisCompatibleVersion], ["redis_mode", "standalone"], ["os", `${process.platform} ${process.arch}`],
-    ["arch_bits", 64], ["process_id", process.pid], ["tcp_port", engine.config.get("port") ?? "6379"],
-    ["uptime_in_seconds", uptimeSeconds], ["uptime_in_days", Math.floor(uptimeSeconds / 86400)],
-    ["hz", engine.config.get("hz") ?? "10"], ["executable", process.execPath], ["svc_runtime", `bun ${Bun.version}`],
+    ["redis_version", redisCompatibleVersion], ["redis_git_sha1", "00000000"], ["redis_git_dirty", 0], ["redis_build_id", buildId],
+    ["redis_mode", "standalone"], ["os", `${os.type()} ${os.release()} ${os.machine()}`], ["arch_bits", 64],
+    ["monotonic_clock", "POSIX clock_gettime"], ["multiplexing_api", process.platform === "linux" ? "epoll" : "kqueue"],
+    // Not built by a C compiler: these describe Redis's build, and Redis writes 0.0.0 for a compiler that is not gcc.
+    ["atomicvar_api", "js-atomics"], ["gcc_version", "0.0.0"], ["process_id", process.pid], ["process_supervised", "no"],
+    ["run_id", runId], ["tcp_port", engine.config.get("port") ?? "6379"], ["server_time_usec", nowMs * 1000],
+    ["uptime_in_seconds", uptimeSeconds], ["uptime_in_days", Math.floor(uptimeSeconds / 86400)], ["hz", hz], ["configured_hz", hz],
+    ["lru_clock", Math.floor(nowMs / 1000) % lruClockMax], ["executable", process.execPath], ["config_file", ""],
+    ["io_threads_active", 0], ["svc_runtime", `bun ${Bun.version}`],
   ];
 }
 
 function clients(engine: Engine): Fields {
   let pubsubClients = 0;
-  for (const s of engine.sessions.values()) if (s.subscribed) pubsubClients++;
+  let timedBlocked = 0;
+  for (const s of engine.sessions.values()) {
+    if (s.subscribed) pubsubClients++;
+    if (s.blocked !== null && s.blocked.deadlineMs !== Infinity) timedBlocked++;
+  }
   return [
-    ["connected_clients", engine.sessions.size], ["blocked_clients", engine.blocking.blockedCount],
-    ["pubsub_clients", pubsubClients], ["maxclients", 10000],
+    ["connected_clients", engine.sessions.size], ["cluster_connections", 0], ["maxclients", 10000],
+    // Clients' buffers are not measured yet (CLIENT LIST's qbuf and omem read 0 too).
+    ["client_recent_max_input_buffer", 0], ["client_recent_max_output_buffer", 0],
+    ["blocked_clients", engine.blocking.blockedCount], ["tracking_clients", 0], ["clients_in_timeout_table", timedBlocked],
+    ["pubsub_clients", pubsubClients],
   ];
 }
 
-function memory(): Fields {
+/**
+ * Memory in Redis's fields. used_memory is the JavaScript heap and the array buffers (the key
+ * tables' slabs are most of the data); the allocator fields read the same figures, since Bun does
+ * not expose its allocators' own. Scripting and replication hold nothing: svc has neither.
+ */
+function memory(engine: Engine): Fields {
   const usage = process.memoryUsage();
+  const used = usage.heapUsed + usage.external;
+  const stats = engine.stats;
+  stats.memoryPeakBytes = Math.max(stats.memoryPeakBytes, used);
+  const usedMemoryPeak = stats.memoryPeakBytes;
+  const usedMemoryStartup = Math.min(used, stats.memoryAtStartBytes);
+  const dataset = used - usedMemoryStartup;
+  const rss = usage.rss;
+  const total = os.totalmem();
+  const ratio = (a: number, b: number) => (b === 0 ? "0.00" : (a / b).toFixed(2));
+  const aofBuffer = engine.aof?.bufferedBytes ?? 0;
   return [
-    ["used_memory", usage.heapUsed], ["used_memory_human", `${(usage.heapUsed / 1024 / 1024).toFixed(2)}M`],
-    ["used_memory_rss", usage.rss], ["used_memory_peak", usage.rss], ["maxmemory", 0], ["maxmemory_policy", "noeviction"],
-    ["mem_allocator", "bun"],
+    ["used_memory", used], ["used_memory_human", humanBytes(used)], ["used_memory_rss", rss], ["used_memory_rss_human", humanBytes(rss)],
+    ["used_memory_peak", usedMemoryPeak], ["used_memory_peak_human", humanBytes(usedMemoryPeak)],
+    ["used_memory_peak_perc", `${((used * 100) / usedMemoryPeak).toFixed(2)}%`], ["used_memory_overhead", used - dataset],
+    ["used_memory_startup", usedMemoryStartup], ["used_memory_dataset", dataset],
+    ["used_memory_dataset_perc", `${used === 0 ? "0.00" : ((dataset * 100) / used).toFixed(2)}%`],
+    ["allocator_allocated", used], ["allocator_active", usage.heapTotal + usage.external], ["allocator_resident", rss],
+    ["total_system_memory", total], ["total_system_memory_human", humanBytes(total)],
+    ["used_memory_lua", 0], ["used_memory_vm_eval", 0], ["used_memory_lua_human", "0B"], ["used_memory_scripts_eval", 0],
+    ["number_of_cached_scripts", 0], ["number_of_functions", 0], ["number_of_libraries", 0], ["used_memory_vm_functions", 0],
+    ["used_memory_vm_total", 0], ["used_memory_vm_total_human", "0B"], ["used_memory_functions", 0], ["used_memory_scripts", 0],
+    ["used_memory_scripts_human", "0B"], ["maxmemory", 0], ["maxmemory_human", "0B"], ["maxmemory_policy", "noeviction"],
+    ["allocator_frag_ratio", ratio(usage.heapTotal + usage.external, used)], ["allocator_frag_bytes", usage.heapTotal - usage.heapUsed],
+    ["allocator_rss_ratio", ratio(rss, usage.heapTotal + usage.external)], ["allocator_rss_bytes", rss - usage.heapTotal - usage.external],
+    ["rss_overhead_ratio", "1.00"], ["rss_overhead_bytes", 0], ["mem_fragmentation_ratio", ratio(rss, used)],
+    ["mem_fragmentation_bytes", rss - used], ["mem_not_counted_for_evict", aofBuffer], ["mem_replication_backlog", 0],
+    ["mem_total_replication_buffers", 0], ["mem_clients_slaves", 0], ["mem_clients_normal", 0], ["mem_cluster_links", 0],
+    ["mem_aof_buffer", aofBuffer], ["mem_allocator", `bun-${Bun.version}`], ["active_defrag_running", 0],
+    ["lazyfree_pending_objects", 0], ["lazyfreed_objects", 0],
   ];
 }
 
 /**
  * Redis's fields, with svc's meaning where it differs: the "rdb" ones describe SAVE and BGSAVE,
  * which make the append-only file durable (svc writes no snapshots); nothing forks, so there is
- * no copy-on-write to report.
+ * no copy-on-write to report. The aof_ sizes show while the file is on, as in Redis.
  */
 function persistence(engine: Engine): Fields {
   const state = engine.persistence;
   const nowMs = engine.clock.nowMs();
   const aof = engine.aof;
-  return [
-    ["loading", 0], ["aof_enabled", aof === null || aof.isClosing ? 0 : 1],
+  const aofOn = aof !== null && !aof.isClosing;
+  const fields: Fields = [
+    ["loading", 0], ["async_loading", 0], ["current_cow_peak", 0], ["current_cow_size", 0], ["current_cow_size_age", 0],
+    ["current_fork_perc", "0.00"], ["current_save_keys_processed", 0], ["current_save_keys_total", 0],
     ["rdb_changes_since_last_save", engine.dirty - state.dirtyAtLastSave],
     ["rdb_bgsave_in_progress", state.bgsaveInProgress ? 1 : 0], ["rdb_last_save_time", Math.floor(engine.lastSaveMs / 1000)],
-    ["rdb_last_bgsave_status", state.lastBgsaveOk ? "ok" : "err"], ["rdb_saves", state.saves],
-    ["aof_rewrite_in_progress", engine.rewrite === null ? 0 : 1], ["aof_rewrite_scheduled", 0],
+    ["rdb_last_bgsave_status", state.lastBgsaveOk ? "ok" : "err"], ["rdb_last_bgsave_time_sec", -1], ["rdb_current_bgsave_time_sec", -1],
+    ["rdb_saves", state.saves], ["rdb_last_cow_size", 0], ["rdb_last_load_keys_expired", 0], ["rdb_last_load_keys_loaded", 0],
+    ["aof_enabled", aofOn ? 1 : 0], ["aof_rewrite_in_progress", engine.rewrite === null ? 0 : 1], ["aof_rewrite_scheduled", 0],
     ["aof_last_rewrite_time_sec", state.lastRewriteSeconds], ["aof_current_rewrite_time_sec", state.currentRewriteSeconds(nowMs)],
     ["aof_last_bgrewrite_status", state.lastRewriteOk ? "ok" : "err"], ["aof_rewrites", state.rewrites],
     ["aof_rewrites_consecutive_failures", state.rewriteFailuresInARow],
-    ["aof_last_write_status", aof?.failureReason == null ? "ok" : "err"],
-    ["aof_current_size", aof?.sizeBytes ?? 0], ["aof_base_size", engine.aofBaseBytes],
-    ["aof_buffer_length", aof?.bufferedBytes ?? 0], ["aof_pending_bio_fsync", aof?.syncInFlight ? 1 : 0],
-    ["aof_delayed_fsync", 0],
+    ["aof_last_write_status", aof?.failureReason == null ? "ok" : "err"], ["aof_last_cow_size", 0],
+    ["module_fork_in_progress", 0], ["module_fork_last_cow_size", 0],
+  ];
+  if (!aofOn) return fields;
+  return [
+    ...fields,
+    ["aof_current_size", aof.sizeBytes], ["aof_base_size", engine.aofBaseBytes], ["aof_pending_rewrite", 0],
+    ["aof_buffer_length", aof.bufferedBytes], ["aof_pending_bio_fsync", aof.syncInFlight ? 1 : 0], ["aof_delayed_fsync", 0],
+  ];
+}
+
+/** A master with no replicas: the replication id is new with each process, the offsets are 0. */
+function replication(): Fields {
+  return [
+    ["role", "master"], ["connected_slaves", 0], ["master_failover_state", "no-failover"], ["master_replid", replicationId],
+    ["master_replid2", "0".repeat(40)], ["master_repl_offset", 0], ["second_repl_offset", -1], ["repl_backlog_active", 0],
+    ["repl_backlog_size", 1048576], ["repl_backlog_first_byte_offset", 0], ["repl_backlog_histlen", 0],
+  ];
+}
+
+/** Seconds of CPU, the process's and the JavaScript thread's (which runs every command); no children are forked. */
+function cpu(): Fields {
+  const all = process.cpuUsage();
+  const main = process.threadCpuUsage();
+  const seconds = (micros: number) => (micros / 1e6).toFixed(6);
+  return [
+    ["used_cpu_sys", seconds(all.system)], ["used_cpu_user", seconds(all.user)], ["used_cpu_sys_children", "0.000000"],
+    ["used_cpu_user_children", "0.000000"], ["used_cpu_sys_main_thread", seconds(main.system)], ["used_cpu_user_main_thread", seconds(main.user)],
   ];
 }
 
@@ -111,12 +203,7 @@ function keyspace(engine: Engine): Fields {
 }
 
 const writers: Record<string, (engine: Engine) => Fields> = {
-  server, clients, memory, persistence, stats, commandstats, keyspace,
-  replication: () => [["role", "master"], ["connected_slaves", 0]],
-  cpu: () => {
-    const usage = process.cpuUsage();
-    return [["used_cpu_sys", (usage.system / 1e6).toFixed(6)], ["used_cpu_user", (usage.user / 1e6).toFixed(6)]];
-  },
+  server, clients, memory, persistence, stats, commandstats, keyspace, replication, cpu,
   modules: () => [],
   errorstats,
   cluster: () => [["cluster_enabled", 0]],

@@ -10,6 +10,12 @@
  */
 import type { CommandStats } from "./command-timing.ts";
 
+/** INFO's used_memory: the JavaScript heap and the array buffers (the key tables' slabs). */
+export const usedMemoryBytes = (): number => {
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+};
+
 /** Samples an instantaneous rate is averaged over, one per cron run (Redis's STATS_METRIC_SAMPLES). */
 const rateSamples = 16;
 /** An error code is the error's first word, found within this many characters; else it counts as ERR. */
@@ -68,6 +74,9 @@ export class ServerStats {
   /** Runs of the cycle its time budget cut short, and its time spent in all. */
   expireTimeCapReached = 0;
   expireCycleMs = 0;
+  /** used_memory when the server started (before loading), and the most sampled since (cron, INFO). */
+  readonly memoryAtStartBytes = usedMemoryBytes();
+  memoryPeakBytes = this.memoryAtStartBytes;
   private readonly opsRate = new InstantaneousRate();
   private readonly inputRate = new InstantaneousRate();
   private readonly outputRate = new InstantaneousRate();
@@ -92,8 +101,9 @@ export class ServerStats {
     if (timeCapped) this.expireTimeCapReached++;
   }
 
-  /** Takes one sample of each instantaneous rate (the cron, ten times a second). */
-  sampleRates(nowMs: number): void {
+  /** Takes one sample of each instantaneous rate and of the memory peak (the cron, ten times a second). */
+  sample(nowMs: number): void {
+    this.memoryPeakBytes = Math.max(this.memoryPeakBytes, usedMemoryBytes());
     this.opsRate.sample(this.commandsProcessed, nowMs);
     this.inputRate.sample(this.netInputBytes, nowMs);
     this.outputRate.sample(this.netOutputBytes, nowMs);

@@ -3,6 +3,7 @@
 // bytes in and out, socket reads and writes, error replies by code — which CONFIG RESETSTAT zeroes
 // on both. Monitoring tools read these fields by name.
 import { expect, test } from "bun:test";
+import { humanBytes } from "../../src/kv/info.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";
 
@@ -47,9 +48,30 @@ async function workload(client: RespClient, port: number): Promise<RespValue[]> 
   return replies;
 }
 
-test("INFO stats lists the fields redis-server lists, in its order", async () => {
-  const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((c) => info(c, "stats")));
-  expect(kv!.map(([name]) => name)).toEqual(redis!.map(([name]) => name));
+/** Fields svc adds to Redis's: the runtime it runs on, and 7.2's count of subscribed clients. */
+const svcOnlyFields = new Set(["svc_runtime", "pubsub_clients"]);
+
+test("every INFO section lists the fields redis-server lists, in its order", async () => {
+  // The append-only file's sizes show only while it is on: on for both.
+  expect(await s.redisClient.call("CONFIG", "SET", "appendonly", "yes")).toEqual({ s: "OK" });
+  for (const section of ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "cluster"]) {
+    const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((c) => info(c, section)));
+    const names = (fields: [string, string][]) => fields.map(([name]) => name).filter((name) => !svcOnlyFields.has(name));
+    expect({ section, names: names(kv!) }).toEqual({ section, names: names(redis!) });
+  }
+  const server = Object.fromEntries(await info(s.kvClient, "server"));
+  expect(server.run_id).toMatch(/^[0-9a-f]{40}$/);
+  expect(Number(server.server_time_usec)).toBeGreaterThan(Date.now() * 1000 - 60_000_000);
+  const memory = Object.fromEntries(await info(s.kvClient, "memory"));
+  expect(Number(memory.used_memory)).toBeGreaterThan(0);
+  expect(Number(memory.used_memory_peak)).toBeGreaterThanOrEqual(Number(memory.used_memory));
+  expect(memory.used_memory_human).toMatch(/^\d+\.\d\d[KMGTP]$/);
+  expect(Number(memory.total_system_memory)).toBeGreaterThan(Number(memory.used_memory_rss));
+  expect(await s.redisClient.call("CONFIG", "SET", "appendonly", "no")).toEqual({ s: "OK" });
+});
+
+test("byte counts are written as Redis writes them", () => {
+  expect([0, 200, 1023, 1024, 939_208, 7_020_544, 25_276_510_208].map(humanBytes)).toEqual(["0B", "200B", "1023B", "1.00K", "917.20K", "6.70M", "23.54G"]);
 });
 
 test("after the same commands and CONFIG RESETSTAT, the counts and errorstats are redis-server's", async () => {
