@@ -13,7 +13,7 @@
  */
 import { kvExpireCycleBudgetMs, kvExpireSampleKeys } from "../core/limits.ts";
 import type { Engine } from "./engine.ts";
-import type { Keyspace } from "./keyspace.ts";
+import type { ExpireTally, Keyspace } from "./keyspace.ts";
 
 /** Above this share of expired keys in a batch, the database is looked at again at once. */
 const resampleExpiredRatio = 0.25;
@@ -25,17 +25,29 @@ const stepSlots = 32;
 /** Where each database's walk resumes (a scan cursor), kept from run to run by the caller (cron.ts). */
 export type ExpireCursors = Map<Keyspace, number>;
 
+/**
+ * Moves `db`'s avg_ttl estimate toward the mean time left to the keys a batch met: 2% of the way,
+ * in whole ms, as Redis's activeExpireCycle does (starting from the first mean).
+ */
+function updateAvgTtl(db: Keyspace, tally: ExpireTally): void {
+  if (tally.ttlSamples === 0) return;
+  const mean = Math.trunc(tally.ttlSumMs / tally.ttlSamples);
+  if (db.avgTtlMs === 0) db.avgTtlMs = mean;
+  db.avgTtlMs = Math.trunc(db.avgTtlMs / 50) * 49 + Math.trunc(mean / 50);
+}
+
 /** Looks at up to one batch of `db`'s keys with a time, deleting the expired ones. */
 function sampleBatch(db: Keyspace, cursors: ExpireCursors, slotsLeft: number): { timed: number; expired: number; slots: number; walkEnded: boolean } {
   let cursor = cursors.get(db) ?? 0;
-  const tally = { timed: 0, expired: 0 };
+  const tally: ExpireTally = { timed: 0, expired: 0, ttlSumMs: 0, ttlSamples: 0 };
   let slots = 0;
   do {
     cursor = db.expireStep(cursor, stepSlots, tally);
     slots += stepSlots;
   } while (cursor !== 0 && tally.timed < kvExpireSampleKeys && slots < slotsLeft);
   cursors.set(db, cursor);
-  return { ...tally, slots, walkEnded: cursor === 0 };
+  updateAvgTtl(db, tally);
+  return { timed: tally.timed, expired: tally.expired, slots, walkEnded: cursor === 0 };
 }
 
 /**
@@ -49,6 +61,7 @@ export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs
   let deleted = 0;
   let timeCapped = false;
   for (const db of engine.dbs) {
+    if (db.expiringCount === 0) db.avgTtlMs = 0;
     let slotsLeft = walkSlotsMax;
     while (db.expiringCount > 0 && slotsLeft > 0) {
       if (performance.now() >= deadline) {

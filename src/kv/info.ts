@@ -199,7 +199,7 @@ function commandstats(engine: Engine): Fields {
 function keyspace(engine: Engine): Fields {
   return engine.dbs
     .filter((db) => db.size > 0)
-    .map((db) => [`db${db.index}`, `keys=${db.size},expires=${db.expiringCount},avg_ttl=0`]);
+    .map((db) => [`db${db.index}`, `keys=${db.size},expires=${db.expiringCount},avg_ttl=${db.avgTtlMs}`]);
 }
 
 const writers: Record<string, (engine: Engine) => Fields> = {

@@ -47,6 +47,15 @@ const readTimeMax = 2 ** 31 - 1;
 const stepRefs: number[] = [];
 const stepExpired: string[] = [];
 
+/** What one step of the expiry cycle met (Keyspace.expireStep). */
+export interface ExpireTally {
+  timed: number;
+  expired: number;
+  /** The time left to the keys met that had not expired, summed, and how many they were. */
+  ttlSumMs: number;
+  ttlSamples: number;
+}
+
 export class Keyspace {
   // Not readonly: SWAPDB exchanges these between two databases.
   table = new KeyTable<Value>();
@@ -57,6 +66,11 @@ export class Keyspace {
    * of them cost a GET a third of its speed, and a key ~110 bytes more than one with no time.
    */
   expiringCount = 0;
+  /**
+   * INFO keyspace's avg_ttl: a running estimate, in ms, of the time left to keys with a time, kept
+   * by the active expiry cycle from the keys it meets, as Redis keeps it (0 while none has a time).
+   */
+  avgTtlMs = 0;
   /**
    * While the append-only file loads, no key expires, as in Redis (keyIsExpired answers no while
    * loading): a replayed command must find a key as it was when the command ran, so the APPEND
@@ -219,10 +233,11 @@ export class Keyspace {
   /**
    * One step of the active expiry cycle's walk of the table (a SCAN-style cursor, so a walk that
    * spans resizes still visits every key): looks at the keys homed at up to `homes` slots from
-   * `cursor`, deletes those whose time has passed, adds to `tally` how many had a time and how many
-   * it deleted, and returns the next cursor (0 once the walk is complete).
+   * `cursor`, deletes those whose time has passed, adds to `tally` how many had a time, how many
+   * it deleted, and the time left to the others (for INFO's avg_ttl), and returns the next cursor
+   * (0 once the walk is complete).
    */
-  expireStep(cursor: number, homes: number, tally: { timed: number; expired: number }): number {
+  expireStep(cursor: number, homes: number, tally: ExpireTally): number {
     const refs = stepRefs;
     let next = cursor;
     for (let home = 0; home < homes; home++) {
@@ -234,7 +249,12 @@ export class Keyspace {
       const at = this.table.expiresAt(ref);
       if (at === Infinity) continue;
       tally.timed++;
-      if (at <= now && !this.expiryPaused) stepExpired.push(this.table.keyOf(ref));
+      if (at <= now) {
+        if (!this.expiryPaused) stepExpired.push(this.table.keyOf(ref));
+      } else {
+        tally.ttlSumMs += at - now;
+        tally.ttlSamples++;
+      }
     }
     refs.length = 0;
     // Deleted after the look: a delete moves other entries' slots.
@@ -310,6 +330,7 @@ export class Keyspace {
     for (const key of this.table.keys()) this.hooks.onModified(this, key);
     this.table.clear();
     this.expiringCount = 0;
+    this.avgTtlMs = 0;
   }
 
   /** Live keys, skipping (without deleting) expired ones. */
@@ -324,6 +345,7 @@ export class Keyspace {
     const keys = new Set([...this.table.keys(), ...other.table.keys()]);
     [this.table, other.table] = [other.table, this.table];
     [this.expiringCount, other.expiringCount] = [other.expiringCount, this.expiringCount];
+    [this.avgTtlMs, other.avgTtlMs] = [other.avgTtlMs, this.avgTtlMs];
     for (const key of keys) {
       this.hooks.onModified(this, key);
       this.hooks.onModified(other, key);

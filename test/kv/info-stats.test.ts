@@ -277,3 +277,31 @@ test("each command counts keyspace hits and misses as redis-server does (read lo
   expect(counted).toBeGreaterThan(20);
   expect(lookups.length - counted).toBeGreaterThan(20);
 });
+
+test("INFO keyspace's avg_ttl estimates the time left to keys with one, as redis-server's does", async () => {
+  const ttlMs = 100_000;
+  const avgTtls: number[] = [];
+  for (const c of [s.redisClient, s.kvClient]) {
+    await c.call("FLUSHALL");
+    expect(await c.call("INFO", "keyspace")).toBe("# Keyspace\r\n");
+    await c.pipeline(Array.from({ length: 500 }, (_, i) => ["SET", `ttl:${i}`, "v", "PX", String(ttlMs)]));
+    await c.call("SET", "forever", "v");
+  }
+  // A few runs of each server's expiry cycle (every 100 ms) meet the keys.
+  await Bun.sleep(500);
+  for (const c of [s.redisClient, s.kvClient]) {
+    const line = ((await c.call("INFO", "keyspace")) as string).split("\r\n")[1]!;
+    const match = /^db0:keys=501,expires=500,avg_ttl=(\d+)$/.exec(line);
+    expect(match).not.toBeNull();
+    avgTtls.push(Number(match![1]));
+  }
+  // Each estimate starts from the first keys its cycle met: a little under 100 s on both.
+  for (const avg of avgTtls) {
+    expect(avg).toBeGreaterThan(ttlMs * 0.9);
+    expect(avg).toBeLessThanOrEqual(ttlMs);
+  }
+  // No key with a time, no estimate.
+  await s.kvClient.pipeline(Array.from({ length: 500 }, (_, i) => ["PERSIST", `ttl:${i}`]));
+  await Bun.sleep(300);
+  expect(((await s.kvClient.call("INFO", "keyspace")) as string).split("\r\n")[1]).toBe("db0:keys=501,expires=0,avg_ttl=0");
+});
