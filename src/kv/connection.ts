@@ -21,7 +21,7 @@ import { type TurnWriter, writeAtEndOfTurn } from "./end-of-turn.ts";
 import type { Engine } from "./engine.ts";
 import type { RequestParser } from "./resp/parser.ts";
 import { RespWriter } from "./resp/writer.ts";
-import { Session, type Transport } from "./session.ts";
+import { type ClientMemory, Session, type Transport } from "./session.ts";
 
 /** Bun's TCP sockets have pause() and resume(); its type declarations do not list them yet. */
 type PausableSocket = Socket<Connection> & { pause(): boolean; resume(): boolean };
@@ -63,6 +63,10 @@ export class Connection implements Transport, TurnWriter {
     this.peer = `${socket.remoteAddress}:${socket.remotePort}`;
     this.local = `${socket.localAddress}:${socket.localPort}`;
     engine.register(this.session);
+  }
+
+  memory(): ClientMemory {
+    return { queryBytes: this.parser.pendingBytes + this.waitingBytes, outputBytes: this.writer.pendingBytes, replyBufferBytes: this.writer.buffer.length };
   }
 
   onData(chunk: Uint8Array): void {

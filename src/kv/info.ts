@@ -51,14 +51,21 @@ function server(engine: Engine): Fields {
 function clients(engine: Engine): Fields {
   let pubsubClients = 0;
   let timedBlocked = 0;
+  let maxInput = 0;
+  let maxOutput = 0;
   for (const s of engine.sessions.values()) {
     if (s.subscribed) pubsubClients++;
     if (s.blocked !== null && s.blocked.deadlineMs !== Infinity) timedBlocked++;
+    const mem = s.transport?.memory?.();
+    if (mem !== undefined) {
+      maxInput = Math.max(maxInput, mem.queryBytes);
+      maxOutput = Math.max(maxOutput, mem.outputBytes);
+    }
   }
   return [
     ["connected_clients", engine.sessions.size], ["cluster_connections", 0], ["maxclients", 10000],
-    // Clients' buffers are not measured yet (CLIENT LIST's qbuf and omem read 0 too).
-    ["client_recent_max_input_buffer", 0], ["client_recent_max_output_buffer", 0],
+    // The largest now, where Redis keeps the largest of the last few seconds.
+    ["client_recent_max_input_buffer", maxInput], ["client_recent_max_output_buffer", maxOutput],
     ["blocked_clients", engine.blocking.blockedCount], ["tracking_clients", 0], ["clients_in_timeout_table", timedBlocked],
     ["pubsub_clients", pubsubClients],
   ];
@@ -81,6 +88,11 @@ function memory(engine: Engine): Fields {
   const total = os.totalmem();
   const ratio = (a: number, b: number) => (b === 0 ? "0.00" : (a / b).toFixed(2));
   const aofBuffer = engine.aof?.bufferedBytes ?? 0;
+  let clientBytes = 0;
+  for (const s of engine.sessions.values()) {
+    const mem = s.transport?.memory?.();
+    if (mem !== undefined) clientBytes += mem.queryBytes + mem.outputBytes + mem.replyBufferBytes;
+  }
   return [
     ["used_memory", used], ["used_memory_human", humanBytes(used)], ["used_memory_rss", rss], ["used_memory_rss_human", humanBytes(rss)],
     ["used_memory_peak", usedMemoryPeak], ["used_memory_peak_human", humanBytes(usedMemoryPeak)],
@@ -97,7 +109,7 @@ function memory(engine: Engine): Fields {
     ["allocator_rss_ratio", ratio(rss, usage.heapTotal + usage.external)], ["allocator_rss_bytes", rss - usage.heapTotal - usage.external],
     ["rss_overhead_ratio", "1.00"], ["rss_overhead_bytes", 0], ["mem_fragmentation_ratio", ratio(rss, used)],
     ["mem_fragmentation_bytes", rss - used], ["mem_not_counted_for_evict", aofBuffer], ["mem_replication_backlog", 0],
-    ["mem_total_replication_buffers", 0], ["mem_clients_slaves", 0], ["mem_clients_normal", 0], ["mem_cluster_links", 0],
+    ["mem_total_replication_buffers", 0], ["mem_clients_slaves", 0], ["mem_clients_normal", clientBytes], ["mem_cluster_links", 0],
     ["mem_aof_buffer", aofBuffer], ["mem_allocator", `bun-${Bun.version}`], ["active_defrag_running", 0],
     ["lazyfree_pending_objects", 0], ["lazyfreed_objects", 0],
   ];

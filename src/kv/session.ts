@@ -19,6 +19,17 @@ export interface Transport {
   flush(): void;
   /** Closes the connection after pending output is written. */
   close(): void;
+  /** The bytes a connection holds for its client (CLIENT LIST, INFO clients); a REST request holds none. */
+  memory?(): ClientMemory;
+}
+
+export interface ClientMemory {
+  /** Received and not yet run: the unparsed input and the commands held back. */
+  queryBytes: number;
+  /** Replies not yet taken by the socket. */
+  outputBytes: number;
+  /** The reply buffer's size, whatever it holds now. */
+  replyBufferBytes: number;
 }
 
 export interface BlockedState {

@@ -305,3 +305,35 @@ test("INFO keyspace's avg_ttl estimates the time left to keys with one, as redis
   await Bun.sleep(300);
   expect(((await s.kvClient.call("INFO", "keyspace")) as string).split("\r\n")[1]).toBe("db0:keys=501,expires=0,avg_ttl=0");
 });
+
+test("CLIENT LIST and INFO clients show the bytes a connection holds, as redis-server does, and its protocol", async () => {
+  // A command cut short inside its last argument: the arguments before it are parsed, what
+  // arrived of that one waits in the connection's query buffer (qbuf), on both servers.
+  const pending = "x".repeat(400);
+  const partial = `*3\r\n$3\r\nSET\r\n$4\r\npart\r\n$1000\r\n${pending}`;
+  const field = (line: string, name: string) => new RegExp(`(?:^| )${name}=(\\S*)`).exec(line)![1]!;
+  const lineOf = async (server: { port: number }, client: RespClient) => {
+    const raw = await Bun.connect({ hostname: "127.0.0.1", port: server.port, socket: { data() {} } });
+    raw.write(partial);
+    await Bun.sleep(100);
+    const lines = ((await client.call("CLIENT", "LIST")) as string).trim().split("\n");
+    return { raw, lines, line: lines.find((line) => field(line, "addr") === `127.0.0.1:${raw.localPort}`)! };
+  };
+  const redis = await lineOf(s.redis, s.redisClient);
+  const kv = await lineOf(s.kv, s.kvClient);
+  expect(Number(field(kv.line, "qbuf"))).toBe(Number(field(redis.line, "qbuf")));
+  expect(Number(field(kv.line, "qbuf"))).toBe(pending.length);
+  expect(Number(field(kv.line, "tot-mem"))).toBeGreaterThanOrEqual(pending.length);
+  expect(field(kv.line, "resp")).toBe("2");
+  const clients = Object.fromEntries(await info(s.kvClient, "clients"));
+  expect(Number(clients.client_recent_max_input_buffer)).toBe(pending.length);
+  const memory = Object.fromEntries(await info(s.kvClient, "memory"));
+  expect(Number(memory.mem_clients_normal)).toBeGreaterThan(pending.length);
+  for (const { raw } of [redis, kv]) raw.end();
+  // A client that said HELLO 3 is listed with resp=3.
+  const resp3 = await RespClient.connect(s.kv.port);
+  await resp3.call("HELLO", "3");
+  const lines = ((await s.kvClient.call("CLIENT", "LIST")) as string).trim().split("\n");
+  expect(lines.filter((line) => field(line, "resp") === "3")).toHaveLength(1);
+  resp3.close();
+});

@@ -97,13 +97,18 @@ function setName(session: Session, name: string): void {
 export function clientLine(engine: Engine, s: Session): string {
   const now = engine.clock.nowMs();
   const flags = engine.monitors.has(s) ? "O" : s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscribed ? "P" : "N";
+  // The bytes the connection holds: input not yet run (qbuf), replies not yet sent (omem) and the
+  // reply buffer's size (rbs); Redis's fixed-size parts (fd, argv-mem, obl, oll) have no
+  // counterpart and read 0 or -1.
+  const mem = s.transport?.memory?.() ?? { queryBytes: 0, outputBytes: 0, replyBufferBytes: 0 };
   return [
     `id=${s.id}`, `addr=${s.transport?.peer ?? ""}`, `laddr=${s.transport?.local ?? ""}`, "fd=-1", `name=${s.name}`,
     `age=${Math.floor((now - s.createdMs) / 1000)}`, `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
     `flags=${flags}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, `ssub=${s.shardChannels.size}`,
-    `multi=${s.multi === null ? -1 : s.multi.length}`, "qbuf=0", "qbuf-free=0", "argv-mem=0", "multi-mem=0",
-    "rbs=0", "rbp=0", "obl=0", "oll=0", "omem=0", "tot-mem=0", "events=r", `cmd=${s.lastCommand}`,
-    "user=default", "redir=-1", "resp=2", `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
+    `multi=${s.multi === null ? -1 : s.multi.length}`, `qbuf=${mem.queryBytes}`, "qbuf-free=0", "argv-mem=0", "multi-mem=0",
+    `rbs=${mem.replyBufferBytes}`, `rbp=${mem.replyBufferBytes}`, "obl=0", "oll=0", `omem=${mem.outputBytes}`,
+    `tot-mem=${mem.queryBytes + mem.outputBytes + mem.replyBufferBytes}`, "events=r", `cmd=${s.lastCommand}`,
+    "user=default", "redir=-1", `resp=${s.reply.protocol}`, `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
   ].join(" ");
 }
 
