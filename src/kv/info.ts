@@ -5,6 +5,7 @@
 import os from "node:os";
 import { redisCompatibleVersion } from "./commands/connection.ts";
 import type { Engine } from "./engine.ts";
+import { usedMemoryBytes } from "./server-stats.ts";
 
 const defaultSections = ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"];
 const allSections = [...defaultSections.slice(0, 7), "commandstats", ...defaultSections.slice(7)];
@@ -78,7 +79,7 @@ function clients(engine: Engine): Fields {
  */
 function memory(engine: Engine): Fields {
   const usage = process.memoryUsage();
-  const used = usage.heapUsed + usage.external;
+  const used = usedMemoryBytes(usage);
   const stats = engine.stats;
   stats.memoryPeakBytes = Math.max(stats.memoryPeakBytes, used);
   const usedMemoryPeak = stats.memoryPeakBytes;

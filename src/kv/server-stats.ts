@@ -11,10 +11,7 @@
 import type { CommandStats } from "./command-timing.ts";
 
 /** INFO's used_memory: the JavaScript heap and the array buffers (the key tables' slabs). */
-export const usedMemoryBytes = (): number => {
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
-};
+export const usedMemoryBytes = (usage = process.memoryUsage()): number => usage.heapUsed + usage.external;
 
 /** Samples an instantaneous rate is averaged over, one per cron run (Redis's STATS_METRIC_SAMPLES). */
 const rateSamples = 16;
