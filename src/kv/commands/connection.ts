@@ -7,6 +7,7 @@ import { credentialsValid, defaultUser } from "../auth.ts";
 import { arityError, KvError, notAnInteger, syntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
+import { helpFlags } from "./spec.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 import { endTransaction } from "./transactions.ts";
 
@@ -254,12 +255,13 @@ const adminClientSubs = new Set(["list", "kill", "no-evict", "unblock"]);
 
 const clientSub = (name: string, arity: number, summary: string): CommandSpec => ({
   name: `client|${name}`, arity, group: "connection", summary, run: client,
-  flags: adminClientSubs.has(name) ? ["admin", "noscript", "loading", "stale"] : ["noscript", "loading", "stale"],
+  // HELP is only text: Redis flags it as it flags every container's HELP.
+  flags: name === "help" ? helpFlags : adminClientSubs.has(name) ? ["admin", "noscript", "loading", "stale"] : ["noscript", "loading", "stale"],
 });
 
 export const connectionCommands: readonly CommandSpec[] = [
   { name: "ping", arity: -1, flags: ["fast"], group: "connection", summary: "Returns PONG, or the message.", run: ping },
-  { name: "echo", arity: 2, flags: ["fast"], group: "connection", summary: "Returns the message.", run: (x, argv) => x.reply.bulk(argv[1]!) },
+  { name: "echo", arity: 2, flags: ["fast", "loading", "stale"], group: "connection", summary: "Returns the message.", run: (x, argv) => x.reply.bulk(argv[1]!) },
   {
     name: "select", arity: 2, flags: ["loading", "stale", "fast"], group: "connection", summary: "Changes the selected database.",
     run: (x, argv) => {
@@ -277,7 +279,7 @@ export const connectionCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "quit", arity: -1, flags: ["allow_busy", "fast", "no_auth"], group: "connection", summary: "Closes the connection.",
+    name: "quit", arity: -1, flags: ["allow_busy", "noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Closes the connection.",
     run: (x) => {
       x.session.closing = true;
       x.reply.simple("OK");
@@ -288,8 +290,8 @@ export const connectionCommands: readonly CommandSpec[] = [
     summary: "Authenticates the connection.", run: auth,
   },
   { name: "monitor", arity: 1, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Shows every command the server runs, as it runs.", run: monitor },
-  { name: "reset", arity: 1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Resets the connection's state.", run: reset },
-  { name: "hello", arity: -1, flags: ["noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Handshakes with the server (RESP2 only).", run: hello },
+  { name: "reset", arity: 1, flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"], group: "connection", summary: "Resets the connection's state.", run: reset },
+  { name: "hello", arity: -1, flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"], group: "connection", summary: "Handshakes with the server (RESP2 only).", run: hello },
   {
     name: "client", arity: -2, flags: [], group: "connection", summary: "Connection management.",
     subcommands: [

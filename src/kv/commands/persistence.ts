@@ -99,9 +99,9 @@ function shutdown(x: Exec, argv: string[]): void {
 }
 
 export const persistenceCommands: readonly CommandSpec[] = [
-  { name: "bgrewriteaof", arity: 1, flags: ["admin", "noscript"], group: "server", summary: "Rewrites the append-only file.", run: bgrewriteaof },
-  { name: "save", arity: 1, flags: ["admin", "noscript", "no_multi"], group: "server", summary: "Makes every write so far durable.", run: save },
-  { name: "bgsave", arity: -1, flags: ["admin", "noscript"], group: "server", summary: "Makes every write so far durable, in the background.", run: bgsave },
+  { name: "bgrewriteaof", arity: 1, flags: ["admin", "noscript", "no_async_loading"], group: "server", summary: "Rewrites the append-only file.", run: bgrewriteaof },
+  { name: "save", arity: 1, flags: ["admin", "noscript", "no_multi", "no_async_loading"], group: "server", summary: "Makes every write so far durable.", run: save },
+  { name: "bgsave", arity: -1, flags: ["admin", "noscript", "no_async_loading"], group: "server", summary: "Makes every write so far durable, in the background.", run: bgsave },
   {
     name: "shutdown", arity: -1, flags: ["admin", "noscript", "loading", "stale", "no_multi", "allow_busy"], group: "server",
     summary: "Writes and syncs the append-only file, then stops the server.", run: shutdown,

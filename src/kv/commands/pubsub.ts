@@ -7,7 +7,7 @@ import { globMatch } from "../glob.ts";
 import type { SessionIndex } from "../session.ts";
 import { helpReply } from "./keys.ts";
 import { replyStrings } from "./lookup.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import { type CommandSpec, type Exec, helpFlags } from "./spec.ts";
 
 function pubsubIntrospection(x: Exec, argv: string[]): void {
   const hub = x.engine.pubsub;
@@ -39,8 +39,10 @@ function ssubscribe(x: Exec, argv: string[]): void {
 }
 
 const flags = ["pubsub", "noscript", "loading", "stale"] as const;
+/** PUBSUB's subcommands: read-only views, which Redis does not flag noscript. */
+const introspectionFlags = ["pubsub", "loading", "stale"] as const;
 const introspection = (name: string, arity: number, summary: string): CommandSpec => ({
-  name: `pubsub|${name}`, arity, flags, group: "pubsub", summary, run: pubsubIntrospection,
+  name: `pubsub|${name}`, arity, flags: name === "help" ? helpFlags : introspectionFlags, group: "pubsub", summary, run: pubsubIntrospection,
 });
 
 export const pubsubCommands: readonly CommandSpec[] = [

@@ -8,7 +8,8 @@ import { infoText } from "../info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
 import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
-import { type CommandSpec, type Exec, keysOf } from "./spec.ts";
+import { aclCategories } from "./acl-categories.ts";
+import { type CommandSpec, type Exec, helpFlags, keysOf } from "./spec.ts";
 
 /** COMMAND's ten-field description of one command (Redis 7 layout). */
 function describe(x: Exec, spec: CommandSpec): void {
@@ -22,8 +23,9 @@ function describe(x: Exec, spec: CommandSpec): void {
   r.integer(first);
   r.integer(last);
   r.integer(step);
-  r.array(1);
-  r.simple(`@${spec.group}`);
+  const categories = aclCategories(spec);
+  r.array(categories.length);
+  for (const category of categories) r.simple(`@${category}`);
   r.array(0);
   r.array(0);
   const subs = spec.subcommands ?? [];
@@ -65,13 +67,37 @@ function command(x: Exec, argv: string[]): void {
     const specs = (argv.length > 2 ? named(argv.slice(2)) : [...table.values()]).filter((s) => s !== undefined);
     x.reply.array(specs.length * 2);
     for (const spec of specs) docs(x, spec);
-  } else if (sub === "list") {
-    x.reply.array(table.size);
-    for (const name of table.keys()) x.reply.bulk(name);
-  } else if (sub === "getkeys") getkeys(x, argv);
+  } else if (sub === "list") commandList(x, argv);
+  else if (sub === "getkeys") getkeys(x, argv);
   else if (sub === "help") {
-    helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST", "GETKEYS <full-command>"]);
+    helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "GETKEYS <full-command>"]);
   } else throw new KvError(`ERR unknown subcommand '${argv[1]!.slice(0, 128)}'. Try COMMAND HELP.`);
+}
+
+/** The module svc's Bloom filter commands stand for: RedisBloom registers as "bf". */
+const bloomModuleName = "bf";
+
+/**
+ * COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN glob]: every command's name and
+ * every subcommand's "container|sub", as Redis 7.0 lists them, or those of a module, of an ACL
+ * category (either case, no "@"), or matching a pattern (any case).
+ */
+function commandList(x: Exec, argv: string[]): void {
+  let keep: (spec: CommandSpec) => boolean = () => true;
+  if (argv.length === 5 && argv[2]!.toUpperCase() === "FILTERBY") {
+    const by = argv[3]!.toUpperCase();
+    const value = argv[4]!;
+    if (by === "MODULE") keep = (spec) => spec.group === "module" && value.toLowerCase() === bloomModuleName;
+    else if (by === "ACLCAT") keep = (spec) => aclCategories(spec).includes(value.toLowerCase());
+    else if (by === "PATTERN") keep = (spec) => globMatch(value, spec.name, true);
+    else throw syntaxError();
+  } else if (argv.length !== 2) throw syntaxError();
+  const names: string[] = [];
+  for (const spec of x.engine.commands.values()) {
+    for (const s of [spec, ...(spec.subcommands ?? [])]) if (keep(s)) names.push(s.name);
+  }
+  x.reply.array(names.length);
+  for (const name of names) x.reply.bulk(name);
 }
 
 /** COMMAND GETKEYS cmd args...: the keys that command would touch, checked as Redis 7.0 checks it. */
@@ -154,6 +180,9 @@ const sub = (
   flags: CommandSpec["flags"] = ["admin", "noscript", "loading", "stale"],
 ): CommandSpec => ({ name: `${container}|${name}`, arity, flags, group: "server", summary, run });
 
+/** SLOWLOG's subcommands other than HELP: administrative, and no noscript as Redis flags them. */
+const slowlogFlags: CommandSpec["flags"] = ["admin", "loading", "stale"];
+
 /** Entries SLOWLOG GET returns when not told how many. */
 const slowlogGetCountDefault = 10;
 
@@ -211,7 +240,7 @@ export const serverCommands: readonly CommandSpec[] = [
       sub("config", "set", -4, "Sets parameters (remembered even when svc does not act on them).", config),
       sub("config", "resetstat", 2, "Resets the statistics.", config),
       sub("config", "rewrite", 2, "Refused: svc's configuration lives in its flags, not a file.", config),
-      sub("config", "help", 2, "Shows CONFIG's subcommands.", config),
+      sub("config", "help", 2, "Shows CONFIG's subcommands.", config, helpFlags),
     ],
   },
   {
@@ -250,28 +279,28 @@ export const serverCommands: readonly CommandSpec[] = [
     ],
   },
   {
-    name: "slowlog", arity: -2, flags: ["admin", "loading", "stale"], group: "server", summary: "The log of slow commands (GET, LEN, RESET).",
+    name: "slowlog", arity: -2, flags: [], group: "server", summary: "The log of slow commands (GET, LEN, RESET).",
     subcommands: [
-      sub("slowlog", "get", -2, "Returns the newest entries of the slow log.", slowlogGet),
-      sub("slowlog", "len", 2, "Returns how many entries the slow log holds.", (x) => x.reply.integer(x.engine.slowlog.length)),
+      sub("slowlog", "get", -2, "Returns the newest entries of the slow log.", slowlogGet, slowlogFlags),
+      sub("slowlog", "len", 2, "Returns how many entries the slow log holds.", (x) => x.reply.integer(x.engine.slowlog.length), slowlogFlags),
       sub("slowlog", "reset", 2, "Empties the slow log.", (x) => {
         x.engine.slowlog.reset();
         x.reply.simple("OK");
-      }),
+      }, slowlogFlags),
       sub("slowlog", "help", 2, "Shows SLOWLOG's subcommands.", (x) => helpReply(x, "SLOWLOG", [
         "GET [<count>]", "    Return the newest <count> entries (default 10, -1 for all). An entry is: id, Unix time,",
         "    microseconds taken, the arguments, the client's address, the client's name.",
         "LEN", "    Return how many entries the log holds.",
         "RESET", "    Empty the log.",
-      ])),
+      ]), helpFlags),
     ],
   },
   { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP, SET-ACTIVE-EXPIRE).", run: debug },
   {
     name: "function", arity: -2, flags: [], group: "server", summary: "Functions (only FLUSH, as there are none).",
     subcommands: [
-      sub("function", "flush", -2, "Removes all functions (there are none).", (x) => x.reply.simple("OK"), ["noscript"]),
-      sub("function", "help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", ["FLUSH [ASYNC|SYNC]"]), ["loading", "stale"]),
+      sub("function", "flush", -2, "Removes all functions (there are none).", (x) => x.reply.simple("OK"), ["noscript", "write"]),
+      sub("function", "help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", ["FLUSH [ASYNC|SYNC]"]), helpFlags),
     ],
   },
 ];

@@ -306,20 +306,21 @@ export const listCommands: readonly CommandSpec[] = [
   },
   {
     name: "lmpop", arity: -4, flags: ["write", "movablekeys"], group: "list", summary: "Pops elements from the first non-empty list.",
-    keys: [2, -2, 1], movableKeys: countedKeys(1), run: lmpop,
+    // No fixed positions (COMMAND INFO's 0 0 0, as Redis's): the keys follow their count.
+    keys: [0, 0, 0], movableKeys: countedKeys(1), run: lmpop,
   },
-  { name: "blpop", arity: -3, flags: ["write", "blocking"], group: "list", summary: "Pops the first element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "left") },
-  { name: "brpop", arity: -3, flags: ["write", "blocking"], group: "list", summary: "Pops the last element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "right") },
+  { name: "blpop", arity: -3, flags: ["write", "noscript", "blocking"], group: "list", summary: "Pops the first element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "left") },
+  { name: "brpop", arity: -3, flags: ["write", "noscript", "blocking"], group: "list", summary: "Pops the last element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "right") },
   {
-    name: "blmove", arity: 6, flags: ["write", "denyoom", "blocking"], group: "list", summary: "Moves an element between lists, blocking until one is available.", keys: [1, 2, 1],
+    name: "blmove", arity: 6, flags: ["write", "denyoom", "noscript", "blocking"], group: "list", summary: "Moves an element between lists, blocking until one is available.", keys: [1, 2, 1],
     run: (x, argv) => blmoveGeneric(x, argv[1]!, argv[2]!, parseEnd(argv[3]!), parseEnd(argv[4]!), argv[5]!),
   },
   {
-    name: "brpoplpush", arity: 4, flags: ["write", "denyoom", "blocking"], group: "list", summary: "Moves the last element to another list, blocking until one is available.", keys: [1, 2, 1],
+    name: "brpoplpush", arity: 4, flags: ["write", "denyoom", "noscript", "blocking"], group: "list", summary: "Moves the last element to another list, blocking until one is available.", keys: [1, 2, 1],
     run: (x, argv) => blmoveGeneric(x, argv[1]!, argv[2]!, "right", "left", argv[3]!),
   },
   {
     name: "blmpop", arity: -5, flags: ["write", "blocking", "movablekeys"], group: "list", summary: "Pops elements from the first non-empty list, blocking until one is.",
-    keys: [3, -2, 1], movableKeys: countedKeys(2), run: blmpop,
+    keys: [0, 0, 0], movableKeys: countedKeys(2), run: blmpop,
   },
 ];

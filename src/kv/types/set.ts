@@ -216,7 +216,8 @@ export const setCommands: readonly CommandSpec[] = [
   algebraStore("sdiffstore", "Stores the difference of the first set and the others.", difference),
   {
     name: "sintercard", arity: -3, flags: ["readonly", "movablekeys"], group: "set", summary: "Counts the intersection of sets.",
-    keys: [2, -1, 1], movableKeys: countedKeys(1), run: sintercard,
+    // No fixed positions (COMMAND INFO's 0 0 0, as Redis's): the keys follow their count.
+    keys: [0, 0, 0], movableKeys: countedKeys(1), run: sintercard,
   },
   { name: "sscan", arity: -3, flags: ["readonly"], group: "set", summary: "Iterates over members.", keys: one, run: sscan },
 ];

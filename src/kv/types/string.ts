@@ -355,7 +355,7 @@ export const stringCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "append", arity: 3, flags: write, group: "string", summary: "Appends to a key's string value.", keys: one,
+    name: "append", arity: 3, flags: [...write, "fast"], group: "string", summary: "Appends to a key's string value.", keys: one,
     run: (x, argv) => {
       const value = getStringValue(x, argv[1]!);
       checkSize((value?.length ?? 0) + argv[2]!.length);
