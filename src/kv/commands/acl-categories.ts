@@ -16,8 +16,8 @@ const groupCategory: Partial<Record<CommandGroup, string>> = {
 /**
  * The commands whose categories Redis lists by hand rather than from their flags and group: the
  * dangerous ones (KEYS, FLUSHALL, SORT …), those filed under a type they do not belong to by
- * group (SORT under list, set and sortedset, WAIT under connection), and containers, which have
- * only their subcommands' categories. Compared with redis-server for every command
+ * group (SORT under list, set and sortedset, WAIT under connection), and the containers CLIENT,
+ * OBJECT and PUBSUB, which are only slow. Compared with redis-server for every command
  * (test/kv/command-docs.test.ts).
  */
 const listedByHand: Readonly<Record<string, readonly string[]>> = {
