@@ -41,10 +41,14 @@ export function parseMemoryValue(text: string): number | null {
 interface IntegerParam {
   readonly default: number;
   readonly min: number;
+  /** LLONG_MAX unless set. */
+  readonly max?: bigint;
 }
 
-/** Integer parameters (Redis's long long ones), their defaults and lower bounds; the upper bound is LLONG_MAX. */
+/** Integer parameters, their defaults and bounds. */
 export const integerParams: Readonly<Record<string, IntegerParam>> = {
+  /** Clients connected at once at most; a connection past it is refused (server.ts). */
+  maxclients: { default: 10_000, min: 1, max: 4_294_967_295n },
   /** SLOWLOG logs commands that took at least this many microseconds; 0 logs all, -1 none. */
   "slowlog-log-slower-than": { default: 10_000, min: -1 },
   /** SLOWLOG keeps this many entries. */
@@ -93,7 +97,8 @@ export function canonicalConfigValue(name: string, value: string): string {
   if (integer !== undefined) {
     const n = parseInt64(value);
     if (n === null) throw setFailed(name, "argument couldn't be parsed into an integer");
-    if (n < BigInt(integer.min)) throw setFailed(name, `argument must be between ${integer.min} and ${int64Max} inclusive`);
+    const max = integer.max ?? int64Max;
+    if (n < BigInt(integer.min) || n > max) throw setFailed(name, `argument must be between ${integer.min} and ${max} inclusive`);
     return String(n);
   }
   const param = memoryParams[name];

@@ -56,6 +56,8 @@ export class Engine {
   readonly pubsub = new PubSub();
   readonly sessions = new Map<number, Session>();
   readonly config: Map<string, string>;
+  /** CONFIG maxclients: clients connected at once at most (RESP connections and REST requests in flight). */
+  maxClients = integerParams.maxclients!.default;
   /** The CONFIG limits every connection checks on each read, kept parsed (see setConfig). */
   readonly clientLimits = {
     bulkBytesMax: memoryParams["proto-max-bulk-len"]!.default,
@@ -129,6 +131,7 @@ export class Engine {
     else if (name === "aof-timestamp-enabled" && this.aof !== null) this.aof.timestamps = value === "yes";
     else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
     else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
+    else if (name === "maxclients") this.maxClients = Number(value);
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {

@@ -64,7 +64,7 @@ function clients(engine: Engine): Fields {
     }
   }
   return [
-    ["connected_clients", engine.sessions.size], ["cluster_connections", 0], ["maxclients", 10000],
+    ["connected_clients", engine.sessions.size], ["cluster_connections", 0], ["maxclients", engine.maxClients],
     // The largest now, where Redis keeps the largest of the last few seconds.
     ["client_recent_max_input_buffer", maxInput], ["client_recent_max_output_buffer", maxOutput],
     ["blocked_clients", engine.blocking.blockedCount], ["tracking_clients", 0], ["clients_in_timeout_table", timedBlocked],
@@ -179,7 +179,7 @@ function stats(engine: Engine): Fields {
     ["instantaneous_ops_per_sec", s.opsPerSecond], ["total_net_input_bytes", s.netInputBytes],
     ["total_net_output_bytes", s.netOutputBytes], ["total_net_repl_input_bytes", 0], ["total_net_repl_output_bytes", 0],
     ["instantaneous_input_kbps", s.inputKbps.toFixed(2)], ["instantaneous_output_kbps", s.outputKbps.toFixed(2)],
-    ["instantaneous_input_repl_kbps", "0.00"], ["instantaneous_output_repl_kbps", "0.00"], ["rejected_connections", 0],
+    ["instantaneous_input_repl_kbps", "0.00"], ["instantaneous_output_repl_kbps", "0.00"], ["rejected_connections", s.rejectedConnections],
     ["sync_full", 0], ["sync_partial_ok", 0], ["sync_partial_err", 0], ["expired_keys", s.expiredKeys],
     ["expired_stale_perc", (s.expiredStaleShare * 100).toFixed(2)], ["expired_time_cap_reached_count", s.expireTimeCapReached],
     ["expire_cycle_cpu_milliseconds", Math.floor(s.expireCycleMs)], ["evicted_keys", 0], ["evicted_clients", 0],

@@ -52,6 +52,8 @@ class InstantaneousRate {
 export class ServerStats {
   commandsProcessed = 0;
   connectionsReceived = 0;
+  /** Connections refused at maxclients (not among those received). */
+  rejectedConnections = 0;
   keyspaceHits = 0;
   keyspaceMisses = 0;
   expiredKeys = 0;
@@ -120,7 +122,7 @@ export class ServerStats {
 
   /** CONFIG RESETSTAT: every counter back to zero. */
   reset(): void {
-    this.commandsProcessed = this.connectionsReceived = this.keyspaceHits = this.keyspaceMisses = this.expiredKeys = 0;
+    this.commandsProcessed = this.connectionsReceived = this.rejectedConnections = this.keyspaceHits = this.keyspaceMisses = this.expiredKeys = 0;
     this.commands.clear();
     this.netInputBytes = this.netOutputBytes = this.readsProcessed = this.writesProcessed = 0;
     this.errorReplies = 0;

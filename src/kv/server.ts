@@ -13,6 +13,9 @@ export interface RespServer {
   stop(): void;
 }
 
+/** What a connection past maxclients reads before it is closed. */
+const maxClientsError = "-ERR max number of clients reached\r\n";
+
 /** Listens for RESP clients; `newParser` makes each connection's request parser. */
 export function startRespServer(engine: Engine, hostname: string, port: number, newParser: () => RequestParser): RespServer {
   const listener: TCPSocketListener<Connection> = Bun.listen<Connection>({
@@ -20,14 +23,21 @@ export function startRespServer(engine: Engine, hostname: string, port: number, 
     port,
     socket: {
       open(socket) {
+        // As Redis: past maxclients the connection gets one error line and is closed, before it
+        // is a client (it counts in rejected_connections, not in total_connections_received).
+        if (engine.sessions.size >= engine.maxClients) {
+          engine.stats.rejectedConnections++;
+          socket.end(maxClientsError);
+          return;
+        }
         socket.setNoDelay(true);
         socket.data = new Connection(engine, socket, newParser());
       },
       data(socket, chunk) {
-        socket.data.onData(chunk);
+        socket.data?.onData(chunk);
       },
       drain(socket) {
-        socket.data.write();
+        socket.data?.write();
       },
       close(socket) {
         socket.data?.onClose();

@@ -337,3 +337,32 @@ test("CLIENT LIST and INFO clients show the bytes a connection holds, as redis-s
   expect(lines.filter((line) => field(line, "resp") === "3")).toHaveLength(1);
   resp3.close();
 });
+
+test("past maxclients a connection gets Redis's error and is closed, counted as rejected, not received", async () => {
+  /** Connects, waits for the server's first words or its close, and says what came. */
+  const attempt = async (port: number) => {
+    let received = "";
+    const { promise: closed, resolve } = Promise.withResolvers<void>();
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, d) { received += d.toString(); }, close() { resolve(); } } });
+    socket.write("*1\r\n$4\r\nPING\r\n");
+    await Promise.race([closed, Bun.sleep(500)]);
+    socket.end();
+    return received;
+  };
+  const outcomes: unknown[] = [];
+  for (const [client, port] of [[s.redisClient, s.redis.port], [s.kvClient, s.kv.port]] as const) {
+    const refusals = await client.pipeline([["CONFIG", "SET", "maxclients", "0"], ["CONFIG", "SET", "maxclients", "4294967296"], ["CONFIG", "SET", "maxclients", "x"]]);
+    await client.call("CONFIG", "RESETSTAT");
+    // This client is the only one: one more may come, a third may not.
+    expect(await client.call("CONFIG", "SET", "maxclients", "2")).toEqual({ s: "OK" });
+    const second = await RespClient.connect(port);
+    const third = await attempt(port);
+    const stats = Object.fromEntries(await info(client, "stats"));
+    const clients = Object.fromEntries(await info(client, "clients"));
+    second.close();
+    expect(await client.call("CONFIG", "SET", "maxclients", "10000")).toEqual({ s: "OK" });
+    outcomes.push({ refusals, third, received: stats.total_connections_received, rejected: stats.rejected_connections, max: clients.maxclients });
+  }
+  expect(outcomes[1]).toEqual(outcomes[0]);
+  expect(outcomes[1]).toMatchObject({ third: "-ERR max number of clients reached\r\n", received: "1", rejected: "1", max: "2" });
+});
