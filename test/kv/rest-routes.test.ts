@@ -362,6 +362,9 @@ describe("server /info /dbsize", () => {
     expect(Object.keys(info)).toContain("keyspace");
     expect(info.server!.redis_version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(info.server!.tcp_port).toBe(kv.port);
+    // Identifiers stay text, even all digits: the git hash is "00000000", not 0.
+    expect(info.server!.redis_git_sha1).toBe("00000000");
+    expect(info.server!.run_id).toMatch(/^[0-9a-f]{40}$/);
     expect(info.keyspace!.db0).toMatchObject({ keys: expect.any(Number), expires: expect.any(Number) });
     const stats = (await ok("GET", "/info?section=stats")) as Record<string, Record<string, unknown>>;
     expect(Object.keys(stats)).toEqual(["stats"]);

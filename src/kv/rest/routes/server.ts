@@ -4,9 +4,12 @@
 import type { Json } from "../json-reply.ts";
 import { type RestRoutes, runAndAnswer } from "../request.ts";
 
-const number = /^-?\d+(\.\d+)?$/;
+/** A number as INFO writes one: no leading zeros ("00000000" is a git hash, not 0). */
+const number = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 /** "keys=1,expires=0,avg_ttl=0": the key=value lists of the keyspace and commandstats sections. */
 const pairList = /^[a-z_]+=[^,]*(,[a-z_]+=[^,]*)*$/;
+/** Identifiers that may happen to be all digits: always text. */
+const identifierFields = new Set(["redis_git_sha1", "redis_build_id", "run_id", "master_replid", "master_replid2"]);
 
 /** A field's value: numbers as numbers, key=value lists as objects, anything else as text. */
 function fieldValue(text: string): Json {
@@ -26,7 +29,8 @@ export function infoSections(text: string): { [section: string]: { [field: strin
     if (line.startsWith("# ")) sections[line.slice(2).toLowerCase()] = current = {};
     else if (current !== undefined && line.includes(":")) {
       const at = line.indexOf(":");
-      current[line.slice(0, at)] = fieldValue(line.slice(at + 1));
+      const name = line.slice(0, at);
+      current[name] = identifierFields.has(name) ? line.slice(at + 1) : fieldValue(line.slice(at + 1));
     }
   }
   return sections;
