@@ -1,7 +1,8 @@
-// INFO stats and errorstats side by side with redis-server 7.0: the same fields in the same order,
-// and after the same commands over the same connections the same counts — commands, connections,
-// bytes in and out, socket reads and writes, error replies by code — which CONFIG RESETSTAT zeroes
-// on both. Monitoring tools read these fields by name.
+// INFO side by side with redis-server 7.0, as monitoring tools read it by name: every section's
+// fields in the same order; after the same commands over the same connections the same counts —
+// commands, connections, bytes in and out, socket reads and writes, error replies by code, each
+// command's keyspace hits and misses — which CONFIG RESETSTAT zeroes on both; avg_ttl; the bytes a
+// connection holds (CLIENT LIST's qbuf); and maxclients, enforced as Redis enforces it.
 import { expect, test } from "bun:test";
 import { humanBytes } from "../../src/kv/info.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
