@@ -367,3 +367,18 @@ test("past maxclients a connection gets Redis's error and is closed, counted as 
   expect(outcomes[1]).toEqual(outcomes[0]);
   expect(outcomes[1]).toMatchObject({ third: "-ERR max number of clients reached\r\n", received: "1", rejected: "1", max: "2" });
 });
+
+test("CONFIG SET refuses an unknown name, a repeated one and an odd count as redis-server does, and changes nothing", async () => {
+  const calls = [
+    ["CONFIG", "SET", "nosuch", "1"], ["CONFIG", "SET", "slowlog-max-len", "7", "NoSuch", "2"],
+    ["CONFIG", "SET", "slowlog-max-len", "8", "SLOWLOG-MAX-LEN", "9"], ["CONFIG", "SET", "slowlog-max-len", "5", "nosuch"],
+    ["CONFIG", "SET", "slowlog-max-len"], ["CONFIG", "GET", "slowlog-max-len"],
+    ["CONFIG", "SET", "slowlog-max-len", "100", "timeout", "0"], ["CONFIG", "GET", "slowlog-max-len"],
+  ];
+  const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((c) => c.pipeline(calls)));
+  expect(kv).toEqual(redis!);
+  expect(kv![0]).toEqual({ e: "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'" });
+  expect(kv![5]).toEqual(["slowlog-max-len", "128"]);
+  expect(kv![7]).toEqual(["slowlog-max-len", "100"]);
+  await Promise.all([s.redisClient, s.kvClient].map((c) => c.call("CONFIG", "SET", "slowlog-max-len", "128")));
+});

@@ -8,6 +8,7 @@ import { infoText } from "../info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
 import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
+import { redisConfigNames } from "../redis-config-names.ts";
 import { aclCategories } from "./acl-categories.ts";
 import { type CommandSpec, type Exec, helpFlags, keysOf } from "./spec.ts";
 
@@ -137,13 +138,19 @@ function config(x: Exec, argv: string[]): void {
       x.reply.bulk(value);
     }
   } else if (sub === "set") {
-    if (argv.length % 2 !== 0) throw arityError("config|set");
-    // All or nothing, as in Redis: every value is checked before any is applied.
+    // The command table's arity lets in 4 arguments or more; an odd count is Redis's syntax error.
+    if (argv.length % 2 !== 0) throw syntaxError();
+    // All or nothing, as in Redis: every name, then every value, is checked before any is applied.
+    // Errors name a parameter as the client wrote it.
+    const sent = argv.filter((_, i) => i >= 2 && i % 2 === 0);
+    const names = sent.map((name) => name.toLowerCase());
+    const unknown = names.findIndex((name) => !redisConfigNames.has(name));
+    if (unknown !== -1) throw new KvError(`ERR Unknown option or number of arguments for CONFIG SET - '${sent[unknown]}'`);
     const changes: [string, string][] = [];
-    for (let i = 2; i < argv.length; i += 2) {
-      const name = argv[i]!.toLowerCase();
-      changes.push([name, canonicalConfigValue(name, argv[i + 1]!)]);
-    }
+    names.forEach((name, i) => {
+      if (names.indexOf(name) < i) throw new KvError(`ERR CONFIG SET failed (possibly related to argument '${sent[i]}') - duplicate parameter`);
+      changes.push([name, canonicalConfigValue(name, argv[3 + i * 2]!)]);
+    });
     for (const [name, value] of changes) x.engine.setConfig(name, value);
     x.reply.simple("OK");
   } else if (sub === "resetstat") {
