@@ -1,7 +1,8 @@
 /**
  * The CONFIG parameters svc acts on. CONFIG SET checks them as Redis 7.0 does — memory values with
  * Redis's units and bounds, the same error text — and stores the canonical form (bytes) that
- * CONFIG GET reports. Any other parameter is accepted and remembered as typed (docs/kv.md).
+ * CONFIG GET reports. Any other parameter Redis knows (redis-config-names.ts) is accepted and
+ * remembered as typed; a name it does not know is refused (docs/kv.md).
  */
 import { kvQueryBufferBytesMax, MiB } from "../core/limits.ts";
 import { int64Max, parseInt64 } from "./args.ts";
