@@ -22,6 +22,8 @@ export const memoryParams: Readonly<Record<string, MemoryParam>> = {
   "hll-sparse-max-bytes": { default: 3000, min: 0 },
   /** The append-only file is rewritten automatically only once it is at least this big. */
   "auto-aof-rewrite-min-size": { default: 64 * MiB, min: 0 },
+  /** Past this much used memory, commands that may grow the data are refused (0: no limit). */
+  maxmemory: { default: 0, min: 0 },
 };
 
 /** Redis's memtoull units: k/m/g are powers of 1000, kb/mb/gb powers of 1024. */

@@ -14,6 +14,7 @@ export function startCron(engine: Engine): () => void {
   const cursors: ExpireCursors = new Map();
   const timer = setInterval(() => {
     engine.stats.sample(engine.clock.monotonicMs());
+    engine.checkMaxmemory();
     if (engine.activeExpire) activeExpireRun(engine, cursors);
     activeRehashRun(engine);
     engine.blocking.serveReady();

@@ -25,7 +25,7 @@ import { warmBatch } from "./warm.ts";
 import { arityError, KvError } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
-import { ServerStats } from "./server-stats.ts";
+import { ServerStats, usedMemoryBytes } from "./server-stats.ts";
 import type { Reply } from "./reply.ts";
 import type { Latin1Buffer } from "./resp/write-bytes.ts";
 import type { BlockedState, Session } from "./session.ts";
@@ -45,6 +45,8 @@ export type { CommandStats };
 const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "ping", "quit", "reset"]);
 /** Commands that run at once inside MULTI instead of being queued. */
 const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit", "reset"]);
+/** What a client in MULTI may still send past maxmemory (EXEC only if its queue cannot grow the data). */
+const oomExemptInMulti = new Set(["exec", "discard", "quit", "reset"]);
 
 export class Engine {
   readonly clock: Clock;
@@ -56,6 +58,8 @@ export class Engine {
   readonly pubsub = new PubSub();
   readonly sessions = new Map<number, Session>();
   readonly config: Map<string, string>;
+  /** Used memory is past CONFIG maxmemory (checkMaxmemory): commands that may grow the data are refused. */
+  overMaxmemory = false;
   /** CONFIG maxclients: clients connected at once at most (RESP connections and REST requests in flight). */
   maxClients = integerParams.maxclients!.default;
   /** The CONFIG limits every connection checks on each read, kept parsed (see setConfig). */
@@ -132,6 +136,7 @@ export class Engine {
     else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
     else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
     else if (name === "maxclients") this.maxClients = Number(value);
+    else if (name === "maxmemory") this.checkMaxmemory();
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {
@@ -167,6 +172,11 @@ export class Engine {
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
     // While the append-only file cannot be written, nothing more is acknowledged that it may
     // never hold; PING is refused too, as Redis does, so that health checks see it.
+    // Past maxmemory nothing that may grow the data runs, nor anything queued in MULTI (svc
+    // evicts nothing, whatever the policy: as Redis's noeviction).
+    if (this.overMaxmemory && (this.mayGrow(resolved, session) || (session.multi !== null && !oomExemptInMulti.has(name)))) {
+      return this.reject(session, argv, reply, "OOM command not allowed when used memory > 'maxmemory'.");
+    }
     const persistFailure = this.aof?.failureReason ?? null;
     if (persistFailure !== null && (name === "ping" || this.isWrite(resolved, session))) {
       return this.reject(session, argv, reply, `MISCONF Errors writing to the AOF file: ${persistFailure}`);
@@ -327,6 +337,21 @@ export class Engine {
     }
   }
 
+  /** Whether `spec` may grow the data (flagged denyoom), or is EXEC of a queue holding such a command. */
+  private mayGrow(spec: CommandSpec, session: Session): boolean {
+    if (spec.flags.includes("denyoom")) return true;
+    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => queued.spec.flags.includes("denyoom"));
+  }
+
+  /**
+   * Whether used memory is past CONFIG maxmemory, measured by the cron ten times a second and at
+   * CONFIG SET maxmemory (Redis measures before each command; reading it costs ~3 µs here).
+   */
+  checkMaxmemory(): void {
+    const limit = Number(this.config.get("maxmemory") ?? "0");
+    this.overMaxmemory = limit > 0 && usedMemoryBytes() > limit;
+  }
+
   /** Whether running `spec` now may change data: a write command, or EXEC of a queue holding one. */
   private isWrite(spec: CommandSpec, session: Session): boolean {
     if (spec.flags.includes("write")) return true;
@@ -431,7 +456,6 @@ const defaultConfig: Record<string, string> = {
   "aof-load-truncated": "yes",
   // Rewrite the append-only file automatically once it has doubled since its last rewrite.
   "auto-aof-rewrite-percentage": "100",
-  maxmemory: "0",
   "maxmemory-policy": "noeviction",
   timeout: "0",
   "tcp-keepalive": "300",

@@ -89,6 +89,7 @@ function memory(engine: Engine): Fields {
   const total = os.totalmem();
   const ratio = (a: number, b: number) => (b === 0 ? "0.00" : (a / b).toFixed(2));
   const aofBuffer = engine.aof?.bufferedBytes ?? 0;
+  const maxmemory = Number(engine.config.get("maxmemory") ?? "0");
   let clientBytes = 0;
   for (const s of engine.sessions.values()) {
     const mem = s.transport?.memory?.();
@@ -105,7 +106,8 @@ function memory(engine: Engine): Fields {
     ["used_memory_lua", 0], ["used_memory_vm_eval", 0], ["used_memory_lua_human", "0B"], ["used_memory_scripts_eval", 0],
     ["number_of_cached_scripts", 0], ["number_of_functions", 0], ["number_of_libraries", 0], ["used_memory_vm_functions", 0],
     ["used_memory_vm_total", 0], ["used_memory_vm_total_human", "0B"], ["used_memory_functions", 0], ["used_memory_scripts", 0],
-    ["used_memory_scripts_human", "0B"], ["maxmemory", 0], ["maxmemory_human", "0B"], ["maxmemory_policy", "noeviction"],
+    ["used_memory_scripts_human", "0B"], ["maxmemory", maxmemory], ["maxmemory_human", humanBytes(maxmemory)],
+    ["maxmemory_policy", engine.config.get("maxmemory-policy") ?? "noeviction"],
     ["allocator_frag_ratio", ratio(usage.heapTotal + usage.external, used)], ["allocator_frag_bytes", usage.heapTotal - usage.heapUsed],
     ["allocator_rss_ratio", ratio(rss, usage.heapTotal + usage.external)], ["allocator_rss_bytes", rss - usage.heapTotal - usage.external],
     ["rss_overhead_ratio", "1.00"], ["rss_overhead_bytes", 0], ["mem_fragmentation_ratio", ratio(rss, used)],

@@ -382,3 +382,16 @@ test("CONFIG SET refuses an unknown name, a repeated one and an odd count as red
   expect(kv![7]).toEqual(["slowlog-max-len", "100"]);
   await Promise.all([s.redisClient, s.kvClient].map((c) => c.call("CONFIG", "SET", "slowlog-max-len", "128")));
 });
+
+test("past maxmemory, commands that may grow the data are refused with Redis's OOM error, as redis-server refuses them", async () => {
+  const calls = [
+    ["SET", "mm", "v"], ["CONFIG", "SET", "maxmemory", "1"], ["SET", "mm", "w"], ["GET", "mm"], ["INCR", "n"], ["DEL", "nothing"],
+    ["MULTI"], ["GET", "mm"], ["EXEC"], ["CONFIG", "GET", "maxmemory"], ["CONFIG", "SET", "maxmemory", "0"], ["SET", "mm", "x"],
+    ["CONFIG", "SET", "maxmemory", "5mb"], ["CONFIG", "GET", "maxmemory"], ["CONFIG", "SET", "maxmemory", "0"],
+  ];
+  const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((c) => c.pipeline(calls)));
+  expect(kv).toEqual(redis!);
+  expect(kv![2]).toEqual({ e: "OOM command not allowed when used memory > 'maxmemory'." });
+  expect(kv![3]).toBe("v");
+  expect(kv![13]).toEqual(["maxmemory", "5242880"]);
+});

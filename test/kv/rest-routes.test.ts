@@ -348,6 +348,20 @@ describe("bitmaps /bitmap", () => {
   });
 });
 
+describe("past maxmemory", () => {
+  test("a write is 503 with Redis's OOM message and changes nothing; reads are served", async () => {
+    await ok("PUT", "/kv/oom:k", { value: "before" });
+    expect(await resp.call("CONFIG", "SET", "maxmemory", "1")).toEqual({ s: "OK" });
+    try {
+      await fails("PUT", "/kv/oom:k", { value: "after" }, 503, "OOM command not allowed when used memory > 'maxmemory'.");
+      expect(await ok("GET", "/kv/oom:k")).toBe("before");
+    } finally {
+      expect(await resp.call("CONFIG", "SET", "maxmemory", "0")).toEqual({ s: "OK" });
+    }
+    expect(await ok("PUT", "/kv/oom:k", { value: "after" })).toBe("OK");
+  });
+});
+
 describe("server /info /dbsize", () => {
   test("/dbsize is {\"result\": n}, DBSIZE of database 0", async () => {
     const answer = await call("GET", "/dbsize");
