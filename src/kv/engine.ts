@@ -12,7 +12,7 @@ import { systemErrorText } from "../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
 import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing.ts";
 import { countsReads } from "./commands/lookup.ts";
-import type { CommandSpec, Exec } from "./commands/spec.ts";
+import type { CommandFlag, CommandSpec, Exec } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { Monitors } from "./monitor.ts";
@@ -58,7 +58,9 @@ export class Engine {
   readonly pubsub = new PubSub();
   readonly sessions = new Map<number, Session>();
   readonly config: Map<string, string>;
-  /** Used memory is past CONFIG maxmemory (checkMaxmemory): commands that may grow the data are refused. */
+  /** CONFIG maxmemory in bytes; 0 for no limit. */
+  maxMemoryBytes = 0;
+  /** Used memory is past maxMemoryBytes (checkMaxmemory): commands that may grow the data are refused. */
   overMaxmemory = false;
   /** CONFIG maxclients: clients connected at once at most (RESP connections and REST requests in flight). */
   maxClients = integerParams.maxclients!.default;
@@ -136,7 +138,10 @@ export class Engine {
     else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
     else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
     else if (name === "maxclients") this.maxClients = Number(value);
-    else if (name === "maxmemory") this.checkMaxmemory();
+    else if (name === "maxmemory") {
+      this.maxMemoryBytes = Number(value);
+      this.checkMaxmemory();
+    }
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {
@@ -170,15 +175,15 @@ export class Engine {
     const name = resolved.name;
     session.lastCommand = name;
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
-    // While the append-only file cannot be written, nothing more is acknowledged that it may
-    // never hold; PING is refused too, as Redis does, so that health checks see it.
     // Past maxmemory nothing that may grow the data runs, nor anything queued in MULTI (svc
     // evicts nothing, whatever the policy: as Redis's noeviction).
-    if (this.overMaxmemory && (this.mayGrow(resolved, session) || (session.multi !== null && !oomExemptInMulti.has(name)))) {
+    if (this.overMaxmemory && (this.runsFlagged(resolved, session, "denyoom") || (session.multi !== null && !oomExemptInMulti.has(name)))) {
       return this.reject(session, argv, reply, "OOM command not allowed when used memory > 'maxmemory'.");
     }
+    // While the append-only file cannot be written, nothing more is acknowledged that it may
+    // never hold; PING is refused too, as Redis does, so that health checks see it.
     const persistFailure = this.aof?.failureReason ?? null;
-    if (persistFailure !== null && (name === "ping" || this.isWrite(resolved, session))) {
+    if (persistFailure !== null && (name === "ping" || this.runsFlagged(resolved, session, "write"))) {
       return this.reject(session, argv, reply, `MISCONF Errors writing to the AOF file: ${persistFailure}`);
     }
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
@@ -281,26 +286,13 @@ export class Engine {
     this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, countsReads: false, propagate: null }, argv);
   }
 
-  /**
-   * Replays an MSET the loader kept as byte ranges (aof/load.ts: key from, key to, value from,
-   * value to for each pair, in `bytes`): a new key whose key and value fit in an entry goes in
-   * straight from the file's bytes, and any other pair is set as MSET sets it. The keys are set
-   * in order, so a key named twice ends with its last value.
-   */
+  /** Replays an MSET the loader kept as byte ranges of the file (Keyspace.loadStrings). */
   replayMsetBytes(session: Session, bytes: Latin1Buffer, ranges: readonly number[]): void {
     assert(this.loading && session.multi === null, "replayMsetBytes is for the loader, outside a transaction");
-    const db = this.dbs[session.dbIndex]!;
-    // Their slots' cache misses overlap (measured: 636–642 → 571–575 ms for the bench's file).
-    db.warmLoadedStrings(bytes, ranges);
-    for (let i = 0; i < ranges.length; i += 4) {
-      const keyFrom = ranges[i]!;
-      const keyTo = ranges[i + 1]!;
-      const valueFrom = ranges[i + 2]!;
-      const valueTo = ranges[i + 3]!;
-      // A set through strings counts its own change.
-      if (db.addLoadedString(bytes, keyFrom, keyTo, valueFrom, valueTo)) this.dirty++;
-      else db.set(bytes.latin1Slice(keyFrom, keyTo), bytes.latin1Slice(valueFrom, valueTo));
-    }
+    // A pair set as strings counts its own change (onModified); those added from bytes, here —
+    // after the call, since `dirty +=` would read dirty before the sets inside it count.
+    const added = this.dbs[session.dbIndex]!.loadStrings(bytes, ranges);
+    this.dirty += added;
   }
 
   /**
@@ -337,25 +329,22 @@ export class Engine {
     }
   }
 
-  /** Whether `spec` may grow the data (flagged denyoom), or is EXEC of a queue holding such a command. */
-  private mayGrow(spec: CommandSpec, session: Session): boolean {
-    if (spec.flags.includes("denyoom")) return true;
-    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => queued.spec.flags.includes("denyoom"));
+  /**
+   * Whether used memory is past CONFIG maxmemory, measured by the cron ten times a second (which
+   * passes the reading it took) and at CONFIG SET maxmemory; Redis measures before each command,
+   * and a reading costs ~3 µs here.
+   */
+  checkMaxmemory(usedBytes?: number): void {
+    this.overMaxmemory = this.maxMemoryBytes > 0 && (usedBytes ?? usedMemoryBytes()) > this.maxMemoryBytes;
   }
 
   /**
-   * Whether used memory is past CONFIG maxmemory, measured by the cron ten times a second and at
-   * CONFIG SET maxmemory (Redis measures before each command; reading it costs ~3 µs here).
+   * Whether running `spec` now runs a command flagged `flag`: `spec` itself, or EXEC of a queue
+   * holding one ("write": it may change data; "denyoom": it may grow it).
    */
-  checkMaxmemory(): void {
-    const limit = Number(this.config.get("maxmemory") ?? "0");
-    this.overMaxmemory = limit > 0 && usedMemoryBytes() > limit;
-  }
-
-  /** Whether running `spec` now may change data: a write command, or EXEC of a queue holding one. */
-  private isWrite(spec: CommandSpec, session: Session): boolean {
-    if (spec.flags.includes("write")) return true;
-    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => queued.spec.flags.includes("write"));
+  private runsFlagged(spec: CommandSpec, session: Session, flag: CommandFlag): boolean {
+    if (spec.flags.includes(flag)) return true;
+    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => queued.spec.flags.includes(flag));
   }
 
   /** The command (or subcommand) argv names, or the error Redis answers for it. */

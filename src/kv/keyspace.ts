@@ -21,6 +21,7 @@ import type { List } from "./types/list.ts";
 import type { MemberSet } from "./types/member-set.ts";
 import type { ZSet } from "./types/zset/zset.ts";
 import { KeyTable } from "./key-table.ts";
+import type { Latin1Buffer } from "./resp/write-bytes.ts";
 
 export type Value = string | MutableString | List | FieldMap | MemberSet | ZSet | BloomChain;
 /** "MBbloom--" is the module type name RedisBloom registers for its Bloom filters. */
@@ -169,18 +170,26 @@ export class Keyspace {
     this.modified(key);
   }
 
-  /** Before addLoadedString of a batch: see KeyTable.warmBytes. */
-  warmLoadedStrings(bytes: Uint8Array, ranges: readonly number[]): void {
-    this.table.warmBytes(bytes, ranges);
-  }
-
   /**
-   * Adds a new string key from the bytes it and its value are in (KeyTable.addBytes), and reports
-   * no change to anyone: for the loader only, while no client is connected to watch or wait on a
-   * key. False when the caller must set it as strings: the key exists, or either is long.
+   * The loader's MSET (aof/load.ts): sets each pair of `ranges` (key from, key to, value from,
+   * value to, … in `bytes`) in order. A new key whose key and value fit in an entry goes in
+   * straight from the bytes (KeyTable.addBytes) and is reported to no one — no client is connected
+   * while the file loads to watch or wait on a key; any other pair is set as strings, as MSET sets
+   * it. Returns how many went in from bytes: changes the caller counts.
    */
-  addLoadedString(bytes: Uint8Array, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number): boolean {
-    return this.table.addBytes(bytes, keyFrom, keyTo, valueFrom, valueTo);
+  loadStrings(bytes: Latin1Buffer, ranges: readonly number[]): number {
+    // Their slots' cache misses overlap (measured: 636–642 → 571–575 ms for the bench's file).
+    this.table.warmBytes(bytes, ranges);
+    let added = 0;
+    for (let i = 0; i < ranges.length; i += 4) {
+      const keyFrom = ranges[i]!;
+      const keyTo = ranges[i + 1]!;
+      const valueFrom = ranges[i + 2]!;
+      const valueTo = ranges[i + 3]!;
+      if (this.table.addBytes(bytes, keyFrom, keyTo, valueFrom, valueTo)) added++;
+      else this.set(bytes.latin1Slice(keyFrom, keyTo), bytes.latin1Slice(valueFrom, valueTo));
+    }
+    return added;
   }
 
   /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
