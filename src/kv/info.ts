@@ -49,20 +49,27 @@ function server(engine: Engine): Fields {
   ];
 }
 
+/** What the connections hold: the largest query buffer and output now, and all their bytes together. */
+function clientBuffers(engine: Engine): { maxInput: number; maxOutput: number; totalBytes: number } {
+  const buffers = { maxInput: 0, maxOutput: 0, totalBytes: 0 };
+  for (const s of engine.sessions.values()) {
+    const mem = s.transport?.memory?.();
+    if (mem === undefined) continue;
+    buffers.maxInput = Math.max(buffers.maxInput, mem.queryBytes);
+    buffers.maxOutput = Math.max(buffers.maxOutput, mem.outputBytes);
+    buffers.totalBytes += mem.queryBytes + mem.outputBytes + mem.replyBufferBytes;
+  }
+  return buffers;
+}
+
 function clients(engine: Engine): Fields {
   let pubsubClients = 0;
   let timedBlocked = 0;
-  let maxInput = 0;
-  let maxOutput = 0;
   for (const s of engine.sessions.values()) {
     if (s.subscribed) pubsubClients++;
     if (s.blocked !== null && s.blocked.deadlineMs !== Infinity) timedBlocked++;
-    const mem = s.transport?.memory?.();
-    if (mem !== undefined) {
-      maxInput = Math.max(maxInput, mem.queryBytes);
-      maxOutput = Math.max(maxOutput, mem.outputBytes);
-    }
   }
+  const { maxInput, maxOutput } = clientBuffers(engine);
   return [
     ["connected_clients", engine.sessions.size], ["cluster_connections", 0], ["maxclients", engine.maxClients],
     // The largest now, where Redis keeps the largest of the last few seconds.
@@ -81,7 +88,7 @@ function memory(engine: Engine): Fields {
   const usage = process.memoryUsage();
   const used = usedMemoryBytes(usage);
   const stats = engine.stats;
-  stats.memoryPeakBytes = Math.max(stats.memoryPeakBytes, used);
+  stats.noteMemory(used);
   const usedMemoryPeak = stats.memoryPeakBytes;
   const usedMemoryStartup = Math.min(used, stats.memoryAtStartBytes);
   const dataset = used - usedMemoryStartup;
@@ -89,12 +96,8 @@ function memory(engine: Engine): Fields {
   const total = os.totalmem();
   const ratio = (a: number, b: number) => (b === 0 ? "0.00" : (a / b).toFixed(2));
   const aofBuffer = engine.aof?.bufferedBytes ?? 0;
-  const maxmemory = Number(engine.config.get("maxmemory") ?? "0");
-  let clientBytes = 0;
-  for (const s of engine.sessions.values()) {
-    const mem = s.transport?.memory?.();
-    if (mem !== undefined) clientBytes += mem.queryBytes + mem.outputBytes + mem.replyBufferBytes;
-  }
+  const maxmemory = engine.maxMemoryBytes;
+  const clientBytes = clientBuffers(engine).totalBytes;
   return [
     ["used_memory", used], ["used_memory_human", humanBytes(used)], ["used_memory_rss", rss], ["used_memory_rss_human", humanBytes(rss)],
     ["used_memory_peak", usedMemoryPeak], ["used_memory_peak_human", humanBytes(usedMemoryPeak)],

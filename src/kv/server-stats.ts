@@ -100,12 +100,17 @@ export class ServerStats {
     if (timeCapped) this.expireTimeCapReached++;
   }
 
-  /** Takes one sample of each instantaneous rate and of the memory peak (the cron, ten times a second). */
-  sample(nowMs: number): void {
-    this.memoryPeakBytes = Math.max(this.memoryPeakBytes, usedMemoryBytes());
+  /** Takes one sample of each instantaneous rate, and of used memory for its peak (the cron, ten times a second). */
+  sample(nowMs: number, usedBytes: number): void {
+    this.noteMemory(usedBytes);
     this.opsRate.sample(this.commandsProcessed, nowMs);
     this.inputRate.sample(this.netInputBytes, nowMs);
     this.outputRate.sample(this.netOutputBytes, nowMs);
+  }
+
+  /** A reading of used memory (the cron's, INFO's): the peak is the largest. */
+  noteMemory(usedBytes: number): void {
+    this.memoryPeakBytes = Math.max(this.memoryPeakBytes, usedBytes);
   }
 
   get opsPerSecond(): number {
