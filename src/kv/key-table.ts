@@ -327,13 +327,20 @@ export class KeyTable<V extends string | object = string | object> {
 
   /** Adds a new key at the free slot slotOf found for it (-1 - slot); returns its entry's ref. */
   private addAt(key: string, hash: number, value: V, slot: number): number {
-    if ((this.size + 1) * 2 > this.capacity) {
-      this.slotWalker?.();
-      this.resize(this.capacity * 2);
-      // The key is in neither the old slots nor the new: slotOf gives its free slot.
-      return this.add(key, hash, value, -1 - this.slotOf(key, hash));
-    }
+    // After a resize the key is in neither the old slots nor the new: slotOf gives its free slot.
+    if (this.makeRoomForOne()) slot = this.slotOf(key, hash);
     return this.add(key, hash, value, -1 - slot);
+  }
+
+  /**
+   * Before a new key goes in: doubles the slots if it would fill more than half of them. Returns
+   * whether it did, in which case a free slot found before is stale and must be found again.
+   */
+  private makeRoomForOne(): boolean {
+    if ((this.size + 1) * 2 <= this.capacity) return false;
+    this.slotWalker?.();
+    this.resize(this.capacity * 2);
+    return true;
   }
 
   private add(key: string, hash: number, value: V, slot: number): number {
@@ -362,11 +369,7 @@ export class KeyTable<V extends string | object = string | object> {
     if (this.oldSlots !== null && this.slotOfBytes(this.oldSlots, this.oldMask, hash, bytes, keyFrom, keyLength) >= 0) return false;
     let slot = this.slotOfBytes(this.slots, this.mask, hash, bytes, keyFrom, keyLength);
     if (slot >= 0) return false;
-    if ((this.size + 1) * 2 > this.capacity) {
-      this.slotWalker?.();
-      this.resize(this.capacity * 2);
-      slot = this.slotOfBytes(this.slots, this.mask, hash, bytes, keyFrom, keyLength);
-    }
+    if (this.makeRoomForOne()) slot = this.slotOfBytes(this.slots, this.mask, hash, bytes, keyFrom, keyLength);
     const ref = this.newEntry(hash, keyLength, valueLength);
     const words = this.words[ref >>> unitShift]!;
     words[headerAt(ref) + 2] = valueLength;

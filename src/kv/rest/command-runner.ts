@@ -68,11 +68,14 @@ export class CommandRunner {
   /** Our REST address "host:port", for CLIENT LIST's laddr; known once the server listens. */
   local = "";
 
+  /** Counts a request's error replies in the server's statistics: one function for every request. */
+  private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
+
   constructor(readonly engine: Engine) {}
 
   async run(argv: string[], options: RunOptions = {}): Promise<Outcome> {
     const reply = new JsonReply(options.protocol ?? 3);
-    reply.onError = (message) => this.engine.stats.errorReplied(message);
+    reply.onError = this.countError;
     const transport = options.wait === undefined ? null : new RestTransport(options.wait.peer, this.local);
     const session = new Session(reply, transport);
     this.engine.register(session);
