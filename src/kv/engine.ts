@@ -17,6 +17,7 @@ import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { Monitors } from "./monitor.ts";
 import { Slowlog } from "./slowlog.ts";
+import { ScriptCache } from "./scripting/script-cache.ts";
 import { integerParams, memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { PersistenceState } from "./aof/persistence-state.ts";
@@ -97,6 +98,7 @@ export class Engine {
   /** The clients in MONITOR mode (monitor.ts). */
   readonly monitors = new Monitors();
   readonly stats = new ServerStats();
+  private scriptCache: ScriptCache | null = null;
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -124,6 +126,11 @@ export class Engine {
     for (const [name, value] of Object.entries({ ...defaultConfig, databases: String(options.databases), ...options.config })) {
       this.setConfig(name, value);
     }
+  }
+
+  /** The scripts EVAL and SCRIPT LOAD were given; the Lua state starts with the first. */
+  get scripts(): ScriptCache {
+    return (this.scriptCache ??= new ScriptCache());
   }
 
   /** Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it. */

@@ -17,6 +17,26 @@ export interface NativeAddon {
   writeChunksAt(fd: number, chunks: Uint8Array[], position: number, sync: boolean): Promise<void>;
   respScanBind(state: Float64Array, out: Uint32Array): number;
   respScan(buf: Uint8Array, binding: number): number;
+  LuaScripts: new () => NativeLuaScripts;
+}
+
+/** Lua scripts for EVAL (native/script): compiled once each, run with the server as their host. */
+export interface NativeLuaScripts {
+  /** Compiles `body` and keeps it under `sha`; Lua's compile error, or null. */
+  load(sha: string, body: Uint8Array): string | null;
+  has(sha: string): boolean;
+  /** Forgets every script. */
+  flush(): void;
+  /**
+   * Runs the script kept under `sha`, its keys then its arguments packed in `words`
+   * (kv/scripting/words.ts), the first `keyCount` of them keys. `call` runs one command for it:
+   * given the command's words packed, it returns a byte saying whether data changed, then the
+   * RESP2 reply. `log` gets a level byte (0-3) and then redis.log's text. Returns the RESP2 reply.
+   */
+  run(
+    sha: string, words: Uint8Array, keyCount: number, limitMs: number,
+    call: (words: Buffer) => Uint8Array, log: (line: Buffer) => void,
+  ): Buffer;
 }
 
 export const nativeAddonPath = join(import.meta.dir, "../../native/dist/svc_native.node");

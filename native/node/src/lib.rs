@@ -9,6 +9,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 pub mod resp;
+pub mod script;
 
 /// CRC32C of `data[start..end]`, continuing from `seed` (0 for a new checksum).
 #[napi(js_name = "crc32c")]

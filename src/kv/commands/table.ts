@@ -12,6 +12,7 @@ import { serverCommands } from "./server.ts";
 import { sortCommands } from "./sort.ts";
 import { standaloneCommands } from "./standalone.ts";
 import type { CommandSpec } from "./spec.ts";
+import { scriptingCommands } from "./scripting.ts";
 import { transactionCommands } from "./transactions.ts";
 import { hashCommands } from "../types/hash.ts";
 import { listCommands } from "../types/list.ts";
@@ -32,6 +33,7 @@ const declarations: readonly CommandSpec[] = [
   ...sortCommands,
   ...dumpCommands,
   ...transactionCommands,
+  ...scriptingCommands,
   ...pubsubCommands,
   ...stringCommands,
   ...listCommands,

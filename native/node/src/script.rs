@@ -1,0 +1,132 @@
+//! `LuaScripts`: Lua scripts for the kv server's EVAL (crate svc-script). One call runs a whole
+//! script; each command it calls comes back to JavaScript once, through `call`.
+//!
+//! Words (KEYS and ARGV, a command's arguments) cross as one buffer: a u32 count, then each word
+//! as a u32 length and its bytes, little-endian. src/kv/scripting/words.ts writes and reads it.
+
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// The words packed in `bytes`, or None when the buffer is not that format.
+fn unpack_words(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let read_u32 = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize);
+    let count = read_u32(0)?;
+    let mut at = 4;
+    let mut words = Vec::with_capacity(count.min(bytes.len() / 4));
+    for _ in 0..count {
+        let length = read_u32(at)?;
+        words.push(bytes.get(at + 4..at + 4 + length)?);
+        at += 4 + length;
+    }
+    (at == bytes.len()).then_some(words)
+}
+
+fn pack_words(words: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + words.iter().map(|w| 4 + w.len()).sum::<usize>());
+    out.extend_from_slice(&(words.len() as u32).to_le_bytes());
+    for word in words {
+        out.extend_from_slice(&(word.len() as u32).to_le_bytes());
+        out.extend_from_slice(word);
+    }
+    out
+}
+
+/// The server, as a running script reaches it: JavaScript functions of this call's arguments.
+struct JsHost<'a> {
+    call: &'a Function<'a, Buffer, Uint8Array>,
+    log: &'a Function<'a, Buffer, ()>,
+    /// A JavaScript exception thrown by `call` or `log`: rethrown once the script is done.
+    failure: Option<Error>,
+}
+
+impl svc_script::Host for JsHost<'_> {
+    fn call(&mut self, args: &[&[u8]]) -> (Vec<u8>, bool) {
+        match self.call.call(Buffer::from(pack_words(args))) {
+            // The first byte says whether the command changed data; the rest is its RESP2 reply.
+            Ok(reply) if !reply.is_empty() => (reply[1..].to_vec(), reply[0] != 0),
+            Ok(_) => (b"-ERR the server answered nothing\r\n".to_vec(), false),
+            Err(error) => {
+                self.failure.get_or_insert(error);
+                (b"-ERR the server failed to run the command\r\n".to_vec(), false)
+            }
+        }
+    }
+
+    fn log(&mut self, level: u8, text: &[u8]) {
+        // The level, then the text: one buffer, as the call takes one argument.
+        let mut line = Vec::with_capacity(1 + text.len());
+        line.push(level);
+        line.extend_from_slice(text);
+        if let Err(error) = self.log.call(Buffer::from(line)) {
+            self.failure.get_or_insert(error);
+        }
+    }
+}
+
+#[napi]
+pub struct LuaScripts {
+    inner: svc_script::Scripts,
+}
+
+#[napi]
+impl LuaScripts {
+    #[napi(constructor)]
+    pub fn new() -> Result<Self> {
+        let inner = svc_script::Scripts::new().map_err(|e| Error::new(Status::GenericFailure, format!("Lua could not start: {e}")))?;
+        Ok(LuaScripts { inner })
+    }
+
+    /// Compiles `body` and keeps it under `sha`; returns Lua's compile error, or null.
+    #[napi]
+    pub fn load(&self, sha: String, body: &[u8]) -> Option<String> {
+        self.inner.load(&sha, body).err()
+    }
+
+    #[napi]
+    pub fn has(&self, sha: String) -> bool {
+        self.inner.has(&sha)
+    }
+
+    /// Forgets every script.
+    #[napi]
+    pub fn flush(&mut self) -> Result<()> {
+        self.inner.flush().map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+    }
+
+    /// Runs the script kept under `sha`: `words` holds its keys, then its arguments, the first
+    /// `key_count` of them keys. Returns its RESP2 reply.
+    #[napi]
+    pub fn run(
+        &self,
+        sha: String,
+        words: &[u8],
+        key_count: u32,
+        limit_ms: u32,
+        call: Function<Buffer, Uint8Array>,
+        log: Function<Buffer, ()>,
+    ) -> Result<Buffer> {
+        let words = unpack_words(words).ok_or_else(|| Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each"))?;
+        let key_count = (key_count as usize).min(words.len());
+        let mut host = JsHost { call: &call, log: &log, failure: None };
+        let reply = self.inner.run(&sha, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host);
+        match host.failure {
+            Some(error) => Err(error),
+            None => Ok(Buffer::from(reply)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack_words, unpack_words};
+
+    #[test]
+    fn words_round_trip() {
+        let words: Vec<&[u8]> = vec![b"SET", b"", b"\x00\xff\r\n"];
+        assert_eq!(unpack_words(&pack_words(&words)), Some(words));
+        assert_eq!(unpack_words(&[1, 0, 0, 0, 5, 0, 0, 0, b'a']), None);
+        assert_eq!(unpack_words(&[0, 0, 0, 0, 9]), None);
+    }
+}

@@ -1,0 +1,254 @@
+//! Lua scripts for the kv server's EVAL, in Lua 5.1 (the version Redis embeds, so scripts written
+//! for Redis compute the same: `10/2` is `5`, not `5.0`).
+//!
+//! One `Scripts` holds one Lua state: the sandbox (sandbox.lua) and every script loaded into it,
+//! compiled once and kept under its SHA-1. Running a script hands each `redis.call` to a `Host`
+//! — the server, which runs the command as a client would and answers its RESP2 reply — and
+//! gives back the script's result as the RESP2 reply for the client.
+
+mod bit;
+mod lua_to_resp;
+mod number;
+mod resp_to_lua;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use std::ffi::{c_int, CStr};
+
+use mlua::{ffi, Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+
+pub use lua_to_resp::to_integer;
+pub use number::format_g17;
+
+/// The version scripts read from redis.REDIS_VERSION, and as a number (0x00MMmmpp).
+pub const REDIS_VERSION: &str = "7.0.15";
+const REDIS_VERSION_NUM: u32 = 0x0007_000f;
+
+/// Lua instructions between checks of a script's time limit (a check reads the clock).
+const INSTRUCTIONS_PER_CHECK: u32 = 100_000;
+
+/// What a script asks of the server.
+pub trait Host {
+    /// Runs one command, `args[0]` its name, as the script's client. Returns its RESP2 reply and
+    /// whether it changed data.
+    fn call(&mut self, args: &[&[u8]]) -> (Vec<u8>, bool);
+    /// redis.log: a line for the server's log, at Redis's level 0 (debug) to 3 (warning).
+    fn log(&mut self, level: u8, text: &[u8]);
+}
+
+/// Where the registry keeps the bridge table, for redis.call to find `call` in.
+const BRIDGE_KEY: &CStr = c"svc_bridge";
+
+/// How a `redis.call` ended, as `command` reads it.
+#[derive(Clone, Copy)]
+enum Outcome {
+    Reply = 0,
+    /// The command answered an error: redis.call raises it, redis.pcall returns it.
+    Failed = 1,
+    /// The call itself was wrong (no arguments, a table as one): both raise it.
+    Misuse = 2,
+}
+
+pub struct Scripts {
+    lua: Lua,
+    /// sandbox.lua's runner: runs a compiled script in the sandbox, catching what it raises.
+    runner: Function,
+    /// The table sandbox.lua reads `call` and `log` from; they are set while a script runs.
+    bridge: Table,
+    /// Compiled scripts by SHA-1 (hex, lower case).
+    compiled: Table,
+    /// When the running script passes its time limit; None while none runs.
+    deadline: Rc<Cell<Option<Instant>>>,
+    /// Whether the running script has changed data (then it runs on past its limit, as in Redis).
+    wrote: Rc<Cell<bool>>,
+    /// Set when the limit ended the script.
+    ended: Rc<Cell<bool>>,
+}
+
+impl Scripts {
+    pub fn new() -> mlua::Result<Self> {
+        // The debug library is loaded for sandbox.lua's error handler, which keeps its getinfo,
+        // and is then taken out of the globals.
+        let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::DEBUG;
+        // SAFETY: loading the debug library is what mlua calls unsafe; scripts never reach it.
+        let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
+        let bridge = lua.create_table()?;
+        bridge.set("version", REDIS_VERSION)?;
+        bridge.set("version_num", REDIS_VERSION_NUM)?;
+        bridge.set("bit", bit::library(&lua)?)?;
+        bridge.set(
+            "sha1hex",
+            lua.create_function(|_, text: mlua::LuaString| Ok(sha1_smol::Sha1::from(&*text.as_bytes()).digest().to_string()))?,
+        )?;
+        // SAFETY: both are plain Lua C functions (see `command`).
+        bridge.set("redis_call", unsafe { lua.create_c_function(redis_call)? })?;
+        bridge.set("redis_pcall", unsafe { lua.create_c_function(redis_pcall)? })?;
+        lua.set_named_registry_value(BRIDGE_KEY.to_str().expect("ASCII"), bridge.clone())?;
+        let runner: Function = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge.clone())?;
+        let deadline: Rc<Cell<Option<Instant>>> = Rc::new(Cell::new(None));
+        let wrote = Rc::new(Cell::new(false));
+        let ended = Rc::new(Cell::new(false));
+        {
+            let (deadline, wrote, ended) = (deadline.clone(), wrote.clone(), ended.clone());
+            lua.set_hook(HookTriggers::new().every_nth_instruction(INSTRUCTIONS_PER_CHECK), move |_, _| {
+                match deadline.get() {
+                    Some(at) if !wrote.get() && Instant::now() >= at => {
+                        ended.set(true);
+                        Err(mlua::Error::runtime("time limit"))
+                    }
+                    _ => Ok(VmState::Continue),
+                }
+            })?;
+        }
+        let compiled = lua.create_table()?;
+        Ok(Scripts { lua, runner, bridge, compiled, deadline, wrote, ended })
+    }
+
+    /// Compiles `body` and keeps it under `sha`. The error is Lua's message ("user_script:1: …").
+    pub fn load(&self, sha: &str, body: &[u8]) -> Result<(), String> {
+        let function = self.lua.load(body).set_name("@user_script").into_function().map_err(|e| match e {
+            mlua::Error::SyntaxError { message, .. } => message,
+            other => other.to_string(),
+        })?;
+        self.compiled.raw_set(sha, function).map_err(|e| e.to_string())
+    }
+
+    /// Whether a script is kept under `sha`.
+    pub fn has(&self, sha: &str) -> bool {
+        matches!(self.compiled.raw_get::<Value>(sha), Ok(Value::Function(_)))
+    }
+
+    /// Runs the script kept under `sha` with KEYS and ARGV set; returns its RESP2 reply. A script
+    /// that has not written by `limit` is ended with an error; one that has runs on.
+    pub fn run(&self, sha: &str, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self.run_caught(sha, keys, argv, limit, host) {
+            Ok((true, value)) => lua_to_resp::encode(&value, &mut out),
+            Ok((false, _)) if self.ended.get() => out.extend_from_slice(
+                format!("-ERR script {sha} ran past its time limit without writing and was ended\r\n").as_bytes(),
+            ),
+            Ok((false, Value::Table(error))) => script_error(&error, sha, &mut out),
+            Ok((false, _)) => out.extend_from_slice(format!("-ERR unknown error script: {sha}\r\n").as_bytes()),
+            Err(error) => {
+                out.extend_from_slice(b"-ERR ");
+                lua_to_resp::push_line(&mut out, error.to_string().as_bytes());
+            }
+        }
+        out
+    }
+
+    fn run_caught(&self, sha: &str, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
+        let script: Function = self.compiled.raw_get(sha)?;
+        let globals = self.lua.globals();
+        globals.raw_set("KEYS", self.lua.create_sequence_from(keys.iter().map(|k| self.lua.create_string(k)).collect::<mlua::Result<Vec<_>>>()?)?)?;
+        globals.raw_set("ARGV", self.lua.create_sequence_from(argv.iter().map(|a| self.lua.create_string(a)).collect::<mlua::Result<Vec<_>>>()?)?)?;
+        self.wrote.set(false);
+        self.ended.set(false);
+        self.deadline.set(Some(Instant::now() + limit));
+        let host = RefCell::new(host);
+        let result = self.lua.scope(|scope| {
+            let call = scope.create_function(|lua, args: MultiValue| {
+                let words = match command_words(&args) {
+                    Ok(words) => words,
+                    Err(message) => return misuse(lua, message),
+                };
+                let slices: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
+                let (reply, wrote) = host.borrow_mut().call(&slices);
+                if wrote {
+                    self.wrote.set(true);
+                }
+                let (value, failed) = resp_to_lua::decode(lua, &reply)?;
+                Ok((value, if failed { Outcome::Failed } else { Outcome::Reply } as u8))
+            })?;
+            let log = scope.create_function(|_, (level, text): (u8, mlua::LuaString)| {
+                host.borrow_mut().log(level, &text.as_bytes());
+                Ok(())
+            })?;
+            self.bridge.raw_set("call", call)?;
+            self.bridge.raw_set("log", log)?;
+            self.runner.call::<(bool, Value)>(script)
+        });
+        self.deadline.set(None);
+        self.bridge.raw_set("call", Value::Nil)?;
+        self.bridge.raw_set("log", Value::Nil)?;
+        result
+    }
+
+    /// Forgets every script (SCRIPT FLUSH).
+    pub fn flush(&mut self) -> mlua::Result<()> {
+        self.compiled = self.lua.create_table()?;
+        self.lua.gc_collect()
+    }
+}
+
+unsafe extern "C-unwind" fn redis_call(state: *mut ffi::lua_State) -> c_int {
+    command(state, true)
+}
+
+unsafe extern "C-unwind" fn redis_pcall(state: *mut ffi::lua_State) -> c_int {
+    command(state, false)
+}
+
+/// redis.call and redis.pcall: hands the arguments to the bridge's `call` (set while a script
+/// runs), which answers (reply, outcome); raises the reply when the outcome says so.
+///
+/// These are raw C functions because a Rust callback cannot raise a Lua value: mlua turns its
+/// errors into userdata, and a script's pcall must get Redis's error table. Nothing here owns
+/// anything that needs dropping, so lua_error's longjmp past this frame leaves nothing behind.
+unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
+    let nargs = ffi::lua_gettop(state);
+    ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, BRIDGE_KEY.as_ptr());
+    ffi::lua_getfield(state, -1, c"call".as_ptr());
+    ffi::lua_remove(state, -2);
+    ffi::lua_insert(state, 1);
+    ffi::lua_call(state, nargs, 2);
+    let outcome = ffi::lua_tointeger(state, -1);
+    ffi::lua_settop(state, -2);
+    if outcome == Outcome::Misuse as ffi::lua_Integer || (raises && outcome == Outcome::Failed as ffi::lua_Integer) {
+        ffi::lua_error(state);
+    }
+    1
+}
+
+/// A call's arguments as the command's words: strings as they are, numbers as `%.17g`.
+fn command_words(args: &MultiValue) -> Result<Vec<Vec<u8>>, &'static str> {
+    if args.is_empty() {
+        return Err("ERR Please specify at least one argument for this redis lib call");
+    }
+    args.iter()
+        .map(|arg| match arg {
+            Value::String(s) => Ok(s.as_bytes().to_vec()),
+            Value::Number(n) => Ok(format_g17(*n).into_bytes()),
+            Value::Integer(n) => Ok(n.to_string().into_bytes()),
+            _ => Err("ERR Lua redis lib command arguments must be strings or integers"),
+        })
+        .collect()
+}
+
+fn misuse(lua: &Lua, message: &str) -> mlua::Result<(Value, u8)> {
+    let error = lua.create_table()?;
+    error.raw_set("err", message)?;
+    Ok((Value::Table(error), Outcome::Misuse as u8))
+}
+
+/// A script's error as Redis 7.0 reports it: "-<error> script: <sha>, on @user_script:<line>."
+fn script_error(error: &Table, sha: &str, out: &mut Vec<u8>) {
+    let text = match error.raw_get::<Value>("err") {
+        Ok(Value::String(s)) => s.as_bytes().to_vec(),
+        _ => b"ERR unknown error".to_vec(),
+    };
+    let mut line = text;
+    line.extend_from_slice(format!(" script: {sha}").as_bytes());
+    if let (Ok(Value::String(source)), Ok(Value::Number(at))) = (error.raw_get::<Value>("source"), error.raw_get::<Value>("line")) {
+        line.extend_from_slice(format!(", on {}:{}.", source.to_string_lossy(), at as i64).as_bytes());
+    } else if let (Ok(Value::String(source)), Ok(Value::Integer(at))) = (error.raw_get::<Value>("source"), error.raw_get::<Value>("line")) {
+        line.extend_from_slice(format!(", on {}:{at}.", source.to_string_lossy()).as_bytes());
+    }
+    out.push(b'-');
+    lua_to_resp::push_line(out, &line);
+}
+
+#[cfg(test)]
+mod tests;

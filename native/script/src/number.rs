@@ -1,0 +1,65 @@
+//! Numbers as Redis writes them when a script passes one to a command: `%.17g`, the shortest
+//! form C's printf gives with 17 significant digits (1/3 → "0.33333333333333331", 100 → "100",
+//! 1e20 → "1e+20").
+
+/// Significant digits of `%.17g`.
+const DIGITS: i32 = 17;
+
+/// `n` as C's `printf("%.17g", n)` writes it.
+pub fn format_g17(n: f64) -> String {
+    if n.is_nan() {
+        return if n.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+    }
+    if n.is_infinite() {
+        return if n < 0.0 { "-inf" } else { "inf" }.to_string();
+    }
+    if n == 0.0 {
+        return if n.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    // Rust's `{:e}` with 16 decimals rounds to 17 significant digits exactly as printf does.
+    let scientific = format!("{:.*e}", (DIGITS - 1) as usize, n);
+    let (mantissa, exponent) = scientific.split_once('e').expect("`{:e}` always writes an exponent");
+    let exponent: i32 = exponent.parse().expect("`{:e}` writes a decimal exponent");
+    if exponent < -4 || exponent >= DIGITS {
+        let mantissa = trim_fraction(mantissa);
+        let sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", exponent.abs());
+    }
+    let decimals = (DIGITS - 1 - exponent) as usize;
+    trim_fraction(&format!("{:.*}", decimals, n)).to_string()
+}
+
+/// Drops the trailing zeros of a fraction, and its point if nothing is left after it (%g's rule).
+fn trim_fraction(text: &str) -> &str {
+    if !text.contains('.') {
+        return text;
+    }
+    text.trim_end_matches('0').trim_end_matches('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_g17;
+
+    #[test]
+    fn matches_printf() {
+        // Expected strings are what glibc's printf("%.17g") writes.
+        let cases: &[(f64, &str)] = &[
+            (100.0, "100"),
+            (1.0 / 3.0, "0.33333333333333331"),
+            (1e20, "1e+20"),
+            (1.5, "1.5"),
+            (-2.25, "-2.25"),
+            (0.1, "0.10000000000000001"),
+            (1e-5, "1.0000000000000001e-05"),
+            (0.0001, "0.0001"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+            (12345678901234567.0, "12345678901234568"),
+            (-0.0, "-0"),
+            (f64::INFINITY, "inf"),
+        ];
+        for &(n, expected) in cases {
+            assert_eq!(format_g17(n), expected, "{n}");
+        }
+    }
+}

@@ -1,0 +1,131 @@
+-- Runs once in each new Lua state, before any script: builds the `redis` library, takes away what
+-- a script must not reach (files, the debug library, the module system), and returns the runner.
+-- Redis 7.0 is the model for every name and message here.
+--
+-- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
+-- text)` while a script runs; `sha1hex(text)`; `bit`; `version` and `version_num`.
+local bridge = ...
+
+local getinfo = debug.getinfo
+local type, tostring, error, select, rawpcall, rawget = type, tostring, error, select, pcall, rawget
+local setmetatable, setfenv, xpcall, ipairs = setmetatable, setfenv, xpcall, ipairs
+local concat, find, sub = table.concat, string.find, string.sub
+local real = _G
+
+local redis = {
+  LOG_DEBUG = 0, LOG_VERBOSE = 1, LOG_NOTICE = 2, LOG_WARNING = 3,
+  REPL_NONE = 0, REPL_SLAVE = 1, REPL_REPLICA = 1, REPL_AOF = 2, REPL_ALL = 3,
+  REDIS_VERSION = bridge.version, REDIS_VERSION_NUM = bridge.version_num,
+}
+
+-- redis.call and redis.pcall are C functions (lib.rs) so that `return redis.call(...)` is not a
+-- tail call that takes the script's line out of the stack the error handler reads.
+redis.call, redis.pcall = bridge.redis_call, bridge.redis_pcall
+
+-- A status or error reply as a table, the form a script returns or redis.pcall hands back.
+-- An error's text gets Redis's generic code when it has none: "bad" → "ERR bad".
+function redis.error_reply(text)
+  if type(text) ~= 'string' then error('wrong number or type of arguments', 2) end
+  if sub(text, 1, 1) == '-' then text = sub(text, 2) end
+  if not find(text, ' ', 1, true) then text = 'ERR ' .. text end
+  return { err = text }
+end
+function redis.status_reply(text)
+  if type(text) ~= 'string' then error('wrong number or type of arguments', 2) end
+  return { ok = text }
+end
+
+function redis.sha1hex(text)
+  if select('#', text) ~= 1 then error('wrong number of arguments', 2) end
+  return bridge.sha1hex(tostring(text))
+end
+
+function redis.log(level, ...)
+  if select('#', ...) == 0 then error('redis.log() requires two arguments or more.', 2) end
+  if type(level) ~= 'number' then error('First argument must be a number (log level).', 2) end
+  if level < redis.LOG_DEBUG or level > redis.LOG_WARNING then error('Invalid debug level.', 2) end
+  local parts = {}
+  for i = 1, select('#', ...) do parts[i] = tostring((select(i, ...))) end
+  bridge.log(level, concat(parts, ' '))
+end
+
+-- Scripts speak RESP2 to the commands they call; RESP3 replies are not converted.
+function redis.setresp(version)
+  if version ~= 2 and version ~= 3 then error('RESP version must be 2 or 3.', 2) end
+  if version == 3 then error('svc runs the commands a script calls in RESP2 only', 2) end
+end
+
+-- There are no replicas, and every write a script makes goes to the append-only file.
+function redis.set_repl(flags)
+  if type(flags) ~= 'number' or flags < redis.REPL_NONE or flags > redis.REPL_ALL then
+    error('Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.', 2)
+  end
+end
+function redis.replicate_commands() return true end
+function redis.breakpoint() return false end
+function redis.debug() end
+
+-- Lua's pcall, except that an error table carrying `err` comes back as its text: Redis 7.0 hands
+-- a script the message of a redis.call that failed, not the table.
+local function caught(ok, ...)
+  if ok then return true, ... end
+  local e = ...
+  if type(e) == 'table' and type(rawget(e, 'err')) == 'string' then return false, e.err end
+  return false, e
+end
+function pcall(f, ...) return caught(rawpcall(f, ...)) end
+
+-- A table a script can read and not change.
+local function readonly(t)
+  return setmetatable({}, {
+    __index = t,
+    __newindex = function() error('Attempt to modify a readonly table', 2) end,
+    __metatable = false,
+  })
+end
+
+real.redis = readonly(redis)
+real.bit = readonly(bridge.bit)
+for _, name in ipairs({ 'string', 'table', 'math', 'coroutine' }) do real[name] = readonly(real[name]) end
+for _, name in ipairs({ 'dofile', 'loadfile', 'print', 'setfenv', 'getfenv', 'newproxy', 'module',
+                        'require', 'debug', 'os', 'io', 'package' }) do
+  real[name] = nil
+end
+
+-- What scripts see as their globals: everything above, read-only, and an error for a name that
+-- is not there (a misspelt local would otherwise read nil, or write a global the next script sees).
+local env = setmetatable({}, {
+  __index = function(_, name)
+    local value = rawget(real, name)
+    if value == nil then
+      error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
+    end
+    return value
+  end,
+  __newindex = function() error('Attempt to modify a readonly table', 2) end,
+  __metatable = false,
+})
+real._G = env
+
+-- Makes whatever was raised into an error table, { err = text, source, line }, the line being
+-- the script's own where the error came from (not that of redis.call or error, which raised it).
+local function handler(e)
+  if type(e) ~= 'table' then e = { err = 'ERR ' .. tostring(e) } end
+  local level = 2
+  while true do
+    local info = getinfo(level, 'Sl')
+    if info == nil then break end
+    if info.source == '@user_script' then
+      e.source, e.line = info.source, info.currentline
+      break
+    end
+    level = level + 1
+  end
+  return e
+end
+
+-- Runs a compiled script: true and its value, or false and an error table.
+return function(script)
+  setfenv(script, env)
+  return xpcall(script, handler)
+end

@@ -1,0 +1,147 @@
+//! The conversions and the sandbox, with a host that answers each command from a table of replies
+//! (the server itself is exercised end to end by test/kv/scripting.test.ts).
+
+use std::time::Duration;
+
+use super::{Host, Scripts};
+
+/// Answers every command with the reply listed for its name; records what it was asked.
+struct Replies {
+    replies: Vec<(&'static str, &'static str, bool)>,
+    asked: Vec<Vec<String>>,
+    logged: Vec<(u8, String)>,
+}
+
+impl Host for Replies {
+    fn call(&mut self, args: &[&[u8]]) -> (Vec<u8>, bool) {
+        self.asked.push(args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect());
+        let name = String::from_utf8_lossy(args[0]).to_lowercase();
+        let (_, reply, wrote) = self.replies.iter().find(|(n, _, _)| *n == name).expect("a reply for every command asked");
+        (reply.as_bytes().to_vec(), *wrote)
+    }
+    fn log(&mut self, level: u8, text: &[u8]) {
+        self.logged.push((level, String::from_utf8_lossy(text).into_owned()));
+    }
+}
+
+fn host() -> Replies {
+    Replies {
+        replies: vec![
+            ("get", "$3\r\nabc\r\n", false),
+            ("nil", "$-1\r\n", false),
+            ("set", "+OK\r\n", true),
+            ("incr", "-ERR value is not an integer or out of range\r\n", false),
+            ("lrange", "*3\r\n:1\r\n$-1\r\n*1\r\n+x\r\n", false),
+        ],
+        asked: Vec::new(),
+        logged: Vec::new(),
+    }
+}
+
+fn eval(scripts: &Scripts, body: &str, keys: &[&str], argv: &[&str], host: &mut Replies) -> String {
+    let sha = sha1_smol::Sha1::from(body).digest().to_string();
+    scripts.load(&sha, body.as_bytes()).expect("compiles");
+    let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+    let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
+    String::from_utf8(scripts.run(&sha, &keys, &argv, Duration::from_secs(5), host)).unwrap()
+}
+
+#[test]
+fn lua_values_become_replies() {
+    let scripts = Scripts::new().unwrap();
+    let h = &mut host();
+    assert_eq!(eval(&scripts, "return 3.99", &[], &[], h), ":3\r\n");
+    assert_eq!(eval(&scripts, "return -3.99", &[], &[], h), ":-3\r\n");
+    assert_eq!(eval(&scripts, "return 1e300", &[], &[], h), ":-9223372036854775808\r\n");
+    assert_eq!(eval(&scripts, "return 'a' .. 'b'", &[], &[], h), "$2\r\nab\r\n");
+    assert_eq!(eval(&scripts, "return true", &[], &[], h), ":1\r\n");
+    assert_eq!(eval(&scripts, "return false", &[], &[], h), "$-1\r\n");
+    assert_eq!(eval(&scripts, "return nil", &[], &[], h), "$-1\r\n");
+    assert_eq!(eval(&scripts, "return {1, 'x', {2}, nil, 5}", &[], &[], h), "*3\r\n:1\r\n$1\r\nx\r\n*1\r\n:2\r\n");
+    assert_eq!(eval(&scripts, "return {ok = 'fine\\r\\nthen'}", &[], &[], h), "+fine  then\r\n");
+    assert_eq!(eval(&scripts, "return {err = 'bad one'}", &[], &[], h), "-bad one\r\n");
+    assert_eq!(eval(&scripts, "return {ok = 'a', err = 'b'}", &[], &[], h), "-b\r\n");
+    assert_eq!(eval(&scripts, "return redis.error_reply('bad')", &[], &[], h), "-ERR bad\r\n");
+    assert_eq!(eval(&scripts, "return redis.error_reply('-E1 z')", &[], &[], h), "-E1 z\r\n");
+    assert_eq!(eval(&scripts, "return redis.status_reply('S')", &[], &[], h), "+S\r\n");
+    assert_eq!(eval(&scripts, "return tostring(10/2)", &[], &[], h), "$1\r\n5\r\n");
+    assert_eq!(eval(&scripts, "local t = {} t[1] = t return t", &[], &[], h).matches('*').count(), 1000);
+}
+
+#[test]
+fn replies_become_lua_values() {
+    let scripts = Scripts::new().unwrap();
+    let h = &mut host();
+    assert_eq!(eval(&scripts, "return redis.call('get', KEYS[1])", &["k"], &[], h), "$3\r\nabc\r\n");
+    assert_eq!(eval(&scripts, "return type(redis.call('nil'))", &[], &[], h), "$7\r\nboolean\r\n");
+    assert_eq!(eval(&scripts, "return redis.call('set', 'k', 'v').ok", &[], &[], h), "$2\r\nOK\r\n");
+    assert_eq!(eval(&scripts, "local r = redis.call('lrange') return {r[1], tostring(r[2]), r[3][1].ok}", &[], &[], h), "*3\r\n:1\r\n$5\r\nfalse\r\n$1\r\nx\r\n");
+    assert_eq!(eval(&scripts, "return redis.pcall('incr', 'k')", &[], &[], h), "-ERR value is not an integer or out of range\r\n");
+    let body = "\nreturn redis.call('incr', 'k')";
+    let sha = sha1_smol::Sha1::from(body).digest().to_string();
+    assert_eq!(eval(&scripts, body, &[], &[], h), format!("-ERR value is not an integer or out of range script: {sha}, on @user_script:2.\r\n"));
+    assert_eq!(eval(&scripts, "local ok, e = pcall(redis.call, 'incr', 'k') return e", &[], &[], h), "$43\r\nERR value is not an integer or out of range\r\n");
+}
+
+#[test]
+fn arguments_are_strings_or_numbers() {
+    let scripts = Scripts::new().unwrap();
+    let h = &mut host();
+    eval(&scripts, "return redis.call('get', 1/3, 100, 1e20, KEYS[1], ARGV[1])", &["k"], &["a"], h);
+    assert_eq!(h.asked.last().unwrap(), &["get", "0.33333333333333331", "100", "1e+20", "k", "a"]);
+    let reply = eval(&scripts, "return redis.pcall('get', {})", &[], &[], h);
+    assert!(reply.starts_with("-ERR Lua redis lib command arguments must be strings or integers script: "), "{reply}");
+    let reply = eval(&scripts, "return redis.call()", &[], &[], h);
+    assert!(reply.starts_with("-ERR Please specify at least one argument for this redis lib call script: "), "{reply}");
+}
+
+#[test]
+fn the_sandbox_guards_globals() {
+    let scripts = Scripts::new().unwrap();
+    let h = &mut host();
+    let reply = eval(&scripts, "return x", &[], &[], h);
+    assert!(reply.starts_with("-ERR user_script:1: Script attempted to access nonexistent global variable 'x' script: "), "{reply}");
+    let reply = eval(&scripts, "x = 1", &[], &[], h);
+    assert!(reply.starts_with("-ERR user_script:1: Attempt to modify a readonly table script: "), "{reply}");
+    let reply = eval(&scripts, "string.x = 1", &[], &[], h);
+    assert!(reply.starts_with("-ERR user_script:1: Attempt to modify a readonly table"), "{reply}");
+    for name in ["os", "io", "debug", "dofile", "loadfile", "require", "print", "setfenv", "getfenv"] {
+        let reply = eval(&scripts, &format!("return {name}"), &[], &[], h);
+        assert!(reply.contains(&format!("nonexistent global variable '{name}'")), "{name}: {reply}");
+    }
+    assert_eq!(eval(&scripts, "return bit.band(7, 3)", &[], &[], h), ":3\r\n");
+    assert_eq!(eval(&scripts, "return bit.tohex(65535, -4)", &[], &[], h), "$4\r\nFFFF\r\n");
+    assert_eq!(eval(&scripts, "return redis.sha1hex('')", &[], &[], h), "$40\r\nda39a3ee5e6b4b0d3255bfef95601890afd80709\r\n");
+    assert_eq!(eval(&scripts, "return unpack({1, 2})", &[], &[], h), ":1\r\n");
+    let reply = eval(&scripts, "error('boom')", &[], &[], h);
+    assert!(reply.starts_with("-ERR user_script:1: boom script: "), "{reply}");
+    assert!(reply.ends_with(", on @user_script:1.\r\n"), "{reply}");
+    let reply = eval(&scripts, "error({err = 'X y'})", &[], &[], h);
+    assert!(reply.starts_with("-X y script: "), "{reply}");
+}
+
+#[test]
+fn compile_errors_name_the_line() {
+    let scripts = Scripts::new().unwrap();
+    assert_eq!(scripts.load("s", b"return ("), Err("user_script:1: unexpected symbol near '<eof>'".to_string()));
+    assert!(!scripts.has("s"));
+}
+
+#[test]
+fn redis_log_reaches_the_host() {
+    let scripts = Scripts::new().unwrap();
+    let h = &mut host();
+    eval(&scripts, "redis.log(redis.LOG_WARNING, 'a', 1)", &[], &[], h);
+    assert_eq!(h.logged, vec![(3, "a 1".to_string())]);
+}
+
+#[test]
+fn a_script_that_has_not_written_ends_at_its_limit() {
+    let scripts = Scripts::new().unwrap();
+    let h = &mut host();
+    scripts.load("loop", b"while true do end").unwrap();
+    let reply = String::from_utf8(scripts.run("loop", &[], &[], Duration::from_millis(50), h)).unwrap();
+    assert_eq!(reply, "-ERR script loop ran past its time limit without writing and was ended\r\n");
+    // The state is usable after it.
+    assert_eq!(eval(&scripts, "return 1", &[], &[], h), ":1\r\n");
+}

@@ -1,0 +1,88 @@
+/**
+ * EVAL, EVALSHA, their read-only forms, and SCRIPT: Lua scripts as Redis 7.0 runs them
+ * (kv/scripting/: the cache, one run; native/script: the Lua side). `EVAL script numkeys key…
+ * arg…` compiles the script (kept by its SHA-1, so EVALSHA can run it again) and runs it with
+ * KEYS and ARGV set.
+ */
+import { parseInt64 } from "../args.ts";
+import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { replayResp } from "../scripting/resp-replay.ts";
+import { runScript } from "../scripting/script-run.ts";
+import { helpReply } from "./keys.ts";
+import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags } from "./spec.ts";
+
+/** Hex digits of a script's SHA-1, the only length EVALSHA looks up. */
+const shaHexDigits = 40;
+
+const noScript = () => new KvError("NOSCRIPT No matching script. Please use EVAL.");
+
+/** numkeys and the keys and arguments after it. */
+function keysAndArgs(argv: readonly string[]): { keys: string[]; args: string[] } {
+  const count = parseInt64(argv[2]!);
+  if (count === null) throw notAnInteger();
+  if (count > argv.length - 3) throw new KvError("ERR Number of keys can't be greater than number of args");
+  if (count < 0) throw new KvError("ERR Number of keys can't be negative");
+  const n = Number(count);
+  return { keys: argv.slice(3, 3 + n), args: argv.slice(3 + n) };
+}
+
+function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
+  const { keys, args } = keysAndArgs(argv);
+  const sha = x.engine.scripts.load(argv[1]!);
+  replayResp(runScript(x.engine, x.engine.scripts, x.session, sha, keys, args, { readOnly }), x.reply);
+}
+
+function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
+  const { keys, args } = keysAndArgs(argv);
+  const sha = argv[1]!.toLowerCase();
+  if (sha.length !== shaHexDigits || !x.engine.scripts.has(sha)) throw noScript();
+  replayResp(runScript(x.engine, x.engine.scripts, x.session, sha, keys, args, { readOnly }), x.reply);
+}
+
+const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "movablekeys"];
+const evalKeys = countedKeys(2);
+
+/** A SCRIPT subcommand. */
+const sub = (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[]): CommandSpec => ({
+  name: `script|${name}`, arity, flags, group: "scripting", summary, run,
+});
+
+export const scriptingCommands: readonly CommandSpec[] = [
+  { name: "eval", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a Lua script.", movableKeys: evalKeys, run: (x, argv) => evalScript(x, argv, false) },
+  { name: "evalsha", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a cached Lua script by its SHA-1.", movableKeys: evalKeys, run: (x, argv) => evalSha(x, argv, false) },
+  {
+    name: "eval_ro", arity: -3, flags: ["readonly", ...evalFlags], group: "scripting", summary: "Runs a read-only Lua script.",
+    movableKeys: evalKeys, run: (x, argv) => evalScript(x, argv, true),
+  },
+  {
+    name: "evalsha_ro", arity: -3, flags: ["readonly", ...evalFlags], group: "scripting", summary: "Runs a cached read-only Lua script by its SHA-1.",
+    movableKeys: evalKeys, run: (x, argv) => evalSha(x, argv, true),
+  },
+  {
+    name: "script", arity: -2, flags: [], group: "scripting", summary: "The script cache.",
+    subcommands: [
+      sub("load", 3, "Compiles a script and keeps it; answers its SHA-1.", (x, argv) => x.reply.bulk(x.engine.scripts.load(argv[2]!)), ["noscript", "stale"]),
+      sub("exists", -3, "Whether each SHA-1 names a cached script.", (x, argv) => {
+        x.reply.array(argv.length - 2);
+        for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.has(argv[i]!) ? 1 : 0);
+      }, ["noscript", "stale"]),
+      sub("flush", -2, "Forgets every cached script.", (x, argv) => {
+        if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) throw syntaxError();
+        x.engine.scripts.flush();
+        x.reply.simple("OK");
+      }, ["noscript"]),
+      // A script runs to its end before any other command is read, so none is ever running when
+      // SCRIPT KILL arrives (svc ends one that runs past busy-reply-threshold without writing).
+      sub("kill", 2, "Ends the running script (none can be running when this is read).", () => {
+        throw new KvError("NOTBUSY No scripts in execution right now.");
+      }, ["noscript", "allow_busy"]),
+      sub("help", 2, "Shows SCRIPT's subcommands.", (x) => helpReply(x, "SCRIPT", [
+        "EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache.",
+        "    svc flushes it at once whichever mode is given.",
+        "KILL", "    Kill the currently executing Lua script.",
+        "LOAD <script>", "    Load a script into the scripts cache without executing it.",
+      ]), helpFlags),
+    ],
+  },
+];

@@ -1,0 +1,61 @@
+/**
+ * A RESP2 reply already encoded (a script's, from the native side) written again through the
+ * Reply writers, so it reaches a RESP connection and the REST API's JSON alike. Only the five
+ * RESP2 types occur: status, error, integer, bulk string, array.
+ */
+import type { Reply } from "../reply.ts";
+
+const CR = 0x0d;
+
+/** Writes the one reply `bytes` holds onto `reply`. */
+export function replayResp(bytes: Uint8Array, reply: Reply): void {
+  const end = replayAt(bytes, 0, reply);
+  if (end !== bytes.length) throw new RangeError(`a script's reply has ${bytes.length - end} bytes after its end`);
+}
+
+/** The line after the type byte at `at`, and where the next item starts. */
+function line(bytes: Uint8Array, at: number): { text: string; next: number } {
+  const cr = bytes.indexOf(CR, at + 1);
+  if (cr < 0 || bytes[cr + 1] !== 0x0a) throw new RangeError("a script's reply line has no CRLF");
+  return { text: Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, cr - at - 1).toString("latin1"), next: cr + 2 };
+}
+
+function replayAt(bytes: Uint8Array, at: number, reply: Reply): number {
+  const type = String.fromCharCode(bytes[at]!);
+  const { text, next } = line(bytes, at);
+  switch (type) {
+    case "+":
+      reply.simple(text);
+      return next;
+    case "-":
+      reply.error(text);
+      return next;
+    case ":": {
+      const n = BigInt(text);
+      reply.integer(n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n);
+      return next;
+    }
+    case "$": {
+      const length = Number(text);
+      if (length < 0) {
+        reply.bulk(null);
+        return next;
+      }
+      reply.bulkBytes(bytes, next, next + length);
+      return next + length + 2;
+    }
+    case "*": {
+      const count = Number(text);
+      if (count < 0) {
+        reply.array(null);
+        return next;
+      }
+      reply.array(count);
+      let item = next;
+      for (let i = 0; i < count; i++) item = replayAt(bytes, item, reply);
+      return item;
+    }
+    default:
+      throw new RangeError(`a script's reply has an unknown type byte '${type}'`);
+  }
+}

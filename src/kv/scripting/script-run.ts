@@ -1,0 +1,91 @@
+/**
+ * One run of a script: its redis.call and redis.pcall, each a command run for the script's client
+ * as that client would run it, with what Redis refuses a script on top (scriptCall below).
+ *
+ * A script is atomic, as in Redis: nothing else runs until it ends, and the append-only file gets
+ * its writes between MULTI and EXEC, so a replay applies all of them or none. A SELECT inside it
+ * holds for the rest of the script only.
+ */
+import type { Engine } from "../engine.ts";
+import { RespWriter } from "../resp/writer.ts";
+import type { Session } from "../session.ts";
+import type { ScriptCache } from "./script-cache.ts";
+import { packWords, unpackWords } from "./words.ts";
+
+/** A script that has not written by then is ended; one that has runs on (as in Redis). */
+const scriptTimeLimitMsDefault = 5000;
+
+/** Bytes of a command's reply: the flag byte saying whether data changed, then the reply. */
+const changedFlag = 1;
+
+export interface ScriptRunOptions {
+  /** EVAL_RO, EVALSHA_RO: a write command fails. */
+  readOnly: boolean;
+}
+
+/** Runs the script kept under `sha` for `session`; returns the RESP2 reply. */
+export function runScript(
+  engine: Engine, cache: ScriptCache, session: Session, sha: string, keys: readonly string[], args: readonly string[],
+  options: ScriptRunOptions,
+): Buffer {
+  let wrote = false;
+  const call = (packed: Buffer): Uint8Array => {
+    const out = new RespWriter();
+    const dirtyBefore = engine.dirty;
+    scriptCall(engine, session, unpackWords(packed), out, options.readOnly, wrote);
+    const changed = engine.dirty !== dirtyBefore;
+    wrote ||= changed;
+    const reply = new Uint8Array(1 + out.length);
+    reply[0] = changed ? changedFlag : 0;
+    reply.set(out.buffer.subarray(0, out.length), 1);
+    return reply;
+  };
+  const log = (line: Buffer) => logLine(engine, line[0]!, line.toString("latin1", 1));
+  const dbIndex = session.dbIndex;
+  // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
+  const wraps = !session.inExec;
+  if (wraps) engine.aof?.beginTransaction();
+  try {
+    return cache.native.run(sha, packWords([...keys, ...args]), keys.length, timeLimitMs(engine), call, log);
+  } finally {
+    if (wraps) engine.aof?.endTransaction();
+    session.dbIndex = dbIndex;
+  }
+}
+
+/**
+ * One command from a script, answered on `out`. Redis's refusals come first, in its words: an
+ * unknown command, a wrong count of arguments, a command no script may run (MULTI, blocking
+ * commands, CLIENT, …), a write from a read-only script, and — until the script has written, after
+ * which it must be let finish — anything that may grow the data past maxmemory.
+ */
+function scriptCall(engine: Engine, session: Session, argv: string[], out: RespWriter, readOnly: boolean, wrote: boolean): void {
+  const resolved = engine.resolve(argv);
+  if (typeof resolved === "string") {
+    const arity = resolved.startsWith("ERR wrong number of arguments");
+    return out.error(arity ? "ERR Wrong number of args calling Redis command from script" : "ERR Unknown Redis command called from script");
+  }
+  const flags = resolved.flags;
+  if (flags.includes("noscript")) return out.error("ERR This Redis command is not allowed from script");
+  if (readOnly && flags.includes("write")) return out.error("ERR Write commands are not allowed from read-only scripts.");
+  if (!wrote && engine.overMaxmemory && flags.includes("denyoom")) {
+    return out.error("OOM command not allowed when used memory > 'maxmemory'.");
+  }
+  const persistFailure = engine.aof?.failureReason ?? null;
+  if (persistFailure !== null && flags.includes("write")) return out.error(`MISCONF Errors writing to the AOF file: ${persistFailure}`);
+  engine.run(resolved, session, argv, out);
+}
+
+/** busy-reply-threshold (lua-time-limit) in ms, as CONFIG SET left it. */
+function timeLimitMs(engine: Engine): number {
+  const configured = Number(engine.config.get("busy-reply-threshold") ?? engine.config.get("lua-time-limit"));
+  return Number.isInteger(configured) && configured > 0 ? Math.min(configured, 2 ** 32 - 1) : scriptTimeLimitMsDefault;
+}
+
+/** redis.log at Redis's levels: debug, verbose, notice, warning. */
+function logLine(engine: Engine, level: number, text: string): void {
+  const fields = { script: true };
+  if (level >= 3) engine.log.warn(fields, text);
+  else if (level === 2) engine.log.info(fields, text);
+  else engine.log.debug(fields, text);
+}
