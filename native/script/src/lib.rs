@@ -7,6 +7,7 @@
 //! gives back the script's result as the RESP2 reply for the client.
 
 mod bit;
+mod cjson;
 mod lua_to_resp;
 mod number;
 mod resp_to_lua;
@@ -78,6 +79,7 @@ impl Scripts {
         bridge.set("version", REDIS_VERSION)?;
         bridge.set("version_num", REDIS_VERSION_NUM)?;
         bridge.set("bit", bit::library(&lua)?)?;
+        bridge.set("cjson", cjson::library(&lua)?)?;
         bridge.set(
             "sha1hex",
             lua.create_function(|_, text: mlua::LuaString| Ok(sha1_smol::Sha1::from(&*text.as_bytes()).digest().to_string()))?,

@@ -1,12 +1,14 @@
-//! Numbers as Redis writes them when a script passes one to a command: `%.17g`, the shortest
-//! form C's printf gives with 17 significant digits (1/3 → "0.33333333333333331", 100 → "100",
-//! 1e20 → "1e+20").
-
-/// Significant digits of `%.17g`.
-const DIGITS: i32 = 17;
+//! Numbers as C's `%.<digits>g` writes them: what Redis writes when a script passes a number to a
+//! command (`%.17g`: 1/3 → "0.33333333333333331", 100 → "100", 1e20 → "1e+20"), and what cjson
+//! writes in JSON (`%.14g`).
 
 /// `n` as C's `printf("%.17g", n)` writes it.
 pub fn format_g17(n: f64) -> String {
+    format_g(n, 17)
+}
+
+/// `n` as C's `printf("%.<digits>g", n)` writes it; `digits` is 1 to 17.
+pub fn format_g(n: f64, digits: i32) -> String {
     if n.is_nan() {
         return if n.is_sign_negative() { "-nan" } else { "nan" }.to_string();
     }
@@ -16,16 +18,16 @@ pub fn format_g17(n: f64) -> String {
     if n == 0.0 {
         return if n.is_sign_negative() { "-0" } else { "0" }.to_string();
     }
-    // Rust's `{:e}` with 16 decimals rounds to 17 significant digits exactly as printf does.
-    let scientific = format!("{:.*e}", (DIGITS - 1) as usize, n);
+    // Rust's `{:e}` with digits - 1 decimals rounds to that many significant digits as printf does.
+    let scientific = format!("{:.*e}", (digits - 1) as usize, n);
     let (mantissa, exponent) = scientific.split_once('e').expect("`{:e}` always writes an exponent");
     let exponent: i32 = exponent.parse().expect("`{:e}` writes a decimal exponent");
-    if exponent < -4 || exponent >= DIGITS {
+    if exponent < -4 || exponent >= digits {
         let mantissa = trim_fraction(mantissa);
         let sign = if exponent < 0 { '-' } else { '+' };
         return format!("{mantissa}e{sign}{:02}", exponent.abs());
     }
-    let decimals = (DIGITS - 1 - exponent) as usize;
+    let decimals = (digits - 1 - exponent) as usize;
     trim_fraction(&format!("{:.*}", decimals, n)).to_string()
 }
 
@@ -39,7 +41,15 @@ fn trim_fraction(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::format_g17;
+    use super::{format_g, format_g17};
+
+    #[test]
+    fn fourteen_digits() {
+        assert_eq!(format_g(0.1, 14), "0.1");
+        assert_eq!(format_g(1.0 / 3.0, 14), "0.33333333333333");
+        assert_eq!(format_g(1e15, 14), "1e+15");
+        assert_eq!(format_g(123.0, 14), "123");
+    }
 
     #[test]
     fn matches_printf() {

@@ -3,13 +3,13 @@
 -- Redis 7.0 is the model for every name and message here.
 --
 -- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
--- text)` while a script runs; `sha1hex(text)`; `bit`; `version` and `version_num`.
+-- text)` while a script runs; `sha1hex(text)`; `bit`; `cjson`; `version` and `version_num`.
 local bridge = ...
 
 local getinfo = debug.getinfo
 local type, tostring, error, select, rawpcall, rawget = type, tostring, error, select, pcall, rawget
 local setmetatable, setfenv, xpcall, ipairs = setmetatable, setfenv, xpcall, ipairs
-local concat, find, sub = table.concat, string.find, string.sub
+local concat, find, sub, gsub = table.concat, string.find, string.sub, string.gsub
 local real = _G
 
 local redis = {
@@ -86,6 +86,7 @@ end
 
 real.redis = readonly(redis)
 real.bit = readonly(bridge.bit)
+real.cjson = readonly(bridge.cjson)
 for _, name in ipairs({ 'string', 'table', 'math', 'coroutine' }) do real[name] = readonly(real[name]) end
 for _, name in ipairs({ 'dofile', 'loadfile', 'print', 'setfenv', 'getfenv', 'newproxy', 'module',
                         'require', 'debug', 'os', 'io', 'package' }) do
@@ -107,20 +108,29 @@ local env = setmetatable({}, {
 })
 real._G = env
 
+-- The message of an error a Rust function of the libraries raised (cjson's, say): mlua hands it
+-- over as a userdata whose text is "runtime error: <message>" and a traceback.
+local function rust_message(e)
+  local text = gsub(tostring(e), '^runtime error: ', '')
+  local cut = find(text, '\nstack traceback:', 1, true)
+  return cut and sub(text, 1, cut - 1) or text
+end
+
 -- Makes whatever was raised into an error table, { err = text, source, line }, the line being
 -- the script's own where the error came from (not that of redis.call or error, which raised it).
 local function handler(e)
-  if type(e) ~= 'table' then e = { err = 'ERR ' .. tostring(e) } end
-  local level = 2
-  while true do
-    local info = getinfo(level, 'Sl')
-    if info == nil then break end
-    if info.source == '@user_script' then
-      e.source, e.line = info.source, info.currentline
-      break
-    end
-    level = level + 1
+  local info
+  for level = 2, 200 do
+    info = getinfo(level, 'Sl')
+    if info == nil or info.source == '@user_script' then break end
   end
+  if type(e) == 'userdata' then
+    -- Prefixed with the script's position, as Lua's error() prefixes a message.
+    local at = info and ('user_script:' .. info.currentline .. ': ') or ''
+    e = at .. rust_message(e)
+  end
+  if type(e) ~= 'table' then e = { err = 'ERR ' .. tostring(e) } end
+  if info then e.source, e.line = info.source, info.currentline end
   return e
 end
 

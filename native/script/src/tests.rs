@@ -145,3 +145,31 @@ fn a_script_that_has_not_written_ends_at_its_limit() {
     // The state is usable after it.
     assert_eq!(eval(&scripts, "return 1", &[], &[], h), ":1\r\n");
 }
+
+#[test]
+fn cjson_encodes_and_decodes() {
+    let scripts = Scripts::new().unwrap();
+    let h = &mut host();
+    let cases: &[(&str, &str)] = &[
+        ("return cjson.encode({1, 2, 'a/b'})", "[1,2,\"a\\/b\"]"),
+        ("return cjson.encode({})", "{}"),
+        ("return cjson.encode({a = {b = true}})", "{\"a\":{\"b\":true}}"),
+        ("return cjson.encode({1, nil, 3})", "[1,null,3]"),
+        ("return cjson.encode(0.1)", "0.1"),
+        ("return cjson.encode('\\n\\1')", "\"\\n\\u0001\""),
+        ("return cjson.encode(cjson.null)", "null"),
+        ("local t = cjson.decode('{\"a\":[1,2,{\"b\":\"x\\\\u00e9\"}]}') return t.a[3].b", "x\u{e9}"),
+        ("return tostring(cjson.decode('[null]')[1] == cjson.null)", "true"),
+        ("return cjson.encode(cjson.decode(' [1.5, \"\\\\ud83d\\\\ude00\", false] '))", "[1.5,\"\u{1F600}\",false]"),
+    ];
+    for (body, expected) in cases {
+        let reply = eval(&scripts, body, &[], &[], h);
+        assert_eq!(reply, format!("${}\r\n{expected}\r\n", expected.len()), "{body}");
+    }
+    let reply = eval(&scripts, "return cjson.encode({[20] = 1})", &[], &[], h);
+    assert!(reply.contains("Cannot serialise table: excessively sparse array"), "{reply}");
+    let reply = eval(&scripts, "return cjson.decode('[1,')", &[], &[], h);
+    assert!(reply.contains("Expected value but found T_END at character 4"), "{reply}");
+    let reply = eval(&scripts, "return cjson.encode(0/0)", &[], &[], h);
+    assert!(reply.contains("Cannot serialise number: must not be NaN or Inf"), "{reply}");
+}

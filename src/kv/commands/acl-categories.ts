@@ -10,7 +10,7 @@ import type { CommandGroup, CommandSpec } from "./spec.ts";
 const groupCategory: Partial<Record<CommandGroup, string>> = {
   generic: "keyspace", string: "string", list: "list", hash: "hash", set: "set", sorted_set: "sortedset",
   hyperloglog: "hyperloglog", geo: "geo", bitmap: "bitmap", pubsub: "pubsub", transactions: "transaction",
-  connection: "connection",
+  connection: "connection", scripting: "scripting",
 };
 
 /**
@@ -32,6 +32,9 @@ const listedByHand: Readonly<Record<string, readonly string[]>> = {
   flushdb: ["keyspace", "write", "slow", "dangerous"],
   flushall: ["keyspace", "write", "slow", "dangerous"],
   "function|flush": ["write", "slow", "scripting"],
+  eval_ro: ["slow", "scripting"],
+  evalsha_ro: ["slow", "scripting"],
+  script: ["slow"],
   "function|help": ["slow", "scripting"],
   role: ["admin", "fast", "dangerous"],
   lastsave: ["admin", "fast", "dangerous"],

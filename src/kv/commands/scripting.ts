@@ -5,7 +5,7 @@
  * KEYS and ARGV set.
  */
 import { parseInt64 } from "../args.ts";
-import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { KvError, notAnInteger } from "../errors.ts";
 import { replayResp } from "../scripting/resp-replay.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
@@ -39,7 +39,7 @@ function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
   replayResp(runScript(x.engine, x.engine.scripts, x.session, sha, keys, args, { readOnly }), x.reply);
 }
 
-const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "movablekeys"];
+const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
 const evalKeys = countedKeys(2);
 
 /** A SCRIPT subcommand. */
@@ -65,9 +65,11 @@ export const scriptingCommands: readonly CommandSpec[] = [
       sub("exists", -3, "Whether each SHA-1 names a cached script.", (x, argv) => {
         x.reply.array(argv.length - 2);
         for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.has(argv[i]!) ? 1 : 0);
-      }, ["noscript", "stale"]),
+      }, ["noscript"]),
       sub("flush", -2, "Forgets every cached script.", (x, argv) => {
-        if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) throw syntaxError();
+        if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) {
+          throw new KvError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+        }
         x.engine.scripts.flush();
         x.reply.simple("OK");
       }, ["noscript"]),

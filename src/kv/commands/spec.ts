@@ -10,7 +10,8 @@ import type { Session } from "../session.ts";
 
 export type CommandFlag =
   | "write" | "readonly" | "denyoom" | "admin" | "pubsub" | "noscript" | "blocking"
-  | "loading" | "stale" | "fast" | "no_multi" | "allow_busy" | "movablekeys" | "no_auth" | "skip_slowlog" | "no_async_loading";
+  | "loading" | "stale" | "fast" | "no_multi" | "allow_busy" | "movablekeys" | "no_auth" | "skip_slowlog" | "no_async_loading"
+  | "skip_monitor" | "no_mandatory_keys";
 
 /** A container's HELP subcommand: only text, allowed while loading and on a stale replica. */
 export const helpFlags: readonly CommandFlag[] = ["loading", "stale"];

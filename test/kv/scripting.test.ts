@@ -1,0 +1,193 @@
+// Lua scripts (EVAL, EVALSHA, their read-only forms, SCRIPT) side by side with redis-server 7.0:
+// the same replies for the same scripts, errors included — the sandbox, the redis library, the
+// conversions between Lua values and replies, cjson and bit. Then what a side-by-side cannot
+// show: a script's writes reach the append-only file as one transaction that survives kill -9 and
+// that redis-server replays the same, a script that loops without writing is ended at its limit
+// while the server goes on serving, and /cmd runs scripts over REST.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { aofName, expectReplaysTo, newDir, withKvIn } from "./support/aof-files.ts";
+import { type RespValue, show, withClient } from "./support/resp-client.ts";
+import { startKv } from "./support/servers.ts";
+import { redisAndKvWithClients } from "./support/side-by-side.ts";
+
+const s = redisAndKvWithClients();
+
+/** Runs `commands` on both servers (after FLUSHALL and SCRIPT FLUSH) and expects the same replies. */
+async function sameOnBoth(commands: string[][]): Promise<RespValue[]> {
+  const [redis, kv] = await Promise.all(
+    [s.redisClient, s.kvClient].map((client) => client.pipeline([["FLUSHALL"], ["SCRIPT", "FLUSH"], ...commands])),
+  );
+  const rows = commands.map((command, i) => ({ command: command.join(" "), kv: show(kv![i + 2]!) }));
+  expect(rows).toEqual(commands.map((command, i) => ({ command: command.join(" "), kv: show(redis![i + 2]!) })));
+  return kv!.slice(2);
+}
+
+const evalOf = (body: string, ...keysThenArgs: string[]) => ["EVAL", body, ...keysThenArgs];
+
+describe("scripts side by side with redis-server", () => {
+  test("Lua values become replies: numbers truncated, nil and false null, tables arrays up to the first nil, ok and err tables", async () => {
+    const kv = await sameOnBoth([
+      evalOf("return 1", "0"), evalOf("return 3.99", "0"), evalOf("return -3.99", "0"), evalOf("return 1e300", "0"),
+      evalOf("return 0/0", "0"), evalOf("return 'a' .. 'b'", "0"), evalOf("return true", "0"), evalOf("return false", "0"),
+      evalOf("return nil", "0"), evalOf("return {1, 2, {3, 'x'}, nil, 5}", "0"), evalOf("return {}", "0"),
+      evalOf("return {a = 1}", "0"), evalOf("return {ok = 'fine'}", "0"), evalOf("return {ok = 'a\\r\\nb'}", "0"),
+      evalOf("return {err = 'bad thing'}", "0"), evalOf("return {err = 'x\\ny'}", "0"), evalOf("return {ok = 'a', err = 'b'}", "0"),
+      evalOf("return {err = 5}", "0"), evalOf("return {1, {err = 'x'}, {ok = 'y'}, 2.5, true, false}", "0"),
+      evalOf("return redis.error_reply('bad')", "0"), evalOf("return redis.error_reply('-E1 z')", "0"),
+      evalOf("return redis.error_reply('bad one')", "0"), evalOf("return redis.error_reply('')", "0"),
+      evalOf("return redis.status_reply('S')", "0"), evalOf("return tostring(10/2)", "0"), evalOf("return print", "0"),
+      evalOf("return redis.sha1hex('')", "0"), evalOf("return redis.REDIS_VERSION ~= nil", "0"),
+    ]);
+    expect(kv[1]).toBe(3n);
+    expect(kv[24]).toBe("5");
+  });
+
+  test("KEYS, ARGV and numkeys, at their limits and past them", async () => {
+    await sameOnBoth([
+      evalOf("return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], #KEYS, #ARGV}", "2", "a", "b", "c", "d"),
+      evalOf("return #KEYS", "4", "a", "b", "c", "d"), evalOf("return 'x'", "5", "a", "b", "c", "d"),
+      evalOf("return 'x'", "-1"), evalOf("return 'x'", "abc"), evalOf("return ARGV[1]", "0"), evalOf("return KEYS", "0"),
+      ["EVAL", "return 1"], evalOf("return ARGV[1]", "0", "\u00e9\u0000\r\n"),
+    ]);
+  });
+
+  test("redis.call and redis.pcall: replies as Lua values, errors raised or returned, arguments strings or numbers", async () => {
+    const kv = await sameOnBoth([
+      ["SET", "s", "abc"], ["RPUSH", "l", "a", "b"],
+      evalOf("return redis.call('get', KEYS[1])", "1", "s"), evalOf("return type(redis.call('get', 'nokey'))", "0"),
+      evalOf("return redis.call('set', 'k', 'v')['ok']", "0"), evalOf("return redis.call('lrange', 'l', 0, -1)", "0"),
+      evalOf("return redis.call('hgetall', 'nohash')", "0"), evalOf("return redis.call('incr', KEYS[1])", "1", "s"),
+      evalOf("\nlocal x = redis.call('incr', 's')", "0"), evalOf("return redis.pcall('incr', KEYS[1])", "1", "s"),
+      evalOf("return redis.pcall('incr', 's')['err']", "0"), evalOf("local ok, e = pcall(redis.call, 'incr', 's') return {tostring(ok), e}", "0"),
+      evalOf("local ok, e = pcall(function() error({err = 'x'}) end) return e", "0"),
+      evalOf("redis.call('set', 'k', 1/3) return redis.call('get', 'k')", "0"), evalOf("redis.call('set', 'k', 1e20) return redis.call('get', 'k')", "0"),
+      evalOf("return redis.call('echo', 100)", "0"), evalOf("return redis.call('set', 'k', {})", "0"), evalOf("return redis.call()", "0"),
+      evalOf("return redis.call('nosuch')", "0"), evalOf("return redis.pcall('nosuch')", "0"), evalOf("return redis.call('get')", "0"),
+      evalOf("return redis.pcall('get')", "0"), evalOf("return redis.pcall('config', 'nosuch')", "0"),
+      evalOf("return redis.pcall('set', 'k', 'v', 'nx', 'xx')", "0"), evalOf("return redis.call('wrongtype-check') ", "0"),
+      evalOf("redis.call('rpush', 'l2', 'x') return redis.pcall('get', 'l2')", "0"),
+    ]);
+    expect(kv[2]).toBe("abc");
+    expect(kv[13]).toBe("0.33333333333333331");
+  });
+
+  test("what a script may not run, and what a read-only script may not write", async () => {
+    await sameOnBoth([
+      evalOf("return redis.call('multi')", "0"), evalOf("return redis.call('eval', 'return 1', 0)", "0"),
+      evalOf("return redis.call('blpop', 'nolist', 1)", "0"), evalOf("return redis.call('subscribe', 'c')", "0"),
+      evalOf("return redis.pcall('client', 'id')", "0"), evalOf("return redis.call('script', 'load', 'return 1')", "0"),
+      ["EVAL_RO", "return redis.call('set', 'a', 'b')", "0"], ["EVAL_RO", "return redis.call('get', 'a')", "0"],
+      ["EVAL_RO", "return redis.pcall('del', 'a')", "0"],
+    ]);
+  });
+
+  test("the sandbox: no globals made or read by mistake, read-only libraries, no files or debug library", async () => {
+    const names = ["os", "io", "debug", "dofile", "loadfile", "require", "setfenv", "getfenv", "newproxy", "module"];
+    await sameOnBoth([
+      evalOf("return x", "0"), evalOf("x = 1", "0"), evalOf("_G.x = 1", "0"), evalOf("redis.call = nil", "0"),
+      evalOf("string.x = 1", "0"), evalOf("local t = {} t.x = 1 return t.x", "0"), evalOf("return (", "0"),
+      evalOf("error('boom')", "0"), evalOf("error({err = 'X y'})", "0"), evalOf("error(redis.error_reply('bad'))", "0"),
+      evalOf("local function f() error({err = 'deep'}) end\nreturn f()", "0"),
+      ...names.map((name) => evalOf(`return type(${name})`, "0")),
+      evalOf("return {type(loadstring), type(unpack), type(coroutine), type(cjson), type(bit)}", "0"),
+    ]);
+  });
+
+  test("cjson and bit compute as Redis's do", async () => {
+    await sameOnBoth([
+      evalOf("return cjson.encode({1, 2, 'a/b', true, false})", "0"), evalOf("return cjson.encode({})", "0"),
+      evalOf("return cjson.encode({a = {b = {1.5, 0.1}}})", "0"), evalOf("return cjson.encode({1, nil, 3})", "0"),
+      evalOf("return cjson.encode('\\n\\1\"\\\\')", "0"), evalOf("return cjson.encode(1/3)", "0"), evalOf("return cjson.encode(1e20)", "0"),
+      evalOf("return cjson.encode({[20] = 1})", "0"), evalOf("return cjson.encode(0/0)", "0"), evalOf("return cjson.encode(cjson.null)", "0"),
+      evalOf("local t = cjson.decode(ARGV[1]) return {t.a[1], t.a[3].b, tostring(t.c == cjson.null), t.d}", "0", '{"a":[1,2,{"b":"x\\u00e9"}],"c":null,"d":"\\ud83d\\ude00"}'),
+      evalOf("return cjson.decode('[1,')", "0"), evalOf("return cjson.decode('{\"a\" 1}')", "0"), evalOf("return cjson.decode('nope')", "0"),
+      evalOf("return {bit.band(7, 3), bit.bor(1, 2, 4), bit.bxor(5, 1), bit.bnot(0), bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-16, 2)}", "0"),
+      evalOf("return {bit.tohex(255), bit.tohex(-1, -4), bit.tobit(4294967297), bit.rol(1, 33), bit.bswap(1)}", "0"),
+    ]);
+  });
+
+  test("EVALSHA, SCRIPT LOAD, EXISTS, FLUSH and KILL", async () => {
+    const sha = "e0e1f9fabfc9d4800c877a703b823ac0578ff8db";
+    await sameOnBoth([
+      ["EVALSHA", sha, "0"], ["SCRIPT", "LOAD", "return 1"], ["EVALSHA", sha, "0"], ["EVALSHA", sha.toUpperCase(), "0"],
+      ["EVALSHA_RO", sha, "0"], ["EVALSHA", "abc", "0"], ["EVALSHA", sha, "-1"], ["SCRIPT", "EXISTS", sha, sha.toUpperCase(), "ffff"],
+      ["SCRIPT", "LOAD", "return ("], ["EVAL", "return 2", "0"], ["SCRIPT", "EXISTS", "7f923f79fe76194c868d7e1d0820de36700eb649"],
+      ["SCRIPT", "FLUSH", "ASYNC"], ["SCRIPT", "EXISTS", sha], ["SCRIPT", "FLUSH", "nope"], ["SCRIPT", "KILL"], ["SCRIPT"],
+      ["SCRIPT", "nosuch"], ["SCRIPT", "EXISTS"],
+    ]);
+  });
+
+  test("a script is one step of a transaction, and a SELECT inside it holds for the script only", async () => {
+    const kv = await sameOnBoth([
+      ["MULTI"], evalOf("return redis.call('incr', KEYS[1])", "1", "n"), ["INCR", "n"], ["EXEC"],
+      evalOf("redis.call('select', 3) redis.call('set', 'in3', 'v') return redis.call('dbsize')", "0"), ["DBSIZE"],
+      ["SELECT", "3"], ["GET", "in3"], ["SELECT", "0"],
+    ]);
+    expect(kv[3]).toEqual([1n, 2n]);
+    expect(kv[5]).toBe(1n);
+  });
+});
+
+describe("scripts and the append-only file", () => {
+  test("a script's writes go to the file as one transaction, survive kill -9, and replay the same in redis-server", async () => {
+    const dir = newDir();
+    await withKvIn(dir, async (c, kv) => {
+      const script = "redis.call('set', KEYS[1], ARGV[1]) redis.call('rpush', KEYS[2], ARGV[1], ARGV[2]) redis.call('incrby', KEYS[3], 5) return redis.call('llen', KEYS[2])";
+      expect(await c.call("EVAL", script, "3", "s", "l", "n", "a", "b")).toBe(2n);
+      // A script that writes nothing leaves nothing in the file.
+      expect(await c.call("EVAL", "return redis.call('get', 'missing')", "0")).toBeNull();
+      kv.proc.kill("SIGKILL");
+      await kv.proc.exited;
+    });
+    const file = readFileSync(join(dir, aofName), "latin1").replace(/#+$/, "");
+    expect(file).not.toContain("EVAL");
+    expect(file).toContain("*1\r\n$5\r\nMULTI\r\n");
+    expect(file.indexOf("MULTI")).toBeLessThan(file.indexOf("rpush"));
+    expect(file.indexOf("incrby")).toBeLessThan(file.indexOf("EXEC"));
+    await expectReplaysTo(dir, {
+      "0:l": { type: "list", value: ["a", "b"], expires: false },
+      "0:n": { type: "string", value: "5", expires: false },
+      "0:s": { type: "string", value: "a", expires: false },
+    });
+  });
+});
+
+describe("a script that runs long", () => {
+  test("one that has not written is ended at busy-reply-threshold, and the server serves on", async () => {
+    const kv = await startKv();
+    try {
+      await withClient(kv.port, async (c) => {
+        expect(await c.call("CONFIG", "SET", "busy-reply-threshold", "200")).toEqual({ s: "OK" });
+        const started = performance.now();
+        const reply = (await c.call("EVAL", "while true do end", "0")) as { e: string };
+        expect(reply.e).toMatch(/^ERR script [0-9a-f]{40} ran past its time limit without writing and was ended$/);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+        expect(await c.call("PING")).toEqual({ s: "PONG" });
+        expect(await c.call("EVAL", "return 7", "0")).toBe(7n);
+      });
+    } finally {
+      await kv.stop();
+    }
+  });
+});
+
+describe("scripts over REST", () => {
+  test("/cmd runs EVAL and EVALSHA and answers in JSON, errors with 400", async () => {
+    const kv = await startKv();
+    try {
+      const cmd = ([command, ...args]: string[]) =>
+        fetch(`http://127.0.0.1:${kv.httpPort}/cmd`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ command, args }) });
+      const ok = await cmd(["EVAL", "redis.call('set', KEYS[1], ARGV[1]) return {redis.call('get', KEYS[1]), 2, {ok = 'x'}}", "1", "k", "v"]);
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ result: ["v", 2, "x"] });
+      const failed = await cmd(["EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"]);
+      expect(failed.status).toBe(400);
+      expect(await failed.json()).toEqual({ error: "NOSCRIPT No matching script. Please use EVAL." });
+      await withClient(kv.port, async (c) => expect(await c.call("GET", "k")).toBe("v"));
+    } finally {
+      await kv.stop();
+    }
+  });
+});
