@@ -133,6 +133,11 @@ export class Engine {
     return (this.scriptCache ??= new ScriptCache());
   }
 
+  /** The script cache if a script has started it, for reports that should not start it (INFO). */
+  get scriptsIfStarted(): ScriptCache | null {
+    return this.scriptCache;
+  }
+
   /** Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it. */
   setConfig(name: string, value: string): void {
     this.config.set(name, value);
@@ -241,6 +246,9 @@ export class Engine {
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
     const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, countsReads: countsReads(spec), propagate: null };
     const dirtyBefore = this.dirty;
+    // A script is shown before the commands it runs (Redis feeds its monitors EVAL up front).
+    const monitoredFirst = this.monitors.size > 0 && spec.flags.includes("skip_monitor");
+    if (monitoredFirst) this.monitors.feed(session, spec, argv);
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
     const failed = !this.runHandler(spec, exec, argv);
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
@@ -256,7 +264,7 @@ export class Engine {
     if (session.blocked !== null) session.blocked.command = { spec, argv };
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
-    if (this.monitors.size > 0) this.monitors.feed(session, spec, argv);
+    if (this.monitors.size > 0 && !monitoredFirst) this.monitors.feed(session, spec, argv);
   }
 
   /**

@@ -58,7 +58,7 @@ export class Monitors {
   feed(session: Session, spec: CommandSpec, argv: readonly string[]): void {
     if (spec.flags.includes("admin")) return;
     const micros = Math.round((performance.timeOrigin + performance.now()) * 1000);
-    const peer = session.transport?.peer ?? "";
+    const peer = session.inScript ? "lua" : (session.transport?.peer ?? "");
     const line = `${unixMicrosText(micros)} [${session.dbIndex} ${peer}] ${redactSecrets(spec, argv).map(quoted).join(" ")}`;
     for (const monitor of this.sessions) {
       monitor.reply.simple(line);

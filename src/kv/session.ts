@@ -84,6 +84,8 @@ export class Session {
   multiFailed = false;
   /** EXEC is running the queue: blocking commands answer at once instead of blocking. */
   inExec = false;
+  /** A script is running its commands (MONITOR shows them as the "lua" client's, as Redis does). */
+  inScript = false;
   /** Watched keys as "db\0key" → whether the key was live when watched. */
   readonly watched = new Map<string, { dbIndex: number; key: string; existed: boolean }>();
   /** A watched key changed: EXEC must fail. */

@@ -17,7 +17,7 @@ export interface NativeAddon {
   writeChunksAt(fd: number, chunks: Uint8Array[], position: number, sync: boolean): Promise<void>;
   respScanBind(state: Float64Array, out: Uint32Array): number;
   respScan(buf: Uint8Array, binding: number): number;
-  LuaScripts: new () => NativeLuaScripts;
+  LuaScripts: new (memoryBytesMax: number) => NativeLuaScripts;
 }
 
 /** Lua scripts for EVAL (native/script): compiled once each, run with the server as their host. */
@@ -25,6 +25,8 @@ export interface NativeLuaScripts {
   /** Compiles `body` and keeps it under `sha`; Lua's compile error, or null. */
   load(sha: string, body: Uint8Array): string | null;
   has(sha: string): boolean;
+  /** Bytes the Lua state holds. */
+  usedMemory(): number;
   /** Forgets every script. */
   flush(): void;
   /**

@@ -22,13 +22,16 @@ afterAll(() => {
   for (const c of [...monitors, ...clients]) c.close();
 });
 
-/** A monitor line without what must differ: `<time> [<db> <address>] <args>` → `[<db>] <args>`. */
+/**
+ * A monitor line without what must differ: `<time> [<db> <address>] <args>` → `[<db>] <args>`;
+ * a script's command, `[<db> lua]`, keeps its "lua".
+ */
 function normalized(line: RespValue): string {
   const text = (line as { s: string }).s;
-  const match = /^(\d+)\.(\d{6}) \[(\d+) 127\.0\.0\.1:\d+\] (.*)$/.exec(text);
+  const match = /^(\d+)\.(\d{6}) \[(\d+) (127\.0\.0\.1:\d+|lua)\] (.*)$/.exec(text);
   expect(match).not.toBeNull();
   expect(Math.abs(Number(match![1]) - Date.now() / 1000)).toBeLessThan(60);
-  return `[${match![3]}] ${match![4]}`;
+  return `[${match![3]}${match![4] === "lua" ? " lua" : ""}] ${match![5]}`;
 }
 
 describe("MONITOR, side by side with redis-server", () => {
@@ -38,7 +41,7 @@ describe("MONITOR, side by side with redis-server", () => {
       ["SET", "a", "b"], ["GET", "a"], ["CONFIG", "GET", "maxmemory"], ["SLOWLOG", "LEN"], ["AUTH", "x"],
       ["MULTI"], ["SET", "x", "1"], ["GET", "x"], ["EXEC"], ["SELECT", "1"], ["SET", "y", "a\nb\u0001\u00ff\"q\\ \t\r"],
       ["PING"], ["NOPE"], ["GET"], ["HELLO", "2", "AUTH", "default", "pw"], ["CLIENT", "SETNAME", "me"], ["ECHO", "hi"],
-      ["DEL", "a", "x", "y"], ["SELECT", "0"], ["ECHO", "last"],
+      ["DEL", "a", "x", "y"], ["SELECT", "0"], ["EVAL", "redis.call('set', 'e', '1') return redis.call('del', 'e')", "0"], ["ECHO", "last"],
     ];
     const replies = await Promise.all(clients.map((c) => c.pipeline(commands)));
     expect(replies[1]!.length).toBe(replies[0]!.length);
@@ -52,7 +55,8 @@ describe("MONITOR, side by side with redis-server", () => {
       '[0] "SET" "a" "b"', '[0] "GET" "a"', '[0] "AUTH" "(redacted)"', '[0] "MULTI"', '[0] "SET" "x" "1"', '[0] "GET" "x"',
       '[0] "EXEC"', '[1] "SELECT" "1"', '[1] "SET" "y" "a\\nb\\x01\\xff\\"q\\\\ \\t\\r"', '[1] "PING"',
       '[1] "HELLO" "2" "AUTH" "(redacted)" "(redacted)"', '[1] "CLIENT" "SETNAME" "me"', '[1] "ECHO" "hi"',
-      '[1] "DEL" "a" "x" "y"', '[0] "SELECT" "0"', '[0] "ECHO" "last"',
+      '[1] "DEL" "a" "x" "y"', '[0] "SELECT" "0"', `[0] "EVAL" "redis.call('set', 'e', '1') return redis.call('del', 'e')" "0"`,
+      '[0 lua] "set" "e" "1"', '[0 lua] "del" "e"', '[0] "ECHO" "last"',
     ]);
   });
 

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { aofName, expectReplaysTo, newDir, withKvIn } from "./support/aof-files.ts";
 import { type RespValue, show, withClient } from "./support/resp-client.ts";
 import { startKv } from "./support/servers.ts";
@@ -26,6 +27,25 @@ async function sameOnBoth(commands: string[][]): Promise<RespValue[]> {
 
 const evalOf = (body: string, ...keysThenArgs: string[]) => ["EVAL", body, ...keysThenArgs];
 
+/** Generated scripts per property (SVC_SCRIPT_RUNS raises it for a longer hunt). */
+const runs = Number(process.env.SVC_SCRIPT_RUNS ?? 500);
+
+/** A byte string as a Lua literal, every byte a decimal escape. */
+const luaString = (text: string) => `"${[...text].map((c) => `\\${c.charCodeAt(0)}`).join("")}"`;
+const bytes = fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 12 }).map((codes) => String.fromCharCode(...codes));
+/** A double as Lua source: JavaScript's shortest form parses back to the same double in Lua. */
+const luaNumber = fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? "-0" : String(n)));
+/** A Lua expression of any type a script returns: numbers, strings, booleans, nil, ok/err tables, nested arrays with holes. */
+const luaValue: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    luaNumber, fc.integer({ min: -1e6, max: 1e6 }).map(String), bytes.map(luaString),
+    fc.constantFrom("true", "false", "nil", "0/0", "1/0", "-1/0"),
+    bytes.map((t) => `{ok = ${luaString(t)}}`), bytes.map((t) => `{err = ${luaString(t)}}`),
+    fc.array(tie("value"), { maxLength: 5 }).map((items) => `{${items.join(", ")}}`),
+  ),
+})).value;
+
 describe("scripts side by side with redis-server", () => {
   test("Lua values become replies: numbers truncated, nil and false null, tables arrays up to the first nil, ok and err tables", async () => {
     const kv = await sameOnBoth([
@@ -42,6 +62,19 @@ describe("scripts side by side with redis-server", () => {
     ]);
     expect(kv[1]).toBe(3n);
     expect(kv[24]).toBe("5");
+  });
+
+  test("generated Lua values become the same replies (fast-check)", async () => {
+    await fc.assert(fc.asyncProperty(fc.array(luaValue, { minLength: 1, maxLength: 8 }), async (values) => {
+      await sameOnBoth(values.map((value) => evalOf(`return ${value}`, "0")));
+    }), { numRuns: runs });
+  });
+
+  test("generated arguments reach commands as Redis passes them: strings whole, numbers as %.17g (fast-check)", async () => {
+    const argument = fc.oneof(luaNumber, bytes.map(luaString), fc.constantFrom("1/0", "-1/0", "2^53", "2^63", "-2^63", "0.1", "1e-7"));
+    await fc.assert(fc.asyncProperty(fc.array(argument, { minLength: 1, maxLength: 8 }), async (args) => {
+      await sameOnBoth(args.map((arg) => evalOf(`redis.call('set', 'k', ${arg}) return {redis.call('get', 'k'), redis.call('echo', ${arg})}`, "0")));
+    }), { numRuns: runs });
   });
 
   test("KEYS, ARGV and numkeys, at their limits and past them", async () => {

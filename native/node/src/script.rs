@@ -72,9 +72,10 @@ pub struct LuaScripts {
 
 #[napi]
 impl LuaScripts {
+    /// A Lua state whose scripts may hold `memory_bytes_max` bytes between them.
     #[napi(constructor)]
-    pub fn new() -> Result<Self> {
-        let inner = svc_script::Scripts::new().map_err(|e| Error::new(Status::GenericFailure, format!("Lua could not start: {e}")))?;
+    pub fn new(memory_bytes_max: f64) -> Result<Self> {
+        let inner = svc_script::Scripts::new(memory_bytes_max as usize).map_err(|e| Error::new(Status::GenericFailure, format!("Lua could not start: {e}")))?;
         Ok(LuaScripts { inner })
     }
 
@@ -87,6 +88,12 @@ impl LuaScripts {
     #[napi]
     pub fn has(&self, sha: String) -> bool {
         self.inner.has(&sha)
+    }
+
+    /// Bytes the Lua state holds.
+    #[napi]
+    pub fn used_memory(&self) -> f64 {
+        self.inner.used_memory() as f64
     }
 
     /// Forgets every script.

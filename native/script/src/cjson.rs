@@ -58,7 +58,7 @@ fn encode(value: &Value, out: &mut Vec<u8>, depth: usize) -> std::result::Result
     match value {
         v if is_null(v) => out.extend_from_slice(b"null"),
         Value::Boolean(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Integer(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Integer(n) => encode_number(*n as f64, out)?,
         Value::Number(n) => encode_number(*n, out)?,
         Value::String(s) => encode_string(&s.as_bytes(), out),
         Value::Table(t) => {
@@ -141,7 +141,7 @@ fn encode_table(table: &Table, out: &mut Vec<u8>, depth: usize) -> std::result::
         first = false;
         match &key {
             Value::String(s) => encode_string(&s.as_bytes(), out),
-            Value::Integer(n) => encode_string(n.to_string().as_bytes(), out),
+            Value::Integer(n) => encode_string(format_g(*n as f64, NUMBER_DIGITS).as_bytes(), out),
             Value::Number(n) => encode_string(format_g(*n, NUMBER_DIGITS).as_bytes(), out),
             _ => return Err("Cannot serialise table: table key must be a number or string".to_string()),
         }

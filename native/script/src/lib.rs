@@ -69,12 +69,15 @@ pub struct Scripts {
 }
 
 impl Scripts {
-    pub fn new() -> mlua::Result<Self> {
+    /// A new Lua state whose scripts may hold at most `memory_bytes_max` bytes between them: past
+    /// it an allocation fails, and the script with it, rather than the server running out.
+    pub fn new(memory_bytes_max: usize) -> mlua::Result<Self> {
         // The debug library is loaded for sandbox.lua's error handler, which keeps its getinfo,
         // and is then taken out of the globals.
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::DEBUG;
         // SAFETY: loading the debug library is what mlua calls unsafe; scripts never reach it.
         let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
+        lua.set_memory_limit(memory_bytes_max)?;
         let bridge = lua.create_table()?;
         bridge.set("version", REDIS_VERSION)?;
         bridge.set("version_num", REDIS_VERSION_NUM)?;
@@ -132,10 +135,15 @@ impl Scripts {
                 format!("-ERR script {sha} ran past its time limit without writing and was ended\r\n").as_bytes(),
             ),
             Ok((false, Value::Table(error))) => script_error(&error, sha, &mut out),
+            // Lua calls no handler for an allocation that fails: its message comes as it is.
+            Ok((false, Value::String(message))) => {
+                out.push(b'-');
+                lua_to_resp::push_error(&mut out, format!("ERR {} script: {sha}", message.to_string_lossy()).as_bytes());
+            }
             Ok((false, _)) => out.extend_from_slice(format!("-ERR unknown error script: {sha}\r\n").as_bytes()),
             Err(error) => {
-                out.extend_from_slice(b"-ERR ");
-                lua_to_resp::push_line(&mut out, error.to_string().as_bytes());
+                out.push(b'-');
+                lua_to_resp::push_error(&mut out, format!("ERR {error}").as_bytes());
             }
         }
         out
@@ -178,6 +186,11 @@ impl Scripts {
         result
     }
 
+    /// Bytes the Lua state holds (INFO's used_memory_lua).
+    pub fn used_memory(&self) -> usize {
+        self.lua.used_memory()
+    }
+
     /// Forgets every script (SCRIPT FLUSH).
     pub fn flush(&mut self) -> mlua::Result<()> {
         self.compiled = self.lua.create_table()?;
@@ -214,7 +227,8 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
     1
 }
 
-/// A call's arguments as the command's words: strings as they are, numbers as `%.17g`.
+/// A call's arguments as the command's words: strings as they are, numbers as `%.17g` (Redis 7.0's
+/// way: 100 → "100", 1/3 → "0.33333333333333331", 1e17 → "1e+17").
 fn command_words(args: &MultiValue) -> Result<Vec<Vec<u8>>, &'static str> {
     if args.is_empty() {
         return Err("ERR Please specify at least one argument for this redis lib call");
@@ -223,7 +237,8 @@ fn command_words(args: &MultiValue) -> Result<Vec<Vec<u8>>, &'static str> {
         .map(|arg| match arg {
             Value::String(s) => Ok(s.as_bytes().to_vec()),
             Value::Number(n) => Ok(format_g17(*n).into_bytes()),
-            Value::Integer(n) => Ok(n.to_string().into_bytes()),
+            // mlua hands integral numbers over as integers; to Lua 5.1 they are doubles all the same.
+            Value::Integer(n) => Ok(format_g17(*n as f64).into_bytes()),
             _ => Err("ERR Lua redis lib command arguments must be strings or integers"),
         })
         .collect()
@@ -249,7 +264,7 @@ fn script_error(error: &Table, sha: &str, out: &mut Vec<u8>) {
         line.extend_from_slice(format!(", on {}:{at}.", source.to_string_lossy()).as_bytes());
     }
     out.push(b'-');
-    lua_to_resp::push_line(out, &line);
+    lua_to_resp::push_error(out, &line);
 }
 
 #[cfg(test)]

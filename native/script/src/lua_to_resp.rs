@@ -4,7 +4,8 @@
 //! - a table with a string `err` → an error reply, one with a string `ok` → a status reply;
 //! - any other table → an array of its items 1, 2, … up to the first nil.
 //!
-//! A status or error line must not break the protocol, so CR and LF in one become spaces.
+//! A status or error line must not break the protocol, so CR and LF in one become spaces (an
+//! error's at its end are trimmed first), and it ends at a NUL, as Redis's C strings do.
 
 use mlua::{Table, Value};
 
@@ -20,10 +21,20 @@ pub fn to_integer(n: f64) -> i64 {
     n.trunc() as i64
 }
 
-/// Appends `text` as a status or error line's text: CR and LF replaced by spaces.
-pub fn push_line(out: &mut Vec<u8>, text: &[u8]) {
+/// Appends `text` as a status line's text, as Redis writes it: up to its first NUL (it passes
+/// through a C string), CR and LF replaced by spaces.
+pub fn push_status(out: &mut Vec<u8>, text: &[u8]) {
+    let text = text.split(|&b| b == 0).next().unwrap_or_default();
     out.extend(text.iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }));
     out.extend_from_slice(b"\r\n");
+}
+
+/// Appends `text` as an error line's text: as a status's, but with CR and LF first trimmed from
+/// its end (Redis's addReplyErrorFormat trims "-<text>", so only the end can lose any).
+pub fn push_error(out: &mut Vec<u8>, text: &[u8]) {
+    let text = text.split(|&b| b == 0).next().unwrap_or_default();
+    let end = text.iter().rposition(|&b| b != b'\r' && b != b'\n').map_or(0, |i| i + 1);
+    push_status(out, &text[..end]);
 }
 
 fn push_bulk(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -57,11 +68,11 @@ fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) {
 fn encode_table(table: &Table, out: &mut Vec<u8>, depth: usize) {
     if let Ok(Value::String(err)) = table.raw_get::<Value>("err") {
         out.push(b'-');
-        return push_line(out, &err.as_bytes());
+        return push_error(out, &err.as_bytes());
     }
     if let Ok(Value::String(ok)) = table.raw_get::<Value>("ok") {
         out.push(b'+');
-        return push_line(out, &ok.as_bytes());
+        return push_status(out, &ok.as_bytes());
     }
     let mut items = Vec::new();
     for index in 1.. {

@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use super::{Host, Scripts};
 
+/// The Lua state's memory limit in these tests.
+const MEMORY: usize = 64 * 1024 * 1024;
+
 /// Answers every command with the reply listed for its name; records what it was asked.
 struct Replies {
     replies: Vec<(&'static str, &'static str, bool)>,
@@ -48,7 +51,7 @@ fn eval(scripts: &Scripts, body: &str, keys: &[&str], argv: &[&str], host: &mut 
 
 #[test]
 fn lua_values_become_replies() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
     assert_eq!(eval(&scripts, "return 3.99", &[], &[], h), ":3\r\n");
     assert_eq!(eval(&scripts, "return -3.99", &[], &[], h), ":-3\r\n");
@@ -70,7 +73,7 @@ fn lua_values_become_replies() {
 
 #[test]
 fn replies_become_lua_values() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
     assert_eq!(eval(&scripts, "return redis.call('get', KEYS[1])", &["k"], &[], h), "$3\r\nabc\r\n");
     assert_eq!(eval(&scripts, "return type(redis.call('nil'))", &[], &[], h), "$7\r\nboolean\r\n");
@@ -85,7 +88,7 @@ fn replies_become_lua_values() {
 
 #[test]
 fn arguments_are_strings_or_numbers() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
     eval(&scripts, "return redis.call('get', 1/3, 100, 1e20, KEYS[1], ARGV[1])", &["k"], &["a"], h);
     assert_eq!(h.asked.last().unwrap(), &["get", "0.33333333333333331", "100", "1e+20", "k", "a"]);
@@ -97,7 +100,7 @@ fn arguments_are_strings_or_numbers() {
 
 #[test]
 fn the_sandbox_guards_globals() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
     let reply = eval(&scripts, "return x", &[], &[], h);
     assert!(reply.starts_with("-ERR user_script:1: Script attempted to access nonexistent global variable 'x' script: "), "{reply}");
@@ -122,14 +125,14 @@ fn the_sandbox_guards_globals() {
 
 #[test]
 fn compile_errors_name_the_line() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     assert_eq!(scripts.load("s", b"return ("), Err("user_script:1: unexpected symbol near '<eof>'".to_string()));
     assert!(!scripts.has("s"));
 }
 
 #[test]
 fn redis_log_reaches_the_host() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
     eval(&scripts, "redis.log(redis.LOG_WARNING, 'a', 1)", &[], &[], h);
     assert_eq!(h.logged, vec![(3, "a 1".to_string())]);
@@ -137,7 +140,7 @@ fn redis_log_reaches_the_host() {
 
 #[test]
 fn a_script_that_has_not_written_ends_at_its_limit() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
     scripts.load("loop", b"while true do end").unwrap();
     let reply = String::from_utf8(scripts.run("loop", &[], &[], Duration::from_millis(50), h)).unwrap();
@@ -148,7 +151,7 @@ fn a_script_that_has_not_written_ends_at_its_limit() {
 
 #[test]
 fn cjson_encodes_and_decodes() {
-    let scripts = Scripts::new().unwrap();
+    let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
     let cases: &[(&str, &str)] = &[
         ("return cjson.encode({1, 2, 'a/b'})", "[1,2,\"a\\/b\"]"),
@@ -172,4 +175,13 @@ fn cjson_encodes_and_decodes() {
     assert!(reply.contains("Expected value but found T_END at character 4"), "{reply}");
     let reply = eval(&scripts, "return cjson.encode(0/0)", &[], &[], h);
     assert!(reply.contains("Cannot serialise number: must not be NaN or Inf"), "{reply}");
+}
+
+#[test]
+fn a_script_past_the_memory_limit_fails_alone() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let reply = eval(&scripts, "local t = {} for i = 1, 1e9 do t[i] = i end", &[], &[], h);
+    assert!(reply.starts_with("-ERR not enough memory script: "), "{reply}");
+    assert_eq!(eval(&scripts, "return 2", &[], &[], h), ":2\r\n");
 }

@@ -6,6 +6,13 @@
 import type { Reply } from "../reply.ts";
 
 const CR = 0x0d;
+const integerText = /^-?\d{1,19}$/;
+
+/** The decimal integer `text` holds; a RangeError for anything else. */
+function integerOf(text: string): bigint {
+  if (!integerText.test(text)) throw new RangeError(`a script's reply has '${text.slice(0, 32)}' where an integer belongs`);
+  return BigInt(text);
+}
 
 /** Writes the one reply `bytes` holds onto `reply`. */
 export function replayResp(bytes: Uint8Array, reply: Reply): void {
@@ -21,6 +28,7 @@ function line(bytes: Uint8Array, at: number): { text: string; next: number } {
 }
 
 function replayAt(bytes: Uint8Array, at: number, reply: Reply): number {
+  if (at >= bytes.length) throw new RangeError("a script's reply ends before its last item");
   const type = String.fromCharCode(bytes[at]!);
   const { text, next } = line(bytes, at);
   switch (type) {
@@ -31,21 +39,22 @@ function replayAt(bytes: Uint8Array, at: number, reply: Reply): number {
       reply.error(text);
       return next;
     case ":": {
-      const n = BigInt(text);
+      const n = integerOf(text);
       reply.integer(n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n);
       return next;
     }
     case "$": {
-      const length = Number(text);
+      const length = Number(integerOf(text));
       if (length < 0) {
         reply.bulk(null);
         return next;
       }
+      if (next + length + 2 > bytes.length) throw new RangeError("a script's reply ends inside a bulk string");
       reply.bulkBytes(bytes, next, next + length);
       return next + length + 2;
     }
     case "*": {
-      const count = Number(text);
+      const count = Number(integerOf(text));
       if (count < 0) {
         reply.array(null);
         return next;

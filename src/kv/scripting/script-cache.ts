@@ -12,14 +12,26 @@ export function scriptSha(body: string): string {
   return new Bun.CryptoHasher("sha1").update(Buffer.from(body, "latin1")).digest("hex");
 }
 
+/**
+ * Memory all scripts together may hold in their Lua state. Redis sets no bound, and a script
+ * building a table without end takes the server down; past this one the script fails alone, with
+ * Lua's "not enough memory".
+ */
+export const luaMemoryBytesMax = 1024 * 1024 * 1024;
+
 export class ScriptCache {
-  private lua: NativeLuaScripts = new nativeAddon.LuaScripts();
+  private lua: NativeLuaScripts = new nativeAddon.LuaScripts(luaMemoryBytesMax);
   /** Scripts kept, and their bytes (INFO's used_memory_scripts_eval). */
   private count = 0;
   bodyBytes = 0;
 
   get size(): number {
     return this.count;
+  }
+
+  /** Bytes the Lua state holds, scripts and all (INFO's used_memory_lua). */
+  get luaBytes(): number {
+    return this.lua.usedMemory();
   }
 
   /** Compiles and keeps `body` unless it is kept already; returns its SHA-1. */
@@ -40,7 +52,7 @@ export class ScriptCache {
 
   /** Forgets every script (SCRIPT FLUSH), starting a fresh Lua state as Redis does. */
   flush(): void {
-    this.lua = new nativeAddon.LuaScripts();
+    this.lua = new nativeAddon.LuaScripts(luaMemoryBytesMax);
     this.count = 0;
     this.bodyBytes = 0;
   }

@@ -45,9 +45,11 @@ export function runScript(
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
   if (wraps) engine.aof?.beginTransaction();
+  session.inScript = true;
   try {
     return cache.native.run(sha, packWords([...keys, ...args]), keys.length, timeLimitMs(engine), call, log);
   } finally {
+    session.inScript = false;
     if (wraps) engine.aof?.endTransaction();
     session.dbIndex = dbIndex;
   }

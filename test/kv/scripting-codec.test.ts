@@ -1,0 +1,83 @@
+// The codecs between the engine and the native Lua scripts, under fast-check: words packed for
+// the native side come back as they went (every byte of latin1 strings), and a script's RESP2
+// reply written again through the Reply writers is byte for byte what it was. Arbitrary bytes
+// never crash either reader with anything but a RangeError, and never hang it.
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { RespWriter } from "../../src/kv/resp/writer.ts";
+import { replayResp } from "../../src/kv/scripting/resp-replay.ts";
+import { packWords, unpackWords } from "../../src/kv/scripting/words.ts";
+
+const byteString = fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 40 }).map((codes) => String.fromCharCode(...codes));
+
+/** A RESP2 reply as the writer calls that make it. */
+type Tree = { simple: string } | { error: string } | { integer: number | bigint } | { bulk: string | null } | { array: Tree[] | null };
+const lineText = fc.string({ maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, " "));
+const tree: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
+  tree: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    lineText.map((simple) => ({ simple })),
+    lineText.map((error) => ({ error: `ERR ${error}` })),
+    fc.oneof(fc.integer(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })).map((integer) => ({ integer })),
+    fc.option(byteString, { nil: null }).map((bulk) => ({ bulk })),
+    fc.option(fc.array(tie("tree"), { maxLength: 5 }), { nil: null }).map((array) => ({ array })),
+  ),
+})).tree;
+
+function write(t: Tree, out: RespWriter): void {
+  if ("simple" in t) out.simple(t.simple);
+  else if ("error" in t) out.error(t.error);
+  else if ("integer" in t) out.integer(t.integer);
+  else if ("bulk" in t) out.bulk(t.bulk);
+  else {
+    out.array(t.array === null ? null : t.array.length);
+    for (const item of t.array ?? []) write(item, out);
+  }
+}
+
+const bytesOf = (out: RespWriter) => Buffer.from(out.buffer.subarray(0, out.length));
+
+describe("words packed for the native Lua scripts", () => {
+  test("unpack(pack(words)) gives the words back, every byte", () => {
+    fc.assert(fc.property(fc.array(byteString, { maxLength: 20 }), (words) => {
+      expect(unpackWords(packWords(words))).toEqual(words);
+    }), { numRuns: 500 });
+  });
+
+  test("a buffer cut short or run long is refused with a RangeError", () => {
+    const packed = packWords(["SET", "k", "v"]);
+    expect(() => unpackWords(packed.subarray(0, packed.length - 1))).toThrow(RangeError);
+    expect(() => unpackWords(Buffer.concat([packed, Buffer.from([0])]))).toThrow(RangeError);
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+      try {
+        unpackWords(bytes);
+      } catch (error) {
+        expect(error).toBeInstanceOf(RangeError);
+      }
+    }), { numRuns: 2000 });
+  });
+});
+
+describe("a script's reply written again through the Reply writers", () => {
+  test("comes out byte for byte as it went in", () => {
+    fc.assert(fc.property(tree, (t) => {
+      const original = new RespWriter();
+      write(t, original);
+      const replayed = new RespWriter();
+      replayResp(bytesOf(original), replayed);
+      expect(bytesOf(replayed)).toEqual(bytesOf(original));
+    }), { numRuns: 1000 });
+  });
+
+  test("arbitrary bytes are replayed or refused with a RangeError, never anything else", () => {
+    const respish = fc.array(fc.oneof(fc.constantFrom("+", "-", ":", "$", "*", "\r\n", "1", "-1", "3", "abc", "9999999999"), fc.string({ maxLength: 4 })), { maxLength: 12 })
+      .map((parts) => Buffer.from(parts.join(""), "latin1"));
+    fc.assert(fc.property(fc.oneof(respish, fc.uint8Array({ maxLength: 48 })), (bytes) => {
+      try {
+        replayResp(bytes, new RespWriter());
+      } catch (error) {
+        expect(error).toBeInstanceOf(RangeError);
+      }
+    }), { numRuns: 3000 });
+  });
+});
