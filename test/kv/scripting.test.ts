@@ -71,6 +71,15 @@ describe("scripts side by side with redis-server", () => {
     }), { numRuns: runs });
   });
 
+  test("generated Lua values pack alike through cjson and cmsgpack, and unpack alike (fast-check)", async () => {
+    await fc.assert(fc.asyncProperty(fc.array(luaValue, { minLength: 1, maxLength: 4 }), async (values) => {
+      await sameOnBoth(values.flatMap((value) => [
+        evalOf(`return cjson.encode(${value})`, "0"), evalOf(`return cmsgpack.pack(${value})`, "0"),
+        evalOf(`return {cmsgpack.unpack(cmsgpack.pack(${value}, ${value}))}`, "0"),
+      ]));
+    }), { numRuns: runs });
+  });
+
   test("generated arguments reach commands as Redis passes them: strings whole, numbers as %.17g (fast-check)", async () => {
     const argument = fc.oneof(luaNumber, bytes.map(luaString), fc.constantFrom("1/0", "-1/0", "2^53", "2^63", "-2^63", "0.1", "1e-7"));
     await fc.assert(fc.asyncProperty(fc.array(argument, { minLength: 1, maxLength: 8 }), async (args) => {
@@ -125,7 +134,7 @@ describe("scripts side by side with redis-server", () => {
       evalOf("error('boom')", "0"), evalOf("error({err = 'X y'})", "0"), evalOf("error(redis.error_reply('bad'))", "0"),
       evalOf("local function f() error({err = 'deep'}) end\nreturn f()", "0"),
       ...names.map((name) => evalOf(`return type(${name})`, "0")),
-      evalOf("return {type(loadstring), type(unpack), type(coroutine), type(cjson), type(bit)}", "0"),
+      evalOf("return {type(loadstring), type(unpack), type(coroutine), type(cjson), type(bit), type(cmsgpack)}", "0"),
     ]);
   });
 
@@ -139,6 +148,24 @@ describe("scripts side by side with redis-server", () => {
       evalOf("return cjson.decode('[1,')", "0"), evalOf("return cjson.decode('{\"a\" 1}')", "0"), evalOf("return cjson.decode('nope')", "0"),
       evalOf("return {bit.band(7, 3), bit.bor(1, 2, 4), bit.bxor(5, 1), bit.bnot(0), bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-16, 2)}", "0"),
       evalOf("return {bit.tohex(255), bit.tohex(-1, -4), bit.tobit(4294967297), bit.rol(1, 33), bit.bswap(1)}", "0"),
+    ]);
+  });
+
+  test("cmsgpack packs and unpacks as Redis's does", async () => {
+    await sameOnBoth([
+      evalOf("return cmsgpack.pack(1, -1, 127, 128, 255, 256, 65536, 2^32, -32, -33, -129, -32769, -2^31-1, 2^53, -2^63, 2^64)", "0"),
+      evalOf("return cmsgpack.pack(0.5, 0.1, 1e300, 1/0, 0/0)", "0"),
+      evalOf("return cmsgpack.pack('a', string.rep('x', 40), string.rep('y', 300), string.rep('z', 70000))", "0"),
+      evalOf("return cmsgpack.pack({1, 2, 3}, {}, {a = 1}, {[1] = 1, [3] = 3}, true, false, nil, redis.call)", "0"),
+      evalOf("local t = {} local c = t for i = 1, 20 do c[1] = {} c = c[1] end return cmsgpack.pack(t)", "0"),
+      evalOf("local t = {} for i = 1, 70000 do t[i] = i % 3 end return #cmsgpack.pack(t)", "0"),
+      evalOf("return {cmsgpack.unpack(cmsgpack.pack(1, 'a', {1, {x = 2}}, 0.1, 2^64, -5, true))}", "0"),
+      evalOf("return cmsgpack.unpack(ARGV[1])", "0", "Á"), evalOf("return cmsgpack.unpack(ARGV[1])", "0", "Í"),
+      evalOf("return cmsgpack.unpack(ARGV[1])", "0", "Ç"), evalOf("return cmsgpack.unpack('')", "0"),
+      evalOf("return {cmsgpack.unpack_one(cmsgpack.pack(7))}", "0"), evalOf("return {cmsgpack.unpack_one(cmsgpack.pack(7, 8), 1)}", "0"),
+      evalOf("return {cmsgpack.unpack_limit(cmsgpack.pack(7, 8, 9), 0)}", "0"), evalOf("return {cmsgpack.unpack_limit(cmsgpack.pack(7, 8, 9), 2)}", "0"),
+      evalOf("return {cmsgpack.unpack_one(cmsgpack.pack(7), 5)}", "0"), evalOf("return cmsgpack.unpack_one()", "0"),
+      evalOf("return cmsgpack.unpack(5)", "0"), evalOf("return cmsgpack.pack()", "0"),
     ]);
   });
 

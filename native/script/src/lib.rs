@@ -8,6 +8,7 @@
 
 mod bit;
 mod cjson;
+mod cmsgpack;
 mod lua_to_resp;
 mod number;
 mod resp_to_lua;
@@ -83,6 +84,7 @@ impl Scripts {
         bridge.set("version_num", REDIS_VERSION_NUM)?;
         bridge.set("bit", bit::library(&lua)?)?;
         bridge.set("cjson", cjson::library(&lua)?)?;
+        bridge.set("cmsgpack", cmsgpack::library(&lua)?)?;
         bridge.set(
             "sha1hex",
             lua.create_function(|_, text: mlua::LuaString| Ok(sha1_smol::Sha1::from(&*text.as_bytes()).digest().to_string()))?,

@@ -1,0 +1,65 @@
+/**
+ * Lua scripts, as applications use them: a rate limiter (INCR, and EXPIRE on the first hit) and
+ * a compare-and-set, each run by EVALSHA over 100k keys, with and without pipelining, against
+ * redis-server, interleaved. Persistence is off on both: this compares the script engines and
+ * the way each hands a script's commands to the server. Part of `svc bench kv`.
+ */
+import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
+import { fmt, median, redisBenchmark, redisCli } from "./redis-benchmark.ts";
+
+const clients = 50;
+const keyRange = 100_000;
+const rounds = 5;
+const requests = Number(process.env.SVC_BENCH_KV_SCRIPT_REQUESTS ?? 200_000);
+
+const scripts = [
+  {
+    name: "rate limiter",
+    body: "local n = redis.call('incr', KEYS[1]) if n == 1 then redis.call('expire', KEYS[1], 60) end return n",
+    args: ["1", "rate:__rand_int__"],
+  },
+  {
+    name: "compare-and-set",
+    body: "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[2]) end return redis.call('set', KEYS[1], ARGV[1])",
+    args: ["1", "cas:__rand_int__", "a", "b"],
+  },
+];
+
+export async function scriptComparison(): Promise<void> {
+  let redis: ServerProcess | undefined;
+  let kv: ServerProcess | undefined;
+  try {
+    [redis, kv] = await Promise.all([startRedis(), startKv(["--appendonly", "no"])]);
+    const shas: string[] = [];
+    for (const script of scripts) {
+      const [fromRedis, fromKv] = await Promise.all([redis, kv].map((s) => redisCli(s.port, ["SCRIPT", "LOAD", script.body])));
+      if (fromRedis!.trim() !== fromKv!.trim()) throw new Error(`the servers name a script differently: ${fromRedis} and ${fromKv}`);
+      shas.push(fromKv!.trim());
+    }
+    const command = (i: number) => ["EVALSHA", shas[i]!, ...scripts[i]!.args];
+    for (const server of [redis, kv]) {
+      for (const i of scripts.keys()) await redisBenchmark({ port: server.port, test: "", command: command(i), pipeline: 16, requests: keyRange, clients, keyRange });
+    }
+    console.log(`### kv: Lua scripts by EVALSHA (redis-benchmark -c ${clients} -n ${fmt(requests)} -r ${fmt(keyRange)}), median of ${rounds} interleaved rounds\n`);
+    console.log("| script | redis ops/s | svc ops/s | svc/redis |");
+    console.log("|---|---:|---:|---:|");
+    for (const pipeline of [1, 16]) {
+      for (const [i, script] of scripts.entries()) {
+        const order = i % 2 === 0 ? [redis, kv] : [kv, redis];
+        const runs = new Map<ServerProcess, number[]>(order.map((s) => [s, []]));
+        for (let round = 0; round < rounds; round++) {
+          for (const server of order) {
+            runs.get(server)!.push(await redisBenchmark({ port: server.port, test: "", command: command(i), pipeline, requests, clients, keyRange }));
+          }
+        }
+        const [r, k] = [median(runs.get(redis)!), median(runs.get(kv)!)];
+        console.log(`| ${script.name} -P ${pipeline} | ${fmt(r)} | ${fmt(k)} | ${(k / r).toFixed(2)}× |`);
+      }
+    }
+    console.log("");
+  } finally {
+    await Promise.all([redis?.stop(), kv?.stop()]);
+  }
+}
+
+if (import.meta.main) await scriptComparison();

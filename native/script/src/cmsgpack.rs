@@ -1,0 +1,315 @@
+//! The `cmsgpack` library Redis gives scripts (lua-cmsgpack 0.4, the MessagePack of 2013, without
+//! the bin and ext types):
+//! - pack(...) encodes each value and joins them: an integral number within int64 as the smallest
+//!   integer form, any other as a float32 when that holds it exactly, else a float64; a table whose
+//!   keys are exactly 1..n as an array, any other as a map; nested past 16 tables, and functions
+//!   and other values it cannot write, as nil;
+//! - unpack(s) decodes every value in s; unpack_one(s [, offset]) and unpack_limit(s, limit [,
+//!   offset]) decode one or `limit` and first return where the next value starts, or -1 at the end.
+
+use mlua::{Lua, MultiValue, Result, Table, Value};
+
+/// Tables nested deeper than this are packed as nil.
+const NESTING_MAX: usize = 16;
+
+fn arg_error(position: usize, function: &str, message: &str) -> mlua::Error {
+    mlua::Error::runtime(format!("bad argument #{position} to '{function}' ({message})"))
+}
+
+pub fn library(lua: &Lua) -> Result<Table> {
+    let cmsgpack = lua.create_table()?;
+    cmsgpack.set(
+        "pack",
+        lua.create_function(|lua, values: MultiValue| {
+            if values.is_empty() {
+                return Err(arg_error(0, "pack", "MessagePack pack needs input."));
+            }
+            let mut out = Vec::new();
+            for value in values.iter() {
+                encode(value, &mut out, 0);
+            }
+            lua.create_string(out)
+        })?,
+    )?;
+    cmsgpack.set("unpack", lua.create_function(|lua, args: MultiValue| unpack(lua, "unpack", &args, 0, 0))?)?;
+    cmsgpack.set(
+        "unpack_one",
+        lua.create_function(|lua, args: MultiValue| {
+            let offset = integer_arg(&args, 1, "unpack_one")?;
+            unpack(lua, "unpack_one", &args, 1, offset)
+        })?,
+    )?;
+    cmsgpack.set(
+        "unpack_limit",
+        lua.create_function(|lua, args: MultiValue| {
+            let limit = integer_arg(&args, 1, "unpack_limit")?;
+            let offset = integer_arg(&args, 2, "unpack_limit")?;
+            unpack(lua, "unpack_limit", &args, limit, offset)
+        })?,
+    )?;
+    Ok(cmsgpack)
+}
+
+/// An optional integer argument (0 when absent), as luaL_optinteger reads it.
+fn integer_arg(args: &MultiValue, index: usize, function: &str) -> Result<i64> {
+    match args.get(index) {
+        None | Some(Value::Nil) => Ok(0),
+        Some(Value::Integer(n)) => Ok(*n),
+        Some(Value::Number(n)) => Ok(*n as i64),
+        Some(Value::String(s)) => s.to_str().ok().and_then(|t| t.trim().parse::<f64>().ok()).map(|n| n as i64).ok_or_else(|| arg_error(index + 1, function, "number expected, got string")),
+        Some(other) => Err(arg_error(index + 1, function, &format!("number expected, got {}", other.type_name()))),
+    }
+}
+
+fn encode(value: &Value, out: &mut Vec<u8>, depth: usize) {
+    match value {
+        Value::Nil => out.push(0xc0),
+        Value::Boolean(b) => out.push(if *b { 0xc3 } else { 0xc2 }),
+        Value::Integer(n) => encode_number(*n as f64, out),
+        Value::Number(n) => encode_number(*n, out),
+        Value::String(s) => encode_bytes(&s.as_bytes(), out),
+        Value::Table(t) if depth < NESTING_MAX => encode_table(t, out, depth),
+        _ => out.push(0xc0),
+    }
+}
+
+fn encode_number(n: f64, out: &mut Vec<u8>) {
+    if n.trunc() == n && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&n) {
+        return encode_integer(n as i64, out);
+    }
+    let narrow = n as f32;
+    if f64::from(narrow) == n {
+        out.push(0xca);
+        out.extend_from_slice(&narrow.to_be_bytes());
+    } else {
+        out.push(0xcb);
+        out.extend_from_slice(&n.to_be_bytes());
+    }
+}
+
+fn encode_integer(n: i64, out: &mut Vec<u8>) {
+    match n {
+        0..=127 => out.push(n as u8),
+        128..=0xff => out.extend_from_slice(&[0xcc, n as u8]),
+        0x100..=0xffff => {
+            out.push(0xcd);
+            out.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        0x1_0000..=0xffff_ffff => {
+            out.push(0xce);
+            out.extend_from_slice(&(n as u32).to_be_bytes());
+        }
+        0x1_0000_0000.. => {
+            out.push(0xcf);
+            out.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+        -32..=-1 => out.push(n as i8 as u8),
+        -128..=-33 => out.extend_from_slice(&[0xd0, n as i8 as u8]),
+        -32768..=-129 => {
+            out.push(0xd1);
+            out.extend_from_slice(&(n as i16).to_be_bytes());
+        }
+        -2_147_483_648..=-32769 => {
+            out.push(0xd2);
+            out.extend_from_slice(&(n as i32).to_be_bytes());
+        }
+        _ => {
+            out.push(0xd3);
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+    }
+}
+
+fn encode_bytes(bytes: &[u8], out: &mut Vec<u8>) {
+    let len = bytes.len();
+    if len < 32 {
+        out.push(0xa0 | len as u8);
+    } else if len <= 0xff {
+        out.extend_from_slice(&[0xd9, len as u8]);
+    } else if len <= 0xffff {
+        out.push(0xda);
+        out.extend_from_slice(&(len as u16).to_be_bytes());
+    } else {
+        out.push(0xdb);
+        out.extend_from_slice(&(len as u32).to_be_bytes());
+    }
+    out.extend_from_slice(bytes);
+}
+
+/// Writes a container header: `fix` | n below `fix_max`, else the 16- or 32-bit form.
+fn encode_header(n: usize, fix: u8, fix_max: usize, wide: u8, out: &mut Vec<u8>) {
+    if n < fix_max {
+        out.push(fix | n as u8);
+    } else if n <= 0xffff {
+        out.push(wide);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(wide + 1);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+}
+
+fn encode_table(table: &Table, out: &mut Vec<u8>, depth: usize) {
+    let pairs: Vec<(Value, Value)> = table.pairs::<Value, Value>().filter_map(|p| p.ok()).collect();
+    let mut max = 0.0f64;
+    let is_array = pairs.iter().all(|(key, _)| {
+        let n = match key {
+            Value::Integer(i) => *i as f64,
+            Value::Number(n) => *n,
+            _ => return false,
+        };
+        max = max.max(n);
+        n >= 1.0 && n.trunc() == n
+    }) && max == pairs.len() as f64;
+    if is_array {
+        encode_header(pairs.len(), 0x90, 16, 0xdc, out);
+        for index in 1..=pairs.len() {
+            encode(&table.raw_get::<Value>(index).unwrap_or(Value::Nil), out, depth + 1);
+        }
+    } else {
+        encode_header(pairs.len(), 0x80, 16, 0xde, out);
+        for (key, value) in &pairs {
+            encode(key, out, depth + 1);
+            encode(value, out, depth + 1);
+        }
+    }
+}
+
+/// The string argument (a number is taken as its text, as luaL_checklstring does).
+fn bytes_arg(lua: &Lua, args: &MultiValue, function: &str) -> Result<Vec<u8>> {
+    match args.front() {
+        Some(Value::String(s)) => Ok(s.as_bytes().to_vec()),
+        Some(v @ (Value::Integer(_) | Value::Number(_))) => Ok(lua.coerce_string(v.clone())?.map(|s| s.as_bytes().to_vec()).unwrap_or_default()),
+        None => Err(arg_error(1, function, "string expected, got no value")),
+        Some(other) => Err(arg_error(1, function, &format!("string expected, got {}", other.type_name()))),
+    }
+}
+
+/// lua-cmsgpack's unpack_full: every value when limit and offset are both 0, else at most `limit`
+/// values from `offset`, preceded by where the next starts (-1 at the end).
+fn unpack(lua: &Lua, function: &str, args: &MultiValue, limit: i64, offset: i64) -> Result<MultiValue> {
+    let bytes = bytes_arg(lua, args, function)?;
+    let len = bytes.len() as i64;
+    if offset < 0 || limit < 0 {
+        return Err(mlua::Error::runtime(format!("Invalid request to unpack with offset of {offset} and limit of {len}.")));
+    }
+    if offset > len {
+        return Err(mlua::Error::runtime(format!("Start offset {offset} greater than input length {len}.")));
+    }
+    let all = limit == 0 && offset == 0;
+    let mut decoder = Decoder { lua, bytes: &bytes, at: offset as usize };
+    let mut values = Vec::new();
+    while decoder.at < bytes.len() && (all || (values.len() as i64) < limit) {
+        values.push(decoder.value()?);
+    }
+    if !all {
+        let next = if decoder.at < bytes.len() { decoder.at as f64 } else { -1.0 };
+        values.insert(0, Value::Number(next));
+    }
+    Ok(MultiValue::from_vec(values))
+}
+
+struct Decoder<'a> {
+    lua: &'a Lua,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+fn missing() -> mlua::Error {
+    mlua::Error::runtime("Missing bytes in input.")
+}
+
+fn bad() -> mlua::Error {
+    mlua::Error::runtime("Bad data format in input.")
+}
+
+impl<'a> Decoder<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let slice = self.bytes.get(self.at..self.at + n).ok_or_else(missing)?;
+        self.at += n;
+        Ok(slice)
+    }
+
+    fn uint(&mut self, n: usize) -> Result<u64> {
+        Ok(self.take(n)?.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b)))
+    }
+
+    fn value(&mut self) -> Result<Value> {
+        let kind = self.take(1)?[0];
+        Ok(match kind {
+            0x00..=0x7f => Value::Number(f64::from(kind)),
+            0xe0..=0xff => Value::Number(f64::from(kind as i8)),
+            0xa0..=0xbf => self.string((kind & 0x1f) as usize)?,
+            0x90..=0x9f => self.array((kind & 0x0f) as usize)?,
+            0x80..=0x8f => self.map((kind & 0x0f) as usize)?,
+            0xc0 => Value::Nil,
+            0xc2 => Value::Boolean(false),
+            0xc3 => Value::Boolean(true),
+            0xca => Value::Number(f64::from(f32::from_bits(self.uint(4)? as u32))),
+            0xcb => Value::Number(f64::from_bits(self.uint(8)?)),
+            0xcc => Value::Number(self.uint(1)? as f64),
+            0xcd => Value::Number(self.uint(2)? as f64),
+            0xce => Value::Number(self.uint(4)? as f64),
+            0xcf => Value::Number(self.uint(8)? as f64),
+            0xd0 => Value::Number(f64::from(self.uint(1)? as u8 as i8)),
+            0xd1 => Value::Number(f64::from(self.uint(2)? as u16 as i16)),
+            0xd2 => Value::Number(f64::from(self.uint(4)? as u32 as i32)),
+            0xd3 => Value::Number(self.uint(8)? as i64 as f64),
+            0xd9 => {
+                let n = self.uint(1)? as usize;
+                self.string(n)?
+            }
+            0xda => {
+                let n = self.uint(2)? as usize;
+                self.string(n)?
+            }
+            0xdb => {
+                let n = self.uint(4)? as usize;
+                self.string(n)?
+            }
+            0xdc => {
+                let n = self.uint(2)? as usize;
+                self.array(n)?
+            }
+            0xdd => {
+                let n = self.uint(4)? as usize;
+                self.array(n)?
+            }
+            0xde => {
+                let n = self.uint(2)? as usize;
+                self.map(n)?
+            }
+            0xdf => {
+                let n = self.uint(4)? as usize;
+                self.map(n)?
+            }
+            _ => return Err(bad()),
+        })
+    }
+
+    fn string(&mut self, n: usize) -> Result<Value> {
+        let bytes = self.take(n)?;
+        Ok(Value::String(self.lua.create_string(bytes)?))
+    }
+
+    fn array(&mut self, n: usize) -> Result<Value> {
+        // Capacity from what the input can hold, not from a count it may only claim.
+        let table = self.lua.create_table_with_capacity(n.min(self.bytes.len() - self.at), 0)?;
+        for index in 1..=n {
+            table.raw_set(index, self.value()?)?;
+        }
+        Ok(Value::Table(table))
+    }
+
+    fn map(&mut self, n: usize) -> Result<Value> {
+        let table = self.lua.create_table()?;
+        for _ in 0..n {
+            let key = self.value()?;
+            let value = self.value()?;
+            if !matches!(key, Value::Nil) {
+                table.raw_set(key, value)?;
+            }
+        }
+        Ok(Value::Table(table))
+    }
+}
