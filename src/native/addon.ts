@@ -22,23 +22,18 @@ export interface NativeAddon {
 
 /** Lua scripts for EVAL (native/script): compiled once each, run with the server as their host. */
 export interface NativeLuaScripts {
-  /** Compiles `body` and keeps it under `sha`; Lua's compile error, or null. */
-  load(sha: string, body: Uint8Array): string | null;
-  has(sha: string): boolean;
+  /**
+   * The server's functions, kept for every run: `call` runs one command for a script, given its
+   * words packed (kv/scripting/words.ts), and returns a byte saying whether data changed, then
+   * the RESP2 reply; `log` gets a level byte (0-3), then redis.log's text.
+   */
+  bind(call: (words: Buffer) => Uint8Array, log: (line: Buffer) => void): void;
+  /** Compiles `body`, whose SHA-1 is `sha`, and keeps it; returns its number, or throws Lua's compile error. */
+  load(sha: string, body: Uint8Array): number;
   /** Bytes the Lua state holds. */
   usedMemory(): number;
-  /** Forgets every script. */
-  flush(): void;
-  /**
-   * Runs the script kept under `sha`, its keys then its arguments packed in `words`
-   * (kv/scripting/words.ts), the first `keyCount` of them keys. `call` runs one command for it:
-   * given the command's words packed, it returns a byte saying whether data changed, then the
-   * RESP2 reply. `log` gets a level byte (0-3) and then redis.log's text. Returns the RESP2 reply.
-   */
-  run(
-    sha: string, words: Uint8Array, keyCount: number, limitMs: number,
-    call: (words: Buffer) => Uint8Array, log: (line: Buffer) => void,
-  ): Buffer;
+  /** Runs script `id`, its keys then its arguments packed in `words`, the first `keyCount` keys; returns the RESP2 reply. */
+  run(id: number, words: Uint8Array, keyCount: number, limitMs: number): Buffer;
 }
 
 export const nativeAddonPath = join(import.meta.dir, "../../native/dist/svc_native.node");

@@ -50,7 +50,7 @@ describe("words packed for the native Lua scripts", () => {
     expect(() => unpackWords(Buffer.concat([packed, Buffer.from([0])]))).toThrow(RangeError);
     fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
       try {
-        unpackWords(bytes);
+        unpackWords(Buffer.from(bytes));
       } catch (error) {
         expect(error).toBeInstanceOf(RangeError);
       }
@@ -74,7 +74,7 @@ describe("a script's reply written again through the Reply writers", () => {
       .map((parts) => Buffer.from(parts.join(""), "latin1"));
     fc.assert(fc.property(fc.oneof(respish, fc.uint8Array({ maxLength: 48 })), (bytes) => {
       try {
-        replayResp(bytes, new RespWriter());
+        replayResp(Buffer.from(bytes), new RespWriter());
       } catch (error) {
         expect(error).toBeInstanceOf(RangeError);
       }

@@ -33,17 +33,20 @@ fn pack_words(words: &[&[u8]]) -> Vec<u8> {
     out
 }
 
-/// The server, as a running script reaches it: JavaScript functions of this call's arguments.
+/// The server, as a running script reaches it: the JavaScript functions `bind` was given.
 struct JsHost<'a> {
-    call: &'a Function<'a, Buffer, Uint8Array>,
-    log: &'a Function<'a, Buffer, ()>,
+    env: &'a Env,
+    call: Function<'a, BufferSlice<'a>, Uint8Array>,
+    log: Function<'a, BufferSlice<'a>, ()>,
     /// A JavaScript exception thrown by `call` or `log`: rethrown once the script is done.
     failure: Option<Error>,
 }
 
 impl svc_script::Host for JsHost<'_> {
     fn call(&mut self, args: &[&[u8]]) -> (Vec<u8>, bool) {
-        match self.call.call(Buffer::from(pack_words(args))) {
+        // A copy into a new buffer: a Vec handed over as external memory cost more here.
+        let answer = BufferSlice::copy_from(self.env, pack_words(args)).and_then(|words| self.call.call(words));
+        match answer {
             // The first byte says whether the command changed data; the rest is its RESP2 reply.
             Ok(reply) if !reply.is_empty() => (reply[1..].to_vec(), reply[0] != 0),
             Ok(_) => (b"-ERR the server answered nothing\r\n".to_vec(), false),
@@ -59,7 +62,7 @@ impl svc_script::Host for JsHost<'_> {
         let mut line = Vec::with_capacity(1 + text.len());
         line.push(level);
         line.extend_from_slice(text);
-        if let Err(error) = self.log.call(Buffer::from(line)) {
+        if let Err(error) = BufferSlice::copy_from(self.env, line).and_then(|line| self.log.call(line)) {
             self.failure.get_or_insert(error);
         }
     }
@@ -68,6 +71,9 @@ impl svc_script::Host for JsHost<'_> {
 #[napi]
 pub struct LuaScripts {
     inner: svc_script::Scripts,
+    /// The server's functions for a script's commands and its log lines (see `bind`).
+    call: Option<FunctionRef<BufferSlice<'static>, Uint8Array>>,
+    log: Option<FunctionRef<BufferSlice<'static>, ()>>,
 }
 
 #[napi]
@@ -76,18 +82,24 @@ impl LuaScripts {
     #[napi(constructor)]
     pub fn new(memory_bytes_max: f64) -> Result<Self> {
         let inner = svc_script::Scripts::new(memory_bytes_max as usize).map_err(|e| Error::new(Status::GenericFailure, format!("Lua could not start: {e}")))?;
-        Ok(LuaScripts { inner })
+        Ok(LuaScripts { inner, call: None, log: None })
     }
 
-    /// Compiles `body` and keeps it under `sha`; returns Lua's compile error, or null.
+    /// The functions every run reaches the server through, kept from now on: `call` gets a
+    /// command's words packed and returns a byte saying whether data changed, then the RESP2
+    /// reply; `log` gets a level byte (0-3), then redis.log's text.
     #[napi]
-    pub fn load(&self, sha: String, body: &[u8]) -> Option<String> {
-        self.inner.load(&sha, body).err()
+    pub fn bind(&mut self, call: Function<BufferSlice<'static>, Uint8Array>, log: Function<BufferSlice<'static>, ()>) -> Result<()> {
+        self.call = Some(call.create_ref()?);
+        self.log = Some(log.create_ref()?);
+        Ok(())
     }
 
+    /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
+    /// knows it by, or throws Lua's compile error.
     #[napi]
-    pub fn has(&self, sha: String) -> bool {
-        self.inner.has(&sha)
+    pub fn load(&self, sha: String, body: &[u8]) -> Result<u32> {
+        self.inner.load(&sha, body).map_err(|message| Error::new(Status::GenericFailure, message))
     }
 
     /// Bytes the Lua state holds.
@@ -96,31 +108,20 @@ impl LuaScripts {
         self.inner.used_memory() as f64
     }
 
-    /// Forgets every script.
+    /// Runs script `id`: `words` holds its keys, then its arguments, the first `key_count` of
+    /// them keys. Returns its RESP2 reply.
     #[napi]
-    pub fn flush(&mut self) -> Result<()> {
-        self.inner.flush().map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
-    }
-
-    /// Runs the script kept under `sha`: `words` holds its keys, then its arguments, the first
-    /// `key_count` of them keys. Returns its RESP2 reply.
-    #[napi]
-    pub fn run(
-        &self,
-        sha: String,
-        words: &[u8],
-        key_count: u32,
-        limit_ms: u32,
-        call: Function<Buffer, Uint8Array>,
-        log: Function<Buffer, ()>,
-    ) -> Result<Buffer> {
+    pub fn run(&self, env: Env, id: u32, words: &[u8], key_count: u32, limit_ms: u32) -> Result<BufferSlice<'_>> {
         let words = unpack_words(words).ok_or_else(|| Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each"))?;
+        let (Some(call), Some(log)) = (&self.call, &self.log) else {
+            return Err(Error::new(Status::GenericFailure, "run before bind: the server's functions are not set"));
+        };
         let key_count = (key_count as usize).min(words.len());
-        let mut host = JsHost { call: &call, log: &log, failure: None };
-        let reply = self.inner.run(&sha, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host);
+        let mut host = JsHost { env: &env, call: call.borrow_back(&env)?, log: log.borrow_back(&env)?, failure: None };
+        let reply = self.inner.run(id, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host);
         match host.failure {
             Some(error) => Err(error),
-            None => Ok(Buffer::from(reply)),
+            None => BufferSlice::copy_from(&env, reply),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! for Redis compute the same: `10/2` is `5`, not `5.0`).
 //!
 //! One `Scripts` holds one Lua state: the sandbox (sandbox.lua) and every script loaded into it,
-//! compiled once and kept under its SHA-1. Running a script hands each `redis.call` to a `Host`
+//! compiled once and kept by number (the server maps SHA-1s to numbers). Running a script hands each `redis.call` to a `Host`
 //! — the server, which runs the command as a client would and answers its RESP2 reply — and
 //! gives back the script's result as the RESP2 reply for the client.
 
@@ -42,6 +42,19 @@ pub trait Host {
 
 /// Where the registry keeps the bridge table, for redis.call to find `call` in.
 const BRIDGE_KEY: &CStr = c"svc_bridge";
+/// Where the registry keeps sandbox.lua's runner and the table of compiled scripts, for `run`.
+const RUNNER_KEY: &CStr = c"svc_runner";
+const SCRIPTS_KEY: &CStr = c"svc_scripts";
+
+/// Sets the global `name` to a new table of `words` (KEYS, ARGV). Raw stack calls: see run_caught.
+unsafe fn set_words(state: *mut ffi::lua_State, name: &CStr, words: &[&[u8]]) {
+    ffi::lua_createtable(state, words.len() as c_int, 0);
+    for (i, word) in words.iter().enumerate() {
+        ffi::lua_pushlstring(state, word.as_ptr().cast(), word.len());
+        ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
+    }
+    ffi::lua_setfield(state, ffi::LUA_GLOBALSINDEX, name.as_ptr());
+}
 
 /// How a `redis.call` ended, as `command` reads it.
 #[derive(Clone, Copy)]
@@ -55,18 +68,37 @@ enum Outcome {
 
 pub struct Scripts {
     lua: Lua,
-    /// sandbox.lua's runner: runs a compiled script in the sandbox, catching what it raises.
-    runner: Function,
-    /// The table sandbox.lua reads `call` and `log` from; they are set while a script runs.
-    bridge: Table,
-    /// Compiled scripts by SHA-1 (hex, lower case).
+    /// Compiled scripts by their number, 1 up (a Lua array).
     compiled: Table,
+    /// Their SHA-1s (hex, lower case), for error messages: the first is script 1's.
+    shas: RefCell<Vec<String>>,
+    /// The run in progress, as the bridge's functions and the time-limit hook see it.
+    run: Rc<Run>,
+}
+
+/// What the running script's callbacks share. The bridge's `call` and `log` are made once, with
+/// the state, and find the script's host here: a Lua function made per run (mlua's scope) cost
+/// more than the rest of running a short script.
+#[derive(Default)]
+struct Run {
+    /// The server the running script calls; None while none runs.
+    host: Cell<Option<*mut dyn Host>>,
     /// When the running script passes its time limit; None while none runs.
-    deadline: Rc<Cell<Option<Instant>>>,
+    deadline: Cell<Option<Instant>>,
     /// Whether the running script has changed data (then it runs on past its limit, as in Redis).
-    wrote: Rc<Cell<bool>>,
+    wrote: Cell<bool>,
     /// Set when the limit ended the script.
-    ended: Rc<Cell<bool>>,
+    ended: Cell<bool>,
+}
+
+impl Run {
+    /// The running script's host, or an error for a call made outside a run (a function kept in
+    /// a global and called later cannot be: globals are read-only).
+    fn host(&self) -> mlua::Result<&mut dyn Host> {
+        // SAFETY: set only for the length of run_caught, from a &mut the run holds; Lua runs one
+        // callback at a time, so no two references to the host are live together.
+        self.host.get().map(|host| unsafe { &mut *host }).ok_or_else(|| mlua::Error::runtime("redis.call outside a script"))
+    }
 }
 
 impl Scripts {
@@ -94,46 +126,76 @@ impl Scripts {
         bridge.set("redis_pcall", unsafe { lua.create_c_function(redis_pcall)? })?;
         lua.set_named_registry_value(BRIDGE_KEY.to_str().expect("ASCII"), bridge.clone())?;
         let runner: Function = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge.clone())?;
-        let deadline: Rc<Cell<Option<Instant>>> = Rc::new(Cell::new(None));
-        let wrote = Rc::new(Cell::new(false));
-        let ended = Rc::new(Cell::new(false));
+        let run = Rc::new(Run::default());
         {
-            let (deadline, wrote, ended) = (deadline.clone(), wrote.clone(), ended.clone());
-            lua.set_hook(HookTriggers::new().every_nth_instruction(INSTRUCTIONS_PER_CHECK), move |_, _| {
-                match deadline.get() {
-                    Some(at) if !wrote.get() && Instant::now() >= at => {
-                        ended.set(true);
-                        Err(mlua::Error::runtime("time limit"))
-                    }
-                    _ => Ok(VmState::Continue),
+            let run = run.clone();
+            lua.set_hook(HookTriggers::new().every_nth_instruction(INSTRUCTIONS_PER_CHECK), move |_, _| match run.deadline.get() {
+                Some(at) if !run.wrote.get() && Instant::now() >= at => {
+                    run.ended.set(true);
+                    Err(mlua::Error::runtime("time limit"))
                 }
+                _ => Ok(VmState::Continue),
             })?;
         }
+        {
+            let run = run.clone();
+            bridge.raw_set(
+                "call",
+                lua.create_function(move |lua, args: MultiValue| {
+                    let words = match command_words(&args) {
+                        Ok(words) => words,
+                        Err(message) => return misuse(lua, message),
+                    };
+                    let slices: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
+                    let (reply, wrote) = run.host()?.call(&slices);
+                    if wrote {
+                        run.wrote.set(true);
+                    }
+                    let (value, failed) = resp_to_lua::decode(lua, &reply)?;
+                    Ok((value, if failed { Outcome::Failed } else { Outcome::Reply } as u8))
+                })?,
+            )?;
+        }
+        {
+            let run = run.clone();
+            bridge.raw_set(
+                "log",
+                lua.create_function(move |_, (level, text): (u8, mlua::LuaString)| {
+                    run.host()?.log(level, &text.as_bytes());
+                    Ok(())
+                })?,
+            )?;
+        }
         let compiled = lua.create_table()?;
-        Ok(Scripts { lua, runner, bridge, compiled, deadline, wrote, ended })
+        lua.set_named_registry_value(RUNNER_KEY.to_str().expect("ASCII"), runner)?;
+        lua.set_named_registry_value(SCRIPTS_KEY.to_str().expect("ASCII"), &compiled)?;
+        Ok(Scripts { lua, compiled, shas: RefCell::new(Vec::new()), run })
     }
 
-    /// Compiles `body` and keeps it under `sha`. The error is Lua's message ("user_script:1: …").
-    pub fn load(&self, sha: &str, body: &[u8]) -> Result<(), String> {
+    /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
+    /// knows it by. The error is Lua's message ("user_script:1: …").
+    pub fn load(&self, sha: &str, body: &[u8]) -> Result<u32, String> {
         let function = self.lua.load(body).set_name("@user_script").into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => message,
             other => other.to_string(),
         })?;
-        self.compiled.raw_set(sha, function).map_err(|e| e.to_string())
+        let mut shas = self.shas.borrow_mut();
+        shas.push(sha.to_string());
+        self.compiled.raw_set(shas.len(), function).map_err(|e| e.to_string())?;
+        Ok(shas.len() as u32)
     }
 
-    /// Whether a script is kept under `sha`.
-    pub fn has(&self, sha: &str) -> bool {
-        matches!(self.compiled.raw_get::<Value>(sha), Ok(Value::Function(_)))
-    }
-
-    /// Runs the script kept under `sha` with KEYS and ARGV set; returns its RESP2 reply. A script
-    /// that has not written by `limit` is ended with an error; one that has runs on.
-    pub fn run(&self, sha: &str, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> Vec<u8> {
+    /// Runs the script `load` numbered `id` with KEYS and ARGV set; returns its RESP2 reply. A
+    /// script that has not written by `limit` is ended with an error; one that has runs on.
+    pub fn run(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> Vec<u8> {
+        let shas = self.shas.borrow();
+        let Some(sha) = shas.get((id as usize).wrapping_sub(1)) else {
+            return format!("-ERR no script is numbered {id}\r\n").into_bytes();
+        };
         let mut out = Vec::new();
-        match self.run_caught(sha, keys, argv, limit, host) {
+        match self.run_caught(id, keys, argv, limit, host) {
             Ok((true, value)) => lua_to_resp::encode(&value, &mut out),
-            Ok((false, _)) if self.ended.get() => out.extend_from_slice(
+            Ok((false, _)) if self.run.ended.get() => out.extend_from_slice(
                 format!("-ERR script {sha} ran past its time limit without writing and was ended\r\n").as_bytes(),
             ),
             Ok((false, Value::Table(error))) => script_error(&error, sha, &mut out),
@@ -151,40 +213,30 @@ impl Scripts {
         out
     }
 
-    fn run_caught(&self, sha: &str, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
-        let script: Function = self.compiled.raw_get(sha)?;
-        let globals = self.lua.globals();
-        globals.raw_set("KEYS", self.lua.create_sequence_from(keys.iter().map(|k| self.lua.create_string(k)).collect::<mlua::Result<Vec<_>>>()?)?)?;
-        globals.raw_set("ARGV", self.lua.create_sequence_from(argv.iter().map(|a| self.lua.create_string(a)).collect::<mlua::Result<Vec<_>>>()?)?)?;
-        self.wrote.set(false);
-        self.ended.set(false);
-        self.deadline.set(Some(Instant::now() + limit));
-        let host = RefCell::new(host);
-        let result = self.lua.scope(|scope| {
-            let call = scope.create_function(|lua, args: MultiValue| {
-                let words = match command_words(&args) {
-                    Ok(words) => words,
-                    Err(message) => return misuse(lua, message),
-                };
-                let slices: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
-                let (reply, wrote) = host.borrow_mut().call(&slices);
-                if wrote {
-                    self.wrote.set(true);
-                }
-                let (value, failed) = resp_to_lua::decode(lua, &reply)?;
-                Ok((value, if failed { Outcome::Failed } else { Outcome::Reply } as u8))
-            })?;
-            let log = scope.create_function(|_, (level, text): (u8, mlua::LuaString)| {
-                host.borrow_mut().log(level, &text.as_bytes());
-                Ok(())
-            })?;
-            self.bridge.raw_set("call", call)?;
-            self.bridge.raw_set("log", log)?;
-            self.runner.call::<(bool, Value)>(script)
-        });
-        self.deadline.set(None);
-        self.bridge.raw_set("call", Value::Nil)?;
-        self.bridge.raw_set("log", Value::Nil)?;
+    fn run_caught(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
+        self.run.wrote.set(false);
+        self.run.ended.set(false);
+        self.run.deadline.set(Some(Instant::now() + limit));
+        // SAFETY: the pointer is taken away again below, before `host`'s borrow ends, and only
+        // the bridge's functions read it, which Lua calls only from inside this script's run.
+        let host: *mut (dyn Host + '_) = host;
+        self.run.host.set(Some(unsafe { std::mem::transmute::<*mut (dyn Host + '_), *mut (dyn Host + 'static)>(host) }));
+        // On the raw stack, inside exec_raw's protected call: the mlua calls that would do the
+        // same (table sets, a function call) each run protected on their own, which cost more
+        // than running a short script. Any Lua error here (out of memory) is caught as mlua's.
+        let result = unsafe {
+            self.lua.exec_raw::<(bool, Value)>((), |state| {
+                ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, RUNNER_KEY.as_ptr());
+                ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, SCRIPTS_KEY.as_ptr());
+                ffi::lua_rawgeti(state, -1, ffi::lua_Integer::from(id));
+                ffi::lua_remove(state, -2);
+                set_words(state, c"KEYS", keys);
+                set_words(state, c"ARGV", argv);
+                ffi::lua_call(state, 1, 2);
+            })
+        };
+        self.run.host.set(None);
+        self.run.deadline.set(None);
         result
     }
 
@@ -193,11 +245,6 @@ impl Scripts {
         self.lua.used_memory()
     }
 
-    /// Forgets every script (SCRIPT FLUSH).
-    pub fn flush(&mut self) -> mlua::Result<()> {
-        self.compiled = self.lua.create_table()?;
-        self.lua.gc_collect()
-    }
 }
 
 unsafe extern "C-unwind" fn redis_call(state: *mut ffi::lua_State) -> c_int {

@@ -18,6 +18,11 @@ pub fn format_g(n: f64, digits: i32) -> String {
     if n == 0.0 {
         return if n.is_sign_negative() { "-0" } else { "0" }.to_string();
     }
+    // An integer of fewer digits than asked for is written whole by %g: the common case, and the
+    // exact formatting below is slow.
+    if n.trunc() == n && n.abs() < 1e15 && digits >= 15 {
+        return format!("{}", n as i64);
+    }
     // Rust's `{:e}` with digits - 1 decimals rounds to that many significant digits as printf does.
     let scientific = format!("{:.*e}", (digits - 1) as usize, n);
     let (mantissa, exponent) = scientific.split_once('e').expect("`{:e}` always writes an exponent");

@@ -29,14 +29,14 @@ function keysAndArgs(argv: readonly string[]): { keys: string[]; args: string[] 
 function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
   const { keys, args } = keysAndArgs(argv);
   const sha = x.engine.scripts.load(argv[1]!);
-  replayResp(runScript(x.engine, x.engine.scripts, x.session, sha, keys, args, { readOnly }), x.reply);
+  replayResp(runScript(x.engine, x.session, sha, keys, args, { readOnly }), x.reply);
 }
 
 function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
   const { keys, args } = keysAndArgs(argv);
   const sha = argv[1]!.toLowerCase();
   if (sha.length !== shaHexDigits || !x.engine.scripts.has(sha)) throw noScript();
-  replayResp(runScript(x.engine, x.engine.scripts, x.session, sha, keys, args, { readOnly }), x.reply);
+  replayResp(runScript(x.engine, x.session, sha, keys, args, { readOnly }), x.reply);
 }
 
 const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
@@ -64,7 +64,7 @@ export const scriptingCommands: readonly CommandSpec[] = [
       sub("load", 3, "Compiles a script and keeps it; answers its SHA-1.", (x, argv) => x.reply.bulk(x.engine.scripts.load(argv[2]!)), ["noscript", "stale"]),
       sub("exists", -3, "Whether each SHA-1 names a cached script.", (x, argv) => {
         x.reply.array(argv.length - 2);
-        for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.has(argv[i]!) ? 1 : 0);
+        for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.has(argv[i]!.toLowerCase()) ? 1 : 0);
       }, ["noscript"]),
       sub("flush", -2, "Forgets every cached script.", (x, argv) => {
         if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) {

@@ -8,26 +8,29 @@ import type { Reply } from "../reply.ts";
 const CR = 0x0d;
 const integerText = /^-?\d{1,19}$/;
 
-/** The decimal integer `text` holds; a RangeError for anything else. */
-function integerOf(text: string): bigint {
+/** Integers of at most this many characters are exact as numbers, and read without a BigInt. */
+const numberDigitsMax = 15;
+
+/** The decimal integer `text` holds (a number while exact, else a bigint); a RangeError for anything else. */
+function integerOf(text: string): number | bigint {
   if (!integerText.test(text)) throw new RangeError(`a script's reply has '${text.slice(0, 32)}' where an integer belongs`);
-  return BigInt(text);
+  return text.length <= numberDigitsMax ? Number(text) : BigInt(text);
 }
 
 /** Writes the one reply `bytes` holds onto `reply`. */
-export function replayResp(bytes: Uint8Array, reply: Reply): void {
+export function replayResp(bytes: Buffer, reply: Reply): void {
   const end = replayAt(bytes, 0, reply);
   if (end !== bytes.length) throw new RangeError(`a script's reply has ${bytes.length - end} bytes after its end`);
 }
 
 /** The line after the type byte at `at`, and where the next item starts. */
-function line(bytes: Uint8Array, at: number): { text: string; next: number } {
+function line(bytes: Buffer, at: number): { text: string; next: number } {
   const cr = bytes.indexOf(CR, at + 1);
   if (cr < 0 || bytes[cr + 1] !== 0x0a) throw new RangeError("a script's reply line has no CRLF");
-  return { text: Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, cr - at - 1).toString("latin1"), next: cr + 2 };
+  return { text: bytes.toString("latin1", at + 1, cr), next: cr + 2 };
 }
 
-function replayAt(bytes: Uint8Array, at: number, reply: Reply): number {
+function replayAt(bytes: Buffer, at: number, reply: Reply): number {
   if (at >= bytes.length) throw new RangeError("a script's reply ends before its last item");
   const type = String.fromCharCode(bytes[at]!);
   const { text, next } = line(bytes, at);
@@ -40,7 +43,7 @@ function replayAt(bytes: Uint8Array, at: number, reply: Reply): number {
       return next;
     case ":": {
       const n = integerOf(text);
-      reply.integer(n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n);
+      reply.integer(typeof n === "number" || n < BigInt(Number.MIN_SAFE_INTEGER) || n > BigInt(Number.MAX_SAFE_INTEGER) ? n : Number(n));
       return next;
     }
     case "$": {

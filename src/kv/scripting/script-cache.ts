@@ -3,6 +3,9 @@
  * native LuaScripts) and named by the SHA-1 of their text, as in Redis. Like Redis 7, the cache
  * lives in memory only: the append-only file holds what scripts did (their commands), not the
  * scripts, so after a restart EVALSHA answers NOSCRIPT until a client loads the script again.
+ *
+ * The native side knows a script by a number, given when it was compiled; the SHA-1 → number map
+ * is here, so a run passes a number rather than a string.
  */
 import { nativeAddon, type NativeLuaScripts } from "../../native/addon.ts";
 import { KvError } from "../errors.ts";
@@ -19,14 +22,36 @@ export function scriptSha(body: string): string {
  */
 export const luaMemoryBytesMax = 1024 * 1024 * 1024;
 
+/** What a running script's commands and log lines go to (script-run.ts). */
+export interface ScriptHost {
+  /** Runs one command, its words packed; returns the changed-data byte, then the RESP2 reply. */
+  call(words: Buffer): Uint8Array;
+  /** A redis.log line: the level byte, then the text. */
+  log(line: Buffer): void;
+}
+
 export class ScriptCache {
-  private lua: NativeLuaScripts = new nativeAddon.LuaScripts(luaMemoryBytesMax);
-  /** Scripts kept, and their bytes (INFO's used_memory_scripts_eval). */
-  private count = 0;
+  private lua!: NativeLuaScripts;
+  /** The script running now, which the Lua state's calls reach. */
+  private host: ScriptHost | null = null;
+  /** Each kept script's number in the Lua state, by SHA-1. */
+  private readonly idBySha = new Map<string, number>();
+  /** The SHA-1 of every script kept, by its text: EVAL of a kept script neither hashes nor compiles it. */
+  private readonly shaByBody = new Map<string, string>();
+  /** Bytes of the scripts' text (INFO's used_memory_scripts_eval). */
   bodyBytes = 0;
 
+  constructor() {
+    this.start();
+  }
+
+  private start(): void {
+    this.lua = new nativeAddon.LuaScripts(luaMemoryBytesMax);
+    this.lua.bind((words) => this.host!.call(words), (line) => this.host!.log(line));
+  }
+
   get size(): number {
-    return this.count;
+    return this.idBySha.size;
   }
 
   /** Bytes the Lua state holds, scripts and all (INFO's used_memory_lua). */
@@ -36,29 +61,44 @@ export class ScriptCache {
 
   /** Compiles and keeps `body` unless it is kept already; returns its SHA-1. */
   load(body: string): string {
+    const known = this.shaByBody.get(body);
+    if (known !== undefined) return known;
     const sha = scriptSha(body);
-    if (this.lua.has(sha)) return sha;
-    const error = this.lua.load(sha, Buffer.from(body, "latin1"));
-    if (error !== null) throw new KvError(`ERR Error compiling script (new function): ${error}`);
-    this.count++;
+    let id: number;
+    try {
+      id = this.lua.load(sha, Buffer.from(body, "latin1"));
+    } catch (error) {
+      throw new KvError(`ERR Error compiling script (new function): ${(error as Error).message}`);
+    }
+    this.idBySha.set(sha, id);
+    this.shaByBody.set(body, sha);
     this.bodyBytes += body.length;
     return sha;
   }
 
-  /** Whether a script is kept under `sha` (any case). */
+  /** Whether a script is kept under `sha` (lower case). */
   has(sha: string): boolean {
-    return this.lua.has(sha.toLowerCase());
+    return this.idBySha.has(sha);
+  }
+
+  /**
+   * Runs the script kept under `sha` (the caller has checked it is), its keys then its arguments
+   * packed in `words`, with `host` answering its commands; returns its RESP2 reply.
+   */
+  run(sha: string, words: Uint8Array, keyCount: number, limitMs: number, host: ScriptHost): Buffer {
+    this.host = host;
+    try {
+      return this.lua.run(this.idBySha.get(sha)!, words, keyCount, limitMs);
+    } finally {
+      this.host = null;
+    }
   }
 
   /** Forgets every script (SCRIPT FLUSH), starting a fresh Lua state as Redis does. */
   flush(): void {
-    this.lua = new nativeAddon.LuaScripts(luaMemoryBytesMax);
-    this.count = 0;
+    this.start();
+    this.idBySha.clear();
+    this.shaByBody.clear();
     this.bodyBytes = 0;
-  }
-
-  /** The native state, for a run (script-run.ts). */
-  get native(): NativeLuaScripts {
-    return this.lua;
   }
 }

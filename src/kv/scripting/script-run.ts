@@ -9,7 +9,7 @@
 import type { Engine } from "../engine.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
-import type { ScriptCache } from "./script-cache.ts";
+import type { ScriptHost } from "./script-cache.ts";
 import { packWords, unpackWords } from "./words.ts";
 
 /** A script that has not written by then is ended; one that has runs on (as in Redis). */
@@ -18,36 +18,57 @@ const scriptTimeLimitMsDefault = 5000;
 /** Bytes of a command's reply: the flag byte saying whether data changed, then the reply. */
 const changedFlag = 1;
 
+/** Where each command a script runs writes its reply, copied out before the next runs. */
+let scratch = new RespWriter();
+/** A scratch writer grown past this by a large reply is let go, not kept at that size. */
+const scratchKeptBytesMax = 1024 * 1024;
+
 export interface ScriptRunOptions {
   /** EVAL_RO, EVALSHA_RO: a write command fails. */
   readOnly: boolean;
 }
 
-/** Runs the script kept under `sha` for `session`; returns the RESP2 reply. */
-export function runScript(
-  engine: Engine, cache: ScriptCache, session: Session, sha: string, keys: readonly string[], args: readonly string[],
-  options: ScriptRunOptions,
-): Buffer {
-  let wrote = false;
-  const call = (packed: Buffer): Uint8Array => {
-    const out = new RespWriter();
-    const dirtyBefore = engine.dirty;
-    scriptCall(engine, session, unpackWords(packed), out, options.readOnly, wrote);
-    const changed = engine.dirty !== dirtyBefore;
-    wrote ||= changed;
+/** One script's run as the server sees it: its client, and whether it has written yet. */
+class ScriptRun implements ScriptHost {
+  wrote = false;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly session: Session,
+    private readonly readOnly: boolean,
+  ) {}
+
+  call(words: Buffer): Uint8Array {
+    const out = scratch;
+    out.length = 0;
+    const dirtyBefore = this.engine.dirty;
+    scriptCall(this.engine, this.session, unpackWords(words), out, this.readOnly, this.wrote);
+    const changed = this.engine.dirty !== dirtyBefore;
+    this.wrote ||= changed;
     const reply = new Uint8Array(1 + out.length);
     reply[0] = changed ? changedFlag : 0;
     reply.set(out.buffer.subarray(0, out.length), 1);
+    if (out.buffer.length > scratchKeptBytesMax) scratch = new RespWriter();
     return reply;
-  };
-  const log = (line: Buffer) => logLine(engine, line[0]!, line.toString("latin1", 1));
+  }
+
+  log(line: Buffer): void {
+    logLine(this.engine, line[0]!, line.toString("latin1", 1));
+  }
+}
+
+/** Runs the script kept under `sha` for `session`; returns the RESP2 reply. */
+export function runScript(
+  engine: Engine, session: Session, sha: string, keys: readonly string[], args: readonly string[], options: ScriptRunOptions,
+): Buffer {
+  const run = new ScriptRun(engine, session, options.readOnly);
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
   if (wraps) engine.aof?.beginTransaction();
   session.inScript = true;
   try {
-    return cache.native.run(sha, packWords([...keys, ...args]), keys.length, timeLimitMs(engine), call, log);
+    return engine.scripts.run(sha, packWords(keys, args), keys.length, timeLimitMs(engine), run);
   } finally {
     session.inScript = false;
     if (wraps) engine.aof?.endTransaction();

@@ -5,33 +5,36 @@
  * strings, as the engine holds them, so every byte survives.
  */
 
-export function packWords(words: readonly string[]): Buffer {
+/** `words`, then the words of `more` (a script's keys, then its arguments), packed in one buffer. */
+export function packWords(words: readonly string[], more: readonly string[] = []): Buffer {
   let bytes = 4;
   for (const word of words) bytes += 4 + word.length;
+  for (const word of more) bytes += 4 + word.length;
   const out = Buffer.allocUnsafe(bytes);
-  out.writeUInt32LE(words.length, 0);
+  out.writeUInt32LE(words.length + more.length, 0);
   let at = 4;
-  for (const word of words) {
-    out.writeUInt32LE(word.length, at);
-    at += 4;
-    at += out.write(word, at, "latin1");
+  for (const list of [words, more]) {
+    for (const word of list) {
+      out.writeUInt32LE(word.length, at);
+      at += 4;
+      at += out.write(word, at, "latin1");
+    }
   }
   return out;
 }
 
-/** The words packed in `bytes`; throws on a buffer that is not in that form. */
-export function unpackWords(bytes: Uint8Array): string[] {
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.readUInt32LE(0);
+/** The words packed in `bytes`; throws a RangeError on a buffer that is not in that form. */
+export function unpackWords(bytes: Buffer): string[] {
+  const count = bytes.readUInt32LE(0);
   const words: string[] = [];
   let at = 4;
   for (let i = 0; i < count; i++) {
-    const length = view.readUInt32LE(at);
+    const length = bytes.readUInt32LE(at);
     at += 4;
-    if (at + length > view.length) throw new RangeError("packed words run past their buffer");
-    words.push(view.toString("latin1", at, at + length));
+    if (at + length > bytes.length) throw new RangeError("packed words run past their buffer");
+    words.push(bytes.toString("latin1", at, at + length));
     at += length;
   }
-  if (at !== view.length) throw new RangeError("packed words end before their buffer does");
+  if (at !== bytes.length) throw new RangeError("packed words end before their buffer does");
   return words;
 }
