@@ -134,7 +134,7 @@ describe("scripts side by side with redis-server", () => {
       evalOf("error('boom')", "0"), evalOf("error({err = 'X y'})", "0"), evalOf("error(redis.error_reply('bad'))", "0"),
       evalOf("local function f() error({err = 'deep'}) end\nreturn f()", "0"),
       ...names.map((name) => evalOf(`return type(${name})`, "0")),
-      evalOf("return {type(loadstring), type(unpack), type(coroutine), type(cjson), type(bit), type(cmsgpack)}", "0"),
+      evalOf("return {type(loadstring), type(unpack), type(coroutine), type(cjson), type(bit), type(cmsgpack), type(struct)}", "0"),
     ]);
   });
 
@@ -166,6 +166,24 @@ describe("scripts side by side with redis-server", () => {
       evalOf("return {cmsgpack.unpack_limit(cmsgpack.pack(7, 8, 9), 0)}", "0"), evalOf("return {cmsgpack.unpack_limit(cmsgpack.pack(7, 8, 9), 2)}", "0"),
       evalOf("return {cmsgpack.unpack_one(cmsgpack.pack(7), 5)}", "0"), evalOf("return cmsgpack.unpack_one()", "0"),
       evalOf("return cmsgpack.unpack(5)", "0"), evalOf("return cmsgpack.pack()", "0"),
+    ]);
+  });
+
+  test("struct packs, unpacks and sizes as Redis's does", async () => {
+    const packs = [
+      "'>I2', 1", "'<i4', -2", "'!4 b i', 1, 2", "'z', 1", "'i', 'x'", "'i', '12'", "'i'", "'s', 'ab'", "'c3', 'ab'", "'c0', 'abc'",
+      "'d', 1.5", "'>f', 1.5", "'!3 i', 1", "'i40', 1", "'i9', -1", "'l L T h H B', 1, 2, 3, 4, 5, 6", "'x', 1", "'>i8', -2^40", "'I2', 70000",
+      "'!i2 b i', 1, 2, 3", "'  <  h', 7",
+    ];
+    const unpacks = [
+      "'>I2', '\\0\\1'", "'<i2', '\\254\\255'", "'s', 'ab\\0cd'", "'s', 'ab'", "'I2', 'a'", "'b c0', '\\2xyz'", "'c0', 'xyz'",
+      "'b', 'xyz', 2", "'b', 'xyz', 0", "'b', 'xyz', 4", "'b', 'xyz', 5", "'d', struct.pack('d', 0.1)", "'!4 b i', struct.pack('!4 b i', 1, 2)",
+      "'>f h', struct.pack('>f h', -0.25, -3)", "'i3', struct.pack('i3', -5)", "'z', 'a'",
+    ];
+    await sameOnBoth([
+      ...packs.map((args) => evalOf(`return struct.pack(${args})`, "0")),
+      ...unpacks.map((args) => evalOf(`return {struct.unpack(${args})}`, "0")),
+      ...["'i4 d'", "'s'", "'c0'", "'!8 b d'", "'!2 b i'", "'q'", "'c10 >h'"].map((fmt) => evalOf(`return struct.size(${fmt})`, "0")),
     ]);
   });
 

@@ -12,6 +12,7 @@ mod cmsgpack;
 mod lua_to_resp;
 mod number;
 mod resp_to_lua;
+mod struct_lib;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -117,6 +118,7 @@ impl Scripts {
         bridge.set("bit", bit::library(&lua)?)?;
         bridge.set("cjson", cjson::library(&lua)?)?;
         bridge.set("cmsgpack", cmsgpack::library(&lua)?)?;
+        bridge.set("struct", struct_lib::library(&lua)?)?;
         bridge.set(
             "sha1hex",
             lua.create_function(|_, text: mlua::LuaString| Ok(sha1_smol::Sha1::from(&*text.as_bytes()).digest().to_string()))?,

@@ -3,7 +3,7 @@
 -- Redis 7.0 is the model for every name and message here.
 --
 -- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
--- text)` while a script runs; `sha1hex(text)`; `bit`, `cjson` and `cmsgpack`; `version` and `version_num`.
+-- text)` while a script runs; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack` and `struct`; `version` and `version_num`.
 local bridge = ...
 
 local getinfo = debug.getinfo
@@ -88,6 +88,7 @@ real.redis = readonly(redis)
 real.bit = readonly(bridge.bit)
 real.cjson = readonly(bridge.cjson)
 real.cmsgpack = readonly(bridge.cmsgpack)
+real.struct = readonly(bridge.struct)
 for _, name in ipairs({ 'string', 'table', 'math', 'coroutine' }) do real[name] = readonly(real[name]) end
 for _, name in ipairs({ 'dofile', 'loadfile', 'print', 'setfenv', 'getfenv', 'newproxy', 'module',
                         'require', 'debug', 'os', 'io', 'package' }) do
