@@ -5,7 +5,7 @@
  * the way each hands a script's commands to the server. Part of `svc bench kv`.
  */
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
-import { fmt, median, redisBenchmark, redisCli } from "./redis-benchmark.ts";
+import { fmt, interleavedMedians, redisBenchmark, redisCli } from "./redis-benchmark.ts";
 
 const clients = 50;
 const keyRange = 100_000;
@@ -45,14 +45,8 @@ export async function scriptComparison(): Promise<void> {
     console.log("|---|---:|---:|---:|");
     for (const pipeline of [1, 16]) {
       for (const [i, script] of scripts.entries()) {
-        const order = i % 2 === 0 ? [redis, kv] : [kv, redis];
-        const runs = new Map<ServerProcess, number[]>(order.map((s) => [s, []]));
-        for (let round = 0; round < rounds; round++) {
-          for (const server of order) {
-            runs.get(server)!.push(await redisBenchmark({ port: server.port, test: "", command: command(i), pipeline, requests, clients, keyRange }));
-          }
-        }
-        const [r, k] = [median(runs.get(redis)!), median(runs.get(kv)!)];
+        const measure = (server: ServerProcess) => redisBenchmark({ port: server.port, test: "", command: command(i), pipeline, requests, clients, keyRange });
+        const [r, k] = await interleavedMedians(redis, kv, i % 2 === 0, rounds, measure);
         console.log(`| ${script.name} -P ${pipeline} | ${fmt(r)} | ${fmt(k)} | ${(k / r).toFixed(2)}× |`);
       }
     }

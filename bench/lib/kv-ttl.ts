@@ -8,7 +8,7 @@
  * that, and GET here ran at 0.65–0.75× Redis.
  */
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
-import { fmt, median, redisBenchmark } from "./redis-benchmark.ts";
+import { fmt, interleavedMedians, redisBenchmark } from "./redis-benchmark.ts";
 
 const clients = 50;
 const keyRange = 100_000;
@@ -39,14 +39,8 @@ export async function ttlComparison(): Promise<void> {
     console.log("|---|---:|---:|---:|");
     for (const pipeline of [1, 16]) {
       for (const [i, c] of cases.entries()) {
-        const order = i % 2 === 0 ? [redis, kv] : [kv, redis];
-        const runs = new Map<ServerProcess, number[]>(order.map((s) => [s, []]));
-        for (let round = 0; round < rounds; round++) {
-          for (const server of order) {
-            runs.get(server)!.push(await redisBenchmark({ port: server.port, test: c.test, command: c.command, pipeline, requests, clients, keyRange }));
-          }
-        }
-        const [r, k] = [median(runs.get(redis)!), median(runs.get(kv)!)];
+        const measure = (server: ServerProcess) => redisBenchmark({ port: server.port, test: c.test, command: c.command, pipeline, requests, clients, keyRange });
+        const [r, k] = await interleavedMedians(redis, kv, i % 2 === 0, rounds, measure);
         console.log(`| ${c.name} -P ${pipeline} | ${fmt(r)} | ${fmt(k)} | ${(k / r).toFixed(2)}× |`);
       }
     }

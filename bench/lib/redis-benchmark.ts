@@ -63,3 +63,20 @@ export const median = (xs: number[]) => {
 };
 
 export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+/**
+ * The median of `rounds` measurements of redis-server and of svc, taken in turns (svc first
+ * unless `redisFirst`) so that a change in the machine's load falls on both: `measure` runs
+ * once against the server it is given.
+ */
+export async function interleavedMedians<S>(
+  redis: S, kv: S, redisFirst: boolean, rounds: number, measure: (server: S) => Promise<number>,
+): Promise<[redis: number, kv: number]> {
+  const runs = { redis: [] as number[], kv: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    for (const which of redisFirst ? (["redis", "kv"] as const) : (["kv", "redis"] as const)) {
+      runs[which].push(await measure(which === "redis" ? redis : kv));
+    }
+  }
+  return [median(runs.redis), median(runs.kv)];
+}

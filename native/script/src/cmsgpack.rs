@@ -255,32 +255,16 @@ impl<'a> Decoder<'a> {
             0xd1 => Value::Number(f64::from(self.uint(2)? as u16 as i16)),
             0xd2 => Value::Number(f64::from(self.uint(4)? as u32 as i32)),
             0xd3 => Value::Number(self.uint(8)? as i64 as f64),
-            0xd9 => {
-                let n = self.uint(1)? as usize;
+            0xd9..=0xdb => {
+                let n = self.uint(1 << (kind - 0xd9))? as usize;
                 self.string(n)?
             }
-            0xda => {
-                let n = self.uint(2)? as usize;
-                self.string(n)?
-            }
-            0xdb => {
-                let n = self.uint(4)? as usize;
-                self.string(n)?
-            }
-            0xdc => {
-                let n = self.uint(2)? as usize;
+            0xdc | 0xdd => {
+                let n = self.uint(2 << (kind - 0xdc))? as usize;
                 self.array(n)?
             }
-            0xdd => {
-                let n = self.uint(4)? as usize;
-                self.array(n)?
-            }
-            0xde => {
-                let n = self.uint(2)? as usize;
-                self.map(n)?
-            }
-            0xdf => {
-                let n = self.uint(4)? as usize;
+            0xde | 0xdf => {
+                let n = self.uint(2 << (kind - 0xde))? as usize;
                 self.map(n)?
             }
             _ => return Err(bad()),
