@@ -2,9 +2,9 @@
 //! for Redis compute the same: `10/2` is `5`, not `5.0`).
 //!
 //! One `Scripts` holds one Lua state: the sandbox (sandbox.lua) and every script loaded into it,
-//! compiled once and kept by number (the server maps SHA-1s to numbers). Running a script hands each `redis.call` to a `Host`
-//! — the server, which runs the command as a client would and answers its RESP2 reply — and
-//! gives back the script's result as the RESP2 reply for the client.
+//! compiled once and kept by number (the server maps SHA-1s to numbers). Running a script hands
+//! each `redis.call` to a `Host` — the server, which runs the command as a client would and
+//! answers its RESP2 reply — and gives back the script's result as the RESP2 reply for the client.
 
 mod bit;
 mod cjson;
@@ -15,18 +15,16 @@ mod resp_to_lua;
 mod struct_lib;
 
 use std::cell::{Cell, RefCell};
+use std::ffi::{c_int, CStr};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use std::ffi::{c_int, CStr};
-
 use mlua::{ffi, Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
 
-pub use lua_to_resp::to_integer;
-pub use number::format_g17;
+use number::format_g17;
 
 /// The version scripts read from redis.REDIS_VERSION, and as a number (0x00MMmmpp).
-pub const REDIS_VERSION: &str = "7.0.15";
+const REDIS_VERSION: &str = "7.0.15";
 const REDIS_VERSION_NUM: u32 = 0x0007_000f;
 
 /// Lua instructions between checks of a script's time limit (a check reads the clock).
@@ -93,12 +91,13 @@ struct Run {
 }
 
 impl Run {
-    /// The running script's host, or an error for a call made outside a run (a function kept in
-    /// a global and called later cannot be: globals are read-only).
-    fn host(&self) -> mlua::Result<&mut dyn Host> {
+    /// Runs `f` with the running script's host; an error for a call made outside a run (a
+    /// function kept in a global and called later cannot be: globals are read-only).
+    fn with_host<R>(&self, f: impl FnOnce(&mut dyn Host) -> R) -> mlua::Result<R> {
+        let host = self.host.get().ok_or_else(|| mlua::Error::runtime("redis.call outside a script"))?;
         // SAFETY: set only for the length of run_caught, from a &mut the run holds; Lua runs one
-        // callback at a time, so no two references to the host are live together.
-        self.host.get().map(|host| unsafe { &mut *host }).ok_or_else(|| mlua::Error::runtime("redis.call outside a script"))
+        // callback at a time and none runs a script, so this is the only reference while f runs.
+        Ok(f(unsafe { &mut *host }))
     }
 }
 
@@ -149,7 +148,7 @@ impl Scripts {
                         Err(message) => return misuse(lua, message),
                     };
                     let slices: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
-                    let (reply, wrote) = run.host()?.call(&slices);
+                    let (reply, wrote) = run.with_host(|host| host.call(&slices))?;
                     if wrote {
                         run.wrote.set(true);
                     }
@@ -163,8 +162,7 @@ impl Scripts {
             bridge.raw_set(
                 "log",
                 lua.create_function(move |_, (level, text): (u8, mlua::LuaString)| {
-                    run.host()?.log(level, &text.as_bytes());
-                    Ok(())
+                    run.with_host(|host| host.log(level, &text.as_bytes()))
                 })?,
             )?;
         }
@@ -246,7 +244,6 @@ impl Scripts {
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()
     }
-
 }
 
 unsafe extern "C-unwind" fn redis_call(state: *mut ffi::lua_State) -> c_int {
@@ -257,8 +254,8 @@ unsafe extern "C-unwind" fn redis_pcall(state: *mut ffi::lua_State) -> c_int {
     command(state, false)
 }
 
-/// redis.call and redis.pcall: hands the arguments to the bridge's `call` (set while a script
-/// runs), which answers (reply, outcome); raises the reply when the outcome says so.
+/// redis.call and redis.pcall: hands the arguments to the bridge's `call`, which answers
+/// (reply, outcome); raises the reply when the outcome says so.
 ///
 /// These are raw C functions because a Rust callback cannot raise a Lua value: mlua turns its
 /// errors into userdata, and a script's pcall must get Redis's error table. Nothing here owns
@@ -309,9 +306,12 @@ fn script_error(error: &Table, sha: &str, out: &mut Vec<u8>) {
     };
     let mut line = text;
     line.extend_from_slice(format!(" script: {sha}").as_bytes());
-    if let (Ok(Value::String(source)), Ok(Value::Number(at))) = (error.raw_get::<Value>("source"), error.raw_get::<Value>("line")) {
-        line.extend_from_slice(format!(", on {}:{}.", source.to_string_lossy(), at as i64).as_bytes());
-    } else if let (Ok(Value::String(source)), Ok(Value::Integer(at))) = (error.raw_get::<Value>("source"), error.raw_get::<Value>("line")) {
+    let at = match error.raw_get::<Value>("line") {
+        Ok(Value::Number(n)) => Some(n as i64),
+        Ok(Value::Integer(n)) => Some(n),
+        _ => None,
+    };
+    if let (Ok(Value::String(source)), Some(at)) = (error.raw_get::<Value>("source"), at) {
         line.extend_from_slice(format!(", on {}:{at}.", source.to_string_lossy()).as_bytes());
     }
     out.push(b'-');

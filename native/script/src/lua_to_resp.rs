@@ -15,7 +15,7 @@ pub const DEPTH_MAX: usize = 1000;
 /// A number as the integer Redis's `(long long)` cast makes of it on x86: the fraction dropped,
 /// and NaN or anything out of range as the smallest integer.
 pub fn to_integer(n: f64) -> i64 {
-    if n.is_nan() || n >= 9_223_372_036_854_775_808.0 || n < -9_223_372_036_854_775_808.0 {
+    if n.is_nan() || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&n) {
         return i64::MIN;
     }
     n.trunc() as i64

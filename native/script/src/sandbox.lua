@@ -3,7 +3,7 @@
 -- Redis 7.0 is the model for every name and message here.
 --
 -- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
--- text)` while a script runs; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack` and `struct`; `version` and `version_num`.
+-- text)`; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack` and `struct`; `version` and `version_num`.
 local bridge = ...
 
 local getinfo = debug.getinfo
