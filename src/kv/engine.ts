@@ -244,13 +244,13 @@ export class Engine {
     }
     const batched = timedInBatch(spec) && !this.slowlog.logsEverything;
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
-    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, countsReads: countsReads(spec), propagate: null };
+    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, countsReads: countsReads(spec), propagate: null, failed: false };
     const dirtyBefore = this.dirty;
     // A script is shown before the commands it runs (Redis feeds its monitors EVAL up front).
     const monitoredFirst = this.monitors.size > 0 && spec.flags.includes("skip_monitor");
     if (monitoredFirst) this.monitors.feed(session, spec, argv);
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
-    const failed = !this.runHandler(spec, exec, argv);
+    const failed = !this.runHandler(spec, exec, argv) || exec.failed;
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
     const stats = this.statsFor(spec.name);
     stats.calls++;
@@ -298,7 +298,7 @@ export class Engine {
       return;
     }
     // Loading is not a client's traffic: nothing it reads counts in INFO's keyspace hits and misses.
-    this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, countsReads: false, propagate: null }, argv);
+    this.runHandler(spec, { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs, countsReads: false, propagate: null, failed: false }, argv);
   }
 
   /** Replays an MSET the loader kept as byte ranges of the file (Keyspace.loadStrings). */

@@ -13,8 +13,11 @@ export interface Reply {
   protocol: 2 | 3;
   /** +OK style status. */
   simple(text: string): void;
-  /** -ERR style error; `message` includes its code word, e.g. "ERR syntax error". */
-  error(message: string): void;
+  /**
+   * -ERR style error; `message` includes its code word, e.g. "ERR syntax error". `counted`: the
+   * server's error statistics already hold it (a script's reply passing on its command's error).
+   */
+  error(message: string, counted?: boolean): void;
   integer(n: number | bigint): void;
   /** A bulk string, or the null bulk for null. */
   bulk(value: string | null): void;

@@ -32,7 +32,10 @@ export interface NativeLuaScripts {
   load(sha: string, body: Uint8Array): number;
   /** Bytes the Lua state holds. */
   usedMemory(): number;
-  /** Runs script `id`, its keys then its arguments packed in `words`, the first `keyCount` keys; returns the RESP2 reply. */
+  /**
+   * Runs script `id`, its keys then its arguments packed in `words`, the first `keyCount` keys;
+   * returns a byte saying whether the reply is an error already counted (its command's), then the RESP2 reply.
+   */
   run(id: number, words: Uint8Array, keyCount: number, limitMs: number): Buffer;
 }
 

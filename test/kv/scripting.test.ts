@@ -198,6 +198,25 @@ describe("scripts side by side with redis-server", () => {
     ]);
   });
 
+  test("errors count in INFO as Redis counts them: a command's once, where it failed; the script's own at EVAL; EVAL fails with either", async () => {
+    const stats = async (client: typeof s.kvClient) => {
+      const text = `${(await client.call("INFO", "errorstats")) as string}${(await client.call("INFO", "commandstats")) as string}${(await client.call("INFO", "stats")) as string}`;
+      return text.split("\r\n").filter((l) => /^(errorstat_|total_error_replies)/.test(l) || /^cmdstat_(incr|eval|get):/.test(l))
+        .map((l) => l.replace(/usec=\d+,usec_per_call=[\d.]+,/, "")).sort();
+    };
+    for (const script of [
+      "return redis.pcall('incr', 's')", "return redis.call('incr', 's')", "return {err = 'MY x'}", "redis.pcall('incr', 's') redis.pcall('incr', 's') return 1",
+      "return redis.error_reply('OWN y')", "error('boom')", "return redis.call('get', 's')",
+    ]) {
+      const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map(async (client) => {
+        await client.pipeline([["FLUSHALL"], ["CONFIG", "RESETSTAT"], ["SET", "s", "abc"]]);
+        const reply = await client.call("EVAL", script, "0");
+        return { reply, stats: await stats(client) };
+      }));
+      expect({ script, ...kv }).toEqual({ script, ...redis });
+    }
+  });
+
   test("a script is one step of a transaction, and a SELECT inside it holds for the script only", async () => {
     const kv = await sameOnBoth([
       ["MULTI"], evalOf("return redis.call('incr', KEYS[1])", "1", "n"), ["INCR", "n"], ["EXEC"],

@@ -109,7 +109,7 @@ impl LuaScripts {
     }
 
     /// Runs script `id`: `words` holds its keys, then its arguments, the first `key_count` of
-    /// them keys. Returns its RESP2 reply.
+    /// them keys. Returns a byte saying whether the reply is an error already counted, then the reply.
     #[napi]
     pub fn run(&self, env: Env, id: u32, words: &[u8], key_count: u32, limit_ms: u32) -> Result<BufferSlice<'_>> {
         let words = unpack_words(words).ok_or_else(|| Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each"))?;

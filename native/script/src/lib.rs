@@ -185,20 +185,28 @@ impl Scripts {
         Ok(shas.len() as u32)
     }
 
-    /// Runs the script `load` numbered `id` with KEYS and ARGV set; returns its RESP2 reply. A
-    /// script that has not written by `limit` is ended with an error; one that has runs on.
+    /// Runs the script `load` numbered `id` with KEYS and ARGV set; returns a byte saying whether
+    /// the reply is an error the server has counted already (1: a command's own, passed on), then
+    /// the RESP2 reply. A script that has not written by `limit` is ended with an error; one that
+    /// has runs on.
     pub fn run(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> Vec<u8> {
         let shas = self.shas.borrow();
         let Some(sha) = shas.get((id as usize).wrapping_sub(1)) else {
-            return format!("-ERR no script is numbered {id}\r\n").into_bytes();
+            return format!("\0-ERR no script is numbered {id}\r\n").into_bytes();
         };
-        let mut out = Vec::new();
+        let mut out = vec![0];
         match self.run_caught(id, keys, argv, limit, host) {
-            Ok((true, value)) => lua_to_resp::encode(&value, &mut out),
+            Ok((true, value)) => {
+                out[0] = u8::from(lua_to_resp::is_counted_error(&value));
+                lua_to_resp::encode(&value, &mut out);
+            }
             Ok((false, _)) if self.run.ended.get() => out.extend_from_slice(
                 format!("-ERR script {sha} ran past its time limit without writing and was ended\r\n").as_bytes(),
             ),
-            Ok((false, Value::Table(error))) => script_error(&error, sha, &mut out),
+            Ok((false, Value::Table(error))) => {
+                out[0] = u8::from(lua_to_resp::is_counted_error(&Value::Table(error.clone())));
+                script_error(&error, sha, &mut out);
+            }
             // Lua calls no handler for an allocation that fails: its message comes as it is.
             Ok((false, Value::String(message))) => {
                 out.push(b'-');

@@ -9,6 +9,8 @@
 
 use mlua::{Table, Value};
 
+use crate::resp_to_lua::COUNTED_FIELD;
+
 /// Tables nested deeper than this are answered with an error (a table can hold itself).
 pub const DEPTH_MAX: usize = 1000;
 
@@ -46,6 +48,14 @@ fn push_bulk(out: &mut Vec<u8>, bytes: &[u8]) {
 /// Appends `value` as a RESP2 reply.
 pub fn encode(value: &Value, out: &mut Vec<u8>) {
     encode_at(value, out, 0);
+}
+
+/// Whether `value` is an error table the server has already counted (a command's error passed on).
+pub fn is_counted_error(value: &Value) -> bool {
+    match value {
+        Value::Table(t) => matches!(t.raw_get::<Value>("err"), Ok(Value::String(_))) && matches!(t.raw_get::<Value>(COUNTED_FIELD), Ok(Value::Boolean(true))),
+        _ => false,
+    }
 }
 
 fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) {

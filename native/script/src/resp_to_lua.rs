@@ -1,14 +1,22 @@
 //! A command's RESP2 reply as the Lua value redis.call returns, by Redis's rules: an integer → a
 //! number, a bulk string → a string, a null bulk or null array → false, an array → a table of
-//! its items, a status → { ok = text }, an error → { err = text }.
+//! its items, a status → { ok = text }, an error → { err = text }. A command's own error (the
+//! whole reply) also carries `ignore_error_stats_update = true`, as in Redis 7: the server counted
+//! it when the command failed, and a script passing it on must not have it counted again.
 
 use mlua::{Lua, Result, Value};
+
+/// The field that marks an error table as already counted in the server's error statistics.
+pub const COUNTED_FIELD: &str = "ignore_error_stats_update";
 
 /// The reply in `bytes` (one whole RESP2 reply, as the server wrote it) and whether it is an error.
 pub fn decode(lua: &Lua, bytes: &[u8]) -> Result<(Value, bool)> {
     let mut at = 0;
     let failed = bytes.first() == Some(&b'-');
     let value = decode_at(lua, bytes, &mut at)?;
+    if let (true, Value::Table(error)) = (failed, &value) {
+        error.raw_set(COUNTED_FIELD, true)?;
+    }
     Ok((value, failed))
 }
 

@@ -46,7 +46,8 @@ fn eval(scripts: &Scripts, body: &str, keys: &[&str], argv: &[&str], host: &mut 
     let id = scripts.load(&sha, body.as_bytes()).expect("compiles");
     let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
     let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
-    String::from_utf8(scripts.run(id, &keys, &argv, Duration::from_secs(5), host)).unwrap()
+    let reply = scripts.run(id, &keys, &argv, Duration::from_secs(5), host);
+    String::from_utf8(reply[1..].to_vec()).unwrap()
 }
 
 #[test]
@@ -144,7 +145,7 @@ fn a_script_that_has_not_written_ends_at_its_limit() {
     let h = &mut host();
     let id = scripts.load("loop", b"while true do end").unwrap();
     let reply = String::from_utf8(scripts.run(id, &[], &[], Duration::from_millis(50), h)).unwrap();
-    assert_eq!(reply, "-ERR script loop ran past its time limit without writing and was ended\r\n");
+    assert_eq!(reply, "\0-ERR script loop ran past its time limit without writing and was ended\r\n");
     // The state is usable after it.
     assert_eq!(eval(&scripts, "return 1", &[], &[], h), ":1\r\n");
 }
@@ -184,4 +185,20 @@ fn a_script_past_the_memory_limit_fails_alone() {
     let reply = eval(&scripts, "local t = {} for i = 1, 1e9 do t[i] = i end", &[], &[], h);
     assert!(reply.starts_with("-ERR not enough memory script: "), "{reply}");
     assert_eq!(eval(&scripts, "return 2", &[], &[], h), ":2\r\n");
+}
+
+#[test]
+fn a_command_error_passed_on_is_marked_counted() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let run = |body: &str, h: &mut Replies| {
+        let id = scripts.load(body, body.as_bytes()).unwrap();
+        scripts.run(id, &[], &[], Duration::from_secs(5), h)[0]
+    };
+    assert_eq!(run("return redis.pcall('incr', 'k')", h), 1);
+    assert_eq!(run("return redis.call('incr', 'k')", h), 1);
+    assert_eq!(run("return redis.error_reply('MY own')", h), 0);
+    assert_eq!(run("return {err = 'mine'}", h), 0);
+    assert_eq!(run("return 1", h), 0);
+    assert_eq!(eval(&scripts, "local e = redis.pcall('incr', 'k') return tostring(e.ignore_error_stats_update)", &[], &[], h), "$4\r\ntrue\r\n");
 }

@@ -68,7 +68,7 @@ export function runBlocking<T extends keyof Blockable>(x: Exec, command: Blockin
       const value = db.get(key);
       if (value === undefined || typeOf(value) !== command.type) return false;
       // Serving pops with Redis's write lookups: no keyspace hit or miss.
-      const served: Exec = { engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null };
+      const served: Exec = { engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null, failed: false };
       const dirtyBefore = engine.dirty;
       engine.rewrite?.beforeServe(dbIndex, key, command.destination);
       command.serve(served, key, value as Blockable[T]);

@@ -14,6 +14,10 @@ import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags }
 /** Hex digits of a script's SHA-1, the only length EVALSHA looks up. */
 const shaHexDigits = 40;
 
+/** A script's result byte for an error the server has counted already, and RESP's error type byte. */
+const alreadyCounted = 1;
+const errorType = 0x2d;
+
 const noScript = () => new KvError("NOSCRIPT No matching script. Please use EVAL.");
 
 /** numkeys and the keys and arguments after it. */
@@ -29,14 +33,24 @@ function keysAndArgs(argv: readonly string[]): { keys: string[]; args: string[] 
 function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
   const { keys, args } = keysAndArgs(argv);
   const sha = x.engine.scripts.load(argv[1]!);
-  replayResp(runScript(x.engine, x.session, sha, keys, args, { readOnly }), x.reply);
+  answer(x, runScript(x.engine, x.session, sha, keys, args, { readOnly }));
 }
 
 function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
   const { keys, args } = keysAndArgs(argv);
   const sha = argv[1]!.toLowerCase();
   if (sha.length !== shaHexDigits || !x.engine.scripts.has(sha)) throw noScript();
-  replayResp(runScript(x.engine, x.session, sha, keys, args, { readOnly }), x.reply);
+  answer(x, runScript(x.engine, x.session, sha, keys, args, { readOnly }));
+}
+
+/**
+ * Writes a script's result: a byte saying whether it is an error already counted (its command's,
+ * passed on), then the reply. An error reply makes EVAL a failed call, as Redis counts it.
+ */
+function answer(x: Exec, result: Buffer): void {
+  const reply = result.subarray(1);
+  if (reply[0] === errorType) x.failed = true;
+  replayResp(reply, x.reply, result[0] === alreadyCounted);
 }
 
 const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];

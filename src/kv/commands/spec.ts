@@ -44,6 +44,11 @@ export interface Exec {
    * set the deterministic commands that have the same effect (Redis's command rewriting).
    */
   propagate: string[][] | null;
+  /**
+   * Set by a command that failed without throwing (EVAL passing on its script's error reply),
+   * so that it counts as failed in INFO commandstats all the same.
+   */
+  failed: boolean;
 }
 
 export interface CommandSpec {

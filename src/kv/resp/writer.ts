@@ -85,8 +85,8 @@ export class RespWriter implements Reply {
     this.line("+", text);
   }
 
-  error(message: string): void {
-    this.onError?.(message);
+  error(message: string, counted = false): void {
+    if (!counted) this.onError?.(message);
     // A newline inside an error would end the line early and desynchronise the client.
     this.line("-", message.replace(/[\r\n]/g, " "));
   }

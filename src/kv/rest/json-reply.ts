@@ -71,8 +71,8 @@ export class JsonReply implements Reply {
     this.add(bytesToText(text));
   }
 
-  error(message: string): void {
-    this.onError?.(message);
+  error(message: string, counted = false): void {
+    if (!counted) this.onError?.(message);
     const text = bytesToText(message);
     if (this.open.length === 0) {
       if (this.done) return;

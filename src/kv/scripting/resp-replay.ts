@@ -6,6 +6,7 @@
 import type { Reply } from "../reply.ts";
 
 const CR = 0x0d;
+const MINUS = 0x2d;
 const integerText = /^-?\d{1,19}$/;
 
 /** Integers of at most this many characters are exact as numbers, and read without a BigInt. */
@@ -17,8 +18,17 @@ function integerOf(text: string): number | bigint {
   return text.length <= numberDigitsMax ? Number(text) : BigInt(text);
 }
 
-/** Writes the one reply `bytes` holds onto `reply`. */
-export function replayResp(bytes: Buffer, reply: Reply): void {
+/**
+ * Writes the one reply `bytes` holds onto `reply`. `counted`: the reply is an error the server's
+ * statistics already hold (a script passing on its command's error), not to be counted again.
+ */
+export function replayResp(bytes: Buffer, reply: Reply, counted = false): void {
+  if (counted && bytes[0] === MINUS) {
+    const { text, next } = line(bytes, 0);
+    reply.error(text, true);
+    if (next !== bytes.length) throw new RangeError(`a script's reply has ${bytes.length - next} bytes after its end`);
+    return;
+  }
   const end = replayAt(bytes, 0, reply);
   if (end !== bytes.length) throw new RangeError(`a script's reply has ${bytes.length - end} bytes after its end`);
 }

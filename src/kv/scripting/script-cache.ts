@@ -83,7 +83,8 @@ export class ScriptCache {
 
   /**
    * Runs the script kept under `sha` (the caller has checked it is), its keys then its arguments
-   * packed in `words`, with `host` answering its commands; returns its RESP2 reply.
+   * packed in `words`, with `host` answering its commands; returns a byte saying whether the reply
+   * is an error the server has counted already (1), then the RESP2 reply.
    */
   run(sha: string, words: Uint8Array, keyCount: number, limitMs: number, host: ScriptHost): Buffer {
     this.host = host;

@@ -31,6 +31,8 @@ export interface ScriptRunOptions {
 /** One script's run as the server sees it: its client, and whether it has written yet. */
 class ScriptRun implements ScriptHost {
   wrote = false;
+  /** Errors of the commands the script runs count in INFO errorstats, as a client's do. */
+  private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
 
   constructor(
     private readonly engine: Engine,
@@ -41,6 +43,7 @@ class ScriptRun implements ScriptHost {
   call(words: Buffer): Uint8Array {
     const out = scratch;
     out.length = 0;
+    out.onError = this.countError;
     const dirtyBefore = this.engine.dirty;
     scriptCall(this.engine, this.session, unpackWords(words), out, this.readOnly, this.wrote);
     const changed = this.engine.dirty !== dirtyBefore;
@@ -57,7 +60,7 @@ class ScriptRun implements ScriptHost {
   }
 }
 
-/** Runs the script kept under `sha` for `session`; returns the RESP2 reply. */
+/** Runs the script kept under `sha` for `session`; returns the already-counted byte, then the RESP2 reply. */
 export function runScript(
   engine: Engine, session: Session, sha: string, keys: readonly string[], args: readonly string[], options: ScriptRunOptions,
 ): Buffer {
