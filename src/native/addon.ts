@@ -23,11 +23,13 @@ export interface NativeAddon {
 /** Lua scripts for EVAL (native/script): compiled once each, run with the server as their host. */
 export interface NativeLuaScripts {
   /**
-   * The server's functions, kept for every run: `call` runs one command for a script, given its
-   * words packed (kv/scripting/words.ts), and returns a byte saying whether data changed, then
-   * the RESP2 reply; `log` gets a level byte (0-3), then redis.log's text.
+   * The mailbox and the server's functions, kept for every run. `call` runs one command for a
+   * script: its words are packed (kv/scripting/words.ts) in the mailbox, or in `words` when they
+   * do not fit; it writes the RESP2 reply at the mailbox's start and returns its length × 2, + 1
+   * if the command changed data — or, for a reply too long for the mailbox, returns a buffer of
+   * that flag byte and the reply. `log` gets a level byte (0-3), then redis.log's text.
    */
-  bind(call: (words: Buffer) => Uint8Array, log: (line: Buffer) => void): void;
+  bind(mailbox: Buffer, call: (words: Buffer | null) => number | Uint8Array, log: (line: Buffer) => void): void;
   /** Compiles `body`, whose SHA-1 is `sha`, and keeps it; returns its number, or throws Lua's compile error. */
   load(sha: string, body: Uint8Array): number;
   /** Bytes the Lua state holds. */

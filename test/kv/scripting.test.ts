@@ -116,6 +116,20 @@ describe("scripts side by side with redis-server", () => {
     expect(kv[13]).toBe("0.33333333333333331");
   });
 
+  test("arguments and replies past the 256 KiB the native side shares with the server cross whole", async () => {
+    const big = "x".repeat(300_000) + "\u00ff\r\n";
+    const kv = await sameOnBoth([
+      evalOf("redis.call('set', KEYS[1], ARGV[1]) return redis.call('strlen', KEYS[1])", "1", "big", big),
+      evalOf("return redis.call('get', KEYS[1])", "1", "big"),
+      evalOf("for i = 1, 30000 do redis.call('rpush', KEYS[1], 'item' .. i) end return #redis.call('lrange', KEYS[1], 0, -1)", "1", "list"),
+      evalOf("return redis.call('lrange', KEYS[1], 0, -1)", "1", "list"),
+      evalOf("return redis.call('echo', string.rep('y', 262140))", "0"),
+    ]);
+    expect(kv[0]).toBe(300_003n);
+    expect(kv[1]).toBe(big);
+    expect((kv[3] as string[]).length).toBe(30_000);
+  });
+
   test("what a script may not run, and what a read-only script may not write", async () => {
     await sameOnBoth([
       evalOf("return redis.call('multi')", "0"), evalOf("return redis.call('eval', 'return 1', 0)", "0"),

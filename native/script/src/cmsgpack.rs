@@ -149,28 +149,36 @@ fn encode_header(n: usize, fix: u8, fix_max: usize, wide: u8, out: &mut Vec<u8>)
     }
 }
 
-fn encode_table(table: &Table, out: &mut Vec<u8>, depth: usize) {
-    let pairs: Vec<(Value, Value)> = table.pairs::<Value, Value>().filter_map(|p| p.ok()).collect();
-    let mut max = 0.0f64;
-    let is_array = pairs.iter().all(|(key, _)| {
+/// Whether the table's keys are exactly 1..n, and how many keys it has. Its pairs are walked
+/// without being kept: mlua holds a reference for every value kept in Rust, and Lua 5.1 has room
+/// for ~8,000 of them.
+fn array_shape(table: &Table) -> (bool, usize) {
+    let (mut count, mut max, mut integral) = (0usize, 0.0f64, true);
+    for (key, _) in table.pairs::<Value, Value>().filter_map(|p| p.ok()) {
+        count += 1;
         let n = match key {
-            Value::Integer(i) => *i as f64,
-            Value::Number(n) => *n,
-            _ => return false,
+            Value::Integer(i) => i as f64,
+            Value::Number(n) => n,
+            _ => f64::NAN,
         };
+        integral &= n >= 1.0 && n.trunc() == n;
         max = max.max(n);
-        n >= 1.0 && n.trunc() == n
-    }) && max == pairs.len() as f64;
+    }
+    (integral && max == count as f64, count)
+}
+
+fn encode_table(table: &Table, out: &mut Vec<u8>, depth: usize) {
+    let (is_array, count) = array_shape(table);
     if is_array {
-        encode_header(pairs.len(), 0x90, 16, 0xdc, out);
-        for index in 1..=pairs.len() {
+        encode_header(count, 0x90, 16, 0xdc, out);
+        for index in 1..=count {
             encode(&table.raw_get::<Value>(index).unwrap_or(Value::Nil), out, depth + 1);
         }
     } else {
-        encode_header(pairs.len(), 0x80, 16, 0xde, out);
-        for (key, value) in &pairs {
-            encode(key, out, depth + 1);
-            encode(value, out, depth + 1);
+        encode_header(count, 0x80, 16, 0xde, out);
+        for (key, value) in table.pairs::<Value, Value>().filter_map(|p| p.ok()) {
+            encode(&key, out, depth + 1);
+            encode(&value, out, depth + 1);
         }
     }
 }

@@ -84,15 +84,14 @@ fn encode_table(table: &Table, out: &mut Vec<u8>, depth: usize) {
         out.push(b'+');
         return push_status(out, &ok.as_bytes());
     }
-    let mut items = Vec::new();
-    for index in 1.. {
-        match table.raw_get::<Value>(index) {
-            Ok(Value::Nil) | Err(_) => break,
-            Ok(item) => items.push(item),
-        }
+    // Counted first, then read again one at a time: mlua holds a reference for every value kept
+    // in Rust, and Lua 5.1 has room for ~8,000 of them, fewer than a long array's items.
+    let mut count = 0;
+    while !matches!(table.raw_get::<Value>(count + 1), Ok(Value::Nil) | Err(_)) {
+        count += 1;
     }
-    out.extend_from_slice(format!("*{}\r\n", items.len()).as_bytes());
-    for item in &items {
-        encode_at(item, out, depth + 1);
+    out.extend_from_slice(format!("*{count}\r\n").as_bytes());
+    for index in 1..=count {
+        encode_at(&table.raw_get::<Value>(index).unwrap_or(Value::Nil), out, depth + 1);
     }
 }

@@ -202,3 +202,14 @@ fn a_command_error_passed_on_is_marked_counted() {
     assert_eq!(run("return 1", h), 0);
     assert_eq!(eval(&scripts, "local e = redis.pcall('incr', 'k') return tostring(e.ignore_error_stats_update)", &[], &[], h), "$4\r\ntrue\r\n");
 }
+
+#[test]
+fn long_arrays_are_returned_and_packed_whole() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let reply = eval(&scripts, "local t = {} for i = 1, 30000 do t[i] = 'item' .. i end return t", &[], &[], h);
+    assert!(reply.starts_with("*30000\r\n$5\r\nitem1\r\n"));
+    assert!(reply.ends_with("$9\r\nitem30000\r\n"));
+    let reply = eval(&scripts, "local t = {} for i = 1, 30000 do t[i] = 'v' .. i end return {cmsgpack.unpack(cmsgpack.pack(t))}", &[], &[], h);
+    assert!(reply.starts_with("*1\r\n*30000\r\n$2\r\nv1\r\n"), "{}", &reply[..40]);
+}

@@ -9,6 +9,7 @@
  */
 import { nativeAddon, type NativeLuaScripts } from "../../native/addon.ts";
 import { KvError } from "../errors.ts";
+import type { Latin1Buffer } from "../resp/write-bytes.ts";
 
 /** The SHA-1 of `body` (latin1 bytes), 40 hex digits in lower case. */
 export function scriptSha(body: string): string {
@@ -22,10 +23,21 @@ export function scriptSha(body: string): string {
  */
 export const luaMemoryBytesMax = 1024 * 1024 * 1024;
 
+/**
+ * Bytes of the mailbox a script's commands and their replies cross in (native/node/src/script.rs):
+ * what does not fit crosses in a buffer of its own.
+ */
+const mailboxBytes = 256 * 1024;
+
 /** What a running script's commands and log lines go to (script-run.ts). */
 export interface ScriptHost {
-  /** Runs one command, its words packed; returns the changed-data byte, then the RESP2 reply. */
-  call(words: Buffer): Uint8Array;
+  /**
+   * Runs one command, its words packed at the start of `words` (the mailbox, or a buffer they
+   * fill); writes its RESP2 reply at the start of `mailbox` and returns its length × 2, + 1 if
+   * the command changed data — or, if the reply does not fit, returns the changed-data byte and
+   * the reply in a buffer of their own.
+   */
+  call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array;
   /** A redis.log line: the level byte, then the text. */
   log(line: Buffer): void;
 }
@@ -47,7 +59,12 @@ export class ScriptCache {
 
   private start(): void {
     this.lua = new nativeAddon.LuaScripts(luaMemoryBytesMax);
-    this.lua.bind((words) => this.host!.call(words), (line) => this.host!.log(line));
+    const mailbox = Buffer.alloc(mailboxBytes) as Latin1Buffer;
+    this.lua.bind(
+      mailbox,
+      (words) => this.host!.call(words ?? mailbox, words == null, mailbox),
+      (line) => this.host!.log(line),
+    );
   }
 
   get size(): number {

@@ -9,19 +9,18 @@
 import type { Engine } from "../engine.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
+import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import type { ScriptHost } from "./script-cache.ts";
 import { packWords, unpackWords } from "./words.ts";
 
 /** A script that has not written by then is ended; one that has runs on (as in Redis). */
 const scriptTimeLimitMsDefault = 5000;
 
-/** Bytes of a command's reply: the flag byte saying whether data changed, then the reply. */
+/** How a command's answer says it changed data: its low bit, or the first byte of a long reply's buffer. */
 const changedFlag = 1;
 
-/** Where each command a script runs writes its reply, copied out before the next runs. */
-let scratch = new RespWriter();
-/** A scratch writer grown past this by a large reply is let go, not kept at that size. */
-const scratchKeptBytesMax = 1024 * 1024;
+/** What each command a script runs writes its reply with, into the mailbox unless it outgrows it. */
+const scratch = new RespWriter();
 
 export interface ScriptRunOptions {
   /** EVAL_RO, EVALSHA_RO: a write command fails. */
@@ -40,18 +39,22 @@ class ScriptRun implements ScriptHost {
     private readonly readOnly: boolean,
   ) {}
 
-  call(words: Buffer): Uint8Array {
+  call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array {
+    // Read before the reply is written over them.
+    const argv = unpackWords(words, !inMailbox);
     const out = scratch;
+    out.buffer = mailbox;
+    out.start = 0;
     out.length = 0;
     out.onError = this.countError;
     const dirtyBefore = this.engine.dirty;
-    scriptCall(this.engine, this.session, unpackWords(words), out, this.readOnly, this.wrote);
+    scriptCall(this.engine, this.session, argv, out, this.readOnly, this.wrote);
     const changed = this.engine.dirty !== dirtyBefore;
     this.wrote ||= changed;
+    if (out.buffer === mailbox) return out.length * 2 + (changed ? changedFlag : 0);
     const reply = new Uint8Array(1 + out.length);
     reply[0] = changed ? changedFlag : 0;
     reply.set(out.buffer.subarray(0, out.length), 1);
-    if (out.buffer.length > scratchKeptBytesMax) scratch = new RespWriter();
     return reply;
   }
 

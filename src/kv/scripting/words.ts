@@ -23,18 +23,22 @@ export function packWords(words: readonly string[], more: readonly string[] = []
   return out;
 }
 
-/** The words packed in `bytes`; throws a RangeError on a buffer that is not in that form. */
-export function unpackWords(bytes: Buffer): string[] {
+/**
+ * The words packed at the start of `bytes`, which they fill unless `whole` is false (the mailbox
+ * they cross in, native/node/src/script.rs); throws a RangeError on bytes not in that form.
+ */
+export function unpackWords(bytes: Buffer, whole = true): string[] {
+  const end = bytes.length;
   const count = bytes.readUInt32LE(0);
   const words: string[] = [];
   let at = 4;
   for (let i = 0; i < count; i++) {
     const length = bytes.readUInt32LE(at);
     at += 4;
-    if (at + length > bytes.length) throw new RangeError("packed words run past their buffer");
+    if (at + length > end) throw new RangeError("packed words run past their buffer");
     words.push(bytes.toString("latin1", at, at + length));
     at += length;
   }
-  if (at !== bytes.length) throw new RangeError("packed words end before their buffer does");
+  if (whole && at !== end) throw new RangeError("packed words end before their buffer does");
   return words;
 }
