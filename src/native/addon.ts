@@ -35,10 +35,12 @@ export interface NativeLuaScripts {
   /** Bytes the Lua state holds. */
   usedMemory(): number;
   /**
-   * Runs script `id`, its keys then its arguments packed in `words`, the first `keyCount` keys;
-   * returns a byte saying whether the reply is an error already counted (its command's), then the RESP2 reply.
+   * Runs script `id`. Its keys, then its arguments (the first `keyCount` keys), are packed in the
+   * mailbox, or in `words` when they do not fit. Returns the reply's length × 2, + 1 if it is an
+   * error already counted (its command's), the RESP2 reply being at the mailbox's start; or, for
+   * a reply too long for the mailbox, a buffer of that flag byte and the reply.
    */
-  run(id: number, words: Uint8Array, keyCount: number, limitMs: number): Buffer;
+  run(id: number, words: Uint8Array | null, keyCount: number, limitMs: number): number | Buffer;
 }
 
 export const nativeAddonPath = join(import.meta.dir, "../../native/dist/svc_native.node");

@@ -14,8 +14,9 @@ use std::time::Duration;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-/// The words packed in `bytes`, or None when the buffer is not that format.
-fn unpack_words(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+/// The words packed at the start of `bytes` and the bytes they take, or None when they are not
+/// in that format.
+fn unpack_words_prefix(bytes: &[u8]) -> Option<(Vec<&[u8]>, usize)> {
     let read_u32 = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize);
     let count = read_u32(0)?;
     let mut at = 4;
@@ -25,7 +26,12 @@ fn unpack_words(bytes: &[u8]) -> Option<Vec<&[u8]>> {
         words.push(bytes.get(at + 4..at + 4 + length)?);
         at += 4 + length;
     }
-    (at == bytes.len()).then_some(words)
+    Some((words, at))
+}
+
+/// The words packed in `bytes`, which they fill, or None when the buffer is not that format.
+fn unpack_words(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    unpack_words_prefix(bytes).and_then(|(words, end)| (end == bytes.len()).then_some(words))
 }
 
 fn pack_words(words: &[&[u8]]) -> Vec<u8> {
@@ -148,24 +154,38 @@ impl LuaScripts {
         self.inner.used_memory() as f64
     }
 
-    /// Runs script `id`: `words` holds its keys, then its arguments, the first `key_count` of
-    /// them keys. Returns a byte saying whether the reply is an error already counted, then the reply.
+    /// Runs script `id`. Its keys, then its arguments (the first `key_count` of them keys), are
+    /// packed in the mailbox, or in `words` when they do not fit. The reply — a byte saying
+    /// whether it is an error already counted (its command's), then the RESP2 reply — is left at
+    /// the mailbox's start, and its length × 2, + 1 if counted, is returned; a reply too long for
+    /// the mailbox is returned in a buffer of its own.
     #[napi]
-    pub fn run(&mut self, env: Env, id: u32, words: &[u8], key_count: u32, limit_ms: u32) -> Result<BufferSlice<'_>> {
-        let words = unpack_words(words).ok_or_else(|| Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each"))?;
+    pub fn run(&mut self, env: Env, id: u32, words: Option<&[u8]>, key_count: u32, limit_ms: u32) -> Result<Either<u32, BufferSlice<'_>>> {
         let (Some(call), Some(log), Some(mailbox)) = (&self.call, &self.log, &mut self.mailbox) else {
             return Err(Error::new(Status::GenericFailure, "run before bind: the server's functions are not set"));
         };
-        let key_count = (key_count as usize).min(words.len());
         // SAFETY: the mailbox is JavaScript's, kept alive by this object, and only written by
         // JavaScript inside `call`, while this side waits for it (one thread).
         let mailbox = unsafe { mailbox.as_mut() };
+        let bad_words = || Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each");
+        // The words are copied out of the mailbox: the script's commands write over it.
+        let packed = match words {
+            Some(words) => words.to_vec(),
+            None => mailbox[..unpack_words_prefix(mailbox).ok_or_else(bad_words)?.1].to_vec(),
+        };
+        let words = unpack_words(&packed).ok_or_else(bad_words)?;
+        let key_count = (key_count as usize).min(words.len());
         let mut host = JsHost { env: &env, mailbox, call: call.borrow_back(&env)?, log: log.borrow_back(&env)?, failure: None };
         let reply = self.inner.run(id, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host);
-        match host.failure {
-            Some(error) => Err(error),
-            None => BufferSlice::copy_from(&env, reply),
+        if let Some(error) = host.failure {
+            return Err(error);
         }
+        let (counted, resp) = (reply[0], &reply[1..]);
+        if resp.len() <= host.mailbox.len() {
+            host.mailbox[..resp.len()].copy_from_slice(resp);
+            return Ok(Either::A((resp.len() as u32) << 1 | u32::from(counted)));
+        }
+        Ok(Either::B(BufferSlice::copy_from(&env, reply)?))
     }
 }
 

@@ -4,9 +4,10 @@
  * arg…` compiles the script (kept by its SHA-1, so EVALSHA can run it again) and runs it with
  * KEYS and ARGV set.
  */
-import { parseInt64 } from "../args.ts";
+import { parseInt64, parseSmallInteger } from "../args.ts";
 import { KvError, notAnInteger } from "../errors.ts";
 import { replayResp } from "../scripting/resp-replay.ts";
+import type { ScriptReply } from "../scripting/script-cache.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags } from "./spec.ts";
@@ -14,15 +15,15 @@ import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags }
 /** Hex digits of a script's SHA-1, the only length EVALSHA looks up. */
 const shaHexDigits = 40;
 
-/** A script's result byte for an error the server has counted already, and RESP's error type byte. */
-const alreadyCounted = 1;
+/** RESP's error type byte. */
 const errorType = 0x2d;
 
 const noScript = () => new KvError("NOSCRIPT No matching script. Please use EVAL.");
 
 /** numkeys and the keys and arguments after it. */
 function keysAndArgs(argv: readonly string[]): { keys: string[]; args: string[] } {
-  const count = parseInt64(argv[2]!);
+  // A count too long for a small integer is read as Redis reads it, only to refuse it alike.
+  const count = parseSmallInteger(argv[2]!) ?? parseInt64(argv[2]!);
   if (count === null) throw notAnInteger();
   if (count > argv.length - 3) throw new KvError("ERR Number of keys can't be greater than number of args");
   if (count < 0) throw new KvError("ERR Number of keys can't be negative");
@@ -43,14 +44,10 @@ function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
   answer(x, runScript(x.engine, x.session, sha, keys, args, { readOnly }));
 }
 
-/**
- * Writes a script's result: a byte saying whether it is an error already counted (its command's,
- * passed on), then the reply. An error reply makes EVAL a failed call, as Redis counts it.
- */
-function answer(x: Exec, result: Buffer): void {
-  const reply = result.subarray(1);
-  if (reply[0] === errorType) x.failed = true;
-  replayResp(reply, x.reply, result[0] === alreadyCounted);
+/** Writes a script's reply. An error makes EVAL a failed call, as Redis counts it. */
+function answer(x: Exec, result: ScriptReply): void {
+  if (result.bytes[0] === errorType) x.failed = true;
+  replayResp(result.bytes, x.reply, result.counted, result.end);
 }
 
 const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];

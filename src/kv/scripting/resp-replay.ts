@@ -19,18 +19,18 @@ function integerOf(text: string): number | bigint {
 }
 
 /**
- * Writes the one reply `bytes` holds onto `reply`. `counted`: the reply is an error the server's
- * statistics already hold (a script passing on its command's error), not to be counted again.
+ * Writes the one reply `bytes[0, end)` holds onto `reply`. `counted`: the reply is an error the
+ * server's statistics already hold (a script passing on its command's error), not counted again.
  */
-export function replayResp(bytes: Buffer, reply: Reply, counted = false): void {
-  if (counted && bytes[0] === MINUS) {
-    const { text, next } = line(bytes, 0);
-    reply.error(text, true);
-    if (next !== bytes.length) throw new RangeError(`a script's reply has ${bytes.length - next} bytes after its end`);
-    return;
-  }
-  const end = replayAt(bytes, 0, reply);
-  if (end !== bytes.length) throw new RangeError(`a script's reply has ${bytes.length - end} bytes after its end`);
+export function replayResp(bytes: Buffer, reply: Reply, counted = false, end = bytes.length): void {
+  const view = end === bytes.length ? bytes : bytes.subarray(0, end);
+  let next: number;
+  if (counted && view[0] === MINUS) {
+    const errorLine = line(view, 0);
+    reply.error(errorLine.text, true);
+    next = errorLine.next;
+  } else next = replayAt(view, 0, reply);
+  if (next !== end) throw new RangeError(`a script's reply has ${end - next} bytes after its end`);
 }
 
 /** The line after the type byte at `at`, and where the next item starts. */

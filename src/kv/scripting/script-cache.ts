@@ -10,6 +10,7 @@
 import { nativeAddon, type NativeLuaScripts } from "../../native/addon.ts";
 import { KvError } from "../errors.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import { packWords, packWordsInto } from "./words.ts";
 
 /** The SHA-1 of `body` (latin1 bytes), 40 hex digits in lower case. */
 export function scriptSha(body: string): string {
@@ -42,8 +43,17 @@ export interface ScriptHost {
   log(line: Buffer): void;
 }
 
+/** A script's reply: RESP2 in `bytes[0, end)`, and whether it is an error already counted (its command's). */
+export interface ScriptReply {
+  bytes: Buffer;
+  end: number;
+  counted: boolean;
+}
+
 export class ScriptCache {
   private lua!: NativeLuaScripts;
+  /** Where words and replies cross to and from the Lua state (native/node/src/script.rs). */
+  private mailbox!: Latin1Buffer;
   /** The script running now, which the Lua state's calls reach. */
   private host: ScriptHost | null = null;
   /** Each kept script's number in the Lua state, by SHA-1. */
@@ -60,6 +70,7 @@ export class ScriptCache {
   private start(): void {
     this.lua = new nativeAddon.LuaScripts(luaMemoryBytesMax);
     const mailbox = Buffer.alloc(mailboxBytes) as Latin1Buffer;
+    this.mailbox = mailbox;
     this.lua.bind(
       mailbox,
       (words) => this.host!.call(words ?? mailbox, words == null, mailbox),
@@ -99,14 +110,16 @@ export class ScriptCache {
   }
 
   /**
-   * Runs the script kept under `sha` (the caller has checked it is), its keys then its arguments
-   * packed in `words`, with `host` answering its commands; returns a byte saying whether the reply
-   * is an error the server has counted already (1), then the RESP2 reply.
+   * Runs the script kept under `sha` (the caller has checked it is) with its keys and arguments,
+   * `host` answering its commands. The reply may be in the mailbox: use it before the next run.
    */
-  run(sha: string, words: Uint8Array, keyCount: number, limitMs: number, host: ScriptHost): Buffer {
+  run(sha: string, keys: readonly string[], args: readonly string[], limitMs: number, host: ScriptHost): ScriptReply {
+    const inMailbox = packWordsInto(this.mailbox, keys, args) >= 0;
     this.host = host;
     try {
-      return this.lua.run(this.idBySha.get(sha)!, words, keyCount, limitMs);
+      const answer = this.lua.run(this.idBySha.get(sha)!, inMailbox ? null : packWords(keys, args), keys.length, limitMs);
+      if (typeof answer === "number") return { bytes: this.mailbox, end: answer >> 1, counted: (answer & 1) === 1 };
+      return { bytes: answer.subarray(1), end: answer.length - 1, counted: answer[0] === 1 };
     } finally {
       this.host = null;
     }

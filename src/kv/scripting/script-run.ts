@@ -10,8 +10,8 @@ import type { Engine } from "../engine.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
-import type { ScriptHost } from "./script-cache.ts";
-import { packWords, unpackWords } from "./words.ts";
+import type { ScriptHost, ScriptReply } from "./script-cache.ts";
+import { unpackWords } from "./words.ts";
 
 /** A script that has not written by then is ended; one that has runs on (as in Redis). */
 const scriptTimeLimitMsDefault = 5000;
@@ -63,10 +63,10 @@ class ScriptRun implements ScriptHost {
   }
 }
 
-/** Runs the script kept under `sha` for `session`; returns the already-counted byte, then the RESP2 reply. */
+/** Runs the script kept under `sha` for `session`; returns its reply (to be used before the next run). */
 export function runScript(
   engine: Engine, session: Session, sha: string, keys: readonly string[], args: readonly string[], options: ScriptRunOptions,
-): Buffer {
+): ScriptReply {
   const run = new ScriptRun(engine, session, options.readOnly);
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
@@ -74,7 +74,7 @@ export function runScript(
   if (wraps) engine.aof?.beginTransaction();
   session.inScript = true;
   try {
-    return engine.scripts.run(sha, packWords(keys, args), keys.length, timeLimitMs(engine), run);
+    return engine.scripts.run(sha, keys, args, timeLimitMs(engine), run);
   } finally {
     session.inScript = false;
     if (wraps) engine.aof?.endTransaction();
