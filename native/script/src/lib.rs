@@ -7,6 +7,7 @@
 //! answers its RESP2 reply — and gives back the script's result as the RESP2 reply for the client.
 
 mod bit;
+mod call;
 mod cjson;
 mod cmsgpack;
 mod lua_to_resp;
@@ -19,9 +20,8 @@ use std::ffi::{c_int, CStr};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use mlua::{ffi, Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use mlua::{ffi, Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
 
-use number::format_g17;
 
 /// The version scripts read from redis.REDIS_VERSION, and as a number (0x00MMmmpp).
 const REDIS_VERSION: &str = "7.0.15";
@@ -39,8 +39,6 @@ pub trait Host {
     fn log(&mut self, level: u8, text: &[u8]);
 }
 
-/// Where the registry keeps the bridge table, for redis.call to find `call` in.
-const BRIDGE_KEY: &CStr = c"svc_bridge";
 /// Where the registry keeps sandbox.lua's runner and the table of compiled scripts, for `run`.
 const RUNNER_KEY: &CStr = c"svc_runner";
 const SCRIPTS_KEY: &CStr = c"svc_scripts";
@@ -55,16 +53,6 @@ unsafe fn set_words(state: *mut ffi::lua_State, name: &CStr, words: &[&[u8]]) {
     ffi::lua_setfield(state, ffi::LUA_GLOBALSINDEX, name.as_ptr());
 }
 
-/// How a `redis.call` ended, as `command` reads it.
-#[derive(Clone, Copy)]
-enum Outcome {
-    Reply = 0,
-    /// The command answered an error: redis.call raises it, redis.pcall returns it.
-    Failed = 1,
-    /// The call itself was wrong (no arguments, a table as one): both raise it.
-    Misuse = 2,
-}
-
 pub struct Scripts {
     lua: Lua,
     /// Compiled scripts by their number, 1 up (a Lua array).
@@ -75,17 +63,17 @@ pub struct Scripts {
     run: Rc<Run>,
 }
 
-/// What the running script's callbacks share. The bridge's `call` and `log` are made once, with
-/// the state, and find the script's host here: a Lua function made per run (mlua's scope) cost
-/// more than the rest of running a short script.
+/// What the running script's callbacks share: redis.call (call.rs), the bridge's `log`, made once
+/// with the state, and the time-limit hook find the script's host here. (A Lua function made per
+/// run, mlua's scope, cost more than the rest of running a short script.)
 #[derive(Default)]
-struct Run {
+pub struct Run {
     /// The server the running script calls; None while none runs.
     host: Cell<Option<*mut dyn Host>>,
     /// When the running script passes its time limit; None while none runs.
     deadline: Cell<Option<Instant>>,
     /// Whether the running script has changed data (then it runs on past its limit, as in Redis).
-    wrote: Cell<bool>,
+    pub wrote: Cell<bool>,
     /// Set when the limit ended the script.
     ended: Cell<bool>,
 }
@@ -93,7 +81,7 @@ struct Run {
 impl Run {
     /// Runs `f` with the running script's host; an error for a call made outside a run (a
     /// function kept in a global and called later cannot be: globals are read-only).
-    fn with_host<R>(&self, f: impl FnOnce(&mut dyn Host) -> R) -> mlua::Result<R> {
+    pub fn with_host<R>(&self, f: impl FnOnce(&mut dyn Host) -> R) -> mlua::Result<R> {
         let host = self.host.get().ok_or_else(|| mlua::Error::runtime("redis.call outside a script"))?;
         // SAFETY: set only for the length of run_caught, from a &mut the run holds; Lua runs one
         // callback at a time and none runs a script, so this is the only reference while f runs.
@@ -122,10 +110,9 @@ impl Scripts {
             "sha1hex",
             lua.create_function(|_, text: mlua::LuaString| Ok(sha1_smol::Sha1::from(&*text.as_bytes()).digest().to_string()))?,
         )?;
-        // SAFETY: both are plain Lua C functions (see `command`).
-        bridge.set("redis_call", unsafe { lua.create_c_function(redis_call)? })?;
-        bridge.set("redis_pcall", unsafe { lua.create_c_function(redis_pcall)? })?;
-        lua.set_named_registry_value(BRIDGE_KEY.to_str().expect("ASCII"), bridge.clone())?;
+        // SAFETY: both are plain Lua C functions (call.rs).
+        bridge.set("redis_call", unsafe { lua.create_c_function(call::redis_call)? })?;
+        bridge.set("redis_pcall", unsafe { lua.create_c_function(call::redis_pcall)? })?;
         let runner: Function = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge.clone())?;
         let run = Rc::new(Run::default());
         {
@@ -137,25 +124,6 @@ impl Scripts {
                 }
                 _ => Ok(VmState::Continue),
             })?;
-        }
-        {
-            let run = run.clone();
-            bridge.raw_set(
-                "call",
-                lua.create_function(move |lua, args: MultiValue| {
-                    let words = match command_words(&args) {
-                        Ok(words) => words,
-                        Err(message) => return misuse(lua, message),
-                    };
-                    let slices: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
-                    let (reply, wrote) = run.with_host(|host| host.call(&slices))?;
-                    if wrote {
-                        run.wrote.set(true);
-                    }
-                    let (value, failed) = resp_to_lua::decode(lua, &reply)?;
-                    Ok((value, if failed { Outcome::Failed } else { Outcome::Reply } as u8))
-                })?,
-            )?;
         }
         {
             let run = run.clone();
@@ -229,6 +197,7 @@ impl Scripts {
         // the bridge's functions read it, which Lua calls only from inside this script's run.
         let host: *mut (dyn Host + '_) = host;
         self.run.host.set(Some(unsafe { std::mem::transmute::<*mut (dyn Host + '_), *mut (dyn Host + 'static)>(host) }));
+        let outer = call::CURRENT_RUN.with(|current| current.replace(Rc::as_ptr(&self.run)));
         // On the raw stack, inside exec_raw's protected call: the mlua calls that would do the
         // same (table sets, a function call) each run protected on their own, which cost more
         // than running a short script. Any Lua error here (out of memory) is caught as mlua's.
@@ -243,6 +212,7 @@ impl Scripts {
                 ffi::lua_call(state, 1, 2);
             })
         };
+        call::CURRENT_RUN.with(|current| current.set(outer));
         self.run.host.set(None);
         self.run.deadline.set(None);
         result
@@ -252,58 +222,6 @@ impl Scripts {
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()
     }
-}
-
-unsafe extern "C-unwind" fn redis_call(state: *mut ffi::lua_State) -> c_int {
-    command(state, true)
-}
-
-unsafe extern "C-unwind" fn redis_pcall(state: *mut ffi::lua_State) -> c_int {
-    command(state, false)
-}
-
-/// redis.call and redis.pcall: hands the arguments to the bridge's `call`, which answers
-/// (reply, outcome); raises the reply when the outcome says so.
-///
-/// These are raw C functions because a Rust callback cannot raise a Lua value: mlua turns its
-/// errors into userdata, and a script's pcall must get Redis's error table. Nothing here owns
-/// anything that needs dropping, so lua_error's longjmp past this frame leaves nothing behind.
-unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
-    let nargs = ffi::lua_gettop(state);
-    ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, BRIDGE_KEY.as_ptr());
-    ffi::lua_getfield(state, -1, c"call".as_ptr());
-    ffi::lua_remove(state, -2);
-    ffi::lua_insert(state, 1);
-    ffi::lua_call(state, nargs, 2);
-    let outcome = ffi::lua_tointeger(state, -1);
-    ffi::lua_settop(state, -2);
-    if outcome == Outcome::Misuse as ffi::lua_Integer || (raises && outcome == Outcome::Failed as ffi::lua_Integer) {
-        ffi::lua_error(state);
-    }
-    1
-}
-
-/// A call's arguments as the command's words: strings as they are, numbers as `%.17g` (Redis 7.0's
-/// way: 100 → "100", 1/3 → "0.33333333333333331", 1e17 → "1e+17").
-fn command_words(args: &MultiValue) -> Result<Vec<Vec<u8>>, &'static str> {
-    if args.is_empty() {
-        return Err("ERR Please specify at least one argument for this redis lib call");
-    }
-    args.iter()
-        .map(|arg| match arg {
-            Value::String(s) => Ok(s.as_bytes().to_vec()),
-            Value::Number(n) => Ok(format_g17(*n).into_bytes()),
-            // mlua hands integral numbers over as integers; to Lua 5.1 they are doubles all the same.
-            Value::Integer(n) => Ok(format_g17(*n as f64).into_bytes()),
-            _ => Err("ERR Lua redis lib command arguments must be strings or integers"),
-        })
-        .collect()
-}
-
-fn misuse(lua: &Lua, message: &str) -> mlua::Result<(Value, u8)> {
-    let error = lua.create_table()?;
-    error.raw_set("err", message)?;
-    Ok((Value::Table(error), Outcome::Misuse as u8))
 }
 
 /// A script's error as Redis 7.0 reports it: "-<error> script: <sha>, on @user_script:<line>."

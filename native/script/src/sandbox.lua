@@ -18,8 +18,8 @@ local redis = {
   REDIS_VERSION = bridge.version, REDIS_VERSION_NUM = bridge.version_num,
 }
 
--- redis.call and redis.pcall are C functions (lib.rs) so that `return redis.call(...)` is not a
--- tail call that takes the script's line out of the stack the error handler reads.
+-- redis.call and redis.pcall are C functions (call.rs), so `return redis.call(...)` is not a tail
+-- call that takes the script's line out of the stack the error handler reads.
 redis.call, redis.pcall = bridge.redis_call, bridge.redis_pcall
 
 -- A status or error reply as a table, the form a script returns or redis.pcall hands back.

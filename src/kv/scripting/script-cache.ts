@@ -13,7 +13,7 @@ import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import { packWords, packWordsInto } from "./words.ts";
 
 /** The SHA-1 of `body` (latin1 bytes), 40 hex digits in lower case. */
-export function scriptSha(body: string): string {
+function scriptSha(body: string): string {
   return new Bun.CryptoHasher("sha1").update(Buffer.from(body, "latin1")).digest("hex");
 }
 

@@ -1,0 +1,96 @@
+//! redis.call and redis.pcall, as raw Lua C functions: they read the command's words off the
+//! stack, hand them to the running script's host (the server), and push its reply back as Lua
+//! values (resp_to_lua.rs), raising it when the command failed and the script used redis.call.
+//!
+//! Raw, not mlua callbacks, for two reasons: a Rust callback cannot raise a Lua value (mlua turns
+//! its errors into userdata, and a script's pcall must get Redis's error table), and this is the
+//! path every command of every script takes — mlua's argument and value handling was a tenth of
+//! a script's time. lua_error leaves by longjmp, so nothing Rust owns may be alive when it or any
+//! Lua call that can raise runs: the words and the reply live in their own blocks below.
+
+use std::cell::Cell;
+use std::ffi::{c_int, CStr};
+
+use mlua::ffi;
+
+use crate::number::format_g17;
+use crate::resp_to_lua;
+use crate::Run;
+
+thread_local! {
+    /// The run in progress on this thread, which redis.call reaches; null while none runs.
+    pub static CURRENT_RUN: Cell<*const Run> = const { Cell::new(std::ptr::null()) };
+}
+
+pub unsafe extern "C-unwind" fn redis_call(state: *mut ffi::lua_State) -> c_int {
+    command(state, true)
+}
+
+pub unsafe extern "C-unwind" fn redis_pcall(state: *mut ffi::lua_State) -> c_int {
+    command(state, false)
+}
+
+/// Raises { err = message }: a misuse of the call itself, raised by redis.pcall too.
+unsafe fn raise(state: *mut ffi::lua_State, message: &CStr) -> ! {
+    ffi::lua_createtable(state, 0, 1);
+    ffi::lua_pushstring(state, message.as_ptr());
+    ffi::lua_setfield(state, -2, c"err".as_ptr());
+    ffi::lua_error(state)
+}
+
+unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
+    let nargs = ffi::lua_gettop(state);
+    if nargs == 0 {
+        raise(state, c"ERR Please specify at least one argument for this redis lib call");
+    }
+    for index in 1..=nargs {
+        let kind = ffi::lua_type(state, index);
+        if kind != ffi::LUA_TSTRING && kind != ffi::LUA_TNUMBER {
+            raise(state, c"ERR Lua redis lib command arguments must be strings or integers");
+        }
+    }
+    let run = CURRENT_RUN.with(Cell::get);
+    if run.is_null() {
+        raise(state, c"ERR redis.call outside a script");
+    }
+    let reply = {
+        // Numbers as Redis 7.0 writes them (%.17g), not as Lua would turn them into strings.
+        let numbers: Vec<String> = (1..=nargs)
+            .filter(|&i| ffi::lua_type(state, i) == ffi::LUA_TNUMBER)
+            .map(|i| format_g17(ffi::lua_tonumber(state, i)))
+            .collect();
+        let mut formatted = numbers.iter();
+        let words: Vec<&[u8]> = (1..=nargs)
+            .map(|i| match ffi::lua_type(state, i) {
+                ffi::LUA_TNUMBER => formatted.next().expect("one formatted number per number").as_bytes(),
+                _ => {
+                    let mut length = 0;
+                    let text = ffi::lua_tolstring(state, i, &mut length);
+                    std::slice::from_raw_parts(text.cast::<u8>(), length)
+                }
+            })
+            .collect();
+        // SAFETY: CURRENT_RUN points at the Run of the script running now (lib.rs, run_caught).
+        let run = &*run;
+        let (reply, wrote) = run.with_host(|host| host.call(&words)).unwrap_or_else(|_| (b"-ERR redis.call outside a script\r\n".to_vec(), false));
+        if wrote {
+            run.wrote.set(true);
+        }
+        reply
+    };
+    // The reply is moved into a Lua string before anything else: from here on only Lua owns
+    // memory (if this push itself runs out of memory, the Vec leaks; the script fails anyway).
+    ffi::lua_pushlstring(state, reply.as_ptr().cast(), reply.len());
+    drop(reply);
+    let text_at = ffi::lua_gettop(state);
+    let mut length = 0;
+    let text = std::slice::from_raw_parts(ffi::lua_tolstring(state, text_at, &mut length).cast::<u8>(), length);
+    if resp_to_lua::push(state, text).is_err() {
+        raise(state, c"ERR the server wrote a malformed reply for a script");
+    }
+    ffi::lua_remove(state, text_at);
+    if raises && text.first() == Some(&b'-') {
+        ffi::lua_error(state);
+    }
+    1
+}
