@@ -27,6 +27,8 @@ async function sameOnBoth(commands: string[][]): Promise<RespValue[]> {
 }
 
 const evalOf = (body: string, ...keysThenArgs: string[]) => ["EVAL", body, ...keysThenArgs];
+const sha1 = (text: string) => new Bun.CryptoHasher("sha1").update(text).digest("hex");
+const readOnlyBody = "#!lua flags=no-writes\nreturn redis.call('get', 'a')";
 
 /** Generated scripts per property (SVC_SCRIPT_RUNS raises it for a longer hunt). */
 const runs = Number(process.env.SVC_SCRIPT_RUNS ?? 500);
@@ -128,6 +130,32 @@ describe("scripts side by side with redis-server", () => {
     expect(kv[0]).toBe(300_003n);
     expect(kv[1]).toBe(big);
     expect((kv[3] as string[]).length).toBe(30_000);
+  });
+
+  test("a shebang declares a script's flags: read and refused as Redis 7.0 does, and held to", async () => {
+    await sameOnBoth([
+      evalOf("#!lua\nreturn 1", "0"), evalOf("#!lua flags=no-writes\nreturn redis.call('set', 'a', 'b')", "0"),
+      evalOf("#!lua flags=no-writes,allow-oom\nreturn 2", "0"), evalOf("#!lua flags=bad\nreturn 1", "0"),
+      evalOf("#!lua foo=bar\nreturn 1", "0"), evalOf("#!js\nreturn 1", "0"), ["EVAL_RO", "#!lua\nreturn 1", "0"],
+      ["EVAL_RO", "#!lua flags=no-writes\nreturn 3", "0"], evalOf("#!lua\nerror('x')", "0"), evalOf("#!lua flags=\nreturn 4", "0"),
+      evalOf("#!lua name=x\nreturn 1", "0"), evalOf("#!lua   flags=no-writes  \nreturn 5", "0"), evalOf("#!luax\nreturn 1", "0"),
+      evalOf("#!\nreturn 1", "0"), evalOf("#!lua", "0"), evalOf("#!lua flags=no-writes,no-writes\nreturn 6", "0"),
+      evalOf("#!lua flags=allow-stale,no-cluster,allow-cross-slot-keys\nreturn 7", "0"), evalOf("#!lua\nreturn (", "0"),
+      ["SCRIPT", "LOAD", "#!lua flags=nope\nreturn 1"], ["SCRIPT", "LOAD", readOnlyBody], ["EVALSHA_RO", sha1(readOnlyBody), "0"],
+      evalOf("#!lua\nreturn redis.call('set', KEYS[1], 'v')", "1", "k"), ["GET", "k"],
+    ]);
+  });
+
+  test("past maxmemory: a declared script runs only with allow-oom or no-writes; an undeclared one until a command would grow the data", async () => {
+    try {
+      await sameOnBoth([
+        ["CONFIG", "SET", "maxmemory", "1"], evalOf("#!lua\nreturn 1", "0"), evalOf("#!lua flags=no-writes\nreturn 2", "0"),
+        evalOf("#!lua flags=allow-oom\nreturn redis.call('set', 'x', '1')", "0"), evalOf("return redis.call('set', 'y', '1')", "0"),
+        evalOf("return redis.call('get', 'x')", "0"), evalOf("return redis.pcall('incr', 'x')", "0"), ["CONFIG", "SET", "maxmemory", "0"],
+      ]);
+    } finally {
+      await Promise.all([s.redisClient, s.kvClient].map((client) => client.call("CONFIG", "SET", "maxmemory", "0")));
+    }
   });
 
   test("what a script may not run, and what a read-only script may not write", async () => {

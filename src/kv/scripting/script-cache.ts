@@ -10,6 +10,7 @@
 import { nativeAddon, type NativeLuaScripts } from "../../native/addon.ts";
 import { KvError } from "../errors.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import { type ScriptFlags, shebangFlags, undeclared, withoutShebang } from "./shebang.ts";
 import { packWords, packWordsInto } from "./words.ts";
 
 /** The SHA-1 of `body` (latin1 bytes), 40 hex digits in lower case. */
@@ -58,6 +59,8 @@ export class ScriptCache {
   private host: ScriptHost | null = null;
   /** Each kept script's number in the Lua state, by SHA-1. */
   private readonly idBySha = new Map<string, number>();
+  /** What each kept script declared in its shebang, by SHA-1. */
+  private readonly flagsBySha = new Map<string, ScriptFlags>();
   /** The SHA-1 of every script kept, by its text: EVAL of a kept script neither hashes nor compiles it. */
   private readonly shaByBody = new Map<string, string>();
   /** Bytes of the scripts' text (INFO's used_memory_scripts_eval). */
@@ -91,17 +94,24 @@ export class ScriptCache {
   load(body: string): string {
     const known = this.shaByBody.get(body);
     if (known !== undefined) return known;
+    const flags = shebangFlags(body);
     const sha = scriptSha(body);
     let id: number;
     try {
-      id = this.lua.load(sha, Buffer.from(body, "latin1"));
+      id = this.lua.load(sha, Buffer.from(withoutShebang(body), "latin1"));
     } catch (error) {
       throw new KvError(`ERR Error compiling script (new function): ${(error as Error).message}`);
     }
     this.idBySha.set(sha, id);
+    this.flagsBySha.set(sha, flags);
     this.shaByBody.set(body, sha);
     this.bodyBytes += body.length;
     return sha;
+  }
+
+  /** The flags the script kept under `sha` declared. */
+  flagsOf(sha: string): ScriptFlags {
+    return this.flagsBySha.get(sha) ?? undeclared;
   }
 
   /** Whether a script is kept under `sha` (lower case). */
@@ -129,6 +139,7 @@ export class ScriptCache {
   flush(): void {
     this.start();
     this.idBySha.clear();
+    this.flagsBySha.clear();
     this.shaByBody.clear();
     this.bodyBytes = 0;
   }

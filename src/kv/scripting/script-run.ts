@@ -7,6 +7,7 @@
  * holds for the rest of the script only.
  */
 import type { Engine } from "../engine.ts";
+import { KvError } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
@@ -37,6 +38,7 @@ class ScriptRun implements ScriptHost {
     private readonly engine: Engine,
     private readonly session: Session,
     private readonly readOnly: boolean,
+    private readonly allowOom: boolean,
   ) {}
 
   call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array {
@@ -48,7 +50,7 @@ class ScriptRun implements ScriptHost {
     out.length = 0;
     out.onError = this.countError;
     const dirtyBefore = this.engine.dirty;
-    scriptCall(this.engine, this.session, argv, out, this.readOnly, this.wrote);
+    scriptCall(this.engine, this.session, argv, out, this.readOnly, this.allowOom || this.wrote);
     const changed = this.engine.dirty !== dirtyBefore;
     this.wrote ||= changed;
     if (out.buffer === mailbox) return out.length * 2 + (changed ? changedFlag : 0);
@@ -63,11 +65,21 @@ class ScriptRun implements ScriptHost {
   }
 }
 
-/** Runs the script kept under `sha` for `session`; returns its reply (to be used before the next run). */
+/**
+ * Runs the script kept under `sha` for `session`; returns its reply (to be used before the next
+ * run). A script that declared its flags is held to them first, as Redis 7.0 holds it: EVAL_RO
+ * runs only one that declared no-writes, and past maxmemory one runs only if it declared
+ * allow-oom or no-writes.
+ */
 export function runScript(
   engine: Engine, session: Session, sha: string, keys: readonly string[], args: readonly string[], options: ScriptRunOptions,
 ): ScriptReply {
-  const run = new ScriptRun(engine, session, options.readOnly);
+  const flags = engine.scripts.flagsOf(sha);
+  if (flags.declared && options.readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
+  if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) {
+    throw new KvError("OOM command not allowed when used memory > 'maxmemory'.");
+  }
+  const run = new ScriptRun(engine, session, options.readOnly || flags.noWrites, flags.allowOom);
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
@@ -85,10 +97,10 @@ export function runScript(
 /**
  * One command from a script, answered on `out`. Redis's refusals come first, in its words: an
  * unknown command, a wrong count of arguments, a command no script may run (MULTI, blocking
- * commands, CLIENT, …), a write from a read-only script, and — until the script has written, after
- * which it must be let finish — anything that may grow the data past maxmemory.
+ * commands, CLIENT, …), a write from a read-only script, and anything that may grow the data past
+ * maxmemory — unless `mayGrow`: the script has written (and must be let finish) or allows OOM.
  */
-function scriptCall(engine: Engine, session: Session, argv: string[], out: RespWriter, readOnly: boolean, wrote: boolean): void {
+function scriptCall(engine: Engine, session: Session, argv: string[], out: RespWriter, readOnly: boolean, mayGrow: boolean): void {
   const resolved = engine.resolve(argv);
   if (typeof resolved === "string") {
     const arity = resolved.startsWith("ERR wrong number of arguments");
@@ -97,7 +109,7 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
   const flags = resolved.flags;
   if (flags.includes("noscript")) return out.error("ERR This Redis command is not allowed from script");
   if (readOnly && flags.includes("write")) return out.error("ERR Write commands are not allowed from read-only scripts.");
-  if (!wrote && engine.overMaxmemory && flags.includes("denyoom")) {
+  if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) {
     return out.error("OOM command not allowed when used memory > 'maxmemory'.");
   }
   const persistFailure = engine.aof?.failureReason ?? null;
