@@ -18,6 +18,7 @@ import { discardTransaction } from "./commands/transactions.ts";
 import { Monitors } from "./monitor.ts";
 import { Slowlog } from "./slowlog.ts";
 import { ScriptCache } from "./scripting/script-cache.ts";
+import { FunctionLibraries } from "./scripting/function-libraries.ts";
 import { integerParams, memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { PersistenceState } from "./aof/persistence-state.ts";
@@ -99,6 +100,7 @@ export class Engine {
   readonly monitors = new Monitors();
   readonly stats = new ServerStats();
   private scriptCache: ScriptCache | null = null;
+  private functionLibraries: FunctionLibraries | null = null;
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -136,6 +138,16 @@ export class Engine {
   /** The script cache if a script has started it, for reports that should not start it (INFO). */
   get scriptsIfStarted(): ScriptCache | null {
     return this.scriptCache;
+  }
+
+  /** The function libraries FUNCTION LOAD gave; their Lua state starts with the first use. */
+  get functions(): FunctionLibraries {
+    return (this.functionLibraries ??= new FunctionLibraries());
+  }
+
+  /** The function libraries if something has started them (INFO, a rewrite). */
+  get functionsIfStarted(): FunctionLibraries | null {
+    return this.functionLibraries;
   }
 
   /** Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it. */
@@ -389,7 +401,7 @@ export class Engine {
     if (this.aof === null || this.rewrite !== null) return false;
     const startedMs = this.clock.nowMs();
     try {
-      this.rewrite = new AofRewrite(this.dbs, this.aof, this.log, (outcome) => {
+      this.rewrite = new AofRewrite(this.dbs, this.aof, this.functionLibraries?.loadCommands() ?? [], this.log, (outcome) => {
         this.rewrite = null;
         this.persistence.rewriteEnded(outcome, this.clock.nowMs());
         if (outcome === "done") this.aofBaseBytes = this.aof?.sizeBytes ?? 0;

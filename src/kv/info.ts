@@ -101,6 +101,8 @@ function memory(engine: Engine): Fields {
   const scripts = engine.scriptsIfStarted;
   const lua = scripts?.luaBytes ?? 0;
   const scriptBytes = scripts?.bodyBytes ?? 0;
+  const functions = engine.functionsIfStarted;
+  const functionsLua = functions?.luaBytes ?? 0;
   return [
     ["used_memory", used], ["used_memory_human", humanBytes(used)], ["used_memory_rss", rss], ["used_memory_rss_human", humanBytes(rss)],
     ["used_memory_peak", usedMemoryPeak], ["used_memory_peak_human", humanBytes(usedMemoryPeak)],
@@ -110,8 +112,10 @@ function memory(engine: Engine): Fields {
     ["allocator_allocated", used], ["allocator_active", usage.heapTotal + usage.external], ["allocator_resident", rss],
     ["total_system_memory", total], ["total_system_memory_human", humanBytes(total)],
     ["used_memory_lua", lua], ["used_memory_vm_eval", lua], ["used_memory_lua_human", humanBytes(lua)], ["used_memory_scripts_eval", scriptBytes],
-    ["number_of_cached_scripts", scripts?.size ?? 0], ["number_of_functions", 0], ["number_of_libraries", 0], ["used_memory_vm_functions", 0],
-    ["used_memory_vm_total", lua], ["used_memory_vm_total_human", humanBytes(lua)], ["used_memory_functions", 0], ["used_memory_scripts", scriptBytes],
+    ["number_of_cached_scripts", scripts?.size ?? 0], ["number_of_functions", functions?.functionCount ?? 0],
+    ["number_of_libraries", functions?.libraries.size ?? 0], ["used_memory_vm_functions", functionsLua],
+    ["used_memory_vm_total", lua + functionsLua], ["used_memory_vm_total_human", humanBytes(lua + functionsLua)], ["used_memory_functions", 0],
+    ["used_memory_scripts", scriptBytes],
     ["used_memory_scripts_human", humanBytes(scriptBytes)], ["maxmemory", maxmemory], ["maxmemory_human", humanBytes(maxmemory)],
     ["maxmemory_policy", engine.config.get("maxmemory-policy") ?? "noeviction"],
     ["allocator_frag_ratio", ratio(usage.heapTotal + usage.external, used)], ["allocator_frag_bytes", usage.heapTotal - usage.heapUsed],

@@ -20,6 +20,15 @@ export interface NativeAddon {
   LuaScripts: new (memoryBytesMax: number) => NativeLuaScripts;
 }
 
+/** A function a library registered. */
+export interface RegisteredFunction {
+  name: string;
+  /** The number `run` knows it by. */
+  id: number;
+  flags: string[];
+  description?: string | null;
+}
+
 /** Lua scripts for EVAL (native/script): compiled once each, run with the server as their host. */
 export interface NativeLuaScripts {
   /**
@@ -32,6 +41,10 @@ export interface NativeLuaScripts {
   bind(mailbox: Buffer, call: (words: Buffer | null) => number | Uint8Array, log: (line: Buffer) => void): void;
   /** Compiles `body`, whose SHA-1 is `sha`, and keeps it; returns its number, or throws Lua's compile error. */
   load(sha: string, body: Uint8Array): number;
+  /** Runs a library's code (FUNCTION LOAD) and keeps the functions it registers; throws Redis's error less "ERR ". */
+  loadLibrary(code: Uint8Array): RegisteredFunction[];
+  /** Forgets the scripts or functions numbered `ids`. */
+  unload(ids: number[]): void;
   /** Bytes the Lua state holds. */
   usedMemory(): number;
   /**

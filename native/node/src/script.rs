@@ -106,6 +106,16 @@ impl svc_script::Host for JsHost<'_> {
     }
 }
 
+/// A function a library registered, as `loadLibrary` returns it.
+#[napi(object)]
+pub struct RegisteredFunction {
+    pub name: String,
+    /// The number `run` knows it by.
+    pub id: u32,
+    pub flags: Vec<String>,
+    pub description: Option<String>,
+}
+
 #[napi]
 pub struct LuaScripts {
     inner: svc_script::Scripts,
@@ -146,6 +156,23 @@ impl LuaScripts {
     #[napi]
     pub fn load(&self, sha: String, body: &[u8]) -> Result<u32> {
         self.inner.load(&sha, body).map_err(|message| Error::new(Status::GenericFailure, message))
+    }
+
+    /// Runs a library's code (FUNCTION LOAD; its shebang made a comment) and keeps the functions
+    /// it registers; returns them, or throws the error Redis 7.0 gives after "ERR ".
+    #[napi]
+    pub fn load_library(&self, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
+        let registered = self.inner.load_library(code).map_err(|message| Error::new(Status::GenericFailure, message))?;
+        Ok(registered
+            .into_iter()
+            .map(|r| RegisteredFunction { name: r.name, id: r.id, flags: r.flags, description: r.description })
+            .collect())
+    }
+
+    /// Forgets the scripts or functions numbered `ids`.
+    #[napi]
+    pub fn unload(&self, ids: Vec<u32>) -> Result<()> {
+        self.inner.unload(&ids).map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
     }
 
     /// Bytes the Lua state holds.

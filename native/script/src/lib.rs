@@ -39,26 +39,45 @@ pub trait Host {
     fn log(&mut self, level: u8, text: &[u8]);
 }
 
-/// Where the registry keeps sandbox.lua's runner and the table of compiled scripts, for `run`.
-const RUNNER_KEY: &CStr = c"svc_runner";
+/// Where the registry keeps sandbox.lua's runners of scripts and of functions, and the table of
+/// compiled scripts and registered functions, for `run`.
+const SCRIPT_RUNNER_KEY: &CStr = c"svc_script_runner";
+const FUNCTION_RUNNER_KEY: &CStr = c"svc_function_runner";
 const SCRIPTS_KEY: &CStr = c"svc_scripts";
 
-/// Sets the global `name` to a new table of `words` (KEYS, ARGV). Raw stack calls: see run_caught.
-unsafe fn set_words(state: *mut ffi::lua_State, name: &CStr, words: &[&[u8]]) {
+/// Longest a library's code may run when it is loaded (Redis's FUNCTION LOAD timeout).
+const LIBRARY_LOAD_LIMIT: Duration = Duration::from_millis(500);
+
+/// A function a library registered when it was loaded.
+pub struct Registered {
+    pub name: String,
+    /// The number `run` knows it by.
+    pub id: u32,
+    pub flags: Vec<String>,
+    pub description: Option<String>,
+}
+
+/// Pushes a new table of `words` (KEYS, ARGV, or a function's keys and arguments). Raw stack
+/// calls: see run_caught.
+unsafe fn push_words(state: *mut ffi::lua_State, words: &[&[u8]]) {
     ffi::lua_createtable(state, words.len() as c_int, 0);
     for (i, word) in words.iter().enumerate() {
         ffi::lua_pushlstring(state, word.as_ptr().cast(), word.len());
         ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
     }
-    ffi::lua_setfield(state, ffi::LUA_GLOBALSINDEX, name.as_ptr());
 }
+
+
 
 pub struct Scripts {
     lua: Lua,
     /// Compiled scripts by their number, 1 up (a Lua array).
     compiled: Table,
-    /// Their SHA-1s (hex, lower case), for error messages: the first is script 1's.
-    shas: RefCell<Vec<String>>,
+    /// What each is called in error messages — a script's SHA-1 (hex, lower case), a function's
+    /// name — and whether it is a function: the first is number 1's.
+    names: RefCell<Vec<(String, bool)>>,
+    /// sandbox.lua's runner of a library's code.
+    library_runner: Function,
     /// The run in progress, as the bridge's functions and the time-limit hook see it.
     run: Rc<Run>,
 }
@@ -113,7 +132,7 @@ impl Scripts {
         // SAFETY: both are plain Lua C functions (call.rs).
         bridge.set("redis_call", unsafe { lua.create_c_function(call::redis_call)? })?;
         bridge.set("redis_pcall", unsafe { lua.create_c_function(call::redis_pcall)? })?;
-        let runner: Function = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge.clone())?;
+        let runners: Table = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge.clone())?;
         let run = Rc::new(Run::default());
         {
             let run = run.clone();
@@ -135,9 +154,11 @@ impl Scripts {
             )?;
         }
         let compiled = lua.create_table()?;
-        lua.set_named_registry_value(RUNNER_KEY.to_str().expect("ASCII"), runner)?;
+        lua.set_named_registry_value(SCRIPT_RUNNER_KEY.to_str().expect("ASCII"), runners.get::<Function>("script")?)?;
+        lua.set_named_registry_value(FUNCTION_RUNNER_KEY.to_str().expect("ASCII"), runners.get::<Function>("fcall")?)?;
         lua.set_named_registry_value(SCRIPTS_KEY.to_str().expect("ASCII"), &compiled)?;
-        Ok(Scripts { lua, compiled, shas: RefCell::new(Vec::new()), run })
+        let library_runner = runners.get("library")?;
+        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, run })
     }
 
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
@@ -147,10 +168,65 @@ impl Scripts {
             mlua::Error::SyntaxError { message, .. } => message,
             other => other.to_string(),
         })?;
-        let mut shas = self.shas.borrow_mut();
-        shas.push(sha.to_string());
-        self.compiled.raw_set(shas.len(), function).map_err(|e| e.to_string())?;
-        Ok(shas.len() as u32)
+        self.keep(sha, false, function).map_err(|e| e.to_string())
+    }
+
+    fn keep(&self, name: &str, is_function: bool, callable: Function) -> mlua::Result<u32> {
+        let mut names = self.names.borrow_mut();
+        names.push((name.to_string(), is_function));
+        self.compiled.raw_set(names.len(), callable)?;
+        Ok(names.len() as u32)
+    }
+
+    /// Runs a library's code (its shebang made a comment) and keeps the functions it registers;
+    /// returns them. The error is what Redis 7.0 answers after "Error compiling function: " or
+    /// "Error registering functions: " (the first word says which), e.g. "ERR Function already
+    /// exists in the library"; a library that registers nothing is an error too.
+    pub fn load_library(&self, code: &[u8]) -> Result<Vec<Registered>, String> {
+        let chunk = self.lua.load(code).set_name("@user_function").into_function().map_err(|e| match e {
+            mlua::Error::SyntaxError { message, .. } => format!("Error compiling function: {message}"),
+            other => format!("Error compiling function: {other}"),
+        })?;
+        self.run.wrote.set(false);
+        self.run.ended.set(false);
+        self.run.deadline.set(Some(Instant::now() + LIBRARY_LOAD_LIMIT));
+        let result = self.library_runner.call::<(bool, Value)>(chunk);
+        self.run.deadline.set(None);
+        let registering_error = |text: String| format!("Error registering functions: {text}");
+        let registered = match result {
+            Ok((true, Value::Table(list))) => list,
+            Ok(_) if self.run.ended.get() => return Err(registering_error("ERR FUNCTION LOAD timeout".to_string())),
+            Ok((false, Value::Table(error))) => {
+                let text = match error.raw_get::<Value>("err") {
+                    Ok(Value::String(s)) => s.to_string_lossy(),
+                    _ => "ERR unknown error".to_string(),
+                };
+                return Err(registering_error(text));
+            }
+            Ok(_) => return Err(registering_error("ERR unknown error".to_string())),
+            Err(error) => return Err(registering_error(format!("ERR {error}"))),
+        };
+        if registered.raw_len() == 0 {
+            return Err("No functions registered".to_string());
+        }
+        let mut functions = Vec::new();
+        for entry in registered.sequence_values::<Table>() {
+            let entry = entry.map_err(|e| e.to_string())?;
+            let name: String = entry.get("name").map_err(|e| e.to_string())?;
+            let flags: Vec<String> = entry.get::<Table>("flags").and_then(|t| t.sequence_values().collect()).map_err(|e| e.to_string())?;
+            let description: Option<String> = entry.get("description").map_err(|e| e.to_string())?;
+            let id = self.keep(&name, true, entry.get("callback").map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            functions.push(Registered { name, id, flags, description });
+        }
+        Ok(functions)
+    }
+
+    /// Forgets the scripts or functions numbered `ids` (a library deleted or replaced).
+    pub fn unload(&self, ids: &[u32]) -> mlua::Result<()> {
+        for &id in ids {
+            self.compiled.raw_set(id, Value::Nil)?;
+        }
+        Ok(())
     }
 
     /// Runs the script `load` numbered `id` with KEYS and ARGV set; returns a byte saying whether
@@ -158,29 +234,29 @@ impl Scripts {
     /// the RESP2 reply. A script that has not written by `limit` is ended with an error; one that
     /// has runs on.
     pub fn run(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> Vec<u8> {
-        let shas = self.shas.borrow();
-        let Some(sha) = shas.get((id as usize).wrapping_sub(1)) else {
+        let names = self.names.borrow();
+        let Some((name, is_function)) = names.get((id as usize).wrapping_sub(1)) else {
             return format!("\0-ERR no script is numbered {id}\r\n").into_bytes();
         };
         let mut out = vec![0];
-        match self.run_caught(id, keys, argv, limit, host) {
+        match self.run_caught(id, *is_function, keys, argv, limit, host) {
             Ok((true, value)) => {
                 out[0] = u8::from(lua_to_resp::is_counted_error(&value));
                 lua_to_resp::encode(&value, &mut out);
             }
             Ok((false, _)) if self.run.ended.get() => out.extend_from_slice(
-                format!("-ERR script {sha} ran past its time limit without writing and was ended\r\n").as_bytes(),
+                format!("-ERR script {name} ran past its time limit without writing and was ended\r\n").as_bytes(),
             ),
             Ok((false, Value::Table(error))) => {
                 out[0] = u8::from(lua_to_resp::is_counted_error(&Value::Table(error.clone())));
-                script_error(&error, sha, &mut out);
+                script_error(&error, name, &mut out);
             }
             // Lua calls no handler for an allocation that fails: its message comes as it is.
             Ok((false, Value::String(message))) => {
                 out.push(b'-');
-                lua_to_resp::push_error(&mut out, format!("ERR {} script: {sha}", message.to_string_lossy()).as_bytes());
+                lua_to_resp::push_error(&mut out, format!("ERR {} script: {name}", message.to_string_lossy()).as_bytes());
             }
-            Ok((false, _)) => out.extend_from_slice(format!("-ERR unknown error script: {sha}\r\n").as_bytes()),
+            Ok((false, _)) => out.extend_from_slice(format!("-ERR unknown error script: {name}\r\n").as_bytes()),
             Err(error) => {
                 out.push(b'-');
                 lua_to_resp::push_error(&mut out, format!("ERR {error}").as_bytes());
@@ -189,7 +265,7 @@ impl Scripts {
         out
     }
 
-    fn run_caught(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
+    fn run_caught(&self, id: u32, is_function: bool, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
         self.run.wrote.set(false);
         self.run.ended.set(false);
         self.run.deadline.set(Some(Instant::now() + limit));
@@ -203,13 +279,22 @@ impl Scripts {
         // than running a short script. Any Lua error here (out of memory) is caught as mlua's.
         let result = unsafe {
             self.lua.exec_raw::<(bool, Value)>((), |state| {
-                ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, RUNNER_KEY.as_ptr());
+                let runner = if is_function { FUNCTION_RUNNER_KEY } else { SCRIPT_RUNNER_KEY };
+                ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, runner.as_ptr());
                 ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, SCRIPTS_KEY.as_ptr());
                 ffi::lua_rawgeti(state, -1, ffi::lua_Integer::from(id));
                 ffi::lua_remove(state, -2);
-                set_words(state, c"KEYS", keys);
-                set_words(state, c"ARGV", argv);
-                ffi::lua_call(state, 1, 2);
+                push_words(state, keys);
+                push_words(state, argv);
+                if is_function {
+                    // A function gets its keys and arguments as its parameters.
+                    ffi::lua_call(state, 3, 2);
+                } else {
+                    // A script, as the globals KEYS and ARGV.
+                    ffi::lua_setfield(state, ffi::LUA_GLOBALSINDEX, c"ARGV".as_ptr());
+                    ffi::lua_setfield(state, ffi::LUA_GLOBALSINDEX, c"KEYS".as_ptr());
+                    ffi::lua_call(state, 1, 2);
+                }
             })
         };
         call::CURRENT_RUN.with(|current| current.set(outer));
@@ -224,14 +309,14 @@ impl Scripts {
     }
 }
 
-/// A script's error as Redis 7.0 reports it: "-<error> script: <sha>, on @user_script:<line>."
-fn script_error(error: &Table, sha: &str, out: &mut Vec<u8>) {
+/// A script's error as Redis 7.0 reports it: "-<error> script: <sha or function>, on @user_script:<line>."
+fn script_error(error: &Table, name: &str, out: &mut Vec<u8>) {
     let text = match error.raw_get::<Value>("err") {
         Ok(Value::String(s)) => s.as_bytes().to_vec(),
         _ => b"ERR unknown error".to_vec(),
     };
     let mut line = text;
-    line.extend_from_slice(format!(" script: {sha}").as_bytes());
+    line.extend_from_slice(format!(" script: {name}").as_bytes());
     let at = match error.raw_get::<Value>("line") {
         Ok(Value::Number(n)) => Some(n as i64),
         Ok(Value::Integer(n)) => Some(n),

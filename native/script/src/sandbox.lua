@@ -1,5 +1,6 @@
 -- Runs once in each new Lua state, before any script: builds the `redis` library, takes away what
--- a script must not reach (files, the debug library, the module system), and returns the runner.
+-- a script must not reach (files, the debug library, the module system), and returns the runners
+-- of scripts, of functions' libraries and of functions.
 -- Redis 7.0 is the model for every name and message here.
 --
 -- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
@@ -95,19 +96,24 @@ for _, name in ipairs({ 'dofile', 'loadfile', 'print', 'setfenv', 'getfenv', 'ne
   real[name] = nil
 end
 
--- What scripts see as their globals: everything above, read-only, and an error for a name that
--- is not there (a misspelt local would otherwise read nil, or write a global the next script sees).
-local env = setmetatable({}, {
-  __index = function(_, name)
-    local value = rawget(real, name)
-    if value == nil then
-      error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
-    end
-    return value
-  end,
-  __newindex = function() error('Attempt to modify a readonly table', 2) end,
-  __metatable = false,
-})
+-- A global environment as scripts see them: `globals` read-only, and an error for a name that is
+-- not there (a misspelt local would otherwise read nil, or write a global the next script sees).
+-- `lookup` gives a name its value: rawget on the real globals for scripts.
+local function environment(lookup)
+  return setmetatable({}, {
+    __index = function(_, name)
+      local value = lookup(name)
+      if value == nil then
+        error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
+      end
+      return value
+    end,
+    __newindex = function() error('Attempt to modify a readonly table', 2) end,
+    __metatable = false,
+  })
+end
+
+local env = environment(function(name) return rawget(real, name) end)
 real._G = env
 
 -- The message of an error a Rust function of the libraries raised (cjson's, say): mlua hands it
@@ -124,11 +130,11 @@ local function handler(e)
   local info
   for level = 2, 200 do
     info = getinfo(level, 'Sl')
-    if info == nil or info.source == '@user_script' then break end
+    if info == nil or sub(info.source, 1, 6) == '@user_' then break end
   end
   if type(e) == 'userdata' then
     -- Prefixed with the script's position, as Lua's error() prefixes a message.
-    local at = info and ('user_script:' .. info.currentline .. ': ') or ''
+    local at = info and (sub(info.source, 2) .. ':' .. info.currentline .. ': ') or ''
     e = at .. rust_message(e)
   end
   if type(e) ~= 'table' then e = { err = 'ERR ' .. tostring(e) } end
@@ -136,8 +142,86 @@ local function handler(e)
   return e
 end
 
--- Runs a compiled script: true and its value, or false and an error table.
-return function(script)
-  setfenv(script, env)
-  return xpcall(script, handler)
+-- Functions (FUNCTION LOAD, FCALL). A library's code runs once, when it is loaded, with a
+-- `redis` that holds only what a library may use then — register_function, log, the constants —
+-- and the functions it registers run later with the full `redis` less register_function, their
+-- keys and arguments given as parameters rather than as KEYS and ARGV. Messages are Redis 7.0's.
+local registering -- the functions of the library being loaded, while it loads
+local function refuse(message) error({ err = 'ERR ' .. message }, 0) end
+
+local function check_flags(flags)
+  if type(flags) ~= 'table' then refuse('flags argument to redis.register_function must be a table representing function flags') end
+  local known = { ['no-writes'] = true, ['allow-oom'] = true, ['allow-stale'] = true, ['no-cluster'] = true,
+                  ['allow-cross-slot-keys'] = true }
+  for _, flag in ipairs(flags) do
+    if not known[flag] then refuse('unknown flag given') end
+  end
+  return flags
 end
+
+local load_api = {
+  LOG_DEBUG = redis.LOG_DEBUG, LOG_VERBOSE = redis.LOG_VERBOSE, LOG_NOTICE = redis.LOG_NOTICE,
+  LOG_WARNING = redis.LOG_WARNING, REDIS_VERSION = redis.REDIS_VERSION, REDIS_VERSION_NUM = redis.REDIS_VERSION_NUM,
+  log = redis.log, setresp = redis.setresp,
+}
+function load_api.register_function(...)
+  local count = select('#', ...)
+  local name, callback, flags, description
+  if count == 1 and type((...)) == 'table' then
+    for key, value in pairs((...)) do
+      if key == 'function_name' then name = value
+      elseif key == 'callback' then callback = value
+      elseif key == 'flags' then flags = check_flags(value)
+      elseif key == 'description' then description = value
+      else refuse('unknown argument given to redis.register_function') end
+    end
+    if name == nil then refuse('redis.register_function must get a function name argument') end
+    if callback == nil then refuse('redis.register_function must get a callback argument') end
+    if type(callback) ~= 'function' then refuse('callback argument given to redis.register_function must be a function') end
+    if description ~= nil and type(description) ~= 'string' then refuse('description argument given to redis.register_function must be a string') end
+  elseif count == 2 then
+    name, callback = ...
+    if type(callback) ~= 'function' then refuse('second argument to redis.register_function must be a function') end
+  else
+    refuse('wrong number of arguments to redis.register_function')
+  end
+  if type(name) ~= 'string' or not find(name, '^[%w_]+$') then
+    refuse('Library names can only contain letters, numbers, or underscores(_) and must be at least one character long')
+  end
+  for _, registered in ipairs(registering) do
+    if registered.name == name then refuse('Function already exists in the library') end
+  end
+  registering[#registering + 1] = { name = name, callback = callback, flags = flags or {}, description = description }
+end
+
+-- A library's `redis`: the load API while it loads, the scripts' one (less register_function,
+-- which it never had) once it has.
+local library_redis = real.redis
+local library_env = environment(function(name)
+  if name == 'redis' then return library_redis end
+  return rawget(real, name)
+end)
+local load_redis = environment(function(name) return load_api[name] end)
+
+return {
+  -- Runs a compiled script: true and its value, or false and an error table.
+  script = function(script)
+    setfenv(script, env)
+    return xpcall(script, handler)
+  end,
+  -- Runs a library's code: true and the functions it registered ({ name, callback, flags,
+  -- description } each), or false and an error table.
+  library = function(code)
+    setfenv(code, library_env)
+    registering, library_redis = {}, load_redis
+    local ok, e = xpcall(code, handler)
+    local registered = registering
+    registering, library_redis = nil, real.redis
+    if not ok then return false, e end
+    return true, registered
+  end,
+  -- Runs a registered function with its keys and arguments: true and its value, or false and an error table.
+  fcall = function(callback, keys, args)
+    return xpcall(function() return callback(keys, args) end, handler)
+  end,
+}

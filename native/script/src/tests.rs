@@ -213,3 +213,32 @@ fn long_arrays_are_returned_and_packed_whole() {
     let reply = eval(&scripts, "local t = {} for i = 1, 30000 do t[i] = 'v' .. i end return {cmsgpack.unpack(cmsgpack.pack(t))}", &[], &[], h);
     assert!(reply.starts_with("*1\r\n*30000\r\n$2\r\nv1\r\n"), "{}", &reply[..40]);
 }
+
+#[test]
+fn libraries_register_functions_that_run_with_keys_and_arguments() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let code = b"--lua name=lib\nredis.register_function('f', function(keys, args) return {keys[1], args[1], redis.call('get', keys[1])} end)\n\
+        redis.register_function{function_name='g', callback=function() error('oops') end, flags={'no-writes'}, description='d'}";
+    let registered = scripts.load_library(code).unwrap();
+    assert_eq!(registered.iter().map(|r| (r.name.as_str(), r.flags.clone(), r.description.clone())).collect::<Vec<_>>(), vec![
+        ("f", vec![], None),
+        ("g", vec!["no-writes".to_string()], Some("d".to_string())),
+    ]);
+    let reply = scripts.run(registered[0].id, &[b"k"], &[b"a"], Duration::from_secs(5), h);
+    assert_eq!(String::from_utf8_lossy(&reply[1..]), "*3\r\n$1\r\nk\r\n$1\r\na\r\n$3\r\nabc\r\n");
+    let reply = scripts.run(registered[1].id, &[], &[], Duration::from_secs(5), h);
+    assert_eq!(String::from_utf8_lossy(&reply[1..]), "-ERR user_function:3: oops script: g, on @user_function:3.\r\n");
+    let errors: &[(&[u8], &str)] = &[
+        (b"--lua name=x\nreturn 1", "No functions registered"),
+        (b"--lua name=x\nreturn (", "Error compiling function: user_function:2: unexpected symbol near '<eof>'"),
+        (b"--lua name=x\nredis.call('ping')", "Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'call'"),
+        (b"--lua name=x\nredis.register_function('a b', function() end)", "Error registering functions: ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"),
+        (b"--lua name=x\nredis.register_function('a', 5)", "Error registering functions: ERR second argument to redis.register_function must be a function"),
+        (b"--lua name=x\nredis.register_function('a', function() end) redis.register_function('a', function() end)", "Error registering functions: ERR Function already exists in the library"),
+        (b"--lua name=x\nwhile true do end", "Error registering functions: ERR FUNCTION LOAD timeout"),
+    ];
+    for (code, expected) in errors {
+        assert_eq!(scripts.load_library(code).err().as_deref(), Some(*expected));
+    }
+}

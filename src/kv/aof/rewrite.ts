@@ -112,15 +112,18 @@ export class AofRewrite {
   /** Settles once the rewrite has ended, swapped in or given up, its temporary file gone either way. */
   private readonly ended = Promise.withResolvers<void>();
 
+  /** `prelude`: commands the new file begins with, before the data (every library's FUNCTION LOAD). */
   constructor(
     private readonly dbs: readonly Keyspace[],
     private readonly log: AppendLog,
+    prelude: readonly string[][],
     private readonly logger: Logger,
     private readonly onEnd: (outcome: RewriteOutcome) => void,
   ) {
     this.tempPath = join(dirname(log.path), `${tempFilePrefix}${process.pid}.aof`);
     this.fd = openSync(this.tempPath, "w");
     this.out = new CommandBuffer(this.fd);
+    for (const command of prelude) this.out.push(command);
     this.early = dbs.map(() => new Set<string>());
     this.earlyHashes = dbs.map(() => new Set<number>());
     this.holdTable();

@@ -7,7 +7,7 @@
 import { parseInt64, parseSmallInteger } from "../args.ts";
 import { KvError, notAnInteger } from "../errors.ts";
 import { replayResp } from "../scripting/resp-replay.ts";
-import type { ScriptReply } from "../scripting/script-cache.ts";
+import type { ScriptReply } from "../scripting/lua-state.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags } from "./spec.ts";
@@ -20,11 +20,14 @@ const errorType = 0x2d;
 
 const noScript = () => new KvError("NOSCRIPT No matching script. Please use EVAL.");
 
-/** numkeys and the keys and arguments after it. */
-function keysAndArgs(argv: readonly string[]): { keys: string[]; args: string[] } {
+/**
+ * numkeys and the keys and arguments after it (EVAL's and FCALL's). `notANumber`: the error for a
+ * numkeys that is not an integer, which FCALL words its own way.
+ */
+export function keysAndArgs(argv: readonly string[], notANumber = notAnInteger): { keys: string[]; args: string[] } {
   // A count too long for a small integer is read as Redis reads it, only to refuse it alike.
   const count = parseSmallInteger(argv[2]!) ?? parseInt64(argv[2]!);
-  if (count === null) throw notAnInteger();
+  if (count === null) throw notANumber();
   if (count > argv.length - 3) throw new KvError("ERR Number of keys can't be greater than number of args");
   if (count < 0) throw new KvError("ERR Number of keys can't be negative");
   const n = Number(count);
@@ -33,19 +36,20 @@ function keysAndArgs(argv: readonly string[]): { keys: string[]; args: string[] 
 
 function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
   const { keys, args } = keysAndArgs(argv);
-  const sha = x.engine.scripts.load(argv[1]!);
-  answer(x, runScript(x.engine, x.session, sha, keys, args, { readOnly }));
+  const target = x.engine.scripts.get(x.engine.scripts.load(argv[1]!))!;
+  answer(x, runScript(x.engine, x.session, target, keys, args, readOnly));
 }
 
 function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
   const { keys, args } = keysAndArgs(argv);
   const sha = argv[1]!.toLowerCase();
-  if (sha.length !== shaHexDigits || !x.engine.scripts.has(sha)) throw noScript();
-  answer(x, runScript(x.engine, x.session, sha, keys, args, { readOnly }));
+  const target = sha.length === shaHexDigits ? x.engine.scripts.get(sha) : undefined;
+  if (target === undefined) throw noScript();
+  answer(x, runScript(x.engine, x.session, target, keys, args, readOnly));
 }
 
 /** Writes a script's reply. An error makes EVAL a failed call, as Redis counts it. */
-function answer(x: Exec, result: ScriptReply): void {
+export function answer(x: Exec, result: ScriptReply): void {
   if (result.bytes[0] === errorType) x.failed = true;
   replayResp(result.bytes, x.reply, result.counted, result.end);
 }
@@ -75,7 +79,7 @@ export const scriptingCommands: readonly CommandSpec[] = [
       sub("load", 3, "Compiles a script and keeps it; answers its SHA-1.", (x, argv) => x.reply.bulk(x.engine.scripts.load(argv[2]!)), ["noscript", "stale"]),
       sub("exists", -3, "Whether each SHA-1 names a cached script.", (x, argv) => {
         x.reply.array(argv.length - 2);
-        for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.has(argv[i]!.toLowerCase()) ? 1 : 0);
+        for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.get(argv[i]!.toLowerCase()) !== undefined ? 1 : 0);
       }, ["noscript"]),
       sub("flush", -2, "Forgets every cached script.", (x, argv) => {
         if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) {

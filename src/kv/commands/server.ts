@@ -303,11 +303,4 @@ export const serverCommands: readonly CommandSpec[] = [
     ],
   },
   { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP, SET-ACTIVE-EXPIRE).", run: debug },
-  {
-    name: "function", arity: -2, flags: [], group: "server", summary: "Functions (only FLUSH, as there are none).",
-    subcommands: [
-      sub("function", "flush", -2, "Removes all functions (there are none).", (x) => x.reply.simple("OK"), ["noscript", "write"]),
-      sub("function", "help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", ["FLUSH [ASYNC|SYNC]"]), helpFlags),
-    ],
-  },
 ];

@@ -12,6 +12,7 @@ import { serverCommands } from "./server.ts";
 import { sortCommands } from "./sort.ts";
 import { standaloneCommands } from "./standalone.ts";
 import type { CommandSpec } from "./spec.ts";
+import { functionCommands } from "./functions.ts";
 import { scriptingCommands } from "./scripting.ts";
 import { transactionCommands } from "./transactions.ts";
 import { hashCommands } from "../types/hash.ts";
@@ -34,6 +35,7 @@ const declarations: readonly CommandSpec[] = [
   ...dumpCommands,
   ...transactionCommands,
   ...scriptingCommands,
+  ...functionCommands,
   ...pubsubCommands,
   ...stringCommands,
   ...listCommands,

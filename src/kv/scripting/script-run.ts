@@ -11,7 +11,8 @@ import { KvError } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
-import type { ScriptHost, ScriptReply } from "./script-cache.ts";
+import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";
+import type { ScriptFlags } from "./shebang.ts";
 import { unpackWords } from "./words.ts";
 
 /** A script that has not written by then is ended; one that has runs on (as in Redis). */
@@ -23,9 +24,13 @@ const changedFlag = 1;
 /** What each command a script runs writes its reply with, into the mailbox unless it outgrows it. */
 const scratch = new RespWriter();
 
-export interface ScriptRunOptions {
-  /** EVAL_RO, EVALSHA_RO: a write command fails. */
-  readOnly: boolean;
+/** A script or function as a run names it. */
+export interface RunTarget {
+  /** The Lua state that holds it, and its number there. */
+  state: LuaState;
+  id: number;
+  /** What it declared (a shebang, a function's flags). */
+  flags: ScriptFlags;
 }
 
 /** One script's run as the server sees it: its client, and whether it has written yet. */
@@ -66,27 +71,27 @@ class ScriptRun implements ScriptHost {
 }
 
 /**
- * Runs the script kept under `sha` for `session`; returns its reply (to be used before the next
- * run). A script that declared its flags is held to them first, as Redis 7.0 holds it: EVAL_RO
- * runs only one that declared no-writes, and past maxmemory one runs only if it declared
- * allow-oom or no-writes.
+ * Runs a script or function for `session` (`readOnly`: EVAL_RO, FCALL_RO); returns its reply (to
+ * be used before the next run). One that declared its flags is held to them first, as Redis 7.0
+ * holds it: a read-only command runs only one that declared no-writes, and past maxmemory one
+ * runs only if it declared allow-oom or no-writes.
  */
 export function runScript(
-  engine: Engine, session: Session, sha: string, keys: readonly string[], args: readonly string[], options: ScriptRunOptions,
+  engine: Engine, session: Session, target: RunTarget, keys: readonly string[], args: readonly string[], readOnly: boolean,
 ): ScriptReply {
-  const flags = engine.scripts.flagsOf(sha);
-  if (flags.declared && options.readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
+  const flags = target.flags;
+  if (flags.declared && readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
   if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) {
     throw new KvError("OOM command not allowed when used memory > 'maxmemory'.");
   }
-  const run = new ScriptRun(engine, session, options.readOnly || flags.noWrites, flags.allowOom);
+  const run = new ScriptRun(engine, session, readOnly || flags.noWrites, flags.allowOom);
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
   if (wraps) engine.aof?.beginTransaction();
   session.inScript = true;
   try {
-    return engine.scripts.run(sha, keys, args, timeLimitMs(engine), run);
+    return target.state.run(target.id, keys, args, timeLimitMs(engine), run);
   } finally {
     session.inScript = false;
     if (wraps) engine.aof?.endTransaction();

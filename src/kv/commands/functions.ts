@@ -1,0 +1,133 @@
+/**
+ * FUNCTION and FCALL: Redis 7's functions (kv/scripting/function-libraries.ts), with Redis
+ * 7.0's replies and errors. FUNCTION LOAD, DELETE and FLUSH change data: they are counted as
+ * changes and recorded in the append-only file. DUMP and RESTORE are not provided.
+ */
+import { KvError } from "../errors.ts";
+import { globMatch } from "../glob.ts";
+import { runScript } from "../scripting/script-run.ts";
+import { helpReply } from "./keys.ts";
+import { answer, keysAndArgs } from "./scripting.ts";
+import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags } from "./spec.ts";
+
+const badKeyCount = () => new KvError("ERR Bad number of keys provided");
+
+function fcall(x: Exec, argv: string[], readOnly: boolean): void {
+  const target = x.engine.functions.get(argv[1]!);
+  if (target === undefined) throw new KvError("ERR Function not found");
+  const { keys, args } = keysAndArgs(argv, badKeyCount);
+  answer(x, runScript(x.engine, x.session, target, keys, args, readOnly));
+}
+
+function load(x: Exec, argv: string[]): void {
+  let replace = false;
+  for (const option of argv.slice(2, -1)) {
+    if (option.toUpperCase() !== "REPLACE") throw new KvError(`ERR Unknown option given: ${option}`);
+    replace = true;
+  }
+  const name = x.engine.functions.load(argv.at(-1)!, replace);
+  x.engine.dirty++;
+  x.reply.bulk(name);
+}
+
+function list(x: Exec, argv: string[]): void {
+  let pattern: string | null = null;
+  let withCode = false;
+  for (let i = 2; i < argv.length; i++) {
+    const option = argv[i]!.toUpperCase();
+    if (option === "WITHCODE" && !withCode) withCode = true;
+    else if (option === "LIBRARYNAME" && pattern === null) {
+      if (i + 1 >= argv.length) throw new KvError("ERR library name argument was not given");
+      pattern = argv[++i]!;
+    } else throw new KvError(`ERR Unknown argument ${argv[i]}`);
+  }
+  const libraries = [...x.engine.functions.libraries.values()].filter((l) => pattern === null || globMatch(pattern, l.name));
+  const r = x.reply;
+  r.array(libraries.length);
+  for (const library of libraries) {
+    r.map(withCode ? 4 : 3);
+    r.bulk("library_name");
+    r.bulk(library.name);
+    r.bulk("engine");
+    r.bulk("LUA");
+    r.bulk("functions");
+    r.array(library.functions.length);
+    for (const f of library.functions) {
+      r.map(3);
+      r.bulk("name");
+      r.bulk(f.name);
+      r.bulk("description");
+      r.bulk(f.description);
+      r.bulk("flags");
+      r.set(f.flagNames.length);
+      for (const flag of f.flagNames) r.simple(flag);
+    }
+    if (withCode) {
+      r.bulk("library_code");
+      r.bulk(library.code);
+    }
+  }
+}
+
+function stats(x: Exec): void {
+  const r = x.reply;
+  r.map(2);
+  // A function runs to its end before any other command is read: none is running now.
+  r.bulk("running_script");
+  r.bulk(null);
+  r.bulk("engines");
+  r.map(1);
+  r.bulk("LUA");
+  r.map(2);
+  r.bulk("libraries_count");
+  r.integer(x.engine.functions.libraries.size);
+  r.bulk("functions_count");
+  r.integer(x.engine.functions.functionCount);
+}
+
+const sub = (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[]): CommandSpec => ({
+  name: `function|${name}`, arity, flags, group: "scripting", summary, run,
+});
+
+const fcallFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
+
+export const functionCommands: readonly CommandSpec[] = [
+  { name: "fcall", arity: -3, flags: fcallFlags, group: "scripting", summary: "Runs a function.", movableKeys: countedKeys(2), run: (x, argv) => fcall(x, argv, false) },
+  {
+    name: "fcall_ro", arity: -3, flags: ["readonly", ...fcallFlags], group: "scripting", summary: "Runs a function that declared no-writes.",
+    movableKeys: countedKeys(2), run: (x, argv) => fcall(x, argv, true),
+  },
+  {
+    name: "function", arity: -2, flags: [], group: "scripting", summary: "Function libraries.",
+    subcommands: [
+      sub("load", -3, "Loads a library of functions.", load, ["write", "denyoom", "noscript"]),
+      sub("delete", 3, "Deletes a library and its functions.", (x, argv) => {
+        x.engine.functions.delete(argv[2]!);
+        x.engine.dirty++;
+        x.reply.simple("OK");
+      }, ["write", "noscript"]),
+      sub("flush", -2, "Deletes every library.", (x, argv) => {
+        if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) {
+          throw new KvError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+        }
+        x.engine.functions.flush();
+        x.engine.dirty++;
+        x.reply.simple("OK");
+      }, ["write", "noscript"]),
+      sub("list", -2, "Lists the libraries and their functions.", list, ["noscript"]),
+      sub("stats", 2, "Shows the running function (none can be) and the counts.", stats, ["noscript", "allow_busy"]),
+      // As SCRIPT KILL: a function runs to its end before another command is read.
+      sub("kill", 2, "Ends the running function (none can be running when this is read).", () => {
+        throw new KvError("NOTBUSY No scripts in execution right now.");
+      }, ["noscript", "allow_busy"]),
+      sub("help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", [
+        "LOAD [REPLACE] <FUNCTION CODE>", "    Create a new library with the given library name and code.",
+        "DELETE <LIBRARY NAME>", "    Delete the given library.",
+        "LIST [LIBRARYNAME PATTERN] [WITHCODE]", "    Return general information on all the libraries.",
+        "STATS", "    Return information about the current function running and the available engines.",
+        "KILL", "    Kill the current running function.",
+        "FLUSH [ASYNC|SYNC]", "    Delete all the libraries (svc at once, whichever mode is given).",
+      ]), helpFlags),
+    ],
+  },
+];

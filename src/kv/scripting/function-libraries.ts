@@ -1,0 +1,137 @@
+/**
+ * Redis 7's functions: libraries of Lua code loaded by FUNCTION LOAD, whose code registers named
+ * functions that FCALL runs. They live in a Lua state of their own (lua-state.ts), apart from
+ * EVAL's scripts, as in Redis; unlike scripts they are data — the append-only file records
+ * FUNCTION LOAD, DELETE and FLUSH, and a rewrite writes every library's FUNCTION LOAD first.
+ *
+ * A library's code starts with its metadata, `#!lua name=<library>`, read here as Redis 7.0
+ * reads it, with its errors; the code is then run by the native side (native/script), which
+ * checks the registrations.
+ */
+import { KvError } from "../errors.ts";
+import { LuaState } from "./lua-state.ts";
+import type { RunTarget } from "./script-run.ts";
+import { withoutShebang } from "./shebang.ts";
+
+/** A registered function, as FCALL finds it and FUNCTION LIST shows it. */
+export interface LibraryFunction extends RunTarget {
+  name: string;
+  description: string | null;
+  /** The flags as registered, in their order. */
+  flagNames: string[];
+}
+
+export interface Library {
+  name: string;
+  /** The code as loaded, metadata line and all (FUNCTION LIST WITHCODE, the rewrite). */
+  code: string;
+  functions: LibraryFunction[];
+}
+
+const libraryNamePattern = /^[A-Za-z0-9_]+$/;
+
+/** The library name `code`'s metadata line gives; throws Redis's error for a missing or bad one. */
+function libraryName(code: string): string {
+  if (!code.startsWith("#!")) throw new KvError("ERR Missing library metadata");
+  const end = code.indexOf("\n");
+  if (end < 0) throw new KvError("ERR Invalid library metadata");
+  const [engine, ...options] = code.slice(2, end).split(" ").filter((part) => part !== "");
+  if (engine !== "lua") throw new KvError(`ERR Engine '${engine ?? ""}' not found`);
+  let name: string | null = null;
+  for (const option of options) {
+    if (!option.startsWith("name=")) throw new KvError(`ERR Invalid metadata value given: ${option}`);
+    name = option.slice("name=".length);
+  }
+  if (name === null) throw new KvError("ERR Library name was not given");
+  if (!libraryNamePattern.test(name)) {
+    throw new KvError("ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
+  }
+  return name;
+}
+
+export class FunctionLibraries {
+  private state = new LuaState();
+  /** Libraries by name, in the order they were loaded. */
+  readonly libraries = new Map<string, Library>();
+  /** Every library's functions by name in lower case (FCALL finds them in any case, as Redis does). */
+  private readonly functions = new Map<string, LibraryFunction>();
+
+  get functionCount(): number {
+    return this.functions.size;
+  }
+
+  /** Bytes the functions' Lua state holds (INFO's used_memory_vm_functions). */
+  get luaBytes(): number {
+    return this.state.bytes;
+  }
+
+  /** The function FCALL names, or undefined. */
+  get(name: string): LibraryFunction | undefined {
+    return this.functions.get(name.toLowerCase());
+  }
+
+  /**
+   * FUNCTION LOAD: runs `code` and keeps the library it makes, replacing one of the same name if
+   * `replace`; returns the library's name. On any error nothing changes.
+   */
+  load(code: string, replace: boolean): string {
+    const name = libraryName(code);
+    const old = this.libraries.get(name);
+    if (old !== undefined && !replace) throw new KvError(`ERR Library '${name}' already exists`);
+    let registered;
+    try {
+      registered = this.state.loadLibrary(Buffer.from(withoutShebang(code), "latin1"));
+    } catch (error) {
+      throw new KvError(`ERR ${(error as Error).message}`);
+    }
+    const clash = registered.find((f) => {
+      const existing = this.functions.get(f.name.toLowerCase());
+      return existing !== undefined && !(old?.functions.includes(existing) ?? false);
+    });
+    if (clash !== undefined) {
+      this.state.unload(registered.map((f) => f.id));
+      throw new KvError(`ERR Function ${clash.name} already exists`);
+    }
+    if (old !== undefined) this.forget(old);
+    const library: Library = {
+      name,
+      code,
+      functions: registered.map((f) => ({
+        name: f.name,
+        description: f.description ?? null,
+        flagNames: f.flags,
+        state: this.state,
+        id: f.id,
+        flags: { declared: true, noWrites: f.flags.includes("no-writes"), allowOom: f.flags.includes("allow-oom") },
+      })),
+    };
+    this.libraries.set(name, library);
+    for (const f of library.functions) this.functions.set(f.name.toLowerCase(), f);
+    return name;
+  }
+
+  /** FUNCTION DELETE; throws if there is no such library. */
+  delete(name: string): void {
+    const library = this.libraries.get(name);
+    if (library === undefined) throw new KvError("ERR Library not found");
+    this.forget(library);
+  }
+
+  private forget(library: Library): void {
+    this.state.unload(library.functions.map((f) => f.id));
+    for (const f of library.functions) this.functions.delete(f.name.toLowerCase());
+    this.libraries.delete(library.name);
+  }
+
+  /** FUNCTION FLUSH: every library gone, and a fresh Lua state. */
+  flush(): void {
+    this.state = new LuaState();
+    this.libraries.clear();
+    this.functions.clear();
+  }
+
+  /** The commands that load every library again: the start of a rewritten append-only file. */
+  loadCommands(): string[][] {
+    return [...this.libraries.values()].map((library) => ["FUNCTION", "LOAD", library.code]);
+  }
+}
