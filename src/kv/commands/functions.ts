@@ -7,7 +7,7 @@ import { KvError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
-import { answer, keysAndArgs } from "./scripting.ts";
+import { answer, keysAndArgs, nothingRunning } from "./scripting.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags } from "./spec.ts";
 
 const badKeyCount = () => new KvError("ERR Bad number of keys provided");
@@ -116,10 +116,7 @@ export const functionCommands: readonly CommandSpec[] = [
       }, ["write", "noscript"]),
       sub("list", -2, "Lists the libraries and their functions.", list, ["noscript"]),
       sub("stats", 2, "Shows the running function (none can be) and the counts.", stats, ["noscript", "allow_busy"]),
-      // As SCRIPT KILL: a function runs to its end before another command is read.
-      sub("kill", 2, "Ends the running function (none can be running when this is read).", () => {
-        throw new KvError("NOTBUSY No scripts in execution right now.");
-      }, ["noscript", "allow_busy"]),
+      sub("kill", 2, "Ends the running function (none can be running when this is read).", nothingRunning, ["noscript", "allow_busy"]),
       sub("help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", [
         "LOAD [REPLACE] <FUNCTION CODE>", "    Create a new library with the given library name and code.",
         "DELETE <LIBRARY NAME>", "    Delete the given library.",

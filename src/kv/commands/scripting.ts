@@ -18,6 +18,11 @@ const shaHexDigits = 40;
 /** RESP's error type byte. */
 const errorType = 0x2d;
 
+/** SCRIPT KILL and FUNCTION KILL: a script or function runs to its end before another command is read. */
+export function nothingRunning(): never {
+  throw new KvError("NOTBUSY No scripts in execution right now.");
+}
+
 const noScript = () => new KvError("NOSCRIPT No matching script. Please use EVAL.");
 
 /**
@@ -90,9 +95,7 @@ export const scriptingCommands: readonly CommandSpec[] = [
       }, ["noscript"]),
       // A script runs to its end before any other command is read, so none is ever running when
       // SCRIPT KILL arrives (svc ends one that runs past busy-reply-threshold without writing).
-      sub("kill", 2, "Ends the running script (none can be running when this is read).", () => {
-        throw new KvError("NOTBUSY No scripts in execution right now.");
-      }, ["noscript", "allow_busy"]),
+      sub("kill", 2, "Ends the running script (none can be running when this is read).", nothingRunning, ["noscript", "allow_busy"]),
       sub("help", 2, "Shows SCRIPT's subcommands.", (x) => helpReply(x, "SCRIPT", [
         "EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
         "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache.",
