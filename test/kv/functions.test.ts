@@ -88,6 +88,27 @@ describe("functions side by side with redis-server", () => {
   });
 });
 
+describe("FUNCTION DUMP and RESTORE", () => {
+  test("a payload is Redis's byte for byte, restores across the two servers, and RESTORE's policies and errors are Redis's", async () => {
+    const one = "#!lua name=a\nredis.register_function('fa', function() return 1 end)";
+    const kv = await sameOnBoth([
+      ["FUNCTION", "DUMP"], ["FUNCTION", "LOAD", one], ["FUNCTION", "DUMP"], ["FUNCTION", "RESTORE", "garbage"],
+      ["FUNCTION", "DUMP"], ["FUNCTION", "FLUSH"], ["FCALL", "fa", "0"],
+    ]);
+    const payload = kv[2] as string;
+    const [fromRedis] = await s.redisClient.pipeline([["FUNCTION", "FLUSH"], ["FUNCTION", "LOAD", one], ["FUNCTION", "DUMP"]]).then((r) => [r[2] as string]);
+    expect(payload).toBe(fromRedis!);
+    await sameOnBoth([
+      ["FUNCTION", "RESTORE", payload], ["FCALL", "fa", "0"], ["FUNCTION", "RESTORE", payload], ["FUNCTION", "RESTORE", payload, "APPEND"],
+      ["FUNCTION", "RESTORE", payload, "replace"], ["FUNCTION", "RESTORE", payload, "FLUSH"], ["FUNCTION", "RESTORE", payload, "BAD"],
+      ["FUNCTION", "RESTORE", payload, "FLUSH", "x"], ["FUNCTION", "DELETE", "a"],
+      ["FUNCTION", "LOAD", "#!lua name=b\nredis.register_function('fa', function() return 2 end)"], ["FUNCTION", "RESTORE", payload],
+      ["FUNCTION", "RESTORE", payload, "REPLACE"], ["FCALL", "fa", "0"], ["FUNCTION", "RESTORE", payload, "FLUSH"], ["FCALL", "fa", "0"],
+      ["FUNCTION", "RESTORE", payload.slice(0, -1) + "x"],
+    ]);
+  });
+});
+
 describe("functions and the append-only file", () => {
   test("libraries survive kill -9, are rewritten first into the new file, and redis-server loads that file the same", async () => {
     const dir = newDir();

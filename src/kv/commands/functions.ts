@@ -1,10 +1,12 @@
 /**
  * FUNCTION and FCALL: Redis 7's functions (kv/scripting/function-libraries.ts), with Redis
- * 7.0's replies and errors. FUNCTION LOAD, DELETE and FLUSH change data: they are counted as
- * changes and recorded in the append-only file. DUMP and RESTORE are not provided.
+ * 7.0's replies and errors. FUNCTION LOAD, DELETE, FLUSH and RESTORE change data: they are
+ * counted as changes and recorded in the append-only file. DUMP's payload is Redis's
+ * (kv/scripting/function-dump.ts).
  */
 import { KvError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
+import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
 import { answer, keysAndArgs, nothingRunning } from "./scripting.ts";
@@ -69,6 +71,17 @@ function list(x: Exec, argv: string[]): void {
   }
 }
 
+function restore(x: Exec, argv: string[]): void {
+  if (argv.length > 4) throw new KvError("ERR unknown subcommand or wrong number of arguments for 'RESTORE'. Try FUNCTION HELP.");
+  const policy = (argv[3] ?? "APPEND").toUpperCase();
+  if (policy !== "FLUSH" && policy !== "APPEND" && policy !== "REPLACE") {
+    throw new KvError("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+  }
+  x.engine.functions.restore(restoredLibraries(Buffer.from(argv[2]!, "latin1")), policy);
+  x.engine.dirty++;
+  x.reply.simple("OK");
+}
+
 function stats(x: Exec): void {
   const r = x.reply;
   r.map(2);
@@ -115,6 +128,11 @@ export const functionCommands: readonly CommandSpec[] = [
         x.reply.simple("OK");
       }, ["write", "noscript"]),
       sub("list", -2, "Lists the libraries and their functions.", list, ["noscript"]),
+      sub("dump", 2, "Serializes every library (as Redis's FUNCTION DUMP).", (x) => {
+        const payload = dumpLibraries([...x.engine.functions.libraries.values()].map((library) => library.code));
+        x.reply.bulkBytes(payload, 0, payload.length);
+      }, ["noscript"]),
+      sub("restore", -3, "Loads the libraries of a FUNCTION DUMP payload.", restore, ["write", "denyoom", "noscript"]),
       sub("stats", 2, "Shows the running function (none can be) and the counts.", stats, ["noscript", "allow_busy"]),
       sub("kill", 2, "Ends the running function (none can be running when this is read).", nothingRunning, ["noscript", "allow_busy"]),
       sub("help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", [
@@ -124,6 +142,8 @@ export const functionCommands: readonly CommandSpec[] = [
         "STATS", "    Return information about the current function running and the available engines.",
         "KILL", "    Kill the current running function.",
         "FLUSH [ASYNC|SYNC]", "    Delete all the libraries (svc at once, whichever mode is given).",
+        "DUMP", "    Return a serialized payload representing the current libraries.",
+        "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]", "    Restore the libraries of a payload (default APPEND).",
       ]), helpFlags),
     ],
   },

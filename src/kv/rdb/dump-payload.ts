@@ -18,11 +18,12 @@ export const restoreRdbVersionMax = 11;
 /** The version's two bytes and the CRC's eight. */
 const footerBytes = 10;
 
-export function framePayload(value: Uint8Array): Uint8Array {
+/** `value` framed: the version it was written in (`version`, by default dumpRdbVersion), then the CRC. */
+export function framePayload(value: Uint8Array, version = dumpRdbVersion): Uint8Array {
   const out = new Uint8Array(value.length + footerBytes);
   out.set(value);
   const view = new DataView(out.buffer);
-  view.setUint16(value.length, dumpRdbVersion, true);
+  view.setUint16(value.length, version, true);
   view.setBigUint64(value.length + 2, crc64(out.subarray(0, value.length + 2)), true);
   return out;
 }

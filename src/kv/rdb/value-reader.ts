@@ -17,17 +17,17 @@ import { intsetEntries, listpackEntries, ziplistEntries } from "./packed-lists.t
 import { rdbType } from "./value-types.ts";
 
 /** Thrown inside the reader for malformed bytes; readValue turns it into null. */
-class BadData extends Error {}
+export class BadRdbData extends Error {}
 
 const bad = (): never => {
-  throw new BadData();
+  throw new BadRdbData();
 };
 
 /** The longest element a value may hold, as Redis's proto-max-bulk-len default. */
 const elementBytesMax = 512 * 1024 * 1024;
 
 /** A forward reader over the payload's bytes, with RDB's length and string encodings. */
-class Cursor {
+export class RdbCursor {
   at = 0;
   private readonly view: DataView;
 
@@ -108,7 +108,7 @@ class Cursor {
 }
 
 /** Elements of a compact container held as one RDB string. */
-function container(c: Cursor, read: (bytes: Uint8Array) => string[] | null): string[] {
+function container(c: RdbCursor, read: (bytes: Uint8Array) => string[] | null): string[] {
   return read(c.stringBytes()) ?? bad();
 }
 
@@ -146,7 +146,7 @@ function listOf(items: string[]): List {
   return items.length > 0 ? new List(items) : bad();
 }
 
-function readOne(c: Cursor, type: number): Value {
+function readOne(c: RdbCursor, type: number): Value {
   switch (type) {
     case rdbType.string:
       return c.string();
@@ -205,11 +205,11 @@ function readOne(c: Cursor, type: number): Value {
 
 /** The value `bytes` (a type byte, then the value) encodes; null when they are not a valid one. */
 export function readValue(bytes: Uint8Array): Value | null {
-  const c = new Cursor(bytes);
+  const c = new RdbCursor(bytes);
   try {
     return readOne(c, c.byte());
   } catch (error) {
-    if (error instanceof BadData || error instanceof RangeError) return null;
+    if (error instanceof BadRdbData || error instanceof RangeError) return null;
     throw error;
   }
 }

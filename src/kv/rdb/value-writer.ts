@@ -16,7 +16,7 @@ import { grownBuffer, type Latin1Buffer, writeLatin1 } from "../resp/write-bytes
 import { rdbType } from "./value-types.ts";
 
 /** A growing byte buffer with RDB's length and string encodings. */
-class Output {
+export class RdbOutput {
   private bytes = Buffer.allocUnsafe(256) as Latin1Buffer;
   length = 0;
 
@@ -65,7 +65,7 @@ class Output {
 
 /** The value in RDB format, or null for a value that has none (a Bloom filter). */
 export function writeValue(value: Value): Uint8Array | null {
-  const out = new Output();
+  const out = new RdbOutput();
   if (typeof value === "string" || value instanceof MutableString) {
     out.byte(rdbType.string);
     out.string(typeof value === "string" ? value : value.toString());

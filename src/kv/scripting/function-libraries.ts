@@ -130,6 +130,28 @@ export class FunctionLibraries {
     this.functions.clear();
   }
 
+  /**
+   * FUNCTION RESTORE: the libraries whose code is `codes` added to these — after deleting every
+   * library (FLUSH), in place of those of the same name (REPLACE), or beside them, refusing a
+   * name taken (APPEND). All of them or none: the result is built afresh and swapped in whole.
+   */
+  restore(codes: readonly string[], policy: "FLUSH" | "APPEND" | "REPLACE"): void {
+    const next = new FunctionLibraries();
+    const restoredNames = new Set(codes.map((code) => libraryName(code)));
+    if (policy !== "FLUSH") {
+      for (const library of this.libraries.values()) {
+        if (!restoredNames.has(library.name)) next.load(library.code, false);
+        else if (policy === "APPEND") throw new KvError(`ERR Library ${library.name} already exists`);
+      }
+    }
+    for (const code of codes) next.load(code, false);
+    this.state = next.state;
+    this.libraries.clear();
+    this.functions.clear();
+    for (const [name, library] of next.libraries) this.libraries.set(name, library);
+    for (const [name, f] of next.functions) this.functions.set(name, f);
+  }
+
   /** The commands that load every library again: the start of a rewritten append-only file. */
   loadCommands(): string[][] {
     return [...this.libraries.values()].map((library) => ["FUNCTION", "LOAD", library.code]);
