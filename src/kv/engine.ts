@@ -19,6 +19,7 @@ import { Monitors } from "./monitor.ts";
 import { Slowlog } from "./slowlog.ts";
 import { ScriptCache } from "./scripting/script-cache.ts";
 import { FunctionLibraries } from "./scripting/function-libraries.ts";
+import { libraryLoadHost } from "./scripting/script-run.ts";
 import { integerParams, memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { PersistenceState } from "./aof/persistence-state.ts";
@@ -142,7 +143,7 @@ export class Engine {
 
   /** The function libraries FUNCTION LOAD gave; their Lua state starts with the first use. */
   get functions(): FunctionLibraries {
-    return (this.functionLibraries ??= new FunctionLibraries());
+    return (this.functionLibraries ??= new FunctionLibraries(libraryLoadHost(this)));
   }
 
   /** The function libraries if something has started them (INFO, a rewrite). */

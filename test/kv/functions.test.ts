@@ -88,6 +88,18 @@ describe("functions side by side with redis-server", () => {
   });
 });
 
+describe("a library's log", () => {
+  test("redis.log while a library loads is written to the server's log, and the library loads", async () => {
+    const code = "#!lua name=logs\nredis.log(redis.LOG_WARNING, 'loading logs')\nredis.register_function('l', function() return 1 end)";
+    const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((client) => client.pipeline([["FUNCTION", "FLUSH"], ["FUNCTION", "LOAD", code], ["FCALL", "l", "0"]])));
+    expect(kv).toEqual(redis!);
+    expect(kv!.slice(1)).toEqual(["logs", 1n]);
+    const deadline = Date.now() + 2000;
+    while (!s.kv.output().includes("loading logs") && Date.now() < deadline) await Bun.sleep(20);
+    expect(s.kv.output()).toContain("loading logs");
+  });
+});
+
 describe("FUNCTION DUMP and RESTORE", () => {
   test("a payload is Redis's byte for byte, restores across the two servers, and RESTORE's policies and errors are Redis's", async () => {
     const one = "#!lua name=a\nredis.register_function('fa', function() return 1 end)";

@@ -159,10 +159,21 @@ impl LuaScripts {
     }
 
     /// Runs a library's code (FUNCTION LOAD; its shebang made a comment) and keeps the functions
-    /// it registers; returns them, or throws the error Redis 7.0 gives after "ERR ".
+    /// it registers; returns them, or throws the error Redis 7.0 gives after "ERR ". Its
+    /// redis.log lines go to the bound `log`.
     #[napi]
-    pub fn load_library(&self, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
-        let registered = self.inner.load_library(code).map_err(|message| Error::new(Status::GenericFailure, message))?;
+    pub fn load_library(&mut self, env: Env, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
+        let (Some(call), Some(log), Some(mailbox)) = (&self.call, &self.log, &mut self.mailbox) else {
+            return Err(Error::new(Status::GenericFailure, "loadLibrary before bind: the server's functions are not set"));
+        };
+        // SAFETY: as in `run`.
+        let mailbox = unsafe { mailbox.as_mut() };
+        let mut host = JsHost { env: &env, mailbox, call: call.borrow_back(&env)?, log: log.borrow_back(&env)?, failure: None };
+        let loaded = self.inner.load_library(code, &mut host);
+        if let Some(error) = host.failure {
+            return Err(error);
+        }
+        let registered = loaded.map_err(|message| Error::new(Status::GenericFailure, message))?;
         Ok(registered
             .into_iter()
             .map(|r| RegisteredFunction { name: r.name, id: r.id, flags: r.flags, description: r.description })

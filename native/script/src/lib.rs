@@ -182,7 +182,8 @@ impl Scripts {
     /// returns them. The error is what Redis 7.0 answers after "Error compiling function: " or
     /// "Error registering functions: " (the first word says which), e.g. "ERR Function already
     /// exists in the library"; a library that registers nothing is an error too.
-    pub fn load_library(&self, code: &[u8]) -> Result<Vec<Registered>, String> {
+    /// `host` takes the library's redis.log lines (it calls no command while it loads).
+    pub fn load_library(&self, code: &[u8], host: &mut dyn Host) -> Result<Vec<Registered>, String> {
         let chunk = self.lua.load(code).set_name("@user_function").into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => format!("Error compiling function: {message}"),
             other => format!("Error compiling function: {other}"),
@@ -190,7 +191,11 @@ impl Scripts {
         self.run.wrote.set(false);
         self.run.ended.set(false);
         self.run.deadline.set(Some(Instant::now() + LIBRARY_LOAD_LIMIT));
+        // SAFETY: as in run_caught: taken away again before `host`'s borrow ends.
+        let host: *mut (dyn Host + '_) = host;
+        self.run.host.set(Some(unsafe { std::mem::transmute::<*mut (dyn Host + '_), *mut (dyn Host + 'static)>(host) }));
         let result = self.library_runner.call::<(bool, Value)>(chunk);
+        self.run.host.set(None);
         self.run.deadline.set(None);
         let registering_error = |text: String| format!("Error registering functions: {text}");
         let registered = match result {

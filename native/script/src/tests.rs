@@ -220,7 +220,7 @@ fn libraries_register_functions_that_run_with_keys_and_arguments() {
     let h = &mut host();
     let code = b"--lua name=lib\nredis.register_function('f', function(keys, args) return {keys[1], args[1], redis.call('get', keys[1])} end)\n\
         redis.register_function{function_name='g', callback=function() error('oops') end, flags={'no-writes'}, description='d'}";
-    let registered = scripts.load_library(code).unwrap();
+    let registered = scripts.load_library(code, h).unwrap();
     assert_eq!(registered.iter().map(|r| (r.name.as_str(), r.flags.clone(), r.description.clone())).collect::<Vec<_>>(), vec![
         ("f", vec![], None),
         ("g", vec!["no-writes".to_string()], Some("d".to_string())),
@@ -238,7 +238,10 @@ fn libraries_register_functions_that_run_with_keys_and_arguments() {
         (b"--lua name=x\nredis.register_function('a', function() end) redis.register_function('a', function() end)", "Error registering functions: ERR Function already exists in the library"),
         (b"--lua name=x\nwhile true do end", "Error registering functions: ERR FUNCTION LOAD timeout"),
     ];
+    let logging = b"--lua name=y\nredis.log(redis.LOG_WARNING, 'loading y')\nredis.register_function('y', function() return 1 end)";
+    assert!(scripts.load_library(logging, h).is_ok());
+    assert_eq!(h.logged.last(), Some(&(3, "loading y".to_string())));
     for (code, expected) in errors {
-        assert_eq!(scripts.load_library(code).err().as_deref(), Some(*expected));
+        assert_eq!(scripts.load_library(code, h).err().as_deref(), Some(*expected));
     }
 }

@@ -9,7 +9,7 @@
  * checks the registrations.
  */
 import { KvError } from "../errors.ts";
-import { LuaState } from "./lua-state.ts";
+import { LuaState, type ScriptHost } from "./lua-state.ts";
 import type { RunTarget } from "./script-run.ts";
 import { withoutShebang } from "./shebang.ts";
 
@@ -51,6 +51,10 @@ function libraryName(code: string): string {
 
 export class FunctionLibraries {
   private state = new LuaState();
+
+  /** `loading`: what a library's redis.log lines go to while it loads. */
+  constructor(private readonly loading: ScriptHost) {}
+
   /** Libraries by name, in the order they were loaded. */
   readonly libraries = new Map<string, Library>();
   /** Every library's functions by name in lower case (FCALL finds them in any case, as Redis does). */
@@ -80,7 +84,7 @@ export class FunctionLibraries {
     if (old !== undefined && !replace) throw new KvError(`ERR Library '${name}' already exists`);
     let registered;
     try {
-      registered = this.state.loadLibrary(Buffer.from(withoutShebang(code), "latin1"));
+      registered = this.state.loadLibrary(Buffer.from(withoutShebang(code), "latin1"), this.loading);
     } catch (error) {
       throw new KvError(`ERR ${(error as Error).message}`);
     }
@@ -136,7 +140,7 @@ export class FunctionLibraries {
    * name taken (APPEND). All of them or none: the result is built afresh and swapped in whole.
    */
   restore(codes: readonly string[], policy: "FLUSH" | "APPEND" | "REPLACE"): void {
-    const next = new FunctionLibraries();
+    const next = new FunctionLibraries(this.loading);
     const restoredNames = new Set(codes.map((code) => libraryName(code)));
     if (policy !== "FLUSH") {
       for (const library of this.libraries.values()) {

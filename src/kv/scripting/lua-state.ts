@@ -65,9 +65,17 @@ export class LuaState {
     return this.lua.load(sha, body);
   }
 
-  /** Runs a library's code; returns the functions it registered. Throws Redis's error, less "ERR ". */
-  loadLibrary(code: Buffer): RegisteredFunction[] {
-    return this.lua.loadLibrary(code);
+  /**
+   * Runs a library's code, `host` taking its redis.log lines; returns the functions it
+   * registered. Throws Redis's error, less "ERR ".
+   */
+  loadLibrary(code: Buffer, host: ScriptHost): RegisteredFunction[] {
+    this.host = host;
+    try {
+      return this.lua.loadLibrary(code);
+    } finally {
+      this.host = null;
+    }
   }
 
   /** Forgets the scripts or functions numbered `ids`. */

@@ -128,6 +128,16 @@ function timeLimitMs(engine: Engine): number {
   return Number.isInteger(configured) && configured > 0 ? Math.min(configured, 2 ** 32 - 1) : scriptTimeLimitMsDefault;
 }
 
+/** What a library's redis.log lines go to while it loads; it can call no command then. */
+export function libraryLoadHost(engine: Engine): ScriptHost {
+  return {
+    call: () => {
+      throw new Error("a library called a command while loading: its redis has no call then");
+    },
+    log: (line) => logLine(engine, line[0]!, line.toString("latin1", 1)),
+  };
+}
+
 /** redis.log at Redis's levels: debug, verbose, notice, warning. */
 function logLine(engine: Engine, level: number, text: string): void {
   const fields = { script: true };
