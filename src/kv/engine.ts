@@ -25,7 +25,7 @@ import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { PersistenceState } from "./aof/persistence-state.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
-import { arityError, KvError } from "./errors.ts";
+import { arityError, cannotPersist, KvError, overMaxmemory } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { PubSub } from "./pubsub.ts";
 import { ServerStats, usedMemoryBytes } from "./server-stats.ts";
@@ -203,13 +203,13 @@ export class Engine {
     // Past maxmemory nothing that may grow the data runs, nor anything queued in MULTI (svc
     // evicts nothing, whatever the policy: as Redis's noeviction).
     if (this.overMaxmemory && (this.runsFlagged(resolved, session, "denyoom") || (session.multi !== null && !oomExemptInMulti.has(name)))) {
-      return this.reject(session, argv, reply, "OOM command not allowed when used memory > 'maxmemory'.");
+      return this.reject(session, argv, reply, overMaxmemory().message);
     }
     // While the append-only file cannot be written, nothing more is acknowledged that it may
     // never hold; PING is refused too, as Redis does, so that health checks see it.
     const persistFailure = this.aof?.failureReason ?? null;
     if (persistFailure !== null && (name === "ping" || this.runsFlagged(resolved, session, "write"))) {
-      return this.reject(session, argv, reply, `MISCONF Errors writing to the AOF file: ${persistFailure}`);
+      return this.reject(session, argv, reply, cannotPersist(persistFailure).message);
     }
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
     if (session.subscribed && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {

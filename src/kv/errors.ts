@@ -16,5 +16,9 @@ export const indexOutOfRange = () => new KvError("ERR index out of range");
 export const overflow = () => new KvError("ERR increment or decrement would overflow");
 export const arityError = (name: string) => new KvError(`ERR wrong number of arguments for '${name}' command`);
 export const mustBePositive = () => new KvError("ERR value is out of range, must be positive");
+/** Past CONFIG maxmemory, to a command that may grow the data (the engine's check, a script's). */
+export const overMaxmemory = () => new KvError("OOM command not allowed when used memory > 'maxmemory'.");
+/** While the append-only file cannot be written, to a write (the engine's check, a script's). */
+export const cannotPersist = (reason: string) => new KvError(`MISCONF Errors writing to the AOF file: ${reason}`);
 /** SINTERCARD's and ZINTERCARD's answer to a LIMIT that is not a non-negative integer. */
 export const negativeLimit = () => new KvError("ERR LIMIT can't be negative");

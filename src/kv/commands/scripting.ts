@@ -62,10 +62,12 @@ export function answer(x: Exec, result: ScriptReply): void {
 const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
 const evalKeys = countedKeys(2);
 
-/** A SCRIPT subcommand. */
-const sub = (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[]): CommandSpec => ({
-  name: `script|${name}`, arity, flags, group: "scripting", summary, run,
-});
+/** A subcommand of `container` (SCRIPT, FUNCTION). */
+export const scriptingSubcommand = (container: string) =>
+  (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[]): CommandSpec => ({
+    name: `${container}|${name}`, arity, flags, group: "scripting", summary, run,
+  });
+const sub = scriptingSubcommand("script");
 
 export const scriptingCommands: readonly CommandSpec[] = [
   { name: "eval", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a Lua script.", movableKeys: evalKeys, run: (x, argv) => evalScript(x, argv, false) },

@@ -7,7 +7,7 @@
  * holds for the rest of the script only.
  */
 import type { Engine } from "../engine.ts";
-import { KvError } from "../errors.ts";
+import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
@@ -66,7 +66,7 @@ class ScriptRun implements ScriptHost {
   }
 
   log(line: Buffer): void {
-    logLine(this.engine, line[0]!, line.toString("latin1", 1));
+    logLine(this.engine, line);
   }
 }
 
@@ -81,9 +81,7 @@ export function runScript(
 ): ScriptReply {
   const flags = target.flags;
   if (flags.declared && readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
-  if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) {
-    throw new KvError("OOM command not allowed when used memory > 'maxmemory'.");
-  }
+  if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) throw overMaxmemory();
   const run = new ScriptRun(engine, session, readOnly || flags.noWrites, flags.allowOom);
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
@@ -114,11 +112,9 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
   const flags = resolved.flags;
   if (flags.includes("noscript")) return out.error("ERR This Redis command is not allowed from script");
   if (readOnly && flags.includes("write")) return out.error("ERR Write commands are not allowed from read-only scripts.");
-  if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) {
-    return out.error("OOM command not allowed when used memory > 'maxmemory'.");
-  }
+  if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) return out.error(overMaxmemory().message);
   const persistFailure = engine.aof?.failureReason ?? null;
-  if (persistFailure !== null && flags.includes("write")) return out.error(`MISCONF Errors writing to the AOF file: ${persistFailure}`);
+  if (persistFailure !== null && flags.includes("write")) return out.error(cannotPersist(persistFailure).message);
   engine.run(resolved, session, argv, out);
 }
 
@@ -134,12 +130,14 @@ export function libraryLoadHost(engine: Engine): ScriptHost {
     call: () => {
       throw new Error("a library called a command while loading: its redis has no call then");
     },
-    log: (line) => logLine(engine, line[0]!, line.toString("latin1", 1)),
+    log: (line) => logLine(engine, line),
   };
 }
 
-/** redis.log at Redis's levels: debug, verbose, notice, warning. */
-function logLine(engine: Engine, level: number, text: string): void {
+/** A redis.log line (its level byte, then its text) at Redis's levels: debug, verbose, notice, warning. */
+function logLine(engine: Engine, line: Buffer): void {
+  const level = line[0]!;
+  const text = line.toString("latin1", 1);
   const fields = { script: true };
   if (level >= 3) engine.log.warn(fields, text);
   else if (level === 2) engine.log.info(fields, text);
