@@ -151,6 +151,18 @@ impl LuaScripts {
         Ok(())
     }
 
+    /// The Lua state, and the functions and mailbox `bind` gave as the host of one run or load.
+    fn bound<'a>(&'a mut self, env: &'a Env) -> Result<(&'a svc_script::Scripts, JsHost<'a>)> {
+        let (Some(call), Some(log), Some(mailbox)) = (&self.call, &self.log, &mut self.mailbox) else {
+            return Err(Error::new(Status::GenericFailure, "used before bind: the server's functions are not set"));
+        };
+        // SAFETY: the mailbox is JavaScript's, kept alive by this object, and only written by
+        // JavaScript inside `call`, while this side waits for it (one thread).
+        let mailbox = unsafe { mailbox.as_mut() };
+        let host = JsHost { env, mailbox, call: call.borrow_back(env)?, log: log.borrow_back(env)?, failure: None };
+        Ok((&self.inner, host))
+    }
+
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
     /// knows it by, or throws Lua's compile error.
     #[napi]
@@ -163,13 +175,8 @@ impl LuaScripts {
     /// redis.log lines go to the bound `log`.
     #[napi]
     pub fn load_library(&mut self, env: Env, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
-        let (Some(call), Some(log), Some(mailbox)) = (&self.call, &self.log, &mut self.mailbox) else {
-            return Err(Error::new(Status::GenericFailure, "loadLibrary before bind: the server's functions are not set"));
-        };
-        // SAFETY: as in `run`.
-        let mailbox = unsafe { mailbox.as_mut() };
-        let mut host = JsHost { env: &env, mailbox, call: call.borrow_back(&env)?, log: log.borrow_back(&env)?, failure: None };
-        let loaded = self.inner.load_library(code, &mut host);
+        let (scripts, mut host) = self.bound(&env)?;
+        let loaded = scripts.load_library(code, &mut host);
         if let Some(error) = host.failure {
             return Err(error);
         }
@@ -199,22 +206,16 @@ impl LuaScripts {
     /// the mailbox is returned in a buffer of its own.
     #[napi]
     pub fn run(&mut self, env: Env, id: u32, words: Option<&[u8]>, key_count: u32, limit_ms: u32) -> Result<Either<u32, BufferSlice<'_>>> {
-        let (Some(call), Some(log), Some(mailbox)) = (&self.call, &self.log, &mut self.mailbox) else {
-            return Err(Error::new(Status::GenericFailure, "run before bind: the server's functions are not set"));
-        };
-        // SAFETY: the mailbox is JavaScript's, kept alive by this object, and only written by
-        // JavaScript inside `call`, while this side waits for it (one thread).
-        let mailbox = unsafe { mailbox.as_mut() };
+        let (scripts, mut host) = self.bound(&env)?;
         let bad_words = || Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each");
         // The words are copied out of the mailbox: the script's commands write over it.
         let packed = match words {
             Some(words) => words.to_vec(),
-            None => mailbox[..unpack_words_prefix(mailbox).ok_or_else(bad_words)?.1].to_vec(),
+            None => host.mailbox[..unpack_words_prefix(host.mailbox).ok_or_else(bad_words)?.1].to_vec(),
         };
         let words = unpack_words(&packed).ok_or_else(bad_words)?;
         let key_count = (key_count as usize).min(words.len());
-        let mut host = JsHost { env: &env, mailbox, call: call.borrow_back(&env)?, log: log.borrow_back(&env)?, failure: None };
-        let reply = self.inner.run(id, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host);
+        let reply = scripts.run(id, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host);
         if let Some(error) = host.failure {
             return Err(error);
         }

@@ -275,62 +275,53 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value> {
+    /// The items of an array or object, the decoder at its opening byte: `item` reads each (the
+    /// 1-based index given), between commas, up to `close`.
+    fn items(&mut self, close: u8, expected: &str, mut item: impl FnMut(&mut Self, usize) -> Result<()>) -> Result<()> {
         self.at += 1;
-        let table = self.lua.create_table()?;
         self.skip_space();
-        if self.bytes.get(self.at) == Some(&b']') {
+        if self.bytes.get(self.at) == Some(&close) {
             self.at += 1;
-            return Ok(Value::Table(table));
+            return Ok(());
         }
         for index in 1.. {
             self.skip_space();
-            table.raw_set(index, self.value(depth + 1)?)?;
+            item(self, index)?;
             self.skip_space();
             match self.bytes.get(self.at) {
                 Some(b',') => self.at += 1,
-                Some(b']') => {
+                Some(&b) if b == close => {
                     self.at += 1;
                     break;
                 }
-                _ => return Err(self.error("comma or array end")),
+                _ => return Err(self.error(expected)),
             }
         }
+        Ok(())
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value> {
+        let table = self.lua.create_table()?;
+        self.items(b']', "comma or array end", |decoder, index| table.raw_set(index, decoder.value(depth + 1)?))?;
         Ok(Value::Table(table))
     }
 
     fn object(&mut self, depth: usize) -> Result<Value> {
-        self.at += 1;
         let table = self.lua.create_table()?;
-        self.skip_space();
-        if self.bytes.get(self.at) == Some(&b'}') {
-            self.at += 1;
-            return Ok(Value::Table(table));
-        }
-        loop {
-            self.skip_space();
-            if self.bytes.get(self.at) != Some(&b'"') {
-                return Err(self.error("object key string"));
+        self.items(b'}', "comma or object end", |decoder, _| {
+            if decoder.bytes.get(decoder.at) != Some(&b'"') {
+                return Err(decoder.error("object key string"));
             }
-            let key = self.string()?;
-            self.skip_space();
-            if self.bytes.get(self.at) != Some(&b':') {
-                return Err(self.error("colon"));
+            let key = decoder.string()?;
+            decoder.skip_space();
+            if decoder.bytes.get(decoder.at) != Some(&b':') {
+                return Err(decoder.error("colon"));
             }
-            self.at += 1;
-            self.skip_space();
-            let value = self.value(depth + 1)?;
-            table.raw_set(self.lua.create_string(key)?, value)?;
-            self.skip_space();
-            match self.bytes.get(self.at) {
-                Some(b',') => self.at += 1,
-                Some(b'}') => {
-                    self.at += 1;
-                    break;
-                }
-                _ => return Err(self.error("comma or object end")),
-            }
-        }
+            decoder.at += 1;
+            decoder.skip_space();
+            let value = decoder.value(depth + 1)?;
+            table.raw_set(decoder.lua.create_string(key)?, value)
+        })?;
         Ok(Value::Table(table))
     }
 }

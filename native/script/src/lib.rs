@@ -188,15 +188,7 @@ impl Scripts {
             mlua::Error::SyntaxError { message, .. } => format!("Error compiling function: {message}"),
             other => format!("Error compiling function: {other}"),
         })?;
-        self.run.wrote.set(false);
-        self.run.ended.set(false);
-        self.run.deadline.set(Some(Instant::now() + LIBRARY_LOAD_LIMIT));
-        // SAFETY: as in run_caught: taken away again before `host`'s borrow ends.
-        let host: *mut (dyn Host + '_) = host;
-        self.run.host.set(Some(unsafe { std::mem::transmute::<*mut (dyn Host + '_), *mut (dyn Host + 'static)>(host) }));
-        let result = self.library_runner.call::<(bool, Value)>(chunk);
-        self.run.host.set(None);
-        self.run.deadline.set(None);
+        let result = self.running(LIBRARY_LOAD_LIMIT, host, || self.library_runner.call::<(bool, Value)>(chunk));
         let registering_error = |text: String| format!("Error registering functions: {text}");
         let registered = match result {
             Ok((true, Value::Table(list))) => list,
@@ -246,14 +238,14 @@ impl Scripts {
         let mut out = vec![0];
         match self.run_caught(id, *is_function, keys, argv, limit, host) {
             Ok((true, value)) => {
-                out[0] = u8::from(lua_to_resp::is_counted_error(&value));
+                out[0] = u8::from(matches!(&value, Value::Table(t) if lua_to_resp::is_counted_error(t)));
                 lua_to_resp::encode(&value, &mut out);
             }
             Ok((false, _)) if self.run.ended.get() => out.extend_from_slice(
                 format!("-ERR script {name} ran past its time limit without writing and was ended\r\n").as_bytes(),
             ),
             Ok((false, Value::Table(error))) => {
-                out[0] = u8::from(lua_to_resp::is_counted_error(&Value::Table(error.clone())));
+                out[0] = u8::from(lua_to_resp::is_counted_error(&error));
                 script_error(&error, name, &mut out);
             }
             // Lua calls no handler for an allocation that fails: its message comes as it is.
@@ -270,19 +262,29 @@ impl Scripts {
         out
     }
 
-    fn run_caught(&self, id: u32, is_function: bool, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
+    /// Runs `f` as the run in progress — a script's or a library's load — with `host` answering
+    /// its redis.call and redis.log and `limit` its time limit; the run's state is reset first.
+    fn running<R>(&self, limit: Duration, host: &mut dyn Host, f: impl FnOnce() -> R) -> R {
         self.run.wrote.set(false);
         self.run.ended.set(false);
         self.run.deadline.set(Some(Instant::now() + limit));
         // SAFETY: the pointer is taken away again below, before `host`'s borrow ends, and only
-        // the bridge's functions read it, which Lua calls only from inside this script's run.
+        // redis.call, the bridge's log and the hook read it, which Lua calls only inside `f`.
         let host: *mut (dyn Host + '_) = host;
         self.run.host.set(Some(unsafe { std::mem::transmute::<*mut (dyn Host + '_), *mut (dyn Host + 'static)>(host) }));
         let outer = call::CURRENT_RUN.with(|current| current.replace(Rc::as_ptr(&self.run)));
+        let result = f();
+        call::CURRENT_RUN.with(|current| current.set(outer));
+        self.run.host.set(None);
+        self.run.deadline.set(None);
+        result
+    }
+
+    fn run_caught(&self, id: u32, is_function: bool, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
         // On the raw stack, inside exec_raw's protected call: the mlua calls that would do the
         // same (table sets, a function call) each run protected on their own, which cost more
         // than running a short script. Any Lua error here (out of memory) is caught as mlua's.
-        let result = unsafe {
+        self.running(limit, host, || unsafe {
             self.lua.exec_raw::<(bool, Value)>((), |state| {
                 let runner = if is_function { FUNCTION_RUNNER_KEY } else { SCRIPT_RUNNER_KEY };
                 ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, runner.as_ptr());
@@ -301,11 +303,7 @@ impl Scripts {
                     ffi::lua_call(state, 1, 2);
                 }
             })
-        };
-        call::CURRENT_RUN.with(|current| current.set(outer));
-        self.run.host.set(None);
-        self.run.deadline.set(None);
-        result
+        })
     }
 
     /// Bytes the Lua state holds (INFO's used_memory_lua).

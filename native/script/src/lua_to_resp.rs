@@ -50,15 +50,10 @@ pub fn encode(value: &Value, out: &mut Vec<u8>) {
     encode_at(value, out, 0);
 }
 
-/// Whether `value` is an error table the server has already counted (a command's error passed on).
-pub fn is_counted_error(value: &Value) -> bool {
-    match value {
-        Value::Table(t) => {
-            matches!(t.raw_get::<Value>("err"), Ok(Value::String(_)))
-                && matches!(t.raw_get::<Value>(COUNTED_FIELD.to_str().expect("ASCII")), Ok(Value::Boolean(true)))
-        }
-        _ => false,
-    }
+/// Whether `table` is an error the server has already counted (a command's error passed on).
+pub fn is_counted_error(table: &Table) -> bool {
+    matches!(table.raw_get::<Value>("err"), Ok(Value::String(_)))
+        && matches!(table.raw_get::<Value>(COUNTED_FIELD.to_str().expect("ASCII")), Ok(Value::Boolean(true)))
 }
 
 fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) {
