@@ -56,6 +56,8 @@ export const integerParams: Readonly<Record<string, IntegerParam>> = {
   "slowlog-log-slower-than": { default: 10_000, min: -1 },
   /** SLOWLOG keeps this many entries. */
   "slowlog-max-len": { default: 128, min: 0 },
+  /** Entries per node of a stream (stream.ts); 0 for no limit. */
+  "stream-node-max-entries": { default: 100, min: 0 },
 };
 
 const setFailed = (name: string, why: string) => new KvError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);

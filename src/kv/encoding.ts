@@ -39,6 +39,7 @@ export function encodingOf(value: Value): string {
   if (value.kind === "string") return "raw";
   // A module value (a RedisBloom filter) is created with Redis's default object encoding, raw.
   if (value.kind === "MBbloom--") return "raw";
+  if (value.kind === "stream") return "stream";
   return value.encoding;
 }
 

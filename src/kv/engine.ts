@@ -67,6 +67,8 @@ export class Engine {
   overMaxmemory = false;
   /** CONFIG maxclients: clients connected at once at most (RESP connections and REST requests in flight). */
   maxClients = integerParams.maxclients!.default;
+  /** CONFIG stream-node-max-entries: slots per node of a stream (types/stream/stream.ts). */
+  streamNodeEntriesMax = integerParams["stream-node-max-entries"]!.default;
   /** The CONFIG limits every connection checks on each read, kept parsed (see setConfig). */
   readonly clientLimits = {
     bulkBytesMax: memoryParams["proto-max-bulk-len"]!.default,
@@ -163,6 +165,7 @@ export class Engine {
     else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
     else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
     else if (name === "maxclients") this.maxClients = Number(value);
+    else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
     else if (name === "maxmemory") {
       this.maxMemoryBytes = Number(value);
       this.checkMaxmemory();

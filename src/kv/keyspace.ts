@@ -20,12 +20,13 @@ import type { FieldMap } from "./types/field-map.ts";
 import type { List } from "./types/list.ts";
 import type { MemberSet } from "./types/member-set.ts";
 import type { ZSet } from "./types/zset/zset.ts";
+import type { Stream } from "./types/stream/stream.ts";
 import { KeyTable } from "./key-table.ts";
 import type { Latin1Buffer } from "./resp/write-bytes.ts";
 
-export type Value = string | MutableString | List | FieldMap | MemberSet | ZSet | BloomChain;
+export type Value = string | MutableString | List | FieldMap | MemberSet | ZSet | BloomChain | Stream;
 /** "MBbloom--" is the module type name RedisBloom registers for its Bloom filters. */
-export type TypeName = "string" | "list" | "hash" | "set" | "zset" | "MBbloom--";
+export type TypeName = "string" | "list" | "hash" | "set" | "zset" | "stream" | "MBbloom--";
 
 export function typeOf(value: Value): TypeName {
   return typeof value === "string" ? "string" : value.kind;

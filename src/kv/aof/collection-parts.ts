@@ -12,6 +12,8 @@ import type { Value } from "../keyspace.ts";
 import { formatDouble } from "../reply.ts";
 import { latin1Text } from "../types/bytes.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
+import { Stream } from "../types/stream/stream.ts";
+import { StreamParts } from "../types/stream/rewrite.ts";
 import { chunkAt, encodeHeader, headerIterator, isAllZero } from "../types/bloom/dump.ts";
 import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list.ts";
@@ -44,10 +46,11 @@ export interface CollectionParts {
   freeze(): CollectionParts;
 }
 
-/** Items in the collection `value` (a Bloom filter: its bytes / bloomBytesPerItem), or -1 for a string. */
+/** Items in the collection `value` (a Bloom filter: its bytes / bloomBytesPerItem; a stream: its entries), or -1 for a string. */
 export function collectionSize(value: Value): number {
   if (value instanceof List || value instanceof FieldMap || value instanceof MemberSet || value instanceof ZSet) return value.size;
   if (value instanceof BloomChain) return value.filters.reduce((bytes, filter) => bytes + filter.bits.length, 0) / bloomBytesPerItem;
+  if (value instanceof Stream) return value.length;
   return -1;
 }
 
@@ -67,6 +70,7 @@ export function collectionParts(key: string, value: Value): CollectionParts | nu
   }
   if (value instanceof ZSet) return new ZSetParts(key, value);
   if (value instanceof BloomChain) return new BloomParts(key, value);
+  if (value instanceof Stream) return new StreamParts(key, value);
   return null;
 }
 

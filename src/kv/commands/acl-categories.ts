@@ -9,7 +9,7 @@ import type { CommandGroup, CommandSpec } from "./spec.ts";
 /** The category each group's commands belong to, as Redis names them. */
 const groupCategory: Partial<Record<CommandGroup, string>> = {
   generic: "keyspace", string: "string", list: "list", hash: "hash", set: "set", sorted_set: "sortedset",
-  hyperloglog: "hyperloglog", geo: "geo", bitmap: "bitmap", pubsub: "pubsub", transactions: "transaction",
+  hyperloglog: "hyperloglog", geo: "geo", bitmap: "bitmap", stream: "stream", pubsub: "pubsub", transactions: "transaction",
   connection: "connection", scripting: "scripting",
 };
 

@@ -18,7 +18,7 @@ export const helpFlags: readonly CommandFlag[] = ["loading", "stale"];
 
 /** Redis's command groups, as COMMAND DOCS reports them. */
 export type CommandGroup =
-  | "generic" | "string" | "list" | "hash" | "set" | "sorted_set" | "hyperloglog" | "geo" | "bitmap"
+  | "generic" | "string" | "list" | "hash" | "set" | "sorted_set" | "hyperloglog" | "geo" | "bitmap" | "stream"
   | "connection" | "server" | "transactions" | "pubsub" | "cluster" | "module" | "scripting";
 
 /** What a running command sees. */

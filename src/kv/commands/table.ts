@@ -24,6 +24,7 @@ import { bitmapCommands } from "../types/bitmap/commands.ts";
 import { hyperloglogCommands } from "../types/hyperloglog/commands.ts";
 import { geoCommands } from "../types/geo/commands.ts";
 import { bloomCommands } from "../types/bloom/commands.ts";
+import { streamCommands } from "../types/stream/commands.ts";
 
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
@@ -46,6 +47,7 @@ const declarations: readonly CommandSpec[] = [
   ...hyperloglogCommands,
   ...geoCommands,
   ...bloomCommands,
+  ...streamCommands,
 ];
 
 export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));

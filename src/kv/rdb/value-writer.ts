@@ -7,6 +7,7 @@
  */
 import type { Value } from "../keyspace.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
+import { Stream } from "../types/stream/stream.ts";
 import { MutableString } from "../types/bytes.ts";
 import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list-items.ts";
@@ -91,6 +92,6 @@ export function writeValue(value: Value): Uint8Array | null {
       out.string(member);
       out.binaryDouble(score);
     }
-  } else if (value instanceof BloomChain) return null;
+  } else if (value instanceof BloomChain || value instanceof Stream) return null;
   return out.take();
 }

@@ -1,0 +1,297 @@
+/**
+ * XREAD and XREADGROUP: entries after an ID, from one or more streams, blocking until some arrive
+ * when asked to (BLOCK ms).
+ *
+ * XREADGROUP with `>` delivers entries the group has not delivered yet to the consumer, adding
+ * each to the group's pending entries list (unless NOACK) and moving the group's last ID; with an
+ * ID it re-reads the consumer's own pending entries after that ID (its history). What the
+ * append-only file records for a delivery is what Redis propagates for it: the consumer's
+ * creation (XGROUP CREATECONSUMER), an XCLAIM … FORCE JUSTID per pending entry made, and the
+ * group's new last ID and read count (XGROUP SETID … ENTRIESREAD).
+ */
+import { isKeyword } from "../../args.ts";
+import type { Exec } from "../../commands/spec.ts";
+import { KvError, syntaxError } from "../../errors.ts";
+import { typeOf } from "../../keyspace.ts";
+import type { Reply } from "../../reply.ts";
+import type { Session } from "../../session.ts";
+import type { ConsumerGroup } from "./consumer-group.ts";
+import { getStream, parseLongLong, replyEntries, replyEntry } from "./entries.ts";
+import { noGroup } from "./groups.ts";
+import type { Stream, StreamEntry } from "./stream.ts";
+import { formatId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+
+/** Entries a blocked read is served at most when it gave no COUNT (Redis's XREAD_BLOCKED_DEFAULT_COUNT). */
+const blockedCountDefault = 1000;
+/** `>`: entries never delivered to the group; held as the largest ID, as Redis holds it. */
+const undelivered = streamIdMax;
+
+interface ReadArgs {
+  /** BLOCK's ms, 0 for no deadline; null without BLOCK. */
+  blockMs: number | null;
+  count: number;
+  group: { name: string; consumer: string; noAck: boolean } | null;
+  keys: string[];
+  idTexts: string[];
+}
+
+function parseRead(x: Exec, argv: readonly string[], xreadgroup: boolean): ReadArgs {
+  const name = xreadgroup ? "XREADGROUP" : "XREAD";
+  let blockMs: number | null = null;
+  let count = 0;
+  let group: ReadArgs["group"] = null;
+  let noAck = false;
+  let streamsAt = 0;
+  for (let i = 1; i < argv.length; i++) {
+    const more = argv.length - i - 1;
+    const option = argv[i]!;
+    if (isKeyword(option, "BLOCK") && more > 0) {
+      if (x.session.inScript) throw new KvError(`ERR ${argv[0]} command is not allowed with BLOCK option from scripts`);
+      blockMs = parseBlockMs(argv[++i]!);
+    } else if (isKeyword(option, "COUNT") && more > 0) {
+      const n = parseLongLong(argv[++i]!);
+      count = n < 0n ? 0 : n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
+    } else if (isKeyword(option, "STREAMS") && more > 0) {
+      streamsAt = i + 1;
+      if ((argv.length - streamsAt) % 2 !== 0) {
+        throw new KvError(`ERR Unbalanced '${name.toLowerCase()}' list of streams: for each stream key an ID or '${xreadgroup ? ">" : "$"}' must be specified.`);
+      }
+      break;
+    } else if (isKeyword(option, "GROUP") && more >= 2) {
+      if (!xreadgroup) throw new KvError("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+      group = { name: argv[i + 1]!, consumer: argv[i + 2]!, noAck: false };
+      i += 2;
+    } else if (isKeyword(option, "NOACK")) {
+      if (!xreadgroup) throw new KvError("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+      noAck = true;
+    } else throw syntaxError();
+  }
+  if (streamsAt === 0) throw syntaxError();
+  if (xreadgroup && group === null) throw new KvError("ERR Missing GROUP option for XREADGROUP");
+  if (group !== null) group.noAck = noAck;
+  const half = (argv.length - streamsAt) / 2;
+  return { blockMs, count, group, keys: argv.slice(streamsAt, streamsAt + half), idTexts: argv.slice(streamsAt + half) };
+}
+
+/** BLOCK's milliseconds, read as Redis reads a timeout in ms (an integer, not negative). */
+function parseBlockMs(text: string): number {
+  const ms = parseLongLongOr(text, "ERR timeout is not an integer or out of range");
+  if (ms < 0n) throw new KvError("ERR timeout is negative");
+  return Number(ms);
+}
+
+function parseLongLongOr(text: string, message: string): bigint {
+  try {
+    return parseLongLong(text);
+  } catch {
+    throw new KvError(message);
+  }
+}
+
+/** One stream to read: its key, its stream when it exists, the ID to read after, and the group. */
+interface Source {
+  key: string;
+  stream: Stream | undefined;
+  after: StreamId;
+  group: ConsumerGroup | null;
+}
+
+function resolveSources(x: Exec, args: ReadArgs): Source[] {
+  const sources: Source[] = [];
+  for (let i = 0; i < args.keys.length; i++) {
+    const key = args.keys[i]!;
+    const text = args.idTexts[i]!;
+    const stream = getStream(x, key);
+    let group: ConsumerGroup | null = null;
+    if (args.group !== null) {
+      group = stream?.groups.get(args.group.name) ?? null;
+      if (group === null) throw noGroup(`No such key '${key}' or consumer group '${args.group.name}' in XREADGROUP with GROUP option`);
+    }
+    let after: StreamId;
+    if (text === "$") {
+      if (args.group !== null) {
+        throw new KvError("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.");
+      }
+      after = stream?.lastId ?? streamIdMin;
+    } else if (text === ">") {
+      if (args.group === null) throw new KvError("ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.");
+      after = undelivered;
+    } else after = parseStrictId(text);
+    sources.push({ key, stream, after, group });
+  }
+  return sources;
+}
+
+function xread(x: Exec, argv: string[], xreadgroup: boolean): void {
+  const args = parseRead(x, argv, xreadgroup);
+  const sources = resolveSources(x, args);
+  const nowMs = x.engine.clock.nowMs();
+  const served: { key: string; write: () => void }[] = [];
+  const commands: string[][] = [];
+  for (const source of sources) {
+    const { key, stream, group } = source;
+    if (stream === undefined) continue;
+    if (group !== null && args.group !== null) {
+      const { consumer, created } = group.consumer(args.group.consumer, nowMs);
+      if (created) {
+        x.db.modified(key);
+        commands.push(["XGROUP", "CREATECONSUMER", key, args.group.name, args.group.consumer]);
+      }
+      consumer.seenMs = nowMs;
+      // With an ID the consumer re-reads its history, even when that is empty.
+      if (source.after !== undelivered) served.push({ key, write: () => replyHistory(x.reply, stream, group, consumer.name, source.after, args.count, nowMs) });
+      else if (hasEntriesAfter(stream, group.lastId)) served.push({ key, write: () => deliverNew(x, key, stream, group, args.group!, args.count, nowMs, commands) });
+    } else if (hasEntriesAfter(stream, source.after)) {
+      served.push({ key, write: () => replyEntries(x.reply, stream.range(source.after + 1n, streamIdMax), args.count) });
+    }
+  }
+  if (served.length > 0) {
+    replyPerStream(x.reply, served.length);
+    for (const { key, write } of served) {
+      if (x.reply.protocol === 2) x.reply.array(2);
+      x.reply.bulk(key);
+      write();
+    }
+    if (args.group !== null) x.engine.dirty++;
+    x.propagate = commands;
+    return;
+  }
+  x.propagate = commands;
+  if (args.blockMs === null || !x.session.mayBlock) return x.reply.array(null);
+  block(x, args, sources);
+}
+
+/** The outer reply of XREAD: an array of [key, entries] in RESP2, a map of key → entries in RESP3. */
+function replyPerStream(reply: Reply, streams: number): void {
+  if (reply.protocol === 3) reply.map(streams);
+  else reply.array(streams);
+}
+
+function hasEntriesAfter(stream: Stream, after: StreamId): boolean {
+  if (stream.length === 0) return false;
+  return stream.edgeId(false)! > after;
+}
+
+/**
+ * Delivers the entries after the group's last ID to `consumer`: each becomes pending (unless
+ * NOACK) with one delivery, taking it from whoever held it (XGROUP SETID can move the last ID
+ * back), and the group's last ID and read count move on, as Redis's streamReplyWithRange does.
+ */
+function deliverNew(x: Exec, key: string, stream: Stream, group: ConsumerGroup, args: NonNullable<ReadArgs["group"]>, count: number, nowMs: number, commands: string[][]): void {
+  const entries: StreamEntry[] = [];
+  for (const entry of stream.range(group.lastId + 1n, streamIdMax)) {
+    entries.push(entry);
+    if (count > 0 && entries.length === count) break;
+  }
+  const consumer = group.consumers.get(args.consumer)!;
+  x.reply.array(entries.length);
+  for (const entry of entries) {
+    advanceGroup(stream, group, entry.id);
+    if (!args.noAck) {
+      const pending = group.deliver(entry.id, consumer, nowMs);
+      pending.deliveries = 1n;
+      commands.push(["XCLAIM", key, args.name, consumer.name, "0", formatId(entry.id), "TIME", String(nowMs), "RETRYCOUNT", "1", "FORCE", "JUSTID"]);
+    }
+    replyEntry(x.reply, entry);
+  }
+  if (entries.length > 0) {
+    commands.push(["XGROUP", "SETID", key, args.name, formatId(group.lastId), "ENTRIESREAD", String(group.entriesRead ?? -1n)]);
+    x.db.modified(key);
+  }
+}
+
+/** The group has now read the entry `id`: its last ID moves there and its read count follows. */
+export function advanceGroup(stream: Stream, group: ConsumerGroup, id: StreamId): void {
+  if (id <= group.lastId) return;
+  if (group.entriesRead !== null && !stream.hasTombstonesFrom(id)) group.entriesRead++;
+  else if (stream.entriesAdded > 0n) group.entriesRead = stream.entriesReadAt(id);
+  group.lastId = id;
+}
+
+/**
+ * The consumer's pending entries after `after`, oldest first, at most `count` (0: all): an entry
+ * deleted from the stream meanwhile is answered as its ID and a null, and each one still there
+ * counts a delivery, as Redis's streamReplyWithRangeFromConsumerPEL does.
+ */
+function replyHistory(reply: Reply, stream: Stream, group: ConsumerGroup, consumerName: string, after: StreamId, count: number, nowMs: number): void {
+  const rows: StreamId[] = [];
+  for (const pending of group.pendingRange(after + 1n, streamIdMax)) {
+    if (pending.consumer.name !== consumerName) continue;
+    rows.push(pending.id);
+    if (count > 0 && rows.length === count) break;
+  }
+  reply.array(rows.length);
+  for (const id of rows) {
+    const entry = stream.get(id);
+    if (entry === undefined) {
+      reply.array(2);
+      reply.bulk(formatId(id));
+      reply.array(null);
+      continue;
+    }
+    const pending = group.pendingEntry(id)!;
+    pending.deliveredMs = nowMs;
+    pending.deliveries++;
+    replyEntry(reply, entry);
+  }
+}
+
+/** Waits for entries after each source's ID (for `>`, after the group's last ID when served). */
+function block(x: Exec, args: ReadArgs, sources: Source[]): void {
+  const { engine, session } = x;
+  const dbIndex = session.dbIndex;
+  const afterByKey = new Map(sources.map((source) => [source.key, source.after]));
+  const count = args.count > 0 ? args.count : blockedCountDefault;
+  engine.blocking.block(session, {
+    dbIndex,
+    keys: args.keys,
+    deadlineMs: args.blockMs === 0 ? Infinity : engine.clock.nowMs() + args.blockMs!,
+    tryServe: (key) => serveBlocked(x, session, dbIndex, key, afterByKey.get(key)!, args.group, count),
+    timeout: () => {
+      session.reply.array(null);
+      session.transport?.flush();
+    },
+  });
+}
+
+function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, after: StreamId, groupArgs: ReadArgs["group"], count: number): boolean {
+  const { engine } = x;
+  const db = engine.dbs[dbIndex]!;
+  const value = db.get(key);
+  if (value === undefined || typeOf(value) !== "stream") return false;
+  const stream = value as Stream;
+  const reply = session.reply;
+  const served: Exec = { engine, session, reply, db, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null, failed: false };
+  const nowMs = engine.clock.nowMs();
+  if (groupArgs !== null) {
+    const group = stream.groups.get(groupArgs.name);
+    if (group === undefined) {
+      reply.error(noGroup("the consumer group this client was blocked on no longer exists").message);
+      return true;
+    }
+    if (!hasEntriesAfter(stream, group.lastId)) return false;
+    const commands: string[][] = [];
+    const { consumer, created } = group.consumer(groupArgs.consumer, nowMs);
+    if (created) commands.push(["XGROUP", "CREATECONSUMER", key, groupArgs.name, groupArgs.consumer]);
+    consumer.seenMs = nowMs;
+    replyPerStream(reply, 1);
+    if (reply.protocol === 2) reply.array(2);
+    reply.bulk(key);
+    deliverNew(served, key, stream, group, groupArgs, count, nowMs, commands);
+    engine.dirty++;
+    served.propagate = commands;
+    engine.propagate(served, []);
+    return true;
+  }
+  if (!hasEntriesAfter(stream, after)) return false;
+  replyPerStream(reply, 1);
+  if (reply.protocol === 2) reply.array(2);
+  reply.bulk(key);
+  replyEntries(reply, stream.range(after + 1n, streamIdMax), count);
+  return true;
+}
+
+export const readCommandRunners = {
+  xread: (x: Exec, argv: string[]) => xread(x, argv, false),
+  xreadgroup: (x: Exec, argv: string[]) => xread(x, argv, true),
+};

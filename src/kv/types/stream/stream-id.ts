@@ -1,0 +1,89 @@
+/**
+ * A stream entry's ID: a Unix time in ms and a sequence number, each an unsigned 64-bit integer,
+ * written `<ms>-<seq>`. Held as one bigint, ms × 2^64 + seq, so that IDs compare, sort and step
+ * as plain numbers (Redis compares the two halves in turn; the order is the same).
+ *
+ * Parsing follows Redis 7.0's rules, because clients send IDs typed by people: `-` and `+` are the
+ * smallest and largest IDs where a range is meant, `<ms>` alone takes a default sequence number,
+ * `<ms>-*` (XADD) asks for the next sequence number, and each half is read as Redis reads an
+ * unsigned 64-bit number (string2ull: a plain decimal, else what C's strtoull accepts whole —
+ * leading blanks and a sign included).
+ */
+import { KvError } from "../../errors.ts";
+
+export type StreamId = bigint;
+
+const u64Max = 2n ** 64n - 1n;
+export const streamIdMin: StreamId = 0n;
+export const streamIdMax: StreamId = (u64Max << 64n) | u64Max;
+/** Longest ID text Redis reads; anything longer is invalid. */
+const idCharsMax = 127;
+
+export const makeId = (ms: bigint, seq: bigint): StreamId => (ms << 64n) | seq;
+export const msOf = (id: StreamId): bigint => id >> 64n;
+export const seqOf = (id: StreamId): bigint => id & u64Max;
+export const formatId = (id: StreamId): string => `${id >> 64n}-${id & u64Max}`;
+
+export const invalidId = () => new KvError("ERR Invalid stream ID specified as stream command argument");
+
+/** What parseId read: the ID, and whether a sequence number was given (false for `<ms>-*`). */
+export interface ParsedId {
+  id: StreamId;
+  seqGiven: boolean;
+}
+
+const blanks = " \t\n\v\f\r";
+
+/**
+ * An unsigned 64-bit number as Redis's string2ull reads it, or null: a decimal int64 that is not
+ * negative; failing that, the whole text as strtoull takes it (leading blanks, an optional sign, a
+ * minus wrapping around as in C), refusing overflow.
+ */
+export function parseU64(text: string): bigint | null {
+  if (/^(0|-?[1-9]\d*)$/.test(text) && text.length <= 20) {
+    const n = BigInt(text);
+    if (n <= 2n ** 63n - 1n && n >= -(2n ** 63n)) return n < 0n ? null : n;
+  }
+  let at = 0;
+  while (at < text.length && blanks.includes(text[at]!)) at++;
+  let negative = false;
+  if (text[at] === "+" || text[at] === "-") negative = text[at++] === "-";
+  const digits = text.slice(at);
+  if (!/^\d+$/.test(digits)) return null;
+  const n = BigInt(digits);
+  if (n > u64Max) return null;
+  return negative && n !== 0n ? 2n ** 64n - n : n;
+}
+
+/**
+ * An ID argument. `strict`: `-` and `+` are refused (an ID of an entry, not a range's end).
+ * `missingSeq`: the sequence number of `<ms>` alone. `allowAutoSeq`: `<ms>-*` is read (XADD).
+ */
+export function parseId(text: string, strict: boolean, missingSeq: bigint, allowAutoSeq = false): ParsedId {
+  if (text.length > idCharsMax) throw invalidId();
+  if (text === "-" || text === "+") {
+    if (strict) throw invalidId();
+    return { id: text === "-" ? streamIdMin : streamIdMax, seqGiven: true };
+  }
+  const dash = text.indexOf("-");
+  const ms = parseU64(dash < 0 ? text : text.slice(0, dash));
+  if (ms === null) throw invalidId();
+  if (dash < 0) return { id: makeId(ms, missingSeq), seqGiven: true };
+  const seqText = text.slice(dash + 1);
+  if (allowAutoSeq && seqText === "*") return { id: makeId(ms, 0n), seqGiven: false };
+  const seq = parseU64(seqText);
+  if (seq === null) throw invalidId();
+  return { id: makeId(ms, seq), seqGiven: true };
+}
+
+/** An entry's ID: `-` and `+` refused, `<ms>` alone meaning `<ms>-<missingSeq>`. */
+export const parseStrictId = (text: string, missingSeq = 0n): StreamId => parseId(text, true, missingSeq).id;
+
+/**
+ * One end of a range (XRANGE, XPENDING, XAUTOCLAIM): `(` before an ID excludes it, and then the ID
+ * must be an entry's ID (strict).
+ */
+export function parseIntervalId(text: string, missingSeq: bigint): { id: StreamId; exclusive: boolean } {
+  if (text.length > 1 && text[0] === "(") return { id: parseStrictId(text.slice(1), missingSeq), exclusive: true };
+  return { id: parseId(text, false, missingSeq).id, exclusive: false };
+}

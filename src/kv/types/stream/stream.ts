@@ -1,0 +1,273 @@
+/**
+ * A stream: entries of field-value pairs in the order of their IDs, which only grow, plus the
+ * consumer groups reading it (consumer-group.ts).
+ *
+ * Entries are kept in nodes of at most `stream-node-max-entries` slots, as Redis keeps them in
+ * listpacks: a deleted entry leaves its slot marked until its whole node is empty, and the node
+ * is then dropped. The layout is kept because it is visible: MAXLEN and MINID with `~` remove
+ * whole nodes only, so how many entries such a trim leaves is decided by where the nodes begin,
+ * and a client that reads XLEN after `XADD … MAXLEN ~ 1000` sees Redis's number. (Redis also ends
+ * a node at stream-node-max-bytes, 4 KiB; entries of a few short fields, the usual kind, fill 100
+ * slots well before that, and svc does not model the bytes.)
+ *
+ * Besides its entries a stream remembers the last ID it generated (which can be past its last
+ * entry, after XDEL or XSETID), the largest ID XDEL deleted, and how many entries were ever
+ * added: Redis 7's consumer group lag is computed from these.
+ */
+import { type ConsumerGroup } from "./consumer-group.ts";
+import { type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+
+/** Slots per node unless CONFIG says otherwise (Redis's stream-node-max-entries). */
+export const nodeEntriesMaxDefault = 100;
+
+/** One node's entries: IDs ascending, and each entry's fields and values (null once deleted). */
+class StreamNode {
+  readonly ids: StreamId[] = [];
+  readonly values: (readonly string[] | null)[] = [];
+  live = 0;
+
+  /** The index of the first slot whose ID is ≥ id (or > id when `after`). */
+  lowerBound(id: StreamId, after: boolean): number {
+    let lo = 0;
+    let hi = this.ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const here = this.ids[mid]!;
+      if (here < id || (after && here === id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  copy(): StreamNode {
+    const node = new StreamNode();
+    node.ids.push(...this.ids);
+    node.values.push(...this.values);
+    node.live = this.live;
+    return node;
+  }
+}
+
+/** An entry as commands read it. */
+export interface StreamEntry {
+  id: StreamId;
+  /** Field, value, field, value, … */
+  fields: readonly string[];
+}
+
+/** How XADD and XTRIM trim: by length or by ID, exactly or by whole nodes, at most `limit` entries (0: no limit). */
+export interface TrimSpec {
+  strategy: "maxlen" | "minid";
+  threshold: bigint;
+  approx: boolean;
+  limit: number;
+}
+
+export class Stream {
+  readonly kind = "stream";
+  private nodes: StreamNode[] = [];
+  /** Live entries. */
+  length = 0;
+  lastId: StreamId = streamIdMin;
+  maxDeletedId: StreamId = streamIdMin;
+  entriesAdded = 0n;
+  /** Consumer groups by name, in the order created (XINFO GROUPS lists them sorted, as Redis's radix tree does). */
+  readonly groups = new Map<string, ConsumerGroup>();
+
+  get size(): number {
+    return this.length;
+  }
+
+  /**
+   * Appends an entry with `id`, which the caller has checked is above lastId, in the last node if
+   * it has a free slot, else in a new node.
+   */
+  append(id: StreamId, fields: readonly string[], nodeEntriesMax: number): void {
+    let node = this.nodes.at(-1);
+    if (node === undefined || (nodeEntriesMax > 0 && node.ids.length >= nodeEntriesMax)) {
+      node = new StreamNode();
+      this.nodes.push(node);
+    }
+    node.ids.push(id);
+    node.values.push(fields);
+    node.live++;
+    this.length++;
+    this.lastId = id;
+    this.entriesAdded++;
+  }
+
+  /** The entry with `id`, or undefined. */
+  get(id: StreamId): StreamEntry | undefined {
+    const [node, slot] = this.find(id);
+    if (node === undefined) return undefined;
+    const fields = node.values[slot];
+    return fields === null || fields === undefined ? undefined : { id, fields };
+  }
+
+  /** The node that would hold `id`, and its slot there when it does. */
+  private find(id: StreamId): [StreamNode | undefined, number] {
+    const nodes = this.nodes;
+    let lo = 0;
+    let hi = nodes.length;
+    // The last node whose first ID is ≤ id.
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (nodes[mid]!.ids[0]! <= id) lo = mid + 1;
+      else hi = mid;
+    }
+    const node = nodes[lo - 1];
+    if (node === undefined) return [undefined, -1];
+    const slot = node.lowerBound(id, false);
+    return node.ids[slot] === id ? [node, slot] : [undefined, -1];
+  }
+
+  /** Deletes the entry with `id`; false when there is none. Does not touch maxDeletedId (XDEL does). */
+  delete(id: StreamId): boolean {
+    const [node, slot] = this.find(id);
+    if (node === undefined || node.values[slot] === null) return false;
+    node.values[slot] = null;
+    node.live--;
+    this.length--;
+    if (node.live === 0) this.nodes.splice(this.nodes.indexOf(node), 1);
+    return true;
+  }
+
+  /** The first (or last) live entry's ID, or undefined for an empty stream. */
+  edgeId(first: boolean): StreamId | undefined {
+    for (const entry of this.range(streamIdMin, streamIdMax, !first)) return entry.id;
+    return undefined;
+  }
+
+  /** Live entries with from ≤ ID ≤ to, ascending, or descending when `reverse`. */
+  *range(from: StreamId, to: StreamId, reverse = false): Generator<StreamEntry> {
+    if (from > to) return;
+    const nodes = this.nodes;
+    if (!reverse) {
+      const start = this.lastNodeFrom(from);
+      for (let n = start; n < nodes.length; n++) {
+        const node = nodes[n]!;
+        for (let s = n === start ? node.lowerBound(from, false) : 0; s < node.ids.length; s++) {
+          const id = node.ids[s]!;
+          if (id > to) return;
+          const fields = node.values[s];
+          if (fields !== null && fields !== undefined) yield { id, fields };
+        }
+      }
+    } else {
+      for (let n = Math.min(this.lastNodeFrom(to), nodes.length - 1); n >= 0; n--) {
+        const node = nodes[n]!;
+        for (let s = node.lowerBound(to, true) - 1; s >= 0; s--) {
+          const id = node.ids[s]!;
+          if (id < from) return;
+          const fields = node.values[s];
+          if (fields !== null && fields !== undefined) yield { id, fields };
+        }
+      }
+    }
+  }
+
+  /** The index of the last node whose first ID is ≤ id, or 0 when none is. */
+  private lastNodeFrom(id: StreamId): number {
+    const nodes = this.nodes;
+    let lo = 0;
+    let hi = nodes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (nodes[mid]!.ids[0]! <= id) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.max(0, lo - 1);
+  }
+
+  /**
+   * Removes entries from the head as `spec` asks and returns how many. Whole nodes go first; with
+   * `approx` that is all (a node is the unit of `~`), else the first node left has its leading
+   * entries marked deleted. `limit` stops before a node that would take the count past it.
+   */
+  trim(spec: TrimSpec): number {
+    let deleted = 0;
+    while (this.nodes.length > 0) {
+      if (spec.strategy === "maxlen" && BigInt(this.length) <= spec.threshold) break;
+      const node = this.nodes[0]!;
+      if (spec.limit > 0 && deleted + node.live > spec.limit) break;
+      const removeNode = spec.strategy === "maxlen" ? BigInt(this.length - node.live) >= spec.threshold : node.ids.at(-1)! < spec.threshold;
+      if (removeNode) {
+        this.nodes.shift();
+        this.length -= node.live;
+        deleted += node.live;
+        continue;
+      }
+      if (spec.approx) break;
+      for (let s = 0; s < node.ids.length; s++) {
+        if (spec.strategy === "maxlen" ? BigInt(this.length) <= spec.threshold : node.ids[s]! >= spec.threshold) break;
+        if (node.values[s] === null) continue;
+        node.values[s] = null;
+        node.live--;
+        this.length--;
+        deleted++;
+      }
+      break;
+    }
+    return deleted;
+  }
+
+  /** Whether an entry deleted by XDEL may lie between `from` and the end (Redis's streamRangeHasTombstones). */
+  hasTombstonesFrom(from: StreamId): boolean {
+    if (this.length === 0 || this.maxDeletedId === streamIdMin) return false;
+    if (this.edgeId(true)! > this.maxDeletedId) return false;
+    return from <= this.maxDeletedId;
+  }
+
+  /**
+   * How many entries were added up to and including `id` (the entries-read count a group at
+   * `id` has), or null where that cannot be known: Redis's streamEstimateDistanceFromFirstEverEntry.
+   */
+  entriesReadAt(id: StreamId): bigint | null {
+    if (this.entriesAdded === 0n) return 0n;
+    if (this.length === 0 && id <= this.lastId) return this.entriesAdded;
+    if (id === this.lastId) return this.entriesAdded;
+    if (id > this.lastId) return null;
+    const first = this.edgeId(true)!;
+    if (this.maxDeletedId === streamIdMin || this.maxDeletedId < first) {
+      if (id < first) return this.entriesAdded - BigInt(this.length);
+      if (id === first) return this.entriesAdded - BigInt(this.length) + 1n;
+    }
+    return null;
+  }
+
+  /** The group's lag (XINFO): entries added it has not read, or null when that cannot be known. */
+  lag(group: ConsumerGroup): bigint | null {
+    if (this.entriesAdded === 0n) return 0n;
+    if (group.entriesRead !== null && !this.hasTombstonesFrom(group.lastId)) return this.entriesAdded - group.entriesRead;
+    const read = this.entriesReadAt(group.lastId);
+    return read === null ? null : this.entriesAdded - read;
+  }
+
+  /** Node count (XINFO STREAM's radix-tree-keys). */
+  get nodeCount(): number {
+    return this.nodes.length;
+  }
+
+  /** Bytes this stream holds, estimated (MEMORY USAGE). */
+  memoryBytes(): number {
+    let bytes = 96;
+    for (const node of this.nodes) {
+      bytes += 64 + node.ids.length * 24;
+      for (const fields of node.values) if (fields !== null) for (const f of fields) bytes += 16 + f.length;
+    }
+    for (const group of this.groups.values()) bytes += group.memoryBytes();
+    return bytes;
+  }
+
+  /** A copy sharing nothing that changes (COPY). */
+  clone(): Stream {
+    const copy = new Stream();
+    copy.nodes = this.nodes.map((node) => node.copy());
+    copy.length = this.length;
+    copy.lastId = this.lastId;
+    copy.maxDeletedId = this.maxDeletedId;
+    copy.entriesAdded = this.entriesAdded;
+    for (const [name, group] of this.groups) copy.groups.set(name, group.clone());
+    return copy;
+  }
+}
