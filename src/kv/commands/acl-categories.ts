@@ -17,12 +17,14 @@ const groupCategory: Partial<Record<CommandGroup, string>> = {
  * The commands whose categories Redis lists by hand rather than from their flags and group: the
  * dangerous ones (KEYS, FLUSHALL, SORT …), those filed under a type they do not belong to by
  * group (SORT under list, set and sortedset, WAIT under connection), and the containers CLIENT,
- * OBJECT and PUBSUB, which are only slow. Compared with redis-server for every command
+ * OBJECT, PUBSUB, XGROUP and XINFO, which are only slow. Compared with redis-server for every command
  * (test/kv/command-docs.test.ts).
  */
 const listedByHand: Readonly<Record<string, readonly string[]>> = {
   swapdb: ["keyspace", "write", "fast", "dangerous"],
   client: ["slow"],
+  xgroup: ["slow"],
+  xinfo: ["slow"],
   command: ["slow", "connection"],
   object: ["slow"],
   pubsub: ["slow"],

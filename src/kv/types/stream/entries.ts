@@ -56,7 +56,7 @@ interface AddOrTrimArgs {
   noMakeStream: boolean;
   /** XADD's ID, unless `*`. */
   id: { id: StreamId; seqGiven: boolean } | null;
-  /** Where parsing stopped: XADD's ID, or past XTRIM's options. */
+  /** Where parsing stopped: XADD's ID (XTRIM's options run to the end). */
   next: number;
 }
 
@@ -104,7 +104,7 @@ function parseAddOrTrim(x: Exec, argv: readonly string[], xadd: boolean): AddOrT
     } else if (xadd) {
       id = parseId(option, true, 0n, true);
       break;
-    } else break;
+    } else throw syntaxError();
   }
   if (limit !== 0n && strategy === null) throw new KvError("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
   if (!xadd && strategy === null) throw new KvError("ERR syntax error, XTRIM must be called with a trimming strategy");
@@ -162,8 +162,10 @@ function nextId(stream: Stream, given: AddOrTrimArgs["id"], nowMs: number): Stre
   if (given !== null) {
     if (given.seqGiven) return given.id;
     if (msOf(given.id) !== msOf(last)) return given.id;
-    // The last ID's own time: its sequence number plus one, unless that would overflow.
-    return seqOf(last) === 2n ** 64n - 1n ? last : last + 1n;
+    // The last ID's own time: its sequence number plus one. Redis answers an overflow with this
+    // error (its errno is not the one it checks for the ID error).
+    if (seqOf(last) === 2n ** 64n - 1n) throw new KvError("ERR Elements are too large to be stored");
+    return last + 1n;
   }
   const ms = BigInt(nowMs);
   return ms > msOf(last) ? makeId(ms, 0n) : last + 1n;
@@ -172,7 +174,6 @@ function nextId(stream: Stream, given: AddOrTrimArgs["id"], nowMs: number): Stre
 function xtrim(x: Exec, argv: string[]): void {
   const key = argv[1]!;
   const args = parseAddOrTrim(x, argv, false);
-  if (args.next < argv.length) throw syntaxError();
   const stream = getStream(x, key);
   if (stream === undefined) return x.reply.integer(0);
   const removed = trimAndRecord(x, key, stream, args.trim!);
@@ -245,7 +246,6 @@ function xsetid(x: Exec, argv: string[]): void {
     if (id < stream.edgeId(false)!) throw new KvError("ERR The ID specified in XSETID is smaller than the target stream top item");
     if (entriesAdded !== -1n && BigInt(stream.length) > entriesAdded) throw new KvError("ERR The entries_added specified in XSETID is smaller than the target stream length");
   }
-  if (id < stream.maxDeletedId) throw new KvError("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id");
   stream.lastId = id;
   if (entriesAdded !== -1n) stream.entriesAdded = entriesAdded;
   if (maxDeletedId !== streamIdMin) stream.maxDeletedId = maxDeletedId;

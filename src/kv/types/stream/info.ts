@@ -7,7 +7,8 @@
  */
 import { helpReply } from "../../commands/keys.ts";
 import type { Exec } from "../../commands/spec.ts";
-import { noSuchKey, syntaxError } from "../../errors.ts";
+import { isKeyword } from "../../args.ts";
+import { KvError, noSuchKey } from "../../errors.ts";
 import type { Reply } from "../../reply.ts";
 import type { ConsumerGroup } from "./consumer-group.ts";
 import { getStream, parseLongLong, replyEntry } from "./entries.ts";
@@ -46,15 +47,16 @@ function streamHead(reply: Reply, stream: Stream): void {
 }
 
 function xinfoStream(x: Exec, argv: string[]): void {
+  const stream = requireStream(x, argv[2]!);
   const full = argv.length > 3;
-  if (full && argv[3]!.toUpperCase() !== "FULL") throw syntaxError();
-  if (argv.length > 4 && (argv.length !== 6 || argv[4]!.toUpperCase() !== "COUNT")) throw syntaxError();
+  const syntaxError = () => new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.slice(0, 128)}'. Try XINFO HELP.`);
+  if (full && !isKeyword(argv[3]!, "FULL")) throw syntaxError();
+  if (argv.length > 4 && (argv.length !== 6 || !isKeyword(argv[4]!, "COUNT"))) throw syntaxError();
   let count = fullCountDefault;
   if (argv.length === 6) {
     const n = parseLongLong(argv[5]!);
     count = n < 0n ? fullCountDefault : n > BigInt(Number.MAX_SAFE_INTEGER) ? 0 : Number(n);
   }
-  const stream = requireStream(x, argv[2]!);
   const reply = x.reply;
   if (!full) {
     reply.map(10);
@@ -96,7 +98,7 @@ function fullGroup(reply: Reply, stream: Stream, name: string, group: ConsumerGr
   nullableInteger(reply, stream.lag(group));
   reply.bulk("pel-count");
   reply.integer(group.pendingCount);
-  reply.bulk("pel");
+  reply.bulk("pending");
   const pending = [...group.pendingRange(streamIdMin, streamIdMax)];
   const shown = count > 0 ? pending.slice(0, count) : pending;
   reply.array(shown.length);
@@ -118,7 +120,7 @@ function fullGroup(reply: Reply, stream: Stream, name: string, group: ConsumerGr
     reply.integer(consumer.seenMs);
     reply.bulk("pel-count");
     reply.integer(consumer.pending.size);
-    reply.bulk("pel");
+    reply.bulk("pending");
     const own = pending.filter((entry) => entry.consumer === consumer);
     const ownShown = count > 0 ? own.slice(0, count) : own;
     reply.array(ownShown.length);

@@ -16,13 +16,16 @@ import { typeOf } from "../../keyspace.ts";
 import type { Reply } from "../../reply.ts";
 import type { Session } from "../../session.ts";
 import type { ConsumerGroup } from "./consumer-group.ts";
-import { getStream, parseLongLong, replyEntries, replyEntry } from "./entries.ts";
-import { noGroup } from "./groups.ts";
+import { getStream, parseLongLong, replyEntry } from "./entries.ts";
+import { noGroup, setIdCommand } from "./groups.ts";
 import type { Stream, StreamEntry } from "./stream.ts";
 import { formatId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 /** Entries a blocked read is served at most when it gave no COUNT (Redis's XREAD_BLOCKED_DEFAULT_COUNT). */
 const blockedCountDefault = 1000;
+/** A row of a reply: an entry, or the ID of a pending entry no longer in the stream (its fields null). */
+type Row = StreamEntry | { id: StreamId; fields: null };
+
 /** `>`: entries never delivered to the group; held as the largest ID, as Redis holds it. */
 const undelivered = streamIdMax;
 
@@ -36,7 +39,6 @@ interface ReadArgs {
 }
 
 function parseRead(x: Exec, argv: readonly string[], xreadgroup: boolean): ReadArgs {
-  const name = xreadgroup ? "XREADGROUP" : "XREAD";
   let blockMs: number | null = null;
   let count = 0;
   let group: ReadArgs["group"] = null;
@@ -54,7 +56,8 @@ function parseRead(x: Exec, argv: readonly string[], xreadgroup: boolean): ReadA
     } else if (isKeyword(option, "STREAMS") && more > 0) {
       streamsAt = i + 1;
       if ((argv.length - streamsAt) % 2 !== 0) {
-        throw new KvError(`ERR Unbalanced '${name.toLowerCase()}' list of streams: for each stream key an ID or '${xreadgroup ? ">" : "$"}' must be specified.`);
+        // Redis 7.0 names XREAD and `$` in this error for XREADGROUP too.
+        throw new KvError("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.");
       }
       break;
     } else if (isKeyword(option, "GROUP") && more >= 2) {
@@ -126,32 +129,32 @@ function xread(x: Exec, argv: string[], xreadgroup: boolean): void {
   const args = parseRead(x, argv, xreadgroup);
   const sources = resolveSources(x, args);
   const nowMs = x.engine.clock.nowMs();
-  const served: { key: string; write: () => void }[] = [];
+  // Each stream is served in turn (a key named twice finds the first serving's changes), and the
+  // reply is written once all are, when its length is known.
+  const served: { key: string; rows: Row[] }[] = [];
   const commands: string[][] = [];
   for (const source of sources) {
     const { key, stream, group } = source;
     if (stream === undefined) continue;
     if (group !== null && args.group !== null) {
-      const { consumer, created } = group.consumer(args.group.consumer, nowMs);
-      if (created) {
+      // With an ID the consumer re-reads its history, even when that is empty.
+      const history = source.after !== undelivered;
+      if (!history && !hasEntriesAfter(stream, group.lastId)) continue;
+      // The consumer is made (or seen) only when it is served, as in Redis.
+      if (group.consumer(args.group.consumer, nowMs).created) {
         x.db.modified(key);
         commands.push(["XGROUP", "CREATECONSUMER", key, args.group.name, args.group.consumer]);
       }
-      consumer.seenMs = nowMs;
-      // With an ID the consumer re-reads its history, even when that is empty.
-      if (source.after !== undelivered) served.push({ key, write: () => replyHistory(x.reply, stream, group, consumer.name, source.after, args.count, nowMs) });
-      else if (hasEntriesAfter(stream, group.lastId)) served.push({ key, write: () => deliverNew(x, key, stream, group, args.group!, args.count, nowMs, commands) });
+      const consumerName = args.group.consumer;
+      const rows = history ? readHistory(stream, group, consumerName, source.after, args.count, nowMs) : deliverNew(x, key, stream, group, args.group, args.count, nowMs, commands);
+      served.push({ key, rows });
     } else if (hasEntriesAfter(stream, source.after)) {
-      served.push({ key, write: () => replyEntries(x.reply, stream.range(source.after + 1n, streamIdMax), args.count) });
+      served.push({ key, rows: entriesAfter(stream, source.after, args.count) });
     }
   }
   if (served.length > 0) {
     replyPerStream(x.reply, served.length);
-    for (const { key, write } of served) {
-      if (x.reply.protocol === 2) x.reply.array(2);
-      x.reply.bulk(key);
-      write();
-    }
+    for (const { key, rows } of served) replyStream(x.reply, key, rows);
     if (args.group !== null) x.engine.dirty++;
     x.propagate = commands;
     return;
@@ -177,14 +180,9 @@ function hasEntriesAfter(stream: Stream, after: StreamId): boolean {
  * NOACK) with one delivery, taking it from whoever held it (XGROUP SETID can move the last ID
  * back), and the group's last ID and read count move on, as Redis's streamReplyWithRange does.
  */
-function deliverNew(x: Exec, key: string, stream: Stream, group: ConsumerGroup, args: NonNullable<ReadArgs["group"]>, count: number, nowMs: number, commands: string[][]): void {
-  const entries: StreamEntry[] = [];
-  for (const entry of stream.range(group.lastId + 1n, streamIdMax)) {
-    entries.push(entry);
-    if (count > 0 && entries.length === count) break;
-  }
+function deliverNew(x: Exec, key: string, stream: Stream, group: ConsumerGroup, args: NonNullable<ReadArgs["group"]>, count: number, nowMs: number, commands: string[][]): Row[] {
+  const entries = entriesAfter(stream, group.lastId, count);
   const consumer = group.consumers.get(args.consumer)!;
-  x.reply.array(entries.length);
   for (const entry of entries) {
     advanceGroup(stream, group, entry.id);
     if (!args.noAck) {
@@ -192,11 +190,38 @@ function deliverNew(x: Exec, key: string, stream: Stream, group: ConsumerGroup, 
       pending.deliveries = 1n;
       commands.push(["XCLAIM", key, args.name, consumer.name, "0", formatId(entry.id), "TIME", String(nowMs), "RETRYCOUNT", "1", "FORCE", "JUSTID"]);
     }
-    replyEntry(x.reply, entry);
   }
   if (entries.length > 0) {
-    commands.push(["XGROUP", "SETID", key, args.name, formatId(group.lastId), "ENTRIESREAD", String(group.entriesRead ?? -1n)]);
+    commands.push(setIdCommand(key, args.name, group));
     x.db.modified(key);
+  }
+  return entries;
+}
+
+/** Entries with IDs above `after`, at most `count` (0: all). */
+function entriesAfter(stream: Stream, after: StreamId, count: number): StreamEntry[] {
+  const entries: StreamEntry[] = [];
+  if (after === streamIdMax) return entries;
+  for (const entry of stream.range(after + 1n, streamIdMax)) {
+    entries.push(entry);
+    if (count > 0 && entries.length === count) break;
+  }
+  return entries;
+}
+
+/** One stream's part of a reply: [key, entries] in RESP2, key → entries in RESP3's map. */
+function replyStream(reply: Reply, key: string, rows: readonly Row[]): void {
+  if (reply.protocol === 2) reply.array(2);
+  reply.bulk(key);
+  reply.array(rows.length);
+  for (const row of rows) {
+    if (row.fields !== null) {
+      replyEntry(reply, row as StreamEntry);
+      continue;
+    }
+    reply.array(2);
+    reply.bulk(formatId(row.id));
+    reply.array(null);
   }
 }
 
@@ -213,27 +238,20 @@ export function advanceGroup(stream: Stream, group: ConsumerGroup, id: StreamId)
  * deleted from the stream meanwhile is answered as its ID and a null, and each one still there
  * counts a delivery, as Redis's streamReplyWithRangeFromConsumerPEL does.
  */
-function replyHistory(reply: Reply, stream: Stream, group: ConsumerGroup, consumerName: string, after: StreamId, count: number, nowMs: number): void {
-  const rows: StreamId[] = [];
+function readHistory(stream: Stream, group: ConsumerGroup, consumerName: string, after: StreamId, count: number, nowMs: number): Row[] {
+  const rows: Row[] = [];
+  if (after === streamIdMax) return rows;
   for (const pending of group.pendingRange(after + 1n, streamIdMax)) {
     if (pending.consumer.name !== consumerName) continue;
-    rows.push(pending.id);
+    const entry = stream.get(pending.id);
+    if (entry !== undefined) {
+      pending.deliveredMs = nowMs;
+      pending.deliveries++;
+    }
+    rows.push(entry ?? { id: pending.id, fields: null });
     if (count > 0 && rows.length === count) break;
   }
-  reply.array(rows.length);
-  for (const id of rows) {
-    const entry = stream.get(id);
-    if (entry === undefined) {
-      reply.array(2);
-      reply.bulk(formatId(id));
-      reply.array(null);
-      continue;
-    }
-    const pending = group.pendingEntry(id)!;
-    pending.deliveredMs = nowMs;
-    pending.deliveries++;
-    replyEntry(reply, entry);
-  }
+  return rows;
 }
 
 /** Waits for entries after each source's ID (for `>`, after the group's last ID when served). */
@@ -271,13 +289,9 @@ function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, a
     }
     if (!hasEntriesAfter(stream, group.lastId)) return false;
     const commands: string[][] = [];
-    const { consumer, created } = group.consumer(groupArgs.consumer, nowMs);
-    if (created) commands.push(["XGROUP", "CREATECONSUMER", key, groupArgs.name, groupArgs.consumer]);
-    consumer.seenMs = nowMs;
+    if (group.consumer(groupArgs.consumer, nowMs).created) commands.push(["XGROUP", "CREATECONSUMER", key, groupArgs.name, groupArgs.consumer]);
     replyPerStream(reply, 1);
-    if (reply.protocol === 2) reply.array(2);
-    reply.bulk(key);
-    deliverNew(served, key, stream, group, groupArgs, count, nowMs, commands);
+    replyStream(reply, key, deliverNew(served, key, stream, group, groupArgs, count, nowMs, commands));
     engine.dirty++;
     served.propagate = commands;
     engine.propagate(served, []);
@@ -285,9 +299,7 @@ function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, a
   }
   if (!hasEntriesAfter(stream, after)) return false;
   replyPerStream(reply, 1);
-  if (reply.protocol === 2) reply.array(2);
-  reply.bulk(key);
-  replyEntries(reply, stream.range(after + 1n, streamIdMax), count);
+  replyStream(reply, key, entriesAfter(stream, after, count));
   return true;
 }
 
