@@ -37,7 +37,7 @@ function longLongOr(text: string, message: string): bigint {
 }
 
 /** What the file records for a pending entry as it is now (Redis's streamPropagateXCLAIM). */
-function claimCommand(key: string, groupName: string, group: ConsumerGroup, entry: PendingEntry, consumerName: string): string[] {
+export function claimCommand(key: string, groupName: string, group: ConsumerGroup, entry: PendingEntry, consumerName: string): string[] {
   return ["XCLAIM", key, groupName, consumerName, "0", formatId(entry.id), "TIME", String(entry.deliveredMs), "RETRYCOUNT", String(entry.deliveries), "FORCE", "JUSTID", "LASTID", formatId(group.lastId)];
 }
 
@@ -95,7 +95,7 @@ function xgroupCreate(x: Exec, argv: string[]): void {
   stream.groups.set(name, new ConsumerGroup(id, target.entriesRead));
   x.db.modified(key);
   x.reply.simple("OK");
-  x.propagate = [["XGROUP", "CREATE", key, name, formatId(id), "ENTRIESREAD", String(target.entriesRead ?? -1n)]];
+  x.propagate = [["XGROUP", "CREATE", key, name, formatId(id), "MKSTREAM", "ENTRIESREAD", String(target.entriesRead ?? -1n)]];
 }
 
 function xgroupSetId(x: Exec, argv: string[]): void {

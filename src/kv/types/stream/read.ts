@@ -17,7 +17,7 @@ import type { Reply } from "../../reply.ts";
 import type { Session } from "../../session.ts";
 import type { ConsumerGroup } from "./consumer-group.ts";
 import { getStream, parseLongLong, replyEntry } from "./entries.ts";
-import { noGroup, setIdCommand } from "./groups.ts";
+import { claimCommand, noGroup, setIdCommand } from "./groups.ts";
 import type { Stream, StreamEntry } from "./stream.ts";
 import { formatId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
@@ -146,7 +146,7 @@ function xread(x: Exec, argv: string[], xreadgroup: boolean): void {
         commands.push(["XGROUP", "CREATECONSUMER", key, args.group.name, args.group.consumer]);
       }
       const consumerName = args.group.consumer;
-      const rows = history ? readHistory(stream, group, consumerName, source.after, args.count, nowMs) : deliverNew(x, key, stream, group, args.group, args.count, nowMs, commands);
+      const rows = history ? readHistory(key, stream, args.group.name, group, consumerName, source.after, args.count, nowMs, commands) : deliverNew(x, key, stream, group, args.group, args.count, nowMs, commands);
       served.push({ key, rows });
     } else if (hasEntriesAfter(stream, source.after)) {
       served.push({ key, rows: entriesAfter(stream, source.after, args.count) });
@@ -236,9 +236,10 @@ export function advanceGroup(stream: Stream, group: ConsumerGroup, id: StreamId)
 /**
  * The consumer's pending entries after `after`, oldest first, at most `count` (0: all): an entry
  * deleted from the stream meanwhile is answered as its ID and a null, and each one still there
- * counts a delivery, as Redis's streamReplyWithRangeFromConsumerPEL does.
+ * counts a delivery, as Redis's streamReplyWithRangeFromConsumerPEL does. The new counts are
+ * recorded in the append-only file (Redis does not propagate them), so that a restart keeps them.
  */
-function readHistory(stream: Stream, group: ConsumerGroup, consumerName: string, after: StreamId, count: number, nowMs: number): Row[] {
+function readHistory(key: string, stream: Stream, groupName: string, group: ConsumerGroup, consumerName: string, after: StreamId, count: number, nowMs: number, commands: string[][]): Row[] {
   const rows: Row[] = [];
   if (after === streamIdMax) return rows;
   for (const pending of group.pendingRange(after + 1n, streamIdMax)) {
@@ -247,6 +248,7 @@ function readHistory(stream: Stream, group: ConsumerGroup, consumerName: string,
     if (entry !== undefined) {
       pending.deliveredMs = nowMs;
       pending.deliveries++;
+      commands.push(claimCommand(key, groupName, group, pending, consumerName));
     }
     rows.push(entry ?? { id: pending.id, fields: null });
     if (count > 0 && rows.length === count) break;
