@@ -76,11 +76,12 @@ function orderUndefined(argv: string[]): boolean {
 
 const sorted = (v: RespValue): RespValue => (Array.isArray(v) ? [...v].map((x) => JSON.stringify(x)).sort() : v);
 
-/** argv without its LIMIT and the two words after it, read as SORT reads them; null when it has none. */
+/** argv without its LIMITs and the two words after each, read as SORT reads them; null when it has none. */
 function withoutLimit(argv: string[]): string[] | null {
   for (let i = 2; i < argv.length; i++) {
     const word = argv[i]!.toUpperCase();
-    if (word === "LIMIT" && argv.length - i - 1 >= 2) return [...argv.slice(0, i), ...argv.slice(i + 3)];
+    // Every LIMIT goes: the last one given is the one that counts, so one left behind still picks.
+    if (word === "LIMIT" && argv.length - i - 1 >= 2) return withoutLimit([...argv.slice(0, i), ...argv.slice(i + 3)]) ?? [...argv.slice(0, i), ...argv.slice(i + 3)];
     if ((word === "BY" || word === "GET" || word === "STORE") && i + 1 < argv.length) i++;
   }
   return null;
