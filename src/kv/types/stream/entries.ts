@@ -33,7 +33,7 @@ export function parseLongLong(text: string): bigint {
 /** Replies with one entry: its ID and its fields and values. */
 export function replyEntry(reply: Reply, entry: StreamEntry): void {
   reply.array(2);
-  reply.bulk(formatId(entry.id));
+  reply.bulk(entry.text);
   reply.array(entry.fields.length);
   for (const item of entry.fields) reply.bulk(item);
 }
@@ -145,11 +145,12 @@ function xadd(x: Exec, argv: string[]): void {
     // for this reason, and any other ID is above a new stream's 0-0.
     throw new KvError("ERR The ID specified in XADD is equal or smaller than the target stream top item");
   }
-  stream.append(id, argv.slice(fieldsAt), x.engine.streamNodeEntriesMax);
-  x.reply.bulk(formatId(id));
+  const text = stream.append(id, argv.slice(fieldsAt), x.engine.streamNodeEntriesMax);
+  x.reply.bulk(text);
   x.db.modified(key);
   if (args.trim !== null) stream.trim(args.trim);
-  x.propagate = [["XADD", key, ...(args.trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), formatId(id), ...argv.slice(fieldsAt)]];
+  // Only the file reads what is recorded: no need to build it without one.
+  if (x.engine.aof !== null) x.propagate = [["XADD", key, ...(args.trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...argv.slice(fieldsAt)]];
 }
 
 /**

@@ -20,7 +20,7 @@ export class StreamParts implements CollectionParts {
 
   constructor(key: string, stream: Stream) {
     const commands = this.commands;
-    for (const entry of stream.range(streamIdMin, streamIdMax)) commands.push(["XADD", key, formatId(entry.id), ...entry.fields]);
+    for (const entry of stream.range(streamIdMin, streamIdMax)) commands.push(["XADD", key, entry.text, ...entry.fields]);
     if (stream.length === 0) commands.push(["XADD", key, "MAXLEN", "0", "0-1", "x", "y"]);
     commands.push(["XSETID", key, formatId(stream.lastId), "ENTRIESADDED", String(stream.entriesAdded), "MAXDELETEDID", formatId(stream.maxDeletedId)]);
     for (const [name, group] of stream.groups) {

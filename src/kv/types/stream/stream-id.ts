@@ -22,7 +22,18 @@ const idCharsMax = 127;
 export const makeId = (ms: bigint, seq: bigint): StreamId => (ms << 64n) | seq;
 export const msOf = (id: StreamId): bigint => id >> 64n;
 export const seqOf = (id: StreamId): bigint => id & u64Max;
-export const formatId = (id: StreamId): string => `${id >> 64n}-${id & u64Max}`;
+/** The last time formatted, and its text: entries added in one ms share it, and a bigint's text costs. */
+let formattedMs = -1n;
+let formattedMsText = "";
+
+export function formatId(id: StreamId): string {
+  const ms = id >> 64n;
+  if (ms !== formattedMs) {
+    formattedMs = ms;
+    formattedMsText = ms.toString();
+  }
+  return `${formattedMsText}-${id & u64Max}`;
+}
 
 export const invalidId = () => new KvError("ERR Invalid stream ID specified as stream command argument");
 

@@ -15,7 +15,7 @@
  * added: Redis 7's consumer group lag is computed from these.
  */
 import { type ConsumerGroup } from "./consumer-group.ts";
-import { type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+import { formatId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 /** Slots per node unless CONFIG says otherwise (Redis's stream-node-max-entries). */
 export const nodeEntriesMaxDefault = 100;
@@ -24,7 +24,17 @@ export const nodeEntriesMaxDefault = 100;
 class StreamNode {
   readonly ids: StreamId[] = [];
   readonly values: (readonly string[] | null)[] = [];
+  /** Each ID's text once made: replies name entries by it, and making it from a bigint costs. */
+  readonly texts: (string | undefined)[] = [];
   live = 0;
+
+  entry(slot: number): StreamEntry | undefined {
+    const fields = this.values[slot];
+    if (fields === null || fields === undefined) return undefined;
+    const id = this.ids[slot]!;
+    const text = (this.texts[slot] ??= formatId(id));
+    return { id, fields, text };
+  }
 
   /** The index of the first slot whose ID is ≥ id (or > id when `after`). */
   lowerBound(id: StreamId, after: boolean): number {
@@ -43,6 +53,7 @@ class StreamNode {
     const node = new StreamNode();
     node.ids.push(...this.ids);
     node.values.push(...this.values);
+    node.texts.push(...this.texts);
     node.live = this.live;
     return node;
   }
@@ -53,6 +64,8 @@ export interface StreamEntry {
   id: StreamId;
   /** Field, value, field, value, … */
   fields: readonly string[];
+  /** The ID as text (formatId). */
+  text: string;
 }
 
 /** How XADD and XTRIM trim: by length or by ID, exactly or by whole nodes, at most `limit` entries (0: no limit). */
@@ -82,26 +95,27 @@ export class Stream {
    * Appends an entry with `id`, which the caller has checked is above lastId, in the last node if
    * it has a free slot, else in a new node.
    */
-  append(id: StreamId, fields: readonly string[], nodeEntriesMax: number): void {
+  append(id: StreamId, fields: readonly string[], nodeEntriesMax: number): string {
     let node = this.nodes.at(-1);
     if (node === undefined || (nodeEntriesMax > 0 && node.ids.length >= nodeEntriesMax)) {
       node = new StreamNode();
       this.nodes.push(node);
     }
+    const text = formatId(id);
     node.ids.push(id);
     node.values.push(fields);
+    node.texts.push(text);
     node.live++;
     this.length++;
     this.lastId = id;
     this.entriesAdded++;
+    return text;
   }
 
   /** The entry with `id`, or undefined. */
   get(id: StreamId): StreamEntry | undefined {
     const [node, slot] = this.find(id);
-    if (node === undefined) return undefined;
-    const fields = node.values[slot];
-    return fields === null || fields === undefined ? undefined : { id, fields };
+    return node?.entry(slot);
   }
 
   /** The node that would hold `id`, and its slot there when it does. */
@@ -126,6 +140,7 @@ export class Stream {
     const [node, slot] = this.find(id);
     if (node === undefined || node.values[slot] === null) return false;
     node.values[slot] = null;
+    node.texts[slot] = undefined;
     node.live--;
     this.length--;
     if (node.live === 0) this.nodes.splice(this.nodes.indexOf(node), 1);
@@ -147,20 +162,18 @@ export class Stream {
       for (let n = start; n < nodes.length; n++) {
         const node = nodes[n]!;
         for (let s = n === start ? node.lowerBound(from, false) : 0; s < node.ids.length; s++) {
-          const id = node.ids[s]!;
-          if (id > to) return;
-          const fields = node.values[s];
-          if (fields !== null && fields !== undefined) yield { id, fields };
+          if (node.ids[s]! > to) return;
+          const entry = node.entry(s);
+          if (entry !== undefined) yield entry;
         }
       }
     } else {
       for (let n = Math.min(this.lastNodeFrom(to), nodes.length - 1); n >= 0; n--) {
         const node = nodes[n]!;
         for (let s = node.lowerBound(to, true) - 1; s >= 0; s--) {
-          const id = node.ids[s]!;
-          if (id < from) return;
-          const fields = node.values[s];
-          if (fields !== null && fields !== undefined) yield { id, fields };
+          if (node.ids[s]! < from) return;
+          const entry = node.entry(s);
+          if (entry !== undefined) yield entry;
         }
       }
     }
@@ -202,6 +215,7 @@ export class Stream {
         if (spec.strategy === "maxlen" ? BigInt(this.length) <= spec.threshold : node.ids[s]! >= spec.threshold) break;
         if (node.values[s] === null) continue;
         node.values[s] = null;
+        node.texts[s] = undefined;
         node.live--;
         this.length--;
         deleted++;
