@@ -44,7 +44,8 @@ export async function streamComparison(): Promise<void> {
         const measure = async (server: ServerProcess) => {
           if (c.freshGroup) {
             await redisCli(server.port, ["XGROUP", "DESTROY", "long", "workers"]);
-                }
+            await redisCli(server.port, ["XGROUP", "CREATE", "long", "workers", "0"]);
+          }
           return redisBenchmark({ port: server.port, test: "", command: c.command, pipeline, requests, clients, keyRange: cappedStreams });
         };
         const [r, k] = await interleavedMedians(redis, kv, i % 2 === 0, rounds, measure);

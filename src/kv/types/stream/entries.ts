@@ -7,7 +7,7 @@
  * as `MAXLEN = <length left>` (entries leave from the head whatever the strategy, so the length
  * left says exactly what went), as Redis rewrites `~` for its replicas and file.
  */
-import { isKeyword, parseInt64 } from "../../args.ts";
+import { isKeyword, parseInt64, parseSmallInteger } from "../../args.ts";
 import { getValue } from "../../commands/lookup.ts";
 import type { Exec } from "../../commands/spec.ts";
 import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } from "../../errors.ts";
@@ -60,17 +60,33 @@ interface AddOrTrimArgs {
   next: number;
 }
 
+/** IDs whose halves stay below this are made from numbers (XADD `*`). */
+const numberIdMax = Number.MAX_SAFE_INTEGER;
+
 /** Entries `~` trims at most unless LIMIT says, per slot of a node (Redis: 100 × stream-node-max-entries). */
 const approxLimitNodes = 100;
-/** The limit when that product is not usable. */
+/** The limit when that product is not usable: not positive, or past this. */
 const approxLimitFallback = 10_000;
+const approxLimitMax = 2 ** 30;
+
+/**
+ * A count (MAXLEN, LIMIT) as a number: a long long, read without a bigint when it is short (the
+ * usual case); one past 2^53 is Infinity, more than any stream holds.
+ */
+function parseCount(text: string): number {
+  const small = parseSmallInteger(text);
+  if (small !== null) return small;
+  const n = parseLongLong(text);
+  return n >= 2n ** 53n ? Infinity : n <= -(2n ** 53n) ? -Infinity : Number(n);
+}
 
 /** The trimming options of XADD (from argv[2] up to its ID) or XTRIM, as Redis's streamParseAddOrTrimArgsOrReply reads them. */
 function parseAddOrTrim(x: Exec, argv: readonly string[], xadd: boolean): AddOrTrimArgs {
   let strategy: TrimSpec["strategy"] | null = null;
-  let threshold = 0n;
+  let maxlen = 0;
+  let minId = streamIdMin;
   let approx = false;
-  let limit = 0n;
+  let limit = 0;
   let limitGiven = false;
   let noMakeStream = false;
   let id: AddOrTrimArgs["id"] = null;
@@ -89,14 +105,14 @@ function parseAddOrTrim(x: Exec, argv: readonly string[], xadd: boolean): AddOrT
         i++;
       } else if (more >= 2 && next === "=") i++;
       if (isMaxlen) {
-        threshold = parseLongLong(argv[i + 1]!);
-        if (threshold < 0n) throw new KvError("ERR The MAXLEN argument must be >= 0.");
-      } else threshold = parseStrictId(argv[i + 1]!);
+        maxlen = parseCount(argv[i + 1]!);
+        if (maxlen < 0) throw new KvError("ERR The MAXLEN argument must be >= 0.");
+      } else minId = parseStrictId(argv[i + 1]!);
       i++;
       strategy = isMaxlen ? "maxlen" : "minid";
     } else if (isKeyword(option, "LIMIT") && more > 0) {
-      limit = parseLongLong(argv[i + 1]!);
-      if (limit < 0n) throw new KvError("ERR The LIMIT argument must be >= 0.");
+      limit = parseCount(argv[i + 1]!);
+      if (limit < 0) throw new KvError("ERR The LIMIT argument must be >= 0.");
       limitGiven = true;
       i++;
     } else if (xadd && isKeyword(option, "NOMKSTREAM")) {
@@ -106,15 +122,16 @@ function parseAddOrTrim(x: Exec, argv: readonly string[], xadd: boolean): AddOrT
       break;
     } else throw syntaxError();
   }
-  if (limit !== 0n && strategy === null) throw new KvError("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
+  if (limit !== 0 && strategy === null) throw new KvError("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
   if (!xadd && strategy === null) throw new KvError("ERR syntax error, XTRIM must be called with a trimming strategy");
   if (limitGiven) {
     if (!approx) throw new KvError("ERR syntax error, LIMIT cannot be used without the special ~ option");
   } else if (approx) {
-    limit = BigInt(approxLimitNodes * x.engine.streamNodeEntriesMax);
-    if (limit <= 0n || limit > 2n ** 30n) limit = BigInt(approxLimitFallback);
+    limit = approxLimitNodes * x.engine.streamNodeEntriesMax;
+    if (limit <= 0 || limit > approxLimitMax) limit = approxLimitFallback;
   }
-  const trim = strategy === null ? null : { strategy, threshold, approx, limit: limit > BigInt(Number.MAX_SAFE_INTEGER) ? 0 : Number(limit) };
+  // A limit past any length removes as much as none would.
+  const trim = strategy === null ? null : { strategy, maxlen, minId, approx, limit: limit === Infinity ? 0 : limit };
   return { trim, noMakeStream, id, next: i };
 }
 
@@ -139,18 +156,32 @@ function xadd(x: Exec, argv: string[]): void {
     x.db.set(key, stream);
   }
   if (stream.lastId === streamIdMax) throw new KvError("ERR The stream has exhausted the last possible ID, unable to add more items");
-  const id = nextId(stream, args.id, x.engine.clock.nowMs());
+  const nowMs = x.engine.clock.nowMs();
+  // `*`, the usual case: the next ID made from numbers — the time now, or the last ID's time and
+  // the next sequence number when the clock is not past it.
+  if (args.id === null) {
+    const fields = argv.slice(fieldsAt);
+    const nodeEntriesMax = x.engine.streamNodeEntriesMax;
+    const { lastMs, lastSeq } = stream;
+    if (nowMs > lastMs) return added(x, key, stream, args.trim, stream.appendAt(nowMs, 0, fields, nodeEntriesMax), argv, fieldsAt);
+    if (lastMs < numberIdMax && lastSeq < numberIdMax) return added(x, key, stream, args.trim, stream.appendAt(lastMs, lastSeq + 1, fields, nodeEntriesMax), argv, fieldsAt);
+  }
+  const id = nextId(stream, args.id, nowMs);
   if (id <= stream.lastId) {
     // The stream made above stays only if it holds something: Redis checks 0-0 before making it
     // for this reason, and any other ID is above a new stream's 0-0.
     throw new KvError("ERR The ID specified in XADD is equal or smaller than the target stream top item");
   }
-  const text = stream.append(id, argv.slice(fieldsAt), x.engine.streamNodeEntriesMax);
+  added(x, key, stream, args.trim, stream.append(id, argv.slice(fieldsAt), x.engine.streamNodeEntriesMax), argv, fieldsAt);
+}
+
+/** XADD's ending once the entry is in: the reply, the trim, and what the file records. */
+function added(x: Exec, key: string, stream: Stream, trim: TrimSpec | null, text: string, argv: readonly string[], fieldsAt: number): void {
   x.reply.bulk(text);
   x.db.modified(key);
-  if (args.trim !== null) stream.trim(args.trim);
+  if (trim !== null) stream.trim(trim);
   // Only the file reads what is recorded: no need to build it without one.
-  if (x.engine.aof !== null) x.propagate = [["XADD", key, ...(args.trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...argv.slice(fieldsAt)]];
+  if (x.engine.aof !== null) x.propagate = [["XADD", key, ...(trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...argv.slice(fieldsAt)]];
 }
 
 /**

@@ -20,19 +20,28 @@ export const streamIdMax: StreamId = (u64Max << 64n) | u64Max;
 const idCharsMax = 127;
 
 export const makeId = (ms: bigint, seq: bigint): StreamId => (ms << 64n) | seq;
+
+/** The ms last given to idOf and its shifted bigint: IDs made in one ms, in any stream, share it. */
+let shiftedFor = -1;
+let shifted = 0n;
+
+/** The ID of `ms` and `seq` given as numbers below 2^53 (XADD `*`). */
+export function idOf(ms: number, seq: number): StreamId {
+  if (ms !== shiftedFor) {
+    shiftedFor = ms;
+    shifted = BigInt(ms) << 64n;
+  }
+  return seq === 0 ? shifted : shifted | BigInt(seq);
+}
 export const msOf = (id: StreamId): bigint => id >> 64n;
 export const seqOf = (id: StreamId): bigint => id & u64Max;
-/** The last time formatted, and its text: entries added in one ms share it, and a bigint's text costs. */
-let formattedMs = -1n;
-let formattedMsText = "";
+/** Below this a half is written through a number: a bigint's own text costs twice as much. */
+const numberMax = 2n ** 53n;
 
 export function formatId(id: StreamId): string {
   const ms = id >> 64n;
-  if (ms !== formattedMs) {
-    formattedMs = ms;
-    formattedMsText = ms.toString();
-  }
-  return `${formattedMsText}-${id & u64Max}`;
+  const seq = id & u64Max;
+  return `${ms < numberMax ? Number(ms) : ms}-${seq < numberMax ? Number(seq) : seq}`;
 }
 
 export const invalidId = () => new KvError("ERR Invalid stream ID specified as stream command argument");

@@ -15,7 +15,7 @@
  * added: Redis 7's consumer group lag is computed from these.
  */
 import { type ConsumerGroup } from "./consumer-group.ts";
-import { formatId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+import { formatId, idOf, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 /** Slots per node unless CONFIG says otherwise (Redis's stream-node-max-entries). */
 export const nodeEntriesMaxDefault = 100;
@@ -68,10 +68,15 @@ export interface StreamEntry {
   text: string;
 }
 
-/** How XADD and XTRIM trim: by length or by ID, exactly or by whole nodes, at most `limit` entries (0: no limit). */
+/**
+ * How XADD and XTRIM trim: to `maxlen` entries (a length past 2^53 is Infinity: no stream is
+ * that long) or to entries from `minId` on; exactly or by whole nodes; removing at most `limit`
+ * entries (0: no limit).
+ */
 export interface TrimSpec {
   strategy: "maxlen" | "minid";
-  threshold: bigint;
+  maxlen: number;
+  minId: StreamId;
   approx: boolean;
   limit: number;
 }
@@ -81,7 +86,13 @@ export class Stream {
   private nodes: StreamNode[] = [];
   /** Live entries. */
   length = 0;
-  lastId: StreamId = streamIdMin;
+  private last: StreamId = streamIdMin;
+  /**
+   * The last ID's halves as numbers, once asked for (exact below 2^53): XADD `*` makes the next
+   * ID from them, and its text, without bigint arithmetic.
+   */
+  private lastMsNumber: number | undefined = 0;
+  private lastSeqNumber: number | undefined = 0;
   maxDeletedId: StreamId = streamIdMin;
   entriesAdded = 0n;
   /** Consumer groups by name, in the order created (XINFO GROUPS lists them sorted, as Redis's radix tree does). */
@@ -91,17 +102,45 @@ export class Stream {
     return this.length;
   }
 
+  /** The last ID generated: its last entry's, or more after XDEL or XSETID. */
+  get lastId(): StreamId {
+    return this.last;
+  }
+
+  set lastId(id: StreamId) {
+    this.last = id;
+    this.lastMsNumber = undefined;
+    this.lastSeqNumber = undefined;
+  }
+
+  get lastMs(): number {
+    return (this.lastMsNumber ??= Number(msOf(this.last)));
+  }
+
+  get lastSeq(): number {
+    return (this.lastSeqNumber ??= Number(seqOf(this.last)));
+  }
+
+  /** append for an ID given as numbers, both below 2^53 (XADD `*`). */
+  appendAt(ms: number, seq: number, fields: readonly string[], nodeEntriesMax: number): string {
+    // The next sequence number in the same ms is one step from the last ID: no bigint to build.
+    const id = ms === this.lastMs && seq === this.lastSeq + 1 ? this.last + 1n : idOf(ms, seq);
+    const text = this.append(id, fields, nodeEntriesMax, `${ms}-${seq}`);
+    this.lastMsNumber = ms;
+    this.lastSeqNumber = seq;
+    return text;
+  }
+
   /**
    * Appends an entry with `id`, which the caller has checked is above lastId, in the last node if
    * it has a free slot, else in a new node.
    */
-  append(id: StreamId, fields: readonly string[], nodeEntriesMax: number): string {
+  append(id: StreamId, fields: readonly string[], nodeEntriesMax: number, text = formatId(id)): string {
     let node = this.nodes.at(-1);
     if (node === undefined || (nodeEntriesMax > 0 && node.ids.length >= nodeEntriesMax)) {
       node = new StreamNode();
       this.nodes.push(node);
     }
-    const text = formatId(id);
     node.ids.push(id);
     node.values.push(fields);
     node.texts.push(text);
@@ -198,12 +237,14 @@ export class Stream {
    * entries marked deleted. `limit` stops before a node that would take the count past it.
    */
   trim(spec: TrimSpec): number {
+    const byLength = spec.strategy === "maxlen";
+    const { maxlen, minId } = spec;
     let deleted = 0;
     while (this.nodes.length > 0) {
-      if (spec.strategy === "maxlen" && BigInt(this.length) <= spec.threshold) break;
+      if (byLength && this.length <= maxlen) break;
       const node = this.nodes[0]!;
       if (spec.limit > 0 && deleted + node.live > spec.limit) break;
-      const removeNode = spec.strategy === "maxlen" ? BigInt(this.length - node.live) >= spec.threshold : node.ids.at(-1)! < spec.threshold;
+      const removeNode = byLength ? this.length - node.live >= maxlen : node.ids.at(-1)! < minId;
       if (removeNode) {
         this.nodes.shift();
         this.length -= node.live;
@@ -212,7 +253,7 @@ export class Stream {
       }
       if (spec.approx) break;
       for (let s = 0; s < node.ids.length; s++) {
-        if (spec.strategy === "maxlen" ? BigInt(this.length) <= spec.threshold : node.ids[s]! >= spec.threshold) break;
+        if (byLength ? this.length <= maxlen : node.ids[s]! >= minId) break;
         if (node.values[s] === null) continue;
         node.values[s] = null;
         node.texts[s] = undefined;
@@ -278,7 +319,7 @@ export class Stream {
     const copy = new Stream();
     copy.nodes = this.nodes.map((node) => node.copy());
     copy.length = this.length;
-    copy.lastId = this.lastId;
+    copy.last = this.last;
     copy.maxDeletedId = this.maxDeletedId;
     copy.entriesAdded = this.entriesAdded;
     for (const [name, group] of this.groups) copy.groups.set(name, group.clone());
