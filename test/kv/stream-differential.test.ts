@@ -560,6 +560,30 @@ describe("streams against redis-server", () => {
     ]);
   });
 
+  test("COPY of a stream carries its entries, last ID, counters, groups and pending entries; the copy then changes alone", async () => {
+    const future = "99999999999999";
+    await runBoth([
+      ["FLUSHALL"],
+      ["XADD", "src", "1-0", "f", "1"],
+      ["XADD", "src", "2-0", "f", "2"],
+      ["XADD", "src", `${future}-7`, "f", "3"],
+      ["XDEL", "src", "2-0"],
+      ["XGROUP", "CREATE", "src", "g", "0"],
+      ["XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "src", ">"],
+      ["COPY", "src", "dst"],
+      ["XINFO", "STREAM", "dst", "FULL"],
+      // The copy's last ID is in the future: `*` continues its sequence, as on the source.
+      ["XADD", "dst", "*", "f", "4"],
+      ["XADD", "dst", "*", "f", "5"],
+      ["XREADGROUP", "GROUP", "g", "c", "STREAMS", "dst", ">"],
+      ["XACK", "dst", "g", "1-0"],
+      ["XINFO", "STREAM", "src", "FULL"],
+      ["XINFO", "STREAM", "dst", "FULL"],
+      ["XPENDING", "src", "g"],
+      ["XPENDING", "dst", "g"],
+    ]);
+  });
+
   test("XSETID, entries-added, max-deleted-entry-id and lag", async () => {
     await runBoth([
       ["FLUSHALL"],

@@ -319,7 +319,7 @@ export class Stream {
     const copy = new Stream();
     copy.nodes = this.nodes.map((node) => node.copy());
     copy.length = this.length;
-    copy.last = this.last;
+    copy.lastId = this.last;
     copy.maxDeletedId = this.maxDeletedId;
     copy.entriesAdded = this.entriesAdded;
     for (const [name, group] of this.groups) copy.groups.set(name, group.clone());
