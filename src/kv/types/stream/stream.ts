@@ -2,9 +2,9 @@
  * A stream: entries of field-value pairs in the order of their IDs, which only grow, plus the
  * consumer groups reading it (consumer-group.ts).
  *
- * Entries are kept in nodes of at most `stream-node-max-entries` slots, as Redis keeps them in
- * listpacks: a deleted entry leaves its slot marked until its whole node is empty, and the node
- * is then dropped. The layout is kept because it is visible: MAXLEN and MINID with `~` remove
+ * Entries are kept in nodes of at most `stream-node-max-entries` slots, packed as Redis packs
+ * them in listpacks (stream-node.ts): a deleted entry leaves its slot marked until its whole node
+ * is empty, and the node is then dropped. The layout is kept because it is visible: MAXLEN and MINID with `~` remove
  * whole nodes only, so how many entries such a trim leaves is decided by where the nodes begin,
  * and a client that reads XLEN after `XADD … MAXLEN ~ 1000` sees Redis's number. (Redis also ends
  * a node at stream-node-max-bytes, 4 KiB; entries of a few short fields, the usual kind, fill 100
@@ -16,57 +16,12 @@
  */
 import { type ConsumerGroup } from "./consumer-group.ts";
 import { formatId, idOf, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+import { type StreamEntry, StreamNode } from "./stream-node.ts";
 
 /** Slots per node unless CONFIG says otherwise (Redis's stream-node-max-entries). */
 export const nodeEntriesMaxDefault = 100;
 
-/** One node's entries: IDs ascending, and each entry's fields and values (null once deleted). */
-class StreamNode {
-  readonly ids: StreamId[] = [];
-  readonly values: (readonly string[] | null)[] = [];
-  /** Each ID's text once made: replies name entries by it, and making it from a bigint costs. */
-  readonly texts: (string | undefined)[] = [];
-  live = 0;
-
-  entry(slot: number): StreamEntry | undefined {
-    const fields = this.values[slot];
-    if (fields === null || fields === undefined) return undefined;
-    const id = this.ids[slot]!;
-    const text = (this.texts[slot] ??= formatId(id));
-    return { id, fields, text };
-  }
-
-  /** The index of the first slot whose ID is ≥ id (or > id when `after`). */
-  lowerBound(id: StreamId, after: boolean): number {
-    let lo = 0;
-    let hi = this.ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const here = this.ids[mid]!;
-      if (here < id || (after && here === id)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  copy(): StreamNode {
-    const node = new StreamNode();
-    node.ids.push(...this.ids);
-    node.values.push(...this.values);
-    node.texts.push(...this.texts);
-    node.live = this.live;
-    return node;
-  }
-}
-
-/** An entry as commands read it. */
-export interface StreamEntry {
-  id: StreamId;
-  /** Field, value, field, value, … */
-  fields: readonly string[];
-  /** The ID as text (formatId). */
-  text: string;
-}
+export type { StreamEntry };
 
 /**
  * How XADD and XTRIM trim: to `maxlen` entries (a length past 2^53 is Infinity: no stream is
@@ -137,14 +92,12 @@ export class Stream {
    */
   append(id: StreamId, fields: readonly string[], nodeEntriesMax: number, text = formatId(id)): string {
     let node = this.nodes.at(-1);
-    if (node === undefined || (nodeEntriesMax > 0 && node.ids.length >= nodeEntriesMax)) {
+    if (node === undefined || (nodeEntriesMax > 0 && node.slots >= nodeEntriesMax)) {
+      node?.compact();
       node = new StreamNode();
       this.nodes.push(node);
     }
-    node.ids.push(id);
-    node.values.push(fields);
-    node.texts.push(text);
-    node.live++;
+    node.push(id, fields);
     this.length++;
     this.lastId = id;
     this.entriesAdded++;
@@ -177,10 +130,7 @@ export class Stream {
   /** Deletes the entry with `id`; false when there is none. Does not touch maxDeletedId (XDEL does). */
   delete(id: StreamId): boolean {
     const [node, slot] = this.find(id);
-    if (node === undefined || node.values[slot] === null) return false;
-    node.values[slot] = null;
-    node.texts[slot] = undefined;
-    node.live--;
+    if (node === undefined || !node.deleteSlot(slot)) return false;
     this.length--;
     if (node.live === 0) this.nodes.splice(this.nodes.indexOf(node), 1);
     return true;
@@ -200,7 +150,7 @@ export class Stream {
       const start = this.lastNodeFrom(from);
       for (let n = start; n < nodes.length; n++) {
         const node = nodes[n]!;
-        for (let s = n === start ? node.lowerBound(from, false) : 0; s < node.ids.length; s++) {
+        for (let s = n === start ? node.lowerBound(from, false) : 0; s < node.slots; s++) {
           if (node.ids[s]! > to) return;
           const entry = node.entry(s);
           if (entry !== undefined) yield entry;
@@ -252,12 +202,9 @@ export class Stream {
         continue;
       }
       if (spec.approx) break;
-      for (let s = 0; s < node.ids.length; s++) {
+      for (let s = 0; s < node.slots; s++) {
         if (byLength ? this.length <= maxlen : node.ids[s]! >= minId) break;
-        if (node.values[s] === null) continue;
-        node.values[s] = null;
-        node.texts[s] = undefined;
-        node.live--;
+        if (!node.deleteSlot(s)) continue;
         this.length--;
         deleted++;
       }
@@ -306,10 +253,7 @@ export class Stream {
   /** Bytes this stream holds, estimated (MEMORY USAGE). */
   memoryBytes(): number {
     let bytes = 96;
-    for (const node of this.nodes) {
-      bytes += 64 + node.ids.length * 24;
-      for (const fields of node.values) if (fields !== null) for (const f of fields) bytes += 16 + f.length;
-    }
+    for (const node of this.nodes) bytes += node.memoryBytes();
     for (const group of this.groups.values()) bytes += group.memoryBytes();
     return bytes;
   }
