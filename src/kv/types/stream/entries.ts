@@ -32,10 +32,7 @@ export function parseLongLong(text: string): bigint {
 
 /** Replies with one entry: its ID and its fields and values. */
 export function replyEntry(reply: Reply, entry: StreamEntry): void {
-  reply.array(2);
-  reply.bulk(entry.text);
-  reply.array(entry.fields.length);
-  for (const item of entry.fields) reply.bulk(item);
+  entry.reply(reply);
 }
 
 /** Replies with entries (an array), at most `count` of them when count > 0. */

@@ -24,7 +24,7 @@ import { formatId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from
 /** Entries a blocked read is served at most when it gave no COUNT (Redis's XREAD_BLOCKED_DEFAULT_COUNT). */
 const blockedCountDefault = 1000;
 /** A row of a reply: an entry, or the ID of a pending entry no longer in the stream (its fields null). */
-type Row = StreamEntry | { id: StreamId; fields: null };
+type Row = StreamEntry | { id: StreamId; gone: true };
 
 /** `>`: entries never delivered to the group; held as the largest ID, as Redis holds it. */
 const undelivered = streamIdMax;
@@ -215,8 +215,8 @@ function replyStream(reply: Reply, key: string, rows: readonly Row[]): void {
   reply.bulk(key);
   reply.array(rows.length);
   for (const row of rows) {
-    if (row.fields !== null) {
-      replyEntry(reply, row as StreamEntry);
+    if (!("gone" in row)) {
+      replyEntry(reply, row);
       continue;
     }
     reply.array(2);
@@ -250,7 +250,7 @@ function readHistory(key: string, stream: Stream, groupName: string, group: Cons
       pending.deliveries++;
       commands.push(claimCommand(key, groupName, group, pending, consumerName));
     }
-    rows.push(entry ?? { id: pending.id, fields: null });
+    rows.push(entry ?? { id: pending.id, gone: true });
     if (count > 0 && rows.length === count) break;
   }
   return rows;

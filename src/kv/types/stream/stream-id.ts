@@ -35,13 +35,35 @@ export function idOf(ms: number, seq: number): StreamId {
 }
 export const msOf = (id: StreamId): bigint => id >> 64n;
 export const seqOf = (id: StreamId): bigint => id & u64Max;
-/** Below this a half is written through a number: a bigint's own text costs twice as much. */
-const numberMax = 2n ** 53n;
+/** Halves below this are exact as numbers: kept and written as numbers (node-ids.ts, formatId). */
+export const numberHalfMax = 2n ** 53n;
 
 export function formatId(id: StreamId): string {
   const ms = id >> 64n;
   const seq = id & u64Max;
-  return `${ms < numberMax ? Number(ms) : ms}-${seq < numberMax ? Number(seq) : seq}`;
+  if (ms < numberHalfMax && seq < numberHalfMax) return `${Number(ms)}-${Number(seq)}`;
+  return `${ms}-${seq}`;
+}
+
+/**
+ * An ID as two numbers, for comparing with IDs kept as numbers (node-ids.ts): a half of 2^53 or
+ * more is Infinity, which is above every half a number keeps — so the order comes out right.
+ */
+export interface IdBound {
+  ms: number;
+  seq: number;
+}
+
+const minBound: IdBound = { ms: 0, seq: 0 };
+const maxBound: IdBound = { ms: Infinity, seq: Infinity };
+
+export function idBound(id: StreamId): IdBound {
+  // `-` and `+`, the usual ends of a range.
+  if (id === streamIdMin) return minBound;
+  if (id === streamIdMax) return maxBound;
+  const ms = id >> 64n;
+  const seq = id & u64Max;
+  return { ms: ms < numberHalfMax ? Number(ms) : Infinity, seq: seq < numberHalfMax ? Number(seq) : Infinity };
 }
 
 export const invalidId = () => new KvError("ERR Invalid stream ID specified as stream command argument");

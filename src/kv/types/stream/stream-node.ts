@@ -12,10 +12,12 @@
  * names being kept once per node (Redis's "master fields" do the same). A deleted entry's start
  * is -1; its bytes stay until the node goes, as a listpack's tombstones do.
  *
- * IDs stay bigints, one per entry, ascending (stream-id.ts).
+ * The IDs are kept beside, as numbers while they fit (node-ids.ts).
  */
+import type { Reply } from "../../reply.ts";
 import { grownBuffer, type Latin1Buffer, writeLatin1 } from "../../resp/write-bytes.ts";
-import { formatId, type StreamId } from "./stream-id.ts";
+import { NodeIds } from "./node-ids.ts";
+import { type IdBound, idBound, type StreamId } from "./stream-id.ts";
 
 /** First size of a node's bytes and of its slot array; each doubles as needed. */
 const initialBytes = 256;
@@ -25,43 +27,80 @@ const varintBytesMax = 8;
 /** The header that says an entry has the node's first entry's field names. */
 const sameFields = 0;
 
-/** An entry as commands read it. */
-export interface StreamEntry {
-  id: StreamId;
-  /** Field, value, field, value, … */
-  fields: readonly string[];
+/** An entry as commands read it: read in place, its fields decoded only when asked for. */
+export class StreamEntry {
+  private decoded: readonly string[] | null = null;
+  private idValue: StreamId | null = null;
+
+  constructor(
+    private readonly node: StreamNode,
+    private readonly slot: number,
+  ) {}
+
+  get id(): StreamId {
+    return (this.idValue ??= this.node.ids.idAt(this.slot));
+  }
+
   /** The ID as text (formatId). */
-  text: string;
+  get text(): string {
+    return this.node.ids.textAt(this.slot);
+  }
+
+  /** Field, value, field, value, … */
+  get fields(): readonly string[] {
+    return (this.decoded ??= this.node.fieldsOf(this.slot));
+  }
+
+  /** Replies [id, [field, value, …]], the values copied from the node's bytes. */
+  reply(reply: Reply): void {
+    reply.array(2);
+    reply.bulk(this.text);
+    this.node.replyFields(reply, this.slot);
+  }
 }
 
 export class StreamNode {
-  readonly ids: StreamId[] = [];
-  private starts = new Int32Array(initialSlots);
-  private bytes = Buffer.allocUnsafe(initialBytes) as Latin1Buffer;
+  private starts: Int32Array;
+  private bytes: Latin1Buffer;
   private used = 0;
   /** The first entry's field names, which later entries with the same names do not repeat. */
   private names: string[] | null = null;
   live = 0;
 
+  /**
+   * `slots` and `bytes`: the room to start with. A stream's first node starts small (many streams
+   * hold a few entries); one after a full node gets that node's size at once, rather than
+   * doubling its way there.
+   */
+  constructor(slots = initialSlots, bytes = initialBytes, readonly ids = new NodeIds(slots)) {
+    this.starts = new Int32Array(slots);
+    this.bytes = Buffer.allocUnsafe(bytes) as Latin1Buffer;
+  }
+
+  /** Bytes of entries it holds. */
+  get usedBytes(): number {
+    return this.used;
+  }
+
   /** Slots, deleted ones included. */
   get slots(): number {
-    return this.ids.length;
+    return this.ids.count;
   }
 
   isLive(slot: number): boolean {
     return this.starts[slot]! >= 0;
   }
 
-  /** Adds an entry after the others. */
-  push(id: StreamId, fields: readonly string[]): void {
-    const slot = this.ids.length;
+  /** Adds an entry after the others; its ID is `id`, or `ms` and `seq` when given as numbers below 2^53. */
+  push(id: StreamId | null, fields: readonly string[], ms = 0, seq = 0): void {
+    const slot = this.ids.count;
     if (slot === this.starts.length) {
       const grown = new Int32Array(Math.max(initialSlots, this.starts.length * 2));
       grown.set(this.starts);
       this.starts = grown;
     }
-    const names = this.names ?? (this.names = fields.filter((_, i) => i % 2 === 0));
-    const shared = names.length * 2 === fields.length && names.every((name, i) => fields[2 * i] === name);
+    const names = (this.names ??= fields.filter((_, i) => i % 2 === 0));
+    const shared = hasNames(fields, names);
     let needed = varintBytesMax;
     for (let i = shared ? 1 : 0; i < fields.length; i += shared ? 2 : 1) needed += varintBytesMax + fields[i]!.length;
     if (this.used + needed > this.bytes.length) this.bytes = grownBuffer(this.bytes, 0, this.used, this.used + needed);
@@ -74,31 +113,50 @@ export class StreamNode {
       at = writeLatin1(bytes, writeVarint(bytes, at, item.length), item);
     }
     this.used = at;
-    this.ids.push(id);
+    if (id === null) this.ids.pushNumbers(ms, seq);
+    else this.ids.push(id);
     this.live++;
   }
 
   /** The entry in `slot`, or undefined when it was deleted. */
   entry(slot: number): StreamEntry | undefined {
-    const start = this.starts[slot]!;
-    if (start < 0) return undefined;
+    return this.starts[slot]! < 0 ? undefined : new StreamEntry(this, slot);
+  }
+
+  /** The fields and values of the (live) entry in `slot`, as strings. */
+  fieldsOf(slot: number): string[] {
+    const fields: string[] = [];
+    this.eachItem(slot, (name, from, to) => fields.push(name ?? this.bytes.latin1Slice(from, to)));
+    return fields;
+  }
+
+  /** Replies the (live) entry's fields and values as an array, values straight from the bytes. */
+  replyFields(reply: Reply, slot: number): void {
+    reply.array(this.itemCount(slot));
+    this.eachItem(slot, (name, from, to) => (name === null ? reply.bulkBytes(this.bytes, from, to) : reply.bulk(name)));
+  }
+
+  private itemCount(slot: number): number {
+    const [header] = readVarint(this.bytes, this.starts[slot]!);
+    return header === sameFields ? this.names!.length * 2 : header * 2;
+  }
+
+  /** Calls `each` for every field and value of the entry in order: a shared name as itself, else its bytes' range. */
+  private eachItem(slot: number, each: (name: string | null, from: number, to: number) => void): void {
     const bytes = this.bytes;
-    let at = start;
-    const [header, next] = readVarint(bytes, at);
-    at = next;
+    const [header, first] = readVarint(bytes, this.starts[slot]!);
     const names = header === sameFields ? this.names! : null;
-    const fields: string[] = new Array(names !== null ? names.length * 2 : header * 2);
-    for (let i = 0; i < fields.length; i++) {
+    const items = names !== null ? names.length * 2 : header * 2;
+    let at = first;
+    for (let i = 0; i < items; i++) {
       if (names !== null && i % 2 === 0) {
-        fields[i] = names[i / 2]!;
+        each(names[i / 2]!, 0, 0);
         continue;
       }
       const [length, from] = readVarint(bytes, at);
-      fields[i] = bytes.latin1Slice(from, from + length);
       at = from + length;
+      each(null, from, at);
     }
-    const id = this.ids[slot]!;
-    return { id, fields, text: formatId(id) };
   }
 
   /** Deletes the entry in `slot`; false when it already was. */
@@ -110,13 +168,13 @@ export class StreamNode {
   }
 
   /** The index of the first slot whose ID is ≥ id (or > id when `after`). */
-  lowerBound(id: StreamId, after: boolean): number {
+  lowerBound(id: StreamId, after: boolean, bound: IdBound = idBound(id)): number {
     let lo = 0;
-    let hi = this.ids.length;
+    let hi = this.ids.count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const here = this.ids[mid]!;
-      if (here < id || (after && here === id)) lo = mid + 1;
+      const order = this.ids.compare(mid, id, bound);
+      if (order < 0 || (after && order === 0)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -126,17 +184,16 @@ export class StreamNode {
   compact(): void {
     if (this.used === this.bytes.length) return;
     this.bytes = Buffer.from(this.bytes.subarray(0, this.used)) as Latin1Buffer;
-    this.starts = this.starts.slice(0, this.ids.length);
+    this.starts = this.starts.slice(0, this.ids.count);
+    this.ids.compact();
   }
 
   memoryBytes(): number {
-    // A 128-bit bigint is a heap cell of ~32 bytes, plus its slot in the array.
-    return 96 + this.bytes.length + this.starts.byteLength + this.ids.length * 40;
+    return 96 + this.bytes.length + this.starts.byteLength + this.ids.memoryBytes();
   }
 
   copy(): StreamNode {
-    const node = new StreamNode();
-    node.ids.push(...this.ids);
+    const node = new StreamNode(1, 1, this.ids.copy());
     node.starts = this.starts.slice();
     node.bytes = Buffer.from(this.bytes.subarray(0, Math.max(this.used, 1))) as Latin1Buffer;
     node.used = this.used;
@@ -144,6 +201,13 @@ export class StreamNode {
     node.live = this.live;
     return node;
   }
+}
+
+/** Whether the field names of `fields` (field, value, …) are `names`, in order. */
+function hasNames(fields: readonly string[], names: readonly string[]): boolean {
+  if (fields.length !== names.length * 2) return false;
+  for (let i = 0; i < names.length; i++) if (fields[2 * i] !== names[i]) return false;
+  return true;
 }
 
 /** Writes `n` (below 2^53) as a little-endian base-128 varint at `at`; returns where it ends. */

@@ -15,7 +15,7 @@
  * added: Redis 7's consumer group lag is computed from these.
  */
 import { type ConsumerGroup } from "./consumer-group.ts";
-import { formatId, idOf, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+import { formatId, type IdBound, idBound, idOf, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 import { type StreamEntry, StreamNode } from "./stream-node.ts";
 
 /** Slots per node unless CONFIG says otherwise (Redis's stream-node-max-entries). */
@@ -80,28 +80,37 @@ export class Stream {
   appendAt(ms: number, seq: number, fields: readonly string[], nodeEntriesMax: number): string {
     // The next sequence number in the same ms is one step from the last ID: no bigint to build.
     const id = ms === this.lastMs && seq === this.lastSeq + 1 ? this.last + 1n : idOf(ms, seq);
-    const text = this.append(id, fields, nodeEntriesMax, `${ms}-${seq}`);
+    this.nodeWithRoom(nodeEntriesMax).push(null, fields, ms, seq);
+    this.added(id);
     this.lastMsNumber = ms;
     this.lastSeqNumber = seq;
-    return text;
+    return `${ms}-${seq}`;
   }
 
   /**
    * Appends an entry with `id`, which the caller has checked is above lastId, in the last node if
    * it has a free slot, else in a new node.
    */
-  append(id: StreamId, fields: readonly string[], nodeEntriesMax: number, text = formatId(id)): string {
-    let node = this.nodes.at(-1);
-    if (node === undefined || (nodeEntriesMax > 0 && node.slots >= nodeEntriesMax)) {
-      node?.compact();
-      node = new StreamNode();
-      this.nodes.push(node);
-    }
-    node.push(id, fields);
+  append(id: StreamId, fields: readonly string[], nodeEntriesMax: number): string {
+    this.nodeWithRoom(nodeEntriesMax).push(id, fields);
+    this.added(id);
+    return formatId(id);
+  }
+
+  /** The last node when it has a free slot, else a new one (the full one gives back its spare room). */
+  private nodeWithRoom(nodeEntriesMax: number): StreamNode {
+    const last = this.nodes.at(-1);
+    if (last !== undefined && (nodeEntriesMax === 0 || last.slots < nodeEntriesMax)) return last;
+    const node = last === undefined ? new StreamNode() : new StreamNode(last.slots, last.usedBytes + 1);
+    last?.compact();
+    this.nodes.push(node);
+    return node;
+  }
+
+  private added(id: StreamId): void {
     this.length++;
     this.lastId = id;
     this.entriesAdded++;
-    return text;
   }
 
   /** The entry with `id`, or undefined. */
@@ -112,19 +121,11 @@ export class Stream {
 
   /** The node that would hold `id`, and its slot there when it does. */
   private find(id: StreamId): [StreamNode | undefined, number] {
-    const nodes = this.nodes;
-    let lo = 0;
-    let hi = nodes.length;
-    // The last node whose first ID is ≤ id.
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (nodes[mid]!.ids[0]! <= id) lo = mid + 1;
-      else hi = mid;
-    }
-    const node = nodes[lo - 1];
+    const bound = idBound(id);
+    const node = this.nodes[this.lastNodeFrom(id, bound)];
     if (node === undefined) return [undefined, -1];
-    const slot = node.lowerBound(id, false);
-    return node.ids[slot] === id ? [node, slot] : [undefined, -1];
+    const slot = node.lowerBound(id, false, bound);
+    return slot < node.slots && node.ids.compare(slot, id, bound) === 0 ? [node, slot] : [undefined, -1];
   }
 
   /** Deletes the entry with `id`; false when there is none. Does not touch maxDeletedId (XDEL does). */
@@ -146,21 +147,23 @@ export class Stream {
   *range(from: StreamId, to: StreamId, reverse = false): Generator<StreamEntry> {
     if (from > to) return;
     const nodes = this.nodes;
+    const fromBound = idBound(from);
+    const toBound = idBound(to);
     if (!reverse) {
-      const start = this.lastNodeFrom(from);
+      const start = this.lastNodeFrom(from, fromBound);
       for (let n = start; n < nodes.length; n++) {
         const node = nodes[n]!;
-        for (let s = n === start ? node.lowerBound(from, false) : 0; s < node.slots; s++) {
-          if (node.ids[s]! > to) return;
+        for (let s = n === start ? node.lowerBound(from, false, fromBound) : 0; s < node.slots; s++) {
+          if (node.ids.compare(s, to, toBound) > 0) return;
           const entry = node.entry(s);
           if (entry !== undefined) yield entry;
         }
       }
     } else {
-      for (let n = Math.min(this.lastNodeFrom(to), nodes.length - 1); n >= 0; n--) {
+      for (let n = Math.min(this.lastNodeFrom(to, toBound), nodes.length - 1); n >= 0; n--) {
         const node = nodes[n]!;
-        for (let s = node.lowerBound(to, true) - 1; s >= 0; s--) {
-          if (node.ids[s]! < from) return;
+        for (let s = node.lowerBound(to, true, toBound) - 1; s >= 0; s--) {
+          if (node.ids.compare(s, from, fromBound) < 0) return;
           const entry = node.entry(s);
           if (entry !== undefined) yield entry;
         }
@@ -169,13 +172,13 @@ export class Stream {
   }
 
   /** The index of the last node whose first ID is ≤ id, or 0 when none is. */
-  private lastNodeFrom(id: StreamId): number {
+  private lastNodeFrom(id: StreamId, bound: IdBound): number {
     const nodes = this.nodes;
     let lo = 0;
     let hi = nodes.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (nodes[mid]!.ids[0]! <= id) lo = mid + 1;
+      if (nodes[mid]!.ids.compare(0, id, bound) <= 0) lo = mid + 1;
       else hi = mid;
     }
     return Math.max(0, lo - 1);
@@ -189,12 +192,13 @@ export class Stream {
   trim(spec: TrimSpec): number {
     const byLength = spec.strategy === "maxlen";
     const { maxlen, minId } = spec;
+    const minBound = idBound(minId);
     let deleted = 0;
     while (this.nodes.length > 0) {
       if (byLength && this.length <= maxlen) break;
       const node = this.nodes[0]!;
       if (spec.limit > 0 && deleted + node.live > spec.limit) break;
-      const removeNode = byLength ? this.length - node.live >= maxlen : node.ids.at(-1)! < minId;
+      const removeNode = byLength ? this.length - node.live >= maxlen : node.ids.compare(node.slots - 1, minId, minBound) < 0;
       if (removeNode) {
         this.nodes.shift();
         this.length -= node.live;
@@ -203,7 +207,7 @@ export class Stream {
       }
       if (spec.approx) break;
       for (let s = 0; s < node.slots; s++) {
-        if (byLength ? this.length <= maxlen : node.ids[s]! >= minId) break;
+        if (byLength ? this.length <= maxlen : node.ids.compare(s, minId, minBound) >= 0) break;
         if (!node.deleteSlot(s)) continue;
         this.length--;
         deleted++;
