@@ -3,10 +3,10 @@
  * and to one hot stream, reading the oldest and the newest entries of a long stream, and a
  * consumer group's reads (XREADGROUP `>`, each delivery becoming pending; each measurement starts
  * a new group, so every read finds entries), with and without
- * pipelining, against redis-server, interleaved. Persistence is off on both. Part of
- * `svc bench kv`.
+ * pipelining, against redis-server, interleaved. Persistence is off on both. Then the memory a
+ * stream of a million two-field entries takes, on fresh servers. Part of `svc bench kv`.
  */
-import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
+import { rssBytes, startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
 import { fmt, interleavedMedians, redisBenchmark, redisCli } from "./redis-benchmark.ts";
 
 const clients = 50;
@@ -16,6 +16,10 @@ const requests = Number(process.env.SVC_BENCH_KV_STREAM_REQUESTS ?? 200_000);
 const longStreamEntries = 300_000;
 /** Capped streams the first test appends to, and the cap of each. */
 const cappedStreams = 1000;
+/** Entries of the memory test's stream. */
+const memoryEntries = 1_000_000;
+/** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
+const purgeSettleMs = 1000;
 
 /** A case's command, and whether each measurement starts from a fresh group (its reads consume the stream). */
 const cases: { name: string; command: string[]; freshGroup?: boolean }[] = [
@@ -53,6 +57,32 @@ export async function streamComparison(): Promise<void> {
       }
     }
     console.log("");
+  } finally {
+    await Promise.all([redis?.stop(), kv?.stop()]);
+  }
+  await memoryComparison();
+}
+
+/** RSS growth of a fresh server of each kind for one stream of memoryEntries entries, after MEMORY PURGE. */
+async function memoryComparison(): Promise<void> {
+  let redis: ServerProcess | undefined;
+  let kv: ServerProcess | undefined;
+  try {
+    [redis, kv] = await Promise.all([startRedis(), startKv(["--appendonly", "no"])]);
+    const growth = new Map<ServerProcess, number>();
+    for (const server of [redis, kv]) {
+      const before = rssBytes(server.proc.pid);
+      await redisBenchmark({ port: server.port, test: "", command: ["XADD", "s", "*", "type", "click", "user", "__rand_int__"], pipeline: 16, requests: memoryEntries, clients, keyRange: 1_000_000 });
+      await redisCli(server.port, ["MEMORY", "PURGE"]);
+      await Bun.sleep(purgeSettleMs);
+      growth.set(server, (rssBytes(server.proc.pid) - before) / memoryEntries);
+    }
+    console.log(`### kv: memory for one stream of ${fmt(memoryEntries)} entries (\`type click user <n>\`; RSS growth after MEMORY PURGE, fresh servers)\n`);
+    console.log("| server | bytes/entry |");
+    console.log("|---|---:|");
+    console.log(`| redis-server | ${growth.get(redis)!.toFixed(0)} |`);
+    console.log(`| svc kv | ${growth.get(kv)!.toFixed(0)} |`);
+    console.log(`\nsvc/redis: ${(growth.get(kv)! / growth.get(redis)!).toFixed(2)}× (below 1 means svc uses less)\n`);
   } finally {
     await Promise.all([redis?.stop(), kv?.stop()]);
   }
