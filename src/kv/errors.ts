@@ -15,6 +15,9 @@ export const noSuchKey = () => new KvError("ERR no such key");
 export const indexOutOfRange = () => new KvError("ERR index out of range");
 export const overflow = () => new KvError("ERR increment or decrement would overflow");
 export const arityError = (name: string) => new KvError(`ERR wrong number of arguments for '${name}' command`);
+/** A container command's subcommand with arguments it does not take (Redis's addReplySubcommandSyntaxError). */
+export const subcommandSyntaxError = (container: string, sub: string) =>
+  new KvError(`ERR unknown subcommand or wrong number of arguments for '${sub.slice(0, 128)}'. Try ${container} HELP.`);
 export const mustBePositive = () => new KvError("ERR value is out of range, must be positive");
 /** Past CONFIG maxmemory, to a command that may grow the data (the engine's check, a script's). */
 export const overMaxmemory = () => new KvError("OOM command not allowed when used memory > 'maxmemory'.");

@@ -4,7 +4,7 @@
 import { parseInt64 } from "../args.ts";
 import type { Engine } from "../engine.ts";
 import { credentialsValid, defaultUser } from "../auth.ts";
-import { arityError, KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
 import { helpFlags } from "./spec.ts";
@@ -155,7 +155,7 @@ function clientKill(x: Exec, argv: string[]): void {
  * if it had timed out — its own timeout reply — or with an UNBLOCKED error; 1 if it was blocked.
  */
 function clientUnblock(x: Exec, argv: string[]): void {
-  if (argv.length > 4) throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try CLIENT HELP.`);
+  if (argv.length > 4) throw subcommandSyntaxError("CLIENT", argv[1]!);
   const id = parseInt64(argv[2]!);
   if (id === null) throw notAnInteger();
   const reason = argv.length === 4 ? argv[3]!.toUpperCase() : "TIMEOUT";

@@ -4,7 +4,7 @@
  * counted as changes and recorded in the append-only file. DUMP's payload is Redis's
  * (kv/scripting/function-dump.ts).
  */
-import { KvError } from "../errors.ts";
+import { KvError, subcommandSyntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
 import { runScript } from "../scripting/script-run.ts";
@@ -72,7 +72,7 @@ function list(x: Exec, argv: string[]): void {
 }
 
 function restore(x: Exec, argv: string[]): void {
-  if (argv.length > 4) throw new KvError("ERR unknown subcommand or wrong number of arguments for 'RESTORE'. Try FUNCTION HELP.");
+  if (argv.length > 4) throw subcommandSyntaxError("FUNCTION", "RESTORE");
   const policy = (argv[3] ?? "APPEND").toUpperCase();
   if (policy !== "FLUSH" && policy !== "APPEND" && policy !== "REPLACE") {
     throw new KvError("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");

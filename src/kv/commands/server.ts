@@ -2,7 +2,7 @@
  * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, MEMORY, SLOWLOG, DEBUG, FUNCTION.
  */
 import { parseFloatArg, parseInt64 } from "../args.ts";
-import { arityError, KvError, syntaxError } from "../errors.ts";
+import { arityError, KvError, subcommandSyntaxError, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { infoText } from "../info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
@@ -177,7 +177,7 @@ function debug(x: Exec, argv: string[]): void {
   } else if (sub === "set-active-expire" && argv.length === 3) {
     // Redis reads the flag with atoi: any text not starting with a non-zero number turns it off.
     x.engine.activeExpire = Boolean(Number.parseInt(argv[2]!, 10));
-  } else throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try DEBUG HELP.`);
+  } else throw subcommandSyntaxError("DEBUG", argv[1]!);
   x.reply.simple("OK");
 }
 
@@ -194,7 +194,7 @@ const slowlogFlags: CommandSpec["flags"] = ["admin", "loading", "stale"];
 const slowlogGetCountDefault = 10;
 
 function slowlogGet(x: Exec, argv: string[]): void {
-  if (argv.length > 3) throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try SLOWLOG HELP.`);
+  if (argv.length > 3) throw subcommandSyntaxError("SLOWLOG", argv[1]!);
   let count = slowlogGetCountDefault;
   if (argv.length === 3) {
     const n = parseInt64(argv[2]!);

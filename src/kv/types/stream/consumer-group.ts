@@ -6,6 +6,9 @@
  */
 import type { StreamId } from "./stream-id.ts";
 
+/** Items in name order (byte order: names are latin1 strings), as Redis's radix trees list them. */
+export const byName = <T extends { name: string }>(items: Iterable<T>): T[] => [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
 export interface Consumer {
   readonly name: string;
   /** Unix ms of the consumer's last XREADGROUP, XCLAIM or XAUTOCLAIM (XINFO's idle). */

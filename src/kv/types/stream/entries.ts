@@ -14,7 +14,7 @@ import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } 
 import { typeOf } from "../../keyspace.ts";
 import type { Reply } from "../../reply.ts";
 import { Stream, type StreamEntry, type TrimSpec } from "./stream.ts";
-import { formatId, invalidId, makeId, msOf, parseId, parseIntervalId, parseStrictId, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+import { makeId, msOf, parseId, parseRangeEnd, parseRangeStart, parseStrictId, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 /** The stream at `key`, undefined when missing; WRONGTYPE for another type. */
 export function getStream(x: Exec, key: string): Stream | undefined {
@@ -27,6 +27,13 @@ export function getStream(x: Exec, key: string): Stream | undefined {
 export function parseLongLong(text: string): bigint {
   const n = parseInt64(text);
   if (n === null) throw notAnInteger();
+  return n;
+}
+
+/** parseLongLong with the command's own error (`message`, code included) for a bad number. */
+export function parseLongLongOr(text: string, message: string): bigint {
+  const n = parseInt64(text);
+  if (n === null) throw new KvError(message);
   return n;
 }
 
@@ -231,16 +238,8 @@ function xlen(x: Exec, argv: string[]): void {
 }
 
 function xrange(x: Exec, argv: string[], reverse: boolean): void {
-  const start = parseIntervalId(argv[reverse ? 3 : 2]!, 0n);
-  if (start.exclusive) {
-    if (start.id === streamIdMax) throw new KvError("ERR invalid start ID for the interval");
-    start.id++;
-  }
-  const end = parseIntervalId(argv[reverse ? 2 : 3]!, 2n ** 64n - 1n);
-  if (end.exclusive) {
-    if (end.id === streamIdMin) throw new KvError("ERR invalid end ID for the interval");
-    end.id--;
-  }
+  const start = parseRangeStart(argv[reverse ? 3 : 2]!);
+  const end = parseRangeEnd(argv[reverse ? 2 : 3]!);
   let count = -1n;
   for (let j = 4; j < argv.length; j++) {
     if (!isKeyword(argv[j]!, "COUNT") || j + 1 === argv.length) throw syntaxError();
@@ -250,7 +249,7 @@ function xrange(x: Exec, argv: string[], reverse: boolean): void {
   const stream = getStream(x, argv[1]!);
   if (stream === undefined) return x.reply.array(0);
   if (count === 0n) return x.reply.array(null);
-  replyEntries(x.reply, stream.range(start.id, end.id, reverse), count > BigInt(Number.MAX_SAFE_INTEGER) || count < 0n ? 0 : Number(count));
+  replyEntries(x.reply, stream.range(start, end, reverse), count > BigInt(Number.MAX_SAFE_INTEGER) || count < 0n ? 0 : Number(count));
 }
 
 function xsetid(x: Exec, argv: string[]): void {
@@ -291,5 +290,3 @@ export const entryCommandRunners = {
   xrevrange: (x: Exec, argv: string[]) => xrange(x, argv, true),
   xsetid,
 };
-
-export { invalidId };

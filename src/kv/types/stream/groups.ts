@@ -10,11 +10,11 @@
 import { isKeyword, parseInt64 } from "../../args.ts";
 import { helpReply } from "../../commands/keys.ts";
 import type { Exec } from "../../commands/spec.ts";
-import { KvError, notAnInteger, syntaxError } from "../../errors.ts";
-import { ConsumerGroup, type PendingEntry } from "./consumer-group.ts";
-import { getStream, parseLongLong, replyEntry } from "./entries.ts";
+import { KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../../errors.ts";
+import { byName, ConsumerGroup, type PendingEntry } from "./consumer-group.ts";
+import { getStream, parseLongLong, parseLongLongOr, replyEntry } from "./entries.ts";
 import { Stream } from "./stream.ts";
-import { formatId, parseId, parseIntervalId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
+import { formatId, parseId, parseRangeEnd, parseRangeStart, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 export const noGroup = (text: string) => new KvError(`NOGROUP ${text}`);
 const noKeyOrGroup = (key: string, group: string) => noGroup(`No such key '${key}' or consumer group '${group}'`);
@@ -27,14 +27,6 @@ function requireGroup(x: Exec, key: string, name: string): { stream: Stream; gro
   return { stream, group };
 }
 
-/** A long long option read with a command's own error text in place of the generic one. */
-function longLongOr(text: string, message: string): bigint {
-  try {
-    return parseLongLong(text);
-  } catch {
-    throw new KvError(`ERR ${message}`);
-  }
-}
 
 /** What the file records for a pending entry as it is now (Redis's streamPropagateXCLAIM). */
 export function claimCommand(key: string, groupName: string, group: ConsumerGroup, entry: PendingEntry, consumerName: string): string[] {
@@ -46,7 +38,7 @@ export const setIdCommand = (key: string, groupName: string, group: ConsumerGrou
 
 // ---- XGROUP -----------------------------------------------------------------------------------
 
-const subcommandSyntaxError = (argv: readonly string[]) => new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.slice(0, 128)}'. Try XGROUP HELP.`);
+const xgroupSyntaxError = (argv: readonly string[]) => subcommandSyntaxError("XGROUP", argv[1]!);
 
 /**
  * The key and group every subcommand but HELP names, checked as Redis checks them: the options
@@ -66,7 +58,7 @@ function xgroupTarget(x: Exec, argv: readonly string[]): { stream: Stream | unde
       if (n < 0n && n !== -1n) throw new KvError("ERR value for ENTRIESREAD must be positive or -1");
       entriesRead = n === -1n ? null : n;
       i += 2;
-    } else throw subcommandSyntaxError(argv);
+    } else throw xgroupSyntaxError(argv);
   }
   const key = argv[2]!;
   const stream = getStream(x, key);
@@ -81,7 +73,7 @@ function xgroupTarget(x: Exec, argv: readonly string[]): { stream: Stream | unde
 }
 
 function xgroupCreate(x: Exec, argv: string[]): void {
-  if (argv.length > 8) throw subcommandSyntaxError(argv);
+  if (argv.length > 8) throw xgroupSyntaxError(argv);
   const target = xgroupTarget(x, argv);
   const key = argv[2]!;
   const name = argv[3]!;
@@ -99,7 +91,7 @@ function xgroupCreate(x: Exec, argv: string[]): void {
 }
 
 function xgroupSetId(x: Exec, argv: string[]): void {
-  if (argv.length !== 5 && argv.length !== 7) throw subcommandSyntaxError(argv);
+  if (argv.length !== 5 && argv.length !== 7) throw xgroupSyntaxError(argv);
   const { stream, group, entriesRead } = xgroupTarget(x, argv);
   const id = argv[4] === "$" ? stream!.lastId : parseId(argv[4]!, false, 0n).id;
   group!.lastId = id;
@@ -184,7 +176,8 @@ function xpending(x: Exec, argv: string[]): void {
     }
     count = parseLongLong(argv[at + 2]!);
     if (count < 0n) count = 0n;
-    ({ start, end } = parseRange(argv[at]!, argv[at + 1]!));
+    start = parseRangeStart(argv[at]!);
+    end = parseRangeEnd(argv[at + 1]!);
     if (at + 3 < argv.length) consumerName = argv[at + 3]!;
   }
   const { group } = requireGroup(x, argv[1]!, argv[2]!);
@@ -208,21 +201,6 @@ function xpending(x: Exec, argv: string[]): void {
   }
 }
 
-/** A range's ends as XPENDING reads them: `(` excludes an end. */
-function parseRange(startText: string, endText: string): { start: StreamId; end: StreamId } {
-  const start = parseIntervalId(startText, 0n);
-  if (start.exclusive) {
-    if (start.id === streamIdMax) throw new KvError("ERR invalid start ID for the interval");
-    start.id++;
-  }
-  const end = parseIntervalId(endText, 2n ** 64n - 1n);
-  if (end.exclusive) {
-    if (end.id === streamIdMin) throw new KvError("ERR invalid end ID for the interval");
-    end.id--;
-  }
-  return { start: start.id, end: end.id };
-}
-
 /** XPENDING key group: the count, the lowest and highest IDs, and each consumer's count (as a bulk string, as Redis writes it). */
 function pendingSummary(x: Exec, group: ConsumerGroup): void {
   x.reply.array(4);
@@ -236,7 +214,7 @@ function pendingSummary(x: Exec, group: ConsumerGroup): void {
   }
   x.reply.bulk(formatId(bounds[0]));
   x.reply.bulk(formatId(bounds[1]));
-  const holders = [...group.consumers.values()].filter((c) => c.pending.size > 0).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const holders = byName([...group.consumers.values()].filter((c) => c.pending.size > 0));
   x.reply.array(holders.length);
   for (const consumer of holders) {
     x.reply.array(2);
@@ -252,7 +230,7 @@ function xclaim(x: Exec, argv: string[]): void {
   const groupName = argv[2]!;
   const consumerName = argv[3]!;
   const { stream, group } = requireGroup(x, key, groupName);
-  let minIdleMs = longLongOr(argv[4]!, "Invalid min-idle-time argument for XCLAIM");
+  let minIdleMs = parseLongLongOr(argv[4]!, "ERR Invalid min-idle-time argument for XCLAIM");
   if (minIdleMs < 0n) minIdleMs = 0n;
   // The IDs run up to the first argument that is not one; options follow.
   const ids: StreamId[] = [];
@@ -275,9 +253,9 @@ function xclaim(x: Exec, argv: string[]): void {
     const more = j + 1 < argv.length;
     if (isKeyword(option, "FORCE")) force = true;
     else if (isKeyword(option, "JUSTID")) justId = true;
-    else if (isKeyword(option, "IDLE") && more) deliveredMs = BigInt(nowMs) - longLongOr(argv[++j]!, "Invalid IDLE option argument for XCLAIM");
-    else if (isKeyword(option, "TIME") && more) deliveredMs = longLongOr(argv[++j]!, "Invalid TIME option argument for XCLAIM");
-    else if (isKeyword(option, "RETRYCOUNT") && more) retryCount = longLongOr(argv[++j]!, "Invalid RETRYCOUNT option argument for XCLAIM");
+    else if (isKeyword(option, "IDLE") && more) deliveredMs = BigInt(nowMs) - parseLongLongOr(argv[++j]!, "ERR Invalid IDLE option argument for XCLAIM");
+    else if (isKeyword(option, "TIME") && more) deliveredMs = parseLongLongOr(argv[++j]!, "ERR Invalid TIME option argument for XCLAIM");
+    else if (isKeyword(option, "RETRYCOUNT") && more) retryCount = parseLongLongOr(argv[++j]!, "ERR Invalid RETRYCOUNT option argument for XCLAIM");
     else if (isKeyword(option, "LASTID") && more) lastId = parseStrictId(argv[++j]!);
     else throw new KvError(`ERR Unrecognized XCLAIM option '${option}'`);
   }
@@ -335,13 +313,9 @@ function xautoclaim(x: Exec, argv: string[]): void {
   const key = argv[1]!;
   const groupName = argv[2]!;
   const consumerName = argv[3]!;
-  let minIdleMs = longLongOr(argv[4]!, "Invalid min-idle-time argument for XAUTOCLAIM");
+  let minIdleMs = parseLongLongOr(argv[4]!, "ERR Invalid min-idle-time argument for XAUTOCLAIM");
   if (minIdleMs < 0n) minIdleMs = 0n;
-  const start = parseIntervalId(argv[5]!, 0n);
-  if (start.exclusive) {
-    if (start.id === streamIdMax) throw new KvError("ERR invalid start ID for the interval");
-    start.id++;
-  }
+  const start = parseRangeStart(argv[5]!);
   let count = 100;
   let justId = false;
   for (let j = 6; j < argv.length; j++) {
@@ -355,7 +329,7 @@ function xautoclaim(x: Exec, argv: string[]): void {
   }
   const { stream, group } = requireGroup(x, key, groupName);
   const nowMs = x.engine.clock.nowMs();
-  const candidates = [...group.pendingRange(start.id, streamIdMax)].map((entry) => entry.id);
+  const candidates = [...group.pendingRange(start, streamIdMax)].map((entry) => entry.id);
   let attempts = count * autoclaimAttemptsPerEntry;
   let at = 0;
   const claimed: StreamId[] = [];

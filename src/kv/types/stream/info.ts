@@ -8,9 +8,9 @@
 import { helpReply } from "../../commands/keys.ts";
 import type { Exec } from "../../commands/spec.ts";
 import { isKeyword } from "../../args.ts";
-import { KvError, noSuchKey } from "../../errors.ts";
+import { noSuchKey, subcommandSyntaxError } from "../../errors.ts";
 import type { Reply } from "../../reply.ts";
-import type { ConsumerGroup } from "./consumer-group.ts";
+import { byName, type ConsumerGroup } from "./consumer-group.ts";
 import { getStream, parseLongLong, replyEntry } from "./entries.ts";
 import { noGroup } from "./groups.ts";
 import type { Stream } from "./stream.ts";
@@ -19,7 +19,6 @@ import { formatId, streamIdMax, streamIdMin } from "./stream-id.ts";
 /** Entries, and pending entries per group and consumer, that XINFO STREAM FULL shows unless COUNT says (0: all). */
 const fullCountDefault = 10;
 
-const byName = <T extends { name: string }>(items: Iterable<T>): T[] => [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
 function requireStream(x: Exec, key: string): Stream {
   const stream = getStream(x, key);
@@ -49,7 +48,7 @@ function streamHead(reply: Reply, stream: Stream): void {
 function xinfoStream(x: Exec, argv: string[]): void {
   const stream = requireStream(x, argv[2]!);
   const full = argv.length > 3;
-  const syntaxError = () => new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]!.slice(0, 128)}'. Try XINFO HELP.`);
+  const syntaxError = () => subcommandSyntaxError("XINFO", argv[1]!);
   if (full && !isKeyword(argv[3]!, "FULL")) throw syntaxError();
   if (argv.length > 4 && (argv.length !== 6 || !isKeyword(argv[4]!, "COUNT"))) throw syntaxError();
   let count = fullCountDefault;

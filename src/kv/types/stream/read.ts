@@ -16,7 +16,7 @@ import { typeOf } from "../../keyspace.ts";
 import type { Reply } from "../../reply.ts";
 import type { Session } from "../../session.ts";
 import type { ConsumerGroup } from "./consumer-group.ts";
-import { getStream, parseLongLong, replyEntry } from "./entries.ts";
+import { getStream, parseLongLong, parseLongLongOr, replyEntry } from "./entries.ts";
 import { claimCommand, noGroup, setIdCommand } from "./groups.ts";
 import type { Stream, StreamEntry } from "./stream.ts";
 import { formatId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
@@ -81,14 +81,6 @@ function parseBlockMs(text: string): number {
   const ms = parseLongLongOr(text, "ERR timeout is not an integer or out of range");
   if (ms < 0n) throw new KvError("ERR timeout is negative");
   return Number(ms);
-}
-
-function parseLongLongOr(text: string, message: string): bigint {
-  try {
-    return parseLongLong(text);
-  } catch {
-    throw new KvError(message);
-  }
 }
 
 /** One stream to read: its key, its stream when it exists, the ID to read after, and the group. */

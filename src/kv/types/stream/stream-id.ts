@@ -125,7 +125,23 @@ export const parseStrictId = (text: string, missingSeq = 0n): StreamId => parseI
  * One end of a range (XRANGE, XPENDING, XAUTOCLAIM): `(` before an ID excludes it, and then the ID
  * must be an entry's ID (strict).
  */
-export function parseIntervalId(text: string, missingSeq: bigint): { id: StreamId; exclusive: boolean } {
+function parseIntervalId(text: string, missingSeq: bigint): { id: StreamId; exclusive: boolean } {
   if (text.length > 1 && text[0] === "(") return { id: parseStrictId(text.slice(1), missingSeq), exclusive: true };
   return { id: parseId(text, false, missingSeq).id, exclusive: false };
+}
+
+/** A range's first ID: `<ms>` alone is `<ms>-0`, and an excluded ID's successor (none past the largest). */
+export function parseRangeStart(text: string): StreamId {
+  const { id, exclusive } = parseIntervalId(text, 0n);
+  if (!exclusive) return id;
+  if (id === streamIdMax) throw new KvError("ERR invalid start ID for the interval");
+  return id + 1n;
+}
+
+/** A range's last ID: `<ms>` alone is `<ms>-<largest seq>`, and an excluded ID's predecessor (none before 0-0). */
+export function parseRangeEnd(text: string): StreamId {
+  const { id, exclusive } = parseIntervalId(text, u64Max);
+  if (!exclusive) return id;
+  if (id === streamIdMin) throw new KvError("ERR invalid end ID for the interval");
+  return id - 1n;
 }
