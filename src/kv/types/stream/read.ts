@@ -144,14 +144,13 @@ function xread(x: Exec, argv: string[], xreadgroup: boolean): void {
       served.push({ key, rows: entriesAfter(stream, source.after, args.count) });
     }
   }
+  x.propagate = commands;
   if (served.length > 0) {
     replyPerStream(x.reply, served.length);
     for (const { key, rows } of served) replyStream(x.reply, key, rows);
     if (args.group !== null) x.engine.dirty++;
-    x.propagate = commands;
     return;
   }
-  x.propagate = commands;
   if (args.blockMs === null || !x.session.mayBlock) return x.reply.array(null);
   block(x, args, sources);
 }
