@@ -15,7 +15,6 @@ import { KvError, notAnInteger, syntaxError } from "../errors.ts";
 import { framePayload, unframePayload } from "../rdb/dump-payload.ts";
 import { readValue } from "../rdb/value-reader.ts";
 import { writeValue } from "../rdb/value-writer.ts";
-import { typeOf } from "../keyspace.ts";
 import { getValue } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
@@ -26,10 +25,7 @@ function dump(x: Exec, argv: string[]): void {
   const value = getValue(x, argv[1]!);
   if (value === undefined) return x.reply.bulk(null);
   const bytes = writeValue(value);
-  if (bytes === null) {
-    if (typeOf(value) === "stream") throw new KvError("ERR DUMP of a stream is not supported by svc yet");
-    throw new KvError("ERR DUMP of a Bloom filter is not supported; move it with BF.SCANDUMP and BF.LOADCHUNK");
-  }
+  if (bytes === null) throw new KvError("ERR DUMP of a Bloom filter is not supported; move it with BF.SCANDUMP and BF.LOADCHUNK");
   const payload = framePayload(bytes);
   x.reply.bulkBytes(payload, 0, payload.length);
 }

@@ -54,12 +54,15 @@ export function listpackEntries(lp: Uint8Array): string[] | null {
   return out;
 }
 
-/** The bytes a listpack entry's backwards length takes: 7 bits of it per byte. */
+/**
+ * The bytes a listpack entry's backwards length takes: 7 bits of it per byte, with Redis's bounds
+ * (lpEncodeBacklen: a size of exactly 16,383 already takes three).
+ */
 function backlenBytes(entryBytes: number): number {
-  if (entryBytes < 128) return 1;
-  if (entryBytes < 16_384) return 2;
-  if (entryBytes < 2_097_152) return 3;
-  if (entryBytes < 268_435_456) return 4;
+  if (entryBytes <= 127) return 1;
+  if (entryBytes < 16_383) return 2;
+  if (entryBytes < 2_097_151) return 3;
+  if (entryBytes < 268_435_455) return 4;
   return 5;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Reading one value in RDB format, as it follows its type byte in a DUMP payload: every encoding
- * Redis 5 to 7.2 writes for strings, lists, sets, sorted sets and hashes — plain elements, and the
+ * Redis 5 to 7.2 writes for strings, lists, sets, sorted sets, hashes and streams — plain elements, and the
  * compact ones (intsets, ziplists, listpacks, quicklist nodes, LZF-compressed and integer-encoded
  * strings). Anything malformed — a length past the end, a bad container, a duplicate member, a NaN
  * score — reads as null: RESTORE answers "Bad data format" and stores nothing.
@@ -15,6 +15,7 @@ import { ZSet } from "../types/zset/zset.ts";
 import { lzfDecompress } from "./lzf.ts";
 import { intsetEntries, listpackEntries, ziplistEntries } from "./packed-lists.ts";
 import { rdbType } from "./value-types.ts";
+import { readStream } from "../types/stream/stream-rdb.ts";
 
 /** Thrown inside the reader for malformed bytes; readValue turns it into null. */
 export class BadRdbData extends Error {}
@@ -65,6 +66,19 @@ export class RdbCursor {
       return [n > BigInt(Number.MAX_SAFE_INTEGER) ? bad() : Number(n), false];
     }
     return bad();
+  }
+
+  /** A length as a bigint: a stream's IDs and counters use all 64 bits. */
+  bigLength(): bigint {
+    const b = this.byte();
+    if (b === 0x81) return this.view.getBigUint64(this.skip(8), false);
+    this.at--;
+    return BigInt(this.length());
+  }
+
+  /** A Unix time in ms: 8 bytes, little-endian. */
+  millisecondTime(): number {
+    return Number(this.view.getBigInt64(this.skip(8), true));
   }
 
   length(): number {
@@ -198,6 +212,10 @@ function readOne(c: RdbCursor, type: number): Value {
       }
       return listOf(items);
     }
+    case rdbType.streamListpacks:
+    case rdbType.streamListpacks2:
+    case rdbType.streamListpacks3:
+      return readStream(c, type);
     default:
       return bad();
   }

@@ -20,4 +20,10 @@ export const rdbType = {
   /** A list as nodes that are listpacks or single plain items (Redis 7). */
   listQuicklist2: 18,
   setListpack: 20,
+  /** A stream: listpack nodes, its IDs and its consumer groups (Redis 5–6). */
+  streamListpacks: 15,
+  /** The same with Redis 7.0's first and deleted IDs, entries added and groups' read counts. */
+  streamListpacks2: 19,
+  /** The same with Redis 7.2's consumer active times. */
+  streamListpacks3: 21,
 } as const;

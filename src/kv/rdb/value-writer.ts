@@ -2,12 +2,14 @@
  * Writing one value in RDB format, type byte first, for DUMP. Only the plain encodings: a string
  * as its bytes, a list, a set, a hash as its elements, a sorted set as members with binary scores
  * — every Redis from 5.0 on reads these (and converts them to its compact forms as it loads), so
- * a DUMP from svc RESTOREs there as well as here. Bloom filters, a module type in Redis, have no
+ * a DUMP from svc RESTOREs there as well as here. A stream has only its compact form, Redis 7.0's
+ * (types/stream/stream-rdb.ts). Bloom filters, a module type in Redis, have no
  * such form: DUMP refuses them (BF.SCANDUMP moves them).
  */
 import type { Value } from "../keyspace.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
 import { Stream } from "../types/stream/stream.ts";
+import { writeStream } from "../types/stream/stream-rdb.ts";
 import { MutableString } from "../types/bytes.ts";
 import { FieldMap } from "../types/field-map.ts";
 import { List } from "../types/list-items.ts";
@@ -45,6 +47,33 @@ export class RdbOutput {
       this.bytes[this.length] = 0x81;
       this.length = this.bytes.writeBigUInt64BE(BigInt(n), this.length + 1);
     }
+  }
+
+  /** A length past 2^53 (a stream's IDs and counters are unsigned 64-bit). */
+  bigLength(n: bigint): void {
+    if (n <= 0xffffffffn) return this.lengthOf(Number(n));
+    this.room(9);
+    this.bytes[this.length] = 0x81;
+    this.length = this.bytes.writeBigUInt64BE(n, this.length + 1);
+  }
+
+  /** Bytes as they are, with no length. */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  /** Bytes as an RDB string, length first. */
+  rawString(bytes: Uint8Array): void {
+    this.lengthOf(bytes.length);
+    this.raw(bytes);
+  }
+
+  /** A Unix time in ms: 8 bytes, little-endian. */
+  millisecondTime(ms: number): void {
+    this.room(8);
+    this.length = this.bytes.writeBigInt64LE(BigInt(ms), this.length);
   }
 
   /** A latin1 string, length first. */
@@ -92,6 +121,7 @@ export function writeValue(value: Value): Uint8Array | null {
       out.string(member);
       out.binaryDouble(score);
     }
-  } else if (value instanceof BloomChain || value instanceof Stream) return null;
+  } else if (value instanceof Stream) writeStream(out, value);
+  else if (value instanceof BloomChain) return null;
   return out.take();
 }

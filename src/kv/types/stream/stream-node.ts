@@ -27,6 +27,12 @@ const varintBytesMax = 8;
 /** The header that says an entry has the node's first entry's field names. */
 const sameFields = 0;
 
+/** A slot of a node as DUMP and RESTORE see it: its ID, and its fields and values (null: deleted). */
+export interface NodeSlot {
+  id: StreamId;
+  fields: readonly string[] | null;
+}
+
 /** An entry as commands read it: read in place, its fields decoded only when asked for. */
 export class StreamEntry {
   private decoded: readonly string[] | null = null;
@@ -80,6 +86,16 @@ export class StreamNode {
   /** Bytes of entries it holds. */
   get usedBytes(): number {
     return this.used;
+  }
+
+  /** The field names of the node's first entry (Redis's master fields). */
+  get masterNames(): readonly string[] {
+    return this.names ?? [];
+  }
+
+  /** Each slot's ID, and its fields and values, null once deleted (DUMP writes the node as it is). */
+  slotsView(): NodeSlot[] {
+    return Array.from({ length: this.slots }, (_, slot) => ({ id: this.ids.idAt(slot), fields: this.entry(slot)?.fields ?? null }));
   }
 
   /** Slots, deleted ones included. */

@@ -16,7 +16,7 @@
  */
 import { type ConsumerGroup } from "./consumer-group.ts";
 import { formatId, type IdBound, idBound, idOf, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
-import { type StreamEntry, StreamNode } from "./stream-node.ts";
+import { type NodeSlot, type StreamEntry, StreamNode } from "./stream-node.ts";
 
 /** Slots per node unless CONFIG says otherwise (Redis's stream-node-max-entries). */
 export const nodeEntriesMaxDefault = 100;
@@ -247,6 +247,25 @@ export class Stream {
     if (group.entriesRead !== null && !this.hasTombstonesFrom(group.lastId)) return this.entriesAdded - group.entriesRead;
     const read = this.entriesReadAt(group.lastId);
     return read === null ? null : this.entriesAdded - read;
+  }
+
+  /** Each node's master field names and slots, in order (DUMP). */
+  nodesView(): { names: readonly string[]; slots: NodeSlot[] }[] {
+    return this.nodes.map((node) => ({ names: node.masterNames, slots: node.slotsView() }));
+  }
+
+  /**
+   * Adds a node holding `slots` as they were dumped (RESTORE): a deleted one keeps its slot, with
+   * `names` and empty values. The caller sets the last ID and the counters after.
+   */
+  restoreNode(names: readonly string[], slots: readonly NodeSlot[]): void {
+    const node = new StreamNode(Math.max(1, slots.length));
+    for (const [slot, { id, fields }] of slots.entries()) {
+      node.push(id, fields ?? names.flatMap((name) => [name, ""]));
+      if (fields === null) node.deleteSlot(slot);
+    }
+    this.nodes.push(node);
+    this.length += node.live;
   }
 
   /** Node count (XINFO STREAM's radix-tree-keys). */
