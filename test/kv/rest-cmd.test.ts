@@ -227,6 +227,15 @@ describe("blocking commands over /cmd", () => {
     expect(await resp.call("LRANGE", "blk:dst", "0", "-1")).toEqual(["m"]);
   });
 
+  test("XREADGROUP BLOCK waits and is served by an XADD over RESP, the entry then pending to its consumer", async () => {
+    await resp.call("XGROUP", "CREATE", "blk:stream", "g", "$", "MKSTREAM");
+    const reading = cmd({ command: "XREADGROUP", args: ["GROUP", "g", "rest-reader", "BLOCK", "0", "STREAMS", "blk:stream", ">"] });
+    await waitUntil(async () => ((await blockedClients()) === 1 ? true : undefined), "the REST client to block");
+    await resp.call("XADD", "blk:stream", "7-1", "event", "paid");
+    expect(await reading).toEqual({ status: 200, body: { result: { "blk:stream": [["7-1", ["event", "paid"]]] } } });
+    expect(await resp.call("XPENDING", "blk:stream", "g")).toEqual([1n, "7-1", "7-1", [["rest-reader", "1"]]]);
+  });
+
   test("a command's own timeout answers null, as for a RESP client", async () => {
     expect(await cmd({ command: "BRPOP", args: ["blk:none", "0.05"] })).toEqual({ status: 200, body: { result: null } });
   });
