@@ -4,8 +4,9 @@
  *
  * Entries are kept in nodes of at most `stream-node-max-entries` slots, packed as Redis packs
  * them in listpacks (stream-node.ts): a deleted entry leaves its slot marked until its whole node
- * is empty, and the node is then dropped. The layout is kept because it is visible: MAXLEN and MINID with `~` remove
- * whole nodes only, so how many entries such a trim leaves is decided by where the nodes begin,
+ * is empty, and the node is then dropped. The layout is kept because it is visible: MAXLEN and
+ * MINID with `~` remove whole nodes only, so how many entries such a trim leaves is decided by
+ * where the nodes begin,
  * and a client that reads XLEN after `XADD … MAXLEN ~ 1000` sees Redis's number. (Redis also ends
  * a node at stream-node-max-bytes, 4 KiB; entries of a few short fields, the usual kind, fill 100
  * slots well before that, and svc does not model the bytes.)
@@ -17,9 +18,6 @@
 import { type ConsumerGroup } from "./consumer-group.ts";
 import { formatId, type IdBound, idBound, idOf, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 import { type NodeSlot, type StreamEntry, StreamNode } from "./stream-node.ts";
-
-/** Slots per node unless CONFIG says otherwise (Redis's stream-node-max-entries). */
-export const nodeEntriesMaxDefault = 100;
 
 export type { StreamEntry };
 
