@@ -281,6 +281,8 @@ function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, a
       return true;
     }
     if (!hasEntriesAfter(stream, group.lastId)) return false;
+    // A rewrite that has not written the key yet writes it as it is, before this changes it.
+    engine.rewrite?.beforeServe(dbIndex, key);
     const commands: string[][] = [];
     if (group.consumer(groupArgs.consumer, nowMs).created) commands.push(["XGROUP", "CREATECONSUMER", key, groupArgs.name, groupArgs.consumer]);
     replyPerStream(reply, 1);
