@@ -79,6 +79,30 @@ describe("XREADGROUP BLOCK", () => {
     });
   });
 
+  test("deleting or overwriting the key ends a consumer's wait with UNBLOCKED; a plain XREAD waits on", async () => {
+    await sameAsRedis(async (s) => {
+      await s.open("A", "B", "C", "P");
+      await s.call("P", "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
+      await s.call("P", "XGROUP", "CREATE", "t", "g", "$", "MKSTREAM");
+      s.send("A", "XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">");
+      await s.blocked(1);
+      s.send("B", "XREAD", "BLOCK", "0", "STREAMS", "s", "$");
+      await s.blocked(2);
+      s.send("C", "XREADGROUP", "GROUP", "g", "carol", "BLOCK", "0", "STREAMS", "t", ">");
+      await s.blocked(3);
+      await s.call("P", "DEL", "s");
+      await s.blocked(2);
+      await s.read("A");
+      await s.call("P", "SET", "t", "a string now");
+      await s.blocked(1);
+      await s.read("C");
+      // B still waits for entries in s: a new stream there serves it.
+      await s.call("P", "XADD", "s", "1-1", "f", "v");
+      await s.blocked(0);
+      await s.read("B");
+    });
+  });
+
   test("destroying the group answers its blocked consumers NOGROUP", async () => {
     await sameAsRedis(async (s) => {
       await s.open("A", "P");

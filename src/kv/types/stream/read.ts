@@ -269,9 +269,15 @@ function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, a
   const { engine } = x;
   const db = engine.dbs[dbIndex]!;
   const value = db.get(key);
-  if (value === undefined || typeOf(value) !== "stream") return false;
-  const stream = value as Stream;
   const reply = session.reply;
+  if (value === undefined || typeOf(value) !== "stream") {
+    // A consumer waits on its group, which went with the key: Redis 7.0 ends its wait with this
+    // error. A plain XREAD waits on for a stream to appear.
+    if (groupArgs === null) return false;
+    reply.error("UNBLOCKED the stream key no longer exists");
+    return true;
+  }
+  const stream = value as Stream;
   const served: Exec = { engine, session, reply, db, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null, failed: false };
   const nowMs = engine.clock.nowMs();
   if (groupArgs !== null) {
