@@ -147,11 +147,10 @@ export class AofRewrite {
     for (const key of keys) this.writeAhead(dbIndex, key);
   }
 
-  /** Called before a blocked client is served from `key` (the served command is not a `run`). */
-  beforeServe(dbIndex: number, key: string, destination?: string): void {
+  /** Called before a blocked client's serving changes `keys` (the served command is not a `run`). */
+  beforeServe(dbIndex: number, keys: readonly string[]): void {
     if (this.finished) return;
-    this.writeAhead(dbIndex, key);
-    if (destination !== undefined) this.writeAhead(dbIndex, destination);
+    for (const key of keys) this.writeAhead(dbIndex, key);
   }
 
   /** Writes `key` now unless the walk has written it; the walk will then pass it by. */

@@ -9,6 +9,8 @@
  * for; a key of another type leaves it waiting, as in Redis, where only a list pushed under the
  * key wakes a list-blocked client.
  */
+import type { Engine } from "../engine.ts";
+import type { Session } from "../session.ts";
 import { parseTimeout } from "../timeout.ts";
 import { typeOf } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
@@ -49,6 +51,21 @@ function typedLookup<T extends keyof Blockable>(type: T): (x: Exec, key: string)
   return (type === "list" ? getList : getZSet) as (x: Exec, key: string) => Blockable[T] | undefined;
 }
 
+/**
+ * Serves a blocked `session` by `serve`, run as its command would run on database `dbIndex`: a
+ * rewrite that has not written `keys` yet writes them first, as they are before the change, and
+ * what `serve` changed is recorded in the append-only file (as `propagate`, which it sets). Its
+ * lookups are Redis's write lookups: no keyspace hit or miss. For every blocking command: the
+ * list and sorted-set pops here, XREADGROUP (types/stream/read.ts).
+ */
+export function serveBlocked(engine: Engine, session: Session, dbIndex: number, keys: readonly string[], serve: (x: Exec) => void): void {
+  const served: Exec = { engine, session, reply: session.reply, db: engine.dbs[dbIndex]!, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null, failed: false };
+  const dirtyBefore = engine.dirty;
+  engine.rewrite?.beforeServe(dbIndex, keys);
+  serve(served);
+  if (engine.dirty !== dirtyBefore) engine.propagate(served, []);
+}
+
 export function runBlocking<T extends keyof Blockable>(x: Exec, command: BlockingCommand<T>): void {
   const deadlineMs = parseTimeout(command.timeoutText, x.engine.clock.nowMs());
   const lookup = typedLookup(command.type);
@@ -64,15 +81,9 @@ export function runBlocking<T extends keyof Blockable>(x: Exec, command: Blockin
     keys: command.keys,
     deadlineMs,
     tryServe: (key) => {
-      const db = engine.dbs[dbIndex]!;
-      const value = db.get(key);
+      const value = engine.dbs[dbIndex]!.get(key);
       if (value === undefined || typeOf(value) !== command.type) return false;
-      // Serving pops with Redis's write lookups: no keyspace hit or miss.
-      const served: Exec = { engine, session, reply: session.reply, db, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null, failed: false };
-      const dirtyBefore = engine.dirty;
-      engine.rewrite?.beforeServe(dbIndex, key, command.destination);
-      command.serve(served, key, value as Blockable[T]);
-      if (engine.dirty !== dirtyBefore) engine.propagate(served, []);
+      serveBlocked(engine, session, dbIndex, [key, ...(command.destination === undefined ? [] : [command.destination])], (x) => command.serve(x, key, value as Blockable[T]));
       return true;
     },
     timeout: () => {

@@ -7,7 +7,7 @@
  * as `MAXLEN = <length left>` (entries leave from the head whatever the strategy, so the length
  * left says exactly what went), as Redis rewrites `~` for its replicas and file.
  */
-import { isKeyword, parseInt64, parseSmallInteger } from "../../args.ts";
+import { isKeyword, parseInt64, parseInteger } from "../../args.ts";
 import { getValue } from "../../commands/lookup.ts";
 import type { Exec } from "../../commands/spec.ts";
 import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } from "../../errors.ts";
@@ -37,20 +37,21 @@ export function parseLongLongOr(text: string, message: string): bigint {
   return n;
 }
 
-/** Replies with one entry: its ID and its fields and values. */
-export function replyEntry(reply: Reply, entry: StreamEntry): void {
-  entry.reply(reply);
+/** Up to `count` of `entries` (all when count ≤ 0). */
+export function takeEntries(entries: Iterable<StreamEntry>, count: number): StreamEntry[] {
+  const taken: StreamEntry[] = [];
+  for (const entry of entries) {
+    if (count > 0 && taken.length === count) break;
+    taken.push(entry);
+  }
+  return taken;
 }
 
 /** Replies with entries (an array), at most `count` of them when count > 0. */
 export function replyEntries(reply: Reply, entries: Iterable<StreamEntry>, count: number): void {
-  const taken: StreamEntry[] = [];
-  for (const entry of entries) {
-    taken.push(entry);
-    if (count > 0 && taken.length === count) break;
-  }
+  const taken = takeEntries(entries, count);
   reply.array(taken.length);
-  for (const entry of taken) replyEntry(reply, entry);
+  for (const entry of taken) entry.reply(reply);
 }
 
 // ---- XADD and XTRIM's trimming options --------------------------------------------------------
@@ -72,17 +73,6 @@ const approxLimitNodes = 100;
 /** The limit when that product is not usable: not positive, or past this. */
 const approxLimitFallback = 10_000;
 const approxLimitMax = 2 ** 30;
-
-/**
- * A count (MAXLEN, LIMIT) as a number: a long long, read without a bigint when it is short (the
- * usual case); one past 2^53 is Infinity, more than any stream holds.
- */
-function parseCount(text: string): number {
-  const small = parseSmallInteger(text);
-  if (small !== null) return small;
-  const n = parseLongLong(text);
-  return n >= 2n ** 53n ? Infinity : n <= -(2n ** 53n) ? -Infinity : Number(n);
-}
 
 /** The trimming options of XADD (from argv[2] up to its ID) or XTRIM, as Redis's streamParseAddOrTrimArgsOrReply reads them. */
 function parseAddOrTrim(x: Exec, argv: readonly string[], xadd: boolean): AddOrTrimArgs {
@@ -109,13 +99,14 @@ function parseAddOrTrim(x: Exec, argv: readonly string[], xadd: boolean): AddOrT
         i++;
       } else if (more >= 2 && next === "=") i++;
       if (isMaxlen) {
-        maxlen = parseCount(argv[i + 1]!);
+        // Past 2^53 a count is inexact, but still more than any stream holds.
+        maxlen = parseInteger(argv[i + 1]!);
         if (maxlen < 0) throw new KvError("ERR The MAXLEN argument must be >= 0.");
       } else minId = parseStrictId(argv[i + 1]!);
       i++;
       strategy = isMaxlen ? "maxlen" : "minid";
     } else if (isKeyword(option, "LIMIT") && more > 0) {
-      limit = parseCount(argv[i + 1]!);
+      limit = parseInteger(argv[i + 1]!);
       if (limit < 0) throw new KvError("ERR The LIMIT argument must be >= 0.");
       limitGiven = true;
       i++;
@@ -134,16 +125,8 @@ function parseAddOrTrim(x: Exec, argv: readonly string[], xadd: boolean): AddOrT
     limit = approxLimitNodes * x.engine.streamNodeEntriesMax;
     if (limit <= 0 || limit > approxLimitMax) limit = approxLimitFallback;
   }
-  // A limit past any length removes as much as none would.
-  const trim = strategy === null ? null : { strategy, maxlen, minId, approx, limit: limit === Infinity ? 0 : limit };
+  const trim = strategy === null ? null : { strategy, maxlen, minId, approx, limit };
   return { trim, noMakeStream, id, next: i };
-}
-
-/** Trims `stream` as `trim` says and, when that removed anything, records the length left. */
-function trimAndRecord(x: Exec, key: string, stream: Stream, trim: TrimSpec): number {
-  const removed = stream.trim(trim);
-  if (removed > 0) x.db.modified(key);
-  return removed;
 }
 
 function xadd(x: Exec, argv: string[]): void {
@@ -161,31 +144,26 @@ function xadd(x: Exec, argv: string[]): void {
   }
   if (stream.lastId === streamIdMax) throw new KvError("ERR The stream has exhausted the last possible ID, unable to add more items");
   const nowMs = x.engine.clock.nowMs();
+  const fields = argv.slice(fieldsAt);
+  const nodeEntriesMax = x.engine.streamNodeEntriesMax;
+  const { lastMs, lastSeq } = stream;
+  let text: string;
   // `*`, the usual case: the next ID made from numbers — the time now, or the last ID's time and
   // the next sequence number when the clock is not past it.
-  if (args.id === null) {
-    const fields = argv.slice(fieldsAt);
-    const nodeEntriesMax = x.engine.streamNodeEntriesMax;
-    const { lastMs, lastSeq } = stream;
-    if (nowMs > lastMs) return added(x, key, stream, args.trim, stream.appendAt(nowMs, 0, fields, nodeEntriesMax), argv, fieldsAt);
-    if (lastMs < numberIdMax && lastSeq < numberIdMax) return added(x, key, stream, args.trim, stream.appendAt(lastMs, lastSeq + 1, fields, nodeEntriesMax), argv, fieldsAt);
-  }
-  const id = nextId(stream, args.id, nowMs);
-  if (id <= stream.lastId) {
+  if (args.id === null && nowMs > lastMs) text = stream.appendAt(nowMs, 0, fields, nodeEntriesMax);
+  else if (args.id === null && lastMs < numberIdMax && lastSeq < numberIdMax) text = stream.appendAt(lastMs, lastSeq + 1, fields, nodeEntriesMax);
+  else {
+    const id = nextId(stream, args.id, nowMs);
     // The stream made above stays only if it holds something: Redis checks 0-0 before making it
     // for this reason, and any other ID is above a new stream's 0-0.
-    throw new KvError("ERR The ID specified in XADD is equal or smaller than the target stream top item");
+    if (id <= stream.lastId) throw new KvError("ERR The ID specified in XADD is equal or smaller than the target stream top item");
+    text = stream.append(id, fields, nodeEntriesMax);
   }
-  added(x, key, stream, args.trim, stream.append(id, argv.slice(fieldsAt), x.engine.streamNodeEntriesMax), argv, fieldsAt);
-}
-
-/** XADD's ending once the entry is in: the reply, the trim, and what the file records. */
-function added(x: Exec, key: string, stream: Stream, trim: TrimSpec | null, text: string, argv: readonly string[], fieldsAt: number): void {
   x.reply.bulk(text);
   x.db.modified(key);
-  if (trim !== null) stream.trim(trim);
+  if (args.trim !== null) stream.trim(args.trim);
   // Only the file reads what is recorded: no need to build it without one.
-  if (x.engine.aof !== null) x.propagate = [["XADD", key, ...(trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...argv.slice(fieldsAt)]];
+  if (x.engine.aof !== null) x.propagate = [["XADD", key, ...(args.trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...fields]];
 }
 
 /**
@@ -212,7 +190,8 @@ function xtrim(x: Exec, argv: string[]): void {
   const args = parseAddOrTrim(x, argv, false);
   const stream = getStream(x, key);
   if (stream === undefined) return x.reply.integer(0);
-  const removed = trimAndRecord(x, key, stream, args.trim!);
+  const removed = stream.trim(args.trim!);
+  if (removed > 0) x.db.modified(key);
   x.reply.integer(removed);
   x.propagate = removed > 0 ? [["XTRIM", key, "MAXLEN", "=", String(stream.length)]] : null;
 }
@@ -240,16 +219,15 @@ function xlen(x: Exec, argv: string[]): void {
 function xrange(x: Exec, argv: string[], reverse: boolean): void {
   const start = parseRangeStart(argv[reverse ? 3 : 2]!);
   const end = parseRangeEnd(argv[reverse ? 2 : 3]!);
-  let count = -1n;
+  let count = -1;
   for (let j = 4; j < argv.length; j++) {
     if (!isKeyword(argv[j]!, "COUNT") || j + 1 === argv.length) throw syntaxError();
-    count = parseLongLong(argv[++j]!);
-    if (count < 0n) count = 0n;
+    count = Math.max(0, parseInteger(argv[++j]!));
   }
   const stream = getStream(x, argv[1]!);
   if (stream === undefined) return x.reply.array(0);
-  if (count === 0n) return x.reply.array(null);
-  replyEntries(x.reply, stream.range(start, end, reverse), count > BigInt(Number.MAX_SAFE_INTEGER) || count < 0n ? 0 : Number(count));
+  if (count === 0) return x.reply.array(null);
+  replyEntries(x.reply, stream.range(start, end, reverse), count);
 }
 
 function xsetid(x: Exec, argv: string[]): void {

@@ -7,13 +7,14 @@
  * which is what Redis propagates for every claim, so replaying the file restores who holds what,
  * since when, and how often it was delivered.
  */
-import { isKeyword, parseInt64 } from "../../args.ts";
+import { isKeyword, parseInt64, parseInteger } from "../../args.ts";
 import { helpReply } from "../../commands/keys.ts";
 import type { Exec } from "../../commands/spec.ts";
 import { KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../../errors.ts";
 import { byName, ConsumerGroup, type PendingEntry } from "./consumer-group.ts";
-import { getStream, parseLongLong, parseLongLongOr, replyEntry } from "./entries.ts";
-import { Stream } from "./stream.ts";
+import { claimCommand, createGroupCommand, setIdCommand } from "./group-records.ts";
+import { getStream, parseLongLong, parseLongLongOr } from "./entries.ts";
+import { Stream, type StreamEntry } from "./stream.ts";
 import { formatId, parseId, parseRangeEnd, parseRangeStart, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 export const noGroup = (text: string) => new KvError(`NOGROUP ${text}`);
@@ -26,15 +27,6 @@ function requireGroup(x: Exec, key: string, name: string): { stream: Stream; gro
   if (stream === undefined || group === undefined) throw noKeyOrGroup(key, name);
   return { stream, group };
 }
-
-
-/** What the file records for a pending entry as it is now (Redis's streamPropagateXCLAIM). */
-export function claimCommand(key: string, groupName: string, group: ConsumerGroup, entry: PendingEntry, consumerName: string): string[] {
-  return ["XCLAIM", key, groupName, consumerName, "0", formatId(entry.id), "TIME", String(entry.deliveredMs), "RETRYCOUNT", String(entry.deliveries), "FORCE", "JUSTID", "LASTID", formatId(group.lastId)];
-}
-
-/** What the file records for a group's position (Redis's streamPropagateGroupID). */
-export const setIdCommand = (key: string, groupName: string, group: ConsumerGroup): string[] => ["XGROUP", "SETID", key, groupName, formatId(group.lastId), "ENTRIESREAD", String(group.entriesRead ?? -1n)];
 
 // ---- XGROUP -----------------------------------------------------------------------------------
 
@@ -84,10 +76,11 @@ function xgroupCreate(x: Exec, argv: string[]): void {
     x.db.set(key, stream);
   }
   if (stream.groups.has(name)) throw new KvError("BUSYGROUP Consumer Group name already exists");
-  stream.groups.set(name, new ConsumerGroup(id, target.entriesRead));
+  const group = new ConsumerGroup(id, target.entriesRead);
+  stream.groups.set(name, group);
   x.db.modified(key);
   x.reply.simple("OK");
-  x.propagate = [["XGROUP", "CREATE", key, name, formatId(id), "MKSTREAM", "ENTRIESREAD", String(target.entriesRead ?? -1n)]];
+  x.propagate = [createGroupCommand(key, name, group)];
 }
 
 function xgroupSetId(x: Exec, argv: string[]): void {
@@ -162,20 +155,19 @@ function xack(x: Exec, argv: string[]): void {
 function xpending(x: Exec, argv: string[]): void {
   const summary = argv.length === 3;
   if (!summary && (argv.length < 6 || argv.length > 9)) throw syntaxError();
-  let minIdleMs = 0n;
-  let count = 0n;
+  let minIdleMs = 0;
+  let count = 0;
   let start = streamIdMin;
   let end = streamIdMax;
   let consumerName: string | null = null;
   if (!summary) {
     let at = 3;
     if (isKeyword(argv[3]!, "IDLE")) {
-      minIdleMs = parseLongLong(argv[4]!);
+      minIdleMs = parseInteger(argv[4]!);
       if (argv.length < 8) throw syntaxError();
       at += 2;
     }
-    count = parseLongLong(argv[at + 2]!);
-    if (count < 0n) count = 0n;
+    count = Math.max(0, parseInteger(argv[at + 2]!));
     start = parseRangeStart(argv[at]!);
     end = parseRangeEnd(argv[at + 1]!);
     if (at + 3 < argv.length) consumerName = argv[at + 3]!;
@@ -186,9 +178,9 @@ function xpending(x: Exec, argv: string[]): void {
   const nowMs = x.engine.clock.nowMs();
   const rows: PendingEntry[] = [];
   for (const entry of group.pendingRange(start, end)) {
-    if (BigInt(rows.length) >= count) break;
+    if (rows.length >= count) break;
     if (consumerName !== null && entry.consumer.name !== consumerName) continue;
-    if (minIdleMs !== 0n && BigInt(nowMs - entry.deliveredMs) < minIdleMs) continue;
+    if (minIdleMs !== 0 && nowMs - entry.deliveredMs < minIdleMs) continue;
     rows.push(entry);
   }
   x.reply.array(rows.length);
@@ -267,10 +259,11 @@ function xclaim(x: Exec, argv: string[]): void {
   }
   // A bogus delivery time (negative, or in the future) is taken as now, as Redis takes it.
   const deliveredAt = deliveredMs === null || deliveredMs < 0n || deliveredMs > BigInt(nowMs) ? nowMs : Number(deliveredMs);
-  const claimed: StreamId[] = [];
+  const claimed: StreamEntry[] = [];
   for (const id of ids) {
     let pending = group.pendingEntry(id);
-    if (stream.get(id) === undefined) {
+    const entry = stream.get(id);
+    if (entry === undefined) {
       // The entry is gone from the stream: its pending entry goes too.
       if (pending !== undefined) {
         commands.push(claimCommand(key, groupName, group, pending, consumerName));
@@ -286,21 +279,21 @@ function xclaim(x: Exec, argv: string[]): void {
     pending = group.deliver(id, consumer, deliveredAt, false);
     if (retryCount !== null && retryCount >= 0n) pending.deliveries = retryCount;
     else if (!justId) pending.deliveries++;
-    claimed.push(id);
+    claimed.push(entry);
     commands.push(claimCommand(key, groupName, group, pending, consumerName));
     moveLastId = false;
   }
   if (moveLastId) commands.push(setIdCommand(key, groupName, group));
   if (commands.length > 0) x.db.modified(key);
   x.propagate = commands;
-  replyClaimed(x, stream, claimed, justId);
+  replyClaimed(x, claimed, justId);
 }
 
-function replyClaimed(x: Exec, stream: Stream, ids: readonly StreamId[], justId: boolean): void {
-  x.reply.array(ids.length);
-  for (const id of ids) {
-    if (justId) x.reply.bulk(formatId(id));
-    else replyEntry(x.reply, stream.get(id)!);
+function replyClaimed(x: Exec, entries: readonly StreamEntry[], justId: boolean): void {
+  x.reply.array(entries.length);
+  for (const entry of entries) {
+    if (justId) x.reply.bulk(entry.text);
+    else entry.reply(x.reply);
   }
 }
 
@@ -332,13 +325,14 @@ function xautoclaim(x: Exec, argv: string[]): void {
   const candidates = [...group.pendingRange(start, streamIdMax)].map((entry) => entry.id);
   let attempts = count * autoclaimAttemptsPerEntry;
   let at = 0;
-  const claimed: StreamId[] = [];
+  const claimed: StreamEntry[] = [];
   const deleted: StreamId[] = [];
   const commands: string[][] = [];
   for (; attempts > 0 && count > 0 && at < candidates.length; attempts--, at++) {
     const id = candidates[at]!;
     const pending = group.pendingEntry(id)!;
-    if (stream.get(id) === undefined) {
+    const entry = stream.get(id);
+    if (entry === undefined) {
       commands.push(claimCommand(key, groupName, group, pending, pending.consumer.name));
       group.acknowledge(id);
       deleted.push(id);
@@ -348,7 +342,7 @@ function xautoclaim(x: Exec, argv: string[]): void {
     if (minIdleMs !== 0n && BigInt(nowMs - pending.deliveredMs) < minIdleMs) continue;
     const { consumer } = group.consumer(consumerName, nowMs);
     group.deliver(id, consumer, nowMs, !justId);
-    claimed.push(id);
+    claimed.push(entry);
     count--;
     commands.push(claimCommand(key, groupName, group, pending, consumerName));
   }
@@ -356,11 +350,10 @@ function xautoclaim(x: Exec, argv: string[]): void {
   x.propagate = commands;
   x.reply.array(3);
   x.reply.bulk(formatId(candidates[at] ?? streamIdMin));
-  replyClaimed(x, stream, claimed, justId);
+  replyClaimed(x, claimed, justId);
   x.reply.array(deleted.length);
   for (const id of deleted) x.reply.bulk(formatId(id));
 }
-
 
 export const groupCommandRunners = {
   xgroupCreate,

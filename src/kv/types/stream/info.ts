@@ -7,11 +7,11 @@
  */
 import { helpReply } from "../../commands/keys.ts";
 import type { Exec } from "../../commands/spec.ts";
-import { isKeyword } from "../../args.ts";
+import { isKeyword, parseInteger } from "../../args.ts";
 import { noSuchKey, subcommandSyntaxError } from "../../errors.ts";
 import type { Reply } from "../../reply.ts";
 import { byName, type ConsumerGroup } from "./consumer-group.ts";
-import { getStream, parseLongLong, replyEntry } from "./entries.ts";
+import { getStream, replyEntries } from "./entries.ts";
 import { noGroup } from "./groups.ts";
 import type { Stream } from "./stream.ts";
 import { formatId, streamIdMax, streamIdMin } from "./stream-id.ts";
@@ -19,12 +19,13 @@ import { formatId, streamIdMax, streamIdMin } from "./stream-id.ts";
 /** Entries, and pending entries per group and consumer, that XINFO STREAM FULL shows unless COUNT says (0: all). */
 const fullCountDefault = 10;
 
-
 function requireStream(x: Exec, key: string): Stream {
   const stream = getStream(x, key);
   if (stream === undefined) throw noSuchKey();
   return stream;
 }
+
+const groupsByName = (stream: Stream) => byName([...stream.groups].map(([name, group]) => ({ name, group })));
 
 const nullableInteger = (reply: Reply, n: bigint | null) => (n === null ? reply.bulk(null) : reply.integer(n));
 
@@ -53,8 +54,8 @@ function xinfoStream(x: Exec, argv: string[]): void {
   if (argv.length > 4 && (argv.length !== 6 || !isKeyword(argv[4]!, "COUNT"))) throw syntaxError();
   let count = fullCountDefault;
   if (argv.length === 6) {
-    const n = parseLongLong(argv[5]!);
-    count = n < 0n ? fullCountDefault : n > BigInt(Number.MAX_SAFE_INTEGER) ? 0 : Number(n);
+    const n = parseInteger(argv[5]!);
+    count = n < 0 ? fullCountDefault : n;
   }
   const reply = x.reply;
   if (!full) {
@@ -64,25 +65,19 @@ function xinfoStream(x: Exec, argv: string[]): void {
     reply.integer(stream.groups.size);
     for (const [label, first] of [["first-entry", true], ["last-entry", false]] as const) {
       reply.bulk(label);
-      const id = stream.edgeId(first);
-      if (id === undefined) reply.bulk(null);
-      else replyEntry(reply, stream.get(id)!);
+      const entry = stream.edgeEntry(first);
+      if (entry === undefined) reply.bulk(null);
+      else entry.reply(reply);
     }
     return;
   }
   reply.map(9);
   streamHead(reply, stream);
   reply.bulk("entries");
-  const entries = [];
-  for (const entry of stream.range(streamIdMin, streamIdMax)) {
-    if (count > 0 && entries.length === count) break;
-    entries.push(entry);
-  }
-  reply.array(entries.length);
-  for (const entry of entries) replyEntry(reply, entry);
+  replyEntries(reply, stream.range(streamIdMin, streamIdMax), count);
   reply.bulk("groups");
   reply.array(stream.groups.size);
-  for (const { name, group } of byName([...stream.groups].map(([name, group]) => ({ name, group })))) fullGroup(reply, stream, name, group, count);
+  for (const { name, group } of groupsByName(stream)) fullGroup(reply, stream, name, group, count);
 }
 
 function fullGroup(reply: Reply, stream: Stream, name: string, group: ConsumerGroup, count: number): void {
@@ -134,7 +129,7 @@ function fullGroup(reply: Reply, stream: Stream, name: string, group: ConsumerGr
 
 function xinfoGroups(x: Exec, argv: string[]): void {
   const stream = requireStream(x, argv[2]!);
-  const groups = byName([...stream.groups].map(([name, group]) => ({ name, group })));
+  const groups = groupsByName(stream);
   x.reply.array(groups.length);
   for (const { name, group } of groups) {
     x.reply.map(6);

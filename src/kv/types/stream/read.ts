@@ -9,15 +9,18 @@
  * creation (XGROUP CREATECONSUMER), an XCLAIM … FORCE JUSTID per pending entry made, and the
  * group's new last ID and read count (XGROUP SETID … ENTRIESREAD).
  */
-import { isKeyword } from "../../args.ts";
+import { isKeyword, parseInteger } from "../../args.ts";
+import { serveBlocked } from "../../commands/block.ts";
 import type { Exec } from "../../commands/spec.ts";
+import type { Engine } from "../../engine.ts";
 import { KvError, syntaxError } from "../../errors.ts";
 import { typeOf } from "../../keyspace.ts";
 import type { Reply } from "../../reply.ts";
 import type { Session } from "../../session.ts";
 import type { ConsumerGroup } from "./consumer-group.ts";
-import { getStream, parseLongLong, parseLongLongOr, replyEntry } from "./entries.ts";
-import { claimCommand, noGroup, setIdCommand } from "./groups.ts";
+import { getStream, parseLongLongOr, takeEntries } from "./entries.ts";
+import { claimCommand, createConsumerCommand, setIdCommand } from "./group-records.ts";
+import { noGroup } from "./groups.ts";
 import type { Stream, StreamEntry } from "./stream.ts";
 import { formatId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
@@ -51,8 +54,7 @@ function parseRead(x: Exec, argv: readonly string[], xreadgroup: boolean): ReadA
       if (x.session.inScript) throw new KvError(`ERR ${argv[0]} command is not allowed with BLOCK option from scripts`);
       blockMs = parseBlockMs(argv[++i]!);
     } else if (isKeyword(option, "COUNT") && more > 0) {
-      const n = parseLongLong(argv[++i]!);
-      count = n < 0n ? 0 : n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
+      count = Math.max(0, parseInteger(argv[++i]!));
     } else if (isKeyword(option, "STREAMS") && more > 0) {
       streamsAt = i + 1;
       if ((argv.length - streamsAt) % 2 !== 0) {
@@ -132,11 +134,7 @@ function xread(x: Exec, argv: string[], xreadgroup: boolean): void {
       // With an ID the consumer re-reads its history, even when that is empty.
       const history = source.after !== undelivered;
       if (!history && !hasEntriesAfter(stream, group.lastId)) continue;
-      // The consumer is made (or seen) only when it is served, as in Redis.
-      if (group.consumer(args.group.consumer, nowMs).created) {
-        x.db.modified(key);
-        commands.push(["XGROUP", "CREATECONSUMER", key, args.group.name, args.group.consumer]);
-      }
+      seeConsumer(x, key, group, args.group, nowMs, commands);
       const consumerName = args.group.consumer;
       const rows = history ? readHistory(key, stream, args.group.name, group, consumerName, source.after, args.count, nowMs, commands) : deliverNew(x, key, stream, group, args.group, args.count, nowMs, commands);
       served.push({ key, rows });
@@ -161,6 +159,16 @@ function replyPerStream(reply: Reply, streams: number): void {
   else reply.array(streams);
 }
 
+/**
+ * The reading consumer is seen now, and made if it is new — only once it is served, as in Redis —
+ * which the file records as XGROUP CREATECONSUMER.
+ */
+function seeConsumer(x: Exec, key: string, group: ConsumerGroup, args: NonNullable<ReadArgs["group"]>, nowMs: number, commands: string[][]): void {
+  if (!group.consumer(args.consumer, nowMs).created) return;
+  x.db.modified(key);
+  commands.push(createConsumerCommand(key, args.name, args.consumer));
+}
+
 function hasEntriesAfter(stream: Stream, after: StreamId): boolean {
   if (stream.length === 0) return false;
   return stream.edgeId(false)! > after;
@@ -179,7 +187,7 @@ function deliverNew(x: Exec, key: string, stream: Stream, group: ConsumerGroup, 
     if (!args.noAck) {
       const pending = group.deliver(entry.id, consumer, nowMs);
       pending.deliveries = 1n;
-      commands.push(["XCLAIM", key, args.name, consumer.name, "0", formatId(entry.id), "TIME", String(nowMs), "RETRYCOUNT", "1", "FORCE", "JUSTID"]);
+      commands.push(claimCommand(key, args.name, group, pending, consumer.name));
     }
   }
   if (entries.length > 0) {
@@ -191,13 +199,7 @@ function deliverNew(x: Exec, key: string, stream: Stream, group: ConsumerGroup, 
 
 /** Entries with IDs above `after`, at most `count` (0: all). */
 function entriesAfter(stream: Stream, after: StreamId, count: number): StreamEntry[] {
-  const entries: StreamEntry[] = [];
-  if (after === streamIdMax) return entries;
-  for (const entry of stream.range(after + 1n, streamIdMax)) {
-    entries.push(entry);
-    if (count > 0 && entries.length === count) break;
-  }
-  return entries;
+  return after === streamIdMax ? [] : takeEntries(stream.range(after + 1n, streamIdMax), count);
 }
 
 /** One stream's part of a reply: [key, entries] in RESP2, key → entries in RESP3's map. */
@@ -207,7 +209,7 @@ function replyStream(reply: Reply, key: string, rows: readonly Row[]): void {
   reply.array(rows.length);
   for (const row of rows) {
     if (!("gone" in row)) {
-      replyEntry(reply, row);
+      row.reply(reply);
       continue;
     }
     reply.array(2);
@@ -257,7 +259,7 @@ function block(x: Exec, args: ReadArgs, sources: Source[]): void {
     dbIndex,
     keys: args.keys,
     deadlineMs: args.blockMs === 0 ? Infinity : engine.clock.nowMs() + args.blockMs!,
-    tryServe: (key) => serveBlocked(x, session, dbIndex, key, afterByKey.get(key)!, args.group, count),
+    tryServe: (key) => tryServe(engine, session, dbIndex, key, afterByKey.get(key)!, args.group, count),
     timeout: () => {
       session.reply.array(null);
       session.transport?.flush();
@@ -265,10 +267,9 @@ function block(x: Exec, args: ReadArgs, sources: Source[]): void {
   });
 }
 
-function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, after: StreamId, groupArgs: ReadArgs["group"], count: number): boolean {
-  const { engine } = x;
-  const db = engine.dbs[dbIndex]!;
-  const value = db.get(key);
+/** Serves a client blocked in XREAD or XREADGROUP from `key`, which changed; false to keep it waiting. */
+function tryServe(engine: Engine, session: Session, dbIndex: number, key: string, after: StreamId, groupArgs: ReadArgs["group"], count: number): boolean {
+  const value = engine.dbs[dbIndex]!.get(key);
   const reply = session.reply;
   if (value === undefined || typeOf(value) !== "stream") {
     // A consumer waits on its group, which went with the key: Redis 7.0 ends its wait with this
@@ -278,8 +279,6 @@ function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, a
     return true;
   }
   const stream = value as Stream;
-  const served: Exec = { engine, session, reply, db, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null, failed: false };
-  const nowMs = engine.clock.nowMs();
   if (groupArgs !== null) {
     const group = stream.groups.get(groupArgs.name);
     if (group === undefined) {
@@ -287,15 +286,14 @@ function serveBlocked(x: Exec, session: Session, dbIndex: number, key: string, a
       return true;
     }
     if (!hasEntriesAfter(stream, group.lastId)) return false;
-    // A rewrite that has not written the key yet writes it as it is, before this changes it.
-    engine.rewrite?.beforeServe(dbIndex, key);
-    const commands: string[][] = [];
-    if (group.consumer(groupArgs.consumer, nowMs).created) commands.push(["XGROUP", "CREATECONSUMER", key, groupArgs.name, groupArgs.consumer]);
-    replyPerStream(reply, 1);
-    replyStream(reply, key, deliverNew(served, key, stream, group, groupArgs, count, nowMs, commands));
-    engine.dirty++;
-    served.propagate = commands;
-    engine.propagate(served, []);
+    serveBlocked(engine, session, dbIndex, [key], (x) => {
+      const nowMs = engine.clock.nowMs();
+      const commands: string[][] = [];
+      seeConsumer(x, key, group, groupArgs, nowMs, commands);
+      replyPerStream(reply, 1);
+      replyStream(reply, key, deliverNew(x, key, stream, group, groupArgs, count, nowMs, commands));
+      x.propagate = commands;
+    });
     return true;
   }
   if (!hasEntriesAfter(stream, after)) return false;

@@ -12,6 +12,7 @@
 import type { CollectionParts } from "../../aof/collection-parts.ts";
 import type { CommandBuffer } from "../../aof/command-buffer.ts";
 import type { Stream } from "./stream.ts";
+import { claimCommand, createConsumerCommand, createGroupCommand } from "./group-records.ts";
 import { formatId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 export class StreamParts implements CollectionParts {
@@ -24,12 +25,10 @@ export class StreamParts implements CollectionParts {
     if (stream.length === 0) commands.push(["XADD", key, "MAXLEN", "0", "0-1", "x", "y"]);
     commands.push(["XSETID", key, formatId(stream.lastId), "ENTRIESADDED", String(stream.entriesAdded), "MAXDELETEDID", formatId(stream.maxDeletedId)]);
     for (const [name, group] of stream.groups) {
-      commands.push(["XGROUP", "CREATE", key, name, formatId(group.lastId), "ENTRIESREAD", String(group.entriesRead ?? -1n)]);
-      for (const pending of group.pendingRange(streamIdMin, streamIdMax)) {
-        commands.push(["XCLAIM", key, name, pending.consumer.name, "0", formatId(pending.id), "TIME", String(pending.deliveredMs), "RETRYCOUNT", String(pending.deliveries), "JUSTID", "FORCE"]);
-      }
+      commands.push(createGroupCommand(key, name, group));
+      for (const pending of group.pendingRange(streamIdMin, streamIdMax)) commands.push(claimCommand(key, name, group, pending, pending.consumer.name));
       for (const consumer of group.consumers.values()) {
-        if (consumer.pending.size === 0) commands.push(["XGROUP", "CREATECONSUMER", key, name, consumer.name]);
+        if (consumer.pending.size === 0) commands.push(createConsumerCommand(key, name, consumer.name));
       }
     }
   }

@@ -9,6 +9,7 @@
  * unsigned 64-bit number (string2ull: a plain decimal, else what C's strtoull accepts whole —
  * leading blanks and a sign included).
  */
+import { parseInt64 } from "../../args.ts";
 import { KvError } from "../../errors.ts";
 
 export type StreamId = bigint;
@@ -20,6 +21,8 @@ export const streamIdMax: StreamId = (u64Max << 64n) | u64Max;
 const idCharsMax = 127;
 
 export const makeId = (ms: bigint, seq: bigint): StreamId => (ms << 64n) | seq;
+export const msOf = (id: StreamId): bigint => id >> 64n;
+export const seqOf = (id: StreamId): bigint => id & u64Max;
 
 /** The ms last given to idOf and its shifted bigint: IDs made in one ms, in any stream, share it. */
 let shiftedFor = -1;
@@ -33,8 +36,7 @@ export function idOf(ms: number, seq: number): StreamId {
   }
   return seq === 0 ? shifted : shifted | BigInt(seq);
 }
-export const msOf = (id: StreamId): bigint => id >> 64n;
-export const seqOf = (id: StreamId): bigint => id & u64Max;
+
 /** Halves below this are exact as numbers: kept and written as numbers (node-ids.ts, formatId). */
 export const numberHalfMax = 2n ** 53n;
 
@@ -82,10 +84,8 @@ const blanks = " \t\n\v\f\r";
  * minus wrapping around as in C), refusing overflow.
  */
 export function parseU64(text: string): bigint | null {
-  if (/^(0|-?[1-9]\d*)$/.test(text) && text.length <= 20) {
-    const n = BigInt(text);
-    if (n <= 2n ** 63n - 1n && n >= -(2n ** 63n)) return n < 0n ? null : n;
-  }
+  const int64 = parseInt64(text);
+  if (int64 !== null) return int64 < 0n ? null : int64;
   let at = 0;
   while (at < text.length && blanks.includes(text[at]!)) at++;
   let negative = false;

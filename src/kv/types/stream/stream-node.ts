@@ -104,10 +104,6 @@ export class StreamNode {
     return this.ids.count;
   }
 
-  isLive(slot: number): boolean {
-    return this.starts[slot]! >= 0;
-  }
-
   /** Adds an entry after the others; its ID is `id`, or `ms` and `seq` when given as numbers below 2^53. */
   push(id: StreamId | null, fields: readonly string[], ms = 0, seq = 0): void {
     const slot = this.ids.count;
@@ -221,7 +217,7 @@ export class StreamNode {
 }
 
 /** Whether the field names of `fields` (field, value, …) are `names`, in order. */
-function hasNames(fields: readonly string[], names: readonly string[]): boolean {
+export function hasNames(fields: readonly string[], names: readonly string[]): boolean {
   if (fields.length !== names.length * 2) return false;
   for (let i = 0; i < names.length; i++) if (fields[2 * i] !== names[i]) return false;
   return true;

@@ -20,8 +20,8 @@ import type { RdbOutput } from "../../rdb/value-writer.ts";
 import { rdbType } from "../../rdb/value-types.ts";
 import { ConsumerGroup } from "./consumer-group.ts";
 import { Stream } from "./stream.ts";
-import type { NodeSlot } from "./stream-node.ts";
-import { makeId, msOf, seqOf, type StreamId } from "./stream-id.ts";
+import { hasNames, type NodeSlot } from "./stream-node.ts";
+import { makeId, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
 const flagDeleted = 1;
 const flagSameFields = 2;
@@ -44,7 +44,7 @@ export function writeStream(out: RdbOutput, stream: Stream): void {
   }
   out.lengthOf(stream.length);
   writeId(out, stream.lastId);
-  writeId(out, stream.edgeId(true) ?? 0n);
+  writeId(out, stream.edgeId(true) ?? streamIdMin);
   writeId(out, stream.maxDeletedId);
   out.bigLength(stream.entriesAdded);
   out.lengthOf(stream.groups.size);
@@ -52,7 +52,7 @@ export function writeStream(out: RdbOutput, stream: Stream): void {
     out.string(name);
     writeId(out, group.lastId);
     out.bigLength(group.entriesRead ?? unknownEntriesRead);
-    const pending = [...group.pendingRange(0n, makeId(2n ** 64n - 1n, 2n ** 64n - 1n))];
+    const pending = [...group.pendingRange(streamIdMin, streamIdMax)];
     out.lengthOf(pending.length);
     for (const entry of pending) {
       out.raw(idBytes(entry.id));
@@ -96,7 +96,7 @@ function nodeListpack(names: readonly string[], slots: readonly NodeSlot[]): Uin
   for (const { id, fields } of slots) {
     // A deleted entry's values are gone here: it is written with the master's names and empty values.
     const items = fields ?? names.flatMap((name) => [name, ""]);
-    const same = items.length === names.length * 2 && names.every((name, i) => items[2 * i] === name);
+    const same = hasNames(items, names);
     lp.integer((fields === null ? flagDeleted : 0) | (same ? flagSameFields : 0));
     lp.integer(BigInt.asIntN(64, msOf(id) - msOf(master)));
     lp.integer(BigInt.asIntN(64, seqOf(id) - seqOf(master)));

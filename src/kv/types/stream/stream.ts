@@ -135,10 +135,15 @@ export class Stream {
     return true;
   }
 
+  /** The first (or last) live entry, or undefined for an empty stream. */
+  edgeEntry(first: boolean): StreamEntry | undefined {
+    for (const entry of this.range(streamIdMin, streamIdMax, !first)) return entry;
+    return undefined;
+  }
+
   /** The first (or last) live entry's ID, or undefined for an empty stream. */
   edgeId(first: boolean): StreamId | undefined {
-    for (const entry of this.range(streamIdMin, streamIdMax, !first)) return entry.id;
-    return undefined;
+    return this.edgeEntry(first)?.id;
   }
 
   /** Live entries with from ≤ ID ≤ to, ascending, or descending when `reverse`. */
