@@ -27,7 +27,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rssBytes, startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
+import { startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
 import { aofComparison } from "./lib/kv-aof.ts";
 import { aofFileComparison } from "./lib/kv-aof-files.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
@@ -36,7 +36,7 @@ import { ttlComparison } from "./lib/kv-ttl.ts";
 import { scriptComparison } from "./lib/kv-scripts.ts";
 import { streamComparison } from "./lib/kv-streams.ts";
 import { encodeCommand } from "../test/kv/support/resp-client.ts";
-import { fmt, median, redisBenchmark, redisCli, redisVersion, warmUp } from "./lib/redis-benchmark.ts";
+import { fmt, median, purgedRssBytes, redisBenchmark, redisCli, redisVersion, warmUp } from "./lib/redis-benchmark.ts";
 
 const tests = ["set", "get", "incr", "lpush", "rpush", "lpop", "sadd", "hset", "zadd", "lrange_100", "mset"];
 const requests = Number(process.env.SVC_BENCH_KV_REQUESTS ?? 500_000);
@@ -52,8 +52,6 @@ const pipelines = [1, 16];
  */
 const roundsFor = (pipeline: number) => (pipeline === 1 ? 1 : 5);
 const memoryKeys = Number(process.env.SVC_BENCH_KV_MEMORY_KEYS ?? 1_000_000);
-/** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
-const settleMs = 2000;
 
 async function main(): Promise<void> {
   let redis: ServerProcess | undefined;
@@ -204,14 +202,10 @@ async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
 /** The server's resident set before and after it runs the `replies` commands in `file`, on an empty, purged dataset. */
 async function rssAround(server: ServerProcess, name: string, file: string, replies: number): Promise<{ before: number; after: number }> {
   await redisCli(server.port, ["FLUSHALL"]);
-  await redisCli(server.port, ["MEMORY", "PURGE"]);
-  await Bun.sleep(settleMs);
-  const before = rssBytes(server.proc.pid);
+  const before = await purgedRssBytes(server);
   const piped = await redisCli(server.port, ["--pipe"], file);
   if (!piped.includes(`errors: 0, replies: ${replies}`)) throw new Error(`loading keys into ${name} failed:\n${piped}`);
-  await redisCli(server.port, ["MEMORY", "PURGE"]);
-  await Bun.sleep(settleMs);
-  return { before, after: rssBytes(server.proc.pid) };
+  return { before, after: await purgedRssBytes(server) };
 }
 
 await main();

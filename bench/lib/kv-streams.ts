@@ -6,8 +6,8 @@
  * pipelining, against redis-server, interleaved. Persistence is off on both. Then the memory a
  * stream of a million two-field entries takes, on fresh servers. Part of `svc bench kv`.
  */
-import { rssBytes, startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
-import { fmt, interleavedMedians, redisBenchmark, redisCli } from "./redis-benchmark.ts";
+import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
+import { fmt, interleavedMedians, purgedRssBytes, redisBenchmark, redisCli } from "./redis-benchmark.ts";
 
 const clients = 50;
 const rounds = 5;
@@ -18,8 +18,7 @@ const longStreamEntries = 300_000;
 const cappedStreams = 1000;
 /** Entries of the memory test's stream. */
 const memoryEntries = 1_000_000;
-/** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
-const purgeSettleMs = 1000;
+
 
 /** A case's command, and whether each measurement starts from a fresh group (its reads consume the stream). */
 const cases: { name: string; command: string[]; freshGroup?: boolean }[] = [
@@ -71,11 +70,9 @@ async function memoryComparison(): Promise<void> {
     [redis, kv] = await Promise.all([startRedis(), startKv(["--appendonly", "no"])]);
     const growth = new Map<ServerProcess, number>();
     for (const server of [redis, kv]) {
-      const before = rssBytes(server.proc.pid);
+      const before = await purgedRssBytes(server);
       await redisBenchmark({ port: server.port, test: "", command: ["XADD", "s", "*", "type", "click", "user", "__rand_int__"], pipeline: 16, requests: memoryEntries, clients, keyRange: 1_000_000 });
-      await redisCli(server.port, ["MEMORY", "PURGE"]);
-      await Bun.sleep(purgeSettleMs);
-      growth.set(server, (rssBytes(server.proc.pid) - before) / memoryEntries);
+      growth.set(server, ((await purgedRssBytes(server)) - before) / memoryEntries);
     }
     console.log(`### kv: memory for one stream of ${fmt(memoryEntries)} entries (\`type click user <n>\`; RSS growth after MEMORY PURGE, fresh servers)\n`);
     console.log("| server | bytes/entry |");

@@ -2,6 +2,7 @@
  * redis-benchmark and redis-cli as the kv benchmarks drive them, and the small helpers their
  * tables share.
  */
+import { rssBytes, type ServerProcess } from "../../test/kv/support/servers.ts";
 
 export interface BenchmarkRun {
   port: number;
@@ -50,6 +51,19 @@ export async function redisCli(port: number, args: string[], stdinFile?: string)
   const out = await new Response(proc.stdout).text();
   if ((await proc.exited) !== 0) throw new Error(`redis-cli ${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`);
   return out;
+}
+
+/** Time for freed pages to go back to the OS after MEMORY PURGE before RSS is read. */
+const purgeSettleMs = 2000;
+
+/**
+ * A server's resident set once MEMORY PURGE (jemalloc's purge for Redis, a full GC for svc) has
+ * given back what it can, for the memory tables.
+ */
+export async function purgedRssBytes(server: ServerProcess): Promise<number> {
+  await redisCli(server.port, ["MEMORY", "PURGE"]);
+  await Bun.sleep(purgeSettleMs);
+  return rssBytes(server.proc.pid);
 }
 
 export async function redisVersion(): Promise<string> {
