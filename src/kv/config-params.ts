@@ -7,6 +7,7 @@
 import { kvQueryBufferBytesMax, MiB } from "../core/limits.ts";
 import { int64Max, parseInt64 } from "./args.ts";
 import { KvError } from "./errors.ts";
+import { invalidEventClassText, parseEventClasses } from "./keyspace-events.ts";
 import { bulkBytesMaxDefault } from "./resp/parser.ts";
 
 interface MemoryParam {
@@ -98,6 +99,7 @@ export function canonicalConfigValue(name: string, value: string): string {
     if (!words.includes(word)) throw setFailed(name, `argument(s) must be one of the following: ${words.join(", ")}`);
     return word;
   }
+  if (name === "notify-keyspace-events" && parseEventClasses(value) === null) throw setFailed(name, invalidEventClassText);
   const integer = integerParams[name];
   if (integer !== undefined) {
     const n = parseInt64(value);

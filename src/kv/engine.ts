@@ -27,6 +27,7 @@ import { AofRewrite } from "./aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
+import { formatEventClasses, KeyspaceEvents, parseEventClasses } from "./keyspace-events.ts";
 import { PubSub } from "./pubsub.ts";
 import { ServerStats, usedMemoryBytes } from "./server-stats.ts";
 import type { Reply } from "./reply.ts";
@@ -59,6 +60,8 @@ export class Engine {
   private loadingFile = false;
   readonly blocking = new Blocking((session, state, micros) => this.blockedServed(session, state, micros));
   readonly pubsub = new PubSub();
+  /** Keyspace notifications (CONFIG notify-keyspace-events), published through `pubsub`. */
+  readonly events = new KeyspaceEvents(this.pubsub);
   readonly sessions = new Map<number, Session>();
   readonly config: Map<string, string>;
   /** CONFIG maxmemory in bytes; 0 for no limit. */
@@ -124,7 +127,9 @@ export class Engine {
       onExpired: (db: Keyspace, key: string) => {
         this.stats.expiredKeys++;
         this.aof?.append(db.index, [["DEL", key]]);
+        this.events.notify(db.index, "expired", key);
       },
+      events: this.events,
     };
     this.dbs = Array.from({ length: options.databases }, (_, i) => new Keyspace(i, hooks));
     this.config = new Map();
@@ -156,6 +161,11 @@ export class Engine {
   /** Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it. */
   setConfig(name: string, value: string): void {
     this.config.set(name, value);
+    if (name === "notify-keyspace-events") {
+      this.events.configure(value);
+      // Read back as Redis writes it ("KEA" reads "AKE"); the classes come from what was set.
+      this.config.set(name, formatEventClasses(parseEventClasses(value) ?? 0));
+    }
     if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
     else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
     else if (name === "requirepass") this.password = value;

@@ -22,6 +22,7 @@ import type { MemberSet } from "./types/member-set.ts";
 import type { ZSet } from "./types/zset/zset.ts";
 import type { Stream } from "./types/stream/stream.ts";
 import { KeyTable } from "./key-table.ts";
+import type { KeyEvent, KeyspaceEvents } from "./keyspace-events.ts";
 import type { Latin1Buffer } from "./resp/write-bytes.ts";
 
 export type Value = string | MutableString | List | FieldMap | MemberSet | ZSet | BloomChain | Stream;
@@ -36,8 +37,10 @@ export interface KeyspaceHooks {
   clock: Clock;
   /** A key's value or existence changed (WATCH's "touched"). */
   onModified(db: Keyspace, key: string): void;
-  /** A key was deleted because its time had passed (INFO's expired_keys). */
+  /** A key was deleted because its time had passed (INFO's expired_keys, the "expired" event). */
   onExpired(db: Keyspace, key: string): void;
+  /** Where keyspace notifications go (keyspace-events.ts). */
+  events: KeyspaceEvents;
 }
 
 /** Read times are kept in units of 10 ms since the keyspace was created, in an int32. */
@@ -165,7 +168,9 @@ export class Keyspace {
 
   /** Sets a key's value; a new value drops the old time to live unless `keepTtl`. */
   set(key: string, value: Value, keepTtl = false): void {
+    const sizeBefore = this.table.size;
     const ref = this.table.setRef(key, value);
+    if (this.table.size > sizeBefore) this.notify("new", key);
     // A moved entry took its header, time included, along: dropping the time is the one change.
     if (!keepTtl && this.table.expiresAt(ref) !== Infinity) this.dropExpiry(ref);
     this.modified(key);
@@ -195,7 +200,9 @@ export class Keyspace {
 
   /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
   setExpiring(key: string, value: Value, atMs: number): void {
+    const sizeBefore = this.table.size;
     this.giveExpiry(this.table.setRef(key, value), atMs);
+    if (this.table.size > sizeBefore) this.notify("new", key);
     this.modified(key);
   }
 
@@ -227,6 +234,15 @@ export class Keyspace {
     this.remove(key, this.table.expiresAt(ref) !== Infinity);
     this.modified(key);
     return true;
+  }
+
+  /**
+   * Publishes a keyspace notification for `key` (keyspace-events.ts), when its class is on. A
+   * command calls it after the change, with Redis's event name for what it did; a new key's "new"
+   * is published here, by set, before the command's own event, as Redis publishes it.
+   */
+  notify(event: KeyEvent, key: string): void {
+    this.hooks.events.notify(this.index, event, key);
   }
 
   /** Reports an in-place change to a key's value (LPUSH into an existing list, ...). */

@@ -18,7 +18,7 @@ function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atM
   for (let i = 1; i < argv.length; i++) {
     const found = act(x.db, argv[i]!, x.timeMs);
     // EXISTS and TOUCH read their keys (a hit or miss each); DEL and UNLINK do not count.
-    countLookup(x, found);
+    countLookup(x, argv[i]!, found);
     if (found) n++;
   }
   x.reply.integer(n);
@@ -93,7 +93,7 @@ const noKeyTime = -2;
 
 function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): void {
   const at = x.db.expiryTime(key);
-  countLookup(x, at !== noKeyTime);
+  countLookup(x, key, at !== noKeyTime);
   if (at < 0) return x.reply.integer(at);
   if (absolute) return x.reply.integer(unit === "s" ? Math.floor(at / 1000) : at);
   const pttl = Math.max(0, at - x.engine.clock.nowMs());
@@ -161,7 +161,7 @@ function copy(x: Exec, argv: string[]): void {
   }
   if (from === to && target === x.db) throw new KvError("ERR source and destination objects are the same");
   const value = x.db.get(from);
-  countLookup(x, value !== undefined);
+  countLookup(x, from, value !== undefined);
   if (value === undefined) return x.reply.integer(0);
   if (target.has(to)) {
     if (!replace) return x.reply.integer(0);
@@ -233,7 +233,7 @@ function scan(x: Exec, argv: string[]): void {
     if (options.match !== null && !globMatch(options.match, key)) return false;
     const ref = db.ref(key);
     // TYPE's check is a read of the key, which Redis counts as a hit or miss.
-    if (options.type !== null) countLookup(x, ref !== -1);
+    if (options.type !== null) countLookup(x, key, ref !== -1);
     if (ref === -1) return false;
     // Redis compares type names ignoring case; only a module type name ("MBbloom--") has capitals.
     return options.type === null || typeOf(db.table.valueOf(ref)).toLowerCase() === options.type;
@@ -255,7 +255,7 @@ function randomKey(x: Exec): void {
 function object(x: Exec, argv: string[]): void {
   const sub = argv[1]!.toLowerCase();
   const value = x.db.get(argv[2]!);
-  countLookup(x, value !== undefined);
+  countLookup(x, argv[2]!, value !== undefined, false);
   if (value === undefined) return x.reply.bulk(null);
   if (sub === "encoding") return x.reply.bulk(encodingOf(value));
   if (sub === "refcount") {
@@ -286,7 +286,7 @@ export const keyCommands: readonly CommandSpec[] = [
     name: "type", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the type of a key's value.", keys: one,
     run: (x, argv) => {
       const value = x.db.get(argv[1]!);
-      countLookup(x, value !== undefined);
+      countLookup(x, argv[1]!, value !== undefined);
       x.reply.simple(value === undefined ? "none" : typeOf(value));
     },
   },

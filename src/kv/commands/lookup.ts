@@ -6,6 +6,7 @@
  */
 import { wrongType } from "../errors.ts";
 import { typeOf, type Value } from "../keyspace.ts";
+import type { KeyEvent } from "../keyspace-events.ts";
 import { MutableString } from "../types/bytes.ts";
 import { FieldMap } from "../types/field-map.ts";
 import type { List } from "../types/list.ts";
@@ -27,17 +28,23 @@ const writesCountingReads = new Set([
 /** Whether a command's key reads count in INFO's keyspace_hits and keyspace_misses. */
 export const countsReads = (spec: CommandSpec): boolean => !spec.flags.includes("write") || writesCountingReads.has(spec.name);
 
-/** Counts a lookup's hit or miss, if the running command's reads count. */
-export function countLookup(x: Exec, found: boolean): void {
+/**
+ * Counts a lookup of `key`'s hit or miss, if the running command's reads count; a miss is also a
+ * "keymiss" event, as in Redis, unless `notifyMiss` is false (OBJECT's lookups notify nothing).
+ */
+export function countLookup(x: Exec, key: string, found: boolean, notifyMiss = true): void {
   if (!x.countsReads) return;
   if (found) x.engine.stats.keyspaceHits++;
-  else x.engine.stats.keyspaceMisses++;
+  else {
+    x.engine.stats.keyspaceMisses++;
+    if (notifyMiss) x.db.notify("keymiss", key);
+  }
 }
 
 /** The ref of `key`'s entry (-1 when missing), recording the read and counting the hit or miss. */
 function readCounted(x: Exec, key: string): number {
   const ref = x.db.readRef(key, x.timeMs);
-  countLookup(x, ref !== -1);
+  countLookup(x, key, ref !== -1);
   return ref;
 }
 
@@ -133,16 +140,31 @@ export function getZSet(x: Exec, key: string): ZSet | undefined {
   return value as ZSet | undefined;
 }
 
-/** After removing elements in place: deletes the key once its collection is empty, else reports the change. */
-export function afterRemoval(x: Exec, key: string, collection: { readonly size: number }): void {
-  if (collection.size === 0) x.db.delete(key);
-  else x.db.modified(key);
+/**
+ * After removing elements in place: publishes `event` (the removal: "lpop", "srem", …), then
+ * deletes the key once its collection is empty, with a "del" event, as Redis does; else reports
+ * the change.
+ */
+export function afterRemoval(x: Exec, key: string, collection: { readonly size: number }, event: KeyEvent): void {
+  if (collection.size === 0) {
+    x.db.delete(key);
+    x.db.notify(event, key);
+    x.db.notify("del", key);
+  } else {
+    x.db.modified(key);
+    x.db.notify(event, key);
+  }
 }
 
-/** The *STORE commands' ending: stores the result, or deletes the destination for an empty one, and answers its size. */
-export function storeResult(x: Exec, key: string, result: MemberSet | ZSet): void {
-  if (result.size === 0) x.db.delete(key);
-  else x.db.set(key, result);
+/**
+ * The *STORE commands' ending: stores the result and publishes `event`, or deletes the
+ * destination for an empty result ("del" if there was one to delete), and answers its size.
+ */
+export function storeResult(x: Exec, key: string, result: MemberSet | ZSet, event: KeyEvent): void {
+  if (result.size > 0) {
+    x.db.set(key, result);
+    x.db.notify(event, key);
+  } else if (x.db.delete(key)) x.db.notify("del", key);
   x.reply.integer(result.size);
 }
 

@@ -51,7 +51,7 @@ function hdel(x: Exec, argv: string[]): void {
   if (hash === undefined) return x.reply.integer(0);
   let removed = 0;
   for (let i = 2; i < argv.length; i++) if (hash.delete(argv[i]!)) removed++;
-  if (removed > 0) afterRemoval(x, key, hash);
+  if (removed > 0) afterRemoval(x, key, hash, "hdel");
   x.reply.integer(removed);
 }
 

@@ -31,6 +31,9 @@ function push(list: List, end: End, value: string): void {
 
 // ---- pushes and pops --------------------------------------------------------------------------
 
+/** The keyspace event of a pop from `end`. */
+const popEvent = (end: End) => (end === "left" ? "lpop" : "rpop");
+
 function pushGeneric(x: Exec, argv: string[], end: End, onlyIfExists: boolean): void {
   const key = argv[1]!;
   const existing = getList(x, key);
@@ -51,13 +54,13 @@ function popGeneric(x: Exec, argv: string[], end: End): void {
   if (list === undefined) return hasCount ? x.reply.array(null) : x.reply.bulk(null);
   if (!hasCount) {
     const value = pop(list, end)!;
-    afterRemoval(x, key, list);
+    afterRemoval(x, key, list, popEvent(end));
     return x.reply.bulk(value);
   }
   const n = Math.min(count, list.size);
   x.reply.array(n);
   for (let i = 0; i < n; i++) x.reply.bulk(pop(list, end)!);
-  if (n > 0) afterRemoval(x, key, list);
+  if (n > 0) afterRemoval(x, key, list, popEvent(end));
 }
 
 // ---- reading and editing in place -------------------------------------------------------------
@@ -112,7 +115,7 @@ function lrem(x: Exec, argv: string[]): void {
   // A negative count removes from the tail.
   const removed = list.removeEqual(value, count === 0 ? Infinity : Math.abs(count), count < 0);
   if (removed === 0) return x.reply.integer(0);
-  afterRemoval(x, key, list);
+  afterRemoval(x, key, list, "lrem");
   x.reply.integer(removed);
 }
 
@@ -188,7 +191,7 @@ function moveElement(x: Exec, source: string, list: List, destination: string, f
     push(target, to, value);
     x.db.modified(destination);
   }
-  if (source !== destination) afterRemoval(x, source, list);
+  if (source !== destination) afterRemoval(x, source, list, popEvent(from));
   x.reply.bulk(value);
 }
 
@@ -210,7 +213,7 @@ function popMany(x: Exec, key: string, list: List, end: End, count: number): voi
   x.reply.bulk(key);
   x.reply.array(n);
   for (let i = 0; i < n; i++) x.reply.bulk(pop(list, end)!);
-  afterRemoval(x, key, list);
+  afterRemoval(x, key, list, popEvent(end));
 }
 
 function lmpop(x: Exec, argv: string[]): void {
@@ -233,7 +236,7 @@ function bpop(x: Exec, argv: string[], end: End): void {
     timedOut: nullArray,
     serve: (y, key, list) => {
       const value = pop(list, end)!;
-      afterRemoval(y, key, list);
+      afterRemoval(y, key, list, popEvent(end));
       y.propagate = [[end === "left" ? "LPOP" : "RPOP", key]];
       y.reply.array(2);
       y.reply.bulk(key);

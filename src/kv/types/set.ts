@@ -45,7 +45,7 @@ function srem(x: Exec, argv: string[]): void {
   if (set === undefined) return x.reply.integer(0);
   let removed = 0;
   for (let i = 2; i < argv.length; i++) if (set.delete(argv[i]!)) removed++;
-  if (removed > 0) afterRemoval(x, key, set);
+  if (removed > 0) afterRemoval(x, key, set, "srem");
   x.reply.integer(removed);
 }
 
@@ -57,7 +57,7 @@ function spop(x: Exec, argv: string[]): void {
     if (set === undefined) return x.reply.bulk(null);
     const member = set.random();
     set.delete(member);
-    afterRemoval(x, key, set);
+    afterRemoval(x, key, set, "spop");
     // A replay must remove the same member, not another random one.
     x.propagate = [["SREM", key, member]];
     return x.reply.bulk(member);
@@ -67,7 +67,7 @@ function spop(x: Exec, argv: string[]): void {
   if (set === undefined || count === 0) return replySet(x, []);
   const popped = randomSample(drawable(set), count);
   for (const member of popped) set.delete(member);
-  afterRemoval(x, key, set);
+  afterRemoval(x, key, set, "spop");
   x.propagate = [["SREM", key, ...popped]];
   replySet(x, popped);
 }
@@ -92,7 +92,7 @@ function smove(x: Exec, argv: string[]): void {
   const to = getSet(x, destination);
   if (source === destination) return x.reply.integer(from.has(member) ? 1 : 0);
   if (!from.delete(member)) return x.reply.integer(0);
-  afterRemoval(x, source, from);
+  afterRemoval(x, source, from, "srem");
   if (to === undefined) x.db.set(destination, new MemberSet([member]));
   else if (!to.has(member)) {
     to.add(member);
@@ -186,9 +186,10 @@ const algebraRead = (name: string, summary: string, op: Algebra): CommandSpec =>
   run: (x, argv) => replySet(x, orderedMembers(op(x, argv.slice(1)))),
 });
 
-const algebraStore = (name: string, summary: string, op: Algebra): CommandSpec => ({
+/** A *STORE command of sets; its name is also its keyspace event's. */
+const algebraStore = (name: "sinterstore" | "sunionstore" | "sdiffstore", summary: string, op: Algebra): CommandSpec => ({
   name, arity: -3, flags: ["write", "denyoom"], group: "set", summary, keys: [1, -1, 1],
-  run: (x, argv) => storeResult(x, argv[1]!, op(x, argv.slice(2))),
+  run: (x, argv) => storeResult(x, argv[1]!, op(x, argv.slice(2)), name),
 });
 
 export const setCommands: readonly CommandSpec[] = [

@@ -168,6 +168,11 @@ interface SearchCommand {
 
 type Sort = "none" | "asc" | "desc";
 
+type StoreEvent = "georadiusstore" | "geosearchstore";
+
+/** The keyspace event of a search that stores: GEOSEARCHSTORE's own, or GEORADIUS* … STORE's. */
+const storeEvent = (c: SearchCommand): StoreEvent => (c.store === "destination" ? "geosearchstore" : "georadiusstore");
+
 interface SearchRequest {
   /** Partly filled until the options are read; complete once validated. */
   shape: { -readonly [K in keyof Shape]: Shape[K] };
@@ -322,7 +327,7 @@ function replyPoints(x: Exec, points: readonly GeoPoint[], r: SearchRequest): vo
   }
 }
 
-function storePoints(x: Exec, key: string, points: readonly GeoPoint[], storeDistance: boolean): void {
+function storePoints(x: Exec, key: string, points: readonly GeoPoint[], storeDistance: boolean, event: StoreEvent): void {
   // Built as a skiplist and compacted when small, as Redis builds it.
   const result = new ZSet(false);
   for (const point of points) {
@@ -332,13 +337,13 @@ function storePoints(x: Exec, key: string, points: readonly GeoPoint[], storeDis
     if (!Number.isNaN(score)) result.set(point.member, score);
   }
   result.compactIfSmall();
-  storeResult(x, key, result);
+  storeResult(x, key, result, event);
 }
 
 function geosearchGeneric(x: Exec, argv: string[], c: SearchCommand): void {
   const { zset, request: r } = parseSearch(x, argv, c);
   if (zset === undefined) {
-    if (r.storeKey !== null) storeResult(x, r.storeKey, new ZSet());
+    if (r.storeKey !== null) storeResult(x, r.storeKey, new ZSet(), storeEvent(c));
     else x.reply.array(0);
     return;
   }
@@ -351,7 +356,7 @@ function geosearchGeneric(x: Exec, argv: string[], c: SearchCommand): void {
   const returned = points.slice(0, wanted);
   for (const point of returned) point.distance /= shape.unitM;
   if (r.storeKey === null) replyPoints(x, returned, r);
-  else storePoints(x, r.storeKey, returned, r.storeDistance);
+  else storePoints(x, r.storeKey, returned, r.storeDistance, storeEvent(c));
 }
 
 // ---- declarations -------------------------------------------------------------------------------

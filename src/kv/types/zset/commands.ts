@@ -178,7 +178,7 @@ function zrem(x: Exec, argv: string[]): void {
   let removed = 0;
   if (zset !== undefined) {
     for (let i = 2; i < argv.length; i++) if (zset.delete(argv[i]!)) removed++;
-    if (removed > 0) afterRemoval(x, key, zset);
+    if (removed > 0) afterRemoval(x, key, zset, "zrem");
   }
   x.reply.integer(removed);
 }
@@ -297,23 +297,23 @@ function zrangestore(x: Exec, argv: string[]): void {
   // Redis sizes the destination up front when it knows the count (a rank range): too many for a
   // listpack and it starts as a skiplist; otherwise it starts small and converts as it grows.
   const compact = request.spec.by !== "rank" || entries.length <= compactEntriesMax;
-  storeResult(x, argv[1]!, ZSet.of(entries, compact));
+  storeResult(x, argv[1]!, ZSet.of(entries, compact), "zrangestore");
 }
 
 // ---- removing ranges ----------------------------------------------------------------------------
 
-function zremrange(x: Exec, argv: string[], remove: (zset: ZSet) => number): void {
+function zremrange(x: Exec, argv: string[], event: "zrembyrank" | "zrembyscore" | "zrembylex", remove: (zset: ZSet) => number): void {
   const key = argv[1]!;
   const zset = getZSet(x, key);
   const removed = zset === undefined ? 0 : remove(zset);
-  if (removed > 0) afterRemoval(x, key, zset!);
+  if (removed > 0) afterRemoval(x, key, zset!, event);
   x.reply.integer(removed);
 }
 
 function zremrangebyrank(x: Exec, argv: string[]): void {
   const start = parseInteger(argv[2]!);
   const end = parseInteger(argv[3]!);
-  zremrange(x, argv, (zset) => {
+  zremrange(x, argv, "zrembyrank", (zset) => {
     const clamped = clampRankRange(start, end, zset.size);
     return clamped === null ? 0 : zset.deleteRangeByRank(clamped[0], clamped[1]);
   });
@@ -321,12 +321,12 @@ function zremrangebyrank(x: Exec, argv: string[]): void {
 
 function zremrangebyscore(x: Exec, argv: string[]): void {
   const range = parseScoreRange(argv[2]!, argv[3]!);
-  zremrange(x, argv, (zset) => zset.deleteRangeByScore(range));
+  zremrange(x, argv, "zrembyscore", (zset) => zset.deleteRangeByScore(range));
 }
 
 function zremrangebylex(x: Exec, argv: string[]): void {
   const range = parseLexRange(argv[2]!, argv[3]!);
-  zremrange(x, argv, (zset) => zset.deleteRangeByLex(range));
+  zremrange(x, argv, "zrembylex", (zset) => zset.deleteRangeByLex(range));
 }
 
 // ---- popping ------------------------------------------------------------------------------------
@@ -339,7 +339,7 @@ function popFrom(x: Exec, key: string, zset: ZSet, count: number, highest: boole
     if (e === null) break;
     popped.push(e);
   }
-  if (popped.length > 0) afterRemoval(x, key, zset);
+  if (popped.length > 0) afterRemoval(x, key, zset, highest ? "zpopmax" : "zpopmin");
   return popped;
 }
 

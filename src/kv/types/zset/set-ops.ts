@@ -12,6 +12,9 @@ import { replyEntries } from "./replies.ts";
 import { type ZEntry, ZSet } from "./zset.ts";
 
 export type SetOp = "union" | "inter" | "diff";
+
+/** The keyspace event of each operation's STORE form. */
+const storeEvents = { union: "zunionstore", inter: "zinterstore", diff: "zdiffstore" } as const;
 type Aggregate = "sum" | "min" | "max";
 
 /** An input: a sorted set, or a plain set whose members all score 1 (as in Redis). */
@@ -171,6 +174,6 @@ export function setOp(x: Exec, argv: string[], c: SetOpCommand): void {
   }
   if (c.store) {
     result.compactIfSmall();
-    storeResult(x, argv[1]!, result);
+    storeResult(x, argv[1]!, result, storeEvents[c.op]);
   } else replyEntries(x, [...result.entries()], args.withScores);
 }
