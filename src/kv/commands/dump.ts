@@ -75,7 +75,10 @@ function restore(x: Exec, argv: string[]): void {
   const expiresAt = ttl === 0n ? null : Number(ttl) + (o.absoluteTtl ? 0 : nowMs);
   if (expiresAt !== null && x.engine.alreadyPast(expiresAt, nowMs)) {
     // Already past: nothing is stored, and a replaced key's deletion is what the file records.
-    if (deleted) x.propagate = [["DEL", key]];
+    if (deleted) {
+      x.propagate = [["DEL", key]];
+      x.db.notify("del", key);
+    }
     return x.reply.simple("OK");
   }
   x.db.set(key, value);
@@ -84,6 +87,7 @@ function restore(x: Exec, argv: string[]): void {
     if (!o.absoluteTtl) x.propagate = [[argv[0]!, key, String(expiresAt), ...argv.slice(3), "ABSTTL"]];
   }
   if (o.idleSeconds !== null) x.db.setIdleMs(key, o.idleSeconds * 1000);
+  x.db.notify("restore", key);
   x.reply.simple("OK");
 }
 

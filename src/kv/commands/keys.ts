@@ -24,7 +24,11 @@ function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atM
   x.reply.integer(n);
 }
 
-const deleteKey = (db: Keyspace, key: string) => db.delete(key);
+function deleteKey(db: Keyspace, key: string): boolean {
+  if (!db.delete(key)) return false;
+  db.notify("del", key);
+  return true;
+}
 const keyExists = (db: Keyspace, key: string) => db.has(key);
 /** TOUCH reads the key, which records the access time OBJECT IDLETIME reports. */
 const touchKey = (db: Keyspace, key: string, atMs: number) => db.read(key, atMs) !== undefined;
@@ -81,9 +85,11 @@ function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: bool
 export function expireAtOrDelete(x: Exec, key: string, at: number, now: number): void {
   if (x.engine.alreadyPast(at, now)) {
     x.db.delete(key);
+    x.db.notify("del", key);
     x.propagate = [["DEL", key]];
   } else {
     x.db.setExpire(key, at);
+    x.db.notify("expire", key);
     x.propagate = [["PEXPIREAT", key, String(at)]];
   }
 }
@@ -98,6 +104,12 @@ function ttlGeneric(x: Exec, key: string, unit: ExpireUnit, absolute: boolean): 
   if (absolute) return x.reply.integer(unit === "s" ? Math.floor(at / 1000) : at);
   const pttl = Math.max(0, at - x.engine.clock.nowMs());
   x.reply.integer(unit === "s" ? Math.floor((pttl + 500) / 1000) : pttl);
+}
+
+function persist(x: Exec, argv: string[]): void {
+  const removed = x.db.persist(argv[1]!);
+  if (removed) x.db.notify("persist", argv[1]!);
+  x.reply.integer(removed ? 1 : 0);
 }
 
 // ---- copying and moving -----------------------------------------------------------------------
@@ -132,6 +144,8 @@ function renameGeneric(x: Exec, argv: string[], onlyIfAbsent: boolean): void {
   x.db.delete(from);
   x.db.set(to, value);
   if (expiry !== undefined) x.db.setExpire(to, expiry);
+  x.db.notify("rename_from", from);
+  x.db.notify("rename_to", to);
   if (onlyIfAbsent) x.reply.integer(1);
   else x.reply.simple("OK");
 }
@@ -146,6 +160,8 @@ function move(x: Exec, argv: string[]): void {
   x.db.delete(key);
   target.set(key, value);
   if (expiry !== undefined) target.setExpire(key, expiry);
+  x.db.notify("move_from", key);
+  target.notify("move_to", key);
   x.reply.integer(1);
 }
 
@@ -170,6 +186,7 @@ function copy(x: Exec, argv: string[]): void {
   const expiry = x.db.expiryOf(from);
   target.set(to, cloneValue(value));
   if (expiry !== undefined) target.setExpire(to, expiry);
+  target.notify("copy_to", to);
   x.reply.integer(1);
 }
 
@@ -313,7 +330,7 @@ export const keyCommands: readonly CommandSpec[] = [
   { name: "pttl", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the time to live in milliseconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", false) },
   { name: "expiretime", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the expiry time as a Unix time in seconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "s", true) },
   { name: "pexpiretime", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the expiry time as a Unix time in milliseconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", true) },
-  { name: "persist", arity: 2, flags: ["write", "fast"], group: "generic", summary: "Removes a key's time to live.", keys: one, run: (x, argv) => x.reply.integer(x.db.persist(argv[1]!) ? 1 : 0) },
+  { name: "persist", arity: 2, flags: ["write", "fast"], group: "generic", summary: "Removes a key's time to live.", keys: one, run: persist },
   {
     name: "object", arity: -2, flags: [], group: "generic", summary: "Inspects the internals of a value.",
     subcommands: [

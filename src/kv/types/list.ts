@@ -31,8 +31,9 @@ function push(list: List, end: End, value: string): void {
 
 // ---- pushes and pops --------------------------------------------------------------------------
 
-/** The keyspace event of a pop from `end`. */
+/** The keyspace events of a pop from `end` and a push onto it. */
 const popEvent = (end: End) => (end === "left" ? "lpop" : "rpop");
+const pushEvent = (end: End) => (end === "left" ? "lpush" : "rpush");
 
 function pushGeneric(x: Exec, argv: string[], end: End, onlyIfExists: boolean): void {
   const key = argv[1]!;
@@ -42,6 +43,7 @@ function pushGeneric(x: Exec, argv: string[], end: End, onlyIfExists: boolean): 
   list.pushAll(argv, 2, end === "left");
   if (existing === undefined) x.db.set(key, list);
   else x.db.modified(key);
+  x.db.notify(pushEvent(end), key);
   x.reply.integer(list.size);
 }
 
@@ -91,6 +93,7 @@ function lset(x: Exec, argv: string[]): void {
   if (at < 0 || at >= list.size) throw indexOutOfRange();
   list.set(at, argv[3]!);
   x.db.modified(argv[1]!);
+  x.db.notify("lset", argv[1]!);
   x.reply.simple("OK");
 }
 
@@ -104,6 +107,7 @@ function linsert(x: Exec, argv: string[]): void {
   if (at < 0) return x.reply.integer(-1);
   list.insert(after ? at + 1 : at, value);
   x.db.modified(key);
+  x.db.notify("linsert", key);
   x.reply.integer(list.size);
 }
 
@@ -126,12 +130,16 @@ function ltrim(x: Exec, argv: string[]): void {
   const list = getList(x, key);
   if (list === undefined) return x.reply.simple("OK");
   const range = clampRankRange(start, end, list.size);
-  if (range === null) x.db.delete(key);
-  else {
+  // "ltrim" even when nothing was trimmed, as Redis publishes it; "del" after it when all was.
+  if (range === null) {
+    x.db.delete(key);
+    x.db.notify("ltrim", key);
+    x.db.notify("del", key);
+  } else {
     const dropBack = list.size - 1 - range[1];
     for (let i = 0; i < range[0]; i++) list.popFront();
     for (let i = 0; i < dropBack; i++) list.popBack();
-    x.db.modified(key);
+    afterRemoval(x, key, list, "ltrim");
   }
   x.reply.simple("OK");
 }
@@ -177,7 +185,8 @@ function lpos(x: Exec, argv: string[]): void {
 
 /**
  * Pops from `list`, the list at `source`, at `from` and pushes onto `destination` at `to`, and
- * answers the element. The destination's type is checked before anything moves.
+ * answers the element. The destination's type is checked before anything moves. Redis publishes
+ * the push on the destination before the pop on the source, and both when they are one key.
  */
 function moveElement(x: Exec, source: string, list: List, destination: string, from: End, to: End): void {
   const target = getList(x, destination);
@@ -191,7 +200,9 @@ function moveElement(x: Exec, source: string, list: List, destination: string, f
     push(target, to, value);
     x.db.modified(destination);
   }
-  if (source !== destination) afterRemoval(x, source, list, popEvent(from));
+  x.db.notify(pushEvent(to), destination);
+  // Onto itself, the list got its element back: never emptied.
+  afterRemoval(x, source, list, popEvent(from));
   x.reply.bulk(value);
 }
 

@@ -87,6 +87,8 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
       // A relative time would mean a later expiry when replayed: record the absolute one.
       x.propagate = [["SET", key, value, "PXAT", String(at)]];
     }
+    x.db.notify("set", key);
+    if (at !== null) x.db.notify("expire", key);
   }
   if (options.get) x.reply.bulk((old as string | undefined) ?? null);
   else if (skipped) x.reply.bulk(null);
@@ -111,6 +113,7 @@ function incrGeneric(x: Exec, key: string, by: bigint): void {
   }
   if (ref === -1) x.db.set(key, String(result), true);
   else x.db.overwrite(ref, key, String(result));
+  x.db.notify("incrby", key);
   x.reply.integer(result);
 }
 
@@ -129,6 +132,7 @@ function incrementInPlace(x: Exec, ref: number, key: string, by: number): boolea
   const result = current + by;
   if (!table.setIntegerInPlace(ref, result)) return false;
   x.db.modified(key);
+  x.db.notify("incrby", key);
   x.reply.integer(result);
   return true;
 }
@@ -179,17 +183,19 @@ function setrange(x: Exec, argv: string[]): void {
   }
   checkSize(offset + piece.length);
   // A bitmap (or any string already changed in place) takes the write in place too.
-  if (current instanceof MutableString) return writeInPlace(x, key, current, offset, piece);
+  if (current instanceof MutableString) return writeInPlace(x, key, current, offset, piece, "setrange");
   const base = current ?? "";
   const padded = base.length < offset ? base + "\0".repeat(offset - base.length) : base;
   const result = padded.slice(0, offset) + piece + padded.slice(offset + piece.length);
   x.db.set(key, result, true);
+  x.db.notify("setrange", key);
   x.reply.integer(result.length);
 }
 
-function writeInPlace(x: Exec, key: string, value: MutableString, offset: number, piece: string): void {
+function writeInPlace(x: Exec, key: string, value: MutableString, offset: number, piece: string, event: "setrange" | "append"): void {
   value.write(offset, piece);
   x.db.modified(key);
+  x.db.notify(event, key);
   x.reply.integer(value.length);
 }
 
@@ -303,6 +309,7 @@ export const stringCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       if (x.db.has(argv[1]!)) return x.reply.integer(0);
       x.db.set(argv[1]!, argv[2]!);
+      x.db.notify("set", argv[1]!);
       x.reply.integer(1);
     },
   },
@@ -322,7 +329,10 @@ export const stringCommands: readonly CommandSpec[] = [
     name: "getdel", arity: 2, flags: ["write", "fast"], group: "string", summary: "Returns a key's value and deletes it.", keys: one,
     run: (x, argv) => {
       const value = getString(x, argv[1]!);
-      if (value !== undefined) x.db.delete(argv[1]!);
+      if (value !== undefined) {
+        x.db.delete(argv[1]!);
+        x.db.notify("del", argv[1]!);
+      }
       x.reply.bulk(value ?? null);
     },
   },
@@ -341,7 +351,7 @@ export const stringCommands: readonly CommandSpec[] = [
     name: "mset", arity: -3, flags: write, group: "string", summary: "Sets several keys.", keys: [1, -1, 2],
     run: (x, argv) => {
       if (argv.length % 2 === 0) throw arityError("mset");
-      for (let i = 1; i < argv.length; i += 2) x.db.set(argv[i]!, argv[i + 1]!);
+      setPairs(x, argv);
       x.reply.simple("OK");
     },
   },
@@ -350,7 +360,7 @@ export const stringCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       if (argv.length % 2 === 0) throw arityError("msetnx");
       for (let i = 1; i < argv.length; i += 2) if (x.db.has(argv[i]!)) return x.reply.integer(0);
-      for (let i = 1; i < argv.length; i += 2) x.db.set(argv[i]!, argv[i + 1]!);
+      setPairs(x, argv);
       x.reply.integer(1);
     },
   },
@@ -359,10 +369,11 @@ export const stringCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       const value = getStringValue(x, argv[1]!);
       checkSize((value?.length ?? 0) + argv[2]!.length);
-      if (value instanceof MutableString) return writeInPlace(x, argv[1]!, value, value.length, argv[2]!);
+      if (value instanceof MutableString) return writeInPlace(x, argv[1]!, value, value.length, argv[2]!, "append");
       const current = value ?? "";
       const result = current + argv[2]!;
       x.db.set(argv[1]!, result, true);
+      x.db.notify("append", argv[1]!);
       x.reply.integer(result.length);
     },
   },
@@ -389,6 +400,7 @@ export const stringCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       const result = incrByFloat(getString(x, argv[1]!) ?? "0", argv[2]!);
       x.db.set(argv[1]!, result, true);
+      x.db.notify("incrbyfloat", argv[1]!);
       // The sum is rounded to what was stored; replaying the increment could round differently.
       x.propagate = [["SET", argv[1]!, result, "KEEPTTL"]];
       x.reply.bulk(result);
@@ -399,6 +411,14 @@ export const stringCommands: readonly CommandSpec[] = [
   { name: "setrange", arity: 4, flags: write, group: "string", summary: "Overwrites part of a key's value from an offset.", keys: one, run: setrange },
   { name: "lcs", arity: -3, flags: ["readonly"], group: "string", summary: "Finds the longest common subsequence of two strings.", keys: [1, 2, 1], run: lcs },
 ];
+
+/** MSET's and MSETNX's writes: each pair set, and a "set" event for each. */
+function setPairs(x: Exec, argv: string[]): void {
+  for (let i = 1; i < argv.length; i += 2) {
+    x.db.set(argv[i]!, argv[i + 1]!);
+    x.db.notify("set", argv[i]!);
+  }
+}
 
 function getex(x: Exec, argv: string[]): void {
   const key = argv[1]!;
@@ -417,7 +437,10 @@ function getex(x: Exec, argv: string[]): void {
   const at = expiry === null ? null : expiryTime(x, expiry.unit, expiry.text, "getex");
   // An EXAT or PXAT already past deletes the key (EX and PX must be positive).
   if (at !== null) expireAtOrDelete(x, key, at, x.engine.clock.nowMs());
-  else if (persist && x.db.persist(key)) x.propagate = [["PERSIST", key]];
+  else if (persist && x.db.persist(key)) {
+    x.propagate = [["PERSIST", key]];
+    x.db.notify("persist", key);
+  }
   x.reply.bulk(value);
 }
 

@@ -63,16 +63,23 @@ function readAt(value: string | MutableString | undefined, offset: number, bits:
   return readField(window, offset % 8, bits);
 }
 
-/** Runs one SET or INCRBY; the reply is the old value for SET, the new one for INCRBY. */
-function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): void {
+/**
+ * Runs one SET or INCRBY; the reply is the old value for SET, the new one for INCRBY. Returns
+ * whether it wrote (OVERFLOW FAIL refuses a write that would overflow).
+ */
+function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): boolean {
   const old = fieldValue(op.type, readAt(target, op.offset, op.type.bits));
   // An unsigned SET value is taken as Redis takes it, as the uint64 with the same bits.
   const result = op.kind === "incrby"
     ? addInField(op.type, old, op.operand, op.policy)
     : addInField(op.type, op.type.signed ? op.operand : BigInt.asUintN(64, op.operand), 0n, op.policy);
-  if (result === null) return x.reply.bulk(null);
+  if (result === null) {
+    x.reply.bulk(null);
+    return false;
+  }
   writeField(bytes, op.offset, op.type.bits, result);
   x.reply.integer(op.kind === "incrby" ? result : old);
+  return true;
 }
 
 export function bitfieldCommand(x: Exec, argv: string[], readOnly: boolean): void {
@@ -90,13 +97,16 @@ export function bitfieldCommand(x: Exec, argv: string[], readOnly: boolean): voi
   // Growing may have replaced the buffer, so take the view only now.
   const bytes = target?.bytes;
   x.reply.array(ops.length);
+  let writes = 0;
   for (const op of ops) {
     if (op.kind === "get") x.reply.integer(fieldValue(op.type, readAt(value, op.offset, op.type.bits)));
-    else write(x, target!, bytes!, op);
+    else if (write(x, target!, bytes!, op)) writes++;
   }
   // Redis counts a refused write as a change too: the string was created or grown for it.
   if (target !== null) {
     target.changed();
     x.db.modified(key);
   }
+  // The event, though, only for writes that were made, as Redis publishes it.
+  if (writes > 0) x.db.notify("setbit", key);
 }

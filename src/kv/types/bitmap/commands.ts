@@ -44,7 +44,11 @@ function setbit(x: Exec, argv: string[]): void {
     bytes[index] = bit === 1 ? bytes[index]! | mask : bytes[index]! & ~mask;
     target.changed();
     x.db.modified(key);
-  } else if (target.length !== lengthBefore) x.db.modified(key);
+    x.db.notify("setbit", key);
+  } else if (target.length !== lengthBefore) {
+    x.db.modified(key);
+    x.db.notify("setbit", key);
+  }
   x.reply.integer(old);
 }
 
@@ -122,7 +126,7 @@ function bitop(x: Exec, argv: string[]): void {
   }
   const length = Math.max(...sources.map((s) => s.length));
   if (length === 0) {
-    x.db.delete(dest);
+    if (x.db.delete(dest)) x.db.notify("del", dest);
     return x.reply.integer(0);
   }
   const result = MutableString.ofLength(length);
@@ -135,6 +139,7 @@ function bitop(x: Exec, argv: string[]): void {
     if (op === "and") bytes.fill(0, source.length);
   }
   x.db.set(dest, result);
+  x.db.notify("set", dest);
   x.reply.integer(length);
 }
 

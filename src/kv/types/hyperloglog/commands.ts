@@ -92,6 +92,7 @@ function pfadd(x: Exec, argv: string[]): void {
   if (changed) {
     invalidateCache(hll.bytes);
     store(x, key, found, hll, true, hll.bytes === original);
+    x.db.notify("pfadd", key);
   }
   x.reply.integer(changed ? 1 : 0);
 }
@@ -148,6 +149,8 @@ function pfmerge(x: Exec, argv: string[]): void {
   hll = raiseTo(hll, raw, sparseBytesMax(x));
   invalidateCache(hll.bytes);
   store(x, key, found, hll, true, hll.bytes === original);
+  // Redis names a merge's change as it names an add's.
+  x.db.notify("pfadd", key);
   x.reply.simple("OK");
 }
 
