@@ -201,8 +201,9 @@ function moveElement(x: Exec, source: string, list: List, destination: string, f
     x.db.modified(destination);
   }
   x.db.notify(pushEvent(to), destination);
-  // Onto itself, the list got its element back: never emptied.
-  afterRemoval(x, source, list, popEvent(from));
+  // Onto itself, the list got its element back: one change, never emptied, but both events.
+  if (source === destination) x.db.notify(popEvent(from), source);
+  else afterRemoval(x, source, list, popEvent(from));
   x.reply.bulk(value);
 }
 
