@@ -161,7 +161,8 @@ function xadd(x: Exec, argv: string[]): void {
   }
   x.reply.bulk(text);
   x.db.modified(key);
-  if (args.trim !== null) stream.trim(args.trim);
+  x.db.notify("xadd", key);
+  if (args.trim !== null && stream.trim(args.trim) > 0) x.db.notify("xtrim", key);
   // Only the file reads what is recorded: no need to build it without one.
   if (x.engine.aof !== null) x.propagate = [["XADD", key, ...(args.trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...fields]];
 }
@@ -191,7 +192,10 @@ function xtrim(x: Exec, argv: string[]): void {
   const stream = getStream(x, key);
   if (stream === undefined) return x.reply.integer(0);
   const removed = stream.trim(args.trim!);
-  if (removed > 0) x.db.modified(key);
+  if (removed > 0) {
+    x.db.modified(key);
+    x.db.notify("xtrim", key);
+  }
   x.reply.integer(removed);
   x.propagate = removed > 0 ? [["XTRIM", key, "MAXLEN", "=", String(stream.length)]] : null;
 }
@@ -208,7 +212,10 @@ function xdel(x: Exec, argv: string[]): void {
     if (id > stream.maxDeletedId) stream.maxDeletedId = id;
     deleted++;
   }
-  if (deleted > 0) x.db.modified(key);
+  if (deleted > 0) {
+    x.db.modified(key);
+    x.db.notify("xdel", key);
+  }
   x.reply.integer(deleted);
 }
 
@@ -256,6 +263,7 @@ function xsetid(x: Exec, argv: string[]): void {
   if (entriesAdded !== -1n) stream.entriesAdded = entriesAdded;
   if (maxDeletedId !== streamIdMin) stream.maxDeletedId = maxDeletedId;
   x.db.modified(key);
+  x.db.notify("xsetid", key);
   x.reply.simple("OK");
 }
 

@@ -11,7 +11,7 @@ import { isKeyword, parseInt64, parseInteger } from "../../args.ts";
 import { helpReply } from "../../commands/keys.ts";
 import type { Exec } from "../../commands/spec.ts";
 import { KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../../errors.ts";
-import { byName, ConsumerGroup, type PendingEntry } from "./consumer-group.ts";
+import { byName, type Consumer, ConsumerGroup, type PendingEntry } from "./consumer-group.ts";
 import { claimCommand, createGroupCommand, setIdCommand } from "./group-records.ts";
 import { getStream, parseLongLong, parseLongLongOr } from "./entries.ts";
 import { Stream, type StreamEntry } from "./stream.ts";
@@ -26,6 +26,16 @@ function requireGroup(x: Exec, key: string, name: string): { stream: Stream; gro
   const group = stream?.groups.get(name);
   if (stream === undefined || group === undefined) throw noKeyOrGroup(key, name);
   return { stream, group };
+}
+
+/**
+ * The consumer `name` of the group at `key`, seen now; made when missing, which publishes
+ * "xgroup-createconsumer" (XGROUP CREATECONSUMER, XREADGROUP, XCLAIM and XAUTOCLAIM alike).
+ */
+export function consumerOf(x: Exec, key: string, group: ConsumerGroup, name: string, nowMs: number): { consumer: Consumer; created: boolean } {
+  const found = group.consumer(name, nowMs);
+  if (found.created) x.db.notify("xgroup-createconsumer", key);
+  return found;
 }
 
 // ---- XGROUP -----------------------------------------------------------------------------------
@@ -79,6 +89,7 @@ function xgroupCreate(x: Exec, argv: string[]): void {
   const group = new ConsumerGroup(id, target.entriesRead);
   stream.groups.set(name, group);
   x.db.modified(key);
+  x.db.notify("xgroup-create", key);
   x.reply.simple("OK");
   x.propagate = [createGroupCommand(key, name, group)];
 }
@@ -90,6 +101,7 @@ function xgroupSetId(x: Exec, argv: string[]): void {
   group!.lastId = id;
   group!.entriesRead = entriesRead;
   x.db.modified(argv[2]!);
+  x.db.notify("xgroup-setid", argv[2]!);
   x.reply.simple("OK");
 }
 
@@ -99,12 +111,13 @@ function xgroupDestroy(x: Exec, argv: string[]): void {
   stream!.groups.delete(argv[3]!);
   // A change to the key wakes its blocked XREADGROUP clients, which find the group gone (NOGROUP).
   x.db.modified(argv[2]!);
+  x.db.notify("xgroup-destroy", argv[2]!);
   x.reply.integer(1);
 }
 
 function xgroupCreateConsumer(x: Exec, argv: string[]): void {
   const { group } = xgroupTarget(x, argv);
-  const { created } = group!.consumer(argv[4]!, x.engine.clock.nowMs());
+  const { created } = consumerOf(x, argv[2]!, group!, argv[4]!, x.engine.clock.nowMs());
   if (created) x.db.modified(argv[2]!);
   x.reply.integer(created ? 1 : 0);
 }
@@ -114,6 +127,7 @@ function xgroupDelConsumer(x: Exec, argv: string[]): void {
   if (!group!.consumers.has(argv[4]!)) return x.reply.integer(0);
   const pending = group!.deleteConsumer(argv[4]!);
   x.db.modified(argv[2]!);
+  x.db.notify("xgroup-delconsumer", argv[2]!);
   x.reply.integer(pending);
 }
 
@@ -275,7 +289,7 @@ function xclaim(x: Exec, argv: string[]): void {
     const made = pending === undefined;
     if (made && !force) continue;
     if (!made && minIdleMs !== 0n && BigInt(nowMs - pending!.deliveredMs) < minIdleMs) continue;
-    const { consumer } = group.consumer(consumerName, nowMs);
+    const { consumer } = consumerOf(x, key, group, consumerName, nowMs);
     pending = group.deliver(id, consumer, deliveredAt, false);
     if (retryCount !== null && retryCount >= 0n) pending.deliveries = retryCount;
     else if (!justId) pending.deliveries++;
@@ -340,7 +354,7 @@ function xautoclaim(x: Exec, argv: string[]): void {
       continue;
     }
     if (minIdleMs !== 0n && BigInt(nowMs - pending.deliveredMs) < minIdleMs) continue;
-    const { consumer } = group.consumer(consumerName, nowMs);
+    const { consumer } = consumerOf(x, key, group, consumerName, nowMs);
     group.deliver(id, consumer, nowMs, !justId);
     claimed.push(entry);
     count--;

@@ -20,7 +20,7 @@ import type { Session } from "../../session.ts";
 import type { ConsumerGroup } from "./consumer-group.ts";
 import { getStream, parseLongLongOr, takeEntries } from "./entries.ts";
 import { claimCommand, createConsumerCommand, setIdCommand } from "./group-records.ts";
-import { noGroup } from "./groups.ts";
+import { consumerOf, noGroup } from "./groups.ts";
 import type { Stream, StreamEntry } from "./stream.ts";
 import { formatId, parseStrictId, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 
@@ -164,7 +164,7 @@ function replyPerStream(reply: Reply, streams: number): void {
  * which the file records as XGROUP CREATECONSUMER.
  */
 function seeConsumer(x: Exec, key: string, group: ConsumerGroup, args: NonNullable<ReadArgs["group"]>, nowMs: number, commands: string[][]): void {
-  if (!group.consumer(args.consumer, nowMs).created) return;
+  if (!consumerOf(x, key, group, args.consumer, nowMs).created) return;
   x.db.modified(key);
   commands.push(createConsumerCommand(key, args.name, args.consumer));
 }
