@@ -56,7 +56,7 @@ const eventClasses = {
   // Hashes.
   hset: hash, hincrby: hash, hincrbyfloat: hash, hdel: hash,
   // Sorted sets, and geo sets (which are sorted sets).
-  zadd: zset, zincr: zset, zrem: zset, zrembyscore: zset, zrembyrank: zset, zrembylex: zset,
+  zadd: zset, zincr: zset, zrem: zset, zremrangebyscore: zset, zremrangebyrank: zset, zremrangebylex: zset,
   zpopmin: zset, zpopmax: zset, zunionstore: zset, zinterstore: zset, zdiffstore: zset,
   zrangestore: zset, georadiusstore: zset, geosearchstore: zset,
   // Streams.

@@ -166,8 +166,12 @@ export class Keyspace {
     return this.ref(key) !== -1;
   }
 
-  /** Sets a key's value; a new value drops the old time to live unless `keepTtl`. */
+  /**
+   * Sets a key's value; a new value drops the old time to live unless `keepTtl`. A key past its
+   * time expires first, as Redis's setKey looks the key up: "expired", then "new".
+   */
   set(key: string, value: Value, keepTtl = false): void {
+    this.expireIfDue(key);
     const sizeBefore = this.table.size;
     const ref = this.table.setRef(key, value);
     if (this.table.size > sizeBefore) this.notify("new", key);
@@ -200,6 +204,7 @@ export class Keyspace {
 
   /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
   setExpiring(key: string, value: Value, atMs: number): void {
+    this.expireIfDue(key);
     const sizeBefore = this.table.size;
     this.giveExpiry(this.table.setRef(key, value), atMs);
     if (this.table.size > sizeBefore) this.notify("new", key);
@@ -243,6 +248,19 @@ export class Keyspace {
    */
   notify(event: KeyEvent, key: string): void {
     this.hooks.events.notify(this.index, event, key);
+  }
+
+  /**
+   * Deletes the key's entry whether or not its time has passed, as Redis's dbDelete does where a
+   * command deletes without looking the key up (an empty *STORE result, RESTORE … REPLACE):
+   * a key past its time is deleted, not expired. Returns whether there was an entry.
+   */
+  deleteAsIs(key: string): boolean {
+    const ref = this.table.find(key);
+    if (ref === -1) return false;
+    this.remove(key, this.table.expiresAt(ref) !== Infinity);
+    this.modified(key);
+    return true;
   }
 
   /** Reports an in-place change to a key's value (LPUSH into an existing list, ...). */

@@ -70,7 +70,7 @@ function restore(x: Exec, argv: string[]): void {
   if (framed === null) throw new KvError("ERR DUMP payload version or checksum are wrong");
   const value = readValue(framed);
   if (value === null) throw new KvError("ERR Bad data format");
-  const deleted = o.replace && x.db.delete(key);
+  const deleted = o.replace && x.db.deleteAsIs(key);
   const nowMs = x.engine.clock.nowMs();
   const expiresAt = ttl === 0n ? null : Number(ttl) + (o.absoluteTtl ? 0 : nowMs);
   if (expiresAt !== null && x.engine.alreadyPast(expiresAt, nowMs)) {

@@ -164,7 +164,7 @@ export function storeResult(x: Exec, key: string, result: MemberSet | ZSet, even
   if (result.size > 0) {
     x.db.set(key, result);
     x.db.notify(event, key);
-  } else if (x.db.delete(key)) x.db.notify("del", key);
+  } else if (x.db.deleteAsIs(key)) x.db.notify("del", key);
   x.reply.integer(result.size);
 }
 

@@ -148,7 +148,7 @@ export function sortCommand(x: Exec, argv: string[], readonly: boolean): void {
   }
   // A stored list cannot hold nil: a missing GET value is stored as an empty string.
   if (output.length === 0) {
-    if (x.db.delete(o.store)) x.db.notify("del", o.store);
+    if (x.db.deleteAsIs(o.store)) x.db.notify("del", o.store);
   } else {
     x.db.set(o.store, new List(output.map((item) => item ?? "")));
     x.db.notify("sortstore", o.store);

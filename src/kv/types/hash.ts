@@ -9,6 +9,7 @@ import { afterRemoval, getHash, replyStrings } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAFloat, notAnInteger, overflow } from "../errors.ts";
 import { globMatch } from "../glob.ts";
+import type { KeyEvent } from "../keyspace-events.ts";
 import { parseLongDouble, sumText } from "../long-double.ts";
 import { scanStep, takeParked, walkTable } from "../scan.ts";
 import { FieldMap } from "./field-map.ts";
@@ -18,11 +19,12 @@ type Hash = FieldMap;
 
 /**
  * After a write to `hash`: a new hash (`existing`, the lookup's result, is undefined) is stored
- * under the key, a changed one reports the change.
+ * under the key ("new"), a changed one reports the change; then `event` is published.
  */
-function store(x: Exec, key: string, hash: Hash, existing: Hash | undefined): void {
+function store(x: Exec, key: string, hash: Hash, existing: Hash | undefined, event: KeyEvent): void {
   if (existing === undefined) x.db.set(key, hash);
   else x.db.modified(key);
+  x.db.notify(event, key);
 }
 
 function hset(x: Exec, argv: string[], replyOk: boolean): void {
@@ -30,7 +32,7 @@ function hset(x: Exec, argv: string[], replyOk: boolean): void {
   const existing = getHash(x, argv[1]!);
   const hash = existing ?? new FieldMap();
   const added = hash.setPairs(argv, 2);
-  store(x, argv[1]!, hash, existing);
+  store(x, argv[1]!, hash, existing, "hset");
   if (replyOk) x.reply.simple("OK");
   else x.reply.integer(added);
 }
@@ -41,7 +43,7 @@ function hsetnx(x: Exec, argv: string[]): void {
   if (existing?.has(field)) return x.reply.integer(0);
   const hash = existing ?? new FieldMap();
   hash.set(field, value);
-  store(x, key, hash, existing);
+  store(x, key, hash, existing, "hset");
   x.reply.integer(1);
 }
 
@@ -67,7 +69,7 @@ function hincrby(x: Exec, argv: string[]): void {
   if (!isInt64(result)) throw overflow();
   const hash = existing ?? new FieldMap();
   hash.set(field, result.toString());
-  store(x, key, hash, existing);
+  store(x, key, hash, existing, "hincrby");
   x.reply.integer(result);
 }
 
@@ -82,7 +84,7 @@ function hincrbyfloat(x: Exec, argv: string[]): void {
   const result = sumText(base, by);
   const hash = existing ?? new FieldMap();
   hash.set(field, result);
-  store(x, key, hash, existing);
+  store(x, key, hash, existing, "hincrbyfloat");
   x.propagate = [["HSET", key, field, result]];
   x.reply.bulk(result);
 }

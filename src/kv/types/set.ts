@@ -5,10 +5,10 @@
  */
 import { int64Max, isKeyword, parseIntegerIn } from "../args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../commands/keys.ts";
-import { afterRemoval, getSet, replyStrings, storeResult } from "../commands/lookup.ts";
+import { afterRemoval, getSet, getValue, replyStrings, storeResult } from "../commands/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../commands/spec.ts";
 import { isIntset } from "../encoding.ts";
-import { KvError, mustBePositive, negativeLimit, syntaxError } from "../errors.ts";
+import { KvError, mustBePositive, negativeLimit, syntaxError, wrongType } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { takeParked, scanStep, walkTable } from "../scan.ts";
 import { MemberSet } from "./member-set.ts";
@@ -36,6 +36,7 @@ function sadd(x: Exec, argv: string[]): void {
   const added = set.addAll(argv, 2);
   if (existing === undefined) x.db.set(key, set);
   else if (added > 0) x.db.modified(key);
+  if (added > 0) x.db.notify("sadd", key);
   x.reply.integer(added);
 }
 
@@ -86,18 +87,20 @@ function srandmember(x: Exec, argv: string[]): void {
 
 function smove(x: Exec, argv: string[]): void {
   const [, source, destination, member] = argv as [string, string, string, string];
-  // Redis answers 0 for a missing source before it type-checks the destination.
-  const from = getSet(x, source);
+  // Redis looks both keys up (expiring them) before anything else, then answers 0 for a missing
+  // source before it type-checks either.
+  const from = getValue(x, source);
+  const to = getValue(x, destination);
   if (from === undefined) return x.reply.integer(0);
-  const to = getSet(x, destination);
+  if (!(from instanceof MemberSet) || (to !== undefined && !(to instanceof MemberSet))) throw wrongType();
   if (source === destination) return x.reply.integer(from.has(member) ? 1 : 0);
   if (!from.delete(member)) return x.reply.integer(0);
+  // The source's "srem" (and "del" if it emptied) goes out before the destination's events.
   afterRemoval(x, source, from, "srem");
   if (to === undefined) x.db.set(destination, new MemberSet([member]));
-  else if (!to.has(member)) {
-    to.add(member);
-    x.db.modified(destination);
-  }
+  else if (to.add(member)) x.db.modified(destination);
+  else return x.reply.integer(1);
+  x.db.notify("sadd", destination);
   x.reply.integer(1);
 }
 

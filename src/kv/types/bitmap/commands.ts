@@ -126,7 +126,7 @@ function bitop(x: Exec, argv: string[]): void {
   }
   const length = Math.max(...sources.map((s) => s.length));
   if (length === 0) {
-    if (x.db.delete(dest)) x.db.notify("del", dest);
+    if (x.db.deleteAsIs(dest)) x.db.notify("del", dest);
     return x.reply.integer(0);
   }
   const result = MutableString.ofLength(length);

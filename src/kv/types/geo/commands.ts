@@ -118,6 +118,8 @@ function geoadd(x: Exec, argv: string[]): void {
   });
   if (existing === undefined) x.db.set(key, zset);
   else if (added + updated > 0) x.db.modified(key);
+  // Redis's GEOADD hands its work to ZADD, whose event this is.
+  if (added + updated > 0) x.db.notify("zadd", key);
   x.reply.integer(ch ? added + updated : added);
 }
 

@@ -148,6 +148,8 @@ function zaddApply(x: Exec, key: string, o: Readonly<ZAddOptions>, pairs: readon
       if (zset.size > 0) x.db.set(key, zset);
     } else if (added + updated > 0) x.db.modified(key);
   }
+  // ZADD … INCR publishes ZINCRBY's event, as in Redis.
+  if (added + updated > 0) x.db.notify(o.incr ? "zincr" : "zadd", key);
   if (!o.incr) x.reply.integer(o.ch ? added + updated : added);
   else if (processed > 0) replyScore(x, out.score);
   else x.reply.bulk(null);
@@ -302,7 +304,7 @@ function zrangestore(x: Exec, argv: string[]): void {
 
 // ---- removing ranges ----------------------------------------------------------------------------
 
-function zremrange(x: Exec, argv: string[], event: "zrembyrank" | "zrembyscore" | "zrembylex", remove: (zset: ZSet) => number): void {
+function zremrange(x: Exec, argv: string[], event: "zremrangebyrank" | "zremrangebyscore" | "zremrangebylex", remove: (zset: ZSet) => number): void {
   const key = argv[1]!;
   const zset = getZSet(x, key);
   const removed = zset === undefined ? 0 : remove(zset);
@@ -313,7 +315,7 @@ function zremrange(x: Exec, argv: string[], event: "zrembyrank" | "zrembyscore" 
 function zremrangebyrank(x: Exec, argv: string[]): void {
   const start = parseInteger(argv[2]!);
   const end = parseInteger(argv[3]!);
-  zremrange(x, argv, "zrembyrank", (zset) => {
+  zremrange(x, argv, "zremrangebyrank", (zset) => {
     const clamped = clampRankRange(start, end, zset.size);
     return clamped === null ? 0 : zset.deleteRangeByRank(clamped[0], clamped[1]);
   });
@@ -321,12 +323,12 @@ function zremrangebyrank(x: Exec, argv: string[]): void {
 
 function zremrangebyscore(x: Exec, argv: string[]): void {
   const range = parseScoreRange(argv[2]!, argv[3]!);
-  zremrange(x, argv, "zrembyscore", (zset) => zset.deleteRangeByScore(range));
+  zremrange(x, argv, "zremrangebyscore", (zset) => zset.deleteRangeByScore(range));
 }
 
 function zremrangebylex(x: Exec, argv: string[]): void {
   const range = parseLexRange(argv[2]!, argv[3]!);
-  zremrange(x, argv, "zrembylex", (zset) => zset.deleteRangeByLex(range));
+  zremrange(x, argv, "zremrangebylex", (zset) => zset.deleteRangeByLex(range));
 }
 
 // ---- popping ------------------------------------------------------------------------------------
