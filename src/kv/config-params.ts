@@ -55,6 +55,8 @@ export const integerParams: Readonly<Record<string, IntegerParam>> = {
   maxclients: { default: 10_000, min: 1, max: 4_294_967_295n },
   /** SLOWLOG logs commands that took at least this many microseconds; 0 logs all, -1 none. */
   "slowlog-log-slower-than": { default: 10_000, min: -1 },
+  /** Keys CLIENT TRACKING's table remembers at most (tracking.ts); 0 for no bound. */
+  "tracking-table-max-keys": { default: 1_000_000, min: 0 },
   /** SLOWLOG keeps this many entries. */
   "slowlog-max-len": { default: 128, min: 0 },
   /** Entries per node of a stream (stream.ts); 0 for no limit. */

@@ -12,7 +12,7 @@ import { systemErrorText } from "../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
 import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing.ts";
 import { countsReads } from "./commands/lookup.ts";
-import type { CommandFlag, CommandSpec, Exec } from "./commands/spec.ts";
+import { type CommandFlag, type CommandSpec, type Exec, keysOf } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { Monitors } from "./monitor.ts";
@@ -25,6 +25,8 @@ import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { PersistenceState } from "./aof/persistence-state.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
+import { Tracking } from "./tracking.ts";
+import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
 import { formatEventClasses, KeyspaceEvents, parseEventClasses } from "./keyspace-events.ts";
@@ -60,6 +62,12 @@ export class Engine {
   private loadingFile = false;
   readonly blocking = new Blocking((session, state, micros) => this.blockedServed(session, state, micros));
   readonly pubsub = new PubSub();
+  /** Client-side caching: CLIENT TRACKING's keys and prefixes, and the invalidations (tracking.ts). */
+  readonly tracking = new Tracking((id) => this.sessions.get(id), (send) => writeAtEndOfTurn({ writeAtTurnEnd: send }));
+  /** The client whose command is running (execute), for CLIENT TRACKING's NOLOOP and ordering. */
+  private current: Session | null = null;
+  /** A tracking client's command that is not a script's own: the one whose keys its script's reads remember. */
+  private outerCommand: [CommandSpec, string[]] | null = null;
   /** Keyspace notifications (CONFIG notify-keyspace-events), published through `pubsub`. */
   readonly events = new KeyspaceEvents(this.pubsub);
   readonly sessions = new Map<number, Session>();
@@ -117,9 +125,10 @@ export class Engine {
     this.lastSaveMs = this.startedMs;
     const hooks = {
       clock: this.clock,
-      onModified: (db: Keyspace, key: string) => {
+      onModified: (db: Keyspace, key: string, invalidates = true) => {
         this.dirty++;
         this.watches.touched(db, key);
+        if (invalidates && this.tracking.active) this.tracking.invalidate(key, this.current);
         // Any change may have given a waited-on key elements (a push, a rename onto it, SWAPDB);
         // the blocked client's own check decides whether it can be served.
         if (this.blocking.blockedCount > 0) this.blocking.signalReady(db, key);
@@ -176,6 +185,7 @@ export class Engine {
     else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
     else if (name === "maxclients") this.maxClients = Number(value);
     else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
+    else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
     else if (name === "maxmemory") {
       this.maxMemoryBytes = Number(value);
       this.checkMaxmemory();
@@ -197,6 +207,7 @@ export class Engine {
   /** Forgets a session whose connection closed: its subscriptions, watches and blocking. */
   unregister(session: Session): void {
     this.blocking.unblock(session);
+    this.tracking.disable(session);
     this.watches.unwatchAll(session);
     this.pubsub.forget(session);
     this.monitors.delete(session);
@@ -208,6 +219,24 @@ export class Engine {
    * A caller runs as many as it has back to back, then calls settleTiming().
    */
   execute(session: Session, argv: string[], reply: Reply = session.reply): void {
+    this.current = session;
+    this.executeCommand(session, argv, reply);
+    this.current = null;
+    if (session.tracking !== null) this.afterTrackedCommand(session, argv);
+  }
+
+  /**
+   * After a command of a client with CLIENT TRACKING on: the invalidations of keys it changed
+   * itself follow the reply, and CLIENT CACHING's choice lapses (unless the command was CLIENT's
+   * own, or is queued in a transaction: then it holds for EXEC), as in Redis.
+   */
+  private afterTrackedCommand(session: Session, argv: string[]): void {
+    this.tracking.afterCommand(session);
+    const tracking = session.tracking;
+    if (tracking !== null && session.multi === null && argv[0]!.toLowerCase() !== "client") tracking.caching = false;
+  }
+
+  private executeCommand(session: Session, argv: string[], reply: Reply): void {
     const resolved = this.resolve(argv);
     if (typeof resolved === "string") return this.reject(session, argv, reply, resolved);
     const name = resolved.name;
@@ -276,8 +305,10 @@ export class Engine {
     const monitoredFirst = this.monitors.size > 0 && spec.flags.includes("skip_monitor");
     if (monitoredFirst) this.monitors.feed(session, spec, argv);
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
+    if (session.tracking !== null && !session.inScript) this.outerCommand = [spec, argv];
     const failed = !this.runHandler(spec, exec, argv) || exec.failed;
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
+    if (session.tracking !== null && !session.tracking.bcast) this.rememberTracked(session, spec, argv);
     const stats = this.statsFor(spec.name);
     stats.calls++;
     if (batched) this.timing.finishBatched(stats);
@@ -291,6 +322,21 @@ export class Engine {
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
     if (this.monitors.size > 0 && !monitoredFirst) this.monitors.feed(session, spec, argv);
+  }
+
+  /**
+   * A read-only command of a client tracking in default mode: its keys are remembered, found or
+   * not, failed or not, as Redis 7.0 remembers them. A script's read-only commands remember the
+   * keys the script command declared (EVAL's KEYS), as 7.0 takes them from the calling client's
+   * command, not the ones the reads name; EVAL_RO and FCALL_RO, read-only themselves, remember
+   * theirs too.
+   */
+  private rememberTracked(session: Session, spec: CommandSpec, argv: string[]): void {
+    if (!spec.flags.includes("readonly") || spec.group === "pubsub") return;
+    // Inside a script, Redis 7.0 remembers the keys the script command declared, not the read's.
+    const [keysSpec, keysArgv] = session.inScript && this.outerCommand !== null ? this.outerCommand : [spec, argv];
+    const keys = keysOf(keysSpec, keysArgv);
+    if (keys !== null && keys.length > 0) this.tracking.remember(session, keys);
   }
 
   /**

@@ -74,7 +74,7 @@ function clients(engine: Engine): Fields {
     ["connected_clients", engine.sessions.size], ["cluster_connections", 0], ["maxclients", engine.maxClients],
     // The largest now, where Redis keeps the largest of the last few seconds.
     ["client_recent_max_input_buffer", maxInput], ["client_recent_max_output_buffer", maxOutput],
-    ["blocked_clients", engine.blocking.blockedCount], ["tracking_clients", 0], ["clients_in_timeout_table", timedBlocked],
+    ["blocked_clients", engine.blocking.blockedCount], ["tracking_clients", engine.tracking.clients], ["clients_in_timeout_table", timedBlocked],
     ["pubsub_clients", pubsubClients],
   ];
 }
@@ -182,7 +182,7 @@ function cpu(): Fields {
 
 /**
  * Every field Redis 7.0 lists, in its order: monitoring reads them by name. Those of machinery svc
- * has not (replication, eviction, forks, defragmentation, client tracking, I/O threads) are 0.
+ * has not (replication, eviction, forks, defragmentation, I/O threads) are 0.
  */
 function stats(engine: Engine): Fields {
   const s = engine.stats;
@@ -200,8 +200,8 @@ function stats(engine: Engine): Fields {
     ["pubsub_patterns", engine.pubsub.patterns.size], ["pubsubshard_channels", engine.pubsub.shardChannels.size],
     ["latest_fork_usec", 0], ["total_forks", 0], ["migrate_cached_sockets", 0], ["slave_expires_tracked_keys", 0],
     ["active_defrag_hits", 0], ["active_defrag_misses", 0], ["active_defrag_key_hits", 0], ["active_defrag_key_misses", 0],
-    ["total_active_defrag_time", 0], ["current_active_defrag_time", 0], ["tracking_total_keys", 0],
-    ["tracking_total_items", 0], ["tracking_total_prefixes", 0], ["unexpected_error_replies", 0],
+    ["total_active_defrag_time", 0], ["current_active_defrag_time", 0], ["tracking_total_keys", engine.tracking.keys],
+    ["tracking_total_items", engine.tracking.totalItems], ["tracking_total_prefixes", engine.tracking.prefixCount], ["unexpected_error_replies", 0],
     ["total_error_replies", s.errorReplies], ["dump_payload_sanitizations", 0], ["total_reads_processed", s.readsProcessed],
     ["total_writes_processed", s.writesProcessed], ["io_threaded_reads_processed", 0], ["io_threaded_writes_processed", 0],
     ["reply_buffer_shrinks", 0], ["reply_buffer_expands", 0],

@@ -35,8 +35,11 @@ export function typeOf(value: Value): TypeName {
 
 export interface KeyspaceHooks {
   clock: Clock;
-  /** A key's value or existence changed (WATCH's "touched"). */
-  onModified(db: Keyspace, key: string): void;
+  /**
+   * A key's value or existence changed (WATCH's "touched"). `invalidates`: false when a whole
+   * database is flushed or swapped, which client-side caching is told of otherwise, or not at all.
+   */
+  onModified(db: Keyspace, key: string, invalidates?: boolean): void;
   /** A key was deleted because its time had passed (INFO's expired_keys, the "expired" event). */
   onExpired(db: Keyspace, key: string): void;
   /** Where keyspace notifications go (keyspace-events.ts). */
@@ -371,7 +374,7 @@ export class Keyspace {
 
   /** Removes every key, reporting each to watchers first. */
   clear(): void {
-    for (const key of this.table.keys()) this.hooks.onModified(this, key);
+    for (const key of this.table.keys()) this.hooks.onModified(this, key, false);
     this.table.clear();
     this.expiringCount = 0;
     this.avgTtlMs = 0;
@@ -391,8 +394,8 @@ export class Keyspace {
     [this.expiringCount, other.expiringCount] = [other.expiringCount, this.expiringCount];
     [this.avgTtlMs, other.avgTtlMs] = [other.avgTtlMs, this.avgTtlMs];
     for (const key of keys) {
-      this.hooks.onModified(this, key);
-      this.hooks.onModified(other, key);
+      this.hooks.onModified(this, key, false);
+      this.hooks.onModified(other, key, false);
     }
   }
 }

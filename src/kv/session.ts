@@ -4,6 +4,7 @@
  */
 import type { CommandSpec } from "./commands/spec.ts";
 import type { Reply } from "./reply.ts";
+import type { ClientTracking } from "./tracking.ts";
 
 /** A command waiting in MULTI, resolved (and so checked) when it was queued. */
 export interface QueuedCommand {
@@ -98,6 +99,8 @@ export class Session {
   closing = false;
   /** The session replaying the append-only file at start (Engine.replay). */
   replaying = false;
+  /** CLIENT TRACKING's state while it is on (tracking.ts). */
+  tracking: ClientTracking | null = null;
 
   constructor(
     readonly reply: Reply,

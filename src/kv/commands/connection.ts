@@ -10,6 +10,7 @@ import { dbIndex, helpReply } from "./keys.ts";
 import { helpFlags } from "./spec.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 import { endTransaction } from "./transactions.ts";
+import { clientCaching, clientTracking, clientTrackingInfo } from "./client-tracking.ts";
 
 /** The Redis version we answer to clients that check it before using a feature. */
 export const redisCompatibleVersion = "7.0.15";
@@ -97,7 +98,9 @@ function setName(session: Session, name: string): void {
 /** One line of CLIENT LIST for a session, with Redis's fields. */
 export function clientLine(engine: Engine, s: Session): string {
   const now = engine.clock.nowMs();
-  const flags = engine.monitors.has(s) ? "O" : s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscribed ? "P" : "N";
+  const state = engine.monitors.has(s) ? "O" : s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscribed ? "P" : "";
+  const t = s.tracking;
+  const flags = state + (t === null ? "" : `t${t.brokenRedirect ? "R" : ""}${t.bcast ? "B" : ""}`) || "N";
   // The bytes the connection holds: input not yet run (qbuf), replies not yet sent (omem) and the
   // reply buffer's size (rbs); Redis's fixed-size parts (fd, argv-mem, obl, oll) have no
   // counterpart and read 0 or -1.
@@ -109,7 +112,7 @@ export function clientLine(engine: Engine, s: Session): string {
     `multi=${s.multi === null ? -1 : s.multi.length}`, `qbuf=${mem.queryBytes}`, "qbuf-free=0", "argv-mem=0", "multi-mem=0",
     `rbs=${mem.replyBufferBytes}`, `rbp=${mem.replyBufferBytes}`, "obl=0", "oll=0", `omem=${mem.outputBytes}`,
     `tot-mem=${mem.queryBytes + mem.outputBytes + mem.replyBufferBytes}`, "events=r", `cmd=${s.lastCommand}`,
-    "user=default", "redir=-1", `resp=${s.reply.protocol}`, `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
+    "user=default", `redir=${t === null ? -1 : t.redirect}`, `resp=${s.reply.protocol}`, `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
   ].join(" ");
 }
 
@@ -213,6 +216,14 @@ function client(x: Exec, argv: string[]): void {
       return clientKill(x, argv);
     case "unblock":
       return clientUnblock(x, argv);
+    case "tracking":
+      return clientTracking(x, argv);
+    case "trackinginfo":
+      return clientTrackingInfo(x);
+    case "getredir":
+      return x.reply.integer(s.tracking === null ? -1 : s.tracking.redirect);
+    case "caching":
+      return clientCaching(x, argv);
     case "no-evict":
     case "no-touch": {
       const v = argv[2]!.toLowerCase();
@@ -222,7 +233,8 @@ function client(x: Exec, argv: string[]): void {
     default:
       return helpReply(x, "CLIENT", [
         "ID", "GETNAME", "SETNAME <name>", "SETINFO <option> <value>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)",
-        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]", "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> ...] [OPTIN] [OPTOUT] [NOLOOP]",
+        "TRACKINGINFO", "GETREDIR", "CACHING (YES|NO)",
       ]);
   }
 }
@@ -232,6 +244,7 @@ function reset(x: Exec): void {
   endTransaction(x);
   x.engine.pubsub.forget(s);
   x.engine.monitors.delete(s);
+  x.engine.tracking.disable(s);
   s.dbIndex = 0;
   s.name = "";
   s.authenticated = x.engine.password === "";
@@ -305,6 +318,10 @@ export const connectionCommands: readonly CommandSpec[] = [
       clientSub("no-evict", 3, "Accepted; svc does not evict clients."),
       clientSub("unblock", -3, "Ends another client's blocking command."),
       clientSub("no-touch", 3, "Accepted; access times are always updated."),
+      clientSub("tracking", -3, "Turns client-side caching's invalidation messages on or off."),
+      clientSub("trackinginfo", 2, "Describes the connection's client-side caching."),
+      clientSub("getredir", 2, "Returns the client the connection's invalidation messages go to."),
+      clientSub("caching", 3, "Chooses whether the next command's keys are tracked (OPTIN, OPTOUT)."),
       clientSub("help", 2, "Shows CLIENT's subcommands."),
     ],
   },

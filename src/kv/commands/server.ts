@@ -228,6 +228,7 @@ export const serverCommands: readonly CommandSpec[] = [
     name: "flushdb", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of the selected database.",
     run: (x, argv) => {
       flushMode(argv);
+      x.engine.tracking.flushed(x.session, x.engine.sessions.values());
       x.db.clear();
       x.reply.simple("OK");
     },
@@ -236,6 +237,7 @@ export const serverCommands: readonly CommandSpec[] = [
     name: "flushall", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of every database.",
     run: (x, argv) => {
       flushMode(argv);
+      x.engine.tracking.flushed(x.session, x.engine.sessions.values());
       for (const db of x.engine.dbs) db.clear();
       x.reply.simple("OK");
     },
