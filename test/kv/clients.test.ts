@@ -1,6 +1,6 @@
 // The clients users already have — redis-cli, ioredis and node-redis — work unmodified against a
-// real `svc kv` process: connection handshakes, pipelines, transactions, blocking pops, pub/sub
-// and scanning, each through the client's own API.
+// real `svc kv` process: connection handshakes, pipelines, transactions, blocking pops, pub/sub,
+// keyspace notifications, client-side caching and scanning, each through the client's own API.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Redis from "ioredis";
 import { createClient } from "redis";
@@ -105,6 +105,19 @@ describe("ioredis", () => {
     sub.disconnect();
   });
 
+  test("keyspace notifications reach a subscriber: a key's expiry, as cache-expiry listeners use them", async () => {
+    const sub = client.duplicate();
+    const expired: string[] = [];
+    sub.on("message", (channel, key) => expired.push(`${channel} ${key}`));
+    await client.config("SET", "notify-keyspace-events", "Ex");
+    await sub.subscribe("__keyevent@0__:expired");
+    await client.set("io:session", "v", "PX", 20);
+    for (let i = 0; i < 100 && expired.length === 0; i++) await Bun.sleep(10);
+    expect(expired).toEqual(["__keyevent@0__:expired io:session"]);
+    await client.config("SET", "notify-keyspace-events", "");
+    sub.disconnect();
+  });
+
   test("scanStream visits every key", async () => {
     for (let i = 0; i < 120; i++) await client.set(`io:scan:${i}`, "v");
     const seen = new Set<string>();
@@ -135,5 +148,22 @@ describe("node-redis", () => {
     await client.connect();
     expect(await client.blPop("nr:empty", 0.1)).toBeNull();
     await client.quit();
+  });
+
+  test("its client-side cache serves repeated reads locally and drops a value another client changes", async () => {
+    const cached = createClient({ socket: { port: kv.port }, RESP: 3, clientSideCache: { ttl: 0, maxEntries: 100 } });
+    const writer = createClient({ socket: { port: kv.port } });
+    await Promise.all([cached.connect(), writer.connect()]);
+    await writer.set("csc:k", "first");
+    expect(await cached.get("csc:k")).toBe("first");
+    expect(await cached.get("csc:k")).toBe("first");
+    const cache = cached.clientSideCache!;
+    expect(cache.stats().hitCount).toBe(1);
+    await writer.set("csc:k", "second");
+    // The invalidation is a push on the cached client's connection: a round trip on it reads it.
+    await cached.ping();
+    expect(await cached.get("csc:k")).toBe("second");
+    expect(cache.stats().missCount).toBe(2);
+    await Promise.all([cached.quit(), writer.quit()]);
   });
 });
