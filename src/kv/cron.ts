@@ -14,10 +14,8 @@ import { usedMemoryBytes } from "./server-stats.ts";
 export function startCron(engine: Engine): () => void {
   const cursors: ExpireCursors = new Map();
   const timer = setInterval(() => {
-    // One reading of used memory (~3 µs) serves the peak and the maxmemory check.
-    const usedBytes = usedMemoryBytes();
-    engine.stats.sample(engine.clock.monotonicMs(), usedBytes);
-    engine.checkMaxmemory(usedBytes);
+    engine.stats.sample(engine.clock.monotonicMs(), usedMemoryBytes());
+    engine.checkMaxmemory();
     if (engine.activeExpire) activeExpireRun(engine, cursors);
     activeRehashRun(engine);
     engine.blocking.serveReady();

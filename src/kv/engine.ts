@@ -26,6 +26,7 @@ import { PersistenceState } from "./aof/persistence-state.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
 import { Tracking } from "./tracking.ts";
+import { Eviction, type EvictionPolicy } from "./eviction.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
@@ -53,6 +54,18 @@ const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe",
 const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit", "reset"]);
 /** What a client in MULTI may still send past maxmemory (EXEC only if its queue cannot grow the data). */
 const oomExemptInMulti = new Set(["exec", "discard", "quit", "reset"]);
+/**
+ * Memory is measured again after this many commands that may grow the data, between the cron's
+ * readings: at 1M writes a second, a reading (~3 µs) every 256 costs ~1%, and a write burst
+ * overshoots maxmemory by at most what 256 commands add.
+ */
+const growthChecksEvery = 256;
+/**
+ * Eviction brings the estimate down to this share of maxmemory, not just under it: the estimate
+ * moves a little with each sample of key sizes, and evicting to the limit exactly would evict
+ * a few more keys at every check that read it a little higher.
+ */
+const evictionTargetShare = 0.99;
 
 export class Engine {
   readonly clock: Clock;
@@ -74,8 +87,12 @@ export class Engine {
   readonly config: Map<string, string>;
   /** CONFIG maxmemory in bytes; 0 for no limit. */
   maxMemoryBytes = 0;
-  /** Used memory is past maxMemoryBytes (checkMaxmemory): commands that may grow the data are refused. */
+  /** Used memory is past maxMemoryBytes and nothing could be evicted (checkMaxmemory): commands that may grow the data are refused. */
   overMaxmemory = false;
+  /** maxmemory-policy's evictions (eviction.ts). */
+  readonly eviction: Eviction;
+  /** Commands that may grow the data since memory was last measured. */
+  private growthSinceCheck = 0;
   /** CONFIG maxclients: clients connected at once at most (RESP connections and REST requests in flight). */
   maxClients = integerParams.maxclients!.default;
   /** CONFIG stream-node-max-entries: slots per node of a stream (types/stream/stream.ts). */
@@ -141,6 +158,15 @@ export class Engine {
       events: this.events,
     };
     this.dbs = Array.from({ length: options.databases }, (_, i) => new Keyspace(i, hooks));
+    this.eviction = new Eviction({
+      dbs: this.dbs,
+      evicted: (db, key) => {
+        db.delete(key);
+        this.stats.evictedKeys++;
+        this.aof?.append(db.index, [["DEL", key]]);
+        this.events.notify(db.index, "evicted", key);
+      },
+    });
     this.config = new Map();
     for (const [name, value] of Object.entries({ ...defaultConfig, databases: String(options.databases), ...options.config })) {
       this.setConfig(name, value);
@@ -186,6 +212,8 @@ export class Engine {
     else if (name === "maxclients") this.maxClients = Number(value);
     else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
     else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
+    else if (name === "maxmemory-policy") this.eviction.policy = value as EvictionPolicy;
+    else if (name === "maxmemory-samples") this.eviction.samples = Number(value);
     else if (name === "maxmemory") {
       this.maxMemoryBytes = Number(value);
       this.checkMaxmemory();
@@ -242,8 +270,9 @@ export class Engine {
     const name = resolved.name;
     session.lastCommand = name;
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
-    // Past maxmemory nothing that may grow the data runs, nor anything queued in MULTI (svc
-    // evicts nothing, whatever the policy: as Redis's noeviction).
+    if (this.maxMemoryBytes > 0 && resolved.flags.includes("denyoom") && ++this.growthSinceCheck >= growthChecksEvery) this.checkMaxmemory();
+    // Past maxmemory, with nothing left to evict, nothing that may grow the data runs, nor
+    // anything queued in MULTI.
     if (this.overMaxmemory && (this.runsFlagged(resolved, session, "denyoom") || (session.multi !== null && !oomExemptInMulti.has(name)))) {
       return this.reject(session, argv, reply, overMaxmemory().message);
     }
@@ -417,12 +446,20 @@ export class Engine {
   }
 
   /**
-   * Whether used memory is past CONFIG maxmemory, measured by the cron ten times a second (which
-   * passes the reading it took) and at CONFIG SET maxmemory; Redis measures before each command,
-   * and a reading costs ~3 µs here.
+   * Whether the data is past CONFIG maxmemory, checked by the cron ten times a second, at CONFIG
+   * SET, and every `growthChecksEvery` commands that may grow the data (Redis checks before each
+   * command). What is compared is the estimate eviction.ts explains, not the heap, which holds
+   * garbage until the collector runs; under an evicting policy keys are evicted to bring it back
+   * under, so that it stays past only when none could go.
    */
-  checkMaxmemory(usedBytes?: number): void {
-    this.overMaxmemory = this.maxMemoryBytes > 0 && (usedBytes ?? usedMemoryBytes()) > this.maxMemoryBytes;
+  checkMaxmemory(): void {
+    this.growthSinceCheck = 0;
+    if (this.maxMemoryBytes === 0) {
+      this.overMaxmemory = false;
+      return;
+    }
+    const estimated = this.eviction.estimatedBytes(this.stats.memoryAtStartBytes);
+    this.overMaxmemory = estimated > this.maxMemoryBytes && !this.eviction.evict(estimated - this.maxMemoryBytes * evictionTargetShare);
   }
 
   /**

@@ -194,7 +194,7 @@ function stats(engine: Engine): Fields {
     ["instantaneous_input_repl_kbps", "0.00"], ["instantaneous_output_repl_kbps", "0.00"], ["rejected_connections", s.rejectedConnections],
     ["sync_full", 0], ["sync_partial_ok", 0], ["sync_partial_err", 0], ["expired_keys", s.expiredKeys],
     ["expired_stale_perc", (s.expiredStaleShare * 100).toFixed(2)], ["expired_time_cap_reached_count", s.expireTimeCapReached],
-    ["expire_cycle_cpu_milliseconds", Math.floor(s.expireCycleMs)], ["evicted_keys", 0], ["evicted_clients", 0],
+    ["expire_cycle_cpu_milliseconds", Math.floor(s.expireCycleMs)], ["evicted_keys", s.evictedKeys], ["evicted_clients", 0],
     ["total_eviction_exceeded_time", 0], ["current_eviction_exceeded_time", 0], ["keyspace_hits", s.keyspaceHits],
     ["keyspace_misses", s.keyspaceMisses], ["pubsub_channels", engine.pubsub.channels.size],
     ["pubsub_patterns", engine.pubsub.patterns.size], ["pubsubshard_channels", engine.pubsub.shardChannels.size],

@@ -44,7 +44,7 @@ const eventClasses = {
   // Any type of key.
   del: generic, expire: generic, persist: generic, rename_from: generic, rename_to: generic,
   move_from: generic, move_to: generic, copy_to: generic, restore: generic,
-  expired, new: newKey, keymiss: keyMiss,
+  expired, evicted, new: newKey, keymiss: keyMiss,
   // Strings, bitmaps and HyperLogLogs (which are strings).
   set: string, setrange: string, incrby: string, incrbyfloat: string, append: string,
   setbit: string, pfadd: string,

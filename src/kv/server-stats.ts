@@ -57,6 +57,8 @@ export class ServerStats {
   keyspaceHits = 0;
   keyspaceMisses = 0;
   expiredKeys = 0;
+  /** Keys deleted to get under maxmemory (eviction.ts). */
+  evictedKeys = 0;
   /** Per command name (commandstats). */
   readonly commands = new Map<string, CommandStats>();
   /** Bytes read from and written to client sockets. */
@@ -127,7 +129,7 @@ export class ServerStats {
 
   /** CONFIG RESETSTAT: every counter back to zero. */
   reset(): void {
-    this.commandsProcessed = this.connectionsReceived = this.rejectedConnections = this.keyspaceHits = this.keyspaceMisses = this.expiredKeys = 0;
+    this.commandsProcessed = this.connectionsReceived = this.rejectedConnections = this.keyspaceHits = this.keyspaceMisses = this.expiredKeys = this.evictedKeys = 0;
     this.commands.clear();
     this.netInputBytes = this.netOutputBytes = this.readsProcessed = this.writesProcessed = 0;
     this.errorReplies = 0;
