@@ -8,7 +8,7 @@ import { kvQueryBufferBytesMax, MiB } from "../core/limits.ts";
 import { int64Max, parseInt64 } from "./args.ts";
 import { KvError } from "./errors.ts";
 import { invalidEventClassText, parseEventClasses } from "./keyspace-events.ts";
-import { evictionPolicies, unsupportedPolicyReason } from "./eviction.ts";
+import { evictionPolicies } from "./eviction.ts";
 import { bulkBytesMaxDefault } from "./resp/parser.ts";
 
 interface MemoryParam {
@@ -56,6 +56,10 @@ export const integerParams: Readonly<Record<string, IntegerParam>> = {
   maxclients: { default: 10_000, min: 1, max: 4_294_967_295n },
   /** SLOWLOG logs commands that took at least this many microseconds; 0 logs all, -1 none. */
   "slowlog-log-slower-than": { default: 10_000, min: -1 },
+  /** How slowly an LFU access counter climbs (access-frequency.ts). */
+  "lfu-log-factor": { default: 10, min: 0, max: 2_147_483_647n },
+  /** Minutes for an LFU access counter to fall by one; 0 never. */
+  "lfu-decay-time": { default: 1, min: 0, max: 2_147_483_647n },
   /** Keys sampled per database to choose each key evicted past maxmemory (eviction.ts). */
   "maxmemory-samples": { default: 5, min: 1, max: 2_147_483_647n },
   /** Keys CLIENT TRACKING's table remembers at most (tracking.ts); 0 for no bound. */
@@ -103,8 +107,6 @@ export function canonicalConfigValue(name: string, value: string): string {
   if (words !== undefined) {
     const word = value.toLowerCase();
     if (!words.includes(word)) throw setFailed(name, `argument(s) must be one of the following: ${words.join(", ")}`);
-    const unsupported = name === "maxmemory-policy" ? unsupportedPolicyReason(word) : null;
-    if (unsupported !== null) throw setFailed(name, unsupported);
     return word;
   }
   if (name === "notify-keyspace-events" && parseEventClasses(value) === null) throw setFailed(name, invalidEventClassText);

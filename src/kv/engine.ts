@@ -27,6 +27,7 @@ import { AofRewrite } from "./aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
 import { Tracking } from "./tracking.ts";
 import { Eviction, type EvictionPolicy } from "./eviction.ts";
+import type { FrequencyConfig } from "./access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "./errors.ts";
 import { Keyspace } from "./keyspace.ts";
@@ -91,6 +92,8 @@ export class Engine {
   overMaxmemory = false;
   /** maxmemory-policy's evictions (eviction.ts). */
   readonly eviction: Eviction;
+  /** lfu-log-factor and lfu-decay-time, shared by the databases' access counters under an LFU policy. */
+  private readonly frequencyConfig: FrequencyConfig = { logFactor: 10, decayMinutes: 1 };
   /** Commands that may grow the data since memory was last measured. */
   private growthSinceCheck = 0;
   /** CONFIG maxclients: clients connected at once at most (RESP connections and REST requests in flight). */
@@ -212,7 +215,11 @@ export class Engine {
     else if (name === "maxclients") this.maxClients = Number(value);
     else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
     else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
-    else if (name === "maxmemory-policy") this.eviction.policy = value as EvictionPolicy;
+    else if (name === "maxmemory-policy") {
+      this.eviction.policy = value as EvictionPolicy;
+      for (const db of this.dbs) db.frequency = value.endsWith("-lfu") ? this.frequencyConfig : null;
+    } else if (name === "lfu-log-factor") this.frequencyConfig.logFactor = Number(value);
+    else if (name === "lfu-decay-time") this.frequencyConfig.decayMinutes = Number(value);
     else if (name === "maxmemory-samples") this.eviction.samples = Number(value);
     else if (name === "maxmemory") {
       this.maxMemoryBytes = Number(value);
@@ -335,6 +342,7 @@ export class Engine {
     if (monitoredFirst) this.monitors.feed(session, spec, argv);
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
     if (session.tracking !== null && !session.inScript) this.outerCommand = [spec, argv];
+    if (exec.db.frequency !== null) exec.db.countedKey = null;
     const failed = !this.runHandler(spec, exec, argv) || exec.failed;
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
     if (session.tracking !== null && !session.tracking.bcast) this.rememberTracked(session, spec, argv);

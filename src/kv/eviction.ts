@@ -6,7 +6,7 @@
  *
  * Which key goes: `maxmemory-samples` keys are drawn at random from each database, and of those
  * the one the policy likes least goes — the longest idle (lru), the one whose time runs out first
- * (ttl), any (random) — among all keys (allkeys-*) or keys with a time (volatile-*). Redis
+ * (ttl), the least often read (lfu), any (random) — among all keys (allkeys-*) or keys with a time (volatile-*). Redis
  * approximates LRU the same way, by sampling. An evicted key is deleted as Redis deletes it: the
  * file records a DEL, WATCH and client-side caches see a change, and the "evicted" keyspace event
  * goes out.
@@ -20,10 +20,12 @@
  * USAGE over keys sampled at random (`sizeSamplesPerCheck` per check, averaged with the earlier
  * ones). Garbage is left to the collector, as Redis leaves fragmentation to its allocator.
  *
- * LFU policies (allkeys-lfu, volatile-lfu) are refused: svc keeps read times, not access counts.
+ * Under the LFU policies, the key with the lowest access counter of the sample goes
+ * (access-frequency.ts keeps the counters).
  */
 import type { Keyspace } from "./keyspace.ts";
 import { keyMemoryBytes } from "./memory-usage.ts";
+import { counterMax } from "./access-frequency.ts";
 
 export type EvictionPolicy =
   | "noeviction" | "allkeys-lru" | "allkeys-random" | "volatile-lru" | "volatile-random" | "volatile-ttl" | "allkeys-lfu" | "volatile-lfu";
@@ -32,10 +34,6 @@ export type EvictionPolicy =
 export const evictionPolicies: readonly EvictionPolicy[] = [
   "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction",
 ];
-
-/** Why svc refuses a policy, or null for the ones it has. */
-export const unsupportedPolicyReason = (policy: string): string | null =>
-  policy.endsWith("-lfu") ? "svc does not count accesses, so it has no LFU policies; use an LRU, TTL or random one" : null;
 
 /** Keys sized per check to keep the mean key size current. */
 const sizeSamplesPerCheck = 16;
@@ -118,11 +116,17 @@ export class Eviction {
         if (volatile && expiresAt === undefined) continue;
         if (random) return { db, key };
         taken++;
-        // Higher goes first: the idle time for LRU, the nearness of the expiry for TTL.
-        const score = this.policy === "volatile-ttl" ? -expiresAt! : db.idleMs(key);
+        const score = this.score(db, key, expiresAt);
         if (best === null || score > best.score) best = { db, key, score };
       }
     }
     return best;
+  }
+
+  /** Higher goes first: the idle time for LRU, the nearness of the expiry for TTL, rarity for LFU. */
+  private score(db: Keyspace, key: string, expiresAt: number | undefined): number {
+    if (this.policy === "volatile-ttl") return -expiresAt!;
+    if (this.policy.endsWith("-lfu")) return counterMax - db.accessCounter(key)!;
+    return db.idleMs(key);
   }
 }

@@ -22,6 +22,7 @@ import type { MemberSet } from "./types/member-set.ts";
 import type { ZSet } from "./types/zset/zset.ts";
 import type { Stream } from "./types/stream/stream.ts";
 import { KeyTable } from "./key-table.ts";
+import { accessed, counterOf, type FrequencyConfig, minuteOf, withCounter } from "./access-frequency.ts";
 import type { KeyEvent, KeyspaceEvents } from "./keyspace-events.ts";
 import type { Latin1Buffer } from "./resp/write-bytes.ts";
 
@@ -86,6 +87,17 @@ export class Keyspace {
    * load is over. Expiring it mid-load would let the APPEND make a new key with no expiry.
    */
   expiryPaused = false;
+  /**
+   * Under an LFU maxmemory-policy, the counters' settings: each read then raises the key's access
+   * counter (access-frequency.ts) instead of recording its time. Null under any other policy.
+   */
+  frequency: FrequencyConfig | null = null;
+  /**
+   * Under LFU, the key whose access the running command has counted already (engine.run clears
+   * it before each command): a command that looked the key up and then replaces its value
+   * (APPEND, INCR) counts one access, as in Redis.
+   */
+  countedKey: string | null = null;
   /** Monotonic ms when the keyspace was created: the origin of read times, and the idle origin of keys never read. */
   private readonly createdMs: number;
 
@@ -145,9 +157,40 @@ export class Keyspace {
   /** Like ref, and records the read, made at monotonic `atMs`, for OBJECT IDLETIME. */
   readRef(key: string, atMs: number): number {
     const ref = this.ref(key);
+    if (ref === -1) return ref;
+    if (this.frequency !== null) this.countAccess(ref);
     // + 1: 0 means never read.
-    if (ref !== -1) this.table.setReadTime(ref, Math.min(readTimeMax, Math.floor((atMs - this.createdMs) / readTimeUnitMs) + 1));
+    else this.table.setReadTime(ref, Math.min(readTimeMax, Math.floor((atMs - this.createdMs) / readTimeUnitMs) + 1));
     return ref;
+  }
+
+  /**
+   * Under LFU, replacing a key's value is an access to it, and the new value keeps the counter,
+   * as Redis's setKey looks the key up and its dbOverwrite keeps the old object's counter.
+   */
+  private countOverwrite(key: string): void {
+    if (key === this.countedKey) return;
+    const ref = this.table.find(key);
+    if (ref !== -1) this.countAccess(ref);
+  }
+
+  private countAccess(ref: number): void {
+    this.countedKey = this.table.keyOf(ref);
+    const minute = minuteOf(this.hooks.clock.nowMs());
+    this.table.setReadTime(ref, accessed(this.table.readTime(ref), minute, this.frequency!, Math.random()));
+  }
+
+  /** The key's access counter under an LFU policy, decayed to now (OBJECT FREQ); null for a missing key. */
+  accessCounter(key: string): number | null {
+    const ref = this.table.find(key);
+    if (ref === -1) return null;
+    return counterOf(this.table.readTime(ref), minuteOf(this.hooks.clock.nowMs()), this.frequency ?? { logFactor: 0, decayMinutes: 0 });
+  }
+
+  /** Sets the key's access counter (RESTORE … FREQ under an LFU policy). */
+  setAccessCounter(key: string, counter: number): void {
+    const ref = this.table.find(key);
+    if (ref !== -1) this.table.setReadTime(ref, withCounter(counter, minuteOf(this.hooks.clock.nowMs())));
   }
 
   /** The live value of a key, expiring it first if its time has passed. */
@@ -175,6 +218,7 @@ export class Keyspace {
    */
   set(key: string, value: Value, keepTtl = false): void {
     this.expireIfDue(key);
+    if (this.frequency !== null) this.countOverwrite(key);
     const sizeBefore = this.table.size;
     const ref = this.table.setRef(key, value);
     if (this.table.size > sizeBefore) this.notify("new", key);
@@ -208,6 +252,7 @@ export class Keyspace {
   /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
   setExpiring(key: string, value: Value, atMs: number): void {
     this.expireIfDue(key);
+    if (this.frequency !== null) this.countOverwrite(key);
     const sizeBefore = this.table.size;
     this.giveExpiry(this.table.setRef(key, value), atMs);
     if (this.table.size > sizeBefore) this.notify("new", key);

@@ -7,8 +7,9 @@
  * RESTORE checks as Redis 7.0 does, in its order: options, then an existing key without REPLACE
  * (BUSYKEY), the TTL, the payload's version and checksum, the value itself ("Bad data format").
  * A relative TTL is logged to the append-only file as an absolute one with ABSTTL, as Redis
- * propagates it; a TTL already past stores nothing (and deletes a key REPLACE named). FREQ is
- * accepted and checked but has no effect: svc keeps no access frequencies.
+ * propagates it; a TTL already past stores nothing (and deletes a key REPLACE named). As in Redis,
+ * IDLETIME sets the key's idle time under an LRU or no policy and FREQ its access counter under
+ * an LFU one; the other is checked and has no effect.
  */
 import { isKeyword, parseInt64 } from "../args.ts";
 import { KvError, notAnInteger, syntaxError } from "../errors.ts";
@@ -34,17 +35,17 @@ interface RestoreOptions {
   replace: boolean;
   absoluteTtl: boolean;
   idleSeconds: number | null;
+  frequency: number | null;
 }
 
 function parseRestoreOptions(argv: readonly string[]): RestoreOptions {
-  const o: RestoreOptions = { replace: false, absoluteTtl: false, idleSeconds: null };
-  let frequencyGiven = false;
+  const o: RestoreOptions = { replace: false, absoluteTtl: false, idleSeconds: null, frequency: null };
   for (let i = 4; i < argv.length; i++) {
     const word = argv[i]!;
     const left = argv.length - i - 1;
     if (isKeyword(word, "REPLACE")) o.replace = true;
     else if (isKeyword(word, "ABSTTL")) o.absoluteTtl = true;
-    else if (isKeyword(word, "IDLETIME") && left >= 1 && !frequencyGiven) {
+    else if (isKeyword(word, "IDLETIME") && left >= 1 && o.frequency === null) {
       const n = parseInt64(argv[++i]!);
       if (n === null) throw notAnInteger();
       if (n < 0n) throw new KvError("ERR Invalid IDLETIME value, must be >= 0");
@@ -53,7 +54,7 @@ function parseRestoreOptions(argv: readonly string[]): RestoreOptions {
       const n = parseInt64(argv[++i]!);
       if (n === null) throw notAnInteger();
       if (n < 0n || n > BigInt(frequencyMax)) throw new KvError(`ERR Invalid FREQ value, must be >= 0 and <= ${frequencyMax}`);
-      frequencyGiven = true;
+      o.frequency = Number(n);
     } else throw syntaxError();
   }
   return o;
@@ -86,7 +87,9 @@ function restore(x: Exec, argv: string[]): void {
     x.db.setExpire(key, expiresAt);
     if (!o.absoluteTtl) x.propagate = [[argv[0]!, key, String(expiresAt), ...argv.slice(3), "ABSTTL"]];
   }
-  if (o.idleSeconds !== null) x.db.setIdleMs(key, o.idleSeconds * 1000);
+  if (x.db.frequency !== null) {
+    if (o.frequency !== null) x.db.setAccessCounter(key, o.frequency);
+  } else if (o.idleSeconds !== null) x.db.setIdleMs(key, o.idleSeconds * 1000);
   x.db.notify("restore", key);
   x.reply.simple("OK");
 }

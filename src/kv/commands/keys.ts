@@ -269,6 +269,8 @@ function randomKey(x: Exec): void {
 
 // ---- OBJECT -----------------------------------------------------------------------------------
 
+const policySwitchNote = " Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+
 function object(x: Exec, argv: string[]): void {
   const sub = argv[1]!.toLowerCase();
   const value = x.db.get(argv[2]!);
@@ -279,10 +281,14 @@ function object(x: Exec, argv: string[]): void {
     const shared = typeof value === "string" && /^\d{1,4}$/.test(value) && Number(value) < sharedIntegersMax && encodingOf(value) === "int";
     return x.reply.integer(shared ? 2147483647 : 1);
   }
-  if (sub === "idletime") return x.reply.integer(Math.floor(x.db.idleMs(argv[2]!) / 1000));
-  throw new KvError(
-    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.",
-  );
+  // Each policy keeps one of the two in the key's field, as Redis does.
+  const lfu = x.db.frequency !== null;
+  if (sub === "idletime") {
+    if (lfu) throw new KvError(`ERR An LFU maxmemory policy is selected, idle time not tracked.${policySwitchNote}`);
+    return x.reply.integer(Math.floor(x.db.idleMs(argv[2]!) / 1000));
+  }
+  if (!lfu) throw new KvError(`ERR An LFU maxmemory policy is not selected, access frequency not tracked.${policySwitchNote}`);
+  x.reply.integer(x.db.accessCounter(argv[2]!)!);
 }
 
 // ---- declarations -----------------------------------------------------------------------------
