@@ -56,9 +56,9 @@ const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit
 /** What a client in MULTI may still send past maxmemory (EXEC only if its queue cannot grow the data). */
 const oomExemptInMulti = new Set(["exec", "discard", "quit", "reset"]);
 /**
- * Memory is measured again after this many commands that may grow the data, between the cron's
- * readings: at 1M writes a second, a reading (~3 µs) every 256 costs ~1%, and a write burst
- * overshoots maxmemory by at most what 256 commands add.
+ * The data is checked against maxmemory again after this many commands that may grow it, between
+ * the cron's checks: a check sizes a few sampled keys (a few µs), so at 1M writes a second one
+ * every 256 costs ~1%, and a write burst overshoots maxmemory by at most what 256 commands add.
  */
 const growthChecksEvery = 256;
 /**
