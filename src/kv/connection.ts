@@ -46,6 +46,13 @@ export class Connection implements Transport, TurnWriter {
   private waitingForDisk = false;
   private readonly onDurable = () => this.write();
   private readonly onWritten = () => this.write();
+  /** CLIENT PAUSE holds this client's next command. */
+  private heldByPause = false;
+  private readonly onUnpause = () => {
+    this.heldByPause = false;
+    this.runWaiting();
+    this.write();
+  };
   /** Whether this connection is in the end-of-turn queue. */
   private writeQueued = false;
   private paused = false;
@@ -103,9 +110,20 @@ export class Connection implements Transport, TurnWriter {
     this.write();
   }
 
-  /** Whether the next command may run now: not blocked, not closing, replies not piling up. */
+  /** Whether the next command may run now: not blocked or paused, not closing, replies not piling up. */
   private get mayRun(): boolean {
-    return this.session.blocked === null && !this.session.closing && this.writer.pendingBytes <= kvOutputPauseBytes;
+    return this.session.blocked === null && !this.heldByPause && !this.session.closing && this.writer.pendingBytes <= kvOutputPauseBytes;
+  }
+
+  /**
+   * Whether CLIENT PAUSE holds `argv`: if so it stays, with what follows it, until the pause is
+   * over, and then the client goes on.
+   */
+  private pausedAt(argv: string[]): boolean {
+    if (!this.engine.pauseHolds(this.session, argv)) return false;
+    this.heldByPause = true;
+    this.engine.clientPause.whenOver(this.onUnpause);
+    return true;
   }
 
   /** Runs the commands of one read until one blocks, closes or fills the output; holds the rest. */
@@ -113,7 +131,7 @@ export class Connection implements Transport, TurnWriter {
     const session = this.session;
     this.engine.warmKeys(session, commands);
     let i = 0;
-    while (i < commands.length && this.mayRun) this.engine.execute(session, commands[i++]!);
+    while (i < commands.length && this.mayRun && !this.pausedAt(commands[i]!)) this.engine.execute(session, commands[i++]!);
     this.engine.settleTiming();
     if (session.closing) return;
     for (; i < commands.length; i++) this.hold(commands[i]!);
@@ -126,7 +144,7 @@ export class Connection implements Transport, TurnWriter {
 
   /** Runs held commands while the client may run them. */
   private runWaiting(): void {
-    while (this.waitingFrom < this.waiting.length && this.mayRun) {
+    while (this.waitingFrom < this.waiting.length && this.mayRun && !this.pausedAt(this.waiting[this.waitingFrom]!)) {
       const argv = this.waiting[this.waitingFrom++]!;
       for (const arg of argv) this.waitingBytes -= arg.length;
       this.engine.execute(this.session, argv);
@@ -230,6 +248,7 @@ export class Connection implements Transport, TurnWriter {
     if (!this.endedHere && !this.closed) this.engine.stats.readsProcessed++;
     if (this.waitingForDisk) this.engine.aof?.offDurable(this.onDurable);
     this.closed = true;
+    this.engine.clientPause.forget(this.onUnpause);
     this.engine.unregister(this.session);
   }
 }

@@ -16,7 +16,8 @@ export function startCron(engine: Engine): () => void {
   const timer = setInterval(() => {
     engine.stats.sample(engine.clock.monotonicMs(), usedMemoryBytes());
     engine.checkMaxmemory();
-    if (engine.activeExpire) activeExpireRun(engine, cursors);
+    // CLIENT PAUSE holds the cycle too, so that nothing changes the data meanwhile.
+    if (engine.activeExpire && !engine.clientPause.active) activeExpireRun(engine, cursors);
     activeRehashRun(engine);
     engine.blocking.serveReady();
   }, kvCronIntervalMs);

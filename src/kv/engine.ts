@@ -26,6 +26,7 @@ import { PersistenceState } from "./aof/persistence-state.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
 import { Tracking } from "./tracking.ts";
+import { ClientPause } from "./client-pause.ts";
 import { Eviction, type EvictionPolicy } from "./eviction.ts";
 import type { FrequencyConfig } from "./access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
@@ -82,6 +83,8 @@ export class Engine {
   private current: Session | null = null;
   /** A tracking client's command that is not a script's own: the one whose keys its script's reads remember. */
   private outerCommand: [CommandSpec, string[]] | null = null;
+  /** CLIENT PAUSE's hold on clients' commands (client-pause.ts). */
+  readonly clientPause = new ClientPause(() => this.clock.monotonicMs());
   /** Keyspace notifications (CONFIG notify-keyspace-events), published through `pubsub`. */
   readonly events = new KeyspaceEvents(this.pubsub);
   readonly sessions = new Map<number, Session>();
@@ -265,6 +268,17 @@ export class Engine {
    * itself follow the reply, and CLIENT CACHING's choice lapses (unless the command was CLIENT's
    * own, or is queued in a transaction: then it holds for EXEC), as in Redis.
    */
+  /**
+   * Whether CLIENT PAUSE holds this command of `session` now; the caller then keeps it, and what
+   * the client sent after it, until the pause is over (clientPause.whenOver). A command that is
+   * not one (unknown, wrong arity) is answered at once, as Redis answers it before it pauses.
+   */
+  pauseHolds(session: Session, argv: string[]): boolean {
+    if (!this.clientPause.active) return false;
+    const resolved = this.resolve(argv);
+    return typeof resolved !== "string" && this.clientPause.holds(resolved, session.multi);
+  }
+
   private afterTrackedCommand(session: Session, argv: string[]): void {
     this.tracking.afterCommand(session);
     const tracking = session.tracking;
@@ -462,6 +476,8 @@ export class Engine {
    */
   checkMaxmemory(): void {
     this.growthSinceCheck = 0;
+    // Nothing is evicted while clients are paused, and nothing refused for it, as in Redis.
+    if (this.clientPause.active) return;
     if (this.maxMemoryBytes === 0) {
       this.overMaxmemory = false;
       return;

@@ -224,6 +224,11 @@ function client(x: Exec, argv: string[]): void {
       return x.reply.integer(s.tracking === null ? -1 : s.tracking.redirect);
     case "caching":
       return clientCaching(x, argv);
+    case "pause":
+      return clientPause(x, argv);
+    case "unpause":
+      x.engine.clientPause.unpause();
+      return x.reply.simple("OK");
     case "no-evict":
     case "no-touch": {
       const v = argv[2]!.toLowerCase();
@@ -234,7 +239,7 @@ function client(x: Exec, argv: string[]): void {
       return helpReply(x, "CLIENT", [
         "ID", "GETNAME", "SETNAME <name>", "SETINFO <option> <value>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]", "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> ...] [OPTIN] [OPTOUT] [NOLOOP]",
-        "TRACKINGINFO", "GETREDIR", "CACHING (YES|NO)",
+        "TRACKINGINFO", "GETREDIR", "CACHING (YES|NO)", "PAUSE <timeout> [WRITE|ALL]", "UNPAUSE",
       ]);
   }
 }
@@ -264,7 +269,23 @@ function monitor(x: Exec): void {
 }
 
 /** CLIENT's subcommands that act on other connections are administrative, as in Redis (MONITOR does not show them). */
-const adminClientSubs = new Set(["list", "kill", "no-evict", "unblock"]);
+const adminClientSubs = new Set(["list", "kill", "no-evict", "unblock", "pause", "unpause"]);
+
+/** CLIENT PAUSE timeout [WRITE|ALL]: milliseconds, checked as Redis checks them. */
+function clientPause(x: Exec, argv: string[]): void {
+  if (argv.length > 4) throw subcommandSyntaxError("CLIENT", argv[1]!);
+  const ms = parseInt64(argv[2]!);
+  if (ms === null) throw new KvError("ERR timeout is not an integer or out of range");
+  if (ms < 0n) throw new KvError("ERR timeout is negative");
+  const mode = argv[3]?.toUpperCase() ?? "ALL";
+  if (mode !== "WRITE" && mode !== "ALL") throw new KvError("ERR CLIENT PAUSE mode must be WRITE or ALL");
+  // setTimeout's delay is a signed 32-bit number of ms: a longer pause is as good as for ever.
+  x.engine.clientPause.pause(Math.min(Number(ms), clientPauseMsMax), mode === "ALL");
+  x.reply.simple("OK");
+}
+
+/** The longest pause a timer holds: about 24.8 days. */
+const clientPauseMsMax = 2 ** 31 - 1;
 
 const clientSub = (name: string, arity: number, summary: string): CommandSpec => ({
   name: `client|${name}`, arity, group: "connection", summary, run: client,
@@ -322,6 +343,8 @@ export const connectionCommands: readonly CommandSpec[] = [
       clientSub("trackinginfo", 2, "Describes the connection's client-side caching."),
       clientSub("getredir", 2, "Returns the client the connection's invalidation messages go to."),
       clientSub("caching", 3, "Chooses whether the next command's keys are tracked (OPTIN, OPTOUT)."),
+      clientSub("pause", -3, "Holds clients' commands, or their writes, for a time."),
+      clientSub("unpause", 2, "Ends CLIENT PAUSE."),
       clientSub("help", 2, "Shows CLIENT's subcommands."),
     ],
   },

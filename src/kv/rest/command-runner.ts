@@ -81,6 +81,8 @@ export class CommandRunner {
     this.engine.register(session);
     session.authenticated = true;
     try {
+      // CLIENT PAUSE holds a request as it holds a connection's command.
+      while (this.engine.pauseHolds(session, argv)) await new Promise<void>((resume) => this.engine.clientPause.whenOver(resume));
       this.engine.execute(session, argv, reply);
       this.engine.settleTiming();
       if (session.blocked !== null && transport !== null) {
