@@ -131,10 +131,25 @@ export class Connection implements Transport, TurnWriter {
     const session = this.session;
     this.engine.warmKeys(session, commands);
     let i = 0;
-    while (i < commands.length && this.mayRun && !this.pausedAt(commands[i]!)) this.engine.execute(session, commands[i++]!);
+    while (i < commands.length && this.mayRun && !this.pausedAt(commands[i]!)) this.execute(commands[i++]!);
     this.engine.settleTiming();
     if (session.closing) return;
     for (; i < commands.length; i++) this.hold(commands[i]!);
+  }
+
+  /**
+   * Runs one command; with CLIENT REPLY OFF, or the command after CLIENT REPLY SKIP, what it
+   * answered is dropped (pub/sub messages and invalidations, written at other times, are not).
+   */
+  private execute(argv: string[]): void {
+    const session = this.session;
+    if (!session.repliesOff && !session.skipNextReply) return this.engine.execute(session, argv);
+    const skipped = session.skipNextReply;
+    session.skipNextReply = false;
+    const mark = this.writer.endTotal;
+    this.engine.execute(session, argv);
+    // CLIENT REPLY ON's own OK is sent: it turned replies back on before answering.
+    if (skipped || session.repliesOff) this.writer.discardFrom(mark);
   }
 
   private hold(argv: string[]): void {
@@ -147,7 +162,7 @@ export class Connection implements Transport, TurnWriter {
     while (this.waitingFrom < this.waiting.length && this.mayRun && !this.pausedAt(this.waiting[this.waitingFrom]!)) {
       const argv = this.waiting[this.waitingFrom++]!;
       for (const arg of argv) this.waitingBytes -= arg.length;
-      this.engine.execute(this.session, argv);
+      this.execute(argv);
     }
     this.engine.settleTiming();
     // Drop what has run; arrays do not shrink from the front cheaply, so do it once here.

@@ -99,6 +99,10 @@ export class Session {
   closing = false;
   /** The session replaying the append-only file at start (Engine.replay). */
   replaying = false;
+  /** CLIENT REPLY OFF: the client's commands are answered with nothing until CLIENT REPLY ON. */
+  repliesOff = false;
+  /** CLIENT REPLY SKIP: the next command is answered with nothing. */
+  skipNextReply = false;
   /** CLIENT TRACKING's state while it is on (tracking.ts). */
   tracking: ClientTracking | null = null;
 

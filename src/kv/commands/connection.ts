@@ -226,6 +226,8 @@ function client(x: Exec, argv: string[]): void {
       return clientCaching(x, argv);
     case "pause":
       return clientPause(x, argv);
+    case "reply":
+      return clientReply(x, argv);
     case "unpause":
       x.engine.clientPause.unpause();
       return x.reply.simple("OK");
@@ -239,7 +241,7 @@ function client(x: Exec, argv: string[]): void {
       return helpReply(x, "CLIENT", [
         "ID", "GETNAME", "SETNAME <name>", "SETINFO <option> <value>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]", "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> ...] [OPTIN] [OPTOUT] [NOLOOP]",
-        "TRACKINGINFO", "GETREDIR", "CACHING (YES|NO)", "PAUSE <timeout> [WRITE|ALL]", "UNPAUSE",
+        "TRACKINGINFO", "GETREDIR", "CACHING (YES|NO)", "PAUSE <timeout> [WRITE|ALL]", "UNPAUSE", "REPLY (ON|OFF|SKIP)",
       ]);
   }
 }
@@ -250,6 +252,7 @@ function reset(x: Exec): void {
   x.engine.pubsub.forget(s);
   x.engine.monitors.delete(s);
   x.engine.tracking.disable(s);
+  s.repliesOff = s.skipNextReply = false;
   s.dbIndex = 0;
   s.name = "";
   s.authenticated = x.engine.password === "";
@@ -282,6 +285,19 @@ function clientPause(x: Exec, argv: string[]): void {
   // setTimeout's delay is a signed 32-bit number of ms: a longer pause is as good as for ever.
   x.engine.clientPause.pause(Math.min(Number(ms), clientPauseMsMax), mode === "ALL");
   x.reply.simple("OK");
+}
+
+/** CLIENT REPLY ON|OFF|SKIP; OFF and SKIP answer nothing themselves. */
+function clientReply(x: Exec, argv: string[]): void {
+  const s = x.session;
+  const mode = argv[2]!.toLowerCase();
+  if (mode === "on") {
+    s.repliesOff = s.skipNextReply = false;
+    x.reply.simple("OK");
+  } else if (mode === "off") s.repliesOff = true;
+  // A SKIP while replies are off changes nothing, as in Redis.
+  else if (mode === "skip") s.skipNextReply = !s.repliesOff;
+  else throw syntaxError();
 }
 
 /** The longest pause a timer holds: about 24.8 days. */
@@ -345,6 +361,7 @@ export const connectionCommands: readonly CommandSpec[] = [
       clientSub("caching", 3, "Chooses whether the next command's keys are tracked (OPTIN, OPTOUT)."),
       clientSub("pause", -3, "Holds clients' commands, or their writes, for a time."),
       clientSub("unpause", 2, "Ends CLIENT PAUSE."),
+      clientSub("reply", 3, "Turns the connection's replies off, on, or off for the next command."),
       clientSub("help", 2, "Shows CLIENT's subcommands."),
     ],
   },

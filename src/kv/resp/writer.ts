@@ -155,6 +155,15 @@ export class RespWriter implements Reply {
   }
 
   /**
+   * Drops what was appended after position `endTotal` (an earlier endTotal), if it has not been
+   * sent: the reply of a command whose client asked for none (CLIENT REPLY OFF or SKIP).
+   */
+  discardFrom(endTotal: number): void {
+    const at = this.start + (endTotal - this.consumedTotal);
+    if (at >= this.start && at <= this.length) this.length = at;
+  }
+
+  /**
    * Drops the first `bytes` unsent bytes (they reached the socket). Nothing is copied: a slow
    * client's partial writes would otherwise move the whole backlog each time.
    */
