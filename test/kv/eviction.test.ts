@@ -179,10 +179,13 @@ describe("the append-only file", () => {
     server.proc.kill(9);
     await server.proc.exited;
     const again = await startKv(["--dir", dir, "--appendonly", "yes"]);
-    const reader = await RespClient.connect(again.port);
-    expect(await reader.call("DBSIZE")).toBe(BigInt(before));
-    expect(await reader.call("EXISTS", ...keys)).toBe(present);
-    reader.close();
-    await again.stop();
+    try {
+      const reader = await RespClient.connect(again.port);
+      expect(await reader.call("DBSIZE")).toBe(BigInt(before));
+      expect(await reader.call("EXISTS", ...keys)).toBe(present);
+      reader.close();
+    } finally {
+      await again.stop();
+    }
   }, 60_000);
 });
