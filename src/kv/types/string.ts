@@ -74,9 +74,8 @@ function parseSetOptions(argv: string[], from: number): Readonly<SetOptions> {
 /** SET and its variants: one function, as in Redis's setGenericCommand. */
 function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOptions>, command: string): void {
   const at = options.expiry === null ? null : expiryTime(x, options.expiry.unit, options.expiry.text, command);
-  // A key past its time goes first, as Redis's lookupKeyWrite does: KEEPTTL must not keep its
-  // time, and the expiry is counted and logged. A plain SET needs no other lookup.
-  x.db.expireIfDue(key);
+  // A key past its time goes first, as Redis's lookupKeyWrite does, so that KEEPTTL does not keep
+  // its time and the expiry is counted and logged: the lookups below, or the set itself, do it.
   const old = options.get ? getString(x, key) : undefined;
   const exists = options.get ? old !== undefined : options.condition !== null && x.db.has(key);
   const skipped = (options.condition === "NX" && exists) || (options.condition === "XX" && !exists);
