@@ -220,7 +220,10 @@ export class Engine {
     else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
     else if (name === "maxmemory-policy") {
       this.eviction.policy = value as EvictionPolicy;
-      for (const db of this.dbs) db.frequency = value.endsWith("-lfu") ? this.frequencyConfig : null;
+      for (const db of this.dbs) {
+        db.frequency = value.endsWith("-lfu") ? this.frequencyConfig : null;
+        db.stampsWrites = value.endsWith("-lru");
+      }
     } else if (name === "lfu-log-factor") this.frequencyConfig.logFactor = Number(value);
     else if (name === "lfu-decay-time") this.frequencyConfig.decayMinutes = Number(value);
     else if (name === "maxmemory-samples") this.eviction.samples = Number(value);

@@ -98,6 +98,11 @@ export class Keyspace {
    * (APPEND, INCR) counts one access, as in Redis.
    */
   countedKey: string | null = null;
+  /**
+   * Under an LRU maxmemory-policy a write counts as a use too, as in Redis, so that a key just
+   * written is not the first to go; otherwise svc spends no clock reading on writes.
+   */
+  stampsWrites = false;
   /** Monotonic ms when the keyspace was created: the origin of read times, and the idle origin of keys never read. */
   private readonly createdMs: number;
 
@@ -159,9 +164,13 @@ export class Keyspace {
     const ref = this.ref(key);
     if (ref === -1) return ref;
     if (this.frequency !== null) this.countAccess(ref);
-    // + 1: 0 means never read.
-    else this.table.setReadTime(ref, Math.min(readTimeMax, Math.floor((atMs - this.createdMs) / readTimeUnitMs) + 1));
+    else this.stampRead(ref, atMs);
     return ref;
+  }
+
+  /** Records a read of the entry at `ref` made at monotonic `atMs` (+ 1: 0 means never read). */
+  private stampRead(ref: number, atMs: number): void {
+    this.table.setReadTime(ref, Math.min(readTimeMax, Math.floor((atMs - this.createdMs) / readTimeUnitMs) + 1));
   }
 
   /**
@@ -221,6 +230,7 @@ export class Keyspace {
     if (this.frequency !== null) this.countOverwrite(key);
     const sizeBefore = this.table.size;
     const ref = this.table.setRef(key, value);
+    if (this.stampsWrites) this.stampRead(ref, this.hooks.clock.monotonicMs());
     if (this.table.size > sizeBefore) this.notify("new", key);
     // A moved entry took its header, time included, along: dropping the time is the one change.
     if (!keepTtl && this.table.expiresAt(ref) !== Infinity) this.dropExpiry(ref);
@@ -254,7 +264,9 @@ export class Keyspace {
     this.expireIfDue(key);
     if (this.frequency !== null) this.countOverwrite(key);
     const sizeBefore = this.table.size;
-    this.giveExpiry(this.table.setRef(key, value), atMs);
+    const ref = this.table.setRef(key, value);
+    this.giveExpiry(ref, atMs);
+    if (this.stampsWrites) this.stampRead(ref, this.hooks.clock.monotonicMs());
     if (this.table.size > sizeBefore) this.notify("new", key);
     this.modified(key);
   }
