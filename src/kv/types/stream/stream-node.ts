@@ -70,8 +70,12 @@ export class StreamNode {
   private starts: Int32Array;
   private bytes: Latin1Buffer;
   private used = 0;
-  /** The first entry's field names, which later entries with the same names do not repeat. */
-  private names: string[] | null = null;
+  /**
+   * The first entry's field names, which later entries with the same names do not repeat. Before
+   * the first entry: the names of the node before, if any, which the new node shares when its
+   * first entry has them too (one array for a stream's nodes, not one each).
+   */
+  private names: readonly string[] | null;
   live = 0;
 
   /**
@@ -79,7 +83,8 @@ export class StreamNode {
    * hold a few entries); one after a full node gets that node's size at once, rather than
    * doubling its way there.
    */
-  constructor(slots = initialSlots, bytes = initialBytes, readonly ids = new NodeIds(slots)) {
+  constructor(slots = initialSlots, bytes = initialBytes, readonly ids = new NodeIds(slots), previousNames: readonly string[] | null = null) {
+    this.names = previousNames;
     this.starts = new Int32Array(slots);
     this.bytes = Buffer.allocUnsafe(bytes) as Latin1Buffer;
   }
@@ -112,7 +117,8 @@ export class StreamNode {
       grown.set(this.starts);
       this.starts = grown;
     }
-    const names = (this.names ??= fields.filter((_, i) => i % 2 === 0));
+    if (slot === 0 && (this.names === null || !hasNames(fields, this.names))) this.names = fields.filter((_, i) => i % 2 === 0);
+    const names = this.names!;
     const shared = hasNames(fields, names);
     let needed = varintBytesMax;
     for (let i = shared ? 1 : 0; i < fields.length; i += shared ? 2 : 1) needed += varintBytesMax + fields[i]!.length;

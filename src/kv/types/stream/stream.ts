@@ -99,7 +99,7 @@ export class Stream {
   private nodeWithRoom(nodeEntriesMax: number): StreamNode {
     const last = this.nodes.at(-1);
     if (last !== undefined && (nodeEntriesMax === 0 || last.slots < nodeEntriesMax)) return last;
-    const node = last === undefined ? new StreamNode() : new StreamNode(last.slots, last.usedBytes + 1);
+    const node = last === undefined ? new StreamNode() : new StreamNode(last.slots, last.usedBytes + 1, undefined, last.masterNames);
     last?.compact();
     this.nodes.push(node);
     return node;
