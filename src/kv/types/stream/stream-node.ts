@@ -137,6 +137,15 @@ export class StreamNode {
     this.live++;
   }
 
+  /**
+   * Whether the last slot is a deleted entry whose ID is at least `id`: after XSETID moved the
+   * last ID back below it, an entry added here would break the slots' order (see Stream.append).
+   */
+  endsAbove(id: StreamId): boolean {
+    const last = this.ids.count - 1;
+    return last >= 0 && this.starts[last]! < 0 && this.ids.compare(last, id, idBound(id)) >= 0;
+  }
+
   /** The entry in `slot`, or undefined when it was deleted. */
   entry(slot: number): StreamEntry | undefined {
     return this.starts[slot]! < 0 ? undefined : new StreamEntry(this, slot);

@@ -194,12 +194,11 @@ function readNode(items: string[], master: StreamId): { names: string[]; slots: 
   if (integer() !== 0n) bad();
   const slots: NodeSlot[] = [];
   let liveSeen = 0n;
-  let previous = -1n;
+  // Live entries ascend; a deleted one may be above those after it (Stream.restoreNode).
+  let previousLive = -1n;
   while (at < items.length) {
     const flags = Number(integer());
     const id = makeId(BigInt.asUintN(64, msOf(master) + integer()), BigInt.asUintN(64, seqOf(master) + integer()));
-    if (id <= previous) bad();
-    previous = id;
     const same = (flags & flagSameFields) !== 0;
     const pairs = same ? nameCount : Number(integer());
     if (pairs < 1) bad();
@@ -210,7 +209,11 @@ function readNode(items: string[], master: StreamId): { names: string[]; slots: 
     }
     if (integer() !== BigInt(same ? 3 + pairs : 4 + 2 * pairs)) bad();
     const isDeleted = (flags & flagDeleted) !== 0;
-    if (!isDeleted) liveSeen++;
+    if (!isDeleted) {
+      if (id <= previousLive) bad();
+      previousLive = id;
+      liveSeen++;
+    }
     slots.push({ id, fields: isDeleted ? null : fields });
   }
   if (liveSeen !== live || BigInt(slots.length) - liveSeen !== deleted) bad();

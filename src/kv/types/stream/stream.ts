@@ -78,7 +78,7 @@ export class Stream {
   appendAt(ms: number, seq: number, fields: readonly string[], nodeEntriesMax: number): string {
     // The next sequence number in the same ms is one step from the last ID: no bigint to build.
     const id = ms === this.lastMs && seq === this.lastSeq + 1 ? this.last + 1n : idOf(ms, seq);
-    this.nodeWithRoom(nodeEntriesMax).push(null, fields, ms, seq);
+    this.nodeWithRoom(nodeEntriesMax, id).push(null, fields, ms, seq);
     this.added(id);
     this.lastMsNumber = ms;
     this.lastSeqNumber = seq;
@@ -90,15 +90,20 @@ export class Stream {
    * it has a free slot, else in a new node.
    */
   append(id: StreamId, fields: readonly string[], nodeEntriesMax: number): string {
-    this.nodeWithRoom(nodeEntriesMax).push(id, fields);
+    this.nodeWithRoom(nodeEntriesMax, id).push(id, fields);
     this.added(id);
     return formatId(id);
   }
 
-  /** The last node when it has a free slot, else a new one (the full one gives back its spare room). */
-  private nodeWithRoom(nodeEntriesMax: number): StreamNode {
+  /**
+   * The last node when it has a free slot for `id`, else a new one (the full one gives back its
+   * spare room). A node's slots stay in ID order: after XDEL of the last entries and an XSETID
+   * back below them, the next entry starts a new node rather than follow a deleted, higher ID
+   * (Redis adds it to the same listpack; its layout differs from ours only then).
+   */
+  private nodeWithRoom(nodeEntriesMax: number, id: StreamId): StreamNode {
     const last = this.nodes.at(-1);
-    if (last !== undefined && (nodeEntriesMax === 0 || last.slots < nodeEntriesMax)) return last;
+    if (last !== undefined && (nodeEntriesMax === 0 || last.slots < nodeEntriesMax) && !last.endsAbove(id)) return last;
     const node = last === undefined ? new StreamNode() : new StreamNode(last.slots, last.usedBytes + 1, undefined, last.masterNames);
     last?.compact();
     this.nodes.push(node);
@@ -157,18 +162,21 @@ export class Stream {
       for (let n = start; n < nodes.length; n++) {
         const node = nodes[n]!;
         for (let s = n === start ? node.lowerBound(from, false, fromBound) : 0; s < node.slots; s++) {
-          if (node.ids.compare(s, to, toBound) > 0) return;
+          // A deleted entry's ID decides nothing: one may be above the entries of the next node.
           const entry = node.entry(s);
-          if (entry !== undefined) yield entry;
+          if (entry === undefined) continue;
+          if (node.ids.compare(s, to, toBound) > 0) return;
+          yield entry;
         }
       }
     } else {
       for (let n = Math.min(this.lastNodeFrom(to, toBound), nodes.length - 1); n >= 0; n--) {
         const node = nodes[n]!;
         for (let s = node.lowerBound(to, true, toBound) - 1; s >= 0; s--) {
-          if (node.ids.compare(s, from, fromBound) < 0) return;
           const entry = node.entry(s);
-          if (entry !== undefined) yield entry;
+          if (entry === undefined) continue;
+          if (node.ids.compare(s, from, fromBound) < 0) return;
+          yield entry;
         }
       }
     }
@@ -209,6 +217,8 @@ export class Stream {
         continue;
       }
       if (spec.approx) break;
+      // A deleted entry's ID stops MINID too, as in Redis (after XSETID moved the last ID back,
+      // one may be above live entries after it).
       for (let s = 0; s < node.slots; s++) {
         if (byLength ? this.length <= maxlen : node.ids.compare(s, minId, minBound) >= 0) break;
         if (!node.deleteSlot(s)) continue;
@@ -262,6 +272,22 @@ export class Stream {
    * `names` and empty values. The caller sets the last ID and the counters after.
    */
   restoreNode(names: readonly string[], slots: readonly NodeSlot[]): void {
+    // Redis's listpack may hold a deleted entry above the entries after it (XSETID moved the last
+    // ID back): it is split there, as svc would have started a new node, and a run of deleted
+    // entries alone is dropped.
+    let run: NodeSlot[] = [];
+    for (const slot of slots) {
+      if (run.length > 0 && slot.id <= run.at(-1)!.id) {
+        this.restoreRun(names, run);
+        run = [];
+      }
+      run.push(slot);
+    }
+    this.restoreRun(names, run);
+  }
+
+  private restoreRun(names: readonly string[], slots: readonly NodeSlot[]): void {
+    if (!slots.some((slot) => slot.fields !== null)) return;
     const node = new StreamNode(Math.max(1, slots.length));
     for (const [slot, { id, fields }] of slots.entries()) {
       node.push(id, fields ?? names.flatMap((name) => [name, ""]));
