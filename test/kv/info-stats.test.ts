@@ -253,12 +253,17 @@ const lookups: string[][] = [
   ["renamenx", "s", "s2"],
   ["move", "s", "1"],
   ["swapdb", "0", "1"],
+  // Streams: XREAD and XREADGROUP look each key up twice (to check it, then to serve it).
+  ["xread", "streams", "st", "nokey", "0", "0"], ["xread", "streams", "st", "$"],
+  ["xreadgroup", "group", "g", "c", "streams", "st", ">"], ["xreadgroup", "group", "g", "c", "streams", "st", "st", "0", "0"],
+  ["xreadgroup", "group", "g", "c", "streams", "nokey", ">"], ["xreadgroup", "group", "nog", "c", "streams", "st", ">"],
 ];
 
 test("each command counts keyspace hits and misses as redis-server does (read lookups count, write lookups do not)", async () => {
   const setup = [
     ["FLUSHALL"], ["MSET", "s", "1", "s2", "abc"], ["RPUSH", "l", "a", "b"], ["SADD", "set", "a", "b"], ["SADD", "set2", "b", "c"],
-    ["HSET", "h", "f", "v"], ["ZADD", "z", "1", "a", "2", "b"], ["PFADD", "hll", "a"], ["CONFIG", "RESETSTAT"],
+    ["HSET", "h", "f", "v"], ["ZADD", "z", "1", "a", "2", "b"], ["PFADD", "hll", "a"], ["XADD", "st", "1-0", "f", "v"], ["XGROUP", "CREATE", "st", "g", "0"],
+    ["CONFIG", "RESETSTAT"],
   ];
   const counts = async (client: RespClient, argv: string[]) => {
     await client.pipeline(setup);

@@ -1,6 +1,7 @@
 // Keyspace notifications against redis-server 7.0, generated: sequences of commands of every
-// type on three keys — so that types collide (WRONGTYPE), keys empty and vanish, and conditions
-// hold or fail — run on both servers with every class on, new keys and key misses included.
+// type (streams and geo included) on three keys — so that types collide (WRONGTYPE), keys empty
+// and vanish, and conditions hold or fail — some inside MULTI/EXEC or a script, run on both
+// servers with every class on, new keys and key misses included.
 // The transcripts (each reply, then each event the command published) must be identical.
 //
 // Commands whose effect is random (SPOP, SRANDMEMBER) or whose reply order Redis leaves to its
@@ -68,12 +69,38 @@ const zsets = fc.oneof(
   cmd(lit("ZMPOP"), lit("1"), key, fc.constantFrom("MIN", "MAX")), cmd(lit("ZRANGE"), key, lit("0"), lit("-1"), lit("WITHSCORES")), cmd(lit("ZSCORE"), key, member),
 );
 
-const anyCommand = fc.oneof(generic, strings, lists, hashes, sets, zsets);
+/** Explicit IDs keep both servers' streams the same; small ones collide and fall below the top. */
+const streamId = fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 2 })).map(([ms, seq]) => `${ms}-${seq}`);
+const streams = fc.oneof(
+  cmd(lit("XADD"), key, streamId, lit("f"), small), cmd(lit("XADD"), key, lit("NOMKSTREAM"), streamId, lit("f"), small),
+  cmd(lit("XADD"), key, lit("MAXLEN"), fc.constantFrom("0", "1", "5"), streamId, lit("f"), small), cmd(lit("XDEL"), key, streamId),
+  cmd(lit("XTRIM"), key, lit("MAXLEN"), fc.constantFrom("0", "1")), cmd(lit("XSETID"), key, streamId),
+  cmd(lit("XGROUP"), lit("CREATE"), key, lit("g"), lit("0"), fc.constantFrom<string[]>([], ["MKSTREAM"])),
+  cmd(lit("XGROUP"), fc.constantFrom("CREATECONSUMER", "DELCONSUMER"), key, lit("g"), fc.constantFrom("c1", "c2")),
+  cmd(lit("XGROUP"), lit("DESTROY"), key, lit("g")), cmd(lit("XREADGROUP"), lit("GROUP"), lit("g"), fc.constantFrom("c1", "c2"), lit("STREAMS"), key, lit(">")),
+);
+
+const geo = fc.oneof(
+  cmd(lit("GEOADD"), key, fc.constantFrom("13.36", "15.08", "0"), fc.constantFrom("38.11", "37.50", "0"), member),
+  cmd(lit("GEOSEARCHSTORE"), key, key, lit("FROMLONLAT"), lit("15"), lit("37"), lit("BYRADIUS"), fc.constantFrom("1", "200"), lit("km")),
+);
+
+/** Commands inside MULTI/EXEC and a script publish as they run. */
+const wrapped = fc.oneof(
+  fc.array(fc.oneof(strings, lists, sets), { minLength: 1, maxLength: 3 }).map((inner) => [["MULTI"], ...inner, ["EXEC"]]),
+  fc.tuple(key, small).map(([k, v]) => [["EVAL", "redis.call('SET', KEYS[1], ARGV[1]); redis.call('APPEND', KEYS[1], 'x'); return redis.call('DEL', KEYS[1])", "1", k, v]]),
+);
+
+const anyCommand = fc.oneof(generic, strings, lists, hashes, sets, zsets, streams, geo);
+
+/** Sequences of commands, some of them in transactions or scripts. */
+const sequence = (maxLength: number) =>
+  fc.array(fc.oneof({ weight: 9, arbitrary: anyCommand.map((c) => [c]) }, { weight: 1, arbitrary: wrapped }), { minLength: 5, maxLength }).map((groups) => groups.flat());
 
 describe("keyspace notifications: generated commands of every type", () => {
   test(`${runs} sequences publish what redis-server publishes (classes KEA, n and m)`, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(anyCommand, { minLength: 5, maxLength: 30 }), async (commands) => {
+      fc.asyncProperty(sequence(30), async (commands) => {
         await expectSameEvents(servers, "KEAnm", runAll(commands));
       }),
       { numRuns: runs },
@@ -83,7 +110,7 @@ describe("keyspace notifications: generated commands of every type", () => {
   test("the same with only some classes on", async () => {
     const classes = fc.constantFrom("Kg", "E$", "Kl", "Es", "Khz", "KEn", "Em", "Ex", "K");
     await fc.assert(
-      fc.asyncProperty(classes, fc.array(anyCommand, { minLength: 5, maxLength: 20 }), async (on, commands) => {
+      fc.asyncProperty(classes, sequence(20), async (on, commands) => {
         await expectSameEvents(servers, on, runAll(commands));
       }),
       { numRuns: runs / 2 },

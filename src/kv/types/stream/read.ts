@@ -11,6 +11,7 @@
  */
 import { isKeyword, parseInteger } from "../../args.ts";
 import { serveBlocked } from "../../commands/block.ts";
+import { countLookup } from "../../commands/lookup.ts";
 import type { Exec } from "../../commands/spec.ts";
 import type { Engine } from "../../engine.ts";
 import { KvError, syntaxError } from "../../errors.ts";
@@ -129,6 +130,8 @@ function xread(x: Exec, argv: string[], xreadgroup: boolean): void {
   const commands: string[][] = [];
   for (const source of sources) {
     const { key, stream, group } = source;
+    // Redis looks each key up again to serve it: a second hit or miss (and keymiss event).
+    countLookup(x, key, stream !== undefined);
     if (stream === undefined) continue;
     if (group !== null && args.group !== null) {
       // With an ID the consumer re-reads its history, even when that is empty.
