@@ -17,8 +17,8 @@ import type { CommandSpec, Exec } from "./spec.ts";
 /**
  * Write commands whose key reads Redis makes with lookupKeyRead, so that they count as keyspace
  * hits and misses: the sources of the STORE forms, what GETSET, GETDEL, GETEX and SET … GET
- * answer, COPY's source, SORT's key, XREADGROUP's streams. Every other write command looks its keys up for writing,
- * which Redis does not count.
+ * answer, COPY's source, SORT's key, XREADGROUP's streams. Every other write command looks its
+ * keys up for writing, which Redis does not count.
  */
 const writesCountingReads = new Set([
   "set", "getset", "getdel", "getex", "copy", "sort", "bitop", "pfmerge", "sunionstore", "sinterstore", "sdiffstore",
