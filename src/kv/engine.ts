@@ -151,7 +151,7 @@ export class Engine {
       onModified: (db: Keyspace, key: string, invalidates = true) => {
         this.dirty++;
         this.watches.touched(db, key);
-        if (invalidates && this.tracking.active) this.tracking.invalidate(key, this.current);
+        if (invalidates && this.tracking.active) this.tracking.invalidate(key, this.current, this.current?.inScript ?? false);
         // Any change may have given a waited-on key elements (a push, a rename onto it, SWAPDB);
         // the blocked client's own check decides whether it can be served.
         if (this.blocking.blockedCount > 0) this.blocking.signalReady(db, key);

@@ -147,13 +147,15 @@ export class Tracking {
 
   /**
    * `key` changed, by the command `by` is running (null: the server's own expiry): tells the
-   * clients that read it, and notes it for the BCAST prefixes it starts with.
+   * clients that read it, and notes it for the BCAST prefixes it starts with. `byScript`: the
+   * change is a script's, which Redis makes as its script client: for BCAST's NOLOOP it is no
+   * client's own change.
    */
-  invalidate(key: string, by: Session | null): void {
+  invalidate(key: string, by: Session | null, byScript = false): void {
     for (const [prefix, entry] of this.prefixes) {
       if (!key.startsWith(prefix)) continue;
       // The first to change it is the one NOLOOP leaves it out for, as in Redis.
-      if (!entry.changed.has(key)) entry.changed.set(key, by);
+      if (!entry.changed.has(key)) entry.changed.set(key, byScript ? null : by);
       this.queueBroadcast();
     }
     const ids = this.table.get(key);

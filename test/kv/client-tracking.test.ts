@@ -223,6 +223,13 @@ describe("generated", () => {
     { weight: 1, arbitrary: fc.tuple(conn, key, key).map(([c, k, j]) => [c, "RENAME", k, j]) },
     { weight: 1, arbitrary: conn.map((c) => [c, "CLIENT", "CACHING", "yes"]) },
     { weight: 1, arbitrary: conn.map((c) => [c, "FLUSHDB"]) },
+    // Other types, expiry, a script that reads and writes, a transaction, another database.
+    { weight: 2, arbitrary: fc.tuple(conn, fc.constantFrom("HGET", "LRANGE", "SCARD", "ZSCORE"), key).map(([c, cmd, k]) => (cmd === "LRANGE" ? [c, cmd, k, "0", "-1"] : cmd === "SCARD" ? [c, cmd, k] : [c, cmd, k, "m"])) },
+    { weight: 2, arbitrary: fc.tuple(conn, fc.constantFrom("HSET", "LPUSH", "SADD", "ZADD"), key).map(([c, cmd, k]) => (cmd === "HSET" ? [c, cmd, k, "m", "v"] : cmd === "ZADD" ? [c, cmd, k, "1", "m"] : [c, cmd, k, "m"])) },
+    { weight: 1, arbitrary: fc.tuple(conn, key).map(([c, k]) => [c, "EXPIRE", k, "0"]) },
+    { weight: 1, arbitrary: fc.tuple(conn, key, key).map(([c, k, j]) => [c, "EVAL", "redis.call('GET', KEYS[1]); return redis.call('SET', KEYS[2], 'x')", "2", k, j]) },
+    { weight: 1, arbitrary: fc.tuple(conn, key).map(([c, k]) => [c, "EVAL_RO", "return redis.call('GET', KEYS[1])", "1", k]) },
+    { weight: 1, arbitrary: fc.tuple(conn, fc.constantFrom("0", "1")).map(([c, db]) => [c, "SELECT", db]) },
   );
   const setup = fc.constantFrom<string[][]>(
     [["A", "CLIENT", "TRACKING", "on"], ["B", "CLIENT", "TRACKING", "on", "NOLOOP"]],

@@ -140,8 +140,10 @@ function renameGeneric(x: Exec, argv: string[], onlyIfAbsent: boolean): void {
   if (from === to) return onlyIfAbsent ? x.reply.integer(0) : x.reply.simple("OK");
   if (onlyIfAbsent && x.db.has(to)) return x.reply.integer(0);
   const expiry = x.db.expiryOf(from);
-  x.db.delete(to);
+  // The source's change first, then the destination's, as Redis signals them (client-side caches
+  // are told in that order).
   x.db.delete(from);
+  x.db.delete(to);
   x.db.set(to, value);
   if (expiry !== undefined) x.db.setExpire(to, expiry);
   x.db.notify("rename_from", from);
