@@ -47,6 +47,9 @@ export interface KeyspaceHooks {
   events: KeyspaceEvents;
 }
 
+/** An access counter read outside an LFU policy does not decay. */
+const noDecay: FrequencyConfig = { logFactor: 0, decayMinutes: 0 };
+
 /** Read times are kept in units of 10 ms since the keyspace was created, in an int32. */
 const readTimeUnitMs = 10;
 /** The latest read time an int32 holds: about 248 days; later reads are recorded as this. */
@@ -193,7 +196,7 @@ export class Keyspace {
   accessCounter(key: string): number | null {
     const ref = this.table.find(key);
     if (ref === -1) return null;
-    return counterOf(this.table.readTime(ref), minuteOf(this.hooks.clock.nowMs()), this.frequency ?? { logFactor: 0, decayMinutes: 0 });
+    return counterOf(this.table.readTime(ref), minuteOf(this.hooks.clock.nowMs()), this.frequency ?? noDecay);
   }
 
   /** Sets the key's access counter (RESTORE … FREQ under an LFU policy). */
@@ -221,17 +224,9 @@ export class Keyspace {
     return this.ref(key) !== -1;
   }
 
-  /**
-   * Sets a key's value; a new value drops the old time to live unless `keepTtl`. A key past its
-   * time expires first, as Redis's setKey looks the key up: "expired", then "new".
-   */
+  /** Sets a key's value; a new value drops the old time to live unless `keepTtl`. */
   set(key: string, value: Value, keepTtl = false): void {
-    this.expireIfDue(key);
-    if (this.frequency !== null) this.countOverwrite(key);
-    const sizeBefore = this.table.size;
-    const ref = this.table.setRef(key, value);
-    if (this.stampsWrites) this.stampRead(ref, this.hooks.clock.monotonicMs());
-    if (this.table.size > sizeBefore) this.notify("new", key);
+    const ref = this.put(key, value);
     // A moved entry took its header, time included, along: dropping the time is the one change.
     if (!keepTtl && this.table.expiresAt(ref) !== Infinity) this.dropExpiry(ref);
     this.modified(key);
@@ -261,14 +256,23 @@ export class Keyspace {
 
   /** Sets a key's value and its expiry time `atMs` (Unix ms) in one lookup: SET … EX and its kin. */
   setExpiring(key: string, value: Value, atMs: number): void {
+    this.giveExpiry(this.put(key, value), atMs);
+    this.modified(key);
+  }
+
+  /**
+   * Writes `value` under `key` and returns its entry's ref, with what every write does first and
+   * after: a key past its time expires first, as Redis's setKey looks the key up ("expired", then
+   * "new"); under LFU the overwrite counts as an access, under LRU as a use.
+   */
+  private put(key: string, value: Value): number {
     this.expireIfDue(key);
     if (this.frequency !== null) this.countOverwrite(key);
     const sizeBefore = this.table.size;
     const ref = this.table.setRef(key, value);
-    this.giveExpiry(ref, atMs);
     if (this.stampsWrites) this.stampRead(ref, this.hooks.clock.monotonicMs());
     if (this.table.size > sizeBefore) this.notify("new", key);
-    this.modified(key);
+    return ref;
   }
 
   /** Gives the entry at `ref` the time `atMs`, counting it if it had none. */
@@ -294,11 +298,7 @@ export class Keyspace {
 
   /** Deletes a live key; returns whether one existed. */
   delete(key: string): boolean {
-    const ref = this.ref(key);
-    if (ref === -1) return false;
-    this.remove(key, this.table.expiresAt(ref) !== Infinity);
-    this.modified(key);
-    return true;
+    return this.removeAt(key, this.ref(key));
   }
 
   /**
@@ -316,7 +316,11 @@ export class Keyspace {
    * a key past its time is deleted, not expired. Returns whether there was an entry.
    */
   deleteAsIs(key: string): boolean {
-    const ref = this.table.find(key);
+    return this.removeAt(key, this.table.find(key));
+  }
+
+  /** Deletes the entry at `ref` (-1: none) of `key` and reports it; returns whether there was one. */
+  private removeAt(key: string, ref: number): boolean {
     if (ref === -1) return false;
     this.remove(key, this.table.expiresAt(ref) !== Infinity);
     this.modified(key);

@@ -7,7 +7,7 @@ import { globMatch } from "../glob.ts";
 import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
 import { encodingOf, sharedIntegersMax } from "../encoding.ts";
 import { walkTable } from "../scan.ts";
-import { countLookup, replyStrings } from "./lookup.ts";
+import { countLookup, deleteKey, replyStrings } from "./lookup.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 // ---- existence and deletion --------------------------------------------------------------------
@@ -24,11 +24,6 @@ function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atM
   x.reply.integer(n);
 }
 
-function deleteKey(db: Keyspace, key: string): boolean {
-  if (!db.delete(key)) return false;
-  db.notify("del", key);
-  return true;
-}
 const keyExists = (db: Keyspace, key: string) => db.has(key);
 /** TOUCH reads the key, which records the access time OBJECT IDLETIME reports. */
 const touchKey = (db: Keyspace, key: string, atMs: number) => db.read(key, atMs) !== undefined;
@@ -84,8 +79,7 @@ function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: bool
  */
 export function expireAtOrDelete(x: Exec, key: string, at: number, now: number): void {
   if (x.engine.alreadyPast(at, now)) {
-    x.db.delete(key);
-    x.db.notify("del", key);
+    deleteKey(x.db, key);
     x.propagate = [["DEL", key]];
   } else {
     x.db.setExpire(key, at);

@@ -5,7 +5,7 @@
  * end a change to a collection the way Redis does: an emptied collection takes its key with it.
  */
 import { wrongType } from "../errors.ts";
-import { typeOf, type Value } from "../keyspace.ts";
+import { type Keyspace, typeOf, type Value } from "../keyspace.ts";
 import type { KeyEvent } from "../keyspace-events.ts";
 import { MutableString } from "../types/bytes.ts";
 import { FieldMap } from "../types/field-map.ts";
@@ -146,14 +146,29 @@ export function getZSet(x: Exec, key: string): ZSet | undefined {
  * the change.
  */
 export function afterRemoval(x: Exec, key: string, collection: { readonly size: number }, event: KeyEvent): void {
-  if (collection.size === 0) {
-    x.db.delete(key);
-    x.db.notify(event, key);
-    x.db.notify("del", key);
-  } else {
-    x.db.modified(key);
-    x.db.notify(event, key);
-  }
+  const emptied = collection.size === 0;
+  if (emptied) x.db.delete(key);
+  else x.db.modified(key);
+  x.db.notify(event, key);
+  if (emptied) x.db.notify("del", key);
+}
+
+/**
+ * Deletes a key a command deletes (DEL, GETDEL, a time already past), with Redis's "del" event;
+ * returns whether it was there.
+ */
+export function deleteKey(db: Keyspace, key: string): boolean {
+  if (!db.delete(key)) return false;
+  db.notify("del", key);
+  return true;
+}
+
+/**
+ * An empty result's ending (*STORE, SORT … STORE, BITOP): the destination is deleted as it
+ * stands, past its time or not, as Redis's dbDelete does, with a "del" event if it was there.
+ */
+export function deleteDestination(x: Exec, key: string): void {
+  if (x.db.deleteAsIs(key)) x.db.notify("del", key);
 }
 
 /**
@@ -164,7 +179,7 @@ export function storeResult(x: Exec, key: string, result: MemberSet | ZSet, even
   if (result.size > 0) {
     x.db.set(key, result);
     x.db.notify(event, key);
-  } else if (x.db.deleteAsIs(key)) x.db.notify("del", key);
+  } else deleteDestination(x, key);
   x.reply.integer(result.size);
 }
 

@@ -26,7 +26,7 @@ import { orderedMembers } from "../types/set.ts";
 import { FieldMap } from "../types/field-map.ts";
 import { ZSet } from "../types/zset/zset.ts";
 import { MutableString } from "../types/bytes.ts";
-import { getValue } from "./lookup.ts";
+import { deleteDestination, getValue } from "./lookup.ts";
 import { type CommandSpec, type Exec, keyAndOptionKeys } from "./spec.ts";
 
 interface SortOptions {
@@ -148,7 +148,7 @@ export function sortCommand(x: Exec, argv: string[], readonly: boolean): void {
   }
   // A stored list cannot hold nil: a missing GET value is stored as an empty string.
   if (output.length === 0) {
-    if (x.db.deleteAsIs(o.store)) x.db.notify("del", o.store);
+    deleteDestination(x, o.store);
   } else {
     x.db.set(o.store, new List(output.map((item) => item ?? "")));
     x.db.notify("sortstore", o.store);

@@ -5,7 +5,7 @@
 import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../args.ts";
 import { parseLongLong } from "../resp/parser.ts";
 import { expireAtOrDelete } from "../commands/keys.ts";
-import { getString, getStringRef, getStringValue, getValue, replyString, stringAt } from "../commands/lookup.ts";
+import { deleteKey, getString, getStringRef, getStringValue, getValue, replyString, stringAt } from "../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../commands/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
 import { typeOf } from "../keyspace.ts";
@@ -328,10 +328,7 @@ export const stringCommands: readonly CommandSpec[] = [
     name: "getdel", arity: 2, flags: ["write", "fast"], group: "string", summary: "Returns a key's value and deletes it.", keys: one,
     run: (x, argv) => {
       const value = getString(x, argv[1]!);
-      if (value !== undefined) {
-        x.db.delete(argv[1]!);
-        x.db.notify("del", argv[1]!);
-      }
+      if (value !== undefined) deleteKey(x.db, argv[1]!);
       x.reply.bulk(value ?? null);
     },
   },

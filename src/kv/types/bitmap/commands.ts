@@ -8,7 +8,7 @@
  * request gets the same error (or the same early answer for a missing key).
  */
 import { parseInt64, parseSmallInteger } from "../../args.ts";
-import { getStringValue } from "../../commands/lookup.ts";
+import { deleteDestination, getStringValue } from "../../commands/lookup.ts";
 import type { CommandSpec, Exec } from "../../commands/spec.ts";
 import { KvError, notAnInteger, syntaxError } from "../../errors.ts";
 import { bytesOf, MutableString } from "../bytes.ts";
@@ -126,7 +126,7 @@ function bitop(x: Exec, argv: string[]): void {
   }
   const length = Math.max(...sources.map((s) => s.length));
   if (length === 0) {
-    if (x.db.deleteAsIs(dest)) x.db.notify("del", dest);
+    deleteDestination(x, dest);
     return x.reply.integer(0);
   }
   const result = MutableString.ofLength(length);
