@@ -138,10 +138,11 @@ export class Tracking {
     if (this.keysMax > 0 && this.table.size > this.keysMax) this.evictOldest(session);
   }
 
+  /** Past tracking-table-max-keys: the oldest keys are told and forgotten (no change to broadcast). */
   private evictOldest(current: Session): void {
     for (const key of this.table.keys()) {
       if (this.table.size <= this.keysMax) return;
-      this.invalidate(key, current);
+      this.forget(key, current);
     }
   }
 
@@ -158,6 +159,11 @@ export class Tracking {
       if (!entry.changed.has(key)) entry.changed.set(key, byScript ? null : by);
       this.queueBroadcast();
     }
+    this.forget(key, by);
+  }
+
+  /** Tells the clients that read `key` to drop it, and forgets who read it. */
+  private forget(key: string, by: Session | null): void {
     const ids = this.table.get(key);
     if (ids === undefined) return;
     this.table.delete(key);

@@ -197,14 +197,19 @@ describe("what the server reports", () => {
 
   test("tracking-table-max-keys bounds the keys remembered: those past it are invalidated", async () => {
     const { RespClient } = await import("./support/resp-client.ts");
-    const [a, w] = await Promise.all([RespClient.connect(servers.kv.port), RespClient.connect(servers.kv.port)]);
+    const [a, b, w] = await Promise.all([RespClient.connect(servers.kv.port), RespClient.connect(servers.kv.port), RespClient.connect(servers.kv.port)]);
     await a.call("HELLO", "3");
+    await b.call("HELLO", "3");
     await w.call("CONFIG", "SET", "tracking-table-max-keys", "3");
     await a.call("CLIENT", "TRACKING", "on");
+    await b.call("CLIENT", "TRACKING", "on", "BCAST");
     const reply = await a.call("MGET", "k1", "k2", "k3", "k4", "k5");
     expect(reply).toEqual(Array(5).fill({ nil: true }));
     const messages = [await a.read(), await a.read()];
     expect(messages).toEqual([{ push: ["invalidate", ["k1"]] }, { push: ["invalidate", ["k2"]] }]);
+    // Forgetting a key is no change to it: a BCAST client hears nothing (Redis's table limit alike).
+    expect(await b.call("PING")).toEqual({ s: "PONG" });
+    b.close();
     expect(String(await w.call("INFO", "stats"))).toContain("tracking_total_keys:3");
     await w.call("CONFIG", "SET", "tracking-table-max-keys", "1000000");
     a.close();
