@@ -75,7 +75,7 @@ export class StreamNode {
    * the first entry: the names of the node before, if any, which the new node shares when its
    * first entry has them too (one array for a stream's nodes, not one each).
    */
-  private names: readonly string[] | null;
+  private names: readonly string[] | null = null;
   live = 0;
 
   /**
@@ -83,10 +83,16 @@ export class StreamNode {
    * hold a few entries); one after a full node gets that node's size at once, rather than
    * doubling its way there.
    */
-  constructor(slots = initialSlots, bytes = initialBytes, readonly ids = new NodeIds(slots), previousNames: readonly string[] | null = null) {
-    this.names = previousNames;
+  constructor(slots = initialSlots, bytes = initialBytes, readonly ids = new NodeIds(slots)) {
     this.starts = new Int32Array(slots);
     this.bytes = Buffer.allocUnsafe(bytes) as Latin1Buffer;
+  }
+
+  /** The node after `previous`: its size at once, and its field names to share. */
+  static after(previous: StreamNode): StreamNode {
+    const node = new StreamNode(previous.slots, previous.usedBytes + 1);
+    node.names = previous.names;
+    return node;
   }
 
   /** Bytes of entries it holds. */
@@ -139,7 +145,7 @@ export class StreamNode {
 
   /**
    * Whether the last slot is a deleted entry whose ID is at least `id`: after XSETID moved the
-   * last ID back below it, an entry added here would break the slots' order (see Stream.append).
+   * last ID back below it, an entry added here would break the slots' order (Stream.nodeWithRoom).
    */
   endsAbove(id: StreamId): boolean {
     const last = this.ids.count - 1;

@@ -104,7 +104,7 @@ export class Stream {
   private nodeWithRoom(nodeEntriesMax: number, id: StreamId): StreamNode {
     const last = this.nodes.at(-1);
     if (last !== undefined && (nodeEntriesMax === 0 || last.slots < nodeEntriesMax) && !last.endsAbove(id)) return last;
-    const node = last === undefined ? new StreamNode() : new StreamNode(last.slots, last.usedBytes + 1, undefined, last.masterNames);
+    const node = last === undefined ? new StreamNode() : StreamNode.after(last);
     last?.compact();
     this.nodes.push(node);
     return node;
