@@ -58,12 +58,10 @@ export class ClientPause {
     }, 0);
   }
 
-  /** Whether the pause holds `spec` (`queued`: EXEC's queue, if that is what it is). */
-  holds(spec: CommandSpec, queued: readonly { spec: CommandSpec }[] | null): boolean {
+  /** Whether the pause holds `spec` (the engine asks for EXEC's queued commands too). */
+  holds(spec: CommandSpec): boolean {
     if (this.timer === null) return false;
-    if (this.all) return true;
-    const changes = (s: CommandSpec) => s.flags.includes("write") || mayReplicate.has(s.name);
-    return changes(spec) || (spec.name === "exec" && queued !== null && queued.some((q) => changes(q.spec)));
+    return this.all || spec.flags.includes("write") || mayReplicate.has(spec.name);
   }
 
   /** Calls `go` once the pause ends (a held client's way of going on). */

@@ -279,7 +279,7 @@ export class Engine {
   pauseHolds(session: Session, argv: string[]): boolean {
     if (!this.clientPause.active) return false;
     const resolved = this.resolve(argv);
-    return typeof resolved !== "string" && this.clientPause.holds(resolved, session.multi);
+    return typeof resolved !== "string" && this.runsAny(resolved, session, (s) => this.clientPause.holds(s));
   }
 
   private afterTrackedCommand(session: Session, argv: string[]): void {
@@ -494,8 +494,13 @@ export class Engine {
    * holding one ("write": it may change data; "denyoom": it may grow it).
    */
   private runsFlagged(spec: CommandSpec, session: Session, flag: CommandFlag): boolean {
-    if (spec.flags.includes(flag)) return true;
-    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => queued.spec.flags.includes(flag));
+    return this.runsAny(spec, session, (s) => s.flags.includes(flag));
+  }
+
+  /** Whether running `spec` now runs a command `test` picks: `spec` itself, or one in EXEC's queue. */
+  private runsAny(spec: CommandSpec, session: Session, test: (s: CommandSpec) => boolean): boolean {
+    if (test(spec)) return true;
+    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => test(queued.spec));
   }
 
   /** The command (or subcommand) argv names, or the error Redis answers for it. */
