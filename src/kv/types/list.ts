@@ -123,6 +123,9 @@ function lrem(x: Exec, argv: string[]): void {
   x.reply.integer(removed);
 }
 
+/** What a list trimmed to nothing holds. */
+const nothingLeft = { size: 0 } as const;
+
 function ltrim(x: Exec, argv: string[]): void {
   const start = parseInteger(argv[2]!);
   const end = parseInteger(argv[3]!);
@@ -130,17 +133,14 @@ function ltrim(x: Exec, argv: string[]): void {
   const list = getList(x, key);
   if (list === undefined) return x.reply.simple("OK");
   const range = clampRankRange(start, end, list.size);
-  // "ltrim" even when nothing was trimmed, as Redis publishes it; "del" after it when all was.
-  if (range === null) {
-    x.db.delete(key);
-    x.db.notify("ltrim", key);
-    x.db.notify("del", key);
-  } else {
+  if (range !== null) {
     const dropBack = list.size - 1 - range[1];
     for (let i = 0; i < range[0]; i++) list.popFront();
     for (let i = 0; i < dropBack; i++) list.popBack();
-    afterRemoval(x, key, list, "ltrim");
   }
+  // "ltrim" even when nothing was trimmed, as Redis publishes it; "del" after it when all was (a
+  // list trimmed to nothing is dropped whole, not popped).
+  afterRemoval(x, key, range === null ? nothingLeft : list, "ltrim");
   x.reply.simple("OK");
 }
 
