@@ -291,17 +291,11 @@ impl Scripts {
                 ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, SCRIPTS_KEY.as_ptr());
                 ffi::lua_rawgeti(state, -1, ffi::lua_Integer::from(id));
                 ffi::lua_remove(state, -2);
+                // A function gets its keys and arguments as its parameters; a script as the
+                // globals KEYS and ARGV, which its runner sets.
                 push_words(state, keys);
                 push_words(state, argv);
-                if is_function {
-                    // A function gets its keys and arguments as its parameters.
-                    ffi::lua_call(state, 3, 2);
-                } else {
-                    // A script, as the globals KEYS and ARGV.
-                    ffi::lua_setfield(state, ffi::LUA_GLOBALSINDEX, c"ARGV".as_ptr());
-                    ffi::lua_setfield(state, ffi::LUA_GLOBALSINDEX, c"KEYS".as_ptr());
-                    ffi::lua_call(state, 1, 2);
-                }
+                ffi::lua_call(state, 3, 2);
             })
         })
     }
