@@ -17,44 +17,51 @@ export interface NativeAddon {
   writeChunksAt(fd: number, chunks: Uint8Array[], position: number, sync: boolean): Promise<void>;
   respScanBind(state: Float64Array, out: Uint32Array): number;
   respScan(buf: Uint8Array, binding: number): number;
-  LuaScripts: new (memoryBytesMax: number) => NativeLuaScripts;
+  /**
+   * Opens a Lua state (native/node/src/script.rs) whose scripts may hold `memoryBytesMax` bytes
+   * between them; returns its number. The mailbox and the server's functions are kept for every
+   * run. `call` runs one command for a script: its words are packed (kv/scripting/words.ts) in
+   * the mailbox, or in `words` when they do not fit; it writes the RESP2 reply at the mailbox's
+   * start and returns its length × 2, + 1 if the command changed data — or, for a reply too long
+   * for the mailbox, returns a buffer of that flag byte and the reply. `log` gets a level byte
+   * (0-3), then redis.log's text.
+   */
+  luaOpen(memoryBytesMax: number, mailbox: Buffer, call: (words?: Buffer) => number | Uint8Array, log: (line: Buffer) => void): number;
+  /** Closes state `lua`: its scripts and functions are gone. */
+  luaClose(lua: number): void;
+  /** Compiles `body`, whose SHA-1 is `sha`, and keeps it; returns its number, or throws Lua's compile error. */
+  luaLoad(lua: number, sha: string, body: Uint8Array): number;
+  /** Runs a library's code (FUNCTION LOAD) and keeps the functions it registers; throws Redis's error less "ERR ". */
+  luaLoadLibrary(lua: number, code: Uint8Array): RegisteredFunction[];
+  /** Forgets the scripts or functions numbered `ids`. */
+  luaUnload(lua: number, ids: number[]): void;
+  /** Bytes the Lua state holds. */
+  luaUsedMemory(lua: number): number;
+  /** Keeps `words` (packed) as the next run's keys and arguments, when they do not fit the mailbox. */
+  luaStageWords(lua: number, words: Uint8Array): void;
+  /**
+   * Runs script `id`. Its keys, then its arguments (the first `keyCount` keys), are packed in the
+   * mailbox, or were staged. Returns the reply's length × 2, + 1 if it is an error already
+   * counted (its command's), the RESP2 reply being at the mailbox's start; or, for a reply too
+   * long for the mailbox, luaReplyTooLong, and luaTakeReply has it.
+   */
+  luaRun(lua: number, id: number, keyCount: number, limitMs: number): number;
+  /** The last run's reply when luaRun answered luaReplyTooLong: the counted byte, then the reply. */
+  luaTakeReply(lua: number): Buffer;
 }
 
 /** A function a library registered. */
 export interface RegisteredFunction {
   name: string;
-  /** The number `run` knows it by. */
+  /** The number `luaRun` knows it by. */
   id: number;
   flags: string[];
   description?: string | null;
 }
 
 /** Lua scripts for EVAL (native/script): compiled once each, run with the server as their host. */
-export interface NativeLuaScripts {
-  /**
-   * The mailbox and the server's functions, kept for every run. `call` runs one command for a
-   * script: its words are packed (kv/scripting/words.ts) in the mailbox, or in `words` when they
-   * do not fit; it writes the RESP2 reply at the mailbox's start and returns its length × 2, + 1
-   * if the command changed data — or, for a reply too long for the mailbox, returns a buffer of
-   * that flag byte and the reply. `log` gets a level byte (0-3), then redis.log's text.
-   */
-  bind(mailbox: Buffer, call: (words: Buffer | null) => number | Uint8Array, log: (line: Buffer) => void): void;
-  /** Compiles `body`, whose SHA-1 is `sha`, and keeps it; returns its number, or throws Lua's compile error. */
-  load(sha: string, body: Uint8Array): number;
-  /** Runs a library's code (FUNCTION LOAD) and keeps the functions it registers; throws Redis's error less "ERR ". */
-  loadLibrary(code: Uint8Array): RegisteredFunction[];
-  /** Forgets the scripts or functions numbered `ids`. */
-  unload(ids: number[]): void;
-  /** Bytes the Lua state holds. */
-  usedMemory(): number;
-  /**
-   * Runs script `id`. Its keys, then its arguments (the first `keyCount` keys), are packed in the
-   * mailbox, or in `words` when they do not fit. Returns the reply's length × 2, + 1 if it is an
-   * error already counted (its command's), the RESP2 reply being at the mailbox's start; or, for
-   * a reply too long for the mailbox, a buffer of that flag byte and the reply.
-   */
-  run(id: number, words: Uint8Array | null, keyCount: number, limitMs: number): number | Buffer;
-}
+/** What luaRun answers for a reply too long for the mailbox (native/node/src/script.rs's REPLY_TOO_LONG). */
+export const luaReplyTooLong = 0xffffffff;
 
 export const nativeAddonPath = join(import.meta.dir, "../../native/dist/svc_native.node");
 

@@ -1,18 +1,33 @@
-//! `LuaScripts`: Lua scripts for the kv server's EVAL (crate svc-script). One call runs a whole
-//! script; each command it calls comes back to JavaScript once, through `call`.
+//! Lua states for the kv server's EVAL and FUNCTION (crate svc-script), each known by a number:
+//! `luaOpen` makes one, `luaRun` runs a whole script in it, and each command the script calls
+//! comes back to JavaScript once, through the `call` function the state was opened with.
+//!
+//! Why numbers and free functions rather than a class: napi-rs 3 records every call of a class
+//! instance's method as a borrow of it, in a table shared by the process under a lock, and Bun
+//! charges ~60 ns for each typed-array argument. A trivial method call cost ~300 ns; a run now
+//! crosses with four numbers.
 //!
 //! Words (KEYS and ARGV, a command's arguments) cross as one buffer: a u32 count, then each word
 //! as a u32 length and its bytes, little-endian. src/kv/scripting/words.ts writes and reads it.
 //!
-//! A command's words and its reply cross through a mailbox: one buffer the server gives `bind`,
-//! which both sides write and read in turn. A buffer made per call, and a typed array returned
-//! per call, cost ~2 µs a command in Bun; the mailbox costs nothing per call. What does not fit
-//! crosses in a buffer of its own.
+//! A command's words and its reply cross through a mailbox: one buffer the server gives
+//! `luaOpen`, which both sides write and read in turn. What does not fit crosses in a buffer of
+//! its own: a script's words through `luaStageWords` before the run, its reply through
+//! `luaTakeReply` after it, a command's words as `call`'s argument and its reply as what `call`
+//! returns.
 
+use std::cell::RefCell;
+use std::ptr;
+use std::rc::Rc;
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
+
+/// What `luaRun` returns when the reply is too long for the mailbox: `luaTakeReply` has it.
+/// Never a length: the mailbox is far shorter than 2^31 bytes.
+const REPLY_TOO_LONG: u32 = u32::MAX;
 
 /// The words packed at the start of `bytes` and the bytes they take, or None when they are not
 /// in that format.
@@ -51,48 +66,143 @@ fn pack_words_into(words: &[&[u8]], out: &mut [u8]) {
     }
 }
 
-/// What the server's `call` answers: the reply's length in the mailbox, doubled, plus 1 if the
-/// command changed data; or, for a reply too long for the mailbox, a buffer of its own holding
-/// that flag byte and then the reply.
-type CallAnswer = Either<u32, Uint8Array>;
+fn check(status: sys::napi_status) -> Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(Error::from_status(Status::from(status)))
+    }
+}
 
-/// The server, as a running script reaches it: the JavaScript functions `bind` was given.
+/// One Lua state and what its runs reach the server through.
+struct LuaState {
+    scripts: svc_script::Scripts,
+    /// The server's functions for a script's commands and its log lines, held for as long as
+    /// the state lives (luaClose lets go of them).
+    call: sys::napi_ref,
+    log: sys::napi_ref,
+    /// The mailbox, held by `_mailbox` and written through the pointer (see luaOpen).
+    _mailbox: Uint8Array,
+    mailbox_at: *mut u8,
+    mailbox_bytes: usize,
+    /// A run's words when they do not fit the mailbox (luaStageWords), until the run.
+    staged: RefCell<Option<Vec<u8>>>,
+    /// The words of the run in progress, copied out of the mailbox (its commands write over
+    /// it); kept from run to run for its room.
+    words: RefCell<Vec<u8>>,
+    /// The last run's reply; kept from run to run for its room, and for luaTakeReply.
+    reply: RefCell<Vec<u8>>,
+}
+
+thread_local! {
+    /// The states opened on this thread, by number; None once closed.
+    static STATES: RefCell<Vec<Option<Rc<LuaState>>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The state numbered `handle`. A clone of its Rc, so that none of STATES is borrowed while a
+/// script runs (INFO, run by a script, asks for the state's memory).
+fn state(handle: u32) -> Result<Rc<LuaState>> {
+    STATES.with_borrow(|states| states.get(handle as usize).cloned().flatten())
+        .ok_or_else(|| Error::new(Status::InvalidArg, format!("no Lua state is numbered {handle}")))
+}
+
+/// The server, as a running script reaches it: the functions luaOpen was given, taken out of
+/// their references only when a script first calls a command or logs.
 struct JsHost<'a> {
-    env: &'a Env,
-    mailbox: &'a mut [u8],
-    call: Function<'a, Option<BufferSlice<'a>>, CallAnswer>,
-    log: Function<'a, BufferSlice<'a>, ()>,
-    /// A JavaScript exception thrown by `call` or `log`: rethrown once the script is done.
+    env: sys::napi_env,
+    state: &'a LuaState,
+    call: sys::napi_value,
+    log: sys::napi_value,
+    /// A command's reply that was too long for the mailbox, until the next command.
+    own_reply: Vec<u8>,
+    /// A JavaScript exception thrown by `call` or `log`, left pending: the run ends with it.
     failure: Option<Error>,
 }
 
-impl JsHost<'_> {
-    fn exchange(&mut self, args: &[&[u8]]) -> Result<(Vec<u8>, bool)> {
+impl<'a> JsHost<'a> {
+    fn new(env: &Env, state: &'a LuaState) -> Self {
+        JsHost { env: env.raw(), state, call: ptr::null_mut(), log: ptr::null_mut(), own_reply: Vec::new(), failure: None }
+    }
+
+    /// The function `reference` holds, fetched into `slot` the first time.
+    fn function(&self, reference: sys::napi_ref, slot: sys::napi_value) -> Result<sys::napi_value> {
+        if !slot.is_null() {
+            return Ok(slot);
+        }
+        let mut value = ptr::null_mut();
+        // SAFETY: a reference made by luaOpen, alive until luaClose.
+        check(unsafe { sys::napi_get_reference_value(self.env, reference, &mut value) })?;
+        Ok(value)
+    }
+
+    /// Calls `function` with `args`, as plain functions are called (this is undefined).
+    fn invoke(&self, function: sys::napi_value, args: &[sys::napi_value]) -> Result<sys::napi_value> {
+        let mut this = ptr::null_mut();
+        let mut result = ptr::null_mut();
+        // SAFETY: values of this env, made in the native call still running.
+        unsafe {
+            check(sys::napi_get_undefined(self.env, &mut this))?;
+            check(sys::napi_call_function(self.env, this, function, args.len(), args.as_ptr(), &mut result))?;
+        }
+        Ok(result)
+    }
+
+    /// A new Buffer holding a copy of `bytes`.
+    fn buffer(&self, bytes: &[u8]) -> Result<sys::napi_value> {
+        let mut data = ptr::null_mut();
+        let mut value = ptr::null_mut();
+        // SAFETY: copies `bytes` into memory the new Buffer owns.
+        check(unsafe { sys::napi_create_buffer_copy(self.env, bytes.len(), bytes.as_ptr().cast(), &mut data, &mut value) })?;
+        Ok(value)
+    }
+
+    /// Runs one command through `call`: where its reply is (in the mailbox, or own_reply) and
+    /// whether it changed data.
+    fn exchange(&mut self, args: &[&[u8]]) -> Result<(bool, usize, bool)> {
+        self.call = self.function(self.state.call, self.call)?;
         let packed_bytes = 4 + args.iter().map(|w| 4 + w.len()).sum::<usize>();
-        let answer = if packed_bytes <= self.mailbox.len() {
-            pack_words_into(args, self.mailbox);
-            self.call.call(None)?
+        let answer = if packed_bytes <= self.state.mailbox_bytes {
+            // SAFETY: JavaScript writes the mailbox only inside `call`, not now.
+            pack_words_into(args, unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) });
+            self.invoke(self.call, &[])?
         } else {
-            self.call.call(Some(BufferSlice::copy_from(self.env, pack_words(args))?))?
+            let words = self.buffer(&pack_words(args))?;
+            self.invoke(self.call, &[words])?
         };
-        Ok(match answer {
-            Either::A(n) => {
+        let mut n = 0u32;
+        // SAFETY: `answer` is the value `call` returned: a number, or a typed array.
+        unsafe {
+            if sys::napi_get_value_uint32(self.env, answer, &mut n) == sys::Status::napi_ok {
                 let length = (n >> 1) as usize;
-                let reply = self.mailbox.get(..length).ok_or_else(|| Error::new(Status::GenericFailure, "a reply longer than the mailbox"))?;
-                (reply.to_vec(), n & 1 != 0)
+                if length > self.state.mailbox_bytes {
+                    return Err(Error::new(Status::GenericFailure, "a reply longer than the mailbox"));
+                }
+                return Ok((true, length, n & 1 != 0));
             }
-            Either::B(own) if !own.is_empty() => (own[1..].to_vec(), own[0] != 0),
-            Either::B(_) => (b"-ERR the server answered nothing\r\n".to_vec(), false),
-        })
+            let (mut kind, mut length, mut data, mut buffer, mut offset) = (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+            check(sys::napi_get_typedarray_info(self.env, answer, &mut kind, &mut length, &mut data, &mut buffer, &mut offset))?;
+            let own = if length == 0 { &[][..] } else { std::slice::from_raw_parts(data.cast::<u8>(), length) };
+            let Some((&changed, reply)) = own.split_first() else {
+                self.own_reply = b"-ERR the server answered nothing\r\n".to_vec();
+                return Ok((false, self.own_reply.len(), false));
+            };
+            self.own_reply = reply.to_vec();
+            Ok((false, self.own_reply.len(), changed != 0))
+        }
     }
 }
 
 impl svc_script::Host for JsHost<'_> {
-    fn call(&mut self, args: &[&[u8]]) -> (Vec<u8>, bool) {
-        self.exchange(args).unwrap_or_else(|error| {
-            self.failure.get_or_insert(error);
-            (b"-ERR the server failed to run the command\r\n".to_vec(), false)
-        })
+    fn call(&mut self, args: &[&[u8]]) -> (&[u8], bool) {
+        match self.exchange(args) {
+            // SAFETY: the mailbox is written by JavaScript only inside the next `call`.
+            Ok((true, length, changed)) => (unsafe { std::slice::from_raw_parts(self.state.mailbox_at, length) }, changed),
+            Ok((false, length, changed)) => (&self.own_reply[..length], changed),
+            Err(error) => {
+                self.failure.get_or_insert(error);
+                (b"-ERR the server failed to run the command\r\n", false)
+            }
+        }
     }
 
     fn log(&mut self, level: u8, text: &[u8]) {
@@ -100,132 +210,164 @@ impl svc_script::Host for JsHost<'_> {
         let mut line = Vec::with_capacity(1 + text.len());
         line.push(level);
         line.extend_from_slice(text);
-        if let Err(error) = BufferSlice::copy_from(self.env, line).and_then(|line| self.log.call(line)) {
+        let logged = self.function(self.state.log, self.log).and_then(|log| {
+            self.log = log;
+            let line = self.buffer(&line)?;
+            self.invoke(log, &[line])
+        });
+        if let Err(error) = logged {
             self.failure.get_or_insert(error);
         }
     }
 }
 
-/// A function a library registered, as `loadLibrary` returns it.
+/// A function a library registered, as `luaLoadLibrary` returns it.
 #[napi(object)]
 pub struct RegisteredFunction {
     pub name: String,
-    /// The number `run` knows it by.
+    /// The number `luaRun` knows it by.
     pub id: u32,
     pub flags: Vec<String>,
     pub description: Option<String>,
 }
 
-#[napi]
-pub struct LuaScripts {
-    inner: svc_script::Scripts,
-    /// The server's functions for a script's commands and its log lines, and the mailbox (see `bind`).
-    call: Option<FunctionRef<Option<BufferSlice<'static>>, CallAnswer>>,
-    log: Option<FunctionRef<BufferSlice<'static>, ()>>,
-    mailbox: Option<Uint8Array>,
+/// Opens a Lua state whose scripts may hold `memory_bytes_max` bytes between them; returns its
+/// number. `mailbox` and the server's functions are kept for every run: `call` finds a
+/// command's words packed in the mailbox (or, when they do not fit, in the buffer it is given),
+/// writes the RESP2 reply at the mailbox's start and returns its length × 2, + 1 if the command
+/// changed data — or, for a reply too long for the mailbox, returns a typed array of that flag
+/// byte and the reply; `log` gets a level byte (0-3), then redis.log's text.
+#[napi(js_name = "luaOpen")]
+pub fn lua_open(env: Env, memory_bytes_max: f64, mut mailbox: Uint8Array, call: Function, log: Function) -> Result<u32> {
+    let scripts = svc_script::Scripts::new(memory_bytes_max as usize).map_err(|e| Error::new(Status::GenericFailure, format!("Lua could not start: {e}")))?;
+    let (mut call_ref, mut log_ref) = (ptr::null_mut(), ptr::null_mut());
+    // SAFETY: references to the two functions, released by luaClose.
+    unsafe {
+        check(sys::napi_create_reference(env.raw(), call.raw(), 1, &mut call_ref))?;
+        check(sys::napi_create_reference(env.raw(), log.raw(), 1, &mut log_ref))?;
+    }
+    // SAFETY: only the pointer is kept; the array it points into lives as long as the state
+    // holds it, and is used during later synchronous calls while JavaScript is stopped.
+    let slice = unsafe { mailbox.as_mut() };
+    let (mailbox_at, mailbox_bytes) = (slice.as_mut_ptr(), slice.len());
+    let state = LuaState {
+        scripts,
+        call: call_ref,
+        log: log_ref,
+        _mailbox: mailbox,
+        mailbox_at,
+        mailbox_bytes,
+        staged: RefCell::new(None),
+        words: RefCell::new(Vec::new()),
+        reply: RefCell::new(Vec::new()),
+    };
+    STATES.with_borrow_mut(|states| {
+        states.push(Some(Rc::new(state)));
+        Ok(states.len() as u32 - 1)
+    })
 }
 
-#[napi]
-impl LuaScripts {
-    /// A Lua state whose scripts may hold `memory_bytes_max` bytes between them.
-    #[napi(constructor)]
-    pub fn new(memory_bytes_max: f64) -> Result<Self> {
-        let inner = svc_script::Scripts::new(memory_bytes_max as usize).map_err(|e| Error::new(Status::GenericFailure, format!("Lua could not start: {e}")))?;
-        Ok(LuaScripts { inner, call: None, log: None, mailbox: None })
+/// Closes the state numbered `handle`: its scripts and functions are gone, and so is its number.
+#[napi(js_name = "luaClose")]
+pub fn lua_close(env: Env, handle: u32) -> Result<()> {
+    let state = STATES.with_borrow_mut(|states| states.get_mut(handle as usize).and_then(Option::take));
+    let Some(state) = state else { return Ok(()) };
+    // SAFETY: the references luaOpen made, released once.
+    unsafe {
+        check(sys::napi_delete_reference(env.raw(), state.call))?;
+        check(sys::napi_delete_reference(env.raw(), state.log))?;
     }
+    Ok(())
+}
 
-    /// The mailbox and the functions every run reaches the server through, kept from now on.
-    /// `call` finds a command's words packed in the mailbox (or, when they do not fit, in the
-    /// buffer it is given), writes the reply there and answers as CallAnswer says; `log` gets a
-    /// level byte (0-3), then redis.log's text.
-    #[napi]
-    pub fn bind(
-        &mut self,
-        mailbox: Uint8Array,
-        call: Function<Option<BufferSlice<'static>>, CallAnswer>,
-        log: Function<BufferSlice<'static>, ()>,
-    ) -> Result<()> {
-        self.mailbox = Some(mailbox);
-        self.call = Some(call.create_ref()?);
-        self.log = Some(log.create_ref()?);
-        Ok(())
+/// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `luaRun`
+/// knows it by, or throws Lua's compile error.
+#[napi(js_name = "luaLoad")]
+pub fn lua_load(handle: u32, sha: String, body: &[u8]) -> Result<u32> {
+    state(handle)?.scripts.load(&sha, body).map_err(|message| Error::new(Status::GenericFailure, message))
+}
+
+/// Runs a library's code (FUNCTION LOAD; its shebang made a comment) and keeps the functions it
+/// registers; returns them, or throws the error Redis 7.0 gives after "ERR ". Its redis.log
+/// lines go to the state's `log`.
+#[napi(js_name = "luaLoadLibrary")]
+pub fn lua_load_library(env: Env, handle: u32, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
+    let state = state(handle)?;
+    let mut host = JsHost::new(&env, &state);
+    let loaded = state.scripts.load_library(code, &mut host);
+    if let Some(error) = host.failure {
+        return Err(error);
     }
+    let registered = loaded.map_err(|message| Error::new(Status::GenericFailure, message))?;
+    Ok(registered
+        .into_iter()
+        .map(|r| RegisteredFunction { name: r.name, id: r.id, flags: r.flags, description: r.description })
+        .collect())
+}
 
-    /// The Lua state, and the functions and mailbox `bind` gave as the host of one run or load.
-    fn bound<'a>(&'a mut self, env: &'a Env) -> Result<(&'a svc_script::Scripts, JsHost<'a>)> {
-        let (Some(call), Some(log), Some(mailbox)) = (&self.call, &self.log, &mut self.mailbox) else {
-            return Err(Error::new(Status::GenericFailure, "used before bind: the server's functions are not set"));
-        };
-        // SAFETY: the mailbox is JavaScript's, kept alive by this object, and only written by
-        // JavaScript inside `call`, while this side waits for it (one thread).
-        let mailbox = unsafe { mailbox.as_mut() };
-        let host = JsHost { env, mailbox, call: call.borrow_back(env)?, log: log.borrow_back(env)?, failure: None };
-        Ok((&self.inner, host))
-    }
+/// Forgets the scripts or functions numbered `ids`.
+#[napi(js_name = "luaUnload")]
+pub fn lua_unload(handle: u32, ids: Vec<u32>) -> Result<()> {
+    state(handle)?.scripts.unload(&ids).map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+}
 
-    /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
-    /// knows it by, or throws Lua's compile error.
-    #[napi]
-    pub fn load(&self, sha: String, body: &[u8]) -> Result<u32> {
-        self.inner.load(&sha, body).map_err(|message| Error::new(Status::GenericFailure, message))
-    }
+/// Bytes the Lua state holds.
+#[napi(js_name = "luaUsedMemory")]
+pub fn lua_used_memory(handle: u32) -> Result<f64> {
+    Ok(state(handle)?.scripts.used_memory() as f64)
+}
 
-    /// Runs a library's code (FUNCTION LOAD; its shebang made a comment) and keeps the functions
-    /// it registers; returns them, or throws the error Redis 7.0 gives after "ERR ". Its
-    /// redis.log lines go to the bound `log`.
-    #[napi]
-    pub fn load_library(&mut self, env: Env, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
-        let (scripts, mut host) = self.bound(&env)?;
-        let loaded = scripts.load_library(code, &mut host);
-        if let Some(error) = host.failure {
-            return Err(error);
+/// Keeps `words` (packed) as the keys and arguments of the next run, for words too long for the
+/// mailbox.
+#[napi(js_name = "luaStageWords")]
+pub fn lua_stage_words(handle: u32, words: &[u8]) -> Result<()> {
+    *state(handle)?.staged.borrow_mut() = Some(words.to_vec());
+    Ok(())
+}
+
+/// Runs script or function `id`. Its keys, then its arguments (the first `key_count` of them
+/// keys), are packed in the mailbox, or were staged (luaStageWords). The reply — a byte saying
+/// whether it is an error already counted (its command's), then the RESP2 reply — is left at the
+/// mailbox's start less that byte, and its length × 2, + 1 if counted, is returned; for a reply
+/// too long for the mailbox, REPLY_TOO_LONG is, and luaTakeReply gives it.
+#[napi(js_name = "luaRun")]
+pub fn lua_run(env: Env, handle: u32, id: u32, key_count: u32, limit_ms: u32) -> Result<u32> {
+    let state = state(handle)?;
+    let (Ok(mut words), Ok(mut reply)) = (state.words.try_borrow_mut(), state.reply.try_borrow_mut()) else {
+        return Err(Error::new(Status::GenericFailure, "a script is already running in this Lua state"));
+    };
+    let bad_words = || Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each");
+    words.clear();
+    match state.staged.borrow_mut().take() {
+        Some(staged) => words.extend_from_slice(&staged),
+        None => {
+            // SAFETY: the mailbox, which JavaScript does not write during this call but inside `call`.
+            let mailbox = unsafe { std::slice::from_raw_parts(state.mailbox_at, state.mailbox_bytes) };
+            words.extend_from_slice(&mailbox[..unpack_words_prefix(mailbox).ok_or_else(bad_words)?.1]);
         }
-        let registered = loaded.map_err(|message| Error::new(Status::GenericFailure, message))?;
-        Ok(registered
-            .into_iter()
-            .map(|r| RegisteredFunction { name: r.name, id: r.id, flags: r.flags, description: r.description })
-            .collect())
     }
+    let words = unpack_words(&words).ok_or_else(bad_words)?;
+    let key_count = (key_count as usize).min(words.len());
+    let mut host = JsHost::new(&env, &state);
+    state.scripts.run_into(id, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host, &mut reply);
+    if let Some(error) = host.failure {
+        return Err(error);
+    }
+    let (counted, resp) = (reply[0], &reply[1..]);
+    if resp.len() > state.mailbox_bytes {
+        return Ok(REPLY_TOO_LONG);
+    }
+    // SAFETY: as above; JavaScript reads the reply once this call has returned.
+    unsafe { std::slice::from_raw_parts_mut(state.mailbox_at, resp.len()) }.copy_from_slice(resp);
+    Ok((resp.len() as u32) << 1 | u32::from(counted))
+}
 
-    /// Forgets the scripts or functions numbered `ids`.
-    #[napi]
-    pub fn unload(&self, ids: Vec<u32>) -> Result<()> {
-        self.inner.unload(&ids).map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
-    }
-
-    /// Bytes the Lua state holds.
-    #[napi]
-    pub fn used_memory(&self) -> f64 {
-        self.inner.used_memory() as f64
-    }
-
-    /// Runs script `id`. Its keys, then its arguments (the first `key_count` of them keys), are
-    /// packed in the mailbox, or in `words` when they do not fit. The reply — a byte saying
-    /// whether it is an error already counted (its command's), then the RESP2 reply — is left at
-    /// the mailbox's start, and its length × 2, + 1 if counted, is returned; a reply too long for
-    /// the mailbox is returned in a buffer of its own.
-    #[napi]
-    pub fn run(&mut self, env: Env, id: u32, words: Option<&[u8]>, key_count: u32, limit_ms: u32) -> Result<Either<u32, BufferSlice<'_>>> {
-        let (scripts, mut host) = self.bound(&env)?;
-        let bad_words = || Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each");
-        // The words are copied out of the mailbox: the script's commands write over it.
-        let packed = match words {
-            Some(words) => words.to_vec(),
-            None => host.mailbox[..unpack_words_prefix(host.mailbox).ok_or_else(bad_words)?.1].to_vec(),
-        };
-        let words = unpack_words(&packed).ok_or_else(bad_words)?;
-        let key_count = (key_count as usize).min(words.len());
-        let reply = scripts.run(id, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host);
-        if let Some(error) = host.failure {
-            return Err(error);
-        }
-        let (counted, resp) = (reply[0], &reply[1..]);
-        if resp.len() <= host.mailbox.len() {
-            host.mailbox[..resp.len()].copy_from_slice(resp);
-            return Ok(Either::A((resp.len() as u32) << 1 | u32::from(counted)));
-        }
-        Ok(Either::B(BufferSlice::copy_from(&env, reply)?))
-    }
+/// The last run's reply, when luaRun answered REPLY_TOO_LONG: the counted byte, then the RESP2.
+#[napi(js_name = "luaTakeReply")]
+pub fn lua_take_reply(handle: u32) -> Result<Buffer> {
+    let state = state(handle)?;
+    let reply = std::mem::take(&mut *state.reply.borrow_mut());
+    Ok(reply.into())
 }
 
 #[cfg(test)]

@@ -70,27 +70,31 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
                 }
             })
             .collect();
-        // SAFETY: CURRENT_RUN points at the Run of the script running now (lib.rs, run_caught).
+        // SAFETY: CURRENT_RUN points at the Run of the script running now (lib.rs, running).
         let run = &*run;
-        let (reply, wrote) = run.with_host(|host| host.call(&words)).unwrap_or_else(|_| (b"-ERR redis.call outside a script\r\n".to_vec(), false));
+        let (reply_at, reply_bytes, wrote) = run
+            .with_host(|host| {
+                let (reply, wrote) = host.call(&words);
+                (reply.as_ptr(), reply.len(), wrote)
+            })
+            .unwrap_or((OUTSIDE_A_SCRIPT.as_ptr(), OUTSIDE_A_SCRIPT.len(), false));
         if wrote {
             run.wrote.set(true);
         }
-        reply
+        (reply_at, reply_bytes)
     };
-    // The reply is moved into a Lua string before anything else: from here on only Lua owns
-    // memory (if this push itself runs out of memory, the Vec leaks; the script fails anyway).
-    ffi::lua_pushlstring(state, reply.as_ptr().cast(), reply.len());
-    drop(reply);
-    let text_at = ffi::lua_gettop(state);
-    let mut length = 0;
-    let text = std::slice::from_raw_parts(ffi::lua_tolstring(state, text_at, &mut length).cast::<u8>(), length);
+    // The reply is the host's (its mailbox, or a buffer it keeps until the next call), not this
+    // function's: it is read in place, with nothing Rust owns alive, as pushing its value can
+    // raise (out of memory).
+    let text = std::slice::from_raw_parts(reply.0, reply.1);
     if resp_to_lua::push(state, text).is_err() {
         raise(state, c"ERR the server wrote a malformed reply for a script");
     }
-    ffi::lua_remove(state, text_at);
     if raises && text.first() == Some(&b'-') {
         ffi::lua_error(state);
     }
     1
 }
+
+/// What redis.call answers when no script is running (it cannot be called then: see with_host).
+const OUTSIDE_A_SCRIPT: &[u8] = b"-ERR redis.call outside a script\r\n";

@@ -16,7 +16,7 @@ mod resp_to_lua;
 mod struct_lib;
 
 use std::cell::{Cell, RefCell};
-use std::ffi::{c_int, CStr};
+use std::ffi::c_int;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -32,18 +32,18 @@ const INSTRUCTIONS_PER_CHECK: u32 = 100_000;
 
 /// What a script asks of the server.
 pub trait Host {
-    /// Runs one command, `args[0]` its name, as the script's client. Returns its RESP2 reply and
-    /// whether it changed data.
-    fn call(&mut self, args: &[&[u8]]) -> (Vec<u8>, bool);
+    /// Runs one command, `args[0]` its name, as the script's client. Returns its RESP2 reply,
+    /// which stays as it is until the next call, and whether the command changed data.
+    fn call(&mut self, args: &[&[u8]]) -> (&[u8], bool);
     /// redis.log: a line for the server's log, at Redis's level 0 (debug) to 3 (warning).
     fn log(&mut self, level: u8, text: &[u8]);
 }
 
-/// Where the registry keeps sandbox.lua's runners of scripts and of functions, and the table of
-/// compiled scripts and registered functions, for `run`.
-const SCRIPT_RUNNER_KEY: &CStr = c"svc_script_runner";
-const FUNCTION_RUNNER_KEY: &CStr = c"svc_function_runner";
-const SCRIPTS_KEY: &CStr = c"svc_scripts";
+/// The upvalues of `run_entry`: sandbox.lua's runners of scripts and of functions, and the table
+/// of compiled scripts and registered functions.
+const SCRIPT_RUNNER_UPVALUE: c_int = 1;
+const FUNCTION_RUNNER_UPVALUE: c_int = 2;
+const SCRIPTS_UPVALUE: c_int = 3;
 
 /// Longest a library's code may run when it is loaded (Redis's FUNCTION LOAD timeout).
 const LIBRARY_LOAD_LIMIT: Duration = Duration::from_millis(500);
@@ -80,6 +80,23 @@ pub struct Scripts {
     library_runner: Function,
     /// The run in progress, as the bridge's functions and the time-limit hook see it.
     run: Rc<Run>,
+    /// The state's main thread, where runs start (run_entry), and run_entry's place in the
+    /// registry.
+    state: *mut ffi::lua_State,
+    entry: c_int,
+}
+
+/// What `run_entry` is asked to do and where it writes the reply: one run of a script or function.
+struct Job<'a> {
+    id: u32,
+    is_function: bool,
+    keys: &'a [&'a [u8]],
+    argv: &'a [&'a [u8]],
+    /// What the script is called in error messages.
+    name: &'a str,
+    /// Whether the time limit ended it.
+    ended: &'a Cell<bool>,
+    out: &'a mut Vec<u8>,
 }
 
 /// What the running script's callbacks share: redis.call (call.rs), the bridge's `log`, made once
@@ -154,11 +171,20 @@ impl Scripts {
             )?;
         }
         let compiled = lua.create_table()?;
-        lua.set_named_registry_value(SCRIPT_RUNNER_KEY.to_str().expect("ASCII"), runners.get::<Function>("script")?)?;
-        lua.set_named_registry_value(FUNCTION_RUNNER_KEY.to_str().expect("ASCII"), runners.get::<Function>("fcall")?)?;
-        lua.set_named_registry_value(SCRIPTS_KEY.to_str().expect("ASCII"), &compiled)?;
         let library_runner = runners.get("library")?;
-        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, run })
+        let (script_runner, function_runner) = (runners.get::<Function>("script")?, runners.get::<Function>("fcall")?);
+        let mut state = std::ptr::null_mut();
+        let mut entry = 0;
+        // SAFETY: pushes the three upvalues and makes the closure on the main thread's stack,
+        // protected; the registry keeps it.
+        unsafe {
+            lua.exec_raw::<()>((script_runner, function_runner, &compiled), |raw| {
+                ffi::lua_pushcclosure(raw, run_entry, 3);
+                entry = ffi::luaL_ref(raw, ffi::LUA_REGISTRYINDEX);
+                state = raw;
+            })?;
+        }
+        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, run, state, entry })
     }
 
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
@@ -231,35 +257,36 @@ impl Scripts {
     /// the RESP2 reply. A script that has not written by `limit` is ended with an error; one that
     /// has runs on.
     pub fn run(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.run_into(id, keys, argv, limit, host, &mut out);
+        out
+    }
+
+    /// `run`, writing into `out` (emptied first), whose room a caller keeps from run to run.
+    pub fn run_into(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host, out: &mut Vec<u8>) {
+        out.clear();
         let names = self.names.borrow();
         let Some((name, is_function)) = names.get((id as usize).wrapping_sub(1)) else {
-            return format!("\0-ERR no script is numbered {id}\r\n").into_bytes();
+            return out.extend_from_slice(format!("\0-ERR no script is numbered {id}\r\n").as_bytes());
         };
-        let mut out = vec![0];
-        match self.run_caught(id, *is_function, keys, argv, limit, host) {
-            Ok((true, value)) => {
-                out[0] = u8::from(matches!(&value, Value::Table(t) if lua_to_resp::is_counted_error(t)));
-                lua_to_resp::encode(&value, &mut out);
+        let mut job = Job { id, is_function: *is_function, keys, argv, name, ended: &self.run.ended, out };
+        // SAFETY: run_entry runs protected (lua_pcall) on the main thread, whose stack is put
+        // back as it was; `job` outlives the call.
+        self.running(limit, host, || unsafe {
+            let state = self.state;
+            let top = ffi::lua_gettop(state);
+            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(self.entry));
+            ffi::lua_pushlightuserdata(state, (&mut job as *mut Job).cast());
+            let status = ffi::lua_pcall(state, 1, 0, 0);
+            if status != 0 {
+                // Out of memory making KEYS and ARGV, say: what run_entry wrote is dropped.
+                job.out.clear();
+                job.out.extend_from_slice(b"\0-");
+                let message = if ffi::lua_type(state, -1) == ffi::LUA_TSTRING { lua_to_resp::string_at(state, -1) } else { b"unknown error" };
+                lua_to_resp::push_error(job.out, &[b"ERR ", message].concat());
             }
-            Ok((false, _)) if self.run.ended.get() => out.extend_from_slice(
-                format!("-ERR script {name} ran past its time limit without writing and was ended\r\n").as_bytes(),
-            ),
-            Ok((false, Value::Table(error))) => {
-                out[0] = u8::from(lua_to_resp::is_counted_error(&error));
-                script_error(&error, name, &mut out);
-            }
-            // Lua calls no handler for an allocation that fails: its message comes as it is.
-            Ok((false, Value::String(message))) => {
-                out.push(b'-');
-                lua_to_resp::push_error(&mut out, format!("ERR {} script: {name}", message.to_string_lossy()).as_bytes());
-            }
-            Ok((false, _)) => out.extend_from_slice(format!("-ERR unknown error script: {name}\r\n").as_bytes()),
-            Err(error) => {
-                out.push(b'-');
-                lua_to_resp::push_error(&mut out, format!("ERR {error}").as_bytes());
-            }
-        }
-        out
+            ffi::lua_settop(state, top);
+        });
     }
 
     /// Runs `f` as the run in progress — a script's or a library's load — with `host` answering
@@ -280,48 +307,79 @@ impl Scripts {
         result
     }
 
-    fn run_caught(&self, id: u32, is_function: bool, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> mlua::Result<(bool, Value)> {
-        // On the raw stack, inside exec_raw's protected call: the mlua calls that would do the
-        // same (table sets, a function call) each run protected on their own, which cost more
-        // than running a short script. Any Lua error here (out of memory) is caught as mlua's.
-        self.running(limit, host, || unsafe {
-            self.lua.exec_raw::<(bool, Value)>((), |state| {
-                let runner = if is_function { FUNCTION_RUNNER_KEY } else { SCRIPT_RUNNER_KEY };
-                ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, runner.as_ptr());
-                ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, SCRIPTS_KEY.as_ptr());
-                ffi::lua_rawgeti(state, -1, ffi::lua_Integer::from(id));
-                ffi::lua_remove(state, -2);
-                // A function gets its keys and arguments as its parameters; a script as the
-                // globals KEYS and ARGV, which its runner sets.
-                push_words(state, keys);
-                push_words(state, argv);
-                ffi::lua_call(state, 3, 2);
-            })
-        })
-    }
-
     /// Bytes the Lua state holds (INFO's used_memory_lua).
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()
     }
 }
 
-/// A script's error as Redis 7.0 reports it: "-<error> script: <sha or function>, on @user_script:<line>."
-fn script_error(error: &Table, name: &str, out: &mut Vec<u8>) {
-    let text = match error.raw_get::<Value>("err") {
-        Ok(Value::String(s)) => s.as_bytes().to_vec(),
-        _ => b"ERR unknown error".to_vec(),
-    };
-    let mut line = text;
-    line.extend_from_slice(format!(" script: {name}").as_bytes());
-    let at = match error.raw_get::<Value>("line") {
-        Ok(Value::Number(n)) => Some(n as i64),
-        Ok(Value::Integer(n)) => Some(n),
-        _ => None,
-    };
-    if let (Ok(Value::String(source)), Some(at)) = (error.raw_get::<Value>("source"), at) {
-        line.extend_from_slice(format!(", on {}:{at}.", source.to_string_lossy()).as_bytes());
+/// Runs a script or function as a `Job` (the lightuserdata argument) says, protected by the
+/// lua_pcall in run_into, and writes its reply into the job's `out`: the counted-error byte, then
+/// RESP2. The runner (sandbox.lua) catches the script's own errors; what reaches run_into's
+/// pcall is Lua's (out of memory making KEYS and ARGV).
+///
+/// Raw stack calls, not mlua's: mlua's protected call makes a closure per call and its values a
+/// reference each, which together cost as much as running a short script. Nothing Rust owns may
+/// be alive across a Lua call that can raise (it leaves by longjmp): the job's buffer is its
+/// caller's, and no temporary lives across one.
+unsafe extern "C-unwind" fn run_entry(state: *mut ffi::lua_State) -> c_int {
+    let job = &mut *ffi::lua_touserdata(state, 1).cast::<Job>();
+    ffi::lua_settop(state, 0);
+    let runner = if job.is_function { FUNCTION_RUNNER_UPVALUE } else { SCRIPT_RUNNER_UPVALUE };
+    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(runner));
+    ffi::lua_rawgeti(state, ffi::lua_upvalueindex(SCRIPTS_UPVALUE), ffi::lua_Integer::from(job.id));
+    push_words(state, job.keys);
+    push_words(state, job.argv);
+    ffi::lua_call(state, 3, 2);
+    // Stack: 1 whether it ran to its end, 2 its value or its error.
+    let out = &mut *job.out;
+    out.push(0);
+    if ffi::lua_toboolean(state, 1) != 0 {
+        if ffi::lua_type(state, 2) == ffi::LUA_TTABLE && lua_to_resp::is_counted_error(state, 2) {
+            out[0] = 1;
+        }
+        lua_to_resp::encode(state, 2, out);
+    } else if job.ended.get() {
+        out.extend_from_slice(b"-ERR script ");
+        out.extend_from_slice(job.name.as_bytes());
+        out.extend_from_slice(b" ran past its time limit without writing and was ended\r\n");
+    } else {
+        match ffi::lua_type(state, 2) {
+            ffi::LUA_TTABLE => {
+                out[0] = u8::from(lua_to_resp::is_counted_error(state, 2));
+                script_error(state, 2, job.name, out);
+            }
+            // Lua calls no handler for an allocation that fails: its message comes as it is.
+            ffi::LUA_TSTRING => {
+                let message = lua_to_resp::string_at(state, 2);
+                let line = [b"ERR ", message, b" script: ", job.name.as_bytes()].concat();
+                out.push(b'-');
+                lua_to_resp::push_error(out, &line);
+            }
+            _ => {
+                out.extend_from_slice(b"-ERR unknown error script: ");
+                out.extend_from_slice(job.name.as_bytes());
+                out.extend_from_slice(b"\r\n");
+            }
+        }
     }
+    0
+}
+
+/// A script's error (the table at `index`) as Redis 7.0 reports it: "-<error> script: <sha or
+/// function>, on @user_script:<line>."
+unsafe fn script_error(state: *mut ffi::lua_State, index: c_int, name: &str, out: &mut Vec<u8>) {
+    // The three fields stay on the stack, so their bytes stay valid, until the line is written.
+    let err = lua_to_resp::raw_field(state, index, c"err");
+    let source = lua_to_resp::raw_field(state, index, c"source");
+    let at = lua_to_resp::raw_field(state, index, c"line");
+    let text: &[u8] = if err == ffi::LUA_TSTRING { lua_to_resp::string_at(state, -3) } else { b"ERR unknown error" };
+    let mut line = [text, b" script: ", name.as_bytes()].concat();
+    if source == ffi::LUA_TSTRING && at == ffi::LUA_TNUMBER {
+        let source = String::from_utf8_lossy(lua_to_resp::string_at(state, -2));
+        line.extend_from_slice(format!(", on {source}:{}.", ffi::lua_tonumber(state, -1) as i64).as_bytes());
+    }
+    ffi::lua_pop(state, 3);
     out.push(b'-');
     lua_to_resp::push_error(out, &line);
 }

@@ -6,8 +6,14 @@
 //!
 //! A status or error line must not break the protocol, so CR and LF in one become spaces (an
 //! error's at its end are trimmed first), and it ends at a NUL, as Redis's C strings do.
+//!
+//! Read off the raw Lua stack, as redis.call's replies are pushed onto it (resp_to_lua.rs): every
+//! script's reply takes this path, and mlua's values cost a reference and an allocation each.
+//! Tables are read with rawget, so no metamethod (no script code) runs while a reply is made.
 
-use mlua::{Table, Value};
+use std::ffi::{c_int, CStr};
+
+use mlua::ffi;
 
 use crate::resp_to_lua::COUNTED_FIELD;
 
@@ -39,57 +45,104 @@ pub fn push_error(out: &mut Vec<u8>, text: &[u8]) {
     push_status(out, &text[..end]);
 }
 
-fn push_bulk(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.extend_from_slice(format!("${}\r\n", bytes.len()).as_bytes());
-    out.extend_from_slice(bytes);
+/// Appends `<kind><n>\r\n` (`:5`, `$3`, `*2`) without formatting a String.
+fn push_header(out: &mut Vec<u8>, kind: u8, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.push(kind);
+    if n < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[at..]);
     out.extend_from_slice(b"\r\n");
 }
 
-/// Appends `value` as a RESP2 reply.
-pub fn encode(value: &Value, out: &mut Vec<u8>) {
-    encode_at(value, out, 0);
+/// The bytes of the string at `index`; valid while it stays on the stack.
+pub unsafe fn string_at<'a>(state: *mut ffi::lua_State, index: c_int) -> &'a [u8] {
+    let mut length = 0;
+    let text = ffi::lua_tolstring(state, index, &mut length);
+    std::slice::from_raw_parts(text.cast::<u8>(), length)
 }
 
-/// Whether `table` is an error the server has already counted (a command's error passed on).
-pub fn is_counted_error(table: &Table) -> bool {
-    matches!(table.raw_get::<Value>("err"), Ok(Value::String(_)))
-        && matches!(table.raw_get::<Value>(COUNTED_FIELD.to_str().expect("ASCII")), Ok(Value::Boolean(true)))
+/// Pushes `table[field]`, read raw (`table` at an absolute index); returns its type.
+pub unsafe fn raw_field(state: *mut ffi::lua_State, table: c_int, field: &CStr) -> c_int {
+    ffi::lua_pushstring(state, field.as_ptr());
+    ffi::lua_rawget(state, table);
+    ffi::lua_type(state, -1)
 }
 
-fn encode_at(value: &Value, out: &mut Vec<u8>, depth: usize) {
-    match value {
-        Value::Nil | Value::Boolean(false) => out.extend_from_slice(b"$-1\r\n"),
-        Value::Boolean(true) => out.extend_from_slice(b":1\r\n"),
-        Value::Integer(n) => out.extend_from_slice(format!(":{n}\r\n").as_bytes()),
-        Value::Number(n) => out.extend_from_slice(format!(":{}\r\n", to_integer(*n)).as_bytes()),
-        Value::String(s) => push_bulk(out, &s.as_bytes()),
-        Value::Table(t) if depth >= DEPTH_MAX => {
-            let _ = t;
-            out.extend_from_slice(b"-ERR reached lua stack limit\r\n");
+/// Appends the value at `index` (absolute) as a RESP2 reply. Raises only Lua's own errors (out
+/// of memory, or a stack too deep), so call it protected.
+pub unsafe fn encode(state: *mut ffi::lua_State, index: c_int, out: &mut Vec<u8>) {
+    encode_at(state, index, out, 0);
+}
+
+/// Whether the table at `index` (absolute) is an error the server has already counted (a
+/// command's error passed on).
+pub unsafe fn is_counted_error(state: *mut ffi::lua_State, index: c_int) -> bool {
+    let top = ffi::lua_gettop(state);
+    let counted = raw_field(state, index, c"err") == ffi::LUA_TSTRING
+        && raw_field(state, index, COUNTED_FIELD) == ffi::LUA_TBOOLEAN
+        && ffi::lua_toboolean(state, -1) != 0;
+    ffi::lua_settop(state, top);
+    counted
+}
+
+unsafe fn encode_at(state: *mut ffi::lua_State, index: c_int, out: &mut Vec<u8>, depth: usize) {
+    match ffi::lua_type(state, index) {
+        ffi::LUA_TBOOLEAN if ffi::lua_toboolean(state, index) != 0 => out.extend_from_slice(b":1\r\n"),
+        ffi::LUA_TNUMBER => push_header(out, b':', to_integer(ffi::lua_tonumber(state, index))),
+        ffi::LUA_TSTRING => {
+            let bytes = string_at(state, index);
+            push_header(out, b'$', bytes.len() as i64);
+            out.extend_from_slice(bytes);
+            out.extend_from_slice(b"\r\n");
         }
-        Value::Table(t) => encode_table(t, out, depth),
-        // Functions, userdata, threads: what Redis sends for a type it has no reply for.
+        ffi::LUA_TTABLE if depth >= DEPTH_MAX => out.extend_from_slice(b"-ERR reached lua stack limit\r\n"),
+        ffi::LUA_TTABLE => encode_table(state, index, out, depth),
+        // nil and false; functions, userdata, threads: what Redis sends for a type it has no reply for.
         _ => out.extend_from_slice(b"$-1\r\n"),
     }
 }
 
-fn encode_table(table: &Table, out: &mut Vec<u8>, depth: usize) {
-    if let Ok(Value::String(err)) = table.raw_get::<Value>("err") {
+unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u8>, depth: usize) {
+    ffi::luaL_checkstack(state, 2, c"a reply nested too deep".as_ptr());
+    let top = ffi::lua_gettop(state);
+    if raw_field(state, table, c"err") == ffi::LUA_TSTRING {
         out.push(b'-');
-        return push_error(out, &err.as_bytes());
+        push_error(out, string_at(state, -1));
+        return ffi::lua_settop(state, top);
     }
-    if let Ok(Value::String(ok)) = table.raw_get::<Value>("ok") {
+    ffi::lua_settop(state, top);
+    if raw_field(state, table, c"ok") == ffi::LUA_TSTRING {
         out.push(b'+');
-        return push_status(out, &ok.as_bytes());
+        push_status(out, string_at(state, -1));
+        return ffi::lua_settop(state, top);
     }
-    // Counted first, then read again one at a time: mlua holds a reference for every value kept
-    // in Rust, and Lua 5.1 has room for ~8,000 of them, fewer than a long array's items.
+    ffi::lua_settop(state, top);
     let mut count = 0;
-    while !matches!(table.raw_get::<Value>(count + 1), Ok(Value::Nil) | Err(_)) {
+    loop {
+        ffi::lua_rawgeti(state, table, count + 1);
+        let nil = ffi::lua_type(state, -1) == ffi::LUA_TNIL;
+        ffi::lua_settop(state, top);
+        if nil {
+            break;
+        }
         count += 1;
     }
-    out.extend_from_slice(format!("*{count}\r\n").as_bytes());
-    for index in 1..=count {
-        encode_at(&table.raw_get::<Value>(index).unwrap_or(Value::Nil), out, depth + 1);
+    push_header(out, b'*', count as i64);
+    for item in 1..=count {
+        ffi::lua_rawgeti(state, table, item);
+        encode_at(state, top + 1, out, depth + 1);
+        ffi::lua_settop(state, top);
     }
 }

@@ -129,6 +129,7 @@ export class FunctionLibraries {
 
   /** FUNCTION FLUSH: every library gone, and a fresh Lua state. */
   flush(): void {
+    this.state.close();
     this.state = new LuaState();
     this.libraries.clear();
     this.functions.clear();
@@ -142,13 +143,19 @@ export class FunctionLibraries {
   restore(codes: readonly string[], policy: "FLUSH" | "APPEND" | "REPLACE"): void {
     const next = new FunctionLibraries(this.loading);
     const restoredNames = new Set(codes.map((code) => libraryName(code)));
-    if (policy !== "FLUSH") {
-      for (const library of this.libraries.values()) {
-        if (!restoredNames.has(library.name)) next.load(library.code, false);
-        else if (policy === "APPEND") throw new KvError(`ERR Library ${library.name} already exists`);
+    try {
+      if (policy !== "FLUSH") {
+        for (const library of this.libraries.values()) {
+          if (!restoredNames.has(library.name)) next.load(library.code, false);
+          else if (policy === "APPEND") throw new KvError(`ERR Library ${library.name} already exists`);
+        }
       }
+      for (const code of codes) next.load(code, false);
+    } catch (error) {
+      next.state.close();
+      throw error;
     }
-    for (const code of codes) next.load(code, false);
+    this.state.close();
     this.state = next.state;
     this.libraries.clear();
     this.functions.clear();

@@ -1,9 +1,9 @@
 /**
- * One native Lua state (native/script) and the mailbox its scripts' commands and replies cross
- * in. EVAL's scripts live in one (script-cache.ts), FUNCTION's libraries in another
- * (function-libraries.ts), as in Redis; both run through here.
+ * One native Lua state (native/node/src/script.rs), known to the native side by a number. EVAL's
+ * scripts live in one (script-cache.ts), FUNCTION's libraries in another (function-libraries.ts),
+ * as in Redis; both run through here.
  */
-import { nativeAddon, type NativeLuaScripts, type RegisteredFunction } from "../../native/addon.ts";
+import { luaReplyTooLong, nativeAddon, type RegisteredFunction } from "../../native/addon.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import { packWords, packWordsInto } from "./words.ts";
 
@@ -19,6 +19,19 @@ export const luaMemoryBytesMax = 1024 * 1024 * 1024;
  * what does not fit crosses in a buffer of its own.
  */
 const mailboxBytes = 256 * 1024;
+
+/**
+ * The mailbox, and the functions every state's scripts reach the server through: one of each,
+ * for all states, as one script runs at a time. They hold no state, so a state nobody uses can
+ * be collected (and is closed then: `unclosed`).
+ */
+const mailbox = Buffer.alloc(mailboxBytes) as Latin1Buffer;
+/** The script running now, in whichever state, which those functions reach. */
+let running: ScriptHost | null = null;
+const call = (words?: Buffer) => running!.call(words ?? mailbox, words === undefined, mailbox);
+const log = (line: Buffer) => running!.log(line);
+/** A state dropped without close() (an engine a test let go) is closed once collected. */
+const unclosed = new FinalizationRegistry<number>((lua) => nativeAddon.luaClose(lua));
 
 /** What a running script's commands and log lines go to (script-run.ts). */
 export interface ScriptHost {
@@ -41,28 +54,21 @@ export interface ScriptReply {
 }
 
 export class LuaState {
-  private readonly lua: NativeLuaScripts = new nativeAddon.LuaScripts(luaMemoryBytesMax);
-  private readonly mailbox = Buffer.alloc(mailboxBytes) as Latin1Buffer;
-  /** The script running now, which the state's calls reach. */
-  private host: ScriptHost | null = null;
+  /** The native state's number. */
+  private readonly lua = nativeAddon.luaOpen(luaMemoryBytesMax, mailbox, call, log);
 
   constructor() {
-    const mailbox = this.mailbox;
-    this.lua.bind(
-      mailbox,
-      (words) => this.host!.call(words ?? mailbox, words == null, mailbox),
-      (line) => this.host!.log(line),
-    );
+    unclosed.register(this, this.lua, this);
   }
 
   /** Bytes the state holds (INFO's used_memory_lua, used_memory_vm_functions). */
   get bytes(): number {
-    return this.lua.usedMemory();
+    return nativeAddon.luaUsedMemory(this.lua);
   }
 
   /** Compiles a script, whose SHA-1 is `sha`; returns its number. Throws Lua's compile error. */
   load(sha: string, body: Buffer): number {
-    return this.lua.load(sha, body);
+    return nativeAddon.luaLoad(this.lua, sha, body);
   }
 
   /**
@@ -70,17 +76,12 @@ export class LuaState {
    * registered. Throws Redis's error, less "ERR ".
    */
   loadLibrary(code: Buffer, host: ScriptHost): RegisteredFunction[] {
-    this.host = host;
-    try {
-      return this.lua.loadLibrary(code);
-    } finally {
-      this.host = null;
-    }
+    return hosting(host, () => nativeAddon.luaLoadLibrary(this.lua, code));
   }
 
   /** Forgets the scripts or functions numbered `ids`. */
   unload(ids: number[]): void {
-    this.lua.unload(ids);
+    nativeAddon.luaUnload(this.lua, ids);
   }
 
   /**
@@ -88,14 +89,35 @@ export class LuaState {
    * reply may be in the mailbox: use it before the next run.
    */
   run(id: number, keys: readonly string[], args: readonly string[], limitMs: number, host: ScriptHost): ScriptReply {
-    const inMailbox = packWordsInto(this.mailbox, keys, args) >= 0;
-    this.host = host;
+    if (packWordsInto(mailbox, keys, args) < 0) nativeAddon.luaStageWords(this.lua, packWords(keys, args));
+    // hosting(), written out: this is every script's path, and a closure per run costs.
+    const outer = running;
+    running = host;
+    let answer: number;
     try {
-      const answer = this.lua.run(id, inMailbox ? null : packWords(keys, args), keys.length, limitMs);
-      if (typeof answer === "number") return { bytes: this.mailbox, end: answer >> 1, counted: (answer & 1) === 1 };
-      return { bytes: answer.subarray(1), end: answer.length - 1, counted: answer[0] === 1 };
+      answer = nativeAddon.luaRun(this.lua, id, keys.length, limitMs);
     } finally {
-      this.host = null;
+      running = outer;
     }
+    if (answer !== luaReplyTooLong) return { bytes: mailbox, end: answer >>> 1, counted: (answer & 1) === 1 };
+    const own = nativeAddon.luaTakeReply(this.lua);
+    return { bytes: own.subarray(1), end: own.length - 1, counted: own[0] === 1 };
+  }
+
+  /** Closes the native state: its scripts and functions are gone (SCRIPT FLUSH, FUNCTION FLUSH). */
+  close(): void {
+    unclosed.unregister(this);
+    nativeAddon.luaClose(this.lua);
+  }
+}
+
+/** Runs `f` with `host` answering the running script's commands and log lines. */
+function hosting<T>(host: ScriptHost, f: () => T): T {
+  const outer = running;
+  running = host;
+  try {
+    return f();
+  } finally {
+    running = outer;
   }
 }

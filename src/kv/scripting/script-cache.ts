@@ -60,6 +60,7 @@ export class ScriptCache {
 
   /** Forgets every script (SCRIPT FLUSH), starting a fresh Lua state as Redis does. */
   flush(): void {
+    this.state.close();
     this.state = new LuaState();
     this.bySha.clear();
     this.shaByBody.clear();
