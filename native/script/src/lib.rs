@@ -39,10 +39,10 @@ pub trait Host {
     fn log(&mut self, level: u8, text: &[u8]);
 }
 
-/// The upvalues of `run_entry`: sandbox.lua's runners of scripts and of functions, and the table
-/// of compiled scripts and registered functions.
-const SCRIPT_RUNNER_UPVALUE: c_int = 1;
-const FUNCTION_RUNNER_UPVALUE: c_int = 2;
+/// The upvalues of `run_entry`: sandbox.lua's error handler, the names scripts see as globals
+/// (where KEYS and ARGV go), and the table of compiled scripts and registered functions.
+const HANDLER_UPVALUE: c_int = 1;
+const SCRIPT_NAMES_UPVALUE: c_int = 2;
 const SCRIPTS_UPVALUE: c_int = 3;
 
 /// Longest a library's code may run when it is loaded (Redis's FUNCTION LOAD timeout).
@@ -78,6 +78,8 @@ pub struct Scripts {
     names: RefCell<Vec<(String, bool)>>,
     /// sandbox.lua's runner of a library's code.
     library_runner: Function,
+    /// The environment every script runs in (sandbox.lua's `env`), set on it when compiled.
+    script_env: Table,
     /// The run in progress, as the bridge's functions and the time-limit hook see it.
     run: Rc<Run>,
     /// The state's main thread, where runs start (run_entry), and run_entry's place in the
@@ -172,19 +174,20 @@ impl Scripts {
         }
         let compiled = lua.create_table()?;
         let library_runner = runners.get("library")?;
-        let (script_runner, function_runner) = (runners.get::<Function>("script")?, runners.get::<Function>("fcall")?);
+        let script_env = runners.get("env")?;
+        let (handler, script_names) = (runners.get::<Function>("handler")?, runners.get::<Table>("script_names")?);
         let mut state = std::ptr::null_mut();
         let mut entry = 0;
         // SAFETY: pushes the three upvalues and makes the closure on the main thread's stack,
         // protected; the registry keeps it.
         unsafe {
-            lua.exec_raw::<()>((script_runner, function_runner, &compiled), |raw| {
+            lua.exec_raw::<()>((handler, script_names, &compiled), |raw| {
                 ffi::lua_pushcclosure(raw, run_entry, 3);
                 entry = ffi::luaL_ref(raw, ffi::LUA_REGISTRYINDEX);
                 state = raw;
             })?;
         }
-        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, run, state, entry })
+        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, run, state, entry })
     }
 
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
@@ -194,6 +197,7 @@ impl Scripts {
             mlua::Error::SyntaxError { message, .. } => message,
             other => other.to_string(),
         })?;
+        function.set_environment(self.script_env.clone()).map_err(|e| e.to_string())?;
         self.keep(sha, false, function).map_err(|e| e.to_string())
     }
 
@@ -315,22 +319,39 @@ impl Scripts {
 
 /// Runs a script or function as a `Job` (the lightuserdata argument) says, protected by the
 /// lua_pcall in run_into, and writes its reply into the job's `out`: the counted-error byte, then
-/// RESP2. The runner (sandbox.lua) catches the script's own errors; what reaches run_into's
-/// pcall is Lua's (out of memory making KEYS and ARGV).
+/// RESP2. The script itself runs under a lua_pcall of its own whose error function is
+/// sandbox.lua's handler (that is what xpcall does), so its errors come back as the handler's
+/// tables; what reaches run_into's pcall is Lua's (out of memory making KEYS and ARGV).
 ///
 /// Raw stack calls, not mlua's: mlua's protected call makes a closure per call and its values a
-/// reference each, which together cost as much as running a short script. Nothing Rust owns may
-/// be alive across a Lua call that can raise (it leaves by longjmp): the job's buffer is its
-/// caller's, and no temporary lives across one.
+/// reference each, which together cost as much as running a short script; and a runner in Lua
+/// would be two calls more (itself, and xpcall). Nothing Rust owns may be alive across a Lua call
+/// that can raise (it leaves by longjmp): the job's buffer is its caller's, and no temporary
+/// lives across one.
 unsafe extern "C-unwind" fn run_entry(state: *mut ffi::lua_State) -> c_int {
     let job = &mut *ffi::lua_touserdata(state, 1).cast::<Job>();
     ffi::lua_settop(state, 0);
-    let runner = if job.is_function { FUNCTION_RUNNER_UPVALUE } else { SCRIPT_RUNNER_UPVALUE };
-    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(runner));
+    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(HANDLER_UPVALUE));
     ffi::lua_rawgeti(state, ffi::lua_upvalueindex(SCRIPTS_UPVALUE), ffi::lua_Integer::from(job.id));
-    push_words(state, job.keys);
-    push_words(state, job.argv);
-    ffi::lua_call(state, 3, 2);
+    let arguments = if job.is_function {
+        // A function gets its keys and arguments as its parameters.
+        push_words(state, job.keys);
+        push_words(state, job.argv);
+        2
+    } else {
+        // A script reads them as the globals KEYS and ARGV.
+        let names = ffi::lua_upvalueindex(SCRIPT_NAMES_UPVALUE);
+        ffi::lua_pushstring(state, c"KEYS".as_ptr());
+        push_words(state, job.keys);
+        ffi::lua_rawset(state, names);
+        ffi::lua_pushstring(state, c"ARGV".as_ptr());
+        push_words(state, job.argv);
+        ffi::lua_rawset(state, names);
+        0
+    };
+    let status = ffi::lua_pcall(state, arguments, 1, 1);
+    ffi::lua_pushboolean(state, c_int::from(status == 0));
+    ffi::lua_replace(state, 1);
     // Stack: 1 whether it ran to its end, 2 its value or its error.
     let out = &mut *job.out;
     out.push(0);

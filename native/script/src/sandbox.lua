@@ -210,12 +210,12 @@ for name, value in pairs(load_api) do load_names[name] = value end
 local load_redis = environment(load_names)
 
 return {
-  -- Runs a compiled script with its KEYS and ARGV: true and its value, or false and an error table.
-  script = function(script, keys, argv)
-    script_names.KEYS, script_names.ARGV = keys, argv
-    setfenv(script, env)
-    return xpcall(script, handler)
-  end,
+  -- What lib.rs's run_entry runs scripts and functions with: the error handler, as the error
+  -- function of its lua_pcall (what xpcall is), the scripts' environment, set on each script
+  -- when it is compiled, and the names that environment shows, where each run sets KEYS and ARGV.
+  handler = handler,
+  env = env,
+  script_names = script_names,
   -- Runs a library's code: true and the functions it registered ({ name, callback, flags,
   -- description } each), or false and an error table.
   library = function(code)
@@ -226,9 +226,5 @@ return {
     registering, library_names.redis = nil, real.redis
     if not ok then return false, e end
     return true, registered
-  end,
-  -- Runs a registered function with its keys and arguments: true and its value, or false and an error table.
-  fcall = function(callback, keys, args)
-    return xpcall(function() return callback(keys, args) end, handler)
   end,
 }

@@ -7,6 +7,10 @@ import type { Reply } from "../reply.ts";
 
 const CR = 0x0d;
 const MINUS = 0x2d;
+const LF = 0x0a;
+const DIGIT_0 = 0x30;
+const COLON = 0x3a;
+const DOLLAR = 0x24;
 const integerText = /^-?\d{1,19}$/;
 
 /** Integers of at most this many characters are exact as numbers, and read without a BigInt. */
@@ -23,14 +27,52 @@ function integerOf(text: string): number | bigint {
  * server's statistics already hold (a script passing on its command's error), not counted again.
  */
 export function replayResp(bytes: Buffer, reply: Reply, counted = false, end = bytes.length): void {
+  replay(bytes, reply, counted, end, replayAt);
+}
+
+/** replayResp reading every item by its line as text: the reference its fast paths are tested against. */
+export function replayRespByLines(bytes: Buffer, reply: Reply, counted = false, end = bytes.length): void {
+  replay(bytes, reply, counted, end, replayByLines);
+}
+
+/** How one item from `at` is replayed: returns where the next starts. */
+type ItemReplay = (bytes: Buffer, at: number, reply: Reply) => number;
+
+function replay(bytes: Buffer, reply: Reply, counted: boolean, end: number, item: ItemReplay): void {
   const view = end === bytes.length ? bytes : bytes.subarray(0, end);
   let next: number;
   if (counted && view[0] === MINUS) {
     const errorLine = line(view, 0);
     reply.error(errorLine.text, true);
     next = errorLine.next;
-  } else next = replayAt(view, 0, reply);
+  } else next = item(view, 0, reply);
   if (next !== end) throw new RangeError(`a script's reply has ${end - next} bytes after its end`);
+}
+
+/** Where the line shortInteger last read ends: the index of its CR. */
+let shortLineEnd = 0;
+
+/**
+ * The integer written in `bytes` from `at` up to a CR, read digit by digit, or NaN when the line
+ * is not a decimal integer of at most numberDigitsMax digits (a longer one takes integerOf's way,
+ * exact past 2^53); sets shortLineEnd. Every integer reply and bulk length of a script's reply
+ * passes here: making a string of each line and testing it against a pattern cost more than the
+ * rest of the replay.
+ */
+function shortInteger(bytes: Buffer, at: number): number {
+  const negative = bytes[at] === MINUS;
+  const first = negative ? at + 1 : at;
+  const end = Math.min(bytes.length, first + numberDigitsMax);
+  let n = 0;
+  let i = first;
+  for (; i < end; i++) {
+    const digit = bytes[i]! - DIGIT_0;
+    if (digit < 0 || digit > 9) break;
+    n = n * 10 + digit;
+  }
+  if (i === first || bytes[i] !== CR || bytes[i + 1] !== LF) return Number.NaN;
+  shortLineEnd = i;
+  return negative ? -n : n;
 }
 
 /** The line after the type byte at `at`, and where the next item starts. */
@@ -42,6 +84,33 @@ function line(bytes: Buffer, at: number): { text: string; next: number } {
 
 function replayAt(bytes: Buffer, at: number, reply: Reply): number {
   if (at >= bytes.length) throw new RangeError("a script's reply ends before its last item");
+  const type = bytes[at]!;
+  if (type === COLON || type === DOLLAR) {
+    const n = shortInteger(bytes, at + 1);
+    const next = shortLineEnd + 2;
+    if (type === COLON && !Number.isNaN(n)) {
+      reply.integer(n);
+      return next;
+    }
+    if (n === -1) {
+      reply.bulk(null);
+      return next;
+    }
+    if (n >= 0 && next + n + 2 <= bytes.length) {
+      reply.bulkBytes(bytes, next, next + n);
+      return next + n + 2;
+    }
+  }
+  return replayLine(bytes, at, reply, replayAt);
+}
+
+const replayByLines: ItemReplay = (bytes, at, reply) => replayLine(bytes, at, reply, replayByLines);
+
+/**
+ * One item read by its line as text: statuses, errors, arrays, and what replayAt's fast paths
+ * leave. An array's items are replayed by `item`.
+ */
+function replayLine(bytes: Buffer, at: number, reply: Reply, item: ItemReplay): number {
   const type = String.fromCharCode(bytes[at]!);
   const { text, next } = line(bytes, at);
   switch (type) {
@@ -73,9 +142,9 @@ function replayAt(bytes: Buffer, at: number, reply: Reply): number {
         return next;
       }
       reply.array(count);
-      let item = next;
-      for (let i = 0; i < count; i++) item = replayAt(bytes, item, reply);
-      return item;
+      let itemAt = next;
+      for (let i = 0; i < count; i++) itemAt = item(bytes, itemAt, reply);
+      return itemAt;
     }
     default:
       throw new RangeError(`a script's reply has an unknown type byte '${type}'`);

@@ -16,27 +16,42 @@ export function packWords(words: readonly string[], more: readonly string[] = []
 /** Bytes `words` and `more` take packed. */
 function packedBytes(words: readonly string[], more: readonly string[]): number {
   let bytes = 4;
-  for (const word of words) bytes += 4 + word.length;
-  for (const word of more) bytes += 4 + word.length;
+  for (let i = 0; i < words.length; i++) bytes += 4 + words[i]!.length;
+  for (let i = 0; i < more.length; i++) bytes += 4 + more[i]!.length;
   return bytes;
 }
 
 /**
  * Packs `words`, then `more`, at the start of `out` and returns the bytes written; -1, writing
- * nothing, when they do not fit.
+ * nothing, when they do not fit. Every script run packs its keys and arguments: lengths are
+ * written byte by byte and short words char by char, as a native call per word cost more.
  */
 export function packWordsInto(out: Buffer, words: readonly string[], more: readonly string[] = []): number {
   if (packedBytes(words, more) > out.length) return -1;
-  out.writeUInt32LE(words.length + more.length, 0);
-  let at = 4;
-  for (const list of [words, more]) {
-    for (const word of list) {
-      out.writeUInt32LE(word.length, at);
-      at += 4;
-      at += (out as Latin1Buffer).latin1Write(word, at);
-    }
+  writeU32(out, 0, words.length + more.length);
+  return packList(out, packList(out, 4, words), more);
+}
+
+/** Text up to this long is copied char by char; longer text through latin1Write. */
+const charByCharBytesMax = 16;
+
+function packList(out: Buffer, at: number, words: readonly string[]): number {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    writeU32(out, at, word.length);
+    at += 4;
+    if (word.length > charByCharBytesMax) at += (out as Latin1Buffer).latin1Write(word, at);
+    else for (let c = 0; c < word.length; c++) out[at++] = word.charCodeAt(c);
   }
   return at;
+}
+
+/** A u32, little-endian, at `at` (which has room). */
+function writeU32(out: Uint8Array, at: number, n: number): void {
+  out[at] = n & 0xff;
+  out[at + 1] = (n >>> 8) & 0xff;
+  out[at + 2] = (n >>> 16) & 0xff;
+  out[at + 3] = n >>> 24;
 }
 
 /**
