@@ -1,8 +1,9 @@
 /**
- * Password authentication, as Redis does it with `requirepass`: there is one user, "default",
- * whose password is the requirepass parameter; with none set, the default user takes any
- * password and every client starts authenticated. RESP clients authenticate with AUTH or HELLO
- * ... AUTH; the REST API checks a bearer token against the same password.
+ * Password authentication with `requirepass`: it is the password of the user "default", which
+ * every client starts as; with none set, the default user takes any password and every client
+ * starts authenticated. RESP clients authenticate with AUTH or HELLO ... AUTH, as the default
+ * user or any other ACL user (acl/acl-users.ts); the REST API checks a bearer token against the
+ * requirepass password.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 
@@ -15,10 +16,4 @@ export const defaultUser = "default";
 export function passwordMatches(given: string, required: string): boolean {
   const digest = (text: string) => createHash("sha256").update(text, "latin1").digest();
   return timingSafeEqual(digest(given), digest(required));
-}
-
-/** Whether `user` with `password` may log in while the required password is `required` ("" for none). */
-export function credentialsValid(user: string, password: string, required: string): boolean {
-  if (user !== defaultUser) return false;
-  return required === "" || passwordMatches(password, required);
 }

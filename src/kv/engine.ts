@@ -15,6 +15,8 @@ import { countsReads } from "./commands/lookup.ts";
 import { type CommandFlag, type CommandSpec, type Exec, keysOf } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
+import { clientLine } from "./commands/connection.ts";
+import { AclUsers, noPermission } from "./acl/acl-users.ts";
 import { Monitors } from "./monitor.ts";
 import { Slowlog } from "./slowlog.ts";
 import { ScriptCache } from "./scripting/script-cache.ts";
@@ -129,6 +131,8 @@ export class Engine {
   activeExpire = true;
   /** The default user's password (requirepass); "" lets every client in without AUTH. */
   password = "";
+  /** The ACL users, the default user among them, and ACL LOG. */
+  readonly acl = new AclUsers();
   /** How long commands take, for INFO commandstats (command-timing.ts). */
   private readonly timing: CommandTiming;
   /** SLOWLOG's entries (slowlog.ts). */
@@ -209,7 +213,10 @@ export class Engine {
     }
     if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
     else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
-    else if (name === "requirepass") this.password = value;
+    else if (name === "requirepass") {
+      this.password = value;
+      this.acl.setDefaultPassword(value);
+    }
     else if (name === "appendfsync") this.aof?.setPolicy(value as FsyncPolicy);
     else if (name === "appendonly") this.onAppendonly?.();
     else if (name === "aof-timestamp-enabled" && this.aof !== null) this.aof.timestamps = value === "yes";
@@ -240,9 +247,19 @@ export class Engine {
   register(session: Session): void {
     // As in Redis, whether a client must authenticate is decided when it connects: changing
     // requirepass later does not log out clients already in.
-    session.authenticated = this.password === "";
+    this.logInAsDefault(session);
     this.sessions.set(session.id, session);
     this.stats.connectionsReceived++;
+  }
+
+  /**
+   * Makes `session` the default user's (a new client, RESET): logged in at once if that user is
+   * on and takes any password, as when no requirepass is set.
+   */
+  logInAsDefault(session: Session): void {
+    const user = this.acl.defaultUser;
+    session.user = user;
+    session.authenticated = user.enabled && user.nopass;
   }
 
   /** Forgets a session whose connection closed: its subscriptions, watches and blocking. */
@@ -294,6 +311,15 @@ export class Engine {
     const name = resolved.name;
     session.lastCommand = name;
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
+    const user = session.user;
+    if (user !== null && !user.unrestricted && !resolved.flags.includes("no_auth")) {
+      const refusal = this.acl.refusal(user, resolved, argv);
+      if (refusal !== null) {
+        const context = session.multi !== null ? "multi" : "toplevel";
+        this.acl.logRefusal(refusal.reason, context, refusal.object, user.name, clientLine(this, session), Date.now());
+        return this.reject(session, argv, reply, noPermission(refusal));
+      }
+    }
     if (this.maxMemoryBytes > 0 && resolved.flags.includes("denyoom") && ++this.growthSinceCheck >= growthChecksEvery) this.checkMaxmemory();
     // Past maxmemory, with nothing left to evict, nothing that may grow the data runs, nor
     // anything queued in MULTI.
@@ -512,7 +538,8 @@ export class Engine {
       return `ERR unknown command '${name.slice(0, 128)}', with args beginning with: ${args}`;
     }
     if (!arityOk(spec.arity, argv.length)) return arityError(spec.name).message;
-    if (spec.subcommands === undefined) return spec;
+    // A container that answers alone as well (COMMAND) runs itself without a subcommand.
+    if (spec.subcommands === undefined || (argv.length === 1 && spec.run !== undefined)) return spec;
     const subName = (argv[1] ?? "").toLowerCase();
     const sub = spec.subcommands.find((s) => s.name === `${spec.name}|${subName}`);
     if (sub === undefined) {

@@ -2,6 +2,7 @@
  * One client's state: its selected database, name, transaction, watched keys, subscriptions and
  * blocking state. The RESP server creates one per connection; the REST API one per request.
  */
+import type { AclUser } from "./acl/acl-user.ts";
 import type { CommandSpec } from "./commands/spec.ts";
 import type { Reply } from "./reply.ts";
 import type { ClientTracking } from "./tracking.ts";
@@ -75,8 +76,14 @@ export class Session {
   libName = "";
   libVersion = "";
   dbIndex = 0;
-  /** Logged in as the default user; set by the engine when the client connects, then by AUTH. */
+  /** Logged in; set by the engine when the client connects (engine.logInAsDefault), then by AUTH. */
   authenticated = true;
+  /**
+   * The ACL user the client runs as: the default user once the engine registers the client,
+   * until AUTH names another. Null for the server's own session that loads the append-only file,
+   * which no ACL applies to.
+   */
+  user: AclUser | null = null;
   lastCommand = "NULL";
   lastInteractionMs = Date.now();
   /** Queued commands while in MULTI; null outside. */

@@ -26,6 +26,12 @@ const listedByHand: Readonly<Record<string, readonly string[]>> = {
   xgroup: ["slow"],
   xinfo: ["slow"],
   command: ["slow", "connection"],
+  "command|count": ["slow", "connection"],
+  "command|docs": ["slow", "connection"],
+  "command|getkeys": ["slow", "connection"],
+  "command|help": ["slow", "connection"],
+  "command|info": ["slow", "connection"],
+  "command|list": ["slow", "connection"],
   object: ["slow"],
   pubsub: ["slow"],
   "pubsub|help": ["slow"],
@@ -51,7 +57,7 @@ const listedByHand: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Every category, in the order Redis lists a command's (its category bits' order). */
-const allCategories = [
+export const allCategories = [
   "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog", "geo", "stream",
   "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection", "transaction", "scripting",
 ];

@@ -3,7 +3,7 @@
  */
 import { parseInt64 } from "../args.ts";
 import type { Engine } from "../engine.ts";
-import { credentialsValid, defaultUser } from "../auth.ts";
+import { defaultUser } from "../auth.ts";
 import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
@@ -31,17 +31,29 @@ function ping(x: Exec, argv: string[]): void {
 
 const wrongPass = () => new KvError("WRONGPASS invalid username-password pair or user is disabled.");
 
+/**
+ * Logs the client in as `username` (AUTH, HELLO AUTH), or throws WRONGPASS and logs the attempt
+ * in ACL LOG. A failed attempt leaves a client logged in as it was, as in Redis.
+ */
+function logIn(x: Exec, username: string, password: string): void {
+  const user = x.engine.acl.authenticate(username, password);
+  if (user === null) {
+    x.engine.acl.logRefusal("auth", "toplevel", "auth", username, clientLine(x.engine, x.session), Date.now());
+    throw wrongPass();
+  }
+  x.session.user = user;
+  x.session.authenticated = true;
+}
+
 function auth(x: Exec, argv: string[]): void {
   if (argv.length > 3) throw syntaxError();
   const password = argv.at(-1)!;
-  if (argv.length === 2 && x.engine.password === "") {
+  if (argv.length === 2 && x.engine.acl.defaultUser.nopass) {
     throw new KvError(
       "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
     );
   }
-  // A failed attempt leaves an authenticated client authenticated, as in Redis.
-  if (!credentialsValid(argv.length === 3 ? argv[1]! : defaultUser, password, x.engine.password)) throw wrongPass();
-  x.session.authenticated = true;
+  logIn(x, argv.length === 3 ? argv[1]! : defaultUser, password);
   x.reply.simple("OK");
 }
 
@@ -60,8 +72,7 @@ function hello(x: Exec, argv: string[]): void {
     const word = argv[i]!.toUpperCase();
     if (word === "SETNAME" && i + 1 < argv.length) name = argv[++i]!;
     else if (word === "AUTH" && i + 2 < argv.length) {
-      if (!credentialsValid(argv[i + 1]!, argv[i + 2]!, x.engine.password)) throw wrongPass();
-      x.session.authenticated = true;
+      logIn(x, argv[i + 1]!, argv[i + 2]!);
       i += 2;
     } else throw new KvError(`ERR Syntax error in HELLO option '${argv[i]}'`);
   }
@@ -112,7 +123,7 @@ export function clientLine(engine: Engine, s: Session): string {
     `multi=${s.multi === null ? -1 : s.multi.length}`, `qbuf=${mem.queryBytes}`, "qbuf-free=0", "argv-mem=0", "multi-mem=0",
     `rbs=${mem.replyBufferBytes}`, `rbp=${mem.replyBufferBytes}`, "obl=0", "oll=0", `omem=${mem.outputBytes}`,
     `tot-mem=${mem.queryBytes + mem.outputBytes + mem.replyBufferBytes}`, "events=r", `cmd=${s.lastCommand}`,
-    "user=default", `redir=${t === null ? -1 : t.redirect}`, `resp=${s.reply.protocol}`, `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
+    `user=${s.user?.name ?? defaultUser}`, `redir=${t === null ? -1 : t.redirect}`, `resp=${s.reply.protocol}`, `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
   ].join(" ");
 }
 
@@ -122,7 +133,7 @@ function clientKill(x: Exec, argv: string[]): void {
     // The old form: CLIENT KILL addr:port, answering OK or an error.
     const target = sessions.find((s) => s.transport?.peer === argv[2]);
     if (target === undefined) throw new KvError("ERR No such client");
-    kill(x, target);
+    disconnect(x, target);
     return x.reply.simple("OK");
   }
   const filters: ((s: Session) => boolean)[] = [];
@@ -149,7 +160,7 @@ function clientKill(x: Exec, argv: string[]): void {
     else throw syntaxError();
   }
   const victims = sessions.filter((s) => (!skipMe || s !== x.session) && filters.every((f) => f(s)));
-  for (const s of victims) kill(x, s);
+  for (const s of victims) disconnect(x, s);
   x.reply.integer(victims.length);
 }
 
@@ -181,7 +192,7 @@ function clientUnblock(x: Exec, argv: string[]): void {
  * forgotten at once — its blocking, subscriptions and watches — as Redis frees it on the spot: a
  * push or a PUBLISH later in the same pipeline must not go to a client that is already gone.
  */
-function kill(x: Exec, target: Session): void {
+export function disconnect(x: Exec, target: Session): void {
   target.closing = true;
   if (target === x.session) return;
   x.engine.unregister(target);
@@ -255,7 +266,7 @@ function reset(x: Exec): void {
   s.repliesOff = s.skipNextReply = false;
   s.dbIndex = 0;
   s.name = "";
-  s.authenticated = x.engine.password === "";
+  x.engine.logInAsDefault(s);
   x.reply.protocol = 2;
   x.reply.simple("RESET");
 }

@@ -52,6 +52,11 @@ function docs(x: Exec, spec: CommandSpec): void {
   }
 }
 
+/** A subcommand of COMMAND, run by `command` as the container is. */
+function commandSub(name: string, arity: number, summary: string): CommandSpec {
+  return { name: `command|${name}`, arity, flags: ["loading", "stale"], group: "server", summary, run: command };
+}
+
 function command(x: Exec, argv: string[]): void {
   const table = x.engine.commands;
   const sub = (argv[1] ?? "").toLowerCase();
@@ -217,7 +222,16 @@ function slowlogGet(x: Exec, argv: string[]): void {
 
 export const serverCommands: readonly CommandSpec[] = [
   {
+    // A container whose name alone runs too (every command described), as in Redis 7.0.
     name: "command", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Describes the commands.", run: command,
+    subcommands: [
+      commandSub("count", 2, "Counts the commands."),
+      commandSub("docs", -2, "Documents commands."),
+      commandSub("getkeys", -4, "Names the keys of a command."),
+      commandSub("help", 2, "Shows COMMAND's subcommands."),
+      commandSub("info", -2, "Describes commands."),
+      commandSub("list", -2, "Lists the commands' names."),
+    ],
   },
   {
     name: "info", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Returns information and statistics about the server.",

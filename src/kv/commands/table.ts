@@ -3,6 +3,7 @@
  * lower case: clients send "SET" or "set", and both are in the table, so the common case does not
  * allocate a lower-cased copy.
  */
+import { aclCommands } from "./acl.ts";
 import { connectionCommands } from "./connection.ts";
 import { keyCommands } from "./keys.ts";
 import { persistenceCommands } from "./persistence.ts";
@@ -29,6 +30,7 @@ import { streamCommands } from "../types/stream/commands.ts";
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
   ...serverCommands,
+  ...aclCommands,
   ...standaloneCommands,
   ...persistenceCommands,
   ...keyCommands,

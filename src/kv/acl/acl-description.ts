@@ -1,0 +1,98 @@
+/**
+ * A user's rules written back, as ACL LIST and ACL GETUSER show them (Redis 7.0's forms).
+ *
+ * The commands are described from what the user may run, not from the rules that got it there,
+ * the way Redis 7.0 does: +@all or -@all first (whether commands added later are allowed), then
+ * categories chosen greedily — each time the category most like the user's commands, by more
+ * commands in common than not and then by fewest differences — and then the single commands
+ * (and subcommands) that still differ. So `+get -get` reads `-@all`, and `+get +@string` reads
+ * `-@all +@string`.
+ *
+ * Redis lists those single commands in its command table's hash order, which is random per
+ * process; svc lists them in its table's order (docs/kv.md).
+ */
+import { allCategories } from "../commands/acl-categories.ts";
+import { type AclUser, categoryCommands, everyCommand } from "./acl-user.ts";
+
+/** The command rules: "-@all +@list -lpush +get", "+@all -@dangerous". */
+export function describeCommands(user: AclUser): string {
+  const additive = !user.futureCommands;
+  const rules = [additive ? "-@all" : "+@all"];
+  // What the rules written so far allow: starts as the first rule does.
+  const described = new Set<string>(additive ? [] : everyCommand().map((spec) => spec.name));
+  // The user's commands less those a category written covers (additive), or plus them: what
+  // is left to describe, and what the next category is measured against.
+  const left = new Set(user.allowed);
+  const applied = new Set<string>();
+  for (;;) {
+    let best: string | null = null;
+    let fewestDiffering = Number.POSITIVE_INFINITY;
+    let mostSame = 0;
+    for (const category of allCategories) {
+      if (applied.has(category)) continue;
+      const commands = categoryCommands(category)!;
+      let allowed = 0;
+      for (const spec of commands) if (left.has(spec.name)) allowed++;
+      const same = additive ? allowed : commands.length - allowed;
+      const diff = commands.length - same;
+      if (same > diff && (diff < fewestDiffering || (diff === fewestDiffering && same > mostSame))) {
+        best = category;
+        fewestDiffering = diff;
+        mostSame = same;
+      }
+    }
+    if (best === null) break;
+    applied.add(best);
+    rules.push(`${additive ? "+" : "-"}@${best}`);
+    for (const spec of categoryCommands(best)!) {
+      if (additive) {
+        described.add(spec.name);
+        left.delete(spec.name);
+      } else {
+        described.delete(spec.name);
+        left.add(spec.name);
+      }
+    }
+  }
+  for (const spec of everyCommand()) {
+    const allowed = user.allowed.has(spec.name);
+    if (allowed === described.has(spec.name)) continue;
+    rules.push(`${allowed ? "+" : "-"}${spec.name}`);
+    described[allowed ? "add" : "delete"](spec.name);
+    // A container's rule covers its subcommands: the ones that differ from it follow it.
+    for (const sub of spec.subcommands ?? []) {
+      if (allowed) described.add(sub.name);
+      else described.delete(sub.name);
+    }
+  }
+  return rules.join(" ");
+}
+
+/** The key patterns as GETUSER's "keys" shows them: "~k* ~a", "~*" for allkeys, "" for none. */
+export function describeKeys(user: AclUser): string {
+  return user.keyPatterns.map((pattern) => `~${pattern}`).join(" ");
+}
+
+/** The channel patterns as GETUSER's "channels" shows them: "&c*", "&*", "". */
+export function describeChannels(user: AclUser): string {
+  return user.channelPatterns.map((pattern) => `&${pattern}`).join(" ");
+}
+
+/** GETUSER's flags: on or off, then nopass when set. */
+export function userFlags(user: AclUser): string[] {
+  return user.nopass ? [user.enabled ? "on" : "off", "nopass"] : [user.enabled ? "on" : "off"];
+}
+
+/** The user as one ACL LIST line: "user alice on #… ~k* resetchannels &c* -@all +get". */
+export function describeUser(user: AclUser): string {
+  const parts = ["user", user.name, ...userFlags(user)];
+  for (const digest of user.passwords) parts.push(`#${digest}`);
+  const keys = describeKeys(user);
+  if (keys !== "") parts.push(keys);
+  // Without every channel, the list starts from none: a user read back gets exactly these.
+  if (user.channelPatterns[0] !== "*") parts.push("resetchannels");
+  const channels = describeChannels(user);
+  if (channels !== "") parts.push(channels);
+  parts.push(describeCommands(user));
+  return parts.join(" ");
+}

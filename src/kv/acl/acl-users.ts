@@ -1,0 +1,141 @@
+/**
+ * The server's ACL users, by name, and what they are refused: Redis 7.0's ACL in memory. There is
+ * always a "default" user, the one every client starts as: on, with every command, key and
+ * channel, and `requirepass` as its password (none: nopass). Users live as long as the process,
+ * as in a Redis without an ACL file (ACL SAVE and LOAD say so).
+ */
+import { timingSafeEqual } from "node:crypto";
+import { defaultUser } from "../auth.ts";
+import { keysOf, type CommandSpec } from "../commands/spec.ts";
+import { KvError } from "../errors.ts";
+import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
+import { AclRuleError, AclUser, passwordDigest } from "./acl-user.ts";
+
+/** What a user was refused, and the command's, key's or channel's name. */
+export interface Refusal {
+  reason: Exclude<AclDenial, "auth">;
+  object: string;
+}
+
+/** Commands whose arguments after the name are Pub/Sub channels, and whether they are patterns. */
+const channelCommands: ReadonlyMap<string, { from: number; to: number; patterns: boolean }> = new Map([
+  ["publish", { from: 1, to: 2, patterns: false }],
+  ["spublish", { from: 1, to: 2, patterns: false }],
+  ["subscribe", { from: 1, to: Number.POSITIVE_INFINITY, patterns: false }],
+  ["ssubscribe", { from: 1, to: Number.POSITIVE_INFINITY, patterns: false }],
+  ["psubscribe", { from: 1, to: Number.POSITIVE_INFINITY, patterns: true }],
+]);
+
+export class AclUsers {
+  private readonly users = new Map<string, AclUser>();
+  readonly defaultUser: AclUser;
+  readonly log = new AclLog();
+
+  constructor() {
+    this.defaultUser = new AclUser(defaultUser);
+    for (const rule of ["on", "nopass", "allkeys", "allchannels", "+@all"]) this.defaultUser.apply(rule);
+    this.users.set(defaultUser, this.defaultUser);
+  }
+
+  get(name: string): AclUser | undefined {
+    return this.users.get(name);
+  }
+
+  /** Every user, by name in byte order (ACL USERS, ACL LIST). */
+  all(): AclUser[] {
+    return [...this.users.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * ACL SETUSER: applies `rules` to the user named `name`, made if new (off, nothing allowed).
+   * All of them or none: a bad rule throws Redis's error and changes nothing.
+   */
+  setUser(name: string, rules: readonly string[]): void {
+    if (/[\s\0]/.test(name)) throw new KvError("ERR Usernames can't contain spaces or null characters");
+    const existing = this.users.get(name);
+    const changed = existing?.copy() ?? new AclUser(name);
+    for (const rule of rules) {
+      try {
+        changed.apply(rule);
+      } catch (error) {
+        if (!(error instanceof AclRuleError)) throw error;
+        throw new KvError(`ERR Error in ACL SETUSER modifier '${rule}': ${error.message}`);
+      }
+    }
+    if (existing === undefined) this.users.set(name, changed);
+    else existing.assign(changed);
+  }
+
+  /** ACL DELUSER: the users deleted (the default user cannot be). */
+  deleteUsers(names: readonly string[]): AclUser[] {
+    if (names.includes(defaultUser)) throw new KvError("ERR The 'default' user cannot be removed");
+    const deleted: AclUser[] = [];
+    for (const name of names) {
+      const user = this.users.get(name);
+      if (user === undefined) continue;
+      this.users.delete(name);
+      deleted.push(user);
+    }
+    return deleted;
+  }
+
+  /** requirepass: the default user's one password, or nopass for "". */
+  setDefaultPassword(password: string): void {
+    this.defaultUser.apply("resetpass");
+    this.defaultUser.apply(password === "" ? "nopass" : `>${password}`);
+  }
+
+  /**
+   * The user `name` if it is on and `password` is one of its own (or it is nopass); null
+   * otherwise. Digests are compared in time that does not depend on where they differ.
+   */
+  authenticate(name: string, password: string): AclUser | null {
+    const user = this.users.get(name);
+    if (user === undefined || !user.enabled) return null;
+    if (user.nopass) return user;
+    const given = Buffer.from(passwordDigest(password), "latin1");
+    let matched = false;
+    for (const digest of user.passwords) matched = timingSafeEqual(given, Buffer.from(digest, "latin1")) || matched;
+    return matched ? user : null;
+  }
+
+  /** What `user` may not do of the command `spec` with `argv`: its command, a key, a channel; null if nothing. */
+  refusal(user: AclUser, spec: CommandSpec, argv: readonly string[]): Refusal | null {
+    if (user.unrestricted) return null;
+    if (!user.mayRun(spec)) return { reason: "command", object: spec.name };
+    for (const key of keysOf(spec, argv) ?? []) {
+      if (!user.mayAccessKey(key)) return { reason: "key", object: key };
+    }
+    const channels = channelCommands.get(spec.name);
+    if (channels !== undefined) {
+      for (let i = channels.from; i < Math.min(channels.to, argv.length); i++) {
+        if (!user.mayAccessChannel(argv[i]!, channels.patterns)) return { reason: "channel", object: argv[i]! };
+      }
+    }
+    return null;
+  }
+
+  /** Logs a refusal (or, with reason "auth", a failed login) in ACL LOG. */
+  logRefusal(reason: AclDenial, context: AclContext, object: string, username: string, clientInfo: string, nowMs: number): void {
+    this.log.add({ reason, context, object, username, clientInfo }, nowMs);
+  }
+}
+
+/** NOPERM's words for a refusal of a client's own command, as Redis 7.0 writes them. */
+export function noPermission(refusal: Refusal): string {
+  if (refusal.reason === "command") return `NOPERM this user has no permissions to run the '${refusal.object}' command`;
+  return `NOPERM this user has no permissions to access one of the ${refusal.reason === "key" ? "keys" : "channels"} used as arguments`;
+}
+
+/** The words for a refusal of a command a script called (the script's error). */
+export function scriptNoPermission(refusal: Refusal): string {
+  if (refusal.reason === "command") return "ERR The user executing the script can't run this command or subcommand";
+  if (refusal.reason === "key") return "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments";
+  return "ERR The user executing the script can't publish to the channel mentioned in the command";
+}
+
+/** ACL DRYRUN's words for a refusal. */
+export function dryRunRefusal(refusal: Refusal): string {
+  if (refusal.reason === "command") return `This user has no permissions to run the '${refusal.object}' command`;
+  return `This user has no permissions to access the '${refusal.object}' ${refusal.reason}`;
+}

@@ -1,0 +1,193 @@
+/**
+ * ACL and its subcommands, as Redis 7.0 answers them (src/kv/acl/: the users, their rules, the
+ * log). Users live in memory only: there is no ACL file, so SAVE and LOAD answer Redis's error
+ * for a server without one.
+ */
+import { randomBytes } from "node:crypto";
+import { allCategories } from "./acl-categories.ts";
+import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
+import { categoryCommands } from "../acl/acl-user.ts";
+import { dryRunRefusal } from "../acl/acl-users.ts";
+import { parseInt64 } from "../args.ts";
+import { KvError } from "../errors.ts";
+import { disconnect } from "./connection.ts";
+import { helpReply } from "./keys.ts";
+import { type CommandFlag, type CommandSpec, type Exec, helpFlags } from "./spec.ts";
+
+/** Bits of a password ACL GENPASS makes unless told, and the most it makes. */
+const genpassBitsDefault = 256;
+const genpassBitsMax = 4096;
+
+const noAclFile = () =>
+  new KvError(
+    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration.",
+  );
+
+const adminFlags: readonly CommandFlag[] = ["admin", "noscript", "loading", "stale"];
+const plainFlags: readonly CommandFlag[] = ["noscript", "loading", "stale"];
+
+const sub = (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[]): CommandSpec => ({
+  name: `acl|${name}`, arity, flags, group: "server", summary, run,
+});
+
+function setUser(x: Exec, argv: string[]): void {
+  x.engine.acl.setUser(argv[2]!, argv.slice(3));
+  x.reply.simple("OK");
+}
+
+function getUser(x: Exec, argv: string[]): void {
+  const user = x.engine.acl.get(argv[2]!);
+  if (user === undefined) return x.reply.bulk(null);
+  const r = x.reply;
+  r.map(6);
+  r.bulk("flags");
+  const flags = userFlags(user);
+  r.array(flags.length);
+  for (const flag of flags) r.bulk(flag);
+  r.bulk("passwords");
+  r.array(user.passwords.size);
+  for (const digest of user.passwords) r.bulk(digest);
+  r.bulk("commands");
+  r.bulk(describeCommands(user));
+  r.bulk("keys");
+  r.bulk(describeKeys(user));
+  r.bulk("channels");
+  r.bulk(describeChannels(user));
+  r.bulk("selectors");
+  r.array(0);
+}
+
+function deleteUsers(x: Exec, argv: string[]): void {
+  const deleted = x.engine.acl.deleteUsers(argv.slice(2));
+  // Their clients are logged out the way Redis does it: disconnected.
+  for (const session of [...x.engine.sessions.values()]) {
+    if (session.user !== null && deleted.includes(session.user)) disconnect(x, session);
+  }
+  x.reply.integer(deleted.length);
+}
+
+function cat(x: Exec, argv: string[]): void {
+  if (argv.length === 2) {
+    x.reply.array(allCategories.length);
+    for (const category of allCategories) x.reply.bulk(category);
+    return;
+  }
+  const commands = categoryCommands(argv[2]!);
+  if (commands === undefined) throw new KvError(`ERR Unknown category '${argv[2]}'`);
+  // Redis lists a container's subcommands, not the container itself.
+  const listed = commands.filter((spec) => spec.subcommands === undefined);
+  x.reply.array(listed.length);
+  for (const spec of listed) x.reply.bulk(spec.name);
+}
+
+function genpass(x: Exec, argv: string[]): void {
+  const bits = argv.length === 3 ? parseInt64(argv[2]!) : BigInt(genpassBitsDefault);
+  if (bits === null || bits <= 0n || bits > BigInt(genpassBitsMax)) {
+    throw new KvError("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096");
+  }
+  const hexDigits = Math.ceil(Number(bits) / 4);
+  x.reply.bulk(randomBytes(Math.ceil(hexDigits / 2)).toString("hex").slice(0, hexDigits));
+}
+
+function log(x: Exec, argv: string[]): void {
+  const acl = x.engine.acl;
+  let count = acl.log.entries.length;
+  if (argv.length === 3) {
+    if (argv[2]!.toUpperCase() === "RESET") {
+      acl.log.reset();
+      return x.reply.simple("OK");
+    }
+    const n = parseInt64(argv[2]!);
+    if (n === null || n < 0n) throw new KvError("ERR value is out of range, must be positive");
+    count = Math.min(count, Number(n));
+  } else if (argv.length > 3) throw new KvError("ERR syntax error");
+  const nowMs = Date.now();
+  x.reply.array(count);
+  for (const entry of acl.log.entries.slice(0, count)) {
+    x.reply.map(7);
+    x.reply.bulk("count");
+    x.reply.integer(entry.count);
+    x.reply.bulk("reason");
+    x.reply.bulk(entry.reason);
+    x.reply.bulk("context");
+    x.reply.bulk(entry.context);
+    x.reply.bulk("object");
+    x.reply.bulk(entry.object);
+    x.reply.bulk("username");
+    x.reply.bulk(entry.username);
+    x.reply.bulk("age-seconds");
+    x.reply.double((nowMs - entry.createdMs) / 1000);
+    x.reply.bulk("client-info");
+    x.reply.bulk(entry.clientInfo);
+  }
+}
+
+function dryRun(x: Exec, argv: string[]): void {
+  const user = x.engine.acl.get(argv[2]!);
+  if (user === undefined) throw new KvError(`ERR User '${argv[2]}' not found`);
+  const commandArgv = argv.slice(3);
+  const resolved = x.engine.resolve(commandArgv);
+  if (typeof resolved === "string") {
+    if (resolved.startsWith("ERR unknown command")) throw new KvError(`ERR Command '${commandArgv[0]}' not found`);
+    throw new KvError(resolved);
+  }
+  const refusal = x.engine.acl.refusal(user, resolved, commandArgv);
+  if (refusal === null) x.reply.simple("OK");
+  else x.reply.bulk(dryRunRefusal(refusal));
+}
+
+export const aclCommands: readonly CommandSpec[] = [
+  {
+    name: "acl", arity: -2, flags: [], group: "server", summary: "Users, their permissions, and what they were refused.",
+    subcommands: [
+      sub("setuser", -3, "Makes or changes a user by its rules.", setUser, adminFlags),
+      sub("getuser", 3, "Shows a user's rules.", getUser, adminFlags),
+      sub("log", -2, "Shows what users were refused, newest first.", log, adminFlags),
+      sub("users", 2, "Lists the users' names.", (x) => {
+        const users = x.engine.acl.all();
+        x.reply.array(users.length);
+        for (const user of users) x.reply.bulk(user.name);
+      }, adminFlags),
+      sub("list", 2, "Lists the users, one line of rules each.", (x) => {
+        const users = x.engine.acl.all();
+        x.reply.array(users.length);
+        for (const user of users) x.reply.bulk(describeUser(user));
+      }, adminFlags),
+      sub("deluser", -3, "Deletes users, disconnecting their clients.", deleteUsers, adminFlags),
+      sub("cat", -2, "Lists the categories, or a category's commands.", cat, plainFlags),
+      sub("load", 2, "Loads the users from the ACL file (svc has none).", () => { throw noAclFile(); }, adminFlags),
+      sub("save", 2, "Saves the users to the ACL file (svc has none).", () => { throw noAclFile(); }, adminFlags),
+      sub("dryrun", -4, "Whether a user may run a command, without running it.", dryRun, adminFlags),
+      sub("whoami", 2, "The client's user.", (x) => x.reply.bulk(x.session.user?.name ?? "default"), plainFlags),
+      sub("genpass", -2, "Makes a random password.", genpass, plainFlags),
+      sub("help", 2, "Shows ACL's subcommands.", (x) => helpReply(x, "ACL", [
+        "CAT [<category>]",
+        "    List all commands that belong to <category>, or all command categories",
+        "    when no category is specified.",
+        "DELUSER <username> [<username> ...]",
+        "    Delete a list of users.",
+        "DRYRUN <username> <command> [<arg> ...]",
+        "    Returns whether the user can execute the given command without executing the command.",
+        "GETUSER <username>",
+        "    Get the user's details.",
+        "GENPASS [<bits>]",
+        "    Generate a secure 256-bit user password. The optional `bits` argument can",
+        "    be used to specify a different size.",
+        "LIST",
+        "    Show users details in config file format.",
+        "LOAD",
+        "    Reload users from the ACL file.",
+        "LOG [<count> | RESET]",
+        "    Show the ACL log entries.",
+        "SAVE",
+        "    Save the current config to the ACL file.",
+        "SETUSER <username> <attribute> [<attribute> ...]",
+        "    Create or modify a user with the specified attributes.",
+        "USERS",
+        "    List all the registered usernames.",
+        "WHOAMI",
+        "    Return the current connection username.",
+      ]), helpFlags),
+    ],
+  },
+];
