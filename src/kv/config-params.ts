@@ -9,6 +9,7 @@ import { int64Max, parseInt64 } from "./args.ts";
 import { KvError } from "./errors.ts";
 import { invalidEventClassText, parseEventClasses } from "./keyspace-events.ts";
 import { evictionPolicies } from "./eviction.ts";
+import { aclLogEntriesMaxDefault } from "./acl/acl-log.ts";
 import { bulkBytesMaxDefault } from "./resp/parser.ts";
 
 interface MemoryParam {
@@ -64,6 +65,8 @@ export const integerParams: Readonly<Record<string, IntegerParam>> = {
   "maxmemory-samples": { default: 5, min: 1, max: 2_147_483_647n },
   /** Keys CLIENT TRACKING's table remembers at most (tracking.ts); 0 for no bound. */
   "tracking-table-max-keys": { default: 1_000_000, min: 0 },
+  /** ACL LOG keeps this many entries (acl/acl-log.ts). */
+  "acllog-max-len": { default: aclLogEntriesMaxDefault, min: 0 },
   /** SLOWLOG keeps this many entries. */
   "slowlog-max-len": { default: 128, min: 0 },
   /** Entries per node of a stream (stream.ts); 0 for no limit. */

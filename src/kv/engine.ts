@@ -16,7 +16,7 @@ import { type CommandFlag, type CommandSpec, type Exec, keysOf } from "./command
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { clientLine } from "./commands/connection.ts";
-import { AclUsers, noPermission } from "./acl/acl-users.ts";
+import { AclUsers, noPermission, noPermissionAtExec } from "./acl/acl-users.ts";
 import { Monitors } from "./monitor.ts";
 import { Slowlog } from "./slowlog.ts";
 import { ScriptCache } from "./scripting/script-cache.ts";
@@ -213,6 +213,7 @@ export class Engine {
     }
     if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
     else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
+    else if (name === "acllog-max-len") this.acl.log.setEntriesMax(Number(value));
     else if (name === "requirepass") {
       this.password = value;
       this.acl.setDefaultPassword(value);
@@ -250,6 +251,19 @@ export class Engine {
     this.logInAsDefault(session);
     this.sessions.set(session.id, session);
     this.stats.connectionsReceived++;
+  }
+
+  /**
+   * Why a command queued in MULTI may no longer run at EXEC, its user's permissions having
+   * changed since it was queued (logged in ACL LOG); null when it may.
+   */
+  refusalAtExec(session: Session, spec: CommandSpec, argv: string[]): string | null {
+    const user = session.user;
+    if (user === null || user.unrestricted) return null;
+    const refusal = this.acl.refusal(user, spec, argv);
+    if (refusal === null) return null;
+    this.acl.logRefusal(refusal.reason, "multi", refusal.object, user.name, clientLine(this, session), Date.now());
+    return noPermissionAtExec(refusal);
   }
 
   /**

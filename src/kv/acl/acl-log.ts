@@ -9,8 +9,8 @@ export type AclDenial = "command" | "key" | "channel" | "auth";
 /** Where: a command of the client's own, one queued in MULTI, or one a script called. */
 export type AclContext = "toplevel" | "multi" | "lua";
 
-/** Entries kept at most (Redis's acllog-max-len default). */
-export const aclLogEntriesMax = 128;
+/** Entries kept at most unless CONFIG SET acllog-max-len says otherwise (Redis's default). */
+export const aclLogEntriesMaxDefault = 128;
 /** How long a refusal like an earlier one counts on that one's entry. */
 const groupingWindowMs = 60_000;
 
@@ -29,6 +29,14 @@ export interface AclLogEntry {
 export class AclLog {
   /** Newest first. */
   readonly entries: AclLogEntry[] = [];
+  /** acllog-max-len. */
+  private entriesMax = aclLogEntriesMaxDefault;
+
+  /** CONFIG SET acllog-max-len: the oldest entries past it go at once. */
+  setEntriesMax(entries: number): void {
+    this.entriesMax = entries;
+    if (this.entries.length > entries) this.entries.length = entries;
+  }
 
   add(entry: Omit<AclLogEntry, "count" | "createdMs">, nowMs: number): void {
     const at = this.entries.findIndex(
@@ -43,7 +51,7 @@ export class AclLog {
       return;
     }
     this.entries.unshift({ ...entry, count: 1, createdMs: nowMs });
-    if (this.entries.length > aclLogEntriesMax) this.entries.length = aclLogEntriesMax;
+    if (this.entries.length > this.entriesMax) this.entries.length = this.entriesMax;
   }
 
   reset(): void {

@@ -50,7 +50,7 @@ export class AclUsers {
    * ACL SETUSER: applies `rules` to the user named `name`, made if new (off, nothing allowed).
    * All of them or none: a bad rule throws Redis's error and changes nothing.
    */
-  setUser(name: string, rules: readonly string[]): void {
+  setUser(name: string, rules: readonly string[]): AclUser {
     if (/[\s\0]/.test(name)) throw new KvError("ERR Usernames can't contain spaces or null characters");
     const existing = this.users.get(name);
     const changed = existing?.copy() ?? new AclUser(name);
@@ -64,6 +64,7 @@ export class AclUsers {
     }
     if (existing === undefined) this.users.set(name, changed);
     else existing.assign(changed);
+    return existing ?? changed;
   }
 
   /** ACL DELUSER: the users deleted (the default user cannot be). */
@@ -125,6 +126,14 @@ export class AclUsers {
 export function noPermission(refusal: Refusal): string {
   if (refusal.reason === "command") return `NOPERM this user has no permissions to run the '${refusal.object}' command`;
   return `NOPERM this user has no permissions to access one of the ${refusal.reason === "key" ? "keys" : "channels"} used as arguments`;
+}
+
+/** Why EXEC refuses a queued command its user may no longer run, as Redis 7.0 words it. */
+export function noPermissionAtExec(refusal: Refusal): string {
+  const reason = refusal.reason === "command"
+    ? "no permission to execute the command or subcommand"
+    : refusal.reason === "key" ? "no permission to touch the specified keys" : "no permission to access one of the channels used as arguments";
+  return `NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ${reason}`;
 }
 
 /** The words for a refusal of a command a script called (the script's error). */

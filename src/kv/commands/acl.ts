@@ -31,7 +31,14 @@ const sub = (name: string, arity: number, summary: string, run: CommandSpec["run
 });
 
 function setUser(x: Exec, argv: string[]): void {
-  x.engine.acl.setUser(argv[2]!, argv.slice(3));
+  const user = x.engine.acl.setUser(argv[2]!, argv.slice(3));
+  // A client of the user subscribed to a channel or pattern it may no longer use is
+  // disconnected, as Redis 7.0 does, rather than left hearing what it is now refused.
+  for (const session of [...x.engine.sessions.values()]) {
+    if (session.user !== user) continue;
+    const lost = (channels: Iterable<string>, patterns: boolean) => [...channels].some((c) => !user.mayAccessChannel(c, patterns));
+    if (lost(session.channels, false) || lost(session.shardChannels, false) || lost(session.patterns, true)) disconnect(x, session);
+  }
   x.reply.simple("OK");
 }
 

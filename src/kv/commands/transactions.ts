@@ -43,7 +43,11 @@ function exec(x: Exec): void {
   x.session.inExec = true;
   x.engine.aof?.beginTransaction();
   try {
-    for (const { spec, argv } of queued) x.engine.run(spec, x.session, argv, x.reply);
+    for (const { spec, argv } of queued) {
+      const refusal = x.engine.refusalAtExec(x.session, spec, argv);
+      if (refusal === null) x.engine.run(spec, x.session, argv, x.reply);
+      else x.reply.error(refusal);
+    }
   } finally {
     x.session.inExec = false;
     x.engine.aof?.endTransaction();
