@@ -96,3 +96,32 @@ describe("without --requirepass", () => {
     expect((await call(kv.httpPort!, "GET", "/dbsize", "Bearer anything")).status).toBe(200);
   });
 });
+
+// REST runs as the default user, so an ACL that takes commands or keys from that user takes them
+// from REST too: 403 with Redis's NOPERM message, and nothing changed.
+describe("with the default user limited by ACL", () => {
+  let kv: ServerProcess;
+  let resp: RespClient;
+  kvWithClient(["--appendonly", "no"], async (server, client) => {
+    kv = server;
+    resp = client;
+    // The RESP client logs in as a user of its own first: limiting the default user limits it too.
+    expect(await resp.call("ACL", "SETUSER", "admin", "on", ">pw", "allkeys", "allchannels", "+@all")).toEqual({ s: "OK" });
+    expect(await resp.call("AUTH", "admin", "pw")).toEqual({ s: "OK" });
+  });
+
+  test("a command the default user may not run, or a key it may not touch, is 403; what it may do is 200", async () => {
+    expect(await resp.call("ACL", "SETUSER", "default", "resetkeys", "~open:*", "-del")).toEqual({ s: "OK" });
+    const denied = await call(kv.httpPort!, "PUT", "/kv/secret", undefined, { value: "v" });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual({ error: "NOPERM this user has no permissions to access one of the keys used as arguments" });
+    expect(await resp.call("EXISTS", "secret")).toBe(0n);
+    expect((await call(kv.httpPort!, "PUT", "/kv/open:1", undefined, { value: "v" })).status).toBe(200);
+    const del = await call(kv.httpPort!, "DELETE", "/kv/open:1");
+    expect(del.status).toBe(403);
+    expect(del.body).toEqual({ error: "NOPERM this user has no permissions to run the 'del' command" });
+    expect(await resp.call("GET", "open:1")).toBe("v");
+    expect(await resp.call("ACL", "SETUSER", "default", "allkeys", "+del")).toEqual({ s: "OK" });
+    expect((await call(kv.httpPort!, "DELETE", "/kv/open:1")).status).toBe(200);
+  });
+});
