@@ -78,9 +78,12 @@ export function describeChannels(user: AclUser): string {
   return user.channelPatterns.map((pattern) => `&${pattern}`).join(" ");
 }
 
-/** GETUSER's flags: on or off, then nopass when set. */
+/** GETUSER's flags: on or off, then nopass and the payload check when set. */
 export function userFlags(user: AclUser): string[] {
-  return user.nopass ? [user.enabled ? "on" : "off", "nopass"] : [user.enabled ? "on" : "off"];
+  const flags = [user.enabled ? "on" : "off"];
+  if (user.nopass) flags.push("nopass");
+  if (user.payloadCheck !== "") flags.push(user.payloadCheck);
+  return flags;
 }
 
 /** The user as one ACL LIST line: "user alice on #… ~k* resetchannels &c* -@all +get". */

@@ -18,7 +18,7 @@ export interface AclLogEntry {
   count: number;
   reason: AclDenial;
   context: AclContext;
-  /** The command's, key's or channel's name; "auth" for a login. */
+  /** The command's, key's or channel's name; for a login, the command as typed (AUTH, HELLO). */
   object: string;
   username: string;
   createdMs: number;

@@ -72,6 +72,11 @@ export class AclUser {
   keyPatterns: string[] = [];
   /** Channel patterns; ["*"] is allchannels. */
   channelPatterns: string[] = [];
+  /**
+   * Whether RESTORE checks the user's payloads deeply (Redis's sanitize-payload flags): "" until a
+   * rule says. svc checks every payload whole whichever is set, so it is only shown back.
+   */
+  payloadCheck: "" | "sanitize-payload" | "skip-sanitize-payload" = "";
 
   constructor(readonly name: string) {}
 
@@ -85,6 +90,7 @@ export class AclUser {
     user.futureCommands = this.futureCommands;
     user.keyPatterns = [...this.keyPatterns];
     user.channelPatterns = [...this.channelPatterns];
+    user.payloadCheck = this.payloadCheck;
     return user;
   }
 
@@ -99,6 +105,7 @@ export class AclUser {
     this.futureCommands = other.futureCommands;
     this.keyPatterns = [...other.keyPatterns];
     this.channelPatterns = [...other.channelPatterns];
+    this.payloadCheck = other.payloadCheck;
   }
 
   /** Applies one ACL SETUSER rule; throws AclRuleError with Redis's reason. */
@@ -135,8 +142,12 @@ export class AclUser {
         return this.allCommands(true);
       case "nocommands":
         return this.allCommands(false);
+      case "sanitize-payload":
+      case "skip-sanitize-payload":
+        this.payloadCheck = lower;
+        return;
       case "reset":
-        for (const part of ["resetpass", "resetkeys", "resetchannels", "off", "-@all"]) this.apply(part);
+        for (const part of ["resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"]) this.apply(part);
         return;
       case "clearselectors":
         throw syntaxError();
@@ -188,9 +199,9 @@ export class AclUser {
     const subName = `${spec.name}|${name.slice(bar + 1).toLowerCase()}`;
     const sub = spec.subcommands?.find((s) => s.name === subName);
     if (sub !== undefined) return this.set(sub, allow);
-    // Redis takes +cmd|arg for a command without subcommands (a first-argument rule, 7.0) and
-    // refuses -cmd|arg; svc takes neither (see the top).
-    if (spec.subcommands === undefined) throw syntaxError();
+    // Redis takes +cmd|arg for a command without subcommands (a first-argument rule, 7.0); svc
+    // does not (see the top). Both refuse -cmd|arg, and an unknown subcommand.
+    if (spec.subcommands === undefined && allow) throw syntaxError();
     throw new AclRuleError("Unknown command or category name in ACL");
   }
 

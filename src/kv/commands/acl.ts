@@ -9,7 +9,7 @@ import { describeChannels, describeCommands, describeKeys, describeUser, userFla
 import { categoryCommands } from "../acl/acl-user.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
 import { parseInt64 } from "../args.ts";
-import { KvError } from "../errors.ts";
+import { KvError, notAnInteger } from "../errors.ts";
 import { disconnect } from "./connection.ts";
 import { helpReply } from "./keys.ts";
 import { type CommandFlag, type CommandSpec, type Exec, helpFlags } from "./spec.ts";
@@ -73,7 +73,16 @@ function deleteUsers(x: Exec, argv: string[]): void {
   x.reply.integer(deleted.length);
 }
 
+/**
+ * CAT, GENPASS and LOG take one argument at most; more is refused as Redis words it, naming the
+ * subcommand as typed.
+ */
+function atMostOneArgument(argv: string[]): void {
+  if (argv.length > 3) throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try ACL HELP.`);
+}
+
 function cat(x: Exec, argv: string[]): void {
+  atMostOneArgument(argv);
   if (argv.length === 2) {
     x.reply.array(allCategories.length);
     for (const category of allCategories) x.reply.bulk(category);
@@ -81,15 +90,15 @@ function cat(x: Exec, argv: string[]): void {
   }
   const commands = categoryCommands(argv[2]!);
   if (commands === undefined) throw new KvError(`ERR Unknown category '${argv[2]}'`);
-  // Redis lists a container's subcommands, not the container itself.
-  const listed = commands.filter((spec) => spec.subcommands === undefined);
-  x.reply.array(listed.length);
-  for (const spec of listed) x.reply.bulk(spec.name);
+  x.reply.array(commands.length);
+  for (const spec of commands) x.reply.bulk(spec.name);
 }
 
 function genpass(x: Exec, argv: string[]): void {
+  atMostOneArgument(argv);
   const bits = argv.length === 3 ? parseInt64(argv[2]!) : BigInt(genpassBitsDefault);
-  if (bits === null || bits <= 0n || bits > BigInt(genpassBitsMax)) {
+  if (bits === null) throw notAnInteger();
+  if (bits <= 0n || bits > BigInt(genpassBitsMax)) {
     throw new KvError("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096");
   }
   const hexDigits = Math.ceil(Number(bits) / 4);
@@ -97,6 +106,7 @@ function genpass(x: Exec, argv: string[]): void {
 }
 
 function log(x: Exec, argv: string[]): void {
+  atMostOneArgument(argv);
   const acl = x.engine.acl;
   let count = acl.log.entries.length;
   if (argv.length === 3) {
@@ -105,9 +115,10 @@ function log(x: Exec, argv: string[]): void {
       return x.reply.simple("OK");
     }
     const n = parseInt64(argv[2]!);
-    if (n === null || n < 0n) throw new KvError("ERR value is out of range, must be positive");
-    count = Math.min(count, Number(n));
-  } else if (argv.length > 3) throw new KvError("ERR syntax error");
+    if (n === null) throw notAnInteger();
+    // A count below zero lists nothing, as in Redis.
+    count = n < 0n ? 0 : Math.min(count, Number(n));
+  }
   const nowMs = Date.now();
   x.reply.array(count);
   for (const entry of acl.log.entries.slice(0, count)) {
@@ -135,7 +146,8 @@ function dryRun(x: Exec, argv: string[]): void {
   const commandArgv = argv.slice(3);
   const resolved = x.engine.resolve(commandArgv);
   if (typeof resolved === "string") {
-    if (resolved.startsWith("ERR unknown command")) throw new KvError(`ERR Command '${commandArgv[0]}' not found`);
+    // An unknown command or subcommand is "not found"; a wrong count of arguments says so.
+    if (/^ERR unknown (sub)?command/.test(resolved)) throw new KvError(`ERR Command '${commandArgv[0]}' not found`);
     throw new KvError(resolved);
   }
   const refusal = x.engine.acl.refusal(user, resolved, commandArgv);

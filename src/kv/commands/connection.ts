@@ -32,13 +32,14 @@ function ping(x: Exec, argv: string[]): void {
 const wrongPass = () => new KvError("WRONGPASS invalid username-password pair or user is disabled.");
 
 /**
- * Logs the client in as `username` (AUTH, HELLO AUTH), or throws WRONGPASS and logs the attempt
- * in ACL LOG. A failed attempt leaves a client logged in as it was, as in Redis.
+ * Logs the client in as `username` (AUTH, HELLO AUTH: `command`), or throws WRONGPASS and logs
+ * the attempt in ACL LOG. A failed attempt leaves a client logged in as it was, as in Redis.
  */
-function logIn(x: Exec, username: string, password: string): void {
+function logIn(x: Exec, command: string, username: string, password: string): void {
   const user = x.engine.acl.authenticate(username, password);
   if (user === null) {
-    x.engine.acl.logRefusal("auth", "toplevel", "auth", username, clientLine(x.engine, x.session), Date.now());
+    // The command is logged as the client typed its name, as Redis does.
+    x.engine.acl.logRefusal("auth", "toplevel", command, username, clientLine(x.engine, x.session), Date.now());
     throw wrongPass();
   }
   x.session.user = user;
@@ -53,7 +54,7 @@ function auth(x: Exec, argv: string[]): void {
       "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
     );
   }
-  logIn(x, argv.length === 3 ? argv[1]! : defaultUser, password);
+  logIn(x, argv[0]!, argv.length === 3 ? argv[1]! : defaultUser, password);
   x.reply.simple("OK");
 }
 
@@ -72,7 +73,7 @@ function hello(x: Exec, argv: string[]): void {
     const word = argv[i]!.toUpperCase();
     if (word === "SETNAME" && i + 1 < argv.length) name = argv[++i]!;
     else if (word === "AUTH" && i + 2 < argv.length) {
-      logIn(x, argv[i + 1]!, argv[i + 2]!);
+      logIn(x, argv[0]!, argv[i + 1]!, argv[i + 2]!);
       i += 2;
     } else throw new KvError(`ERR Syntax error in HELLO option '${argv[i]}'`);
   }
@@ -220,7 +221,7 @@ function client(x: Exec, argv: string[]): void {
       return x.reply.simple("OK");
     }
     case "list":
-      return x.reply.verbatim([...x.engine.sessions.values()].map((t) => `${clientLine(x.engine, t)}\n`).join(""));
+      return x.reply.verbatim(listedClients(x, argv).map((t) => `${clientLine(x.engine, t)}\n`).join(""));
     case "info":
       return x.reply.verbatim(`${clientLine(x.engine, s)}\n`);
     case "kill":
@@ -280,6 +281,32 @@ function monitor(x: Exec): void {
   if (x.engine.monitors.has(x.session)) return;
   x.engine.monitors.add(x.session);
   x.reply.simple("OK");
+}
+
+/**
+ * The clients CLIENT LIST [TYPE normal|master|replica|slave|pubsub] [ID id …] names: every one,
+ * or those of a type (svc has no replicas or masters), or those of the IDs given, in their order.
+ */
+function listedClients(x: Exec, argv: string[]): Session[] {
+  const sessions = [...x.engine.sessions.values()];
+  if (argv.length === 2) return sessions;
+  const option = argv[2]!.toUpperCase();
+  if (option === "TYPE" && argv.length === 4) {
+    const type = argv[3]!.toLowerCase();
+    if (type === "normal") return sessions.filter((s) => !s.subscribed);
+    if (type === "pubsub") return sessions.filter((s) => s.subscribed);
+    if (type === "master" || type === "replica" || type === "slave") return [];
+    throw new KvError(`ERR Unknown client type '${argv[3]}'`);
+  }
+  if (option !== "ID" || argv.length < 4) throw syntaxError();
+  const listed: Session[] = [];
+  for (const word of argv.slice(3)) {
+    const id = parseInt64(word);
+    if (id === null) throw new KvError("ERR Invalid client ID");
+    const session = x.engine.sessions.get(Number(id));
+    if (session !== undefined) listed.push(session);
+  }
+  return listed;
 }
 
 /** CLIENT's subcommands that act on other connections are administrative, as in Redis (MONITOR does not show them). */
