@@ -16,7 +16,8 @@ import { type CommandFlag, type CommandSpec, type Exec, keysOf } from "./command
 import { commandTable, lookupCommand } from "./commands/table.ts";
 import { discardTransaction } from "./commands/transactions.ts";
 import { clientLine } from "./commands/connection.ts";
-import { AclUsers, noPermission, noPermissionAtExec } from "./acl/acl-users.ts";
+import type { AclContext } from "./acl/acl-log.ts";
+import { AclUsers, noPermission, type Refusal } from "./acl/acl-users.ts";
 import { Monitors } from "./monitor.ts";
 import { Slowlog } from "./slowlog.ts";
 import { ScriptCache } from "./scripting/script-cache.ts";
@@ -254,16 +255,16 @@ export class Engine {
   }
 
   /**
-   * Why a command queued in MULTI may no longer run at EXEC, its user's permissions having
-   * changed since it was queued (logged in ACL LOG); null when it may.
+   * What the session's user may not do of this command (its command, a key, a channel), logged
+   * in ACL LOG as refused in `context`; null when nothing is refused. The caller words the error:
+   * NOPERM at top level, EXEC's and a script's own words.
    */
-  refusalAtExec(session: Session, spec: CommandSpec, argv: string[]): string | null {
+  refusal(session: Session, spec: CommandSpec, argv: string[], context: AclContext): Refusal | null {
     const user = session.user;
     if (user === null || user.unrestricted) return null;
     const refusal = this.acl.refusal(user, spec, argv);
-    if (refusal === null) return null;
-    this.acl.logRefusal(refusal.reason, "multi", refusal.object, user.name, clientLine(this, session), Date.now());
-    return noPermissionAtExec(refusal);
+    if (refusal !== null) this.acl.logRefusal(refusal.reason, context, refusal.object, user.name, clientLine(this, session), Date.now());
+    return refusal;
   }
 
   /**
@@ -325,14 +326,10 @@ export class Engine {
     const name = resolved.name;
     session.lastCommand = name;
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
-    const user = session.user;
-    if (user !== null && !user.unrestricted && !resolved.flags.includes("no_auth")) {
-      const refusal = this.acl.refusal(user, resolved, argv);
-      if (refusal !== null) {
-        const context = session.multi !== null ? "multi" : "toplevel";
-        this.acl.logRefusal(refusal.reason, context, refusal.object, user.name, clientLine(this, session), Date.now());
-        return this.reject(session, argv, reply, noPermission(refusal));
-      }
+    // AUTH and HELLO are never refused; checked only for a user with limits.
+    if (session.user !== null && !session.user.unrestricted && !resolved.flags.includes("no_auth")) {
+      const refusal = this.refusal(session, resolved, argv, session.multi !== null ? "multi" : "toplevel");
+      if (refusal !== null) return this.reject(session, argv, reply, noPermission(refusal));
     }
     if (this.maxMemoryBytes > 0 && resolved.flags.includes("denyoom") && ++this.growthSinceCheck >= growthChecksEvery) this.checkMaxmemory();
     // Past maxmemory, with nothing left to evict, nothing that may grow the data runs, nor

@@ -3,6 +3,7 @@
  * unknown command or a wrong arity makes EXEC answer EXECABORT) and run together by EXEC, unless a
  * watched key changed, in which case EXEC answers the null array and runs nothing.
  */
+import { noPermissionAtExec } from "../acl/acl-users.ts";
 import { KvError } from "../errors.ts";
 import type { Engine } from "../engine.ts";
 import type { Session } from "../session.ts";
@@ -44,9 +45,10 @@ function exec(x: Exec): void {
   x.engine.aof?.beginTransaction();
   try {
     for (const { spec, argv } of queued) {
-      const refusal = x.engine.refusalAtExec(x.session, spec, argv);
+      // The user's permissions may have changed since the command was queued.
+      const refusal = x.engine.refusal(x.session, spec, argv, "multi");
       if (refusal === null) x.engine.run(spec, x.session, argv, x.reply);
-      else x.reply.error(refusal);
+      else x.reply.error(noPermissionAtExec(refusal));
     }
   } finally {
     x.session.inExec = false;

@@ -7,7 +7,6 @@
  * holds for the rest of the script only.
  */
 import { scriptNoPermission } from "../acl/acl-users.ts";
-import { clientLine } from "../commands/connection.ts";
 import type { Engine } from "../engine.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
@@ -113,14 +112,8 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
   }
   const flags = resolved.flags;
   if (flags.includes("noscript")) return out.error("ERR This Redis command is not allowed from script");
-  const user = session.user;
-  if (user !== null && !user.unrestricted) {
-    const refusal = engine.acl.refusal(user, resolved, argv);
-    if (refusal !== null) {
-      engine.acl.logRefusal(refusal.reason, "lua", refusal.object, user.name, clientLine(engine, session), Date.now());
-      return out.error(scriptNoPermission(refusal));
-    }
-  }
+  const refusal = engine.refusal(session, resolved, argv, "lua");
+  if (refusal !== null) return out.error(scriptNoPermission(refusal));
   if (readOnly && flags.includes("write")) return out.error("ERR Write commands are not allowed from read-only scripts.");
   if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) return out.error(overMaxmemory().message);
   const persistFailure = engine.aof?.failureReason ?? null;
