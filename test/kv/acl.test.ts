@@ -651,6 +651,22 @@ test("ACL DELUSER disconnects the deleted user's connections, and only theirs", 
   expect(lines).toContain('doomed-2 PING -> {"closed":true}');
 });
 
+test("CLIENT KILL USER disconnects that user's connections, and names an unknown user", async () => {
+  const lines = await sameOnBoth(async (s) => {
+    await s.admin("ACL", "SETUSER", "kicked", "on", ">pw", "~*", "&*", "+@all");
+    await s.admin("ACL", "SETUSER", "staying", "on", ">pw", "~*", "&*", "+@all");
+    const first = await s.login("kicked", "pw", "kicked-1");
+    const second = await s.login("kicked", "pw", "kicked-2");
+    const other = await s.login("staying", "pw");
+    await s.admin("CLIENT", "KILL", "USER", "nosuch");
+    await s.admin("CLIENT", "KILL", "USER", "kicked");
+    for (const c of [first, second, other]) await s.on(c, "PING");
+    await s.admin("CLIENT", "KILL", "USER", "kicked");
+  });
+  expect(lines).toContain('admin CLIENT KILL USER kicked -> ":2"');
+  expect(lines).toContain('kicked-1 PING -> {"closed":true}');
+});
+
 test("CONFIG SET requirepass sets the default user's password; an empty one makes it nopass again", async () => {
   const password = "req-pass";
   const lines = await sameOnBoth(async (s) => {

@@ -157,7 +157,11 @@ function clientKill(x: Exec, argv: string[]): void {
       const type = value.toLowerCase();
       if (!["normal", "pubsub", "master", "replica", "slave"].includes(type)) throw new KvError(`ERR Unknown client type '${value}'`);
       filters.push((s) => (type === "pubsub" ? s.subscribed : type === "normal" && !s.subscribed));
-    } else if (word === "USER") filters.push(() => value === "default");
+    } else if (word === "USER") {
+      const user = x.engine.acl.get(value);
+      if (user === undefined) throw new KvError(`ERR No such user '${value}'`);
+      filters.push((s) => (s.user ?? x.engine.acl.defaultUser) === user);
+    }
     else throw syntaxError();
   }
   const victims = sessions.filter((s) => (!skipMe || s !== x.session) && filters.every((f) => f(s)));
