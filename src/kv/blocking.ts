@@ -5,7 +5,7 @@
  * served client's own push (BLMOVE) can make further keys ready within the same pass.
  */
 import type { Keyspace } from "./keyspace.ts";
-import { addToIndex, type BlockedState, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
+import { addToIndex, answerBlocked, type BlockedState, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
 
 const blockKey = (dbIndex: number, key: string) => `${dbIndex}\u0000${key}`;
 const keyOf = (id: string) => id.slice(id.indexOf("\u0000") + 1);
@@ -34,7 +34,7 @@ export class Blocking {
       state.timer = setTimeout(() => {
         if (session.blocked !== state) return;
         this.unblock(session);
-        state.timeout();
+        answerBlocked(session, () => state.timeout());
       }, Math.max(0, state.deadlineMs - Date.now()));
     }
   }
@@ -71,7 +71,7 @@ export class Blocking {
         if (state === null) continue;
         // A waiter that cannot be served (it wants another type) leaves later waiters their turn.
         const startedMs = performance.now();
-        if (!state.tryServe(key)) continue;
+        if (!answerBlocked(session, () => state.tryServe(key))) continue;
         this.onServed(session, state, (performance.now() - startedMs) * 1000);
         this.unblock(session);
         session.transport?.flush();

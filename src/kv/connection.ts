@@ -76,6 +76,14 @@ export class Connection implements Transport, TurnWriter {
     return { queryBytes: this.parser.pendingBytes + this.waitingBytes, outputBytes: this.writer.pendingBytes, replyBufferBytes: this.writer.buffer.length };
   }
 
+  outputMark(): number {
+    return this.writer.endTotal;
+  }
+
+  dropOutputFrom(mark: number): void {
+    this.writer.discardFrom(mark);
+  }
+
   onData(chunk: Uint8Array): void {
     if (this.closed) return;
     const stats = this.engine.stats;
@@ -146,10 +154,10 @@ export class Connection implements Transport, TurnWriter {
     if (!session.repliesOff && !session.skipNextReply) return this.engine.execute(session, argv);
     const skipped = session.skipNextReply;
     session.skipNextReply = false;
-    const mark = this.writer.endTotal;
+    const mark = this.outputMark();
     this.engine.execute(session, argv);
     // CLIENT REPLY ON's own OK is sent: it turned replies back on before answering.
-    if (skipped || session.repliesOff) this.writer.discardFrom(mark);
+    if (skipped || session.repliesOff) this.dropOutputFrom(mark);
   }
 
   private hold(argv: string[]): void {

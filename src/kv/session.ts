@@ -23,6 +23,25 @@ export interface Transport {
   close(): void;
   /** The bytes a connection holds for its client (CLIENT LIST, INFO clients); a REST request holds none. */
   memory?(): ClientMemory;
+  /** Where the reply writer's output ends now, and drops what was written after such a point. */
+  outputMark?(): number;
+  dropOutputFrom?(mark: number): void;
+}
+
+/**
+ * Runs `answer`, which replies to a blocked client out of its turn (served, timed out, or
+ * unblocked by CLIENT UNBLOCK). With CLIENT REPLY OFF what it wrote is dropped: Redis writes no
+ * reply to such a client, whenever it comes.
+ */
+export function answerBlocked<T>(session: Session, answer: () => T): T {
+  const transport = session.transport;
+  if (!session.repliesOff || transport?.outputMark === undefined) return answer();
+  const mark = transport.outputMark();
+  try {
+    return answer();
+  } finally {
+    transport.dropOutputFrom?.(mark);
+  }
 }
 
 export interface ClientMemory {

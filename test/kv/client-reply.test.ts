@@ -55,3 +55,41 @@ test("a client whose replies are off still receives its pub/sub messages (RESP3)
     pub.close();
   }
 });
+
+test("a blocked command of a client whose replies are off answers nothing when served, timed out or unblocked (as redis-server)", async () => {
+  const transcripts: string[] = [];
+  for (const port of [servers.redis.port, servers.kv.port]) {
+    const waiter = await RespClient.connect(port);
+    const other = await RespClient.connect(port);
+    await other.call("DEL", "q");
+    const id = await waiter.call("CLIENT", "ID");
+    waiter.writeRaw(encodeCommand(["CLIENT", "REPLY", "OFF"]));
+    // Served by a push: the pop happens (the list is empty after), and nothing is answered.
+    waiter.writeRaw(encodeCommand(["BLPOP", "q", "0"]));
+    await until(async () => String(await other.call("CLIENT", "LIST", "ID", String(id))).includes("flags=b"));
+    expect(await other.call("RPUSH", "q", "x")).toBe(1n);
+    // Timed out, then unblocked by CLIENT UNBLOCK: nothing answered either time.
+    waiter.writeRaw(encodeCommand(["BLPOP", "empty", "0.05"]));
+    await Bun.sleep(150);
+    waiter.writeRaw(encodeCommand(["BLPOP", "empty", "0"]));
+    await until(async () => String(await other.call("CLIENT", "LIST", "ID", String(id))).includes("flags=b"));
+    expect(await other.call("CLIENT", "UNBLOCK", String(id), "ERROR")).toBe(1n);
+    // Replies on again: the first thing the client hears is this OK, then its PING.
+    waiter.writeRaw(encodeCommand(["CLIENT", "REPLY", "ON"]));
+    expect(await waiter.read()).toEqual({ s: "OK" });
+    expect(await waiter.call("PING")).toEqual({ s: "PONG" });
+    transcripts.push(`${await other.call("LLEN", "q")}`);
+    waiter.close();
+    other.close();
+  }
+  expect(transcripts).toEqual(["0", "0"]);
+});
+
+/** Polls `condition` until it holds (a few seconds at most). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    if (await condition()) return;
+    await Bun.sleep(10);
+  }
+  throw new Error("condition never held");
+}

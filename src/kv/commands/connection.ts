@@ -5,7 +5,7 @@ import { parseInt64 } from "../args.ts";
 import type { Engine } from "../engine.ts";
 import { defaultUser } from "../auth.ts";
 import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../errors.ts";
-import type { Session } from "../session.ts";
+import { answerBlocked, type Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
 import { helpFlags } from "./spec.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
@@ -183,10 +183,10 @@ function clientUnblock(x: Exec, argv: string[]): void {
   const state = target?.blocked ?? null;
   if (target === undefined || state === null) return x.reply.integer(0);
   x.engine.blocking.unblock(target);
-  if (reason === "TIMEOUT") state.timeout();
+  if (reason === "TIMEOUT") answerBlocked(target, () => state.timeout());
   else {
     x.engine.blockedFailed(state);
-    target.reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    answerBlocked(target, () => target.reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK"));
     target.transport?.flush();
   }
   x.reply.integer(1);
