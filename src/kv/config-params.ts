@@ -82,7 +82,7 @@ const enumParams: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Parameters Redis fixes at start: CONFIG SET refuses them with its words. */
-const immutableParams: ReadonlySet<string> = new Set(["databases", "appendfilename", "daemonize", "pidfile", "logfile", "supervised"]);
+const immutableParams: ReadonlySet<string> = new Set(["databases", "appendfilename", "daemonize", "pidfile", "logfile", "supervised", "aclfile"]);
 
 /**
  * Parameters Redis changes at runtime but svc sets only at start (from its flags): refused

@@ -130,8 +130,6 @@ export class Engine {
   onAppendonly: (() => void) | null = null;
   /** Whether the active expiry cycle deletes expired keys (DEBUG SET-ACTIVE-EXPIRE turns it off). */
   activeExpire = true;
-  /** The default user's password (requirepass); "" lets every client in without AUTH. */
-  password = "";
   /** The ACL users, the default user among them, and ACL LOG. */
   readonly acl = new AclUsers();
   /** How long commands take, for INFO commandstats (command-timing.ts). */
@@ -215,10 +213,7 @@ export class Engine {
     if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
     else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
     else if (name === "acllog-max-len") this.acl.log.setEntriesMax(Number(value));
-    else if (name === "requirepass") {
-      this.password = value;
-      this.acl.setDefaultPassword(value);
-    }
+    else if (name === "requirepass") this.acl.setDefaultPassword(value);
     else if (name === "appendfsync") this.aof?.setPolicy(value as FsyncPolicy);
     else if (name === "appendonly") this.onAppendonly?.();
     else if (name === "aof-timestamp-enabled" && this.aof !== null) this.aof.timestamps = value === "yes";

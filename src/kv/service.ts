@@ -2,6 +2,7 @@
  * `svc kv`: the Redis-compatible key-value service. RESP2 on --port (6379) and the REST API
  * (src/kv/rest, docs/kv-rest.md) on --http-port (5020), over one engine.
  */
+import { readAclFile } from "./acl/acl-file.ts";
 import { flag } from "../core/config.ts";
 import { httpIdleTimeoutSecondsDefault, httpIdleTimeoutSecondsMax, kvDatabasesDefault, kvRestBlockTimeoutMsDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
@@ -51,6 +52,7 @@ export const kvService = defineService({
       help: "always: a write is on disk before its reply (group commit); everysec: synced once a second; no: when the kernel likes",
     }),
     requirepass: flag.string({ default: "", help: "password clients must give (AUTH, or a REST bearer token); empty for none" }),
+    aclfile: flag.string({ default: "", help: "ACL users file (user lines, as ACL SAVE writes them), loaded at start; empty for none" }),
     databases: flag.int({ default: kvDatabasesDefault, min: 1, max: 1_000_000, help: "number of databases (SELECT 0..n-1)" }),
     respParser: flag.enum({
       default: "ts", choices: ["ts", "native"],
@@ -62,11 +64,20 @@ export const kvService = defineService({
       databases: config.databases,
       log,
       config: {
-        port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass,
+        port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass, aclfile: config.aclfile,
         appendonly: config.appendonly, appendfsync: config.appendfsync, appendfilename: aofFileName,
         "aof-timestamp-enabled": config.aofTimestampEnabled, "aof-load-truncated": config.aofLoadTruncated,
       },
     });
+    // The file's users, the default user among them, replace what requirepass set, as in Redis;
+    // a file that cannot be read or has a bad line stops the start.
+    if (config.aclfile !== "") {
+      try {
+        engine.acl.replaceAll(readAclFile(config.aclfile));
+      } catch (error) {
+        throw new Error(`Aborting startup because of ACL errors: ${(error as Error).message.replace(/^ERR /, "")}`);
+      }
+    }
     const aofControl = new AofFileControl(engine, config.dir, log);
     if (config.appendonly === "yes") aofControl.loadAndContinue();
     engine.onAppendonly = () => aofControl.follow();

@@ -3,7 +3,7 @@
 // logging out, CONFIG SET requirepass — and real clients log in with their usual options.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Redis from "ioredis";
-import { passwordMatches } from "../../src/kv/auth.ts";
+import { passwordDigest, passwordMatchesDigest } from "../../src/kv/auth.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 
@@ -159,11 +159,14 @@ describe("without requirepass", () => {
   });
 });
 
-test("passwordMatches compares whole passwords, whatever their lengths and bytes", () => {
-  expect(passwordMatches("abc", "abc")).toBe(true);
-  expect(passwordMatches("abc", "abd")).toBe(false);
-  expect(passwordMatches("abc", "abcd")).toBe(false);
-  expect(passwordMatches("", "a")).toBe(false);
-  expect(passwordMatches("\u00ff\u0000", "\u00ff\u0000")).toBe(true);
-  expect(passwordMatches("\u00ff\u0000", "\u00ff")).toBe(false);
+test("passwordMatchesDigest compares whole passwords, whatever their lengths and bytes", () => {
+  const matches = (given: string, password: string) => passwordMatchesDigest(given, passwordDigest(password));
+  expect(matches("abc", "abc")).toBe(true);
+  expect(matches("abc", "abd")).toBe(false);
+  expect(matches("abc", "abcd")).toBe(false);
+  expect(matches("", "a")).toBe(false);
+  expect(matches("\u00ff\u0000", "\u00ff\u0000")).toBe(true);
+  expect(matches("\u00ff\u0000", "\u00ff")).toBe(false);
+  // The digest ACL GETUSER shows for a password, as Redis shows it.
+  expect(passwordDigest("p1")).toBe("f64551fcd6f07823cb87971cfb91446425da18286b3ab1ef935e0cbd7a69f68a");
 });

@@ -13,7 +13,7 @@
  * ("(…)", clearselectors), read-only and write-only key patterns (%R~, %W~), and a first-argument
  * rule on a command without subcommands (+select|0).
  */
-import { createHash } from "node:crypto";
+import { passwordDigest, passwordMatchesDigest } from "../auth.ts";
 import { allCategories, aclCategories } from "../commands/acl-categories.ts";
 import type { CommandSpec } from "../commands/spec.ts";
 import { commandTable } from "../commands/table.ts";
@@ -45,11 +45,6 @@ export function everyCommand(): readonly CommandSpec[] {
 /** The commands of `category` (without its "@"); undefined for a category Redis does not have. */
 export function categoryCommands(category: string): readonly CommandSpec[] | undefined {
   return knownCommands().byCategory.get(category.toLowerCase());
-}
-
-/** A password's digest as Redis keeps and shows it: SHA-256, lower-case hex. */
-export function passwordDigest(password: string): string {
-  return createHash("sha256").update(password, "latin1").digest("hex");
 }
 
 const digestPattern = /^[0-9a-f]{64}$/;
@@ -234,9 +229,16 @@ export class AclUser {
     return isPattern ? this.channelPatterns.includes(channel) : matchesAny(this.channelPatterns, channel);
   }
 
-  /** The password check of AUTH: on, and nopass or one of its passwords. */
+  /**
+   * The password check of AUTH: on, and nopass or one of its passwords — every digest compared,
+   * each in constant time, so the time shows neither which matched nor where one differed.
+   */
   accepts(password: string): boolean {
-    return this.enabled && (this.nopass || this.passwords.has(passwordDigest(password)));
+    if (!this.enabled) return false;
+    if (this.nopass) return true;
+    let matched = false;
+    for (const digest of this.passwords) matched = passwordMatchesDigest(password, digest) || matched;
+    return matched;
   }
 }
 

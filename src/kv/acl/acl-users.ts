@@ -1,15 +1,14 @@
 /**
  * The server's ACL users, by name, and what they are refused: Redis 7.0's ACL in memory. There is
  * always a "default" user, the one every client starts as: on, with every command, key and
- * channel, and `requirepass` as its password (none: nopass). Users live as long as the process,
- * as in a Redis without an ACL file (ACL SAVE and LOAD say so).
+ * channel, and `requirepass` as its password (none: nopass). Without an ACL file (`--aclfile`,
+ * acl-file.ts) users live as long as the process, as in Redis.
  */
-import { timingSafeEqual } from "node:crypto";
 import { defaultUser } from "../auth.ts";
 import { keysOf, type CommandSpec } from "../commands/spec.ts";
 import { KvError } from "../errors.ts";
 import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
-import { AclRuleError, AclUser, passwordDigest } from "./acl-user.ts";
+import { AclRuleError, AclUser } from "./acl-user.ts";
 
 /** What a user was refused, and the command's, key's or channel's name. */
 export interface Refusal {
@@ -32,9 +31,22 @@ export class AclUsers {
   readonly log = new AclLog();
 
   constructor() {
-    this.defaultUser = new AclUser(defaultUser);
-    for (const rule of ["on", "nopass", "allkeys", "allchannels", "+@all"]) this.defaultUser.apply(rule);
+    this.defaultUser = usualDefaultUser();
     this.users.set(defaultUser, this.defaultUser);
+  }
+
+  /**
+   * ACL LOAD, or the ACL file at start: `users` in place of every user. The default user keeps
+   * its identity (clients hold it) and takes the file's rules, or the usual ones when the file
+   * leaves it out. Returns the users replaced, whose clients Redis disconnects.
+   */
+  replaceAll(users: ReadonlyMap<string, AclUser>): AclUser[] {
+    const replaced = [...this.users.values()].filter((user) => user !== this.defaultUser);
+    this.defaultUser.assign(users.get(defaultUser) ?? usualDefaultUser());
+    this.users.clear();
+    this.users.set(defaultUser, this.defaultUser);
+    for (const [name, user] of users) if (name !== defaultUser) this.users.set(name, user);
+    return replaced;
   }
 
   get(name: string): AclUser | undefined {
@@ -86,18 +98,10 @@ export class AclUsers {
     this.defaultUser.apply(password === "" ? "nopass" : `>${password}`);
   }
 
-  /**
-   * The user `name` if it is on and `password` is one of its own (or it is nopass); null
-   * otherwise. Digests are compared in time that does not depend on where they differ.
-   */
+  /** The user `name` if it is on and `password` is one of its own (or it is nopass); null otherwise. */
   authenticate(name: string, password: string): AclUser | null {
     const user = this.users.get(name);
-    if (user === undefined || !user.enabled) return null;
-    if (user.nopass) return user;
-    const given = Buffer.from(passwordDigest(password), "latin1");
-    let matched = false;
-    for (const digest of user.passwords) matched = timingSafeEqual(given, Buffer.from(digest, "latin1")) || matched;
-    return matched ? user : null;
+    return user !== undefined && user.accepts(password) ? user : null;
   }
 
   /** What `user` may not do of the command `spec` with `argv`: its command, a key, a channel; null if nothing. */
@@ -120,6 +124,13 @@ export class AclUsers {
   logRefusal(reason: AclDenial, context: AclContext, object: string, username: string, clientInfo: string, nowMs: number): void {
     this.log.add({ reason, context, object, username, clientInfo }, nowMs);
   }
+}
+
+/** The default user as a server starts with it: on, any password, every command, key and channel. */
+function usualDefaultUser(): AclUser {
+  const user = new AclUser(defaultUser);
+  for (const rule of ["on", "nopass", "allkeys", "allchannels", "+@all"]) user.apply(rule);
+  return user;
 }
 
 /** NOPERM's words for a refusal of a client's own command, as Redis 7.0 writes them. */

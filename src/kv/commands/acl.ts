@@ -1,10 +1,11 @@
 /**
  * ACL and its subcommands, as Redis 7.0 answers them (src/kv/acl/: the users, their rules, the
- * log). Users live in memory only: there is no ACL file, so SAVE and LOAD answer Redis's error
- * for a server without one.
+ * log). SAVE and LOAD use the ACL file (--aclfile, acl/acl-file.ts); without one they answer
+ * Redis's error for a server without one.
  */
 import { randomBytes } from "node:crypto";
 import { allCategories } from "./acl-categories.ts";
+import { readAclFile, writeAclFile } from "../acl/acl-file.ts";
 import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
 import { categoryCommands } from "../acl/acl-user.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
@@ -140,6 +141,33 @@ function log(x: Exec, argv: string[]): void {
   }
 }
 
+/** The ACL file's path (--aclfile); throws Redis's error when there is none. */
+function aclFile(x: Exec): string {
+  const path = x.engine.config.get("aclfile") ?? "";
+  if (path === "") throw noAclFile();
+  return path;
+}
+
+/** ACL LOAD: the file's users replace all of them; clients of the users replaced are disconnected, as in Redis. */
+function load(x: Exec): void {
+  const replaced = x.engine.acl.replaceAll(readAclFile(aclFile(x)));
+  for (const session of [...x.engine.sessions.values()]) {
+    if (session.user !== null && replaced.includes(session.user)) disconnect(x, session);
+  }
+  x.reply.simple("OK");
+}
+
+function save(x: Exec): void {
+  const path = aclFile(x);
+  try {
+    writeAclFile(path, x.engine.acl);
+  } catch (error) {
+    x.engine.log.error({ path, err: error }, "could not save the ACL file");
+    throw new KvError("ERR There was an error trying to save the ACLs. Please check the server logs for more information");
+  }
+  x.reply.simple("OK");
+}
+
 function dryRun(x: Exec, argv: string[]): void {
   const user = x.engine.acl.get(argv[2]!);
   if (user === undefined) throw new KvError(`ERR User '${argv[2]}' not found`);
@@ -174,8 +202,8 @@ export const aclCommands: readonly CommandSpec[] = [
       }, adminFlags),
       sub("deluser", -3, "Deletes users, disconnecting their clients.", deleteUsers, adminFlags),
       sub("cat", -2, "Lists the categories, or a category's commands.", cat, plainFlags),
-      sub("load", 2, "Loads the users from the ACL file (svc has none).", () => { throw noAclFile(); }, adminFlags),
-      sub("save", 2, "Saves the users to the ACL file (svc has none).", () => { throw noAclFile(); }, adminFlags),
+      sub("load", 2, "Loads the users from the ACL file, all or none.", load, adminFlags),
+      sub("save", 2, "Saves the users to the ACL file.", save, adminFlags),
       sub("dryrun", -4, "Whether a user may run a command, without running it.", dryRun, adminFlags),
       sub("whoami", 2, "The client's user.", (x) => x.reply.bulk(x.session.user?.name ?? "default"), plainFlags),
       sub("genpass", -2, "Makes a random password.", genpass, plainFlags),

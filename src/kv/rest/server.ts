@@ -45,7 +45,7 @@ const anyOtherPath = "/*";
 function handler(pattern: string, run: RestHandler, runner: CommandRunner): Handler {
   const positions = paramPositions(pattern);
   return (ctx) => {
-    checkBearer(ctx.req, runner.engine.password);
+    checkBearer(ctx.req, runner.engine.acl);
     return run(new RestRequest(ctx, pathParams(ctx.params, positions, () => ctx.req.url), runner));
   };
 }
