@@ -124,4 +124,16 @@ describe("with the default user limited by ACL", () => {
     expect(await resp.call("ACL", "SETUSER", "default", "allkeys", "+del")).toEqual({ s: "OK" });
     expect((await call(kv.httpPort!, "DELETE", "/kv/open:1")).status).toBe(200);
   });
+
+  test("the bearer token is any of the default user's passwords, as ACL SETUSER leaves them; a default user that is off lets nothing in", async () => {
+    expect(await resp.call("ACL", "SETUSER", "default", ">first", ">second")).toEqual({ s: "OK" });
+    expect((await call(kv.httpPort!, "GET", "/dbsize")).status).toBe(401);
+    for (const token of ["first", "second"]) expect((await call(kv.httpPort!, "GET", "/dbsize", `Bearer ${token}`)).status).toBe(200);
+    expect(await resp.call("ACL", "SETUSER", "default", "<first")).toEqual({ s: "OK" });
+    expect((await call(kv.httpPort!, "GET", "/dbsize", "Bearer first")).status).toBe(401);
+    expect(await resp.call("ACL", "SETUSER", "default", "off")).toEqual({ s: "OK" });
+    expect((await call(kv.httpPort!, "GET", "/dbsize", "Bearer second")).status).toBe(401);
+    expect(await resp.call("ACL", "SETUSER", "default", "on", "nopass")).toEqual({ s: "OK" });
+    expect((await call(kv.httpPort!, "GET", "/dbsize")).status).toBe(200);
+  });
 });
