@@ -7,7 +7,7 @@
  * single spaces (so two spaces in a row make an empty rule, a syntax error). A user is made fresh
  * from its line; a default user the file leaves out is the usual one (on, nopass, everything).
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { systemErrorText } from "../../core/system-error.ts";
 import { KvError } from "../errors.ts";
 import { describeUser } from "./acl-description.ts";
@@ -65,6 +65,12 @@ function applyRules(user: AclUser, rules: readonly string[]): string | null {
 /** ACL SAVE: every user as its ACL LIST line, into a new file that then replaces `path`. */
 export function writeAclFile(path: string, acl: AclUsers): void {
   const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, acl.all().map((user) => `${describeUser(user)}\n`).join(""), { encoding: "latin1", mode: 0o600 });
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, acl.all().map((user) => `${describeUser(user)}\n`).join(""), { encoding: "latin1", mode: 0o600 });
+    renameSync(temporary, path);
+  } catch (error) {
+    // The old file stays as it was; what was written of the new one goes.
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }

@@ -4,6 +4,7 @@
  * Redis's error for a server without one.
  */
 import { randomBytes } from "node:crypto";
+import { defaultUser } from "../auth.ts";
 import { allCategories } from "./acl-categories.ts";
 import { readAclFile, writeAclFile } from "../acl/acl-file.ts";
 import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
@@ -205,7 +206,7 @@ export const aclCommands: readonly CommandSpec[] = [
       sub("load", 2, "Loads the users from the ACL file, all or none.", load, adminFlags),
       sub("save", 2, "Saves the users to the ACL file.", save, adminFlags),
       sub("dryrun", -4, "Whether a user may run a command, without running it.", dryRun, adminFlags),
-      sub("whoami", 2, "The client's user.", (x) => x.reply.bulk(x.session.user?.name ?? "default"), plainFlags),
+      sub("whoami", 2, "The client's user.", (x) => x.reply.bulk(x.session.user?.name ?? defaultUser), plainFlags),
       sub("genpass", -2, "Makes a random password.", genpass, plainFlags),
       sub("help", 2, "Shows ACL's subcommands.", (x) => helpReply(x, "ACL", [
         "CAT [<category>]",
