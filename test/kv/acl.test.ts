@@ -651,6 +651,21 @@ test("ACL DELUSER disconnects the deleted user's connections, and only theirs", 
   expect(lines).toContain('doomed-2 PING -> {"closed":true}');
 });
 
+test("SORT's BY pattern and GET need every key: refused to a user limited to some, as Redis words it", async () => {
+  await sameOnBoth(async (s) => {
+    await s.admin("ACL", "SETUSER", "sorter", "on", ">pw", "~k*", "+@all");
+    await s.admin("DEL", "k1");
+    await s.admin("RPUSH", "k1", "3", "1", "2");
+    const sorter = await s.login("sorter", "pw");
+    for (const argv of [["SORT", "k1"], ["SORT", "k1", "BY", "nosort"], ["SORT", "k1", "BY", "w_*"], ["SORT", "k1", "GET", "#"], ["SORT_RO", "k1", "GET", "k_*"]]) {
+      await s.on(sorter, ...argv);
+    }
+    await s.admin("ACL", "SETUSER", "sorter", "allkeys");
+    await s.on(sorter, "SORT", "k1", "BY", "w_*", "GET", "#");
+    await s.admin("DEL", "k1");
+  });
+});
+
 test("CLIENT KILL USER disconnects that user's connections, and names an unknown user", async () => {
   const lines = await sameOnBoth(async (s) => {
     await s.admin("ACL", "SETUSER", "kicked", "on", ">pw", "~*", "&*", "+@all");

@@ -215,6 +215,11 @@ export class AclUser {
     return this.allowed.has(spec.name);
   }
 
+  /** Whether the user may touch any key at all (allkeys, ~*): what SORT's BY and GET need. */
+  get mayAccessEveryKey(): boolean {
+    return this.keyPatterns[0] === everything;
+  }
+
   /** Whether `key` matches one of the user's key patterns. */
   mayAccessKey(key: string): boolean {
     return matchesAny(this.keyPatterns, key);

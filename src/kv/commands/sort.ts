@@ -47,7 +47,11 @@ const notDoubles = () => new KvError("ERR One or more scores can't be converted 
 /** The smallest positive normal double: strtod reports ERANGE below it. */
 const normalDoubleMin = 2.2250738585072014e-308;
 
-function parseOptions(argv: readonly string[], readonly: boolean): SortOptions {
+/**
+ * SORT's options. `everyKey`: whether the client's user may touch every key; BY with a pattern
+ * and GET read keys no argument names, so Redis 7.0 refuses them to a user limited to some keys.
+ */
+function parseOptions(argv: readonly string[], readonly: boolean, everyKey: boolean): SortOptions {
   const o: SortOptions = { desc: false, alpha: false, offset: 0, count: -1, by: null, dontSort: false, gets: [], store: null };
   for (let i = 2; i < argv.length; i++) {
     const word = argv[i]!;
@@ -67,7 +71,11 @@ function parseOptions(argv: readonly string[], readonly: boolean): SortOptions {
       o.by = argv[++i]!;
       // Once a BY without `*` has been seen, a later BY does not make SORT sort again (as in Redis).
       if (!o.by.includes("*")) o.dontSort = true;
-    } else if (isKeyword(word, "GET") && left >= 1) o.gets.push(argv[++i]!);
+      else if (!everyKey) throw new KvError("ERR BY option of SORT denied due to insufficient ACL permissions.");
+    } else if (isKeyword(word, "GET") && left >= 1) {
+      if (!everyKey) throw new KvError("ERR GET option of SORT denied due to insufficient ACL permissions.");
+      o.gets.push(argv[++i]!);
+    }
     else throw syntaxError();
   }
   return o;
@@ -125,7 +133,8 @@ function sortElements(x: Exec, elements: string[], o: SortOptions): string[] {
 }
 
 export function sortCommand(x: Exec, argv: string[], readonly: boolean): void {
-  const o = parseOptions(argv, readonly);
+  const user = x.session.user;
+  const o = parseOptions(argv, readonly, user === null || user.mayAccessEveryKey);
   const value = getValue(x, argv[1]!);
   if (value !== undefined && !(value instanceof List) && !(value instanceof MemberSet) && !(value instanceof ZSet)) throw wrongType();
   // A set's own order is its table's: what is stored must not depend on it.
