@@ -66,14 +66,6 @@ fn pack_words_into(words: &[&[u8]], out: &mut [u8]) {
     }
 }
 
-fn check(status: sys::napi_status) -> Result<()> {
-    if status == sys::Status::napi_ok {
-        Ok(())
-    } else {
-        Err(Error::from_status(Status::from(status)))
-    }
-}
-
 /// One Lua state and what its runs reach the server through.
 struct LuaState {
     scripts: svc_script::Scripts,
@@ -113,6 +105,8 @@ struct JsHost<'a> {
     state: &'a LuaState,
     call: sys::napi_value,
     log: sys::napi_value,
+    /// `undefined`, what the functions are called on; fetched with the first of them.
+    this: sys::napi_value,
     /// A command's reply that was too long for the mailbox, until the next command.
     own_reply: Vec<u8>,
     /// A JavaScript exception thrown by `call` or `log`, left pending: the run ends with it.
@@ -121,29 +115,30 @@ struct JsHost<'a> {
 
 impl<'a> JsHost<'a> {
     fn new(env: &Env, state: &'a LuaState) -> Self {
-        JsHost { env: env.raw(), state, call: ptr::null_mut(), log: ptr::null_mut(), own_reply: Vec::new(), failure: None }
+        JsHost { env: env.raw(), state, call: ptr::null_mut(), log: ptr::null_mut(), this: ptr::null_mut(), own_reply: Vec::new(), failure: None }
     }
 
-    /// The function `reference` holds, fetched into `slot` the first time.
-    fn function(&self, reference: sys::napi_ref, slot: sys::napi_value) -> Result<sys::napi_value> {
+    /// The function `reference` holds, fetched into `slot` the first time (with `undefined`).
+    fn function(&mut self, reference: sys::napi_ref, slot: sys::napi_value) -> Result<sys::napi_value> {
         if !slot.is_null() {
             return Ok(slot);
         }
         let mut value = ptr::null_mut();
-        // SAFETY: a reference made by luaOpen, alive until luaClose.
-        check(unsafe { sys::napi_get_reference_value(self.env, reference, &mut value) })?;
+        // SAFETY: a reference made by luaOpen, alive until luaClose; values of this env.
+        unsafe {
+            check_status!(sys::napi_get_reference_value(self.env, reference, &mut value))?;
+            if self.this.is_null() {
+                check_status!(sys::napi_get_undefined(self.env, &mut self.this))?;
+            }
+        }
         Ok(value)
     }
 
-    /// Calls `function` with `args`, as plain functions are called (this is undefined).
+    /// Calls `function` (fetched by `function`) with `args`, as plain functions are called.
     fn invoke(&self, function: sys::napi_value, args: &[sys::napi_value]) -> Result<sys::napi_value> {
-        let mut this = ptr::null_mut();
         let mut result = ptr::null_mut();
         // SAFETY: values of this env, made in the native call still running.
-        unsafe {
-            check(sys::napi_get_undefined(self.env, &mut this))?;
-            check(sys::napi_call_function(self.env, this, function, args.len(), args.as_ptr(), &mut result))?;
-        }
+        check_status!(unsafe { sys::napi_call_function(self.env, self.this, function, args.len(), args.as_ptr(), &mut result) })?;
         Ok(result)
     }
 
@@ -152,7 +147,7 @@ impl<'a> JsHost<'a> {
         let mut data = ptr::null_mut();
         let mut value = ptr::null_mut();
         // SAFETY: copies `bytes` into memory the new Buffer owns.
-        check(unsafe { sys::napi_create_buffer_copy(self.env, bytes.len(), bytes.as_ptr().cast(), &mut data, &mut value) })?;
+        check_status!(unsafe { sys::napi_create_buffer_copy(self.env, bytes.len(), bytes.as_ptr().cast(), &mut data, &mut value) })?;
         Ok(value)
     }
 
@@ -180,7 +175,7 @@ impl<'a> JsHost<'a> {
                 return Ok((true, length, n & 1 != 0));
             }
             let (mut kind, mut length, mut data, mut buffer, mut offset) = (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
-            check(sys::napi_get_typedarray_info(self.env, answer, &mut kind, &mut length, &mut data, &mut buffer, &mut offset))?;
+            check_status!(sys::napi_get_typedarray_info(self.env, answer, &mut kind, &mut length, &mut data, &mut buffer, &mut offset))?;
             let own = if length == 0 { &[][..] } else { std::slice::from_raw_parts(data.cast::<u8>(), length) };
             let Some((&changed, reply)) = own.split_first() else {
                 self.own_reply = b"-ERR the server answered nothing\r\n".to_vec();
@@ -243,8 +238,8 @@ pub fn lua_open(env: Env, memory_bytes_max: f64, mut mailbox: Uint8Array, call: 
     let (mut call_ref, mut log_ref) = (ptr::null_mut(), ptr::null_mut());
     // SAFETY: references to the two functions, released by luaClose.
     unsafe {
-        check(sys::napi_create_reference(env.raw(), call.raw(), 1, &mut call_ref))?;
-        check(sys::napi_create_reference(env.raw(), log.raw(), 1, &mut log_ref))?;
+        check_status!(sys::napi_create_reference(env.raw(), call.raw(), 1, &mut call_ref))?;
+        check_status!(sys::napi_create_reference(env.raw(), log.raw(), 1, &mut log_ref))?;
     }
     // SAFETY: only the pointer is kept; the array it points into lives as long as the state
     // holds it, and is used during later synchronous calls while JavaScript is stopped.
@@ -274,8 +269,8 @@ pub fn lua_close(env: Env, handle: u32) -> Result<()> {
     let Some(state) = state else { return Ok(()) };
     // SAFETY: the references luaOpen made, released once.
     unsafe {
-        check(sys::napi_delete_reference(env.raw(), state.call))?;
-        check(sys::napi_delete_reference(env.raw(), state.log))?;
+        check_status!(sys::napi_delete_reference(env.raw(), state.call))?;
+        check_status!(sys::napi_delete_reference(env.raw(), state.log))?;
     }
     Ok(())
 }
@@ -333,8 +328,8 @@ pub fn export_lua_run(exports: Object, env: Env) -> Result<()> {
     let mut function = ptr::null_mut();
     // SAFETY: a function made and set on the exports during the module's registration.
     unsafe {
-        check(sys::napi_create_function(env.raw(), c"luaRun".as_ptr(), 6, Some(lua_run_raw), ptr::null_mut(), &mut function))?;
-        check(sys::napi_set_named_property(env.raw(), exports.raw(), c"luaRun".as_ptr(), function))
+        check_status!(sys::napi_create_function(env.raw(), c"luaRun".as_ptr(), 6, Some(lua_run_raw), ptr::null_mut(), &mut function))?;
+        check_status!(sys::napi_set_named_property(env.raw(), exports.raw(), c"luaRun".as_ptr(), function))
     }
 }
 
@@ -344,17 +339,18 @@ unsafe extern "C" fn lua_run_raw(env: sys::napi_env, info: sys::napi_callback_in
     let outcome = std::panic::catch_unwind(|| {
         let mut argc = 4;
         let mut argv = [ptr::null_mut(); 4];
-        check(sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()))?;
-        let mut numbers = [0u32; 4];
-        for (value, number) in argv.iter().zip(numbers.iter_mut()).take(argc) {
-            check(sys::napi_get_value_uint32(env, *value, number)).map_err(|_| Error::new(Status::InvalidArg, "luaRun takes four numbers"))?;
-        }
+        check_status!(sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()))?;
+        let four_numbers = || Error::new(Status::InvalidArg, "luaRun takes four numbers");
         if argc < 4 {
-            return Err(Error::new(Status::InvalidArg, "luaRun takes four numbers"));
+            return Err(four_numbers());
+        }
+        let mut numbers = [0u32; 4];
+        for (value, number) in argv.iter().zip(numbers.iter_mut()) {
+            check_status!(sys::napi_get_value_uint32(env, *value, number)).map_err(|_| four_numbers())?;
         }
         let answer = lua_run(Env::from_raw(env), numbers[0], numbers[1], numbers[2], numbers[3])?;
         let mut result = ptr::null_mut();
-        check(sys::napi_create_uint32(env, answer, &mut result))?;
+        check_status!(sys::napi_create_uint32(env, answer, &mut result))?;
         Ok(result)
     });
     let error = match outcome {
