@@ -4,11 +4,11 @@
  * RESP2 types occur: status, error, integer, bulk string, array.
  */
 import type { Reply } from "../reply.ts";
+import { parseLongLong } from "../resp/parser.ts";
 
 const CR = 0x0d;
 const MINUS = 0x2d;
 const LF = 0x0a;
-const DIGIT_0 = 0x30;
 const COLON = 0x3a;
 const DOLLAR = 0x24;
 const integerText = /^-?\d{1,19}$/;
@@ -53,26 +53,19 @@ function replay(bytes: Buffer, reply: Reply, counted: boolean, end: number, item
 let shortLineEnd = 0;
 
 /**
- * The integer written in `bytes` from `at` up to a CR, read digit by digit, or NaN when the line
- * is not a decimal integer of at most numberDigitsMax digits (a longer one takes integerOf's way,
- * exact past 2^53); sets shortLineEnd. Every integer reply and bulk length of a script's reply
- * passes here: making a string of each line and testing it against a pattern cost more than the
- * rest of the replay.
+ * The integer on the line from `at`, read from the bytes (parseLongLong, the request parser's),
+ * or NaN when the line is not one of at most numberDigitsMax chars — a longer one, or one in a
+ * form only the line's text takes (a leading zero), goes integerOf's way; sets shortLineEnd.
+ * Every integer reply and bulk length of a script's reply passes here: making a string of each
+ * line and testing it against a pattern cost more than the rest of the replay.
  */
 function shortInteger(bytes: Buffer, at: number): number {
-  const negative = bytes[at] === MINUS;
-  const first = negative ? at + 1 : at;
-  const end = Math.min(bytes.length, first + numberDigitsMax);
-  let n = 0;
-  let i = first;
-  for (; i < end; i++) {
-    const digit = bytes[i]! - DIGIT_0;
-    if (digit < 0 || digit > 9) break;
-    n = n * 10 + digit;
-  }
-  if (i === first || bytes[i] !== CR || bytes[i + 1] !== LF) return Number.NaN;
-  shortLineEnd = i;
-  return negative ? -n : n;
+  const end = Math.min(bytes.length, at + numberDigitsMax + 1);
+  let cr = at;
+  while (cr < end && bytes[cr] !== CR) cr++;
+  if (cr === end || bytes[cr + 1] !== LF) return Number.NaN;
+  shortLineEnd = cr;
+  return parseLongLong(bytes, at, cr);
 }
 
 /** The line after the type byte at `at`, and where the next item starts. */

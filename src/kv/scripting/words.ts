@@ -4,7 +4,7 @@
  * little-endian (native/node/src/script.rs reads and writes the same). Words are latin1 byte
  * strings, as the engine holds them, so every byte survives.
  */
-import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import { type Latin1Buffer, writeLatin1 } from "../resp/write-bytes.ts";
 
 /** `words`, then the words of `more` (a script's keys, then its arguments), packed in one buffer. */
 export function packWords(words: readonly string[], more: readonly string[] = []): Buffer {
@@ -24,7 +24,8 @@ function packedBytes(words: readonly string[], more: readonly string[]): number 
 /**
  * Packs `words`, then `more`, at the start of `out` and returns the bytes written; -1, writing
  * nothing, when they do not fit. Every script run packs its keys and arguments: lengths are
- * written byte by byte and short words char by char, as a native call per word cost more.
+ * written byte by byte and words as replies write text (writeLatin1: short ones char by char),
+ * as a native call per word cost more.
  */
 export function packWordsInto(out: Buffer, words: readonly string[], more: readonly string[] = []): number {
   if (packedBytes(words, more) > out.length) return -1;
@@ -32,16 +33,11 @@ export function packWordsInto(out: Buffer, words: readonly string[], more: reado
   return packList(out, packList(out, 4, words), more);
 }
 
-/** Text up to this long is copied char by char; longer text through latin1Write. */
-const charByCharBytesMax = 16;
-
 function packList(out: Buffer, at: number, words: readonly string[]): number {
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     writeU32(out, at, word.length);
-    at += 4;
-    if (word.length > charByCharBytesMax) at += (out as Latin1Buffer).latin1Write(word, at);
-    else for (let c = 0; c < word.length; c++) out[at++] = word.charCodeAt(c);
+    at = writeLatin1(out as Latin1Buffer, at + 4, word);
   }
   return at;
 }
