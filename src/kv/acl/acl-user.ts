@@ -78,14 +78,7 @@ export class AclUser {
   /** A copy, for ACL SETUSER to change and swap in only if every rule took. */
   copy(): AclUser {
     const user = new AclUser(this.name);
-    user.enabled = this.enabled;
-    user.nopass = this.nopass;
-    for (const digest of this.passwords) user.passwords.add(digest);
-    for (const name of this.allowed) user.allowed.add(name);
-    user.futureCommands = this.futureCommands;
-    user.keyPatterns = [...this.keyPatterns];
-    user.channelPatterns = [...this.channelPatterns];
-    user.payloadCheck = this.payloadCheck;
+    user.assign(this);
     return user;
   }
 

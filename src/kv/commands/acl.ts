@@ -12,6 +12,7 @@ import { categoryCommands } from "../acl/acl-user.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
 import { parseInt64 } from "../args.ts";
 import { KvError, notAnInteger } from "../errors.ts";
+import type { Session } from "../session.ts";
 import { disconnect } from "./connection.ts";
 import { helpReply } from "./keys.ts";
 import { type CommandFlag, type CommandSpec, type Exec, helpFlags } from "./spec.ts";
@@ -32,15 +33,17 @@ const sub = (name: string, arity: number, summary: string, run: CommandSpec["run
   name: `acl|${name}`, arity, flags, group: "server", summary, run,
 });
 
+/** Disconnects the clients `which` picks (a copy of the list: disconnecting forgets a client). */
+function disconnectClients(x: Exec, which: (session: Session) => boolean): void {
+  for (const session of [...x.engine.sessions.values()]) if (which(session)) disconnect(x, session);
+}
+
 function setUser(x: Exec, argv: string[]): void {
   const user = x.engine.acl.setUser(argv[2]!, argv.slice(3));
   // A client of the user subscribed to a channel or pattern it may no longer use is
   // disconnected, as Redis 7.0 does, rather than left hearing what it is now refused.
-  for (const session of [...x.engine.sessions.values()]) {
-    if (session.user !== user) continue;
-    const lost = (channels: Iterable<string>, patterns: boolean) => [...channels].some((c) => !user.mayAccessChannel(c, patterns));
-    if (lost(session.channels, false) || lost(session.shardChannels, false) || lost(session.patterns, true)) disconnect(x, session);
-  }
+  const lost = (channels: Iterable<string>, patterns: boolean) => [...channels].some((c) => !user.mayAccessChannel(c, patterns));
+  disconnectClients(x, (s) => s.user === user && (lost(s.channels, false) || lost(s.shardChannels, false) || lost(s.patterns, true)));
   x.reply.simple("OK");
 }
 
@@ -69,9 +72,7 @@ function getUser(x: Exec, argv: string[]): void {
 function deleteUsers(x: Exec, argv: string[]): void {
   const deleted = x.engine.acl.deleteUsers(argv.slice(2));
   // Their clients are logged out the way Redis does it: disconnected.
-  for (const session of [...x.engine.sessions.values()]) {
-    if (session.user !== null && deleted.includes(session.user)) disconnect(x, session);
-  }
+  disconnectClients(x, (s) => s.user !== null && deleted.includes(s.user));
   x.reply.integer(deleted.length);
 }
 
@@ -152,9 +153,7 @@ function aclFile(x: Exec): string {
 /** ACL LOAD: the file's users replace all of them; clients of the users replaced are disconnected, as in Redis. */
 function load(x: Exec): void {
   const replaced = x.engine.acl.replaceAll(readAclFile(aclFile(x)));
-  for (const session of [...x.engine.sessions.values()]) {
-    if (session.user !== null && replaced.includes(session.user)) disconnect(x, session);
-  }
+  disconnectClients(x, (s) => s.user !== null && replaced.includes(s.user));
   x.reply.simple("OK");
 }
 
