@@ -5,11 +5,18 @@
  *
  * `always` runs fewer requests: every reply waits for an fdatasync (shared by whatever arrived
  * meanwhile), so a run takes seconds per thousand requests on a slow disk.
+ *
+ * `everysec` also runs the null server (null-server.ts), interleaved with the two: a server that
+ * does no work. At -P 16 it shows how far the servers are from what the client can drive. At
+ * -P 1 on two cores it gets no more than they do, often less: there the rate is set by the
+ * client and the scheduler (docs/kv.md, "Append-only file"), not by what a request costs the
+ * server, and the ratio cannot show a margin either way.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
+import { startNullServer } from "./null-server.ts";
 import { fmt, median, redisBenchmark, warmUp } from "./redis-benchmark.ts";
 
 const tests = ["set", "incr", "lpush"];
@@ -33,31 +40,51 @@ export async function aofComparison(): Promise<void> {
   for (const [policy, requests] of Object.entries(requestsByPolicy)) {
     const dirs = [mkdtempSync(join(tmpdir(), "svc-bench-aof-")), mkdtempSync(join(tmpdir(), "svc-bench-aof-"))];
     const settings = ["--appendonly", "yes", "--appendfsync", policy];
+    // A server that writes nothing has nothing to compare with `always`, whose cost is the disk.
+    const withCeiling = policy === "everysec";
     let redis: ServerProcess | undefined;
     let kv: ServerProcess | undefined;
+    let ceiling: ServerProcess | undefined;
     try {
-      [redis, kv] = await Promise.all([startRedis(["--dir", dirs[0]!, ...settings]), startKv(["--dir", dirs[1]!, ...settings])]);
+      [redis, kv, ceiling] = await Promise.all([
+        startRedis(["--dir", dirs[0]!, ...settings]),
+        startKv(["--dir", dirs[1]!, ...settings]),
+        withCeiling ? startNullServer() : undefined,
+      ]);
       await warmUp([redis.port, kv.port], tests, keyRange);
       console.log(`### kv: append-only file, appendfsync ${policy} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange}), median of ${rounds} interleaved rounds\n`);
-      console.log("| test | redis ops/s | svc ops/s | svc/redis |");
-      console.log("|---|---:|---:|---:|");
+      if (ceiling === undefined) {
+        console.log("| test | redis ops/s | svc ops/s | svc/redis |");
+        console.log("|---|---:|---:|---:|");
+      } else {
+        console.log("| test | redis ops/s | svc ops/s | svc/redis | null server ops/s | svc/null |");
+        console.log("|---|---:|---:|---:|---:|---:|");
+      }
       const ratios: number[] = [];
       for (const pipeline of pipelines) {
         for (const [i, test] of tests.entries()) {
-          const order = i % 2 === 0 ? [redis, kv] : [kv, redis];
+          const servers = ceiling === undefined ? [redis, kv] : [redis, kv, ceiling];
+          const order = i % 2 === 0 ? servers : servers.toReversed();
           const runs = new Map<ServerProcess, number[]>(order.map((s) => [s, []]));
           for (let round = 0; round < rounds; round++) {
             for (const server of order) runs.get(server)!.push(await redisBenchmark({ port: server.port, test, pipeline, requests, clients, keyRange }));
           }
-          const results = new Map([...runs].map(([server, rates]) => [server, median(rates)]));
-          ratios.push(results.get(kv)! / results.get(redis)!);
-          console.log(`| ${test} -P ${pipeline} | ${fmt(results.get(redis)!)} | ${fmt(results.get(kv)!)} | ${ratios.at(-1)!.toFixed(2)}× |`);
+          const rate = (server: ServerProcess) => median(runs.get(server)!);
+          ratios.push(rate(kv) / rate(redis));
+          const row = `| ${test} -P ${pipeline} | ${fmt(rate(redis))} | ${fmt(rate(kv))} | ${ratios.at(-1)!.toFixed(2)}× |`;
+          console.log(ceiling === undefined ? row : `${row} ${fmt(rate(ceiling))} | ${(rate(kv) / rate(ceiling)).toFixed(2)}× |`);
         }
       }
-      console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |\n`);
+      console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |${ceiling === undefined ? "" : " | |"}\n`);
+      if (ceiling !== undefined) {
+        console.log("The null server answers +OK to every command and does nothing else (bench/null-server): the rate the client");
+        console.log("reaches when a request costs the server nothing.\n");
+      }
     } finally {
-      await Promise.all([redis?.stop(), kv?.stop()]);
+      await Promise.all([redis?.stop(), kv?.stop(), ceiling?.stop()]);
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
   }
 }
+
+if (import.meta.main) await aofComparison();
