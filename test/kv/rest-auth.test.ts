@@ -1,7 +1,8 @@
-// REST authentication with --requirepass: every request needs `Authorization: Bearer <password>`;
-// a missing or wrong token is 401 {"error":"Unauthorized"} before anything else is looked at
-// (route, method, body), and changes nothing. Without a password no header is needed. The
-// password is the engine's, so CONFIG SET requirepass applies to the next REST request.
+// REST authentication with --requirepass: every request needs `Authorization: Bearer <password>`
+// (or Basic credentials of the default user or another ACL user); missing or wrong credentials
+// are 401 {"error":"Unauthorized"} before anything else is looked at (route, method, body), and
+// change nothing. Without a password no header is needed. The password is the engine's, so
+// CONFIG SET requirepass applies to the next REST request.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RespClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv } from "./support/servers.ts";
@@ -36,11 +37,16 @@ describe("with --requirepass", () => {
     expect(answer.headers.get("www-authenticate")).toContain("Bearer");
   });
 
-  test("a wrong token, an empty one, another scheme or the password without a scheme are 401", async () => {
-    for (const authorization of [`Bearer ${password}x`, "Bearer ", "Bearer", `Basic ${btoa(`default:${password}`)}`, password]) {
+  test("a wrong token, an empty one, another scheme, wrong Basic credentials or the password without a scheme are 401", async () => {
+    for (const authorization of [`Bearer ${password}x`, "Bearer ", "Bearer", `Digest ${password}`, `Basic ${btoa(`default:${password}x`)}`, `Basic ${btoa(password)}`, password]) {
       const answer = await call(port(), "GET", "/dbsize", authorization);
       expect(answer, authorization).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
     }
+  });
+
+  test("Basic credentials of the default user are its login too, as `AUTH default P` is over RESP", async () => {
+    expect(await call(port(), "GET", "/dbsize", `Basic ${btoa(`default:${password}`)}`)).toMatchObject({ status: 200 });
+    expect(await call(port(), "GET", "/dbsize", `basic ${btoa(`default:${password}`)}`)).toMatchObject({ status: 200 });
   });
 
   test("the right token is served, on every kind of route; the scheme is case-insensitive", async () => {
@@ -135,5 +141,71 @@ describe("with the default user limited by ACL", () => {
     expect((await call(kv.httpPort!, "GET", "/dbsize", "Bearer second")).status).toBe(401);
     expect(await resp.call("ACL", "SETUSER", "default", "on", "nopass")).toEqual({ s: "OK" });
     expect((await call(kv.httpPort!, "GET", "/dbsize")).status).toBe(200);
+  });
+});
+
+/** `Authorization: Basic` for `name:password`, both taken as bytes (latin1 strings, as RESP gives them). */
+const basicAuth = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`, "latin1").toString("base64")}`;
+
+// Basic credentials run a request as that ACL user, as `AUTH name password` does a RESP client:
+// its command, key and channel rules apply (403 with NOPERM), and wrong credentials are 401 even
+// where no header is needed, rather than falling back to the default user.
+describe("ACL users over REST with Basic credentials", () => {
+  let kv: ServerProcess;
+  let resp: RespClient;
+  kvWithClient(["--appendonly", "no"], async (server, client) => {
+    kv = server;
+    resp = client;
+    expect(await resp.call("ACL", "SETUSER", "reader", "on", ">r:pw", "~pub:*", "+get", "+client|list")).toEqual({ s: "OK" });
+    expect(await resp.call("SET", "pub:1", "one")).toEqual({ s: "OK" });
+    expect(await resp.call("SET", "priv", "two")).toEqual({ s: "OK" });
+  });
+  const port = () => kv.httpPort!;
+  const reader = basicAuth("reader", "r:pw");
+
+  test("the user's rules apply: its keys and commands are 200, the rest 403 with Redis's NOPERM, and nothing changes", async () => {
+    expect(await call(port(), "GET", "/kv/pub:1", reader)).toMatchObject({ status: 200, body: { result: "one" } });
+    expect(await call(port(), "GET", "/kv/priv", reader)).toMatchObject({
+      status: 403,
+      body: { error: "NOPERM this user has no permissions to access one of the keys used as arguments" },
+    });
+    expect(await call(port(), "PUT", "/kv/pub:1", reader, { value: "changed" })).toMatchObject({
+      status: 403,
+      body: { error: "NOPERM this user has no permissions to run the 'set' command" },
+    });
+    expect(await resp.call("GET", "pub:1")).toBe("one");
+    // The same request without credentials runs as the default user, who may do anything here.
+    expect(await call(port(), "GET", "/kv/priv")).toMatchObject({ status: 200, body: { result: "two" } });
+  });
+
+  test("CLIENT LIST over /cmd shows the request's own client as that user", async () => {
+    const answer = await call(port(), "POST", "/cmd", reader, { command: "CLIENT", args: ["LIST"] });
+    expect(answer.status).toBe(200);
+    expect(String(answer.body.result)).toContain(" user=reader ");
+  });
+
+  test("wrong, unknown, disabled, malformed or colon-less credentials are 401, though no header is needed at all", async () => {
+    for (const authorization of [basicAuth("reader", "r:pwx"), basicAuth("nobody", "r:pw"), basicAuth("reader", ""), "Basic", "Basic !!!", `Basic ${btoa("reader")}`]) {
+      expect(await call(port(), "GET", "/kv/pub:1", authorization), authorization).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
+    }
+    expect(await resp.call("ACL", "SETUSER", "reader", "off")).toEqual({ s: "OK" });
+    expect((await call(port(), "GET", "/kv/pub:1", reader)).status).toBe(401);
+    expect(await resp.call("ACL", "SETUSER", "reader", "on")).toEqual({ s: "OK" });
+    expect((await call(port(), "GET", "/kv/pub:1", reader)).status).toBe(200);
+  });
+
+  test("a password's bytes are compared as AUTH compares them: one set over RESP in UTF-8 logs in over REST", async () => {
+    // "pässwort" as its UTF-8 bytes, which is what a RESP client sends and stores.
+    const utf8 = Buffer.from("pässwort", "utf8").toString("latin1");
+    expect(await resp.call("ACL", "SETUSER", "umlaut", "on", `>${utf8}`, "allkeys", "+get")).toEqual({ s: "OK" });
+    expect((await call(port(), "GET", "/kv/priv", basicAuth("umlaut", utf8))).status).toBe(200);
+    expect((await call(port(), "GET", "/kv/priv", basicAuth("umlaut", "pässwort"))).status).toBe(401);
+  });
+
+  test("ACL DELUSER applies to the very next request", async () => {
+    expect(await resp.call("ACL", "SETUSER", "brief", "on", ">pw", "allkeys", "+get")).toEqual({ s: "OK" });
+    expect((await call(port(), "GET", "/kv/priv", basicAuth("brief", "pw"))).status).toBe(200);
+    expect(await resp.call("ACL", "DELUSER", "brief")).toBe(1n);
+    expect((await call(port(), "GET", "/kv/priv", basicAuth("brief", "pw"))).status).toBe(401);
   });
 });

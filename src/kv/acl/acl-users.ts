@@ -53,6 +53,11 @@ export class AclUsers {
     return this.users.get(name);
   }
 
+  /** How many users there are, the default one included. */
+  get size(): number {
+    return this.users.size;
+  }
+
   /** Every user, by name in byte order (ACL USERS, ACL LIST). */
   all(): AclUser[] {
     return [...this.users.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

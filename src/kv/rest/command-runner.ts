@@ -2,7 +2,7 @@
  * Runs one command for one REST request through `Engine.execute`, the path RESP commands take, so
  * both interfaces share semantics, WATCH invalidation, keyspace statistics and the append-only
  * file. Each request is a short-lived client: a Session registered for the request's duration,
- * already authenticated (the bearer token was checked, auth.ts), on database 0.
+ * logged in as the user whose credentials it carried (auth.ts), on database 0.
  *
  * A blocking command may wait only when the caller passes `wait` (POST /cmd): the session then
  * gets a Transport, the engine parks it like a RESP client, and the answer comes when the engine
@@ -14,6 +14,7 @@
  * commands are written to the file first, and with `appendfsync always` the answer waits for the
  * fdatasync that covers every write made so far.
  */
+import type { AclUser } from "../acl/acl-user.ts";
 import type { Engine } from "../engine.ts";
 import { Session, type Transport } from "../session.ts";
 import { type Json, JsonReply } from "./json-reply.ts";
@@ -73,12 +74,14 @@ export class CommandRunner {
 
   constructor(readonly engine: Engine) {}
 
-  async run(argv: string[], options: RunOptions = {}): Promise<Outcome> {
+  /** Runs `argv` as `user`, whose credentials the request carried (auth.ts). */
+  async run(argv: string[], user: AclUser, options: RunOptions = {}): Promise<Outcome> {
     const reply = new JsonReply(options.protocol ?? 3);
     reply.onError = this.countError;
     const transport = options.wait === undefined ? null : new RestTransport(options.wait.peer, this.local);
     const session = new Session(reply, transport);
     this.engine.register(session);
+    session.user = user;
     session.authenticated = true;
     try {
       // CLIENT PAUSE holds a request as it holds a connection's command.

@@ -1,10 +1,11 @@
 /**
  * What a REST route handler sees: the HTTP request, its path parameters as byte strings, its
- * query, its body checked against the route's fields, and the command runner. Route modules
- * declare RestRoutes; server.ts turns them into the HTTP layer's RouteTable, checking the bearer
- * token before any handler runs.
+ * query, its body checked against the route's fields, the command runner, and the user it runs
+ * as. Route modules declare RestRoutes; server.ts turns them into the HTTP layer's RouteTable,
+ * checking the credentials before any handler runs.
  */
 import { SvcError } from "../../core/errors.ts";
+import type { AclUser } from "../acl/acl-user.ts";
 import type { HttpMethod, RequestContext } from "../../http/route.ts";
 import { json } from "../../http/response.ts";
 import { type Body, objectBody } from "./body-fields.ts";
@@ -17,6 +18,8 @@ export class RestRequest {
     /** Path parameters, percent-decoded to byte strings (path-params.ts). */
     readonly params: Record<string, string>,
     readonly runner: CommandRunner,
+    /** The ACL user the request's commands run as (auth.ts). */
+    readonly user: AclUser,
   ) {}
 
   /** A query parameter as sent (UTF-8 text), or `fallback` when absent. */
@@ -32,7 +35,7 @@ export class RestRequest {
   }
 
   run(argv: string[], options?: RunOptions): Promise<Outcome> {
-    return this.runner.run(argv, options);
+    return this.runner.run(argv, this.user, options);
   }
 }
 

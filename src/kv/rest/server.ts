@@ -1,7 +1,7 @@
 /**
  * The kv REST API: the route modules mounted on the shared HTTP layer (src/http), beside RESP
  * and over the same engine. Every request — to a route, to an unknown path, with a method a path
- * does not serve — must pass the bearer check first (auth.ts); only CORS preflights, which
+ * does not serve — must pass the credentials check first (auth.ts); only CORS preflights, which
  * browsers send without credentials, are answered without it. CORS is off: a page on another
  * site has no business reading the store.
  */
@@ -11,7 +11,7 @@ import type { Logger } from "../../core/log.ts";
 import { type HttpService, startHttpServer } from "../../http/server.ts";
 import { type Handler, type HttpMethod, httpMethods, type RouteTable } from "../../http/route.ts";
 import type { Engine } from "../engine.ts";
-import { checkBearer } from "./auth.ts";
+import { requestUser } from "./auth.ts";
 import { CommandRunner } from "./command-runner.ts";
 import { paramPositions, pathParams } from "./path-params.ts";
 import { type RestHandler, RestRequest, type RestRoutes } from "./request.ts";
@@ -45,8 +45,8 @@ const anyOtherPath = "/*";
 function handler(pattern: string, run: RestHandler, runner: CommandRunner): Handler {
   const positions = paramPositions(pattern);
   return (ctx) => {
-    checkBearer(ctx.req, runner.engine.acl);
-    return run(new RestRequest(ctx, pathParams(ctx.params, positions, () => ctx.req.url), runner));
+    const user = requestUser(ctx.req, runner.engine.acl);
+    return run(new RestRequest(ctx, pathParams(ctx.params, positions, () => ctx.req.url), runner, user));
   };
 }
 
