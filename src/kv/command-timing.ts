@@ -13,6 +13,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { CommandSpec } from "./commands/spec.ts";
+import type { LatencyMonitor } from "./latency-monitor.ts";
 
 export interface CommandStats {
   calls: number;
@@ -30,13 +31,21 @@ export function timedInBatch(spec: CommandSpec): boolean {
   return spec.flags.includes("fast") || argumentBoundWrites.has(spec.name);
 }
 
+/** The latency monitor's event for a command's time: Redis's, by its "fast" flag. */
+export const latencyEventOf = (spec: CommandSpec): "fast-command" | "command" => (spec.flags.includes("fast") ? "fast-command" : "command");
+
 export class CommandTiming {
   /** Monotonic ms when the open batch began; -1 when no batch is open. */
   private batchStartedMs = -1;
   /** The statistics of each command in the open batch, once per call. */
   private readonly batch: CommandStats[] = [];
+  /** Whether every command of the open batch is flagged "fast" (its latency event). */
+  private batchAllFast = true;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly latency: LatencyMonitor | null = null,
+  ) {}
 
   /** When a batched command starts: the open batch's start, or now, opening one. */
   startBatched(): number {
@@ -45,8 +54,10 @@ export class CommandTiming {
   }
 
   /** Records a batched command that finished; its time is added when the batch ends. */
-  finishBatched(stats: CommandStats): void {
+  finishBatched(stats: CommandStats, spec: CommandSpec): void {
     this.batch.push(stats);
+    // Looked at only while the monitor is on: this runs for every GET and SET.
+    if (this.batchAllFast && this.latency?.on && !spec.flags.includes("fast")) this.batchAllFast = false;
   }
 
   /** Ends the open batch, if there is one: for a caller done running commands. */
@@ -62,6 +73,9 @@ export class CommandTiming {
       const usecEach = ((nowMs - this.batchStartedMs) * 1000) / n;
       for (let i = 0; i < n; i++) this.batch[i]!.usec += usecEach;
       this.batch.length = 0;
+      // The whole batch, once: what its last client waited, a bound on each of its commands.
+      if (this.latency?.on) this.latency.consider(this.batchAllFast ? "fast-command" : "command", nowMs - this.batchStartedMs);
+      this.batchAllFast = true;
     }
     this.batchStartedMs = -1;
     return nowMs;

@@ -69,6 +69,8 @@ export const integerParams: Readonly<Record<string, IntegerParam>> = {
   "acllog-max-len": { default: aclLogEntriesMaxDefault, min: 0 },
   /** SLOWLOG keeps this many entries. */
   "slowlog-max-len": { default: 128, min: 0 },
+  /** The latency monitor records events that took at least this many ms; 0 records none (latency-monitor.ts). */
+  "latency-monitor-threshold": { default: 0, min: 0 },
   /** Entries per node of a stream (stream.ts); 0 for no limit. */
   "stream-node-max-entries": { default: 100, min: 0 },
 };

@@ -10,7 +10,7 @@ import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { systemErrorText } from "../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
-import { type CommandStats, CommandTiming, timedInBatch } from "./command-timing.ts";
+import { type CommandStats, CommandTiming, latencyEventOf, timedInBatch } from "./command-timing.ts";
 import { countsReads } from "./commands/lookup.ts";
 import { type CommandFlag, type CommandSpec, type Exec, keysOf } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
@@ -19,6 +19,7 @@ import { clientLine } from "./commands/connection.ts";
 import type { AclContext } from "./acl/acl-log.ts";
 import { AclUsers, noPermission, type Refusal } from "./acl/acl-users.ts";
 import { Monitors } from "./monitor.ts";
+import { LatencyMonitor } from "./latency-monitor.ts";
 import { Slowlog } from "./slowlog.ts";
 import { ScriptCache } from "./scripting/script-cache.ts";
 import { FunctionLibraries } from "./scripting/function-libraries.ts";
@@ -136,6 +137,8 @@ export class Engine {
   private readonly timing: CommandTiming;
   /** SLOWLOG's entries (slowlog.ts). */
   readonly slowlog: Slowlog;
+  /** LATENCY's events (latency-monitor.ts). */
+  readonly latency: LatencyMonitor;
   /** The clients in MONITOR mode (monitor.ts). */
   readonly monitors = new Monitors();
   readonly stats = new ServerStats();
@@ -144,7 +147,8 @@ export class Engine {
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
-    this.timing = new CommandTiming(this.clock);
+    this.latency = new LatencyMonitor(this.clock);
+    this.timing = new CommandTiming(this.clock, this.latency);
     this.slowlog = new Slowlog(this.clock);
     this.log = options.log;
     this.startedMs = this.clock.nowMs();
@@ -219,6 +223,7 @@ export class Engine {
     else if (name === "aof-timestamp-enabled" && this.aof !== null) this.aof.timestamps = value === "yes";
     else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
     else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
+    else if (name === "latency-monitor-threshold") this.latency.thresholdMs = Number(value);
     else if (name === "maxclients") this.maxClients = Number(value);
     else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
     else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
@@ -397,12 +402,12 @@ export class Engine {
     if (session.tracking !== null && !session.tracking.bcast) this.rememberTracked(session, spec, argv);
     const stats = this.statsFor(spec.name);
     stats.calls++;
-    if (batched) this.timing.finishBatched(stats);
+    if (batched) this.timing.finishBatched(stats, spec);
     else {
       const micros = (this.timing.endBatch() - startedMs) * 1000;
       stats.usec += micros;
       // A command that blocked has not run yet: it is logged when served (blockedServed).
-      if (session.blocked === null) this.slowlog.consider(spec, argv, session, micros);
+      if (session.blocked === null) this.considerSlow(spec, argv, session, micros);
     }
     if (session.blocked !== null) session.blocked.command = { spec, argv };
     if (failed) stats.failedCalls++;
@@ -433,7 +438,13 @@ export class Engine {
   private blockedServed(session: Session, state: BlockedState, micros: number): void {
     if (state.command === undefined) return;
     this.statsFor(state.command.spec.name).usec += micros;
-    this.slowlog.consider(state.command.spec, state.command.argv, session, micros);
+    this.considerSlow(state.command.spec, state.command.argv, session, micros);
+  }
+
+  /** A command timed alone took `micros`: SLOWLOG and the latency monitor may keep it. */
+  private considerSlow(spec: CommandSpec, argv: string[], session: Session, micros: number): void {
+    this.slowlog.consider(spec, argv, session, micros);
+    if (this.latency.on) this.latency.consider(latencyEventOf(spec), micros / 1000);
   }
 
   /** CLIENT UNBLOCK … ERROR ended a blocked command with an error: a failed call, as Redis counts it. */
@@ -518,7 +529,13 @@ export class Engine {
       return;
     }
     const estimated = this.eviction.estimatedBytes(this.stats.memoryAtStartBytes);
-    this.overMaxmemory = estimated > this.maxMemoryBytes && !this.eviction.evict(estimated - this.maxMemoryBytes * evictionTargetShare);
+    if (estimated <= this.maxMemoryBytes) {
+      this.overMaxmemory = false;
+      return;
+    }
+    const startedMs = this.latency.on ? performance.now() : 0;
+    this.overMaxmemory = !this.eviction.evict(estimated - this.maxMemoryBytes * evictionTargetShare);
+    if (this.latency.on) this.latency.consider("eviction-cycle", performance.now() - startedMs);
   }
 
   /**

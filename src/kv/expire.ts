@@ -80,5 +80,7 @@ export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs
       else if (timed >= kvExpireSampleKeys || walkEnded) break;
     }
   }
-  engine.stats.expireCycleRan(met, deleted, performance.now() - startedMs, timeCapped);
+  const ms = performance.now() - startedMs;
+  engine.stats.expireCycleRan(met, deleted, ms, timeCapped);
+  engine.latency.consider("expire-cycle", ms);
 }

@@ -11,6 +11,7 @@ import { Session } from "../../src/kv/session.ts";
 import { Collector } from "./harness.ts";
 
 const stats = () => ({ calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0 });
+const get = lookupCommand("get")!;
 
 describe("which commands are batched", () => {
   test("fast commands and argument-bound string writes are; data-dependent ones are timed alone", () => {
@@ -33,11 +34,11 @@ describe("CommandTiming", () => {
     const b = stats();
     expect(timing.startBatched()).toBe(0);
     clock.advance(1);
-    timing.finishBatched(a);
+    timing.finishBatched(a, get);
     expect(timing.startBatched()).toBe(0);
     clock.advance(2);
-    timing.finishBatched(b);
-    timing.finishBatched(a);
+    timing.finishBatched(b, get);
+    timing.finishBatched(a, get);
     timing.settle();
     expect(reads).toBe(2);
     // 3 ms over three calls: 1000 µs each, a twice.
@@ -55,7 +56,7 @@ describe("CommandTiming", () => {
     const fast = stats();
     timing.startBatched();
     clock.advance(1);
-    timing.finishBatched(fast);
+    timing.finishBatched(fast, get);
     const started = timing.endBatch();
     expect(fast.usec).toBe(1000);
     clock.advance(5);

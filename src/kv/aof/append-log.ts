@@ -25,6 +25,7 @@
  * appendedSeq they saw (connection.ts).
  */
 import { fdatasyncSync } from "node:fs";
+import type { LatencyMonitor } from "../latency-monitor.ts";
 import type { Logger } from "../../core/log.ts";
 import { systemErrorText } from "../../core/system-error.ts";
 import { appendChunks, writeChunksAt } from "../../native/append.ts";
@@ -58,9 +59,12 @@ export interface AppendLogOptions {
    * that rewrite, and replies wait for nothing, as in Redis (its AOF_WAIT_REWRITE).
    */
   awaitingBase?: boolean;
+  /** Where the writes and `always` syncs that took long are recorded (LATENCY: aof-write, aof-fsync-always). */
+  latency?: LatencyMonitor;
 }
 
 export class AppendLog implements TurnWriter {
+  private readonly latency: LatencyMonitor | null;
   private readonly pending = new CommandBuffer();
   /** While a rewrite runs, a copy of every command appended, for the end of the new file. */
   private tee: CommandBuffer | null = null;
@@ -118,6 +122,7 @@ export class AppendLog implements TurnWriter {
       throw error;
     });
     this.awaitingBase = options.awaitingBase ?? false;
+    this.latency = options.latency ?? null;
     this.file = new LogFile(path, sizeBytes);
     this.currentPolicy = policy;
     this.setPolicy(policy);
@@ -284,8 +289,10 @@ export class AppendLog implements TurnWriter {
    * and returns the error.
    */
   private tryWrite(bytes: Uint8Array): unknown {
+    const startedMs = this.latency?.on ? performance.now() : -1;
     try {
       this.file.write(bytes);
+      if (startedMs >= 0) this.latency!.consider("aof-write", performance.now() - startedMs);
     } catch (error) {
       this.writeFailed(bytes, error);
       return error;
@@ -450,7 +457,9 @@ export class AppendLog implements TurnWriter {
       this.syncCount++;
       // Everyone waiting now wrote before this sync's bytes were taken: it answers them all.
       this.lastSyncWriters = this.durableListeners.size;
+      const startedMs = this.latency?.on ? performance.now() : -1;
       await writeChunksAt(file.fd, [bytes], position, true);
+      if (startedMs >= 0) this.latency!.consider("aof-fsync-always", performance.now() - startedMs);
       // A failure kept from before a switch to `always` is over once a write and sync succeed.
       this.succeeded("write");
       this.succeeded("sync");

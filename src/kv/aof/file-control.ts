@@ -93,6 +93,7 @@ export class AofFileControl {
     const log = new AppendLog(path, this.engine.config.get("appendfsync") as FsyncPolicy, sizeBytes, {
       logger,
       awaitingBase,
+      latency: this.engine.latency,
       // Redis exits here too: every reply it sent was synced, and none may follow unsynced.
       onFatal: (error) => {
         logger.fatal({ path, err: error }, "cannot persist to the append-only file under appendfsync always; exiting");

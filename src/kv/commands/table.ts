@@ -4,6 +4,7 @@
  * allocate a lower-cased copy.
  */
 import { aclCommands } from "./acl.ts";
+import { latencyCommands } from "./latency.ts";
 import { connectionCommands } from "./connection.ts";
 import { keyCommands } from "./keys.ts";
 import { persistenceCommands } from "./persistence.ts";
@@ -30,6 +31,7 @@ import { streamCommands } from "../types/stream/commands.ts";
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,
   ...serverCommands,
+  ...latencyCommands,
   ...aclCommands,
   ...standaloneCommands,
   ...persistenceCommands,

@@ -1,0 +1,70 @@
+/**
+ * LATENCY: the latency monitor's events (latency-monitor.ts), as Redis 7.0 answers them — LATEST,
+ * HISTORY, RESET — and its reports for people (latency-report.ts): GRAPH and DOCTOR. LATENCY
+ * HISTOGRAM (Redis 7's per-command latency tracking) is not here: svc times its O(1) commands in
+ * batches (command-timing.ts), so it has no per-call times to put in one.
+ */
+import { latencyDoctor, latencyGraph } from "../latency-report.ts";
+import { KvError } from "../errors.ts";
+import { helpReply } from "./keys.ts";
+import { type CommandSpec, type Exec, helpFlags } from "./spec.ts";
+
+/** Every LATENCY subcommand but HELP is administrative, as in Redis. */
+const latencyFlags: CommandSpec["flags"] = ["admin", "noscript", "loading", "stale"];
+
+const sub = (name: string, arity: number, summary: string, run: CommandSpec["run"], flags = latencyFlags): CommandSpec => ({
+  name: `latency|${name}`, arity, flags, group: "server", summary, run,
+});
+
+const nowSeconds = (x: Exec) => Math.floor(x.engine.clock.nowMs() / 1000);
+
+/** LATEST: per event, [name, time of its last sample, that sample's ms, its worst ms]. */
+function latest(x: Exec): void {
+  const { events } = x.engine.latency;
+  x.reply.array(events.size);
+  for (const [event, series] of events) {
+    x.reply.array(4);
+    x.reply.bulk(event);
+    x.reply.integer(series.latest.unixSeconds);
+    x.reply.integer(series.latest.ms);
+    x.reply.integer(series.maxMs);
+  }
+}
+
+/** HISTORY event: its samples, oldest first, each [time, ms]; none for an event never seen. */
+function history(x: Exec, argv: string[]): void {
+  const samples = x.engine.latency.events.get(argv[2]!)?.samples ?? [];
+  x.reply.array(samples.length);
+  for (const sample of samples) {
+    x.reply.array(2);
+    x.reply.integer(sample.unixSeconds);
+    x.reply.integer(sample.ms);
+  }
+}
+
+function graph(x: Exec, argv: string[]): void {
+  const event = argv[2]!;
+  const series = x.engine.latency.events.get(event);
+  if (series === undefined) throw new KvError(`ERR No samples available for event '${event}'`);
+  x.reply.verbatim(latencyGraph(event, series, nowSeconds(x)));
+}
+
+export const latencyCommands: readonly CommandSpec[] = [
+  {
+    name: "latency", arity: -2, flags: [], group: "server", summary: "The latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR).",
+    subcommands: [
+      sub("latest", 2, "Returns each event's latest and worst latency.", latest),
+      sub("history", 3, "Returns an event's samples.", history),
+      sub("reset", -2, "Forgets the named events' samples, or every event's.", (x, argv) => x.reply.integer(x.engine.latency.reset(argv.slice(2)))),
+      sub("graph", 3, "Draws an event's samples.", graph),
+      sub("doctor", 2, "Reports the events seen and their usual causes.", (x) => x.reply.verbatim(latencyDoctor(x.engine.latency))),
+      sub("help", 2, "Shows LATENCY's subcommands.", (x) => helpReply(x, "LATENCY", [
+        "DOCTOR", "    Return a report of the latency events seen and what usually causes them.",
+        "GRAPH <event>", "    Return a graph of <event>'s latency samples.",
+        "HISTORY <event>", "    Return <event>'s samples, oldest first, as [unix time, latency in ms] pairs.",
+        "LATEST", "    Return each event's name, the time and latency of its latest sample, and its worst latency.",
+        "RESET [<event> ...]", "    Forget the samples of the named events, or of every event.",
+      ]), helpFlags),
+    ],
+  },
+];
