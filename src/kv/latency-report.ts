@@ -77,7 +77,8 @@ export function latencyDoctor(monitor: LatencyMonitor): string {
   if (monitor.events.size === 0) {
     return `No event has taken ${monitor.thresholdMs} ms or more since the monitor was turned on or last reset.\n`;
   }
-  const lines = [`Latency spikes of ${monitor.thresholdMs} ms or more (latency-monitor-threshold), by event:`, ""];
+  const threshold = monitor.on ? `of ${monitor.thresholdMs} ms or more (latency-monitor-threshold)` : "recorded while the monitor was on (it is off now)";
+  const lines = [`Latency spikes ${threshold}, by event:`, ""];
   for (const [event, series] of monitor.events) {
     const { mean, deviation } = spread(series);
     const every = period(series);

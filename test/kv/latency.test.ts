@@ -139,7 +139,10 @@ describe("side by side with redis-server", () => {
     expect(doctor).toContain("SLOWLOG GET");
     await kv.call("LATENCY", "RESET");
     expect(String(await kv.call("LATENCY", "DOCTOR"))).toContain("No event has taken 50 ms or more");
+    await kv.call("DEBUG", "SLEEP", "0.06");
     await kv.call("CONFIG", "SET", "latency-monitor-threshold", "0");
+    expect(String(await kv.call("LATENCY", "DOCTOR"))).toContain("Latency spikes recorded while the monitor was on (it is off now)");
+    await kv.call("LATENCY", "RESET");
     expect(String(await kv.call("LATENCY", "DOCTOR"))).toContain("The latency monitor is off");
     await kv.call("CONFIG", "SET", "latency-monitor-threshold", "50");
   });
