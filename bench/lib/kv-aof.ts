@@ -41,29 +41,29 @@ export async function aofComparison(): Promise<void> {
     const dirs = [mkdtempSync(join(tmpdir(), "svc-bench-aof-")), mkdtempSync(join(tmpdir(), "svc-bench-aof-"))];
     const settings = ["--appendonly", "yes", "--appendfsync", policy];
     // A server that writes nothing has nothing to compare with `always`, whose cost is the disk.
-    const withCeiling = policy === "everysec";
+    const withNullServer = policy === "everysec";
     let redis: ServerProcess | undefined;
     let kv: ServerProcess | undefined;
-    let ceiling: ServerProcess | undefined;
+    let nullServer: ServerProcess | undefined;
     try {
-      [redis, kv, ceiling] = await Promise.all([
+      [redis, kv, nullServer] = await Promise.all([
         startRedis(["--dir", dirs[0]!, ...settings]),
         startKv(["--dir", dirs[1]!, ...settings]),
-        withCeiling ? startNullServer() : undefined,
+        withNullServer ? startNullServer() : undefined,
       ]);
       await warmUp([redis.port, kv.port], tests, keyRange);
       console.log(`### kv: append-only file, appendfsync ${policy} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange}), median of ${rounds} interleaved rounds\n`);
-      if (ceiling === undefined) {
+      if (nullServer === undefined) {
         console.log("| test | redis ops/s | svc ops/s | svc/redis |");
         console.log("|---|---:|---:|---:|");
       } else {
-        console.log("| test | redis ops/s | svc ops/s | svc/redis | null server ops/s | svc/null |");
+        console.log("| test | redis ops/s | svc ops/s | svc/redis | null server ops/s | null/redis |");
         console.log("|---|---:|---:|---:|---:|---:|");
       }
       const ratios: number[] = [];
       for (const pipeline of pipelines) {
         for (const [i, test] of tests.entries()) {
-          const servers = ceiling === undefined ? [redis, kv] : [redis, kv, ceiling];
+          const servers = nullServer === undefined ? [redis, kv] : [redis, kv, nullServer];
           const order = i % 2 === 0 ? servers : servers.toReversed();
           const runs = new Map<ServerProcess, number[]>(order.map((s) => [s, []]));
           for (let round = 0; round < rounds; round++) {
@@ -72,16 +72,16 @@ export async function aofComparison(): Promise<void> {
           const rate = (server: ServerProcess) => median(runs.get(server)!);
           ratios.push(rate(kv) / rate(redis));
           const row = `| ${test} -P ${pipeline} | ${fmt(rate(redis))} | ${fmt(rate(kv))} | ${ratios.at(-1)!.toFixed(2)}× |`;
-          console.log(ceiling === undefined ? row : `${row} ${fmt(rate(ceiling))} | ${(rate(kv) / rate(ceiling)).toFixed(2)}× |`);
+          console.log(nullServer === undefined ? row : `${row} ${fmt(rate(nullServer))} | ${(rate(nullServer) / rate(redis)).toFixed(2)}× |`);
         }
       }
-      console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |${ceiling === undefined ? "" : " | |"}\n`);
-      if (ceiling !== undefined) {
+      console.log(`| **median** | | | **${median(ratios).toFixed(2)}×** |${nullServer === undefined ? "" : " | |"}\n`);
+      if (nullServer !== undefined) {
         console.log("The null server answers +OK to every command and does nothing else (bench/null-server): the rate the client");
         console.log("reaches when a request costs the server nothing.\n");
       }
     } finally {
-      await Promise.all([redis?.stop(), kv?.stop(), ceiling?.stop()]);
+      await Promise.all([redis?.stop(), kv?.stop(), nullServer?.stop()]);
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
   }
