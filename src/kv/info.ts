@@ -50,7 +50,7 @@ function server(engine: Engine): Fields {
 }
 
 /** What the connections hold: the largest query buffer and output now, and all their bytes together. */
-function clientBuffers(engine: Engine): { maxInput: number; maxOutput: number; totalBytes: number } {
+export function clientBuffers(engine: Engine): { maxInput: number; maxOutput: number; totalBytes: number } {
   const buffers = { maxInput: 0, maxOutput: 0, totalBytes: 0 };
   for (const s of engine.sessions.values()) {
     const mem = s.transport?.memory?.();

@@ -883,7 +883,7 @@ export class KeyTable<V extends string | object = string | object> {
    */
   entryMemoryBytes(ref: number): number {
     const keyHeld = this.keyLength(ref) === -1 ? stringBytes(this.keyOf(ref).length) : 0;
-    const slotsShare = Math.round(this.slotsBytes / this.size);
+    const slotsShare = Math.round(this.slotBytes / this.size);
     return this.sizeOf(ref) + slotsShare + keyHeld;
   }
 
@@ -893,13 +893,14 @@ export class KeyTable<V extends string | object = string | object> {
    * `heldBytes` over the first `samples` of them (0: all).
    */
   memoryBytes(samples: number, heldBytes: (held: unknown) => number): number {
-    let bytes = objectBytes(20) + this.slotsBytes + arrayBytes(this.objects.length);
+    let bytes = objectBytes(20) + this.slotBytes + arrayBytes(this.objects.length);
     for (const slab of this.slabs) bytes += slab.byteLength;
     const held = this.objects.length - this.freeObjects.length;
     return bytes + sampledBytes(this.heldObjects(), held, samples, heldBytes);
   }
 
-  private get slotsBytes(): number {
+  /** Bytes of the slot arrays: the table's overhead beside its entries (MEMORY STATS). */
+  get slotBytes(): number {
     return this.slots.byteLength + (this.oldSlots?.byteLength ?? 0);
   }
 

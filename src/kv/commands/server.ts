@@ -1,6 +1,7 @@
 /**
  * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, MEMORY, SLOWLOG, DEBUG, FUNCTION.
  */
+import { mallocStats, memoryDoctor, memoryStats, replyMemoryStats } from "../memory-stats.ts";
 import { parseFloatArg, parseInt64 } from "../args.ts";
 import { arityError, KvError, subcommandSyntaxError, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
@@ -276,7 +277,7 @@ export const serverCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "memory", arity: -2, flags: [], group: "server", summary: "Memory management (PURGE, USAGE).",
+    name: "memory", arity: -2, flags: [], group: "server", summary: "Memory introspection (STATS, DOCTOR, USAGE, MALLOC-STATS, PURGE).",
     subcommands: [
       // Redis asks jemalloc to return dirty pages; our counterpart is a full, synchronous garbage
       // collection, after which the allocator can give freed pages back to the OS.
@@ -294,8 +295,14 @@ export const serverCommands: readonly CommandSpec[] = [
           x.reply.integer(bytes);
         },
       },
+      sub("memory", "stats", 2, "Describes where the memory goes.", (x) => replyMemoryStats(x.reply, memoryStats(x.engine)), []),
+      sub("memory", "doctor", 2, "Reports memory problems.", (x) => x.reply.verbatim(memoryDoctor(memoryStats(x.engine))), []),
+      sub("memory", "malloc-stats", 2, "Returns the runtime's and its allocator's statistics.", (x) => x.reply.verbatim(mallocStats()), []),
       sub("memory", "help", 2, "Shows MEMORY's subcommands.", (x) => helpReply(x, "MEMORY", [
+        "DOCTOR", "    Return a report of what stands out in the memory use, and what to do about it.",
+        "MALLOC-STATS", "    Return the runtime's heap figures and its allocator's statistics.",
         "PURGE", "    Run a full garbage collection so freed memory can return to the OS.",
+        "STATS", "    Return where the memory goes, in Redis's fields.",
         "USAGE <key> [SAMPLES <count>]", "    Return the estimated bytes <key> and its value take. Elements of a large",
         "    collection are sampled up to <count> times (default: 5, 0 means sample all).",
       ]), ["loading", "stale"]),
