@@ -46,6 +46,18 @@ test("COMMAND INFO describes every command svc has as redis-server describes it"
   expect(names).toContain("client|list");
 });
 
+test("COMMAND INFO and DOCS take a subcommand by its full name, in any case; an unknown one is nil", async () => {
+  const direct = async (client: RespClient, ...names: string[]) => {
+    const entries = (await client.call("COMMAND", "INFO", ...names)) as RespValue[];
+    // An unknown name is a null array.
+    return entries.map((e) => (!Array.isArray(e) ? e : [e[0], e[1], (e[2] as RespValue[]).map(text).sort(), e[3], e[4], e[5], (e[6] as RespValue[]).map(text)]));
+  };
+  const names = ["config|get", "MEMORY|STATS", "latency|history", "client|nosuch", "get|x"];
+  expect(await direct(s.kvClient, ...names)).toEqual(await direct(s.redisClient, ...names));
+  const docs = (await s.kvClient.call("COMMAND", "DOCS", "config|get")) as RespValue[];
+  expect(docs[0]).toBe("config|get");
+});
+
 test("COMMAND LIST filters by module, ACL category and pattern as redis-server does", async () => {
   for (const args of [["FILTERBY", "ACLCAT", "geo"], ["FILTERBY", "ACLCAT", "HyperLogLog"], ["FILTERBY", "ACLCAT", "nosuch"], ["FILTERBY", "ACLCAT", "@geo"],
     ["FILTERBY", "MODULE", "nosuch"], ["FILTERBY", "PATTERN", "Z*STORE"], ["FILTERBY", "PATTERN", "config|*"], ["FILTERBY", "NOSUCH", "x"], ["x"], ["FILTERBY", "PATTERN"]]) {

@@ -58,10 +58,18 @@ function commandSub(name: string, arity: number, summary: string): CommandSpec {
   return { name: `command|${name}`, arity, flags: ["loading", "stale"], group: "server", summary, run: command };
 }
 
+/** A command by name, or a subcommand by its full name ("config|get"), in any case: what COMMAND INFO and DOCS take. */
+function commandOrSubcommand(table: ReadonlyMap<string, CommandSpec>, name: string): CommandSpec | undefined {
+  const full = name.toLowerCase();
+  const bar = full.indexOf("|");
+  if (bar < 0) return table.get(full);
+  return table.get(full.slice(0, bar))?.subcommands?.find((sub) => sub.name === full);
+}
+
 function command(x: Exec, argv: string[]): void {
   const table = x.engine.commands;
   const sub = (argv[1] ?? "").toLowerCase();
-  const named = (names: string[]) => names.map((n) => table.get(n.toLowerCase()));
+  const named = (names: string[]) => names.map((name) => commandOrSubcommand(table, name));
   if (argv.length === 1) {
     x.reply.array(table.size);
     for (const spec of table.values()) describe(x, spec);
@@ -69,7 +77,8 @@ function command(x: Exec, argv: string[]): void {
   else if (sub === "info") {
     const specs = argv.length > 2 ? named(argv.slice(2)) : [...table.values()];
     x.reply.array(specs.length);
-    for (const spec of specs) spec === undefined ? x.reply.array(null) : describe(x, spec);
+    // An unknown name is a null (Redis's addReplyNull: `$-1` in RESP2), not a null array.
+    for (const spec of specs) spec === undefined ? x.reply.bulk(null) : describe(x, spec);
   } else if (sub === "docs") {
     const specs = (argv.length > 2 ? named(argv.slice(2)) : [...table.values()]).filter((s) => s !== undefined);
     x.reply.array(specs.length * 2);
