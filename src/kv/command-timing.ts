@@ -13,6 +13,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { CommandSpec } from "./commands/spec.ts";
+import { LatencyHistogram } from "./latency-histogram.ts";
 import type { LatencyMonitor } from "./latency-monitor.ts";
 
 export interface CommandStats {
@@ -21,6 +22,13 @@ export interface CommandStats {
   usec: number;
   rejectedCalls: number;
   failedCalls: number;
+  /** Each call's time (LATENCY HISTOGRAM), made at the first one timed while latency-tracking is on. */
+  latency: LatencyHistogram | null;
+}
+
+/** Records one call's time in the command's histogram. */
+export function trackLatency(stats: CommandStats, micros: number): void {
+  (stats.latency ??= new LatencyHistogram()).record(micros * 1000);
 }
 
 /** String writes that are not flagged "fast" in Redis but whose work is a copy of their arguments. */
@@ -41,6 +49,8 @@ export class CommandTiming {
   private readonly batch: CommandStats[] = [];
   /** Whether every command of the open batch is flagged "fast" (its latency event). */
   private batchAllFast = true;
+  /** latency-tracking: each call's time goes into its command's histogram too. */
+  tracksLatency = true;
 
   constructor(
     private readonly clock: Clock,
@@ -72,6 +82,8 @@ export class CommandTiming {
     if (n > 0) {
       const usecEach = ((nowMs - this.batchStartedMs) * 1000) / n;
       for (let i = 0; i < n; i++) this.batch[i]!.usec += usecEach;
+      // Each call's share of the batch is the time it is known by (LATENCY HISTOGRAM).
+      if (this.tracksLatency) for (let i = 0; i < n; i++) trackLatency(this.batch[i]!, usecEach);
       this.batch.length = 0;
       // The whole batch, once: what its last client waited, a bound on each of its commands.
       if (this.latency?.on) this.latency.consider(this.batchAllFast ? "fast-command" : "command", nowMs - this.batchStartedMs);

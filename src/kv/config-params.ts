@@ -93,7 +93,7 @@ const immutableParams: ReadonlySet<string> = new Set(["databases", "appendfilena
 const startOnlyParams: Readonly<Record<string, string>> = { dir: "--dir", port: "--port", bind: "--bind" };
 
 /** Parameters that are yes or no. */
-const boolParams: ReadonlySet<string> = new Set(["appendonly", "aof-timestamp-enabled", "aof-load-truncated"]);
+const boolParams: ReadonlySet<string> = new Set(["appendonly", "aof-timestamp-enabled", "aof-load-truncated", "latency-tracking"]);
 
 /**
  * The value CONFIG SET stores for `name`: memory values in bytes, words in lower case, anything

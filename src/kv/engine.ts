@@ -10,7 +10,7 @@ import { type Clock, systemClock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { systemErrorText } from "../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
-import { type CommandStats, CommandTiming, latencyEventOf, timedInBatch } from "./command-timing.ts";
+import { type CommandStats, CommandTiming, latencyEventOf, timedInBatch, trackLatency } from "./command-timing.ts";
 import { countsReads } from "./commands/lookup.ts";
 import { type CommandFlag, type CommandSpec, type Exec, keysOf } from "./commands/spec.ts";
 import { commandTable, lookupCommand } from "./commands/table.ts";
@@ -224,6 +224,7 @@ export class Engine {
     else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
     else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
     else if (name === "latency-monitor-threshold") this.latency.thresholdMs = Number(value);
+    else if (name === "latency-tracking") this.timing.tracksLatency = value === "yes";
     else if (name === "maxclients") this.maxClients = Number(value);
     else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
     else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
@@ -407,7 +408,7 @@ export class Engine {
       const micros = (this.timing.endBatch() - startedMs) * 1000;
       stats.usec += micros;
       // A command that blocked has not run yet: it is logged when served (blockedServed).
-      if (session.blocked === null) this.considerSlow(spec, argv, session, micros);
+      if (session.blocked === null) this.considerSlow(spec, argv, session, micros, stats);
     }
     if (session.blocked !== null) session.blocked.command = { spec, argv };
     if (failed) stats.failedCalls++;
@@ -437,12 +438,14 @@ export class Engine {
    */
   private blockedServed(session: Session, state: BlockedState, micros: number): void {
     if (state.command === undefined) return;
-    this.statsFor(state.command.spec.name).usec += micros;
-    this.considerSlow(state.command.spec, state.command.argv, session, micros);
+    const stats = this.statsFor(state.command.spec.name);
+    stats.usec += micros;
+    this.considerSlow(state.command.spec, state.command.argv, session, micros, stats);
   }
 
-  /** A command timed alone took `micros`: SLOWLOG and the latency monitor may keep it. */
-  private considerSlow(spec: CommandSpec, argv: string[], session: Session, micros: number): void {
+  /** A command timed alone took `micros`: its histogram, SLOWLOG and the latency monitor may keep it. */
+  private considerSlow(spec: CommandSpec, argv: string[], session: Session, micros: number, stats: CommandStats): void {
+    if (this.timing.tracksLatency) trackLatency(stats, micros);
     this.slowlog.consider(spec, argv, session, micros);
     if (this.latency.on) this.latency.consider(latencyEventOf(spec), micros / 1000);
   }
@@ -623,7 +626,7 @@ export class Engine {
   private statsFor(name: string): CommandStats {
     let stats = this.stats.commands.get(name);
     if (stats === undefined) {
-      stats = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0 };
+      stats = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null };
       this.stats.commands.set(name, stats);
     }
     return stats;
@@ -649,6 +652,7 @@ const defaultConfig: Record<string, string> = {
   appendfsync: "everysec",
   "aof-timestamp-enabled": "no",
   "aof-load-truncated": "yes",
+  "latency-tracking": "yes",
   // Rewrite the append-only file automatically once it has doubled since its last rewrite.
   "auto-aof-rewrite-percentage": "100",
   "maxmemory-policy": "noeviction",

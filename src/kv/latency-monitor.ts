@@ -5,6 +5,8 @@
  * seconds that had one (the worst of each second), and the worst ever. At 0, the default,
  * nothing is measured or kept.
  *
+ * (Each command's call times, LATENCY HISTOGRAM, are latency-histogram.ts's, kept in its statistics.)
+ *
  * The events svc records, named as Redis names them:
  * - `command`, `fast-command`: a command, by whether Redis flags it "fast". The commands INFO
  *   commandstats times as a batch (command-timing.ts) are recorded as their batch: the whole

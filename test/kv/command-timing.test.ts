@@ -10,7 +10,7 @@ import { Engine } from "../../src/kv/engine.ts";
 import { Session } from "../../src/kv/session.ts";
 import { Collector } from "./harness.ts";
 
-const stats = () => ({ calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0 });
+const stats = () => ({ calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null });
 const get = lookupCommand("get")!;
 
 describe("which commands are batched", () => {

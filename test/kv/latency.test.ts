@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/core/clock.ts";
 import { AppendLog } from "../../src/kv/aof/append-log.ts";
-import { CommandTiming } from "../../src/kv/command-timing.ts";
+import { type CommandStats, CommandTiming } from "../../src/kv/command-timing.ts";
 import { lookupCommand } from "../../src/kv/commands/table.ts";
 import { activeExpireRun } from "../../src/kv/expire.ts";
+import { LatencyHistogram } from "../../src/kv/latency-histogram.ts";
 import { LatencyMonitor, latencySamplesMax } from "../../src/kv/latency-monitor.ts";
 import type { RespClient, RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";
@@ -148,6 +149,65 @@ describe("side by side with redis-server", () => {
   });
 });
 
+describe("LATENCY HISTOGRAM side by side", () => {
+  test("a command's calls land in Redis's buckets: one 40 ms DEBUG SLEEP is {calls 1, 67633 µs: 1} in both", async () => {
+    await onBoth(async (c) => {
+      expect(await c.call("CONFIG", "RESETSTAT")).toEqual({ s: "OK" });
+      await c.call("DEBUG", "SLEEP", "0.04");
+    });
+    expect(await same("LATENCY", "HISTOGRAM", "debug")).toEqual(["debug", ["calls", 1n, "histogram_usec", [67633n, 1n]]]);
+  });
+
+  test("a container names its subcommands, an unknown name is skipped, latency-tracking no stops recording, RESETSTAT forgets", async () => {
+    /** HISTOGRAM's reply as name → calls (the order of all commands is Redis's hash order). */
+    const callsByName = (reply: RespValue) => {
+      const flat = reply as RespValue[];
+      return Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i] as string, (flat[2 * i + 1] as RespValue[])[1]]));
+    };
+    await onBoth(async (c) => {
+      await c.call("CONFIG", "RESETSTAT");
+      await c.call("CONFIG", "GET", "port");
+      await c.call("CONFIG", "GET", "port");
+    });
+    const [redis, kv] = await Promise.all(both().map((c) => c.call("LATENCY", "HISTOGRAM", "config", "nope")));
+    // RESETSTAT's own call is timed after it reset the statistics, in both.
+    expect(callsByName(kv!)).toEqual({ "config|get": 2n, "config|resetstat": 1n });
+    expect(callsByName(kv!)).toEqual(callsByName(redis!));
+    expect(await same("LATENCY", "HISTOGRAM", "nope")).toEqual([]);
+    await onBoth(async (c) => {
+      await c.call("DEBUG", "SLEEP", "0.04");
+      expect(await c.call("CONFIG", "SET", "latency-tracking", "no")).toEqual({ s: "OK" });
+      await c.call("DEBUG", "SLEEP", "0.04");
+    });
+    expect(await same("LATENCY", "HISTOGRAM", "debug")).toEqual(["debug", ["calls", 1n, "histogram_usec", [67633n, 1n]]]);
+    expect(await same("CONFIG", "SET", "latency-tracking", "yes")).toEqual({ s: "OK" });
+    expect(await same("CONFIG", "SET", "latency-tracking", "maybe")).toEqual({
+      e: "ERR CONFIG SET failed (possibly related to argument 'latency-tracking') - argument must be 'yes' or 'no'",
+    });
+    expect(await same("CONFIG", "RESETSTAT")).toEqual({ s: "OK" });
+    expect(await same("LATENCY", "HISTOGRAM", "debug", "get")).toEqual([]);
+  });
+});
+
+describe("LatencyHistogram", () => {
+  test("cumulative counts at powers of two from 1,024 ns, labelled by each level's highest value in µs, only where they grow", () => {
+    const h = new LatencyHistogram();
+    for (const ns of [500, 500, 500, 1500, 40_000]) h.record(ns);
+    // 1,024 + 8 − 1 ns → 1 µs; 2,048 + 16 − 1 → 2; 65,536 + 512 − 1 → 66 (4 … 33 add nothing).
+    expect(h.cumulative()).toEqual([[1, 3], [2, 4], [66, 5]]);
+    expect(h.calls).toBe(5);
+  });
+
+  test("values are clamped into 1 ns … 1 s, as Redis clamps them; a value at a level's edge counts there", () => {
+    const h = new LatencyHistogram();
+    h.record(0);
+    h.record(1031); // the last value of 1,024's bucket (8 ns wide)
+    h.record(1032); // the first past it
+    h.record(5e9);
+    expect(h.cumulative()).toEqual([[1, 2], [2, 3], [1_082_130, 4]]);
+  });
+});
+
 describe("svc's events", () => {
   const fast = lookupCommand("get")!;
   const set = lookupCommand("set")!;
@@ -157,7 +217,7 @@ describe("svc's events", () => {
     const monitor = new LatencyMonitor(clock);
     monitor.thresholdMs = 5;
     const timing = new CommandTiming(clock, monitor);
-    const stats = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0 };
+    const stats = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null };
     // 4 ms: under the threshold.
     timing.startBatched();
     clock.advance(4);
@@ -180,6 +240,25 @@ describe("svc's events", () => {
     timing.finishBatched(stats, set);
     timing.settle();
     expect(monitor.events.get("command")!.latest.ms).toBe(7);
+  });
+
+  test("each call of a batch is recorded in its command's histogram at its share of the batch", () => {
+    const clock = new ManualClock();
+    const timing = new CommandTiming(clock);
+    const stats: CommandStats = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null };
+    timing.startBatched();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(2);
+      timing.finishBatched(stats, fast);
+    }
+    timing.settle();
+    // 2 ms each: in [2^20, 2^21) ns, whose level is labelled 2,097,152 + 16,384 − 1 ns → 2,113 µs.
+    expect(stats.latency!.cumulative()).toEqual([[2113, 3]]);
+    timing.tracksLatency = false;
+    timing.startBatched();
+    timing.finishBatched(stats, fast);
+    timing.settle();
+    expect(stats.latency!.calls).toBe(3);
   });
 
   test("at most latencySamplesMax seconds are kept per event, the oldest dropped first", () => {

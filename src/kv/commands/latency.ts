@@ -1,13 +1,13 @@
 /**
  * LATENCY: the latency monitor's events (latency-monitor.ts), as Redis 7.0 answers them — LATEST,
- * HISTORY, RESET — and its reports for people (latency-report.ts): GRAPH and DOCTOR. LATENCY
- * HISTOGRAM (Redis 7's per-command latency tracking) is not here: svc times its O(1) commands in
- * batches (command-timing.ts), so it has no per-call times to put in one.
+ * HISTORY, RESET — and its reports for people (latency-report.ts): GRAPH and DOCTOR; and
+ * HISTOGRAM, each command's call times (latency-histogram.ts), kept while latency-tracking is on.
  */
 import { latencyDoctor, latencyGraph } from "../latency-report.ts";
 import { KvError } from "../errors.ts";
 import { helpReply } from "./keys.ts";
-import { type CommandSpec, type Exec, helpFlags } from "./spec.ts";
+import type { LatencyHistogram } from "../latency-histogram.ts";
+import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags } from "./spec.ts";
 
 /** Every LATENCY subcommand but HELP is administrative, as in Redis. */
 const latencyFlags: CommandSpec["flags"] = ["admin", "noscript", "loading", "stale"];
@@ -42,6 +42,43 @@ function history(x: Exec, argv: string[]): void {
   }
 }
 
+/** A command's histogram as HISTOGRAM replies it: {calls, histogram_usec: {label µs: calls at or below}}. */
+function replyHistogram(x: Exec, name: string, histogram: LatencyHistogram): void {
+  x.reply.bulk(name);
+  x.reply.map(2);
+  x.reply.bulk("calls");
+  x.reply.integer(histogram.calls);
+  x.reply.bulk("histogram_usec");
+  const levels = histogram.cumulative();
+  x.reply.map(levels.length);
+  for (const [micros, calls] of levels) {
+    x.reply.integer(micros);
+    x.reply.integer(calls);
+  }
+}
+
+/**
+ * HISTOGRAM [command ...]: every command with call times, or the named ones — a container naming
+ * its subcommands too, an unknown name skipped, a name given twice answered twice, as in Redis.
+ */
+function histogram(x: Exec, argv: string[]): void {
+  const stats = x.engine.stats.commands;
+  const found: [string, LatencyHistogram][] = [];
+  const add = (name: string) => {
+    const latency = stats.get(name)?.latency;
+    if (latency != null) found.push([name, latency]);
+  };
+  if (argv.length === 2) for (const name of stats.keys()) add(name);
+  for (const name of argv.slice(2)) {
+    const spec = commandOrSubcommand(x.engine.commands, name);
+    if (spec === undefined) continue;
+    add(spec.name);
+    for (const sub of spec.subcommands ?? []) add(sub.name);
+  }
+  x.reply.map(found.length);
+  for (const [name, latency] of found) replyHistogram(x, name, latency);
+}
+
 function graph(x: Exec, argv: string[]): void {
   const event = argv[2]!;
   const series = x.engine.latency.events.get(event);
@@ -51,16 +88,19 @@ function graph(x: Exec, argv: string[]): void {
 
 export const latencyCommands: readonly CommandSpec[] = [
   {
-    name: "latency", arity: -2, flags: [], group: "server", summary: "The latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR).",
+    name: "latency", arity: -2, flags: [], group: "server", summary: "The latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR) and each command's call times (HISTOGRAM).",
     subcommands: [
       sub("latest", 2, "Returns each event's latest and worst latency.", latest),
       sub("history", 3, "Returns an event's samples.", history),
       sub("reset", -2, "Forgets the named events' samples, or every event's.", (x, argv) => x.reply.integer(x.engine.latency.reset(argv.slice(2)))),
       sub("graph", 3, "Draws an event's samples.", graph),
       sub("doctor", 2, "Reports the events seen and their usual causes.", (x) => x.reply.verbatim(latencyDoctor(x.engine.latency))),
+      sub("histogram", -2, "Returns commands' call times as cumulative histograms.", histogram),
       sub("help", 2, "Shows LATENCY's subcommands.", (x) => helpReply(x, "LATENCY", [
         "DOCTOR", "    Return a report of the latency events seen and what usually causes them.",
         "GRAPH <event>", "    Return a graph of <event>'s latency samples.",
+        "HISTOGRAM [<command> ...]", "    Return each command's calls and their times as a cumulative histogram (µs: calls at or",
+        "    below), for the named commands (a container's subcommands too) or all those called.",
         "HISTORY <event>", "    Return <event>'s samples, oldest first, as [unix time, latency in ms] pairs.",
         "LATEST", "    Return each event's name, the time and latency of its latest sample, and its worst latency.",
         "RESET [<event> ...]", "    Forget the samples of the named events, or of every event.",

@@ -11,7 +11,7 @@ import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
 import { redisConfigNames } from "../redis-config-names.ts";
 import { aclCategories } from "./acl-categories.ts";
-import { type CommandSpec, type Exec, helpFlags, keysOf } from "./spec.ts";
+import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, keysOf } from "./spec.ts";
 
 /** COMMAND's ten-field description of one command (Redis 7 layout). */
 function describe(x: Exec, spec: CommandSpec): void {
@@ -56,14 +56,6 @@ function docs(x: Exec, spec: CommandSpec): void {
 /** A subcommand of COMMAND, run by `command` as the container is. */
 function commandSub(name: string, arity: number, summary: string): CommandSpec {
   return { name: `command|${name}`, arity, flags: ["loading", "stale"], group: "server", summary, run: command };
-}
-
-/** A command by name, or a subcommand by its full name ("config|get"), in any case: what COMMAND INFO and DOCS take. */
-function commandOrSubcommand(table: ReadonlyMap<string, CommandSpec>, name: string): CommandSpec | undefined {
-  const full = name.toLowerCase();
-  const bar = full.indexOf("|");
-  if (bar < 0) return table.get(full);
-  return table.get(full.slice(0, bar))?.subcommands?.find((sub) => sub.name === full);
 }
 
 function command(x: Exec, argv: string[]): void {

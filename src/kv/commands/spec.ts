@@ -72,6 +72,14 @@ export interface CommandSpec {
 }
 
 /** The keys a command's argv names — by movableKeys if it has it, else by its declared positions; null when argv does not say. */
+/** A command by name, or a subcommand by its full name ("config|get"), in any case, as COMMAND INFO and LATENCY HISTOGRAM take them. */
+export function commandOrSubcommand(table: ReadonlyMap<string, CommandSpec>, name: string): CommandSpec | undefined {
+  const full = name.toLowerCase();
+  const bar = full.indexOf("|");
+  if (bar < 0) return table.get(full);
+  return table.get(full.slice(0, bar))?.subcommands?.find((sub) => sub.name === full);
+}
+
 export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] | null {
   if (spec.movableKeys !== undefined) return spec.movableKeys(argv);
   if (spec.keys === undefined) return [];
