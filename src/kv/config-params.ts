@@ -96,6 +96,23 @@ const startOnlyParams: Readonly<Record<string, string>> = { dir: "--dir", port: 
 const boolParams: ReadonlySet<string> = new Set(["appendonly", "aof-timestamp-enabled", "aof-load-truncated", "latency-tracking"]);
 
 /**
+ * latency-tracking-info-percentiles: numbers from 0 to 100 separated by spaces (none is allowed),
+ * each written as C's "%f" writes it with the trailing zeros dropped ("1e2" reads "100"), as
+ * Redis stores them; Redis's errors for a word that is not a number and for one out of range.
+ */
+function canonicalPercentiles(value: string): string {
+  const name = "latency-tracking-info-percentiles";
+  const words = value.split(/\s+/).filter((w) => w !== "");
+  const numbers = words.map(Number);
+  if (numbers.some((n) => Number.isNaN(n))) throw setFailed(name, `Invalid ${name} parameters`);
+  if (numbers.some((n) => n < 0 || n > 100)) throw setFailed(name, `${name} parameters should sit between [0.0,100.0]`);
+  return numbers.map(formatPercentile).join(" ");
+}
+
+/** A percentile as Redis writes it: "%f" without trailing zeros (99.9, 50, 99.99). */
+const formatPercentile = (n: number): string => n.toFixed(6).replace(/\.?0+$/, "");
+
+/**
  * The value CONFIG SET stores for `name`: memory values in bytes, words in lower case, anything
  * else as given. Throws Redis's error for a value it would refuse.
  */
@@ -115,6 +132,7 @@ export function canonicalConfigValue(name: string, value: string): string {
     return word;
   }
   if (name === "notify-keyspace-events" && parseEventClasses(value) === null) throw setFailed(name, invalidEventClassText);
+  if (name === "latency-tracking-info-percentiles") return canonicalPercentiles(value);
   const integer = integerParams[name];
   if (integer !== undefined) {
     const n = parseInt64(value);

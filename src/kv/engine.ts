@@ -653,6 +653,7 @@ const defaultConfig: Record<string, string> = {
   "aof-timestamp-enabled": "no",
   "aof-load-truncated": "yes",
   "latency-tracking": "yes",
+  "latency-tracking-info-percentiles": "50 99 99.9",
   // Rewrite the append-only file automatically once it has doubled since its last rewrite.
   "auto-aof-rewrite-percentage": "100",
   "maxmemory-policy": "noeviction",

@@ -5,23 +5,16 @@
 import os from "node:os";
 import { redisCompatibleVersion } from "./commands/connection.ts";
 import type { Engine } from "./engine.ts";
+import { clientBuffers } from "./client-buffers.ts";
+import { humanBytes } from "./human-bytes.ts";
 import { usedMemoryBytes } from "./server-stats.ts";
 
 const defaultSections = ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"];
-const allSections = [...defaultSections.slice(0, 7), "commandstats", ...defaultSections.slice(7)];
+/** Redis 7.0's order: the command statistics, errors and latencies between Modules and Cluster. */
+const allSections = [...defaultSections.slice(0, 8), "commandstats", "errorstats", "latencystats", ...defaultSections.slice(9)];
 
 type Fields = [string, string | number][];
 
-/** A byte count as Redis's bytesToHuman writes it: 917.20K, 6.70M, 200B. */
-export function humanBytes(n: number): string {
-  const units = ["K", "M", "G", "T", "P"];
-  if (n < 1024) return `${n}B`;
-  for (let i = 0; i < units.length; i++) {
-    const scaled = n / 1024 ** (i + 1);
-    if (scaled < 1024 || i === units.length - 1) return `${scaled.toFixed(2)}${units[i]}`;
-  }
-  return `${n}B`;
-}
 
 /** 40 random hex digits, as Redis's run_id and replication id: new with each process. */
 const randomHexId = () => Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -49,18 +42,6 @@ function server(engine: Engine): Fields {
   ];
 }
 
-/** What the connections hold: the largest query buffer and output now, and all their bytes together. */
-export function clientBuffers(engine: Engine): { maxInput: number; maxOutput: number; totalBytes: number } {
-  const buffers = { maxInput: 0, maxOutput: 0, totalBytes: 0 };
-  for (const s of engine.sessions.values()) {
-    const mem = s.transport?.memory?.();
-    if (mem === undefined) continue;
-    buffers.maxInput = Math.max(buffers.maxInput, mem.queryBytes);
-    buffers.maxOutput = Math.max(buffers.maxOutput, mem.outputBytes);
-    buffers.totalBytes += mem.queryBytes + mem.outputBytes + mem.replyBufferBytes;
-  }
-  return buffers;
-}
 
 function clients(engine: Engine): Fields {
   let pubsubClients = 0;
@@ -227,14 +208,30 @@ function keyspace(engine: Engine): Fields {
     .map((db) => [`db${db.index}`, `keys=${db.size},expires=${db.expiringCount},avg_ttl=${db.avgTtlMs}`]);
 }
 
+/**
+ * Each command's latencies at latency-tracking-info-percentiles (latency-histogram.ts), in µs
+ * with three decimals, for the commands timed while latency-tracking was on.
+ */
+function latencystats(engine: Engine): Fields {
+  const percentiles = (engine.config.get("latency-tracking-info-percentiles") ?? "").split(" ").filter((w) => w !== "");
+  const fields: Fields = [];
+  for (const [name, stats] of engine.stats.commands) {
+    const histogram = stats.latency;
+    if (histogram === null) continue;
+    const values = percentiles.map((p) => `p${p}=${(histogram.percentileNs(Number(p)) / 1000).toFixed(3)}`);
+    fields.push([`latency_percentiles_usec_${name}`, values.join(",")]);
+  }
+  return fields;
+}
+
 const writers: Record<string, (engine: Engine) => Fields> = {
-  server, clients, memory, persistence, stats, commandstats, keyspace, replication, cpu,
+  server, clients, memory, persistence, stats, commandstats, keyspace, replication, cpu, latencystats,
   modules: () => [],
   errorstats,
   cluster: () => [["cluster_enabled", 0]],
 };
 
-const titles: Record<string, string> = { cpu: "CPU", commandstats: "Commandstats", errorstats: "Errorstats" };
+const titles: Record<string, string> = { cpu: "CPU", commandstats: "Commandstats", errorstats: "Errorstats", latencystats: "Latencystats" };
 
 /** INFO's text for the requested sections ("default", "all", "everything" or section names). */
 export function infoText(engine: Engine, requested: readonly string[]): string {

@@ -33,10 +33,22 @@ export function bucketOf(ns: number): number {
   return power * partsPerPower + (ns >>> power);
 }
 
+/** The lowest value that counts in the same bucket as `ns`. */
+export function lowestEquivalentNs(ns: number): number {
+  const width = 2 ** powerOf(ns);
+  return Math.floor(ns / width) * width;
+}
+
 /** The highest value that counts in the same bucket as `ns`. */
 export function highestEquivalentNs(ns: number): number {
-  const width = 2 ** powerOf(ns);
-  return Math.floor(ns / width) * width + width - 1;
+  return lowestEquivalentNs(ns) + 2 ** powerOf(ns) - 1;
+}
+
+/** The lowest value of a bucket. */
+function bucketValue(bucket: number): number {
+  if (bucket < firstBuckets) return bucket;
+  const power = Math.floor(bucket / partsPerPower) - 1;
+  return (bucket - power * partsPerPower) * 2 ** power;
 }
 
 export class LatencyHistogram {
@@ -48,6 +60,24 @@ export class LatencyHistogram {
     const value = Math.min(valueNsMax, Math.max(valueNsMin, Math.round(ns)));
     this.counts[bucketOf(value)]!++;
     this.calls++;
+  }
+
+  /**
+   * The latency at `percentile` (0–100), ns, as INFO latencystats reports it: the highest value
+   * of the bucket where the calls counted so far reach that share of all (rounded, at least one);
+   * the lowest value of the first bucket for 0.
+   */
+  percentileNs(percentile: number): number {
+    const wanted = Math.max(1, Math.floor((Math.min(percentile, 100) / 100) * this.calls + 0.5));
+    let counted = 0;
+    let bucket = 0;
+    while (bucket < bucketsTotal - 1) {
+      counted += this.counts[bucket]!;
+      if (counted >= wanted) break;
+      bucket++;
+    }
+    const value = bucketValue(bucket);
+    return percentile === 0 ? lowestEquivalentNs(value) : highestEquivalentNs(value);
   }
 
   /** [label µs, calls at or below it] at each reporting level where the count grew, as LATENCY HISTOGRAM lists them. */

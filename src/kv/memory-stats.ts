@@ -12,7 +12,8 @@
  */
 import { heapStats } from "bun:jsc";
 import type { Engine } from "./engine.ts";
-import { clientBuffers, humanBytes } from "./info.ts";
+import { clientBuffers } from "./client-buffers.ts";
+import { humanBytes } from "./human-bytes.ts";
 import type { Reply } from "./reply.ts";
 import { usedMemoryBytes } from "./server-stats.ts";
 

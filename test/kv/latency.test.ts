@@ -189,6 +189,42 @@ describe("LATENCY HISTOGRAM side by side", () => {
   });
 });
 
+describe("INFO latencystats side by side", () => {
+  test("each command's latency at latency-tracking-info-percentiles, in µs with three decimals; not in the default sections", async () => {
+    await onBoth(async (c) => {
+      await c.call("CONFIG", "RESETSTAT");
+      await c.call("DEBUG", "SLEEP", "0.04");
+    });
+    const [redis, kv] = await Promise.all(both().map((c) => c.call("INFO", "latencystats")));
+    for (const text of [redis, kv] as string[]) {
+      const line = /^latency_percentiles_usec_debug:p50=(\d+\.\d{3}),p99=(\d+\.\d{3}),p99\.9=(\d+\.\d{3})\r$/m.exec(text);
+      expect(line, text).not.toBeNull();
+      // One call: every percentile is that call's bucket's highest value, 40 ms or a little more.
+      expect(new Set(line!.slice(1)).size).toBe(1);
+      expect(Number(line![1])).toBeGreaterThanOrEqual(40_000);
+      expect(Number(line![1])).toBeLessThan(67_634);
+    }
+    for (const c of both()) expect(String(await c.call("INFO"))).not.toContain("latency_percentiles_usec_");
+    const titles = async (c: RespClient) => String(await c.call("INFO", "all")).split("\r\n").filter((l) => l.startsWith("# "));
+    expect(await titles(servers.kvClient)).toEqual(await titles(servers.redisClient));
+  });
+
+  test("latency-tracking-info-percentiles: stored as Redis writes numbers, Redis's errors, and none at all", async () => {
+    const name = "latency-tracking-info-percentiles";
+    expect(await same("CONFIG", "GET", name)).toEqual([name, "50 99 99.9"]);
+    expect(await same("CONFIG", "SET", name, "0 1e2 99.99")).toEqual({ s: "OK" });
+    expect(await same("CONFIG", "GET", name)).toEqual([name, "0 100 99.99"]);
+    expect(await same("CONFIG", "SET", name, "50 abc")).toEqual({ e: `ERR CONFIG SET failed (possibly related to argument '${name}') - Invalid ${name} parameters` });
+    expect(await same("CONFIG", "SET", name, "100.5")).toEqual({ e: `ERR CONFIG SET failed (possibly related to argument '${name}') - ${name} parameters should sit between [0.0,100.0]` });
+    expect(await same("CONFIG", "GET", name)).toEqual([name, "0 100 99.99"]);
+    const kvLine = /^latency_percentiles_usec_debug:(.*)\r$/m.exec(String(await servers.kvClient.call("INFO", "latencystats")))![1]!;
+    expect(kvLine).toMatch(/^p0=\d+\.\d{3},p100=\d+\.\d{3},p99\.99=\d+\.\d{3}$/);
+    expect(await same("CONFIG", "SET", name, "")).toEqual({ s: "OK" });
+    for (const c of both()) expect(String(await c.call("INFO", "latencystats"))).toContain("latency_percentiles_usec_debug:\r\n");
+    expect(await same("CONFIG", "SET", name, "50 99 99.9")).toEqual({ s: "OK" });
+  });
+});
+
 describe("LatencyHistogram", () => {
   test("cumulative counts at powers of two from 1,024 ns, labelled by each level's highest value in µs, only where they grow", () => {
     const h = new LatencyHistogram();
@@ -196,6 +232,14 @@ describe("LatencyHistogram", () => {
     // 1,024 + 8 − 1 ns → 1 µs; 2,048 + 16 − 1 → 2; 65,536 + 512 − 1 → 66 (4 … 33 add nothing).
     expect(h.cumulative()).toEqual([[1, 3], [2, 4], [66, 5]]);
     expect(h.calls).toBe(5);
+  });
+
+  test("a percentile is the highest value of the bucket where the calls reach its share (the lowest for 0)", () => {
+    const h = new LatencyHistogram();
+    for (const ns of [500, 500, 500, 1500, 40_000]) h.record(ns);
+    // 500 is in a bucket 2 ns wide, 1,500 in one 8 wide, 40,000 in one 256 wide from 39,936; the
+    // share is rounded: 69% of 5 calls is the 3rd, 70% the 4th.
+    expect([h.percentileNs(0), h.percentileNs(50), h.percentileNs(69), h.percentileNs(70), h.percentileNs(99), h.percentileNs(100)]).toEqual([500, 501, 501, 1503, 40_191, 40_191]);
   });
 
   test("values are clamped into 1 ns … 1 s, as Redis clamps them; a value at a level's edge counts there", () => {
