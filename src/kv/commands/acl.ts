@@ -11,11 +11,11 @@ import { describeChannels, describeCommands, describeKeys, describeUser, userFla
 import { categoryCommands } from "../acl/acl-user.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
 import { parseInt64 } from "../args.ts";
-import { KvError, notAnInteger } from "../errors.ts";
+import { KvError, notAnInteger, subcommandSyntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { disconnect } from "./connection.ts";
 import { helpReply } from "./keys.ts";
-import { type CommandFlag, type CommandSpec, type Exec, helpFlags } from "./spec.ts";
+import { type CommandFlag, type CommandSpec, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 /** Bits of a password ACL GENPASS makes unless told, and the most it makes. */
 const genpassBitsDefault = 256;
@@ -26,12 +26,10 @@ const noAclFile = () =>
     "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration.",
   );
 
-const adminFlags: readonly CommandFlag[] = ["admin", "noscript", "loading", "stale"];
+/** CAT, WHOAMI and GENPASS: not administrative. */
 const plainFlags: readonly CommandFlag[] = ["noscript", "loading", "stale"];
 
-const sub = (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[]): CommandSpec => ({
-  name: `acl|${name}`, arity, flags, group: "server", summary, run,
-});
+const sub = subcommandsOf("acl");
 
 /** Disconnects the clients `which` picks (a copy of the list: disconnecting forgets a client). */
 function disconnectClients(x: Exec, which: (session: Session) => boolean): void {
@@ -81,7 +79,7 @@ function deleteUsers(x: Exec, argv: string[]): void {
  * subcommand as typed.
  */
 function atMostOneArgument(argv: string[]): void {
-  if (argv.length > 3) throw new KvError(`ERR unknown subcommand or wrong number of arguments for '${argv[1]}'. Try ACL HELP.`);
+  if (argv.length > 3) throw subcommandSyntaxError("ACL", argv[1]!);
 }
 
 function cat(x: Exec, argv: string[]): void {
@@ -187,53 +185,51 @@ export const aclCommands: readonly CommandSpec[] = [
   {
     name: "acl", arity: -2, flags: [], group: "server", summary: "Users, their permissions, and what they were refused.",
     subcommands: [
-      sub("setuser", -3, "Makes or changes a user by its rules.", setUser, adminFlags),
-      sub("getuser", 3, "Shows a user's rules.", getUser, adminFlags),
-      sub("log", -2, "Shows what users were refused, newest first.", log, adminFlags),
+      sub("setuser", -3, "Makes or changes a user by its rules.", setUser),
+      sub("getuser", 3, "Shows a user's rules.", getUser),
+      sub("log", -2, "Shows what users were refused, newest first.", log),
       sub("users", 2, "Lists the users' names.", (x) => {
         const users = x.engine.acl.all();
         x.reply.array(users.length);
         for (const user of users) x.reply.bulk(user.name);
-      }, adminFlags),
+      }),
       sub("list", 2, "Lists the users, one line of rules each.", (x) => {
         const users = x.engine.acl.all();
         x.reply.array(users.length);
         for (const user of users) x.reply.bulk(describeUser(user));
-      }, adminFlags),
-      sub("deluser", -3, "Deletes users, disconnecting their clients.", deleteUsers, adminFlags),
+      }),
+      sub("deluser", -3, "Deletes users, disconnecting their clients.", deleteUsers),
       sub("cat", -2, "Lists the categories, or a category's commands.", cat, plainFlags),
-      sub("load", 2, "Loads the users from the ACL file, all or none.", load, adminFlags),
-      sub("save", 2, "Saves the users to the ACL file.", save, adminFlags),
-      sub("dryrun", -4, "Whether a user may run a command, without running it.", dryRun, adminFlags),
+      sub("load", 2, "Loads the users from the ACL file, all or none.", load),
+      sub("save", 2, "Saves the users to the ACL file.", save),
+      sub("dryrun", -4, "Whether a user may run a command, without running it.", dryRun),
       sub("whoami", 2, "The client's user.", (x) => x.reply.bulk(x.session.user?.name ?? defaultUser), plainFlags),
       sub("genpass", -2, "Makes a random password.", genpass, plainFlags),
       sub("help", 2, "Shows ACL's subcommands.", (x) => helpReply(x, "ACL", [
         "CAT [<category>]",
-        "    List all commands that belong to <category>, or all command categories",
-        "    when no category is specified.",
+        "    Return the command categories, or the commands of <category>.",
         "DELUSER <username> [<username> ...]",
-        "    Delete a list of users.",
+        "    Delete the users and disconnect their clients.",
         "DRYRUN <username> <command> [<arg> ...]",
-        "    Returns whether the user can execute the given command without executing the command.",
+        "    Return OK if the user may run the command, or why not; nothing is run.",
         "GETUSER <username>",
-        "    Get the user's details.",
+        "    Return the user's flags, passwords, commands, keys and channels.",
         "GENPASS [<bits>]",
-        "    Generate a secure 256-bit user password. The optional `bits` argument can",
-        "    be used to specify a different size.",
+        "    Return a random password of <bits> bits as hex (default 256).",
         "LIST",
-        "    Show users details in config file format.",
+        "    Return each user as one line of rules, as the ACL file holds it.",
         "LOAD",
-        "    Reload users from the ACL file.",
+        "    Replace every user with the ACL file's, or none if a line is bad.",
         "LOG [<count> | RESET]",
-        "    Show the ACL log entries.",
+        "    Return the newest <count> refusals and failed logins, or empty the log.",
         "SAVE",
-        "    Save the current config to the ACL file.",
-        "SETUSER <username> <attribute> [<attribute> ...]",
-        "    Create or modify a user with the specified attributes.",
+        "    Write every user to the ACL file.",
+        "SETUSER <username> <rule> [<rule> ...]",
+        "    Make or change the user by its rules, all of them or none.",
         "USERS",
-        "    List all the registered usernames.",
+        "    Return the users' names.",
         "WHOAMI",
-        "    Return the current connection username.",
+        "    Return the name of this connection's user.",
       ]), helpFlags),
     ],
   },

@@ -9,8 +9,8 @@ import { globMatch } from "../glob.ts";
 import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
-import { answer, keysAndArgs, nothingRunning, scriptingSubcommand } from "./scripting.ts";
-import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags } from "./spec.ts";
+import { answer, keysAndArgs, nothingRunning } from "./scripting.ts";
+import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 const badKeyCount = () => new KvError("ERR Bad number of keys provided");
 
@@ -98,7 +98,7 @@ function stats(x: Exec): void {
   r.integer(x.engine.functions.functionCount);
 }
 
-const sub = scriptingSubcommand("function");
+const sub = subcommandsOf("function", "scripting");
 
 const fcallFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
 

@@ -7,14 +7,10 @@ import { latencyDoctor, latencyGraph } from "../latency-report.ts";
 import { KvError } from "../errors.ts";
 import { helpReply } from "./keys.ts";
 import type { LatencyHistogram } from "../latency-histogram.ts";
-import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags } from "./spec.ts";
+import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 /** Every LATENCY subcommand but HELP is administrative, as in Redis. */
-const latencyFlags: CommandSpec["flags"] = ["admin", "noscript", "loading", "stale"];
-
-const sub = (name: string, arity: number, summary: string, run: CommandSpec["run"], flags = latencyFlags): CommandSpec => ({
-  name: `latency|${name}`, arity, flags, group: "server", summary, run,
-});
+const sub = subcommandsOf("latency");
 
 const nowSeconds = (x: Exec) => Math.floor(x.engine.clock.nowMs() / 1000);
 

@@ -10,7 +10,7 @@ import { replayResp } from "../scripting/resp-replay.ts";
 import type { ScriptReply } from "../scripting/lua-state.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
-import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags } from "./spec.ts";
+import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 /** Hex digits of a script's SHA-1, the only length EVALSHA looks up. */
 const shaHexDigits = 40;
@@ -63,11 +63,7 @@ const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", 
 const evalKeys = countedKeys(2);
 
 /** A subcommand of `container` (SCRIPT, FUNCTION). */
-export const scriptingSubcommand = (container: string) =>
-  (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[]): CommandSpec => ({
-    name: `${container}|${name}`, arity, flags, group: "scripting", summary, run,
-  });
-const sub = scriptingSubcommand("script");
+const sub = subcommandsOf("script", "scripting");
 
 export const scriptingCommands: readonly CommandSpec[] = [
   { name: "eval", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a Lua script.", movableKeys: evalKeys, run: (x, argv) => evalScript(x, argv, false) },

@@ -11,7 +11,7 @@ import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
 import { redisConfigNames } from "../redis-config-names.ts";
 import { aclCategories } from "./acl-categories.ts";
-import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, keysOf } from "./spec.ts";
+import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, keysOf, subcommandsOf } from "./spec.ts";
 
 /** COMMAND's ten-field description of one command (Redis 7 layout). */
 function describe(x: Exec, spec: CommandSpec): void {
@@ -189,10 +189,8 @@ function debug(x: Exec, argv: string[]): void {
 }
 
 /** A subcommand; administrative (CONFIG, SLOWLOG) unless `flags` says otherwise (MEMORY, FUNCTION). */
-const sub = (
-  container: string, name: string, arity: number, summary: string, run: CommandSpec["run"],
-  flags: CommandSpec["flags"] = ["admin", "noscript", "loading", "stale"],
-): CommandSpec => ({ name: `${container}|${name}`, arity, flags, group: "server", summary, run });
+const sub = (container: string, name: string, arity: number, summary: string, run: CommandSpec["run"], flags?: CommandSpec["flags"]): CommandSpec =>
+  subcommandsOf(container)(name, arity, summary, run, flags);
 
 /** SLOWLOG's subcommands other than HELP: administrative, and no noscript as Redis flags them. */
 const slowlogFlags: CommandSpec["flags"] = ["admin", "loading", "stale"];

@@ -72,6 +72,15 @@ export interface CommandSpec {
 }
 
 /** The keys a command's argv names — by movableKeys if it has it, else by its declared positions; null when argv does not say. */
+/** The flags of an administrative subcommand (CONFIG SET, ACL SETUSER, LATENCY RESET …), as Redis flags them. */
+export const adminSubcommandFlags: readonly CommandFlag[] = ["admin", "noscript", "loading", "stale"];
+
+/** Makes the subcommands of `container` ("container|name"), administrative unless their flags say otherwise. */
+export const subcommandsOf = (container: string, group: CommandGroup = "server") =>
+  (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[] = adminSubcommandFlags): CommandSpec => ({
+    name: `${container}|${name}`, arity, flags, group, summary, run,
+  });
+
 /** A command by name, or a subcommand by its full name ("config|get"), in any case, as COMMAND INFO and LATENCY HISTOGRAM take them. */
 export function commandOrSubcommand(table: ReadonlyMap<string, CommandSpec>, name: string): CommandSpec | undefined {
   const full = name.toLowerCase();
