@@ -15,7 +15,7 @@
  */
 import { passwordDigest, passwordMatchesDigest } from "../auth.ts";
 import { allCategories, aclCategories } from "../commands/acl-categories.ts";
-import type { CommandSpec } from "../commands/spec.ts";
+import { type CommandSpec, commandOrSubcommand } from "../commands/spec.ts";
 import { commandTable } from "../commands/table.ts";
 import { globMatch } from "../glob.ts";
 
@@ -72,6 +72,8 @@ export class AclUser {
    * rule says. svc checks every payload whole whichever is set, so it is only shown back.
    */
   payloadCheck: "" | "sanitize-payload" | "skip-sanitize-payload" = "";
+  /** What `unrestricted` answers, worked out when a rule changes the user rather than per command. */
+  private allOpen = false;
 
   constructor(readonly name: string) {}
 
@@ -94,10 +96,19 @@ export class AclUser {
     this.keyPatterns = [...other.keyPatterns];
     this.channelPatterns = [...other.channelPatterns];
     this.payloadCheck = other.payloadCheck;
+    this.allOpen = other.allOpen;
   }
 
   /** Applies one ACL SETUSER rule; throws AclRuleError with Redis's reason. */
   apply(rule: string): void {
+    try {
+      this.applyRule(rule);
+    } finally {
+      this.allOpen = this.futureCommands && this.allowed.size === everyCommand().length && this.keyPatterns[0] === everything && this.channelPatterns[0] === everything;
+    }
+  }
+
+  private applyRule(rule: string): void {
     const lower = rule.toLowerCase();
     switch (lower) {
       case "on":
@@ -184,8 +195,7 @@ export class AclUser {
       for (const sub of spec.subcommands ?? []) this.set(sub, allow);
       return;
     }
-    const subName = `${spec.name}|${name.slice(bar + 1).toLowerCase()}`;
-    const sub = spec.subcommands?.find((s) => s.name === subName);
+    const sub = commandOrSubcommand(commandTable, name);
     if (sub !== undefined) return this.set(sub, allow);
     // Redis takes +cmd|arg for a command without subcommands (a first-argument rule, 7.0); svc
     // does not (see the top). Both refuse -cmd|arg, and an unknown subcommand.
@@ -198,9 +208,9 @@ export class AclUser {
     else this.allowed.delete(spec.name);
   }
 
-  /** Whether the user may run every command and touch every key and channel: nothing to check. */
+  /** Whether the user may run every command and touch every key and channel: nothing to check (asked for every command). */
   get unrestricted(): boolean {
-    return this.futureCommands && this.allowed.size === everyCommand().length && this.keyPatterns[0] === everything && this.channelPatterns[0] === everything;
+    return this.allOpen;
   }
 
   /** Whether the user may run `spec` (a subcommand when the command has them). */
