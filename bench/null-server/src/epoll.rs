@@ -29,14 +29,14 @@ fn check(result: i32) -> io::Result<i32> {
 
 pub struct Epoll {
     fd: RawFd,
-    events: std::cell::RefCell<Vec<Event>>,
+    events: Vec<Event>,
 }
 
 impl Epoll {
     pub fn new() -> io::Result<Self> {
         // SAFETY: no pointers; the result is checked.
         let fd = check(unsafe { epoll_create1(EPOLL_CLOEXEC) })?;
-        Ok(Epoll { fd, events: std::cell::RefCell::new(Vec::new()) })
+        Ok(Epoll { fd, events: Vec::new() })
     }
 
     /// Level-triggered readability of `fd`, reported as `fd` itself. A closed descriptor leaves
@@ -48,8 +48,8 @@ impl Epoll {
     }
 
     /// Blocks until something is readable; fills `ready` with those descriptors and says how many.
-    pub fn wait(&self, ready: &mut [RawFd]) -> io::Result<usize> {
-        let mut events = self.events.borrow_mut();
+    pub fn wait(&mut self, ready: &mut [RawFd]) -> io::Result<usize> {
+        let events = &mut self.events;
         events.resize(ready.len(), Event { events: 0, data: 0 });
         // SAFETY: the buffer holds `ready.len()` events, the most the kernel is told to write.
         let count = loop {

@@ -39,7 +39,7 @@ fn main() -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     println!("listening on {}", listener.local_addr()?);
 
-    let poll = epoll::Epoll::new()?;
+    let mut poll = epoll::Epoll::new()?;
     let listener_fd = listener.as_raw_fd();
     poll.watch(listener_fd)?;
     let mut connections: HashMap<RawFd, Connection> = HashMap::new();
