@@ -73,7 +73,12 @@ export const integerParams: Readonly<Record<string, IntegerParam>> = {
   "latency-monitor-threshold": { default: 0, min: 0 },
   /** Entries per node of a stream (stream.ts); 0 for no limit. */
   "stream-node-max-entries": { default: 100, min: 0 },
+  /** Ms a script runs before the server answers others BUSY and SCRIPT KILL may end it (scripting/busy-script.ts). */
+  "busy-reply-threshold": { default: 5000, min: 0 },
 };
+
+/** Old names Redis 7.0 still takes for a parameter: setting either sets both. */
+export const configAliases: Readonly<Record<string, string>> = { "lua-time-limit": "busy-reply-threshold" };
 
 const setFailed = (name: string, why: string) => new KvError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);
 
@@ -117,6 +122,8 @@ const formatPercentile = (n: number): string => n.toFixed(6).replace(/\.?0+$/, "
  * else as given. Throws Redis's error for a value it would refuse.
  */
 export function canonicalConfigValue(name: string, value: string): string {
+  const alias = configAliases[name];
+  if (alias !== undefined) return canonicalConfigValue(alias, value);
   if (immutableParams.has(name)) throw setFailed(name, "can't set immutable config");
   const flagName = startOnlyParams[name];
   if (flagName !== undefined) throw setFailed(name, `svc sets it at start only; restart with ${flagName}`);

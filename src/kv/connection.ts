@@ -3,7 +3,8 @@
  * buffer → one socket write per turn of the event loop (end-of-turn.ts). It also carries the
  * connection-level rules:
  *
- * - a blocked client's further commands wait, in order, until it is served or times out;
+ * - a blocked client's further commands wait, in order, until it is served or times out, and so do
+ *   those of a client whose script went busy, until it ends;
  * - a protocol error is answered and the connection closed, as Redis does;
  * - backpressure: once more than kvOutputPauseBytes of replies wait for the client to read, we
  *   stop running its commands and stop reading from it until it catches up, so a client that
@@ -118,9 +119,13 @@ export class Connection implements Transport, TurnWriter {
     this.write();
   }
 
-  /** Whether the next command may run now: not blocked or paused, not closing, replies not piling up. */
+  /**
+   * Whether the next command may run now: not blocked or paused, its own script not busy, not
+   * closing, replies not piling up.
+   */
   private get mayRun(): boolean {
-    return this.session.blocked === null && !this.heldByPause && !this.session.closing && this.writer.pendingBytes <= kvOutputPauseBytes;
+    return this.session.blocked === null && !this.heldByPause && !this.session.closing && this.writer.pendingBytes <= kvOutputPauseBytes &&
+      this.engine.busyScript?.session !== this.session;
   }
 
   /**
@@ -158,6 +163,9 @@ export class Connection implements Transport, TurnWriter {
     this.engine.execute(session, argv);
     // CLIENT REPLY ON's own OK is sent: it turned replies back on before answering.
     if (skipped || session.repliesOff) this.dropOutputFrom(mark);
+    // A script gone busy answers when it ends: that reply is skipped then.
+    const busy = this.engine.busyScript;
+    if (skipped && busy?.session === session) busy.dropsReply = true;
   }
 
   private hold(argv: string[]): void {

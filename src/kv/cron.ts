@@ -2,7 +2,7 @@
  * The server's periodic work, one timer as Redis's serverCron: a sample of the instantaneous
  * rates INFO reports, the active expiry cycle (unless DEBUG SET-ACTIVE-EXPIRE 0 turned it off),
  * the key tables' idle resizes moved on, and the clients blocked on keys that the cycle or
- * anything else since made ready served.
+ * anything else since made ready served. It waits while a script is busy.
  */
 import { kvCronIntervalMs } from "../core/limits.ts";
 import { activeRehashRun } from "./active-rehash.ts";
@@ -14,6 +14,8 @@ import { usedMemoryBytes } from "./server-stats.ts";
 export function startCron(engine: Engine): () => void {
   const cursors: ExpireCursors = new Map();
   const timer = setInterval(() => {
+    // Nothing changes the data around a busy script, as Redis runs no cron then.
+    if (engine.busyScript !== null) return;
     engine.stats.sample(engine.clock.monotonicMs(), usedMemoryBytes());
     engine.checkMaxmemory();
     // CLIENT PAUSE holds the cycle too, so that nothing changes the data meanwhile.

@@ -24,7 +24,8 @@ import { Slowlog } from "./slowlog.ts";
 import { ScriptCache } from "./scripting/script-cache.ts";
 import { FunctionLibraries } from "./scripting/function-libraries.ts";
 import { libraryLoadHost } from "./scripting/script-run.ts";
-import { integerParams, memoryParams } from "./config-params.ts";
+import { type BusyScript, busyScriptError } from "./scripting/busy-script.ts";
+import { configAliases, integerParams, memoryParams } from "./config-params.ts";
 import type { AppendLog, FsyncPolicy } from "./aof/append-log.ts";
 import { PersistenceState } from "./aof/persistence-state.ts";
 import { AofRewrite } from "./aof/rewrite.ts";
@@ -144,6 +145,11 @@ export class Engine {
   readonly stats = new ServerStats();
   private scriptCache: ScriptCache | null = null;
   private functionLibraries: FunctionLibraries | null = null;
+  /**
+   * A script past busy-reply-threshold, stopped between slices while the server answers others
+   * (scripting/busy-script.ts); null when none is.
+   */
+  busyScript: BusyScript | null = null;
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -209,6 +215,8 @@ export class Engine {
   /** Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it. */
   setConfig(name: string, value: string): void {
     this.config.set(name, value);
+    const alias = configAliases[name] ?? Object.keys(configAliases).find((old) => configAliases[old] === name);
+    if (alias !== undefined) this.config.set(alias, value);
     if (name === "notify-keyspace-events") {
       this.events.configure(value);
       // Read back as Redis writes it ("KEA" reads "AKE"); the classes come from what was set.
@@ -332,11 +340,16 @@ export class Engine {
       const refusal = this.refusal(session, resolved, argv, session.multi !== null ? "multi" : "toplevel");
       if (refusal !== null) return this.reject(session, argv, reply, noPermission(refusal));
     }
-    if (this.maxMemoryBytes > 0 && resolved.flags.includes("denyoom") && ++this.growthSinceCheck >= growthChecksEvery) this.checkMaxmemory();
-    // Past maxmemory, with nothing left to evict, nothing that may grow the data runs, nor
-    // anything queued in MULTI.
-    if (this.overMaxmemory && (this.runsFlagged(resolved, session, "denyoom") || (session.multi !== null && !oomExemptInMulti.has(name)))) {
-      return this.reject(session, argv, reply, overMaxmemory().message);
+    // Memory is not reclaimed while a busy script is stopped, as in Redis: evictions' DELs would
+    // land in the append-only file inside the script's transaction.
+    const busy = this.busyScript;
+    if (busy === null) {
+      if (this.maxMemoryBytes > 0 && resolved.flags.includes("denyoom") && ++this.growthSinceCheck >= growthChecksEvery) this.checkMaxmemory();
+      // Past maxmemory, with nothing left to evict, nothing that may grow the data runs, nor
+      // anything queued in MULTI.
+      if (this.overMaxmemory && (this.runsFlagged(resolved, session, "denyoom") || (session.multi !== null && !oomExemptInMulti.has(name)))) {
+        return this.reject(session, argv, reply, overMaxmemory().message);
+      }
     }
     // While the append-only file cannot be written, nothing more is acknowledged that it may
     // never hold; PING is refused too, as Redis does, so that health checks see it.
@@ -351,6 +364,8 @@ export class Engine {
         `ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
       );
     }
+    // While a script is busy only what may end it or wait for it runs (busy-script.ts).
+    if (busy !== null && !resolved.flags.includes("allow_busy")) return this.reject(session, argv, reply, busyScriptError[busy.kind]);
     // A monitor is a replica to Redis: it may still PING or QUIT, but not touch the data.
     if (this.monitors.size > 0 && this.monitors.has(session) && (resolved.flags.includes("readonly") || resolved.flags.includes("write"))) {
       return this.reject(session, argv, reply, "ERR Replica can't interact with the keyspace");
@@ -364,8 +379,45 @@ export class Engine {
       return;
     }
     this.run(resolved, session, argv, reply);
-    this.blocking.serveReady();
+    // Clients blocked on keys a busy script pushed to are served once it has ended.
+    if (this.busyScript === null) this.blocking.serveReady();
   }
+
+  /**
+   * A script ran past busy-reply-threshold and stopped (scripting/busy-script.ts): it goes on in
+   * slices from the event loop, between which the server answers others, until it ends.
+   */
+  scriptBusy(busy: BusyScript): void {
+    this.busyScript = busy;
+    this.log.warn(
+      { script: busy.name },
+      `Slow script detected: still in execution after ${Math.round(this.clock.monotonicMs() - busy.startedMs)} milliseconds. ` +
+        `You can try killing the script using the ${busy.kind === "eval" ? "SCRIPT KILL" : "FUNCTION KILL"} command.`,
+    );
+    setImmediate(this.continueBusyScript);
+  }
+
+  /** One slice of the busy script; once it has ended, the steps its command left for then. */
+  private readonly continueBusyScript = (): void => {
+    const busy = this.busyScript;
+    if (busy === null) return;
+    this.current = busy.session;
+    const reply = busy.slice();
+    this.current = null;
+    this.settleTiming();
+    if (reply === null) {
+      setImmediate(this.continueBusyScript);
+      return;
+    }
+    if (busy.killed) this.log.warn({ script: busy.name }, "Lua script killed by user with SCRIPT KILL.");
+    this.busyScript = null;
+    busy.end(reply);
+    this.settleTiming();
+    // The rest of an EXEC may have started another busy script.
+    if (this.busyScript !== null) return;
+    this.blocking.serveReady();
+    busy.session.transport?.flush();
+  };
 
   /**
    * Before the commands of one read run: brings the keys they will look up, and the members they
@@ -398,12 +450,15 @@ export class Engine {
     if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
     if (session.tracking !== null && !session.inScript) this.outerCommand = [spec, argv];
     if (exec.db.frequency !== null) exec.db.countedKey = null;
+    const busyBefore = this.busyScript;
     const failed = !this.runHandler(spec, exec, argv) || exec.failed;
+    const wentBusy = this.busyScript !== busyBefore;
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
     if (session.tracking !== null && !session.tracking.bcast) this.rememberTracked(session, spec, argv);
     const stats = this.statsFor(spec.name);
     stats.calls++;
     if (batched) this.timing.finishBatched(stats, spec);
+    else if (wentBusy) this.busyScript!.whenDone(() => this.busyCommandEnded(spec, argv, session, exec, startedMs, stats));
     else {
       const micros = (this.timing.endBatch() - startedMs) * 1000;
       stats.usec += micros;
@@ -441,6 +496,18 @@ export class Engine {
     const stats = this.statsFor(state.command.spec.name);
     stats.usec += micros;
     this.considerSlow(state.command.spec, state.command.argv, session, micros, stats);
+  }
+
+  /**
+   * A command whose script was busy has ended: its whole time, from its start, goes to its
+   * statistics and SLOWLOG, and an error reply makes it a failed call (its call was counted when
+   * it started).
+   */
+  private busyCommandEnded(spec: CommandSpec, argv: string[], session: Session, exec: Exec, startedMs: number, stats: CommandStats): void {
+    const micros = (this.clock.monotonicMs() - startedMs) * 1000;
+    stats.usec += micros;
+    if (exec.failed) stats.failedCalls++;
+    this.considerSlow(spec, argv, session, micros, stats);
   }
 
   /** A command timed alone took `micros`: its histogram, SLOWLOG and the latency monitor may keep it. */

@@ -22,9 +22,8 @@ export interface NativeAddon {
    * between them; returns its number. The mailbox and the server's functions are kept for every
    * run. `call` runs one command for a script: its words are packed (kv/scripting/words.ts) in
    * the mailbox, or in `words` when they do not fit; it writes the RESP2 reply at the mailbox's
-   * start and returns its length × 2, + 1 if the command changed data — or, for a reply too long
-   * for the mailbox, returns a buffer of that flag byte and the reply. `log` gets a level byte
-   * (0-3), then redis.log's text.
+   * start and returns its length — or, for a reply too long for the mailbox, returns the reply in
+   * a buffer of its own. `log` gets a level byte (0-3), then redis.log's text.
    */
   luaOpen(memoryBytesMax: number, mailbox: Buffer, call: (words?: Buffer) => number | Uint8Array, log: (line: Buffer) => void): number;
   /** Closes state `lua`: its scripts and functions are gone. */
@@ -40,13 +39,16 @@ export interface NativeAddon {
   /** Keeps `words` (packed) as the next run's keys and arguments, when they do not fit the mailbox. */
   luaStageWords(lua: number, words: Uint8Array): void;
   /**
-   * Runs script `id`. Its keys, then its arguments (the first `keyCount` keys), are packed in the
-   * mailbox, or were staged. Returns the reply's length × 2, + 1 if it is an error already
+   * Starts script `id`. Its keys, then its arguments (the first `keyCount` keys), are packed in
+   * the mailbox, or were staged. Returns the reply's length × 2, + 1 if it is an error already
    * counted (its command's), the RESP2 reply being at the mailbox's start; or, for a reply too
-   * long for the mailbox, luaReplyTooLong, and luaTakeReply has it.
+   * long for the mailbox, luaReplyTooLong, and luaTakeReply has it; or, for a script that ran
+   * past `busyAfterMs` and stopped, luaBusy: luaResume goes on with it.
    */
-  luaRun(lua: number, id: number, keyCount: number, limitMs: number): number;
-  /** The last run's reply when luaRun answered luaReplyTooLong: the counted byte, then the reply. */
+  luaRun(lua: number, id: number, keyCount: number, busyAfterMs: number): number;
+  /** Goes on with the busy script for one more slice, killed first if `kill`; answers as luaRun. */
+  luaResume(lua: number, kill: boolean): number;
+  /** The last run's reply when luaRun or luaResume answered luaReplyTooLong: the counted byte, then the reply. */
   luaTakeReply(lua: number): Buffer;
 }
 
@@ -59,9 +61,10 @@ export interface RegisteredFunction {
   description?: string | null;
 }
 
-/** Lua scripts for EVAL (native/script): compiled once each, run with the server as their host. */
 /** What luaRun answers for a reply too long for the mailbox (native/node/src/script.rs's REPLY_TOO_LONG). */
 export const luaReplyTooLong = 0xffffffff;
+/** What luaRun and luaResume answer for a script that stopped busy (native/node/src/script.rs's BUSY). */
+export const luaBusy = 0xfffffffe;
 
 export const nativeAddonPath = join(import.meta.dir, "../../native/dist/svc_native.node");
 

@@ -1,6 +1,8 @@
 //! Lua states for the kv server's EVAL and FUNCTION (crate svc-script), each known by a number:
-//! `luaOpen` makes one, `luaRun` runs a whole script in it, and each command the script calls
-//! comes back to JavaScript once, through the `call` function the state was opened with.
+//! `luaOpen` makes one, `luaRun` runs a script in it — to its end, or until it has run past
+//! busy-reply-threshold and stops for the server, after which `luaResume` goes on with it slice
+//! by slice — and each command the script calls comes back to JavaScript once, through the `call`
+//! function the state was opened with.
 //!
 //! Why numbers and free functions rather than a class: napi-rs 3 records every call of a class
 //! instance's method as a borrow of it, in a table shared by the process under a lock, and Bun
@@ -8,7 +10,8 @@
 //! crosses with four numbers.
 //!
 //! Words (KEYS and ARGV, a command's arguments) cross as one buffer: a u32 count, then each word
-//! as a u32 length and its bytes, little-endian. src/kv/scripting/words.ts writes and reads it.
+//! as a u32 length and its bytes, little-endian (svc_script::words; src/kv/scripting/words.ts on
+//! the other side).
 //!
 //! A command's words and its reply cross through a mailbox: one buffer the server gives
 //! `luaOpen`, which both sides write and read in turn. What does not fit crosses in a buffer of
@@ -24,47 +27,13 @@ use std::time::Duration;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
+use svc_script::{words, Outcome};
 
-/// What `luaRun` returns when the reply is too long for the mailbox: `luaTakeReply` has it.
-/// Never a length: the mailbox is far shorter than 2^31 bytes.
+/// What `luaRun` and `luaResume` return when the reply is too long for the mailbox:
+/// `luaTakeReply` has it. Never a length: the mailbox is far shorter than 2^31 bytes.
 const REPLY_TOO_LONG: u32 = u32::MAX;
-
-/// The words packed at the start of `bytes` and the bytes they take, or None when they are not
-/// in that format.
-fn unpack_words_prefix(bytes: &[u8]) -> Option<(Vec<&[u8]>, usize)> {
-    let read_u32 = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize);
-    let count = read_u32(0)?;
-    let mut at = 4;
-    let mut words = Vec::with_capacity(count.min(bytes.len() / 4));
-    for _ in 0..count {
-        let length = read_u32(at)?;
-        words.push(bytes.get(at + 4..at + 4 + length)?);
-        at += 4 + length;
-    }
-    Some((words, at))
-}
-
-/// The words packed in `bytes`, which they fill, or None when the buffer is not that format.
-fn unpack_words(bytes: &[u8]) -> Option<Vec<&[u8]>> {
-    unpack_words_prefix(bytes).and_then(|(words, end)| (end == bytes.len()).then_some(words))
-}
-
-fn pack_words(words: &[&[u8]]) -> Vec<u8> {
-    let mut out = vec![0; 4 + words.iter().map(|w| 4 + w.len()).sum::<usize>()];
-    pack_words_into(words, &mut out);
-    out
-}
-
-/// Packs `words` at the start of `out`, which has room for them.
-fn pack_words_into(words: &[&[u8]], out: &mut [u8]) {
-    out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
-    let mut at = 4;
-    for word in words {
-        out[at..at + 4].copy_from_slice(&(word.len() as u32).to_le_bytes());
-        out[at + 4..at + 4 + word.len()].copy_from_slice(word);
-        at += 4 + word.len();
-    }
-}
+/// What they return when the script has stopped busy: `luaResume` goes on with it.
+const BUSY: u32 = u32::MAX - 1;
 
 /// One Lua state and what its runs reach the server through.
 struct LuaState {
@@ -79,11 +48,6 @@ struct LuaState {
     mailbox_bytes: usize,
     /// A run's words when they do not fit the mailbox (luaStageWords), until the run.
     staged: RefCell<Option<Vec<u8>>>,
-    /// The words of the run in progress, copied out of the mailbox (its commands write over
-    /// it); kept from run to run for its room.
-    words: RefCell<Vec<u8>>,
-    /// The last run's reply; kept from run to run for its room, and for luaTakeReply.
-    reply: RefCell<Vec<u8>>,
 }
 
 thread_local! {
@@ -151,51 +115,49 @@ impl<'a> JsHost<'a> {
         Ok(value)
     }
 
-    /// Runs one command through `call`: where its reply is (in the mailbox, or own_reply) and
-    /// whether it changed data.
-    fn exchange(&mut self, args: &[&[u8]]) -> Result<(bool, usize, bool)> {
+    /// Runs one command through `call`: the length of its reply at the mailbox's start, or None
+    /// when it was too long for it and is in own_reply.
+    fn exchange(&mut self, args: &[&[u8]]) -> Result<Option<usize>> {
         self.call = self.function(self.state.call, self.call)?;
-        let packed_bytes = 4 + args.iter().map(|w| 4 + w.len()).sum::<usize>();
-        let answer = if packed_bytes <= self.state.mailbox_bytes {
+        let answer = if words::packed_bytes(args) <= self.state.mailbox_bytes {
             // SAFETY: JavaScript writes the mailbox only inside `call`, not now.
-            pack_words_into(args, unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) });
+            words::pack_into(args, unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) });
             self.invoke(self.call, &[])?
         } else {
-            let words = self.buffer(&pack_words(args))?;
+            let words = self.buffer(&words::pack(args))?;
             self.invoke(self.call, &[words])?
         };
-        let mut n = 0u32;
+        let mut length = 0u32;
         // SAFETY: `answer` is the value `call` returned: a number, or a typed array.
         unsafe {
-            if sys::napi_get_value_uint32(self.env, answer, &mut n) == sys::Status::napi_ok {
-                let length = (n >> 1) as usize;
-                if length > self.state.mailbox_bytes {
+            if sys::napi_get_value_uint32(self.env, answer, &mut length) == sys::Status::napi_ok {
+                if length as usize > self.state.mailbox_bytes {
                     return Err(Error::new(Status::GenericFailure, "a reply longer than the mailbox"));
                 }
-                return Ok((true, length, n & 1 != 0));
+                return Ok(Some(length as usize));
             }
             let (mut kind, mut length, mut data, mut buffer, mut offset) = (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
             check_status!(sys::napi_get_typedarray_info(self.env, answer, &mut kind, &mut length, &mut data, &mut buffer, &mut offset))?;
             let own = if length == 0 { &[][..] } else { std::slice::from_raw_parts(data.cast::<u8>(), length) };
-            let Some((&changed, reply)) = own.split_first() else {
-                self.own_reply = b"-ERR the server answered nothing\r\n".to_vec();
-                return Ok((false, self.own_reply.len(), false));
-            };
-            self.own_reply = reply.to_vec();
-            Ok((false, self.own_reply.len(), changed != 0))
+            self.own_reply.clear();
+            self.own_reply.extend_from_slice(own);
+            if self.own_reply.is_empty() {
+                self.own_reply.extend_from_slice(b"-ERR the server answered nothing\r\n");
+            }
+            Ok(None)
         }
     }
 }
 
 impl svc_script::Host for JsHost<'_> {
-    fn call(&mut self, args: &[&[u8]]) -> (&[u8], bool) {
+    fn call(&mut self, args: &[&[u8]]) -> &[u8] {
         match self.exchange(args) {
             // SAFETY: the mailbox is written by JavaScript only inside the next `call`.
-            Ok((true, length, changed)) => (unsafe { std::slice::from_raw_parts(self.state.mailbox_at, length) }, changed),
-            Ok((false, length, changed)) => (&self.own_reply[..length], changed),
+            Ok(Some(length)) => unsafe { std::slice::from_raw_parts(self.state.mailbox_at, length) },
+            Ok(None) => &self.own_reply,
             Err(error) => {
                 self.failure.get_or_insert(error);
-                (b"-ERR the server failed to run the command\r\n", false)
+                b"-ERR the server failed to run the command\r\n"
             }
         }
     }
@@ -229,9 +191,9 @@ pub struct RegisteredFunction {
 /// Opens a Lua state whose scripts may hold `memory_bytes_max` bytes between them; returns its
 /// number. `mailbox` and the server's functions are kept for every run: `call` finds a
 /// command's words packed in the mailbox (or, when they do not fit, in the buffer it is given),
-/// writes the RESP2 reply at the mailbox's start and returns its length × 2, + 1 if the command
-/// changed data — or, for a reply too long for the mailbox, returns a typed array of that flag
-/// byte and the reply; `log` gets a level byte (0-3), then redis.log's text.
+/// writes the RESP2 reply at the mailbox's start and returns its length — or, for a reply too
+/// long for the mailbox, returns it in a typed array; `log` gets a level byte (0-3), then
+/// redis.log's text.
 #[napi(js_name = "luaOpen")]
 pub fn lua_open(env: Env, memory_bytes_max: f64, mut mailbox: Uint8Array, call: Function, log: Function) -> Result<u32> {
     let scripts = svc_script::Scripts::new(memory_bytes_max as usize).map_err(|e| Error::new(Status::GenericFailure, format!("Lua could not start: {e}")))?;
@@ -253,8 +215,6 @@ pub fn lua_open(env: Env, memory_bytes_max: f64, mut mailbox: Uint8Array, call: 
         mailbox_at,
         mailbox_bytes,
         staged: RefCell::new(None),
-        words: RefCell::new(Vec::new()),
-        reply: RefCell::new(Vec::new()),
     };
     STATES.with_borrow_mut(|states| {
         states.push(Some(Rc::new(state)));
@@ -333,8 +293,8 @@ pub fn export_lua_run(exports: Object, env: Env) -> Result<()> {
     }
 }
 
-/// `luaRun(lua, id, keyCount, limitMs)`: lua_run with four u32 arguments, its answer a number,
-/// its failure thrown.
+/// `luaRun(lua, id, keyCount, busyAfterMs)`: lua_run with four u32 arguments, its answer a
+/// number, its failure thrown.
 unsafe extern "C" fn lua_run_raw(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     let outcome = std::panic::catch_unwind(|| {
         let mut argc = 4;
@@ -366,59 +326,72 @@ unsafe extern "C" fn lua_run_raw(env: sys::napi_env, info: sys::napi_callback_in
     ptr::null_mut()
 }
 
-/// Runs script or function `id`. Its keys, then its arguments (the first `key_count` of them
-/// keys), are packed in the mailbox, or were staged (luaStageWords). The reply — a byte saying
-/// whether it is an error already counted (its command's), then the RESP2 reply — is left at the
-/// mailbox's start less that byte, and its length × 2, + 1 if counted, is returned; for a reply
-/// too long for the mailbox, REPLY_TOO_LONG is, and luaTakeReply gives it.
-fn lua_run(env: Env, handle: u32, id: u32, key_count: u32, limit_ms: u32) -> Result<u32> {
+/// Starts script or function `id`. Its keys, then its arguments (the first `key_count` of them
+/// keys), are packed in the mailbox, or were staged (luaStageWords). Past `busy_after_ms` it
+/// stops, and BUSY is returned: luaResume goes on with it. Otherwise what `answer` says.
+fn lua_run(env: Env, handle: u32, id: u32, key_count: u32, busy_after_ms: u32) -> Result<u32> {
     let state = state(handle)?;
-    let (Ok(mut words), Ok(mut reply)) = (state.words.try_borrow_mut(), state.reply.try_borrow_mut()) else {
-        return Err(Error::new(Status::GenericFailure, "a script is already running in this Lua state"));
-    };
-    let bad_words = || Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each");
-    words.clear();
-    match state.staged.borrow_mut().take() {
-        Some(staged) => words.extend_from_slice(&staged),
-        None => {
-            // SAFETY: the mailbox, which JavaScript does not write during this call but inside `call`.
-            let mailbox = unsafe { std::slice::from_raw_parts(state.mailbox_at, state.mailbox_bytes) };
-            words.extend_from_slice(&mailbox[..unpack_words_prefix(mailbox).ok_or_else(bad_words)?.1]);
+    if state.scripts.busy() {
+        return Err(Error::new(Status::GenericFailure, "a script is busy in this Lua state"));
+    }
+    {
+        let mut words = state.scripts.words_for_next_run();
+        match state.staged.borrow_mut().take() {
+            Some(staged) => words.extend_from_slice(&staged),
+            None => {
+                // SAFETY: the mailbox, which JavaScript does not write during this call but inside `call`.
+                let mailbox = unsafe { std::slice::from_raw_parts(state.mailbox_at, state.mailbox_bytes) };
+                let packed = words::unpack_prefix(mailbox)
+                    .ok_or_else(|| Error::new(Status::InvalidArg, "words are not packed as count, then length and bytes each"))?
+                    .1;
+                words.extend_from_slice(&mailbox[..packed]);
+            }
         }
     }
-    let words = unpack_words(&words).ok_or_else(bad_words)?;
-    let key_count = (key_count as usize).min(words.len());
     let mut host = JsHost::new(&env, &state);
-    state.scripts.run_into(id, &words[..key_count], &words[key_count..], Duration::from_millis(u64::from(limit_ms)), &mut host, &mut reply);
+    let outcome = state.scripts.start(id, key_count as usize, Duration::from_millis(u64::from(busy_after_ms)), &mut host);
+    answer(&state, host, outcome)
+}
+
+/// Goes on with the busy script of state `handle` for one more slice, killed first if `kill`
+/// (SCRIPT KILL, FUNCTION KILL): BUSY again, or what `answer` says.
+#[napi(js_name = "luaResume")]
+pub fn lua_resume(env: Env, handle: u32, kill: bool) -> Result<u32> {
+    let state = state(handle)?;
+    if !state.scripts.busy() {
+        return Err(Error::new(Status::GenericFailure, "no script is busy in this Lua state"));
+    }
+    let mut host = JsHost::new(&env, &state);
+    let outcome = state.scripts.resume(kill, &mut host);
+    answer(&state, host, outcome)
+}
+
+/// The answer to luaRun and luaResume: BUSY; or, for a run that ended, its reply — a byte saying
+/// whether it is an error already counted (its command's), then the RESP2 reply — left at the
+/// mailbox's start less that byte, and its length × 2, + 1 if counted, returned; for a reply too
+/// long for the mailbox, REPLY_TOO_LONG, and luaTakeReply gives it. A JavaScript exception the
+/// server's `call` threw is the failure.
+fn answer(state: &LuaState, host: JsHost, outcome: Outcome) -> Result<u32> {
     if let Some(error) = host.failure {
         return Err(error);
     }
+    if outcome == Outcome::Busy {
+        return Ok(BUSY);
+    }
+    let reply = state.scripts.reply();
     let (counted, resp) = (reply[0], &reply[1..]);
     if resp.len() > state.mailbox_bytes {
         return Ok(REPLY_TOO_LONG);
     }
-    // SAFETY: as above; JavaScript reads the reply once this call has returned.
+    // SAFETY: as in lua_run; JavaScript reads the reply once this call has returned.
     unsafe { std::slice::from_raw_parts_mut(state.mailbox_at, resp.len()) }.copy_from_slice(resp);
     Ok((resp.len() as u32) << 1 | u32::from(counted))
 }
 
-/// The last run's reply, when luaRun answered REPLY_TOO_LONG: the counted byte, then the RESP2.
+/// The last run's reply, when luaRun or luaResume answered REPLY_TOO_LONG: the counted byte, then
+/// the RESP2.
 #[napi(js_name = "luaTakeReply")]
 pub fn lua_take_reply(handle: u32) -> Result<Buffer> {
-    let state = state(handle)?;
-    let reply = std::mem::take(&mut *state.reply.borrow_mut());
-    Ok(reply.into())
+    Ok(state(handle)?.scripts.reply().to_vec().into())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{pack_words, unpack_words};
-
-    #[test]
-    fn words_round_trip() {
-        let words: Vec<&[u8]> = vec![b"SET", b"", b"\x00\xff\r\n"];
-        assert_eq!(unpack_words(&pack_words(&words)), Some(words));
-        assert_eq!(unpack_words(&[1, 0, 0, 0, 5, 0, 0, 0, b'a']), None);
-        assert_eq!(unpack_words(&[0, 0, 0, 0, 9]), None);
-    }
-}

@@ -15,12 +15,7 @@ use mlua::ffi;
 
 use crate::number::format_g17;
 use crate::resp_to_lua;
-use crate::Run;
-
-thread_local! {
-    /// The run in progress on this thread, which redis.call reaches; null while none runs.
-    pub static CURRENT_RUN: Cell<*const Run> = const { Cell::new(std::ptr::null()) };
-}
+use crate::run::CURRENT_RUN;
 
 pub unsafe extern "C-unwind" fn redis_call(state: *mut ffi::lua_State) -> c_int {
     command(state, true)
@@ -53,6 +48,11 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
     if run.is_null() {
         raise(state, c"ERR redis.call outside a script");
     }
+    // SAFETY: CURRENT_RUN points at the Run of the script running now (run.rs, hosting).
+    if !(*run).before_call(state) {
+        // Killed: the command does not run, and the next instruction raises the kill.
+        return 0;
+    }
     let reply = {
         // Numbers as Redis 7.0 writes them (%.17g), not as Lua would turn them into strings.
         let numbers: Vec<String> = (1..=nargs)
@@ -70,17 +70,12 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
                 }
             })
             .collect();
-        // SAFETY: CURRENT_RUN points at the Run of the script running now (lib.rs, running).
-        let run = &*run;
-        let (reply_at, reply_bytes, wrote) = run
+        let (reply_at, reply_bytes) = (*run)
             .with_host(|host| {
-                let (reply, wrote) = host.call(&words);
-                (reply.as_ptr(), reply.len(), wrote)
+                let reply = host.call(&words);
+                (reply.as_ptr(), reply.len())
             })
-            .unwrap_or((OUTSIDE_A_SCRIPT.as_ptr(), OUTSIDE_A_SCRIPT.len(), false));
-        if wrote {
-            run.wrote.set(true);
-        }
+            .unwrap_or((OUTSIDE_A_SCRIPT.as_ptr(), OUTSIDE_A_SCRIPT.len()));
         (reply_at, reply_bytes)
     };
     // The reply is the host's (its mailbox, or a buffer it keeps until the next call), not this

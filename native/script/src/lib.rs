@@ -5,6 +5,7 @@
 //! compiled once and kept by number (the server maps SHA-1s to numbers). Running a script hands
 //! each `redis.call` to a `Host` — the server, which runs the command as a client would and
 //! answers its RESP2 reply — and gives back the script's result as the RESP2 reply for the client.
+//! A run that goes on past busy-reply-threshold stops for the server between slices (run.rs).
 
 mod bit;
 mod call;
@@ -13,37 +14,31 @@ mod cmsgpack;
 mod lua_to_resp;
 mod number;
 mod resp_to_lua;
+mod run;
 mod struct_lib;
+pub mod words;
 
-use std::cell::{Cell, RefCell};
-use std::ffi::c_int;
+use std::cell::{Ref, RefCell};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mlua::{ffi, Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
+use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
 
+pub use run::{Outcome, BUSY_SLICE};
+use run::{Run, Runner};
 
 /// The version scripts read from redis.REDIS_VERSION, and as a number (0x00MMmmpp).
 const REDIS_VERSION: &str = "7.0.15";
 const REDIS_VERSION_NUM: u32 = 0x0007_000f;
 
-/// Lua instructions between checks of a script's time limit (a check reads the clock).
-const INSTRUCTIONS_PER_CHECK: u32 = 100_000;
-
 /// What a script asks of the server.
 pub trait Host {
     /// Runs one command, `args[0]` its name, as the script's client. Returns its RESP2 reply,
-    /// which stays as it is until the next call, and whether the command changed data.
-    fn call(&mut self, args: &[&[u8]]) -> (&[u8], bool);
+    /// which stays as it is until the next call.
+    fn call(&mut self, args: &[&[u8]]) -> &[u8];
     /// redis.log: a line for the server's log, at Redis's level 0 (debug) to 3 (warning).
     fn log(&mut self, level: u8, text: &[u8]);
 }
-
-/// The upvalues of `run_entry`: sandbox.lua's error handler, the names scripts see as globals
-/// (where KEYS and ARGV go), and the table of compiled scripts and registered functions.
-const HANDLER_UPVALUE: c_int = 1;
-const SCRIPT_NAMES_UPVALUE: c_int = 2;
-const SCRIPTS_UPVALUE: c_int = 3;
 
 /// Longest a library's code may run when it is loaded (Redis's FUNCTION LOAD timeout).
 const LIBRARY_LOAD_LIMIT: Duration = Duration::from_millis(500);
@@ -51,80 +46,26 @@ const LIBRARY_LOAD_LIMIT: Duration = Duration::from_millis(500);
 /// A function a library registered when it was loaded.
 pub struct Registered {
     pub name: String,
-    /// The number `run` knows it by.
+    /// The number `start` knows it by.
     pub id: u32,
     pub flags: Vec<String>,
     pub description: Option<String>,
 }
 
-/// Pushes a new table of `words` (KEYS, ARGV, or a function's keys and arguments). Raw stack
-/// calls: see run_caught.
-unsafe fn push_words(state: *mut ffi::lua_State, words: &[&[u8]]) {
-    ffi::lua_createtable(state, words.len() as c_int, 0);
-    for (i, word) in words.iter().enumerate() {
-        ffi::lua_pushlstring(state, word.as_ptr().cast(), word.len());
-        ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
-    }
-}
-
-
-
 pub struct Scripts {
+    /// The script's stack and the run on it. First, so that it is dropped first: a busy run is
+    /// ended while the Lua state still exists.
+    runner: Runner,
     lua: Lua,
     /// Compiled scripts by their number, 1 up (a Lua array).
     compiled: Table,
     /// What each is called in error messages — a script's SHA-1 (hex, lower case), a function's
     /// name — and whether it is a function: the first is number 1's.
-    names: RefCell<Vec<(String, bool)>>,
+    names: RefCell<Vec<(Rc<str>, bool)>>,
     /// sandbox.lua's runner of a library's code.
     library_runner: Function,
     /// The environment every script runs in (sandbox.lua's `env`), set on it when compiled.
     script_env: Table,
-    /// The run in progress, as the bridge's functions and the time-limit hook see it.
-    run: Rc<Run>,
-    /// The state's main thread, where runs start (run_entry), and run_entry's place in the
-    /// registry.
-    state: *mut ffi::lua_State,
-    entry: c_int,
-}
-
-/// What `run_entry` is asked to do and where it writes the reply: one run of a script or function.
-struct Job<'a> {
-    id: u32,
-    is_function: bool,
-    keys: &'a [&'a [u8]],
-    argv: &'a [&'a [u8]],
-    /// What the script is called in error messages.
-    name: &'a str,
-    /// Whether the time limit ended it.
-    ended: &'a Cell<bool>,
-    out: &'a mut Vec<u8>,
-}
-
-/// What the running script's callbacks share: redis.call (call.rs), the bridge's `log`, made once
-/// with the state, and the time-limit hook find the script's host here. (A Lua function made per
-/// run, mlua's scope, cost more than the rest of running a short script.)
-#[derive(Default)]
-pub struct Run {
-    /// The server the running script calls; None while none runs.
-    host: Cell<Option<*mut dyn Host>>,
-    /// When the running script passes its time limit; None while none runs.
-    deadline: Cell<Option<Instant>>,
-    /// Whether the running script has changed data (then it runs on past its limit, as in Redis).
-    pub wrote: Cell<bool>,
-    /// Set when the limit ended the script.
-    ended: Cell<bool>,
-}
-
-impl Run {
-    /// Runs `f` with the running script's host; an error for a call made outside a run (a
-    /// function kept in a global and called later cannot be: globals are read-only).
-    pub fn with_host<R>(&self, f: impl FnOnce(&mut dyn Host) -> R) -> mlua::Result<R> {
-        let host = self.host.get().ok_or_else(|| mlua::Error::runtime("redis.call outside a script"))?;
-        // SAFETY: set only for the length of run_caught, from a &mut the run holds; Lua runs one
-        // callback at a time and none runs a script, so this is the only reference while f runs.
-        Ok(f(unsafe { &mut *host }))
-    }
 }
 
 impl Scripts {
@@ -137,6 +78,7 @@ impl Scripts {
         // SAFETY: loading the debug library is what mlua calls unsafe; scripts never reach it.
         let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
         lua.set_memory_limit(memory_bytes_max)?;
+        let run = Rc::new(Run::default());
         let bridge = lua.create_table()?;
         bridge.set("version", REDIS_VERSION)?;
         bridge.set("version_num", REDIS_VERSION_NUM)?;
@@ -151,18 +93,6 @@ impl Scripts {
         // SAFETY: both are plain Lua C functions (call.rs).
         bridge.set("redis_call", unsafe { lua.create_c_function(call::redis_call)? })?;
         bridge.set("redis_pcall", unsafe { lua.create_c_function(call::redis_pcall)? })?;
-        let runners: Table = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge.clone())?;
-        let run = Rc::new(Run::default());
-        {
-            let run = run.clone();
-            lua.set_hook(HookTriggers::new().every_nth_instruction(INSTRUCTIONS_PER_CHECK), move |_, _| match run.deadline.get() {
-                Some(at) if !run.wrote.get() && Instant::now() >= at => {
-                    run.ended.set(true);
-                    Err(mlua::Error::runtime("time limit"))
-                }
-                _ => Ok(VmState::Continue),
-            })?;
-        }
         {
             let run = run.clone();
             bridge.raw_set(
@@ -172,6 +102,11 @@ impl Scripts {
                 })?,
             )?;
         }
+        {
+            let run = run.clone();
+            bridge.raw_set("ending", lua.create_function(move |_, ()| Ok(run.ending()))?)?;
+        }
+        let runners: Table = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge)?;
         let compiled = lua.create_table()?;
         let library_runner = runners.get("library")?;
         let script_env = runners.get("env")?;
@@ -182,15 +117,16 @@ impl Scripts {
         // protected; the registry keeps it.
         unsafe {
             lua.exec_raw::<()>((handler, script_names, &compiled), |raw| {
-                ffi::lua_pushcclosure(raw, run_entry, 3);
+                ffi::lua_pushcclosure(raw, run::run_entry, 3);
                 entry = ffi::luaL_ref(raw, ffi::LUA_REGISTRYINDEX);
                 state = raw;
             })?;
         }
-        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, run, state, entry })
+        let runner = Runner::new(state, entry, run).map_err(|e| mlua::Error::runtime(format!("no stack for scripts: {e}")))?;
+        Ok(Scripts { runner, lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env })
     }
 
-    /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
+    /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `start`
     /// knows it by. The error is Lua's message ("user_script:1: …").
     pub fn load(&self, sha: &str, body: &[u8]) -> Result<u32, String> {
         let function = self.lua.load(body).set_name("@user_script").into_function().map_err(|e| match e {
@@ -203,7 +139,7 @@ impl Scripts {
 
     fn keep(&self, name: &str, is_function: bool, callable: Function) -> mlua::Result<u32> {
         let mut names = self.names.borrow_mut();
-        names.push((name.to_string(), is_function));
+        names.push((Rc::from(name), is_function));
         self.compiled.raw_set(names.len(), callable)?;
         Ok(names.len() as u32)
     }
@@ -218,11 +154,16 @@ impl Scripts {
             mlua::Error::SyntaxError { message, .. } => format!("Error compiling function: {message}"),
             other => format!("Error compiling function: {other}"),
         })?;
-        let result = self.running(LIBRARY_LOAD_LIMIT, host, || self.library_runner.call::<(bool, Value)>(chunk));
+        let (result, timed_out) = self.runner.run().loading(LIBRARY_LOAD_LIMIT, host, || self.library_runner.call::<(bool, Value)>(chunk));
+        self.runner.settle_hook();
         let registering_error = |text: String| format!("Error registering functions: {text}");
+        // Past its time the code is stopped at every instruction, so the error may surface
+        // anywhere, the library runner included.
+        if timed_out {
+            return Err(registering_error("ERR FUNCTION LOAD timeout".to_string()));
+        }
         let registered = match result {
             Ok((true, Value::Table(list))) => list,
-            Ok(_) if self.run.ended.get() => return Err(registering_error("ERR FUNCTION LOAD timeout".to_string())),
             Ok((false, Value::Table(error))) => {
                 let text = match error.raw_get::<Value>("err") {
                     Ok(Value::String(s)) => s.to_string_lossy(),
@@ -256,153 +197,72 @@ impl Scripts {
         Ok(())
     }
 
-    /// Runs the script `load` numbered `id` with KEYS and ARGV set; returns a byte saying whether
-    /// the reply is an error the server has counted already (1: a command's own, passed on), then
-    /// the RESP2 reply. A script that has not written by `limit` is ended with an error; one that
-    /// has runs on.
-    pub fn run(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host) -> Vec<u8> {
-        let mut out = Vec::new();
-        self.run_into(id, keys, argv, limit, host, &mut out);
-        out
+    /// Whether a run is busy in this state: started, past its threshold, waiting for `resume`.
+    pub fn busy(&self) -> bool {
+        self.runner.busy()
     }
 
-    /// `run`, writing into `out` (emptied first), whose room a caller keeps from run to run.
-    pub fn run_into(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], limit: Duration, host: &mut dyn Host, out: &mut Vec<u8>) {
-        out.clear();
-        let names = self.names.borrow();
-        let Some((name, is_function)) = names.get((id as usize).wrapping_sub(1)) else {
-            return out.extend_from_slice(format!("\0-ERR no script is numbered {id}\r\n").as_bytes());
-        };
-        let mut job = Job { id, is_function: *is_function, keys, argv, name, ended: &self.run.ended, out };
-        // SAFETY: run_entry runs protected (lua_pcall) on the main thread, whose stack is put
-        // back as it was; `job` outlives the call.
-        self.running(limit, host, || unsafe {
-            let state = self.state;
-            let top = ffi::lua_gettop(state);
-            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(self.entry));
-            ffi::lua_pushlightuserdata(state, (&mut job as *mut Job).cast());
-            let status = ffi::lua_pcall(state, 1, 0, 0);
-            if status != 0 {
-                // Out of memory making KEYS and ARGV, say: what run_entry wrote is dropped.
-                job.out.clear();
-                job.out.extend_from_slice(b"\0-");
-                let message = if ffi::lua_type(state, -1) == ffi::LUA_TSTRING { lua_to_resp::string_at(state, -1) } else { b"unknown error" };
-                lua_to_resp::push_error(job.out, &[b"ERR ", message].concat());
-            }
-            ffi::lua_settop(state, top);
-        });
+    /// The buffer to pack the next run's keys, then arguments, into (words.rs); emptied first.
+    /// Not while a run is busy.
+    pub fn words_for_next_run(&self) -> std::cell::RefMut<'_, Vec<u8>> {
+        assert!(!self.busy(), "a script is busy in this Lua state");
+        let mut words = std::cell::RefMut::map(self.runner.job(), |job| &mut job.words);
+        words.clear();
+        words
     }
 
-    /// Runs `f` as the run in progress — a script's or a library's load — with `host` answering
-    /// its redis.call and redis.log and `limit` its time limit; the run's state is reset first.
-    fn running<R>(&self, limit: Duration, host: &mut dyn Host, f: impl FnOnce() -> R) -> R {
-        self.run.wrote.set(false);
-        self.run.ended.set(false);
-        self.run.deadline.set(Some(Instant::now() + limit));
-        // SAFETY: the pointer is taken away again below, before `host`'s borrow ends, and only
-        // redis.call, the bridge's log and the hook read it, which Lua calls only inside `f`.
-        let host: *mut (dyn Host + '_) = host;
-        self.run.host.set(Some(unsafe { std::mem::transmute::<*mut (dyn Host + '_), *mut (dyn Host + 'static)>(host) }));
-        let outer = call::CURRENT_RUN.with(|current| current.replace(Rc::as_ptr(&self.run)));
-        let result = f();
-        call::CURRENT_RUN.with(|current| current.set(outer));
-        self.run.host.set(None);
-        self.run.deadline.set(None);
-        result
+    /// Starts script or function `id` (numbered by `load` or `load_library`) with the words
+    /// packed by `words_for_next_run`, the first `key_count` of them its keys. It runs to its end
+    /// (Done: `reply` has its reply), or until it has run `busy_after` and stops for the server
+    /// (Busy: `resume` goes on with it).
+    pub fn start(&self, id: u32, key_count: usize, busy_after: Duration, host: &mut dyn Host) -> Outcome {
+        {
+            let mut job = self.runner.job();
+            job.out.clear();
+            let names = self.names.borrow();
+            let Some((name, is_function)) = names.get((id as usize).wrapping_sub(1)) else {
+                job.out.extend_from_slice(format!("\0-ERR no script is numbered {id}\r\n").as_bytes());
+                return Outcome::Done;
+            };
+            job.id = id;
+            job.is_function = *is_function;
+            job.key_count = key_count;
+            job.name = name.clone();
+        }
+        self.runner.start(busy_after, host)
+    }
+
+    /// Goes on with the busy run for a slice (BUSY_SLICE) or to its end; with `kill` (SCRIPT KILL,
+    /// FUNCTION KILL) it is ended first, with Redis's error, however it catches errors.
+    pub fn resume(&self, kill: bool, host: &mut dyn Host) -> Outcome {
+        self.runner.resume(kill, host)
+    }
+
+    /// The reply of the run that ended last: a byte saying whether it is an error the server has
+    /// counted already (1: a command's own, passed on), then the RESP2 reply.
+    pub fn reply(&self) -> Ref<'_, [u8]> {
+        Ref::map(self.runner.job_ref(), |job| &job.out[..])
+    }
+
+    /// Runs script `id` with `keys` and `argv` to its end, resuming it while it is busy; returns
+    /// `reply()`'s bytes. For callers that cannot answer others meanwhile (tests).
+    pub fn run(&self, id: u32, keys: &[&[u8]], argv: &[&[u8]], host: &mut dyn Host) -> Vec<u8> {
+        {
+            let mut words = self.words_for_next_run();
+            let all: Vec<&[u8]> = keys.iter().chain(argv.iter()).copied().collect();
+            words.extend_from_slice(&words::pack(&all));
+        }
+        let mut outcome = self.start(id, keys.len(), Duration::MAX, host);
+        while outcome == Outcome::Busy {
+            outcome = self.resume(false, host);
+        }
+        self.reply().to_vec()
     }
 
     /// Bytes the Lua state holds (INFO's used_memory_lua).
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()
     }
-}
-
-/// Runs a script or function as a `Job` (the lightuserdata argument) says, protected by the
-/// lua_pcall in run_into, and writes its reply into the job's `out`: the counted-error byte, then
-/// RESP2. The script itself runs under a lua_pcall of its own whose error function is
-/// sandbox.lua's handler (that is what xpcall does), so its errors come back as the handler's
-/// tables; what reaches run_into's pcall is Lua's (out of memory making KEYS and ARGV).
-///
-/// Raw stack calls, not mlua's: mlua's protected call makes a closure per call and its values a
-/// reference each, which together cost as much as running a short script; and a runner in Lua
-/// would be two calls more (itself, and xpcall). Nothing Rust owns may be alive across a Lua call
-/// that can raise (it leaves by longjmp): the job's buffer is its caller's, and no temporary
-/// lives across one.
-unsafe extern "C-unwind" fn run_entry(state: *mut ffi::lua_State) -> c_int {
-    let job = &mut *ffi::lua_touserdata(state, 1).cast::<Job>();
-    ffi::lua_settop(state, 0);
-    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(HANDLER_UPVALUE));
-    ffi::lua_rawgeti(state, ffi::lua_upvalueindex(SCRIPTS_UPVALUE), ffi::lua_Integer::from(job.id));
-    let arguments = if job.is_function {
-        // A function gets its keys and arguments as its parameters.
-        push_words(state, job.keys);
-        push_words(state, job.argv);
-        2
-    } else {
-        // A script reads them as the globals KEYS and ARGV.
-        let names = ffi::lua_upvalueindex(SCRIPT_NAMES_UPVALUE);
-        ffi::lua_pushstring(state, c"KEYS".as_ptr());
-        push_words(state, job.keys);
-        ffi::lua_rawset(state, names);
-        ffi::lua_pushstring(state, c"ARGV".as_ptr());
-        push_words(state, job.argv);
-        ffi::lua_rawset(state, names);
-        0
-    };
-    let status = ffi::lua_pcall(state, arguments, 1, 1);
-    ffi::lua_pushboolean(state, c_int::from(status == 0));
-    ffi::lua_replace(state, 1);
-    // Stack: 1 whether it ran to its end, 2 its value or its error.
-    let out = &mut *job.out;
-    out.push(0);
-    if ffi::lua_toboolean(state, 1) != 0 {
-        if ffi::lua_type(state, 2) == ffi::LUA_TTABLE && lua_to_resp::is_counted_error(state, 2) {
-            out[0] = 1;
-        }
-        lua_to_resp::encode(state, 2, out);
-    } else if job.ended.get() {
-        out.extend_from_slice(b"-ERR script ");
-        out.extend_from_slice(job.name.as_bytes());
-        out.extend_from_slice(b" ran past its time limit without writing and was ended\r\n");
-    } else {
-        match ffi::lua_type(state, 2) {
-            ffi::LUA_TTABLE => {
-                out[0] = u8::from(lua_to_resp::is_counted_error(state, 2));
-                script_error(state, 2, job.name, out);
-            }
-            // Lua calls no handler for an allocation that fails: its message comes as it is.
-            ffi::LUA_TSTRING => {
-                let message = lua_to_resp::string_at(state, 2);
-                let line = [b"ERR ", message, b" script: ", job.name.as_bytes()].concat();
-                out.push(b'-');
-                lua_to_resp::push_error(out, &line);
-            }
-            _ => {
-                out.extend_from_slice(b"-ERR unknown error script: ");
-                out.extend_from_slice(job.name.as_bytes());
-                out.extend_from_slice(b"\r\n");
-            }
-        }
-    }
-    0
-}
-
-/// A script's error (the table at `index`) as Redis 7.0 reports it: "-<error> script: <sha or
-/// function>, on @user_script:<line>."
-unsafe fn script_error(state: *mut ffi::lua_State, index: c_int, name: &str, out: &mut Vec<u8>) {
-    // The three fields stay on the stack, so their bytes stay valid, until the line is written.
-    let err = lua_to_resp::raw_field(state, index, c"err");
-    let source = lua_to_resp::raw_field(state, index, c"source");
-    let at = lua_to_resp::raw_field(state, index, c"line");
-    let text: &[u8] = if err == ffi::LUA_TSTRING { lua_to_resp::string_at(state, -3) } else { b"ERR unknown error" };
-    let mut line = [text, b" script: ", name.as_bytes()].concat();
-    if source == ffi::LUA_TSTRING && at == ffi::LUA_TNUMBER {
-        let source = String::from_utf8_lossy(lua_to_resp::string_at(state, -2));
-        line.extend_from_slice(format!(", on {source}:{}.", ffi::lua_tonumber(state, -1) as i64).as_bytes());
-    }
-    ffi::lua_pop(state, 3);
-    out.push(b'-');
-    lua_to_resp::push_error(out, &line);
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 -- Redis 7.0 is the model for every name and message here.
 --
 -- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
--- text)`; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack` and `struct`; `version` and `version_num`.
+-- text)`; `ending()`, whether the run is being ended; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack`
+-- and `struct`; `version` and `version_num`.
 local bridge = ...
 
 local getinfo = debug.getinfo
@@ -75,6 +76,17 @@ local function caught(ok, ...)
   return false, e
 end
 function pcall(f, ...) return caught(rawpcall(f, ...)) end
+
+-- Lua's xpcall, except that the script's handler is skipped while the run is being ended (SCRIPT
+-- KILL, a library past its load time): that error is raised from Lua's hook, which runs handlers
+-- with hooks off, so a handler that looped would never be stopped.
+local ending = bridge.ending
+real.xpcall = function(f, h)
+  return xpcall(f, function(e)
+    if ending() then return e end
+    return h(e)
+  end)
+end
 
 -- A table a script can read and not change.
 local function readonly(t)

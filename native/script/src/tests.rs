@@ -3,24 +3,24 @@
 
 use std::time::Duration;
 
-use super::{Host, Scripts};
+use super::{Host, Outcome, Scripts, BUSY_SLICE};
 
 /// The Lua state's memory limit in these tests.
 const MEMORY: usize = 64 * 1024 * 1024;
 
 /// Answers every command with the reply listed for its name; records what it was asked.
 struct Replies {
-    replies: Vec<(&'static str, &'static str, bool)>,
+    replies: Vec<(&'static str, &'static str)>,
     asked: Vec<Vec<String>>,
     logged: Vec<(u8, String)>,
 }
 
 impl Host for Replies {
-    fn call(&mut self, args: &[&[u8]]) -> (&[u8], bool) {
+    fn call(&mut self, args: &[&[u8]]) -> &[u8] {
         self.asked.push(args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect());
         let name = String::from_utf8_lossy(args[0]).to_lowercase();
-        let (_, reply, wrote) = self.replies.iter().find(|(n, _, _)| *n == name).expect("a reply for every command asked");
-        (reply.as_bytes(), *wrote)
+        let (_, reply) = self.replies.iter().find(|(n, _)| *n == name).expect("a reply for every command asked");
+        reply.as_bytes()
     }
     fn log(&mut self, level: u8, text: &[u8]) {
         self.logged.push((level, String::from_utf8_lossy(text).into_owned()));
@@ -30,11 +30,12 @@ impl Host for Replies {
 fn host() -> Replies {
     Replies {
         replies: vec![
-            ("get", "$3\r\nabc\r\n", false),
-            ("nil", "$-1\r\n", false),
-            ("set", "+OK\r\n", true),
-            ("incr", "-ERR value is not an integer or out of range\r\n", false),
-            ("lrange", "*3\r\n:1\r\n$-1\r\n*1\r\n+x\r\n", false),
+            ("get", "$3\r\nabc\r\n"),
+            ("nil", "$-1\r\n"),
+            ("set", "+OK\r\n"),
+            ("ping", "+PONG\r\n"),
+            ("incr", "-ERR value is not an integer or out of range\r\n"),
+            ("lrange", "*3\r\n:1\r\n$-1\r\n*1\r\n+x\r\n"),
         ],
         asked: Vec::new(),
         logged: Vec::new(),
@@ -46,7 +47,7 @@ fn eval(scripts: &Scripts, body: &str, keys: &[&str], argv: &[&str], host: &mut 
     let id = scripts.load(&sha, body.as_bytes()).expect("compiles");
     let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
     let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
-    let reply = scripts.run(id, &keys, &argv, Duration::from_secs(5), host);
+    let reply = scripts.run(id, &keys, &argv, host);
     String::from_utf8(reply[1..].to_vec()).unwrap()
 }
 
@@ -139,15 +140,81 @@ fn redis_log_reaches_the_host() {
     assert_eq!(h.logged, vec![(3, "a 1".to_string())]);
 }
 
+/// Starts `body` with a busy threshold of `busy_after`.
+fn start(scripts: &Scripts, body: &str, busy_after: Duration, h: &mut Replies) -> (u32, Outcome) {
+    let id = scripts.load(body, body.as_bytes()).expect("compiles");
+    scripts.words_for_next_run();
+    (id, scripts.start(id, 0, busy_after, h))
+}
+
+fn reply_text(scripts: &Scripts) -> String {
+    String::from_utf8_lossy(&scripts.reply()[1..]).into_owned()
+}
+
 #[test]
-fn a_script_that_has_not_written_ends_at_its_limit() {
+fn a_script_past_its_threshold_stops_busy_and_goes_on_when_resumed() {
     let scripts = Scripts::new(MEMORY).unwrap();
     let h = &mut host();
-    let id = scripts.load("loop", b"while true do end").unwrap();
-    let reply = String::from_utf8(scripts.run(id, &[], &[], Duration::from_millis(50), h)).unwrap();
-    assert_eq!(reply, "\0-ERR script loop ran past its time limit without writing and was ended\r\n");
-    // The state is usable after it.
-    assert_eq!(eval(&scripts, "return 1", &[], &[], h), ":1\r\n");
+    let body = "local n = 0 local t = redis.call('ping') for i = 1, 3e7 do n = n + 1 end return {n, t.ok}";
+    let (_, outcome) = start(&scripts, body, Duration::ZERO, h);
+    assert_eq!(outcome, Outcome::Busy);
+    assert!(scripts.busy());
+    let mut slices = 1;
+    while scripts.resume(false, h) == Outcome::Busy {
+        slices += 1;
+    }
+    assert!(slices > 1, "30M instructions take more than one {BUSY_SLICE:?} slice");
+    assert!(!scripts.busy());
+    assert_eq!(reply_text(&scripts), "*2\r\n:30000000\r\n$4\r\nPONG\r\n");
+    // One under its threshold runs to its end at once.
+    assert_eq!(start(&scripts, "return 7", Duration::from_secs(5), h).1, Outcome::Done);
+    assert_eq!(reply_text(&scripts), ":7\r\n");
+}
+
+#[test]
+fn a_killed_script_ends_with_redis_error_however_it_catches_errors() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let bodies = [
+        "while true do end",
+        // A pcall around the loop, a pcall around redis.call, and an xpcall whose handler loops.
+        "local f = function() while 1 do redis.call('ping') end end while 1 do pcall(f) end",
+        "while true do pcall(redis.call, 'ping') end",
+        "while true do xpcall(function() while true do end end, function() while true do end end) end",
+        // Inside a Lua coroutine, a sort comparator and a gsub callback.
+        "local co = coroutine.wrap(function() while true do end end) co()",
+        "local t = {} for i = 1, 100 do t[i] = i end while true do table.sort(t, function(a, b) local n = 0 for i = 1, 1e6 do n = n + 1 end return a < b end) end",
+        "while true do string.gsub(string.rep('a', 1000), 'a', function() for i = 1, 1e5 do end end) end",
+    ];
+    for body in bodies {
+        let sha = body;
+        let (_, outcome) = start(&scripts, body, Duration::ZERO, h);
+        assert_eq!(outcome, Outcome::Busy, "{body}");
+        assert_eq!(scripts.resume(true, h), Outcome::Done, "{body}");
+        let reply = reply_text(&scripts);
+        assert!(reply.starts_with(&format!("-ERR Script killed by user with SCRIPT KILL... script: {sha}")), "{body}: {reply}");
+        // The state is usable after it, and scripts are not killed any more.
+        assert_eq!(eval(&scripts, "local n = 0 for i = 1, 1e6 do n = n + 1 end return n", &[], &[], h), ":1000000\r\n");
+    }
+}
+
+#[test]
+fn a_killed_script_calls_no_more_commands() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let (_, outcome) = start(&scripts, "while true do redis.call('ping') end", Duration::ZERO, h);
+    assert_eq!(outcome, Outcome::Busy);
+    let asked = h.asked.len();
+    assert_eq!(scripts.resume(true, h), Outcome::Done);
+    assert_eq!(h.asked.len(), asked);
+}
+
+#[test]
+fn a_state_dropped_with_a_busy_script_ends_it() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    assert_eq!(start(&scripts, "while true do pcall(redis.call, 'ping') end", Duration::ZERO, h).1, Outcome::Busy);
+    drop(scripts);
 }
 
 #[test]
@@ -193,7 +260,7 @@ fn a_command_error_passed_on_is_marked_counted() {
     let h = &mut host();
     let run = |body: &str, h: &mut Replies| {
         let id = scripts.load(body, body.as_bytes()).unwrap();
-        scripts.run(id, &[], &[], Duration::from_secs(5), h)[0]
+        scripts.run(id, &[], &[], h)[0]
     };
     assert_eq!(run("return redis.pcall('incr', 'k')", h), 1);
     assert_eq!(run("return redis.call('incr', 'k')", h), 1);
@@ -225,9 +292,9 @@ fn libraries_register_functions_that_run_with_keys_and_arguments() {
         ("f", vec![], None),
         ("g", vec!["no-writes".to_string()], Some("d".to_string())),
     ]);
-    let reply = scripts.run(registered[0].id, &[b"k"], &[b"a"], Duration::from_secs(5), h);
+    let reply = scripts.run(registered[0].id, &[b"k"], &[b"a"], h);
     assert_eq!(String::from_utf8_lossy(&reply[1..]), "*3\r\n$1\r\nk\r\n$1\r\na\r\n$3\r\nabc\r\n");
-    let reply = scripts.run(registered[1].id, &[], &[], Duration::from_secs(5), h);
+    let reply = scripts.run(registered[1].id, &[], &[], h);
     assert_eq!(String::from_utf8_lossy(&reply[1..]), "-ERR user_function:3: oops script: g, on @user_function:3.\r\n");
     let errors: &[(&[u8], &str)] = &[
         (b"--lua name=x\nreturn 1", "No functions registered"),
@@ -245,3 +312,4 @@ fn libraries_register_functions_that_run_with_keys_and_arguments() {
         assert_eq!(scripts.load_library(code, h).err().as_deref(), Some(*expected));
     }
 }
+

@@ -108,7 +108,8 @@ export class AofFileControl {
   private maybeRewrite(): void {
     const engine = this.engine;
     const aof = engine.aof;
-    if (aof === null || engine.rewrite !== null || aof.isClosing) return;
+    // No rewrite starts beside a busy script (Redis's cron, which starts them, waits for it).
+    if (aof === null || engine.rewrite !== null || aof.isClosing || engine.busyScript !== null) return;
     if (!aof.awaitingBase) {
       const percentage = Number(engine.config.get("auto-aof-rewrite-percentage"));
       const minBytes = Number(engine.config.get("auto-aof-rewrite-min-size"));

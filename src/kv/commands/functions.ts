@@ -7,9 +7,10 @@
 import { KvError, subcommandSyntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
+import { busyScriptError } from "../scripting/busy-script.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
-import { answer, keysAndArgs, nothingRunning } from "./scripting.ts";
+import { finish, keysAndArgs, killBusyScript } from "./scripting.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 const badKeyCount = () => new KvError("ERR Bad number of keys provided");
@@ -18,7 +19,7 @@ function fcall(x: Exec, argv: string[], readOnly: boolean): void {
   const target = x.engine.functions.get(argv[1]!);
   if (target === undefined) throw new KvError("ERR Function not found");
   const { keys, args } = keysAndArgs(argv, badKeyCount);
-  answer(x, runScript(x.engine, x.session, target, keys, args, readOnly));
+  finish(x, runScript(x.engine, x.session, target, keys, args, readOnly, argv));
 }
 
 function load(x: Exec, argv: string[]): void {
@@ -82,12 +83,24 @@ function restore(x: Exec, argv: string[]): void {
   x.reply.simple("OK");
 }
 
+/** FUNCTION STATS: the busy function, if one is (refused while a script is busy), and the counts. */
 function stats(x: Exec): void {
+  const busy = x.engine.busyScript;
+  if (busy?.kind === "eval") throw new KvError(busyScriptError.eval);
   const r = x.reply;
   r.map(2);
-  // A function runs to its end before any other command is read: none is running now.
   r.bulk("running_script");
-  r.bulk(null);
+  if (busy === null) r.bulk(null);
+  else {
+    r.map(3);
+    r.bulk("name");
+    r.bulk(busy.name);
+    r.bulk("command");
+    r.array(busy.argv.length);
+    for (const word of busy.argv) r.bulk(word);
+    r.bulk("duration_ms");
+    r.integer(Math.floor(x.engine.clock.monotonicMs() - busy.startedMs));
+  }
   r.bulk("engines");
   r.map(1);
   r.bulk("LUA");
@@ -131,8 +144,8 @@ export const functionCommands: readonly CommandSpec[] = [
         x.reply.bulkBytes(payload, 0, payload.length);
       }, ["noscript"]),
       sub("restore", -3, "Loads the libraries of a FUNCTION DUMP payload.", restore, ["write", "denyoom", "noscript"]),
-      sub("stats", 2, "Shows the running function (none can be) and the counts.", stats, ["noscript", "allow_busy"]),
-      sub("kill", 2, "Ends the running function (none can be running when this is read).", nothingRunning, ["noscript", "allow_busy"]),
+      sub("stats", 2, "Shows the busy function, if any, and the counts.", stats, ["noscript", "allow_busy"]),
+      sub("kill", 2, "Ends the busy function, unless it has written.", (x) => killBusyScript(x, "function"), ["noscript", "allow_busy"]),
       sub("help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", [
         "LOAD [REPLACE] <FUNCTION CODE>", "    Create a new library with the given library name and code.",
         "DELETE <LIBRARY NAME>", "    Delete the given library.",

@@ -7,6 +7,7 @@
  * - SHUTDOWN writes and syncs the file, then stops the server as SIGTERM does.
  * Without an append-only file there is nothing to save to, and SAVE/BGSAVE say so.
  */
+import { busyScriptError } from "../scripting/busy-script.ts";
 import { KvError, syntaxError } from "../errors.ts";
 import type { AppendLog } from "../aof/append-log.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
@@ -82,6 +83,10 @@ function shutdown(x: Exec, argv: string[]): void {
   if ((options.has("NOSAVE") && options.has("SAVE")) || (options.has("ABORT") && options.size > 1)) throw syntaxError();
   if (options.has("ABORT")) throw new KvError("ERR No shutdown in progress.");
   const engine = x.engine;
+  // A busy script may have written half of what it means to: only NOSAVE stops the server then,
+  // as in Redis (the append-only file's loader drops the script's unclosed transaction).
+  const busy = engine.busyScript;
+  if (busy !== null && !options.has("NOSAVE")) throw new KvError(busyScriptError[busy.kind]);
   const aof = engine.aof;
   // Under `always` everything answered is synced already, and the stop syncs the rest after the
   // sync in flight (writing here could land before bytes that sync is still writing).

@@ -7,6 +7,7 @@
 import { parseInt64, parseSmallInteger } from "../args.ts";
 import { KvError, notAnInteger } from "../errors.ts";
 import { replayResp } from "../scripting/resp-replay.ts";
+import { busyScriptError, type ScriptKind } from "../scripting/busy-script.ts";
 import type { ScriptReply } from "../scripting/lua-state.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
@@ -18,9 +19,23 @@ const shaHexDigits = 40;
 /** RESP's error type byte. */
 const errorType = 0x2d;
 
-/** SCRIPT KILL and FUNCTION KILL: a script or function runs to its end before another command is read. */
-export function nothingRunning(): never {
-  throw new KvError("NOTBUSY No scripts in execution right now.");
+/**
+ * SCRIPT KILL (`kind` eval) and FUNCTION KILL (function): ends the busy script at its next
+ * instruction, with Redis's error to its client, unless it has written (then only SHUTDOWN
+ * NOSAVE stops it) or is of the other kind. Redis 7.0's replies.
+ */
+export function killBusyScript(x: Exec, kind: ScriptKind): void {
+  const busy = x.engine.busyScript;
+  if (busy === null) throw new KvError("NOTBUSY No scripts in execution right now.");
+  if (busy.wrote) {
+    throw new KvError(
+      "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the " +
+        "script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.",
+    );
+  }
+  if (busy.kind !== kind) throw new KvError(busyScriptError[busy.kind]);
+  busy.kill();
+  x.reply.simple("OK");
 }
 
 const noScript = () => new KvError("NOSCRIPT No matching script. Please use EVAL.");
@@ -42,7 +57,7 @@ export function keysAndArgs(argv: readonly string[], notANumber = notAnInteger):
 function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
   const { keys, args } = keysAndArgs(argv);
   const target = x.engine.scripts.get(x.engine.scripts.load(argv[1]!))!;
-  answer(x, runScript(x.engine, x.session, target, keys, args, readOnly));
+  finish(x, runScript(x.engine, x.session, target, keys, args, readOnly, argv));
 }
 
 function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
@@ -50,11 +65,17 @@ function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
   const sha = argv[1]!.toLowerCase();
   const target = sha.length === shaHexDigits ? x.engine.scripts.get(sha) : undefined;
   if (target === undefined) throw noScript();
-  answer(x, runScript(x.engine, x.session, target, keys, args, readOnly));
+  finish(x, runScript(x.engine, x.session, target, keys, args, readOnly, argv));
+}
+
+/** Writes a script's reply now, or once it ends if it went busy (null). */
+export function finish(x: Exec, result: ScriptReply | null): void {
+  if (result !== null) answer(x, result);
+  else x.engine.busyScript!.whenDone((reply) => answer(x, reply));
 }
 
 /** Writes a script's reply. An error makes EVAL a failed call, as Redis counts it. */
-export function answer(x: Exec, result: ScriptReply): void {
+function answer(x: Exec, result: ScriptReply): void {
   if (result.bytes[0] === errorType) x.failed = true;
   replayResp(result.bytes, x.reply, result.counted, result.end);
 }
@@ -91,9 +112,7 @@ export const scriptingCommands: readonly CommandSpec[] = [
         x.engine.scripts.flush();
         x.reply.simple("OK");
       }, ["noscript"]),
-      // A script runs to its end before any other command is read, so none is ever running when
-      // SCRIPT KILL arrives (svc ends one that runs past busy-reply-threshold without writing).
-      sub("kill", 2, "Ends the running script (none can be running when this is read).", nothingRunning, ["noscript", "allow_busy"]),
+      sub("kill", 2, "Ends the busy script, unless it has written.", (x) => killBusyScript(x, "eval"), ["noscript", "allow_busy"]),
       sub("help", 2, "Shows SCRIPT's subcommands.", (x) => helpReply(x, "SCRIPT", [
         "EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
         "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache.",

@@ -6,7 +6,7 @@
 import { noPermissionAtExec } from "../acl/acl-users.ts";
 import { KvError } from "../errors.ts";
 import type { Engine } from "../engine.ts";
-import type { Session } from "../session.ts";
+import type { QueuedCommand, Session } from "../session.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 
 function multi(x: Exec): void {
@@ -43,17 +43,38 @@ function exec(x: Exec): void {
   // EXEC is timed alone, and ends the timing of the commands it ran when it ends.
   x.session.inExec = true;
   x.engine.aof?.beginTransaction();
+  runQueued(x, queued, 0);
+}
+
+/**
+ * Runs the queue from `from` on. A script in it that goes busy (scripting/busy-script.ts) stops
+ * the queue: the rest runs once the script has ended, in the same transaction.
+ */
+function runQueued(x: Exec, queued: readonly QueuedCommand[], from: number): void {
+  const engine = x.engine;
   try {
-    for (const { spec, argv } of queued) {
+    for (let i = from; i < queued.length; i++) {
+      const { spec, argv } = queued[i]!;
       // The user's permissions may have changed since the command was queued.
-      const refusal = x.engine.refusal(x.session, spec, argv, "multi");
-      if (refusal === null) x.engine.run(spec, x.session, argv, x.reply);
+      const refusal = engine.refusal(x.session, spec, argv, "multi");
+      if (refusal === null) engine.run(spec, x.session, argv, x.reply);
       else x.reply.error(noPermissionAtExec(refusal));
+      const busy = engine.busyScript;
+      if (busy !== null) {
+        busy.whenDone(() => runQueued(x, queued, i + 1));
+        return;
+      }
     }
-  } finally {
-    x.session.inExec = false;
-    x.engine.aof?.endTransaction();
+  } catch (error) {
+    endExec(x);
+    throw error;
   }
+  endExec(x);
+}
+
+function endExec(x: Exec): void {
+  x.session.inExec = false;
+  x.engine.aof?.endTransaction();
 }
 
 function discard(x: Exec): void {

@@ -88,6 +88,10 @@ export class CommandRunner {
       while (this.engine.pauseHolds(session, argv)) await new Promise<void>((resume) => this.engine.clientPause.whenOver(resume));
       this.engine.execute(session, argv, reply);
       this.engine.settleTiming();
+      // A script that went busy answers when it ends (scripting/busy-script.ts).
+      for (let busy = this.engine.busyScript; busy?.session === session; busy = this.engine.busyScript) {
+        await new Promise<void>((ended) => busy!.whenDone(() => ended()));
+      }
       if (session.blocked !== null && transport !== null) {
         options.wait!.holdOpen();
         await this.waitUntilServed(session, transport, options.wait!);

@@ -44,8 +44,8 @@ export type RestRoutes = Record<string, Partial<Record<HttpMethod, RestHandler>>
 
 /**
  * The HTTP status of a command's error reply: 409 for WRONGTYPE (the request is fine, the key
- * holds another kind of value), 503 for MISCONF and OOM (the server cannot persist writes, or
- * take more data, now; a retry may succeed once it can), 403 for NOPERM (the default user, which
+ * holds another kind of value), 503 for MISCONF, OOM and BUSY (the server cannot persist writes,
+ * take more data, or serve anyone but a busy script, now; a retry may succeed once it can), 403 for NOPERM (the default user, which
  * the REST API runs as, may not run the command or touch its keys: ACL), 500 for a command that
  * failed unexpectedly (a bug, logged by the engine), 400 for every other error (syntax, range,
  * unknown command, arity).
@@ -53,7 +53,7 @@ export type RestRoutes = Record<string, Partial<Record<HttpMethod, RestHandler>>
 export function errorCode(message: string): "conflict" | "unavailable" | "forbidden" | "internal" | "bad_request" {
   if (message.startsWith("WRONGTYPE ")) return "conflict";
   if (message.startsWith("NOPERM ")) return "forbidden";
-  if (message.startsWith("MISCONF ") || message.startsWith("OOM ")) return "unavailable";
+  if (message.startsWith("MISCONF ") || message.startsWith("OOM ") || message.startsWith("BUSY ")) return "unavailable";
   if (message.startsWith("ERR internal error")) return "internal";
   return "bad_request";
 }

@@ -104,6 +104,7 @@ export class FunctionLibraries {
         name: f.name,
         description: f.description ?? null,
         flagNames: f.flags,
+        kind: "function" as const,
         state: this.state,
         id: f.id,
         flags: { declared: true, noWrites: f.flags.includes("no-writes"), allowOom: f.flags.includes("allow-oom") },

@@ -3,7 +3,7 @@
  * scripts live in one (script-cache.ts), FUNCTION's libraries in another (function-libraries.ts),
  * as in Redis; both run through here.
  */
-import { luaReplyTooLong, nativeAddon, type RegisteredFunction } from "../../native/addon.ts";
+import { luaBusy, luaReplyTooLong, nativeAddon, type RegisteredFunction } from "../../native/addon.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import { packWords, packWordsInto } from "./words.ts";
 
@@ -37,9 +37,8 @@ const unclosed = new FinalizationRegistry<number>((lua) => nativeAddon.luaClose(
 export interface ScriptHost {
   /**
    * Runs one command, its words packed at the start of `words` (the mailbox, or a buffer they
-   * fill); writes its RESP2 reply at the start of `mailbox` and returns its length × 2, + 1 if
-   * the command changed data — or, if the reply does not fit, returns the changed-data byte and
-   * the reply in a buffer of their own.
+   * fill); writes its RESP2 reply at the start of `mailbox` and returns its length — or, if the
+   * reply does not fit, returns the reply in a buffer of its own.
    */
   call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array;
   /** A redis.log line: the level byte, then the text. */
@@ -85,20 +84,31 @@ export class LuaState {
   }
 
   /**
-   * Runs script or function `id` with its keys and arguments, `host` answering its commands. The
-   * reply may be in the mailbox: use it before the next run.
+   * Starts script or function `id` with its keys and arguments, `host` answering its commands.
+   * Returns its reply (which may be in the mailbox: use it before the next run), or null when it
+   * ran past `busyAfterMs` and stopped busy: `resume` goes on with it.
    */
-  run(id: number, keys: readonly string[], args: readonly string[], limitMs: number, host: ScriptHost): ScriptReply {
+  run(id: number, keys: readonly string[], args: readonly string[], busyAfterMs: number, host: ScriptHost): ScriptReply | null {
     if (packWordsInto(mailbox, keys, args) < 0) nativeAddon.luaStageWords(this.lua, packWords(keys, args));
     // hosting(), written out: this is every script's path, and a closure per run costs.
     const outer = running;
     running = host;
     let answer: number;
     try {
-      answer = nativeAddon.luaRun(this.lua, id, keys.length, limitMs);
+      answer = nativeAddon.luaRun(this.lua, id, keys.length, busyAfterMs);
     } finally {
       running = outer;
     }
+    return this.reply(answer);
+  }
+
+  /** Goes on with the busy script for one more slice, killed first if `kill`; answers as `run`. */
+  resume(kill: boolean, host: ScriptHost): ScriptReply | null {
+    return this.reply(hosting(host, () => nativeAddon.luaResume(this.lua, kill)));
+  }
+
+  private reply(answer: number): ScriptReply | null {
+    if (answer === luaBusy) return null;
     if (answer !== luaReplyTooLong) return { bytes: mailbox, end: answer >>> 1, counted: (answer & 1) === 1 };
     const own = nativeAddon.luaTakeReply(this.lua);
     return { bytes: own.subarray(1), end: own.length - 1, counted: own[0] === 1 };

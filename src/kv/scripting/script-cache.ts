@@ -47,7 +47,7 @@ export class ScriptCache {
     } catch (error) {
       throw new KvError(`ERR Error compiling script (new function): ${(error as Error).message}`);
     }
-    this.bySha.set(sha, { state: this.state, id, flags });
+    this.bySha.set(sha, { name: sha, kind: "eval", state: this.state, id, flags });
     this.shaByBody.set(body, sha);
     this.bodyBytes += body.length;
     return sha;

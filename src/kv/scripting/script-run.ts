@@ -2,7 +2,8 @@
  * One run of a script: its redis.call and redis.pcall, each a command run for the script's client
  * as that client would run it, with what Redis refuses a script on top (scriptCall below).
  *
- * A script is atomic, as in Redis: nothing else runs until it ends, and the append-only file gets
+ * A script is atomic, as in Redis: nothing else runs until it ends — one past busy-reply-threshold
+ * lets the server answer others, but only BUSY (busy-script.ts) — and the append-only file gets
  * its writes between MULTI and EXEC, so a replay applies all of them or none. A SELECT inside it
  * holds for the rest of the script only.
  */
@@ -12,21 +13,20 @@ import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import { BusyScript, type BusyRun, type ScriptKind } from "./busy-script.ts";
 import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";
 import type { ScriptFlags } from "./shebang.ts";
 import { unpackWords } from "./words.ts";
 
-/** A script that has not written by then is ended; one that has runs on (as in Redis). */
-const scriptTimeLimitMsDefault = 5000;
-
-/** How a command's answer says it changed data: its low bit, or the first byte of a long reply's buffer. */
-const changedFlag = 1;
 
 /** What each command a script runs writes its reply with, into the mailbox unless it outgrows it. */
 const scratch = new RespWriter();
 
 /** A script or function as a run names it. */
 export interface RunTarget {
+  /** A function's name, or a script's SHA-1. */
+  name: string;
+  kind: ScriptKind;
   /** The Lua state that holds it, and its number there. */
   state: LuaState;
   id: number;
@@ -35,7 +35,7 @@ export interface RunTarget {
 }
 
 /** One script's run as the server sees it: its client, and whether it has written yet. */
-class ScriptRun implements ScriptHost {
+class ScriptRun implements ScriptHost, BusyRun {
   wrote = false;
   /** Errors of the commands the script runs count in INFO errorstats, as a client's do. */
   private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
@@ -57,13 +57,8 @@ class ScriptRun implements ScriptHost {
     out.onError = this.countError;
     const dirtyBefore = this.engine.dirty;
     scriptCall(this.engine, this.session, argv, out, this.readOnly, this.allowOom || this.wrote);
-    const changed = this.engine.dirty !== dirtyBefore;
-    this.wrote ||= changed;
-    if (out.buffer === mailbox) return out.length * 2 + (changed ? changedFlag : 0);
-    const reply = new Uint8Array(1 + out.length);
-    reply[0] = changed ? changedFlag : 0;
-    reply.set(out.buffer.subarray(0, out.length), 1);
-    return reply;
+    this.wrote ||= this.engine.dirty !== dirtyBefore;
+    return out.buffer === mailbox ? out.length : out.buffer.subarray(0, out.length);
   }
 
   log(line: Buffer): void {
@@ -72,14 +67,17 @@ class ScriptRun implements ScriptHost {
 }
 
 /**
- * Runs a script or function for `session` (`readOnly`: EVAL_RO, FCALL_RO); returns its reply (to
- * be used before the next run). One that declared its flags is held to them first, as Redis 7.0
- * holds it: a read-only command runs only one that declared no-writes, and past maxmemory one
- * runs only if it declared allow-oom or no-writes.
+ * Runs a script or function for `session` (`readOnly`: EVAL_RO, FCALL_RO); `argv` is the command
+ * that runs it. Returns its reply (to be used before the next run), or null when it ran past
+ * busy-reply-threshold: it is the engine's busy script then (engine.busyScript), which ends it
+ * later and takes the steps its caller gives it (BusyScript.whenDone). One that declared its
+ * flags is held to them first, as Redis 7.0 holds it: a read-only command runs only one that
+ * declared no-writes, and past maxmemory one runs only if it declared allow-oom or no-writes.
  */
 export function runScript(
   engine: Engine, session: Session, target: RunTarget, keys: readonly string[], args: readonly string[], readOnly: boolean,
-): ScriptReply {
+  argv: readonly string[],
+): ScriptReply | null {
   const flags = target.flags;
   if (flags.declared && readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
   if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) throw overMaxmemory();
@@ -87,15 +85,30 @@ export function runScript(
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
-  if (wraps) engine.aof?.beginTransaction();
-  session.inScript = true;
-  try {
-    return target.state.run(target.id, keys, args, timeLimitMs(engine), run);
-  } finally {
-    session.inScript = false;
+  const end = () => {
     if (wraps) engine.aof?.endTransaction();
     session.dbIndex = dbIndex;
+  };
+  if (wraps) engine.aof?.beginTransaction();
+  const startedMs = engine.clock.monotonicMs();
+  session.inScript = true;
+  let reply: ScriptReply | null;
+  try {
+    reply = target.state.run(target.id, keys, args, busyAfterMs(engine), run);
+  } catch (error) {
+    end();
+    throw error;
+  } finally {
+    session.inScript = false;
   }
+  if (reply !== null) {
+    end();
+    return reply;
+  }
+  const busy = new BusyScript(target.state, run, session, target.kind, target.name, argv, startedMs);
+  busy.whenDone(end);
+  engine.scriptBusy(busy);
+  return null;
 }
 
 /**
@@ -121,10 +134,9 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
   engine.run(resolved, session, argv, out);
 }
 
-/** busy-reply-threshold (lua-time-limit) in ms, as CONFIG SET left it. */
-function timeLimitMs(engine: Engine): number {
-  const configured = Number(engine.config.get("busy-reply-threshold") ?? engine.config.get("lua-time-limit"));
-  return Number.isInteger(configured) && configured > 0 ? Math.min(configured, 2 ** 32 - 1) : scriptTimeLimitMsDefault;
+/** busy-reply-threshold (lua-time-limit) in ms, as CONFIG SET left it; 0 is busy at the first check, as in Redis. */
+function busyAfterMs(engine: Engine): number {
+  return Math.min(Number(engine.config.get("busy-reply-threshold")), 2 ** 32 - 1);
 }
 
 /** What a library's redis.log lines go to while it loads; it can call no command then. */
