@@ -109,6 +109,12 @@ export const kvCronIntervalMs = 100;
 export const kvExpireCycleBudgetMs = 25;
 /** Keys with a time to live sampled per batch of the active cycle (Redis's 20). */
 export const kvExpireSampleKeys = 20;
+/**
+ * Glob patterns: a match that reaches this many `*` (runs of them count once, a final one not at
+ * all) fails, as Redis 7.0.15 with the fix for CVE-2024-31228 (Debian's build) stops its matcher's
+ * recursion there. The same patterns then match the same keys, channels and names.
+ */
+export const kvGlobStarsMax = 1000;
 /** Moving idle resizes on spends at most this long per run (Redis's activerehashing: 1 ms). */
 export const kvActiveRehashBudgetMs = 1;
 

@@ -216,7 +216,8 @@ export function parseScanOptions(argv: string[], from: number, allowType: boolea
     const word = argv[i]!.toUpperCase();
     const value = argv[i + 1];
     if (value === undefined) throw syntaxError();
-    if (word === "MATCH") options.match = value;
+    // "*" alone is no pattern, as in Redis: it passes every name, the empty one too.
+    if (word === "MATCH") options.match = value === "*" ? null : value;
     else if (word === "COUNT") {
       options.count = parseInteger(value);
       if (options.count < 1) throw syntaxError();
@@ -314,7 +315,8 @@ export const keyCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       const pattern = argv[1]!;
       const keys: string[] = [];
-      for (const k of x.db.liveKeys()) if (globMatch(pattern, k)) keys.push(k);
+      // "*" alone takes every key without matching, as in Redis: the empty key too.
+      for (const k of x.db.liveKeys()) if (pattern === "*" || globMatch(pattern, k)) keys.push(k);
       replyStrings(x, keys);
     },
   },
