@@ -147,17 +147,21 @@ export class Connection implements Transport, TurnWriter {
 
   /**
    * Runs one command; with CLIENT REPLY OFF, or the command after CLIENT REPLY SKIP, what it
-   * answered is dropped (pub/sub messages and invalidations, written at other times, are not).
+   * answered is dropped — except its pushes (writePush: subscription confirmations, messages it
+   * published to itself), which Redis writes whatever CLIENT REPLY says. Invalidations are
+   * written at the end of the turn, after this.
    */
   private execute(argv: string[]): void {
     const session = this.session;
     if (!session.repliesOff && !session.skipNextReply) return this.engine.execute(session, argv);
-    const skipped = session.skipNextReply;
+    session.skippingReply = session.skipNextReply;
     session.skipNextReply = false;
-    const mark = this.outputMark();
+    session.silencedFrom = this.outputMark();
     this.engine.execute(session, argv);
-    // CLIENT REPLY ON's own OK is sent: it turned replies back on before answering.
-    if (skipped || session.repliesOff) this.dropOutputFrom(mark);
+    // CLIENT REPLY ON's own OK is sent: it turned replies back on, and ended a skip, before answering.
+    if (session.skippingReply || session.repliesOff) this.dropOutputFrom(session.silencedFrom);
+    session.skippingReply = false;
+    session.silencedFrom = null;
   }
 
   private hold(argv: string[]): void {

@@ -44,6 +44,20 @@ export function answerBlocked<T>(session: Session, answer: () => T): T {
   }
 }
 
+/**
+ * Writes a push — a pub/sub message, or a (P|S)SUBSCRIBE or UNSUBSCRIBE confirmation — that the
+ * client gets even while its command's answer is dropped: Redis 7.0 writes these whatever CLIENT
+ * REPLY says (its CLIENT_PUSHING). What the command wrote before it is still dropped.
+ */
+export function writePush(session: Session, write: () => void): void {
+  const from = session.silencedFrom;
+  const transport = session.transport;
+  if (from === null || !(session.repliesOff || session.skippingReply) || transport?.outputMark === undefined) return write();
+  transport.dropOutputFrom?.(from);
+  write();
+  session.silencedFrom = transport.outputMark();
+}
+
 export interface ClientMemory {
   /** Received and not yet run: the unparsed input and the commands held back. */
   queryBytes: number;
@@ -129,6 +143,13 @@ export class Session {
   repliesOff = false;
   /** CLIENT REPLY SKIP: the next command is answered with nothing. */
   skipNextReply = false;
+  /** The running command is the one CLIENT REPLY SKIP skips (CLIENT REPLY ON clears it, and is answered). */
+  skippingReply = false;
+  /**
+   * While a command whose answer is dropped runs (replies off, or skipped): where in the output
+   * what is to be dropped begins. Pushes move it past themselves (writePush).
+   */
+  silencedFrom: number | null = null;
   /** CLIENT TRACKING's state while it is on (tracking.ts). */
   tracking: ClientTracking | null = null;
 

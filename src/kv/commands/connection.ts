@@ -334,7 +334,7 @@ function clientReply(x: Exec, argv: string[]): void {
   const s = x.session;
   const mode = argv[2]!.toLowerCase();
   if (mode === "on") {
-    s.repliesOff = s.skipNextReply = false;
+    s.repliesOff = s.skipNextReply = s.skippingReply = false;
     x.reply.simple("OK");
   } else if (mode === "off") s.repliesOff = true;
   // A SKIP while replies are off changes nothing, as in Redis.
