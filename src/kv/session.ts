@@ -58,9 +58,24 @@ export function writePush(session: Session, write: () => void): void {
   session.silencedFrom = transport.outputMark();
 }
 
+/** The bytes of a command's arguments, as Redis's argv_len_sum counts them. */
+export function argvBytesOf(argv: readonly string[]): number {
+  let bytes = 0;
+  for (const arg of argv) bytes += arg.length;
+  return bytes;
+}
+
 export interface ClientMemory {
-  /** Received and not yet run: the unparsed input and the commands held back. */
+  /**
+   * The query buffer as Redis's CLIENT LIST counts it: the unparsed input and the commands held
+   * back — and while the client's commands run, everything its read brought (Redis trims its
+   * buffer once the read's commands have run).
+   */
   queryBytes: number;
+  /** What the input buffer has room for besides. */
+  queryFreeBytes: number;
+  /** The arguments of the command running, blocked, or cut off by the end of a read (argv-mem). */
+  argvBytes: number;
   /** Replies not yet taken by the socket. */
   outputBytes: number;
   /** The reply buffer's size, whatever it holds now. */
@@ -106,8 +121,8 @@ export class Session {
   readonly id = ++nextSessionId;
   readonly createdMs = Date.now();
   name = "";
-  libName = "";
-  libVersion = "";
+  /** CLIENT NO-EVICT: shown in CLIENT LIST's flags (svc evicts no clients either way). */
+  noEvict = false;
   dbIndex = 0;
   /** Logged in; set by the engine when the client connects (engine.logInAsDefault), then by AUTH. */
   authenticated = true;
