@@ -24,6 +24,14 @@ function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atM
   x.reply.integer(n);
 }
 
+/** UNLINK's deletion (DEL's too under lazyfree-lazy-user-del): a large value is counted as freed the lazy way (lazy-free.ts). */
+const unlinkKey = (x: Exec) => (db: Keyspace, key: string): boolean => {
+  const value = db.get(key);
+  if (value === undefined || !deleteKey(db, key)) return false;
+  x.engine.stats.lazyFree.valueDropped(value);
+  return true;
+};
+
 const keyExists = (db: Keyspace, key: string) => db.has(key);
 /** TOUCH reads the key, which records the access time OBJECT IDLETIME reports. */
 const touchKey = (db: Keyspace, key: string, atMs: number) => db.read(key, atMs) !== undefined;
@@ -298,8 +306,14 @@ const objectSub = (name: string, summary: string): CommandSpec => ({
 });
 
 export const keyCommands: readonly CommandSpec[] = [
-  { name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all, run: (x, argv) => countKeys(x, argv, deleteKey) },
-  { name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys (memory reclaimed in the background in Redis).", keys: all, run: (x, argv) => countKeys(x, argv, deleteKey) },
+  {
+    name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all,
+    run: (x, argv) => countKeys(x, argv, x.engine.config.get("lazyfree-lazy-user-del")?.toLowerCase() === "yes" ? unlinkKey(x) : deleteKey),
+  },
+  {
+    name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys, large values freed the lazy way.", keys: all,
+    run: (x, argv) => countKeys(x, argv, unlinkKey(x)),
+  },
   { name: "exists", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Counts how many of the keys exist.", keys: all, run: (x, argv) => countKeys(x, argv, keyExists) },
   { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countKeys(x, argv, touchKey) },
   {

@@ -126,8 +126,11 @@ function getkeys(x: Exec, argv: string[]): void {
   for (const key of keys) x.reply.bulk(key);
 }
 
-function flushMode(argv: string[]): void {
+/** FLUSHDB's and FLUSHALL's [ASYNC|SYNC]: whether the flush is lazy (ASYNC, or neither under lazyfree-lazy-user-flush). */
+function flushIsLazy(x: Exec, argv: string[]): boolean {
   if (argv.length > 2 || (argv.length === 2 && !["ASYNC", "SYNC"].includes(argv[1]!.toUpperCase()))) throw syntaxError();
+  if (argv.length === 2) return argv[1]!.toUpperCase() === "ASYNC";
+  return x.engine.config.get("lazyfree-lazy-user-flush")?.toLowerCase() === "yes";
 }
 
 function config(x: Exec, argv: string[]): void {
@@ -241,8 +244,9 @@ export const serverCommands: readonly CommandSpec[] = [
   {
     name: "flushdb", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of the selected database.",
     run: (x, argv) => {
-      flushMode(argv);
+      const lazy = flushIsLazy(x, argv);
       x.engine.tracking.flushed(x.session, x.engine.sessions.values());
+      if (lazy) x.engine.stats.lazyFree.databaseDropped(x.db.size);
       x.db.clear();
       x.reply.simple("OK");
     },
@@ -250,9 +254,12 @@ export const serverCommands: readonly CommandSpec[] = [
   {
     name: "flushall", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of every database.",
     run: (x, argv) => {
-      flushMode(argv);
+      const lazy = flushIsLazy(x, argv);
       x.engine.tracking.flushed(x.session, x.engine.sessions.values());
-      for (const db of x.engine.dbs) db.clear();
+      for (const db of x.engine.dbs) {
+        if (lazy) x.engine.stats.lazyFree.databaseDropped(db.size);
+        db.clear();
+      }
       x.reply.simple("OK");
     },
   },
