@@ -109,6 +109,25 @@ export const kvCronIntervalMs = 100;
 export const kvExpireCycleBudgetMs = 25;
 /** Keys with a time to live sampled per batch of the active cycle (Redis's 20). */
 export const kvExpireSampleKeys = 20;
+/**
+ * UNLINK, FLUSHDB ASYNC and their kin hand a value "to the background" (INFO's lazyfreed_objects)
+ * when freeing it is more work than this: Redis 7.0's LAZYFREE_THRESHOLD, in its units (elements
+ * of a hash table, sorted set or stream node tree, nodes of a list).
+ */
+export const kvLazyFreeEffortMin = 64;
+/** A list node (listpack) of Redis 7.0's default list-max-listpack-size -2 holds at most this many bytes. */
+export const kvListNodeBytesMax = 8 * KiB;
+/**
+ * After a full collection run to reclaim a large value freed the lazy way, the next runs no sooner
+ * than this: each pauses the event loop for a time that grows with the heap (~65 ms at 150 MB).
+ */
+export const kvLazyFreeCollectIntervalMs = 1000;
+/**
+ * Glob patterns: a match that reaches this many `*` (runs of them count once, a final one not at
+ * all) fails, as Redis 7.0.15 with the fix for CVE-2024-31228 (Debian's build) stops its matcher's
+ * recursion there. The same patterns then match the same keys, channels and names.
+ */
+export const kvGlobStarsMax = 1000;
 /** Moving idle resizes on spends at most this long per run (Redis's activerehashing: 1 ms). */
 export const kvActiveRehashBudgetMs = 1;
 

@@ -10,8 +10,11 @@ import { addToIndex, answerBlocked, type BlockedState, removeFromIndex, type Ses
 const blockKey = (dbIndex: number, key: string) => `${dbIndex}\u0000${key}`;
 const keyOf = (id: string) => id.slice(id.indexOf("\u0000") + 1);
 
-/** Told that `session` was served, after `micros` of serving (the command's own run, not its wait). */
-export type ServedListener = (session: Session, state: BlockedState, micros: number) => void;
+/**
+ * Told that `session` was served, after `micros` of serving (the command's own run, not its
+ * wait), and whether what it was served is an error (XREADGROUP's group or stream gone).
+ */
+export type ServedListener = (session: Session, state: BlockedState, micros: number, failed: boolean) => void;
 
 export class Blocking {
   /** Waiters per key; a Set keeps the order they blocked in and removes any of them in O(1). */
@@ -20,7 +23,14 @@ export class Blocking {
   private readonly ready = new Set<string>();
   private readonly blocked = new Set<Session>();
 
-  constructor(private readonly onServed: ServedListener = () => {}) {}
+  /**
+   * `errorReplies` counts the error replies sent so far (INFO's total_error_replies): one sent
+   * while a client is served makes it a failed call, as Redis tells them apart.
+   */
+  constructor(
+    private readonly onServed: ServedListener = () => {},
+    private readonly errorReplies: () => number = () => 0,
+  ) {}
 
   get blockedCount(): number {
     return this.blocked.size;
@@ -71,8 +81,9 @@ export class Blocking {
         if (state === null) continue;
         // A waiter that cannot be served (it wants another type) leaves later waiters their turn.
         const startedMs = performance.now();
+        const errorsBefore = this.errorReplies();
         if (!answerBlocked(session, () => state.tryServe(key))) continue;
-        this.onServed(session, state, (performance.now() - startedMs) * 1000);
+        this.onServed(session, state, (performance.now() - startedMs) * 1000, this.errorReplies() !== errorsBefore);
         this.unblock(session);
         session.transport?.flush();
       }

@@ -20,9 +20,9 @@ import type { Socket } from "bun";
 import { kvMonitorOutputBytesMax, kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
 import { type TurnWriter, writeAtEndOfTurn } from "./end-of-turn.ts";
 import type { Engine } from "./engine.ts";
-import type { RequestParser } from "./resp/parser.ts";
+import type { InlineCommand, RequestParser } from "./resp/parser.ts";
 import { RespWriter } from "./resp/writer.ts";
-import { type ClientMemory, Session, type Transport } from "./session.ts";
+import { argvBytesOf, type ClientMemory, Session, type Transport } from "./session.ts";
 
 /** Bun's TCP sockets have pause() and resume(); its type declarations do not list them yet. */
 type PausableSocket = Socket<Connection> & { pause(): boolean; resume(): boolean };
@@ -35,8 +35,18 @@ export class Connection implements Transport, TurnWriter {
   /** Commands read but not yet run (the client is blocked, or behind), from waitingFrom on. */
   private readonly waiting: string[][] = [];
   private waitingFrom = 0;
-  /** Argument bytes in `waiting`: with the parser's pending bytes, the query buffer. */
+  /**
+   * Bytes in `waiting`, as each command is sent in RESP (`requestBytes`): with the parser's
+   * pending bytes, the query buffer.
+   */
   private waitingBytes = 0;
+  /**
+   * While a read's commands, or held ones, run: the query buffer when they started, which
+   * CLIENT LIST shows until they are done, as Redis trims its buffer only then. -1 between.
+   */
+  private batchQueryBytes = -1;
+  /** The command running (its arguments are CLIENT LIST's argv-mem); null between commands. */
+  private runningArgv: string[] | null = null;
   private flushQueued = false;
   /**
    * With appendfsync always: output up to `upTo` (a writer endTotal) may leave once the file is
@@ -74,7 +84,17 @@ export class Connection implements Transport, TurnWriter {
   }
 
   memory(): ClientMemory {
-    return { queryBytes: this.parser.pendingBytes + this.waitingBytes, outputBytes: this.writer.pendingBytes, replyBufferBytes: this.writer.buffer.length };
+    const queryBytes = this.batchQueryBytes >= 0 ? this.batchQueryBytes : this.parser.pendingBytes + this.waitingBytes;
+    const blocked = this.session.blocked?.command;
+    const argv = this.runningArgv ?? blocked?.argv;
+    const argvBytes = argv !== undefined ? argvBytesOf(argv) : this.parser.partialArgBytes;
+    return {
+      queryBytes,
+      queryFreeBytes: Math.max(0, this.parser.capacityBytes - queryBytes),
+      argvBytes,
+      outputBytes: this.writer.pendingBytes,
+      replyBufferBytes: this.writer.buffer.length,
+    };
   }
 
   outputMark(): number {
@@ -92,13 +112,16 @@ export class Connection implements Transport, TurnWriter {
     stats.netInputBytes += chunk.length;
     const limits = this.engine.clientLimits;
     this.parser.bulkBytesMax = limits.bulkBytesMax;
+    const queryBytesBefore = this.parser.pendingBytes + this.waitingBytes;
     const { commands, error } = this.parser.feed(chunk);
     this.session.lastInteractionMs = this.engine.clock.nowMs();
+    this.batchQueryBytes = queryBytesBefore + chunk.length;
     if (this.waitingFrom === this.waiting.length) this.run(commands);
     else {
       for (const argv of commands) this.hold(argv);
       this.runWaiting();
     }
+    this.batchQueryBytes = -1;
     if (error !== null && !this.session.closing) {
       this.writer.error(error);
       this.session.closing = true;
@@ -152,34 +175,47 @@ export class Connection implements Transport, TurnWriter {
 
   /**
    * Runs one command; with CLIENT REPLY OFF, or the command after CLIENT REPLY SKIP, what it
-   * answered is dropped (pub/sub messages and invalidations, written at other times, are not).
+   * answered is dropped — except its pushes (writePush: subscription confirmations, messages it
+   * published to itself), which Redis writes whatever CLIENT REPLY says. Invalidations are
+   * written at the end of the turn, after this.
    */
   private execute(argv: string[]): void {
+    this.runningArgv = argv;
+    this.executeCommand(argv);
+    this.runningArgv = null;
+  }
+
+  private executeCommand(argv: string[]): void {
     const session = this.session;
     if (!session.repliesOff && !session.skipNextReply) return this.engine.execute(session, argv);
-    const skipped = session.skipNextReply;
+    session.skippingReply = session.skipNextReply;
     session.skipNextReply = false;
-    const mark = this.outputMark();
+    session.silencedFrom = this.outputMark();
     this.engine.execute(session, argv);
-    // CLIENT REPLY ON's own OK is sent: it turned replies back on before answering.
-    if (skipped || session.repliesOff) this.dropOutputFrom(mark);
     // A script gone busy answers when it ends: that reply is skipped then.
     const busy = this.engine.busyScript;
-    if (skipped && busy?.session === session) busy.dropsReply = true;
+    if (session.skippingReply && busy?.session === session) busy.dropsReply = true;
+    // CLIENT REPLY ON's own OK is sent: it turned replies back on, and ended a skip, before answering.
+    if (session.skippingReply || session.repliesOff) this.dropOutputFrom(session.silencedFrom);
+    session.skippingReply = false;
+    session.silencedFrom = null;
   }
 
   private hold(argv: string[]): void {
     this.waiting.push(argv);
-    for (const arg of argv) this.waitingBytes += arg.length;
+    this.waitingBytes += requestBytes(argv);
   }
 
   /** Runs held commands while the client may run them. */
   private runWaiting(): void {
+    const outerBatch = this.batchQueryBytes >= 0;
+    if (!outerBatch) this.batchQueryBytes = this.parser.pendingBytes + this.waitingBytes;
     while (this.waitingFrom < this.waiting.length && this.mayRun && !this.pausedAt(this.waiting[this.waitingFrom]!)) {
       const argv = this.waiting[this.waitingFrom++]!;
-      for (const arg of argv) this.waitingBytes -= arg.length;
+      this.waitingBytes -= requestBytes(argv);
       this.execute(argv);
     }
+    if (!outerBatch) this.batchQueryBytes = -1;
     this.engine.settleTiming();
     // Drop what has run; arrays do not shrink from the front cheaply, so do it once here.
     if (this.waitingFrom === this.waiting.length) this.waiting.length = this.waitingFrom = 0;
@@ -282,4 +318,18 @@ export class Connection implements Transport, TurnWriter {
     this.engine.clientPause.forget(this.onUnpause);
     this.engine.unregister(this.session);
   }
+}
+
+/** Decimal digits of a non-negative integer. */
+const digits = (n: number) => (n < 10 ? 1 : Math.floor(Math.log10(n)) + 1);
+
+/**
+ * What a held command occupied in the query buffer: its line if it came inline, else `argv` as a
+ * RESP array of bulk strings (`*N\r\n` then `$len\r\n…\r\n` each), as client libraries send it.
+ */
+export function requestBytes(argv: InlineCommand): number {
+  if (argv.inlineBytes !== undefined) return argv.inlineBytes;
+  let bytes = 3 + digits(argv.length);
+  for (const arg of argv) bytes += 5 + digits(arg.length) + arg.length;
+  return bytes;
 }

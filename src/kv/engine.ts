@@ -80,7 +80,7 @@ export class Engine {
   readonly dbs: Keyspace[];
   readonly watches = new Watches();
   private loadingFile = false;
-  readonly blocking = new Blocking((session, state, micros) => this.blockedServed(session, state, micros));
+  readonly blocking = new Blocking((session, state, micros, failed) => this.blockedServed(session, state, micros, failed), () => this.stats.errorReplies);
   readonly pubsub = new PubSub();
   /** Client-side caching: CLIENT TRACKING's keys and prefixes, and the invalidations (tracking.ts). */
   readonly tracking = new Tracking((id) => this.sessions.get(id), (send) => writeAtEndOfTurn({ writeAtTurnEnd: send }));
@@ -491,10 +491,12 @@ export class Engine {
    * command's statistics (its call was counted when it blocked) and the command is considered for
    * SLOWLOG with that time. One that times out, or whose client leaves, is not logged.
    */
-  private blockedServed(session: Session, state: BlockedState, micros: number): void {
+  private blockedServed(session: Session, state: BlockedState, micros: number, failed: boolean): void {
     if (state.command === undefined) return;
     const stats = this.statsFor(state.command.spec.name);
     stats.usec += micros;
+    // Served with an error (XREADGROUP whose group or stream went away): a failed call, as in Redis.
+    if (failed) stats.failedCalls++;
     this.considerSlow(state.command.spec, state.command.argv, session, micros, stats);
   }
 

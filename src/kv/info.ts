@@ -105,7 +105,7 @@ function memory(engine: Engine): Fields {
     ["mem_fragmentation_bytes", rss - used], ["mem_not_counted_for_evict", aofBuffer], ["mem_replication_backlog", 0],
     ["mem_total_replication_buffers", 0], ["mem_clients_slaves", 0], ["mem_clients_normal", clientBytes], ["mem_cluster_links", 0],
     ["mem_aof_buffer", aofBuffer], ["mem_allocator", `bun-${Bun.version}`], ["active_defrag_running", 0],
-    ["lazyfree_pending_objects", 0], ["lazyfreed_objects", 0],
+    ["lazyfree_pending_objects", engine.stats.lazyFree.pendingObjects], ["lazyfreed_objects", engine.stats.lazyFree.freedObjects],
   ];
 }
 

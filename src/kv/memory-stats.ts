@@ -129,10 +129,19 @@ const clientBytesNotable = 200 * 1024;
 /** Cached scripts past this many are worth a word. */
 const scriptsNotable = 1000;
 
-/** MEMORY DOCTOR: what stands out in memoryStats, and what to do about it. */
+/**
+ * MEMORY DOCTOR: what stands out in memoryStats, and what to do about it. As Redis's doctor does
+ * below 5 MB, a server that holds little data gets that said and nothing else: the ratios it
+ * judges mean nothing there. Redis counts its whole allocation, which starts at about 1 MB; ours
+ * starts at tens of MB of runtime, so what counts is the growth since start — and a server with
+ * no keys holds no data whatever its heap grew by (a heap grows with garbage not yet collected,
+ * compiled code and client traffic, which would otherwise make an empty server's RSS-to-heap
+ * ratio a finding on one machine and not on another).
+ */
 export function memoryDoctor(m: MemoryStats): string {
-  if (m.usedBytes - m.startupBytes < doctorDatasetBytesMin) {
-    return `This server holds little data (${humanBytes(Math.max(0, m.usedBytes - m.startupBytes))} above what it used at start): there is nothing to judge yet.\n`;
+  const grownBytes = Math.max(0, m.usedBytes - m.startupBytes);
+  if (m.keys === 0 || grownBytes < doctorDatasetBytesMin) {
+    return `This server holds little data (${m.keys} keys, ${humanBytes(grownBytes)} above what it used at start): there is nothing to judge yet.\n`;
   }
   const findings: string[] = [];
   if (m.peakBytes > m.usedBytes * peakRatioNotable) {

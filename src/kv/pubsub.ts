@@ -8,8 +8,7 @@
  * Their replies count shard subscriptions only; (P)SUBSCRIBE's count channels and patterns.
  */
 import { globMatch } from "./glob.ts";
-import type { Reply } from "./reply.ts";
-import { addToIndex, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
+import { addToIndex, removeFromIndex, type Session, type SessionIndex, writePush } from "./session.ts";
 
 export type SubscriptionKind = "channel" | "pattern" | "shard";
 
@@ -37,7 +36,7 @@ export class PubSub {
         own.add(name);
         addToIndex(this.index(kind), name, session);
       }
-      confirm(session.reply, verbs[kind][0], name, countFor(session, kind));
+      confirm(session, verbs[kind][0], name, countFor(session, kind));
     }
   }
 
@@ -47,12 +46,12 @@ export class PubSub {
     const verb = verbs[kind][1];
     const targets = names.length > 0 ? names : [...own];
     if (targets.length === 0) {
-      confirm(session.reply, verb, null, countFor(session, kind));
+      confirm(session, verb, null, countFor(session, kind));
       return;
     }
     for (const name of targets) {
       if (own.delete(name)) removeFromIndex(this.index(kind), name, session);
-      confirm(session.reply, verb, name, countFor(session, kind));
+      confirm(session, verb, name, countFor(session, kind));
     }
   }
 
@@ -87,18 +86,24 @@ const countFor = (session: Session, kind: SubscriptionKind) => (kind === "shard"
 function deliver(sessions: Set<Session> | undefined, parts: readonly string[]): number {
   let sent = 0;
   for (const session of sessions ?? []) {
-    const r = session.reply;
-    r.push(parts.length);
-    for (const part of parts) r.bulk(part);
+    writePush(session, () => {
+      const r = session.reply;
+      r.push(parts.length);
+      for (const part of parts) r.bulk(part);
+    });
     session.transport?.flush();
     sent++;
   }
   return sent;
 }
 
-function confirm(reply: Reply, kind: string, name: string | null, count: number): void {
-  reply.push(3);
-  reply.bulk(kind);
-  reply.bulk(name);
-  reply.integer(count);
+/** A subscription's confirmation: a push, sent even while the client's replies are off (writePush). */
+function confirm(session: Session, kind: string, name: string | null, count: number): void {
+  writePush(session, () => {
+    const reply = session.reply;
+    reply.push(3);
+    reply.bulk(kind);
+    reply.bulk(name);
+    reply.integer(count);
+  });
 }

@@ -9,6 +9,7 @@
  * the client sockets. The REST API is not counted in them.
  */
 import type { CommandStats } from "./command-timing.ts";
+import { LazyFree } from "./lazy-free.ts";
 
 /** INFO's used_memory: the JavaScript heap and the array buffers (the key tables' slabs). */
 export const usedMemoryBytes = (usage = process.memoryUsage()): number => usage.heapUsed + usage.external;
@@ -127,8 +128,12 @@ export class ServerStats {
     return this.outputRate.perSecond / 1024;
   }
 
+  /** UNLINK's and FLUSHDB/FLUSHALL ASYNC's lazy freeing (INFO's lazyfree_pending_objects, lazyfreed_objects). */
+  readonly lazyFree = new LazyFree();
+
   /** CONFIG RESETSTAT: every counter back to zero. */
   reset(): void {
+    this.lazyFree.freedObjects = 0;
     this.commandsProcessed = this.connectionsReceived = this.rejectedConnections = this.keyspaceHits = this.keyspaceMisses = this.expiredKeys = this.evictedKeys = 0;
     this.commands.clear();
     this.netInputBytes = this.netOutputBytes = this.readsProcessed = this.writesProcessed = 0;

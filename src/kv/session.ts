@@ -44,9 +44,38 @@ export function answerBlocked<T>(session: Session, answer: () => T): T {
   }
 }
 
+/**
+ * Writes a push — a pub/sub message, or a (P|S)SUBSCRIBE or UNSUBSCRIBE confirmation — that the
+ * client gets even while its command's answer is dropped: Redis 7.0 writes these whatever CLIENT
+ * REPLY says (its CLIENT_PUSHING). What the command wrote before it is still dropped.
+ */
+export function writePush(session: Session, write: () => void): void {
+  const from = session.silencedFrom;
+  const transport = session.transport;
+  if (from === null || !(session.repliesOff || session.skippingReply) || transport?.outputMark === undefined) return write();
+  transport.dropOutputFrom?.(from);
+  write();
+  session.silencedFrom = transport.outputMark();
+}
+
+/** The bytes of a command's arguments, as Redis's argv_len_sum counts them. */
+export function argvBytesOf(argv: readonly string[]): number {
+  let bytes = 0;
+  for (const arg of argv) bytes += arg.length;
+  return bytes;
+}
+
 export interface ClientMemory {
-  /** Received and not yet run: the unparsed input and the commands held back. */
+  /**
+   * The query buffer as Redis's CLIENT LIST counts it: the unparsed input and the commands held
+   * back — and while the client's commands run, everything its read brought (Redis trims its
+   * buffer once the read's commands have run).
+   */
   queryBytes: number;
+  /** What the input buffer has room for besides. */
+  queryFreeBytes: number;
+  /** The arguments of the command running, blocked, or cut off by the end of a read (argv-mem). */
+  argvBytes: number;
   /** Replies not yet taken by the socket. */
   outputBytes: number;
   /** The reply buffer's size, whatever it holds now. */
@@ -92,8 +121,8 @@ export class Session {
   readonly id = ++nextSessionId;
   readonly createdMs = Date.now();
   name = "";
-  libName = "";
-  libVersion = "";
+  /** CLIENT NO-EVICT: shown in CLIENT LIST's flags (svc evicts no clients either way). */
+  noEvict = false;
   dbIndex = 0;
   /** Logged in; set by the engine when the client connects (engine.logInAsDefault), then by AUTH. */
   authenticated = true;
@@ -129,6 +158,13 @@ export class Session {
   repliesOff = false;
   /** CLIENT REPLY SKIP: the next command is answered with nothing. */
   skipNextReply = false;
+  /** The running command is the one CLIENT REPLY SKIP skips (CLIENT REPLY ON clears it, and is answered). */
+  skippingReply = false;
+  /**
+   * While a command whose answer is dropped runs (replies off, or skipped): where in the output
+   * what is to be dropped begins. Pushes move it past themselves (writePush).
+   */
+  silencedFrom: number | null = null;
   /** CLIENT TRACKING's state while it is on (tracking.ts). */
   tracking: ClientTracking | null = null;
 

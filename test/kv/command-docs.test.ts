@@ -10,8 +10,6 @@ const s = redisAndKvWithClients();
 
 const text = (v: RespValue) => (typeof v === "string" ? v : (v as { s: string }).s);
 
-/** CLIENT subcommands of Redis 7.2 that svc has and 7.0 has not. */
-const newerThan70 = new Set(["client|no-touch", "client|setinfo"]);
 
 /** COMMAND INFO of one command or subcommand, as [name, arity, flags sorted, first, last, step, categories]. */
 async function info(client: RespClient, name: string): Promise<unknown> {
@@ -35,7 +33,7 @@ test("COMMAND INFO describes every command svc has as redis-server describes it"
   let compared = 0;
   for (const name of names) {
     // The Bloom filter commands are RedisBloom's module, which this redis-server has not loaded.
-    if (name.startsWith("bf.") || newerThan70.has(name)) continue;
+    if (name.startsWith("bf.")) continue;
     expect({ name, inRedis: redisNames.has(name) }).toEqual({ name, inRedis: true });
     const [redis, kv] = [await info(s.redisClient, name), await info(s.kvClient, name)];
     if (show(kv as RespValue) !== show(redis as RespValue)) differ.push(`${show(kv as RespValue)} ≠ redis ${show(redis as RespValue)}`);
@@ -66,7 +64,7 @@ test("COMMAND LIST filters by module, ACL category and pattern as redis-server d
   // What svc has of a category Redis fills with commands svc lacks (streams, scripting, …) is in Redis's.
   for (const category of ["write", "read", "fast", "slow", "keyspace", "dangerous"]) {
     const redis = new Set((await list(s.redisClient, "FILTERBY", "ACLCAT", category)) as string[]);
-    const kv = ((await list(s.kvClient, "FILTERBY", "ACLCAT", category)) as string[]).filter((name) => !name.startsWith("bf.") && !newerThan70.has(name));
+    const kv = ((await list(s.kvClient, "FILTERBY", "ACLCAT", category)) as string[]).filter((name) => !name.startsWith("bf."));
     expect({ category, missing: kv.filter((name) => !redis.has(name)) }).toEqual({ category, missing: [] });
     expect(kv.length).toBeGreaterThan(5);
   }

@@ -1,13 +1,17 @@
 // MEMORY STATS, DOCTOR and MALLOC-STATS (src/kv/memory-stats.ts): STATS has Redis 7.0's fields,
 // in its order and with its types, compared with redis-server holding the same keys; its figures
 // add up as Redis's do and follow the data (keys counted, a database listed once it has keys).
-// DOCTOR and MALLOC-STATS are text in svc's words, checked for what they must say.
+// DOCTOR and MALLOC-STATS are text in svc's words: the doctor is checked for what it must say
+// about states the test sets (in process, not on this machine's allocator), and for judging an
+// empty server and a full one as redis-server does.
 import { describe, expect, test } from "bun:test";
+import { type MemoryStats, memoryDoctor } from "../../src/kv/memory-stats.ts";
 import { harness } from "./harness.ts";
 import type { RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";
 
 const servers = redisAndKvWithClients();
+const mb = 1024 * 1024;
 
 /** A RESP2 map reply as [name, value] pairs, nested maps too. */
 function pairs(reply: RespValue): [string, RespValue][] {
@@ -80,29 +84,52 @@ describe("MEMORY STATS figures", () => {
 });
 
 describe("MEMORY DOCTOR and MALLOC-STATS", () => {
-  // On the server process, not in process: the doctor's judgements are ratios of the whole
-  // heap, which in the test runner holds every other test's memory too.
-  test("the doctor waits for data, then reports what stands out or that nothing does", async () => {
-    const kv = servers.kvClient;
-    const big = (prefix: string, count: number) => kv.pipeline(Array.from({ length: count }, (_, i) => ["SET", `${prefix}${i}`, `${i}`.padEnd(10_000, "y")]));
-    await kv.call("FLUSHALL");
-    await kv.call("MEMORY", "PURGE");
-    expect(String(await kv.call("MEMORY", "DOCTOR"))).toContain("holds little data");
-    // 8 MB of values: past the 5 MB the doctor waits for.
-    await big("a", 800);
-    const report = String(await kv.call("MEMORY", "DOCTOR"));
-    expect(report).not.toContain("holds little data");
-    expect(report).not.toContain("The peak");
-    // 48 MB more, seen at its peak, then dropped and collected: the peak, well over 1.5 times
-    // what is left (the runtime's ~40 MB of heap and the 8 MB), stands out.
-    await kv.call("SELECT", "1");
-    for (let i = 0; i < 6; i++) await big(`b${i}:`, 800);
-    await kv.call("MEMORY", "STATS");
-    await kv.call("FLUSHDB");
-    await kv.call("SELECT", "0");
-    await kv.call("MEMORY", "PURGE");
-    expect(String(await kv.call("MEMORY", "DOCTOR"))).toContain("The peak");
-    await kv.call("FLUSHALL");
+  /** A state the doctor judges, with nothing notable unless a test says so. */
+  const state = (over: Partial<MemoryStats>): MemoryStats => ({
+    peakBytes: 60 * mb, usedBytes: 60 * mb, startupBytes: 40 * mb, clientBytes: 0, aofBufferBytes: 0, scriptBytes: 0, databases: [],
+    overheadBytes: 40 * mb, keys: 1000, activeBytes: 60 * mb, rssBytes: 70 * mb, scripts: 0, clients: 1, ...over,
+  });
+
+  test("little data is all the doctor says, whatever else stands out: no keys, or under 5 MB grown since start", () => {
+    // A resident set 3.8 times the heap and a peak 3 times it: findings, were there data.
+    const loud = { rssBytes: 64 * mb, usedBytes: 17 * mb, startupBytes: 12 * mb, peakBytes: 51 * mb };
+    expect(memoryDoctor(state({ ...loud, keys: 1000 }))).toContain("The resident set");
+    for (const quiet of [state({ ...loud, keys: 0 }), state({ ...loud, usedBytes: 16 * mb })]) {
+      const report = memoryDoctor(quiet);
+      expect(report).toContain("holds little data");
+      expect(report).not.toContain("The resident set");
+      expect(report).not.toContain("The peak");
+    }
+  });
+
+  test("with data, each finding at its threshold and not below it", () => {
+    expect(memoryDoctor(state({}))).toContain("No memory problem stands out");
+    expect(memoryDoctor(state({ peakBytes: 91 * mb }))).toContain("The peak (91.00M) is 1.5 times");
+    expect(memoryDoctor(state({ peakBytes: 90 * mb }))).not.toContain("The peak");
+    // 1.4 times the heap and 10 MB over it, both needed.
+    expect(memoryDoctor(state({ rssBytes: 85 * mb }))).toContain("The resident set (85.00M) is 1.42 times");
+    expect(memoryDoctor(state({ rssBytes: 84 * mb }))).not.toContain("The resident set");
+    expect(memoryDoctor(state({ usedBytes: 20 * mb, startupBytes: 10 * mb, peakBytes: 20 * mb, rssBytes: 29 * mb }))).not.toContain("The resident set");
+    expect(memoryDoctor(state({ clientBytes: 201 * 1024 * 2, clients: 2 }))).toContain("Clients hold");
+    expect(memoryDoctor(state({ clientBytes: 200 * 1024 * 2, clients: 2 }))).not.toContain("Clients hold");
+    expect(memoryDoctor(state({ scripts: 1001 }))).toContain("1001 scripts are cached");
+    expect(memoryDoctor(state({ scripts: 1000 }))).not.toContain("scripts are cached");
+  });
+
+  // On the server processes, side by side: an empty server and one holding 8 MB are judged as
+  // Redis judges them (its words differ: its doctor is "empty" under 5 MB allocated in all).
+  test("an empty server holds little data, one with 8 MB of values does not, as redis-server judges them", async () => {
+    const judged = async () => {
+      const [redis, kv] = await Promise.all([servers.redisClient.call("MEMORY", "DOCTOR"), servers.kvClient.call("MEMORY", "DOCTOR")]);
+      return { redis: String(redis).includes("this instance is empty"), kv: String(kv).includes("holds little data") };
+    };
+    for (const client of [servers.redisClient, servers.kvClient]) await client.call("FLUSHALL");
+    expect(await judged()).toEqual({ redis: true, kv: true });
+    for (const client of [servers.redisClient, servers.kvClient]) {
+      await client.pipeline(Array.from({ length: 800 }, (_, i) => ["SET", `a${i}`, `${i}`.padEnd(10_000, "y")]));
+    }
+    expect(await judged()).toEqual({ redis: false, kv: false });
+    for (const client of [servers.redisClient, servers.kvClient]) await client.call("FLUSHALL");
   });
 
   test("MALLOC-STATS shows the heap's figures and mimalloc's statistics", () => {

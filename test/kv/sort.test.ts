@@ -134,4 +134,23 @@ describe("SORT, side by side with redis-server", () => {
     expect(await s.kvClient.call("SORT", "huge")).toEqual({ e: "ERR One or more scores can't be converted into double" });
     expect(kv![9]).toEqual(["m1", "m2", "m3", "m4", "m5"]);
   });
+
+  test("STORE with several GETs stores each element's GETs in order, a missing one as an empty string", async () => {
+    const setup = [["DEL", "gl", "gw_1", "gw_2", "gw_3", "gh_2", "gst"], ["RPUSH", "gl", "3", "1", "2"], ["SET", "gw_1", "one"], ["SET", "gw_3", "three"], ["HSET", "gh_2", "f", "two-f"]];
+    const sorts = [
+      ["SORT", "gl", "GET", "gw_*", "GET", "#", "GET", "gh_*->f", "GET", "nosuch_*", "STORE", "gst"], ["LRANGE", "gst", "0", "-1"],
+      ["SORT", "gl", "DESC", "LIMIT", "0", "2", "GET", "#", "GET", "gw_*", "STORE", "gst"], ["LRANGE", "gst", "0", "-1"],
+      ["SORT", "gl", "BY", "nosort", "GET", "gh_*->f", "GET", "#", "STORE", "gst"], ["LRANGE", "gst", "0", "-1"],
+      ["SORT", "gl", "GET", "#", "STORE", "gst", "GET", "gw_*"], ["LRANGE", "gst", "0", "-1"],
+    ];
+    const [redis, kv] = await Promise.all(both().map((c) => c.pipeline([...setup, ...sorts])));
+    expect(kv).toEqual(redis!);
+    const replies = kv!.slice(setup.length);
+    // Per element (1, 2, 3): gw_*, #, gh_*->f, nosuch_*; nil is stored as "".
+    expect(replies.slice(0, 2)).toEqual([12n, ["one", "1", "", "", "", "2", "two-f", "", "three", "3", "", ""]]);
+    expect(replies.slice(2, 4)).toEqual([4n, ["3", "three", "2", ""]]);
+    expect(replies[5]).toEqual(["", "3", "", "1", "two-f", "2"]);
+    // A GET after STORE counts as well.
+    expect(replies.slice(6, 8)).toEqual([6n, ["1", "one", "2", "", "3", "three"]]);
+  });
 });

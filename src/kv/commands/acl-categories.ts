@@ -29,6 +29,7 @@ const listedByHand: Readonly<Record<string, readonly string[]>> = {
   "command|count": ["slow", "connection"],
   "command|docs": ["slow", "connection"],
   "command|getkeys": ["slow", "connection"],
+  "command|getkeysandflags": ["slow", "connection"],
   "command|help": ["slow", "connection"],
   "command|info": ["slow", "connection"],
   "command|list": ["slow", "connection"],

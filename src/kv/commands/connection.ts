@@ -5,7 +5,7 @@ import { parseInt64 } from "../args.ts";
 import type { Engine } from "../engine.ts";
 import { defaultUser } from "../auth.ts";
 import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../errors.ts";
-import { answerBlocked, type Session } from "../session.ts";
+import { answerBlocked, argvBytesOf, type Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
 import { helpFlags } from "./spec.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
@@ -107,24 +107,49 @@ function setName(session: Session, name: string): void {
   session.name = name;
 }
 
-/** One line of CLIENT LIST for a session, with Redis's fields. */
+/** What Redis counts for each argument of a command queued in MULTI besides its bytes: a pointer (sizeof(robj*)). */
+const queuedArgPointerBytes = 8;
+
+/**
+ * CLIENT LIST's flags, in Redis 7.0's order: O monitor, P subscribed, x in MULTI, b blocked,
+ * t tracking (R its redirect gone, B broadcast), d a watched key changed, c closing after the
+ * reply, e CLIENT NO-EVICT on; N for none.
+ */
+function clientFlags(engine: Engine, s: Session): string {
+  const t = s.tracking;
+  let flags = "";
+  if (engine.monitors.has(s)) flags += "O";
+  if (s.subscribed) flags += "P";
+  if (s.multi !== null) flags += "x";
+  if (s.blocked !== null) flags += "b";
+  if (t !== null) flags += `t${t.brokenRedirect ? "R" : ""}${t.bcast ? "B" : ""}`;
+  if (s.watchDirty) flags += "d";
+  if (s.closing) flags += "c";
+  if (s.noEvict) flags += "e";
+  return flags || "N";
+}
+
+/**
+ * One line of CLIENT LIST for a session: Redis 7.0's fields in its order. What the connection
+ * holds is counted as Redis counts it — qbuf its query buffer (a read's bytes while its commands
+ * run), argv-mem the arguments of the command running, blocked or half read, multi-mem what MULTI
+ * queued — while the sizes of buffers (qbuf-free, rbs, rbp, tot-mem) are svc's own, and fd, obl
+ * and oll, which have no counterpart, read -1 and 0.
+ */
 export function clientLine(engine: Engine, s: Session): string {
   const now = engine.clock.nowMs();
-  const state = engine.monitors.has(s) ? "O" : s.multi !== null ? "x" : s.blocked !== null ? "b" : s.subscribed ? "P" : "";
   const t = s.tracking;
-  const flags = state + (t === null ? "" : `t${t.brokenRedirect ? "R" : ""}${t.bcast ? "B" : ""}`) || "N";
-  // The bytes the connection holds: input not yet run (qbuf), replies not yet sent (omem) and the
-  // reply buffer's size (rbs); Redis's fixed-size parts (fd, argv-mem, obl, oll) have no
-  // counterpart and read 0 or -1.
-  const mem = s.transport?.memory?.() ?? { queryBytes: 0, outputBytes: 0, replyBufferBytes: 0 };
+  const mem = s.transport?.memory?.() ?? { queryBytes: 0, queryFreeBytes: 0, argvBytes: 0, outputBytes: 0, replyBufferBytes: 0 };
+  let multiBytes = 0;
+  for (const queued of s.multi ?? []) multiBytes += argvBytesOf(queued.argv) + queued.argv.length * queuedArgPointerBytes;
   return [
     `id=${s.id}`, `addr=${s.transport?.peer ?? ""}`, `laddr=${s.transport?.local ?? ""}`, "fd=-1", `name=${s.name}`,
     `age=${Math.floor((now - s.createdMs) / 1000)}`, `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
-    `flags=${flags}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, `ssub=${s.shardChannels.size}`,
-    `multi=${s.multi === null ? -1 : s.multi.length}`, `qbuf=${mem.queryBytes}`, "qbuf-free=0", "argv-mem=0", "multi-mem=0",
-    `rbs=${mem.replyBufferBytes}`, `rbp=${mem.replyBufferBytes}`, "obl=0", "oll=0", `omem=${mem.outputBytes}`,
-    `tot-mem=${mem.queryBytes + mem.outputBytes + mem.replyBufferBytes}`, "events=r", `cmd=${s.lastCommand}`,
-    `user=${s.user?.name ?? defaultUser}`, `redir=${t === null ? -1 : t.redirect}`, `resp=${s.reply.protocol}`, `lib-name=${s.libName}`, `lib-ver=${s.libVersion}`,
+    `flags=${clientFlags(engine, s)}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, `ssub=${s.shardChannels.size}`,
+    `multi=${s.multi === null ? -1 : s.multi.length}`, `qbuf=${mem.queryBytes}`, `qbuf-free=${mem.queryFreeBytes}`, `argv-mem=${mem.argvBytes}`,
+    `multi-mem=${multiBytes}`, `rbs=${mem.replyBufferBytes}`, `rbp=${mem.replyBufferBytes}`, "obl=0", "oll=0", `omem=${mem.outputBytes}`,
+    `tot-mem=${mem.queryBytes + mem.queryFreeBytes + mem.argvBytes + multiBytes + mem.outputBytes + mem.replyBufferBytes}`, "events=r",
+    `cmd=${s.lastCommand}`, `user=${s.user?.name ?? defaultUser}`, `redir=${t === null ? -1 : t.redirect}`, `resp=${s.reply.protocol}`,
   ].join(" ");
 }
 
@@ -215,15 +240,6 @@ function client(x: Exec, argv: string[]): void {
     case "setname":
       setName(s, argv[2]!);
       return x.reply.simple("OK");
-    case "setinfo": {
-      const attr = argv[2]!.toLowerCase();
-      if (attr === "lib-name") {
-        if (/[\s]/.test(argv[3]!)) throw new KvError("ERR lib-name cannot contain spaces, newlines or special characters.");
-        s.libName = argv[3]!;
-      } else if (attr === "lib-ver") s.libVersion = argv[3]!;
-      else throw new KvError(`ERR Unrecognized option '${argv[2]}'`);
-      return x.reply.simple("OK");
-    }
     case "list":
       return x.reply.verbatim(listedClients(x, argv).map((t) => `${clientLine(x.engine, t)}\n`).join(""));
     case "info":
@@ -247,15 +263,15 @@ function client(x: Exec, argv: string[]): void {
     case "unpause":
       x.engine.clientPause.unpause();
       return x.reply.simple("OK");
-    case "no-evict":
-    case "no-touch": {
+    case "no-evict": {
       const v = argv[2]!.toLowerCase();
       if (v !== "on" && v !== "off") throw syntaxError();
+      s.noEvict = v === "on";
       return x.reply.simple("OK");
     }
     default:
       return helpReply(x, "CLIENT", [
-        "ID", "GETNAME", "SETNAME <name>", "SETINFO <option> <value>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)",
+        "ID", "GETNAME", "SETNAME <name>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]", "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> ...] [OPTIN] [OPTOUT] [NOLOOP]",
         "TRACKINGINFO", "GETREDIR", "CACHING (YES|NO)", "PAUSE <timeout> [WRITE|ALL]", "UNPAUSE", "REPLY (ON|OFF|SKIP)",
       ]);
@@ -334,7 +350,7 @@ function clientReply(x: Exec, argv: string[]): void {
   const s = x.session;
   const mode = argv[2]!.toLowerCase();
   if (mode === "on") {
-    s.repliesOff = s.skipNextReply = false;
+    s.repliesOff = s.skipNextReply = s.skippingReply = false;
     x.reply.simple("OK");
   } else if (mode === "off") s.repliesOff = true;
   // A SKIP while replies are off changes nothing, as in Redis.
@@ -390,13 +406,11 @@ export const connectionCommands: readonly CommandSpec[] = [
       clientSub("id", 2, "Returns the connection's id."),
       clientSub("getname", 2, "Returns the connection's name."),
       clientSub("setname", 3, "Names the connection."),
-      clientSub("setinfo", 4, "Records the client library's name or version."),
       clientSub("list", -2, "Lists the open connections."),
       clientSub("info", 2, "Describes this connection."),
       clientSub("kill", -3, "Closes connections."),
       clientSub("no-evict", 3, "Accepted; svc does not evict clients."),
       clientSub("unblock", -3, "Ends another client's blocking command."),
-      clientSub("no-touch", 3, "Accepted; access times are always updated."),
       clientSub("tracking", -3, "Turns client-side caching's invalidation messages on or off."),
       clientSub("trackinginfo", 2, "Describes the connection's client-side caching."),
       clientSub("getredir", 2, "Returns the client the connection's invalidation messages go to."),

@@ -24,6 +24,14 @@ function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atM
   x.reply.integer(n);
 }
 
+/** UNLINK's deletion (DEL's too under lazyfree-lazy-user-del): a large value is counted as freed the lazy way (lazy-free.ts). */
+const unlinkKey = (x: Exec) => (db: Keyspace, key: string): boolean => {
+  const value = db.get(key);
+  if (value === undefined || !deleteKey(db, key)) return false;
+  x.engine.stats.lazyFree.valueDropped(value);
+  return true;
+};
+
 const keyExists = (db: Keyspace, key: string) => db.has(key);
 /** TOUCH reads the key, which records the access time OBJECT IDLETIME reports. */
 const touchKey = (db: Keyspace, key: string, atMs: number) => db.read(key, atMs) !== undefined;
@@ -216,7 +224,8 @@ export function parseScanOptions(argv: string[], from: number, allowType: boolea
     const word = argv[i]!.toUpperCase();
     const value = argv[i + 1];
     if (value === undefined) throw syntaxError();
-    if (word === "MATCH") options.match = value;
+    // "*" alone is no pattern, as in Redis: it passes every name, the empty one too.
+    if (word === "MATCH") options.match = value === "*" ? null : value;
     else if (word === "COUNT") {
       options.count = parseInteger(value);
       if (options.count < 1) throw syntaxError();
@@ -297,8 +306,14 @@ const objectSub = (name: string, summary: string): CommandSpec => ({
 });
 
 export const keyCommands: readonly CommandSpec[] = [
-  { name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all, run: (x, argv) => countKeys(x, argv, deleteKey) },
-  { name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys (memory reclaimed in the background in Redis).", keys: all, run: (x, argv) => countKeys(x, argv, deleteKey) },
+  {
+    name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all,
+    run: (x, argv) => countKeys(x, argv, x.engine.config.get("lazyfree-lazy-user-del")?.toLowerCase() === "yes" ? unlinkKey(x) : deleteKey),
+  },
+  {
+    name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys, large values freed the lazy way.", keys: all,
+    run: (x, argv) => countKeys(x, argv, unlinkKey(x)),
+  },
   { name: "exists", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Counts how many of the keys exist.", keys: all, run: (x, argv) => countKeys(x, argv, keyExists) },
   { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countKeys(x, argv, touchKey) },
   {
@@ -314,7 +329,8 @@ export const keyCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       const pattern = argv[1]!;
       const keys: string[] = [];
-      for (const k of x.db.liveKeys()) if (globMatch(pattern, k)) keys.push(k);
+      // "*" alone takes every key without matching, as in Redis: the empty key too.
+      for (const k of x.db.liveKeys()) if (pattern === "*" || globMatch(pattern, k)) keys.push(k);
       replyStrings(x, keys);
     },
   },

@@ -11,7 +11,10 @@ import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
 import { redisConfigNames } from "../redis-config-names.ts";
 import { aclCategories } from "./acl-categories.ts";
-import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, keysOf, subcommandsOf } from "./spec.ts";
+import { hasKeys, keysWithFlags } from "./key-specs.ts";
+import { clusterSubcommands } from "./standalone.ts";
+import { keyFlagOrder } from "./key-specs-table.ts";
+import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 /** COMMAND's ten-field description of one command (Redis 7 layout). */
 function describe(x: Exec, spec: CommandSpec): void {
@@ -76,9 +79,9 @@ function command(x: Exec, argv: string[]): void {
     x.reply.array(specs.length * 2);
     for (const spec of specs) docs(x, spec);
   } else if (sub === "list") commandList(x, argv);
-  else if (sub === "getkeys") getkeys(x, argv);
+  else if (sub === "getkeys" || sub === "getkeysandflags") getkeys(x, argv, sub === "getkeysandflags");
   else if (sub === "help") {
-    helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "GETKEYS <full-command>"]);
+    helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "GETKEYS <full-command>", "GETKEYSANDFLAGS <full-command>"]);
   } else throw new KvError(`ERR unknown subcommand '${argv[1]!.slice(0, 128)}'. Try COMMAND HELP.`);
 }
 
@@ -108,26 +111,44 @@ function commandList(x: Exec, argv: string[]): void {
   for (const name of names) x.reply.bulk(name);
 }
 
-/** COMMAND GETKEYS cmd args...: the keys that command would touch, checked as Redis 7.0 checks it. */
-function getkeys(x: Exec, argv: string[]): void {
-  if (argv.length < 4) throw arityError("command|getkeys");
+/**
+ * COMMAND GETKEYS and GETKEYSANDFLAGS cmd args...: the keys that command would touch (with how it
+ * uses each), found and checked as Redis 7.0 finds and checks them (key-specs.ts).
+ */
+function getkeys(x: Exec, argv: string[], withFlags: boolean): void {
+  if (argv.length < 4) throw arityError(withFlags ? "command|getkeysandflags" : "command|getkeys");
   const target = argv.slice(2);
   let spec = x.engine.commands.get(target[0]!.toLowerCase());
   if (spec?.subcommands !== undefined && target.length > 1) {
     const name = `${spec.name}|${target[1]!.toLowerCase()}`;
     spec = spec.subcommands.find((s) => s.name === name);
   }
-  if (spec === undefined) throw new KvError("ERR Invalid command specified");
-  if ((spec.keys === undefined || spec.keys[0] === 0) && spec.movableKeys === undefined) throw new KvError("ERR The command has no key arguments");
+  // CLUSTER answers its subcommands alike and declares none, but Redis looks them up here too.
+  const unknownClusterSub = spec?.name === "cluster" && target.length > 1 && !clusterSubcommands.has(target[1]!.toLowerCase());
+  if (spec === undefined || unknownClusterSub) throw new KvError("ERR Invalid command specified");
+  if (!hasKeys(spec)) throw new KvError("ERR The command has no key arguments");
   if ((spec.arity > 0 && spec.arity !== target.length) || target.length < -spec.arity) throw new KvError("ERR Invalid number of arguments specified for command");
-  const keys = keysOf(spec, target);
-  if (keys === null || keys.length === 0) throw new KvError("ERR Invalid arguments specified for command");
+  const keys = keysWithFlags(spec, target);
+  if (keys.length === 0 && !spec.flags.includes("no_mandatory_keys")) throw new KvError("ERR Invalid arguments specified for command");
   x.reply.array(keys.length);
-  for (const key of keys) x.reply.bulk(key);
+  for (const { at, flags } of keys) {
+    if (!withFlags) {
+      x.reply.bulk(target[at]!);
+      continue;
+    }
+    x.reply.array(2);
+    x.reply.bulk(target[at]!);
+    const named = keyFlagOrder.filter((flag) => flags.includes(flag));
+    x.reply.set(named.length);
+    for (const flag of named) x.reply.simple(flag);
+  }
 }
 
-function flushMode(argv: string[]): void {
+/** FLUSHDB's and FLUSHALL's [ASYNC|SYNC]: whether the flush is lazy (ASYNC, or neither under lazyfree-lazy-user-flush). */
+function flushIsLazy(x: Exec, argv: string[]): boolean {
   if (argv.length > 2 || (argv.length === 2 && !["ASYNC", "SYNC"].includes(argv[1]!.toUpperCase()))) throw syntaxError();
+  if (argv.length === 2) return argv[1]!.toUpperCase() === "ASYNC";
+  return x.engine.config.get("lazyfree-lazy-user-flush")?.toLowerCase() === "yes";
 }
 
 function config(x: Exec, argv: string[]): void {
@@ -228,6 +249,7 @@ export const serverCommands: readonly CommandSpec[] = [
       commandSub("count", 2, "Counts the commands."),
       commandSub("docs", -2, "Documents commands."),
       commandSub("getkeys", -4, "Names the keys of a command."),
+      commandSub("getkeysandflags", -4, "Names the keys of a command and how it uses each."),
       commandSub("help", 2, "Shows COMMAND's subcommands."),
       commandSub("info", -2, "Describes commands."),
       commandSub("list", -2, "Lists the commands' names."),
@@ -241,8 +263,9 @@ export const serverCommands: readonly CommandSpec[] = [
   {
     name: "flushdb", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of the selected database.",
     run: (x, argv) => {
-      flushMode(argv);
+      const lazy = flushIsLazy(x, argv);
       x.engine.tracking.flushed(x.session, x.engine.sessions.values());
+      if (lazy) x.engine.stats.lazyFree.databaseDropped(x.db.size);
       x.db.clear();
       x.reply.simple("OK");
     },
@@ -250,9 +273,12 @@ export const serverCommands: readonly CommandSpec[] = [
   {
     name: "flushall", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of every database.",
     run: (x, argv) => {
-      flushMode(argv);
+      const lazy = flushIsLazy(x, argv);
       x.engine.tracking.flushed(x.session, x.engine.sessions.values());
-      for (const db of x.engine.dbs) db.clear();
+      for (const db of x.engine.dbs) {
+        if (lazy) x.engine.stats.lazyFree.databaseDropped(db.size);
+        db.clear();
+      }
       x.reply.simple("OK");
     },
   },

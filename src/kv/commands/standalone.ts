@@ -44,7 +44,7 @@ function wait(x: Exec, argv: string[]): void {
 }
 
 /** CLUSTER with a subcommand Redis knows: refused, as cluster mode is off; any other: unknown. */
-const clusterSubcommands = new Set([
+export const clusterSubcommands: ReadonlySet<string> = new Set([
   "addslots", "addslotsrange", "bumpepoch", "count-failure-reports", "countkeysinslot", "delslots", "delslotsrange", "failover",
   "flushslots", "forget", "getkeysinslot", "help", "info", "keyslot", "links", "meet", "myid", "nodes", "replicas", "replicate",
   "reset", "saveconfig", "set-config-epoch", "setslot", "shards", "slaves", "slots",

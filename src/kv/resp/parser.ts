@@ -70,6 +70,10 @@ export function parseLongLong(bytes: Uint8Array, from: number, to: number): numb
 export interface RequestParser {
   /** Bytes received but not yet part of a complete command (the query buffer). */
   readonly pendingBytes: number;
+  /** The bytes of the arguments read so far of a command cut off by the end of a read (CLIENT LIST's argv-mem). */
+  readonly partialArgBytes: number;
+  /** The input buffer's size, whatever it holds (CLIENT LIST's qbuf-free is what it has left). */
+  readonly capacityBytes: number;
   /** Longest bulk accepted (proto-max-bulk-len); CONFIG SET changes it between reads. */
   bulkBytesMax: number;
   /** Takes the next read; returns every command it completes, and the protocol error if any. */
@@ -137,6 +141,16 @@ export abstract class RequestBuffer {
     return this.end - this.start;
   }
 
+  get partialArgBytes(): number {
+    let bytes = 0;
+    if (this.argsLeft > 0) for (const arg of this.args) bytes += arg.length;
+    return bytes;
+  }
+
+  get capacityBytes(): number {
+    return this.buffer.length;
+  }
+
   protected append(chunk: Uint8Array): void {
     if (this.start === this.end) {
       this.start = this.end = 0;
@@ -168,12 +182,19 @@ export abstract class RequestBuffer {
     }
     const lineEnd = lf > this.start && this.buffer[lf - 1] === CR ? lf - 1 : lf;
     const line = this.buffer.latin1Slice(this.start, lineEnd);
+    const lineBytes = lf + 1 - this.start;
     this.start = lf + 1;
     const args = splitInlineArgs(line);
     if (args === null) throw new ProtocolError("unbalanced quotes in request");
-    return args.length === 0 ? null : args;
+    if (args.length === 0) return null;
+    // What it took in the query buffer, which its arguments do not tell (requestBytes).
+    (args as InlineCommand).inlineBytes = lineBytes;
+    return args;
   }
 }
+
+/** An inline command's arguments, with the bytes of its line. */
+export type InlineCommand = string[] & { inlineBytes?: number };
 
 /** The arguments between two commands: none, and frozen, so a stray push fails loudly. */
 const noArgs: string[] = Object.freeze([]) as unknown as string[];
