@@ -150,6 +150,8 @@ export class Engine {
    * (scripting/busy-script.ts); null when none is.
    */
   busyScript: BusyScript | null = null;
+  /** CONFIG busy-reply-threshold in ms (at most 2^32 - 1, the native side's u32): when a script becomes busy. */
+  busyReplyThresholdMs = integerParams["busy-reply-threshold"]!.default;
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -235,6 +237,7 @@ export class Engine {
     else if (name === "latency-tracking") this.timing.tracksLatency = value === "yes";
     else if (name === "maxclients") this.maxClients = Number(value);
     else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
+    else if (name === "busy-reply-threshold" || name === "lua-time-limit") this.busyReplyThresholdMs = Math.min(Number(value), 2 ** 32 - 1);
     else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
     else if (name === "maxmemory-policy") {
       this.eviction.policy = value as EvictionPolicy;

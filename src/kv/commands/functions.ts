@@ -10,7 +10,7 @@ import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts"
 import { busyScriptError } from "../scripting/busy-script.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
-import { finish, keysAndArgs, killBusyScript } from "./scripting.ts";
+import { finish, keyCountOf, killBusyScript } from "./scripting.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 const badKeyCount = () => new KvError("ERR Bad number of keys provided");
@@ -18,8 +18,8 @@ const badKeyCount = () => new KvError("ERR Bad number of keys provided");
 function fcall(x: Exec, argv: string[], readOnly: boolean): void {
   const target = x.engine.functions.get(argv[1]!);
   if (target === undefined) throw new KvError("ERR Function not found");
-  const { keys, args } = keysAndArgs(argv, badKeyCount);
-  finish(x, runScript(x.engine, x.session, target, keys, args, readOnly, argv));
+  const keyCount = keyCountOf(argv, badKeyCount);
+  finish(x, runScript(x, target, argv, keyCount, readOnly));
 }
 
 function load(x: Exec, argv: string[]): void {

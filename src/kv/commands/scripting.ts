@@ -41,31 +41,33 @@ export function killBusyScript(x: Exec, kind: ScriptKind): void {
 const noScript = () => new KvError("NOSCRIPT No matching script. Please use EVAL.");
 
 /**
- * numkeys and the keys and arguments after it (EVAL's and FCALL's). `notANumber`: the error for a
- * numkeys that is not an integer, which FCALL words its own way.
+ * How many of EVAL's (or FCALL's) words after numkeys are keys; the keys and arguments are
+ * `argv[3…]`, taken in place. `notANumber`: the error for a numkeys that is not an integer, which
+ * FCALL words its own way.
  */
-export function keysAndArgs(argv: readonly string[], notANumber = notAnInteger): { keys: string[]; args: string[] } {
+export function keyCountOf(argv: readonly string[], notANumber = notAnInteger): number {
   // A count too long for a small integer is read as Redis reads it, only to refuse it alike.
   const count = parseSmallInteger(argv[2]!) ?? parseInt64(argv[2]!);
   if (count === null) throw notANumber();
   if (count > argv.length - 3) throw new KvError("ERR Number of keys can't be greater than number of args");
   if (count < 0) throw new KvError("ERR Number of keys can't be negative");
-  const n = Number(count);
-  return { keys: argv.slice(3, 3 + n), args: argv.slice(3 + n) };
+  return Number(count);
 }
 
 function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
-  const { keys, args } = keysAndArgs(argv);
+  const keyCount = keyCountOf(argv);
   const target = x.engine.scripts.get(x.engine.scripts.load(argv[1]!))!;
-  finish(x, runScript(x.engine, x.session, target, keys, args, readOnly, argv));
+  finish(x, runScript(x, target, argv, keyCount, readOnly));
 }
 
 function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
-  const { keys, args } = keysAndArgs(argv);
-  const sha = argv[1]!.toLowerCase();
-  const target = sha.length === shaHexDigits ? x.engine.scripts.get(sha) : undefined;
+  const keyCount = keyCountOf(argv);
+  const sha = argv[1]!;
+  // Looked up as sent first: the parser hands a repeated SHA-1 over as the same string, whose
+  // hash is kept, and lower case is what clients send.
+  const target = sha.length === shaHexDigits ? (x.engine.scripts.get(sha) ?? x.engine.scripts.get(sha.toLowerCase())) : undefined;
   if (target === undefined) throw noScript();
-  finish(x, runScript(x.engine, x.session, target, keys, args, readOnly, argv));
+  finish(x, runScript(x, target, argv, keyCount, readOnly));
 }
 
 /** Writes a script's reply now, or once it ends if it went busy (null). */

@@ -84,18 +84,19 @@ export class LuaState {
   }
 
   /**
-   * Starts script or function `id` with its keys and arguments, `host` answering its commands.
-   * Returns its reply (which may be in the mailbox: use it before the next run), or null when it
-   * ran past `busyAfterMs` and stopped busy: `resume` goes on with it.
+   * Starts script or function `id` with the words of `words` from `from` on, the first `keyCount`
+   * of them its keys and the rest its arguments, `host` answering its commands. Returns its reply
+   * (which may be in the mailbox: use it before the next run), or null when it ran past
+   * `busyAfterMs` and stopped busy: `resume` goes on with it.
    */
-  run(id: number, keys: readonly string[], args: readonly string[], busyAfterMs: number, host: ScriptHost): ScriptReply | null {
-    if (packWordsInto(mailbox, keys, args) < 0) nativeAddon.luaStageWords(this.lua, packWords(keys, args));
+  run(id: number, words: readonly string[], from: number, keyCount: number, busyAfterMs: number, host: ScriptHost): ScriptReply | null {
+    if (packWordsInto(mailbox, words, from) < 0) nativeAddon.luaStageWords(this.lua, packWords(words, from));
     // hosting(), written out: this is every script's path, and a closure per run costs.
     const outer = running;
     running = host;
     let answer: number;
     try {
-      answer = nativeAddon.luaRun(this.lua, id, keys.length, busyAfterMs);
+      answer = nativeAddon.luaRun(this.lua, id, keyCount, busyAfterMs);
     } finally {
       running = outer;
     }

@@ -11,6 +11,8 @@ const MINUS = 0x2d;
 const LF = 0x0a;
 const COLON = 0x3a;
 const DOLLAR = 0x24;
+const O = 0x4f;
+const K = 0x4b;
 const integerText = /^-?\d{1,19}$/;
 
 /** Integers of at most this many characters are exact as numbers, and read without a BigInt. */
@@ -38,14 +40,20 @@ export function replayRespByLines(bytes: Buffer, reply: Reply, counted = false, 
 /** How one item from `at` is replayed: returns where the next starts. */
 type ItemReplay = (bytes: Buffer, at: number, reply: Reply) => number;
 
+/**
+ * Where the reply being replayed ends in its buffer (the mailbox holds more): every read is
+ * bounded by it rather than by a view of the buffer made per reply.
+ */
+let replayEnd = 0;
+
 function replay(bytes: Buffer, reply: Reply, counted: boolean, end: number, item: ItemReplay): void {
-  const view = end === bytes.length ? bytes : bytes.subarray(0, end);
+  replayEnd = end;
   let next: number;
-  if (counted && view[0] === MINUS) {
-    const errorLine = line(view, 0);
+  if (counted && bytes[0] === MINUS) {
+    const errorLine = line(bytes, 0);
     reply.error(errorLine.text, true);
     next = errorLine.next;
-  } else next = item(view, 0, reply);
+  } else next = item(bytes, 0, reply);
   if (next !== end) throw new RangeError(`a script's reply has ${end - next} bytes after its end`);
 }
 
@@ -60,7 +68,7 @@ let shortLineEnd = 0;
  * line and testing it against a pattern cost more than the rest of the replay.
  */
 function shortInteger(bytes: Buffer, at: number): number {
-  const end = Math.min(bytes.length, at + numberDigitsMax + 1);
+  const end = Math.min(replayEnd, at + numberDigitsMax + 1);
   let cr = at;
   while (cr < end && bytes[cr] !== CR) cr++;
   if (cr === end || bytes[cr + 1] !== LF) return Number.NaN;
@@ -68,15 +76,19 @@ function shortInteger(bytes: Buffer, at: number): number {
   return parseLongLong(bytes, at, cr);
 }
 
-/** The line after the type byte at `at`, and where the next item starts. */
+/**
+ * The line after the type byte at `at`, and where the next item starts. "OK", the status most
+ * replies are, is not made a string anew each time.
+ */
 function line(bytes: Buffer, at: number): { text: string; next: number } {
   const cr = bytes.indexOf(CR, at + 1);
-  if (cr < 0 || bytes[cr + 1] !== 0x0a) throw new RangeError("a script's reply line has no CRLF");
-  return { text: bytes.toString("latin1", at + 1, cr), next: cr + 2 };
+  if (cr < 0 || cr + 1 >= replayEnd || bytes[cr + 1] !== 0x0a) throw new RangeError("a script's reply line has no CRLF");
+  const ok = cr === at + 3 && bytes[at + 1] === O && bytes[at + 2] === K;
+  return { text: ok ? "OK" : bytes.toString("latin1", at + 1, cr), next: cr + 2 };
 }
 
 function replayAt(bytes: Buffer, at: number, reply: Reply): number {
-  if (at >= bytes.length) throw new RangeError("a script's reply ends before its last item");
+  if (at >= replayEnd) throw new RangeError("a script's reply ends before its last item");
   const type = bytes[at]!;
   if (type === COLON || type === DOLLAR) {
     const n = shortInteger(bytes, at + 1);
@@ -89,7 +101,7 @@ function replayAt(bytes: Buffer, at: number, reply: Reply): number {
       reply.bulk(null);
       return next;
     }
-    if (n >= 0 && next + n + 2 <= bytes.length) {
+    if (n >= 0 && next + n + 2 <= replayEnd) {
       reply.bulkBytes(bytes, next, next + n);
       return next + n + 2;
     }
@@ -124,7 +136,7 @@ function replayLine(bytes: Buffer, at: number, reply: Reply, item: ItemReplay): 
         reply.bulk(null);
         return next;
       }
-      if (next + length + 2 > bytes.length) throw new RangeError("a script's reply ends inside a bulk string");
+      if (next + length + 2 > replayEnd) throw new RangeError("a script's reply ends inside a bulk string");
       reply.bulkBytes(bytes, next, next + length);
       return next + length + 2;
     }

@@ -12,6 +12,7 @@ import type { Engine } from "../engine.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
+import type { Exec } from "../commands/spec.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import { BusyScript, type BusyRun, type ScriptKind } from "./busy-script.ts";
 import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";
@@ -45,11 +46,13 @@ class ScriptRun implements ScriptHost, BusyRun {
     private readonly session: Session,
     private readonly readOnly: boolean,
     private readonly allowOom: boolean,
+    /** The command that runs the script: its words are what the script's commands mostly repeat. */
+    private readonly scriptArgv: readonly string[],
   ) {}
 
   call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array {
     // Read before the reply is written over them.
-    const argv = unpackWords(words, !inMailbox);
+    const argv = unpackWords(words, !inMailbox, this.scriptArgv);
     const out = scratch;
     out.buffer = mailbox;
     out.start = 0;
@@ -67,48 +70,51 @@ class ScriptRun implements ScriptHost, BusyRun {
 }
 
 /**
- * Runs a script or function for `session` (`readOnly`: EVAL_RO, FCALL_RO); `argv` is the command
- * that runs it. Returns its reply (to be used before the next run), or null when it ran past
- * busy-reply-threshold: it is the engine's busy script then (engine.busyScript), which ends it
- * later and takes the steps its caller gives it (BusyScript.whenDone). One that declared its
- * flags is held to them first, as Redis 7.0 holds it: a read-only command runs only one that
- * declared no-writes, and past maxmemory one runs only if it declared allow-oom or no-writes.
+ * Runs a script or function for the client of `x` (`readOnly`: EVAL_RO, FCALL_RO) with the words
+ * of its command `argv` after numkeys, the first `keyCount` of them keys. Returns its reply (to be
+ * used before the next run), or null when it ran past busy-reply-threshold: it is the engine's
+ * busy script then (engine.busyScript), which ends it later and takes the steps its caller gives
+ * it (BusyScript.whenDone). One that declared its flags is held to them first, as Redis 7.0 holds
+ * it: a read-only command runs only one that declared no-writes, and past maxmemory one runs
+ * only if it declared allow-oom or no-writes.
  */
-export function runScript(
-  engine: Engine, session: Session, target: RunTarget, keys: readonly string[], args: readonly string[], readOnly: boolean,
-  argv: readonly string[],
-): ScriptReply | null {
+export function runScript(x: Exec, target: RunTarget, argv: readonly string[], keyCount: number, readOnly: boolean): ScriptReply | null {
+  const { engine, session } = x;
   const flags = target.flags;
   if (flags.declared && readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
   if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) throw overMaxmemory();
-  const run = new ScriptRun(engine, session, readOnly || flags.noWrites, flags.allowOom);
+  const run = new ScriptRun(engine, session, readOnly || flags.noWrites, flags.allowOom, argv);
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
-  const end = () => {
-    if (wraps) engine.aof?.endTransaction();
-    session.dbIndex = dbIndex;
-  };
   if (wraps) engine.aof?.beginTransaction();
-  const startedMs = engine.clock.monotonicMs();
   session.inScript = true;
   let reply: ScriptReply | null;
   try {
-    reply = target.state.run(target.id, keys, args, busyAfterMs(engine), run);
+    reply = target.state.run(target.id, argv, wordsFrom, keyCount, engine.busyReplyThresholdMs, run);
   } catch (error) {
-    end();
+    endRun(engine, session, wraps, dbIndex);
     throw error;
   } finally {
     session.inScript = false;
   }
   if (reply !== null) {
-    end();
+    endRun(engine, session, wraps, dbIndex);
     return reply;
   }
-  const busy = new BusyScript(target.state, run, session, target.kind, target.name, argv, startedMs);
-  busy.whenDone(end);
+  const busy = new BusyScript(target.state, run, session, target.kind, target.name, argv, x.timeMs);
+  busy.whenDone(() => endRun(engine, session, wraps, dbIndex));
   engine.scriptBusy(busy);
   return null;
+}
+
+/** Where EVAL's and FCALL's keys and arguments start: after the script (or function) and numkeys. */
+const wordsFrom = 3;
+
+/** A run has ended: its writes' transaction closes, and a SELECT inside it is undone. */
+function endRun(engine: Engine, session: Session, wraps: boolean, dbIndex: number): void {
+  if (wraps) engine.aof?.endTransaction();
+  session.dbIndex = dbIndex;
 }
 
 /**
@@ -134,10 +140,7 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
   engine.run(resolved, session, argv, out);
 }
 
-/** busy-reply-threshold (lua-time-limit) in ms, as CONFIG SET left it; 0 is busy at the first check, as in Redis. */
-function busyAfterMs(engine: Engine): number {
-  return Math.min(Number(engine.config.get("busy-reply-threshold")), 2 ** 32 - 1);
-}
+
 
 /** What a library's redis.log lines go to while it loads; it can call no command then. */
 export function libraryLoadHost(engine: Engine): ScriptHost {

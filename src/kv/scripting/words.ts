@@ -4,37 +4,35 @@
  * little-endian (native/node/src/script.rs reads and writes the same). Words are latin1 byte
  * strings, as the engine holds them, so every byte survives.
  */
+import { commandName } from "../resp/command-names.ts";
 import { type Latin1Buffer, writeLatin1 } from "../resp/write-bytes.ts";
 
-/** `words`, then the words of `more` (a script's keys, then its arguments), packed in one buffer. */
-export function packWords(words: readonly string[], more: readonly string[] = []): Buffer {
-  const out = Buffer.allocUnsafe(packedBytes(words, more));
-  packWordsInto(out, words, more);
+/** The words of `words` from `from` on (a script's keys, then its arguments), packed in one buffer. */
+export function packWords(words: readonly string[], from = 0): Buffer {
+  const out = Buffer.allocUnsafe(packedBytes(words, from));
+  packWordsInto(out, words, from);
   return out;
 }
 
-/** Bytes `words` and `more` take packed. */
-function packedBytes(words: readonly string[], more: readonly string[]): number {
+/** Bytes the words of `words` from `from` on take packed. */
+function packedBytes(words: readonly string[], from: number): number {
   let bytes = 4;
-  for (let i = 0; i < words.length; i++) bytes += 4 + words[i]!.length;
-  for (let i = 0; i < more.length; i++) bytes += 4 + more[i]!.length;
+  for (let i = from; i < words.length; i++) bytes += 4 + words[i]!.length;
   return bytes;
 }
 
 /**
- * Packs `words`, then `more`, at the start of `out` and returns the bytes written; -1, writing
- * nothing, when they do not fit. Every script run packs its keys and arguments: lengths are
- * written byte by byte and words as replies write text (writeLatin1: short ones char by char),
- * as a native call per word cost more.
+ * Packs the words of `words` from `from` on at the start of `out` and returns the bytes written;
+ * -1, writing nothing, when they do not fit. Every script run packs its keys and arguments
+ * (EVAL's words after numkeys, taken in place rather than sliced): lengths are written byte by
+ * byte and words as replies write text (writeLatin1: short ones char by char), as a native call
+ * per word cost more.
  */
-export function packWordsInto(out: Buffer, words: readonly string[], more: readonly string[] = []): number {
-  if (packedBytes(words, more) > out.length) return -1;
-  writeU32(out, 0, words.length + more.length);
-  return packList(out, packList(out, 4, words), more);
-}
-
-function packList(out: Buffer, at: number, words: readonly string[]): number {
-  for (let i = 0; i < words.length; i++) {
+export function packWordsInto(out: Buffer, words: readonly string[], from = 0): number {
+  if (packedBytes(words, from) > out.length) return -1;
+  writeU32(out, 0, words.length - from);
+  let at = 4;
+  for (let i = from; i < words.length; i++) {
     const word = words[i]!;
     writeU32(out, at, word.length);
     at = writeLatin1(out as Latin1Buffer, at + 4, word);
@@ -53,8 +51,13 @@ function writeU32(out: Uint8Array, at: number, n: number): void {
 /**
  * The words packed at the start of `bytes`, which they fill unless `whole` is false (the mailbox
  * they cross in, native/node/src/script.rs); throws a RangeError on bytes not in that form.
+ *
+ * A script's command reads mostly words it was given (KEYS[1], ARGV[2]) and a command name: the
+ * first word is interned as a request's command name is (command-names.ts), and a later one that
+ * has the bytes of one of `known` is that string. Comparing a few bytes costs less than making a
+ * string (a native call, ~45 ns), and an interned string keeps its hash for the lookups after.
  */
-export function unpackWords(bytes: Buffer, whole = true): string[] {
+export function unpackWords(bytes: Buffer, whole = true, known: readonly string[] = []): string[] {
   const end = bytes.length;
   const count = bytes.readUInt32LE(0);
   const words: string[] = [];
@@ -63,9 +66,22 @@ export function unpackWords(bytes: Buffer, whole = true): string[] {
     const length = bytes.readUInt32LE(at);
     at += 4;
     if (at + length > end) throw new RangeError("packed words run past their buffer");
-    words.push((bytes as Latin1Buffer).latin1Slice(at, at + length));
+    const latin1 = bytes as Latin1Buffer;
+    words.push(i === 0 ? commandName(latin1, at, at + length) : (knownWord(latin1, at, length, known) ?? latin1.latin1Slice(at, at + length)));
     at += length;
   }
   if (whole && at !== end) throw new RangeError("packed words end before their buffer does");
   return words;
+}
+
+/** The word of `known` whose bytes are `bytes[at, at + length)`, if one is. Compared from the end, where keys differ. */
+function knownWord(bytes: Latin1Buffer, at: number, length: number, known: readonly string[]): string | undefined {
+  for (let k = 0; k < known.length; k++) {
+    const word = known[k]!;
+    if (word.length !== length) continue;
+    let i = length - 1;
+    while (i >= 0 && word.charCodeAt(i) === bytes[at + i]) i--;
+    if (i < 0) return word;
+  }
+  return undefined;
 }
