@@ -60,19 +60,29 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
             .map(|i| format_g17(ffi::lua_tonumber(state, i)))
             .collect();
         let mut formatted = numbers.iter();
-        let words: Vec<&[u8]> = (1..=nargs)
-            .map(|i| match ffi::lua_type(state, i) {
-                ffi::LUA_TNUMBER => formatted.next().expect("one formatted number per number").as_bytes(),
-                _ => {
-                    let mut length = 0;
-                    let text = ffi::lua_tolstring(state, i, &mut length);
-                    std::slice::from_raw_parts(text.cast::<u8>(), length)
-                }
-            })
-            .collect();
+        let mut word = |i: c_int| match ffi::lua_type(state, i) {
+            ffi::LUA_TNUMBER => formatted.next().expect("one formatted number per number").as_bytes(),
+            _ => {
+                let mut length = 0;
+                let text = ffi::lua_tolstring(state, i, &mut length);
+                std::slice::from_raw_parts(text.cast::<u8>(), length)
+            }
+        };
+        // Most commands have a few words: those are gathered on the stack, not in a Vec.
+        let mut inline: [&[u8]; WORDS_INLINE] = [&[]; WORDS_INLINE];
+        let spilled: Vec<&[u8]>;
+        let words: &[&[u8]] = if nargs as usize <= WORDS_INLINE {
+            for (slot, i) in inline.iter_mut().zip(1..=nargs) {
+                *slot = word(i);
+            }
+            &inline[..nargs as usize]
+        } else {
+            spilled = (1..=nargs).map(word).collect();
+            &spilled
+        };
         let (reply_at, reply_bytes) = (*run)
             .with_host(|host| {
-                let reply = host.call(&words);
+                let reply = host.call(words);
                 (reply.as_ptr(), reply.len())
             })
             .unwrap_or((OUTSIDE_A_SCRIPT.as_ptr(), OUTSIDE_A_SCRIPT.len()));
@@ -90,6 +100,9 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
     }
     1
 }
+
+/// Words of a command gathered on the stack rather than in a Vec (call's `inline`).
+const WORDS_INLINE: usize = 16;
 
 /// What redis.call answers when no script is running (it cannot be called then: see with_host).
 const OUTSIDE_A_SCRIPT: &[u8] = b"-ERR redis.call outside a script\r\n";
