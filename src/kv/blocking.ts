@@ -23,13 +23,19 @@ export class Blocking {
   private readonly ready = new Set<string>();
   private readonly blocked = new Set<Session>();
 
+  /** Clients whose timeout passed while timeouts were held (held()), answered by timeOutLate. */
+  private readonly lateTimeouts = new Set<Session>();
+
   /**
    * `errorReplies` counts the error replies sent so far (INFO's total_error_replies): one sent
-   * while a client is served makes it a failed call, as Redis tells them apart.
+   * while a client is served makes it a failed call, as Redis tells them apart. While `held()`
+   * (a busy script runs) no client times out: as in Redis, which answers timeouts from its cron,
+   * one whose time passes then is served first if the script gave it something (timeOutLate).
    */
   constructor(
     private readonly onServed: ServedListener = () => {},
     private readonly errorReplies: () => number = () => 0,
+    private readonly held: () => boolean = () => false,
   ) {}
 
   get blockedCount(): number {
@@ -41,18 +47,33 @@ export class Blocking {
     this.blocked.add(session);
     for (const key of state.keys) addToIndex(this.waiters, blockKey(state.dbIndex, key), session);
     if (Number.isFinite(state.deadlineMs)) {
-      state.timer = setTimeout(() => {
-        if (session.blocked !== state) return;
-        this.unblock(session);
-        answerBlocked(session, () => state.timeout());
-      }, Math.max(0, state.deadlineMs - Date.now()));
+      state.timer = setTimeout(() => this.timedOut(session, state), Math.max(0, state.deadlineMs - Date.now()));
     }
+  }
+
+  private timedOut(session: Session, state: BlockedState): void {
+    if (session.blocked !== state) return;
+    if (this.held()) {
+      this.lateTimeouts.add(session);
+      return;
+    }
+    this.unblock(session);
+    answerBlocked(session, () => state.timeout());
+  }
+
+  /** Answers the timeouts that passed while they were held; for after serveReady. */
+  timeOutLate(): void {
+    if (this.lateTimeouts.size === 0) return;
+    const late = [...this.lateTimeouts];
+    this.lateTimeouts.clear();
+    for (const session of late) if (session.blocked !== null) this.timedOut(session, session.blocked);
   }
 
   unblock(session: Session): void {
     const state = session.blocked;
     if (state === null) return;
     if (state.timer !== undefined) clearTimeout(state.timer);
+    this.lateTimeouts.delete(session);
     for (const key of state.keys) removeFromIndex(this.waiters, blockKey(state.dbIndex, key), session);
     session.blocked = null;
     this.blocked.delete(session);

@@ -80,7 +80,11 @@ export class Engine {
   readonly dbs: Keyspace[];
   readonly watches = new Watches();
   private loadingFile = false;
-  readonly blocking = new Blocking((session, state, micros, failed) => this.blockedServed(session, state, micros, failed), () => this.stats.errorReplies);
+  readonly blocking = new Blocking(
+    (session, state, micros, failed) => this.blockedServed(session, state, micros, failed),
+    () => this.stats.errorReplies,
+    () => this.busyScript !== null,
+  );
   readonly pubsub = new PubSub();
   /** Client-side caching: CLIENT TRACKING's keys and prefixes, and the invalidations (tracking.ts). */
   readonly tracking = new Tracking((id) => this.sessions.get(id), (send) => writeAtEndOfTurn({ writeAtTurnEnd: send }));
@@ -419,6 +423,7 @@ export class Engine {
     // The rest of an EXEC may have started another busy script.
     if (this.busyScript !== null) return;
     this.blocking.serveReady();
+    this.blocking.timeOutLate();
     busy.session.transport?.flush();
   };
 

@@ -226,6 +226,23 @@ describe("a busy script", () => {
     }
   });
 
+  test("a client whose BLPOP times out while a script is busy is served what the script pushed, not its timeout", async () => {
+    const { redis, kv } = await onBoth(async (a, b, port) => {
+      const c = await RespClient.connect(port);
+      try {
+        const popped = c.call("BLPOP", "late", "0.2");
+        await b.call("PING");
+        const script = announced("redis.call('rpush', 'late', 'x') local n = 0 while n < 4e7 do n = n + 1 end return n");
+        const { reply: own } = await startScript(a, port, ["EVAL", script, "0"]);
+        return [await b.call("LLEN", "late"), await own, await popped];
+      } finally {
+        c.close();
+      }
+    });
+    expect(kv).toEqual(redis);
+    expect(kv).toEqual([busyEval, 40000000n, ["late", "x"]]);
+  }, 30_000);
+
   test("busy-reply-threshold and its old name lua-time-limit are one parameter", async () => {
     const { redis, kv } = await onBoth(async (_a, b) => [
       await b.call("CONFIG", "SET", "lua-time-limit", "1234"),
