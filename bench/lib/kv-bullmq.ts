@@ -1,0 +1,173 @@
+/**
+ * BullMQ, a job queue built on Redis's Lua scripts, against svc kv and redis-server: a Queue adds
+ * jobs in bulk while one Worker processes them, and the table gives jobs per second from the
+ * first add to the last completion, and each server's CPU per job. Then one job at a time (add,
+ * wait for its completion, add the next), where the Worker waits on BZPOPMIN between jobs and each
+ * job costs a blocking wake-up. Part of `svc bench kv`.
+ *
+ * Persistence as svc runs by default: the append-only file, fsynced every second, on both.
+ * The BullMQ client runs in this process, the same for both servers; the two servers take turns.
+ *
+ * Afterwards it prints INFO commandstats of one bulk round from each: which commands BullMQ's
+ * scripts run, how often, and what each costs on either server.
+ *
+ * SVC_BENCH_KV_BULLMQ_JOBS sets the jobs per round (default 5000).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Job, Queue, Worker } from "bullmq";
+import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
+import { cpuSeconds } from "./process-cpu.ts";
+import { fmt, median, redisCli } from "./redis-benchmark.ts";
+
+const jobs = Number(process.env.SVC_BENCH_KV_BULLMQ_JOBS ?? 5000);
+/**
+ * Jobs the Worker runs at once. BullMQ's default is 1; a worker whose jobs wait on I/O runs many.
+ * With 10, ten moveToFinished scripts are in flight, so the server's work per job sets the pace
+ * rather than one round trip per job (with 1, both servers measure the client's turnaround).
+ */
+const workerConcurrency = 10;
+/** Jobs per addBulk call: BullMQ sends each as one MULTI of that many EVALSHAs. */
+const addBatch = 500;
+/** Interleaved rounds, each server's median taken. */
+const rounds = 5;
+/** Jobs of the unmeasured warm-up run on each server (svc's JIT tiers up its hot code first). */
+const warmUpJobs = 2000;
+/** Jobs of the one-at-a-time case: each waits a round trip or more, so fewer are enough. */
+const oneAtATimeJobs = 500;
+/** Rows of the commandstats table: the commands that took the most time on svc. */
+const commandstatsRows = 25;
+
+type Connection = { host: string; port: number; maxRetriesPerRequest: null };
+const connectionTo = (server: ServerProcess): Connection => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
+
+interface Round {
+  jobsPerSec: number;
+  /** Server CPU per job (user + system, all threads), µs. */
+  cpuMicrosPerJob: number;
+}
+
+/** Resolves once `count` jobs have completed on `worker`. */
+function completions(worker: Worker, count: number): Promise<void> {
+  let completed = 0;
+  return new Promise((resolve) => {
+    worker.on("completed", () => {
+      if (++completed === count) resolve();
+    });
+  });
+}
+
+const processor = async (job: Job<{ n: number }>) => job.data.n * 2;
+
+/** Adds `count` jobs in bulk while one Worker runs them; the time from the first add to the last completion. */
+async function bulkRound(server: ServerProcess, queueName: string, count: number): Promise<Round> {
+  const connection = connectionTo(server);
+  const queue = new Queue(queueName, { connection });
+  const worker = new Worker(queueName, processor, { connection, concurrency: workerConcurrency, autorun: false });
+  try {
+    await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+    const done = completions(worker, count);
+    const cpuBefore = cpuSeconds(server.proc.pid);
+    const started = performance.now();
+    void worker.run();
+    for (let first = 0; first < count; first += addBatch) {
+      const batch = Array.from({ length: Math.min(addBatch, count - first) }, (_, i) => ({ name: "job", data: { n: first + i }, opts: { removeOnComplete: true } }));
+      await queue.addBulk(batch);
+    }
+    await done;
+    const seconds = (performance.now() - started) / 1000;
+    return { jobsPerSec: count / seconds, cpuMicrosPerJob: ((cpuSeconds(server.proc.pid) - cpuBefore) * 1e6) / count };
+  } finally {
+    await worker.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+  }
+}
+
+/** Adds a job, waits for the Worker to complete it, then adds the next: jobs per second. */
+async function oneAtATimeRound(server: ServerProcess, queueName: string): Promise<number> {
+  const connection = connectionTo(server);
+  const queue = new Queue(queueName, { connection });
+  const worker = new Worker(queueName, processor, { connection, concurrency: 1 });
+  let next: (() => void) | null = null;
+  worker.on("completed", () => next?.());
+  try {
+    await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+    const started = performance.now();
+    for (let n = 0; n < oneAtATimeJobs; n++) {
+      const completed = new Promise<void>((resolve) => (next = resolve));
+      await queue.add("job", { n }, { removeOnComplete: true });
+      await completed;
+    }
+    return oneAtATimeJobs / ((performance.now() - started) / 1000);
+  } finally {
+    await worker.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+  }
+}
+
+/** INFO commandstats as calls and µs per call by command. */
+async function commandstats(server: ServerProcess): Promise<Map<string, { calls: number; usecPerCall: number; usec: number }>> {
+  const stats = new Map<string, { calls: number; usecPerCall: number; usec: number }>();
+  for (const line of (await redisCli(server.port, ["INFO", "commandstats"])).split("\n")) {
+    const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(line);
+    if (match !== null) stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]), usecPerCall: Number(match[4]) });
+  }
+  return stats;
+}
+
+export async function bullmqComparison(): Promise<void> {
+  const dirs = [mkdtempSync(join(tmpdir(), "svc-bench-bullmq-")), mkdtempSync(join(tmpdir(), "svc-bench-bullmq-"))];
+  const persistence = ["--appendonly", "yes", "--appendfsync", "everysec"];
+  let redis: ServerProcess | undefined;
+  let kv: ServerProcess | undefined;
+  try {
+    [redis, kv] = await Promise.all([startRedis(["--dir", dirs[0]!, ...persistence]), startKv(["--dir", dirs[1]!, ...persistence])]);
+    const servers = [redis, kv] as const;
+    for (const server of servers) await bulkRound(server, "warm-up", warmUpJobs);
+    const runs = new Map<ServerProcess, Round[]>(servers.map((s) => [s, []]));
+    const oneAtATime = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
+    for (let round = 0; round < rounds; round++) {
+      // Take turns, the other server first each round; commandstats cover the last round.
+      const order = round % 2 === 0 ? servers : servers.toReversed();
+      if (round === rounds - 1) await Promise.all(servers.map((s) => redisCli(s.port, ["CONFIG", "RESETSTAT"])));
+      for (const server of order) runs.get(server)!.push(await bulkRound(server, `bulk-${round}`, jobs));
+      for (const server of order) oneAtATime.get(server)!.push(await oneAtATimeRound(server, `single-${round}`));
+    }
+    const med = (server: ServerProcess, pick: (r: Round) => number) => median(runs.get(server)!.map(pick));
+    const [redisRate, kvRate] = servers.map((s) => med(s, (r) => r.jobsPerSec)) as [number, number];
+    const [redisCpu, kvCpu] = servers.map((s) => med(s, (r) => r.cpuMicrosPerJob)) as [number, number];
+    const [redisSingle, kvSingle] = servers.map((s) => median(oneAtATime.get(s)!)) as [number, number];
+    console.log(`### kv: BullMQ (${fmt(jobs)} jobs added in bulk, one Worker of concurrency ${workerConcurrency}; appendonly yes, appendfsync everysec on both), median of ${rounds} interleaved rounds\n`);
+    console.log("| case | redis jobs/s | svc jobs/s | svc/redis |");
+    console.log("|---|---:|---:|---:|");
+    console.log(`| ${fmt(jobs)} jobs in bulk | ${fmt(redisRate)} | ${fmt(kvRate)} | ${(kvRate / redisRate).toFixed(2)}× |`);
+    console.log(`| one at a time (${oneAtATimeJobs}, concurrency 1) | ${fmt(redisSingle)} | ${fmt(kvSingle)} | ${(kvSingle / redisSingle).toFixed(2)}× |\n`);
+    console.log(`Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×.\n`);
+    await printCommandstats(redis, kv);
+  } finally {
+    await Promise.all([redis?.stop(), kv?.stop()]);
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The last round's INFO commandstats of both, the commands that took svc the most time first. */
+async function printCommandstats(redis: ServerProcess, kv: ServerProcess): Promise<void> {
+  const [fromRedis, fromKv] = await Promise.all([commandstats(redis), commandstats(kv)]);
+  console.log(`INFO commandstats of the last round (${fmt(jobs)} jobs in bulk, then ${oneAtATimeJobs} one at a time), by svc's total time. A script's`);
+  console.log("commands count on their own rows too; svc times fast commands in batches (src/kv/command-timing.ts), so inside a");
+  console.log("script its µs per call for them include the Lua between them.\n");
+  console.log("| command | redis calls | svc calls | redis µs/call | svc µs/call | svc/redis µs |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  const names = [...fromKv.keys()].filter((name) => fromRedis.has(name)).sort((a, b) => fromKv.get(b)!.usec - fromKv.get(a)!.usec);
+  for (const name of names.slice(0, commandstatsRows)) {
+    const r = fromRedis.get(name)!;
+    const k = fromKv.get(name)!;
+    console.log(`| ${name} | ${fmt(r.calls)} | ${fmt(k.calls)} | ${r.usecPerCall.toFixed(2)} | ${k.usecPerCall.toFixed(2)} | ${(k.usecPerCall / r.usecPerCall).toFixed(2)}× |`);
+  }
+  console.log("");
+}
+
+if (import.meta.main) await bullmqComparison();
