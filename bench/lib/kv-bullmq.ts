@@ -3,7 +3,9 @@
  * jobs in bulk while one Worker processes them, and the table gives jobs per second from the
  * first add to the last completion, and each server's CPU per job. Then one job at a time (add,
  * wait for its completion, add the next), where the Worker waits on BZPOPMIN between jobs and each
- * job costs a blocking wake-up. Part of `svc bench kv`.
+ * job costs a blocking wake-up. Then delayed jobs: how late each starts after its delay, which is
+ * how soon the Worker's BZPOPMIN, given a timeout that ends at the next job's due time, returns.
+ * Part of `svc bench kv`.
  *
  * Persistence as svc runs by default: the append-only file, fsynced every second, on both.
  * The BullMQ client runs in this process, the same for both servers; the two servers take turns.
@@ -32,10 +34,18 @@ const workerConcurrency = 10;
 const addBatch = 500;
 /** Interleaved rounds, each server's median taken. */
 const rounds = 5;
-/** Jobs of the unmeasured warm-up run on each server (svc's JIT tiers up its hot code first). */
-const warmUpJobs = 2000;
+/**
+ * Unmeasured warm-up rounds of `jobs` on each server. svc's JIT compiles BullMQ's paths for its
+ * first ~15,000 jobs: after one round of 2,000 its compiler thread still took 17% of its CPU over
+ * the next five rounds, whose CPU per job fell 236 → 180 → 136 µs (2026-11-29).
+ */
+const warmUpRounds = 3;
 /** Jobs of the one-at-a-time case: each waits a round trip or more, so fewer are enough. */
 const oneAtATimeJobs = 500;
+/** Delayed jobs per round, one added every delayedAddGapMs, each due delayedSpreadMs or less after it is added. */
+const delayedJobs = 300;
+const delayedAddGapMs = 2;
+const delayedSpreadMs = 500;
 /** Rows of the commandstats table: the commands that took the most time on svc. */
 const commandstatsRows = 25;
 
@@ -108,6 +118,36 @@ async function oneAtATimeRound(server: ServerProcess, queueName: string): Promis
   }
 }
 
+/** Adds delayed jobs while a Worker runs them; how many ms after its due time each started, sorted. */
+async function delayedRound(server: ServerProcess, queueName: string): Promise<number[]> {
+  const connection = connectionTo(server);
+  const queue = new Queue(queueName, { connection });
+  const lateMs: number[] = [];
+  let allStarted!: () => void;
+  const started = new Promise<void>((resolve) => (allStarted = resolve));
+  const worker = new Worker(queueName, async (job: Job) => {
+    lateMs.push(Date.now() - (job.timestamp + job.opts.delay!));
+    if (lateMs.length === delayedJobs) allStarted();
+  }, { connection, concurrency: workerConcurrency });
+  try {
+    await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+    for (let n = 0; n < delayedJobs; n++) {
+      // A spread of delays, the same in every round and on both servers.
+      await queue.add("job", { n }, { delay: 5 + ((n * 37) % delayedSpreadMs), removeOnComplete: true });
+      await Bun.sleep(delayedAddGapMs);
+    }
+    await started;
+    return lateMs.sort((a, b) => a - b);
+  } finally {
+    await worker.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+  }
+}
+
+/** The value at fraction `q` of sorted `values`. */
+const quantile = (values: readonly number[], q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+
 /** INFO commandstats as calls and µs per call by command. */
 async function commandstats(server: ServerProcess): Promise<Map<string, { calls: number; usecPerCall: number; usec: number }>> {
   const stats = new Map<string, { calls: number; usecPerCall: number; usec: number }>();
@@ -126,15 +166,17 @@ export async function bullmqComparison(): Promise<void> {
   try {
     [redis, kv] = await Promise.all([startRedis(["--dir", dirs[0]!, ...persistence]), startKv(["--dir", dirs[1]!, ...persistence])]);
     const servers = [redis, kv] as const;
-    for (const server of servers) await bulkRound(server, "warm-up", warmUpJobs);
+    for (const server of servers) for (let i = 0; i < warmUpRounds; i++) await bulkRound(server, `warm-up-${i}`, jobs);
     const runs = new Map<ServerProcess, Round[]>(servers.map((s) => [s, []]));
     const oneAtATime = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
+    const lateness = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
     for (let round = 0; round < rounds; round++) {
       // Take turns, the other server first each round; commandstats cover the last round.
       const order = round % 2 === 0 ? servers : servers.toReversed();
       if (round === rounds - 1) await Promise.all(servers.map((s) => redisCli(s.port, ["CONFIG", "RESETSTAT"])));
       for (const server of order) runs.get(server)!.push(await bulkRound(server, `bulk-${round}`, jobs));
       for (const server of order) oneAtATime.get(server)!.push(await oneAtATimeRound(server, `single-${round}`));
+      for (const server of order) lateness.get(server)!.push(...(await delayedRound(server, `delayed-${round}`)));
     }
     const med = (server: ServerProcess, pick: (r: Round) => number) => median(runs.get(server)!.map(pick));
     const [redisRate, kvRate] = servers.map((s) => med(s, (r) => r.jobsPerSec)) as [number, number];
@@ -145,6 +187,14 @@ export async function bullmqComparison(): Promise<void> {
     console.log("|---|---:|---:|---:|");
     console.log(`| ${fmt(jobs)} jobs in bulk | ${fmt(redisRate)} | ${fmt(kvRate)} | ${(kvRate / redisRate).toFixed(2)}× |`);
     console.log(`| one at a time (${oneAtATimeJobs}, concurrency 1) | ${fmt(redisSingle)} | ${fmt(kvSingle)} | ${(kvSingle / redisSingle).toFixed(2)}× |\n`);
+    const [redisLate, kvLate] = servers.map((s) => lateness.get(s)!.sort((a, b) => a - b));
+    console.log(`Delayed jobs (${delayedJobs} a round, due 5–${delayedSpreadMs + 5} ms after they are added, all rounds together), how late they started:\n`);
+    console.log("| lateness | redis ms | svc ms |");
+    console.log("|---|---:|---:|");
+    for (const [name, q] of [["median", 0.5], ["90th percentile", 0.9], ["99th percentile", 0.99]] as const) {
+      console.log(`| ${name} | ${quantile(redisLate!, q)} | ${quantile(kvLate!, q)} |`);
+    }
+    console.log("");
     console.log(`Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×.\n`);
     await printCommandstats(redis, kv);
   } finally {
@@ -156,7 +206,7 @@ export async function bullmqComparison(): Promise<void> {
 /** The last round's INFO commandstats of both, the commands that took svc the most time first. */
 async function printCommandstats(redis: ServerProcess, kv: ServerProcess): Promise<void> {
   const [fromRedis, fromKv] = await Promise.all([commandstats(redis), commandstats(kv)]);
-  console.log(`INFO commandstats of the last round (${fmt(jobs)} jobs in bulk, then ${oneAtATimeJobs} one at a time), by svc's total time. A script's`);
+  console.log(`INFO commandstats of the last round (${fmt(jobs)} jobs in bulk, ${oneAtATimeJobs} one at a time, ${delayedJobs} delayed), by svc's total time. A script's`);
   console.log("commands count on their own rows too; svc times fast commands in batches (src/kv/command-timing.ts), so inside a");
   console.log("script its µs per call for them include the Lua between them.\n");
   console.log("| command | redis calls | svc calls | redis µs/call | svc µs/call | svc/redis µs |");
