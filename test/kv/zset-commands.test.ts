@@ -99,7 +99,7 @@ describe("ZADD", () => {
   });
 
   test("creating a key from many pairs at once (packed in one go) or from the same pairs one ZADD each (inserted) gives the same set", () => {
-    // Forty pairs naming twelve members: past the count where a new key is packed in one go.
+    // Forty pairs naming twelve members, in one ZADD that makes the key (packed in one go), and one ZADD each.
     const pairs = Array.from({ length: 40 }, (_, i) => [String(i % 5), `m${i % 12}`, "-0", `z${i % 3}`]).flat();
     // CH counts the 15 members added and each of the 28 later pairs that changed a score (redis-server 7.0.15: 43).
     expect(run("ZADD", "whole", "CH", ...pairs)).toBe(43);
