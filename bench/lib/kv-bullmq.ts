@@ -11,7 +11,8 @@
  * The BullMQ client runs in this process, the same for both servers; the two servers take turns.
  *
  * Afterwards it prints INFO commandstats of one bulk round from each: which commands BullMQ's
- * scripts run, how often, and what each costs on either server.
+ * scripts run, how often, and what each costs on either server; then what the Lua that BullMQ's
+ * scripts are made of costs on each (lib/kv-bullmq-lua.ts).
  *
  * SVC_BENCH_KV_BULLMQ_JOBS sets the jobs per round (default 5000).
  */
@@ -20,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Job, Queue, Worker } from "bullmq";
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
+import { bullmqLuaCosts } from "./kv-bullmq-lua.ts";
 import { cpuSeconds } from "./process-cpu.ts";
 import { fmt, median, redisCli } from "./redis-benchmark.ts";
 
@@ -148,9 +150,11 @@ async function delayedRound(server: ServerProcess, queueName: string): Promise<n
 /** The value at fraction `q` of sorted `values`. */
 const quantile = (values: readonly number[], q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
-/** INFO commandstats as calls and µs per call by command. */
-async function commandstats(server: ServerProcess): Promise<Map<string, { calls: number; usecPerCall: number; usec: number }>> {
-  const stats = new Map<string, { calls: number; usecPerCall: number; usec: number }>();
+/** INFO commandstats: calls, µs and µs per call by command. */
+type Commandstats = Map<string, { calls: number; usecPerCall: number; usec: number }>;
+
+async function commandstats(server: ServerProcess): Promise<Commandstats> {
+  const stats: Commandstats = new Map();
   for (const line of (await redisCli(server.port, ["INFO", "commandstats"])).split("\n")) {
     const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(line);
     if (match !== null) stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]), usecPerCall: Number(match[4]) });
@@ -170,13 +174,24 @@ export async function bullmqComparison(): Promise<void> {
     const runs = new Map<ServerProcess, Round[]>(servers.map((s) => [s, []]));
     const oneAtATime = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
     const lateness = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
+    // Each case's rounds together, the servers taking turns (the other first each round). With
+    // the three cases in every round, svc's bulk rounds after the first took 186–288 µs of CPU a
+    // job against 132 for the first (one run, 2026-11-29; 126–160 back to back by hand), as if its
+    // compiled code had to adapt to each case again.
+    const turns = (round: number) => (round % 2 === 0 ? servers : servers.toReversed());
+    let stats: [Commandstats, Commandstats] | undefined;
     for (let round = 0; round < rounds; round++) {
-      // Take turns, the other server first each round; commandstats cover the last round.
-      const order = round % 2 === 0 ? servers : servers.toReversed();
-      if (round === rounds - 1) await Promise.all(servers.map((s) => redisCli(s.port, ["CONFIG", "RESETSTAT"])));
-      for (const server of order) runs.get(server)!.push(await bulkRound(server, `bulk-${round}`, jobs));
-      for (const server of order) oneAtATime.get(server)!.push(await oneAtATimeRound(server, `single-${round}`));
-      for (const server of order) lateness.get(server)!.push(...(await delayedRound(server, `delayed-${round}`)));
+      const last = round === rounds - 1;
+      if (last) await Promise.all(servers.map((s) => redisCli(s.port, ["CONFIG", "RESETSTAT"])));
+      for (const server of turns(round)) runs.get(server)!.push(await bulkRound(server, `bulk-${round}`, jobs));
+      // The commandstats of one bulk round on each: read before anything else runs.
+      if (last) stats = [await commandstats(redis), await commandstats(kv)];
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const server of turns(round)) oneAtATime.get(server)!.push(await oneAtATimeRound(server, `single-${round}`));
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const server of turns(round)) lateness.get(server)!.push(...(await delayedRound(server, `delayed-${round}`)));
     }
     const med = (server: ServerProcess, pick: (r: Round) => number) => median(runs.get(server)!.map(pick));
     const [redisRate, kvRate] = servers.map((s) => med(s, (r) => r.jobsPerSec)) as [number, number];
@@ -196,17 +211,17 @@ export async function bullmqComparison(): Promise<void> {
     }
     console.log("");
     console.log(`Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×.\n`);
-    await printCommandstats(redis, kv);
+    printCommandstats(...stats!);
+    await bullmqLuaCosts(redis, kv);
   } finally {
     await Promise.all([redis?.stop(), kv?.stop()]);
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** The last round's INFO commandstats of both, the commands that took svc the most time first. */
-async function printCommandstats(redis: ServerProcess, kv: ServerProcess): Promise<void> {
-  const [fromRedis, fromKv] = await Promise.all([commandstats(redis), commandstats(kv)]);
-  console.log(`INFO commandstats of the last round (${fmt(jobs)} jobs in bulk, ${oneAtATimeJobs} one at a time, ${delayedJobs} delayed), by svc's total time. A script's`);
+/** One bulk round's INFO commandstats of both, the commands that took svc the most time first. */
+function printCommandstats(fromRedis: Commandstats, fromKv: Commandstats): void {
+  console.log(`INFO commandstats of the last bulk round (${fmt(jobs)} jobs), by svc's total time. A script's`);
   console.log("commands count on their own rows too; svc times fast commands in batches (src/kv/command-timing.ts), so inside a");
   console.log("script its µs per call for them include the Lua between them.\n");
   console.log("| command | redis calls | svc calls | redis µs/call | svc µs/call | svc/redis µs |");
