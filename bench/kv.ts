@@ -13,7 +13,8 @@
  * sets of ten short items each.
  *
  * Then keys with a time to live, as a cache holds them (lib/kv-ttl.ts), Lua scripts run by
- * EVALSHA (lib/kv-scripts.ts), and streams (lib/kv-streams.ts).
+ * EVALSHA (lib/kv-scripts.ts), BullMQ's job queue, which runs on scripts (lib/kv-bullmq.ts), and
+ * streams (lib/kv-streams.ts).
  *
  * Then persistence: both with their append-only files, appendfsync always and everysec
  * (lib/kv-aof.ts); the same data's BGREWRITEAOF and load times (lib/kv-aof-files.ts); and svc's
@@ -34,6 +35,7 @@ import { cpuSeconds } from "./lib/process-cpu.ts";
 import { restComparison } from "./lib/kv-rest.ts";
 import { ttlComparison } from "./lib/kv-ttl.ts";
 import { scriptComparison } from "./lib/kv-scripts.ts";
+import { bullmqComparison } from "./lib/kv-bullmq.ts";
 import { streamComparison } from "./lib/kv-streams.ts";
 import { encodeCommand } from "../test/kv/support/resp-client.ts";
 import { fmt, median, purgedRssBytes, redisBenchmark, redisCli, redisVersion, warmUp } from "./lib/redis-benchmark.ts";
@@ -114,6 +116,7 @@ async function main(): Promise<void> {
   }
   await ttlComparison();
   await scriptComparison();
+  await bullmqComparison();
   await streamComparison();
   await aofComparison();
   await aofFileComparison();

@@ -14,6 +14,7 @@ import { NativeRespParser } from "./resp/native-parser.ts";
 import { RespParser } from "./resp/parser.ts";
 import { startRestServer } from "./rest/server.ts";
 import { startRespServer } from "./server.ts";
+import { usedMemoryBytes } from "./server-stats.ts";
 
 /**
  * Where data lives unless --dir says otherwise: a directory of its own under the working
@@ -84,6 +85,7 @@ export const kvService = defineService({
     // SHUTDOWN stops the server the way a signal does (run-service.ts), flushing what is left.
     engine.onShutdown = () => process.kill(process.pid, "SIGTERM");
     const parser = config.respParser === "native" ? NativeRespParser : RespParser;
+    const beforeListening = usedMemoryBytes();
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
     const rest = startRestServer({
@@ -91,6 +93,7 @@ export const kvService = defineService({
       blockTimeoutMs: config.httpBlockTimeout, idleTimeoutSeconds: Math.ceil(config.httpIdleTimeout / 1000),
     });
     const stopCron = startCron(engine);
+    engine.stats.listenersStarted(usedMemoryBytes() - beforeListening);
     log.info({ port: resp.port, httpPort: rest.port, bind: config.bind }, "kv listening (RESP2, REST)");
     return {
       endpoints: [

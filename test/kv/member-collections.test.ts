@@ -261,6 +261,18 @@ describe("through commands", () => {
     expect(run("OBJECT", "ENCODING", "float")).toBe("hashtable");
   });
 
+  test("HSET with a long value among its pairs: the count of new fields, each field's last value, old fields kept (as redis-server 7.0.15)", () => {
+    const long = "d".repeat(packedItemBytesMax + 1);
+    run("HSET", "job", "name", "old", "ats", "0");
+    expect(run("HSET", "job", "ats", "1", "data", long, "opts", "{}", "name", "n", "opts", "{x}")).toBe(2);
+    expect(run("HMGET", "job", "name", "ats", "data", "opts")).toEqual(["n", "1", long, "{x}"]);
+    expect(run("HLEN", "job")).toBe(4);
+    expect(run("OBJECT", "ENCODING", "job")).toBe("hashtable");
+    expect(run("HSET", "new", "name", "job", "data", long, "name", "again")).toBe(2);
+    expect(run("HMGET", "new", "name", "data")).toEqual(["again", long]);
+    expect(run("HLEN", "new")).toBe(2);
+  });
+
   test("large sets and hashes answer as small ones do", () => {
     const members = Array.from({ length: 300 }, (_, i) => `m${i}`);
     expect(run("SADD", "s", ...members)).toBe(300);

@@ -62,6 +62,14 @@ describe("encoders", () => {
     );
   });
 
+  test("CommandBuffer grows for a command past its room: an argument larger than its first 64 KiB, then many small commands", () => {
+    const buffer = new CommandBuffer();
+    const large = "\u00ff\u0000x".repeat(40_000);
+    const commands = [["SET", "k", large], ...Array.from({ length: 5000 }, (_, i) => ["HSET", `bull:q:${i}`, "data", large.slice(0, i % 90)])];
+    for (const argv of commands) buffer.push(argv);
+    expect(Buffer.from(buffer.take()).toString("latin1")).toBe(commands.map(multibulk).join(""));
+  });
+
   test("SETs pushed back to back go out as MSETs of at most 64 pairs, a lone one as SET, in order with everything else", () => {
     // What a rewrite pushes: SETs from a key table's bytes or from strings, between SELECTs,
     // collection commands and annotations.

@@ -98,6 +98,18 @@ describe("ZADD", () => {
     expect(run("OBJECT", "ENCODING", "a")).toBe("listpack");
   });
 
+  test("creating a key from many pairs at once (packed in one go) or from the same pairs one ZADD each (inserted) gives the same set", () => {
+    // Forty pairs naming twelve members, in one ZADD that makes the key (packed in one go), and one ZADD each.
+    const pairs = Array.from({ length: 40 }, (_, i) => [String(i % 5), `m${i % 12}`, "-0", `z${i % 3}`]).flat();
+    // CH counts the 15 members added and each of the 28 later pairs that changed a score (redis-server 7.0.15: 43).
+    expect(run("ZADD", "whole", "CH", ...pairs)).toBe(43);
+    for (let i = 0; i < pairs.length; i += 2) run("ZADD", "each", pairs[i]!, pairs[i + 1]!);
+    expect(run("ZRANGE", "whole", "0", "-1", "WITHSCORES")).toEqual(run("ZRANGE", "each", "0", "-1", "WITHSCORES"));
+    expect(run("ZSCORE", "whole", "z0")).toBe("0");
+    expect(run("OBJECT", "ENCODING", "whole")).toBe("listpack");
+    expect(run("OBJECT", "ENCODING", "each")).toBe("listpack");
+  });
+
   test("many pairs into a small set, packed in one go: Redis's counts and scores, NX and CH included (as redis-server 7.0.15)", () => {
     // Forty pairs naming twelve members, each named three or four times with different scores.
     const pairs = Array.from({ length: 40 }, (_, i) => [String(i % 5), `m${i % 12}`]).flat();

@@ -132,6 +132,14 @@ export class FieldMap implements Iterable<[string, string]> {
   setPairs(argv: readonly string[], from: number): number {
     let packed = this.packed;
     if (packed === null || !allPackable(argv, from)) {
+      // A value too long to pack leaves the packed form for good: leave it before the first
+      // pair, as Redis converts a listpack before writing, rather than pack the pairs before the
+      // long one only to unpack them (a job's HSET with its data past 64 bytes, as BullMQ makes
+      // one per job).
+      if (packed !== null) {
+        this.unpack(packed);
+        this.leftListpack = true;
+      }
       let added = 0;
       for (let i = from; i < argv.length; i += 2) if (this.set(argv[i]!, argv[i + 1]!)) added++;
       return added;
