@@ -15,6 +15,8 @@ const inlineBytesMax = 64 * 1024;
 const bulkBytesMax = 512 * 1024 * 1024;
 /** Redis 7 accepts a multibulk count up to INT_MAX from an authenticated client. */
 const multibulkCountMax = 2 ** 31 - 1;
+/** Silence that ends the wait for the reply to a command of a million arguments. */
+const millionArgumentsQuietMs = 2000;
 
 let redis: ServerProcess;
 let kv: ServerProcess;
@@ -155,9 +157,11 @@ describe.each(["ts", "native"])("svc kv with the %s RESP parser", (parser) => {
       // Redis 7 dropped the old limit of 1048576 arguments; a command with 1048577 runs.
       const count = 1024 * 1024 + 1;
       const args = Buffer.from("$1\r\nx\r\n".repeat(count - 2), "latin1");
+      // A million arguments take a while to read and run: the server is given seconds of
+      // silence before its answer is taken to be none.
       const observed = await sameAsRedis([
         { bytes: `*${count}\r\n$5\r\nRPUSH\r\n$10\r\nlimit:list\r\n` },
-        { bytes: args },
+        { bytes: args, quietMs: millionArgumentsQuietMs },
         { bytes: encodeCommand(["DEL", "limit:list"]) },
       ]);
       expect(observed.at(-1)).toEqual({ replies: `:${count - 2}\r\n:1\r\n`, closed: false });

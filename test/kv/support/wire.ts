@@ -154,6 +154,12 @@ export interface Step {
   settle?: boolean;
   /** Pause before the next write, so the server reads the writes separately. */
   gapMs?: number;
+  /**
+   * How long the server must be silent to count as settled (settle's quietMs): longer for a step
+   * whose command takes the server a while (a million arguments), so that a slow, loaded machine
+   * is not read as a server with nothing to say.
+   */
+  quietMs?: number;
 }
 
 /** What the server had sent (latin1, byte for byte) and whether it had closed, after a step. */
@@ -180,7 +186,8 @@ export async function observe(port: number, steps: readonly Step[], reference?: 
       if (step.settle === false) continue;
       const ref = reference?.[observed.length];
       await conn.flushed();
-      await conn.settle({ atLeast: ref?.replies.length ?? 0, expectClose: ref?.closed ?? false });
+      const quietMs = step.quietMs;
+      await conn.settle({ atLeast: ref?.replies.length ?? 0, expectClose: ref?.closed ?? false, ...(quietMs === undefined ? {} : { quietMs, deadlineMs: quietMs + 3000 }) });
       observed.push({ replies: conn.received.toString("latin1"), closed: conn.closed });
       if (conn.closed) break;
     }
