@@ -701,9 +701,20 @@ export class Engine {
     return stats;
   }
 
+  /**
+   * Counts a refusal against the command Redis's lookupCommand finds: the subcommand when one is
+   * named (SCRIPT LOAD with no script counts at script|load), the container when none is, and
+   * nothing for an unknown command or subcommand.
+   */
   private countRejected(argv: string[]): void {
     const spec = lookupCommand(argv[0] ?? "");
-    if (spec !== undefined) this.statsFor(spec.name).rejectedCalls++;
+    if (spec === undefined) return;
+    if (spec.subcommands === undefined || argv.length === 1) {
+      this.statsFor(spec.name).rejectedCalls++;
+      return;
+    }
+    const sub = spec.subcommands.find((s) => s.name === `${spec.name}|${argv[1]!.toLowerCase()}`);
+    if (sub !== undefined) this.statsFor(sub.name).rejectedCalls++;
   }
 }
 

@@ -61,9 +61,12 @@ function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
 }
 
 function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
-  const { keys, args } = keysAndArgs(argv);
+  // A digest of the wrong length is NOSCRIPT before numkeys is read; one of the right length is
+  // looked up after it, as Redis 7.0's evalShaCommand orders its checks.
   const sha = argv[1]!.toLowerCase();
-  const target = sha.length === shaHexDigits ? x.engine.scripts.get(sha) : undefined;
+  if (sha.length !== shaHexDigits) throw noScript();
+  const { keys, args } = keysAndArgs(argv);
+  const target = x.engine.scripts.get(sha);
   if (target === undefined) throw noScript();
   finish(x, runScript(x.engine, x.session, target, keys, args, readOnly, argv));
 }
