@@ -40,6 +40,11 @@ export interface DuetOptions {
    * legitimately differs between the servers may be changed here, and each caller says why.
    */
   normalise?: (argv: string[], reply: RespValue, names: Names) => RespValue;
+  /**
+   * A reply to keep for later steps, whose argument `<saved>` then stands for it (FUNCTION DUMP's
+   * payload for FUNCTION RESTORE): the text to keep, or undefined to keep what was kept.
+   */
+  save?: (argv: string[], reply: RespValue) => string | undefined;
   /** Lines describing the state after the steps, read by a fresh connection. */
   snapshot?: (control: RespClient, names: Names) => Promise<string[]>;
 }
@@ -105,6 +110,8 @@ class Player {
   readonly lines: string[] = [];
   private readonly conns = new Map<string, Queued>();
   private control!: RespClient;
+  /** What options.save kept last. */
+  private saved = "";
 
   constructor(private readonly port: number, private readonly options: DuetOptions) {}
 
@@ -139,6 +146,7 @@ class Player {
   }
 
   private argument(arg: string): string {
+    if (arg === "<saved>") return this.saved;
     return arg.replace(/^<(id|addr):(\w+)>$/, (whole, kind: string, name: string) => {
       const c = this.conns.get(name);
       if (c === undefined) return whole;
@@ -147,6 +155,7 @@ class Player {
   }
 
   private show(argv: string[], v: RespValue): string {
+    this.saved = this.options.save?.(argv, v) ?? this.saved;
     return show(this.options.normalise?.(argv, v, this.names) ?? v);
   }
 
