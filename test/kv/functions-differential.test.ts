@@ -13,7 +13,7 @@ import { redisAndKv } from "./support/side-by-side.ts";
 const servers = redisAndKv();
 
 /** Sequences per property in CI; SVC_DUET_RUNS raises it for a local hunt. */
-const numRuns = 150;
+const numRuns = 300;
 
 describe("functions against redis-server, generated", () => {
   test("FUNCTION and FCALL sequences over RESP2 and RESP3 leave the same replies, libraries, keys and counts", async () => {

@@ -45,6 +45,12 @@ export interface DuetOptions {
    * payload for FUNCTION RESTORE): the text to keep, or undefined to keep what was kept.
    */
   save?: (argv: string[], reply: RespValue) => string | undefined;
+  /**
+   * What a client received between two sync points, as a whole, for what Redis sends in an order
+   * it does not define (UNSUBSCRIBE from every channel, messages for several patterns): `argv` is
+   * the command it sent, or null for what it received while another client's command ran.
+   */
+  normaliseGroup?: (argv: string[] | null, values: RespValue[]) => RespValue[];
   /** Lines describing the state after the steps, read by a fresh connection. */
   snapshot?: (control: RespClient, names: Names) => Promise<string[]>;
 }
@@ -207,15 +213,17 @@ class Player {
 
   /** Writes down what `c` received up to its marker (or its close). */
   private async readToMarker(name: string, c: Queued, mark: "<" | "!", argv: string[]): Promise<void> {
+    const values: RespValue[] = [];
+    let closed = false;
     for (;;) {
       const v = await c.next();
-      if (v === undefined) {
-        this.lines.push(`${name} closed`);
-        return;
-      }
-      if (isMarker(v)) return;
-      this.lines.push(`${name}${mark} ${this.show(argv, v)}`);
+      if (v === undefined) closed = true;
+      if (v === undefined || isMarker(v)) break;
+      values.push(v);
     }
+    const group = this.options.normaliseGroup?.(mark === "<" ? argv : null, values) ?? values;
+    for (const v of group) this.lines.push(`${name}${mark} ${this.show(argv, v)}`);
+    if (closed) this.lines.push(`${name} closed`);
   }
 
   private async blockedClients(): Promise<number> {
@@ -238,15 +246,20 @@ class Player {
     }
   }
 
+  /** Reads the state (the named connections still open, so that their subscriptions count), then closes them. */
   async finish(): Promise<void> {
-    for (const c of this.conns.values()) c.client.close();
-    this.control.close();
-    if (this.options.snapshot === undefined) return;
-    const fresh = await RespClient.connect(this.port);
     try {
-      this.lines.push("-- state --", ...(await this.options.snapshot(fresh, this.names)));
+      if (this.options.snapshot !== undefined) {
+        const fresh = await RespClient.connect(this.port);
+        try {
+          this.lines.push("-- state --", ...(await this.options.snapshot(fresh, this.names)));
+        } finally {
+          fresh.close();
+        }
+      }
     } finally {
-      fresh.close();
+      for (const c of this.conns.values()) c.client.close();
+      this.control.close();
     }
   }
 }
