@@ -120,6 +120,11 @@ export class Keyspace {
     return this.table.size;
   }
 
+  /** Whether the table holds the key, whether or not its time has passed. Does not delete. */
+  contains(key: string): boolean {
+    return this.table.find(key) !== -1;
+  }
+
   /** True when the key has a time and it has passed. Does not delete. */
   isExpired(key: string): boolean {
     if (this.expiringCount === 0) return false;

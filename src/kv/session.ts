@@ -142,8 +142,8 @@ export class Session {
   inExec = false;
   /** A script is running its commands (MONITOR shows them as the "lua" client's, as Redis does). */
   inScript = false;
-  /** Watched keys as "db\0key" → whether the key was live when watched. */
-  readonly watched = new Map<string, { dbIndex: number; key: string; existed: boolean }>();
+  /** Watched keys as "db\0key" → whether the key had expired (and was still there) when watched. */
+  readonly watched = new Map<string, { dbIndex: number; key: string; expired: boolean }>();
   /** A watched key changed: EXEC must fail. */
   watchDirty = false;
   readonly channels = new Set<string>();

@@ -172,6 +172,11 @@ class Player {
       this.lines.push(`${client} closed`);
       return;
     }
+    if (c.blocked) {
+      // Its reply would wait behind the block: the step is left out, on both servers alike.
+      this.lines.push(`${client} still blocked: not sent`);
+      return;
+    }
     const sent = argv.map((a) => this.argument(a));
     const word = argv[0]!.toUpperCase();
     const blockedBefore = this.options.mayBlock?.(argv) ? await this.blockedClients() : 0;
