@@ -161,10 +161,13 @@ export class Engine {
     this.lastSaveMs = this.startedMs;
     const hooks = {
       clock: this.clock,
-      onModified: (db: Keyspace, key: string, invalidates = true) => {
+      onModified: (db: Keyspace, key: string, invalidates = true, expired = false) => {
         this.dirty++;
         this.watches.touched(db, key);
-        if (invalidates && this.tracking.active) this.tracking.invalidate(key, this.current, this.current?.inScript ?? false);
+        // A key deleted for its time is no client's change to BCAST's NOLOOP (Redis signals it
+        // with no client), though the default mode's NOLOOP still leaves it out for the client
+        // whose command met it (Redis compares with the current client there).
+        if (invalidates && this.tracking.active) this.tracking.invalidate(key, this.current, (this.current?.inScript ?? false) || expired);
         // Any change may have given a waited-on key elements (a push, a rename onto it, SWAPDB);
         // the blocked client's own check decides whether it can be served.
         if (this.blocking.blockedCount > 0) this.blocking.signalReady(db, key);

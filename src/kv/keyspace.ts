@@ -39,8 +39,9 @@ export interface KeyspaceHooks {
   /**
    * A key's value or existence changed (WATCH's "touched"). `invalidates`: false when a whole
    * database is flushed or swapped, which client-side caching is told of otherwise, or not at all.
+   * `expired`: the key was deleted because its time had passed (no client changed it).
    */
-  onModified(db: Keyspace, key: string, invalidates?: boolean): void;
+  onModified(db: Keyspace, key: string, invalidates?: boolean, expired?: boolean): void;
   /** A key was deleted because its time had passed (INFO's expired_keys, the "expired" event). */
   onExpired(db: Keyspace, key: string): void;
   /** Where keyspace notifications go (keyspace-events.ts). */
@@ -145,7 +146,7 @@ export class Keyspace {
   /** Deletes a key whose time has passed, and reports it. */
   private expire(key: string): void {
     this.remove(key, true);
-    this.hooks.onModified(this, key);
+    this.hooks.onModified(this, key, true, true);
     this.hooks.onExpired(this, key);
   }
 
