@@ -334,7 +334,12 @@ export class Engine {
 
   private executeCommand(session: Session, argv: string[], reply: Reply): void {
     const resolved = this.resolve(argv);
-    if (typeof resolved === "string") return this.reject(session, argv, reply, resolved);
+    if (typeof resolved === "string") {
+      // CLIENT LIST's cmd is what Redis's lookup found, refused or not: a container named without
+      // a subcommand, a subcommand given the wrong arity, or nothing ("NULL") for an unknown name.
+      session.lastCommand = this.lookedUp(argv)?.name ?? "NULL";
+      return this.reject(session, argv, reply, resolved);
+    }
     const name = resolved.name;
     session.lastCommand = name;
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
@@ -377,7 +382,9 @@ export class Engine {
       return this.reject(session, argv, reply, "ERR Command not allowed inside a transaction");
     }
     if (session.multi !== null && !multiControlCommands.has(name)) {
-      session.multi.push({ spec: resolved, argv });
+      // A transaction that will not run (a command was refused, a watched key changed) keeps
+      // nothing more, though each command is still answered QUEUED, as Redis's queueMultiCommand.
+      if (!session.multiFailed && !session.watchDirty) session.multi.push({ spec: resolved, argv });
       reply.simple("QUEUED");
       return;
     }
@@ -705,19 +712,22 @@ export class Engine {
   }
 
   /**
-   * Counts a refusal against the command Redis's lookupCommand finds: the subcommand when one is
-   * named (SCRIPT LOAD with no script counts at script|load), the container when none is, and
-   * nothing for an unknown command or subcommand.
+   * Counts a refusal against the command Redis's lookupCommand finds (SCRIPT LOAD with no script
+   * counts at script|load), and nothing for an unknown command or subcommand.
    */
   private countRejected(argv: string[]): void {
+    const spec = this.lookedUp(argv);
+    if (spec !== undefined) this.statsFor(spec.name).rejectedCalls++;
+  }
+
+  /**
+   * The command Redis's lookupCommand finds for argv, before arity or any other check: the
+   * subcommand when one is named, the container when none is, nothing for an unknown name.
+   */
+  private lookedUp(argv: string[]): CommandSpec | undefined {
     const spec = lookupCommand(argv[0] ?? "");
-    if (spec === undefined) return;
-    if (spec.subcommands === undefined || argv.length === 1) {
-      this.statsFor(spec.name).rejectedCalls++;
-      return;
-    }
-    const sub = spec.subcommands.find((s) => s.name === `${spec.name}|${argv[1]!.toLowerCase()}`);
-    if (sub !== undefined) this.statsFor(sub.name).rejectedCalls++;
+    if (spec === undefined || spec.subcommands === undefined || argv.length === 1) return spec;
+    return spec.subcommands.find((s) => s.name === `${spec.name}|${argv[1]!.toLowerCase()}`);
   }
 }
 

@@ -200,10 +200,11 @@ function clientKill(x: Exec, argv: string[]): void {
  */
 function clientUnblock(x: Exec, argv: string[]): void {
   if (argv.length > 4) throw subcommandSyntaxError("CLIENT", argv[1]!);
-  const id = parseInt64(argv[2]!);
-  if (id === null) throw notAnInteger();
+  // The reason is checked before the id is read, as Redis's clientCommand does.
   const reason = argv.length === 4 ? argv[3]!.toUpperCase() : "TIMEOUT";
   if (reason !== "TIMEOUT" && reason !== "ERROR") throw new KvError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+  const id = parseInt64(argv[2]!);
+  if (id === null) throw notAnInteger();
   const target = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? x.engine.sessions.get(Number(id)) : undefined;
   const state = target?.blocked ?? null;
   if (target === undefined || state === null) return x.reply.integer(0);

@@ -77,6 +77,8 @@ class Queued {
   private readonly values: RespValue[] = [];
   private wake: (() => void) | null = null;
   closed = false;
+  /** Whether the transcript says so yet. */
+  closeNoted = false;
   inMulti = false;
   blocked = false;
 
@@ -168,8 +170,10 @@ class Player {
   async step({ client, argv }: Step): Promise<void> {
     const c = this.conns.get(client)!;
     this.lines.push(`${client}> ${argv.join(" ")}`);
-    if (c.closed) {
-      this.lines.push(`${client} closed`);
+    if (c.closed || c.closeNoted) {
+      // What it received before the close first, as a drain would have written it.
+      if (!c.closeNoted) await this.readToMarker(client, c, "!", argv);
+      this.lines.push(`${client} not sent`);
       return;
     }
     if (c.blocked) {
@@ -186,6 +190,7 @@ class Player {
       for (;;) {
         const v = await c.next();
         if (v === undefined) {
+          c.closeNoted = true;
           this.lines.push(`${client} closed`);
           return;
         }
@@ -210,7 +215,9 @@ class Player {
     }
     await this.released();
     for (const [name, other] of this.conns) {
-      if (name === client || other.closed || other.inMulti || other.blocked) continue;
+      if (name === client || other.closeNoted || other.inMulti || other.blocked) continue;
+      // A connection the server closed gives what it had received, then its close, whether or not
+      // the socket has told us yet (the PING then goes nowhere).
       other.client.writeRaw(encodeCommand(["PING", marker]));
       await this.readToMarker(name, other, "!", argv);
     }
@@ -228,7 +235,10 @@ class Player {
     }
     const group = this.options.normaliseGroup?.(mark === "<" ? argv : null, values) ?? values;
     for (const v of group) this.lines.push(`${name}${mark} ${this.show(argv, v)}`);
-    if (closed) this.lines.push(`${name} closed`);
+    if (closed && !c.closeNoted) {
+      c.closeNoted = true;
+      this.lines.push(`${name} closed`);
+    }
   }
 
   private async blockedClients(): Promise<number> {
