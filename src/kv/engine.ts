@@ -161,9 +161,9 @@ export class Engine {
     this.lastSaveMs = this.startedMs;
     const hooks = {
       clock: this.clock,
-      onModified: (db: Keyspace, key: string, invalidates = true, expired = false) => {
+      onModified: (db: Keyspace, key: string, invalidates = true, expired = false, swappedWith?: Keyspace) => {
         this.dirty++;
-        this.watches.touched(db, key);
+        this.watches.touched(db, key, swappedWith);
         // A key deleted for its time is no client's change to BCAST's NOLOOP (Redis signals it
         // with no client), though the default mode's NOLOOP still leaves it out for the client
         // whose command met it (Redis compares with the current client there).

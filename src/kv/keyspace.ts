@@ -40,8 +40,9 @@ export interface KeyspaceHooks {
    * A key's value or existence changed (WATCH's "touched"). `invalidates`: false when a whole
    * database is flushed or swapped, which client-side caching is told of otherwise, or not at all.
    * `expired`: the key was deleted because its time had passed (no client changed it).
+   * `swappedWith`: SWAPDB exchanged `db` with that database (which now holds what `db` held).
    */
-  onModified(db: Keyspace, key: string, invalidates?: boolean, expired?: boolean): void;
+  onModified(db: Keyspace, key: string, invalidates?: boolean, expired?: boolean, swappedWith?: Keyspace): void;
   /** A key was deleted because its time had passed (INFO's expired_keys, the "expired" event). */
   onExpired(db: Keyspace, key: string): void;
   /** Where keyspace notifications go (keyspace-events.ts). */
@@ -461,8 +462,8 @@ export class Keyspace {
     [this.expiringCount, other.expiringCount] = [other.expiringCount, this.expiringCount];
     [this.avgTtlMs, other.avgTtlMs] = [other.avgTtlMs, this.avgTtlMs];
     for (const key of keys) {
-      this.hooks.onModified(this, key, false);
-      this.hooks.onModified(other, key, false);
+      this.hooks.onModified(this, key, false, false, other);
+      this.hooks.onModified(other, key, false, false, this);
     }
   }
 }

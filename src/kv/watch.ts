@@ -29,9 +29,10 @@ export class Watches {
    * A watched key changed: its watchers' EXEC will fail — except, as in Redis 7.0, for a key that
    * had already expired when it was watched and is now deleted (by its expiry, a flush) or still
    * expired (a SWAPDB bringing in another expired one): no logical change. Once deleted, it is
-   * watched as a missing key.
+   * watched as a missing key. Likewise a SWAPDB (`swappedWith` holds what `db` held) that brings
+   * an expired key where a watched one was missing: it is then watched as an expired key.
    */
-  touched(db: Keyspace, key: string): void {
+  touched(db: Keyspace, key: string, swappedWith?: Keyspace): void {
     if (this.watchers.size === 0) return;
     const id = watchKey(db.index, key);
     const set = this.watchers.get(id);
@@ -44,6 +45,9 @@ export class Watches {
           watched.expired = present;
           continue;
         }
+      } else if (watched !== undefined && swappedWith !== undefined && !swappedWith.contains(key) && db.isExpired(key)) {
+        watched.expired = true;
+        continue;
       }
       session.watchDirty = true;
     }

@@ -5,7 +5,7 @@
 // INFO's counts compared. Also: each server restores the other's FUNCTION DUMP payload (the bytes
 // differ — Redis compresses the code — but either reads both).
 import { describe, expect, test } from "bun:test";
-import { duetProperty, expectSameDuet, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
 import { libraries, options, sortedList, steps } from "./support/families/functions.ts";
 import { withClient } from "./support/resp-client.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
@@ -18,7 +18,7 @@ const numRuns = 300;
 describe("functions against redis-server, generated", () => {
   test("FUNCTION and FCALL sequences over RESP2 and RESP3 leave the same replies, libraries, keys and counts", async () => {
     await duetProperty(servers, steps, options, numRuns);
-  }, 60_000);
+  }, propertyTimeoutMs);
 });
 
 describe("functions against redis-server, fixed", () => {

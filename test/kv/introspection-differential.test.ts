@@ -4,7 +4,7 @@
 // of a client blocked in BLPOP), INFO's sections by field, COMMAND's subcommands, OBJECT, DEBUG,
 // MEMORY USAGE; then every client's CLIENT LIST line and the keyspace compared.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
 import { options, steps } from "./support/families/introspection.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 
@@ -18,7 +18,7 @@ const s = (client: string, ...argv: string[]): Step => ({ client, argv });
 describe("introspection against redis-server, generated", () => {
   test("CLIENT, INFO, COMMAND, OBJECT, DEBUG and MEMORY sequences give the same replies and leave the same clients", async () => {
     await duetProperty(servers, steps, options, numRuns);
-  }, 60_000);
+  }, propertyTimeoutMs);
 });
 
 describe("discrepancies the generated runs found, kept as cases", () => {
@@ -30,6 +30,9 @@ describe("discrepancies the generated runs found, kept as cases", () => {
       s("B", "MULTI"), s("B", "GET", "k"), s("B", "CLIENT", "GETNAME", "x"), s("B", "SET", "k", "v"), s("C", "CLIENT", "LIST"), s("B", "EXEC"),
       s("B", "WATCH", "w"), s("A", "SET", "w", "1"), s("B", "MULTI"), s("B", "GET", "w"), s("C", "CLIENT", "LIST"), s("B", "EXEC"),
     ], options);
+  });
+  test("a client running EXEC is still in MULTI to CLIENT LIST and INFO until its queue has run", async () => {
+    await expectSameDuet(servers, [s("C", "MULTI"), s("C", "CLIENT", "INFO"), s("C", "BLPOP", "empty", "0"), s("C", "CLIENT", "LIST", "ID", "<id:C>"), s("C", "EXEC"), s("C", "CLIENT", "INFO")], options);
   });
   test("CLIENT UNBLOCK checks its reason before its id", async () => {
     await expectSameDuet(servers, [s("A", "CLIENT", "UNBLOCK", "abc", "BAD"), s("A", "CLIENT", "UNBLOCK", "abc", "ERROR"), s("A", "CLIENT", "UNBLOCK", "<id:B>", "maybe")], options);

@@ -3,7 +3,7 @@
 // where they arrive, PUBSUB introspection, what a RESP2 subscriber may send, transactions that
 // publish; then every client's subscriptions and PUBSUB's counts compared.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
 import { options, steps } from "./support/families/pubsub.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 
@@ -15,7 +15,7 @@ const numRuns = 300;
 describe("pub/sub against redis-server, generated", () => {
   test("subscriptions, messages and introspection on RESP2 and RESP3 clients match redis-server's", async () => {
     await duetProperty(servers, steps, options, numRuns);
-  }, 60_000);
+  }, propertyTimeoutMs);
 });
 
 describe("discrepancies the generated runs found, kept as cases", () => {

@@ -7,7 +7,7 @@
 // which scripts are cached, the error counts by code and the calls counted per command are
 // compared too.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
 import { bodies, options, steps } from "./support/families/scripting.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 
@@ -19,7 +19,7 @@ const numRuns = 200;
 describe("scripting against redis-server, generated", () => {
   test("EVAL, EVALSHA, their _RO forms and SCRIPT over RESP2 and RESP3 leave the same replies, keys, cache and counts", async () => {
     await duetProperty(servers, steps, options, numRuns);
-  }, 60_000);
+  }, propertyTimeoutMs);
 });
 
 describe("scripting against redis-server, fixed", () => {

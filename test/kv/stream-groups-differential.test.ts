@@ -3,7 +3,7 @@
 // ended by XGROUP DESTROY, DEL or CLIENT UNBLOCK; XACK, XPENDING, XCLAIM, XAUTOCLAIM, XGROUP and
 // XINFO between them; then the stream, its groups, consumers and pending entries compared.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
 import { options, steps } from "./support/families/stream-groups.ts";
 import { options as trackingOptions } from "./support/families/tracking.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
@@ -18,7 +18,7 @@ const s = (client: string, ...argv: string[]): Step => ({ client, argv });
 describe("consumer groups against redis-server, generated", () => {
   test("consumers reading, blocking, acknowledging and claiming on RESP2 and RESP3 leave the same groups", async () => {
     await duetProperty(servers, steps, options, numRuns);
-  }, 60_000);
+  }, propertyTimeoutMs);
 });
 
 describe("discrepancies the generated runs found, kept as cases", () => {

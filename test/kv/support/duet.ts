@@ -80,6 +80,8 @@ class Queued {
   /** Whether the transcript says so yet. */
   closeNoted = false;
   inMulti = false;
+  /** The commands queued since MULTI (answered QUEUED), whose replies EXEC gives. */
+  queued: string[][] = [];
   blocked = false;
 
   constructor(readonly client: RespClient, readonly id: bigint, readonly addr: string, readonly laddr: string) {
@@ -194,11 +196,17 @@ class Player {
           this.lines.push(`${client} closed`);
           return;
         }
-        this.lines.push(`${client}< ${this.show(argv, v)}`);
+        // EXEC's replies are each normalised as their own command's would be.
+        const shown = word === "EXEC" && Array.isArray(v) && v.length === c.queued.length ? show(v.map((item, i) => this.options.normalise?.(c.queued[i]!, item, this.names) ?? item)) : this.show(argv, v);
+        this.lines.push(`${client}< ${shown}`);
         if (pushOf(v) !== null) continue;
-        const ok = v !== null && typeof v === "object" && "s" in v && v.s === "OK";
-        if (word === "MULTI" && ok) c.inMulti = true;
-        if (word === "EXEC" || word === "DISCARD" || word === "RESET") c.inMulti = false;
+        const status = v !== null && typeof v === "object" && "s" in v ? v.s : null;
+        if (word === "MULTI" && status === "OK") c.inMulti = true;
+        if (c.inMulti && status === "QUEUED") c.queued.push(argv);
+        if (word === "EXEC" || word === "DISCARD" || word === "RESET") {
+          c.inMulti = false;
+          c.queued = [];
+        }
         break;
       }
     } else {
@@ -304,6 +312,9 @@ export async function expectSameDuet(servers: RedisAndKv, steps: Step[], options
   expect(kv).toEqual(redis);
   return kv;
 }
+
+/** A property's test timeout: a minute in CI, an hour for a local hunt with SVC_DUET_RUNS. */
+export const propertyTimeoutMs = process.env.SVC_DUET_RUNS === undefined ? 60_000 : 3_600_000;
 
 /**
  * Runs a fast-check property of step sequences (fast-check prints the seed and path of a failure;

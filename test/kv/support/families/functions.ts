@@ -46,6 +46,11 @@ export const knownDifferent: { library: string; why: string }[] = [
   // Redis's loading sandbox has no `error` global: the load fails on reading it.
   { library: "#!lua name=raises\nerror('at load')", why: "error() is there while a library loads; Redis: nonexistent global variable 'error'" },
   { library: "#!lua name=args\nredis.register_function('x')", why: "one argument that is not a table: Redis's message names named arguments" },
+  // Found porting functions.tcl.
+  { library: "#!lua name=lib1\nlocal r = math.random()\nredis.register_function('f1', function() return 1 end)", why: "math is there while a library loads; Redis: nonexistent global variable 'math'" },
+  { library: "#!lua name=lib1\nredis.setresp(3)\nredis.register_function('f1', function() return 1 end)", why: "Redis 7.0's loading sandbox has no redis.setresp (nonexistent global variable 'setresp'); svc has it, and refuses 3" },
+  { library: "#!lua name=bad\u0000foramat\nredis.register_function('f', function() return 1 end)", why: "a NUL in the name: Redis answers 'Invalid library metadata'" },
+  { library: "#!lua name=lib1\nredis.register_function{function_name=function() return 1 end, callback=function() return 1 end}", why: "a function_name that is not a string: Redis says it must be a string, svc blames the library name" },
 ];
 
 const library = fc.constantFrom(...libraries);

@@ -109,6 +109,7 @@ export const knownDifferent: { body: string; why: string }[] = [
   { body: "return redis.call('publish', 'c', 'from a script')", why: "PUBLISH from EVAL_RO or a no-writes script runs" },
   { body: "redis.setresp(3); return redis.call('hgetall', KEYS[1])", why: "setresp(3) is refused" },
   { body: "redis.setresp(4)", why: "the error reads 'user_script:1: RESP version must be 2 or 3.'; Redis's has no position" },
+  { body: "redis.set_repl(12345)", why: "the error reads 'user_script:1: Invalid replication flags…'; Redis's has no position" },
   // Redis turns these tables into RESP3 replies (their RESP2 forms on a RESP2 client); svc into [].
   { body: "return {double = 3.5}", why: "a double reply" },
   { body: "return {big_number = '123456789012345678901234567890'}", why: "a big number reply" },
