@@ -73,9 +73,9 @@ const functionCommand = fc.oneof(
   },
   { weight: 2, arbitrary: cmd(lit("FUNCTION"), lit("DELETE"), libname) },
   { weight: 1, arbitrary: cmd(lit("FUNCTION"), fc.constantFrom<string[]>(["FLUSH"], ["FLUSH", "ASYNC"], ["FLUSH", "SYNC"], ["FLUSH", "LAZY"], ["FLUSH", "SYNC", "ASYNC"])) },
-  { weight: 2, arbitrary: fc.constant(["FUNCTION", "DUMP"]) },
+  { weight: 2, arbitrary: fc.constant<string[]>(["FUNCTION", "DUMP"]) },
   { weight: 2, arbitrary: cmd(lit("FUNCTION"), lit("RESTORE"), lit("<saved>"), fc.constantFrom<string[]>([], ["APPEND"], ["REPLACE"], ["FLUSH"], ["flush"], ["BAD"], ["FLUSH", "x"])) },
-  { weight: 1, arbitrary: fc.constant(["FUNCTION", "STATS"]) },
+  { weight: 1, arbitrary: fc.constant<string[]>(["FUNCTION", "STATS"]) },
   {
     weight: 1,
     arbitrary: fc.constantFrom<string[]>(
