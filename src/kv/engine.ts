@@ -167,10 +167,13 @@ export class Engine {
     this.lastSaveMs = this.startedMs;
     const hooks = {
       clock: this.clock,
-      onModified: (db: Keyspace, key: string, invalidates = true) => {
+      onModified: (db: Keyspace, key: string, invalidates = true, expired = false, swappedWith?: Keyspace) => {
         this.dirty++;
-        this.watches.touched(db, key);
-        if (invalidates && this.tracking.active) this.tracking.invalidate(key, this.current, this.current?.inScript ?? false);
+        this.watches.touched(db, key, swappedWith);
+        // A key deleted for its time is no client's change to BCAST's NOLOOP (Redis signals it
+        // with no client), though the default mode's NOLOOP still leaves it out for the client
+        // whose command met it (Redis compares with the current client there).
+        if (invalidates && this.tracking.active) this.tracking.invalidate(key, this.current, (this.current?.inScript ?? false) || expired);
         // Any change may have given a waited-on key elements (a push, a rename onto it, SWAPDB);
         // the blocked client's own check decides whether it can be served.
         if (this.blocking.blockedCount > 0) this.blocking.signalReady(db, key);
@@ -338,7 +341,12 @@ export class Engine {
 
   private executeCommand(session: Session, argv: string[], reply: Reply): void {
     const resolved = this.resolve(argv);
-    if (typeof resolved === "string") return this.reject(session, argv, reply, resolved);
+    if (typeof resolved === "string") {
+      // CLIENT LIST's cmd is what Redis's lookup found, refused or not: a container named without
+      // a subcommand, a subcommand given the wrong arity, or nothing ("NULL") for an unknown name.
+      session.lastCommand = this.lookedUp(argv)?.name ?? "NULL";
+      return this.reject(session, argv, reply, resolved);
+    }
     const name = resolved.name;
     session.lastCommand = name;
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
@@ -381,7 +389,9 @@ export class Engine {
       return this.reject(session, argv, reply, "ERR Command not allowed inside a transaction");
     }
     if (session.multi !== null && !multiControlCommands.has(name)) {
-      session.multi.push({ spec: resolved, argv });
+      // A transaction that will not run (a command was refused, a watched key changed) keeps
+      // nothing more, though each command is still answered QUEUED, as Redis's queueMultiCommand.
+      if (!session.multiFailed && !session.watchDirty) session.multi.push({ spec: resolved, argv });
       reply.simple("QUEUED");
       return;
     }
@@ -709,9 +719,23 @@ export class Engine {
     return stats;
   }
 
+  /**
+   * Counts a refusal against the command Redis's lookupCommand finds (SCRIPT LOAD with no script
+   * counts at script|load), and nothing for an unknown command or subcommand.
+   */
   private countRejected(argv: string[]): void {
-    const spec = lookupCommand(argv[0] ?? "");
+    const spec = this.lookedUp(argv);
     if (spec !== undefined) this.statsFor(spec.name).rejectedCalls++;
+  }
+
+  /**
+   * The command Redis's lookupCommand finds for argv, before arity or any other check: the
+   * subcommand when one is named, the container when none is, nothing for an unknown name.
+   */
+  private lookedUp(argv: string[]): CommandSpec | undefined {
+    const spec = lookupCommand(argv[0] ?? "");
+    if (spec === undefined || spec.subcommands === undefined || argv.length === 1) return spec;
+    return spec.subcommands.find((s) => s.name === `${spec.name}|${argv[1]!.toLowerCase()}`);
   }
 }
 

@@ -39,8 +39,10 @@ export interface KeyspaceHooks {
   /**
    * A key's value or existence changed (WATCH's "touched"). `invalidates`: false when a whole
    * database is flushed or swapped, which client-side caching is told of otherwise, or not at all.
+   * `expired`: the key was deleted because its time had passed (no client changed it).
+   * `swappedWith`: SWAPDB exchanged `db` with that database (which now holds what `db` held).
    */
-  onModified(db: Keyspace, key: string, invalidates?: boolean): void;
+  onModified(db: Keyspace, key: string, invalidates?: boolean, expired?: boolean, swappedWith?: Keyspace): void;
   /** A key was deleted because its time had passed (INFO's expired_keys, the "expired" event). */
   onExpired(db: Keyspace, key: string): void;
   /** Where keyspace notifications go (keyspace-events.ts). */
@@ -120,6 +122,11 @@ export class Keyspace {
     return this.table.size;
   }
 
+  /** Whether the table holds the key, whether or not its time has passed. Does not delete. */
+  contains(key: string): boolean {
+    return this.table.find(key) !== -1;
+  }
+
   /** True when the key has a time and it has passed. Does not delete. */
   isExpired(key: string): boolean {
     if (this.expiringCount === 0) return false;
@@ -140,7 +147,7 @@ export class Keyspace {
   /** Deletes a key whose time has passed, and reports it. */
   private expire(key: string): void {
     this.remove(key, true);
-    this.hooks.onModified(this, key);
+    this.hooks.onModified(this, key, true, true);
     this.hooks.onExpired(this, key);
   }
 
@@ -455,8 +462,8 @@ export class Keyspace {
     [this.expiringCount, other.expiringCount] = [other.expiringCount, this.expiringCount];
     [this.avgTtlMs, other.avgTtlMs] = [other.avgTtlMs, this.avgTtlMs];
     for (const key of keys) {
-      this.hooks.onModified(this, key, false);
-      this.hooks.onModified(other, key, false);
+      this.hooks.onModified(this, key, false, false, other);
+      this.hooks.onModified(other, key, false, false, this);
     }
   }
 }

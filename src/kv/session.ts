@@ -140,10 +140,15 @@ export class Session {
   multiFailed = false;
   /** EXEC is running the queue: blocking commands answer at once instead of blocking. */
   inExec = false;
+  /**
+   * The queue EXEC is running, for CLIENT LIST/INFO: Redis leaves a client in MULTI (flag x, its
+   * count and memory) until its EXEC has run every command.
+   */
+  execQueue: readonly QueuedCommand[] | null = null;
   /** A script is running its commands (MONITOR shows them as the "lua" client's, as Redis does). */
   inScript = false;
-  /** Watched keys as "db\0key" → whether the key was live when watched. */
-  readonly watched = new Map<string, { dbIndex: number; key: string; existed: boolean }>();
+  /** Watched keys as "db\0key" → whether the key had expired (and was still there) when watched. */
+  readonly watched = new Map<string, { dbIndex: number; key: string; expired: boolean }>();
   /** A watched key changed: EXEC must fail. */
   watchDirty = false;
   readonly channels = new Set<string>();

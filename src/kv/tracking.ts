@@ -148,15 +148,16 @@ export class Tracking {
 
   /**
    * `key` changed, by the command `by` is running (null: the server's own expiry): tells the
-   * clients that read it, and notes it for the BCAST prefixes it starts with. `byScript`: the
-   * change is a script's, which Redis makes as its script client: for BCAST's NOLOOP it is no
-   * client's own change.
+   * clients that read it, and notes it for the BCAST prefixes it starts with. `noClient`: for
+   * BCAST's NOLOOP the change is no client's own — a script's, which Redis makes as its script
+   * client, or a deletion because the key's time had passed.
    */
-  invalidate(key: string, by: Session | null, byScript = false): void {
+  invalidate(key: string, by: Session | null, noClient = false): void {
     for (const [prefix, entry] of this.prefixes) {
       if (!key.startsWith(prefix)) continue;
-      // The first to change it is the one NOLOOP leaves it out for, as in Redis.
-      if (!entry.changed.has(key)) entry.changed.set(key, byScript ? null : by);
+      // The last to change it before the broadcast is the one NOLOOP leaves it out for: Redis
+      // overwrites the key's client in its radix tree at each change.
+      entry.changed.set(key, noClient ? null : by);
       this.queueBroadcast();
     }
     this.forget(key, by);

@@ -68,6 +68,8 @@ function asJson(v: RespValue): unknown {
     if (keys.some((k) => typeof k !== "string") || new Set(keys).size !== keys.length) return items;
     return Object.fromEntries(keys.map((k, i) => [k, items[2 * i + 1]]));
   }
+  // A big number (RESP3 "(") comes from no command this file sends.
+  if ("big" in v) return v.big;
   return v.b;
 }
 

@@ -65,7 +65,9 @@ export function clientTracking(x: Exec, argv: string[]): void {
 function checkPrefixes(existing: readonly string[], given: readonly string[]): void {
   for (let i = 0; i < given.length; i++) {
     const prefix = given[i]!;
-    const taken = existing.find((other) => overlap(other, prefix));
+    // The client's prefixes are tried in byte order, as Redis walks its radix tree of them: the
+    // first that overlaps is the one named.
+    const taken = [...existing].sort().find((other) => overlap(other, prefix));
     if (taken !== undefined) {
       throw trackingError(`Prefix '${prefix}' overlaps with an existing prefix '${taken}'. Prefixes for a single client must not overlap.`);
     }

@@ -120,7 +120,7 @@ function clientFlags(engine: Engine, s: Session): string {
   let flags = "";
   if (engine.monitors.has(s)) flags += "O";
   if (s.subscribed) flags += "P";
-  if (s.multi !== null) flags += "x";
+  if (s.multi !== null || s.execQueue !== null) flags += "x";
   if (s.blocked !== null) flags += "b";
   if (t !== null) flags += `t${t.brokenRedirect ? "R" : ""}${t.bcast ? "B" : ""}`;
   if (s.watchDirty) flags += "d";
@@ -141,12 +141,13 @@ export function clientLine(engine: Engine, s: Session): string {
   const t = s.tracking;
   const mem = s.transport?.memory?.() ?? { queryBytes: 0, queryFreeBytes: 0, argvBytes: 0, outputBytes: 0, replyBufferBytes: 0 };
   let multiBytes = 0;
-  for (const queued of s.multi ?? []) multiBytes += argvBytesOf(queued.argv) + queued.argv.length * queuedArgPointerBytes;
+  const multi = s.multi ?? s.execQueue;
+  for (const queued of multi ?? []) multiBytes += argvBytesOf(queued.argv) + queued.argv.length * queuedArgPointerBytes;
   return [
     `id=${s.id}`, `addr=${s.transport?.peer ?? ""}`, `laddr=${s.transport?.local ?? ""}`, "fd=-1", `name=${s.name}`,
     `age=${Math.floor((now - s.createdMs) / 1000)}`, `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
     `flags=${clientFlags(engine, s)}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, `ssub=${s.shardChannels.size}`,
-    `multi=${s.multi === null ? -1 : s.multi.length}`, `qbuf=${mem.queryBytes}`, `qbuf-free=${mem.queryFreeBytes}`, `argv-mem=${mem.argvBytes}`,
+    `multi=${multi === null ? -1 : multi.length}`, `qbuf=${mem.queryBytes}`, `qbuf-free=${mem.queryFreeBytes}`, `argv-mem=${mem.argvBytes}`,
     `multi-mem=${multiBytes}`, `rbs=${mem.replyBufferBytes}`, `rbp=${mem.replyBufferBytes}`, "obl=0", "oll=0", `omem=${mem.outputBytes}`,
     `tot-mem=${mem.queryBytes + mem.queryFreeBytes + mem.argvBytes + multiBytes + mem.outputBytes + mem.replyBufferBytes}`, "events=r",
     `cmd=${s.lastCommand}`, `user=${s.user?.name ?? defaultUser}`, `redir=${t === null ? -1 : t.redirect}`, `resp=${s.reply.protocol}`,
@@ -200,10 +201,11 @@ function clientKill(x: Exec, argv: string[]): void {
  */
 function clientUnblock(x: Exec, argv: string[]): void {
   if (argv.length > 4) throw subcommandSyntaxError("CLIENT", argv[1]!);
-  const id = parseInt64(argv[2]!);
-  if (id === null) throw notAnInteger();
+  // The reason is checked before the id is read, as Redis's clientCommand does.
   const reason = argv.length === 4 ? argv[3]!.toUpperCase() : "TIMEOUT";
   if (reason !== "TIMEOUT" && reason !== "ERROR") throw new KvError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+  const id = parseInt64(argv[2]!);
+  if (id === null) throw notAnInteger();
   const target = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? x.engine.sessions.get(Number(id)) : undefined;
   const state = target?.blocked ?? null;
   if (target === undefined || state === null) return x.reply.integer(0);

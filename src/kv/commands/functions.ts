@@ -131,7 +131,9 @@ export const functionCommands: readonly CommandSpec[] = [
         x.reply.simple("OK");
       }, ["write", "noscript"]),
       sub("flush", -2, "Deletes every library.", (x, argv) => {
-        if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) {
+        // More than one mode is refused as a subcommand syntax error, as functionFlushCommand does.
+        if (argv.length > 3) throw subcommandSyntaxError("FUNCTION", argv[1]!);
+        if (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase())) {
           throw new KvError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
         }
         x.engine.functions.flush();

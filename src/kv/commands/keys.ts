@@ -122,13 +122,19 @@ export function cloneValue(value: Value): Value {
   return value.clone();
 }
 
+const int32Min = -2147483648n;
+const int32Max = 2147483647n;
+
 /**
  * A database index argument (SELECT, SWAPDB, MOVE, COPY ... DB); `notInteger` is the error for
  * text that is not an integer, which SWAPDB words its own way.
  */
-export function dbIndex(x: Exec, text: string, notInteger: () => Error = notAnInteger): number {
+export function dbIndex(x: Exec, text: string, notInteger?: () => Error): number {
   const n = parseInt64(text);
-  if (n === null) throw notInteger();
+  if (n === null) throw (notInteger ?? notAnInteger)();
+  // Redis reads the index as a C int first (getIntFromObjectOrReply): past it, its own words,
+  // or the caller's (SWAPDB's) for both cases.
+  if (n < int32Min || n > int32Max) throw notInteger?.() ?? new KvError(`ERR value is out of range, value must between ${int32Min} and ${int32Max}`);
   if (n < 0n || n >= BigInt(x.engine.dbs.length)) throw new KvError("ERR DB index is out of range");
   return Number(n);
 }

@@ -2,7 +2,7 @@
  * SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, their shard-channel forms (SSUBSCRIBE,
  * SUNSUBSCRIBE, SPUBLISH) and PUBSUB's introspection.
  */
-import { KvError } from "../errors.ts";
+import { KvError, subcommandSyntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import type { SessionIndex } from "../session.ts";
 import { helpReply } from "./keys.ts";
@@ -13,6 +13,8 @@ function pubsubIntrospection(x: Exec, argv: string[]): void {
   const hub = x.engine.pubsub;
   const sub = argv[1]!.toLowerCase();
   if (sub === "channels" || sub === "shardchannels") {
+    // One pattern at most: more is a subcommand syntax error, as pubsubCommand answers.
+    if (argv.length > 3) throw subcommandSyntaxError("PUBSUB", argv[1]!);
     const pattern = argv[2];
     const names: string[] = [];
     for (const c of (sub === "channels" ? hub.channels : hub.shardChannels).keys()) if (pattern === undefined || globMatch(pattern, c)) names.push(c);

@@ -61,11 +61,14 @@ function evalScript(x: Exec, argv: string[], readOnly: boolean): void {
 }
 
 function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
-  const keyCount = keyCountOf(argv);
+  // A digest of the wrong length is NOSCRIPT before numkeys is read; one of the right length is
+  // looked up after it, as Redis 7.0's evalShaCommand orders its checks.
   const sha = argv[1]!;
+  if (sha.length !== shaHexDigits) throw noScript();
+  const keyCount = keyCountOf(argv);
   // Looked up as sent first: the parser hands a repeated SHA-1 over as the same string, whose
   // hash is kept, and lower case is what clients send.
-  const target = sha.length === shaHexDigits ? (x.engine.scripts.get(sha) ?? x.engine.scripts.get(sha.toLowerCase())) : undefined;
+  const target = x.engine.scripts.get(sha) ?? x.engine.scripts.get(sha.toLowerCase());
   if (target === undefined) throw noScript();
   finish(x, runScript(x, target, argv, keyCount, readOnly));
 }

@@ -16,33 +16,38 @@ import { clusterSubcommands } from "./standalone.ts";
 import { keyFlagOrder } from "./key-specs-table.ts";
 import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
-/** COMMAND's ten-field description of one command (Redis 7 layout). */
+/**
+ * COMMAND's ten-field description of one command (Redis 7 layout). Flags, categories, tips and
+ * key specifications are sets in RESP3, and so are no subcommands; subcommands are an array.
+ */
 function describe(x: Exec, spec: CommandSpec): void {
   const r = x.reply;
   const [first, last, step] = spec.keys ?? [0, 0, 0];
   r.array(10);
   r.bulk(spec.name);
   r.integer(spec.arity);
-  r.array(spec.flags.length);
+  r.set(spec.flags.length);
   for (const f of spec.flags) r.simple(f);
   r.integer(first);
   r.integer(last);
   r.integer(step);
   const categories = aclCategories(spec);
-  r.array(categories.length);
+  r.set(categories.length);
   for (const category of categories) r.simple(`@${category}`);
-  r.array(0);
-  r.array(0);
+  r.set(0);
+  r.set(0);
   const subs = spec.subcommands ?? [];
-  r.array(subs.length);
+  if (subs.length === 0) r.set(0);
+  else r.array(subs.length);
   for (const sub of subs) describe(x, sub);
 }
 
+/** One command's COMMAND DOCS entry: its name, then a map (RESP3) of its fields; subcommands a map too. */
 function docs(x: Exec, spec: CommandSpec): void {
   const r = x.reply;
   r.bulk(spec.name);
   const subs = spec.subcommands ?? [];
-  r.array(subs.length > 0 ? 8 : 6);
+  r.map(subs.length > 0 ? 4 : 3);
   r.bulk("summary");
   r.bulk(spec.summary);
   r.bulk("since");
@@ -51,7 +56,7 @@ function docs(x: Exec, spec: CommandSpec): void {
   r.bulk(spec.group);
   if (subs.length > 0) {
     r.bulk("subcommands");
-    r.array(subs.length * 2);
+    r.map(subs.length);
     for (const sub of subs) docs(x, sub);
   }
 }
@@ -76,7 +81,7 @@ function command(x: Exec, argv: string[]): void {
     for (const spec of specs) spec === undefined ? x.reply.bulk(null) : describe(x, spec);
   } else if (sub === "docs") {
     const specs = (argv.length > 2 ? named(argv.slice(2)) : [...table.values()]).filter((s) => s !== undefined);
-    x.reply.array(specs.length * 2);
+    x.reply.map(specs.length);
     for (const spec of specs) docs(x, spec);
   } else if (sub === "list") commandList(x, argv);
   else if (sub === "getkeys" || sub === "getkeysandflags") getkeys(x, argv, sub === "getkeysandflags");

@@ -42,6 +42,7 @@ function exec(x: Exec): void {
   // Queued commands run back to back with nothing in between, and blocking ones do not block.
   // EXEC is timed alone, and ends the timing of the commands it ran when it ends.
   x.session.inExec = true;
+  x.session.execQueue = queued;
   x.engine.aof?.beginTransaction();
   runQueued(x, queued, 0);
 }
@@ -74,6 +75,7 @@ function runQueued(x: Exec, queued: readonly QueuedCommand[], from: number): voi
 
 function endExec(x: Exec): void {
   x.session.inExec = false;
+  x.session.execQueue = null;
   x.engine.aof?.endTransaction();
 }
 

@@ -74,6 +74,16 @@ function xgroupTarget(x: Exec, argv: readonly string[]): { stream: Stream | unde
   return { stream, group, makeStream, entriesRead };
 }
 
+/**
+ * A group made, moved, destroyed, or a consumer made or deleted, on a stream that was there: a
+ * change to the data (the change count) but not to the key, as Redis 7.0's XGROUP signals none —
+ * a WATCH of it holds, clients caching it are not told, and a client blocked in XREADGROUP stays
+ * blocked after SETID moves its group back (DESTROY wakes it, for its NOGROUP).
+ */
+function groupChanged(x: Exec): void {
+  x.engine.dirty++;
+}
+
 function xgroupCreate(x: Exec, argv: string[]): void {
   if (argv.length > 8) throw xgroupSyntaxError(argv);
   const target = xgroupTarget(x, argv);
@@ -82,13 +92,13 @@ function xgroupCreate(x: Exec, argv: string[]): void {
   const id = argv[4] === "$" ? (target.stream?.lastId ?? streamIdMin) : parseStrictId(argv[4]!);
   let stream = target.stream;
   if (stream === undefined) {
+    // MKSTREAM: a new key, which is a change to it (WATCH, tracking, the change count).
     stream = new Stream();
     x.db.set(key, stream);
-  }
-  if (stream.groups.has(name)) throw new KvError("BUSYGROUP Consumer Group name already exists");
+  } else if (stream.groups.has(name)) throw new KvError("BUSYGROUP Consumer Group name already exists");
+  else groupChanged(x);
   const group = new ConsumerGroup(id, target.entriesRead);
   stream.groups.set(name, group);
-  x.db.modified(key);
   x.db.notify("xgroup-create", key);
   x.reply.simple("OK");
   x.propagate = [createGroupCommand(key, name, group)];
@@ -100,7 +110,7 @@ function xgroupSetId(x: Exec, argv: string[]): void {
   const id = argv[4] === "$" ? stream!.lastId : parseId(argv[4]!, false, 0n).id;
   group!.lastId = id;
   group!.entriesRead = entriesRead;
-  x.db.modified(argv[2]!);
+  groupChanged(x);
   x.db.notify("xgroup-setid", argv[2]!);
   x.reply.simple("OK");
 }
@@ -109,8 +119,9 @@ function xgroupDestroy(x: Exec, argv: string[]): void {
   const { stream, group } = xgroupTarget(x, argv);
   if (group === undefined) return x.reply.integer(0);
   stream!.groups.delete(argv[3]!);
-  // A change to the key wakes its blocked XREADGROUP clients, which find the group gone (NOGROUP).
-  x.db.modified(argv[2]!);
+  groupChanged(x);
+  // Its blocked XREADGROUP clients wake and find the group gone (NOGROUP).
+  if (x.engine.blocking.blockedCount > 0) x.engine.blocking.signalReady(x.db, argv[2]!);
   x.db.notify("xgroup-destroy", argv[2]!);
   x.reply.integer(1);
 }
@@ -118,7 +129,7 @@ function xgroupDestroy(x: Exec, argv: string[]): void {
 function xgroupCreateConsumer(x: Exec, argv: string[]): void {
   const { group } = xgroupTarget(x, argv);
   const { created } = consumerOf(x, argv[2]!, group!, argv[4]!, x.engine.clock.nowMs());
-  if (created) x.db.modified(argv[2]!);
+  if (created) groupChanged(x);
   x.reply.integer(created ? 1 : 0);
 }
 
@@ -126,7 +137,7 @@ function xgroupDelConsumer(x: Exec, argv: string[]): void {
   const { group } = xgroupTarget(x, argv);
   if (!group!.consumers.has(argv[4]!)) return x.reply.integer(0);
   const pending = group!.deleteConsumer(argv[4]!);
-  x.db.modified(argv[2]!);
+  groupChanged(x);
   x.db.notify("xgroup-delconsumer", argv[2]!);
   x.reply.integer(pending);
 }
