@@ -11,6 +11,14 @@ use napi_derive::napi;
 pub mod resp;
 pub mod script;
 
+/// The addon's allocator, Lua's included (mlua allocates through Rust's): a script makes and drops
+/// small tables, strings and closures by the hundred, and mimalloc served those ~10% faster than
+/// glibc's malloc in process (20 local functions defined per run 1.85 → 1.65 µs, 50 small tables
+/// 17 → 14.7 µs); Redis gives its Lua jemalloc for the same reason. Bun's own mimalloc exports
+/// no symbols, so this one is the addon's alone.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// CRC32C of `data[start..end]`, continuing from `seed` (0 for a new checksum).
 #[napi(js_name = "crc32c")]
 pub fn crc32c(data: &[u8], start: u32, end: u32, seed: u32) -> Result<u32> {
