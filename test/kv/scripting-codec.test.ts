@@ -44,6 +44,14 @@ describe("words packed for the native Lua scripts", () => {
     }), { numRuns: 500 });
   });
 
+  test("commands unpacked one after another — repeated words, words the script was given — each come back exactly (the reuse paths == a fresh string)", () => {
+    // Few distinct words, so that positions and given words repeat often.
+    const word = fc.constantFrom("", "k", "K", "key:1", "key:2", "\u00ff\u0000", "x".repeat(70), "y".repeat(70));
+    fc.assert(fc.property(fc.array(fc.array(word, { minLength: 1, maxLength: 18 }), { maxLength: 12 }), fc.array(word, { maxLength: 4 }), (commands, given) => {
+      for (const words of commands) expect(unpackWords(packWords(words), true, given)).toEqual(words);
+    }), { numRuns: 500 });
+  });
+
   test("a buffer cut short or run long is refused with a RangeError", () => {
     const packed = packWords(["SET", "k", "v"]);
     expect(() => unpackWords(packed.subarray(0, packed.length - 1))).toThrow(RangeError);

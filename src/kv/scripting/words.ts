@@ -48,30 +48,52 @@ function writeU32(out: Uint8Array, at: number, n: number): void {
   out[at + 3] = n >>> 24;
 }
 
+/** Words compared with the last word at their position before a string is made of them (unpackWords). */
+const repeatedWordPositions = 16;
+/** Longer words are made strings at once: comparing them would cost more than it saves. */
+const repeatedWordBytesMax = 64;
+/** The last word unpacked at each position below repeatedWordPositions. */
+const lastWords: (string | undefined)[] = new Array(repeatedWordPositions).fill(undefined);
+
 /**
  * The words packed at the start of `bytes`, which they fill unless `whole` is false (the mailbox
  * they cross in, native/node/src/script.rs); throws a RangeError on bytes not in that form.
  *
- * A script's command reads mostly words it was given (KEYS[1], ARGV[2]) and a command name: the
- * first word is interned as a request's command name is (command-names.ts), and a later one that
- * has the bytes of one of `known` is that string. Comparing a few bytes costs less than making a
- * string (a native call, ~45 ns), and an interned string keeps its hash for the lookups after.
+ * A script's command reads mostly words it was given (KEYS[1], ARGV[2]), a command name and words
+ * written in the script (a hash's field names): the first word is interned as a request's command
+ * name is (command-names.ts), and a later one that has the bytes of one of `known`, or of the
+ * last word at its position, is that string. Comparing a few bytes costs less than making a
+ * string (a native call, ~45 ns, and garbage), and a string used again keeps its hash.
  */
 export function unpackWords(bytes: Buffer, whole = true, known: readonly string[] = []): string[] {
   const end = bytes.length;
   const count = bytes.readUInt32LE(0);
   const words: string[] = [];
+  const latin1 = bytes as Latin1Buffer;
   let at = 4;
   for (let i = 0; i < count; i++) {
     const length = bytes.readUInt32LE(at);
     at += 4;
     if (at + length > end) throw new RangeError("packed words run past their buffer");
-    const latin1 = bytes as Latin1Buffer;
-    words.push(i === 0 ? commandName(latin1, at, at + length) : (knownWord(latin1, at, length, known) ?? latin1.latin1Slice(at, at + length)));
+    words.push(i === 0 ? commandName(latin1, at, at + length) : (knownWord(latin1, at, length, known) ?? repeatedWord(latin1, at, length, i)));
     at += length;
   }
   if (whole && at !== end) throw new RangeError("packed words end before their buffer does");
   return words;
+}
+
+/** The word at `at` of `length` bytes, the last word at `position` again when the bytes are its. */
+function repeatedWord(bytes: Latin1Buffer, at: number, length: number, position: number): string {
+  if (position >= repeatedWordPositions || length > repeatedWordBytesMax) return bytes.latin1Slice(at, at + length);
+  const last = lastWords[position];
+  if (last !== undefined && last.length === length) {
+    let i = length - 1;
+    while (i >= 0 && last.charCodeAt(i) === bytes[at + i]) i--;
+    if (i < 0) return last;
+  }
+  const word = bytes.latin1Slice(at, at + length);
+  lastWords[position] = word;
+  return word;
 }
 
 /** The word of `known` whose bytes are `bytes[at, at + length)`, if one is. Compared from the end, where keys differ. */
