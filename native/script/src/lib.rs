@@ -8,10 +8,13 @@
 
 mod bit;
 mod call;
+mod chunks;
 mod cjson;
 mod cmsgpack;
+mod limits;
 mod lua_to_resp;
 mod number;
+mod readonly;
 mod resp_to_lua;
 mod struct_lib;
 
@@ -47,6 +50,15 @@ const SCRIPTS_UPVALUE: c_int = 3;
 
 /// Longest a library's code may run when it is loaded (Redis's FUNCTION LOAD timeout).
 const LIBRARY_LOAD_LIMIT: Duration = Duration::from_millis(500);
+
+/// Runs between two steps of the garbage collector that the server makes itself, and the KiB
+/// each such step collects: Redis's LUA_GC_CYCLE_PERIOD, which it uses for both.
+const GC_STEP_PERIOD_RUNS: u32 = 50;
+const GC_STEP_KIB: c_int = 50;
+/// Lua 5.1's defaults for the collector's pause and step multiplier (LUAI_GCPAUSE, LUAI_GCMUL),
+/// in percent, put back at each such step.
+const GC_PAUSE_PERCENT: c_int = 200;
+const GC_STEP_MULTIPLIER_PERCENT: c_int = 200;
 
 /// A function a library registered when it was loaded.
 pub struct Registered {
@@ -86,6 +98,8 @@ pub struct Scripts {
     /// registry.
     state: *mut ffi::lua_State,
     entry: c_int,
+    /// Runs since the last garbage collection step (collect_garbage_now_and_then).
+    runs_since_gc_step: Cell<u32>,
 }
 
 /// What `run_entry` is asked to do and where it writes the reply: one run of a script or function.
@@ -151,6 +165,13 @@ impl Scripts {
         // SAFETY: both are plain Lua C functions (call.rs).
         bridge.set("redis_call", unsafe { lua.create_c_function(call::redis_call)? })?;
         bridge.set("redis_pcall", unsafe { lua.create_c_function(call::redis_pcall)? })?;
+        // What would let a script crash the server or change what other scripts see, replaced
+        // before sandbox.lua copies the globals: limits.rs, readonly.rs, chunks.rs.
+        let globals = lua.globals();
+        limits::install(&lua, &globals, &globals.raw_get("string")?)?;
+        bridge.set("protect", readonly::install(&lua, &globals, &globals.raw_get("table")?)?)?;
+        bridge.set("loaders", lua.create_function(|lua, env: Table| chunks::loaders(lua, env))?)?;
+        chunks::anchor_names(&lua)?;
         let runners: Table = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge.clone())?;
         let run = Rc::new(Run::default());
         {
@@ -187,13 +208,13 @@ impl Scripts {
                 state = raw;
             })?;
         }
-        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, run, state, entry })
+        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, run, state, entry, runs_since_gc_step: Cell::new(0) })
     }
 
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
     /// knows it by. The error is Lua's message ("user_script:1: …").
     pub fn load(&self, sha: &str, body: &[u8]) -> Result<u32, String> {
-        let function = self.lua.load(body).set_name("@user_script").into_function().map_err(|e| match e {
+        let function = self.lua.load(chunks::text_only(body).as_ref()).set_name(chunks::SCRIPT_CHUNK_NAME).into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => message,
             other => other.to_string(),
         })?;
@@ -214,7 +235,7 @@ impl Scripts {
     /// exists in the library"; a library that registers nothing is an error too.
     /// `host` takes the library's redis.log lines (it calls no command while it loads).
     pub fn load_library(&self, code: &[u8], host: &mut dyn Host) -> Result<Vec<Registered>, String> {
-        let chunk = self.lua.load(code).set_name("@user_function").into_function().map_err(|e| match e {
+        let chunk = self.lua.load(chunks::text_only(code).as_ref()).set_name(chunks::LIBRARY_CHUNK_NAME).into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => format!("Error compiling function: {message}"),
             other => format!("Error compiling function: {other}"),
         })?;
@@ -291,6 +312,33 @@ impl Scripts {
             }
             ffi::lua_settop(state, top);
         });
+        self.collect_garbage_now_and_then();
+    }
+
+    /// Every GC_STEP_PERIOD_RUNS runs, a step of the garbage collector, as Redis makes after its
+    /// scripts: besides keeping collection from coming all at once, it restarts a collector that a
+    /// script stopped (`collectgarbage('stop')` would otherwise stop it for every later script,
+    /// until the memory limit). The pause and step multiplier a script may have set go back to
+    /// Lua's defaults then too (Redis leaves them).
+    fn collect_garbage_now_and_then(&self) {
+        let runs = self.runs_since_gc_step.get() + 1;
+        if runs < GC_STEP_PERIOD_RUNS {
+            return self.runs_since_gc_step.set(runs);
+        }
+        self.runs_since_gc_step.set(0);
+        unsafe extern "C-unwind" fn step(state: *mut ffi::lua_State) -> c_int {
+            ffi::lua_gc(state, ffi::LUA_GCSETPAUSE, GC_PAUSE_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCSETSTEPMUL, GC_STEP_MULTIPLIER_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCSTEP, GC_STEP_KIB);
+            0
+        }
+        // SAFETY: the main thread, between runs. Protected: a step may run mlua's finalizers, and
+        // nothing that fails in one may take the server down (what fails is dropped).
+        unsafe {
+            if ffi::lua_cpcall(self.state, step, std::ptr::null_mut()) != 0 {
+                ffi::lua_pop(self.state, 1);
+            }
+        }
     }
 
     /// Runs `f` as the run in progress — a script's or a library's load — with `host` answering

@@ -4,7 +4,9 @@
 -- Redis 7.0 is the model for every name and message here.
 --
 -- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
--- text)`; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack` and `struct`; `version` and `version_num`.
+-- text)`; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack` and `struct`; `version` and `version_num`;
+-- `protect(proxy, shown)`, which registers a read-only proxy (readonly.rs), and `loaders(env)`,
+-- which makes the `loadstring` and `load` of code that runs in `env` (chunks.rs).
 local bridge = ...
 
 local getinfo = debug.getinfo
@@ -76,13 +78,15 @@ local function caught(ok, ...)
 end
 function pcall(f, ...) return caught(rawpcall(f, ...)) end
 
--- A table a script can read and not change.
-local function readonly(t)
-  return setmetatable({}, {
-    __index = t,
-    __newindex = function() error('Attempt to modify a readonly table', 2) end,
-    __metatable = false,
-  })
+-- A table a script can read and not change: an empty proxy, registered so that rawset,
+-- table.insert and setmetatable refuse it too. `shown` is what getmetatable shows of it (nil:
+-- nothing, as Redis shows of a library).
+local protect = bridge.protect
+local function refuse_write() error('Attempt to modify a readonly table', 2) end
+local function readonly(t, shown)
+  local proxy = setmetatable({}, { __index = t, __newindex = refuse_write, __metatable = false })
+  protect(proxy, shown)
+  return proxy
 end
 
 real.redis = readonly(redis)
@@ -91,6 +95,13 @@ real.cjson = readonly(bridge.cjson)
 real.cmsgpack = readonly(bridge.cmsgpack)
 real.struct = readonly(bridge.struct)
 for _, name in ipairs({ 'string', 'table', 'math', 'coroutine' }) do real[name] = readonly(real[name]) end
+-- Every string shares one metatable, whose __index is the string library itself (for s:upper()):
+-- getmetatable('') shows a read-only copy of it instead, whose __index is the read-only `string`,
+-- so no script can change the methods of every other script's strings (CVE-2025-46818).
+getmetatable('').__metatable = readonly({ __index = real.string })
+-- Lua's own loaders would load bytecode and give a chunk the sandbox's own globals: each
+-- environment below gets its own (chunks.rs).
+real.loadstring, real.load = nil, nil
 for _, name in ipairs({ 'dofile', 'loadfile', 'print', 'setfenv', 'getfenv', 'newproxy', 'module',
                         'require', 'debug', 'os', 'io', 'package' }) do
   real[name] = nil
@@ -106,11 +117,10 @@ local function nonexistent(_, name)
 end
 local function environment(names)
   setmetatable(names, { __index = nonexistent, __metatable = false })
-  return setmetatable({}, {
-    __index = names,
-    __newindex = function() error('Attempt to modify a readonly table', 2) end,
-    __metatable = false,
-  })
+  local env = setmetatable({}, { __index = names, __newindex = refuse_write, __metatable = false })
+  -- Redis's globals show a metatable whose __index refuses an unknown name.
+  protect(env, readonly({ __index = nonexistent }))
+  return env
 end
 
 -- `names` for scripts: the sandboxed globals, copied here once they are complete (nothing changes
@@ -118,6 +128,7 @@ end
 local script_names = {}
 for name, value in pairs(real) do script_names[name] = value end
 local env = environment(script_names)
+script_names.loadstring, script_names.load = bridge.loaders(env)
 real._G = env
 script_names._G = env
 
@@ -129,17 +140,25 @@ local function rust_message(e)
   return cut and sub(text, 1, cut - 1) or text
 end
 
--- Makes whatever was raised into an error table, { err = text, source, line }, the line being
--- the script's own where the error came from (not that of redis.call or error, which raised it).
+-- Makes whatever was raised into an error table, { err = text, source, line }, with the position
+-- Redis's handler gives: that of the function that raised it, or of its caller when that function
+-- is a C one (the script's line where it called redis.call, say). The functions this file defines
+-- stand for Redis's C ones: an error they raise is their caller's too.
+local SANDBOX_SOURCE = '=svc_sandbox'
 local function handler(e)
-  local info
-  for level = 2, 200 do
+  local level = 2
+  local info = getinfo(level, 'Sl')
+  if info and info.what == 'C' then
+    level = level + 1
     info = getinfo(level, 'Sl')
-    if info == nil or sub(info.source, 1, 6) == '@user_' then break end
+  end
+  while info and info.source == SANDBOX_SOURCE do
+    level = level + 1
+    info = getinfo(level, 'Sl')
   end
   if type(e) == 'userdata' then
-    -- Prefixed with the script's position, as Lua's error() prefixes a message.
-    local at = info and (sub(info.source, 2) .. ':' .. info.currentline .. ': ') or ''
+    -- Prefixed with the caller's position, as luaL_error prefixes a C function's message.
+    local at = (info and info.currentline > 0) and (info.short_src .. ':' .. info.currentline .. ': ') or ''
     e = at .. rust_message(e)
   end
   if type(e) ~= 'table' then e = { err = 'ERR ' .. tostring(e) } end
@@ -205,6 +224,8 @@ end
 local library_names = {}
 for name, value in pairs(real) do library_names[name] = value end
 local library_env = environment(library_names)
+library_names.loadstring, library_names.load = bridge.loaders(library_env)
+library_names._G = library_env
 local load_names = {}
 for name, value in pairs(load_api) do load_names[name] = value end
 local load_redis = environment(load_names)

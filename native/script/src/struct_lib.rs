@@ -7,6 +7,8 @@
 
 use mlua::{Lua, LuaString, MultiValue, Result, Table, Value};
 
+use crate::lua_to_resp::to_integer;
+
 /// Widest integer an `i`/`I` option may ask for, in bytes.
 const INT_BYTES_MAX: usize = 32;
 /// Alignment `!` without a number asks for (the largest C alignment here).
@@ -199,21 +201,22 @@ fn pack(lua: &Lua, args: MultiValue) -> Result<LuaString> {
 fn unpack(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
     let format = string_arg(lua, &args, 0, "unpack")?;
     let data = string_arg(lua, &args, 1, "unpack")?;
+    // struct 0.2 reads the offset into a size_t: a negative one is a huge position, past the data.
     let offset = match args.get(2) {
-        None | Some(Value::Nil) => 1.0,
-        Some(_) => number_arg(lua, &args, 2, "unpack")?,
+        None | Some(Value::Nil) => 1,
+        Some(_) => to_integer(number_arg(lua, &args, 2, "unpack")?) as u64 as usize,
     };
-    if offset < 1.0 {
+    if offset == 0 {
         return Err(arg_error(3, "unpack", "offset must be 1 or greater"));
     }
-    let mut pos = offset as usize - 1;
+    let mut pos = offset - 1;
     let mut fmt = Format { bytes: &format, at: 0 };
     let mut header = Header { big_endian: false, align: 1 };
     let mut values: Vec<Value> = Vec::new();
     let too_short = || arg_error(2, "unpack", "data string too short");
     while let Some(opt) = fmt.next() {
         let mut size = fmt.size(opt)?;
-        pos += padding(pos, &header, opt, size);
+        pos = pos.saturating_add(padding(pos, &header, opt, size));
         if size > data.len() || pos > data.len() - size {
             return Err(too_short());
         }
@@ -233,11 +236,11 @@ fn unpack(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
             }
             b'c' => {
                 if size == 0 {
-                    size = match values.pop() {
-                        Some(Value::Number(n)) => n as usize,
-                        Some(Value::Integer(n)) => n as usize,
-                        _ => return Err(runtime("format 'c0' needs a previous size".to_string())),
-                    };
+                    // The value before, if Lua reads it as a number, as a size_t: a negative one
+                    // is huge, and too long for the data.
+                    let previous = values.pop().map(|v| lua.coerce_number(v)).transpose()?.flatten();
+                    let Some(n) = previous else { return Err(runtime("format 'c0' needs a previous size".to_string())) };
+                    size = if n < 0.0 { usize::MAX } else { n as usize };
                     if size > data.len() || pos > data.len() - size {
                         return Err(too_short());
                     }
