@@ -10,19 +10,19 @@
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use crate::lua_to_resp::to_integer;
+use crate::rust_functions::{self, argument_error};
 
 /// Tables nested deeper than this are packed as nil.
 const NESTING_MAX: usize = 16;
 
-fn arg_error(position: usize, function: &str, message: &str) -> mlua::Error {
-    mlua::Error::runtime(format!("bad argument #{position} to '{function}' ({message})"))
+/// A bad argument, worded by Lua with the name the function was called by.
+fn arg_error(position: usize, _function: &str, message: &str) -> mlua::Error {
+    argument_error(position, message)
 }
 
 pub fn library(lua: &Lua) -> Result<Table> {
-    let cmsgpack = lua.create_table()?;
-    cmsgpack.set(
-        "pack",
-        lua.create_function(|lua, values: MultiValue| {
+    rust_functions::library(lua, vec![
+        ("pack", Box::new(|lua, values: MultiValue| {
             if values.is_empty() {
                 return Err(arg_error(0, "pack", "MessagePack pack needs input."));
             }
@@ -30,26 +30,19 @@ pub fn library(lua: &Lua) -> Result<Table> {
             for value in values.iter() {
                 encode(value, &mut out, 0);
             }
-            lua.create_string(out)
-        })?,
-    )?;
-    cmsgpack.set("unpack", lua.create_function(|lua, args: MultiValue| unpack(lua, "unpack", &args, 0, 0))?)?;
-    cmsgpack.set(
-        "unpack_one",
-        lua.create_function(|lua, args: MultiValue| {
+            Ok(MultiValue::from_vec(vec![Value::String(lua.create_string(out)?)]))
+        })),
+        ("unpack", Box::new(|lua, args: MultiValue| unpack(lua, "unpack", &args, 0, 0))),
+        ("unpack_one", Box::new(|lua, args: MultiValue| {
             let offset = integer_arg(lua, &args, 1, "unpack_one", true)?;
             unpack(lua, "unpack_one", &args, 1, offset)
-        })?,
-    )?;
-    cmsgpack.set(
-        "unpack_limit",
-        lua.create_function(|lua, args: MultiValue| {
+        })),
+        ("unpack_limit", Box::new(|lua, args: MultiValue| {
             let limit = integer_arg(lua, &args, 1, "unpack_limit", false)?;
             let offset = integer_arg(lua, &args, 2, "unpack_limit", true)?;
             unpack(lua, "unpack_limit", &args, limit, offset)
-        })?,
-    )?;
-    Ok(cmsgpack)
+        })),
+    ])
 }
 
 /// An integer argument as luaL_optinteger reads it (`optional`: 0 when absent; otherwise

@@ -15,7 +15,9 @@ mod limits;
 mod lua_to_resp;
 mod number;
 mod readonly;
+mod redis_api;
 mod resp_to_lua;
+mod rust_functions;
 mod struct_lib;
 
 use std::cell::{Cell, RefCell};
@@ -40,6 +42,14 @@ pub trait Host {
     fn call(&mut self, args: &[&[u8]]) -> (&[u8], bool);
     /// redis.log: a line for the server's log, at Redis's level 0 (debug) to 3 (warning).
     fn log(&mut self, level: u8, text: &[u8]);
+    /// redis.setresp: the protocol (2 or 3) the commands the script calls from now on reply in.
+    /// Each run starts in 2.
+    fn set_protocol(&mut self, _protocol: u8) {}
+    /// redis.acl_check_cmd: whether the script's user may run `args` (`args[0]` the command);
+    /// None for a command, or a container's subcommand, that does not exist.
+    fn may_run(&mut self, _args: &[&[u8]]) -> Option<bool> {
+        None
+    }
 }
 
 /// The upvalues of `run_entry`: sandbox.lua's error handler, the names scripts see as globals
@@ -128,9 +138,19 @@ pub struct Run {
     pub wrote: Cell<bool>,
     /// Set when the limit ended the script.
     ended: Cell<bool>,
+    /// Whether the script asked for RESP3 (redis.setresp(3)): its booleans are returned as RESP3's.
+    pub resp3: Cell<bool>,
+    /// The settings of the `cjson` scripts share, the run's own (cjson.rs).
+    pub cjson: Cell<cjson::Settings>,
 }
 
 impl Run {
+    /// What a script may set for itself, back to the defaults: each run starts from them.
+    fn reset_settings(&self) {
+        self.resp3.set(false);
+        self.cjson.set(cjson::Settings::default());
+    }
+
     /// Runs `f` with the running script's host; an error for a call made outside a run (a
     /// function kept in a global and called later cannot be: globals are read-only).
     pub fn with_host<R>(&self, f: impl FnOnce(&mut dyn Host) -> R) -> mlua::Result<R> {
@@ -158,13 +178,10 @@ impl Scripts {
         bridge.set("cjson", cjson::library(&lua)?)?;
         bridge.set("cmsgpack", cmsgpack::library(&lua)?)?;
         bridge.set("struct", struct_lib::library(&lua)?)?;
-        bridge.set(
-            "sha1hex",
-            lua.create_function(|_, text: mlua::LuaString| Ok(sha1_smol::Sha1::from(&*text.as_bytes()).digest().to_string()))?,
-        )?;
         // SAFETY: both are plain Lua C functions (call.rs).
         bridge.set("redis_call", unsafe { lua.create_c_function(call::redis_call)? })?;
         bridge.set("redis_pcall", unsafe { lua.create_c_function(call::redis_pcall)? })?;
+        bridge.set("redis_api", redis_api::library(&lua)?)?;
         // What would let a script crash the server or change what other scripts see, replaced
         // before sandbox.lua copies the globals: limits.rs, readonly.rs, chunks.rs.
         let globals = lua.globals();
@@ -183,15 +200,6 @@ impl Scripts {
                 }
                 _ => Ok(VmState::Continue),
             })?;
-        }
-        {
-            let run = run.clone();
-            bridge.raw_set(
-                "log",
-                lua.create_function(move |_, (level, text): (u8, mlua::LuaString)| {
-                    run.with_host(|host| host.log(level, &text.as_bytes()))
-                })?,
-            )?;
         }
         let compiled = lua.create_table()?;
         let library_runner = runners.get("library")?;
@@ -346,6 +354,7 @@ impl Scripts {
     fn running<R>(&self, limit: Duration, host: &mut dyn Host, f: impl FnOnce() -> R) -> R {
         self.run.wrote.set(false);
         self.run.ended.set(false);
+        self.run.reset_settings();
         self.run.deadline.set(Some(Instant::now() + limit));
         // SAFETY: the pointer is taken away again below, before `host`'s borrow ends, and only
         // redis.call, the bridge's log and the hook read it, which Lua calls only inside `f`.

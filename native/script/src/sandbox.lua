@@ -25,45 +25,9 @@ local redis = {
 -- call that takes the script's line out of the stack the error handler reads.
 redis.call, redis.pcall = bridge.redis_call, bridge.redis_pcall
 
--- A status or error reply as a table, the form a script returns or redis.pcall hands back.
--- An error's text gets Redis's generic code when it has none: "bad" → "ERR bad".
-function redis.error_reply(text)
-  if type(text) ~= 'string' then error('wrong number or type of arguments', 2) end
-  if sub(text, 1, 1) == '-' then text = sub(text, 2) end
-  if not find(text, ' ', 1, true) then text = 'ERR ' .. text end
-  return { err = text }
-end
-function redis.status_reply(text)
-  if type(text) ~= 'string' then error('wrong number or type of arguments', 2) end
-  return { ok = text }
-end
-
-function redis.sha1hex(text)
-  if select('#', text) ~= 1 then error('wrong number of arguments', 2) end
-  return bridge.sha1hex(tostring(text))
-end
-
-function redis.log(level, ...)
-  if select('#', ...) == 0 then error('redis.log() requires two arguments or more.', 2) end
-  if type(level) ~= 'number' then error('First argument must be a number (log level).', 2) end
-  if level < redis.LOG_DEBUG or level > redis.LOG_WARNING then error('Invalid debug level.', 2) end
-  local parts = {}
-  for i = 1, select('#', ...) do parts[i] = tostring((select(i, ...))) end
-  bridge.log(level, concat(parts, ' '))
-end
-
--- Scripts speak RESP2 to the commands they call; RESP3 replies are not converted.
-function redis.setresp(version)
-  if version ~= 2 and version ~= 3 then error('RESP version must be 2 or 3.', 2) end
-  if version == 3 then error('svc runs the commands a script calls in RESP2 only', 2) end
-end
-
--- There are no replicas, and every write a script makes goes to the append-only file.
-function redis.set_repl(flags)
-  if type(flags) ~= 'number' or flags < redis.REPL_NONE or flags > redis.REPL_ALL then
-    error('Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.', 2)
-  end
-end
+-- sha1hex, error_reply, status_reply, log, setresp, set_repl and acl_check_cmd: C functions, as
+-- Redis's are (redis_api.rs).
+for name, f in pairs(bridge.redis_api) do redis[name] = f end
 function redis.replicate_commands() return true end
 function redis.breakpoint() return false end
 function redis.debug() end
@@ -117,10 +81,11 @@ local function nonexistent(_, name)
 end
 local function environment(names)
   setmetatable(names, { __index = nonexistent, __metatable = false })
-  local env = setmetatable({}, { __index = names, __newindex = refuse_write, __metatable = false })
+  local meta = { __index = names, __newindex = refuse_write, __metatable = false }
+  local env = setmetatable({}, meta)
   -- Redis's globals show a metatable whose __index refuses an unknown name.
   protect(env, readonly({ __index = nonexistent }))
-  return env
+  return env, meta
 end
 
 -- `names` for scripts: the sandboxed globals, copied here once they are complete (nothing changes
@@ -186,7 +151,7 @@ end
 local load_api = {
   LOG_DEBUG = redis.LOG_DEBUG, LOG_VERBOSE = redis.LOG_VERBOSE, LOG_NOTICE = redis.LOG_NOTICE,
   LOG_WARNING = redis.LOG_WARNING, REDIS_VERSION = redis.REDIS_VERSION, REDIS_VERSION_NUM = redis.REDIS_VERSION_NUM,
-  log = redis.log, setresp = redis.setresp,
+  log = redis.log,
 }
 function load_api.register_function(...)
   local count = select('#', ...)
@@ -218,17 +183,18 @@ function load_api.register_function(...)
   registering[#registering + 1] = { name = name, callback = callback, flags = flags or {}, description = description }
 end
 
--- A library's globals: the scripts' less KEYS and ARGV (a function gets its keys and arguments as
--- parameters), with a `redis` that is the load API while the library loads and the scripts' one
--- (less register_function, which it never had) once it has.
+-- A library's globals. While its code runs to register its functions, Redis 7.0 shows it one name
+-- only, `redis`, the load API; once loaded, its functions see the scripts' globals less KEYS and
+-- ARGV (a function gets its keys and arguments as parameters). One environment, whose names are
+-- swapped, as Redis swaps its globals' __index.
 local library_names = {}
 for name, value in pairs(real) do library_names[name] = value end
-local library_env = environment(library_names)
+local library_env, library_meta = environment(library_names)
 library_names.loadstring, library_names.load = bridge.loaders(library_env)
 library_names._G = library_env
 local load_names = {}
 for name, value in pairs(load_api) do load_names[name] = value end
-local load_redis = environment(load_names)
+local loading_names = setmetatable({ redis = environment(load_names) }, { __index = nonexistent, __metatable = false })
 
 return {
   -- What lib.rs's run_entry runs scripts and functions with: the error handler, as the error
@@ -241,10 +207,10 @@ return {
   -- description } each), or false and an error table.
   library = function(code)
     setfenv(code, library_env)
-    registering, library_names.redis = {}, load_redis
+    registering, library_meta.__index = {}, loading_names
     local ok, e = xpcall(code, handler)
     local registered = registering
-    registering, library_names.redis = nil, real.redis
+    registering, library_meta.__index = nil, library_names
     if not ok then return false, e end
     return true, registered
   end,

@@ -8,6 +8,7 @@
 use mlua::{Lua, LuaString, MultiValue, Result, Table, Value};
 
 use crate::lua_to_resp::to_integer;
+use crate::rust_functions::{self, argument_error};
 
 /// Widest integer an `i`/`I` option may ask for, in bytes.
 const INT_BYTES_MAX: usize = 32;
@@ -18,8 +19,9 @@ fn runtime(message: String) -> mlua::Error {
     mlua::Error::runtime(message)
 }
 
-fn arg_error(position: usize, function: &str, message: &str) -> mlua::Error {
-    runtime(format!("bad argument #{position} to '{function}' ({message})"))
+/// A bad argument, worded by Lua with the name the function was called by.
+fn arg_error(position: usize, _function: &str, message: &str) -> mlua::Error {
+    argument_error(position, message)
 }
 
 /// The format's state as it is read: byte order and alignment.
@@ -283,9 +285,9 @@ fn size(lua: &Lua, args: MultiValue) -> Result<f64> {
 }
 
 pub fn library(lua: &Lua) -> Result<Table> {
-    let library = lua.create_table()?;
-    library.set("pack", lua.create_function(pack)?)?;
-    library.set("unpack", lua.create_function(unpack)?)?;
-    library.set("size", lua.create_function(size)?)?;
-    Ok(library)
+    rust_functions::library(lua, vec![
+        ("pack", Box::new(|lua, args| Ok(MultiValue::from_vec(vec![Value::String(pack(lua, args)?)])))),
+        ("unpack", Box::new(unpack)),
+        ("size", Box::new(|lua, args| Ok(MultiValue::from_vec(vec![Value::Number(size(lua, args)?)])))),
+    ])
 }
