@@ -7,7 +7,7 @@
  *
  * and RESP3's types after HELLO 3:
  *
- *   _ → { nil: true }   ,1.5 → { d: "1.5" }   #t → { b: true }   =txt:… → { v: "txt:…" }
+ *   _ → { nil: true }   ,1.5 → { d: "1.5" }   #t → { b: true }   =txt:… → { v: "txt:…" }   (12 → { big: "12" }
  *   %2 → { map: [k, v, k, v] }   ~2 → { set: […] }   >3 → { push: […] }
  */
 import type { Socket } from "bun";
@@ -15,7 +15,8 @@ import { WriteQueue } from "./wire.ts";
 
 export type RespValue =
   | string | bigint | null | { s: string } | { e: string } | { nullArray: true } | RespValue[]
-  | { nil: true } | { d: string } | { b: boolean } | { v: string } | { map: RespValue[] } | { set: RespValue[] } | { push: RespValue[] };
+  | { nil: true } | { d: string } | { b: boolean } | { v: string } | { big: string } | { map: RespValue[] } | { set: RespValue[] }
+  | { push: RespValue[] };
 
 /** A reply as one line of JSON, integers marked ":5" so they stay apart from the bulk string "5". */
 export const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
@@ -74,6 +75,7 @@ export function parseReply(buf: Buffer, at: number): { value: RespValue; next: n
     }
     case "_": return { value: { nil: true }, next: after };
     case ",": return { value: { d: line }, next: after };
+    case "(": return { value: { big: line }, next: after };
     case "#": return { value: { b: line === "t" }, next: after };
     default: throw new Error(`bad reply byte ${buf[at]} at ${at}`);
   }
