@@ -140,7 +140,8 @@ unsafe extern "C-unwind" fn read_pieces(state: *mut ffi::lua_State, data: *mut c
         *size = len;
         return at;
     }
-    ffi::luaL_checkstack(state, 2, c"too many nested functions".as_ptr());
+    // Lua's own luaL_checkstack (mlua's asks for LUA_MINSTACK slots more).
+    ffi::luaL_checkstack_(state, 2, c"too many nested functions".as_ptr());
     ffi::lua_pushvalue(state, 1);
     ffi::lua_call(state, 0, 1);
     if ffi::lua_isnil(state, -1) != 0 {

@@ -10,7 +10,7 @@
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use crate::lua_to_resp::to_integer;
-use crate::rust_functions::{self, argument_error};
+use crate::rust_functions::{self, argument_error, bare_error};
 
 /// Tables nested deeper than this are packed as nil.
 const NESTING_MAX: usize = 16;
@@ -208,17 +208,23 @@ fn unpack(lua: &Lua, function: &str, args: &MultiValue, limit: i64, offset: i64)
     let all = limit == 0 && offset == 0;
     // The string argument is the one slot of lua-cmsgpack's stack in use when it starts.
     let mut decoder = Decoder { lua, bytes: &bytes, at: offset as usize, slots: 1 };
-    let mut values = Vec::new();
-    while decoder.at < bytes.len() && (all || (values.len() as i64) < limit) {
-        values.push(decoder.value()?);
+    // Stored as they are made (thousands held as Rust values would each hold an mlua reference),
+    // after the place of the next offset when there is one.
+    let values = lua.create_table()?;
+    let first = if all { 1 } else { 2 };
+    let mut count = 0;
+    while decoder.at < bytes.len() && (all || (count as i64) < limit) {
+        values.raw_set(first + count, decoder.value()?)?;
+        count += 1;
         decoder.slots += 1;
     }
     if !all {
         decoder.need_slot(c"in function mp_unpack_full")?;
         let next = if decoder.at < bytes.len() { decoder.at as f64 } else { -1.0 };
-        values.insert(0, Value::Number(next));
+        values.raw_set(1, next)?;
+        count += 1;
     }
-    Ok(MultiValue::from_vec(values))
+    Ok(rust_functions::many(values, count))
 }
 
 /// Lua's bound on the stack of a C function (LUAI_MAXCSTACK): lua-cmsgpack's decoding keeps every
@@ -323,6 +329,12 @@ impl<'a> Decoder<'a> {
                             false
                         }
                         Some(k) => {
+                            // lua_settable's refusals, raised inside lua-cmsgpack's C code.
+                            match &k {
+                                Value::Nil => return Err(bare_error("table index is nil")),
+                                Value::Number(n) if n.is_nan() => return Err(bare_error("table index is NaN")),
+                                _ => {}
+                            }
                             table.raw_set(k, done)?;
                             self.slots -= 1;
                             *left -= 1;

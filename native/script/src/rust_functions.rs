@@ -17,6 +17,7 @@ use mlua::{ffi, Function, LightUserData, Lua, MultiValue, Table, Value};
 /// Markers, as the first value the Rust function answers with, of what follows it.
 static RAISE_ARGUMENT: u8 = 0;
 static RAISE_MESSAGE: u8 = 0;
+static RAISE_BARE: u8 = 0;
 static MANY_RESULTS: u8 = 0;
 
 /// Results past this many come back in a table (mlua pushes a callback's results itself, on a
@@ -34,6 +35,30 @@ fn marker(which: &'static u8) -> Value {
 /// #position to 'name' (message)".
 pub fn argument_error(position: usize, message: impl Into<String>) -> mlua::Error {
     mlua::Error::BadArgument { to: None, pos: position, name: None, cause: Arc::new(mlua::Error::runtime(message.into())) }
+}
+
+/// An error Lua itself raises inside a C library's function ("table index is nil"): raised with no
+/// position, as a runtime error inside a C function has none.
+#[derive(Debug)]
+struct Bare(String);
+
+impl std::fmt::Display for Bare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Bare {}
+
+pub fn bare_error(message: impl Into<String>) -> mlua::Error {
+    mlua::Error::external(Bare(message.into()))
+}
+
+/// Results already stored in `table` at 1..=count: what a function answers when it makes more
+/// values than it should hold as Rust values (mlua keeps a reference for each, in a stack of
+/// limited room).
+pub fn many(table: Table, count: usize) -> MultiValue {
+    MultiValue::from_vec(vec![marker(&MANY_RESULTS), Value::Table(table), Value::Number(count as f64)])
 }
 
 /// The text of an error, without mlua's wording around it.
@@ -54,15 +79,17 @@ pub fn function(lua: &Lua, f: impl Fn(&Lua, MultiValue) -> mlua::Result<MultiVal
             Ok(results) if results.len() <= FEW_RESULTS_MAX => results,
             Ok(results) => {
                 let count = results.len();
-                let table = lua.create_sequence_from(results)?;
-                MultiValue::from_vec(vec![marker(&MANY_RESULTS), Value::Table(table), Value::Number(count as f64)])
+                many(lua.create_sequence_from(results)?, count)
             }
             Err(error @ mlua::Error::BadArgument { .. }) => {
                 let mlua::Error::BadArgument { pos, .. } = &error else { unreachable!() };
                 let text = lua.create_string(message_of(&error))?;
                 MultiValue::from_vec(vec![marker(&RAISE_ARGUMENT), Value::Number(*pos as f64), Value::String(text)])
             }
-            Err(error) => MultiValue::from_vec(vec![marker(&RAISE_MESSAGE), Value::String(lua.create_string(message_of(&error))?)]),
+            Err(error) => match error.downcast_ref::<Bare>() {
+                Some(Bare(text)) => MultiValue::from_vec(vec![marker(&RAISE_BARE), Value::String(lua.create_string(text)?)]),
+                None => MultiValue::from_vec(vec![marker(&RAISE_MESSAGE), Value::String(lua.create_string(message_of(&error))?)]),
+            },
         })
     })?;
     // SAFETY: a C closure of one upvalue made on the main thread, protected.
@@ -103,12 +130,17 @@ unsafe extern "C-unwind" fn call(state: *mut ffi::lua_State) -> c_int {
         ffi::lua_concat(state, 2);
         ffi::lua_error(state);
     }
+    if std::ptr::eq(first, &RAISE_BARE) {
+        ffi::lua_pushvalue(state, 2);
+        ffi::lua_error(state);
+    }
     if std::ptr::eq(first, &MANY_RESULTS) {
         let many = ffi::lua_tointeger(state, 3) as c_int;
         // The table in the first slot, below its values, as lua-cmsgpack's string argument is.
         ffi::lua_settop(state, 2);
         ffi::lua_replace(state, 1);
-        ffi::luaL_checkstack(state, many, c"too many results".as_ptr());
+        // Lua's own luaL_checkstack (mlua's asks for LUA_MINSTACK slots more).
+        ffi::luaL_checkstack_(state, many, c"too many results".as_ptr());
         for index in 1..=many {
             ffi::lua_rawgeti(state, 1, ffi::lua_Integer::from(index));
         }
