@@ -144,6 +144,11 @@ describe("the globals and libraries every script shares", () => {
       // Stopped, the count only grows; restarted within 50 scripts, it falls back.
       expect(kib.some((count, i) => i > 0 && count < kib[i - 1]!)).toBe(true);
     }
-    await same([evalOf("collectgarbage('setpause', -1) collectgarbage('setstepmul', -1) return 1"), evalOf("return collectgarbage('step', 2^31 - 1)")]);
+    // A script's pause and step multiplier last until the next such step (Redis keeps them): a
+    // collector told to pause forever collects again. Not asked of redis-server, whose collector
+    // keeps such settings for good.
+    const settings = await s.kvClient.pipeline([evalOf("collectgarbage('setpause', -1) collectgarbage('setstepmul', -1) return 1"), ...Array.from({ length: 120 }, () => evalOf(garbage))]);
+    const after = settings.slice(1).map(Number);
+    expect(after.some((count, i) => i > 0 && count < after[i - 1]!)).toBe(true);
   });
 });

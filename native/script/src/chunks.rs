@@ -14,6 +14,10 @@
 //!   Lua strings are interned, so the parser's string is the one already on the stack or in the
 //!   registry when there is one: `loadstring` and `load` push the name before loading, and the
 //!   names of scripts and libraries are kept in the registry for the state's life (`anchor_names`).
+//! - **Length.** Lua 5.1's lexer finds a long string's text from its delimiter's count of '=' in
+//!   a C int: past 2^30 of them the count overflows and the lexer reads past its buffer (the
+//!   CVE-2025-46819 class). A chunk that long cannot be loaded under the state's memory limit (1
+//!   GiB, which also bounds the lexer's buffer); CHUNK_BYTES_MAX refuses one whatever the limit.
 //! - **Environment.** A loaded chunk runs with the thread's globals unless given others; here those
 //!   are the sandbox's own table, which scripts must not reach (and whose writes no one checks). The
 //!   `loadstring` and `load` given to scripts set the chunk's environment to the one they were made
@@ -33,6 +37,11 @@ pub const LIBRARY_CHUNK_NAME: &str = "@user_function";
 
 /// Where `anchor_names` keeps the chunk names in the registry.
 const ANCHORED_NAMES_KEY: &str = "svc.chunk_names";
+
+/// The longest chunk loaded: below the lexer's overflow (see the module's comment).
+pub const CHUNK_BYTES_MAX: usize = 1 << 30;
+/// What a longer one gets.
+pub const CHUNK_TOO_LONG: &str = "chunk too long";
 
 /// Upvalue of `loadstring` and `load`: the environment their chunks get.
 const ENV_UPVALUE: c_int = 1;
@@ -114,6 +123,11 @@ unsafe extern "C-unwind" fn loadstring(state: *mut ffi::lua_State) -> c_int {
     // The name defaults to the text itself, as a C string (up to its first NUL), as in Lua.
     let name = ffi::luaL_optlstring(state, 2, bytes, std::ptr::null_mut());
     ffi::lua_settop(state, 2);
+    if len >= CHUNK_BYTES_MAX {
+        ffi::lua_pushnil(state);
+        ffi::lua_pushlstring(state, CHUNK_TOO_LONG.as_ptr().cast(), CHUNK_TOO_LONG.len());
+        return 2;
+    }
     ffi::lua_pushstring(state, name);
     let mut text = Text { space_first: len > 0 && *bytes.cast::<u8>() == BYTECODE_MARK, bytes: bytes.cast(), len, given: false };
     let status = ffi::lua_load(state, read_text, (&mut text as *mut Text).cast(), name);
@@ -127,6 +141,8 @@ const PIECE_SLOT: c_int = 3;
 struct Pieces {
     /// No piece has been read yet.
     first: bool,
+    /// Bytes read so far.
+    read: usize,
     /// The piece in PIECE_SLOT is still to be given (a space went first).
     held: Option<(*const c_char, usize)>,
 }
@@ -154,6 +170,10 @@ unsafe extern "C-unwind" fn read_pieces(state: *mut ffi::lua_State, data: *mut c
     }
     ffi::lua_replace(state, PIECE_SLOT);
     let at = ffi::lua_tolstring(state, PIECE_SLOT, size);
+    pieces.read = pieces.read.saturating_add(*size);
+    if pieces.read >= CHUNK_BYTES_MAX {
+        ffi::luaL_error(state, c"chunk too long".as_ptr());
+    }
     if pieces.first && *size > 0 {
         pieces.first = false;
         if *at.cast::<u8>() == BYTECODE_MARK {
@@ -171,7 +191,7 @@ unsafe extern "C-unwind" fn load(state: *mut ffi::lua_State) -> c_int {
     ffi::luaL_checktype(state, 1, ffi::LUA_TFUNCTION);
     ffi::lua_settop(state, PIECE_SLOT);
     ffi::lua_pushstring(state, name);
-    let mut pieces = Pieces { first: true, held: None };
+    let mut pieces = Pieces { first: true, read: 0, held: None };
     let status = ffi::lua_load(state, read_pieces, (&mut pieces as *mut Pieces).cast(), name);
     loaded(state, status)
 }

@@ -222,6 +222,9 @@ impl Scripts {
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
     /// knows it by. The error is Lua's message ("user_script:1: …").
     pub fn load(&self, sha: &str, body: &[u8]) -> Result<u32, String> {
+        if body.len() >= chunks::CHUNK_BYTES_MAX {
+            return Err(format!("user_script: {}", chunks::CHUNK_TOO_LONG));
+        }
         let function = self.lua.load(chunks::text_only(body).as_ref()).set_name(chunks::SCRIPT_CHUNK_NAME).into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => message,
             other => other.to_string(),
@@ -243,6 +246,9 @@ impl Scripts {
     /// exists in the library"; a library that registers nothing is an error too.
     /// `host` takes the library's redis.log lines (it calls no command while it loads).
     pub fn load_library(&self, code: &[u8], host: &mut dyn Host) -> Result<Vec<Registered>, String> {
+        if code.len() >= chunks::CHUNK_BYTES_MAX {
+            return Err(format!("Error compiling function: user_function: {}", chunks::CHUNK_TOO_LONG));
+        }
         let chunk = self.lua.load(chunks::text_only(code).as_ref()).set_name(chunks::LIBRARY_CHUNK_NAME).into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => format!("Error compiling function: {message}"),
             other => format!("Error compiling function: {other}"),
