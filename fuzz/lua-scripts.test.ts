@@ -15,6 +15,11 @@ import { type ServerProcess, startKv } from "../test/kv/support/servers.ts";
 
 /** Programs per run: a few hundred in the suite (a few seconds). */
 const runs = Number(process.env.SVC_LUA_FUZZ_RUNS ?? 300);
+/** fast-check's seed, to replay a run it reported (it prints the seed of a failure). */
+const seed = process.env.SVC_LUA_FUZZ_SEED === undefined ? undefined : Number(process.env.SVC_LUA_FUZZ_SEED);
+/** Time allowed: most programs take a few milliseconds; some build thousands of nested tables. */
+const msPerRunAllowed = 100;
+const testTimeoutMs = Math.max(60_000, runs * msPerRunAllowed);
 
 /** The key no program can name: programs' keys all start with `fz:`. */
 const sentinelKey = "sentinel";
@@ -215,6 +220,6 @@ test("no script crashes the server, touches a key it cannot name, or changes wha
       expect(await client.call("GET", sentinelKey)).toBe(sentinel);
       expect(await client.call("EVAL", probe, "0")).toEqual(baseline);
     }),
-    { numRuns: runs },
+    { numRuns: runs, seed },
   );
-}, 600_000);
+}, testTimeoutMs);

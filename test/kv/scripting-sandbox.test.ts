@@ -39,6 +39,9 @@ describe("library functions at their limits and past them", () => {
       evalOf("return {struct.unpack('i', 'xxxx', 0)}"), evalOf("return #{struct.unpack(string.rep('b', 7997), string.rep('a', 7997))}"),
       evalOf("return #{struct.unpack(string.rep('b', 7998), string.rep('a', 7998))}"), evalOf("return #{struct.unpack(string.rep('b', 7997), string.rep('a', 7997), 1)}"),
       evalOf("return #{struct.unpack(string.rep('s', 7990), string.rep('a\\0', 7990))}"),
+      evalOf("local co = coroutine.create(function(...) return ... end) return select('#', coroutine.resume(co, unpack({}, 1, 7997)))"),
+      evalOf("local co = coroutine.create(function() coroutine.yield(unpack({}, 1, 7997)) end) return select('#', coroutine.resume(co))"),
+      evalOf("return select('#', coroutine.wrap(function(...) return ... end)(unpack({}, 1, 7997)))"),
     ]);
     // Coroutines nested until Lua's 200 C levels: svc's run starts one C level deeper than Redis's,
     // so its error has one "user_script:1:" fewer.

@@ -77,7 +77,8 @@ unsafe extern "C-unwind" fn pattern_guard(state: *mut ffi::lua_State) -> c_int {
     if ffi::lua_isstring(state, 1) != 0 && ffi::lua_isstring(state, 2) != 0 {
         let mut len = 0;
         let pattern = ffi::lua_tolstring(state, 2, &mut len);
-        if pattern_items(std::slice::from_raw_parts(pattern.cast(), len)) > PATTERN_ITEMS_MAX {
+        // Each item takes a byte at least: a pattern this short needs no count.
+        if len > PATTERN_ITEMS_MAX && pattern_items(std::slice::from_raw_parts(pattern.cast(), len)) > PATTERN_ITEMS_MAX {
             return ffi::luaL_error(state, c"pattern too complex".as_ptr());
         }
     }

@@ -53,9 +53,11 @@ pub fn install(lua: &Lua, globals: &Table, table: &Table) -> mlua::Result<Functi
 
 /// Whether the value at `index` is a registered proxy.
 pub unsafe fn is_readonly(state: *mut ffi::lua_State, index: c_int) -> bool {
-    if ffi::lua_type(state, index) != ffi::LUA_TTABLE {
+    // Every proxy has a metatable; most tables a script inserts into have none, and answer here.
+    if ffi::lua_type(state, index) != ffi::LUA_TTABLE || ffi::lua_getmetatable(state, index) == 0 {
         return false;
     }
+    ffi::lua_pop(state, 1);
     ffi::lua_pushvalue(state, index);
     ffi::lua_rawget(state, ffi::lua_upvalueindex(PROXIES_UPVALUE));
     let registered = ffi::lua_type(state, -1) != ffi::LUA_TNIL;

@@ -330,3 +330,34 @@ fn a_stopped_collector_is_restarted_within_fifty_runs() {
     // Stopped, memory only grows; restarted, it falls back.
     assert!(grown.windows(2).any(|w| w[1] < w[0]), "{grown:?}");
 }
+
+/// What the guards cost a hot loop: table.insert, rawset and getmetatable through readonly.rs's
+/// C functions against Lua's own (a state without the sandbox). `cargo test --release -p
+/// svc-script guard_cost -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn guard_cost() {
+    let bodies = [
+        // Each function read once into a local, so that only the call is timed (a global read in
+        // the sandbox passes through two proxies).
+        ("table.insert", "local insert, n = table.insert, 0 for j = 1, 30 do local t = {} for i = 1, 100000 do insert(t, i) end n = n + #t end return n"),
+        ("rawset", "local rawset, n = rawset, 0 for j = 1, 30 do local t = {} for i = 1, 100000 do rawset(t, i, i) end n = n + #t end return n"),
+        ("getmetatable", "local getmetatable, t, n = getmetatable, setmetatable({}, {}), 0 for i = 1, 3000000 do if getmetatable(t) then n = n + 1 end end return n"),
+        ("string.find", "local find, n = string.find, 0 for i = 1, 3000000 do if find('hello world', 'o w') then n = n + 1 end end return n"),
+        ("unpack", "local unpack, select, t, n = unpack, select, {1, 2, 3}, 0 for i = 1, 3000000 do n = n + select('#', unpack(t)) end return n"),
+    ];
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let plain = mlua::Lua::new();
+    let h = &mut host();
+    for (name, body) in bodies {
+        let best = |f: &mut dyn FnMut()| (0..5).map(|_| { let t = std::time::Instant::now(); f(); t.elapsed() }).min().unwrap();
+        let id = scripts.load(name, body.as_bytes()).unwrap();
+        let mut reply = Vec::new();
+        let guarded = best(&mut || reply = scripts.run(id, &[], &[], Duration::from_secs(60), h));
+        let function = plain.load(body).into_function().unwrap();
+        let mut value = 0.0;
+        let own = best(&mut || value = function.call::<f64>(()).unwrap());
+        assert_eq!(String::from_utf8_lossy(&reply[1..]), format!(":{value}\r\n"), "{name}");
+        println!("{name}: guarded {guarded:?}, Lua's own {own:?}");
+    }
+}
