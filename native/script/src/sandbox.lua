@@ -3,16 +3,16 @@
 -- of scripts, of functions' libraries and of functions.
 -- Redis 7.0 is the model for every name and message here.
 --
--- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
--- text)`; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack` and `struct`; `version` and `version_num`;
--- `protect(proxy, shown)`, which registers a read-only proxy (readonly.rs), and `loaders(env)`,
+-- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `redis_api`,
+-- the rest of the library's C functions (redis_api.rs); `bit`, `cjson`, `cmsgpack` and `struct`;
+-- `version` and `version_num`; `protect(proxy, shown)`, which registers a read-only proxy (readonly.rs), and `loaders(env)`,
 -- which makes the `loadstring` and `load` of code that runs in `env` (chunks.rs).
 local bridge = ...
 
 local getinfo = debug.getinfo
 local type, tostring, error, select, rawpcall, rawget = type, tostring, error, select, pcall, rawget
 local setmetatable, setfenv, xpcall, ipairs, pairs = setmetatable, setfenv, xpcall, ipairs, pairs
-local concat, find, sub, gsub = table.concat, string.find, string.sub, string.gsub
+local find, sub, gsub = string.find, string.sub, string.gsub
 local real = _G
 
 local redis = {
