@@ -69,6 +69,8 @@ const GC_STEP_KIB: c_int = 50;
 /// in percent, put back at each such step.
 const GC_PAUSE_PERCENT: c_int = 200;
 const GC_STEP_MULTIPLIER_PERCENT: c_int = 200;
+/// Past this share of the memory limit (1/n) after a run, a whole collection before the next.
+const GC_FULL_COLLECTION_SHARE: usize = 4;
 
 /// A function a library registered when it was loaded.
 pub struct Registered {
@@ -110,6 +112,8 @@ pub struct Scripts {
     entry: c_int,
     /// Runs since the last garbage collection step (collect_garbage_now_and_then).
     runs_since_gc_step: Cell<u32>,
+    /// Bytes the state may hold (its memory limit).
+    memory_bytes_max: usize,
 }
 
 /// What `run_entry` is asked to do and where it writes the reply: one run of a script or function.
@@ -216,7 +220,7 @@ impl Scripts {
                 state = raw;
             })?;
         }
-        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, run, state, entry, runs_since_gc_step: Cell::new(0) })
+        Ok(Scripts { lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, run, state, entry, runs_since_gc_step: Cell::new(0), memory_bytes_max })
     }
 
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `run`
@@ -331,12 +335,19 @@ impl Scripts {
 
     /// Every GC_STEP_PERIOD_RUNS runs, a step of the garbage collector, as Redis makes after its
     /// scripts: besides keeping collection from coming all at once, it restarts a collector that a
-    /// script stopped (`collectgarbage('stop')` would otherwise stop it for every later script,
-    /// until the memory limit). The pause and step multiplier a script may have set go back to
-    /// Lua's defaults then too (Redis leaves them).
+    /// script stopped (`collectgarbage('stop')` would otherwise stop it for every later script).
+    /// The pause and step multiplier a script may have set go back to Lua's defaults then too
+    /// (Redis leaves them).
+    ///
+    /// And after any run that leaves the state holding more than a GC_FULL_COLLECTION_SHARE of its
+    /// memory limit, a whole collection: Lua 5.1 does not collect when an allocation fails, so the
+    /// garbage of a script that stopped the collector (or of one that made hundreds of megabytes)
+    /// would make the next scripts fail with "not enough memory" — where Redis, which has no
+    /// limit, grows.
     fn collect_garbage_now_and_then(&self) {
         let runs = self.runs_since_gc_step.get() + 1;
-        if runs < GC_STEP_PERIOD_RUNS {
+        let full = self.lua.used_memory() > self.memory_bytes_max / GC_FULL_COLLECTION_SHARE;
+        if runs < GC_STEP_PERIOD_RUNS && !full {
             return self.runs_since_gc_step.set(runs);
         }
         self.runs_since_gc_step.set(0);
@@ -346,10 +357,18 @@ impl Scripts {
             ffi::lua_gc(state, ffi::LUA_GCSTEP, GC_STEP_KIB);
             0
         }
-        // SAFETY: the main thread, between runs. Protected: a step may run mlua's finalizers, and
-        // nothing that fails in one may take the server down (what fails is dropped).
+        unsafe extern "C-unwind" fn collect(state: *mut ffi::lua_State) -> c_int {
+            ffi::lua_gc(state, ffi::LUA_GCSETPAUSE, GC_PAUSE_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCSETSTEPMUL, GC_STEP_MULTIPLIER_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCCOLLECT, 0);
+            0
+        }
+        // SAFETY: the main thread, between runs. Protected: a collection may run mlua's
+        // finalizers, and nothing that fails in one may take the server down (what fails is
+        // dropped). A whole collection also restarts a stopped collector (its threshold is set
+        // anew).
         unsafe {
-            if ffi::lua_cpcall(self.state, step, std::ptr::null_mut()) != 0 {
+            if ffi::lua_cpcall(self.state, if full { collect } else { step }, std::ptr::null_mut()) != 0 {
                 ffi::lua_pop(self.state, 1);
             }
         }

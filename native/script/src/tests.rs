@@ -361,3 +361,18 @@ fn guard_cost() {
         println!("{name}: guarded {guarded:?}, Lua's own {own:?}");
     }
 }
+
+#[test]
+fn garbage_left_by_one_script_does_not_fail_the_next() {
+    // A quarter of this limit is the most a run leaves uncollected.
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let hoard = "collectgarbage('stop') local t = {} for i = 1, 10 do t[i] = string.rep('x', 2^22) .. i end return 1";
+    assert_eq!(eval(&scripts, hoard, &[], &[], h), ":1\r\n");
+    // 40 MiB of garbage, and the collector stopped: without a collection in between, 16 MiB more
+    // would pass the 64 MiB limit.
+    assert_eq!(eval(&scripts, "return #string.rep('y', 2^24)", &[], &[], h), ":16777216\r\n");
+    let pause = "collectgarbage('setpause', 1e9) local t = {} for i = 1, 10 do t[i] = string.rep('x', 2^22) .. i end return 1";
+    assert_eq!(eval(&scripts, pause, &[], &[], h), ":1\r\n");
+    assert_eq!(eval(&scripts, "return #string.rep('y', 2^24)", &[], &[], h), ":16777216\r\n");
+}
