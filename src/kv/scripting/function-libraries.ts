@@ -9,10 +9,10 @@
  * checks the registrations.
  */
 import { KvError } from "../errors.ts";
+import { splitInlineArgs } from "../resp/parser.ts";
 import { LuaState, type ScriptHost } from "./lua-state.ts";
 import type { RunTarget } from "./script-run.ts";
 import { withoutShebang } from "./shebang.ts";
-import { splitInlineArgs } from "../resp/parser.ts";
 
 /** A registered function, as FCALL finds it and FUNCTION LIST shows it. */
 export interface LibraryFunction extends RunTarget {

@@ -6,7 +6,9 @@
  * its writes between MULTI and EXEC, so a replay applies all of them or none. A SELECT inside it
  * holds for the rest of the script only.
  */
+import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskSetProtocol } from "../../native/addon.ts";
 import { scriptNoPermission } from "../acl/acl-users.ts";
+import { lookupCommand } from "../commands/table.ts";
 import type { Engine } from "../engine.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
@@ -15,8 +17,6 @@ import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";
 import type { ScriptFlags } from "./shebang.ts";
 import { unpackWords } from "./words.ts";
-import { lookupCommand } from "../commands/table.ts";
-import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskSetProtocol } from "../../native/addon.ts";
 
 /** A script that has not written by then is ended; one that has runs on (as in Redis). */
 const scriptTimeLimitMsDefault = 5000;
