@@ -36,8 +36,15 @@ export interface Reply {
   double(n: number, text?: string): void;
   /** An out-of-band message such as a pub/sub delivery (RESP3 >); an array in RESP2. */
   push(count: number): void;
-  /** Human-readable text such as INFO (RESP3 verbatim "txt"); a bulk string in RESP2. */
-  verbatim(text: string): void;
+  /**
+   * Human-readable text such as INFO (RESP3 verbatim, `format` its three-letter type, "txt"
+   * unless given); a bulk string in RESP2.
+   */
+  verbatim(text: string, format?: string): void;
+  /** A boolean (RESP3 #t, #f); the integer 1 or 0 in RESP2. Only scripts answer with one. */
+  boolean(value: boolean): void;
+  /** An integer of any size, as decimal digits (RESP3 big number); a bulk string in RESP2. Only scripts answer with one. */
+  bigNumber(digits: string): void;
 }
 
 const trimFraction = (digits: string) => (digits.includes(".") ? digits.replace(/\.?0+$/, "") : digits);

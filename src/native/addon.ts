@@ -50,7 +50,21 @@ export interface NativeAddon {
   luaResume(lua: number, kill: boolean): number;
   /** The last run's reply when luaRun or luaResume answered luaReplyTooLong: the counted byte, then the reply. */
   luaTakeReply(lua: number): Buffer;
+  /**
+   * Keeps `ask`, which answers what a running script asks besides its commands and log lines,
+   * for every state: `ask(luaAskSetProtocol, protocol)` (redis.setresp) sets the protocol its
+   * commands reply in; `ask(luaAskMayRun, words)` (redis.acl_check_cmd) answers whether its user
+   * may run the command packed in `words` (luaAnswer*).
+   */
+  luaSetAsk(ask: (question: number, argument: number | Buffer) => number): void;
 }
+
+/** `ask`'s questions and answers (native/node/src/script.rs's ASK_*). */
+export const luaAskSetProtocol = 1;
+export const luaAskMayRun = 2;
+export const luaAnswerDenied = 0;
+export const luaAnswerAllowed = 1;
+export const luaAnswerUnknownCommand = 2;
 
 /** A function a library registered. */
 export interface RegisteredFunction {

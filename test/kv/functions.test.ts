@@ -88,6 +88,32 @@ describe("functions side by side with redis-server", () => {
   });
 });
 
+describe("a library's metadata and what its code sees", () => {
+  test("the metadata line is read as Redis 7.0 reads it: the engine in any case, name= once, quotes and tabs as sdssplitargs takes them", async () => {
+    const load = (first: string, name: string) => ["FUNCTION", "LOAD", `${first}\nredis.register_function('${name}', function() return '${name}' end)`];
+    await sameOnBoth([
+      load("#!LUA name=upper", "fu"), load("#!Lua name=mixed", "fm"), load("#!lUa NAME=shouted", "fs"), ["FCALL", "fu", "0"], ["FCALL", "fs", "0"],
+      load("#!lua name=d name=e", "fd"), load("#!lua name=\"quoted\"", "fq"), load("#!lua name=\"bad\"x", "fx"), load("#!lua\tname=tab", "ft"),
+      load("#!lua name=cr\r", "fcr"), load("#!lua name='single'", "fsq"), load("#!lua name=\"open", "fo"), load("#!js name=j", "fj"),
+      load("#!js name=bad-name", "fjb"), load("#!LUAX name=x", "fx2"), load("#!", "fe"), load("#! name=space", "fsp"),
+      ["FUNCTION", "DELETE", "UPPER"], ["FUNCTION", "DELETE", "upper"],
+    ]);
+  });
+
+  test("while a library loads its code sees only redis (register_function, log, the constants); its functions see the globals", async () => {
+    const load = (...lines: string[]) => ["FUNCTION", "LOAD", lines.join("\n")];
+    const ok = "redis.register_function('f', function() return 1 end)";
+    await sameOnBoth([
+      load("#!lua name=a", "local x = string.format('%d', 1)", ok), load("#!lua name=a", "local t = type", ok), load("#!lua name=a", "redis.setresp(3)", ok),
+      load("#!lua name=a", "local c = cjson", ok), load("#!lua name=a", "local p = pcall", ok), load("#!lua name=a", "x = 1", ok),
+      load("#!lua name=a", "redis.log(redis.LOG_DEBUG, 'x')", "redis.register_function('g', function() return {type(string), type(cjson), type(redis.call), type(redis.setresp)} end)"),
+      ["FCALL", "g", "0"],
+      load("#!lua name=b", "redis.register_function('h', function() return loadstring('return type(redis.call)')() end)"), ["FCALL", "h", "0"],
+      load("#!lua name=c", "redis.register_function('k', function() return KEYS end)"), ["FCALL", "k", "0"],
+    ]);
+  });
+});
+
 describe("a library's log", () => {
   test("redis.log while a library loads is written to the server's log, and the library loads", async () => {
     const code = "#!lua name=logs\nredis.log(redis.LOG_WARNING, 'loading logs')\nredis.register_function('l', function() return 1 end)";

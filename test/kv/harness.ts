@@ -42,6 +42,8 @@ export class Collector implements Reply {
   double(n: number, text = formatDouble(n)): void { this.add(text); }
   push(count: number): void { this.array(count); }
   verbatim(text: string): void { this.add(text); }
+  boolean(value: boolean): void { this.add(value ? 1 : 0); }
+  bigNumber(digits: string): void { this.add(digits); }
   array(length: number | null): void {
     if (length === null) this.add(null);
     else if (length === 0) this.add([]);

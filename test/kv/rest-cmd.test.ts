@@ -60,6 +60,7 @@ function asJson(v: RespValue): unknown {
   if ("nullArray" in v || "nil" in v) return null;
   if ("d" in v) return v.d === "inf" ? "inf" : v.d === "-inf" ? "-inf" : v.d === "nan" ? "nan" : Number(v.d);
   if ("v" in v) return v.v.slice(4);
+  if ("big" in v) return v.big;
   if ("set" in v) return v.set.map(asJson);
   if ("push" in v) return v.push.map(asJson);
   if ("map" in v) {

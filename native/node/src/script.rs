@@ -19,7 +19,7 @@
 //! `luaTakeReply` after it, a command's words as `call`'s argument and its reply as what `call`
 //! returns.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::rc::Rc;
 use std::time::Duration;
@@ -149,7 +149,87 @@ impl<'a> JsHost<'a> {
     }
 }
 
+thread_local! {
+    /// The server's function for what a running script asks besides commands and log lines
+    /// (luaSetAsk): `ask(question, argument)`, a number back.
+    static ASK: Cell<sys::napi_ref> = const { Cell::new(ptr::null_mut()) };
+}
+
+/// `ask`'s questions: redis.setresp's protocol (the argument; answer ignored), and
+/// redis.acl_check_cmd's (the argument the command's packed words; the answer
+/// ASK_ALLOWED, ASK_DENIED or ASK_UNKNOWN_COMMAND).
+const ASK_SET_PROTOCOL: u32 = 1;
+const ASK_MAY_RUN: u32 = 2;
+const ASK_ALLOWED: u32 = 1;
+const ASK_UNKNOWN_COMMAND: u32 = 2;
+
+/// Keeps `ask`, the function that answers what a running script asks besides its commands and
+/// log lines (redis.setresp, redis.acl_check_cmd), for every state; called once when the server's
+/// Lua side is loaded. `ask(1, protocol)` sets the protocol the script's commands reply in;
+/// `ask(2, words)` answers 1 if the script's user may run the command packed in `words`, 0 if
+/// not, 2 if there is no such command.
+#[napi(js_name = "luaSetAsk")]
+pub fn lua_set_ask(env: Env, ask: Function) -> Result<()> {
+    let mut reference = ptr::null_mut();
+    // SAFETY: a reference to the function, kept for the process's life (the one it replaces is
+    // let go).
+    unsafe {
+        check_status!(sys::napi_create_reference(env.raw(), ask.raw(), 1, &mut reference))?;
+        let old = ASK.replace(reference);
+        if !old.is_null() {
+            check_status!(sys::napi_delete_reference(env.raw(), old))?;
+        }
+    }
+    Ok(())
+}
+
+impl JsHost<'_> {
+    /// Asks `ask` `question` about `argument`; its answer as a u32.
+    fn ask(&mut self, question: u32, argument: sys::napi_value) -> Result<u32> {
+        let reference = ASK.get();
+        if reference.is_null() {
+            return Err(Error::new(Status::GenericFailure, "luaSetAsk was not called"));
+        }
+        let ask = self.function(reference, ptr::null_mut())?;
+        let mut question_value = ptr::null_mut();
+        let mut answer = 0;
+        // SAFETY: values of this env, made in the native call still running.
+        unsafe {
+            check_status!(sys::napi_create_uint32(self.env, question, &mut question_value))?;
+            let result = self.invoke(ask, &[question_value, argument])?;
+            check_status!(sys::napi_get_value_uint32(self.env, result, &mut answer))?;
+        }
+        Ok(answer)
+    }
+
+    fn number(&self, n: u32) -> Result<sys::napi_value> {
+        let mut value = ptr::null_mut();
+        // SAFETY: a value of this env.
+        check_status!(unsafe { sys::napi_create_uint32(self.env, n, &mut value) })?;
+        Ok(value)
+    }
+}
+
 impl svc_script::Host for JsHost<'_> {
+    fn set_protocol(&mut self, protocol: u8) {
+        let asked = self.number(u32::from(protocol)).and_then(|argument| self.ask(ASK_SET_PROTOCOL, argument));
+        if let Err(error) = asked {
+            self.failure.get_or_insert(error);
+        }
+    }
+
+    fn may_run(&mut self, args: &[&[u8]]) -> Option<bool> {
+        let asked = self.buffer(&words::pack(args)).and_then(|words| self.ask(ASK_MAY_RUN, words));
+        match asked {
+            Ok(ASK_UNKNOWN_COMMAND) => None,
+            Ok(answer) => Some(answer == ASK_ALLOWED),
+            Err(error) => {
+                self.failure.get_or_insert(error);
+                Some(false)
+            }
+        }
+    }
+
     fn call(&mut self, args: &[&[u8]]) -> &[u8] {
         match self.exchange(args) {
             // SAFETY: the mailbox is written by JavaScript only inside the next `call`.

@@ -1,48 +1,123 @@
-//! The `bit` library Redis gives scripts (LuaBitOp's functions): bitwise operations on numbers
-//! taken as 32-bit integers, modulo 2^32 and rounded to the nearest integer, results signed.
+//! The `bit` library Redis gives scripts (LuaBitOp 1.0.2): bitwise operations on numbers taken as
+//! 32-bit integers, results signed. Raw Lua C functions, as LuaBitOp's are: each reads its
+//! arguments as LuaBitOp does (right to left for band, bor and bxor, so the last bad one is
+//! named), with Lua's "number expected" for anything that is not a number.
 
-use mlua::{Lua, Result, Table, Variadic};
+use std::ffi::c_int;
 
-/// `n` as LuaBitOp normalises it: rounded half to even, then its low 32 bits as a signed int.
-pub fn to_bit(n: f64) -> i32 {
-    if !n.is_finite() {
-        return 0;
-    }
-    n.round_ties_even().rem_euclid(4_294_967_296.0) as u32 as i32
+use mlua::{ffi, Lua, Table};
+
+/// 2^52 + 2^51: added to a double, it leaves the number, rounded to an integer, in the low 32
+/// bits of its representation (LuaBitOp's normalisation, kept as it is for arguments past 2^51).
+const NORMALISER: f64 = 6_755_399_441_055_744.0;
+
+/// `n` as LuaBitOp normalises it: the low 32 bits of `n + 2^52 + 2^51`.
+pub fn to_bit(n: f64) -> u32 {
+    (n + NORMALISER).to_bits() as u32
 }
 
-/// `bit.tohex(x [, n])`: the low `|n|` hex digits of x (8 by default), upper case for negative n.
-pub fn to_hex(x: f64, digits: Option<f64>) -> String {
-    let digits = digits.map(to_bit).unwrap_or(8);
-    let upper = digits < 0;
+/// LuaBitOp's barg: argument `index` normalised; a type error for one that is not a number.
+unsafe fn argument(state: *mut ffi::lua_State, index: c_int) -> u32 {
+    let bits = to_bit(ffi::lua_tonumber(state, index));
+    if bits == 0 && ffi::lua_isnumber(state, index) == 0 {
+        ffi::luaL_typerror(state, index, c"number".as_ptr());
+    }
+    bits
+}
+
+unsafe fn push(state: *mut ffi::lua_State, bits: u32) -> c_int {
+    ffi::lua_pushnumber(state, f64::from(bits as i32));
+    1
+}
+
+/// `bit.tohex(x [, n])`: the low `|n|` hex digits of x (8 by default, at most 8), upper case for
+/// a negative n. n = -2^31 reads as -(2^31 - 1), as Redis fixed it (CVE-2024-31449).
+pub fn to_hex(x: u32, digits: i32) -> String {
+    let digits = digits.max(i32::MIN + 1);
     let count = digits.unsigned_abs().min(8) as usize;
-    let value = to_bit(x) as u32 as u64;
-    let text = if upper { format!("{value:08X}") } else { format!("{value:08x}") };
+    let text = if digits < 0 { format!("{x:08X}") } else { format!("{x:08x}") };
     text[8 - count..].to_string()
 }
 
-fn fold(values: Variadic<f64>, op: fn(i32, i32) -> i32) -> f64 {
-    let mut items = values.iter().map(|&v| to_bit(v));
-    let first = items.next().unwrap_or(0);
-    f64::from(items.fold(first, op))
+unsafe extern "C-unwind" fn tobit(state: *mut ffi::lua_State) -> c_int {
+    push(state, argument(state, 1))
+}
+
+unsafe extern "C-unwind" fn bnot(state: *mut ffi::lua_State) -> c_int {
+    push(state, !argument(state, 1))
+}
+
+unsafe extern "C-unwind" fn bswap(state: *mut ffi::lua_State) -> c_int {
+    push(state, argument(state, 1).swap_bytes())
+}
+
+unsafe extern "C-unwind" fn tohex(state: *mut ffi::lua_State) -> c_int {
+    let x = argument(state, 1);
+    let digits = if ffi::lua_type(state, 2) == ffi::LUA_TNONE { 8 } else { argument(state, 2) as i32 };
+    let text = to_hex(x, digits);
+    ffi::lua_pushlstring(state, text.as_ptr().cast(), text.len());
+    1
+}
+
+/// band, bor, bxor: the first argument, then each from the last down to the second.
+unsafe fn fold(state: *mut ffi::lua_State, op: fn(u32, u32) -> u32) -> c_int {
+    let mut bits = argument(state, 1);
+    for index in (2..=ffi::lua_gettop(state)).rev() {
+        bits = op(bits, argument(state, index));
+    }
+    push(state, bits)
+}
+
+unsafe extern "C-unwind" fn band(state: *mut ffi::lua_State) -> c_int {
+    fold(state, |a, b| a & b)
+}
+
+unsafe extern "C-unwind" fn bor(state: *mut ffi::lua_State) -> c_int {
+    fold(state, |a, b| a | b)
+}
+
+unsafe extern "C-unwind" fn bxor(state: *mut ffi::lua_State) -> c_int {
+    fold(state, |a, b| a ^ b)
+}
+
+/// The shifts and rotations: x, then a count taken modulo 32.
+unsafe fn shift(state: *mut ffi::lua_State, op: fn(u32, u32) -> u32) -> c_int {
+    let x = argument(state, 1);
+    let n = argument(state, 2) & 31;
+    push(state, op(x, n))
+}
+
+unsafe extern "C-unwind" fn lshift(state: *mut ffi::lua_State) -> c_int {
+    shift(state, |x, n| x << n)
+}
+
+unsafe extern "C-unwind" fn rshift(state: *mut ffi::lua_State) -> c_int {
+    shift(state, |x, n| x >> n)
+}
+
+unsafe extern "C-unwind" fn arshift(state: *mut ffi::lua_State) -> c_int {
+    shift(state, |x, n| ((x as i32) >> n) as u32)
+}
+
+unsafe extern "C-unwind" fn rol(state: *mut ffi::lua_State) -> c_int {
+    shift(state, u32::rotate_left)
+}
+
+unsafe extern "C-unwind" fn ror(state: *mut ffi::lua_State) -> c_int {
+    shift(state, u32::rotate_right)
 }
 
 /// The library as a table of functions.
-pub fn library(lua: &Lua) -> Result<Table> {
+pub fn library(lua: &Lua) -> mlua::Result<Table> {
     let bit = lua.create_table()?;
-    bit.set("tobit", lua.create_function(|_, x: f64| Ok(f64::from(to_bit(x))))?)?;
-    bit.set("tohex", lua.create_function(|_, (x, n): (f64, Option<f64>)| Ok(to_hex(x, n)))?)?;
-    bit.set("bnot", lua.create_function(|_, x: f64| Ok(f64::from(!to_bit(x))))?)?;
-    bit.set("band", lua.create_function(|_, v: Variadic<f64>| Ok(fold(v, |a, b| a & b)))?)?;
-    bit.set("bor", lua.create_function(|_, v: Variadic<f64>| Ok(fold(v, |a, b| a | b)))?)?;
-    bit.set("bxor", lua.create_function(|_, v: Variadic<f64>| Ok(fold(v, |a, b| a ^ b)))?)?;
-    let shift = |f: fn(i32, u32) -> i32| move |_: &Lua, (x, n): (f64, f64)| Ok(f64::from(f(to_bit(x), to_bit(n) as u32 & 31)));
-    bit.set("lshift", lua.create_function(shift(|x, n| ((x as u32) << n) as i32))?)?;
-    bit.set("rshift", lua.create_function(shift(|x, n| ((x as u32) >> n) as i32))?)?;
-    bit.set("arshift", lua.create_function(shift(|x, n| x >> n))?)?;
-    bit.set("rol", lua.create_function(shift(|x, n| (x as u32).rotate_left(n) as i32))?)?;
-    bit.set("ror", lua.create_function(shift(|x, n| (x as u32).rotate_right(n) as i32))?)?;
-    bit.set("bswap", lua.create_function(|_, x: f64| Ok(f64::from(to_bit(x).swap_bytes())))?)?;
+    let functions: [(&str, ffi::lua_CFunction); 12] = [
+        ("tobit", tobit), ("tohex", tohex), ("bnot", bnot), ("band", band), ("bor", bor), ("bxor", bxor),
+        ("lshift", lshift), ("rshift", rshift), ("arshift", arshift), ("rol", rol), ("ror", ror), ("bswap", bswap),
+    ];
+    for (name, function) in functions {
+        // SAFETY: plain Lua C functions (above).
+        bit.raw_set(name, unsafe { lua.create_c_function(function)? })?;
+    }
     Ok(bit)
 }
 
@@ -52,13 +127,17 @@ mod tests {
 
     #[test]
     fn normalises_like_luabitop() {
-        assert_eq!(to_bit(0xffffffffu32 as f64), -1);
+        assert_eq!(to_bit(0xffffffffu32 as f64) as i32, -1);
         assert_eq!(to_bit(4_294_967_296.0 + 5.0), 5);
-        assert_eq!(to_bit(-1.0), -1);
+        assert_eq!(to_bit(-1.0) as i32, -1);
         assert_eq!(to_bit(2.5), 2);
         assert_eq!(to_bit(3.5), 4);
-        assert_eq!(to_hex(255.0, None), "000000ff");
-        assert_eq!(to_hex(255.0, Some(-2.0)), "FF");
-        assert_eq!(to_hex(-1.0, Some(4.0)), "ffff");
+        // Past 2^52 the sum keeps fewer low bits: LuaBitOp's answer, not x mod 2^32.
+        assert_eq!(to_bit(9_007_199_254_740_994.0), 1);
+        assert_eq!(to_hex(255, 8), "000000ff");
+        assert_eq!(to_hex(255, -2), "FF");
+        assert_eq!(to_hex(u32::MAX, 4), "ffff");
+        assert_eq!(to_hex(1, i32::MIN), "00000001");
+        assert_eq!(to_hex(1, 0), "");
     }
 }

@@ -9,18 +9,20 @@
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
+use crate::lua_to_resp::to_integer;
+use crate::rust_functions::{self, argument_error, bare_error};
+
 /// Tables nested deeper than this are packed as nil.
 const NESTING_MAX: usize = 16;
 
-fn arg_error(position: usize, function: &str, message: &str) -> mlua::Error {
-    mlua::Error::runtime(format!("bad argument #{position} to '{function}' ({message})"))
+/// A bad argument, worded by Lua with the name the function was called by.
+fn arg_error(position: usize, _function: &str, message: &str) -> mlua::Error {
+    argument_error(position, message)
 }
 
 pub fn library(lua: &Lua) -> Result<Table> {
-    let cmsgpack = lua.create_table()?;
-    cmsgpack.set(
-        "pack",
-        lua.create_function(|lua, values: MultiValue| {
+    rust_functions::library(lua, vec![
+        ("pack", Box::new(|lua, values: MultiValue| {
             if values.is_empty() {
                 return Err(arg_error(0, "pack", "MessagePack pack needs input."));
             }
@@ -28,36 +30,34 @@ pub fn library(lua: &Lua) -> Result<Table> {
             for value in values.iter() {
                 encode(value, &mut out, 0);
             }
-            lua.create_string(out)
-        })?,
-    )?;
-    cmsgpack.set("unpack", lua.create_function(|lua, args: MultiValue| unpack(lua, "unpack", &args, 0, 0))?)?;
-    cmsgpack.set(
-        "unpack_one",
-        lua.create_function(|lua, args: MultiValue| {
-            let offset = integer_arg(&args, 1, "unpack_one")?;
+            Ok(MultiValue::from_vec(vec![Value::String(lua.create_string(out)?)]))
+        })),
+        ("unpack", Box::new(|lua, args: MultiValue| unpack(lua, "unpack", &args, 0, 0))),
+        ("unpack_one", Box::new(|lua, args: MultiValue| {
+            let offset = integer_arg(lua, &args, 1, "unpack_one", true)?;
             unpack(lua, "unpack_one", &args, 1, offset)
-        })?,
-    )?;
-    cmsgpack.set(
-        "unpack_limit",
-        lua.create_function(|lua, args: MultiValue| {
-            let limit = integer_arg(&args, 1, "unpack_limit")?;
-            let offset = integer_arg(&args, 2, "unpack_limit")?;
+        })),
+        ("unpack_limit", Box::new(|lua, args: MultiValue| {
+            let limit = integer_arg(lua, &args, 1, "unpack_limit", false)?;
+            let offset = integer_arg(lua, &args, 2, "unpack_limit", true)?;
             unpack(lua, "unpack_limit", &args, limit, offset)
-        })?,
-    )?;
-    Ok(cmsgpack)
+        })),
+    ])
 }
 
-/// An optional integer argument (0 when absent), as luaL_optinteger reads it.
-fn integer_arg(args: &MultiValue, index: usize, function: &str) -> Result<i64> {
-    match args.get(index) {
-        None | Some(Value::Nil) => Ok(0),
-        Some(Value::Integer(n)) => Ok(*n),
-        Some(Value::Number(n)) => Ok(*n as i64),
-        Some(Value::String(s)) => s.to_str().ok().and_then(|t| t.trim().parse::<f64>().ok()).map(|n| n as i64).ok_or_else(|| arg_error(index + 1, function, "number expected, got string")),
-        Some(other) => Err(arg_error(index + 1, function, &format!("number expected, got {}", other.type_name()))),
+/// An integer argument as luaL_optinteger reads it (`optional`: 0 when absent; otherwise
+/// luaL_checkinteger's error): a number, or a string Lua reads as one, made an integer as C
+/// casts a double.
+fn integer_arg(lua: &Lua, args: &MultiValue, index: usize, function: &str, optional: bool) -> Result<i64> {
+    let value = args.get(index).cloned().unwrap_or(Value::Nil);
+    let got = match &value {
+        Value::Nil if optional => return Ok(0),
+        Value::Nil if index >= args.len() => "no value",
+        other => other.type_name(),
+    };
+    match lua.coerce_number(value)? {
+        Some(n) => Ok(to_integer(n)),
+        None => Err(arg_error(index + 1, function, &format!("number expected, got {got}"))),
     }
 }
 
@@ -194,33 +194,60 @@ fn bytes_arg(lua: &Lua, args: &MultiValue, function: &str) -> Result<Vec<u8>> {
 }
 
 /// lua-cmsgpack's unpack_full: every value when limit and offset are both 0, else at most `limit`
-/// values from `offset`, preceded by where the next starts (-1 at the end).
+/// values from `offset`, preceded by where the next starts (-1 at the end). Its messages print
+/// the offset and the length as C ints.
 fn unpack(lua: &Lua, function: &str, args: &MultiValue, limit: i64, offset: i64) -> Result<MultiValue> {
     let bytes = bytes_arg(lua, args, function)?;
     let len = bytes.len() as i64;
     if offset < 0 || limit < 0 {
-        return Err(mlua::Error::runtime(format!("Invalid request to unpack with offset of {offset} and limit of {len}.")));
+        return Err(mlua::Error::runtime(format!("Invalid request to unpack with offset of {} and limit of {}.", offset as i32, len as i32)));
     }
     if offset > len {
-        return Err(mlua::Error::runtime(format!("Start offset {offset} greater than input length {len}.")));
+        return Err(mlua::Error::runtime(format!("Start offset {} greater than input length {}.", offset as i32, len as i32)));
     }
     let all = limit == 0 && offset == 0;
-    let mut decoder = Decoder { lua, bytes: &bytes, at: offset as usize };
-    let mut values = Vec::new();
-    while decoder.at < bytes.len() && (all || (values.len() as i64) < limit) {
-        values.push(decoder.value()?);
+    // The string argument is the one slot of lua-cmsgpack's stack in use when it starts.
+    let mut decoder = Decoder { lua, bytes: &bytes, at: offset as usize, slots: 1 };
+    // Stored as they are made (thousands held as Rust values would each hold an mlua reference),
+    // after the place of the next offset when there is one.
+    let values = lua.create_table()?;
+    let first = if all { 1 } else { 2 };
+    let mut count = 0;
+    while decoder.at < bytes.len() && (all || (count as i64) < limit) {
+        values.raw_set(first + count, decoder.value()?)?;
+        count += 1;
+        decoder.slots += 1;
     }
     if !all {
+        decoder.need_slot(c"in function mp_unpack_full")?;
         let next = if decoder.at < bytes.len() { decoder.at as f64 } else { -1.0 };
-        values.insert(0, Value::Number(next));
+        values.raw_set(1, next)?;
+        count += 1;
     }
-    Ok(MultiValue::from_vec(values))
+    Ok(rust_functions::many(values, count))
 }
+
+/// Lua's bound on the stack of a C function (LUAI_MAXCSTACK): lua-cmsgpack's decoding keeps every
+/// value it has made and every table it is filling there, and stops with "stack overflow" past
+/// it. The decoder counts the same slots to stop where it stops, with its messages, though it
+/// keeps its values elsewhere.
+const C_STACK_SLOTS_MAX: usize = 8000;
+/// lua-cmsgpack's words for the slot each value needs.
+const VALUE_SLOT: &std::ffi::CStr = c"too many return values at once; use unpack_one or unpack_limit instead.";
+const ARRAY_SLOT: &std::ffi::CStr = c"in function mp_decode_to_lua_array";
 
 struct Decoder<'a> {
     lua: &'a Lua,
     bytes: &'a [u8],
     at: usize,
+    /// The slots lua-cmsgpack's stack would hold at this point.
+    slots: usize,
+}
+
+/// A table being filled as its items are decoded.
+enum Open {
+    Array { table: Table, index: usize, left: usize },
+    Map { table: Table, key: Option<Value>, left: usize },
 }
 
 fn missing() -> mlua::Error {
@@ -242,14 +269,99 @@ impl<'a> Decoder<'a> {
         Ok(self.take(n)?.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b)))
     }
 
+    /// luaL_checkstack(L, 1, what): "stack overflow (what)" when no slot is left.
+    fn need_slot(&self, what: &std::ffi::CStr) -> Result<()> {
+        if self.slots + 1 > C_STACK_SLOTS_MAX {
+            return Err(mlua::Error::runtime(format!("stack overflow ({})", what.to_string_lossy())));
+        }
+        Ok(())
+    }
+
+    /// One whole value, nested tables and all. Iterative, with the tables being filled in a list
+    /// of their own: a nesting thousands deep costs no native stack.
     fn value(&mut self) -> Result<Value> {
+        let mut open: Vec<Open> = Vec::new();
+        loop {
+            let mut done = match self.item()? {
+                Item::Done(value) => value,
+                Item::Array(n) => {
+                    let table = self.lua.create_table_with_capacity(n.min(self.bytes.len() - self.at), 0)?;
+                    self.slots += 1;
+                    self.need_slot(ARRAY_SLOT)?;
+                    if n > 0 {
+                        open.push(Open::Array { table, index: 1, left: n });
+                        self.slots += 1; // the index, pushed before each item
+                        continue;
+                    }
+                    self.slots -= 1;
+                    Value::Table(table)
+                }
+                Item::Map(n) => {
+                    let table = self.lua.create_table()?;
+                    if n > 0 {
+                        self.slots += 1;
+                        open.push(Open::Map { table, key: None, left: n });
+                        continue;
+                    }
+                    Value::Table(table)
+                }
+            };
+            // Store what was made in the table it belongs to; a table filled is made in turn.
+            loop {
+                let filled = match open.last_mut() {
+                    None => return Ok(done),
+                    Some(Open::Array { table, index, left }) => {
+                        table.raw_set(*index, done)?;
+                        *index += 1;
+                        *left -= 1;
+                        self.slots -= 1;
+                        if *left > 0 {
+                            self.slots += 1;
+                            false
+                        } else {
+                            true
+                        }
+                    }
+                    Some(Open::Map { table, key, left }) => match key.take() {
+                        None => {
+                            *key = Some(done);
+                            self.slots += 1;
+                            false
+                        }
+                        Some(k) => {
+                            // lua_settable's refusals, raised inside lua-cmsgpack's C code.
+                            match &k {
+                                Value::Nil => return Err(bare_error("table index is nil")),
+                                Value::Number(n) if n.is_nan() => return Err(bare_error("table index is NaN")),
+                                _ => {}
+                            }
+                            table.raw_set(k, done)?;
+                            self.slots -= 1;
+                            *left -= 1;
+                            *left == 0
+                        }
+                    },
+                };
+                if !filled {
+                    break;
+                }
+                let (Some(Open::Array { table, .. }) | Some(Open::Map { table, .. })) = open.pop() else { unreachable!() };
+                self.slots -= 1;
+                done = Value::Table(table);
+            }
+        }
+    }
+
+    /// The next item: a whole value, or the head of an array or map and its length.
+    fn item(&mut self) -> Result<Item> {
         let kind = self.take(1)?[0];
-        Ok(match kind {
+        self.need_slot(VALUE_SLOT)?;
+        Ok(Item::Done(match kind {
             0x00..=0x7f => Value::Number(f64::from(kind)),
             0xe0..=0xff => Value::Number(f64::from(kind as i8)),
             0xa0..=0xbf => self.string((kind & 0x1f) as usize)?,
-            0x90..=0x9f => self.array((kind & 0x0f) as usize)?,
-            0x80..=0x8f => self.map((kind & 0x0f) as usize)?,
+            0x90..=0x9f => return Ok(Item::Array((kind & 0x0f) as usize)),
+            0x80..=0x8f => return Ok(Item::Map((kind & 0x0f) as usize)),
             0xc0 => Value::Nil,
             0xc2 => Value::Boolean(false),
             0xc3 => Value::Boolean(true),
@@ -267,41 +379,21 @@ impl<'a> Decoder<'a> {
                 let n = self.uint(1 << (kind - 0xd9))? as usize;
                 self.string(n)?
             }
-            0xdc | 0xdd => {
-                let n = self.uint(2 << (kind - 0xdc))? as usize;
-                self.array(n)?
-            }
-            0xde | 0xdf => {
-                let n = self.uint(2 << (kind - 0xde))? as usize;
-                self.map(n)?
-            }
+            0xdc | 0xdd => return Ok(Item::Array(self.uint(2 << (kind - 0xdc))? as usize)),
+            0xde | 0xdf => return Ok(Item::Map(self.uint(2 << (kind - 0xde))? as usize)),
             _ => return Err(bad()),
-        })
+        }))
     }
 
     fn string(&mut self, n: usize) -> Result<Value> {
         let bytes = self.take(n)?;
         Ok(Value::String(self.lua.create_string(bytes)?))
     }
+}
 
-    fn array(&mut self, n: usize) -> Result<Value> {
-        // Capacity from what the input can hold, not from a count it may only claim.
-        let table = self.lua.create_table_with_capacity(n.min(self.bytes.len() - self.at), 0)?;
-        for index in 1..=n {
-            table.raw_set(index, self.value()?)?;
-        }
-        Ok(Value::Table(table))
-    }
-
-    fn map(&mut self, n: usize) -> Result<Value> {
-        let table = self.lua.create_table()?;
-        for _ in 0..n {
-            let key = self.value()?;
-            let value = self.value()?;
-            if !matches!(key, Value::Nil) {
-                table.raw_set(key, value)?;
-            }
-        }
-        Ok(Value::Table(table))
-    }
+/// What `Decoder::item` read.
+enum Item {
+    Done(Value),
+    Array(usize),
+    Map(usize),
 }

@@ -9,23 +9,29 @@
 
 mod bit;
 mod call;
+mod chunks;
 mod cjson;
 mod cmsgpack;
+mod limits;
 mod lua_to_resp;
 mod number;
+mod readonly;
+mod redis_api;
 mod resp_to_lua;
 mod run;
+mod rust_functions;
 mod struct_lib;
 pub mod words;
 
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
+use std::ffi::c_int;
 use std::rc::Rc;
 use std::time::Duration;
 
 use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
 
-pub use run::{Outcome, BUSY_SLICE};
-use run::{Run, Runner};
+pub use run::{Outcome, Run, BUSY_SLICE};
+use run::Runner;
 
 /// The version scripts read from redis.REDIS_VERSION, and as a number (0x00MMmmpp).
 const REDIS_VERSION: &str = "7.0.15";
@@ -38,10 +44,29 @@ pub trait Host {
     fn call(&mut self, args: &[&[u8]]) -> &[u8];
     /// redis.log: a line for the server's log, at Redis's level 0 (debug) to 3 (warning).
     fn log(&mut self, level: u8, text: &[u8]);
+    /// redis.setresp: the protocol (2 or 3) the commands the script calls from now on reply in.
+    /// Each run starts in 2.
+    fn set_protocol(&mut self, _protocol: u8) {}
+    /// redis.acl_check_cmd: whether the script's user may run `args` (`args[0]` the command);
+    /// None for a command, or a container's subcommand, that does not exist.
+    fn may_run(&mut self, _args: &[&[u8]]) -> Option<bool> {
+        None
+    }
 }
 
 /// Longest a library's code may run when it is loaded (Redis's FUNCTION LOAD timeout).
 const LIBRARY_LOAD_LIMIT: Duration = Duration::from_millis(500);
+
+/// Runs between two steps of the garbage collector that the server makes itself, and the KiB
+/// each such step collects: Redis's LUA_GC_CYCLE_PERIOD, which it uses for both.
+const GC_STEP_PERIOD_RUNS: u32 = 50;
+const GC_STEP_KIB: c_int = 50;
+/// Lua 5.1's defaults for the collector's pause and step multiplier (LUAI_GCPAUSE, LUAI_GCMUL),
+/// in percent, put back at each such step.
+const GC_PAUSE_PERCENT: c_int = 200;
+const GC_STEP_MULTIPLIER_PERCENT: c_int = 200;
+/// Past this share of the memory limit (1/n) after a run, a whole collection before the next.
+const GC_FULL_COLLECTION_SHARE: usize = 4;
 
 /// A function a library registered when it was loaded.
 pub struct Registered {
@@ -66,6 +91,12 @@ pub struct Scripts {
     library_runner: Function,
     /// The environment every script runs in (sandbox.lua's `env`), set on it when compiled.
     script_env: Table,
+    /// The state's main thread, where runs start and the collector is stepped.
+    state: *mut ffi::lua_State,
+    /// Runs since the last garbage collection step (collect_garbage_now_and_then).
+    runs_since_gc_step: Cell<u32>,
+    /// Bytes the state may hold (its memory limit).
+    memory_bytes_max: usize,
 }
 
 impl Scripts {
@@ -86,26 +117,21 @@ impl Scripts {
         bridge.set("cjson", cjson::library(&lua)?)?;
         bridge.set("cmsgpack", cmsgpack::library(&lua)?)?;
         bridge.set("struct", struct_lib::library(&lua)?)?;
-        bridge.set(
-            "sha1hex",
-            lua.create_function(|_, text: mlua::LuaString| Ok(sha1_smol::Sha1::from(&*text.as_bytes()).digest().to_string()))?,
-        )?;
         // SAFETY: both are plain Lua C functions (call.rs).
         bridge.set("redis_call", unsafe { lua.create_c_function(call::redis_call)? })?;
         bridge.set("redis_pcall", unsafe { lua.create_c_function(call::redis_pcall)? })?;
-        {
-            let run = run.clone();
-            bridge.raw_set(
-                "log",
-                lua.create_function(move |_, (level, text): (u8, mlua::LuaString)| {
-                    run.with_host(|host| host.log(level, &text.as_bytes()))
-                })?,
-            )?;
-        }
+        bridge.set("redis_api", redis_api::library(&lua)?)?;
         {
             let run = run.clone();
             bridge.raw_set("ending", lua.create_function(move |_, ()| Ok(run.ending()))?)?;
         }
+        // What would let a script crash the server or change what other scripts see, replaced
+        // before sandbox.lua copies the globals: limits.rs, readonly.rs, chunks.rs.
+        let globals = lua.globals();
+        limits::install(&lua, &globals, &globals.raw_get("string")?)?;
+        bridge.set("protect", readonly::install(&lua, &globals, &globals.raw_get("table")?)?)?;
+        bridge.set("loaders", lua.create_function(|lua, env: Table| chunks::loaders(lua, env))?)?;
+        chunks::anchor_names(&lua)?;
         let runners: Table = lua.load(include_str!("sandbox.lua")).set_name("=svc_sandbox").call(bridge)?;
         let compiled = lua.create_table()?;
         let library_runner = runners.get("library")?;
@@ -123,13 +149,18 @@ impl Scripts {
             })?;
         }
         let runner = Runner::new(state, entry, run).map_err(|e| mlua::Error::runtime(format!("no stack for scripts: {e}")))?;
-        Ok(Scripts { runner, lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env })
+        Ok(Scripts {
+            runner, lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, state, runs_since_gc_step: Cell::new(0), memory_bytes_max,
+        })
     }
 
     /// Compiles `body`, the script whose SHA-1 is `sha`, and keeps it; returns the number `start`
     /// knows it by. The error is Lua's message ("user_script:1: …").
     pub fn load(&self, sha: &str, body: &[u8]) -> Result<u32, String> {
-        let function = self.lua.load(body).set_name("@user_script").into_function().map_err(|e| match e {
+        if body.len() >= chunks::CHUNK_BYTES_MAX {
+            return Err(format!("user_script: {}", chunks::CHUNK_TOO_LONG));
+        }
+        let function = self.lua.load(chunks::text_only(body).as_ref()).set_name(chunks::SCRIPT_CHUNK_NAME).into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => message,
             other => other.to_string(),
         })?;
@@ -150,7 +181,10 @@ impl Scripts {
     /// exists in the library"; a library that registers nothing is an error too.
     /// `host` takes the library's redis.log lines (it calls no command while it loads).
     pub fn load_library(&self, code: &[u8], host: &mut dyn Host) -> Result<Vec<Registered>, String> {
-        let chunk = self.lua.load(code).set_name("@user_function").into_function().map_err(|e| match e {
+        if code.len() >= chunks::CHUNK_BYTES_MAX {
+            return Err(format!("Error compiling function: user_function: {}", chunks::CHUNK_TOO_LONG));
+        }
+        let chunk = self.lua.load(chunks::text_only(code).as_ref()).set_name(chunks::LIBRARY_CHUNK_NAME).into_function().map_err(|e| match e {
             mlua::Error::SyntaxError { message, .. } => format!("Error compiling function: {message}"),
             other => format!("Error compiling function: {other}"),
         })?;
@@ -229,13 +263,61 @@ impl Scripts {
             job.key_count = key_count;
             job.name = name.clone();
         }
-        self.runner.start(busy_after, host)
+        self.ended(self.runner.start(busy_after, host))
     }
 
     /// Goes on with the busy run for a slice (BUSY_SLICE) or to its end; with `kill` (SCRIPT KILL,
     /// FUNCTION KILL) it is ended first, with Redis's error, however it catches errors.
     pub fn resume(&self, kill: bool, host: &mut dyn Host) -> Outcome {
-        self.runner.resume(kill, host)
+        self.ended(self.runner.resume(kill, host))
+    }
+
+    fn ended(&self, outcome: Outcome) -> Outcome {
+        if outcome == Outcome::Done {
+            self.collect_garbage_now_and_then();
+        }
+        outcome
+    }
+
+    /// Every GC_STEP_PERIOD_RUNS runs, a step of the garbage collector, as Redis makes after its
+    /// scripts: besides keeping collection from coming all at once, it restarts a collector that a
+    /// script stopped (`collectgarbage('stop')` would otherwise stop it for every later script).
+    /// The pause and step multiplier a script may have set go back to Lua's defaults then too
+    /// (Redis leaves them).
+    ///
+    /// And after any run that leaves the state holding more than a GC_FULL_COLLECTION_SHARE of its
+    /// memory limit, a whole collection: Lua 5.1 does not collect when an allocation fails, so the
+    /// garbage of a script that stopped the collector (or of one that made hundreds of megabytes)
+    /// would make the next scripts fail with "not enough memory" — where Redis, which has no
+    /// limit, grows.
+    fn collect_garbage_now_and_then(&self) {
+        let runs = self.runs_since_gc_step.get() + 1;
+        let full = self.lua.used_memory() > self.memory_bytes_max / GC_FULL_COLLECTION_SHARE;
+        if runs < GC_STEP_PERIOD_RUNS && !full {
+            return self.runs_since_gc_step.set(runs);
+        }
+        self.runs_since_gc_step.set(0);
+        unsafe extern "C-unwind" fn step(state: *mut ffi::lua_State) -> c_int {
+            ffi::lua_gc(state, ffi::LUA_GCSETPAUSE, GC_PAUSE_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCSETSTEPMUL, GC_STEP_MULTIPLIER_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCSTEP, GC_STEP_KIB);
+            0
+        }
+        unsafe extern "C-unwind" fn collect(state: *mut ffi::lua_State) -> c_int {
+            ffi::lua_gc(state, ffi::LUA_GCSETPAUSE, GC_PAUSE_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCSETSTEPMUL, GC_STEP_MULTIPLIER_PERCENT);
+            ffi::lua_gc(state, ffi::LUA_GCCOLLECT, 0);
+            0
+        }
+        // SAFETY: the main thread, between runs. Protected: a collection may run mlua's
+        // finalizers, and nothing that fails in one may take the server down (what fails is
+        // dropped). A whole collection also restarts a stopped collector (its threshold is set
+        // anew).
+        unsafe {
+            if ffi::lua_cpcall(self.state, if full { collect } else { step }, std::ptr::null_mut()) != 0 {
+                ffi::lua_pop(self.state, 1);
+            }
+        }
     }
 
     /// The reply of the run that ended last: a byte saying whether it is an error the server has

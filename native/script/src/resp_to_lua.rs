@@ -1,8 +1,13 @@
-//! A command's RESP2 reply as the Lua value redis.call returns, by Redis's rules: an integer → a
-//! number, a bulk string → a string, a null bulk or null array → false, an array → a table of
-//! its items, a status → { ok = text }, an error → { err = text }. A command's own error (the
-//! whole reply) also carries `ignore_error_stats_update = true`, as in Redis 7: the server counted
-//! it when the command failed, and a script passing it on must not have it counted again.
+//! A command's reply as the Lua value redis.call returns, by Redis 7.0's rules. In RESP2: an
+//! integer → a number, a bulk string → a string, a null bulk or null array → false, an array → a
+//! table of its items, a status → { ok = text }, an error → { err = text }. A command's own error
+//! (the whole reply) also carries `ignore_error_stats_update = true`, as in Redis 7: the server
+//! counted it when the command failed, and a script passing it on must not have it counted again.
+//!
+//! After redis.setresp(3) the commands reply in RESP3, whose types become: a map → { map = {
+//! key = value, … } }, a set → { set = { item = true, … } }, a double → { double = n }, a big
+//! number → { big_number = text }, a verbatim string → { verbatim_string = { format = "txt",
+//! string = text } }, null → nil, a boolean → a boolean; an attribute is skipped.
 //!
 //! Built on the raw Lua stack, inside redis.call (call.rs): this is the path every command a
 //! script runs takes, and mlua's values cost a reference and an allocation each.
@@ -53,8 +58,9 @@ unsafe fn push_bytes(state: *mut ffi::lua_State, bytes: &[u8]) {
 }
 
 unsafe fn push_at(state: *mut ffi::lua_State, bytes: &[u8], at: &mut usize) -> Result<(), Malformed> {
-    // Room for this item and a table it goes into; nesting past Lua's stack is malformed here.
-    if ffi::lua_checkstack(state, 3) == 0 {
+    // Room for this item and the tables it goes into (a map's: its wrapper, itself, a key and a
+    // value); nesting past Lua's stack is malformed here.
+    if ffi::lua_checkstack(state, 5) == 0 {
         return Err(Malformed);
     }
     let kind = *bytes.get(*at).ok_or(Malformed)?;
@@ -78,7 +84,7 @@ unsafe fn push_at(state: *mut ffi::lua_State, bytes: &[u8], at: &mut usize) -> R
             push_bytes(state, &bytes[*at..end]);
             *at = end + 2;
         }
-        b'*' => {
+        b'*' | b'>' => {
             let count = number(head)?;
             if count < 0 {
                 ffi::lua_pushboolean(state, 0);
@@ -90,6 +96,65 @@ unsafe fn push_at(state: *mut ffi::lua_State, bytes: &[u8], at: &mut usize) -> R
                 push_at(state, bytes, at)?;
                 ffi::lua_rawseti(state, -2, index as ffi::lua_Integer);
             }
+        }
+        b'_' => ffi::lua_pushnil(state),
+        b'#' => match head {
+            b"t" => ffi::lua_pushboolean(state, 1),
+            b"f" => ffi::lua_pushboolean(state, 0),
+            _ => return Err(Malformed),
+        },
+        b',' => {
+            let n = std::str::from_utf8(head).ok().and_then(|t| t.parse::<f64>().ok()).ok_or(Malformed)?;
+            ffi::lua_createtable(state, 0, 1);
+            ffi::lua_pushnumber(state, n);
+            ffi::lua_setfield(state, -2, c"double".as_ptr());
+        }
+        b'(' => {
+            ffi::lua_createtable(state, 0, 1);
+            push_bytes(state, head);
+            ffi::lua_setfield(state, -2, c"big_number".as_ptr());
+        }
+        b'=' => {
+            let length = usize::try_from(number(head)?).map_err(|_| Malformed)?;
+            let end = at.checked_add(length).filter(|&end| end + 2 <= bytes.len() && length >= 4).ok_or(Malformed)?;
+            let (format, text) = bytes[*at..end].split_at(3);
+            ffi::lua_createtable(state, 0, 1);
+            ffi::lua_createtable(state, 0, 2);
+            push_bytes(state, &text[1..]);
+            ffi::lua_setfield(state, -2, c"string".as_ptr());
+            push_bytes(state, format);
+            ffi::lua_setfield(state, -2, c"format".as_ptr());
+            ffi::lua_setfield(state, -2, c"verbatim_string".as_ptr());
+            *at = end + 2;
+        }
+        b'%' | b'~' => {
+            let count = number(head)?;
+            ffi::lua_createtable(state, 0, 1);
+            ffi::lua_createtable(state, 0, (count.max(0) as usize).min(bytes.len() - *at) as c_int);
+            for _ in 0..count {
+                push_at(state, bytes, at)?;
+                if kind == b'%' {
+                    push_at(state, bytes, at)?;
+                } else {
+                    ffi::lua_pushboolean(state, 1);
+                }
+                // A nil key (a null member) would raise; Redis's server never sends one.
+                if ffi::lua_type(state, -2) == ffi::LUA_TNIL {
+                    return Err(Malformed);
+                }
+                ffi::lua_rawset(state, -3);
+            }
+            ffi::lua_setfield(state, -2, if kind == b'%' { c"map" } else { c"set" }.as_ptr());
+        }
+        b'|' => {
+            // Attributes describe the reply that follows; scripts see only the reply.
+            let pairs = number(head)?;
+            let top = ffi::lua_gettop(state);
+            for _ in 0..pairs.max(0) * 2 {
+                push_at(state, bytes, at)?;
+            }
+            ffi::lua_settop(state, top);
+            return push_at(state, bytes, at);
         }
         _ => return Err(Malformed),
     }

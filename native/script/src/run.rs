@@ -22,7 +22,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use mlua::ffi;
 
-use crate::{lua_to_resp, words, Host};
+use crate::{cjson, lua_to_resp, words, Host};
 
 /// Lua instructions between checks of the clock (Redis's hook runs every 100,000 too).
 pub const INSTRUCTIONS_PER_CHECK: c_int = 100_000;
@@ -115,6 +115,10 @@ pub struct Run {
     /// A hook was set to raise at every instruction (kill, load timeout): put back after the run.
     raising: Cell<bool>,
     calls_since_check: Cell<u32>,
+    /// Whether the script asked for RESP3 (redis.setresp(3)): its booleans are returned as RESP3's.
+    pub resp3: Cell<bool>,
+    /// The settings of the `cjson` scripts share, the run's own (cjson.rs).
+    pub cjson: Cell<cjson::Settings>,
 }
 
 thread_local! {
@@ -133,6 +137,8 @@ impl Default for Run {
             timed_out: Cell::new(false),
             raising: Cell::new(false),
             calls_since_check: Cell::new(0),
+            resp3: Cell::new(false),
+            cjson: Cell::new(cjson::Settings::default()),
         }
     }
 }
@@ -149,6 +155,12 @@ impl<F: FnOnce() -> R, R> OnThisThread<F> {
 }
 
 impl Run {
+    /// What a script may set for itself, back to the defaults: each run starts from them.
+    fn reset_settings(&self) {
+        self.resp3.set(false);
+        self.cjson.set(cjson::Settings::default());
+    }
+
     /// Runs `f` with the running script's host, on the stack that resumed the script when it runs
     /// on its own; an error for a call made outside a run (a function kept in a global and called
     /// later cannot be: globals are read-only).
@@ -304,6 +316,7 @@ impl Runner {
         self.run.kill.set(false);
         self.run.slice_end.set(None);
         self.run.calls_since_check.set(0);
+        self.run.reset_settings();
         let busy_at = Instant::now().checked_add(busy_after).unwrap_or_else(far_future);
         // The borrow ends here; the job is not borrowed again until the run is Done (busy guards).
         let job: *mut Job = &mut **self.job.borrow_mut();
@@ -372,6 +385,7 @@ impl Run {
     /// the limit ended it.
     pub(crate) fn loading<R>(&self, limit: Duration, host: &mut dyn Host, f: impl FnOnce() -> R) -> (R, bool) {
         self.timed_out.set(false);
+        self.reset_settings();
         let deadline = Instant::now().checked_add(limit).unwrap_or_else(far_future);
         let result = self.hosting(Mode::Library { deadline }, host, f);
         (result, self.timed_out.replace(false))

@@ -3,15 +3,16 @@
 -- of scripts, of functions' libraries and of functions.
 -- Redis 7.0 is the model for every name and message here.
 --
--- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `log(level,
--- text)`; `ending()`, whether the run is being ended; `sha1hex(text)`; `bit`, `cjson`, `cmsgpack`
--- and `struct`; `version` and `version_num`.
+-- `bridge` is a table the Rust side fills (lib.rs): `redis_call` and `redis_pcall`; `redis_api`,
+-- the rest of the library's C functions (redis_api.rs); `bit`, `cjson`, `cmsgpack` and `struct`;
+-- `version` and `version_num`; `ending()`, whether the run is being ended; `protect(proxy, shown)`, which registers a read-only proxy (readonly.rs), and `loaders(env)`,
+-- which makes the `loadstring` and `load` of code that runs in `env` (chunks.rs).
 local bridge = ...
 
 local getinfo = debug.getinfo
 local type, tostring, error, select, rawpcall, rawget = type, tostring, error, select, pcall, rawget
 local setmetatable, setfenv, xpcall, ipairs, pairs = setmetatable, setfenv, xpcall, ipairs, pairs
-local concat, find, sub, gsub = table.concat, string.find, string.sub, string.gsub
+local find, sub, gsub = string.find, string.sub, string.gsub
 local real = _G
 
 local redis = {
@@ -24,45 +25,9 @@ local redis = {
 -- call that takes the script's line out of the stack the error handler reads.
 redis.call, redis.pcall = bridge.redis_call, bridge.redis_pcall
 
--- A status or error reply as a table, the form a script returns or redis.pcall hands back.
--- An error's text gets Redis's generic code when it has none: "bad" → "ERR bad".
-function redis.error_reply(text)
-  if type(text) ~= 'string' then error('wrong number or type of arguments', 2) end
-  if sub(text, 1, 1) == '-' then text = sub(text, 2) end
-  if not find(text, ' ', 1, true) then text = 'ERR ' .. text end
-  return { err = text }
-end
-function redis.status_reply(text)
-  if type(text) ~= 'string' then error('wrong number or type of arguments', 2) end
-  return { ok = text }
-end
-
-function redis.sha1hex(text)
-  if select('#', text) ~= 1 then error('wrong number of arguments', 2) end
-  return bridge.sha1hex(tostring(text))
-end
-
-function redis.log(level, ...)
-  if select('#', ...) == 0 then error('redis.log() requires two arguments or more.', 2) end
-  if type(level) ~= 'number' then error('First argument must be a number (log level).', 2) end
-  if level < redis.LOG_DEBUG or level > redis.LOG_WARNING then error('Invalid debug level.', 2) end
-  local parts = {}
-  for i = 1, select('#', ...) do parts[i] = tostring((select(i, ...))) end
-  bridge.log(level, concat(parts, ' '))
-end
-
--- Scripts speak RESP2 to the commands they call; RESP3 replies are not converted.
-function redis.setresp(version)
-  if version ~= 2 and version ~= 3 then error('RESP version must be 2 or 3.', 2) end
-  if version == 3 then error('svc runs the commands a script calls in RESP2 only', 2) end
-end
-
--- There are no replicas, and every write a script makes goes to the append-only file.
-function redis.set_repl(flags)
-  if type(flags) ~= 'number' or flags < redis.REPL_NONE or flags > redis.REPL_ALL then
-    error('Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.', 2)
-  end
-end
+-- sha1hex, error_reply, status_reply, log, setresp, set_repl and acl_check_cmd: C functions, as
+-- Redis's are (redis_api.rs).
+for name, f in pairs(bridge.redis_api) do redis[name] = f end
 function redis.replicate_commands() return true end
 function redis.breakpoint() return false end
 function redis.debug() end
@@ -88,13 +53,15 @@ real.xpcall = function(f, h)
   end)
 end
 
--- A table a script can read and not change.
-local function readonly(t)
-  return setmetatable({}, {
-    __index = t,
-    __newindex = function() error('Attempt to modify a readonly table', 2) end,
-    __metatable = false,
-  })
+-- A table a script can read and not change: an empty proxy, registered so that rawset,
+-- table.insert and setmetatable refuse it too. `shown` is what getmetatable shows of it (nil:
+-- nothing, as Redis shows of a library).
+local protect = bridge.protect
+local function refuse_write() error('Attempt to modify a readonly table', 2) end
+local function readonly(t, shown)
+  local proxy = setmetatable({}, { __index = t, __newindex = refuse_write, __metatable = false })
+  protect(proxy, shown)
+  return proxy
 end
 
 real.redis = readonly(redis)
@@ -103,6 +70,13 @@ real.cjson = readonly(bridge.cjson)
 real.cmsgpack = readonly(bridge.cmsgpack)
 real.struct = readonly(bridge.struct)
 for _, name in ipairs({ 'string', 'table', 'math', 'coroutine' }) do real[name] = readonly(real[name]) end
+-- Every string shares one metatable, whose __index is the string library itself (for s:upper()):
+-- getmetatable('') shows a read-only copy of it instead, whose __index is the read-only `string`,
+-- so no script can change the methods of every other script's strings (CVE-2025-46818).
+getmetatable('').__metatable = readonly({ __index = real.string })
+-- Lua's own loaders would load bytecode and give a chunk the sandbox's own globals: each
+-- environment below gets its own (chunks.rs).
+real.loadstring, real.load = nil, nil
 for _, name in ipairs({ 'dofile', 'loadfile', 'print', 'setfenv', 'getfenv', 'newproxy', 'module',
                         'require', 'debug', 'os', 'io', 'package' }) do
   real[name] = nil
@@ -118,11 +92,11 @@ local function nonexistent(_, name)
 end
 local function environment(names)
   setmetatable(names, { __index = nonexistent, __metatable = false })
-  return setmetatable({}, {
-    __index = names,
-    __newindex = function() error('Attempt to modify a readonly table', 2) end,
-    __metatable = false,
-  })
+  local meta = { __index = names, __newindex = refuse_write, __metatable = false }
+  local env = setmetatable({}, meta)
+  -- Redis's globals show a metatable whose __index refuses an unknown name.
+  protect(env, readonly({ __index = nonexistent }))
+  return env, meta
 end
 
 -- `names` for scripts: the sandboxed globals, copied here once they are complete (nothing changes
@@ -130,6 +104,7 @@ end
 local script_names = {}
 for name, value in pairs(real) do script_names[name] = value end
 local env = environment(script_names)
+script_names.loadstring, script_names.load = bridge.loaders(env)
 real._G = env
 script_names._G = env
 
@@ -141,17 +116,25 @@ local function rust_message(e)
   return cut and sub(text, 1, cut - 1) or text
 end
 
--- Makes whatever was raised into an error table, { err = text, source, line }, the line being
--- the script's own where the error came from (not that of redis.call or error, which raised it).
+-- Makes whatever was raised into an error table, { err = text, source, line }, with the position
+-- Redis's handler gives: that of the function that raised it, or of its caller when that function
+-- is a C one (the script's line where it called redis.call, say). The functions this file defines
+-- stand for Redis's C ones: an error they raise is their caller's too.
+local SANDBOX_SOURCE = '=svc_sandbox'
 local function handler(e)
-  local info
-  for level = 2, 200 do
+  local level = 2
+  local info = getinfo(level, 'Sl')
+  if info and info.what == 'C' then
+    level = level + 1
     info = getinfo(level, 'Sl')
-    if info == nil or sub(info.source, 1, 6) == '@user_' then break end
+  end
+  while info and info.source == SANDBOX_SOURCE do
+    level = level + 1
+    info = getinfo(level, 'Sl')
   end
   if type(e) == 'userdata' then
-    -- Prefixed with the script's position, as Lua's error() prefixes a message.
-    local at = info and (sub(info.source, 2) .. ':' .. info.currentline .. ': ') or ''
+    -- Prefixed with the caller's position, as luaL_error prefixes a C function's message.
+    local at = (info and info.currentline > 0) and (info.short_src .. ':' .. info.currentline .. ': ') or ''
     e = at .. rust_message(e)
   end
   if type(e) ~= 'table' then e = { err = 'ERR ' .. tostring(e) } end
@@ -179,7 +162,7 @@ end
 local load_api = {
   LOG_DEBUG = redis.LOG_DEBUG, LOG_VERBOSE = redis.LOG_VERBOSE, LOG_NOTICE = redis.LOG_NOTICE,
   LOG_WARNING = redis.LOG_WARNING, REDIS_VERSION = redis.REDIS_VERSION, REDIS_VERSION_NUM = redis.REDIS_VERSION_NUM,
-  log = redis.log, setresp = redis.setresp,
+  log = redis.log,
 }
 function load_api.register_function(...)
   local count = select('#', ...)
@@ -211,15 +194,18 @@ function load_api.register_function(...)
   registering[#registering + 1] = { name = name, callback = callback, flags = flags or {}, description = description }
 end
 
--- A library's globals: the scripts' less KEYS and ARGV (a function gets its keys and arguments as
--- parameters), with a `redis` that is the load API while the library loads and the scripts' one
--- (less register_function, which it never had) once it has.
+-- A library's globals. While its code runs to register its functions, Redis 7.0 shows it one name
+-- only, `redis`, the load API; once loaded, its functions see the scripts' globals less KEYS and
+-- ARGV (a function gets its keys and arguments as parameters). One environment, whose names are
+-- swapped, as Redis swaps its globals' __index.
 local library_names = {}
 for name, value in pairs(real) do library_names[name] = value end
-local library_env = environment(library_names)
+local library_env, library_meta = environment(library_names)
+library_names.loadstring, library_names.load = bridge.loaders(library_env)
+library_names._G = library_env
 local load_names = {}
 for name, value in pairs(load_api) do load_names[name] = value end
-local load_redis = environment(load_names)
+local loading_names = setmetatable({ redis = environment(load_names) }, { __index = nonexistent, __metatable = false })
 
 return {
   -- What lib.rs's run_entry runs scripts and functions with: the error handler, as the error
@@ -232,10 +218,10 @@ return {
   -- description } each), or false and an error table.
   library = function(code)
     setfenv(code, library_env)
-    registering, library_names.redis = {}, load_redis
+    registering, library_meta.__index = {}, loading_names
     local ok, e = xpcall(code, handler)
     local registered = registering
-    registering, library_names.redis = nil, real.redis
+    registering, library_meta.__index = nil, library_names
     if not ok then return false, e end
     return true, registered
   end,

@@ -7,8 +7,13 @@
 
 use mlua::{Lua, LuaString, MultiValue, Result, Table, Value};
 
+use crate::lua_to_resp::to_integer;
+use crate::rust_functions::{self, argument_error};
+
 /// Widest integer an `i`/`I` option may ask for, in bytes.
 const INT_BYTES_MAX: usize = 32;
+/// Lua's bound on the stack of a C function (LUAI_MAXCSTACK).
+const C_STACK_SLOTS_MAX: usize = 8000;
 /// Alignment `!` without a number asks for (the largest C alignment here).
 const ALIGN_DEFAULT: usize = 8;
 
@@ -16,8 +21,9 @@ fn runtime(message: String) -> mlua::Error {
     mlua::Error::runtime(message)
 }
 
-fn arg_error(position: usize, function: &str, message: &str) -> mlua::Error {
-    runtime(format!("bad argument #{position} to '{function}' ({message})"))
+/// A bad argument, worded by Lua with the name the function was called by.
+fn arg_error(position: usize, _function: &str, message: &str) -> mlua::Error {
+    argument_error(position, message)
 }
 
 /// The format's state as it is read: byte order and alignment.
@@ -196,65 +202,95 @@ fn pack(lua: &Lua, args: MultiValue) -> Result<LuaString> {
     lua.create_string(out)
 }
 
+/// unpack's results, in a Lua table as they are made.
+struct Values {
+    table: Table,
+    count: usize,
+}
+
+impl Values {
+    fn push(&mut self, value: Value) -> Result<()> {
+        self.count += 1;
+        self.table.raw_set(self.count, value)
+    }
+
+    fn pop(&mut self) -> Result<Option<Value>> {
+        if self.count == 0 {
+            return Ok(None);
+        }
+        let value = self.table.raw_get(self.count)?;
+        self.table.raw_set(self.count, Value::Nil)?;
+        self.count -= 1;
+        Ok(Some(value))
+    }
+}
+
 fn unpack(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
     let format = string_arg(lua, &args, 0, "unpack")?;
     let data = string_arg(lua, &args, 1, "unpack")?;
+    // struct 0.2 reads the offset into a size_t: a negative one is a huge position, past the data.
     let offset = match args.get(2) {
-        None | Some(Value::Nil) => 1.0,
-        Some(_) => number_arg(lua, &args, 2, "unpack")?,
+        None | Some(Value::Nil) => 1,
+        Some(_) => to_integer(number_arg(lua, &args, 2, "unpack")?) as u64 as usize,
     };
-    if offset < 1.0 {
+    if offset == 0 {
         return Err(arg_error(3, "unpack", "offset must be 1 or greater"));
     }
-    let mut pos = offset as usize - 1;
+    let mut pos = offset - 1;
     let mut fmt = Format { bytes: &format, at: 0 };
     let mut header = Header { big_endian: false, align: 1 };
-    let mut values: Vec<Value> = Vec::new();
+    // Stored as they are made (thousands held as Rust values would each hold an mlua reference).
+    let mut values = Values { table: lua.create_table()?, count: 0 };
     let too_short = || arg_error(2, "unpack", "data string too short");
     while let Some(opt) = fmt.next() {
         let mut size = fmt.size(opt)?;
-        pos += padding(pos, &header, opt, size);
+        pos = pos.saturating_add(padding(pos, &header, opt, size));
         if size > data.len() || pos > data.len() - size {
             return Err(too_short());
         }
+        // struct 0.2 keeps its arguments and results on Lua's stack, and makes sure of room for an
+        // item and the final position before each option.
+        if args.len() + values.count + 2 > C_STACK_SLOTS_MAX {
+            return Err(runtime("stack overflow (too many results)".to_string()));
+        }
         match opt {
             b'b' | b'B' | b'h' | b'H' | b'l' | b'L' | b'T' | b'i' | b'I' => {
-                values.push(Value::Number(get_integer(&data[pos..pos + size], header.big_endian, opt.is_ascii_lowercase())));
+                values.push(Value::Number(get_integer(&data[pos..pos + size], header.big_endian, opt.is_ascii_lowercase())))?;
             }
             b'x' => {}
             b'f' => {
                 let raw: [u8; 4] = data[pos..pos + 4].try_into().expect("four bytes");
                 let f = if header.big_endian { f32::from_be_bytes(raw) } else { f32::from_le_bytes(raw) };
-                values.push(Value::Number(f64::from(f)));
+                values.push(Value::Number(f64::from(f)))?;
             }
             b'd' => {
                 let raw: [u8; 8] = data[pos..pos + 8].try_into().expect("eight bytes");
-                values.push(Value::Number(if header.big_endian { f64::from_be_bytes(raw) } else { f64::from_le_bytes(raw) }));
+                values.push(Value::Number(if header.big_endian { f64::from_be_bytes(raw) } else { f64::from_le_bytes(raw) }))?;
             }
             b'c' => {
                 if size == 0 {
-                    size = match values.pop() {
-                        Some(Value::Number(n)) => n as usize,
-                        Some(Value::Integer(n)) => n as usize,
-                        _ => return Err(runtime("format 'c0' needs a previous size".to_string())),
-                    };
+                    // The value before, if Lua reads it as a number, as a size_t: a negative one
+                    // is huge, and too long for the data.
+                    let previous = values.pop()?.map(|v| lua.coerce_number(v)).transpose()?.flatten();
+                    let Some(n) = previous else { return Err(runtime("format 'c0' needs a previous size".to_string())) };
+                    size = if n < 0.0 { usize::MAX } else { n as usize };
                     if size > data.len() || pos > data.len() - size {
                         return Err(too_short());
                     }
                 }
-                values.push(Value::String(lua.create_string(&data[pos..pos + size])?));
+                values.push(Value::String(lua.create_string(&data[pos..pos + size])?))?;
             }
             b's' => {
                 let end = data[pos..].iter().position(|&b| b == 0).ok_or_else(|| runtime("unfinished string in data".to_string()))?;
-                values.push(Value::String(lua.create_string(&data[pos..pos + end])?));
+                values.push(Value::String(lua.create_string(&data[pos..pos + end])?))?;
                 size = end + 1;
             }
             _ => fmt.control(opt, &mut header, "unpack")?,
         }
         pos += size;
     }
-    values.push(Value::Number((pos + 1) as f64));
-    Ok(MultiValue::from_vec(values))
+    values.push(Value::Number((pos + 1) as f64))?;
+    Ok(rust_functions::many(values.table, values.count))
 }
 
 fn size(lua: &Lua, args: MultiValue) -> Result<f64> {
@@ -280,9 +316,9 @@ fn size(lua: &Lua, args: MultiValue) -> Result<f64> {
 }
 
 pub fn library(lua: &Lua) -> Result<Table> {
-    let library = lua.create_table()?;
-    library.set("pack", lua.create_function(pack)?)?;
-    library.set("unpack", lua.create_function(unpack)?)?;
-    library.set("size", lua.create_function(size)?)?;
-    Ok(library)
+    rust_functions::library(lua, vec![
+        ("pack", Box::new(|lua, args| Ok(MultiValue::from_vec(vec![Value::String(pack(lua, args)?)])))),
+        ("unpack", Box::new(unpack)),
+        ("size", Box::new(|lua, args| Ok(MultiValue::from_vec(vec![Value::Number(size(lua, args)?)])))),
+    ])
 }

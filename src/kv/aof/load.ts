@@ -51,6 +51,8 @@ class LoadReply implements Reply {
   double(): void {}
   push(): void {}
   verbatim(): void {}
+  boolean(): void {}
+  bigNumber(): void {}
 }
 
 /** Whether buffer[from, to) is the command name MSET, in any case. */

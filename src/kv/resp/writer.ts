@@ -139,12 +139,23 @@ export class RespWriter implements Reply {
     this.intLine(this.protocol === 3 ? GREATER : ASTERISK, count);
   }
 
-  verbatim(text: string): void {
+  verbatim(text: string, format = "txt"): void {
     if (this.protocol === 2) return this.bulk(text);
     this.intLine(EQUALS, text.length + 4);
-    this.raw("txt:");
+    this.raw(format);
+    this.raw(":");
     this.raw(text);
     this.raw("\r\n");
+  }
+
+  boolean(value: boolean): void {
+    if (this.protocol === 3) this.raw(value ? "#t\r\n" : "#f\r\n");
+    else this.intLine(COLON, value ? 1 : 0);
+  }
+
+  bigNumber(digits: string): void {
+    if (this.protocol === 3) this.line("(", digits);
+    else this.bulk(digits);
   }
 
   /** Appends already-encoded RESP (e.g. a pub/sub message built once for many subscribers). */

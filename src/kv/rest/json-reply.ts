@@ -11,6 +11,8 @@
  *   key, value, … array), flat arrays in protocol 2, as RESP2 sends them;
  * - doubles → numbers in protocol 3 ("inf", "-inf", "nan" as strings: JSON has no such numbers),
  *   the RESP2 text in protocol 2;
+ * - booleans (a script's, in RESP3) → JSON booleans in protocol 3, 1 and 0 in protocol 2; big
+ *   numbers → their digits as a string;
  * - an error nested in an array (EXEC-style) → `{"error": message}`; the command's own error is
  *   kept apart, for the HTTP status.
  */
@@ -118,6 +120,14 @@ export class JsonReply implements Reply {
 
   verbatim(text: string): void {
     this.add(bytesToText(text));
+  }
+
+  boolean(value: boolean): void {
+    this.add(this.protocol === 3 ? value : value ? 1 : 0);
+  }
+
+  bigNumber(digits: string): void {
+    this.add(bytesToText(digits));
   }
 }
 

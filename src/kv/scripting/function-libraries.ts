@@ -9,6 +9,7 @@
  * checks the registrations.
  */
 import { KvError } from "../errors.ts";
+import { splitInlineArgs } from "../resp/parser.ts";
 import { LuaState, type ScriptHost } from "./lua-state.ts";
 import type { RunTarget } from "./script-run.ts";
 import { withoutShebang } from "./shebang.ts";
@@ -30,22 +31,33 @@ export interface Library {
 
 const libraryNamePattern = /^[A-Za-z0-9_]+$/;
 
-/** The library name `code`'s metadata line gives; throws Redis's error for a missing or bad one. */
+/** The one engine, which Redis finds by name in any case. */
+const luaEngineName = "lua";
+
+/**
+ * The library name `code`'s metadata line gives; throws Redis's error for missing or bad metadata.
+ * Read as Redis 7.0 reads it: the line split as sdssplitargs splits (quotes and all), the engine
+ * named in any case (`#!LUA`), `name=` in any case and only once, then the name checked, then the
+ * engine.
+ */
 function libraryName(code: string): string {
   if (!code.startsWith("#!")) throw new KvError("ERR Missing library metadata");
   const end = code.indexOf("\n");
   if (end < 0) throw new KvError("ERR Invalid library metadata");
-  const [engine, ...options] = code.slice(2, end).split(" ").filter((part) => part !== "");
-  if (engine !== "lua") throw new KvError(`ERR Engine '${engine ?? ""}' not found`);
+  const parts = splitInlineArgs(code.slice(0, end));
+  if (parts === null || parts.length === 0) throw new KvError("ERR Invalid library metadata");
+  const engine = parts[0]!.slice(2);
   let name: string | null = null;
-  for (const option of options) {
-    if (!option.startsWith("name=")) throw new KvError(`ERR Invalid metadata value given: ${option}`);
-    name = option.slice("name=".length);
+  for (const part of parts.slice(1)) {
+    if (part.slice(0, 5).toLowerCase() !== "name=") throw new KvError(`ERR Invalid metadata value given: ${part}`);
+    if (name !== null) throw new KvError("ERR Invalid metadata value, name argument was given multiple times");
+    name = part.slice(5);
   }
   if (name === null) throw new KvError("ERR Library name was not given");
   if (!libraryNamePattern.test(name)) {
     throw new KvError("ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
   }
+  if (engine.toLowerCase() !== luaEngineName) throw new KvError(`ERR Engine '${engine}' not found`);
   return name;
 }
 

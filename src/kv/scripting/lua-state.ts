@@ -30,6 +30,7 @@ const mailbox = Buffer.alloc(mailboxBytes) as Latin1Buffer;
 let running: ScriptHost | null = null;
 const call = (words?: Buffer) => running!.call(words ?? mailbox, words === undefined, mailbox);
 const log = (line: Buffer) => running!.log(line);
+nativeAddon.luaSetAsk((question, argument) => running!.ask(question, argument));
 /** A state dropped without close() (an engine a test let go) is closed once collected. */
 const unclosed = new FinalizationRegistry<number>((lua) => nativeAddon.luaClose(lua));
 
@@ -43,6 +44,12 @@ export interface ScriptHost {
   call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array;
   /** A redis.log line: the level byte, then the text. */
   log(line: Buffer): void;
+  /**
+   * What the script asks besides: the protocol its commands reply in from now on (redis.setresp;
+   * `question` luaAskSetProtocol, `argument` 2 or 3), or whether its user may run a command
+   * (redis.acl_check_cmd; luaAskMayRun, the command's packed words), answered luaAnswer*.
+   */
+  ask(question: number, argument: number | Buffer): number;
 }
 
 /** A script's reply: RESP2 in `bytes[0, end)`, and whether it is an error already counted (its command's). */

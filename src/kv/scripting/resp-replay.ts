@@ -1,7 +1,9 @@
 /**
- * A RESP2 reply already encoded (a script's, from the native side) written again through the
- * Reply writers, so it reaches a RESP connection and the REST API's JSON alike. Only the five
- * RESP2 types occur: status, error, integer, bulk string, array.
+ * A reply already encoded (a script's, from the native side) written again through the Reply
+ * writers, so it reaches a RESP connection and the REST API's JSON alike, in the client's
+ * protocol. The five RESP2 types, and the RESP3 ones a script can return (native/script's
+ * lua_to_resp.rs): map, set, double, big number, verbatim string, boolean — each written as
+ * Redis writes it to a RESP2 client when the client speaks RESP2.
  */
 import type { Reply } from "../reply.ts";
 import { parseLongLong } from "../resp/parser.ts";
@@ -147,11 +149,55 @@ function replayLine(bytes: Buffer, at: number, reply: Reply, item: ItemReplay): 
         return next;
       }
       reply.array(count);
-      let itemAt = next;
-      for (let i = 0; i < count; i++) itemAt = item(bytes, itemAt, reply);
-      return itemAt;
+      return replayItems(bytes, next, count, reply, item);
+    }
+    case "%": {
+      const pairs = Number(integerOf(text));
+      reply.map(pairs);
+      return replayItems(bytes, next, pairs * 2, reply, item);
+    }
+    case "~": {
+      const count = Number(integerOf(text));
+      reply.set(count);
+      return replayItems(bytes, next, count, reply, item);
+    }
+    case "_":
+      reply.bulk(null);
+      return next;
+    case "#":
+      if (text !== "t" && text !== "f") throw new RangeError(`a script's reply has the boolean '${text.slice(0, 32)}'`);
+      reply.boolean(text === "t");
+      return next;
+    case ",":
+      reply.double(doubleOf(text), text);
+      return next;
+    case "(":
+      reply.bigNumber(text);
+      return next;
+    case "=": {
+      const length = Number(integerOf(text));
+      if (length < 4 || next + length + 2 > bytes.length) throw new RangeError("a script's reply ends inside a verbatim string");
+      reply.verbatim(bytes.toString("latin1", next + 4, next + length), bytes.toString("latin1", next, next + 3));
+      return next + length + 2;
     }
     default:
       throw new RangeError(`a script's reply has an unknown type byte '${type}'`);
   }
+}
+
+/** `count` items from `at`, each replayed by `item`; returns where the next starts. */
+function replayItems(bytes: Buffer, at: number, count: number, reply: Reply, item: ItemReplay): number {
+  let itemAt = at;
+  for (let i = 0; i < count; i++) itemAt = item(bytes, itemAt, reply);
+  return itemAt;
+}
+
+/** A double's text as C's %.17g writes it ("inf", "-inf", "nan" and "-nan" included) as a number. */
+function doubleOf(text: string): number {
+  if (text === "inf") return Infinity;
+  if (text === "-inf") return -Infinity;
+  if (text === "nan" || text === "-nan") return Number.NaN;
+  const n = Number(text);
+  if (Number.isNaN(n)) throw new RangeError(`a script's reply has '${text.slice(0, 32)}' where a double belongs`);
+  return n;
 }

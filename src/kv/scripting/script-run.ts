@@ -7,7 +7,9 @@
  * its writes between MULTI and EXEC, so a replay applies all of them or none. A SELECT inside it
  * holds for the rest of the script only.
  */
+import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskSetProtocol } from "../../native/addon.ts";
 import { scriptNoPermission } from "../acl/acl-users.ts";
+import { lookupCommand } from "../commands/table.ts";
 import type { Engine } from "../engine.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
@@ -38,6 +40,8 @@ export interface RunTarget {
 /** One script's run as the server sees it: its client, and whether it has written yet. */
 class ScriptRun implements ScriptHost, BusyRun {
   wrote = false;
+  /** The protocol the script's commands reply in: RESP2 until it calls redis.setresp(3). */
+  private protocol: 2 | 3 = 2;
   /** Errors of the commands the script runs count in INFO errorstats, as a client's do. */
   private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
 
@@ -58,6 +62,7 @@ class ScriptRun implements ScriptHost, BusyRun {
     out.start = 0;
     out.length = 0;
     out.onError = this.countError;
+    out.protocol = this.protocol;
     const dirtyBefore = this.engine.dirty;
     scriptCall(this.engine, this.session, argv, out, this.readOnly, this.allowOom || this.wrote);
     this.wrote ||= this.engine.dirty !== dirtyBefore;
@@ -67,6 +72,34 @@ class ScriptRun implements ScriptHost, BusyRun {
   log(line: Buffer): void {
     logLine(this.engine, line);
   }
+
+  ask(question: number, argument: number | Buffer): number {
+    if (question === luaAskSetProtocol) {
+      this.protocol = argument === 3 ? 3 : 2;
+      return 0;
+    }
+    const allowed = mayRun(this.engine, this.session, unpackWords(argument as Buffer));
+    return allowed === null ? luaAnswerUnknownCommand : allowed ? luaAnswerAllowed : luaAnswerDenied;
+  }
+}
+
+/**
+ * redis.acl_check_cmd: whether the session's user may run `argv` as a command, keys and channels
+ * included, as ACL DRYRUN would answer (refusals are not logged); null for a command, or a
+ * container's subcommand, that does not exist. Its arguments are not counted: Redis looks the
+ * command up by name only.
+ */
+function mayRun(engine: Engine, session: Session, argv: string[]): boolean | null {
+  const spec = lookupCommand(argv[0]!);
+  if (spec === undefined) return null;
+  let target = spec;
+  if (spec.subcommands !== undefined && argv.length > 1) {
+    const sub = spec.subcommands.find((s) => s.name === `${spec.name}|${argv[1]!.toLowerCase()}`);
+    if (sub === undefined) return null;
+    target = sub;
+  }
+  const user = session.user;
+  return user === null || user.unrestricted || engine.acl.refusal(user, target, argv) === null;
 }
 
 /**
@@ -149,6 +182,9 @@ export function libraryLoadHost(engine: Engine): ScriptHost {
       throw new Error("a library called a command while loading: its redis has no call then");
     },
     log: (line) => logLine(engine, line),
+    ask: () => {
+      throw new Error("a library asked the server something while loading: its redis has no setresp or acl_check_cmd then");
+    },
   };
 }
 
