@@ -189,6 +189,9 @@ class Player {
     if (c.inMulti || word === "MULTI") {
       // A PING would be queued: the reply is the first value that is not a push.
       c.client.writeRaw(encodeCommand(sent));
+      // Pushes before the reply (the messages EXEC's PUBLISH sent the client itself) are written
+      // down as a group, as those before a marker are (normaliseGroup).
+      const pushes: RespValue[] = [];
       for (;;) {
         const v = await c.next();
         if (v === undefined) {
@@ -196,10 +199,14 @@ class Player {
           this.lines.push(`${client} closed`);
           return;
         }
+        if (pushOf(v) !== null) {
+          pushes.push(v);
+          continue;
+        }
+        for (const push of this.options.normaliseGroup?.(argv, pushes) ?? pushes) this.lines.push(`${client}< ${this.show(argv, push)}`);
         // EXEC's replies are each normalised as their own command's would be.
         const shown = word === "EXEC" && Array.isArray(v) && v.length === c.queued.length ? show(v.map((item, i) => this.options.normalise?.(c.queued[i]!, item, this.names) ?? item)) : this.show(argv, v);
         this.lines.push(`${client}< ${shown}`);
-        if (pushOf(v) !== null) continue;
         const status = v !== null && typeof v === "object" && "s" in v ? v.s : null;
         if (word === "MULTI" && status === "OK") c.inMulti = true;
         if (c.inMulti && status === "QUEUED") c.queued.push(argv);

@@ -20,21 +20,46 @@ export type RespValue =
 /** A reply as one line of JSON, integers marked ":5" so they stay apart from the bulk string "5". */
 export const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
 
-/** Reads `count` replies from `at`; undefined when they have not all arrived. */
-function parseItems(buf: Buffer, at: number, count: number): { items: RespValue[]; next: number } | undefined {
+/**
+ * Reads `count` replies from `at`; undefined when they have not all arrived. A message or an
+ * invalidation pushed between them is not one of them: the server wrote it out of band, in the
+ * middle of the reply (a PUBLISH inside EXEC pushes the client its own message after EXEC's
+ * array header), and it is put in `outOfBand`, as a client delivers it apart from the reply. A
+ * subscription's confirmation is a push too, but a reply: inside EXEC it is one of the items.
+ */
+function parseItems(buf: Buffer, at: number, count: number, outOfBand: RespValue[]): { items: RespValue[]; next: number } | undefined {
   const items: RespValue[] = [];
   let next = at;
-  for (let i = 0; i < count; i++) {
-    const item = parseReply(buf, next);
+  while (items.length < count) {
+    const item = parseAt(buf, next, outOfBand);
     if (item === undefined) return undefined;
-    items.push(item.value);
+    if (isOutOfBand(item.value)) outOfBand.push(item.value);
+    else items.push(item.value);
     next = item.next;
   }
   return { items, next };
 }
 
-/** Parses one reply from `buf` at `at`; undefined when the buffer does not hold all of it yet. */
-export function parseReply(buf: Buffer, at: number): { value: RespValue; next: number } | undefined {
+/** The pushes a server sends on its own rather than as a command's reply. */
+const outOfBandKinds = new Set(["message", "pmessage", "smessage", "invalidate"]);
+
+function isOutOfBand(v: RespValue): boolean {
+  if (v === null || typeof v !== "object" || Array.isArray(v) || !("push" in v)) return false;
+  const kind = v.push[0];
+  return typeof kind === "string" && outOfBandKinds.has(kind);
+}
+
+/**
+ * Parses one reply from `buf` at `at`; undefined when the buffer does not hold all of it yet.
+ * `pushes`: the pushes the server wrote inside it (parseItems), which come before it.
+ */
+export function parseReply(buf: Buffer, at: number): { value: RespValue; next: number; pushes: RespValue[] } | undefined {
+  const pushes: RespValue[] = [];
+  const reply = parseAt(buf, at, pushes);
+  return reply && { ...reply, pushes };
+}
+
+function parseAt(buf: Buffer, at: number, outOfBand: RespValue[]): { value: RespValue; next: number } | undefined {
   const eol = buf.indexOf("\r\n", at, "latin1");
   if (eol < 0) return undefined;
   const line = buf.toString("latin1", at + 1, eol);
@@ -57,19 +82,19 @@ export function parseReply(buf: Buffer, at: number): { value: RespValue; next: n
     case "*": {
       const count = Number(line);
       if (count < 0) return { value: { nullArray: true }, next: after };
-      const r = parseItems(buf, after, count);
+      const r = parseItems(buf, after, count, outOfBand);
       return r && { value: r.items, next: r.next };
     }
     case "%": {
-      const r = parseItems(buf, after, Number(line) * 2);
+      const r = parseItems(buf, after, Number(line) * 2, outOfBand);
       return r && { value: { map: r.items }, next: r.next };
     }
     case "~": {
-      const r = parseItems(buf, after, Number(line));
+      const r = parseItems(buf, after, Number(line), outOfBand);
       return r && { value: { set: r.items }, next: r.next };
     }
     case ">": {
-      const r = parseItems(buf, after, Number(line));
+      const r = parseItems(buf, after, Number(line), outOfBand);
       return r && { value: { push: r.items }, next: r.next };
     }
     case "_": return { value: { nil: true }, next: after };
@@ -89,6 +114,8 @@ export function encodeCommand(argv: readonly string[]): Buffer {
 
 export class RespClient {
   private pending = Buffer.alloc(0);
+  /** Values parsed from `pending` and not read yet (a reply's out-of-band pushes, then the reply). */
+  private readonly parsed: RespValue[] = [];
   private readonly waiters: ((value: RespValue) => void)[] = [];
   private readonly outgoing = new WriteQueue();
   private closedResolve!: () => void;
@@ -114,14 +141,23 @@ export class RespClient {
 
   private onData(chunk: Buffer): void {
     this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
-    let at = 0;
-    while (at < this.pending.length && this.waiters.length > 0) {
-      const reply = parseReply(this.pending, at);
-      if (reply === undefined) break;
-      at = reply.next;
-      this.waiters.shift()!(reply.value);
+    while (this.waiters.length > 0) {
+      const value = this.next();
+      if (value === undefined) break;
+      this.waiters.shift()!(value);
     }
-    this.pending = this.pending.subarray(at);
+  }
+
+  /** The next value received and not yet read: a parsed one, or one parsed now from `pending`. */
+  private next(): RespValue | undefined {
+    if (this.parsed.length === 0) {
+      const reply = parseReply(this.pending, 0);
+      if (reply === undefined) return undefined;
+      this.pending = this.pending.subarray(reply.next);
+      // Pushes written inside the reply arrived before it ended: they are read first.
+      this.parsed.push(...reply.pushes, reply.value);
+    }
+    return this.parsed.shift();
   }
 
   private onClose(): void {
@@ -142,10 +178,7 @@ export class RespClient {
   /** The next reply if it has already arrived and nobody is waiting for an earlier one. */
   tryRead(): RespValue | undefined {
     if (this.waiters.length > 0) return undefined;
-    const reply = parseReply(this.pending, 0);
-    if (reply === undefined) return undefined;
-    this.pending = this.pending.subarray(reply.next);
-    return reply.value;
+    return this.next();
   }
 
   /** The next reply. */
