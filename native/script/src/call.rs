@@ -25,28 +25,32 @@ pub unsafe extern "C-unwind" fn redis_pcall(state: *mut ffi::lua_State) -> c_int
     command(state, false)
 }
 
-/// Raises { err = message }: a misuse of the call itself, raised by redis.pcall too.
-unsafe fn raise(state: *mut ffi::lua_State, message: &CStr) -> ! {
+/// { err = message }, a misuse of the call itself: raised by redis.call, returned by
+/// redis.pcall, as Redis 7.0's luaRedisGenericCommand does.
+unsafe fn fail(state: *mut ffi::lua_State, message: &CStr, raises: bool) -> c_int {
     ffi::lua_createtable(state, 0, 1);
     ffi::lua_pushstring(state, message.as_ptr());
     ffi::lua_setfield(state, -2, c"err".as_ptr());
-    ffi::lua_error(state)
+    if raises {
+        ffi::lua_error(state);
+    }
+    1
 }
 
 unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
     let nargs = ffi::lua_gettop(state);
     if nargs == 0 {
-        raise(state, c"ERR Please specify at least one argument for this redis lib call");
+        return fail(state, c"ERR Please specify at least one argument for this redis lib call", raises);
     }
     for index in 1..=nargs {
         let kind = ffi::lua_type(state, index);
         if kind != ffi::LUA_TSTRING && kind != ffi::LUA_TNUMBER {
-            raise(state, c"ERR Lua redis lib command arguments must be strings or integers");
+            return fail(state, c"ERR Lua redis lib command arguments must be strings or integers", raises);
         }
     }
     let run = CURRENT_RUN.with(Cell::get);
     if run.is_null() {
-        raise(state, c"ERR redis.call outside a script");
+        return fail(state, c"ERR redis.call outside a script", raises);
     }
     // SAFETY: CURRENT_RUN points at the Run of the script running now (run.rs, hosting).
     if !(*run).before_call(state) {
@@ -93,7 +97,7 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
     // raise (out of memory).
     let text = std::slice::from_raw_parts(reply.0, reply.1);
     if resp_to_lua::push(state, text).is_err() {
-        raise(state, c"ERR the server wrote a malformed reply for a script");
+        return fail(state, c"ERR the server wrote a malformed reply for a script", raises);
     }
     if raises && text.first() == Some(&b'-') {
         ffi::lua_error(state);

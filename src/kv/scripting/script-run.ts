@@ -151,6 +151,13 @@ function endRun(engine: Engine, session: Session, wraps: boolean, dbIndex: numbe
 }
 
 /**
+ * The commands Redis 7.0 flags may_replicate besides EVAL and FCALL (which no script may call): a
+ * read-only script may not run them either. The flag is Redis's own and COMMAND INFO does not show
+ * it, so it is kept here rather than among the commands' flags.
+ */
+const mayReplicate: ReadonlySet<string> = new Set(["publish", "spublish", "pfcount"]);
+
+/**
  * One command from a script, answered on `out`. Redis's refusals come first, in its words: an
  * unknown command, a wrong count of arguments, a command no script may run (MULTI, blocking
  * commands, CLIENT, …), a write from a read-only script, and anything that may grow the data past
@@ -166,7 +173,7 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
   if (flags.includes("noscript")) return out.error("ERR This Redis command is not allowed from script");
   const refusal = engine.refusal(session, resolved, argv, "lua");
   if (refusal !== null) return out.error(scriptNoPermission(refusal));
-  if (readOnly && flags.includes("write")) return out.error("ERR Write commands are not allowed from read-only scripts.");
+  if (readOnly && (flags.includes("write") || mayReplicate.has(resolved.name))) return out.error("ERR Write commands are not allowed from read-only scripts.");
   if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) return out.error(overMaxmemory().message);
   const persistFailure = engine.aof?.failureReason ?? null;
   if (persistFailure !== null && flags.includes("write")) return out.error(cannotPersist(persistFailure).message);

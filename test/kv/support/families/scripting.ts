@@ -9,13 +9,7 @@ import fc from "fast-check";
 import { by, cmd, type DuetOptions, keyspaceLines, lit, type Step } from "../duet.ts";
 import { type RespClient, show } from "../resp-client.ts";
 
-
-
-/**
- * Script bodies: each a behaviour of the `redis` API or of the script runner Redis checks. Those
- * svc answers differently are in `knownDifferent` below instead, so that the generated runs
- * still find what is new.
- */
+/** Script bodies: each a behaviour of the `redis` API or of the script runner Redis checks. */
 export const bodies = [
   "return redis.call('set', KEYS[1], ARGV[1])",
   "return redis.call('get', KEYS[1])",
@@ -87,35 +81,23 @@ export const bodies = [
   "#! lua\nreturn 1",
   "#!lua flags=no-writes\nreturn redis.call('get', 'undeclared_key')",
   "#!lua\nreturn redis.call('get', 'undeclared_key')",
-];
-
-/**
- * Scripts svc answers differently from redis-server 7.0.15, left out of the generated runs. The
- * conversions and the `redis` library are native/** and src/kv/scripting/** (another engineer's),
- * so they are listed in docs/kv.md's known weak spots instead of fixed here.
- */
-export const knownDifferent: { body: string; why: string }[] = [
-  // Redis's pcall hands back every error raised inside the call as an error table; svc raises
-  // these, so they carry " script: <sha>, on @user_script:1." and cannot be caught.
-  { body: "return redis.pcall()", why: "pcall with no arguments raises instead of returning the error" },
-  { body: "return redis.pcall('incr', nil)", why: "pcall with an argument that is not a string or number raises" },
-  { body: "return redis.pcall('get', {})", why: "pcall with a table argument raises" },
-  // Redis answers these with a bare "ERR wrong number or type of arguments"; svc appends " script: <sha>".
-  { body: "return redis.error_reply()", why: "error_reply without a string: the error text has a script: suffix" },
-  { body: "return redis.status_reply(5)", why: "status_reply without a string: the error text has a script: suffix" },
-  { body: "return redis.sha1hex()", why: "sha1hex without an argument hashes the empty string instead of failing" },
-  // docs/kv.md lists RESP3 inside scripts as missing.
-  // Redis 7.0 refuses commands flagged may-replicate (PUBLISH, …) in a read-only script, as writes.
-  { body: "return redis.call('publish', 'c', 'from a script')", why: "PUBLISH from EVAL_RO or a no-writes script runs" },
-  { body: "redis.setresp(3); return redis.call('hgetall', KEYS[1])", why: "setresp(3) is refused" },
-  { body: "redis.setresp(4)", why: "the error reads 'user_script:1: RESP version must be 2 or 3.'; Redis's has no position" },
-  { body: "redis.set_repl(12345)", why: "the error reads 'user_script:1: Invalid replication flags…'; Redis's has no position" },
-  // Redis turns these tables into RESP3 replies (their RESP2 forms on a RESP2 client); svc into [].
-  { body: "return {double = 3.5}", why: "a double reply" },
-  { body: "return {big_number = '123456789012345678901234567890'}", why: "a big number reply" },
-  { body: "return {verbatim_string = {format = 'txt', string = 'hi'}}", why: "a verbatim string reply" },
-  { body: "return {map = {a = 1}}", why: "a map reply" },
-  { body: "return {set = {a = true}}", why: "a set reply" },
+  // Answered differently until 2026-11-29 (redis.pcall's own errors, the library's argument
+  // errors, PUBLISH from a read-only script, RESP3 inside scripts): now as redis-server.
+  "return redis.pcall()",
+  "return redis.pcall('incr', nil)",
+  "return redis.pcall('get', {})",
+  "return redis.error_reply()",
+  "return redis.status_reply(5)",
+  "return redis.sha1hex()",
+  "return redis.call('publish', 'c', 'from a script')",
+  "redis.setresp(3); return redis.call('hgetall', KEYS[1])",
+  "redis.setresp(4)",
+  "redis.set_repl(12345)",
+  "return {double = 3.5}",
+  "return {big_number = '123456789012345678901234567890'}",
+  "return {verbatim_string = {format = 'txt', string = 'hi'}}",
+  "return {map = {a = 1}}",
+  "return {set = {a = true}}",
 ];
 
 export const sha1 = (text: string) => new Bun.CryptoHasher("sha1").update(text).digest("hex");
