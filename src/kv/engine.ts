@@ -330,7 +330,7 @@ export class Engine {
   pauseHolds(session: Session, argv: string[]): boolean {
     if (!this.clientPause.active) return false;
     const resolved = this.resolve(argv);
-    return typeof resolved !== "string" && this.runsAny(resolved, session, (s) => this.clientPause.holds(s));
+    return typeof resolved !== "string" && this.runsAny(resolved, argv, session, (s) => this.clientPause.holds(s));
   }
 
   private afterTrackedCommand(session: Session, argv: string[]): void {
@@ -362,14 +362,14 @@ export class Engine {
       if (this.maxMemoryBytes > 0 && resolved.flags.includes("denyoom") && ++this.growthSinceCheck >= growthChecksEvery) this.checkMaxmemory();
       // Past maxmemory, with nothing left to evict, nothing that may grow the data runs, nor
       // anything queued in MULTI.
-      if (this.overMaxmemory && (this.runsFlagged(resolved, session, "denyoom") || (session.multi !== null && !oomExemptInMulti.has(name)))) {
+      if (this.overMaxmemory && (this.runsFlagged(resolved, argv, session, "denyoom") || (session.multi !== null && !oomExemptInMulti.has(name)))) {
         return this.reject(session, argv, reply, overMaxmemory().message);
       }
     }
     // While the append-only file cannot be written, nothing more is acknowledged that it may
     // never hold; PING is refused too, as Redis does, so that health checks see it.
     const persistFailure = this.aof?.failureReason ?? null;
-    if (persistFailure !== null && (name === "ping" || this.runsFlagged(resolved, session, "write"))) {
+    if (persistFailure !== null && (name === "ping" || this.runsFlagged(resolved, argv, session, "write"))) {
       return this.reject(session, argv, reply, cannotPersist(persistFailure).message);
     }
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
@@ -629,17 +629,19 @@ export class Engine {
   }
 
   /**
-   * Whether running `spec` now runs a command flagged `flag`: `spec` itself, or EXEC of a queue
-   * holding one ("write": it may change data; "denyoom": it may grow it).
+   * Whether running `spec` with `argv` now runs a command flagged `flag`: `spec` itself, or EXEC
+   * of a queue holding one ("write": it may change data; "denyoom": it may grow it). A script
+   * command's flags are those its script declared (CommandSpec.flagsFor), as Redis's
+   * getCommandFlags gives them before the command runs.
    */
-  private runsFlagged(spec: CommandSpec, session: Session, flag: CommandFlag): boolean {
-    return this.runsAny(spec, session, (s) => s.flags.includes(flag));
+  private runsFlagged(spec: CommandSpec, argv: readonly string[], session: Session, flag: CommandFlag): boolean {
+    return this.runsAny(spec, argv, session, (s, a) => (s.flagsFor?.(this, a) ?? s.flags).includes(flag));
   }
 
   /** Whether running `spec` now runs a command `test` picks: `spec` itself, or one in EXEC's queue. */
-  private runsAny(spec: CommandSpec, session: Session, test: (s: CommandSpec) => boolean): boolean {
-    if (test(spec)) return true;
-    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => test(queued.spec));
+  private runsAny(spec: CommandSpec, argv: readonly string[], session: Session, test: (s: CommandSpec, argv: readonly string[]) => boolean): boolean {
+    if (test(spec, argv)) return true;
+    return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => test(queued.spec, queued.argv));
   }
 
   /** The command (or subcommand) argv names, or the error Redis answers for it. */
@@ -699,7 +701,7 @@ export class Engine {
    * transaction being queued will abort. A refused EXEC discards the transaction and says why.
    */
   private reject(session: Session, argv: string[], reply: Reply, message: string): void {
-    this.countRejected(argv);
+    this.countRejectedCall(argv);
     if ((argv[0] ?? "").toLowerCase() === "exec") {
       discardTransaction(this, session);
       // Redis quotes the refusal without its generic ERR code.
@@ -723,7 +725,8 @@ export class Engine {
    * Counts a refusal against the command Redis's lookupCommand finds (SCRIPT LOAD with no script
    * counts at script|load), and nothing for an unknown command or subcommand.
    */
-  private countRejected(argv: string[]): void {
+  /** A command refused before it ran (here, or a script's: script-run.ts) counts as a rejected call of what argv names. */
+  countRejectedCall(argv: string[]): void {
     const spec = this.lookedUp(argv);
     if (spec !== undefined) this.statsFor(spec.name).rejectedCalls++;
   }

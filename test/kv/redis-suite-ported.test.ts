@@ -96,7 +96,7 @@ describe("scripting.tcl", () => {
   test("redis.set_repl and replicate_commands: accepted anywhere, bad values refused", async () => {
     await expectSameDuet(servers, [
       evalOf("redis.replicate_commands(); return redis.call('set', 'x', '1')"), evalOf("redis.set_repl(redis.REPL_ALL); return 1"),
-      // set_repl(12345)'s error differs (a known difference: families/scripting.ts knownDifferent).
+      evalOf("redis.set_repl(12345); return 1"),
       evalOf("redis.set_repl(redis.REPL_NONE); redis.call('set', 'y', '2'); return redis.call('get', 'y')"),
     ], scriptingOptions);
   });
@@ -186,9 +186,10 @@ describe("functions.tcl", () => {
       register("redis.register_function('', function() return 1 end)"),
     ], functionOptions);
   });
-  // math.random and redis.setresp while loading differ (families/functions.ts knownDifferent).
   test("libraries while loading: redis.call, set_repl, globals, a library with no functions, registering from a function", async () => {
     await expectSameDuet(servers, [
+      load("#!lua name=lib1\nlocal r = math.random()\nredis.register_function('f1', function() return 1 end)"),
+      load("#!lua name=lib1\nredis.setresp(3)\nredis.register_function('f1', function() return 1 end)"),
       load("#!lua name=lib1\nredis.call('ping')\nredis.register_function('f1', function() return 1 end)"),
       load("REPLACE", "#!lua name=lib1\nredis.set_repl(redis.REPL_NONE)\nredis.register_function('f1', function() return 1 end)"),
       load("REPLACE", "#!lua name=lib1\na = 1\nredis.register_function('f1', function() return 1 end)"),

@@ -48,5 +48,17 @@ describe("discrepancies the generated runs found, kept as cases", () => {
     // The snapshot compares cmdstat_script, script|load and script|exists whole.
     await expectSameDuet(servers, [a("SCRIPT", "LOAD"), a("SCRIPT", "LOAD", "a", "b"), a("SCRIPT", "EXISTS"), a("SCRIPT"), a("SCRIPT", "NOSUCH")], options);
   });
+  test("past maxmemory a script that declared it may write is refused before it runs (a rejected call); one that may not, or allows OOM, runs", async () => {
+    const a = (...argv: string[]): Step => ({ client: "A", argv });
+    const sha = new Bun.CryptoHasher("sha1").update("#!lua\nreturn redis.call('get', 'k1')").digest("hex");
+    await expectSameDuet(servers, [
+      a("SCRIPT", "LOAD", "#!lua\nreturn redis.call('get', 'k1')"),
+      a("CONFIG", "SET", "maxmemory", "1"),
+      a("EVAL", "#!lua\nreturn 1", "0"), a("EVALSHA", sha, "0"), a("EVAL", "#!lua flags=no-writes\nreturn 2", "0"),
+      a("EVAL", "#!lua flags=allow-oom\nreturn 3", "0"), a("EVAL", "return 4", "0"), a("EVAL", "return redis.call('set', 'k1', 'v')", "0"),
+      a("MULTI"), a("EVAL", "#!lua\nreturn 5", "0"), a("EXEC"),
+      a("CONFIG", "SET", "maxmemory", "0"),
+    ], options);
+  });
 });
 

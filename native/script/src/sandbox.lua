@@ -12,7 +12,7 @@ local bridge = ...
 local getinfo = debug.getinfo
 local type, tostring, error, select, rawpcall, rawget = type, tostring, error, select, pcall, rawget
 local setmetatable, setfenv, xpcall, ipairs, pairs = setmetatable, setfenv, xpcall, ipairs, pairs
-local find, sub, gsub = string.find, string.sub, string.gsub
+local find, sub, gsub, lower = string.find, string.sub, string.gsub, string.lower
 local real = _G
 
 local redis = {
@@ -149,14 +149,37 @@ end
 local registering -- the functions of the library being loaded, while it loads
 local function refuse(message) error({ err = 'ERR ' .. message }, 0) end
 
+-- The flags a function may declare, in Redis's order (FUNCTION LIST shows them so).
+local flag_names = { 'no-writes', 'allow-oom', 'allow-stale', 'no-cluster', 'allow-cross-slot-keys' }
+
+-- A function's flags table as Redis 7.0 reads it: items 1, 2, … up to the first nil, each a
+-- string (or number) naming a flag in any case; the flags it names, canonical, in Redis's order.
 local function check_flags(flags)
   if type(flags) ~= 'table' then refuse('flags argument to redis.register_function must be a table representing function flags') end
-  local known = { ['no-writes'] = true, ['allow-oom'] = true, ['allow-stale'] = true, ['no-cluster'] = true,
-                  ['allow-cross-slot-keys'] = true }
-  for _, flag in ipairs(flags) do
-    if not known[flag] then refuse('unknown flag given') end
+  local given = {}
+  local i = 1
+  while flags[i] ~= nil do
+    local flag = flags[i]
+    if type(flag) ~= 'string' and type(flag) ~= 'number' then refuse('unknown flag given') end
+    given[lower(tostring(flag))] = true
+    i = i + 1
   end
-  return flags
+  local known, canonical = 0, {}
+  for _, name in ipairs(flag_names) do
+    if given[name] then
+      known = known + 1
+      canonical[#canonical + 1] = name
+    end
+  end
+  for _ in pairs(given) do known = known - 1 end
+  if known ~= 0 then refuse('unknown flag given') end
+  return canonical
+end
+
+-- A string argument as Redis's luaGetStringSds takes one: a string, or a number as its text.
+local function text_of(value)
+  if type(value) == 'string' or type(value) == 'number' then return tostring(value) end
+  return nil
 end
 
 local load_api = {
@@ -166,26 +189,40 @@ local load_api = {
 }
 function load_api.register_function(...)
   local count = select('#', ...)
+  if count < 1 or count > 2 then refuse('wrong number of arguments to redis.register_function') end
   local name, callback, flags, description
-  if count == 1 and type((...)) == 'table' then
-    for key, value in pairs((...)) do
-      if key == 'function_name' then name = value
-      elseif key == 'callback' then callback = value
-      elseif key == 'flags' then flags = check_flags(value)
-      elseif key == 'description' then description = value
-      else refuse('unknown argument given to redis.register_function') end
+  if count == 1 then
+    local args = ...
+    if type(args) ~= 'table' then
+      refuse('calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).')
+    end
+    -- Keys in any case, checked in the order next() gives them, as Redis's lua_next loop does.
+    for key, value in pairs(args) do
+      local word = text_of(key)
+      if word == nil then refuse('named argument key given to redis.register_function is not a string') end
+      word = lower(word)
+      if word == 'function_name' then
+        name = text_of(value) or refuse('function_name argument given to redis.register_function must be a string')
+      elseif word == 'description' then
+        description = text_of(value) or refuse('description argument given to redis.register_function must be a string')
+      elseif word == 'callback' then
+        if type(value) ~= 'function' then refuse('callback argument given to redis.register_function must be a function') end
+        callback = value
+      elseif word == 'flags' then
+        flags = check_flags(value)
+      else
+        refuse('unknown argument given to redis.register_function')
+      end
     end
     if name == nil then refuse('redis.register_function must get a function name argument') end
     if callback == nil then refuse('redis.register_function must get a callback argument') end
-    if type(callback) ~= 'function' then refuse('callback argument given to redis.register_function must be a function') end
-    if description ~= nil and type(description) ~= 'string' then refuse('description argument given to redis.register_function must be a string') end
-  elseif count == 2 then
-    name, callback = ...
-    if type(callback) ~= 'function' then refuse('second argument to redis.register_function must be a function') end
   else
-    refuse('wrong number of arguments to redis.register_function')
+    local first, second = ...
+    name = text_of(first) or refuse('first argument to redis.register_function must be a string')
+    if type(second) ~= 'function' then refuse('second argument to redis.register_function must be a function') end
+    callback = second
   end
-  if type(name) ~= 'string' or not find(name, '^[%w_]+$') then
+  if not find(name, '^[%w_]+$') then
     refuse('Library names can only contain letters, numbers, or underscores(_) and must be at least one character long')
   end
   for _, registered in ipairs(registering) do

@@ -4,13 +4,14 @@
  * counted as changes and recorded in the append-only file. DUMP's payload is Redis's
  * (kv/scripting/function-dump.ts).
  */
+import type { Engine } from "../engine.ts";
 import { KvError, subcommandSyntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
 import { busyScriptError } from "../scripting/busy-script.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
-import { finish, keyCountOf, killBusyScript } from "./scripting.ts";
+import { declaredCommandFlags, finish, keyCountOf, killBusyScript } from "./scripting.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
 
 const badKeyCount = () => new KvError("ERR Bad number of keys provided");
@@ -115,11 +116,19 @@ const sub = subcommandsOf("function", "scripting");
 
 const fcallFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
 
+/** FCALL's flags: its function's, as declared (Redis's fcallGetCommandFlags). */
+function fcallFlagsFor(this: CommandSpec, engine: Engine, argv: readonly string[]): readonly CommandFlag[] {
+  return declaredCommandFlags(this, engine.functions.get(argv[1] ?? "")?.flags);
+}
+
 export const functionCommands: readonly CommandSpec[] = [
-  { name: "fcall", arity: -3, flags: fcallFlags, group: "scripting", summary: "Runs a function.", movableKeys: countedKeys(2), run: (x, argv) => fcall(x, argv, false) },
+  {
+    name: "fcall", arity: -3, flags: fcallFlags, group: "scripting", summary: "Runs a function.", movableKeys: countedKeys(2), flagsFor: fcallFlagsFor,
+    run: (x, argv) => fcall(x, argv, false),
+  },
   {
     name: "fcall_ro", arity: -3, flags: ["readonly", ...fcallFlags], group: "scripting", summary: "Runs a function that declared no-writes.",
-    movableKeys: countedKeys(2), run: (x, argv) => fcall(x, argv, true),
+    movableKeys: countedKeys(2), flagsFor: fcallFlagsFor, run: (x, argv) => fcall(x, argv, true),
   },
   {
     name: "function", arity: -2, flags: [], group: "scripting", summary: "Function libraries.",

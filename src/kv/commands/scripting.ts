@@ -9,6 +9,8 @@ import { KvError, notAnInteger } from "../errors.ts";
 import { replayResp } from "../scripting/resp-replay.ts";
 import { busyScriptError, type ScriptKind } from "../scripting/busy-script.ts";
 import type { ScriptReply } from "../scripting/lua-state.ts";
+import type { ScriptFlags } from "../scripting/shebang.ts";
+import type { Engine } from "../engine.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
@@ -86,21 +88,53 @@ function answer(x: Exec, result: ScriptReply): void {
 }
 
 const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
+
+/**
+ * The flags a script command runs with when its script declared its own, as Redis 7.0's
+ * scriptFlagsToCmdFlags makes them: a write unless no-writes, and one that may grow the data
+ * (refused past maxmemory before it runs) unless no-writes or allow-oom. `flags` null or
+ * undeclared: the command's own.
+ */
+export function declaredCommandFlags(spec: CommandSpec, flags: ScriptFlags | null | undefined): readonly CommandFlag[] {
+  if (flags === null || flags === undefined || !flags.declared) return spec.flags;
+  const out: CommandFlag[] = spec.flags.filter((flag) => flag !== "write" && flag !== "denyoom");
+  if (!flags.noWrites && !flags.allowOom) out.push("denyoom");
+  if (!flags.noWrites) out.push("write");
+  return out;
+}
+
+/** EVAL's flags: its script's, found by its body (kept or not). */
+function evalFlagsFor(this: CommandSpec, engine: Engine, argv: readonly string[]): readonly CommandFlag[] {
+  return declaredCommandFlags(this, engine.scripts.flagsOfBody(argv[1] ?? ""));
+}
+
+/** EVALSHA's flags: its script's, if one is kept under that SHA-1. */
+function evalShaFlagsFor(this: CommandSpec, engine: Engine, argv: readonly string[]): readonly CommandFlag[] {
+  const sha = argv[1] ?? "";
+  if (sha.length !== shaHexDigits) return this.flags;
+  return declaredCommandFlags(this, engine.scripts.get(sha.toLowerCase())?.flags);
+}
 const evalKeys = countedKeys(2);
 
 /** A subcommand of `container` (SCRIPT, FUNCTION). */
 const sub = subcommandsOf("script", "scripting");
 
 export const scriptingCommands: readonly CommandSpec[] = [
-  { name: "eval", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a Lua script.", movableKeys: evalKeys, run: (x, argv) => evalScript(x, argv, false) },
-  { name: "evalsha", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a cached Lua script by its SHA-1.", movableKeys: evalKeys, run: (x, argv) => evalSha(x, argv, false) },
+  {
+    name: "eval", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a Lua script.", movableKeys: evalKeys, flagsFor: evalFlagsFor,
+    run: (x, argv) => evalScript(x, argv, false),
+  },
+  {
+    name: "evalsha", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a cached Lua script by its SHA-1.", movableKeys: evalKeys,
+    flagsFor: evalShaFlagsFor, run: (x, argv) => evalSha(x, argv, false),
+  },
   {
     name: "eval_ro", arity: -3, flags: ["readonly", ...evalFlags], group: "scripting", summary: "Runs a read-only Lua script.",
-    movableKeys: evalKeys, run: (x, argv) => evalScript(x, argv, true),
+    movableKeys: evalKeys, flagsFor: evalFlagsFor, run: (x, argv) => evalScript(x, argv, true),
   },
   {
     name: "evalsha_ro", arity: -3, flags: ["readonly", ...evalFlags], group: "scripting", summary: "Runs a cached read-only Lua script by its SHA-1.",
-    movableKeys: evalKeys, run: (x, argv) => evalSha(x, argv, true),
+    movableKeys: evalKeys, flagsFor: evalShaFlagsFor, run: (x, argv) => evalSha(x, argv, true),
   },
   {
     name: "script", arity: -2, flags: [], group: "scripting", summary: "The script cache.",

@@ -69,9 +69,14 @@ export interface CommandSpec {
   /** Runs the command; argv[0] is the command name as the client sent it. */
   run?(x: Exec, argv: string[]): void;
   subcommands?: readonly CommandSpec[];
+  /**
+   * The flags a run with `argv` has, where its arguments change them from `flags`: EVAL or FCALL
+   * of a script that declared its own (Redis's getCommandFlags). Read where a command is refused
+   * before it runs (maxmemory, an append-only file that cannot be written), not on every command.
+   */
+  flagsFor?(engine: Engine, argv: readonly string[]): readonly CommandFlag[];
 }
 
-/** The keys a command's argv names — by movableKeys if it has it, else by its declared positions; null when argv does not say. */
 /** The flags of an administrative subcommand (CONFIG SET, ACL SETUSER, LATENCY RESET …), as Redis flags them. */
 export const adminSubcommandFlags: readonly CommandFlag[] = ["admin", "noscript", "loading", "stale"];
 
@@ -89,6 +94,7 @@ export function commandOrSubcommand(table: ReadonlyMap<string, CommandSpec>, nam
   return table.get(full.slice(0, bar))?.subcommands?.find((sub) => sub.name === full);
 }
 
+/** The keys a command's argv names — by movableKeys if it has it, else by its declared positions; null when argv does not say. */
 export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] | null {
   if (spec.movableKeys !== undefined) return spec.movableKeys(argv);
   if (spec.keys === undefined) return [];

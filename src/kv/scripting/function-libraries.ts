@@ -43,7 +43,9 @@ const luaEngineName = "lua";
 function libraryName(code: string): string {
   if (!code.startsWith("#!")) throw new KvError("ERR Missing library metadata");
   const end = code.indexOf("\n");
-  if (end < 0) throw new KvError("ERR Invalid library metadata");
+  // Redis looks for the newline with strchr, which stops at a NUL: one before it is no newline.
+  const nul = code.indexOf("\0");
+  if (end < 0 || (nul >= 0 && nul < end)) throw new KvError("ERR Invalid library metadata");
   const parts = splitInlineArgs(code.slice(0, end));
   if (parts === null || parts.length === 0) throw new KvError("ERR Invalid library metadata");
   const engine = parts[0]!.slice(2);

@@ -53,6 +53,20 @@ export class ScriptCache {
     return sha;
   }
 
+  /**
+   * The flags of the script `body`, whether kept or not; null for a shebang Redis would refuse
+   * (EVAL then answers its error when it runs).
+   */
+  flagsOfBody(body: string): ScriptFlags | null {
+    const known = this.shaByBody.get(body);
+    if (known !== undefined) return this.bySha.get(known)!.flags;
+    try {
+      return shebangFlags(body);
+    } catch {
+      return null;
+    }
+  }
+
   /** The script kept under `sha` (lower case), as a run names it; undefined if none is. */
   get(sha: string): RunTarget | undefined {
     return this.bySha.get(sha);

@@ -163,20 +163,26 @@ const mayReplicate: ReadonlySet<string> = new Set(["publish", "spublish", "pfcou
  * commands, CLIENT, …), a write from a read-only script, and anything that may grow the data past
  * maxmemory — unless `mayGrow`: the script has written (and must be let finish) or allows OOM.
  */
+/** A script's command refused: a rejected call of the command, as Redis's scriptCall counts it. */
+function refuseCall(engine: Engine, argv: string[], out: RespWriter, message: string): void {
+  engine.countRejectedCall(argv);
+  out.error(message);
+}
+
 function scriptCall(engine: Engine, session: Session, argv: string[], out: RespWriter, readOnly: boolean, mayGrow: boolean): void {
   const resolved = engine.resolve(argv);
   if (typeof resolved === "string") {
     const arity = resolved.startsWith("ERR wrong number of arguments");
-    return out.error(arity ? "ERR Wrong number of args calling Redis command from script" : "ERR Unknown Redis command called from script");
+    return refuseCall(engine, argv, out, arity ? "ERR Wrong number of args calling Redis command from script" : "ERR Unknown Redis command called from script");
   }
   const flags = resolved.flags;
-  if (flags.includes("noscript")) return out.error("ERR This Redis command is not allowed from script");
+  if (flags.includes("noscript")) return refuseCall(engine, argv, out, "ERR This Redis command is not allowed from script");
   const refusal = engine.refusal(session, resolved, argv, "lua");
-  if (refusal !== null) return out.error(scriptNoPermission(refusal));
-  if (readOnly && (flags.includes("write") || mayReplicate.has(resolved.name))) return out.error("ERR Write commands are not allowed from read-only scripts.");
-  if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) return out.error(overMaxmemory().message);
+  if (refusal !== null) return refuseCall(engine, argv, out, scriptNoPermission(refusal));
+  if (readOnly && (flags.includes("write") || mayReplicate.has(resolved.name))) return refuseCall(engine, argv, out, "ERR Write commands are not allowed from read-only scripts.");
+  if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) return refuseCall(engine, argv, out, overMaxmemory().message);
   const persistFailure = engine.aof?.failureReason ?? null;
-  if (persistFailure !== null && flags.includes("write")) return out.error(cannotPersist(persistFailure).message);
+  if (persistFailure !== null && flags.includes("write")) return refuseCall(engine, argv, out, cannotPersist(persistFailure).message);
   engine.run(resolved, session, argv, out);
 }
 

@@ -150,12 +150,7 @@ export async function countsLines(c: RespClient): Promise<string[]> {
   const section = async (name: string) => ((await c.call("INFO", name)) as string).split("\r\n");
   const commandstats = (await section("commandstats"))
     .filter((l) => l.startsWith("cmdstat_"))
-    .map((l) => l.replace(/usec=\d+,usec_per_call=[\d.]+,/, ""))
-    // Redis also counts a rejected call for a command a script may not run (noscript, wrong
-    // arity, a write from a read-only script); svc does not (src/kv/scripting/script-run.ts, a
-    // known weak spot). Compared only where no script of the pool calls the command.
-    .map((l) => (/^cmdstat_script(\|load|\|exists)?:/.test(l) ? l : l.replace(/rejected_calls=\d+/, "rejected_calls=?")))
-    .filter((l) => !/^cmdstat_[^:]+:calls=0,rejected_calls=\?,failed_calls=0$/.test(l));
+    .map((l) => l.replace(/usec=\d+,usec_per_call=[\d.]+,/, ""));
   const errorstats = (await section("errorstats")).filter((l) => l.startsWith("errorstat_"));
   const cached = (await section("memory")).filter((l) => l.startsWith("number_of_cached_scripts"));
   return [...commandstats.sort(), ...errorstats.sort(), ...cached];
