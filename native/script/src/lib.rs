@@ -65,7 +65,8 @@ const GC_STEP_KIB: c_int = 50;
 /// in percent, put back at each such step.
 const GC_PAUSE_PERCENT: c_int = 200;
 const GC_STEP_MULTIPLIER_PERCENT: c_int = 200;
-/// Past this share of the memory limit (1/n) after a run, a whole collection before the next.
+/// Garbage past this share of the memory limit (1/n) after a run: a whole collection before the
+/// next (garbage: what is in use beyond what the last whole collection left).
 const GC_FULL_COLLECTION_SHARE: usize = 4;
 
 /// A function a library registered when it was loaded.
@@ -97,6 +98,8 @@ pub struct Scripts {
     runs_since_gc_step: Cell<u32>,
     /// Bytes the state may hold (its memory limit).
     memory_bytes_max: usize,
+    /// Bytes in use after the last whole collection: what was alive then.
+    live_bytes: Cell<usize>,
 }
 
 impl Scripts {
@@ -151,6 +154,7 @@ impl Scripts {
         let runner = Runner::new(state, entry, run).map_err(|e| mlua::Error::runtime(format!("no stack for scripts: {e}")))?;
         Ok(Scripts {
             runner, lua, compiled, names: RefCell::new(Vec::new()), library_runner, script_env, state, runs_since_gc_step: Cell::new(0), memory_bytes_max,
+            live_bytes: Cell::new(0),
         })
     }
 
@@ -279,44 +283,58 @@ impl Scripts {
         outcome
     }
 
-    /// Every GC_STEP_PERIOD_RUNS runs, a step of the garbage collector, as Redis makes after its
-    /// scripts: besides keeping collection from coming all at once, it restarts a collector that a
-    /// script stopped (`collectgarbage('stop')` would otherwise stop it for every later script).
-    /// The pause and step multiplier a script may have set go back to Lua's defaults then too
-    /// (Redis leaves them).
-    ///
-    /// And after any run that leaves the state holding more than a GC_FULL_COLLECTION_SHARE of its
-    /// memory limit, a whole collection: Lua 5.1 does not collect when an allocation fails, so the
-    /// garbage of a script that stopped the collector (or of one that made hundreds of megabytes)
-    /// would make the next scripts fail with "not enough memory" — where Redis, which has no
-    /// limit, grows.
+    /// After a run, the garbage collector, so that no script's use of it reaches the next:
+    /// - after a run that stopped the collector or changed its pause or step multiplier, those go
+    ///   back to Lua's defaults and the collector runs again (in Redis they last; it only restarts
+    ///   a stopped collector with its periodic step);
+    /// - every GC_STEP_PERIOD_RUNS runs, a step, as Redis makes after its scripts, with the
+    ///   defaults put back;
+    /// - after a run that leaves more garbage than a GC_FULL_COLLECTION_SHARE of the memory limit,
+    ///   a whole collection: Lua 5.1 does not collect when an allocation fails, so the garbage of
+    ///   a script that stopped the collector, or made hundreds of megabytes, would make the next
+    ///   scripts fail with "not enough memory" (Redis, with no limit, grows instead). Garbage is
+    ///   what is in use beyond what the last whole collection left alive, so a large cache of
+    ///   compiled scripts does not make every run collect.
     fn collect_garbage_now_and_then(&self) {
         let runs = self.runs_since_gc_step.get() + 1;
-        let full = self.lua.used_memory() > self.memory_bytes_max / GC_FULL_COLLECTION_SHARE;
-        if runs < GC_STEP_PERIOD_RUNS && !full {
+        let changed = self.runner.run().collector_changed.get();
+        let garbage = self.lua.used_memory().saturating_sub(self.live_bytes.get());
+        let full = garbage > self.memory_bytes_max / GC_FULL_COLLECTION_SHARE;
+        if runs < GC_STEP_PERIOD_RUNS && !changed && !full {
             return self.runs_since_gc_step.set(runs);
         }
         self.runs_since_gc_step.set(0);
-        unsafe extern "C-unwind" fn step(state: *mut ffi::lua_State) -> c_int {
+        unsafe extern "C-unwind" fn defaults(state: *mut ffi::lua_State) {
             ffi::lua_gc(state, ffi::LUA_GCSETPAUSE, GC_PAUSE_PERCENT);
             ffi::lua_gc(state, ffi::LUA_GCSETSTEPMUL, GC_STEP_MULTIPLIER_PERCENT);
+        }
+        unsafe extern "C-unwind" fn step(state: *mut ffi::lua_State) -> c_int {
+            defaults(state);
             ffi::lua_gc(state, ffi::LUA_GCSTEP, GC_STEP_KIB);
             0
         }
+        unsafe extern "C-unwind" fn restart(state: *mut ffi::lua_State) -> c_int {
+            defaults(state);
+            ffi::lua_gc(state, ffi::LUA_GCRESTART, 0);
+            0
+        }
         unsafe extern "C-unwind" fn collect(state: *mut ffi::lua_State) -> c_int {
-            ffi::lua_gc(state, ffi::LUA_GCSETPAUSE, GC_PAUSE_PERCENT);
-            ffi::lua_gc(state, ffi::LUA_GCSETSTEPMUL, GC_STEP_MULTIPLIER_PERCENT);
+            defaults(state);
             ffi::lua_gc(state, ffi::LUA_GCCOLLECT, 0);
             0
         }
+        let what: ffi::lua_CFunction = if full { collect } else if changed { restart } else { step };
         // SAFETY: the main thread, between runs. Protected: a collection may run mlua's
         // finalizers, and nothing that fails in one may take the server down (what fails is
-        // dropped). A whole collection also restarts a stopped collector (its threshold is set
+        // dropped). A whole collection restarts a stopped collector too (its threshold is set
         // anew).
         unsafe {
-            if ffi::lua_cpcall(self.state, if full { collect } else { step }, std::ptr::null_mut()) != 0 {
+            if ffi::lua_cpcall(self.state, what, std::ptr::null_mut()) != 0 {
                 ffi::lua_pop(self.state, 1);
             }
+        }
+        if full {
+            self.live_bytes.set(self.lua.used_memory());
         }
     }
 

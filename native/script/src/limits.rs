@@ -10,15 +10,19 @@
 //!   item or capture of the pattern, with no bound: a pattern of 300,000 `a?` overflows the C
 //!   stack (Redis crashes too). A pattern with more such items than later Luas let the matcher
 //!   recurse (their MAXCCALLS, 200) is refused, in their words: "pattern too complex".
+//! - `collectgarbage('stop')`, `'setpause'` and `'setstepmul'` change the collector of every script
+//!   after the one that calls them: the run is marked (Run::collector_changed), and the server
+//!   puts the collector back when it ends (lib.rs, collect_garbage_now_and_then).
 //! - `table.insert(t, pos, v)` shifts every slot from the end of `t` down to `pos`, one at a time,
 //!   in C, where no time limit reaches: a position of -2^31 is two billion shifts. A position more
 //!   than `INSERT_BELOW_START_MAX` below the start is refused as later Luas refuse any below it
 //!   ("position out of bounds"). It also refuses read-only tables (readonly.rs).
 
-use std::ffi::c_int;
+use std::ffi::{c_int, CStr};
 
 use mlua::{ffi, Function, Lua, Table};
 
+use crate::run::CURRENT_RUN;
 use crate::readonly;
 
 /// Quantified items and captures a pattern may hold: Lua 5.2-5.4's bound on the matcher's depth.
@@ -30,10 +34,18 @@ pub const INSERT_BELOW_START_MAX: i64 = 1_000_000;
 /// Upvalue of the pattern guards: Lua's own function.
 const ORIGINAL_UPVALUE: c_int = 1;
 
-/// Replaces `unpack` in `globals` and the pattern functions in `string`.
+/// Replaces `unpack` and `collectgarbage` in `globals` and the pattern functions in `string`.
 pub fn install(lua: &Lua, globals: &Table, string: &Table) -> mlua::Result<()> {
     // SAFETY: a plain Lua C function (below).
     globals.raw_set("unpack", unsafe { lua.create_c_function(unpack)? })?;
+    let collectgarbage: Function = globals.raw_get("collectgarbage")?;
+    // SAFETY: a C closure of one upvalue made on the main thread, protected.
+    let marked: Function = unsafe {
+        lua.exec_raw(collectgarbage, |state| {
+            ffi::lua_pushcclosure(state, collector_guard, 1);
+        })?
+    };
+    globals.raw_set("collectgarbage", marked)?;
     for name in ["find", "match", "gmatch", "gsub"] {
         let original: Function = string.raw_get(name)?;
         // SAFETY: a C closure of one upvalue made on the main thread, protected.
@@ -68,6 +80,21 @@ unsafe extern "C-unwind" fn unpack(state: *mut ffi::lua_State) -> c_int {
         ffi::lua_rawgeti(state, 1, index as ffi::lua_Integer);
     }
     count as c_int
+}
+
+/// `collectgarbage`: Lua's own, the run marked when it changes how the collector runs.
+unsafe extern "C-unwind" fn collector_guard(state: *mut ffi::lua_State) -> c_int {
+    if ffi::lua_type(state, 1) == ffi::LUA_TSTRING {
+        let option = CStr::from_ptr(ffi::lua_tolstring(state, 1, std::ptr::null_mut()));
+        if [c"stop", c"setpause", c"setstepmul"].contains(&option) {
+            // SAFETY: CURRENT_RUN points at the Run of the script running now, or is null.
+            if let Some(run) = CURRENT_RUN.with(|run| run.get().as_ref()) {
+                run.collector_changed.set(true);
+            }
+        }
+    }
+    let original = ffi::lua_tocfunction(state, ffi::lua_upvalueindex(ORIGINAL_UPVALUE)).expect("a guard wraps a C function");
+    original(state)
 }
 
 /// The find, match, gmatch and gsub guard: refuses a pattern the matcher would recurse too deep

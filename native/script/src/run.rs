@@ -119,6 +119,8 @@ pub struct Run {
     pub resp3: Cell<bool>,
     /// The settings of the `cjson` scripts share, the run's own (cjson.rs).
     pub cjson: Cell<cjson::Settings>,
+    /// Whether the script stopped the collector or changed its pace (limits.rs).
+    pub collector_changed: Cell<bool>,
 }
 
 thread_local! {
@@ -139,6 +141,7 @@ impl Default for Run {
             calls_since_check: Cell::new(0),
             resp3: Cell::new(false),
             cjson: Cell::new(cjson::Settings::default()),
+            collector_changed: Cell::new(false),
         }
     }
 }
@@ -159,6 +162,7 @@ impl Run {
     fn reset_settings(&self) {
         self.resp3.set(false);
         self.cjson.set(cjson::Settings::default());
+        self.collector_changed.set(false);
     }
 
     /// Runs `f` with the running script's host, on the stack that resumed the script when it runs
