@@ -157,17 +157,18 @@ function endRun(engine: Engine, session: Session, wraps: boolean, dbIndex: numbe
  */
 const mayReplicate: ReadonlySet<string> = new Set(["publish", "spublish", "pfcount"]);
 
+/** A script's command refused: a rejected call of the command, as Redis's scriptCall counts it. */
+function refuseCall(engine: Engine, argv: string[], out: RespWriter, message: string): void {
+  engine.countRejectedCall(argv);
+  out.error(message);
+}
+
 /**
  * One command from a script, answered on `out`. Redis's refusals come first, in its words: an
  * unknown command, a wrong count of arguments, a command no script may run (MULTI, blocking
  * commands, CLIENT, …), a write from a read-only script, and anything that may grow the data past
  * maxmemory — unless `mayGrow`: the script has written (and must be let finish) or allows OOM.
  */
-/** A script's command refused: a rejected call of the command, as Redis's scriptCall counts it. */
-function refuseCall(engine: Engine, argv: string[], out: RespWriter, message: string): void {
-  engine.countRejectedCall(argv);
-  out.error(message);
-}
 
 function scriptCall(engine: Engine, session: Session, argv: string[], out: RespWriter, readOnly: boolean, mayGrow: boolean): void {
   const resolved = engine.resolve(argv);
