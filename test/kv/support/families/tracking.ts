@@ -51,6 +51,11 @@ const reads = fc.oneof(
   cmd(lit("MGET"), key, key),
   cmd(lit("HGET"), key, lit("f")),
   cmd(lit("EVAL_RO"), lit("return redis.call('get', KEYS[1])"), lit("1"), key),
+  // A script's reads are remembered by the keys its command declares, not those it reads.
+  cmd(lit("EVAL"), lit("return redis.call('get', KEYS[1])"), lit("1"), key),
+  cmd(lit("EVAL"), lit("return redis.call('mget', KEYS[1], ARGV[1])"), lit("1"), key, key),
+  cmd(lit("EVAL"), lit("return redis.call('strlen', ARGV[1])"), lit("0"), key),
+  cmd(lit("EVAL_RO"), lit("return {redis.call('exists', KEYS[1]), redis.call('get', KEYS[2])}"), lit("2"), key, key),
 );
 const writes = fc.oneof(
   cmd(fc.constantFrom("SET", "APPEND"), key, lit("v")),
@@ -59,6 +64,8 @@ const writes = fc.oneof(
   cmd(lit("SET"), key, lit("gone"), lit("PXAT"), lit("1")),
   cmd(lit("RENAME"), key, key),
   cmd(lit("EVAL"), lit("return redis.call('set', KEYS[1], 'script')"), lit("1"), key),
+  cmd(lit("EVAL"), lit("redis.call('set', KEYS[1], 'a') redis.call('del', ARGV[1]) return redis.call('get', KEYS[1])"), lit("1"), key, key),
+  cmd(lit("EVAL"), lit("redis.call('incr', ARGV[1]) return 1"), lit("0"), key),
   cmd(lit("MSET"), key, lit("1"), key, lit("2")),
   fc.constantFrom<string[]>(["FLUSHDB"], ["FLUSHALL"], ["SELECT", "1"], ["SELECT", "0"]),
 );
