@@ -11,7 +11,8 @@
  * (memory prefetching).
  *
  * The keys are where each command's declaration puts them (MSET's every other argument, MGET's
- * all), or the first argument for a name the table does not know. When a command's first key
+ * all; EVALSHA's and FCALL's after their count), or the first argument for a name the table does
+ * not know. When a command's first key
  * holds a large set or hash, its next argument is taken as a member or field (as in SADD,
  * SISMEMBER, SREM, HSET, HGET, HINCRBY, HDEL); when it holds a large sorted set, its last
  * argument is (as in ZADD key score member, ZINCRBY, ZSCORE, ZRANK, ZREM). For a command where
@@ -36,11 +37,13 @@ const members: string[] = [];
 const firstArgument: KeyPositions = [1, 1, 1];
 
 /**
- * The last command name seen, and where its keys are: a batch mostly repeats one name, so the
- * table is asked once per run of it.
+ * The last command name seen, and where its keys are — at fixed positions, or found in its
+ * arguments (movableKeys: a script's keys follow their count) — a batch mostly repeats one name,
+ * so the table is asked once per run of it.
  */
 let lastName = "";
 let lastKeys: KeyPositions = firstArgument;
+let lastMovable: CommandSpec["movableKeys"] = undefined;
 
 /** Warms `db`'s entries for the commands' keys, and their members in large sets and hashes. */
 export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]): void {
@@ -110,8 +113,17 @@ function gatherKeys(argv: readonly string[], out: string[], n: number): number {
   const name = argv[0]!;
   if (name !== lastName) {
     lastName = name;
-    const declared = lookupCommand(name)?.keys;
+    const spec = lookupCommand(name);
+    const declared = spec?.keys;
     lastKeys = declared === undefined || declared[0] === 0 ? firstArgument : declared;
+    lastMovable = spec?.movableKeys;
+  }
+  if (lastMovable !== undefined) {
+    for (const key of lastMovable(argv) ?? []) {
+      if (n === warmKeysMax) break;
+      if (n === 0 || out[n - 1] !== key) out[n++] = key;
+    }
+    return n;
   }
   const [first, lastDeclared, step] = lastKeys;
   const last = lastDeclared < 0 ? argv.length + lastDeclared : lastDeclared;

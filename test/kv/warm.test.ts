@@ -71,6 +71,13 @@ describe("the keys a batch warms", () => {
     expect(keysOf([["DEL", "a", "b", "c"], ["LMOVE", "src", "dst", "LEFT", "RIGHT"]])).toEqual(["a", "b", "c", "src", "dst"]);
   });
 
+  test("a script's keys follow their count (EVALSHA, FCALL): its SHA-1, name and arguments are not keys", () => {
+    const sha = "a".repeat(40);
+    expect(keysOf([["EVALSHA", sha, "2", "k1", "k2", "arg"], ["FCALL", "f", "1", "k3", "arg"], ["EVAL", "return 1", "0", "arg"]])).toEqual(["k1", "k2", "k3"]);
+    // A count that is not a number, or names more keys than there are words: none is taken.
+    expect(keysOf([["EVALSHA", sha, "x", "k1"], ["EVALSHA", sha, "3", "k1", "k2"], ["EVALSHA", sha, "01", "k4"]])).toEqual(["k4"]);
+  });
+
   test("a key repeating the one before it is taken once; a repeat further back is taken again", () => {
     expect(keysOf([["LPUSH", "l", "a"], ["LPUSH", "l", "b"], ["DEL", "l", "l", "m"], ["GET", "l"]])).toEqual(["l", "m", "l"]);
   });

@@ -106,12 +106,28 @@ export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] | n
   return keys;
 }
 
+/** The value of a word of decimal digits only (capped past any argument count), else 0. */
+function digitsValue(word: string): number {
+  let n = 0;
+  for (let i = 0; i < word.length; i++) {
+    const digit = word.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return 0;
+    n = Math.min(n * 10 + digit, digitsValueMax);
+  }
+  return n;
+}
+const digitsValueMax = 2 ** 32;
+
 /** movableKeys for a count of keys at argv[at] followed by the keys, after `before` fixed keys at 1..before. */
 export function countedKeys(at: number, before = 0): (argv: readonly string[]) => string[] | null {
   return (argv) => {
-    const n = /^\d+$/.test(argv[at] ?? "") ? Number(argv[at]) : 0;
+    const n = digitsValue(argv[at] ?? "");
     if (n < 1 || at + n >= argv.length) return null;
-    return [...argv.slice(1, 1 + before), ...argv.slice(at + 1, at + 1 + n)];
+    // Every script run's keys are read here (warm.ts): no pattern, no intermediate arrays.
+    const keys: string[] = [];
+    for (let i = 1; i <= before; i++) keys.push(argv[i]!);
+    for (let i = at + 1; i <= at + n; i++) keys.push(argv[i]!);
+    return keys;
   };
 }
 
