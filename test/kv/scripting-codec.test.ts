@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { RespWriter } from "../../src/kv/resp/writer.ts";
 import { replayResp, replayRespByLines } from "../../src/kv/scripting/resp-replay.ts";
-import { packWords, unpackWords } from "../../src/kv/scripting/words.ts";
+import { packWords, runWordReference, unpackWords } from "../../src/kv/scripting/words.ts";
 
 const byteString = fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 40 }).map((codes) => String.fromCharCode(...codes));
 
@@ -35,6 +35,25 @@ function write(t: Tree, out: RespWriter): void {
   }
 }
 
+/**
+ * Words packed as native/script's pack_into_referring packs them: a word whose `references`
+ * entry is n ≥ 0 as a reference to the script's word n (runWordReference + n, no bytes).
+ */
+function packReferring(words: string[], references: number[]): Buffer {
+  const parts: Buffer[] = [u32(words.length)];
+  for (const [i, word] of words.entries()) {
+    const n = references[i]!;
+    parts.push(n >= 0 ? u32(runWordReference + n) : Buffer.concat([u32(word.length), Buffer.from(word, "latin1")]));
+  }
+  return Buffer.concat(parts);
+}
+
+function u32(n: number): Buffer {
+  const out = Buffer.alloc(4);
+  out.writeUInt32LE(n);
+  return out;
+}
+
 const bytesOf = (out: RespWriter) => Buffer.from(out.buffer.subarray(0, out.length));
 
 describe("words packed for the native Lua scripts", () => {
@@ -44,12 +63,30 @@ describe("words packed for the native Lua scripts", () => {
     }), { numRuns: 500 });
   });
 
-  test("commands unpacked one after another — repeated words, words the script was given — each come back exactly (the reuse paths == a fresh string)", () => {
-    // Few distinct words, so that positions and given words repeat often.
+  test("commands unpacked one after another — repeated words, references to the script's words — each come back exactly (the reuse paths == a fresh string)", () => {
+    // Few distinct words, so that positions and given words repeat often. The given words follow
+    // a command's first three (EVALSHA sha numkeys), as a run's do; a word the script was given
+    // may be packed as a reference to it, as the native side packs it.
     const word = fc.constantFrom("", "k", "K", "key:1", "key:2", "\u00ff\u0000", "x".repeat(70), "y".repeat(70));
-    fc.assert(fc.property(fc.array(fc.array(word, { minLength: 1, maxLength: 18 }), { maxLength: 12 }), fc.array(word, { maxLength: 4 }), (commands, given) => {
-      for (const words of commands) expect(unpackWords(packWords(words), true, given)).toEqual(words);
+    const packed = fc.array(fc.tuple(word, fc.boolean()), { minLength: 1, maxLength: 18 });
+    fc.assert(fc.property(fc.array(packed, { maxLength: 12 }), fc.array(word, { maxLength: 4 }), (commands, given) => {
+      const argv = ["EVALSHA", "sha", String(given.length), ...given];
+      for (const command of commands) {
+        const words = command.map(([w]) => w);
+        const references = command.map(([w, refer]) => (refer ? given.indexOf(w) : -1));
+        const unpacked = unpackWords(packReferring(words, references), true, argv, 3);
+        expect(unpacked).toEqual(words);
+        // A reference is the given string itself.
+        for (const [i, n] of references.entries()) if (n >= 0) expect(unpacked[i]).toBe(argv[3 + n]);
+      }
     }), { numRuns: 500 });
+  });
+
+  test("a reference to a word the script was not given is refused with a RangeError", () => {
+    const argv = ["EVALSHA", "sha", "1", "key", "arg"];
+    expect(unpackWords(packReferring(["GET", "arg"], [-1, 1]), true, argv, 3)).toEqual(["GET", "arg"]);
+    expect(() => unpackWords(packReferring(["GET", "?"], [-1, 2]), true, argv, 3)).toThrow(RangeError);
+    expect(() => unpackWords(packReferring(["GET", "?"], [-1, 0]))).toThrow(RangeError);
   });
 
   test("a buffer cut short or run long is refused with a RangeError", () => {

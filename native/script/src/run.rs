@@ -42,6 +42,19 @@ pub const BUSY_SLICE: Duration = Duration::from_millis(2);
 /// not committed: only the pages a script touches take memory.
 const STACK_BYTES: usize = 16 * 1024 * 1024;
 
+/// How many of a run's words (its keys, then its arguments) are remembered as the Lua strings the
+/// script got, so that a command naming one crosses as a reference to it (run_word). Scripts
+/// name a few keys and arguments; a command naming a later one carries its bytes.
+const RUN_WORDS_REMEMBERED: usize = 32;
+
+/// A word of the run as the script got it: where Lua keeps the string's bytes, and where the
+/// job keeps the word's (which the server was given).
+struct RunWord {
+    lua: *const u8,
+    given: *const u8,
+    length: usize,
+}
+
 /// What a run raises when SCRIPT KILL or FUNCTION KILL ends it (Redis 7.0's words).
 const KILLED: &std::ffi::CStr = c"ERR Script killed by user with SCRIPT KILL...";
 /// What a library's code raises when it runs past its load time.
@@ -121,6 +134,8 @@ pub struct Run {
     pub cjson: Cell<cjson::Settings>,
     /// Whether the script stopped the collector or changed its pace (limits.rs).
     pub collector_changed: Cell<bool>,
+    /// The run's first RUN_WORDS_REMEMBERED words, in order (run_word); empty between runs.
+    words: RefCell<Vec<RunWord>>,
 }
 
 thread_local! {
@@ -142,8 +157,27 @@ impl Default for Run {
             resp3: Cell::new(false),
             cjson: Cell::new(cjson::Settings::default()),
             collector_changed: Cell::new(false),
+            words: RefCell::new(Vec::with_capacity(RUN_WORDS_REMEMBERED)),
         }
     }
+}
+
+/// The number of the running script's word (among its keys, then its arguments) that `word` —
+/// a string a command it calls names — is, if it is one of the first RUN_WORDS_REMEMBERED: the
+/// string Lua made of the word, its bytes still the word's. Lua interns strings, so a command
+/// naming KEYS[1], or any string equal to it, passes that very string while it lives; the bytes
+/// are compared too, as a string dropped and collected can leave its address to another.
+pub fn run_word(word: &[u8]) -> Option<u32> {
+    let run = CURRENT_RUN.with(Cell::get);
+    if run.is_null() {
+        return None;
+    }
+    // SAFETY: CURRENT_RUN points at the Run in progress; the words it remembers point into the
+    // job's words, which stay as they are until the run ends (words_for_next_run is refused
+    // while one is busy), and into strings the check below does not trust.
+    let words = unsafe { &*run }.words.borrow();
+    let number = words.iter().position(|w| w.lua == word.as_ptr() && w.length == word.len() && unsafe { std::slice::from_raw_parts(w.given, w.length) } == word)?;
+    Some(number as u32)
 }
 
 /// A closure the compiler would not send to the parent stack: JavaScript runs there on the same
@@ -349,6 +383,7 @@ impl Runner {
         });
         self.busy.set(outcome == Outcome::Busy);
         if outcome == Outcome::Done {
+            self.run.words.borrow_mut().clear();
             self.run.mode.set(Mode::Idle);
             self.run.kill.set(false);
             self.settle_hook();
@@ -442,13 +477,18 @@ pub(crate) const HANDLER_UPVALUE: c_int = 1;
 pub(crate) const SCRIPT_NAMES_UPVALUE: c_int = 2;
 pub(crate) const SCRIPTS_UPVALUE: c_int = 3;
 
-/// Pushes a new table of the words packed in `packed`, from the `from`th, `count` of them.
-unsafe fn push_words(state: *mut ffi::lua_State, packed: &[u8], from: usize, count: usize) {
+/// Pushes a new table of the words packed in `packed`, from the `from`th, `count` of them; the
+/// first RUN_WORDS_REMEMBERED words of the run are remembered in `run` as they are pushed.
+unsafe fn push_words(state: *mut ffi::lua_State, packed: &[u8], from: usize, count: usize, run: &Run) {
     ffi::lua_createtable(state, count as c_int, 0);
     let mut i = 0;
     words::each(packed, |word| {
         if i >= from && i < from + count {
             ffi::lua_pushlstring(state, word.as_ptr().cast(), word.len());
+            if i < RUN_WORDS_REMEMBERED {
+                let lua = ffi::lua_tolstring(state, -1, std::ptr::null_mut()).cast::<u8>();
+                run.words.borrow_mut().push(RunWord { lua, given: word.as_ptr(), length: word.len() });
+            }
             ffi::lua_rawseti(state, -2, (i - from) as ffi::lua_Integer + 1);
         }
         i += 1;
@@ -473,19 +513,22 @@ pub(crate) unsafe extern "C-unwind" fn run_entry(state: *mut ffi::lua_State) -> 
     ffi::lua_rawgeti(state, ffi::lua_upvalueindex(SCRIPTS_UPVALUE), ffi::lua_Integer::from(job.id));
     let total = words::count(&job.words);
     let key_count = job.key_count.min(total);
+    // SAFETY: a run is started only with its Run in CURRENT_RUN (hosting).
+    let run = &*CURRENT_RUN.with(Cell::get);
+    run.words.borrow_mut().clear();
     let arguments = if job.is_function {
         // A function gets its keys and arguments as its parameters.
-        push_words(state, &job.words, 0, key_count);
-        push_words(state, &job.words, key_count, total - key_count);
+        push_words(state, &job.words, 0, key_count, run);
+        push_words(state, &job.words, key_count, total - key_count, run);
         2
     } else {
         // A script reads them as the globals KEYS and ARGV.
         let names = ffi::lua_upvalueindex(SCRIPT_NAMES_UPVALUE);
         ffi::lua_pushstring(state, c"KEYS".as_ptr());
-        push_words(state, &job.words, 0, key_count);
+        push_words(state, &job.words, 0, key_count, run);
         ffi::lua_rawset(state, names);
         ffi::lua_pushstring(state, c"ARGV".as_ptr());
-        push_words(state, &job.words, key_count, total - key_count);
+        push_words(state, &job.words, key_count, total - key_count, run);
         ffi::lua_rawset(state, names);
         0
     };

@@ -450,3 +450,34 @@ fn garbage_left_by_one_script_does_not_fail_the_next() {
     assert_eq!(eval(&scripts, pause, &[], &[], h), ":1\r\n");
     assert_eq!(eval(&scripts, "return #string.rep('y', 2^24)", &[], &[], h), ":16777216\r\n");
 }
+
+/// Records, for each word of each command, the run's word it is (super::run_word), if any.
+struct Referring {
+    found: Vec<Vec<Option<u32>>>,
+}
+
+impl Host for Referring {
+    fn call(&mut self, args: &[&[u8]]) -> &[u8] {
+        self.found.push(args.iter().map(|a| super::run_word(a)).collect());
+        b"+OK\r\n"
+    }
+    fn log(&mut self, _: u8, _: &[u8]) {}
+}
+
+#[test]
+fn a_command_naming_a_word_the_script_was_given_refers_to_it() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut Referring { found: Vec::new() };
+    let body = "redis.call('set', KEYS[1], ARGV[1], 'k' .. '1', KEYS[2] .. 'z', 5, 'b') \
+                KEYS[1] = 'changed' redis.call('set', KEYS[1], 'k1') return 1";
+    let sha = sha1_smol::Sha1::from(body).digest().to_string();
+    let id = scripts.load(&sha, body.as_bytes()).unwrap();
+    scripts.run(id, &[b"k1", b"k2"], &[b"a", b"b"], h);
+    // A string equal to a given word is that word (Lua interns strings); a number, a new string,
+    // and the command's name are not. Word numbers count the keys, then the arguments.
+    assert_eq!(h.found[0], vec![None, Some(0), Some(2), Some(0), None, None, Some(3)]);
+    // A key the script replaced is not the word any more; the word itself still is.
+    assert_eq!(h.found[1], vec![None, None, Some(0)]);
+    // Outside a run nothing is.
+    assert_eq!(super::run_word(b"k1"), None);
+}

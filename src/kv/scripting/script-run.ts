@@ -50,13 +50,13 @@ class ScriptRun implements ScriptHost, BusyRun {
     private readonly session: Session,
     private readonly readOnly: boolean,
     private readonly allowOom: boolean,
-    /** The command that runs the script: its words are what the script's commands mostly repeat. */
+    /** The command that runs the script: its words from wordsFrom on are the script's keys and arguments, which its commands refer to. */
     private readonly scriptArgv: readonly string[],
   ) {}
 
   call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array {
     // Read before the reply is written over them.
-    const argv = unpackWords(words, !inMailbox, this.scriptArgv);
+    const argv = unpackWords(words, !inMailbox, this.scriptArgv, wordsFrom);
     const out = scratch;
     out.buffer = mailbox;
     out.start = 0;

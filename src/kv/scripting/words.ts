@@ -56,16 +56,26 @@ const repeatedWordBytesMax = 64;
 const lastWords: (string | undefined)[] = new Array(repeatedWordPositions).fill(undefined);
 
 /**
- * The words packed at the start of `bytes`, which they fill unless `whole` is false (the mailbox
- * they cross in, native/node/src/script.rs); throws a RangeError on bytes not in that form.
- *
- * A script's command reads mostly words it was given (KEYS[1], ARGV[2]), a command name and words
- * written in the script (a hash's field names): the first word is interned as a request's command
- * name is (command-names.ts), and a later one that has the bytes of one of `known`, or of the
- * last word at its position, is that string. Comparing a few bytes costs less than making a
- * string (a native call, ~45 ns, and garbage), and a string used again keeps its hash.
+ * A packed length at or past this is a reference, with no bytes after it: the running script's
+ * word numbered by the rest (native/script/src/words.rs). The native side writes one for each
+ * word of a command that is a word the script was given — KEYS[1], ARGV[2], or a string equal
+ * to one — so the string the server already holds is used again: no bytes compared, no string
+ * made, and its hash kept.
  */
-export function unpackWords(bytes: Buffer, whole = true, known: readonly string[] = []): string[] {
+export const runWordReference = 2 ** 31;
+
+/**
+ * The words packed at the start of `bytes`, which they fill unless `whole` is false (the mailbox
+ * they cross in, native/node/src/script.rs); throws a RangeError on bytes not in that form. A
+ * reference (runWordReference) is the word of `runWords` it numbers, counted from `runWordsFrom`.
+ *
+ * Of the words made from bytes, the first (the command's name) is interned as a request's
+ * command name is (command-names.ts), and a later one that has the bytes of the last word at its
+ * position is that string: a script's commands repeat the words written in it (a hash's field
+ * names). Comparing a few bytes costs less than making a string (a native call, ~45 ns, and
+ * garbage), and a string used again keeps its hash.
+ */
+export function unpackWords(bytes: Buffer, whole = true, runWords: readonly string[] = [], runWordsFrom = 0): string[] {
   const end = bytes.length;
   const count = bytes.readUInt32LE(0);
   const words: string[] = [];
@@ -74,8 +84,14 @@ export function unpackWords(bytes: Buffer, whole = true, known: readonly string[
   for (let i = 0; i < count; i++) {
     const length = bytes.readUInt32LE(at);
     at += 4;
+    if (length >= runWordReference) {
+      const word = runWords[runWordsFrom + length - runWordReference];
+      if (word === undefined) throw new RangeError("packed words refer to a word the script was not given");
+      words.push(word);
+      continue;
+    }
     if (at + length > end) throw new RangeError("packed words run past their buffer");
-    words.push(i === 0 ? commandName(latin1, at, at + length) : (knownWord(latin1, at, length, known) ?? repeatedWord(latin1, at, length, i)));
+    words.push(i === 0 ? commandName(latin1, at, at + length) : repeatedWord(latin1, at, length, i));
     at += length;
   }
   if (whole && at !== end) throw new RangeError("packed words end before their buffer does");
@@ -94,16 +110,4 @@ function repeatedWord(bytes: Latin1Buffer, at: number, length: number, position:
   const word = bytes.latin1Slice(at, at + length);
   lastWords[position] = word;
   return word;
-}
-
-/** The word of `known` whose bytes are `bytes[at, at + length)`, if one is. Compared from the end, where keys differ. */
-function knownWord(bytes: Latin1Buffer, at: number, length: number, known: readonly string[]): string | undefined {
-  for (let k = 0; k < known.length; k++) {
-    const word = known[k]!;
-    if (word.length !== length) continue;
-    let i = length - 1;
-    while (i >= 0 && word.charCodeAt(i) === bytes[at + i]) i--;
-    if (i < 0) return word;
-  }
-  return undefined;
 }
