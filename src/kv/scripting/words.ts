@@ -48,12 +48,12 @@ function writeU32(out: Uint8Array, at: number, n: number): void {
   out[at + 3] = n >>> 24;
 }
 
-/** Words compared with the last word at their position before a string is made of them (unpackWords). */
-const repeatedWordPositions = 16;
-/** Longer words are made strings at once: comparing them would cost more than it saves. */
-const repeatedWordBytesMax = 64;
-/** The last word unpacked at each position below repeatedWordPositions. */
-const lastWords: (string | undefined)[] = new Array(repeatedWordPositions).fill(undefined);
+/** Words of at most this many bytes are looked for among recent words before a string is made of them. */
+const recentWordBytesMax = 64;
+/** Slots of the table of recent words (a power of two). */
+const recentWordSlots = 1024;
+/** Recent words by a hash of their bytes: a slot holds the last word that hashed to it. */
+const recentWords: (string | undefined)[] = new Array(recentWordSlots).fill(undefined);
 
 /**
  * A packed length at or past this is a reference, with no bytes after it: the running script's
@@ -70,10 +70,11 @@ export const runWordReference = 2 ** 31;
  * reference (runWordReference) is the word of `runWords` it numbers, counted from `runWordsFrom`.
  *
  * Of the words made from bytes, the first (the command's name) is interned as a request's
- * command name is (command-names.ts), and a later one that has the bytes of the last word at its
- * position is that string: a script's commands repeat the words written in it (a hash's field
- * names). Comparing a few bytes costs less than making a string (a native call, ~45 ns, and
- * garbage), and a string used again keeps its hash.
+ * command name is (command-names.ts), and a later one that has the bytes of a recent word is
+ * that string (recentWord): a script's commands repeat the words written in it — BullMQ's name
+ * "event", "jobId", "0", "MAXLEN" some 60 times a job, of ~76 words a job not given to the
+ * script. Hashing and comparing a few bytes costs less than making a string (a native call,
+ * ~45 ns, and garbage), and a string used again keeps its hash.
  */
 export function unpackWords(bytes: Buffer, whole = true, runWords: readonly string[] = [], runWordsFrom = 0): string[] {
   const end = bytes.length;
@@ -91,23 +92,26 @@ export function unpackWords(bytes: Buffer, whole = true, runWords: readonly stri
       continue;
     }
     if (at + length > end) throw new RangeError("packed words run past their buffer");
-    words.push(i === 0 ? commandName(latin1, at, at + length) : repeatedWord(latin1, at, length, i));
+    words.push(i === 0 ? commandName(latin1, at, at + length) : recentWord(latin1, at, length));
     at += length;
   }
   if (whole && at !== end) throw new RangeError("packed words end before their buffer does");
   return words;
 }
 
-/** The word at `at` of `length` bytes, the last word at `position` again when the bytes are its. */
-function repeatedWord(bytes: Latin1Buffer, at: number, length: number, position: number): string {
-  if (position >= repeatedWordPositions || length > repeatedWordBytesMax) return bytes.latin1Slice(at, at + length);
-  const last = lastWords[position];
-  if (last !== undefined && last.length === length) {
-    let i = length - 1;
-    while (i >= 0 && last.charCodeAt(i) === bytes[at + i]) i--;
-    if (i < 0) return last;
+/** The word at `at` of `length` bytes: the recent word with those bytes, if one is kept. */
+function recentWord(bytes: Latin1Buffer, at: number, length: number): string {
+  if (length > recentWordBytesMax) return bytes.latin1Slice(at, at + length);
+  let hash = length;
+  for (let i = 0; i < length; i++) hash = (Math.imul(hash, 31) + bytes[at + i]!) | 0;
+  const slot = (hash ^ (hash >>> 11)) & (recentWordSlots - 1);
+  const recent = recentWords[slot];
+  if (recent !== undefined && recent.length === length) {
+    let i = 0;
+    while (i < length && recent.charCodeAt(i) === bytes[at + i]) i++;
+    if (i === length) return recent;
   }
   const word = bytes.latin1Slice(at, at + length);
-  lastWords[position] = word;
+  recentWords[slot] = word;
   return word;
 }
