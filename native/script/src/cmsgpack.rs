@@ -20,7 +20,26 @@ fn arg_error(position: usize, _function: &str, message: &str) -> mlua::Error {
     argument_error(position, message)
 }
 
+/// The library; its `unpack` decodes a whole, well-formed string straight onto Lua's stack
+/// (cmsgpack_stack.rs), and anything else through the general decoder below.
 pub fn library(lua: &Lua) -> Result<Table> {
+    let table = general_library(lua)?;
+    let general: mlua::Function = table.raw_get("unpack")?;
+    // SAFETY: on the main thread, protected: the general unpack's C closure is replaced by one
+    // with the same upvalue (the Rust function rust_functions::call calls), which calls it the
+    // same way, in its own frame, for what it does not decode itself.
+    let unpack: mlua::Function = unsafe {
+        lua.exec_raw(&general, |state| {
+            mlua::ffi::lua_getupvalue(state, -1, 1);
+            mlua::ffi::lua_remove(state, -2);
+            mlua::ffi::lua_pushcclosure(state, crate::cmsgpack_stack::unpack, 1);
+        })
+    }?;
+    table.raw_set("unpack", unpack)?;
+    Ok(table)
+}
+
+fn general_library(lua: &Lua) -> Result<Table> {
     rust_functions::library(lua, vec![
         ("pack", Box::new(|lua, values: MultiValue| {
             if values.is_empty() {
@@ -285,7 +304,9 @@ impl<'a> Decoder<'a> {
             let mut done = match self.item()? {
                 Item::Done(value) => value,
                 Item::Array(n) => {
-                    let table = self.lua.create_table_with_capacity(n.min(self.bytes.len() - self.at), 0)?;
+                    // Not sized ahead, as lua-cmsgpack's lua_newtable: an array holding nils
+                    // then has the length (#) Redis's has.
+                    let table = self.lua.create_table()?;
                     self.slots += 1;
                     self.need_slot(ARRAY_SLOT)?;
                     if n > 0 {

@@ -12,6 +12,7 @@ mod call;
 mod chunks;
 mod cjson;
 mod cmsgpack;
+mod cmsgpack_stack;
 mod limits;
 mod lua_to_resp;
 mod number;

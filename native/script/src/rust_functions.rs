@@ -110,7 +110,9 @@ pub fn library(lua: &Lua, functions: Vec<(&str, Box<dyn Fn(&Lua, MultiValue) -> 
 }
 
 /// Calls the mlua function with this call's arguments and raises or returns what it answered.
-unsafe extern "C-unwind" fn call(state: *mut ffi::lua_State) -> c_int {
+/// A C function whose first upvalue is such a function may end by calling this (cmsgpack_stack.rs):
+/// its errors are then positioned as this one's are.
+pub(crate) unsafe extern "C-unwind" fn call(state: *mut ffi::lua_State) -> c_int {
     let count = ffi::lua_gettop(state);
     ffi::lua_pushvalue(state, ffi::lua_upvalueindex(FUNCTION_UPVALUE));
     ffi::lua_insert(state, 1);
