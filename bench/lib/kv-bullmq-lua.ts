@@ -21,6 +21,11 @@ const cases: { name: string; body: string; repeats: number }[] = [
   { name: "plain Lua: a string made and stored, per iteration", body: "local t = {} for i = 1, 1000 do t[i] = tostring(i) .. ':x' end return #t", repeats: 1000 },
   { name: "cmsgpack.unpack of a job's options, per call", body: "local n = 0 for i = 1, 1000 do n = n + #cmsgpack.unpack(ARGV[1]) end return n", repeats: 1000 },
   { name: "cjson.encode of a three-field table, per call", body: "local n = 0 for i = 1, 1000 do n = n + #cjson.encode({id = i, name = 'job', attempts = 3}) end return n", repeats: 1000 },
+  {
+    name: "cjson.decode of a job's options, per call",
+    body: `local n = 0 for i = 1, 1000 do n = n + #cjson.decode('{"attempts":0,"removeOnComplete":true,"delay":0,"name":"job","priority":0}') end return n`,
+    repeats: 1000,
+  },
   { name: "20 local functions defined, per script run", body: "local f = {} for i = 1, 20 do f[i] = function(x) return x + i end end return #f", repeats: 1 },
 ];
 /** EVALSHAs per measurement: a case that repeats its work 1000 times needs fewer. */
