@@ -43,7 +43,7 @@ pub struct Settings {
     sparse_ratio: i32,
     sparse_safe: i32,
     encode_max_depth: i32,
-    decode_max_depth: i32,
+    pub(crate) decode_max_depth: i32,
     /// Significant digits of numbers, 1 to 14.
     number_precision: i32,
     /// Whether lua-cjson keeps its encoding buffer between calls (nothing else changes here).
@@ -104,9 +104,24 @@ fn null() -> Value {
     Value::LightUserData(LightUserData(std::ptr::null_mut()))
 }
 
-/// The shared `cjson`, whose settings are the running script's.
+/// The shared `cjson`, whose settings are the running script's. Its `decode` decodes plain JSON
+/// straight onto Lua's stack (cjson_stack.rs), and anything else through the general decoder
+/// below.
 pub fn library(lua: &Lua) -> Result<Table> {
-    instance(lua, Home::Run)
+    let cjson = instance(lua, Home::Run)?;
+    let general: mlua::Function = cjson.raw_get("decode")?;
+    // SAFETY: on the main thread, protected: the general decode's C closure is replaced by one
+    // with the same upvalue (the Rust function rust_functions::call calls), which calls it the
+    // same way, in its own frame, for what it does not decode itself.
+    let decode: mlua::Function = unsafe {
+        lua.exec_raw(&general, |state| {
+            mlua::ffi::lua_getupvalue(state, -1, 1);
+            mlua::ffi::lua_remove(state, -2);
+            mlua::ffi::lua_pushcclosure(state, crate::cjson_stack::decode, 1);
+        })
+    }?;
+    cjson.raw_set("decode", decode)?;
+    Ok(cjson)
 }
 
 type Function = Box<dyn Fn(&Lua, MultiValue) -> Result<MultiValue>>;

@@ -11,6 +11,7 @@ mod bit;
 mod call;
 mod chunks;
 mod cjson;
+mod cjson_stack;
 mod cmsgpack;
 mod cmsgpack_stack;
 mod limits;
