@@ -40,12 +40,12 @@ pub struct Settings {
     sparse_convert: bool,
     /// An array is excessively sparse when its largest index is past `sparse_ratio` times its
     /// items (0: never) and past `sparse_safe`.
-    sparse_ratio: i32,
-    sparse_safe: i32,
-    encode_max_depth: i32,
+    pub(crate) sparse_ratio: i32,
+    pub(crate) sparse_safe: i32,
+    pub(crate) encode_max_depth: i32,
     pub(crate) decode_max_depth: i32,
     /// Significant digits of numbers, 1 to 14.
-    number_precision: i32,
+    pub(crate) number_precision: i32,
     /// Whether lua-cjson keeps its encoding buffer between calls (nothing else changes here).
     keep_buffer: bool,
     /// NaN and infinities: refused (0), written as nan/inf/-inf (1), or as null (2).
@@ -105,8 +105,8 @@ fn null() -> Value {
 }
 
 /// The shared `cjson`, whose settings are the running script's. Its `decode` decodes plain JSON
-/// straight onto Lua's stack (cjson_stack.rs), and anything else through the general decoder
-/// below.
+/// straight onto Lua's stack, and its `encode` reads plain values straight off it
+/// (cjson_stack.rs); anything else goes through the general decoder and encoder below.
 pub fn library(lua: &Lua) -> Result<Table> {
     let cjson = instance(lua, Home::Run)?;
     let general: mlua::Function = cjson.raw_get("decode")?;
@@ -121,6 +121,16 @@ pub fn library(lua: &Lua) -> Result<Table> {
         })
     }?;
     cjson.raw_set("decode", decode)?;
+    let general: mlua::Function = cjson.raw_get("encode")?;
+    // SAFETY: as for decode.
+    let encode: mlua::Function = unsafe {
+        lua.exec_raw(&general, |state| {
+            mlua::ffi::lua_getupvalue(state, -1, 1);
+            mlua::ffi::lua_remove(state, -2);
+            mlua::ffi::lua_pushcclosure(state, crate::cjson_stack::encode, 1);
+        })
+    }?;
+    cjson.raw_set("encode", encode)?;
     Ok(cjson)
 }
 
@@ -391,7 +401,7 @@ impl Encoder {
     }
 }
 
-fn encode_string(bytes: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn encode_string(bytes: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
     for &b in bytes {
         match b {

@@ -1,5 +1,6 @@
 //! `cjson.decode(s)` of plain JSON decoded straight onto Lua's stack: the way the shared `cjson`
-//! decodes a document whose strings hold no escapes (BullMQ decodes each job's options so).
+//! decodes a document whose strings hold no escapes (BullMQ decodes each job's options so); and
+//! `cjson.encode(v)` of plain values read straight off it (BullMQ encodes each job's options).
 //!
 //! The general decoder (cjson.rs) goes through mlua's values, each string and table held by a
 //! reference of its own, and cost ~3× Redis's. This one makes the values with Lua's stack calls
@@ -11,6 +12,15 @@
 //! answers with lua-cjson's exact error or values. So both give the same values for what this
 //! one takes: its strings are the bytes between the quotes, its numbers read by the same strtod.
 //!
+//! The encoder reads values with Lua's raw stack calls (lua_next, lua_rawgeti), which do not
+//! raise, and writes into a buffer kept by the thread; it takes nil, cjson.null, booleans, finite
+//! numbers, strings, and tables whose keys are strings or numbers, nested within the run's
+//! encode_max_depth, and arrays not excessively sparse. Anything else — a function, a NaN, a
+//! sparse array, a key of another type, an argument count other than one — stops it, the stack
+//! as it was, and the general encoder answers, with lua-cjson's error or text. Both write the same
+//! text for what this one takes: tables are walked in the same order (lua_next), numbers written
+//! by the same format_g, strings by the same encode_string.
+//!
 //! Making a value can raise (out of memory), which leaves by longjmp: the functions here hold only
 //! plain numbers and borrowed bytes across Lua calls, nothing with a destructor.
 
@@ -19,8 +29,169 @@ use std::ffi::c_int;
 
 use mlua::ffi;
 
-use crate::cjson::{strtod, NESTING_MAX};
+use crate::cjson::{encode_string, strtod, Settings, NESTING_MAX};
+use crate::number::format_g;
 use crate::run::CURRENT_RUN;
+
+/// The settings of the running script's `cjson` (lua-cjson's defaults outside a run).
+fn run_settings() -> Settings {
+    let run = CURRENT_RUN.with(Cell::get);
+    // SAFETY: CURRENT_RUN points at the Run of the script running now, or is null.
+    unsafe { run.as_ref() }.map(|run| run.cjson.get()).unwrap_or_default()
+}
+
+thread_local! {
+    /// What encode writes into, kept from call to call (as lua-cjson keeps its buffer): the text
+    /// is pushed from it once it is back here, so nothing the frame owns is alive when pushing
+    /// raises.
+    static ENCODED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// Bytes of the kept buffer past which it is not kept (one large encode does not hold its room).
+const KEPT_BUFFER_BYTES_MAX: usize = 64 * 1024;
+
+pub unsafe extern "C-unwind" fn encode(state: *mut ffi::lua_State) -> c_int {
+    if ffi::lua_gettop(state) == 1 {
+        let settings = run_settings();
+        let mut out = ENCODED.take();
+        out.clear();
+        let encoder = Encoder { state, settings, max_depth: settings.encode_max_depth.min(NESTING_MAX) };
+        let written = encoder.value(1, &mut out, 0).is_some();
+        ffi::lua_settop(state, 1);
+        if out.capacity() > KEPT_BUFFER_BYTES_MAX {
+            out.shrink_to(KEPT_BUFFER_BYTES_MAX);
+        }
+        let (text, length) = (out.as_ptr(), out.len());
+        ENCODED.set(out);
+        if written {
+            // SAFETY: the buffer is the thread's again, untouched until the next encode.
+            ffi::lua_pushlstring(state, text.cast(), length);
+            return 1;
+        }
+    }
+    crate::rust_functions::call(state)
+}
+
+/// Walks values on the stack, writing them as the general encoder writes them; None, at the
+/// first thing it leaves to the general encoder (the caller puts the stack back).
+struct Encoder {
+    state: *mut ffi::lua_State,
+    settings: Settings,
+    max_depth: i32,
+}
+
+impl Encoder {
+    /// Writes the value at stack index `index` (positive), at nesting `depth`.
+    unsafe fn value(&self, index: c_int, out: &mut Vec<u8>, depth: i32) -> Option<()> {
+        let state = self.state;
+        match ffi::lua_type(state, index) {
+            ffi::LUA_TNIL => out.extend_from_slice(b"null"),
+            ffi::LUA_TLIGHTUSERDATA if ffi::lua_touserdata(state, index).is_null() => out.extend_from_slice(b"null"),
+            ffi::LUA_TBOOLEAN => out.extend_from_slice(if ffi::lua_toboolean(state, index) != 0 { b"true" } else { b"false" }),
+            ffi::LUA_TNUMBER => self.number(ffi::lua_tonumber(state, index), out)?,
+            ffi::LUA_TSTRING => {
+                let mut length = 0;
+                let text = ffi::lua_tolstring(state, index, &mut length);
+                encode_string(std::slice::from_raw_parts(text.cast::<u8>(), length), out);
+            }
+            ffi::LUA_TTABLE => {
+                let depth = depth + 1;
+                // Room for a key, a value and an item on top of what is there.
+                if depth > self.max_depth || ffi::lua_checkstack(state, 3) == 0 {
+                    return None;
+                }
+                match self.array_length(index)? {
+                    Some(length) => self.array(index, length, out, depth)?,
+                    None => self.object(index, out, depth)?,
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    fn number(&self, n: f64, out: &mut Vec<u8>) -> Option<()> {
+        if !n.is_finite() {
+            return None;
+        }
+        out.extend_from_slice(format_g(n, self.settings.number_precision).as_bytes());
+        Some(())
+    }
+
+    /// The table's length as an array (Some(None): it is an object); None for an array too sparse.
+    unsafe fn array_length(&self, index: c_int) -> Option<Option<usize>> {
+        let state = self.state;
+        let (mut max, mut items) = (0f64, 0f64);
+        let mut object = false;
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, index) != 0 {
+            ffi::lua_settop(state, -2);
+            let k = ffi::lua_tonumber(state, -1);
+            if ffi::lua_type(state, -1) != ffi::LUA_TNUMBER || k.floor() != k || k < 1.0 {
+                object = true;
+                ffi::lua_settop(state, -2);
+                break;
+            }
+            max = max.max(k);
+            items += 1.0;
+        }
+        if object {
+            return Some(None);
+        }
+        let settings = &self.settings;
+        if settings.sparse_ratio > 0 && max > items * f64::from(settings.sparse_ratio) && max > f64::from(settings.sparse_safe) {
+            return None;
+        }
+        Some((max > 0.0).then_some(max as usize))
+    }
+
+    unsafe fn array(&self, index: c_int, length: usize, out: &mut Vec<u8>, depth: i32) -> Option<()> {
+        let state = self.state;
+        out.push(b'[');
+        for item in 1..=length {
+            if item > 1 {
+                out.push(b',');
+            }
+            ffi::lua_rawgeti(state, index, item as ffi::lua_Integer);
+            self.value(ffi::lua_gettop(state), out, depth)?;
+            ffi::lua_settop(state, -2);
+        }
+        out.push(b']');
+        Some(())
+    }
+
+    unsafe fn object(&self, index: c_int, out: &mut Vec<u8>, depth: i32) -> Option<()> {
+        let state = self.state;
+        out.push(b'{');
+        let mut first = true;
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, index) != 0 {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            let top = ffi::lua_gettop(state);
+            match ffi::lua_type(state, top - 1) {
+                ffi::LUA_TSTRING => {
+                    let mut length = 0;
+                    let text = ffi::lua_tolstring(state, top - 1, &mut length);
+                    encode_string(std::slice::from_raw_parts(text.cast::<u8>(), length), out);
+                }
+                ffi::LUA_TNUMBER => {
+                    out.push(b'"');
+                    self.number(ffi::lua_tonumber(state, top - 1), out)?;
+                    out.push(b'"');
+                }
+                _ => return None,
+            }
+            out.push(b':');
+            self.value(top, out, depth)?;
+            ffi::lua_settop(state, -2);
+        }
+        out.push(b'}');
+        Some(())
+    }
+}
 
 pub unsafe extern "C-unwind" fn decode(state: *mut ffi::lua_State) -> c_int {
     if ffi::lua_gettop(state) == 1 && ffi::lua_type(state, 1) == ffi::LUA_TSTRING {
@@ -332,6 +503,68 @@ mod tests {
             let call = |f: &Function| -> mlua::LuaString { lua.load(format!("local outcome, f = ... return outcome(f{args})")).call((&outcome, f)).unwrap() };
             assert_eq!(call(&fast).as_bytes(), call(&general).as_bytes(), "{args}");
         }
+    }
+
+    /// Random Lua values — plain ones, and now and then what only the general encoder answers (a
+    /// function, NaN, a sparse array, a boolean key) — encoded by both; the differences found.
+    const ENCODE_BOTH: &str = r#"
+        local fast, general, null = ...
+        math.randomseed(7)
+        local numbers = {0, -0.0, 1, -3, 0.1, 1e300, 1/3, 2^53, 123456789012345, -2.5e-7, 1/0, 0/0}
+        local strings = {'', 'a', 'x"y', 'a/b', '\n\t', '\1', 'caf\233', '\127', 'k1', 'job'}
+        local keys = {'a', 'b', '', 'k1', 1.5, 2, -1, 0}
+        local function gen(depth)
+          local r = math.random(1, depth > 0 and 11 or 7)
+          if r == 1 then return nil
+          elseif r == 2 then return null
+          elseif r == 3 then return math.random(0, 1) == 1
+          elseif r == 4 then return numbers[math.random(#numbers - (math.random(8) == 1 and 0 or 2))]
+          elseif r <= 6 then return strings[math.random(#strings)]
+          elseif r == 7 then return math.random(40) == 1 and print or 'x'
+          elseif r <= 9 then
+            local t = {}
+            for i = 1, math.random(0, 5) do t[i] = gen(depth - 1) end
+            if math.random(6) == 1 then t[math.random(1, 30)] = 1 end
+            return t
+          else
+            local t = {}
+            for i = 1, math.random(0, 4) do t[keys[math.random(#keys)]] = gen(depth - 1) end
+            if math.random(30) == 1 then t[true] = 1 end
+            return t
+          end
+        end
+        local differences, plain = {}, 0
+        for case = 1, 20000 do
+          local v = gen(4)
+          local ok, ours = pcall(fast, v)
+          local same, theirs = pcall(general, v)
+          if ok then plain = plain + 1 end
+          if ok ~= same or ours ~= theirs then
+            differences[#differences + 1] = case .. ': ' .. tostring(ours) .. ' / ' .. tostring(theirs)
+          end
+        end
+        return table.concat(differences, '\n'), plain
+    "#;
+
+    #[test]
+    fn encode_off_the_stack_answers_as_the_general_encoder() {
+        let lua = Lua::new();
+        let library = crate::cjson::library(&lua).unwrap();
+        let fast: Function = library.get("encode").unwrap();
+        // SAFETY: the general encode, as the library had it (see the decode test).
+        let general: Function = unsafe {
+            lua.exec_raw(&fast, |state| {
+                ffi::lua_getupvalue(state, -1, 1);
+                ffi::lua_remove(state, -2);
+                ffi::lua_pushcclosure(state, crate::rust_functions::call, 1);
+            })
+        }
+        .unwrap();
+        let null: mlua::Value = library.get("null").unwrap();
+        let (differences, encoded): (String, u32) = lua.load(ENCODE_BOTH).call((fast, general, null)).unwrap();
+        assert_eq!(differences, "");
+        // Most values encode; some (a function, NaN, a sparse array, a boolean key) are errors.
+        assert!(encoded > 5_000 && encoded < 19_900, "{encoded} of 20,000 encoded");
     }
 
     #[test]

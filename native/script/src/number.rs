@@ -18,9 +18,9 @@ pub fn format_g(n: f64, digits: i32) -> String {
     if n == 0.0 {
         return if n.is_sign_negative() { "-0" } else { "0" }.to_string();
     }
-    // An integer of fewer digits than asked for is written whole by %g: the common case, and the
-    // exact formatting below is slow.
-    if n.trunc() == n && n.abs() < 1e15 && digits >= 15 {
+    // An integer of at most as many digits as asked for is written whole by %g (its exponent is
+    // below the precision): the common case, and the exact formatting below is slow.
+    if n.trunc() == n && n.abs() < 1e15 && n.abs() < 10f64.powi(digits) {
         return format!("{}", n as i64);
     }
     // Rust's `{:e}` with digits - 1 decimals rounds to that many significant digits as printf does.
@@ -54,6 +54,14 @@ mod tests {
         assert_eq!(format_g(1.0 / 3.0, 14), "0.33333333333333");
         assert_eq!(format_g(1e15, 14), "1e+15");
         assert_eq!(format_g(123.0, 14), "123");
+        // An integer is written whole up to the precision's digits, and in exponent form past it
+        // (printf's %.14g, %.3g).
+        assert_eq!(format_g(99999999999999.0, 14), "99999999999999");
+        assert_eq!(format_g(-12345678901234.0, 14), "-12345678901234");
+        assert_eq!(format_g(100000000000000.0, 14), "1e+14");
+        assert_eq!(format_g(123456789012345.0, 14), "1.2345678901234e+14");
+        assert_eq!(format_g(123.0, 3), "123");
+        assert_eq!(format_g(1234.0, 3), "1.23e+03");
     }
 
     #[test]
