@@ -40,6 +40,11 @@ export function packWordsInto(out: Buffer, words: readonly string[], from = 0): 
   return at;
 }
 
+/** The u32, little-endian, at `at` (which has room): read byte by byte, as Buffer's reader is a call the compiler does not inline. */
+function readU32(bytes: Uint8Array, at: number): number {
+  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+}
+
 /** A u32, little-endian, at `at` (which has room). */
 function writeU32(out: Uint8Array, at: number, n: number): void {
   out[at] = n & 0xff;
@@ -49,10 +54,10 @@ function writeU32(out: Uint8Array, at: number, n: number): void {
 }
 
 /** Words of at most this many bytes are looked for among recent words before a string is made of them. */
-const recentWordBytesMax = 64;
+const recentWordBytesMax = 24;
 /** Slots of the table of recent words (a power of two). */
 const recentWordSlots = 1024;
-/** Recent words by a hash of their bytes: a slot holds the last word that hashed to it. */
+/** Recent words by their length and three of their bytes: a slot holds the last word that fell in it. */
 const recentWords: (string | undefined)[] = new Array(recentWordSlots).fill(undefined);
 
 /**
@@ -73,17 +78,19 @@ export const runWordReference = 2 ** 31;
  * command name is (command-names.ts), and a later one that has the bytes of a recent word is
  * that string (recentWord): a script's commands repeat the words written in it — BullMQ's name
  * "event", "jobId", "0", "MAXLEN" some 60 times a job, of ~76 words a job not given to the
- * script. Hashing and comparing a few bytes costs less than making a string (a native call,
- * ~45 ns, and garbage), and a string used again keeps its hash.
+ * script. Comparing a short word's bytes costs less than making a string (a native call, ~45 ns,
+ * and garbage), and a string used again keeps its hash.
  */
 export function unpackWords(bytes: Buffer, whole = true, runWords: readonly string[] = [], runWordsFrom = 0): string[] {
   const end = bytes.length;
-  const count = bytes.readUInt32LE(0);
+  if (end < 4) throw new RangeError("packed words have no count");
+  const count = readU32(bytes, 0);
   const words: string[] = [];
   const latin1 = bytes as Latin1Buffer;
   let at = 4;
   for (let i = 0; i < count; i++) {
-    const length = bytes.readUInt32LE(at);
+    if (at + 4 > end) throw new RangeError("packed words run past their buffer");
+    const length = readU32(bytes, at);
     at += 4;
     if (length >= runWordReference) {
       const word = runWords[runWordsFrom + length - runWordReference];
@@ -99,12 +106,15 @@ export function unpackWords(bytes: Buffer, whole = true, runWords: readonly stri
   return words;
 }
 
-/** The word at `at` of `length` bytes: the recent word with those bytes, if one is kept. */
+/**
+ * The word at `at` of `length` bytes: the recent word with those bytes, if one is kept. Its slot
+ * is found from its length and its first, middle and last bytes — hashing every byte cost more
+ * than the strings it saved under BullMQ — so words that differ only elsewhere take turns in one
+ * slot, and a miss costs a comparison.
+ */
 function recentWord(bytes: Latin1Buffer, at: number, length: number): string {
-  if (length > recentWordBytesMax) return bytes.latin1Slice(at, at + length);
-  let hash = length;
-  for (let i = 0; i < length; i++) hash = (Math.imul(hash, 31) + bytes[at + i]!) | 0;
-  const slot = (hash ^ (hash >>> 11)) & (recentWordSlots - 1);
+  if (length > recentWordBytesMax || length === 0) return bytes.latin1Slice(at, at + length);
+  const slot = (length * 61 + bytes[at]! * 31 + bytes[at + (length >>> 1)]! * 7 + bytes[at + length - 1]!) & (recentWordSlots - 1);
   const recent = recentWords[slot];
   if (recent !== undefined && recent.length === length) {
     let i = 0;
