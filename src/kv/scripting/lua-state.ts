@@ -31,6 +31,8 @@ let running: ScriptHost | null = null;
 const call = (words?: Buffer) => running!.call(words ?? mailbox, words === undefined, mailbox);
 const log = (line: Buffer) => running!.log(line);
 nativeAddon.luaSetAsk((question, argument) => running!.ask(question, argument));
+/** A reply in the mailbox, as LuaState.reply gives it. */
+const mailboxReply: ScriptReply = { bytes: mailbox, end: 0, counted: false };
 /** A state dropped without close() (an engine a test let go) is closed once collected. */
 const unclosed = new FinalizationRegistry<number>((lua) => nativeAddon.luaClose(lua));
 
@@ -117,7 +119,12 @@ export class LuaState {
 
   private reply(answer: number): ScriptReply | null {
     if (answer === luaBusy) return null;
-    if (answer !== luaReplyTooLong) return { bytes: mailbox, end: answer >>> 1, counted: (answer & 1) === 1 };
+    if (answer !== luaReplyTooLong) {
+      // One object for every reply in the mailbox: such a reply is used before the next run.
+      mailboxReply.end = answer >>> 1;
+      mailboxReply.counted = (answer & 1) === 1;
+      return mailboxReply;
+    }
     const own = nativeAddon.luaTakeReply(this.lua);
     return { bytes: own.subarray(1), end: own.length - 1, counted: own[0] === 1 };
   }

@@ -37,22 +37,40 @@ export interface RunTarget {
   flags: ScriptFlags;
 }
 
-/** One script's run as the server sees it: its client, and whether it has written yet. */
+/**
+ * One script's run as the server sees it: its client, and whether it has written yet. One is
+ * kept between runs and begun anew (a run that went busy keeps its own): scripts run one at a
+ * time, and making one per run was garbage on every EVALSHA.
+ */
 class ScriptRun implements ScriptHost, BusyRun {
   wrote = false;
   /** The protocol the script's commands reply in: RESP2 until it calls redis.setresp(3). */
   private protocol: 2 | 3 = 2;
+  private engine!: Engine;
+  private session!: Session;
+  private readOnly = false;
+  private allowOom = false;
+  /** The command that runs the script: its words from wordsFrom on are the script's keys and arguments, which its commands refer to. */
+  private scriptArgv: readonly string[] = [];
   /** Errors of the commands the script runs count in INFO errorstats, as a client's do. */
   private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
 
-  constructor(
-    private readonly engine: Engine,
-    private readonly session: Session,
-    private readonly readOnly: boolean,
-    private readonly allowOom: boolean,
-    /** The command that runs the script: its words from wordsFrom on are the script's keys and arguments, which its commands refer to. */
-    private readonly scriptArgv: readonly string[],
-  ) {}
+  /** Starts a run for `session`'s command `scriptArgv`. */
+  begin(engine: Engine, session: Session, readOnly: boolean, allowOom: boolean, scriptArgv: readonly string[]): this {
+    this.engine = engine;
+    this.session = session;
+    this.readOnly = readOnly;
+    this.allowOom = allowOom;
+    this.scriptArgv = scriptArgv;
+    this.wrote = false;
+    this.protocol = 2;
+    return this;
+  }
+
+  /** The run has ended: it holds no client's words until it begins again. */
+  end(): void {
+    this.scriptArgv = [];
+  }
 
   call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array {
     // Read before the reply is written over them.
@@ -116,7 +134,8 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   const flags = target.flags;
   if (flags.declared && readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
   if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) throw overMaxmemory();
-  const run = new ScriptRun(engine, session, readOnly || flags.noWrites, flags.allowOom, argv);
+  const run = (spareRun ?? new ScriptRun()).begin(engine, session, readOnly || flags.noWrites, flags.allowOom, argv);
+  spareRun = null;
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
@@ -127,12 +146,16 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
     reply = target.state.run(target.id, argv, wordsFrom, keyCount, engine.busyReplyThresholdMs, run);
   } catch (error) {
     endRun(engine, session, wraps, dbIndex);
+    run.end();
+    spareRun = run;
     throw error;
   } finally {
     session.inScript = false;
   }
   if (reply !== null) {
     endRun(engine, session, wraps, dbIndex);
+    run.end();
+    spareRun = run;
     return reply;
   }
   const busy = new BusyScript(target.state, run, session, target.kind, target.name, argv, x.timeMs);
@@ -140,6 +163,9 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   engine.scriptBusy(busy);
   return null;
 }
+
+/** The run kept for the next script (ScriptRun); null while it runs. */
+let spareRun: ScriptRun | null = null;
 
 /** Where EVAL's and FCALL's keys and arguments start: after the script (or function) and numkeys. */
 const wordsFrom = 3;
