@@ -114,4 +114,22 @@ describe("XREADGROUP BLOCK", () => {
       await s.read("A");
     });
   });
+
+  test("moving the group back (XGROUP SETID) wakes no consumer, nor do other changes to the stream; the next entry delivers all that is due", async () => {
+    await sameAsRedis(async (s) => {
+      await s.open("A", "P");
+      await s.call("P", "XADD", "s", "1-1", "f", "v1");
+      await s.call("P", "XGROUP", "CREATE", "s", "g", "$");
+      s.send("A", "XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">");
+      await s.blocked(1);
+      // 1-1 is after the group's last ID again, but Redis 7.0 signals only new entries.
+      await s.call("P", "XGROUP", "SETID", "s", "g", "0");
+      await s.call("P", "XREADGROUP", "GROUP", "g", "bob", "NOACK", "STREAMS", "s", "0");
+      await s.call("P", "XTRIM", "s", "MAXLEN", "5");
+      await s.blocked(1);
+      await s.call("P", "XADD", "s", "2-1", "f", "v2");
+      await s.blocked(0);
+      await s.read("A");
+    });
+  });
 });

@@ -267,12 +267,13 @@ function block(x: Exec, args: ReadArgs, sources: Source[]): void {
   const { engine, session } = x;
   const dbIndex = session.dbIndex;
   const afterByKey = new Map(sources.map((source) => [source.key, source.after]));
+  const seenByKey = new Map(sources.map((source) => [source.key, seenOf(source.stream)]));
   const count = args.count > 0 ? args.count : blockedCountDefault;
   engine.blocking.block(session, {
     dbIndex,
     keys: args.keys,
     deadlineMs: args.blockMs === 0 ? Infinity : engine.clock.nowMs() + args.blockMs!,
-    tryServe: (key) => tryServe(engine, session, dbIndex, key, afterByKey.get(key)!, args.group, count),
+    tryServe: (key) => tryServe(engine, session, dbIndex, key, afterByKey.get(key)!, seenByKey.get(key)!, args.group, count),
     timeout: () => {
       session.reply.array(null);
       session.transport?.flush();
@@ -280,8 +281,21 @@ function block(x: Exec, args: ReadArgs, sources: Source[]): void {
   });
 }
 
-/** Serves a client blocked in XREAD or XREADGROUP from `key`, which changed; false to keep it waiting. */
-function tryServe(engine: Engine, session: Session, dbIndex: number, key: string, after: StreamId, groupArgs: ReadArgs["group"], count: number): boolean {
+/** A stream as a blocked reader last saw it: the object, and how many entries had been added to it. */
+interface Seen {
+  stream: Stream | undefined;
+  entriesAdded: bigint;
+}
+
+const seenOf = (stream: Stream | undefined): Seen => ({ stream, entriesAdded: stream?.entriesAdded ?? 0n });
+
+/**
+ * Serves a client blocked in XREAD or XREADGROUP from `key`, which changed; false to keep it
+ * waiting. Redis 7.0 wakes a consumer only when entries are added, the key is made, deleted or
+ * replaced, or its group destroyed: not when the group moves back (XGROUP SETID) and so has
+ * entries to deliver again, which waits for the next entry, as there.
+ */
+function tryServe(engine: Engine, session: Session, dbIndex: number, key: string, after: StreamId, seen: Seen, groupArgs: ReadArgs["group"], count: number): boolean {
   const value = engine.dbs[dbIndex]!.get(key);
   const reply = session.reply;
   if (value === undefined || typeOf(value) !== "stream") {
@@ -298,6 +312,7 @@ function tryServe(engine: Engine, session: Session, dbIndex: number, key: string
       reply.error(noGroup("the consumer group this client was blocked on no longer exists").message);
       return true;
     }
+    if (stream === seen.stream && stream.entriesAdded === seen.entriesAdded) return false;
     if (!hasEntriesAfter(stream, group.lastId)) return false;
     serveBlocked(engine, session, dbIndex, [key], (x) => {
       const nowMs = engine.clock.nowMs();
