@@ -12,12 +12,12 @@
  *
  * The keys are where each command's declaration puts them (MSET's every other argument, MGET's
  * all; EVALSHA's and FCALL's after their count), or the first argument for a name the table does
- * not know. When a command's first key
- * holds a large set or hash, its next argument is taken as a member or field (as in SADD,
- * SISMEMBER, SREM, HSET, HGET, HINCRBY, HDEL); when it holds a large sorted set, its last
- * argument is (as in ZADD key score member, ZINCRBY, ZSCORE, ZRANK, ZREM). For a command where
- * that guess is wrong it costs a wasted load, and nothing is ever changed. A batch naming one key
- * only does not warm the key (there is nothing to overlap its misses with), only its members.
+ * not know. When a command's first key holds a large set or hash, its next argument is taken as
+ * a member or field (as in SADD, SISMEMBER, SREM, HSET, HGET, HINCRBY, HDEL); when it holds a
+ * large sorted set, its last argument is (as in ZADD key score member, ZINCRBY, ZSCORE, ZRANK,
+ * ZREM). For a command where that guess is wrong it costs a wasted load, and nothing is ever
+ * changed. A batch naming one key only does not warm the key (there is nothing to overlap its
+ * misses with), only its members.
  */
 import type { CommandSpec } from "./commands/spec.ts";
 import { lookupCommand } from "./commands/table.ts";

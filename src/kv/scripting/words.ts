@@ -76,10 +76,10 @@ export const runWordReference = 2 ** 31;
  *
  * Of the words made from bytes, the first (the command's name) is interned as a request's
  * command name is (command-names.ts), and a later one that has the bytes of a recent word is
- * that string (recentWord): a script's commands repeat the words written in it — BullMQ's name
- * "event", "jobId", "0", "MAXLEN" some 60 times a job, of ~76 words a job not given to the
- * script. Comparing a short word's bytes costs less than making a string (a native call, ~45 ns,
- * and garbage), and a string used again keeps its hash.
+ * that string (recentWord): a script's commands repeat the words written in it — of the ~76
+ * words a BullMQ job's commands name that its scripts were not given, most are "event", "jobId",
+ * "0", "MAXLEN" and a few more. Comparing a short word's bytes costs less than making a string (a
+ * native call, ~45 ns, and garbage), and a string used again keeps its hash.
  */
 export function unpackWords(bytes: Buffer, whole = true, runWords: readonly string[] = [], runWordsFrom = 0): string[] {
   const end = bytes.length;
