@@ -1,6 +1,7 @@
 /**
- * The broker's state behind the HTTP routes: its topics, its limits and the authorizer. Routes
- * check their input, ask the authorizer, then act here; nothing in this object knows HTTP.
+ * The broker's state behind its fronts: its topics, its limits, and the request pipeline every
+ * operation runs through (requests/pipeline.ts). Fronts decode their input and hand the
+ * operation to the pipeline; nothing in this object knows HTTP.
  */
 import type { Clock } from "../core/clock.ts";
 import { retentionCheckIntervalMs } from "../core/limits.ts";
@@ -10,6 +11,7 @@ import type { ConsumeLimits } from "./consume/params.ts";
 import type { ProduceLimits } from "./produce/request.ts";
 import { type CompactionSummary, runCompactionPass } from "./compaction-pass.ts";
 import { RetentionScheduler, type RetentionSummary, runRetentionPass } from "./retention-scheduler.ts";
+import { RequestPipeline } from "./requests/pipeline.ts";
 import { TopicRegistry } from "./topics/registry.ts";
 
 export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
@@ -22,6 +24,7 @@ export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
 
 export class Broker {
   readonly topics: TopicRegistry;
+  readonly pipeline: RequestPipeline;
   /** False until the stored topics are loaded, and again once stopping: /readyz answers 503. */
   ready = false;
   /** Made by `open`, which has the logger the passes report to. */
@@ -29,6 +32,7 @@ export class Broker {
   private compactionPass: (() => Promise<CompactionSummary>) | null = null;
 
   constructor(readonly options: BrokerOptions) {
+    this.pipeline = new RequestPipeline(options.authorizer);
     this.topics = new TopicRegistry(options.dataDir, {
       recordBytesMax: options.recordBytesMax, flushEveryRecords: options.flushEveryRecords, clock: options.clock,
     });

@@ -1,17 +1,20 @@
 /**
- * The seam where API keys plug in (a later issue): every route asks the authorizer before it
- * acts. Until keys exist the broker runs with `allowAll`, which is what the spec's "authentication
- * is off unless --auth required" means. A real authorizer throws the spec's 401 or 403 SvcError.
+ * The grants check every operation passes (requests/pipeline.ts): whether a principal may take an
+ * action on a topic. It sees a Principal, never a front's request, so the binary protocol, a
+ * Kafka listener and Raft followers are judged alike. Until keys exist the broker runs with
+ * `allowAll`, which is what the spec's "authentication is off unless --auth required" means. A
+ * real authorizer throws the spec's 401 or 403 SvcError.
  */
+import type { Principal } from "./principal.ts";
 
 /** The spec's grant actions: read, write (read plus produce) and admin. */
 export type Action = "read" | "write" | "admin";
 
 export interface Authorizer {
-  /** Throws 401/403 unless the request may do `action` on `topic` (null: the whole broker). */
-  check(req: Request, action: Action, topic: string | null): void;
-  /** Whether the request may read `topic`; lists show only these. */
-  canRead(req: Request, topic: string): boolean;
+  /** Throws 401/403 unless `principal` may do `action` on `topic` (null: the whole broker). */
+  check(principal: Principal, action: Action, topic: string | null): void;
+  /** Whether `principal` may read `topic`; lists show only these. */
+  canRead(principal: Principal, topic: string): boolean;
 }
 
 export const allowAll: Authorizer = {

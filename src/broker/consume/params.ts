@@ -3,7 +3,7 @@
  * parameter the endpoint does not know, or one given twice, is a 400 rather than a silent guess.
  */
 import { fetchBytesDefault, fetchRecordsDefault } from "../../core/limits.ts";
-import { badRequest } from "../http/fields.ts";
+import { badRequest } from "../requests/fields.ts";
 
 export const encodings = ["utf8", "base64"] as const;
 export type Encoding = (typeof encodings)[number];

@@ -5,7 +5,7 @@
  * consumer different bytes than were produced: the read is refused with a 400 that names the
  * record and says to read it with encoding=base64.
  */
-import { badRequest } from "../http/fields.ts";
+import { badRequest } from "../requests/fields.ts";
 import type { LogRecord } from "../log/record.ts";
 import type { Encoding } from "./params.ts";
 

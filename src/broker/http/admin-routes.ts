@@ -1,11 +1,13 @@
 /**
- * Administration (spec: Endpoints, Administration; all need `admin` on `*`). The spec shows no
- * request or response bodies here; ours are in docs/broker.md.
+ * Administration (spec: Endpoints, Administration; all need `admin` on `*`), run through the
+ * broker's pipeline. The spec shows no request or response bodies here; ours are in
+ * docs/broker.md.
  */
 import type { RequestContext, RouteTable } from "../../http/route.ts";
 import { json } from "../../http/response.ts";
 import type { Broker } from "../broker.ts";
-import { badRequest } from "./fields.ts";
+import { badRequest } from "../requests/fields.ts";
+import { principalOf } from "./principal.ts";
 
 /**
  * These endpoints take no parameters: a body may be left out, and one that is sent must be `{}`,
@@ -22,20 +24,32 @@ async function noParameters(ctx: RequestContext): Promise<void> {
 }
 
 export function adminRoutes(broker: Broker): RouteTable {
-  const { authorizer } = broker.options;
+  const { pipeline } = broker;
   return {
     "/admin/run-retention": {
       async POST(ctx) {
-        authorizer.check(ctx.req, "admin", null);
-        await noParameters(ctx);
-        return json(await broker.runRetention());
+        const summary = await pipeline.run(principalOf(ctx.req), {
+          action: "admin",
+          topic: null,
+          run: async () => {
+            await noParameters(ctx);
+            return broker.runRetention();
+          },
+        });
+        return json(summary);
       },
     },
     "/admin/run-compaction": {
       async POST(ctx) {
-        authorizer.check(ctx.req, "admin", null);
-        await noParameters(ctx);
-        return json(await broker.runCompaction());
+        const summary = await pipeline.run(principalOf(ctx.req), {
+          action: "admin",
+          topic: null,
+          run: async () => {
+            await noParameters(ctx);
+            return broker.runCompaction();
+          },
+        });
+        return json(summary);
       },
     },
   };

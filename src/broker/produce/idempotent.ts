@@ -15,10 +15,9 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import type { Topic } from "../topics/topic.ts";
-import type { ProduceResult } from "./produce.ts";
 import { producerJournalOf, type SequenceTag } from "./producer-journal.ts";
 import { SequenceWindow } from "./producer-state.ts";
-import type { ProducePlan } from "./request.ts";
+import type { ProducePlan, ProduceResult } from "./request.ts";
 
 /** The spec's wording for the two refusals (spec: Errors, 400). */
 export const sequenceGapMessage = "sequence gap; send the missing records first";

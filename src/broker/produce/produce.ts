@@ -7,14 +7,8 @@
 import type { ProduceRecord } from "../log/partition.ts";
 import type { Topic } from "../topics/topic.ts";
 import { produceIdempotent } from "./idempotent.ts";
-import type { ProducePlan } from "./request.ts";
+import type { ProducePlan, ProduceResult } from "./request.ts";
 
-export interface ProduceResult {
-  partition: number;
-  offset: number;
-  /** Present (true) only when a retried record was recognised and not written again. */
-  duplicate?: true;
-}
 
 interface PartitionBatch {
   /** Positions in the request of this partition's records, in order. */

@@ -5,7 +5,7 @@
  * round-robin cursor).
  */
 import { SvcError } from "../../core/errors.ts";
-import { badRequest, describeJson, integerIn, objectFields, textField } from "../http/fields.ts";
+import { badRequest, describeJson, integerIn, objectFields, textField } from "../requests/fields.ts";
 import type { Topic } from "../topics/topic.ts";
 import { partitionForKey, roundRobin } from "./partitioner.ts";
 
@@ -20,6 +20,14 @@ export interface PlannedRecord {
 export interface ProducePlan {
   producerId: string | null;
   records: PlannedRecord[];
+}
+
+/** What a produce answers for one record, in the request's order. */
+export interface ProduceResult {
+  partition: number;
+  offset: number;
+  /** Present (true) only when a retried record was recognised and not written again. */
+  duplicate?: true;
 }
 
 export interface ProduceLimits {

@@ -6,7 +6,7 @@
  */
 import { logSegmentBytesMax, logSegmentBytesMin } from "../../core/limits.ts";
 import { segmentBytesDefault } from "../log/partition.ts";
-import { badRequest, describeJson, integerIn, objectFields } from "../http/fields.ts";
+import { badRequest, describeJson, integerIn, objectFields } from "../requests/fields.ts";
 
 export const cleanupPolicies = ["delete", "compact", "compact,delete"] as const;
 export type CleanupPolicy = (typeof cleanupPolicies)[number];

@@ -1,0 +1,33 @@
+/**
+ * A consume (spec: Consume): the records of one partition from an offset, at most the request's
+ * count and bytes, with the offset to read next and the partition's high watermark. Every front
+ * (HTTP today) decodes its request into ConsumeParams and encodes this answer.
+ */
+import { SvcError } from "../../core/errors.ts";
+import type { Topic } from "../topics/topic.ts";
+import type { ConsumeParams } from "./params.ts";
+import { type ConsumedRecord, consumedRecords } from "./records.ts";
+
+export interface ConsumeResult {
+  records: ConsumedRecord[];
+  next_offset: number;
+  high_watermark: number;
+}
+
+export function consume(topic: Topic, p: ConsumeParams): ConsumeResult {
+  if (p.partition >= topic.partitionCount) {
+    throw new SvcError("not_found", `topic '${topic.name}' has no partition ${p.partition}; it has ${topic.partitionCount} (0 to ${topic.partitionCount - 1})`);
+  }
+  const log = topic.existingLog(p.partition);
+  if (log === null) {
+    // Never written: an empty log whose high watermark is 0.
+    if (p.offset > 0) throw new SvcError("bad_request", `offset ${p.offset} is past the high watermark 0`);
+    return { records: [], next_offset: 0, high_watermark: 0 };
+  }
+  const read = log.read(p.offset, p.maxRecords, p.maxBytes);
+  return {
+    records: consumedRecords(read.records, p.partition, p.encoding),
+    next_offset: read.nextOffset,
+    high_watermark: read.highWatermark,
+  };
+}
