@@ -81,8 +81,7 @@ enum Home {
 impl Home {
     fn get(&self) -> Settings {
         match self {
-            // SAFETY: CURRENT_RUN points at the Run of the script running now, or is null.
-            Home::Run => CURRENT_RUN.with(|run| unsafe { run.get().as_ref() }.map(|run| run.cjson.get()).unwrap_or_default()),
+            Home::Run => run_settings(),
             Home::Own(settings) => settings.get(),
         }
     }
@@ -100,6 +99,12 @@ impl Home {
     }
 }
 
+/// The settings of the running script's `cjson` (lua-cjson's defaults outside a run).
+pub(crate) fn run_settings() -> Settings {
+    // SAFETY: CURRENT_RUN points at the Run of the script running now, or is null.
+    CURRENT_RUN.with(|run| unsafe { run.get().as_ref() }.map(|run| run.cjson.get()).unwrap_or_default())
+}
+
 fn null() -> Value {
     Value::LightUserData(LightUserData(std::ptr::null_mut()))
 }
@@ -109,28 +114,8 @@ fn null() -> Value {
 /// (cjson_stack.rs); anything else goes through the general decoder and encoder below.
 pub fn library(lua: &Lua) -> Result<Table> {
     let cjson = instance(lua, Home::Run)?;
-    let general: mlua::Function = cjson.raw_get("decode")?;
-    // SAFETY: on the main thread, protected: the general decode's C closure is replaced by one
-    // with the same upvalue (the Rust function rust_functions::call calls), which calls it the
-    // same way, in its own frame, for what it does not decode itself.
-    let decode: mlua::Function = unsafe {
-        lua.exec_raw(&general, |state| {
-            mlua::ffi::lua_getupvalue(state, -1, 1);
-            mlua::ffi::lua_remove(state, -2);
-            mlua::ffi::lua_pushcclosure(state, crate::cjson_stack::decode, 1);
-        })
-    }?;
-    cjson.raw_set("decode", decode)?;
-    let general: mlua::Function = cjson.raw_get("encode")?;
-    // SAFETY: as for decode.
-    let encode: mlua::Function = unsafe {
-        lua.exec_raw(&general, |state| {
-            mlua::ffi::lua_getupvalue(state, -1, 1);
-            mlua::ffi::lua_remove(state, -2);
-            mlua::ffi::lua_pushcclosure(state, crate::cjson_stack::encode, 1);
-        })
-    }?;
-    cjson.raw_set("encode", encode)?;
+    rust_functions::with_fast_path(lua, &cjson, "decode", crate::cjson_stack::decode)?;
+    rust_functions::with_fast_path(lua, &cjson, "encode", crate::cjson_stack::encode)?;
     Ok(cjson)
 }
 

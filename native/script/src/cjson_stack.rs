@@ -29,16 +29,8 @@ use std::ffi::c_int;
 
 use mlua::ffi;
 
-use crate::cjson::{encode_string, strtod, Settings, NESTING_MAX};
+use crate::cjson::{encode_string, run_settings, strtod, Settings, NESTING_MAX};
 use crate::number::format_g;
-use crate::run::CURRENT_RUN;
-
-/// The settings of the running script's `cjson` (lua-cjson's defaults outside a run).
-fn run_settings() -> Settings {
-    let run = CURRENT_RUN.with(Cell::get);
-    // SAFETY: CURRENT_RUN points at the Run of the script running now, or is null.
-    unsafe { run.as_ref() }.map(|run| run.cjson.get()).unwrap_or_default()
-}
 
 thread_local! {
     /// What encode writes into, kept from call to call (as lua-cjson keeps its buffer): the text
@@ -198,9 +190,7 @@ pub unsafe extern "C-unwind" fn decode(state: *mut ffi::lua_State) -> c_int {
         let mut length = 0;
         let text = ffi::lua_tolstring(state, 1, &mut length);
         let bytes = std::slice::from_raw_parts(text.cast::<u8>(), length);
-        let run = CURRENT_RUN.with(Cell::get);
-        // SAFETY: CURRENT_RUN points at the Run of the script running now, or is null.
-        let max_depth = unsafe { run.as_ref() }.map(|run| run.cjson.get().decode_max_depth).unwrap_or(NESTING_MAX).min(NESTING_MAX);
+        let max_depth = run_settings().decode_max_depth.min(NESTING_MAX);
         if let Some(depth) = depth_of(bytes, max_depth as usize) {
             // A table and a key for each level, and the value being made.
             if ffi::lua_checkstack(state, (2 * depth + 2) as c_int) != 0 {
@@ -372,27 +362,11 @@ unsafe fn push_value(state: *mut ffi::lua_State, bytes: &[u8], at: usize) -> usi
 
 #[cfg(test)]
 mod tests {
-    use mlua::{ffi, Function, Lua};
+    use mlua::{Function, Lua};
 
     use super::depth_of;
-
-    /// A small deterministic generator (xorshift64*), so a failure repeats.
-    struct Random(u64);
-
-    impl Random {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
-            words[self.below(words.len() as u64) as usize]
-        }
-    }
+    use crate::fast_path_tests::{Random, OUTCOME};
+    use crate::rust_functions::general_of;
 
     /// Appends a JSON value, mostly plain, now and then with what only the general decoder takes
     /// (escapes, non-JSON numbers) or refuses; nested at most `depth` more levels.
@@ -438,42 +412,12 @@ mod tests {
         space(r, out);
     }
 
-    /// What a call of `f` with the arguments gives: whether it succeeded, and each value or the
-    /// error, tables by their length and their pairs (sorted), cjson.null by name.
-    const OUTCOME: &str = r#"
-        local null = ...
-        local function dump(v)
-          if v == null then return 'null' end
-          if type(v) == 'number' then return string.format('%.17g', v) end
-          if type(v) ~= 'table' then return type(v) .. ':' .. tostring(v) end
-          local parts = {}
-          for k, x in pairs(v) do parts[#parts + 1] = dump(k) .. '=' .. dump(x) end
-          table.sort(parts)
-          return '{#' .. #v .. ',' .. table.concat(parts, ',') .. '}'
-        end
-        local function collect(...)
-          local out = {tostring(select('#', ...))}
-          for i = 1, select('#', ...) do out[#out + 1] = dump((select(i, ...))) end
-          return table.concat(out, '|')
-        end
-        return function(f, ...) return collect(pcall(f, ...)) end
-    "#;
-
     #[test]
     fn decode_on_the_stack_answers_as_the_general_decoder() {
         let lua = Lua::new();
         let library = crate::cjson::library(&lua).unwrap();
         let fast: Function = library.get("decode").unwrap();
-        // SAFETY: the general decode, as the library had it: its Rust function (the closure's
-        // upvalue) behind rust_functions.rs's C function.
-        let general: Function = unsafe {
-            lua.exec_raw(&fast, |state| {
-                ffi::lua_getupvalue(state, -1, 1);
-                ffi::lua_remove(state, -2);
-                ffi::lua_pushcclosure(state, crate::rust_functions::call, 1);
-            })
-        }
-        .unwrap();
+        let general = general_of(&lua, &fast);
         let null: mlua::Value = library.get("null").unwrap();
         let outcome: Function = lua.load(OUTCOME).call(null).unwrap();
         let mut r = Random(0x2545_f491_4f6c_dd1d);
@@ -482,15 +426,8 @@ mod tests {
             let mut text = String::new();
             value(&mut r, 4, &mut text);
             let mut bytes = text.into_bytes();
-            match r.below(8) {
-                0 if !bytes.is_empty() => bytes.truncate(r.below(bytes.len() as u64) as usize),
-                1 if !bytes.is_empty() => {
-                    let at = r.below(bytes.len() as u64) as usize;
-                    bytes[at] = r.next() as u8;
-                }
-                2 => bytes.push(r.pick(&["x", "\0", " ", "]", "1"]).as_bytes()[0]),
-                _ => {}
-            }
+            let extra = r.pick(&["x", "\0", " ", "]", "1"]).as_bytes()[0];
+            r.damage(&mut bytes, extra);
             taken += usize::from(depth_of(&bytes, 1000).is_some());
             let s = lua.create_string(&bytes).unwrap();
             let (ours, theirs): (mlua::LuaString, mlua::LuaString) = (outcome.call((&fast, &s)).unwrap(), outcome.call((&general, &s)).unwrap());
@@ -551,15 +488,7 @@ mod tests {
         let lua = Lua::new();
         let library = crate::cjson::library(&lua).unwrap();
         let fast: Function = library.get("encode").unwrap();
-        // SAFETY: the general encode, as the library had it (see the decode test).
-        let general: Function = unsafe {
-            lua.exec_raw(&fast, |state| {
-                ffi::lua_getupvalue(state, -1, 1);
-                ffi::lua_remove(state, -2);
-                ffi::lua_pushcclosure(state, crate::rust_functions::call, 1);
-            })
-        }
-        .unwrap();
+        let general = general_of(&lua, &fast);
         let null: mlua::Value = library.get("null").unwrap();
         let (differences, encoded): (String, u32) = lua.load(ENCODE_BOTH).call((fast, general, null)).unwrap();
         assert_eq!(differences, "");

@@ -24,18 +24,7 @@ fn arg_error(position: usize, _function: &str, message: &str) -> mlua::Error {
 /// (cmsgpack_stack.rs), and anything else through the general decoder below.
 pub fn library(lua: &Lua) -> Result<Table> {
     let table = general_library(lua)?;
-    let general: mlua::Function = table.raw_get("unpack")?;
-    // SAFETY: on the main thread, protected: the general unpack's C closure is replaced by one
-    // with the same upvalue (the Rust function rust_functions::call calls), which calls it the
-    // same way, in its own frame, for what it does not decode itself.
-    let unpack: mlua::Function = unsafe {
-        lua.exec_raw(&general, |state| {
-            mlua::ffi::lua_getupvalue(state, -1, 1);
-            mlua::ffi::lua_remove(state, -2);
-            mlua::ffi::lua_pushcclosure(state, crate::cmsgpack_stack::unpack, 1);
-        })
-    }?;
-    table.raw_set("unpack", unpack)?;
+    rust_functions::with_fast_path(lua, &table, "unpack", crate::cmsgpack_stack::unpack)?;
     Ok(table)
 }
 

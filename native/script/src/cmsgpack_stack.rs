@@ -208,24 +208,11 @@ unsafe fn push_string(state: *mut ffi::lua_State, text: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    use mlua::{ffi, Function, Lua};
+    use mlua::{Function, Lua};
 
     use super::shape_of;
-
-    /// A small deterministic generator (xorshift64*), so a failure repeats.
-    struct Random(u64);
-
-    impl Random {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::fast_path_tests::{Random, OUTCOME};
+    use crate::rust_functions::general_of;
 
     /// Appends one msgpack value of every kind lua-cmsgpack reads (and now and then a nil or NaN
     /// map key), nested at most `depth` more levels.
@@ -279,41 +266,12 @@ mod tests {
         }
     }
 
-    /// What a call of `f` with `s` gives: whether it succeeded, and each value or the error, tables
-    /// by their length and their pairs.
-    const OUTCOME: &str = r#"
-        local function dump(v)
-          if type(v) == 'number' then return string.format('%.17g', v) end
-          if type(v) ~= 'table' then return type(v) .. ':' .. tostring(v) end
-          local parts = {}
-          for k, x in pairs(v) do parts[#parts + 1] = dump(k) .. '=' .. dump(x) end
-          -- Sorted: a table as a key is placed by its address, which differs from run to run.
-          table.sort(parts)
-          return '{#' .. #v .. ',' .. table.concat(parts, ',') .. '}'
-        end
-        local function collect(...)
-          local out = {tostring(select('#', ...))}
-          for i = 1, select('#', ...) do out[#out + 1] = dump((select(i, ...))) end
-          return table.concat(out, '|')
-        end
-        return function(f, s) return collect(pcall(f, s)) end
-    "#;
-
     #[test]
     fn unpack_on_the_stack_answers_as_the_general_decoder() {
         let lua = Lua::new();
         let library = crate::cmsgpack::library(&lua).unwrap();
         let fast: Function = library.get("unpack").unwrap();
-        // SAFETY: the general unpack, as the library had it: its Rust function (the closure's
-        // upvalue) behind rust_functions.rs's C function.
-        let general: Function = unsafe {
-            lua.exec_raw(&fast, |state| {
-                ffi::lua_getupvalue(state, -1, 1);
-                ffi::lua_remove(state, -2);
-                ffi::lua_pushcclosure(state, crate::rust_functions::call, 1);
-            })
-        }
-        .unwrap();
+        let general = general_of(&lua, &fast);
         let outcome: Function = lua.load(OUTCOME).eval().unwrap();
         let mut r = Random(0x9e37_79b9_7f4a_7c15);
         let mut taken = 0;
@@ -322,16 +280,8 @@ mod tests {
             for _ in 0..=r.below(3) {
                 value(&mut r, 4, &mut bytes);
             }
-            // Now and then cut short, a byte changed, or a byte more.
-            match r.below(6) {
-                0 if !bytes.is_empty() => bytes.truncate(r.below(bytes.len() as u64) as usize),
-                1 if !bytes.is_empty() => {
-                    let at = r.below(bytes.len() as u64) as usize;
-                    bytes[at] = r.next() as u8;
-                }
-                2 => bytes.push(r.next() as u8),
-                _ => {}
-            }
+            let extra = r.next() as u8;
+            r.damage(&mut bytes, extra);
             taken += usize::from(shape_of(&bytes).is_some());
             let s = lua.create_string(&bytes).unwrap();
             let (ours, theirs): (mlua::LuaString, mlua::LuaString) = (outcome.call((&fast, &s)).unwrap(), outcome.call((&general, &s)).unwrap());

@@ -14,6 +14,8 @@ mod cjson;
 mod cjson_stack;
 mod cmsgpack;
 mod cmsgpack_stack;
+#[cfg(test)]
+mod fast_path_tests;
 mod limits;
 mod lua_to_resp;
 mod number;

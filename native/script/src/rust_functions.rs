@@ -109,6 +109,38 @@ pub fn library(lua: &Lua, functions: Vec<(&str, Box<dyn Fn(&Lua, MultiValue) -> 
     Ok(table)
 }
 
+/// Replaces `table[name]`, a function made by `function`, with the C function `fast` holding the
+/// same upvalue (the Rust function): `fast` answers what it can straight on Lua's stack and ends
+/// by calling `call` for the rest, in its own frame, so that what the Rust function answers —
+/// errors positioned as before — is unchanged (cmsgpack_stack.rs, cjson_stack.rs).
+pub fn with_fast_path(lua: &Lua, table: &Table, name: &str, fast: ffi::lua_CFunction) -> mlua::Result<()> {
+    let general: Function = table.raw_get(name)?;
+    // SAFETY: a C closure of one upvalue (the general one's own) made on the main thread, protected.
+    let faster: Function = unsafe {
+        lua.exec_raw(&general, |state| {
+            ffi::lua_getupvalue(state, -1, FUNCTION_UPVALUE);
+            ffi::lua_remove(state, -2);
+            ffi::lua_pushcclosure(state, fast, 1);
+        })
+    }?;
+    table.raw_set(name, faster)
+}
+
+/// The general function behind `fast`, a function with_fast_path made, as `function` made it:
+/// what the fast path's tests compare it with.
+#[cfg(test)]
+pub fn general_of(lua: &Lua, fast: &Function) -> Function {
+    // SAFETY: the C closure's one upvalue, behind `call` again, in place of the closure.
+    unsafe {
+        lua.exec_raw(fast, |state| {
+            ffi::lua_getupvalue(state, -1, FUNCTION_UPVALUE);
+            ffi::lua_remove(state, -2);
+            ffi::lua_pushcclosure(state, call, 1);
+        })
+    }
+    .expect("a function made by with_fast_path")
+}
+
 /// Calls the mlua function with this call's arguments and raises or returns what it answered.
 /// A C function whose first upvalue is such a function may end by calling this (cmsgpack_stack.rs):
 /// its errors are then positioned as this one's are.
