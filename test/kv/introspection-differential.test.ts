@@ -4,7 +4,7 @@
 // of a client blocked in BLPOP), INFO's sections by field, COMMAND's subcommands, OBJECT, DEBUG,
 // MEMORY USAGE; then every client's CLIENT LIST line and the keyspace compared.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, step as s } from "./support/duet.ts";
 import { options, steps } from "./support/families/introspection.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 
@@ -12,8 +12,6 @@ const servers = redisAndKv();
 
 /** Sequences per property in CI; SVC_DUET_RUNS raises it for a local hunt. */
 const numRuns = 200;
-
-const s = (client: string, ...argv: string[]): Step => ({ client, argv });
 
 describe("introspection against redis-server, generated", () => {
   test("CLIENT, INFO, COMMAND, OBJECT, DEBUG and MEMORY sequences give the same replies and leave the same clients", async () => {

@@ -3,7 +3,7 @@
 // watched keys written, expired, flushed, swapped and moved by other clients, scripts and blocking
 // commands queued; then the keyspace compared.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, step as s } from "./support/duet.ts";
 import { options, steps } from "./support/families/multi.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 
@@ -11,8 +11,6 @@ const servers = redisAndKv();
 
 /** Sequences per property in CI; SVC_DUET_RUNS raises it for a local hunt. */
 const numRuns = 300;
-
-const s = (client: string, ...argv: string[]): Step => ({ client, argv });
 
 describe("transactions against redis-server, generated", () => {
   test("MULTI, EXEC, DISCARD and WATCH sequences get the same replies and leave the same keys", async () => {

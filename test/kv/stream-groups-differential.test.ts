@@ -3,7 +3,7 @@
 // ended by XGROUP DESTROY, DEL or CLIENT UNBLOCK; XACK, XPENDING, XCLAIM, XAUTOCLAIM, XGROUP and
 // XINFO between them; then the stream, its groups, consumers and pending entries compared.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, step as s } from "./support/duet.ts";
 import { options, steps } from "./support/families/stream-groups.ts";
 import { options as trackingOptions } from "./support/families/tracking.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
@@ -12,8 +12,6 @@ const servers = redisAndKv();
 
 /** Sequences per property in CI; SVC_DUET_RUNS raises it for a local hunt. */
 const numRuns = 200;
-
-const s = (client: string, ...argv: string[]): Step => ({ client, argv });
 
 describe("consumer groups against redis-server, generated", () => {
   test("consumers reading, blocking, acknowledging and claiming on RESP2 and RESP3 leave the same groups", async () => {

@@ -4,7 +4,7 @@
 // redirection to a subscriber and to a client that leaves; every invalidation where it arrives,
 // then each client's flags and redirect and INFO's tracking counts.
 import { describe, test } from "bun:test";
-import { duetProperty, expectSameDuet, propertyTimeoutMs, type Step } from "./support/duet.ts";
+import { duetProperty, expectSameDuet, propertyTimeoutMs, step as s } from "./support/duet.ts";
 import { options, steps } from "./support/families/tracking.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 
@@ -12,8 +12,6 @@ const servers = redisAndKv();
 
 /** Sequences per property in CI; SVC_DUET_RUNS raises it for a local hunt. */
 const numRuns = 300;
-
-const s = (client: string, ...argv: string[]): Step => ({ client, argv });
 
 describe("client-side caching against redis-server, generated", () => {
   test("tracking modes, reads, writes and redirection give the same replies and invalidations", async () => {

@@ -24,33 +24,22 @@ async function noParameters(ctx: RequestContext): Promise<void> {
 }
 
 export function adminRoutes(broker: Broker): RouteTable {
-  const { pipeline } = broker;
+  /** POST of a pass over every topic: admin on `*`, no parameters, the pass's summary as the answer. */
+  const pass = (run: () => Promise<unknown>): RouteTable[string] => ({
+    async POST(ctx) {
+      const summary = await broker.pipeline.run(principalOf(ctx.req), {
+        action: "admin",
+        topic: null,
+        run: async () => {
+          await noParameters(ctx);
+          return run();
+        },
+      });
+      return json(summary);
+    },
+  });
   return {
-    "/admin/run-retention": {
-      async POST(ctx) {
-        const summary = await pipeline.run(principalOf(ctx.req), {
-          action: "admin",
-          topic: null,
-          run: async () => {
-            await noParameters(ctx);
-            return broker.runRetention();
-          },
-        });
-        return json(summary);
-      },
-    },
-    "/admin/run-compaction": {
-      async POST(ctx) {
-        const summary = await pipeline.run(principalOf(ctx.req), {
-          action: "admin",
-          topic: null,
-          run: async () => {
-            await noParameters(ctx);
-            return broker.runCompaction();
-          },
-        });
-        return json(summary);
-      },
-    },
+    "/admin/run-retention": pass(() => broker.runRetention()),
+    "/admin/run-compaction": pass(() => broker.runCompaction()),
   };
 }

@@ -28,6 +28,9 @@ export interface Step {
   argv: string[];
 }
 
+/** A step: `client` sends `argv`. */
+export const step = (client: string, ...argv: string[]): Step => ({ client, argv });
+
 export interface DuetOptions {
   /** Named connections, opened in order before the steps; RESP3 ones send HELLO 3 first. */
   clients: { name: string; protocol: 2 | 3 }[];
