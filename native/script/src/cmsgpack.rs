@@ -266,17 +266,7 @@ fn bad() -> mlua::Error {
     mlua::Error::runtime("Bad data format in input.")
 }
 
-impl<'a> Decoder<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let slice = self.bytes.get(self.at..self.at + n).ok_or_else(missing)?;
-        self.at += n;
-        Ok(slice)
-    }
-
-    fn uint(&mut self, n: usize) -> Result<u64> {
-        Ok(self.take(n)?.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b)))
-    }
-
+impl Decoder<'_> {
     /// luaL_checkstack(L, 1, what): "stack overflow (what)" when no slot is left.
     fn need_slot(&self, what: &std::ffi::CStr) -> Result<()> {
         if self.slots + 1 > C_STACK_SLOTS_MAX {
@@ -364,40 +354,27 @@ impl<'a> Decoder<'a> {
 
     /// The next item: a whole value, or the head of an array or map and its length.
     fn item(&mut self) -> Result<Item> {
-        let kind = self.take(1)?[0];
+        if self.at >= self.bytes.len() {
+            return Err(missing());
+        }
         self.need_slot(VALUE_SLOT)?;
-        Ok(Item::Done(match kind {
-            0x00..=0x7f => Value::Number(f64::from(kind)),
-            0xe0..=0xff => Value::Number(f64::from(kind as i8)),
-            0xa0..=0xbf => self.string((kind & 0x1f) as usize)?,
-            0x90..=0x9f => return Ok(Item::Array((kind & 0x0f) as usize)),
-            0x80..=0x8f => return Ok(Item::Map((kind & 0x0f) as usize)),
-            0xc0 => Value::Nil,
-            0xc2 => Value::Boolean(false),
-            0xc3 => Value::Boolean(true),
-            0xca => Value::Number(f64::from(f32::from_bits(self.uint(4)? as u32))),
-            0xcb => Value::Number(f64::from_bits(self.uint(8)?)),
-            0xcc => Value::Number(self.uint(1)? as f64),
-            0xcd => Value::Number(self.uint(2)? as f64),
-            0xce => Value::Number(self.uint(4)? as f64),
-            0xcf => Value::Number(self.uint(8)? as f64),
-            0xd0 => Value::Number(f64::from(self.uint(1)? as u8 as i8)),
-            0xd1 => Value::Number(f64::from(self.uint(2)? as u16 as i16)),
-            0xd2 => Value::Number(f64::from(self.uint(4)? as u32 as i32)),
-            0xd3 => Value::Number(self.uint(8)? as i64 as f64),
-            0xd9..=0xdb => {
-                let n = self.uint(1 << (kind - 0xd9))? as usize;
-                self.string(n)?
-            }
-            0xdc | 0xdd => return Ok(Item::Array(self.uint(2 << (kind - 0xdc))? as usize)),
-            0xde | 0xdf => return Ok(Item::Map(self.uint(2 << (kind - 0xde))? as usize)),
-            _ => return Err(bad()),
-        }))
-    }
-
-    fn string(&mut self, n: usize) -> Result<Value> {
-        let bytes = self.take(n)?;
-        Ok(Value::String(self.lua.create_string(bytes)?))
+        let (head, after) = head(self.bytes, self.at).map_err(|fault| match fault {
+            Fault::Missing => missing(),
+            Fault::Bad => bad(),
+        })?;
+        let kind = self.bytes[self.at];
+        let rest = &self.bytes[self.at + 1..after];
+        self.at = after;
+        Ok(match head {
+            Head::Array(n) => Item::Array(n),
+            Head::Map(n) => Item::Map(n),
+            Head::Scalar(_) => Item::Done(match scalar(kind, rest) {
+                Scalar::Nil => Value::Nil,
+                Scalar::Boolean(b) => Value::Boolean(b),
+                Scalar::Number(n) => Value::Number(n),
+                Scalar::String(text) => Value::String(self.lua.create_string(text)?),
+            }),
+        })
     }
 }
 
@@ -406,4 +383,87 @@ enum Item {
     Done(Value),
     Array(usize),
     Map(usize),
+}
+
+// ---- the format, shared with cmsgpack_stack.rs ---------------------------------------------------
+
+/// A value's head: a scalar (where it ends), or an array's or map's length (its items follow).
+pub(crate) enum Head {
+    Scalar(usize),
+    Array(usize),
+    Map(usize),
+}
+
+/// Why a value cannot be read: its bytes run out, or its type byte is none lua-cmsgpack reads.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    Missing,
+    Bad,
+}
+
+/// The head of the value at `at` and where its items (or the next value) start.
+pub(crate) fn head(bytes: &[u8], at: usize) -> std::result::Result<(Head, usize), Fault> {
+    let kind = *bytes.get(at).ok_or(Fault::Missing)?;
+    let scalar = |bytes_after: usize| {
+        let end = at + 1 + bytes_after;
+        if end <= bytes.len() { Ok((Head::Scalar(end), end)) } else { Err(Fault::Missing) }
+    };
+    let length = |width: usize| -> std::result::Result<usize, Fault> {
+        let field = bytes.get(at + 1..at + 1 + width).ok_or(Fault::Missing)?;
+        Ok(field.iter().fold(0usize, |n, &b| n << 8 | usize::from(b)))
+    };
+    match kind {
+        0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => scalar(0),
+        0xa0..=0xbf => scalar(usize::from(kind & 0x1f)),
+        0x90..=0x9f => Ok((Head::Array(usize::from(kind & 0x0f)), at + 1)),
+        0x80..=0x8f => Ok((Head::Map(usize::from(kind & 0x0f)), at + 1)),
+        0xca | 0xce | 0xd2 => scalar(4),
+        0xcb | 0xcf | 0xd3 => scalar(8),
+        0xcc | 0xd0 => scalar(1),
+        0xcd | 0xd1 => scalar(2),
+        0xd9..=0xdb => {
+            let width = 1 << (kind - 0xd9);
+            scalar(width + length(width)?)
+        }
+        0xdc | 0xdd => {
+            let width = 2 << (kind - 0xdc);
+            Ok((Head::Array(length(width)?), at + 1 + width))
+        }
+        0xde | 0xdf => {
+            let width = 2 << (kind - 0xde);
+            Ok((Head::Map(length(width)?), at + 1 + width))
+        }
+        _ => Err(Fault::Bad),
+    }
+}
+
+/// A scalar as lua-cmsgpack makes it: every number a Lua number, a string's bytes as they are.
+pub(crate) enum Scalar<'a> {
+    Nil,
+    Boolean(bool),
+    Number(f64),
+    String(&'a [u8]),
+}
+
+/// The scalar of type byte `kind` (one `head` read as a scalar) whose bytes after the type byte
+/// are `rest`.
+pub(crate) fn scalar(kind: u8, rest: &[u8]) -> Scalar<'_> {
+    let uint = || rest.iter().fold(0u64, |n, &b| n << 8 | u64::from(b));
+    Scalar::Number(match kind {
+        0x00..=0x7f => f64::from(kind),
+        0xe0..=0xff => f64::from(kind as i8),
+        0xc0 => return Scalar::Nil,
+        0xc2 => return Scalar::Boolean(false),
+        0xc3 => return Scalar::Boolean(true),
+        0xa0..=0xbf => return Scalar::String(rest),
+        0xd9..=0xdb => return Scalar::String(&rest[1 << (kind - 0xd9)..]),
+        0xca => f64::from(f32::from_bits(uint() as u32)),
+        0xcb => f64::from_bits(uint()),
+        0xcc..=0xcf => uint() as f64,
+        0xd0 => f64::from(uint() as u8 as i8),
+        0xd1 => f64::from(uint() as u16 as i16),
+        0xd2 => f64::from(uint() as u32 as i32),
+        0xd3 => uint() as i64 as f64,
+        _ => unreachable!("a type byte head reads as a scalar"),
+    })
 }

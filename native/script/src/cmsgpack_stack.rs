@@ -18,6 +18,8 @@ use std::ffi::c_int;
 
 use mlua::ffi;
 
+use crate::cmsgpack::{head, scalar, Head, Scalar};
+
 /// Stack slots this decoder takes at most, counting two per level of nesting (a table and a key)
 /// and one per value returned; past it, the general decoder (whose limit is Lua's, 8,000 slots)
 /// decides. Well under that limit, so that both succeed alike where this one runs.
@@ -73,7 +75,7 @@ fn skip_value(bytes: &[u8], at: usize, level: usize, deepest: &mut usize) -> Opt
         return None;
     }
     *deepest = (*deepest).max(level);
-    let (head, after) = head(bytes, at)?;
+    let (head, after) = head(bytes, at).ok()?;
     match head {
         Head::Scalar(end) => Some(end),
         Head::Array(n) => {
@@ -107,47 +109,6 @@ fn is_nan_at(bytes: &[u8], at: usize) -> bool {
     }
 }
 
-/// A value's head: a scalar (where it ends), or an array's or map's length (its items follow).
-enum Head {
-    Scalar(usize),
-    Array(usize),
-    Map(usize),
-}
-
-/// The head of the value at `at` and where its items (or the next value) start; None when the
-/// bytes run out or name no type lua-cmsgpack reads.
-fn head(bytes: &[u8], at: usize) -> Option<(Head, usize)> {
-    let kind = *bytes.get(at)?;
-    let scalar = |bytes_after: usize| {
-        let end = at + 1 + bytes_after;
-        (end <= bytes.len()).then_some((Head::Scalar(end), end))
-    };
-    let length = |width: usize| -> Option<usize> { Some(bytes.get(at + 1..at + 1 + width)?.iter().fold(0usize, |n, &b| n << 8 | usize::from(b))) };
-    match kind {
-        0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => scalar(0),
-        0xa0..=0xbf => scalar(usize::from(kind & 0x1f)),
-        0x90..=0x9f => Some((Head::Array(usize::from(kind & 0x0f)), at + 1)),
-        0x80..=0x8f => Some((Head::Map(usize::from(kind & 0x0f)), at + 1)),
-        0xca | 0xce | 0xd2 => scalar(4),
-        0xcb | 0xcf | 0xd3 => scalar(8),
-        0xcc | 0xd0 => scalar(1),
-        0xcd | 0xd1 => scalar(2),
-        0xd9..=0xdb => {
-            let width = 1 << (kind - 0xd9);
-            scalar(width + length(width)?)
-        }
-        0xdc | 0xdd => {
-            let width = 2 << (kind - 0xdc);
-            Some((Head::Array(length(width)?), at + 1 + width))
-        }
-        0xde | 0xdf => {
-            let width = 2 << (kind - 0xde);
-            Some((Head::Map(length(width)?), at + 1 + width))
-        }
-        _ => None,
-    }
-}
-
 /// Pushes the value at `at` (which shape_of accepted) and returns where the next starts.
 unsafe fn push_value(state: *mut ffi::lua_State, bytes: &[u8], at: usize) -> usize {
     let (head, after) = head(bytes, at).expect("checked by shape_of");
@@ -178,32 +139,16 @@ unsafe fn push_value(state: *mut ffi::lua_State, bytes: &[u8], at: usize) -> usi
     }
 }
 
-/// Pushes a scalar of type byte `kind` whose bytes after the type byte are `rest`, as
-/// lua-cmsgpack makes it: every number a Lua number, a string's bytes as they are.
+/// Pushes the scalar of type byte `kind` whose bytes after the type byte are `rest`.
 unsafe fn push_scalar(state: *mut ffi::lua_State, kind: u8, rest: &[u8]) {
-    let uint = || rest.iter().fold(0u64, |n, &b| n << 8 | u64::from(b));
-    let number = match kind {
-        0x00..=0x7f => f64::from(kind),
-        0xe0..=0xff => f64::from(kind as i8),
-        0xc0 => return ffi::lua_pushnil(state),
-        0xc2 => return ffi::lua_pushboolean(state, 0),
-        0xc3 => return ffi::lua_pushboolean(state, 1),
-        0xa0..=0xbf => return push_string(state, rest),
-        0xd9..=0xdb => return push_string(state, &rest[1 << (kind - 0xd9)..]),
-        0xca => f64::from(f32::from_bits(uint() as u32)),
-        0xcb => f64::from_bits(uint()),
-        0xcc..=0xcf => uint() as f64,
-        0xd0 => f64::from(uint() as u8 as i8),
-        0xd1 => f64::from(uint() as u16 as i16),
-        0xd2 => f64::from(uint() as u32 as i32),
-        0xd3 => uint() as i64 as f64,
-        _ => unreachable!("checked by shape_of"),
-    };
-    ffi::lua_pushnumber(state, number);
-}
-
-unsafe fn push_string(state: *mut ffi::lua_State, text: &[u8]) {
-    ffi::lua_pushlstring(state, text.as_ptr().cast(), text.len());
+    match scalar(kind, rest) {
+        Scalar::Nil => ffi::lua_pushnil(state),
+        Scalar::Boolean(b) => ffi::lua_pushboolean(state, c_int::from(b)),
+        Scalar::Number(n) => ffi::lua_pushnumber(state, n),
+        Scalar::String(text) => {
+            ffi::lua_pushlstring(state, text.as_ptr().cast(), text.len());
+        }
+    }
 }
 
 #[cfg(test)]
