@@ -146,16 +146,14 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
     reply = target.state.run(target.id, argv, wordsFrom, keyCount, engine.busyReplyThresholdMs, run);
   } catch (error) {
     endRun(engine, session, wraps, dbIndex);
-    run.end();
-    spareRun = run;
+    keepForNext(run);
     throw error;
   } finally {
     session.inScript = false;
   }
   if (reply !== null) {
     endRun(engine, session, wraps, dbIndex);
-    run.end();
-    spareRun = run;
+    keepForNext(run);
     return reply;
   }
   const busy = new BusyScript(target.state, run, session, target.kind, target.name, argv, x.timeMs);
@@ -166,6 +164,12 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
 
 /** The run kept for the next script (ScriptRun); null while it runs. */
 let spareRun: ScriptRun | null = null;
+
+/** A run that ended without going busy is kept for the next script. */
+function keepForNext(run: ScriptRun): void {
+  run.end();
+  spareRun = run;
+}
 
 /** Where EVAL's and FCALL's keys and arguments start: after the script (or function) and numkeys. */
 const wordsFrom = 3;
