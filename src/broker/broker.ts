@@ -10,6 +10,7 @@ import type { Authorizer } from "./auth/authorizer.ts";
 import type { ConsumeLimits } from "./consume/params.ts";
 import type { ProduceLimits } from "./produce/request.ts";
 import { type CompactionSummary, runCompactionPass } from "./compaction-pass.ts";
+import { ConsumerGroups } from "./groups/groups.ts";
 import { RetentionScheduler, type RetentionSummary, runRetentionPass } from "./retention-scheduler.ts";
 import { RequestPipeline } from "./requests/pipeline.ts";
 import { TopicRegistry } from "./topics/registry.ts";
@@ -20,11 +21,14 @@ export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
   flushEveryRecords: number;
   clock: Clock;
   authorizer: Authorizer;
+  /** --coord-member-timeout: a group member silent this long is removed. */
+  memberTimeoutMs: number;
 }
 
 export class Broker {
   readonly topics: TopicRegistry;
   readonly pipeline: RequestPipeline;
+  readonly groups: ConsumerGroups;
   /** False until the stored topics are loaded, and again once stopping: /readyz answers 503. */
   ready = false;
   /** Made by `open`, which has the logger the passes report to. */
@@ -36,6 +40,7 @@ export class Broker {
     this.topics = new TopicRegistry(options.dataDir, {
       recordBytesMax: options.recordBytesMax, flushEveryRecords: options.flushEveryRecords, clock: options.clock,
     });
+    this.groups = new ConsumerGroups(options.dataDir, options.clock, options.memberTimeoutMs, this.topics);
   }
 
   /** Loads and recovers every stored topic, starts the background retention and compaction passes, then reports ready. */
@@ -45,6 +50,7 @@ export class Broker {
     this.compactionPass = () => runCompactionPass(this.topics, this.options.clock, log);
     this.retention = new RetentionScheduler(pass, retentionCheckIntervalMs, log, this.compactionPass);
     this.retention.start();
+    this.groups.start(log);
     this.ready = true;
   }
 
@@ -63,11 +69,18 @@ export class Broker {
     return this.retention.runOther(this.compactionPass);
   }
 
+  /** Deletes a topic and its data; groups forget its offsets and stop reading it. */
+  async deleteTopic(name: string): Promise<void> {
+    await this.topics.delete(name);
+    this.groups.topicDeleted(name);
+  }
+
   /** Stops reporting ready, waits for writes in flight and closes every log. */
   async close(): Promise<void> {
     this.ready = false;
     // Let a pass in progress finish before its partitions close under it.
     await this.retention?.stop();
+    await this.groups.stop();
     await this.topics.close();
   }
 }

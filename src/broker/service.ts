@@ -10,6 +10,9 @@ import {
   brokerFlushEveryRecordsMax,
   brokerRecordBytesMax,
   brokerRequestBodyBytesMax,
+  coordMemberTimeoutDefaultMs,
+  coordMemberTimeoutMaxMs,
+  coordMemberTimeoutMinMs,
   fetchBytesMax,
   fetchRecordsMax,
 } from "../core/limits.ts";
@@ -42,6 +45,10 @@ export const brokerService = defineService({
     maxRecordBytes: flag.bytes({ default: brokerRecordBytesMax, min: 1, max: brokerRecordBytesMax, help: "largest key plus value of one record (413 past it)" }),
     maxFetchRecords: flag.int({ default: fetchRecordsMax, min: 1, max: fetchRecordsMax, help: "largest max_records a consume may ask for" }),
     maxFetchBytes: flag.bytes({ default: fetchBytesMax, min: 1, max: fetchBytesMax, help: "largest max_bytes a consume may ask for" }),
+    coordMemberTimeout: flag.duration({
+      default: coordMemberTimeoutDefaultMs, min: coordMemberTimeoutMinMs, max: coordMemberTimeoutMaxMs,
+      help: "a consumer group member not heard from for this long is removed and its group rebalances (Kafka's session.timeout.ms); heartbeat every third of it or more often",
+    }),
   },
   async start(config, log) {
     const bind = parseBindAddress(config.bind);
@@ -54,6 +61,7 @@ export const brokerService = defineService({
       fetchBytesMax: config.maxFetchBytes,
       clock: systemClock,
       authorizer: allowAll,
+      memberTimeoutMs: config.coordMemberTimeout,
     });
     broker.open(log);
     const http = startBrokerHttp(broker, { hostname: bind.hostname, port: bind.port, bodyBytesMax: config.maxRequestBodyBytes, log });

@@ -4,6 +4,7 @@
  * A reader therefore sees the old file or the new one, never half of either.
  */
 import { closeSync, fsyncSync, openSync, renameSync } from "node:fs";
+import { open, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { writeAll } from "./write-all.ts";
 
@@ -32,4 +33,27 @@ export function writeFileAtomic(path: string, data: string): void {
   }
   renameSync(temp, path);
   fsyncDir(dirname(path));
+}
+
+/**
+ * writeFileAtomic off the event loop: the write and both syncs run on the runtime's I/O threads,
+ * so a file rewritten on a timer (a consumer group's offsets) never stalls requests. Callers
+ * must not run two at once on one path (they share the temporary name).
+ */
+export async function writeFileAtomicAsync(path: string, data: string): Promise<void> {
+  const temp = `${path}${tempSuffix}`;
+  const file = await open(temp, "w");
+  try {
+    await file.writeFile(data);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(temp, path);
+  const dir = await open(dirname(path), "r");
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
 }

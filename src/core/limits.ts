@@ -39,6 +39,19 @@ export const binaryIdleTimeoutMs = 10 * 60 * 1000;
 export const binaryHandshakeTokenBytesMax = 1024;
 export const groupCommitFlushIntervalMs = 1000;
 
+// ---- Broker consumer groups (src/broker/groups; the spec leaves these open) --------------------
+/** Default of --coord-member-timeout: Kafka's session.timeout.ms default since 3.0. */
+export const coordMemberTimeoutDefaultMs = 45_000;
+/** Least --coord-member-timeout (the floor): below it a GC pause or a slow network drops members. */
+export const coordMemberTimeoutMinMs = 1000;
+/** Largest --coord-member-timeout: Kafka's group.max.session.timeout.ms default (30 minutes). */
+export const coordMemberTimeoutMaxMs = 30 * 60 * 1000;
+/**
+ * How often silent members are looked for, at most: a member is removed within this of its
+ * timeout (a tenth of a short timeout, so a 1 s timeout is kept to within 10%).
+ */
+export const coordExpiryCheckIntervalMaxMs = 1000;
+
 // ---- Broker service (src/broker; our own bounds where the spec leaves them open) -------------
 /** Default of --flush-every-records (spec: "flush ... default 1"): every produce is synced before its answer. */
 export const brokerFlushEveryRecordsDefault = 1;

@@ -27,6 +27,9 @@ class RecordingAuthorizer implements Authorizer {
   canRead(_principal: Principal, topic: string): boolean {
     return !this.refused.has(`read ${topic}`);
   }
+  isGlobalAdmin(): boolean {
+    return false;
+  }
 }
 
 const authorizer = new RecordingAuthorizer();
@@ -35,7 +38,7 @@ let http: HttpService;
 const log = createLogger({ level: "silent" });
 
 beforeAll(() => {
-  broker = new Broker({ dataDir: freshDataDir(), flushEveryRecords: 1, recordBytesMax: 1 << 20, fetchRecordsMax: 1000, fetchBytesMax: 1 << 20, clock: new ManualClock(), authorizer });
+  broker = new Broker({ dataDir: freshDataDir(), flushEveryRecords: 1, recordBytesMax: 1 << 20, fetchRecordsMax: 1000, fetchBytesMax: 1 << 20, clock: new ManualClock(), authorizer, memberTimeoutMs: 45_000 });
   broker.open(log);
   http = startBrokerHttp(broker, { hostname: "127.0.0.1", port: 0, bodyBytesMax: 1 << 20, log });
 });

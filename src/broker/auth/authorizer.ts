@@ -15,9 +15,12 @@ export interface Authorizer {
   check(principal: Principal, action: Action, topic: string | null): void;
   /** Whether `principal` may read `topic`; lists show only these. */
   canRead(principal: Principal, topic: string): boolean;
+  /** Whether `principal` holds admin on `*`, which may use any key's groups and producer ids. */
+  isGlobalAdmin(principal: Principal): boolean;
 }
 
 export const allowAll: Authorizer = {
   check: () => {},
   canRead: () => true,
+  isGlobalAdmin: () => true,
 };

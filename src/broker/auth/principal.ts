@@ -1,8 +1,14 @@
 /**
  * Who a request acts as, whichever front it came in by. With authentication off (the default:
  * the spec's `--auth` is off unless `required`) everyone is `anonymous`, whom every grant covers;
- * API keys add the key's holder (issue 36's keys).
+ * with keys a request acts as the key it presented, named by its id — the key's grants are read
+ * from the key store at each check, so a revoked key stops at once.
  */
-export type Principal = { kind: "anonymous" };
+export type Principal = { kind: "anonymous" } | { kind: "key"; keyId: string };
 
 export const anonymous: Principal = { kind: "anonymous" };
+
+/** The key a principal acts as; null for anonymous (authentication off). */
+export function keyIdOf(principal: Principal): string | null {
+  return principal.kind === "key" ? principal.keyId : null;
+}

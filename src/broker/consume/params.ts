@@ -1,5 +1,6 @@
 /**
- * The query parameters of GET /topics/{name}/consume, checked before anything is read. A
+ * The query parameters of GET /topics/{name}/consume and GET /groups/{group}/consume, checked
+ * before anything is read. A
  * parameter the endpoint does not know, or one given twice, is a 400 rather than a silent guess.
  */
 import { fetchBytesDefault, fetchRecordsDefault } from "../../core/limits.ts";
@@ -23,7 +24,10 @@ export interface ConsumeLimits {
   fetchBytesMax: number;
 }
 
-const known = ["partition", "offset", "max_records", "max_bytes", "encoding"];
+/** The parameters of GET /groups/{group}/consume: a topic in place of the offset, which the group's commit gives. */
+export interface GroupConsumeParams extends Omit<ConsumeParams, "offset"> {
+  topic: string;
+}
 
 function single(query: URLSearchParams, name: string): string | null {
   const values = query.getAll(name);
@@ -43,7 +47,8 @@ function integerParam(query: URLSearchParams, name: string, min: number, max: nu
   return value;
 }
 
-export function parseConsumeParams(query: URLSearchParams, limits: ConsumeLimits): ConsumeParams {
+/** The parameters both consume endpoints share, after refusing any the endpoint does not know. */
+function commonParams(query: URLSearchParams, limits: ConsumeLimits, known: readonly string[]): Omit<ConsumeParams, "offset"> {
   for (const name of new Set(query.keys())) {
     if (!known.includes(name)) throw badRequest(`unknown query parameter '${name}'; expected ${known.join(", ")}`);
   }
@@ -53,9 +58,23 @@ export function parseConsumeParams(query: URLSearchParams, limits: ConsumeLimits
   }
   return {
     partition: integerParam(query, "partition", 0, Number.MAX_SAFE_INTEGER, null),
-    offset: integerParam(query, "offset", 0, Number.MAX_SAFE_INTEGER, null),
     maxRecords: integerParam(query, "max_records", 1, limits.fetchRecordsMax, Math.min(fetchRecordsDefault, limits.fetchRecordsMax)),
     maxBytes: integerParam(query, "max_bytes", 1, limits.fetchBytesMax, Math.min(fetchBytesDefault, limits.fetchBytesMax)),
     encoding: encoding as Encoding,
   };
+}
+
+const topicKnown = ["partition", "offset", "max_records", "max_bytes", "encoding"];
+const groupKnown = ["topic", "partition", "max_records", "max_bytes", "encoding"];
+
+export function parseConsumeParams(query: URLSearchParams, limits: ConsumeLimits): ConsumeParams {
+  const common = commonParams(query, limits, topicKnown);
+  return { ...common, offset: integerParam(query, "offset", 0, Number.MAX_SAFE_INTEGER, null) };
+}
+
+export function parseGroupConsumeParams(query: URLSearchParams, limits: ConsumeLimits): GroupConsumeParams {
+  const common = commonParams(query, limits, groupKnown);
+  const topic = single(query, "topic");
+  if (topic === null) throw badRequest("query parameter 'topic' is required");
+  return { ...common, topic };
 }

@@ -63,7 +63,7 @@ export function topicRoutes(broker: Broker): RouteTable {
       },
       async DELETE({ req, params }) {
         const name = params.name!;
-        await pipeline.run(principalOf(req), { action: "admin", topic: name, run: () => topics.delete(name) });
+        await pipeline.run(principalOf(req), { action: "admin", topic: name, run: () => broker.deleteTopic(name) });
         return noContent();
       },
     },

@@ -6,12 +6,17 @@
  * next features put here, quotas and metrics — exist once, not once per front.
  */
 import type { Action, Authorizer } from "../auth/authorizer.ts";
-import type { Principal } from "../auth/principal.ts";
+import { keyIdOf, type Principal } from "../auth/principal.ts";
+import type { GroupCaller } from "../groups/coordinator.ts";
 
 /** An operation as a front hands it over: what it needs a grant for, and the work. */
 export interface Operation<T> {
   action: Action;
-  /** The topic it acts on; null for the whole broker. */
+  /**
+   * The topic it acts on; null for the whole broker — with `admin` that is admin on `*`, with
+   * `read` any principal that authenticated (what it may see is filtered, or checked per topic
+   * once its input is decoded, with `authorize`).
+   */
   topic: string | null;
   /** Runs only once the principal is allowed; its input is decoded inside, after the check. */
   run(): T | Promise<T>;
@@ -24,6 +29,16 @@ export class RequestPipeline {
   async run<T>(principal: Principal, operation: Operation<T>): Promise<T> {
     this.authorizer.check(principal, operation.action, operation.topic);
     return await operation.run();
+  }
+
+  /** The check of `run`, for topics an operation learns only from its decoded input (a group join's topics). */
+  authorize(principal: Principal, action: Action, topic: string): void {
+    this.authorizer.check(principal, action, topic);
+  }
+
+  /** Who owns what `principal` creates in a group, and whether it may act for any key. */
+  groupCaller(principal: Principal): GroupCaller {
+    return { key: keyIdOf(principal), actsForAnyKey: this.authorizer.isGlobalAdmin(principal) };
   }
 
   /** Whether `principal` may read `topic`: what a list shows it. */

@@ -41,6 +41,11 @@ export class TopicRegistry {
     return topic;
   }
 
+  /** The topic, or undefined when it does not exist. */
+  find(name: string): Topic | undefined {
+    return this.topics.get(name);
+  }
+
   /** Creates a topic from checked input; 409 when the name is taken. */
   create(name: string, partitions: number, changes: Partial<TopicConfig>): Topic {
     if (this.topics.has(name)) throw new SvcError("conflict", `topic '${name}' already exists`);
