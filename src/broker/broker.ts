@@ -1,16 +1,21 @@
 /**
- * The broker's state behind its fronts: its topics, its limits, and the request pipeline every
- * operation runs through (requests/pipeline.ts). Fronts decode their input and hand the
- * operation to the pipeline; nothing in this object knows HTTP.
+ * The broker's state behind its fronts: its topics, groups, keys, producer ids, limits, and the
+ * request pipeline every operation runs through (requests/pipeline.ts). Fronts decode their
+ * input and hand the operation to the pipeline; nothing in this object knows HTTP.
  */
 import type { Clock } from "../core/clock.ts";
 import { retentionCheckIntervalMs } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import type { Authorizer } from "./auth/authorizer.ts";
+import { KeyAuthorizer } from "./auth/key-authorizer.ts";
+import { KeyStore } from "./auth/keys.ts";
 import type { ConsumeLimits } from "./consume/params.ts";
 import type { ProduceLimits } from "./produce/request.ts";
 import { type CompactionSummary, runCompactionPass } from "./compaction-pass.ts";
 import { ConsumerGroups } from "./groups/groups.ts";
+import { forgetProducer } from "./produce/idempotent.ts";
+import { ProducerOwners } from "./produce/producer-owners.ts";
+import { Quotas } from "./quotas/quotas.ts";
 import { RetentionScheduler, type RetentionSummary, runRetentionPass } from "./retention-scheduler.ts";
 import { RequestPipeline } from "./requests/pipeline.ts";
 import { TopicRegistry } from "./topics/registry.ts";
@@ -20,15 +25,21 @@ export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
   /** --flush-every-records: how many records a partition writes between syncs. */
   flushEveryRecords: number;
   clock: Clock;
-  authorizer: Authorizer;
+  /** --auth required: every request needs an API key. */
+  authRequired: boolean;
+  /** Judges grants; by default the keys' own (KeyAuthorizer). Tests may watch the pipeline with another. */
+  authorizer?: Authorizer;
   /** --coord-member-timeout: a group member silent this long is removed. */
   memberTimeoutMs: number;
 }
 
 export class Broker {
   readonly topics: TopicRegistry;
+  readonly keys: KeyStore;
+  readonly quotas: Quotas;
   readonly pipeline: RequestPipeline;
   readonly groups: ConsumerGroups;
+  readonly producerOwners: ProducerOwners;
   /** False until the stored topics are loaded, and again once stopping: /readyz answers 503. */
   ready = false;
   /** Made by `open`, which has the logger the passes report to. */
@@ -36,21 +47,40 @@ export class Broker {
   private compactionPass: (() => Promise<CompactionSummary>) | null = null;
 
   constructor(readonly options: BrokerOptions) {
-    this.pipeline = new RequestPipeline(options.authorizer);
-    this.topics = new TopicRegistry(options.dataDir, {
-      recordBytesMax: options.recordBytesMax, flushEveryRecords: options.flushEveryRecords, clock: options.clock,
+    const { clock } = options;
+    this.keys = new KeyStore(options.dataDir, () => clock.nowMs());
+    this.quotas = new Quotas(clock);
+    // A revoked key's budgets go with it (a key id is never made again).
+    this.keys.onRevoke((keyId) => this.quotas.forget(keyId));
+    this.pipeline = new RequestPipeline({
+      authorizer: options.authorizer ?? new KeyAuthorizer(this.keys),
+      keys: this.keys,
+      quotas: this.quotas,
+      authRequired: options.authRequired,
     });
-    this.groups = new ConsumerGroups(options.dataDir, options.clock, options.memberTimeoutMs, this.topics);
+    this.topics = new TopicRegistry(options.dataDir, {
+      recordBytesMax: options.recordBytesMax, flushEveryRecords: options.flushEveryRecords, clock,
+    });
+    this.groups = new ConsumerGroups(options.dataDir, clock, options.memberTimeoutMs, this.topics);
+    this.producerOwners = new ProducerOwners(options.dataDir, clock);
   }
 
-  /** Loads and recovers every stored topic, starts the background retention and compaction passes, then reports ready. */
+  /**
+   * Loads and recovers every stored topic, makes the bootstrap key if this is the first start
+   * with --auth required, starts the background passes and timers, then reports ready.
+   */
   open(log: Logger): void {
     this.topics.load(log);
+    if (this.options.authRequired) {
+      const bootstrap = this.keys.bootstrap();
+      if (bootstrap !== null) log.warn({ file: bootstrap }, "no API keys yet: wrote an admin key's secret to this file; create real keys with it, then delete the file");
+    }
     const pass = () => runRetentionPass(this.topics, this.options.clock, log);
     this.compactionPass = () => runCompactionPass(this.topics, this.options.clock, log);
     this.retention = new RetentionScheduler(pass, retentionCheckIntervalMs, log, this.compactionPass);
     this.retention.start();
     this.groups.start(log);
+    this.producerOwners.start(log, (ids) => this.dropProducerState(ids));
     this.ready = true;
   }
 
@@ -81,6 +111,14 @@ export class Broker {
     // Let a pass in progress finish before its partitions close under it.
     await this.retention?.stop();
     await this.groups.stop();
+    await this.producerOwners.stop();
     await this.topics.close();
+  }
+
+  /** Forgotten producer ids' sequence state, dropped from every partition. */
+  private async dropProducerState(producerIds: string[]): Promise<void> {
+    for (const topic of this.topics.list()) {
+      for (const id of producerIds) await forgetProducer(topic, id);
+    }
   }
 }

@@ -17,7 +17,6 @@ import {
   fetchRecordsMax,
 } from "../core/limits.ts";
 import { defineService } from "../service.ts";
-import { allowAll } from "./auth/authorizer.ts";
 import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { Broker } from "./broker.ts";
 import { startBrokerHttp } from "./http/server.ts";
@@ -45,6 +44,10 @@ export const brokerService = defineService({
     maxRecordBytes: flag.bytes({ default: brokerRecordBytesMax, min: 1, max: brokerRecordBytesMax, help: "largest key plus value of one record (413 past it)" }),
     maxFetchRecords: flag.int({ default: fetchRecordsMax, min: 1, max: fetchRecordsMax, help: "largest max_records a consume may ask for" }),
     maxFetchBytes: flag.bytes({ default: fetchBytesMax, min: 1, max: fetchBytesMax, help: "largest max_bytes a consume may ask for" }),
+    auth: flag.enum({
+      choices: ["off", "required"], default: "off",
+      help: "required: every request needs an API key (Authorization: Bearer or X-Svc-Key); the first start writes an admin key to <data-dir>/bootstrap.key",
+    }),
     coordMemberTimeout: flag.duration({
       default: coordMemberTimeoutDefaultMs, min: coordMemberTimeoutMinMs, max: coordMemberTimeoutMaxMs,
       help: "a consumer group member not heard from for this long is removed and its group rebalances (Kafka's session.timeout.ms); heartbeat every third of it or more often",
@@ -60,7 +63,7 @@ export const brokerService = defineService({
       fetchRecordsMax: config.maxFetchRecords,
       fetchBytesMax: config.maxFetchBytes,
       clock: systemClock,
-      authorizer: allowAll,
+      authRequired: config.auth === "required",
       memberTimeoutMs: config.coordMemberTimeout,
     });
     broker.open(log);

@@ -38,6 +38,10 @@ export const binaryRequestsInFlightMax = 32;
 export const binaryIdleTimeoutMs = 10 * 60 * 1000;
 export const binaryHandshakeTokenBytesMax = 1024;
 export const groupCommitFlushIntervalMs = 1000;
+/** How often producer ids unused for producerIdleMs are looked for (a week's deadline needs no more). */
+export const producerIdleCheckIntervalMs = 60 * 60 * 1000;
+/** How often producer ids' last-use times are written out when they changed. */
+export const producerLastUsedFlushIntervalMs = 60 * 1000;
 
 // ---- Broker consumer groups (src/broker/groups; the spec leaves these open) --------------------
 /** Default of --coord-member-timeout: Kafka's session.timeout.ms default since 3.0. */

@@ -7,12 +7,13 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { ManualClock } from "../../src/core/clock.ts";
 import { SvcError } from "../../src/core/errors.ts";
-import { type GroupCaller, GroupCoordinator } from "../../src/broker/groups/coordinator.ts";
+import type { Actor } from "../../src/broker/auth/principal.ts";
+import { GroupCoordinator } from "../../src/broker/groups/coordinator.ts";
 
-const anyone: GroupCaller = { key: null, actsForAnyKey: true };
-const alice: GroupCaller = { key: "alice", actsForAnyKey: false };
-const bob: GroupCaller = { key: "bob", actsForAnyKey: false };
-const admin: GroupCaller = { key: "root", actsForAnyKey: true };
+const anyone: Actor = { key: null, actsForAnyKey: true };
+const alice: Actor = { key: "alice", actsForAnyKey: false };
+const bob: Actor = { key: "bob", actsForAnyKey: false };
+const admin: Actor = { key: "root", actsForAnyKey: true };
 
 function coordinator(partitions: Record<string, number>, timeoutMs = 10_000) {
   const clock = new ManualClock();

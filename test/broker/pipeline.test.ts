@@ -38,7 +38,7 @@ let http: HttpService;
 const log = createLogger({ level: "silent" });
 
 beforeAll(() => {
-  broker = new Broker({ dataDir: freshDataDir(), flushEveryRecords: 1, recordBytesMax: 1 << 20, fetchRecordsMax: 1000, fetchBytesMax: 1 << 20, clock: new ManualClock(), authorizer, memberTimeoutMs: 45_000 });
+  broker = new Broker({ dataDir: freshDataDir(), flushEveryRecords: 1, recordBytesMax: 1 << 20, fetchRecordsMax: 1000, fetchBytesMax: 1 << 20, clock: new ManualClock(), authorizer, memberTimeoutMs: 45_000, authRequired: false });
   broker.open(log);
   http = startBrokerHttp(broker, { hostname: "127.0.0.1", port: 0, bodyBytesMax: 1 << 20, log });
 });
@@ -68,7 +68,7 @@ describe("every route runs through the pipeline", () => {
     ];
     for (const [method, path, body, status] of steps) expect([method, path, (await call(method, path, body)).status]).toEqual([method, path, status]);
     expect(authorizer.checks).toEqual([
-      "admin *", "read *", "read orders", "read orders", "admin orders", "write orders", "read orders", "admin *", "admin *", "admin orders",
+      "read *", "admin orders", "read *", "read orders", "read orders", "admin orders", "write orders", "read orders", "admin *", "admin *", "admin orders",
     ]);
     expect(authorizer.principals.every((p) => p.kind === "anonymous")).toBe(true);
   });
@@ -77,7 +77,7 @@ describe("every route runs through the pipeline", () => {
 describe("a refused operation", () => {
   test("is answered 403 before its body is read, and changes nothing", async () => {
     expect((await call("POST", "/topics", { name: "events", partitions: 1 })).status).toBe(201);
-    authorizer.refused = new Set(["write events", "admin *", "admin events"]);
+    authorizer.refused = new Set(["write events", "admin *", "admin events", "admin other"]);
     try {
       // A body that would be a 400 is not read: the refusal comes first.
       const produce = await call("POST", "/topics/events/produce", "{not json");

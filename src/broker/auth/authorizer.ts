@@ -1,9 +1,8 @@
 /**
  * The grants check every operation passes (requests/pipeline.ts): whether a principal may take an
  * action on a topic. It sees a Principal, never a front's request, so the binary protocol, a
- * Kafka listener and Raft followers are judged alike. Until keys exist the broker runs with
- * `allowAll`, which is what the spec's "authentication is off unless --auth required" means. A
- * real authorizer throws the spec's 401 or 403 SvcError.
+ * Kafka listener and Raft followers are judged alike. The broker's is key-authorizer.ts; it
+ * throws the spec's 401 or 403 SvcError.
  */
 import type { Principal } from "./principal.ts";
 
@@ -18,9 +17,3 @@ export interface Authorizer {
   /** Whether `principal` holds admin on `*`, which may use any key's groups and producer ids. */
   isGlobalAdmin(principal: Principal): boolean;
 }
-
-export const allowAll: Authorizer = {
-  check: () => {},
-  canRead: () => true,
-  isGlobalAdmin: () => true,
-};

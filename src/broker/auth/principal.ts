@@ -12,3 +12,13 @@ export const anonymous: Principal = { kind: "anonymous" };
 export function keyIdOf(principal: Principal): string | null {
   return principal.kind === "key" ? principal.keyId : null;
 }
+
+/**
+ * A principal as ownership sees it (groups, members, producer ids belong to keys): the key that
+ * would own what it creates — null while authentication is off, where everyone is the same
+ * nobody — and whether it may act for any key (a global admin).
+ */
+export interface Actor {
+  key: string | null;
+  actsForAnyKey: boolean;
+}

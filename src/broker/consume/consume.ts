@@ -4,6 +4,7 @@
  * (HTTP today) decodes its request into ConsumeParams and encodes this answer.
  */
 import { SvcError } from "../../core/errors.ts";
+import { keyValueBytes } from "../log/record.ts";
 import type { Topic } from "../topics/topic.ts";
 import type { ConsumeParams } from "./params.ts";
 import { type ConsumedRecord, consumedRecords } from "./records.ts";
@@ -14,7 +15,8 @@ export interface ConsumeResult {
   high_watermark: number;
 }
 
-export function consume(topic: Topic, p: ConsumeParams): ConsumeResult {
+/** Reads as `p` says; `charge` is told the bytes of keys and values read (the consume quota). */
+export function consume(topic: Topic, p: ConsumeParams, charge: (bytes: number) => void): ConsumeResult {
   if (p.partition >= topic.partitionCount) {
     throw new SvcError("not_found", `topic '${topic.name}' has no partition ${p.partition}; it has ${topic.partitionCount} (0 to ${topic.partitionCount - 1})`);
   }
@@ -25,6 +27,7 @@ export function consume(topic: Topic, p: ConsumeParams): ConsumeResult {
     return { records: [], next_offset: 0, high_watermark: 0 };
   }
   const read = log.read(p.offset, p.maxRecords, p.maxBytes);
+  charge(keyValueBytes(read.records));
   return {
     records: consumedRecords(read.records, p.partition, p.encoding),
     next_offset: read.nextOffset,

@@ -17,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../../core/clock.ts";
 import { SvcError } from "../../core/errors.ts";
+import type { Actor } from "../auth/principal.ts";
 import { assignPartitions, type PartitionId } from "./assignment.ts";
 
 /** A topic and partition a member reads. */
@@ -34,15 +35,6 @@ export interface MemberAssignment {
 
 /** The heartbeat's answer (spec: ok, rebalance_required, unknown_member). */
 export type HeartbeatStatus = "ok" | "rebalance_required" | "unknown_member";
-
-/**
- * Who acts: the key a member is bound to (null when authentication is off, where every caller
- * is the same nobody), and whether it may act for any key (a global admin).
- */
-export interface GroupCaller {
-  key: string | null;
-  actsForAnyKey: boolean;
-}
 
 /** How many partitions a topic has now; null when it does not exist. */
 export type PartitionCounts = (topic: string) => number | null;
@@ -92,7 +84,7 @@ export class GroupCoordinator {
    * Every member of a group reads the same topics — the only way every share can be even — so
    * joining with other topics than the group's is a 409 unless the joiner is its only member.
    */
-  join(groupName: string, caller: GroupCaller, memberId: string | null, topics: readonly string[]): MemberAssignment {
+  join(groupName: string, caller: Actor, memberId: string | null, topics: readonly string[]): MemberAssignment {
     const wanted = [...new Set(topics)].sort();
     for (const topic of wanted) {
       if (this.partitionCounts(topic) === null) throw new SvcError("not_found", `topic '${topic}' does not exist`);
@@ -123,7 +115,7 @@ export class GroupCoordinator {
   }
 
   /** A member's sign of life: whether its generation is still the group's. */
-  heartbeat(groupName: string, caller: GroupCaller, memberId: string, generation: number): { status: HeartbeatStatus; generation: number } {
+  heartbeat(groupName: string, caller: Actor, memberId: string, generation: number): { status: HeartbeatStatus; generation: number } {
     const group = this.groups.get(groupName);
     const member = group?.members.get(memberId);
     if (group === undefined || member === undefined) return { status: "unknown_member", generation: group?.generation ?? 0 };
@@ -136,7 +128,7 @@ export class GroupCoordinator {
   }
 
   /** The member's partitions in the group's current generation (counts as a sign of life). */
-  assignment(groupName: string, caller: GroupCaller, memberId: string): MemberAssignment {
+  assignment(groupName: string, caller: Actor, memberId: string): MemberAssignment {
     const group = this.groups.get(groupName);
     const member = this.memberFor(group, groupName, caller, memberId);
     member.lastSeenMs = this.clock.monotonicMs();
@@ -144,7 +136,7 @@ export class GroupCoordinator {
   }
 
   /** Removes a member; the others share its partitions. */
-  leave(groupName: string, caller: GroupCaller, memberId: string): { generation: number } {
+  leave(groupName: string, caller: Actor, memberId: string): { generation: number } {
     const group = this.groups.get(groupName);
     this.memberFor(group, groupName, caller, memberId);
     group!.members.delete(memberId);
@@ -156,7 +148,7 @@ export class GroupCoordinator {
    * Checks a commit that names its member (Kafka's fencing of a stale member): the member must be
    * known, at the group's generation, and own the partition.
    */
-  checkCommitter(groupName: string, caller: GroupCaller, memberId: string, generation: number, topic: string, partition: number): void {
+  checkCommitter(groupName: string, caller: Actor, memberId: string, generation: number, topic: string, partition: number): void {
     const group = this.groups.get(groupName);
     const member = this.memberFor(group, groupName, caller, memberId);
     if (generation !== group!.generation) {
@@ -211,7 +203,7 @@ export class GroupCoordinator {
   }
 
   /** The known member `memberId`, bound to the caller's key; a 404 or 403 otherwise. */
-  private memberFor(group: Group | undefined, groupName: string, caller: GroupCaller, memberId: string): Member {
+  private memberFor(group: Group | undefined, groupName: string, caller: Actor, memberId: string): Member {
     const member = group?.members.get(memberId);
     if (member === undefined) throw unknownMember(groupName, memberId);
     checkBound(member, groupName, caller);
@@ -240,7 +232,7 @@ function sameTopics(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((topic, i) => topic === b[i]);
 }
 
-function checkBound(member: Member, groupName: string, caller: GroupCaller): void {
+function checkBound(member: Member, groupName: string, caller: Actor): void {
   if (member.key !== caller.key && !caller.actsForAnyKey) {
     throw new SvcError("forbidden", `member '${member.id}' of group '${groupName}' belongs to another key`);
   }

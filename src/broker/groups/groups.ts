@@ -11,11 +11,12 @@ import type { Clock } from "../../core/clock.ts";
 import { coordExpiryCheckIntervalMaxMs, groupCommitFlushIntervalMs } from "../../core/limits.ts";
 import type { Logger } from "../../core/log.ts";
 import { SvcError } from "../../core/errors.ts";
+import type { Actor } from "../auth/principal.ts";
 import { consume, type ConsumeResult } from "../consume/consume.ts";
 import type { ConsumeParams } from "../consume/params.ts";
 import type { TopicRegistry } from "../topics/registry.ts";
 import { CommittedOffsets } from "./committed-offsets.ts";
-import { type GroupCaller, GroupCoordinator, type HeartbeatStatus, type MemberAssignment } from "./coordinator.ts";
+import { GroupCoordinator, type HeartbeatStatus, type MemberAssignment } from "./coordinator.ts";
 
 /** A commit as a front decoded it; member_id and generation together fence a stale member. */
 export interface CommitRequest {
@@ -55,30 +56,30 @@ export class ConsumerGroups {
     await this.offsets.flush();
   }
 
-  join(group: string, caller: GroupCaller, memberId: string | null, topics: readonly string[]): MemberAssignment {
+  join(group: string, caller: Actor, memberId: string | null, topics: readonly string[]): MemberAssignment {
     this.checkOwner(group, caller);
     const answer = this.coordinator.join(group, caller, memberId, topics);
     this.offsets.claim(group, caller.key);
     return answer;
   }
 
-  heartbeat(group: string, caller: GroupCaller, memberId: string, generation: number): { status: HeartbeatStatus; generation: number } {
+  heartbeat(group: string, caller: Actor, memberId: string, generation: number): { status: HeartbeatStatus; generation: number } {
     this.checkOwner(group, caller);
     return this.coordinator.heartbeat(group, caller, memberId, generation);
   }
 
-  assignment(group: string, caller: GroupCaller, memberId: string): MemberAssignment {
+  assignment(group: string, caller: Actor, memberId: string): MemberAssignment {
     this.checkOwner(group, caller);
     return this.coordinator.assignment(group, caller, memberId);
   }
 
-  leave(group: string, caller: GroupCaller, memberId: string): { generation: number } {
+  leave(group: string, caller: Actor, memberId: string): { generation: number } {
     this.checkOwner(group, caller);
     return this.coordinator.leave(group, caller, memberId);
   }
 
   /** Records the next offset the group reads; the topic and partition must exist and the offset be at most the high watermark. */
-  commit(group: string, caller: GroupCaller, request: CommitRequest): void {
+  commit(group: string, caller: Actor, request: CommitRequest): void {
     this.checkOwner(group, caller);
     const { topic, partition, offset } = request;
     const summary = this.partitionSummary(topic, partition);
@@ -91,7 +92,7 @@ export class ConsumerGroups {
   }
 
   /** The group's committed offsets of the topics `visible` lets through; 404 for a group never joined or committed to. */
-  committedOffsets(group: string, caller: GroupCaller, visible: (topic: string) => boolean): Record<string, Record<string, number>> {
+  committedOffsets(group: string, caller: Actor, visible: (topic: string) => boolean): Record<string, Record<string, number>> {
     this.checkOwner(group, caller);
     if (!this.offsets.has(group)) throw new SvcError("not_found", `group '${group}' does not exist (no member has joined it and nothing was committed to it)`);
     const answer: Record<string, Record<string, number>> = {};
@@ -107,13 +108,13 @@ export class ConsumerGroups {
    * client polls, so Kafka's default of starting at the end would skip whatever arrives between
    * a first poll and the first commit.
    */
-  consume(group: string, caller: GroupCaller, topic: string, params: Omit<ConsumeParams, "offset">): ConsumeResult {
+  consume(group: string, caller: Actor, topic: string, params: Omit<ConsumeParams, "offset">, charge: (bytes: number) => void): ConsumeResult {
     this.checkOwner(group, caller);
     const summary = this.partitionSummary(topic, params.partition);
     const committed = this.offsets.committed(group, topic, params.partition) ?? summary.start_offset;
     // Retention may have dropped what the group had not read yet: read from what is left.
     const offset = Math.min(Math.max(committed, summary.start_offset), summary.high_watermark);
-    return consume(this.topics.get(topic), { ...params, offset });
+    return consume(this.topics.get(topic), { ...params, offset }, charge);
   }
 
   /** A topic was deleted: its offsets go, and groups reading it rebalance. */
@@ -122,7 +123,7 @@ export class ConsumerGroups {
     this.coordinator.topicRemoved(topic);
   }
 
-  private checkOwner(group: string, caller: GroupCaller): void {
+  private checkOwner(group: string, caller: Actor): void {
     const owner = this.offsets.owner(group);
     if (owner !== null && owner !== caller.key && !caller.actsForAnyKey) {
       throw new SvcError("forbidden", `group '${group}' belongs to another key`);

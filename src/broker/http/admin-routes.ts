@@ -27,7 +27,7 @@ export function adminRoutes(broker: Broker): RouteTable {
   /** POST of a pass over every topic: admin on `*`, no parameters, the pass's summary as the answer. */
   const pass = (run: () => Promise<unknown>): RouteTable[string] => ({
     async POST(ctx) {
-      const summary = await broker.pipeline.run(principalOf(ctx.req), {
+      const summary = await broker.pipeline.run(principalOf(broker.pipeline, ctx.req), {
         action: "admin",
         topic: null,
         run: async () => {

@@ -10,6 +10,7 @@ import { json } from "../../http/response.ts";
 import type { Broker } from "../broker.ts";
 import { consume } from "../consume/consume.ts";
 import { parseConsumeParams } from "../consume/params.ts";
+import { keyValueBytes } from "../log/record.ts";
 import { produce } from "../produce/produce.ts";
 import { planProduce } from "../produce/request.ts";
 import type { Topic } from "../topics/topic.ts";
@@ -27,12 +28,18 @@ export function dataRoutes(broker: Broker): RouteTable {
     "/topics/:name/produce": {
       async POST(ctx) {
         const name = ctx.params.name!;
-        const results = await pipeline.run(principalOf(ctx.req), {
+        const principal = principalOf(pipeline, ctx.req);
+        const results = await pipeline.run(principal, {
           action: "write",
           topic: name,
-          run: async () => {
+          run: async (meter) => {
             const topic = broker.topics.get(name);
             const plan = planProduce(await ctx.json(), stillThere(topic), broker.options);
+            const actor = pipeline.actorOf(principal);
+            // Ownership, then the quota, then the claim: a refused produce claims no producer id.
+            if (plan.producerId !== null) broker.producerOwners.check(plan.producerId, actor);
+            meter.admitProduce(keyValueBytes(plan.records));
+            if (plan.producerId !== null) await broker.producerOwners.use(plan.producerId, actor);
             return produce(topic, plan);
           },
         });
@@ -42,12 +49,13 @@ export function dataRoutes(broker: Broker): RouteTable {
     "/topics/:name/consume": {
       async GET({ req, params, url }) {
         const name = params.name!;
-        const answer = await pipeline.run(principalOf(req), {
+        const answer = await pipeline.run(principalOf(pipeline, req), {
           action: "read",
           topic: name,
-          run: () => {
+          consumes: true,
+          run: (meter) => {
             const topic = broker.topics.get(name);
-            return consume(topic, parseConsumeParams(url.searchParams, broker.options));
+            return consume(topic, parseConsumeParams(url.searchParams, broker.options), meter.chargeConsume);
           },
         });
         return json(answer);

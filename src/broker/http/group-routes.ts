@@ -15,6 +15,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Broker } from "../broker.ts";
 import { parseGroupConsumeParams } from "../consume/params.ts";
 import type { CommitRequest } from "../groups/groups.ts";
+import type { Meter } from "../requests/pipeline.ts";
 import { badRequest, describeJson, integerIn, objectFields, textField } from "../requests/fields.ts";
 import { checkTopicName } from "../topics/names.ts";
 import { principalOf } from "./principal.ts";
@@ -66,9 +67,9 @@ export function groupRoutes(broker: Broker): RouteTable {
   const { pipeline, groups } = broker;
   const groupName = (ctx: RequestContext) => checkTopicName(ctx.params.group!, "group name");
   /** Runs `work` for an authenticated principal, after checking the group's name. */
-  const asMember = <T>(ctx: RequestContext, work: (principal: Principal, group: string) => T | Promise<T>) => {
-    const principal = principalOf(ctx.req);
-    return pipeline.run(principal, { action: "read", topic: null, run: () => work(principal, groupName(ctx)) });
+  const asMember = <T>(ctx: RequestContext, work: (principal: Principal, group: string, meter: Meter) => T | Promise<T>, consumes = false) => {
+    const principal = principalOf(pipeline, ctx.req);
+    return pipeline.run(principal, { action: "read", topic: null, consumes, run: (meter) => work(principal, groupName(ctx), meter) });
   };
   return {
     "/groups/:group/join": {
@@ -76,7 +77,7 @@ export function groupRoutes(broker: Broker): RouteTable {
         return json(await asMember(ctx, async (principal, group) => {
           const { topics, memberId } = decodeJoin(await ctx.json());
           for (const topic of topics) pipeline.authorize(principal, "read", topic);
-          return groups.join(group, pipeline.groupCaller(principal), memberId, topics);
+          return groups.join(group, pipeline.actorOf(principal), memberId, topics);
         }));
       },
     },
@@ -86,7 +87,7 @@ export function groupRoutes(broker: Broker): RouteTable {
           const fields = objectFields(await ctx.json(), ["member_id", "generation"], "the request body");
           const memberId = required(fields, "member_id", memberIdField);
           const generation = required(fields, "generation", generationField);
-          return groups.heartbeat(group, pipeline.groupCaller(principal), memberId, generation);
+          return groups.heartbeat(group, pipeline.actorOf(principal), memberId, generation);
         }));
       },
     },
@@ -95,7 +96,7 @@ export function groupRoutes(broker: Broker): RouteTable {
         return json(await asMember(ctx, async (principal, group) => {
           const fields = objectFields(await ctx.json(), ["member_id"], "the request body");
           const memberId = required(fields, "member_id", memberIdField);
-          return { member_id: memberId, ...groups.leave(group, pipeline.groupCaller(principal), memberId) };
+          return { member_id: memberId, ...groups.leave(group, pipeline.actorOf(principal), memberId) };
         }));
       },
     },
@@ -107,7 +108,7 @@ export function groupRoutes(broker: Broker): RouteTable {
           }
           const ids = ctx.url.searchParams.getAll("member_id");
           if (ids.length !== 1) throw badRequest(ids.length === 0 ? "query parameter 'member_id' is required" : "query parameter 'member_id' is given more than once; give it once");
-          return groups.assignment(group, pipeline.groupCaller(principal), memberIdField(ids[0], "member_id"));
+          return groups.assignment(group, pipeline.actorOf(principal), memberIdField(ids[0], "member_id"));
         }));
       },
     },
@@ -116,7 +117,7 @@ export function groupRoutes(broker: Broker): RouteTable {
         return json(await asMember(ctx, async (principal, group) => {
           const request = decodeCommit(await ctx.json());
           pipeline.authorize(principal, "read", request.topic);
-          groups.commit(group, pipeline.groupCaller(principal), request);
+          groups.commit(group, pipeline.actorOf(principal), request);
           return { topic: request.topic, partition: request.partition, offset: request.offset };
         }));
       },
@@ -125,17 +126,17 @@ export function groupRoutes(broker: Broker): RouteTable {
       async GET(ctx) {
         return json(await asMember(ctx, (principal, group) => {
           if ([...ctx.url.searchParams.keys()].length > 0) throw badRequest("GET /groups/{group}/offsets takes no query parameters");
-          return { offsets: groups.committedOffsets(group, pipeline.groupCaller(principal), (topic) => pipeline.canRead(principal, topic)) };
+          return { offsets: groups.committedOffsets(group, pipeline.actorOf(principal), (topic) => pipeline.canRead(principal, topic)) };
         }));
       },
     },
     "/groups/:group/consume": {
       async GET(ctx) {
-        return json(await asMember(ctx, (principal, group) => {
+        return json(await asMember(ctx, (principal, group, meter) => {
           const { topic, ...params } = parseGroupConsumeParams(ctx.url.searchParams, broker.options);
           pipeline.authorize(principal, "read", checkTopicName(topic, "query parameter 'topic'"));
-          return groups.consume(group, pipeline.groupCaller(principal), topic, params);
-        }));
+          return groups.consume(group, pipeline.actorOf(principal), topic, params, meter.chargeConsume);
+        }, true));
       },
     },
   };

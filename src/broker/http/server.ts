@@ -6,6 +6,7 @@ import { adminRoutes } from "./admin-routes.ts";
 import { dataRoutes } from "./data-routes.ts";
 import { groupRoutes } from "./group-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
+import { keyRoutes } from "./key-routes.ts";
 import { topicRoutes } from "./topic-routes.ts";
 
 export interface BrokerHttpOptions {
@@ -22,7 +23,7 @@ export function startBrokerHttp(broker: Broker, options: BrokerHttpOptions): Htt
     name: "broker-http",
     hostname: options.hostname,
     port: options.port,
-    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker), ...groupRoutes(broker), ...adminRoutes(broker) },
+    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker), ...groupRoutes(broker), ...adminRoutes(broker), ...keyRoutes(broker) },
     bodyBytesMax: options.bodyBytesMax,
     // The spec sends no CORS headers unless --cors-origin lists origins (a later issue).
     cors: { kind: "off" },

@@ -31,14 +31,18 @@ export function topicRoutes(broker: Broker): RouteTable {
   return {
     "/topics": {
       async POST(ctx) {
-        const topic = await pipeline.run(principalOf(ctx.req), {
-          action: "admin",
+        const principal = principalOf(pipeline, ctx.req);
+        // Admin on the new topic's name (a prefix admin creates the topics its prefix covers),
+        // which is known once the body is read.
+        const topic = await pipeline.run(principal, {
+          action: "read",
           topic: null,
           run: async () => {
             const fields = objectFields(await ctx.json(), ["name", "partitions", "config"], "the request body");
             if (fields.name === undefined) throw badRequest("'name' is required");
             if (fields.partitions === undefined) throw badRequest("'partitions' is required");
             const name = checkTopicName(fields.name);
+            pipeline.authorize(principal, "admin", name);
             const partitions = integerIn(fields.partitions, 1, topicPartitionsMax, "partitions");
             const changes = fields.config === undefined ? {} : parseConfigChanges(fields.config, "'config'");
             return topics.create(name, partitions, changes);
@@ -47,7 +51,7 @@ export function topicRoutes(broker: Broker): RouteTable {
         return json({ name: topic.name, partitions: topic.partitionCount, config: topic.config }, 201);
       },
       async GET({ req }) {
-        const principal = principalOf(req);
+        const principal = principalOf(pipeline, req);
         const visible = await pipeline.run(principal, {
           action: "read",
           topic: null,
@@ -59,22 +63,22 @@ export function topicRoutes(broker: Broker): RouteTable {
     "/topics/:name": {
       async GET({ req, params }) {
         const name = params.name!;
-        return json(await pipeline.run(principalOf(req), { action: "read", topic: name, run: () => describeTopic(topics.get(name)) }));
+        return json(await pipeline.run(principalOf(pipeline, req), { action: "read", topic: name, run: () => describeTopic(topics.get(name)) }));
       },
       async DELETE({ req, params }) {
         const name = params.name!;
-        await pipeline.run(principalOf(req), { action: "admin", topic: name, run: () => broker.deleteTopic(name) });
+        await pipeline.run(principalOf(pipeline, req), { action: "admin", topic: name, run: () => broker.deleteTopic(name) });
         return noContent();
       },
     },
     "/topics/:name/config": {
       async GET({ req, params }) {
         const name = params.name!;
-        return json(await pipeline.run(principalOf(req), { action: "read", topic: name, run: () => topics.get(name).config }));
+        return json(await pipeline.run(principalOf(pipeline, req), { action: "read", topic: name, run: () => topics.get(name).config }));
       },
       async PUT(ctx) {
         const name = ctx.params.name!;
-        const config = await pipeline.run(principalOf(ctx.req), {
+        const config = await pipeline.run(principalOf(pipeline, ctx.req), {
           action: "admin",
           topic: name,
           run: async () => {

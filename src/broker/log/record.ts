@@ -35,6 +35,13 @@ export interface LogRecord {
   value: Uint8Array;
 }
 
+/** Bytes of the keys and values of `records`: what quotas count (spec: Quotas). */
+export function keyValueBytes(records: readonly { key: Uint8Array | null; value: Uint8Array }[]): number {
+  let bytes = 0;
+  for (const r of records) bytes += (r.key?.length ?? 0) + r.value.length;
+  return bytes;
+}
+
 /** Bytes of a frame around its key and value. */
 export const frameOverheadBytes = 32;
 /** The length field itself, not counted in bodyBytes. */

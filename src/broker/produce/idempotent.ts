@@ -108,3 +108,16 @@ function judge(topic: Topic, plan: ProducePlan, producerId: string): PartitionPa
   });
   return [...parts.values()].map((e) => e.part);
 }
+
+/**
+ * Drops a forgotten producer's sequence state in every partition of `topic`, after its requests
+ * in flight (if any) finish: a later produce with its id starts at sequence 0, as a new one.
+ */
+export function forgetProducer(topic: Topic, producerId: string): Promise<void> {
+  return inProducerOrder(topic, producerId, async () => {
+    for (let p = 0; p < topic.partitionCount; p++) {
+      const log = topic.existingLog(p);
+      if (log !== null && !topic.isClosed) await producerJournalOf(log).forget(producerId);
+    }
+  });
+}

@@ -4,7 +4,8 @@
  *
  *   producers.snapshot   JSON {producerId: {next, offsets}}, replaced atomically (atomic-file.ts)
  *   producers.journal    one JSON line per tagged produce since the snapshot: {p, s, o, n} =
- *                        producer, first sequence, first offset, record count
+ *                        producer, first sequence, first offset, record count; or {p, forget: true}
+ *                        when the producer's state was dropped (its id went unused for 7 days)
  *
  * Ordering is what makes "acknowledged ⇒ recognised as a duplicate after kill -9" hold, and more:
  * a flush's journal lines are written and fdatasynced *before* its records are written (the
@@ -38,12 +39,7 @@ export interface SequenceTag {
   firstSequence: number;
 }
 
-interface JournalLine {
-  p: string;
-  s: number;
-  o: number;
-  n: number;
-}
+type JournalLine = { p: string; s: number; o: number; n: number; forget?: undefined } | { p: string; forget: true };
 
 const journals = new WeakMap<Partition, ProducerJournal>();
 
@@ -87,7 +83,10 @@ export class ProducerJournal implements WriteHook {
     const producers = existsSync(snapshotPath) ? readSnapshot(snapshotPath) : new Map<string, SequenceWindow>();
     const lines = existsSync(journalPath) ? readJournal(journalPath) : [];
     const journal = new ProducerJournal(dir, producers);
-    for (const line of lines) journal.apply(line.p, line.s, line.o, line.n, highWatermark);
+    for (const line of lines) {
+      if (line.forget === true) producers.delete(line.p);
+      else journal.apply(line.p, line.s, line.o, line.n, highWatermark);
+    }
     for (const window of producers.values()) window.truncateTo(highWatermark);
     // Write the reconciled state back before any append, so dropped lines cannot come back to
     // name offsets that later records will take.
@@ -101,6 +100,16 @@ export class ProducerJournal implements WriteHook {
     return this.producers.get(producerId) ?? new SequenceWindow();
   }
 
+  /**
+   * Drops a producer's state here (its id was forgotten). The caller makes sure none of its
+   * produces is in flight. Out of memory first, then the line: a compaction in between writes a
+   * snapshot without it, and the line after it forgets nothing more.
+   */
+  async forget(producerId: string): Promise<void> {
+    if (!this.producers.delete(producerId)) return;
+    await this.appendLines(`${JSON.stringify({ p: producerId, forget: true } satisfies JournalLine)}\n`);
+  }
+
   async beforeWrite(tagged: TaggedAppend[]): Promise<void> {
     if (this.journalBytes >= journalCompactBytes) this.compact();
     const text = tagged
@@ -109,6 +118,11 @@ export class ProducerJournal implements WriteHook {
         return `${JSON.stringify({ p: producerId, s: firstSequence, o: baseOffset, n: count } satisfies JournalLine)}\n`;
       })
       .join("");
+    await this.appendLines(text);
+  }
+
+  /** Appends whole lines to the journal and syncs them. */
+  private async appendLines(text: string): Promise<void> {
     const bytes = Buffer.from(text);
     const file = await open(this.journalPath, "a");
     try {
@@ -200,7 +214,7 @@ function readJournal(path: string): JournalLine[] {
     } catch {
       throw new SvcError("data_corrupt", `${path}: line ${i + 1} is not JSON`);
     }
-    const ok = typeof line.p === "string" && [line.s, line.o, line.n].every((v) => Number.isSafeInteger(v) && v >= 0);
+    const ok = typeof line.p === "string" && (line.forget === true || [line.s, line.o, line.n].every((v) => Number.isSafeInteger(v) && v >= 0));
     if (!ok) throw new SvcError("data_corrupt", `${path}: line ${i + 1} is malformed`);
     return line;
   });

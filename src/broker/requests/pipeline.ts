@@ -1,13 +1,26 @@
 /**
  * The one path every broker operation takes, whichever front decoded it (HTTP today; the binary
- * protocol, a Kafka listener and Raft followers later): the principal it acts as is judged
- * against the operation's action and topic, then the operation runs. A front only decodes its
- * request into an Operation and encodes what it answers, so authorization — and the stages the
- * next features put here, quotas and metrics — exist once, not once per front.
+ * protocol, a Kafka listener and Raft followers later):
+ *
+ *   credential → principal (authenticate) → grant (authorize) → quota → the operation
+ *
+ * A front only turns its credential into a principal here, decodes its request into an Operation
+ * and encodes what it answers, so authentication, grants and quotas exist once, not once per
+ * front. Metrics join as a stage with the issue that brings them.
  */
+import { SvcError } from "../../core/errors.ts";
 import type { Action, Authorizer } from "../auth/authorizer.ts";
-import { keyIdOf, type Principal } from "../auth/principal.ts";
-import type { GroupCaller } from "../groups/coordinator.ts";
+import type { ApiKey, KeyStore } from "../auth/keys.ts";
+import { type Actor, anonymous, keyIdOf, type Principal } from "../auth/principal.ts";
+import type { Quotas } from "../quotas/quotas.ts";
+
+/** The quota stage as an operation meets it: bytes are known only once its input is decoded or its read done. */
+export interface Meter {
+  /** Takes a produce's bytes (keys and values) from the produce budget before anything is written; 429 or 413 if it cannot. */
+  admitProduce(bytes: number): void;
+  /** Charges a consume's bytes (keys and values read) to the consume budget, after the read. */
+  chargeConsume(bytes: number): void;
+}
 
 /** An operation as a front hands it over: what it needs a grant for, and the work. */
 export interface Operation<T> {
@@ -18,31 +31,74 @@ export interface Operation<T> {
    * once its input is decoded, with `authorize`).
    */
   topic: string | null;
+  /** A read: refused (429) before it runs while the principal's consume budget is in debt. */
+  consumes?: boolean;
   /** Runs only once the principal is allowed; its input is decoded inside, after the check. */
-  run(): T | Promise<T>;
+  run(meter: Meter): T | Promise<T>;
 }
 
-export class RequestPipeline {
-  constructor(private readonly authorizer: Authorizer) {}
+export interface PipelineParts {
+  authorizer: Authorizer;
+  keys: KeyStore;
+  quotas: Quotas;
+  /** --auth required: every request needs a key. */
+  authRequired: boolean;
+}
 
-  /** Runs `operation` as `principal`: refused with the authorizer's 401 or 403, else its answer. */
+const unmetered: Meter = { admitProduce: () => {}, chargeConsume: () => {} };
+
+export class RequestPipeline {
+  constructor(private readonly parts: PipelineParts) {}
+
+  get authRequired(): boolean {
+    return this.parts.authRequired;
+  }
+
+  /**
+   * The principal a credential (an API key's secret as the front received it; null when none
+   * was sent) acts as: anonymous while authentication is off, else the key — 401 without one or
+   * for a secret no live key has.
+   */
+  authenticate(credential: string | null): Principal {
+    if (!this.parts.authRequired) return anonymous;
+    if (credential === null) throw new SvcError("unauthorized", "this broker requires an API key: send 'Authorization: Bearer <key>' or 'X-Svc-Key: <key>'");
+    const key = this.parts.keys.authenticate(credential);
+    if (key === undefined) throw new SvcError("unauthorized", "unknown API key");
+    return { kind: "key", keyId: key.key_id };
+  }
+
+  /** Runs `operation` as `principal`: refused with the authorizer's 401 or 403 or the quota's 429, else its answer. */
   async run<T>(principal: Principal, operation: Operation<T>): Promise<T> {
-    this.authorizer.check(principal, operation.action, operation.topic);
-    return await operation.run();
+    this.parts.authorizer.check(principal, operation.action, operation.topic);
+    const key = this.keyOf(principal);
+    if (key === null) return await operation.run(unmetered);
+    if (operation.consumes === true) this.parts.quotas.checkConsume(key);
+    const { quotas } = this.parts;
+    return await operation.run({
+      admitProduce: (bytes) => quotas.admitProduce(key, bytes),
+      chargeConsume: (bytes) => quotas.chargeConsume(key, bytes),
+    });
   }
 
   /** The check of `run`, for topics an operation learns only from its decoded input (a group join's topics). */
   authorize(principal: Principal, action: Action, topic: string): void {
-    this.authorizer.check(principal, action, topic);
+    this.parts.authorizer.check(principal, action, topic);
   }
 
-  /** Who owns what `principal` creates in a group, and whether it may act for any key. */
-  groupCaller(principal: Principal): GroupCaller {
-    return { key: keyIdOf(principal), actsForAnyKey: this.authorizer.isGlobalAdmin(principal) };
+  /** Who owns what `principal` creates (groups, producer ids), and whether it may act for any key. */
+  actorOf(principal: Principal): Actor {
+    return { key: keyIdOf(principal), actsForAnyKey: this.parts.authorizer.isGlobalAdmin(principal) };
   }
 
   /** Whether `principal` may read `topic`: what a list shows it. */
   canRead(principal: Principal, topic: string): boolean {
-    return this.authorizer.canRead(principal, topic);
+    return this.parts.authorizer.canRead(principal, topic);
+  }
+
+  private keyOf(principal: Principal): ApiKey | null {
+    if (principal.kind === "anonymous") return null;
+    const key = this.parts.keys.get(principal.keyId);
+    if (key === undefined) throw new SvcError("unauthorized", "this API key was revoked");
+    return key;
   }
 }

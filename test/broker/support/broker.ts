@@ -31,30 +31,36 @@ export interface BrokerProcess {
   kill(): Promise<void>;
   /** fetch relative to the broker, JSON in (when `body` is not a string) and the parsed answer out. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** As `call`, with request headers (an API key), and the answer's headers. */
+  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 export async function startBroker(dataDir = freshDataDir(), flags: string[] = []): Promise<BrokerProcess> {
   const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags];
   const server = await spawnServer("svc broker", argv, brokerAddress);
   const url = `http://${server.where}`;
+  const send: BrokerProcess["send"] = async (method, path, body, headers = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === "string" ? body : JSON.stringify(body);
+      init.headers = { ...headers, "content-type": "application/json" };
+    }
+    const response = await fetch(`${url}${path}`, init);
+    const raw = await response.text();
+    return { status: response.status, body: raw === "" ? null : JSON.parse(raw), headers: response.headers };
+  };
   return {
-    url, dataDir, proc: server.proc, output: server.output, stop: server.stop, kill: server.kill,
+    url, dataDir, proc: server.proc, output: server.output, stop: server.stop, kill: server.kill, send,
     async call(method, path, body) {
-      const init: RequestInit = { method };
-      if (body !== undefined) {
-        init.body = typeof body === "string" ? body : JSON.stringify(body);
-        init.headers = { "content-type": "application/json" };
-      }
-      const response = await fetch(`${url}${path}`, init);
-      const raw = await response.text();
-      return { status: response.status, body: raw === "" ? null : JSON.parse(raw) };
+      const { status, body: answer } = await send(method, path, body);
+      return { status, body: answer };
     },
   };
 }
 
 /** Each partition's high watermark, to show a refused request wrote nothing. */
-export async function highWatermarks(broker: BrokerProcess, topic: string): Promise<number[]> {
-  const { body } = await broker.call("GET", `/topics/${topic}`);
+export async function highWatermarks(broker: BrokerProcess, topic: string, headers: Record<string, string> = {}): Promise<number[]> {
+  const { body } = await broker.send("GET", `/topics/${topic}`, undefined, headers);
   return (body.partition_details as { high_watermark: number }[]).map((p) => p.high_watermark);
 }
 
