@@ -23,6 +23,9 @@
  * core): near 100% means the broker's single JavaScript thread is the limit, well below means it
  * waits (on the disk, for produce).
  *
+ * Then access control's cost (auth, grants and quotas on vs off) and a 50-member group's settling
+ * time after a join: lib/broker-access.ts.
+ *
  * SVC_BENCH_BROKER_SECONDS sets each run's length (default 5).
  */
 import type { Subprocess } from "bun";
@@ -35,6 +38,7 @@ import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk } from "./lib/wrk.ts";
 import { brokerAddress, spawnServer } from "../test/support/spawn.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
+import { accessOverhead, groupSettle } from "./lib/broker-access.ts";
 
 const seconds = Number(process.env.SVC_BENCH_BROKER_SECONDS ?? 5);
 const valueSizes = [100, 1024];
@@ -224,3 +228,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+await accessOverhead(seconds);
+await groupSettle();

@@ -69,6 +69,16 @@ describe("membership", () => {
     expect(c.heartbeat("nosuch", anyone, "x", 0)).toEqual({ status: "unknown_member", generation: 0 });
   });
 
+  test("an emptied group is forgotten: joined again it starts at generation 1, and its old member stays unknown", () => {
+    const { c } = coordinator({ orders: 2 });
+    const a = c.join("g", anyone, null, ["orders"]);
+    c.leave("g", anyone, a.member_id);
+    expect(c.describe("g")).toBeNull();
+    const b = c.join("g", anyone, null, ["orders"]);
+    expect(b.generation).toBe(1);
+    expect(c.heartbeat("g", anyone, a.member_id, 1).status).toBe("unknown_member");
+  });
+
   test("a member silent for the timeout is removed at the next expiry check; one that heartbeats stays", () => {
     const { c, clock } = coordinator({ orders: 2 }, 1000);
     const a = c.join("g", anyone, null, ["orders"]);
@@ -185,7 +195,9 @@ describe("over random sequences of joins, leaves, re-joins and timeouts", () => 
             }
           }
           const after = c.describe("g")?.generation ?? 0;
-          expect(after).toBe(before + (membershipChanged ? 1 : 0));
+          // An emptied group is forgotten; otherwise only a change of membership moves the generation.
+          if (members.length === 0) expect(c.describe("g")).toBeNull();
+          else expect(after).toBe(before + (membershipChanged ? 1 : 0));
           // The invariants, read through the members' own view.
           const owned = members.map((m) => c.assignment("g", anyone, m).assignment.map((p) => `${p.topic}/${p.partition}`));
           if (members.length > 0) {

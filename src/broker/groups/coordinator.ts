@@ -219,8 +219,10 @@ export class GroupCoordinator {
     }
     group.assignment = assignPartitions(partitions, [...group.members.keys()], group.assignment);
     group.generation++;
-    // An empty group keeps nothing but its name: the generation goes on counting if it fills
-    // again, so a heartbeat from before can never match a later generation.
+    // An empty group is forgotten (its offsets and owner are kept elsewhere), so groups that
+    // come and go do not pile up. If it fills again it starts at generation 1: no old member can
+    // mistake it for its own, since member ids are never reused.
+    if (group.members.size === 0) this.groups.delete(group.name);
   }
 
   private answer(group: Group, memberId: string): MemberAssignment {
