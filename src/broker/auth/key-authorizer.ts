@@ -7,22 +7,14 @@
 import { SvcError } from "../../core/errors.ts";
 import type { Action, Authorizer } from "./authorizer.ts";
 import { grantsAllow, isGlobalAdminGrants } from "./grants.ts";
-import type { ApiKey, KeyStore } from "./keys.ts";
+import type { KeyStore } from "./keys.ts";
 import type { Principal } from "./principal.ts";
 
 export class KeyAuthorizer implements Authorizer {
   constructor(private readonly keys: KeyStore) {}
 
-  /** The live key a principal acts as; null for anonymous; 401 once revoked. */
-  keyOf(principal: Principal): ApiKey | null {
-    if (principal.kind === "anonymous") return null;
-    const key = this.keys.get(principal.keyId);
-    if (key === undefined) throw new SvcError("unauthorized", "this API key was revoked");
-    return key;
-  }
-
   check(principal: Principal, action: Action, topic: string | null): void {
-    const key = this.keyOf(principal);
+    const key = this.keys.liveKey(principal);
     if (key === null) return;
     if (topic === null) {
       // The whole broker: admin means admin on `*`; read means any key (what it sees is filtered).
@@ -33,12 +25,12 @@ export class KeyAuthorizer implements Authorizer {
   }
 
   canRead(principal: Principal, topic: string): boolean {
-    const key = this.keyOf(principal);
+    const key = this.keys.liveKey(principal);
     return key === null || grantsAllow(key.acls, "read", topic);
   }
 
   isGlobalAdmin(principal: Principal): boolean {
-    const key = this.keyOf(principal);
+    const key = this.keys.liveKey(principal);
     return key === null || isGlobalAdminGrants(key.acls);
   }
 }

@@ -16,6 +16,7 @@ import { fsyncDir, tempSuffix, writeFileAtomic } from "../../core/atomic-file.ts
 import { SvcError } from "../../core/errors.ts";
 import { writeAll } from "../../core/write-all.ts";
 import { everyTopic, type Grant } from "./grants.ts";
+import type { Principal } from "./principal.ts";
 
 /** A key as GET /admin/keys shows it (no secret). */
 export interface ApiKey {
@@ -104,6 +105,14 @@ export class KeyStore {
   /** The live key `keyId`, or undefined once revoked. */
   get(keyId: string): ApiKey | undefined {
     return this.keys.get(keyId);
+  }
+
+  /** The live key a principal acts as; null for anonymous (authentication off); 401 once revoked. */
+  liveKey(principal: Principal): ApiKey | null {
+    if (principal.kind === "anonymous") return null;
+    const key = this.keys.get(principal.keyId);
+    if (key === undefined) throw new SvcError("unauthorized", "this API key was revoked");
+    return key;
   }
 
   /** The key whose secret this is, or undefined. */

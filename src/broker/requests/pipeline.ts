@@ -10,7 +10,7 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import type { Action, Authorizer } from "../auth/authorizer.ts";
-import type { ApiKey, KeyStore } from "../auth/keys.ts";
+import type { KeyStore } from "../auth/keys.ts";
 import { type Actor, anonymous, keyIdOf, type Principal } from "../auth/principal.ts";
 import type { Quotas } from "../quotas/quotas.ts";
 
@@ -50,10 +50,6 @@ const unmetered: Meter = { admitProduce: () => {}, chargeConsume: () => {} };
 export class RequestPipeline {
   constructor(private readonly parts: PipelineParts) {}
 
-  get authRequired(): boolean {
-    return this.parts.authRequired;
-  }
-
   /**
    * The principal a credential (an API key's secret as the front received it; null when none
    * was sent) acts as: anonymous while authentication is off, else the key — 401 without one or
@@ -70,7 +66,7 @@ export class RequestPipeline {
   /** Runs `operation` as `principal`: refused with the authorizer's 401 or 403 or the quota's 429, else its answer. */
   async run<T>(principal: Principal, operation: Operation<T>): Promise<T> {
     this.parts.authorizer.check(principal, operation.action, operation.topic);
-    const key = this.keyOf(principal);
+    const key = this.parts.keys.liveKey(principal);
     if (key === null) return await operation.run(unmetered);
     if (operation.consumes === true) this.parts.quotas.checkConsume(key);
     const { quotas } = this.parts;
@@ -93,12 +89,5 @@ export class RequestPipeline {
   /** Whether `principal` may read `topic`: what a list shows it. */
   canRead(principal: Principal, topic: string): boolean {
     return this.parts.authorizer.canRead(principal, topic);
-  }
-
-  private keyOf(principal: Principal): ApiKey | null {
-    if (principal.kind === "anonymous") return null;
-    const key = this.parts.keys.get(principal.keyId);
-    if (key === undefined) throw new SvcError("unauthorized", "this API key was revoked");
-    return key;
   }
 }
