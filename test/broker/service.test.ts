@@ -27,6 +27,9 @@ describe("svc broker flags", () => {
       [["--max-fetch-records", String(fetchRecordsMax + 1)], /--max-fetch-records: expected an integer from 1 to 10000/],
       [["--max-fetch-bytes", String(8 * 1024 * 1024 + 1)], /--max-fetch-bytes: expected a size/],
       [["--flush-every-records", "0"], /--flush-every-records: expected an integer from 1/],
+      [["--coord-member-timeout", "999ms"], /--coord-member-timeout: expected a duration from 1s/],
+      [["--coord-member-timeout", "31m"], /--coord-member-timeout: expected a duration/],
+      [["--auth", "optional"], /--auth/],
     ] as const) {
       const { code, stderr } = await refusedFlags([...flags]);
       expect(code, flags.join(" ")).toBe(2);
@@ -37,7 +40,7 @@ describe("svc broker flags", () => {
   test("the flags at their limits start it; with --flush-every-records 5 answered records survive kill -9", async () => {
     const flags = [
       "--max-record-bytes", "8MiB", "--max-request-body-bytes", "10MiB", "--max-fetch-records", String(fetchRecordsMax),
-      "--max-fetch-bytes", "8MiB", "--flush-every-records", "5",
+      "--max-fetch-bytes", "8MiB", "--flush-every-records", "5", "--coord-member-timeout", "1s",
     ];
     const broker = await startBroker(undefined, flags);
     expect(broker.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
