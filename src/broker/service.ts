@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { flag } from "../core/config.ts";
+import { SvcError } from "../core/errors.ts";
 import { systemClock } from "../core/clock.ts";
 import {
   brokerFlushEveryRecordsDefault,
@@ -20,6 +21,7 @@ import { defineService } from "../service.ts";
 import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { Broker } from "./broker.ts";
 import { startBrokerHttp } from "./http/server.ts";
+import { corsOrigins, loadTls } from "./transport.ts";
 
 /**
  * Where data lives unless --data-dir says otherwise: a directory of its own under the working
@@ -48,6 +50,9 @@ export const brokerService = defineService({
       choices: ["off", "required"], default: "off",
       help: "required: every request needs an API key (Authorization: Bearer or X-Svc-Key); the first start writes an admin key to <data-dir>/bootstrap.key",
     }),
+    corsOrigin: flag.list({ default: [], help: "an origin (scheme://host[:port]) whose browsers may call the API; repeatable. None: no CORS headers" }),
+    tlsCert: flag.string({ default: "", help: "PEM certificate chain: serve HTTPS (needs --tls-key)" }),
+    tlsKey: flag.string({ default: "", help: "PEM private key of --tls-cert" }),
     coordMemberTimeout: flag.duration({
       default: coordMemberTimeoutDefaultMs, min: coordMemberTimeoutMinMs, max: coordMemberTimeoutMaxMs,
       help: "a consumer group member not heard from for this long is removed and its group rebalances (Kafka's session.timeout.ms); heartbeat every third of it or more often",
@@ -55,6 +60,8 @@ export const brokerService = defineService({
   },
   async start(config, log) {
     const bind = parseBindAddress(config.bind);
+    const tls = loadTls(config.tlsCert, config.tlsKey);
+    const origins = corsOrigins(config.corsOrigin);
     mkdirSync(config.dataDir, { recursive: true });
     const broker = new Broker({
       dataDir: config.dataDir,
@@ -67,11 +74,23 @@ export const brokerService = defineService({
       memberTimeoutMs: config.coordMemberTimeout,
     });
     broker.open(log);
-    const http = startBrokerHttp(broker, { hostname: bind.hostname, port: bind.port, bodyBytesMax: config.maxRequestBodyBytes, log });
+    let http: ReturnType<typeof startBrokerHttp>;
+    try {
+      http = startBrokerHttp(broker, {
+        hostname: bind.hostname, port: bind.port, bodyBytesMax: config.maxRequestBodyBytes, corsOrigins: origins, tls, log,
+      });
+    } catch (error) {
+      await broker.close();
+      // OpenSSL's refusal of the PEM files (bad base64, a key that does not match the certificate).
+      const reason = (error as { reason?: unknown }).reason;
+      if (tls !== null && typeof reason === "string") throw new SvcError("bad_config", `--tls-cert and --tls-key could not be used: ${reason}`);
+      throw error;
+    }
     const address = formatBindAddress(bind.hostname, http.port);
-    log.info({ address, dataDir: config.dataDir, topics: broker.topics.count }, "broker listening (HTTP)");
+    const protocol = tls === null ? "HTTP" : "HTTPS";
+    log.info({ address, dataDir: config.dataDir, topics: broker.topics.count }, `broker listening (${protocol})`);
     return {
-      endpoints: [{ protocol: "HTTP", address, tryIt: `curl http://${address}/healthz` }],
+      endpoints: [{ protocol, address, tryIt: `curl ${tls === null ? "http" : "https"}://${address}/healthz` }],
       async stop() {
         broker.ready = false;
         await http.stop();

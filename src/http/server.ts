@@ -42,6 +42,8 @@ export interface HttpServiceOptions {
    * docs/kv-rest.md), spent on answers no log line will ever be matched with.
    */
   idOnSuccess?: boolean;
+  /** PEM certificate chain and key: serve HTTPS instead of HTTP. */
+  tls?: { cert: string; key: string };
 }
 
 export interface HttpService {
@@ -163,6 +165,7 @@ export function startHttpServer(options: HttpServiceOptions): HttpService {
   const server = Bun.serve({
     hostname: options.hostname,
     port: options.port,
+    ...(options.tls === undefined ? {} : { tls: options.tls }),
     development: false,
     // Bun shares the port (SO_REUSEPORT) unless told not to: a second server started on a taken
     // port would silently split requests with the first instead of failing to start.

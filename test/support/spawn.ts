@@ -65,9 +65,9 @@ export function freePort(): number {
   return port;
 }
 
-/** Finds the address an HTTP service prints once it serves ("<service>: HTTP on host:port"). */
+/** Finds the address an HTTP service prints once it serves ("<service>: HTTP on host:port", or HTTPS). */
 export function httpAddress(service: string): (output: string) => string | undefined {
-  const line = new RegExp(`${service}: HTTP on (\\S+)`);
+  const line = new RegExp(`${service}: HTTPS? on (\\S+)`);
   return (output) => line.exec(output)?.[1];
 }
 

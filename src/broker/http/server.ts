@@ -2,6 +2,7 @@
 import type { Logger } from "../../core/log.ts";
 import { type HttpService, startHttpServer } from "../../http/server.ts";
 import type { Broker } from "../broker.ts";
+import type { TlsPem } from "../transport.ts";
 import { adminRoutes } from "./admin-routes.ts";
 import { dataRoutes } from "./data-routes.ts";
 import { groupRoutes } from "./group-routes.ts";
@@ -15,6 +16,10 @@ export interface BrokerHttpOptions {
   port: number;
   /** --max-request-body-bytes */
   bodyBytesMax: number;
+  /** --cors-origin: the origins sent CORS headers; none means no CORS headers at all. */
+  corsOrigins: readonly string[];
+  /** --tls-cert and --tls-key, read: HTTPS instead of HTTP. */
+  tls: TlsPem | null;
   log: Logger;
 }
 
@@ -25,8 +30,9 @@ export function startBrokerHttp(broker: Broker, options: BrokerHttpOptions): Htt
     port: options.port,
     routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker), ...groupRoutes(broker), ...adminRoutes(broker), ...keyRoutes(broker) },
     bodyBytesMax: options.bodyBytesMax,
-    // The spec sends no CORS headers unless --cors-origin lists origins (a later issue).
-    cors: { kind: "off" },
+    // The spec sends no CORS headers unless --cors-origin lists origins; a listed one is echoed.
+    cors: options.corsOrigins.length === 0 ? { kind: "off" } : { kind: "origins", origins: options.corsOrigins },
+    ...(options.tls === null ? {} : { tls: options.tls }),
     log: options.log,
   });
 }
