@@ -83,6 +83,16 @@ export class CommittedOffsets {
     return this.groups.get(group)?.offsets ?? new Map();
   }
 
+  /** The groups that have committed offsets on `topic`, with their partitions. */
+  groupsOn(topic: string): { group: string; partitions: number[] }[] {
+    const found: { group: string; partitions: number[] }[] = [];
+    for (const [group, stored] of this.groups) {
+      const partitions = stored.offsets.get(topic);
+      if (partitions !== undefined) found.push({ group, partitions: [...partitions.keys()].sort((a, b) => a - b) });
+    }
+    return found;
+  }
+
   /** A deleted topic's offsets go with it: a topic made later under its name starts unread. */
   dropTopic(topic: string): void {
     for (const stored of this.groups.values()) if (stored.offsets.delete(topic)) this.changed = true;

@@ -117,6 +117,22 @@ export class ConsumerGroups {
     return consume(this.topics.get(topic), { ...params, offset }, charge);
   }
 
+  /**
+   * POST /admin/reset-offsets: every group with commits on `topic` goes back to the first offset
+   * still in each partition it committed. Answers the groups moved.
+   */
+  resetToStart(topic: string): string[] {
+    const t = this.topics.get(topic);
+    const moved: string[] = [];
+    for (const { group, partitions } of this.offsets.groupsOn(topic)) {
+      for (const partition of partitions) {
+        if (partition < t.partitionCount) this.offsets.commit(group, topic, partition, t.summary(partition).start_offset);
+      }
+      moved.push(group);
+    }
+    return moved.sort();
+  }
+
   /** A topic was deleted: its offsets go, and groups reading it rebalance. */
   topicDeleted(topic: string): void {
     this.offsets.dropTopic(topic);

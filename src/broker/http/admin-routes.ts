@@ -4,9 +4,11 @@
  * docs/broker.md.
  */
 import type { RequestContext, RouteTable } from "../../http/route.ts";
-import { json } from "../../http/response.ts";
+import { json, noContent } from "../../http/response.ts";
 import type { Broker } from "../broker.ts";
-import { badRequest } from "../requests/fields.ts";
+import { forgetProducerEverywhere, listProducers } from "../produce/producers-admin.ts";
+import { badRequest, objectFields } from "../requests/fields.ts";
+import { checkTopicName } from "../topics/names.ts";
 import { principalOf } from "./principal.ts";
 
 /**
@@ -38,8 +40,31 @@ export function adminRoutes(broker: Broker): RouteTable {
       return json(summary);
     },
   });
+  const asAdmin = <T>(req: Request, run: () => T | Promise<T>) =>
+    broker.pipeline.run(principalOf(broker.pipeline, req), { action: "admin", topic: null, run });
   return {
     "/admin/run-retention": pass(() => broker.runRetention()),
     "/admin/run-compaction": pass(() => broker.runCompaction()),
+    "/admin/producers": {
+      async GET({ req }) {
+        return json({ producers: await asAdmin(req, () => listProducers(broker.topics, broker.producerOwners)) });
+      },
+    },
+    "/admin/producers/:id": {
+      async DELETE({ req, params }) {
+        await asAdmin(req, () => forgetProducerEverywhere(broker.topics, broker.producerOwners, params.id!));
+        return noContent();
+      },
+    },
+    "/admin/reset-offsets": {
+      async POST(ctx) {
+        return json(await asAdmin(ctx.req, async () => {
+          const fields = objectFields(await ctx.json(), ["topic"], "the request body");
+          if (fields.topic === undefined) throw badRequest("'topic' is required");
+          const topic = checkTopicName(fields.topic, "'topic'");
+          return { topic, groups: broker.groups.resetToStart(topic) };
+        }));
+      },
+    },
   };
 }

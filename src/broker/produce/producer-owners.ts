@@ -128,12 +128,25 @@ export class ProducerOwners {
     const forgotten: string[] = [];
     for (const [id, owned] of this.ids) {
       if (owned.lastUsedMs > deadline) continue;
-      this.ids.delete(id);
-      if (owned.owner !== null) this.countByKey.set(owned.owner, this.ownedBy(owned.owner) - 1);
+      this.forget(id);
       forgotten.push(id);
     }
-    if (forgotten.length > 0) this.touched = true;
     return forgotten;
+  }
+
+  /** Every known id with its owner and last use, sorted by id. */
+  list(): { producerId: string; owner: string | null; lastUsedMs: number }[] {
+    return [...this.ids].map(([producerId, owned]) => ({ producerId, owner: owned.owner, lastUsedMs: owned.lastUsedMs })).sort((a, b) => (a.producerId < b.producerId ? -1 : 1));
+  }
+
+  /** Forgets one id now (DELETE /admin/producers/{id}); false when it was not known. */
+  forget(producerId: string): boolean {
+    const owned = this.ids.get(producerId);
+    if (owned === undefined) return false;
+    this.ids.delete(producerId);
+    if (owned.owner !== null) this.countByKey.set(owned.owner, this.ownedBy(owned.owner) - 1);
+    this.touched = true;
+    return true;
   }
 
   /** How many ids `key` owns. */
