@@ -1,5 +1,5 @@
 /**
- * The broker's state behind its fronts: its topics, groups, keys, producer ids, limits, and the
+ * The broker's state behind its fronts: its topics, groups, keys, producer ids, schemas, limits, and the
  * request pipeline every operation runs through (requests/pipeline.ts). Fronts decode their
  * input and hand the operation to the pipeline; nothing in this object knows HTTP.
  */
@@ -18,6 +18,7 @@ import { ProducerOwners } from "./produce/producer-owners.ts";
 import { Quotas } from "./quotas/quotas.ts";
 import { RetentionScheduler, type RetentionSummary, runRetentionPass } from "./retention-scheduler.ts";
 import { RequestPipeline } from "./requests/pipeline.ts";
+import { SchemaRegistry } from "./schemas/registry.ts";
 import { TopicRegistry } from "./topics/registry.ts";
 
 export interface BrokerOptions extends ProduceLimits, ConsumeLimits {
@@ -40,6 +41,7 @@ export class Broker {
   readonly pipeline: RequestPipeline;
   readonly groups: ConsumerGroups;
   readonly producerOwners: ProducerOwners;
+  readonly schemas: SchemaRegistry;
   /** False until the stored topics are loaded, and again once stopping: /readyz answers 503. */
   ready = false;
   /** Made by `open`, which has the logger the passes report to. */
@@ -63,6 +65,7 @@ export class Broker {
     });
     this.groups = new ConsumerGroups(options.dataDir, clock, options.memberTimeoutMs, this.topics);
     this.producerOwners = new ProducerOwners(options.dataDir, clock);
+    this.schemas = new SchemaRegistry(options.dataDir);
   }
 
   /**

@@ -1,7 +1,7 @@
-// The consumer group and key endpoints fuzzed against a real `svc broker --auth required`:
-// arbitrary bodies, field values, query strings and credentials, sent as the admin, as a
-// reader of one prefix and as no one. Never a 5xx; a 4xx has an `error` and changes nothing —
-// no key appears or goes, no group's offsets or membership move.
+// The consumer group, key, schema and admin endpoints fuzzed against a real `svc broker --auth
+// required`: arbitrary bodies, field values, query strings and credentials, sent as the admin,
+// as a reader of one prefix and as no one. Never a 5xx; a 4xx has an `error` and changes
+// nothing — no key or schema appears or goes, no group's offsets or membership move.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
@@ -61,8 +61,9 @@ async function state(): Promise<string> {
   const auth = { authorization: `Bearer ${admin}` };
   const keys = (await broker.send("GET", "/admin/keys", undefined, auth)).body;
   const offsets = (await broker.send("GET", "/groups/fg/offsets", undefined, auth)).body;
+  const schemas = (await broker.send("GET", "/schemas", undefined, auth)).body;
   const assignment = (await broker.send("GET", `/groups/fg/assignment?member_id=${memberId}`, undefined, auth)).body;
-  return JSON.stringify({ keys, offsets, generation: assignment.generation });
+  return JSON.stringify({ keys, offsets, schemas, generation: assignment.generation });
 }
 
 async function check(method: string, path: string, body: string | undefined, principal: string): Promise<number> {
@@ -78,7 +79,37 @@ async function check(method: string, path: string, body: string | undefined, pri
   return response.status;
 }
 
-describe("group and key endpoints under fuzzing", () => {
+const schemaText = fc.oneof(
+  fc.json(),
+  fc.constantFrom('{"type":"object"}', '{"type":"object","properties":{"a":{"type":"string"}}}', '{"type":"object","required":["a"]}', "{", "[]"),
+  fc.jsonValue().map((properties) => JSON.stringify({ type: "object", properties })),
+  fc.jsonValue().map((required) => JSON.stringify({ type: "object", required })),
+);
+const schemaBody = fc.oneof(
+  fc.record({ subject: fc.oneof(fc.constantFrom("fz-value", "fz.two-key", "fz", "-value", "x y-value"), anyValue), type: fc.oneof(fc.constant("json_schema"), anyValue), schema: fc.oneof(schemaText, anyValue) }, { requiredKeys: [] }),
+  objectWith(["subject", "type", "schema"]),
+);
+
+describe("group, key and schema endpoints under fuzzing", () => {
+  test("POST /schemas: 200/201 or a 4xx that registered nothing", async () => {
+    await fc.assert(
+      fc.asyncProperty(schemaBody.map((b) => JSON.stringify(b)), who, async (body, principal) => {
+        await check("POST", "/schemas", body, principal);
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  test("POST /admin/reset-offsets and DELETE /admin/producers/{id}: never a 5xx", async () => {
+    await fc.assert(
+      fc.asyncProperty(objectWith(["topic"]).map((b) => JSON.stringify(b)), fc.stringMatching(/^[a-z%.]{1,6}$/), who, async (body, id, principal) => {
+        await check("POST", "/admin/reset-offsets", body, principal);
+        await check("DELETE", `/admin/producers/${id}`, undefined, principal);
+      }),
+      { numRuns: runs },
+    );
+  });
+
   test("POST /admin/keys: 201 or a 4xx that made no key", async () => {
     await fc.assert(
       fc.asyncProperty(keyBody.map((b) => JSON.stringify(b)), who, async (body, principal) => {
