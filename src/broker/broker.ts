@@ -13,6 +13,7 @@ import type { ConsumeLimits } from "./consume/params.ts";
 import type { ProduceLimits } from "./produce/request.ts";
 import { type CompactionSummary, runCompactionPass } from "./compaction-pass.ts";
 import { ConsumerGroups } from "./groups/groups.ts";
+import { BrokerMetrics } from "./metrics.ts";
 import { forgetProducer } from "./produce/idempotent.ts";
 import { ProducerOwners } from "./produce/producer-owners.ts";
 import { Quotas } from "./quotas/quotas.ts";
@@ -42,6 +43,7 @@ export class Broker {
   readonly groups: ConsumerGroups;
   readonly producerOwners: ProducerOwners;
   readonly schemas: SchemaRegistry;
+  readonly metrics: BrokerMetrics;
   /** False until the stored topics are loaded, and again once stopping: /readyz answers 503. */
   ready = false;
   /** Made by `open`, which has the logger the passes report to. */
@@ -54,16 +56,18 @@ export class Broker {
     this.quotas = new Quotas(clock);
     // A revoked key's budgets go with it (a key id is never made again).
     this.keys.onRevoke((keyId) => this.quotas.forget(keyId));
-    this.pipeline = new RequestPipeline({
-      authorizer: options.authorizer ?? new KeyAuthorizer(this.keys),
-      keys: this.keys,
-      quotas: this.quotas,
-      authRequired: options.authRequired,
-    });
     this.topics = new TopicRegistry(options.dataDir, {
       recordBytesMax: options.recordBytesMax, flushEveryRecords: options.flushEveryRecords, clock,
     });
     this.groups = new ConsumerGroups(options.dataDir, clock, options.memberTimeoutMs, this.topics);
+    this.metrics = new BrokerMetrics(this.topics, this.groups);
+    this.pipeline = new RequestPipeline({
+      authorizer: options.authorizer ?? new KeyAuthorizer(this.keys),
+      keys: this.keys,
+      quotas: this.quotas,
+      metrics: this.metrics,
+      authRequired: options.authRequired,
+    });
     this.producerOwners = new ProducerOwners(options.dataDir, clock);
     this.schemas = new SchemaRegistry(options.dataDir);
   }
@@ -78,8 +82,8 @@ export class Broker {
       const bootstrap = this.keys.bootstrap();
       if (bootstrap !== null) log.warn({ file: bootstrap }, "no API keys yet: wrote an admin key's secret to this file; create real keys with it, then delete the file");
     }
-    const pass = () => runRetentionPass(this.topics, this.options.clock, log);
-    this.compactionPass = () => runCompactionPass(this.topics, this.options.clock, log);
+    const pass = () => runRetentionPass(this.topics, this.options.clock, log, (place, segments, bytes) => this.metrics.retention(place, segments, bytes));
+    this.compactionPass = () => runCompactionPass(this.topics, this.options.clock, log, (place, dropped) => this.metrics.compaction(place, dropped));
     this.retention = new RetentionScheduler(pass, retentionCheckIntervalMs, log, this.compactionPass);
     this.retention.start();
     this.groups.start(log);
@@ -104,8 +108,10 @@ export class Broker {
 
   /** Deletes a topic and its data; groups forget its offsets and stop reading it. */
   async deleteTopic(name: string): Promise<void> {
+    const partitions = this.topics.get(name).partitionCount;
     await this.topics.delete(name);
     this.groups.topicDeleted(name);
+    this.metrics.topicDeleted(name, partitions);
   }
 
   /** Stops reporting ready, waits for writes in flight and closes every log. */

@@ -8,7 +8,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { type CompactionSettings, compactPartition } from "./log/compaction.ts";
-import { forEachPartition, policyIncludes } from "./partition-pass.ts";
+import { forEachPartition, type PartitionPlace, policyIncludes } from "./partition-pass.ts";
 import type { TopicConfig } from "./topics/config.ts";
 import type { TopicRegistry } from "./topics/registry.ts";
 
@@ -29,10 +29,13 @@ export function compactionSettings(config: Readonly<TopicConfig>): CompactionSet
   return { tombstoneRetentionMs: config.tombstone_retention_ms };
 }
 
+/** What a compaction pass reports per partition it compacted (the broker's metrics). */
+export type CompactionObserver = (place: PartitionPlace, recordsDropped: number) => void;
+
 /** One pass over every topic and partition; resolves when it is done. */
-export async function runCompactionPass(topics: TopicRegistry, clock: Clock, log: Logger): Promise<CompactionSummary> {
+export async function runCompactionPass(topics: TopicRegistry, clock: Clock, log: Logger, observe: CompactionObserver = () => {}): Promise<CompactionSummary> {
   const summary: CompactionSummary = { partitions_checked: 0, segments_rewritten: 0, records_dropped: 0, bytes_reclaimed: 0, partitions_failed: 0 };
-  summary.partitions_failed = await forEachPartition(topics, log, "compaction", async (partitionLog, config) => {
+  summary.partitions_failed = await forEachPartition(topics, log, "compaction", async (partitionLog, config, place) => {
     const settings = compactionSettings(config);
     if (settings === null) return;
     summary.partitions_checked++;
@@ -40,6 +43,7 @@ export async function runCompactionPass(topics: TopicRegistry, clock: Clock, log
     summary.segments_rewritten += result.segmentsRewritten;
     summary.records_dropped += result.recordsDropped;
     summary.bytes_reclaimed += result.bytesReclaimed;
+    observe(place, result.recordsDropped);
   });
   if (summary.segments_rewritten > 0 || summary.partitions_failed > 0) log.info(summary, "compaction pass done");
   return summary;

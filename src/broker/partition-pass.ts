@@ -9,12 +9,18 @@ import type { Partition } from "./log/partition.ts";
 import type { TopicConfig } from "./topics/config.ts";
 import type { TopicRegistry } from "./topics/registry.ts";
 
+/** Where a step is: the topic's name and the partition's number. */
+export interface PartitionPlace {
+  topic: string;
+  partition: number;
+}
+
 /** Runs `step` on every partition that holds data; resolves to how many failed. */
 export async function forEachPartition(
   topics: TopicRegistry,
   log: Logger,
   what: string,
-  step: (partition: Partition, config: Readonly<TopicConfig>) => Promise<void>,
+  step: (partition: Partition, config: Readonly<TopicConfig>, place: PartitionPlace) => Promise<void>,
 ): Promise<number> {
   let failed = 0;
   for (const topic of topics.list()) {
@@ -22,7 +28,7 @@ export async function forEachPartition(
       const partitionLog = topic.existingLog(partition);
       if (partitionLog === null) continue;
       try {
-        await step(partitionLog, topic.config);
+        await step(partitionLog, topic.config, { topic: topic.name, partition });
       } catch (error) {
         failed++;
         log.error({ err: error, topic: topic.name, partition }, `${what} failed for a partition`);

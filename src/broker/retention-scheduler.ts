@@ -10,7 +10,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import { applyRetention, type RetentionLimits } from "./log/retention.ts";
-import { forEachPartition, policyIncludes } from "./partition-pass.ts";
+import { forEachPartition, type PartitionPlace, policyIncludes } from "./partition-pass.ts";
 import type { TopicConfig } from "./topics/config.ts";
 import type { TopicRegistry } from "./topics/registry.ts";
 
@@ -30,16 +30,20 @@ export function retentionLimits(config: Readonly<TopicConfig>): RetentionLimits 
   return { retentionMs: config.retention_ms, retentionBytes: config.retention_bytes };
 }
 
+/** What a retention pass reports per partition it deleted from (the broker's metrics). */
+export type RetentionObserver = (place: PartitionPlace, segmentsDeleted: number, bytesReclaimed: number) => void;
+
 /** One pass over every topic and partition; resolves when it is done. */
-export async function runRetentionPass(topics: TopicRegistry, clock: Clock, log: Logger): Promise<RetentionSummary> {
+export async function runRetentionPass(topics: TopicRegistry, clock: Clock, log: Logger, observe: RetentionObserver = () => {}): Promise<RetentionSummary> {
   const summary: RetentionSummary = { segments_deleted: 0, bytes_reclaimed: 0, segments_rolled: 0, partitions_failed: 0 };
-  summary.partitions_failed = await forEachPartition(topics, log, "retention", async (partitionLog, config) => {
+  summary.partitions_failed = await forEachPartition(topics, log, "retention", async (partitionLog, config, place) => {
     if (await partitionLog.rollIfAged()) summary.segments_rolled++;
     const limits = retentionLimits(config);
     if (limits === null) return;
     const result = await applyRetention(partitionLog, limits, clock.nowMs());
     summary.segments_deleted += result.segmentsDeleted;
     summary.bytes_reclaimed += result.bytesReclaimed;
+    if (result.segmentsDeleted > 0) observe(place, result.segmentsDeleted, result.bytesReclaimed);
   });
   if (summary.segments_deleted > 0 || summary.partitions_failed > 0) log.info(summary, "retention pass done");
   return summary;

@@ -15,8 +15,8 @@ export interface ConsumeResult {
   high_watermark: number;
 }
 
-/** Reads as `p` says; `charge` is told the bytes of keys and values read (the consume quota). */
-export function consume(topic: Topic, p: ConsumeParams, charge: (bytes: number) => void): ConsumeResult {
+/** Reads as `p` says; `onRead` is told the records and bytes of keys and values read (quota, metrics). */
+export function consume(topic: Topic, p: ConsumeParams, onRead: (records: number, bytes: number) => void): ConsumeResult {
   if (p.partition >= topic.partitionCount) {
     throw new SvcError("not_found", `topic '${topic.name}' has no partition ${p.partition}; it has ${topic.partitionCount} (0 to ${topic.partitionCount - 1})`);
   }
@@ -27,7 +27,7 @@ export function consume(topic: Topic, p: ConsumeParams, charge: (bytes: number) 
     return { records: [], next_offset: 0, high_watermark: 0 };
   }
   const read = log.read(p.offset, p.maxRecords, p.maxBytes);
-  charge(keyValueBytes(read.records));
+  onRead(read.records.length, keyValueBytes(read.records));
   return {
     records: consumedRecords(read.records, p.partition, p.encoding),
     next_offset: read.nextOffset,

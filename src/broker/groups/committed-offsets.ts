@@ -83,6 +83,15 @@ export class CommittedOffsets {
     return this.groups.get(group)?.offsets ?? new Map();
   }
 
+  /** Every committed offset: what the metrics report. */
+  *entries(): Generator<{ group: string; topic: string; partition: number; offset: number }> {
+    for (const [group, stored] of this.groups) {
+      for (const [topic, partitions] of stored.offsets) {
+        for (const [partition, offset] of partitions) yield { group, topic, partition, offset };
+      }
+    }
+  }
+
   /** The groups that have committed offsets on `topic`, with their partitions. */
   groupsOn(topic: string): { group: string; partitions: number[] }[] {
     const found: { group: string; partitions: number[] }[] = [];

@@ -108,13 +108,13 @@ export class ConsumerGroups {
    * client polls, so Kafka's default of starting at the end would skip whatever arrives between
    * a first poll and the first commit.
    */
-  consume(group: string, caller: Actor, topic: string, params: Omit<ConsumeParams, "offset">, charge: (bytes: number) => void): ConsumeResult {
+  consume(group: string, caller: Actor, topic: string, params: Omit<ConsumeParams, "offset">, onRead: (records: number, bytes: number) => void): ConsumeResult {
     this.checkOwner(group, caller);
     const summary = this.partitionSummary(topic, params.partition);
     const committed = this.offsets.committed(group, topic, params.partition) ?? summary.start_offset;
     // Retention may have dropped what the group had not read yet: read from what is left.
     const offset = Math.min(Math.max(committed, summary.start_offset), summary.high_watermark);
-    return consume(this.topics.get(topic), { ...params, offset }, charge);
+    return consume(this.topics.get(topic), { ...params, offset }, onRead);
   }
 
   /**
@@ -131,6 +131,21 @@ export class ConsumerGroups {
       moved.push(group);
     }
     return moved.sort();
+  }
+
+  /** Each committed offset with the group's lag behind the partition's high watermark (for /metrics). */
+  *lag(): Generator<{ group: string; topic: string; partition: number; offset: number; lag: number }> {
+    for (const entry of this.offsets.entries()) {
+      const topic = this.topics.find(entry.topic);
+      if (topic === undefined || entry.partition >= topic.partitionCount) continue;
+      yield { ...entry, lag: Math.max(0, topic.summary(entry.partition).high_watermark - entry.offset) };
+    }
+  }
+
+  /** Whether `caller` sees the group in /metrics: its owner, or a global admin (everyone while authentication is off). */
+  isVisibleTo(group: string, caller: Actor): boolean {
+    const owner = this.offsets.owner(group);
+    return caller.actsForAnyKey || (owner !== null && owner === caller.key);
   }
 
   /** A topic was deleted: its offsets go, and groups reading it rebalance. */

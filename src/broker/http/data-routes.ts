@@ -40,7 +40,10 @@ export function dataRoutes(broker: Broker): RouteTable {
             if (plan.producerId !== null) broker.producerOwners.check(plan.producerId, actor);
             meter.admitProduce(keyValueBytes(plan.records));
             if (plan.producerId !== null) await broker.producerOwners.use(plan.producerId, actor);
-            return produce(topic, plan);
+            const results = await produce(topic, plan);
+            const written = plan.records.filter((_, i) => results[i]!.duplicate !== true);
+            meter.produced(name, written.length, keyValueBytes(written));
+            return results;
           },
         });
         return json({ results });
@@ -55,7 +58,7 @@ export function dataRoutes(broker: Broker): RouteTable {
           consumes: true,
           run: (meter) => {
             const topic = broker.topics.get(name);
-            return consume(topic, parseConsumeParams(url.searchParams, broker.options), meter.chargeConsume);
+            return consume(topic, parseConsumeParams(url.searchParams, broker.options), (records, bytes) => meter.consumed(name, records, bytes));
           },
         });
         return json(answer);

@@ -135,7 +135,7 @@ export function groupRoutes(broker: Broker): RouteTable {
         return json(await asMember(ctx, (principal, group, meter) => {
           const { topic, ...params } = parseGroupConsumeParams(ctx.url.searchParams, broker.options);
           pipeline.authorize(principal, "read", checkTopicName(topic, "query parameter 'topic'"));
-          return groups.consume(group, pipeline.actorOf(principal), topic, params, meter.chargeConsume);
+          return groups.consume(group, pipeline.actorOf(principal), topic, params, (records, bytes) => meter.consumed(topic, records, bytes));
         }, true));
       },
     },

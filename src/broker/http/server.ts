@@ -8,6 +8,7 @@ import { dataRoutes } from "./data-routes.ts";
 import { groupRoutes } from "./group-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { keyRoutes } from "./key-routes.ts";
+import { metricsRoutes } from "./metrics-routes.ts";
 import { schemaRoutes } from "./schema-routes.ts";
 import { topicRoutes } from "./topic-routes.ts";
 
@@ -29,7 +30,7 @@ export function startBrokerHttp(broker: Broker, options: BrokerHttpOptions): Htt
     name: "broker-http",
     hostname: options.hostname,
     port: options.port,
-    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker), ...groupRoutes(broker), ...adminRoutes(broker), ...keyRoutes(broker), ...schemaRoutes(broker) },
+    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker), ...groupRoutes(broker), ...adminRoutes(broker), ...keyRoutes(broker), ...schemaRoutes(broker), ...metricsRoutes(broker) },
     bodyBytesMax: options.bodyBytesMax,
     // The spec sends no CORS headers unless --cors-origin lists origins; a listed one is echoed.
     cors: options.corsOrigins.length === 0 ? { kind: "off" } : { kind: "origins", origins: options.corsOrigins },

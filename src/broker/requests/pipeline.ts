@@ -6,20 +6,26 @@
  *
  * A front only turns its credential into a principal here, decodes its request into an Operation
  * and encodes what it answers, so authentication, grants and quotas exist once, not once per
- * front. Metrics join as a stage with the issue that brings them.
+ * front. Each operation is counted and timed by its action and outcome (metrics.ts).
  */
 import { SvcError } from "../../core/errors.ts";
 import type { Action, Authorizer } from "../auth/authorizer.ts";
 import type { KeyStore } from "../auth/keys.ts";
 import { type Actor, anonymous, keyIdOf, type Principal } from "../auth/principal.ts";
+import type { BrokerMetrics } from "../metrics.ts";
 import type { Quotas } from "../quotas/quotas.ts";
 
-/** The quota stage as an operation meets it: bytes are known only once its input is decoded or its read done. */
+/**
+ * The quota and metrics stages as an operation meets them: bytes and records are known only once
+ * its input is decoded or its read is done.
+ */
 export interface Meter {
   /** Takes a produce's bytes (keys and values) from the produce budget before anything is written; 429 or 413 if it cannot. */
   admitProduce(bytes: number): void;
-  /** Charges a consume's bytes (keys and values read) to the consume budget, after the read. */
-  chargeConsume(bytes: number): void;
+  /** Counts a produce once written (the records actually written: idempotent duplicates are not). */
+  produced(topic: string, records: number, bytes: number): void;
+  /** Charges a read's bytes to the consume budget (it may go into debt) and counts it. */
+  consumed(topic: string, records: number, bytes: number): void;
 }
 
 /** An operation as a front hands it over: what it needs a grant for, and the work. */
@@ -41,11 +47,10 @@ export interface PipelineParts {
   authorizer: Authorizer;
   keys: KeyStore;
   quotas: Quotas;
+  metrics: BrokerMetrics;
   /** --auth required: every request needs a key. */
   authRequired: boolean;
 }
-
-const unmetered: Meter = { admitProduce: () => {}, chargeConsume: () => {} };
 
 export class RequestPipeline {
   constructor(private readonly parts: PipelineParts) {}
@@ -65,15 +70,29 @@ export class RequestPipeline {
 
   /** Runs `operation` as `principal`: refused with the authorizer's 401 or 403 or the quota's 429, else its answer. */
   async run<T>(principal: Principal, operation: Operation<T>): Promise<T> {
-    this.parts.authorizer.check(principal, operation.action, operation.topic);
-    const key = this.parts.keys.liveKey(principal);
-    if (key === null) return await operation.run(unmetered);
-    if (operation.consumes === true) this.parts.quotas.checkConsume(key);
-    const { quotas } = this.parts;
-    return await operation.run({
-      admitProduce: (bytes) => quotas.admitProduce(key, bytes),
-      chargeConsume: (bytes) => quotas.chargeConsume(key, bytes),
-    });
+    const started = performance.now();
+    let outcome = "ok";
+    try {
+      this.parts.authorizer.check(principal, operation.action, operation.topic);
+      const key = this.parts.keys.liveKey(principal);
+      const { quotas, metrics } = this.parts;
+      if (key !== null && operation.consumes === true) quotas.checkConsume(key);
+      return await operation.run({
+        admitProduce: (bytes) => {
+          if (key !== null) quotas.admitProduce(key, bytes);
+        },
+        produced: (topic, records, bytes) => metrics.produced(topic, records, bytes),
+        consumed: (topic, records, bytes) => {
+          if (key !== null) quotas.chargeConsume(key, bytes);
+          metrics.consumed(topic, records, bytes);
+        },
+      });
+    } catch (error) {
+      outcome = error instanceof SvcError ? error.code : "internal";
+      throw error;
+    } finally {
+      this.parts.metrics.request(operation.action, outcome, (performance.now() - started) / 1000);
+    }
   }
 
   /** The check of `run`, for topics an operation learns only from its decoded input (a group join's topics). */
