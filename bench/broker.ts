@@ -24,7 +24,7 @@
  * waits (on the disk, for produce).
  *
  * Then access control's cost (auth, grants and quotas on vs off) and a 50-member group's settling
- * time after a join: lib/broker-access.ts.
+ * time after a join (lib/broker-access.ts), and what /metrics costs (lib/broker-metrics.ts).
  *
  * SVC_BENCH_BROKER_SECONDS sets each run's length (default 5).
  */
@@ -39,6 +39,7 @@ import { wrk } from "./lib/wrk.ts";
 import { brokerAddress, spawnServer } from "../test/support/spawn.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { accessOverhead, groupSettle } from "./lib/broker-access.ts";
+import { metricsCost } from "./lib/broker-metrics.ts";
 
 const seconds = Number(process.env.SVC_BENCH_BROKER_SECONDS ?? 5);
 const valueSizes = [100, 1024];
@@ -230,3 +231,4 @@ async function main(): Promise<void> {
 await main();
 await accessOverhead(seconds);
 await groupSettle();
+await metricsCost(seconds);

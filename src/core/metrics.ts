@@ -31,7 +31,10 @@ interface MetricOptions {
 // ---- text format -------------------------------------------------------------------------------
 
 const escapeHelp = (text: string) => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
-const escapeLabelValue = (text: string) => text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+const labelValueSpecial = /[\\"\n]/;
+/** Most values (topic names, partition numbers) hold nothing to escape: they are tested once, not rewritten thrice. */
+const escapeLabelValue = (text: string) =>
+  labelValueSpecial.test(text) ? text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n") : text;
 
 export function formatValue(value: number): string {
   if (Number.isNaN(value)) return "NaN";
@@ -41,9 +44,11 @@ export function formatValue(value: number): string {
 }
 
 function formatLabels(names: readonly string[], values: readonly string[], extra = ""): string {
-  const pairs = names.map((name, i) => `${name}="${escapeLabelValue(values[i]!)}"`);
-  if (extra !== "") pairs.push(extra);
-  return pairs.length === 0 ? "" : `{${pairs.join(",")}}`;
+  // Concatenated rather than mapped and joined: a scrape formats this once per series.
+  let out = "";
+  for (let i = 0; i < names.length; i++) out += `${i === 0 ? "" : ","}${names[i]}="${escapeLabelValue(values[i]!)}"`;
+  if (extra !== "") out += out === "" ? extra : `,${extra}`;
+  return out === "" ? "" : `{${out}}`;
 }
 
 function labelsObject(names: readonly string[], values: readonly string[]): Labels {
@@ -189,12 +194,20 @@ export class Gauge extends Metric<GaugeChild> {
   protected sampleLines(values: readonly string[], child: GaugeChild) {
     return [`${this.name}${formatLabels(this.labelNames, values)} ${formatValue(child.value)}`];
   }
-  protected override series() {
-    if (this.collect !== undefined) {
-      this.reset();
-      this.collect((values, value) => this.labels(...values).set(value));
-    }
-    return super.series();
+  /**
+   * A collected gauge writes its lines as collect reports them: nothing is kept between scrapes,
+   * so a scrape of thousands of partitions makes no series objects or keys.
+   */
+  override expose(filter: SeriesFilter | undefined): string {
+    const collect = this.collect;
+    if (collect === undefined) return super.expose(filter);
+    let out = `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} ${this.type}\n`;
+    collect((values, value) => {
+      assert(values.length === this.labelNames.length, `${this.name} takes ${this.labelNames.length} label values, got ${values.length}`);
+      if (filter && !filter(labelsObject(this.labelNames, values), this.name)) return;
+      out += `${this.name}${formatLabels(this.labelNames, values)} ${formatValue(value)}\n`;
+    });
+    return out;
   }
   set(v: number): void {
     this.labels().set(v);

@@ -1,0 +1,107 @@
+/**
+ * The cost of GET /metrics, part of `svc bench broker` (issue: schema registry, metrics):
+ *
+ * - a scrape of a broker with 1,000 partitions, each written to and a group committed on each:
+ *   the time one scrape takes, sequentially, the median and the slowest. Target < 20 ms.
+ * - scraping during a produce load: wrk's produce rate alone and with a scrape every second (a
+ *   fifteenth of Prometheus's default interval, so the effect is magnified), runs alternated.
+ *   Target: the rate changes by less than 2%.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { brokerAddress, spawnServer } from "../../test/support/spawn.ts";
+import { fmt } from "./redis-benchmark.ts";
+import { wrk } from "./wrk.ts";
+
+const cliPath = join(import.meta.dir, "../../src/cli.ts");
+const partitions = 1000;
+const scrapes = 50;
+const scrapeTargetMs = 20;
+const scrapeEveryMs = 1000;
+const rounds = 2;
+const loadChangeTarget = 0.02;
+
+interface Broker {
+  url: string;
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+}
+
+async function call(broker: Broker, method: string, path: string, body?: unknown): Promise<any> {
+  const init: RequestInit = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
+  const response = await fetch(`${broker.url}${path}`, init);
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
+  return text;
+}
+
+const produceScript = `
+wrk.method = "POST"
+wrk.path = "/topics/bench.load/produce"
+wrk.headers["Content-Type"] = "application/json"
+local record = '{"value":"' .. string.rep("x", 100) .. '"}'
+local records = {}
+for i = 1, 100 do records[i] = record end
+wrk.body = '{"records":[' .. table.concat(records, ",") .. ']}'
+`;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Prints both tables; answers whether both targets were met. */
+export async function metricsCost(seconds: number): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-metrics-"));
+  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", join(dir, "data"), "--log-level", "warn"];
+  const server = await spawnServer("svc broker", argv, brokerAddress);
+  const broker: Broker = { url: `http://${server.where}`, proc: server.proc };
+  try {
+    await call(broker, "POST", "/topics", { name: "bench.wide", partitions });
+    await call(broker, "POST", "/topics/bench.wide/produce", { records: Array.from({ length: partitions }, (_, p) => ({ value: "v", partition: p })) });
+    for (let p = 0; p < partitions; p++) await call(broker, "POST", "/groups/bench/commit", { topic: "bench.wide", partition: p, offset: 1 });
+    const times: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < scrapes; i++) {
+      const start = performance.now();
+      bytes = (await call(broker, "GET", "/metrics")).length;
+      times.push(performance.now() - start);
+    }
+    const slowest = Math.max(...times);
+    console.log(`\n### broker: GET /metrics with ${fmt(partitions)} partitions, each written and committed by a group (${scrapes} scrapes, one at a time)\n`);
+    console.log("| exposition bytes | median ms | slowest ms | target |");
+    console.log("|---:|---:|---:|---:|");
+    console.log(`| ${fmt(bytes)} | ${median(times).toFixed(2)} | ${slowest.toFixed(2)} | < ${scrapeTargetMs} ms |`);
+    const scrapeMet = median(times) < scrapeTargetMs;
+
+    await call(broker, "POST", "/topics", { name: "bench.load", partitions: 1 });
+    const rates: Record<"alone" | "scraped", number[]> = { alone: [], scraped: [] };
+    for (let round = 0; round < rounds; round++) {
+      for (const side of ["alone", "scraped"] as const) {
+        let scraping = side === "scraped";
+        const scraper = (async () => {
+          while (scraping) {
+            await call(broker, "GET", "/metrics");
+            await Bun.sleep(scrapeEveryMs);
+          }
+        })();
+        const result = await wrk({ url: broker.url, script: produceScript, scriptPath: join(dir, "produce.lua"), threads: 2, connections: 4, seconds, timeoutSeconds: 10 });
+        scraping = false;
+        await scraper;
+        rates[side].push(result.requestsPerSec);
+      }
+    }
+    const alone = median(rates.alone);
+    const scraped = median(rates.scraped);
+    const change = scraped / alone - 1;
+    console.log(`\n### broker: produce (100 × 100 B, wrk -t 2 -c 4 -d ${seconds}s) alone and with a /metrics scrape every ${scrapeEveryMs} ms (${rounds} alternating runs each, medians)\n`);
+    console.log("| alone req/s | scraped req/s | change | target |");
+    console.log("|---:|---:|---:|---:|");
+    console.log(`| ${fmt(alone)} | ${fmt(scraped)} | ${(change * 100).toFixed(1)}% | within ±${loadChangeTarget * 100}% |`);
+    const loadMet = Math.abs(change) < loadChangeTarget;
+    console.log(`\n**Verdict:** a scrape of ${fmt(partitions)} partitions takes ${median(times).toFixed(1)} ms (target < ${scrapeTargetMs}): ${scrapeMet ? "met" : "NOT met"}; ` +
+      `scraping moves the produce rate by ${(change * 100).toFixed(1)}% (target < ${loadChangeTarget * 100}%): ${loadMet ? "met" : "NOT met"}.\n`);
+    return scrapeMet && loadMet;
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
