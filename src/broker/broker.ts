@@ -67,6 +67,7 @@ export class Broker {
       quotas: this.quotas,
       metrics: this.metrics,
       authRequired: options.authRequired,
+      isReady: () => this.ready,
     });
     this.producerOwners = new ProducerOwners(options.dataDir, clock);
     this.schemas = new SchemaRegistry(options.dataDir);
@@ -76,8 +77,8 @@ export class Broker {
    * Loads and recovers every stored topic, makes the bootstrap key if this is the first start
    * with --auth required, starts the background passes and timers, then reports ready.
    */
-  open(log: Logger): void {
-    this.topics.load(log);
+  async open(log: Logger): Promise<void> {
+    await this.topics.load(log);
     if (this.options.authRequired) {
       const bootstrap = this.keys.bootstrap();
       if (bootstrap !== null) log.warn({ file: bootstrap }, "no API keys yet: wrote an admin key's secret to this file; create real keys with it, then delete the file");

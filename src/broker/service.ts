@@ -73,17 +73,24 @@ export const brokerService = defineService({
       authRequired: config.auth === "required",
       memberTimeoutMs: config.coordMemberTimeout,
     });
-    broker.open(log);
+    // The port opens before recovery, so liveness (/healthz) answers while a large data dir is
+    // read and /readyz says 503 until it is done; every other request is refused with 503 meanwhile.
     let http: ReturnType<typeof startBrokerHttp>;
     try {
       http = startBrokerHttp(broker, {
         hostname: bind.hostname, port: bind.port, bodyBytesMax: config.maxRequestBodyBytes, corsOrigins: origins, tls, log,
       });
     } catch (error) {
-      await broker.close();
       // OpenSSL's refusal of the PEM files (bad base64, a key that does not match the certificate).
       const reason = (error as { reason?: unknown }).reason;
       if (tls !== null && typeof reason === "string") throw new SvcError("bad_config", `--tls-cert and --tls-key could not be used: ${reason}`);
+      throw error;
+    }
+    try {
+      await broker.open(log);
+    } catch (error) {
+      await http.stop(true);
+      await broker.close();
       throw error;
     }
     const address = formatBindAddress(bind.hostname, http.port);

@@ -37,9 +37,9 @@ let broker: Broker;
 let http: HttpService;
 const log = createLogger({ level: "silent" });
 
-beforeAll(() => {
+beforeAll(async () => {
   broker = new Broker({ dataDir: freshDataDir(), flushEveryRecords: 1, recordBytesMax: 1 << 20, fetchRecordsMax: 1000, fetchBytesMax: 1 << 20, clock: new ManualClock(), authorizer, memberTimeoutMs: 45_000, authRequired: false });
-  broker.open(log);
+  await broker.open(log);
   http = startBrokerHttp(broker, { hostname: "127.0.0.1", port: 0, bodyBytesMax: 1 << 20, corsOrigins: [], tls: null, log });
 });
 

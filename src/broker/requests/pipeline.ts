@@ -50,6 +50,8 @@ export interface PipelineParts {
   metrics: BrokerMetrics;
   /** --auth required: every request needs a key. */
   authRequired: boolean;
+  /** False while the data dir recovers and once shutdown begins: operations are refused with 503. */
+  isReady: () => boolean;
 }
 
 export class RequestPipeline {
@@ -73,6 +75,7 @@ export class RequestPipeline {
     const started = performance.now();
     let outcome = "ok";
     try {
+      if (!this.parts.isReady()) throw new SvcError("unavailable", "the broker is not ready: it is recovering its data, or shutting down; retry shortly");
       this.parts.authorizer.check(principal, operation.action, operation.topic);
       const key = this.parts.keys.liveKey(principal);
       const { quotas, metrics } = this.parts;

@@ -19,10 +19,10 @@ export class TopicRegistry {
   }
 
   /** Loads every stored topic and opens (recovering) its partitions' logs. */
-  load(log: Logger): void {
+  async load(log: Logger): Promise<void> {
     const { removed } = this.store.prepare();
     if (removed.length > 0) log.warn({ removed }, "removed half-created topics left by a crash");
-    for (const meta of this.store.loadAll()) this.topics.set(meta.name, Topic.load(meta, this.store, this.settings));
+    for (const meta of this.store.loadAll()) this.topics.set(meta.name, await Topic.load(meta, this.store, this.settings));
   }
 
   get count(): number {

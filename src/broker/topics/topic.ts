@@ -47,11 +47,18 @@ export class Topic {
     return new Topic(meta, store, settings);
   }
 
-  /** A stored topic, with every partition that holds data opened (and so recovered). */
-  static load(meta: TopicMeta, store: TopicStore, settings: PartitionSettings): Topic {
+  /**
+   * A stored topic, with every partition that holds data opened (and so recovered). It lets the
+   * event loop run between partitions, so the HTTP listener answers /healthz and /readyz (503)
+   * while a large data dir recovers.
+   */
+  static async load(meta: TopicMeta, store: TopicStore, settings: PartitionSettings): Promise<Topic> {
     const topic = new Topic(meta, store, settings);
     try {
-      for (const partition of store.partitionDirs(meta.name, meta.partitions)) topic.open(partition, false);
+      for (const partition of store.partitionDirs(meta.name, meta.partitions)) {
+        topic.open(partition, false);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     } catch (error) {
       void topic.close();
       throw error;
