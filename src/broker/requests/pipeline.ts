@@ -70,7 +70,10 @@ export class RequestPipeline {
     return { kind: "key", keyId: key.key_id };
   }
 
-  /** Runs `operation` as `principal`: refused with the authorizer's 401 or 403 or the quota's 429, else its answer. */
+  /**
+   * Runs `operation` as `principal`, counted and timed: refused with 503 while the broker is not
+   * ready, with the authorizer's 401 or 403, or with the quota's 429 or 413; else its answer.
+   */
   async run<T>(principal: Principal, operation: Operation<T>): Promise<T> {
     const started = performance.now();
     let outcome = "ok";
