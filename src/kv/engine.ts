@@ -475,15 +475,16 @@ export class Engine {
     if (session.tracking !== null && !session.tracking.bcast) this.rememberTracked(session, spec, argv);
     const stats = this.statsFor(spec.name);
     stats.calls++;
+    let micros = 0;
     if (batched) this.timing.finishBatched(stats, spec);
     else if (wentBusy) this.busyScript!.whenDone(() => this.busyCommandEnded(spec, argv, session, exec, startedMs, stats));
     else {
-      const micros = (this.timing.endBatch() - startedMs) * 1000;
+      micros = (this.timing.endBatch() - startedMs) * 1000;
       stats.usec += micros;
       // A command that blocked has not run yet: it is logged when served (blockedServed).
       if (session.blocked === null) this.considerSlow(spec, argv, session, micros, stats);
     }
-    if (session.blocked !== null) session.blocked.command = { spec, argv };
+    if (session.blocked !== null) session.blocked.command = { spec, argv, micros };
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
     if (this.monitors.size > 0 && !monitoredFirst) this.monitors.feed(session, spec, argv);
@@ -537,9 +538,21 @@ export class Engine {
     if (this.latency.on) this.latency.consider(latencyEventOf(spec), micros / 1000);
   }
 
-  /** CLIENT UNBLOCK … ERROR ended a blocked command with an error: a failed call, as Redis counts it. */
-  blockedFailed(state: BlockedState): void {
-    if (state.command !== undefined) this.statsFor(state.command.spec.name).failedCalls++;
+  /**
+   * CLIENT UNBLOCK ended a blocked command, TIMEOUT or ERROR alike. Redis 7.0.15 then records it
+   * as an unblocked call with errors (networking.c: updateStatsOnUnblock(target, 0, 0, 1)): a failed
+   * call, the blocked call's own time added to the command's time a second time, and that time in
+   * its latency histogram and SLOWLOG — an entry with no arguments, since unblockClient has
+   * already reset the client's argv when the entry is made.
+   */
+  unblockedByClient(session: Session, state: BlockedState): void {
+    if (state.command === undefined) return;
+    const { spec, micros } = state.command;
+    const stats = this.statsFor(spec.name);
+    stats.usec += micros;
+    stats.failedCalls++;
+    if (this.timing.tracksLatency) trackLatency(stats, micros);
+    this.slowlog.consider(spec, [], session, micros);
   }
 
   /**

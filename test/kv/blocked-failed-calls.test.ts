@@ -50,3 +50,32 @@ for (const [name, setup, blocking, ending, error] of cases) {
     expect(kv.counts[`errorstat_${error}`]).toBe("count=1");
   });
 }
+
+/**
+ * CLIENT UNBLOCK, TIMEOUT or ERROR: Redis 7.0.15 records the ended command as an unblocked call
+ * with errors — a failed call even for TIMEOUT, with its time in LATENCY HISTOGRAM and INFO
+ * latencystats (networking.c calls updateStatsOnUnblock(target, 0, 0, 1)).
+ */
+async function unblockedBy(port: number, reason: string): Promise<{ reply: RespValue; counts: Record<string, string>; latency: boolean }> {
+  const blocker = await RespClient.connect(port);
+  const other = await RespClient.connect(port);
+  await other.pipeline([["FLUSHALL"], ["CONFIG", "RESETSTAT"]]);
+  const id = String(await blocker.call("CLIENT", "ID"));
+  const reply = blocker.call("BLPOP", "empty", "0");
+  for (let tries = 0; tries < 200 && !String(await other.call("CLIENT", "LIST", "ID", id)).includes("flags=b"); tries++) await Bun.sleep(5);
+  expect(await other.call("CLIENT", "UNBLOCK", id, reason)).toBe(1n);
+  const result = { reply: await reply, counts: await counts(other), latency: String(await other.call("INFO", "latencystats")).includes("latency_percentiles_usec_blpop:") };
+  blocker.close();
+  other.close();
+  return result;
+}
+
+for (const reason of ["TIMEOUT", "ERROR"]) {
+  test(`BLPOP ended by CLIENT UNBLOCK ${reason}: a failed call with its latency recorded, as redis-server`, async () => {
+    const redis = await unblockedBy(servers.redis.port, reason);
+    const kv = await unblockedBy(servers.kv.port, reason);
+    expect(kv).toEqual(redis);
+    expect(kv.counts.cmdstat_blpop).toBe("calls=1,rejected_calls=0,failed_calls=1");
+    expect(kv.latency).toBe(true);
+  });
+}

@@ -107,7 +107,7 @@ describe("SLOWLOG, side by side with redis-server", () => {
     }
   });
 
-  test("a blocked command is logged once served, with the time serving took, and not when it times out; CLIENT UNBLOCK … ERROR counts a failed call", async () => {
+  test("a blocked command is logged once served, with the time serving took, and not when it times out; CLIENT UNBLOCK … ERROR counts a failed call and leaves an entry without arguments", async () => {
     const results = await Promise.all([s.redis, s.kv].map(async (server, i) => {
       const c = both()[i]!;
       const waiter = await RespClient.connect(server.port);
@@ -130,7 +130,8 @@ describe("SLOWLOG, side by side with redis-server", () => {
         await c.call("CLIENT", "UNBLOCK", id, "ERROR");
         expect(await failed).toEqual({ e: "UNBLOCKED client unblocked via CLIENT UNBLOCK" });
         const logged = (entries(await c.call("SLOWLOG", "GET", "-1")) as [string[], string][])
-          .map(([args]) => args).filter((args) => ["BLPOP", "RPUSH"].includes(args[0]!));
+          // CLIENT UNBLOCK leaves an entry with no arguments (Redis 7.0.15 resets the argv first).
+          .map(([args]) => args).filter((args) => args.length === 0 || ["BLPOP", "RPUSH"].includes(args[0]!));
         const blpopStats = ((await c.call("INFO", "commandstats")) as string).match(/cmdstat_blpop:calls=(\d+),.*failed_calls=(\d+)/)!.slice(1);
         return { logged, blpopStats };
       } finally {
@@ -139,7 +140,7 @@ describe("SLOWLOG, side by side with redis-server", () => {
       }
     }));
     expect(results[1]).toEqual(results[0]!);
-    expect(results[1]!.logged).toEqual([["BLPOP", "slowq", "0"], ["RPUSH", "slowq", "x"]]);
+    expect(results[1]!.logged).toEqual([[], ["BLPOP", "slowq", "0"], ["RPUSH", "slowq", "x"]]);
     expect(results[1]!.blpopStats).toEqual(["3", "1"]);
   });
 

@@ -212,10 +212,13 @@ function clientUnblock(x: Exec, argv: string[]): void {
   x.engine.blocking.unblock(target);
   if (reason === "TIMEOUT") answerBlocked(target, () => state.timeout());
   else {
-    x.engine.blockedFailed(state);
     answerBlocked(target, () => target.reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK"));
     target.transport?.flush();
+    // Redis counts the error reply it sent the target against the command that sent it: CLIENT
+    // UNBLOCK … ERROR is itself a failed call in 7.0.15's commandstats.
+    x.failed = true;
   }
+  x.engine.unblockedByClient(target, state);
   x.reply.integer(1);
 }
 
