@@ -28,7 +28,6 @@
  *
  * SVC_BENCH_BROKER_SECONDS sets each run's length (default 5).
  */
-import type { Subprocess } from "bun";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,9 +35,9 @@ import { encodeRecords, type LogRecord } from "../src/broker/log/record.ts";
 import { appendChunks } from "../src/native/append.ts";
 import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk } from "./lib/wrk.ts";
-import { brokerAddress, spawnServer } from "../test/support/spawn.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { accessOverhead, groupSettle } from "./lib/broker-access.ts";
+import { type BenchBroker, callBroker, startBenchBroker } from "./lib/broker-process.ts";
 import { metricsCost } from "./lib/broker-metrics.ts";
 
 const seconds = Number(process.env.SVC_BENCH_BROKER_SECONDS ?? 5);
@@ -66,26 +65,10 @@ const consumeTargetValueBytes = 100;
 const wrkTimeoutSeconds = 10;
 const bytesPerMB = 1e6;
 
-const cliPath = join(import.meta.dir, "../src/cli.ts");
-
-interface Broker {
-  url: string;
-  proc: Subprocess<"ignore", "pipe", "pipe">;
-}
-
-/** `svc broker` on a free port, found by the address it prints. */
-async function startBroker(dataDir: string): Promise<Broker> {
-  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"];
-  const server = await spawnServer("svc broker", argv, brokerAddress);
-  return { url: `http://${server.where}`, proc: server.proc };
-}
+type Broker = BenchBroker;
 
 async function call(broker: Broker, method: string, path: string, body?: unknown): Promise<any> {
-  const init: RequestInit = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
-  const response = await fetch(`${broker.url}${path}`, init);
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
-  return JSON.parse(text);
+  return JSON.parse(await callBroker(broker, method, path, body));
 }
 
 /** Runs `work`, and reports the broker's CPU use over it as a share of one core. */
@@ -167,7 +150,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-broker-"));
   let broker: Broker | undefined;
   try {
-    broker = await startBroker(join(dir, "data"));
+    broker = await startBenchBroker(join(dir, "data"));
     for (const valueBytes of valueSizes) await call(broker, "POST", "/topics", { name: topicName(valueBytes), partitions: 1 });
 
     console.log(`### broker: durable produce (--flush-every-records 1) vs the disk's writev+fdatasync, wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s\n`);
@@ -220,10 +203,7 @@ async function main(): Promise<void> {
       `${produceMet ? "met" : "NOT met"}. Consume of ${consumeTargetValueBytes} B records: ${fmt(consumeAtTarget)} records/s ` +
       `(target ≥ ${fmt(consumeTargetRecordsPerSec)}): ${consumeMet ? "met" : "NOT met"}.\n`);
   } finally {
-    if (broker !== undefined) {
-      broker.proc.kill("SIGTERM");
-      await broker.proc.exited;
-    }
+    await broker?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -15,13 +15,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { brokerAddress, spawnServer } from "../../test/support/spawn.ts";
+import { type BenchBroker, callBroker, startBenchBroker } from "./broker-process.ts";
 import { cpuSeconds } from "./process-cpu.ts";
 import { fmt } from "./redis-benchmark.ts";
 import { wrk } from "./wrk.ts";
 
-const cliPath = join(import.meta.dir, "../../src/cli.ts");
 const wrkThreads = 2;
 const connections = 4;
 const wrkTimeoutSeconds = 10;
@@ -44,27 +42,13 @@ const heartbeatMs = 1000;
 const settleTrials = 5;
 const settleTargetPastHeartbeatMs = 100;
 
-interface Broker {
-  url: string;
-  proc: Subprocess<"ignore", "pipe", "pipe">;
-  dataDir: string;
-  headers: Record<string, string>;
-}
+type Broker = BenchBroker;
 
-async function start(dataDir: string, flags: string[]): Promise<Broker> {
-  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags];
-  const server = await spawnServer("svc broker", argv, brokerAddress);
-  return { url: `http://${server.where}`, proc: server.proc, dataDir, headers: {} };
-}
-
-async function call(broker: Broker, method: string, path: string, body?: unknown, headers = broker.headers): Promise<any> {
-  const init: RequestInit = { method, headers: body === undefined ? headers : { ...headers, "content-type": "application/json" } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const response = await fetch(`${broker.url}${path}`, init);
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
+const start = startBenchBroker;
+const call = async (broker: Broker, method: string, path: string, body?: unknown, headers = broker.headers): Promise<any> => {
+  const text = await callBroker(broker, method, path, body, headers);
   return text === "" ? null : JSON.parse(text);
-}
+};
 
 function luaHeaders(headers: Record<string, string>): string {
   return Object.entries(headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"`).join("\n");
@@ -150,10 +134,7 @@ export async function accessOverhead(seconds: number): Promise<boolean> {
     console.log(`\n**Verdict:** access control costs ${met ? "within" : "MORE than"} ${overheadTarget * 100}% of the request rate.`);
     return met;
   } finally {
-    for (const b of brokers) {
-      b.proc.kill("SIGTERM");
-      await b.proc.exited;
-    }
+    for (const b of brokers) await b.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -223,8 +204,7 @@ export async function groupSettle(): Promise<boolean> {
     console.log(`\n**Verdict:** the slowest trial settled ${Math.max(...worst).toFixed(0)} ms past the heartbeat interval (target < ${settleTargetPastHeartbeatMs} ms): ${met ? "met" : "NOT met"}.\n`);
     return met;
   } finally {
-    broker.proc.kill("SIGTERM");
-    await broker.proc.exited;
+    await broker.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

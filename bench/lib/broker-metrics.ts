@@ -11,13 +11,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { brokerAddress, spawnServer } from "../../test/support/spawn.ts";
+import { callBroker as call, startBenchBroker } from "./broker-process.ts";
 import { cpuSeconds } from "./process-cpu.ts";
 import { fmt } from "./redis-benchmark.ts";
 import { wrk } from "./wrk.ts";
 
-const cliPath = join(import.meta.dir, "../../src/cli.ts");
 const partitions = 1000;
 const scrapes = 50;
 const scrapeTargetMs = 20;
@@ -25,19 +23,6 @@ const scrapeEveryMs = 1000;
 /** Alternating runs per side: the rate's run-to-run noise here is a few percent, the effect measured ~1%. */
 const rounds = 3;
 const loadChangeTarget = 0.02;
-
-interface Broker {
-  url: string;
-  proc: Subprocess<"ignore", "pipe", "pipe">;
-}
-
-async function call(broker: Broker, method: string, path: string, body?: unknown): Promise<any> {
-  const init: RequestInit = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
-  const response = await fetch(`${broker.url}${path}`, init);
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
-  return text;
-}
 
 const produceScript = `
 wrk.method = "POST"
@@ -54,9 +39,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /** Prints both tables; answers whether both targets were met. */
 export async function metricsCost(seconds: number): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-metrics-"));
-  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", join(dir, "data"), "--log-level", "warn"];
-  const server = await spawnServer("svc broker", argv, brokerAddress);
-  const broker: Broker = { url: `http://${server.where}`, proc: server.proc };
+  const broker = await startBenchBroker(join(dir, "data"));
   try {
     await call(broker, "POST", "/topics", { name: "bench.wide", partitions });
     await call(broker, "POST", "/topics/bench.wide/produce", { records: Array.from({ length: partitions }, (_, p) => ({ value: "v", partition: p })) });
@@ -116,7 +99,7 @@ export async function metricsCost(seconds: number): Promise<boolean> {
       `${loadMet ? "" : ` — runs without scraping spread ${spread(rates.alone).toFixed(1)}%`}; by CPU the scrapes cost ${(scrapeShare * 100).toFixed(2)}% of the load's.\n`);
     return scrapeMet && loadMet;
   } finally {
-    await server.stop();
+    await broker.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

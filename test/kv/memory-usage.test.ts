@@ -37,16 +37,27 @@ describe("MEMORY USAGE tracks the heap", () => {
     ["a sorted set of 200k (a tree and an index)", () => batches((b) => ["ZADD", "k", ...range(2000, (i) => (i % 2 === 0 ? String((b * 1000 + i) / 7) : `member:${b * 1000 + i}`))])],
     ["a Bloom filter for 1M items", () => [["BF.RESERVE", "k", "0.001", "1000000"]]],
   ];
+  /**
+   * Measurements per value, judged by their median: JSC scans the stack conservatively, so a value
+   * freed before a measurement can now and then outlive the first collection and be reclaimed
+   * inside the next one, which takes up to its size off one measurement's growth.
+   */
+  const trials = 3;
   for (const [name, commands] of large) {
     test(name, () => {
-      h.run("FLUSHALL");
-      // The arguments are made inside: the value holds some of their strings.
-      const grown = heapGrowth(() => {
-        for (const argv of commands()) h.run(...argv);
-      });
-      const estimate = h.run("MEMORY", "USAGE", "k", "SAMPLES", "0") as number;
-      expect(estimate / grown).toBeGreaterThan(0.7);
-      expect(estimate / grown).toBeLessThan(1.4);
+      const ratios: number[] = [];
+      for (let trial = 0; trial < trials; trial++) {
+        h.run("FLUSHALL");
+        // The arguments are made inside: the value holds some of their strings.
+        const grown = heapGrowth(() => {
+          for (const argv of commands()) h.run(...argv);
+        });
+        const estimate = h.run("MEMORY", "USAGE", "k", "SAMPLES", "0") as number;
+        ratios.push(estimate / grown);
+      }
+      const median = ratios.sort((a, b) => a - b)[Math.floor(trials / 2)]!;
+      expect(median).toBeGreaterThan(0.7);
+      expect(median).toBeLessThan(1.4);
     });
   }
 
