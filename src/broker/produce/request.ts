@@ -38,57 +38,73 @@ export interface ProduceLimits {
 const bodyFields = ["producer_id", "records"] as const;
 const recordFields = ["key", "value", "partition", "sequence"] as const;
 
-interface CheckedRecord {
-  key: string | null;
-  value: string;
+/** A record as a front decoded it, before the checks every front shares. */
+export interface DecodedRecord {
+  key: Uint8Array | null;
+  value: Uint8Array;
+  /** The partition named; null routes by key, else round-robin. */
   partition: number | null;
   sequence: number | null;
 }
 
+/** A produce body (JSON, from HTTP) as a plan; a 4xx naming the field at the first problem. */
 export function planProduce(body: unknown, topic: Topic, limits: ProduceLimits): ProducePlan {
   const fields = objectFields(body, bodyFields, "the request body");
   const producerId = fields.producer_id === undefined || fields.producer_id === null ? null : textField(fields.producer_id, "producer_id");
-  if (producerId === "") throw badRequest("'producer_id' must not be empty");
   const list = fields.records;
   if (!Array.isArray(list)) throw badRequest(`'records' must be an array of record objects, not ${describeJson(list)}`);
-  if (list.length === 0) throw badRequest("'records' must hold at least one record");
-  const checked = list.map((item, i) => checkRecord(item, i, topic, limits));
-  const sequenced = checked.filter((r) => r.sequence !== null).length;
-  if (producerId !== null && sequenced !== checked.length) {
+  return planRecords(producerId, list.map((item, i) => decodeJsonRecord(item, i)), topic, limits);
+}
+
+/**
+ * The checks every front's produce passes, whole, before anything is written: at least one
+ * record, each within --max-record-bytes and naming a partition the topic has, sequences exactly
+ * when there is a producer id, and every record of an idempotent producer routed by partition or
+ * key. Answers each record's partition.
+ */
+export function planRecords(producerId: string | null, records: readonly DecodedRecord[], topic: Topic, limits: ProduceLimits): ProducePlan {
+  if (producerId === "") throw badRequest("'producer_id' must not be empty");
+  if (records.length === 0) throw badRequest("'records' must hold at least one record");
+  records.forEach((r, i) => {
+    const where = `records[${i}]`;
+    if (r.partition !== null) integerIn(r.partition, 0, topic.partitionCount - 1, `${where}.partition`);
+    const bytes = r.value.length + (r.key?.length ?? 0);
+    if (bytes > limits.recordBytesMax) {
+      throw new SvcError("body_too_large", `'${where}' has ${bytes} bytes of key and value; the limit is ${limits.recordBytesMax} (--max-record-bytes)`);
+    }
+  });
+  const sequenced = records.filter((r) => r.sequence !== null).length;
+  if (producerId !== null && sequenced !== records.length) {
     throw badRequest("with 'producer_id', every record needs a 'sequence'");
   }
   if (producerId === null && sequenced > 0) throw badRequest("a record with 'sequence' needs the request's 'producer_id'");
   if (producerId !== null) {
     // Sequences count per partition, so the producer must know each record's partition, and a
     // retry must land where the original did: round robin would send it elsewhere.
-    const unrouted = checked.findIndex((r) => r.partition === null && r.key === null);
+    const unrouted = records.findIndex((r) => r.partition === null && r.key === null);
     if (unrouted >= 0) {
       throw badRequest(`with 'producer_id', 'records[${unrouted}]' needs a 'partition' or a 'key': its sequence counts per partition, and a retry must reach the same one`);
     }
   }
-  const encoder = new TextEncoder();
   return {
     producerId,
-    records: checked.map((r) => {
-      const key = r.key === null ? null : encoder.encode(r.key);
-      const partition = r.partition ?? (key !== null ? partitionForKey(key, topic.partitionCount) : roundRobin(topic, topic.partitionCount));
-      return { partition, key, value: encoder.encode(r.value), sequence: r.sequence };
+    records: records.map((r) => {
+      const partition = r.partition ?? (r.key !== null ? partitionForKey(r.key, topic.partitionCount) : roundRobin(topic, topic.partitionCount));
+      return { partition, key: r.key, value: r.value, sequence: r.sequence };
     }),
   };
 }
 
-function checkRecord(item: unknown, i: number, topic: Topic, limits: ProduceLimits): CheckedRecord {
+const encoder = new TextEncoder();
+
+function decodeJsonRecord(item: unknown, i: number): DecodedRecord {
   const where = `records[${i}]`;
   const fields = objectFields(item, recordFields, where);
   if (fields.value === undefined) throw badRequest(`'${where}.value' is required`);
   const value = textField(fields.value, `${where}.value`);
   const key = fields.key === undefined || fields.key === null ? null : textField(fields.key, `${where}.key`);
   const absent = (v: unknown) => v === undefined || v === null;
-  const partition = absent(fields.partition) ? null : integerIn(fields.partition, 0, topic.partitionCount - 1, `${where}.partition`);
+  const partition = absent(fields.partition) ? null : integerIn(fields.partition, 0, Number.MAX_SAFE_INTEGER, `${where}.partition`);
   const sequence = absent(fields.sequence) ? null : integerIn(fields.sequence, 0, Number.MAX_SAFE_INTEGER, `${where}.sequence`);
-  const bytes = Buffer.byteLength(value, "utf8") + (key === null ? 0 : Buffer.byteLength(key, "utf8"));
-  if (bytes > limits.recordBytesMax) {
-    throw new SvcError("body_too_large", `'${where}' has ${bytes} bytes of key and value; the limit is ${limits.recordBytesMax} (--max-record-bytes)`);
-  }
-  return { key, value, partition, sequence };
+  return { key: key === null ? null : encoder.encode(key), value: encoder.encode(value), partition, sequence };
 }

@@ -1,0 +1,93 @@
+/**
+ * Reading the binary protocol off a byte stream that arrives in pieces of any size: the client's
+ * handshake first, then frames. Bytes are appended as they come; whole frames are taken out as
+ * soon as they are there, so input split anywhere reads as the same frames as input in one
+ * piece. A length past the bound is refused as soon as its four bytes are in, before any of the
+ * frame is buffered.
+ */
+import { clientHandshakeHeaderBytes, type Frame, frameLengthOverheadBytes, magic } from "./wire.ts";
+
+/** A stream that cannot be read on: the connection is answered with the message and closed. */
+export class WireError extends Error {
+  override name = "WireError";
+}
+
+export interface ClientHandshake {
+  /** Whether the first four bytes were "SV01". */
+  magicOk: boolean;
+  requested: number;
+  token: Uint8Array;
+}
+
+export class FrameReader {
+  private buffer = new Uint8Array(0);
+  private start = 0;
+  private end = 0;
+
+  constructor(
+    /** Largest payload a frame may carry, bytes. */
+    private readonly payloadBytesMax: number,
+    /** Largest handshake token, bytes (spec: 1024). */
+    private readonly tokenBytesMax: number,
+  ) {}
+
+  /** Bytes received and not yet taken. */
+  get buffered(): number {
+    return this.end - this.start;
+  }
+
+  push(bytes: Uint8Array): void {
+    if (this.end + bytes.length > this.buffer.length) {
+      const live = this.end - this.start;
+      const grown = new Uint8Array(Math.max(live + bytes.length, this.buffer.length * 2, 4096));
+      grown.set(this.buffer.subarray(this.start, this.end));
+      this.buffer = grown;
+      this.start = 0;
+      this.end = live;
+    }
+    this.buffer.set(bytes, this.end);
+    this.end += bytes.length;
+  }
+
+  /**
+   * The client's handshake once it is all there, else null. Bad magic is answered at once (the
+   * rest may never come); a token longer than the bound is a WireError.
+   */
+  takeHandshake(): ClientHandshake | null {
+    const have = this.end - this.start;
+    if (have >= magic.length && !magic.every((b, i) => this.buffer[this.start + i] === b)) {
+      return { magicOk: false, requested: 0, token: new Uint8Array(0) };
+    }
+    if (have < clientHandshakeHeaderBytes) return null;
+    const view = new DataView(this.buffer.buffer, this.buffer.byteOffset + this.start);
+    const requested = view.getUint32(4);
+    const tokenLength = view.getUint32(8);
+    if (tokenLength > this.tokenBytesMax) throw new WireError(`the handshake token has ${tokenLength} bytes; at most ${this.tokenBytesMax}`);
+    if (have < clientHandshakeHeaderBytes + tokenLength) return null;
+    const from = this.start + clientHandshakeHeaderBytes;
+    const token = this.buffer.slice(from, from + tokenLength);
+    this.start = from + tokenLength;
+    return { magicOk: true, requested, token };
+  }
+
+  /** The next whole frame, else null. A length outside the bounds is a WireError. */
+  takeFrame(): Frame | null {
+    const have = this.end - this.start;
+    if (have < 4) return null;
+    const view = new DataView(this.buffer.buffer, this.buffer.byteOffset + this.start);
+    const length = view.getUint32(0);
+    if (length < frameLengthOverheadBytes) throw new WireError(`a frame's length is ${length}; it must be at least ${frameLengthOverheadBytes} (request id and opcode)`);
+    if (length - frameLengthOverheadBytes > this.payloadBytesMax) {
+      throw new WireError(`a frame carries ${length - frameLengthOverheadBytes} bytes of payload; at most ${this.payloadBytesMax} (--max-request-body-bytes)`);
+    }
+    if (have < 4 + length) return null;
+    const frame: Frame = {
+      requestId: view.getUint32(4),
+      opcode: this.buffer[this.start + 8]!,
+      payload: this.buffer.slice(this.start + 9, this.start + 4 + length),
+    };
+    this.start += 4 + length;
+    if (this.start === this.end) this.start = this.end = 0;
+    return frame;
+  }
+}

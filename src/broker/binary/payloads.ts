@@ -1,0 +1,307 @@
+/**
+ * The payloads of the binary protocol's frames, byte for byte as the spec lays them out
+ * (big-endian, wire.ts), both ways: the broker decodes requests and encodes responses, the client
+ * library the other way round. A payload that ends early, runs on past its last field or holds a
+ * value out of range is a 400 naming the field; nothing of it has been acted on.
+ *
+ *   produce request    topic_len u16 | topic | producer_id_len i32 (-1: none) | producer_id | count u32 |
+ *                      count × (key_len i32 (-1: no key) | key | value_len u32 | value | partition i32 (-1: by key) | sequence i64 (i64 min: none))
+ *   produce response   count u32 | count × (partition u32 | offset u64 | duplicate u8)
+ *   consume request    topic_len u16 | topic | partition u32 | offset u64 | max_records u32 | max_bytes u32
+ *   consume response   next_offset u64 | high_watermark u64 | count u32 |
+ *                      count × (partition u32 | offset u64 | timestamp_ms i64 | key_len i32 | key | value_len u32 | value)
+ */
+import { SvcError } from "../../core/errors.ts";
+import type { LogRecord } from "../log/record.ts";
+import type { DecodedRecord, ProduceResult } from "../produce/request.ts";
+import { noSequence } from "./wire.ts";
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const encoder = new TextEncoder();
+/** Bytes of one produce record's fixed fields: key_len, value_len, partition, sequence. */
+const produceRecordFixedBytes = 4 + 4 + 4 + 8;
+/** Bytes of one consumed record's fixed fields. */
+const consumeRecordFixedBytes = 4 + 8 + 8 + 4 + 4;
+
+/** Reads a payload field by field; `what` names the payload in errors. */
+class PayloadReader {
+  private at = 0;
+  private readonly view: DataView;
+
+  constructor(private readonly payload: Uint8Array, private readonly what: string) {
+    this.view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  }
+
+  get remaining(): number {
+    return this.payload.length - this.at;
+  }
+
+  fail(message: string): SvcError {
+    return new SvcError("bad_request", `malformed ${this.what} payload: ${message}`);
+  }
+
+  private need(n: number, field: string): void {
+    if (this.remaining < n) throw this.fail(`it ends inside ${field} (byte ${this.at}, ${n} needed, ${this.remaining} left)`);
+  }
+
+  u16(field: string): number {
+    this.need(2, field);
+    const v = this.view.getUint16(this.at);
+    this.at += 2;
+    return v;
+  }
+
+  u32(field: string): number {
+    this.need(4, field);
+    const v = this.view.getUint32(this.at);
+    this.at += 4;
+    return v;
+  }
+
+  i32(field: string): number {
+    this.need(4, field);
+    const v = this.view.getInt32(this.at);
+    this.at += 4;
+    return v;
+  }
+
+  /** A u64 that must fit a safe integer (offsets do). */
+  u64(field: string): number {
+    this.need(8, field);
+    const v = this.view.getBigUint64(this.at);
+    this.at += 8;
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw this.fail(`${field} is ${v}; at most ${Number.MAX_SAFE_INTEGER}`);
+    return Number(v);
+  }
+
+  i64(field: string): bigint {
+    this.need(8, field);
+    const v = this.view.getBigInt64(this.at);
+    this.at += 8;
+    return v;
+  }
+
+  bytes(n: number, field: string): Uint8Array {
+    this.need(n, field);
+    const v = this.payload.subarray(this.at, this.at + n);
+    this.at += n;
+    return v;
+  }
+
+  text(n: number, field: string): string {
+    try {
+      return strictUtf8.decode(this.bytes(n, field));
+    } catch (error) {
+      if (error instanceof SvcError) throw error;
+      throw this.fail(`${field} is not valid UTF-8`);
+    }
+  }
+
+  end(): void {
+    if (this.remaining !== 0) throw this.fail(`${this.remaining} bytes follow its last field`);
+  }
+}
+
+/** Writes a payload of known size field by field. */
+class PayloadWriter {
+  readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  private at = 0;
+
+  constructor(size: number) {
+    this.bytes = new Uint8Array(size);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
+  u8(v: number): void {
+    this.bytes[this.at++] = v;
+  }
+  u16(v: number): void {
+    this.view.setUint16(this.at, v);
+    this.at += 2;
+  }
+  u32(v: number): void {
+    this.view.setUint32(this.at, v);
+    this.at += 4;
+  }
+  i32(v: number): void {
+    this.view.setInt32(this.at, v);
+    this.at += 4;
+  }
+  u64(v: number): void {
+    this.view.setBigUint64(this.at, BigInt(v));
+    this.at += 8;
+  }
+  i64(v: bigint): void {
+    this.view.setBigInt64(this.at, v);
+    this.at += 8;
+  }
+  raw(v: Uint8Array): void {
+    this.bytes.set(v, this.at);
+    this.at += v.length;
+  }
+}
+
+export interface ProduceRequest {
+  topic: string;
+  producerId: string | null;
+  records: DecodedRecord[];
+}
+
+export interface ConsumeRequest {
+  topic: string;
+  partition: number;
+  offset: number;
+  maxRecords: number;
+  maxBytes: number;
+}
+
+export interface ConsumeResponse {
+  nextOffset: number;
+  highWatermark: number;
+  partition: number;
+  records: LogRecord[];
+}
+
+/** The topic a produce or consume payload names, read before anything else (grants are checked on it first). */
+export function payloadTopic(payload: Uint8Array, what: string): string {
+  const reader = new PayloadReader(payload, what);
+  return reader.text(reader.u16("topic_len"), "topic");
+}
+
+export function decodeProduceRequest(payload: Uint8Array): ProduceRequest {
+  const r = new PayloadReader(payload, "produce");
+  const topic = r.text(r.u16("topic_len"), "topic");
+  const producerIdLength = r.i32("producer_id_len");
+  if (producerIdLength < -1) throw r.fail(`producer_id_len is ${producerIdLength}; -1 means none`);
+  const producerId = producerIdLength === -1 ? null : r.text(producerIdLength, "producer_id");
+  const count = r.u32("count");
+  // Each record takes at least its fixed fields: a count the payload cannot hold is refused
+  // before anything is made for it.
+  if (count * produceRecordFixedBytes > r.remaining) throw r.fail(`count is ${count}, more records than its ${r.remaining} remaining bytes can hold`);
+  const records: DecodedRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    const where = `records[${i}]`;
+    const keyLength = r.i32(`${where}.key_len`);
+    if (keyLength < -1) throw r.fail(`${where}.key_len is ${keyLength}; -1 means no key`);
+    const key = keyLength === -1 ? null : r.bytes(keyLength, `${where}.key`).slice();
+    const value = r.bytes(r.u32(`${where}.value_len`), `${where}.value`).slice();
+    const partition = r.i32(`${where}.partition`);
+    if (partition < -1) throw r.fail(`${where}.partition is ${partition}; -1 routes by key`);
+    const sequence = r.i64(`${where}.sequence`);
+    if (sequence !== noSequence && (sequence < 0n || sequence > BigInt(Number.MAX_SAFE_INTEGER))) {
+      throw r.fail(`${where}.sequence is ${sequence}; from 0 to ${Number.MAX_SAFE_INTEGER}, or i64's least value for none`);
+    }
+    records.push({ key, value, partition: partition === -1 ? null : partition, sequence: sequence === noSequence ? null : Number(sequence) });
+  }
+  r.end();
+  return { topic, producerId, records };
+}
+
+export function encodeProduceRequest(request: ProduceRequest): Uint8Array {
+  const topic = encoder.encode(request.topic);
+  const producerId = request.producerId === null ? null : encoder.encode(request.producerId);
+  let size = 2 + topic.length + 4 + (producerId?.length ?? 0) + 4;
+  for (const record of request.records) size += produceRecordFixedBytes + (record.key?.length ?? 0) + record.value.length;
+  const w = new PayloadWriter(size);
+  w.u16(topic.length);
+  w.raw(topic);
+  w.i32(producerId === null ? -1 : producerId.length);
+  if (producerId !== null) w.raw(producerId);
+  w.u32(request.records.length);
+  for (const record of request.records) {
+    w.i32(record.key === null ? -1 : record.key.length);
+    if (record.key !== null) w.raw(record.key);
+    w.u32(record.value.length);
+    w.raw(record.value);
+    w.i32(record.partition ?? -1);
+    w.i64(record.sequence === null ? noSequence : BigInt(record.sequence));
+  }
+  return w.bytes;
+}
+
+export function encodeProduceResponse(results: readonly ProduceResult[]): Uint8Array {
+  const w = new PayloadWriter(4 + results.length * 13);
+  w.u32(results.length);
+  for (const result of results) {
+    w.u32(result.partition);
+    w.u64(result.offset);
+    w.u8(result.duplicate === true ? 1 : 0);
+  }
+  return w.bytes;
+}
+
+export function decodeProduceResponse(payload: Uint8Array): ProduceResult[] {
+  const r = new PayloadReader(payload, "produce response");
+  const count = r.u32("count");
+  if (count * 13 > r.remaining) throw r.fail(`count is ${count}, more results than the payload holds`);
+  const results: ProduceResult[] = [];
+  for (let i = 0; i < count; i++) {
+    const partition = r.u32("partition");
+    const offset = r.u64("offset");
+    const duplicate = r.bytes(1, "duplicate")[0] === 1;
+    results.push(duplicate ? { partition, offset, duplicate: true } : { partition, offset });
+  }
+  r.end();
+  return results;
+}
+
+export function decodeConsumeRequest(payload: Uint8Array): ConsumeRequest {
+  const r = new PayloadReader(payload, "consume");
+  const topic = r.text(r.u16("topic_len"), "topic");
+  const request = { topic, partition: r.u32("partition"), offset: r.u64("offset"), maxRecords: r.u32("max_records"), maxBytes: r.u32("max_bytes") };
+  r.end();
+  return request;
+}
+
+export function encodeConsumeRequest(request: ConsumeRequest): Uint8Array {
+  const topic = encoder.encode(request.topic);
+  const w = new PayloadWriter(2 + topic.length + 4 + 8 + 4 + 4);
+  w.u16(topic.length);
+  w.raw(topic);
+  w.u32(request.partition);
+  w.u64(request.offset);
+  w.u32(request.maxRecords);
+  w.u32(request.maxBytes);
+  return w.bytes;
+}
+
+export function encodeConsumeResponse(response: ConsumeResponse): Uint8Array {
+  let size = 8 + 8 + 4;
+  for (const record of response.records) size += consumeRecordFixedBytes + (record.key?.length ?? 0) + record.value.length;
+  const w = new PayloadWriter(size);
+  w.u64(response.nextOffset);
+  w.u64(response.highWatermark);
+  w.u32(response.records.length);
+  for (const record of response.records) {
+    w.u32(response.partition);
+    w.u64(record.offset);
+    w.i64(BigInt(record.timestampMs));
+    w.i32(record.key === null ? -1 : record.key.length);
+    if (record.key !== null) w.raw(record.key);
+    w.u32(record.value.length);
+    w.raw(record.value);
+  }
+  return w.bytes;
+}
+
+export function decodeConsumeResponse(payload: Uint8Array): ConsumeResponse {
+  const r = new PayloadReader(payload, "consume response");
+  const nextOffset = r.u64("next_offset");
+  const highWatermark = r.u64("high_watermark");
+  const count = r.u32("count");
+  if (count * consumeRecordFixedBytes > r.remaining) throw r.fail(`count is ${count}, more records than the payload holds`);
+  const records: LogRecord[] = [];
+  let partition = 0;
+  for (let i = 0; i < count; i++) {
+    partition = r.u32("partition");
+    const offset = r.u64("offset");
+    const timestampMs = Number(r.i64("timestamp_ms"));
+    const keyLength = r.i32("key_len");
+    const key = keyLength === -1 ? null : r.bytes(keyLength, "key").slice();
+    const value = r.bytes(r.u32("value_len"), "value").slice();
+    records.push({ offset, timestampMs, key, value });
+  }
+  r.end();
+  return { nextOffset, highWatermark, partition, records };
+}

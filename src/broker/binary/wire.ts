@@ -1,0 +1,85 @@
+/**
+ * The SV01 binary protocol's wire format (spec: Binary protocol), as both the broker and the
+ * client library (client.ts) read and write it. Integers are big-endian — network order, as
+ * Kafka's protocol has them; the spec leaves byte order open. docs/broker.md has the layout with
+ * a worked example.
+ *
+ *   handshake, client → server   magic "SV01" | features u32 | token_len u32 | token
+ *   handshake, server → client   magic "SV01" | status u8 | features u32 | msg_len u32 | msg
+ *   frame, either way            length u32 | request_id u32 | opcode u8 | payload
+ *
+ * `length` counts the bytes after itself (request id, opcode, payload). With gzip negotiated the
+ * payload of every frame is gzip-compressed; the five header bytes are not.
+ */
+
+export const magic = new Uint8Array([0x53, 0x56, 0x30, 0x31]); // "SV01"
+
+/** Feature bits of the handshake. */
+export const features = { gzip: 0x1 } as const;
+/** Every feature bit this broker can accept. */
+export const knownFeatures = features.gzip;
+
+export const handshakeStatus = { ok: 0, badMagic: 1, authFailed: 2, authRequired: 3 } as const;
+export type HandshakeStatus = (typeof handshakeStatus)[keyof typeof handshakeStatus];
+
+export const opcodes = {
+  produce: 0x01,
+  consume: 0x02,
+  ping: 0x03,
+  produceResponse: 0x81,
+  consumeResponse: 0x82,
+  pingResponse: 0x83,
+  error: 0xff,
+} as const;
+
+/** Bytes of the client's handshake before its token: magic, features, token_len. */
+export const clientHandshakeHeaderBytes = 12;
+/** Bytes of the server's handshake before its message: magic, status, features, msg_len. */
+export const serverHandshakeHeaderBytes = 13;
+/** Bytes of a frame before its payload: length, request_id, opcode. */
+export const frameHeaderBytes = 9;
+/** What `length` counts beyond the payload: request_id and opcode. */
+export const frameLengthOverheadBytes = 5;
+
+/** i64's least value: a produce record's "no sequence". */
+export const noSequence = -(2n ** 63n);
+
+/** A frame as read off the wire, its payload still compressed if gzip was negotiated. */
+export interface Frame {
+  requestId: number;
+  opcode: number;
+  payload: Uint8Array;
+}
+
+/** A frame's bytes. */
+export function encodeFrame(requestId: number, opcode: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(frameHeaderBytes + payload.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, frameLengthOverheadBytes + payload.length);
+  view.setUint32(4, requestId);
+  out[8] = opcode;
+  out.set(payload, frameHeaderBytes);
+  return out;
+}
+
+export function encodeClientHandshake(requested: number, token: Uint8Array): Uint8Array {
+  const out = new Uint8Array(clientHandshakeHeaderBytes + token.length);
+  out.set(magic, 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(4, requested);
+  view.setUint32(8, token.length);
+  out.set(token, clientHandshakeHeaderBytes);
+  return out;
+}
+
+export function encodeServerHandshake(status: HandshakeStatus, accepted: number, message: string): Uint8Array {
+  const text = new TextEncoder().encode(message);
+  const out = new Uint8Array(serverHandshakeHeaderBytes + text.length);
+  out.set(magic, 0);
+  const view = new DataView(out.buffer);
+  out[4] = status;
+  view.setUint32(5, accepted);
+  view.setUint32(9, text.length);
+  out.set(text, serverHandshakeHeaderBytes);
+  return out;
+}
