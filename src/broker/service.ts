@@ -10,6 +10,12 @@ import {
   brokerFlushEveryRecordsDefault,
   brokerFlushEveryRecordsMax,
   brokerRecordBytesMax,
+  binaryConnectionsPerAddressDefault,
+  binaryHandshakeTokenBytesMax,
+  binaryIdleTimeoutMs,
+  binaryInFlightBytesDefault,
+  binaryRequestsInFlightMax,
+  binaryUnreadOutputBytesMax,
   brokerRequestBodyBytesMax,
   coordMemberTimeoutDefaultMs,
   coordMemberTimeoutMaxMs,
@@ -20,6 +26,7 @@ import {
 import { defineService } from "../service.ts";
 import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { Broker } from "./broker.ts";
+import { type BinaryListener, startBinaryListener } from "./binary/listener.ts";
 import { startBrokerHttp } from "./http/server.ts";
 import { corsOrigins, loadTls } from "./transport.ts";
 
@@ -50,6 +57,10 @@ export const brokerService = defineService({
       choices: ["off", "required"], default: "off",
       help: "required: every request needs an API key (Authorization: Bearer or X-Svc-Key); the first start writes an admin key to <data-dir>/bootstrap.key",
     }),
+    bindBinary: flag.string({ default: "", help: "address host:port of the SV01 binary protocol listener; port 0 picks a free one (printed). None: no binary listener" }),
+    binaryIdleTimeout: flag.duration({ default: binaryIdleTimeoutMs, min: 1000, help: "a binary connection that sends nothing this long is closed" }),
+    binaryMaxConnectionsPerIp: flag.int({ default: binaryConnectionsPerAddressDefault, min: 1, max: 1_000_000, help: "binary connections one address may hold; one past is closed at once" }),
+    binaryMaxInflightBytes: flag.bytes({ default: binaryInFlightBytesDefault, min: 1, help: "request bytes running on all binary connections together; a request past it waits" }),
     corsOrigin: flag.list({ default: [], help: "an origin (scheme://host[:port]) whose browsers may call the API; repeatable. None: no CORS headers" }),
     tlsCert: flag.string({ default: "", help: "PEM certificate chain: serve HTTPS (needs --tls-key)" }),
     tlsKey: flag.string({ default: "", help: "PEM private key of --tls-cert" }),
@@ -96,10 +107,27 @@ export const brokerService = defineService({
     const address = formatBindAddress(bind.hostname, http.port);
     const protocol = tls === null ? "HTTP" : "HTTPS";
     log.info({ address, dataDir: config.dataDir, topics: broker.topics.count }, `broker listening (${protocol})`);
+    const endpoints = [{ protocol, address, tryIt: `curl ${tls === null ? "http" : "https"}://${address}/healthz` }];
+    let binary: BinaryListener | null = null;
+    if (config.bindBinary !== "") {
+      const binaryBind = parseBindAddress(config.bindBinary);
+      binary = startBinaryListener(broker, {
+        hostname: binaryBind.hostname, port: binaryBind.port, tls,
+        limits: {
+          payloadBytesMax: config.maxRequestBodyBytes, tokenBytesMax: binaryHandshakeTokenBytesMax,
+          inFlightPerConnection: binaryRequestsInFlightMax, unreadOutputBytesMax: binaryUnreadOutputBytesMax,
+        },
+        idleTimeoutMs: config.binaryIdleTimeout, connectionsPerAddressMax: config.binaryMaxConnectionsPerIp,
+        inFlightBytesMax: config.binaryMaxInflightBytes, log,
+      });
+      const binaryAddress = formatBindAddress(binaryBind.hostname, binary.port);
+      endpoints.push({ protocol: tls === null ? "SV01" : "SV01+TLS", address: binaryAddress, tryIt: "the client in src/broker/binary/client.ts (docs/broker.md)" });
+    }
     return {
-      endpoints: [{ protocol, address, tryIt: `curl ${tls === null ? "http" : "https"}://${address}/healthz` }],
+      endpoints,
       async stop() {
         broker.ready = false;
+        binary?.stop();
         await http.stop();
         await broker.close();
       },

@@ -43,6 +43,17 @@ export const producerIdleCheckIntervalMs = 60 * 60 * 1000;
 /** How often producer ids' last-use times are written out when they changed. */
 export const producerLastUsedFlushIntervalMs = 60 * 1000;
 
+// ---- Broker binary protocol (src/broker/binary; our own bounds where the spec leaves them open) ----
+/** Default of --binary-max-connections-per-ip: room for a busy client host's pools, not for a flood. */
+export const binaryConnectionsPerAddressDefault = 256;
+/** Default of --binary-max-inflight-bytes: request bytes running on all binary connections together. */
+export const binaryInFlightBytesDefault = 64 * MiB;
+/**
+ * Responses a binary client has not read, bytes, before it is disconnected: four of the largest
+ * consume answers (8 MiB each), so a client reading slowly but surely is never cut off.
+ */
+export const binaryUnreadOutputBytesMax = 32 * MiB;
+
 // ---- Broker consumer groups (src/broker/groups; the spec leaves these open) --------------------
 /** Default of --coord-member-timeout: Kafka's session.timeout.ms default since 3.0. */
 export const coordMemberTimeoutDefaultMs = 45_000;

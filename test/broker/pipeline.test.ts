@@ -30,6 +30,7 @@ class RecordingAuthorizer implements Authorizer {
   isGlobalAdmin(): boolean {
     return false;
   }
+  checkSomewhere(): void {}
 }
 
 const authorizer = new RecordingAuthorizer();

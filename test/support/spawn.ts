@@ -72,5 +72,11 @@ export function httpAddress(service: string): (output: string) => string | undef
 }
 
 export const brokerAddress = httpAddress("broker");
+/** The broker's HTTP and binary (SV01) addresses, once it has printed both. */
+export function brokerAddresses(output: string): { http: string; binary: string } | undefined {
+  const http = brokerAddress(output);
+  const binary = /broker: SV01(?:\+TLS)? on (\S+)/.exec(output)?.[1];
+  return http === undefined || binary === undefined ? undefined : { http, binary };
+}
 export const crmAddress = httpAddress("crm");
 export const mediaAddress = httpAddress("media");

@@ -14,6 +14,8 @@ export interface Authorizer {
   check(principal: Principal, action: Action, topic: string | null): void;
   /** Whether `principal` may read `topic`; lists show only these. */
   canRead(principal: Principal, topic: string): boolean;
+  /** Throws 401/403 unless `principal` may take `action` on some topic (the binary protocol's check before inflating a frame). */
+  checkSomewhere(principal: Principal, action: Action): void;
   /** Whether `principal` holds admin on `*`, which may use any key's groups and producer ids. */
   isGlobalAdmin(principal: Principal): boolean;
 }

@@ -6,7 +6,7 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import type { Action, Authorizer } from "./authorizer.ts";
-import { grantsAllow, isGlobalAdminGrants } from "./grants.ts";
+import { actionCovers, grantsAllow, isGlobalAdminGrants } from "./grants.ts";
 import type { KeyStore } from "./keys.ts";
 import type { Principal } from "./principal.ts";
 
@@ -22,6 +22,12 @@ export class KeyAuthorizer implements Authorizer {
       throw new SvcError("forbidden", `key '${key.name}' has no ${action} grant on '*'`);
     }
     if (!grantsAllow(key.acls, action, topic)) throw new SvcError("forbidden", `key '${key.name}' has no ${action} grant covering topic '${topic}'`);
+  }
+
+  checkSomewhere(principal: Principal, action: Action): void {
+    const key = this.keys.liveKey(principal);
+    if (key === null || key.acls.some((g) => actionCovers(g.action, action))) return;
+    throw new SvcError("forbidden", `key '${key.name}' has no ${action} grant on any topic`);
   }
 
   canRead(principal: Principal, topic: string): boolean {

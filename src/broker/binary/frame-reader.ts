@@ -5,7 +5,7 @@
  * piece. A length past the bound is refused as soon as its four bytes are in, before any of the
  * frame is buffered.
  */
-import { clientHandshakeHeaderBytes, type Frame, frameLengthOverheadBytes, magic } from "./wire.ts";
+import { clientHandshakeHeaderBytes, type Frame, frameLengthOverheadBytes, magic, serverHandshakeHeaderBytes } from "./wire.ts";
 
 /** A stream that cannot be read on: the connection is answered with the message and closed. */
 export class WireError extends Error {
@@ -68,6 +68,22 @@ export class FrameReader {
     const token = this.buffer.slice(from, from + tokenLength);
     this.start = from + tokenLength;
     return { magicOk: true, requested, token };
+  }
+
+  /** The server's handshake once it is all there, else null (the client's side). */
+  takeServerHandshake(): { status: number; accepted: number; message: string } | null {
+    const have = this.end - this.start;
+    if (have >= magic.length && !magic.every((b, i) => this.buffer[this.start + i] === b)) throw new WireError("the server did not answer SV01");
+    if (have < serverHandshakeHeaderBytes) return null;
+    const view = new DataView(this.buffer.buffer, this.buffer.byteOffset + this.start);
+    const messageLength = view.getUint32(9);
+    if (messageLength > this.payloadBytesMax) throw new WireError(`the server's handshake message has ${messageLength} bytes`);
+    if (have < serverHandshakeHeaderBytes + messageLength) return null;
+    const from = this.start + serverHandshakeHeaderBytes;
+    const message = new TextDecoder().decode(this.buffer.subarray(from, from + messageLength));
+    const answer = { status: this.buffer[this.start + 4]!, accepted: view.getUint32(5), message };
+    this.start = from + messageLength;
+    return answer;
   }
 
   /** The next whole frame, else null. A length outside the bounds is a WireError. */

@@ -101,6 +101,20 @@ export class RequestPipeline {
     }
   }
 
+  /** --auth required: a front that authenticates once per connection asks before it authenticates. */
+  get authRequired(): boolean {
+    return this.parts.authRequired;
+  }
+
+  /**
+   * The check a front makes before it decodes a request whose topic it cannot see yet (a
+   * compressed binary frame): the principal may take `action` on some topic. The topic's own
+   * grant is checked by `run` once decoded.
+   */
+  authorizeSomewhere(principal: Principal, action: Action): void {
+    this.parts.authorizer.checkSomewhere(principal, action);
+  }
+
   /** The check of `run`, for topics an operation learns only from its decoded input (a group join's topics). */
   authorize(principal: Principal, action: Action, topic: string): void {
     this.parts.authorizer.check(principal, action, topic);

@@ -7,7 +7,7 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { brokerAddress, spawnServer } from "../../support/spawn.ts";
+import { brokerAddress, brokerAddresses, type SpawnedServer, spawnServer } from "../../support/spawn.ts";
 
 const cliPath = join(import.meta.dir, "../../../src/cli.ts");
 
@@ -38,7 +38,12 @@ export interface BrokerProcess {
 export async function startBroker(dataDir = freshDataDir(), flags: string[] = []): Promise<BrokerProcess> {
   const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags];
   const server = await spawnServer("svc broker", argv, brokerAddress);
-  const url = `http://${server.where}`;
+  return attach(server.where, dataDir, server);
+}
+
+/** The test's handle on a spawned broker whose HTTP address is `where`. */
+function attach(where: string, dataDir: string, server: SpawnedServer<unknown>): BrokerProcess {
+  const url = `http://${where}`;
   const send: BrokerProcess["send"] = async (method, path, body, headers = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
@@ -74,4 +79,19 @@ export async function readAll(broker: BrokerProcess, topic: string, partition: n
     if (body.next_offset >= body.high_watermark) return records;
     offset = body.next_offset;
   }
+}
+
+export interface BinaryBrokerProcess extends BrokerProcess {
+  /** host and port of the SV01 listener. */
+  binaryHost: string;
+  binaryPort: number;
+}
+
+/** A broker with its binary listener on a free port too (--bind-binary 127.0.0.1:0). */
+export async function startBinaryBroker(dataDir = freshDataDir(), flags: string[] = []): Promise<BinaryBrokerProcess> {
+  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--bind-binary", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags];
+  const server = await spawnServer("svc broker", argv, brokerAddresses);
+  const broker = await attach(server.where.http, dataDir, server);
+  const [host, port] = [server.where.binary.slice(0, server.where.binary.lastIndexOf(":")), Number(server.where.binary.slice(server.where.binary.lastIndexOf(":") + 1))];
+  return { ...broker, binaryHost: host, binaryPort: port };
 }
