@@ -31,6 +31,9 @@ export class BrokerMetrics {
   private readonly requests: Counter;
   private readonly requestSeconds: Histogram;
   private readonly cpuSeconds: Counter;
+  private readonly binaryWaited: Counter;
+  /** Open binary connections, kept by the binary listener. */
+  binaryConnections = 0;
   private readonly startedAtSeconds = Date.now() / 1000 - process.uptime();
 
   constructor(topics: TopicRegistry, groups: ConsumerGroups) {
@@ -71,6 +74,8 @@ export class BrokerMetrics {
     this.requests = r.counter({ name: "svc_broker_requests_total", help: "Operations run through the request pipeline, by grant action and outcome (ok or the error code).", labelNames: ["action", "outcome"] });
     this.requestSeconds = r.histogram({ name: "svc_broker_request_duration_seconds", help: "Time an operation took in the pipeline, its grant check to its answer.", labelNames: ["action"], buckets: requestBucketsSeconds });
     r.gauge({ name: "svc_topics", help: "Topics the broker holds.", collect: (set) => set([], topics.count) });
+    r.gauge({ name: "svc_binary_connections", help: "Open connections of the binary protocol.", collect: (set) => set([], this.binaryConnections) });
+    this.binaryWaited = r.counter({ name: "svc_binary_requests_waited_total", help: "Binary requests that waited to start: their connection had 32 running, or the shared in-flight byte budget was spent." });
     this.cpuSeconds = r.counter({ name: "process_cpu_seconds_total", help: "User and system CPU time the broker process has used." });
     r.gauge({ name: "process_resident_memory_bytes", help: "Resident memory of the broker process.", collect: (set) => set([], process.memoryUsage.rss()) });
     r.gauge({ name: "process_start_time_seconds", help: "When the broker process started, seconds since the Unix epoch.", collect: (set) => set([], this.startedAtSeconds) });
@@ -99,6 +104,11 @@ export class BrokerMetrics {
   request(action: string, outcome: string, seconds: number): void {
     this.requests.labels(action, outcome).inc();
     this.requestSeconds.labels(action).observe(seconds);
+  }
+
+  /** A binary request waited for room before it started. */
+  binaryRequestWaited(): void {
+    this.binaryWaited.inc();
   }
 
   /** A deleted topic's counters go with it; one made later under its name starts from zero. */

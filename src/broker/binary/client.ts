@@ -96,8 +96,9 @@ export class BinaryClient {
                 const answer = reader.takeServerHandshake();
                 if (answer === null) return;
                 if (answer.status !== 0) {
-                  socket.end();
+                  // Rejected before the socket ends: ending it runs the close handler at once.
                   reject(new BinaryError(answer.status, `handshake refused (status ${answer.status}): ${answer.message}`));
+                  socket.end();
                   return;
                 }
                 client = new BinaryClient(socket, reader, (answer.accepted & features.gzip) !== 0);

@@ -89,6 +89,8 @@ export class BinaryConnection {
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
   private paused = false;
+  /** When the client last sent anything (performance.now(), ms): the idle timeout's measure. */
+  lastHeardMs = performance.now();
 
   constructor(
     private readonly broker: Broker,
@@ -109,6 +111,7 @@ export class BinaryConnection {
 
   data(bytes: Uint8Array): void {
     if (this.closed) return;
+    this.lastHeardMs = performance.now();
     this.reader.push(bytes);
     try {
       if (this.principal === null && !this.handshake()) return;
@@ -188,6 +191,7 @@ export class BinaryConnection {
       const frame = this.held ?? this.reader.takeFrame();
       if (frame === null) break;
       if (this.inFlight >= this.limits.inFlightPerConnection || !this.budget.fits(frame.payload.length)) {
+        if (this.held === null) this.broker.metrics.binaryRequestWaited();
         this.held = frame;
         if (!this.paused) {
           this.paused = true;

@@ -40,8 +40,16 @@ export function startBinaryListener(broker: Broker, options: BinaryListenerOptio
   const budget = new InFlightBudget(options.inFlightBytesMax);
   const byAddress = new Map<string, number>();
   const connections = new Set<BinaryConnection>();
-  const idleSeconds = Math.max(1, Math.round(options.idleTimeoutMs / 1000));
   const log = options.log.child({ listener: "binary" });
+  // Idle connections are looked for on a timer of our own (Bun's socket timeouts tick too
+  // coarsely for a short --binary-idle-timeout): within a tenth of the timeout, at most a second late.
+  const idleCheck = setInterval(() => {
+    const silentSince = performance.now() - options.idleTimeoutMs;
+    for (const connection of connections) {
+      if (connection.lastHeardMs <= silentSince) connection.stop(`408 the connection sent nothing for ${options.idleTimeoutMs / 1000} s (--binary-idle-timeout)`);
+    }
+  }, Math.min(1000, Math.ceil(options.idleTimeoutMs / 10)));
+  idleCheck.unref();
 
   broker.keys.onRevoke((keyId) => {
     for (const connection of connections) if (connection.keyId === keyId) connection.stop("401 this API key was revoked");
@@ -83,20 +91,17 @@ export function startBinaryListener(broker: Broker, options: BinaryListenerOptio
           budget,
           log,
           (closed) => {
-            connections.delete(closed);
+            if (connections.delete(closed)) broker.metrics.binaryConnections--;
           },
         );
         connections.add(data.connection);
-        socket.timeout(idleSeconds);
+        broker.metrics.binaryConnections++;
       },
       data(socket, bytes) {
         socket.data.connection?.data(bytes);
       },
       drain(socket) {
         socket.data.connection?.drain();
-      },
-      timeout(socket) {
-        socket.data.connection?.stop(`408 the connection was idle for ${idleSeconds} s (--binary-idle-timeout)`);
       },
       close(socket) {
         const { connection } = socket.data;
@@ -113,6 +118,7 @@ export function startBinaryListener(broker: Broker, options: BinaryListenerOptio
   return {
     port: listener.port,
     stop() {
+      clearInterval(idleCheck);
       listener.stop(true);
     },
   };
