@@ -28,17 +28,17 @@
  *
  * SVC_BENCH_BROKER_SECONDS sets each run's length (default 5).
  */
-import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeRecords, type LogRecord } from "../src/broker/log/record.ts";
-import { appendChunks } from "../src/native/append.ts";
 import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk } from "./lib/wrk.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { accessOverhead, groupSettle } from "./lib/broker-access.ts";
 import { type BenchBroker, callBroker, startBenchBroker } from "./lib/broker-process.ts";
 import { metricsCost } from "./lib/broker-metrics.ts";
+import { binaryProduce } from "./lib/broker-binary.ts";
+import { rawDisk, requestFrames } from "./lib/raw-disk.ts";
 
 const seconds = Number(process.env.SVC_BENCH_BROKER_SECONDS ?? 5);
 const valueSizes = [100, 1024];
@@ -117,32 +117,6 @@ end
 `;
 }
 
-/** Batches per second of one writev + fdatasync of `frames` each, for `seconds`. */
-async function rawDisk(path: string, frames: Uint8Array): Promise<number> {
-  const fd = openSync(path, "a");
-  try {
-    let batches = 0;
-    const start = performance.now();
-    const end = start + seconds * 1000;
-    while (performance.now() < end) {
-      await appendChunks(fd, [frames], true);
-      batches++;
-    }
-    return batches / ((performance.now() - start) / 1000);
-  } finally {
-    closeSync(fd);
-    rmSync(path, { force: true });
-  }
-}
-
-/** One request's worth of frames, as the broker would write them: keyless records of `valueBytes`. */
-function requestFrames(valueBytes: number, batch: number): Uint8Array {
-  const value = new Uint8Array(valueBytes).fill("x".charCodeAt(0));
-  const now = Date.now();
-  const records: LogRecord[] = Array.from({ length: batch }, (_, offset) => ({ offset, timestampMs: now, key: null, value }));
-  return encodeRecords(records);
-}
-
 const topicName = (valueBytes: number) => `bench-v${valueBytes}`;
 const mbPerSec = (recordsPerSec: number, valueBytes: number) => (recordsPerSec * valueBytes) / bytesPerMB;
 
@@ -160,7 +134,7 @@ async function main(): Promise<void> {
     const targetRatios: number[] = [];
     for (const valueBytes of valueSizes) {
       for (const batch of batchSizes) {
-        const rawBatchesPerSec = await rawDisk(join(dir, "raw.log"), requestFrames(valueBytes, batch));
+        const rawBatchesPerSec = await rawDisk(join(dir, "raw.log"), requestFrames(valueBytes, batch), seconds);
         const { result, cpu } = await withCpu(broker, () => wrk({
           url: broker!.url, script: produceScript(topicName(valueBytes), valueBytes, batch), scriptPath: join(dir, "produce.lua"),
           threads: wrkThreads, connections, seconds, timeoutSeconds: wrkTimeoutSeconds,
@@ -209,6 +183,7 @@ async function main(): Promise<void> {
 }
 
 await main();
+await binaryProduce(seconds);
 await accessOverhead(seconds);
 await groupSettle();
 await metricsCost(seconds);

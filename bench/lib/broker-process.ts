@@ -15,13 +15,15 @@ export interface BenchBroker {
   dataDir: string;
   /** Sent with every call (an API key), unless a call gives its own. */
   headers: Record<string, string>;
+  /** Everything the broker printed so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
 export async function startBenchBroker(dataDir: string, flags: string[] = []): Promise<BenchBroker> {
   const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags];
   const server = await spawnServer("svc broker", argv, brokerAddress);
-  return { url: `http://${server.where}`, proc: server.proc, dataDir, headers: {}, stop: server.stop };
+  return { url: `http://${server.where}`, proc: server.proc, dataDir, headers: {}, output: server.output, stop: server.stop };
 }
 
 /** Calls the broker; answers the body's text (parse it where JSON is wanted). */

@@ -3,7 +3,7 @@
  * handshake first, then frames. Bytes are appended as they come; whole frames are taken out as
  * soon as they are there, so input split anywhere reads as the same frames as input in one
  * piece. A length past the bound is refused as soon as its four bytes are in, before any of the
- * frame is buffered.
+ * frame is buffered. A frame's payload is a view into the reader's buffer, never overwritten.
  */
 import { clientHandshakeHeaderBytes, type Frame, frameLengthOverheadBytes, magic, serverHandshakeHeaderBytes } from "./wire.ts";
 
@@ -31,6 +31,13 @@ export class FrameReader {
     private readonly tokenBytesMax: number,
   ) {}
 
+  /** The whole frame's bytes when its length is in, else 0 (only the frame phase has one). */
+  private frameBytesWanted(): number {
+    if (this.end - this.start < 4) return 0;
+    const length = new DataView(this.buffer.buffer, this.buffer.byteOffset + this.start).getUint32(0);
+    return length - frameLengthOverheadBytes <= this.payloadBytesMax ? 4 + length : 0;
+  }
+
   /** Bytes received and not yet taken. */
   get buffered(): number {
     return this.end - this.start;
@@ -38,8 +45,10 @@ export class FrameReader {
 
   push(bytes: Uint8Array): void {
     if (this.end + bytes.length > this.buffer.length) {
+      // Grown into a new buffer (the old one may hold payloads still in use), sized for the whole
+      // frame being read when its length is known, so a large frame is copied once, not doubled up to.
       const live = this.end - this.start;
-      const grown = new Uint8Array(Math.max(live + bytes.length, this.buffer.length * 2, 4096));
+      const grown = new Uint8Array(Math.max(live + bytes.length, this.buffer.length * 2, 4096, this.frameBytesWanted()));
       grown.set(this.buffer.subarray(this.start, this.end));
       this.buffer = grown;
       this.start = 0;
@@ -100,10 +109,16 @@ export class FrameReader {
     const frame: Frame = {
       requestId: view.getUint32(4),
       opcode: this.buffer[this.start + 8]!,
-      payload: this.buffer.slice(this.start + 9, this.start + 4 + length),
+      // A view, not a copy: bytes before `start` are never written again (see below).
+      payload: this.buffer.subarray(this.start + 9, this.start + 4 + length),
     };
     this.start += 4 + length;
-    if (this.start === this.end) this.start = this.end = 0;
+    // Everything taken: the next bytes go to a new buffer, so the payloads handed out (whose
+    // requests may still be running) keep theirs.
+    if (this.start === this.end) {
+      this.buffer = new Uint8Array(0);
+      this.start = this.end = 0;
+    }
     return frame;
   }
 }

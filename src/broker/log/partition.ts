@@ -233,7 +233,8 @@ export class Partition {
     if (this.failure !== null) return Promise.reject(this.failure);
     if (records.length === 0) return Promise.reject(new SvcError("bad_request", "a produce needs at least one record"));
     let bytes = 0;
-    for (const [i, record] of records.entries()) {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
       const recordBytes = (record.key?.length ?? 0) + record.value.length;
       if (recordBytes > this.recordBytesMax) {
         const message = `record ${i} has ${recordBytes} bytes of key and value; the limit is ${this.recordBytesMax}`;
@@ -312,7 +313,7 @@ export class Partition {
       if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count: produce.records.length });
       const records = produce.records.map((r, i) => ({ offset: offset + i, timestampMs, key: r.key, value: r.value }));
       chunks.push(encodeRecords(records));
-      all.push(...records);
+      for (const record of records) all.push(record);
       results.push({ baseOffset: offset, lastOffset: offset + records.length - 1, timestampMs });
       offset += records.length;
     }

@@ -23,7 +23,7 @@
  * where, so recovery can truncate there and a reader can fetch more bytes.
  */
 import { brokerRecordBytesMax } from "../../core/limits.ts";
-import { assert } from "../../core/assert.ts";
+import { AssertionError } from "../../core/assert.ts";
 import { crc32c } from "../../native/crc32c.ts";
 import { checkedFramesPrefix, sealFrames } from "../../native/frames.ts";
 
@@ -78,9 +78,10 @@ export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
 
 function encodeFrame(out: Uint8Array, view: DataView, start: number, r: LogRecord): number {
   const keyLength = r.key === null ? 0 : r.key.length;
-  assert(keyLength + r.value.length <= brokerRecordBytesMax, `record of ${keyLength + r.value.length} bytes passed the limit`);
-  assert(Number.isSafeInteger(r.offset) && r.offset >= 0, `offset ${r.offset} is not a u53`);
-  assert(Number.isSafeInteger(r.timestampMs), `timestamp ${r.timestampMs} is not an integer`);
+  // Checked without building messages: this runs for every record written.
+  if (keyLength + r.value.length > brokerRecordBytesMax || !(Number.isSafeInteger(r.offset) && r.offset >= 0) || !Number.isSafeInteger(r.timestampMs)) {
+    throw new AssertionError(`record at offset ${r.offset} (timestamp ${r.timestampMs}, ${keyLength + r.value.length} bytes) cannot be framed`);
+  }
   const end = start + frameOverheadBytes + keyLength + r.value.length;
   view.setUint32(start, end - start - lengthFieldBytes, true);
   writeU53(view, start + 8, r.offset);

@@ -14,7 +14,7 @@
 import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fsyncDir } from "../../core/atomic-file.ts";
-import { assert } from "../../core/assert.ts";
+import { AssertionError, assert } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
 import { scanFrames, type Visit } from "./frame-scan.ts";
 import { OffsetIndex } from "./offset-index.ts";
@@ -232,7 +232,8 @@ export class Segment {
     for (const record of records) {
       const bytes = frameBytes(record.key, record.value);
       this.firstTimestampMs ??= record.timestampMs;
-      assert(this.indexRecord(record, position, bytes) === "continue", `append out of order at ${record.offset}`);
+      // No message is built unless it fails: this runs for every record written.
+      if (this.indexRecord(record, position, bytes) !== "continue") throw new AssertionError(`append out of order at ${record.offset}`);
       position += bytes;
     }
   }
