@@ -16,6 +16,9 @@ import type { LogRecord } from "../log/record.ts";
 import type { DecodedRecord, ProduceResult } from "../produce/request.ts";
 import { noSequence } from "./wire.ts";
 
+const twoPow32 = 0x1_0000_0000;
+/** The largest high half of a u64 that is still a safe integer. */
+const safeHighWordMax = 0x1f_ffff;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 /** Bytes of one produce record's fixed fields: key_len, value_len, partition, sequence. */
@@ -65,13 +68,14 @@ class PayloadReader {
     return v;
   }
 
-  /** A u64 that must fit a safe integer (offsets do). */
+  /** A u64 that must fit a safe integer (offsets do); read as two halves, no BigInt per field. */
   u64(field: string): number {
     this.need(8, field);
-    const v = this.view.getBigUint64(this.at);
+    const high = this.view.getUint32(this.at);
+    const low = this.view.getUint32(this.at + 4);
     this.at += 8;
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw this.fail(`${field} is ${v}; at most ${Number.MAX_SAFE_INTEGER}`);
-    return Number(v);
+    if (high > safeHighWordMax) throw this.fail(`${field} is ${(BigInt(high) << 32n) | BigInt(low)}; at most ${Number.MAX_SAFE_INTEGER}`);
+    return high * twoPow32 + low;
   }
 
   i64(field: string): bigint {
@@ -128,8 +132,10 @@ class PayloadWriter {
     this.view.setInt32(this.at, v);
     this.at += 4;
   }
+  /** A safe integer as a u64, written as two halves (no BigInt per field: a response writes thousands). */
   u64(v: number): void {
-    this.view.setBigUint64(this.at, BigInt(v));
+    this.view.setUint32(this.at, Math.floor(v / twoPow32));
+    this.view.setUint32(this.at + 4, v >>> 0);
     this.at += 8;
   }
   i64(v: bigint): void {

@@ -24,9 +24,9 @@ import {
   MiB,
 } from "../../core/limits.ts";
 import { appendChunks } from "../../native/append.ts";
-import { encodeRecords, frameBytes, type LogRecord } from "./record.ts";
+import { encodeProduceFrames, frameBytes, type LogRecord } from "./record.ts";
 import { type RecoveryReport, recoverSegments } from "./recovery.ts";
-import { type Appender, Segment, type SegmentOptions } from "./segment.ts";
+import { type Appender, type AppendedProduce, Segment, type SegmentOptions } from "./segment.ts";
 
 /** Kafka's default segment.bytes (1 GiB) and segment.ms (7 days). */
 export const segmentBytesDefault = 1024 * MiB;
@@ -305,26 +305,28 @@ export class Partition {
   /** Assigns offsets from the active segment's next one, encodes each produce, and writes them all. */
   private async writeBatch(batch: PendingProduce[], timestampMs: number): Promise<AppendResult[]> {
     let offset = this.active.nextOffset;
-    const all: LogRecord[] = [];
+    let recordCount = 0;
+    const appended: AppendedProduce[] = [];
     const chunks: Uint8Array[] = [];
     const results: AppendResult[] = [];
     const tagged: TaggedAppend[] = [];
     for (const produce of batch) {
-      if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count: produce.records.length });
-      const records = produce.records.map((r, i) => ({ offset: offset + i, timestampMs, key: r.key, value: r.value }));
-      chunks.push(encodeRecords(records));
-      for (const record of records) all.push(record);
+      const { records } = produce;
+      if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count: records.length });
+      chunks.push(encodeProduceFrames(records, offset, timestampMs));
+      appended.push({ records, baseOffset: offset });
       results.push({ baseOffset: offset, lastOffset: offset + records.length - 1, timestampMs });
       offset += records.length;
+      recordCount += records.length;
     }
     const hook = tagged.length > 0 ? this.writeHook : null;
     if (hook !== null) {
       this.hookAhead = true;
       await hook.beforeWrite(tagged);
     }
-    const sync = this.recordsSinceSync + all.length >= this.flushEveryRecords;
-    await this.active.append(all, chunks, sync);
-    this.recordsSinceSync = sync ? 0 : this.recordsSinceSync + all.length;
+    const sync = this.recordsSinceSync + recordCount >= this.flushEveryRecords;
+    await this.active.append(appended, timestampMs, chunks, sync);
+    this.recordsSinceSync = sync ? 0 : this.recordsSinceSync + recordCount;
     this.flushCount++;
     if (hook !== null) {
       hook.afterWrite(tagged);

@@ -70,26 +70,41 @@ export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
   const out = new Uint8Array(total);
   const view = new DataView(out.buffer);
   let pos = 0;
-  for (const r of records) pos = encodeFrame(out, view, pos, r);
+  for (const r of records) pos = encodeFrame(out, view, pos, r.key, r.value, r.offset, r.timestampMs);
   // Every checksum in one native call, not one per record.
   sealFrames(out, frameBodyBytesMax);
   return out;
 }
 
-function encodeFrame(out: Uint8Array, view: DataView, start: number, r: LogRecord): number {
-  const keyLength = r.key === null ? 0 : r.key.length;
+/**
+ * Encodes one produce's records as frames at offsets from `baseOffset`, all stamped
+ * `timestampMs`: what a partition writes, without a record object made per record.
+ */
+export function encodeProduceFrames(records: readonly { key: Uint8Array | null; value: Uint8Array }[], baseOffset: number, timestampMs: number): Uint8Array {
+  let total = 0;
+  for (const r of records) total += frameBytes(r.key, r.value);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  let pos = 0;
+  for (let i = 0; i < records.length; i++) pos = encodeFrame(out, view, pos, records[i]!.key, records[i]!.value, baseOffset + i, timestampMs);
+  sealFrames(out, frameBodyBytesMax);
+  return out;
+}
+
+function encodeFrame(out: Uint8Array, view: DataView, start: number, key: Uint8Array | null, value: Uint8Array, offset: number, timestampMs: number): number {
+  const keyLength = key === null ? 0 : key.length;
   // Checked without building messages: this runs for every record written.
-  if (keyLength + r.value.length > brokerRecordBytesMax || !(Number.isSafeInteger(r.offset) && r.offset >= 0) || !Number.isSafeInteger(r.timestampMs)) {
-    throw new AssertionError(`record at offset ${r.offset} (timestamp ${r.timestampMs}, ${keyLength + r.value.length} bytes) cannot be framed`);
+  if (keyLength + value.length > brokerRecordBytesMax || !(Number.isSafeInteger(offset) && offset >= 0) || !Number.isSafeInteger(timestampMs)) {
+    throw new AssertionError(`record at offset ${offset} (timestamp ${timestampMs}, ${keyLength + value.length} bytes) cannot be framed`);
   }
-  const end = start + frameOverheadBytes + keyLength + r.value.length;
+  const end = start + frameOverheadBytes + keyLength + value.length;
   view.setUint32(start, end - start - lengthFieldBytes, true);
-  writeU53(view, start + 8, r.offset);
-  writeI53(view, start + 16, r.timestampMs);
-  view.setInt32(start + 24, r.key === null ? -1 : keyLength, true);
-  if (r.key !== null) out.set(r.key, start + 28);
-  view.setUint32(start + 28 + keyLength, r.value.length, true);
-  out.set(r.value, start + 32 + keyLength);
+  writeU53(view, start + 8, offset);
+  writeI53(view, start + 16, timestampMs);
+  view.setInt32(start + 24, key === null ? -1 : keyLength, true);
+  if (key !== null) out.set(key, start + 28);
+  view.setUint32(start + 28 + keyLength, value.length, true);
+  out.set(value, start + 32 + keyLength);
   return end;
 }
 

@@ -62,6 +62,12 @@ export interface SegmentRead {
   reachedEnd: boolean;
 }
 
+/** One produce's part of an append: its records, written at offsets from `baseOffset`. */
+export interface AppendedProduce {
+  records: readonly { key: Uint8Array | null; value: Uint8Array }[];
+  baseOffset: number;
+}
+
 export class Segment {
   /** Bytes of whole, durable frames: where the next append lands and where reads stop. */
   sizeBytes = 0;
@@ -149,7 +155,7 @@ export class Segment {
     const end = scanFrames(this.fd, lastEntry.position, fileBytes, scanChunkBytes, (record, position, frameBytes) => {
       if (first && lastEntry.position > 0 && record.offset !== lastEntry.offset) return "reject";
       first = false;
-      return this.indexRecord(record, position, frameBytes);
+      return this.indexRecord(record.offset, record.timestampMs, position, frameBytes);
     });
     if (end.stop !== "end") return this.forgetIndexes();
     this.firstTimestampMs = this.readFirstTimestamp();
@@ -175,7 +181,7 @@ export class Segment {
     this.firstTimestampMs = null;
     const end = scanFrames(this.fd, position, fileBytes, scanChunkBytes, (record, at, frameBytes) => {
       this.firstTimestampMs ??= record.timestampMs;
-      return this.indexRecord(record, at, frameBytes);
+      return this.indexRecord(record.offset, record.timestampMs, at, frameBytes);
     });
     if (end.stop !== "end") {
       // Frames are appended whole and synced before they are acknowledged, so a bad frame is the
@@ -187,17 +193,17 @@ export class Segment {
   }
 
   /** Accounts one durable record: size, offsets, timestamps and (every interval) index entries. */
-  private indexRecord(record: LogRecord, position: number, frameBytes: number): Visit {
-    if (record.offset < this.nextOffset || position !== this.sizeBytes) return "reject";
-    this.maxTimestampMs = Math.max(this.maxTimestampMs, record.timestampMs);
+  private indexRecord(offset: number, timestampMs: number, position: number, frameBytes: number): Visit {
+    if (offset < this.nextOffset || position !== this.sizeBytes) return "reject";
+    this.maxTimestampMs = Math.max(this.maxTimestampMs, timestampMs);
     if (this.bytesSinceIndexEntry >= this.options.indexIntervalBytes) {
-      this.offsetIndex.append(record.offset, position);
-      this.timeIndex.maybeAppend(this.maxTimestampMs, record.offset);
+      this.offsetIndex.append(offset, position);
+      this.timeIndex.maybeAppend(this.maxTimestampMs, offset);
       this.bytesSinceIndexEntry = 0;
     }
     this.bytesSinceIndexEntry += frameBytes;
     this.sizeBytes = position + frameBytes;
-    this.nextOffset = record.offset + 1;
+    this.nextOffset = offset + 1;
     return "continue";
   }
 
@@ -208,11 +214,12 @@ export class Segment {
   }
 
   /**
-   * Appends encoded frames (`records` are what they hold, in order) with one write and, when
-   * `sync`, one fdatasync, then makes them readable. On failure the file is cut back to where it
-   * was, so a failed flush leaves no partial frame behind.
+   * Appends encoded frames — `produces` are what they hold, in order: each produce's records at
+   * offsets from its base, all stamped `timestampMs` — with one write and, when `sync`, one
+   * fdatasync, then makes them readable. On failure the file is cut back to where it was, so a
+   * failed flush leaves no partial frame behind.
    */
-  async append(records: readonly LogRecord[], chunks: Uint8Array[], sync = true): Promise<void> {
+  async append(produces: readonly AppendedProduce[], timestampMs: number, chunks: Uint8Array[], sync = true): Promise<void> {
     assert(this.writable, `segment ${this.baseOffset} is sealed`);
     const start = this.sizeBytes;
     try {
@@ -229,12 +236,14 @@ export class Segment {
       throw error;
     }
     let position = start;
-    for (const record of records) {
-      const bytes = frameBytes(record.key, record.value);
-      this.firstTimestampMs ??= record.timestampMs;
-      // No message is built unless it fails: this runs for every record written.
-      if (this.indexRecord(record, position, bytes) !== "continue") throw new AssertionError(`append out of order at ${record.offset}`);
-      position += bytes;
+    this.firstTimestampMs ??= timestampMs;
+    for (const { records, baseOffset } of produces) {
+      for (let i = 0; i < records.length; i++) {
+        const bytes = frameBytes(records[i]!.key, records[i]!.value);
+        // No message is built unless it fails: this runs for every record written.
+        if (this.indexRecord(baseOffset + i, timestampMs, position, bytes) !== "continue") throw new AssertionError(`append out of order at ${baseOffset + i}`);
+        position += bytes;
+      }
     }
   }
 

@@ -29,6 +29,13 @@ function byPartition(plan: ProducePlan): Map<number, PartitionBatch> {
 
 export async function produce(topic: Topic, plan: ProducePlan): Promise<ProduceResult[]> {
   if (plan.producerId !== null) return produceIdempotent(topic, plan, plan.producerId);
+  const { records } = plan;
+  // The usual batch: every record to one partition, appended as it is, nothing regrouped.
+  const partition = records[0]!.partition;
+  if (records.every((r) => r.partition === partition)) {
+    const appended = await topic.logForWrite(partition).append(records);
+    return records.map((_, i) => ({ partition, offset: appended.baseOffset + i }));
+  }
   const results = new Array<ProduceResult>(plan.records.length);
   const appends = [...byPartition(plan)].map(async ([partition, batch]) => {
     const appended = await topic.logForWrite(partition).append(batch.records);

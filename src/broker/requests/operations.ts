@@ -9,7 +9,7 @@ import type { Broker } from "../broker.ts";
 import { type PartitionRead, type ReadParams, readPartition } from "../consume/consume.ts";
 import { keyValueBytes } from "../log/record.ts";
 import { produce } from "../produce/produce.ts";
-import type { DecodedRecord, ProducePlan, ProduceResult } from "../produce/request.ts";
+import type { ProducePlan, ProduceResult } from "../produce/request.ts";
 import type { Topic } from "../topics/topic.ts";
 import { SvcError } from "../../core/errors.ts";
 
@@ -39,7 +39,8 @@ export function produceOperation(broker: Broker, principal: Principal, topicName
       meter.admitProduce(keyValueBytes(checked.records));
       if (checked.producerId !== null) await broker.producerOwners.use(checked.producerId, actor);
       const results = await produce(topic, checked);
-      const written: DecodedRecord[] = checked.records.filter((_, i) => results[i]!.duplicate !== true);
+      // Retries an idempotent producer sent again were not written, and do not count.
+      const written = checked.producerId === null ? checked.records : checked.records.filter((_, i) => results[i]!.duplicate !== true);
       meter.produced(topicName, written.length, keyValueBytes(written));
       return results;
     },
