@@ -35,7 +35,7 @@ import { fmt } from "./lib/redis-benchmark.ts";
 import { wrk } from "./lib/wrk.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { accessOverhead, groupSettle } from "./lib/broker-access.ts";
-import { type BenchBroker, callBroker, startBenchBroker } from "./lib/broker-process.ts";
+import { type BenchBroker, callBroker, startBenchBroker, wrkProduceScript } from "./lib/broker-process.ts";
 import { metricsCost } from "./lib/broker-metrics.ts";
 import { binaryProduce } from "./lib/broker-binary.ts";
 import { rawDisk, requestFrames } from "./lib/raw-disk.ts";
@@ -80,18 +80,6 @@ async function withCpu<T>(broker: Broker, work: () => Promise<T>): Promise<{ res
   return { result, cpu: (cpuSeconds(broker.proc.pid) - cpuBefore) / wallSeconds };
 }
 
-/** The same body on every request: wrk builds the request once and resends it. */
-function produceScript(topic: string, valueBytes: number, batch: number): string {
-  return `
-wrk.method = "POST"
-wrk.path = "/topics/${topic}/produce"
-wrk.headers["Content-Type"] = "application/json"
-local record = '{"value":"' .. string.rep("x", ${valueBytes}) .. '"}'
-local records = {}
-for i = 1, ${batch} do records[i] = record end
-wrk.body = '{"records":[' .. table.concat(records, ",") .. ']}'
-`;
-}
 
 /**
  * Each thread walks the log in whole responses (`step` records), threads interleaved, wrapping
@@ -136,7 +124,7 @@ async function main(): Promise<void> {
       for (const batch of batchSizes) {
         const rawBatchesPerSec = await rawDisk(join(dir, "raw.log"), requestFrames(valueBytes, batch), seconds);
         const { result, cpu } = await withCpu(broker, () => wrk({
-          url: broker!.url, script: produceScript(topicName(valueBytes), valueBytes, batch), scriptPath: join(dir, "produce.lua"),
+          url: broker!.url, script: wrkProduceScript(topicName(valueBytes), valueBytes, batch), scriptPath: join(dir, "produce.lua"),
           threads: wrkThreads, connections, seconds, timeoutSeconds: wrkTimeoutSeconds,
         }));
         const recordsPerSec = result.requestsPerSec * batch;

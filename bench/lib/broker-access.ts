@@ -15,7 +15,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BenchBroker, callBroker, startBenchBroker } from "./broker-process.ts";
+import { type BenchBroker, callBroker, startBenchBroker, wrkHeaders, wrkProduceScript } from "./broker-process.ts";
 import { cpuSeconds } from "./process-cpu.ts";
 import { fmt } from "./redis-benchmark.ts";
 import { wrk } from "./wrk.ts";
@@ -50,26 +50,9 @@ const call = async (broker: Broker, method: string, path: string, body?: unknown
   return text === "" ? null : JSON.parse(text);
 };
 
-function luaHeaders(headers: Record<string, string>): string {
-  return Object.entries(headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"`).join("\n");
-}
-
-function produceScript(headers: Record<string, string>): string {
-  return `
-wrk.method = "POST"
-wrk.path = "/topics/bench.access/produce"
-wrk.headers["Content-Type"] = "application/json"
-${luaHeaders(headers)}
-local record = '{"value":"' .. string.rep("x", ${valueBytes}) .. '"}'
-local records = {}
-for i = 1, ${produceBatch} do records[i] = record end
-wrk.body = '{"records":[' .. table.concat(records, ",") .. ']}'
-`;
-}
-
 function consumeScript(headers: Record<string, string>, span: number): string {
   return `
-${luaHeaders(headers)}
+${wrkHeaders(headers)}
 local n = 0
 request = function()
   local offset = (n * ${consumeRecords}) % ${span}
@@ -119,7 +102,7 @@ export async function accessOverhead(seconds: number): Promise<boolean> {
       for (let round = 0; round < rounds; round++) {
         for (const [side, broker] of [["off", off], ["on", on]] as const) {
           const script = load === "produce"
-            ? produceScript(broker.headers)
+            ? wrkProduceScript("bench.access", valueBytes, produceBatch, broker.headers)
             : consumeScript(broker.headers, Math.floor((await call(broker, "GET", "/topics/bench.access")).partition_details[0].high_watermark / consumeRecords) * consumeRecords);
           samples[side].push(await measure(broker, script, join(dir, `${load}.lua`), seconds));
         }

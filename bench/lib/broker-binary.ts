@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { encodeProduceRequest } from "../../src/broker/binary/payloads.ts";
 import { features, opcodes } from "../../src/broker/binary/wire.ts";
-import { callBroker, startBenchBroker } from "./broker-process.ts";
+import { callBroker, startBenchBroker, wrkProduceScript } from "./broker-process.ts";
 import { rawDisk, requestFrames } from "./raw-disk.ts";
 import { fmt } from "./redis-benchmark.ts";
 import { wrk } from "./wrk.ts";
@@ -56,17 +56,6 @@ function runLoad(binary: string, address: string, payloadPath: string, gzip: boo
   return JSON.parse(run.stdout.toString()) as LoadResult;
 }
 
-function httpScript(topic: string, valueBytes: number): string {
-  return `
-wrk.method = "POST"
-wrk.path = "/topics/${topic}/produce"
-wrk.headers["Content-Type"] = "application/json"
-local record = '{"value":"' .. string.rep("x", ${valueBytes}) .. '"}'
-local records = {}
-for i = 1, ${batch} do records[i] = record end
-wrk.body = '{"records":[' .. table.concat(records, ",") .. ']}'
-`;
-}
 
 /** Prints the table; answers whether both targets were met. */
 export async function binaryProduce(seconds: number): Promise<boolean> {
@@ -91,7 +80,7 @@ export async function binaryProduce(seconds: number): Promise<boolean> {
       await callBroker(broker, "POST", "/topics", { name: topic, partitions: 1 });
       const rawBatches = await rawDisk(join(dir, "raw.log"), requestFrames(valueBytes, batch), seconds);
       const rawMBps = (rawBatches * batch * valueBytes) / bytesPerMB;
-      const http = await wrk({ url: broker.url, script: httpScript(topic, valueBytes), scriptPath: join(dir, "produce.lua"), threads: 2, connections, seconds, timeoutSeconds: 10 });
+      const http = await wrk({ url: broker.url, script: wrkProduceScript(topic, valueBytes, batch), scriptPath: join(dir, "produce.lua"), threads: 2, connections, seconds, timeoutSeconds: 10 });
       const httpRecords = http.requestsPerSec * batch;
       const row = (transport: string, rate: number, p50: number, p99: number) => {
         const records = rate * batch;

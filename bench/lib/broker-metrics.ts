@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { callBroker as call, startBenchBroker } from "./broker-process.ts";
+import { callBroker as call, startBenchBroker, wrkProduceScript } from "./broker-process.ts";
 import { cpuSeconds } from "./process-cpu.ts";
 import { fmt } from "./redis-benchmark.ts";
 import { wrk } from "./wrk.ts";
@@ -24,15 +24,6 @@ const scrapeEveryMs = 1000;
 const rounds = 3;
 const loadChangeTarget = 0.02;
 
-const produceScript = `
-wrk.method = "POST"
-wrk.path = "/topics/bench.load/produce"
-wrk.headers["Content-Type"] = "application/json"
-local record = '{"value":"' .. string.rep("x", 100) .. '"}'
-local records = {}
-for i = 1, 100 do records[i] = record end
-wrk.body = '{"records":[' .. table.concat(records, ",") .. ']}'
-`;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -73,7 +64,7 @@ export async function metricsCost(seconds: number): Promise<boolean> {
           }
         })();
         const cpuStart = cpuSeconds(broker.proc.pid);
-        const result = await wrk({ url: broker.url, script: produceScript, scriptPath: join(dir, "produce.lua"), threads: 2, connections: 4, seconds, timeoutSeconds: 10 });
+        const result = await wrk({ url: broker.url, script: wrkProduceScript("bench.load", 100, 100), scriptPath: join(dir, "produce.lua"), threads: 2, connections: 4, seconds, timeoutSeconds: 10 });
         if (side === "alone") aloneCpuShares.push((cpuSeconds(broker.proc.pid) - cpuStart) / seconds);
         scraping = false;
         await scraper;

@@ -35,3 +35,25 @@ export async function callBroker(broker: BenchBroker, method: string, path: stri
   if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
   return text;
 }
+
+/**
+ * A wrk script that POSTs the same produce of `batch` keyless records of `valueBytes` to `topic`
+ * (wrk builds the request once and resends it), with `headers` (an API key) on each.
+ */
+export function wrkProduceScript(topic: string, valueBytes: number, batch: number, headers: Record<string, string> = {}): string {
+  return `
+wrk.method = "POST"
+wrk.path = "/topics/${topic}/produce"
+wrk.headers["Content-Type"] = "application/json"
+${wrkHeaders(headers)}
+local record = '{"value":"' .. string.rep("x", ${valueBytes}) .. '"}'
+local records = {}
+for i = 1, ${batch} do records[i] = record end
+wrk.body = '{"records":[' .. table.concat(records, ",") .. ']}'
+`;
+}
+
+/** Lua lines that set `headers` on every request of a wrk script. */
+export function wrkHeaders(headers: Record<string, string>): string {
+  return Object.entries(headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"`).join("\n");
+}
