@@ -14,8 +14,8 @@ import type { ProduceLimits } from "./produce/request.ts";
 import { type CompactionSummary, runCompactionPass } from "./compaction-pass.ts";
 import { ConsumerGroups } from "./groups/groups.ts";
 import { BrokerMetrics } from "./metrics.ts";
-import { forgetProducer } from "./produce/idempotent.ts";
 import { ProducerOwners } from "./produce/producer-owners.ts";
+import { dropSequenceState } from "./produce/producers-admin.ts";
 import { Quotas } from "./quotas/quotas.ts";
 import { RetentionScheduler, type RetentionSummary, runRetentionPass } from "./retention-scheduler.ts";
 import { RequestPipeline } from "./requests/pipeline.ts";
@@ -88,7 +88,7 @@ export class Broker {
     this.retention = new RetentionScheduler(pass, retentionCheckIntervalMs, log, this.compactionPass);
     this.retention.start();
     this.groups.start(log);
-    this.producerOwners.start(log, (ids) => this.dropProducerState(ids));
+    this.producerOwners.start(log, (ids) => dropSequenceState(this.topics, ids));
     this.ready = true;
   }
 
@@ -123,12 +123,5 @@ export class Broker {
     await this.groups.stop();
     await this.producerOwners.stop();
     await this.topics.close();
-  }
-
-  /** Forgotten producer ids' sequence state, dropped from every partition. */
-  private async dropProducerState(producerIds: string[]): Promise<void> {
-    for (const topic of this.topics.list()) {
-      for (const id of producerIds) await forgetProducer(topic, id);
-    }
   }
 }

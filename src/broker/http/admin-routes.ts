@@ -9,7 +9,7 @@ import type { Broker } from "../broker.ts";
 import { forgetProducerEverywhere, listProducers } from "../produce/producers-admin.ts";
 import { badRequest, objectFields } from "../requests/fields.ts";
 import { checkTopicName } from "../topics/names.ts";
-import { principalOf } from "./principal.ts";
+import { asGlobalAdmin } from "./principal.ts";
 
 /**
  * These endpoints take no parameters: a body may be left out, and one that is sent must be `{}`,
@@ -26,22 +26,16 @@ async function noParameters(ctx: RequestContext): Promise<void> {
 }
 
 export function adminRoutes(broker: Broker): RouteTable {
+  const asAdmin = <T>(req: Request, run: () => T | Promise<T>) => asGlobalAdmin(broker.pipeline, req, run);
   /** POST of a pass over every topic: admin on `*`, no parameters, the pass's summary as the answer. */
   const pass = (run: () => Promise<unknown>): RouteTable[string] => ({
     async POST(ctx) {
-      const summary = await broker.pipeline.run(principalOf(broker.pipeline, ctx.req), {
-        action: "admin",
-        topic: null,
-        run: async () => {
-          await noParameters(ctx);
-          return run();
-        },
-      });
-      return json(summary);
+      return json(await asAdmin(ctx.req, async () => {
+        await noParameters(ctx);
+        return run();
+      }));
     },
   });
-  const asAdmin = <T>(req: Request, run: () => T | Promise<T>) =>
-    broker.pipeline.run(principalOf(broker.pipeline, req), { action: "admin", topic: null, run });
   return {
     "/admin/run-retention": pass(() => broker.runRetention()),
     "/admin/run-compaction": pass(() => broker.runCompaction()),

@@ -9,7 +9,7 @@ import { parseGrants } from "../auth/grants.ts";
 import type { NewKey } from "../auth/keys.ts";
 import type { Broker } from "../broker.ts";
 import { badRequest, describeJson, integerIn, objectFields, textField } from "../requests/fields.ts";
-import { principalOf } from "./principal.ts";
+import { asGlobalAdmin } from "./principal.ts";
 
 const keyNameLengthMax = topicNameLengthMax;
 
@@ -35,7 +35,7 @@ function decodeNewKey(body: unknown): NewKey {
 
 export function keyRoutes(broker: Broker): RouteTable {
   const { pipeline, keys } = broker;
-  const asAdmin = <T>(req: Request, run: () => T | Promise<T>) => pipeline.run(principalOf(pipeline, req), { action: "admin", topic: null, run });
+  const asAdmin = <T>(req: Request, run: () => T | Promise<T>) => asGlobalAdmin(pipeline, req, run);
   return {
     "/admin/keys": {
       async POST(ctx) {

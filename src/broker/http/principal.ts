@@ -24,3 +24,8 @@ export function credentialOf(req: Request): string | null {
 export function principalOf(pipeline: RequestPipeline, req: Request): Principal {
   return pipeline.authenticate(credentialOf(req));
 }
+
+/** Runs `run` through the pipeline as work for the whole broker: admin on `*` (keys, passes, producers). */
+export function asGlobalAdmin<T>(pipeline: RequestPipeline, req: Request, run: () => T | Promise<T>): Promise<T> {
+  return pipeline.run(principalOf(pipeline, req), { action: "admin", topic: null, run });
+}

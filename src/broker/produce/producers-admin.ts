@@ -41,9 +41,21 @@ export function listProducers(topics: TopicRegistry, owners: ProducerOwners): Pr
  * state in every partition, so its next produce starts at sequence 0. 404 when nothing knows it.
  */
 export async function forgetProducerEverywhere(topics: TopicRegistry, owners: ProducerOwners, producerId: string): Promise<void> {
-  const known = listProducers(topics, owners).some((p) => p.producer_id === producerId);
-  if (!known) throw new SvcError("not_found", `producer '${producerId}' is not known`);
-  owners.forget(producerId);
+  const owned = owners.forget(producerId);
+  if (!owned && !hasSequenceState(topics, producerId)) throw new SvcError("not_found", `producer '${producerId}' is not known`);
   await owners.flush();
-  for (const topic of topics.list()) await forgetProducer(topic, producerId);
+  await dropSequenceState(topics, [producerId]);
+}
+
+/** Drops the sequence state of `producerIds` from every partition of every topic (ids forgotten). */
+export async function dropSequenceState(topics: TopicRegistry, producerIds: readonly string[]): Promise<void> {
+  for (const topic of topics.list()) {
+    for (const id of producerIds) await forgetProducer(topic, id);
+  }
+}
+
+function hasSequenceState(topics: TopicRegistry, producerId: string): boolean {
+  return topics.list().some((topic) =>
+    Array.from({ length: topic.partitionCount }, (_, p) => topic.existingLog(p)).some((log) => log !== null && producerJournalOf(log).producers.has(producerId)),
+  );
 }
