@@ -10,9 +10,9 @@
  * guess that a slow hash would protect. Lookups go by the hash, so a wrong secret costs one hash.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { fsyncDir, tempSuffix, writeFileAtomic } from "../../core/atomic-file.ts";
+import { damagedFile, fsyncDir, readStoredJson, writeFileAtomic } from "../../core/atomic-file.ts";
 import { SvcError } from "../../core/errors.ts";
 import { writeAll } from "../../core/write-all.ts";
 import { everyTopic, type Grant } from "./grants.ts";
@@ -54,12 +54,12 @@ export class KeyStore {
   private readonly path: string;
   readonly bootstrapPath: string;
 
-  constructor(private readonly dataDir: string, private readonly nowMs: () => number) {
+  constructor(dataDir: string, private readonly nowMs: () => number) {
     this.path = join(dataDir, "keys.json");
     this.bootstrapPath = join(dataDir, "bootstrap.key");
     mkdirSync(dataDir, { recursive: true });
-    rmSync(`${this.path}${tempSuffix}`, { force: true });
-    if (existsSync(this.path)) this.read(readFileSync(this.path, "utf8"));
+    const file = readStoredJson(this.path, fileVersion);
+    if (file !== null) this.read(file);
   }
 
   get size(): number {
@@ -163,18 +163,11 @@ export class KeyStore {
     writeFileAtomic(this.path, JSON.stringify({ version: fileVersion, bootstrapped: this.bootstrapped, keys: [...this.keys.values()] }));
   }
 
-  private read(text: string): void {
-    const damaged = (why: string) => new SvcError("data_corrupt", `${this.path} is damaged: ${why}`);
-    let file: { version?: unknown; bootstrapped?: unknown; keys?: unknown };
-    try {
-      file = JSON.parse(text);
-    } catch (error) {
-      throw damaged(`not JSON (${(error as Error).message})`);
-    }
-    if (file?.version !== fileVersion || typeof file.bootstrapped !== "boolean" || !Array.isArray(file.keys)) throw damaged(`expected version ${fileVersion}, bootstrapped and keys`);
+  private read(file: Record<string, unknown>): void {
+    if (typeof file.bootstrapped !== "boolean" || !Array.isArray(file.keys)) throw damagedFile(this.path, "expected bootstrapped and keys");
     this.bootstrapped = file.bootstrapped;
     for (const value of file.keys as StoredKey[]) {
-      if (typeof value?.key_id !== "string" || typeof value.secret_sha256 !== "string" || !Array.isArray(value.acls)) throw damaged("a key lacks its id, secret hash or acls");
+      if (typeof value?.key_id !== "string" || typeof value.secret_sha256 !== "string" || !Array.isArray(value.acls)) throw damagedFile(this.path, "a key lacks its id, secret hash or acls");
       this.add(value);
     }
   }

@@ -11,10 +11,9 @@
  * A group's owner (the key that first joined or committed) is stored with its offsets, so
  * ownership outlives a restart as the offsets do.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { tempSuffix, writeFileAtomicAsync } from "../../core/atomic-file.ts";
-import { SvcError } from "../../core/errors.ts";
+import { damagedFile, readStoredJson, writeFileAtomicAsync } from "../../core/atomic-file.ts";
 
 interface StoredGroup {
   /** The key that owns the group; null when it was claimed with authentication off. */
@@ -37,8 +36,8 @@ export class CommittedOffsets {
     const dir = join(dataDir, "groups");
     this.path = join(dir, "offsets.json");
     mkdirSync(dir, { recursive: true });
-    rmSync(`${this.path}${tempSuffix}`, { force: true });
-    if (existsSync(this.path)) this.read(readFileSync(this.path, "utf8"));
+    const file = readStoredJson(this.path, fileVersion);
+    if (file !== null) this.read(file);
   }
 
   /** Whether the group has been joined or committed to (since its topics were last all deleted, at most). */
@@ -133,16 +132,9 @@ export class CommittedOffsets {
     return JSON.stringify({ version: fileVersion, groups });
   }
 
-  private read(text: string): void {
-    const damaged = (why: string) => new SvcError("data_corrupt", `${this.path} is damaged: ${why}`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw damaged(`not JSON (${(error as Error).message})`);
-    }
-    const file = parsed as { version?: unknown; groups?: unknown };
-    if (file?.version !== fileVersion || typeof file.groups !== "object" || file.groups === null) throw damaged(`expected version ${fileVersion} and groups`);
+  private read(file: Record<string, unknown>): void {
+    const damaged = (why: string) => damagedFile(this.path, why);
+    if (typeof file.groups !== "object" || file.groups === null) throw damaged("expected groups");
     for (const [name, value] of Object.entries(file.groups as Record<string, unknown>)) {
       const group = value as { owner?: unknown; offsets?: unknown };
       if (typeof group !== "object" || group === null || !(group.owner === null || typeof group.owner === "string") || typeof group.offsets !== "object" || group.offsets === null) {

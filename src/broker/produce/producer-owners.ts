@@ -14,10 +14,10 @@
  * something changed, at shutdown and after a forgetting, and empties the journal. File work runs
  * one operation at a time, so a snapshot never drops a line appended while it was written.
  */
-import { existsSync, readFileSync, rmSync, truncateSync } from "node:fs";
+import { existsSync, readFileSync, truncateSync } from "node:fs";
 import { appendFile, open, truncate } from "node:fs/promises";
 import { join } from "node:path";
-import { tempSuffix, writeFileAtomicAsync } from "../../core/atomic-file.ts";
+import { damagedFile, readStoredJson, writeFileAtomicAsync } from "../../core/atomic-file.ts";
 import type { Clock } from "../../core/clock.ts";
 import { SvcError } from "../../core/errors.ts";
 import { producerIdleCheckIntervalMs, producerIdleMs, producerIdsPerKeyMax, producerLastUsedFlushIntervalMs } from "../../core/limits.ts";
@@ -55,8 +55,8 @@ export class ProducerOwners {
   constructor(dataDir: string, private readonly clock: Clock) {
     this.snapshotPath = join(dataDir, "producers.json");
     this.journalPath = join(dataDir, "producers.journal");
-    rmSync(`${this.snapshotPath}${tempSuffix}`, { force: true });
-    if (existsSync(this.snapshotPath)) this.readSnapshot(readFileSync(this.snapshotPath, "utf8"));
+    const snapshot = readStoredJson(this.snapshotPath, fileVersion);
+    if (snapshot !== null) this.readSnapshot(snapshot);
     if (existsSync(this.journalPath)) this.readJournal(readFileSync(this.journalPath, "utf8"));
   }
 
@@ -211,22 +211,10 @@ export class ProducerOwners {
     return JSON.stringify({ version: fileVersion, producers });
   }
 
-  private damaged(path: string, why: string): SvcError {
-    return new SvcError("data_corrupt", `${path} is damaged: ${why}`);
-  }
-
-  private readSnapshot(text: string): void {
-    let file: { version?: unknown; producers?: unknown };
-    try {
-      file = JSON.parse(text);
-    } catch (error) {
-      throw this.damaged(this.snapshotPath, `not JSON (${(error as Error).message})`);
-    }
-    if (file?.version !== fileVersion || typeof file.producers !== "object" || file.producers === null) {
-      throw this.damaged(this.snapshotPath, `expected version ${fileVersion} and producers`);
-    }
+  private readSnapshot(file: Record<string, unknown>): void {
+    if (typeof file.producers !== "object" || file.producers === null) throw damagedFile(this.snapshotPath, "expected producers");
     for (const [id, value] of Object.entries(file.producers as Record<string, { owner?: unknown; last_used_ms?: unknown }>)) {
-      if (!(value?.owner === null || typeof value?.owner === "string") || !Number.isSafeInteger(value.last_used_ms)) throw this.damaged(this.snapshotPath, `producer '${id}'`);
+      if (!(value?.owner === null || typeof value?.owner === "string") || !Number.isSafeInteger(value.last_used_ms)) throw damagedFile(this.snapshotPath, `producer '${id}'`);
       if (value.owner === null) this.ids.set(id, { owner: null, lastUsedMs: value.last_used_ms as number });
       else this.setOwner(id, value.owner as string, value.last_used_ms as number);
     }
@@ -243,9 +231,9 @@ export class ProducerOwners {
       try {
         claim = JSON.parse(line);
       } catch {
-        throw this.damaged(this.journalPath, `line ${i + 1} is not JSON`);
+        throw damagedFile(this.journalPath, `line ${i + 1} is not JSON`);
       }
-      if (typeof claim.p !== "string" || typeof claim.k !== "string" || !Number.isSafeInteger(claim.t)) throw this.damaged(this.journalPath, `line ${i + 1}`);
+      if (typeof claim.p !== "string" || typeof claim.k !== "string" || !Number.isSafeInteger(claim.t)) throw damagedFile(this.journalPath, `line ${i + 1}`);
       const owned = this.ids.get(claim.p);
       if (owned?.owner === claim.k) return; // already in the snapshot
       if (owned !== undefined && owned.owner !== null) this.countByKey.set(owned.owner, this.ownedBy(owned.owner) - 1);

@@ -10,9 +10,8 @@
  * spaced) answers that version's id and adds nothing; a new version must be compatible with the
  * subject's latest (backward, Confluent's default); ids count up from 1 and are never reused.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tempSuffix, writeFileAtomic } from "../../core/atomic-file.ts";
+import { damagedFile, readStoredJson, writeFileAtomic } from "../../core/atomic-file.ts";
 import { SvcError } from "../../core/errors.ts";
 import { badRequest } from "../requests/fields.ts";
 import { topicNameProblem } from "../topics/names.ts";
@@ -51,8 +50,8 @@ export class SchemaRegistry {
 
   constructor(dataDir: string) {
     this.path = join(dataDir, "schemas.json");
-    rmSync(`${this.path}${tempSuffix}`, { force: true });
-    if (existsSync(this.path)) this.read(readFileSync(this.path, "utf8"));
+    const file = readStoredJson(this.path, fileVersion);
+    if (file !== null) this.read(file);
   }
 
   /**
@@ -107,19 +106,12 @@ export class SchemaRegistry {
     writeFileAtomic(this.path, JSON.stringify({ version: fileVersion, schemas }));
   }
 
-  private read(text: string): void {
-    const damaged = (why: string) => new SvcError("data_corrupt", `${this.path} is damaged: ${why}`);
-    let file: { version?: unknown; schemas?: unknown };
-    try {
-      file = JSON.parse(text);
-    } catch (error) {
-      throw damaged(`not JSON (${(error as Error).message})`);
-    }
-    if (file?.version !== fileVersion || !Array.isArray(file.schemas)) throw damaged(`expected version ${fileVersion} and schemas`);
+  private read(file: Record<string, unknown>): void {
+    if (!Array.isArray(file.schemas)) throw damagedFile(this.path, "expected schemas");
     for (const value of file.schemas as StoredSchema[]) {
       const ok = Number.isSafeInteger(value?.id) && typeof value.subject === "string" && Number.isSafeInteger(value.version) &&
         (schemaTypes as readonly string[]).includes(value.type) && typeof value.schema === "string";
-      if (!ok) throw damaged(`a schema lacks its id, subject, version, type or text`);
+      if (!ok) throw damagedFile(this.path, "a schema lacks its id, subject, version, type or text");
       this.add(value);
     }
   }
