@@ -1,20 +1,13 @@
 /**
  * A consume (spec: Consume): the records of one partition from an offset, at most the request's
- * count and bytes, with the offset to read next and the partition's high watermark. The read
- * itself is front-neutral (`readPartition`, raw keys and values, as the binary protocol sends
- * them); `consume` is the HTTP front's answer, keys and values encoded as the request asked.
+ * count and bytes, with the offset to read next and the partition's high watermark. The read is
+ * front-neutral — raw keys and values, as the binary protocol sends them; records.ts encodes
+ * them for HTTP.
  */
 import { SvcError } from "../../core/errors.ts";
 import { keyValueBytes, type LogRecord } from "../log/record.ts";
 import type { Topic } from "../topics/topic.ts";
 import type { ConsumeParams } from "./params.ts";
-import { type ConsumedRecord, consumedRecords } from "./records.ts";
-
-export interface ConsumeResult {
-  records: ConsumedRecord[];
-  next_offset: number;
-  high_watermark: number;
-}
 
 export interface PartitionRead {
   records: LogRecord[];
@@ -39,14 +32,4 @@ export function readPartition(topic: Topic, p: ReadParams, onRead: (records: num
   const read = log.read(p.offset, p.maxRecords, p.maxBytes);
   onRead(read.records.length, keyValueBytes(read.records));
   return { records: read.records, nextOffset: read.nextOffset, highWatermark: read.highWatermark };
-}
-
-/** A consume as the HTTP front answers it. */
-export function consume(topic: Topic, p: ConsumeParams, onRead: (records: number, bytes: number) => void): ConsumeResult {
-  const read = readPartition(topic, p, onRead);
-  return {
-    records: consumedRecords(read.records, p.partition, p.encoding),
-    next_offset: read.nextOffset,
-    high_watermark: read.highWatermark,
-  };
 }

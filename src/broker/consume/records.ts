@@ -7,6 +7,7 @@
  */
 import { badRequest } from "../requests/fields.ts";
 import type { LogRecord } from "../log/record.ts";
+import type { PartitionRead } from "./consume.ts";
 import type { Encoding } from "./params.ts";
 
 export interface ConsumedRecord {
@@ -42,4 +43,9 @@ export function consumedRecords(records: readonly LogRecord[], partition: number
     key: r.key === null ? null : text(r.key, r.offset, "key"),
     value: text(r.value, r.offset, "value"),
   }));
+}
+
+/** The answer of a consume over HTTP (topic or group): the records encoded as asked, and where to go on. */
+export function consumeAnswer(read: PartitionRead, partition: number, encoding: Encoding) {
+  return { records: consumedRecords(read.records, partition, encoding), next_offset: read.nextOffset, high_watermark: read.highWatermark };
 }

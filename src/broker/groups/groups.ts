@@ -12,8 +12,7 @@ import { coordExpiryCheckIntervalMaxMs, groupCommitFlushIntervalMs } from "../..
 import type { Logger } from "../../core/log.ts";
 import { SvcError } from "../../core/errors.ts";
 import type { Actor } from "../auth/principal.ts";
-import { consume, type ConsumeResult } from "../consume/consume.ts";
-import type { ConsumeParams } from "../consume/params.ts";
+import type { ReadParams } from "../consume/consume.ts";
 import type { TopicRegistry } from "../topics/registry.ts";
 import { CommittedOffsets } from "./committed-offsets.ts";
 import { GroupCoordinator, type HeartbeatStatus, type MemberAssignment } from "./coordinator.ts";
@@ -103,18 +102,18 @@ export class ConsumerGroups {
   }
 
   /**
-   * Reads the partition from the group's committed offset, without committing (spec: Consume
-   * rule 2). With nothing committed it reads from the partition's first offset: through HTTP a
-   * client polls, so Kafka's default of starting at the end would skip whatever arrives between
-   * a first poll and the first commit.
+   * Where the group reads the partition from: its committed offset, without committing (spec:
+   * Consume rule 2). With nothing committed it reads from the partition's first offset: through
+   * HTTP a client polls, so Kafka's default of starting at the end would skip whatever arrives
+   * between a first poll and the first commit.
    */
-  consume(group: string, caller: Actor, topic: string, params: Omit<ConsumeParams, "offset">, onRead: (records: number, bytes: number) => void): ConsumeResult {
+  readParams(group: string, caller: Actor, topic: string, params: Omit<ReadParams, "offset">): ReadParams {
     this.checkOwner(group, caller);
     const summary = this.partitionSummary(topic, params.partition);
     const committed = this.offsets.committed(group, topic, params.partition) ?? summary.start_offset;
     // Retention may have dropped what the group had not read yet: read from what is left.
     const offset = Math.min(Math.max(committed, summary.start_offset), summary.high_watermark);
-    return consume(this.topics.get(topic), { ...params, offset }, onRead);
+    return { ...params, offset };
   }
 
   /**

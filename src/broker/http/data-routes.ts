@@ -8,7 +8,7 @@ import type { RouteTable } from "../../http/route.ts";
 import { json } from "../../http/response.ts";
 import type { Broker } from "../broker.ts";
 import { type ConsumeParams, parseConsumeParams } from "../consume/params.ts";
-import { consumedRecords } from "../consume/records.ts";
+import { consumeAnswer } from "../consume/records.ts";
 import { planProduce } from "../produce/request.ts";
 import { produceOperation, readOperation } from "../requests/operations.ts";
 import { principalOf } from "./principal.ts";
@@ -28,7 +28,7 @@ export function dataRoutes(broker: Broker): RouteTable {
         let asked: ConsumeParams | null = null;
         const read = await readOperation(broker, principalOf(pipeline, req), params.name!, () => (asked = parseConsumeParams(url.searchParams, broker.options)));
         const { partition, encoding } = asked!;
-        return json({ records: consumedRecords(read.records, partition, encoding), next_offset: read.nextOffset, high_watermark: read.highWatermark });
+        return json(consumeAnswer(read, partition, encoding));
       },
     },
   };

@@ -14,8 +14,9 @@ import { json } from "../../http/response.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Broker } from "../broker.ts";
 import { parseGroupConsumeParams } from "../consume/params.ts";
+import { consumeAnswer } from "../consume/records.ts";
 import type { CommitRequest } from "../groups/groups.ts";
-import type { Meter } from "../requests/pipeline.ts";
+import { readOperation } from "../requests/operations.ts";
 import { badRequest, describeJson, integerIn, objectFields, textField } from "../requests/fields.ts";
 import { checkTopicName } from "../topics/names.ts";
 import { principalOf } from "./principal.ts";
@@ -67,9 +68,9 @@ export function groupRoutes(broker: Broker): RouteTable {
   const { pipeline, groups } = broker;
   const groupName = (ctx: RequestContext) => checkTopicName(ctx.params.group!, "group name");
   /** Runs `work` for an authenticated principal, after checking the group's name. */
-  const asMember = <T>(ctx: RequestContext, work: (principal: Principal, group: string, meter: Meter) => T | Promise<T>, consumes = false) => {
+  const asMember = <T>(ctx: RequestContext, work: (principal: Principal, group: string) => T | Promise<T>) => {
     const principal = principalOf(pipeline, ctx.req);
-    return pipeline.run(principal, { action: "read", topic: null, consumes, run: (meter) => work(principal, groupName(ctx), meter) });
+    return pipeline.run(principal, { action: "read", topic: null, run: () => work(principal, groupName(ctx)) });
   };
   return {
     "/groups/:group/join": {
@@ -131,12 +132,15 @@ export function groupRoutes(broker: Broker): RouteTable {
       },
     },
     "/groups/:group/consume": {
+      // The topic is in the query, so the read is the topic consume's own operation, reading from
+      // where the group is.
       async GET(ctx) {
-        return json(await asMember(ctx, (principal, group, meter) => {
-          const { topic, ...params } = parseGroupConsumeParams(ctx.url.searchParams, broker.options);
-          pipeline.authorize(principal, "read", checkTopicName(topic, "query parameter 'topic'"));
-          return groups.consume(group, pipeline.actorOf(principal), topic, params, (records, bytes) => meter.consumed(topic, records, bytes));
-        }, true));
+        const principal = principalOf(pipeline, ctx.req);
+        const group = groupName(ctx);
+        const { topic, ...params } = parseGroupConsumeParams(ctx.url.searchParams, broker.options);
+        const name = checkTopicName(topic, "query parameter 'topic'");
+        const read = await readOperation(broker, principal, name, () => groups.readParams(group, pipeline.actorOf(principal), name, params));
+        return json(consumeAnswer(read, params.partition, params.encoding));
       },
     },
   };
