@@ -17,7 +17,7 @@ import type { LogRecord } from "../log/record.ts";
 import type { ProduceResult } from "../produce/request.ts";
 import { FrameReader } from "./frame-reader.ts";
 import { type ConsumeResponse, decodeConsumeResponse, decodeProduceResponse, encodeConsumeRequest, encodeProduceRequest } from "./payloads.ts";
-import { encodeClientHandshake, encodeFrame, features, type Frame, opcodes } from "./wire.ts";
+import { encodeClientHandshake, features, type Frame, frameHeaderBytes, opcodes, withHeaderRoom, writeFrameHeader } from "./wire.ts";
 
 /** The largest answer the client accepts: a consume's 8 MiB of records and their framing, with room to spare. */
 const responseBytesMax = 64 * 1024 * 1024;
@@ -130,24 +130,24 @@ export class BinaryClient {
       topic,
       producerId,
       records: records.map((r) => ({ key: r.key === undefined || r.key === null ? null : bytesOf(r.key), value: bytesOf(r.value), partition: r.partition ?? null, sequence: r.sequence ?? null })),
-    });
+    }, frameHeaderBytes);
     return decodeProduceResponse(await this.request(opcodes.produce, payload, opcodes.produceResponse));
   }
 
   /** Reads a partition from `offset`; the next read starts at the answer's nextOffset. */
   async consume(topic: string, p: { partition: number; offset: number; maxRecords?: number; maxBytes?: number }): Promise<ConsumeResponse> {
     const payload = encodeConsumeRequest({ topic, partition: p.partition, offset: p.offset, maxRecords: p.maxRecords ?? 100, maxBytes: p.maxBytes ?? 1024 * 1024 });
-    return decodeConsumeResponse(await this.request(opcodes.consume, payload, opcodes.consumeResponse));
+    return decodeConsumeResponse(await this.request(opcodes.consume, withHeaderRoom(payload), opcodes.consumeResponse));
   }
 
   /** A round trip; the broker echoes `payload`. */
   ping(payload: Uint8Array = new Uint8Array(0)): Promise<Uint8Array> {
-    return this.request(opcodes.ping, payload, opcodes.pingResponse);
+    return this.request(opcodes.ping, withHeaderRoom(payload), opcodes.pingResponse);
   }
 
   /** Sends a frame of any opcode and answers the response frame as it came (for tests of the wire itself). */
-  async send(opcode: number, payload: Uint8Array): Promise<Frame> {
-    return this.frame(opcode, this.gzip ? gzipSync(payload) : payload);
+  send(opcode: number, payload: Uint8Array): Promise<Frame> {
+    return this.frame(opcode, withHeaderRoom(payload));
   }
 
   /** Writes raw bytes on the connection (for tests of the wire itself). */
@@ -167,8 +167,9 @@ export class BinaryClient {
     this.socket.end();
   }
 
-  private async request(opcode: number, payload: Uint8Array, expected: number): Promise<Uint8Array> {
-    const frame = await this.send(opcode, payload);
+  /** Sends `framed` (a payload after a frame header's room) and answers the response's payload. */
+  private async request(opcode: number, framed: Uint8Array, expected: number): Promise<Uint8Array> {
+    const frame = await this.frame(opcode, framed);
     const body = this.gzip ? new Uint8Array(gunzipSync(frame.payload)) : frame.payload;
     if (frame.opcode === opcodes.error) {
       const text = new TextDecoder().decode(body);
@@ -179,12 +180,14 @@ export class BinaryClient {
     return body;
   }
 
-  private frame(opcode: number, payload: Uint8Array): Promise<Frame> {
+  /** Sends a payload that follows a frame header's room in `framed` (compressed if gzip was agreed); answers the response frame. */
+  private frame(opcode: number, framed: Uint8Array): Promise<Frame> {
     if (this.failure !== null) return Promise.reject(this.failure);
     const requestId = this.nextId;
     this.nextId = this.nextId === 0xffffffff ? 1 : this.nextId + 1;
     const answer = this.answerTo(requestId);
-    this.socket.write(encodeFrame(requestId, opcode, payload));
+    const out = this.gzip ? withHeaderRoom(gzipSync(framed.subarray(frameHeaderBytes))) : framed;
+    this.socket.write(writeFrameHeader(out, requestId, opcode));
     return answer;
   }
 

@@ -34,7 +34,7 @@ import {
   encodeProduceResponse,
   payloadTopic,
 } from "./payloads.ts";
-import { encodeFrame, encodeServerHandshake, features, type Frame, handshakeStatus, knownFeatures, opcodes } from "./wire.ts";
+import { encodeServerHandshake, features, type Frame, frameHeaderBytes, handshakeStatus, knownFeatures, opcodes, withHeaderRoom, writeFrameHeader } from "./wire.ts";
 
 export interface BinaryLimits {
   /** --max-request-body-bytes: largest payload, compressed or inflated. */
@@ -66,6 +66,8 @@ export class InFlightBudget {
     return this.used === 0 || this.used + bytes <= this.bytesMax;
   }
 }
+
+const encoder = new TextEncoder();
 
 /** An answer to a request, as the error frame carries it: the HTTP status the same failure gets, then the message. */
 function errorText(error: unknown): string {
@@ -142,7 +144,7 @@ export class BinaryConnection {
   /** Ends the connection now (revocation, idle timeout, a client that does not read). */
   stop(reason: string): void {
     if (this.closed) return;
-    this.send(encodeFrame(0, opcodes.error, this.maybeGzip(new TextEncoder().encode(reason))));
+    this.sendFrame(0, opcodes.error, withHeaderRoom(encoder.encode(reason)));
     this.close();
   }
 
@@ -212,28 +214,28 @@ export class BinaryConnection {
     this.inFlight++;
     const bytes = frame.payload.length;
     this.budget.used += bytes;
-    const finish = (opcode: number, payload: Uint8Array) => {
+    const finish = (opcode: number, framed: Uint8Array) => {
       this.inFlight--;
       this.budget.used -= bytes;
       if (this.closed) return;
-      this.send(encodeFrame(frame.requestId, opcode, this.maybeGzip(payload)));
+      this.sendFrame(frame.requestId, opcode, framed);
       this.pump();
     };
     this.run(frame).then(
-      ([opcode, payload]) => finish(opcode, payload),
+      ([opcode, framed]) => finish(opcode, framed),
       (error: unknown) => {
         if (!isSvcError(error)) this.log.error({ err: error, requestId: frame.requestId }, "binary request failed");
-        finish(opcodes.error, new TextEncoder().encode(errorText(error)));
+        finish(opcodes.error, withHeaderRoom(encoder.encode(errorText(error))));
       },
     );
   }
 
-  /** Runs one frame; answers the response's opcode and payload. */
+  /** Runs one frame; answers the response's opcode and its payload, with a frame header's room before it. */
   private async run(frame: Frame): Promise<[number, Uint8Array]> {
     const principal = this.principal!;
     const { pipeline } = this.broker;
     const action = actionOf[frame.opcode];
-    if (frame.opcode === opcodes.ping) return [opcodes.pingResponse, this.inflate(frame.payload)];
+    if (frame.opcode === opcodes.ping) return [opcodes.pingResponse, withHeaderRoom(this.inflate(frame.payload))];
     if (action === undefined) throw new SvcError("bad_request", `unknown opcode 0x${frame.opcode.toString(16).padStart(2, "0")}; requests are 0x01 produce, 0x02 consume, 0x03 ping`);
     // Before inflating: the key is live and may take this action somewhere.
     pipeline.authorizeSomewhere(principal, action);
@@ -252,7 +254,7 @@ export class BinaryConnection {
       void settled.then(() => {
         if (this.produceChains.get(topic) === settled) this.produceChains.delete(topic);
       });
-      return [opcodes.produceResponse, encodeProduceResponse(await result)];
+      return [opcodes.produceResponse, encodeProduceResponse(await result, frameHeaderBytes)];
     }
     const topic = checkTopicName(payloadTopic(payload, "consume"), "topic");
     let partition = 0;
@@ -264,7 +266,7 @@ export class BinaryConnection {
       partition = request.partition;
       return request;
     });
-    return [opcodes.consumeResponse, encodeConsumeResponse({ ...read, partition })];
+    return [opcodes.consumeResponse, encodeConsumeResponse({ ...read, partition }, frameHeaderBytes)];
   }
 
   /** The payload as sent, inflated if gzip was negotiated — never past the payload bound. */
@@ -280,8 +282,10 @@ export class BinaryConnection {
     }
   }
 
-  private maybeGzip(payload: Uint8Array): Uint8Array {
-    return this.gzip ? gzipSync(payload) : payload;
+  /** Sends a response whose payload follows a header's room in `framed`, compressed if gzip was negotiated. */
+  private sendFrame(requestId: number, opcode: number, framed: Uint8Array): void {
+    const out = this.gzip ? withHeaderRoom(gzipSync(framed.subarray(frameHeaderBytes))) : framed;
+    this.send(writeFrameHeader(out, requestId, opcode));
   }
 
   /** Writes `bytes`, keeping what the socket does not take; disconnects a client that stops reading. */
@@ -297,9 +301,7 @@ export class BinaryConnection {
       this.log.warn({ client: this.io.remoteAddress, unread: this.pendingBytes }, "binary client stopped reading its responses; disconnecting it");
       this.pending = [];
       this.pendingBytes = 0;
-      this.closed = true;
-      this.io.end();
-      this.onClose(this);
+      this.close();
     }
   }
 }

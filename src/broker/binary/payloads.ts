@@ -112,9 +112,11 @@ class PayloadWriter {
   private readonly view: DataView;
   private at = 0;
 
-  constructor(size: number) {
-    this.bytes = new Uint8Array(size);
+  /** `room` bytes are left free before the payload (a frame's header, written in place later). */
+  constructor(size: number, room = 0) {
+    this.bytes = new Uint8Array(room + size);
     this.view = new DataView(this.bytes.buffer);
+    this.at = room;
   }
 
   u8(v: number): void {
@@ -231,12 +233,13 @@ function decodeProduceRecords(payload: Uint8Array, at: number, count: number, r:
 
 const maxSafeBig = BigInt(Number.MAX_SAFE_INTEGER);
 
-export function encodeProduceRequest(request: ProduceRequest): Uint8Array {
+/** A produce request; `room` bytes are left before it (a frame's header, written in place). */
+export function encodeProduceRequest(request: ProduceRequest, room = 0): Uint8Array {
   const topic = encoder.encode(request.topic);
   const producerId = request.producerId === null ? null : encoder.encode(request.producerId);
   let size = 2 + topic.length + 4 + (producerId?.length ?? 0) + 4;
   for (const record of request.records) size += produceRecordFixedBytes + (record.key?.length ?? 0) + record.value.length;
-  const w = new PayloadWriter(size);
+  const w = new PayloadWriter(size, room);
   w.u16(topic.length);
   w.raw(topic);
   w.i32(producerId === null ? -1 : producerId.length);
@@ -253,8 +256,9 @@ export function encodeProduceRequest(request: ProduceRequest): Uint8Array {
   return w.bytes;
 }
 
-export function encodeProduceResponse(results: readonly ProduceResult[]): Uint8Array {
-  const w = new PayloadWriter(4 + results.length * 13);
+/** A produce response; `room` bytes are left before it (a response frame's header, so it is not copied again). */
+export function encodeProduceResponse(results: readonly ProduceResult[], room = 0): Uint8Array {
+  const w = new PayloadWriter(4 + results.length * 13, room);
   w.u32(results.length);
   for (const result of results) {
     w.u32(result.partition);
@@ -299,10 +303,11 @@ export function encodeConsumeRequest(request: ConsumeRequest): Uint8Array {
   return w.bytes;
 }
 
-export function encodeConsumeResponse(response: ConsumeResponse): Uint8Array {
+/** A consume response (up to 8 MiB of records); `room` bytes are left before it, as for a produce response. */
+export function encodeConsumeResponse(response: ConsumeResponse, room = 0): Uint8Array {
   let size = 8 + 8 + 4;
   for (const record of response.records) size += consumeRecordFixedBytes + (record.key?.length ?? 0) + record.value.length;
-  const w = new PayloadWriter(size);
+  const w = new PayloadWriter(size, room);
   w.u64(response.nextOffset);
   w.u64(response.highWatermark);
   w.u32(response.records.length);

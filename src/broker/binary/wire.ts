@@ -53,13 +53,30 @@ export interface Frame {
 
 /** A frame's bytes. */
 export function encodeFrame(requestId: number, opcode: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(frameHeaderBytes + payload.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, frameLengthOverheadBytes + payload.length);
+  return writeFrameHeader(withHeaderRoom(payload), requestId, opcode);
+}
+
+/**
+ * `payload` in a new buffer with a frame header's room before it. Payloads encoded for sending
+ * are made with that room already (the payload encoders leave it), so their header is written in
+ * place and a megabyte of records is not copied into a second buffer; this is for the others.
+ */
+export function withHeaderRoom(payload: Uint8Array): Uint8Array {
+  const framed = new Uint8Array(frameHeaderBytes + payload.length);
+  framed.set(payload, frameHeaderBytes);
+  return framed;
+}
+
+/**
+ * Writes the header of the frame `frame` holds — its payload already in place after the first
+ * frameHeaderBytes — and answers it: a payload encoded with room for its header is not copied.
+ */
+export function writeFrameHeader(frame: Uint8Array, requestId: number, opcode: number): Uint8Array {
+  const view = new DataView(frame.buffer, frame.byteOffset, frameHeaderBytes);
+  view.setUint32(0, frame.length - 4);
   view.setUint32(4, requestId);
-  out[8] = opcode;
-  out.set(payload, frameHeaderBytes);
-  return out;
+  frame[8] = opcode;
+  return frame;
 }
 
 export function encodeClientHandshake(requested: number, token: Uint8Array): Uint8Array {
