@@ -71,6 +71,7 @@ export const brokerService = defineService({
   },
   async start(config, log) {
     const bind = parseBindAddress(config.bind);
+    const binaryBind = config.bindBinary === "" ? null : parseBindAddress(config.bindBinary);
     const tls = loadTls(config.tlsCert, config.tlsKey);
     const origins = corsOrigins(config.corsOrigin);
     mkdirSync(config.dataDir, { recursive: true });
@@ -109,8 +110,7 @@ export const brokerService = defineService({
     log.info({ address, dataDir: config.dataDir, topics: broker.topics.count }, `broker listening (${protocol})`);
     const endpoints = [{ protocol, address, tryIt: `curl ${tls === null ? "http" : "https"}://${address}/healthz` }];
     let binary: BinaryListener | null = null;
-    if (config.bindBinary !== "") {
-      const binaryBind = parseBindAddress(config.bindBinary);
+    if (binaryBind !== null) {
       binary = startBinaryListener(broker, {
         hostname: binaryBind.hostname, port: binaryBind.port, tls,
         limits: {
