@@ -54,6 +54,28 @@ pub struct Settings {
     decode_invalid_numbers: bool,
 }
 
+impl Settings {
+    /// The depth past which encode refuses nesting: the setting, within NESTING_MAX.
+    pub(crate) fn encode_depth_max(&self) -> i32 {
+        self.encode_max_depth.min(NESTING_MAX)
+    }
+
+    /// The depth past which decode refuses nesting: the setting, within NESTING_MAX.
+    pub(crate) fn decode_depth_max(&self) -> i32 {
+        self.decode_max_depth.min(NESTING_MAX)
+    }
+
+    /// Whether an array whose largest index is `max`, holding `items`, is excessively sparse.
+    pub(crate) fn excessively_sparse(&self, max: f64, items: f64) -> bool {
+        self.sparse_ratio > 0 && max > items * f64::from(self.sparse_ratio) && max > f64::from(self.sparse_safe)
+    }
+
+    /// Writes a finite number as encode writes it (`%.14g`, or the set precision).
+    pub(crate) fn write_finite(&self, n: f64, out: &mut Vec<u8>) {
+        out.extend_from_slice(format_g(n, self.number_precision).as_bytes());
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -261,7 +283,7 @@ fn encode(lua: &Lua, home: &Home, args: MultiValue) -> Result<MultiValue> {
     }
     let settings = home.get();
     let mut out = Vec::new();
-    Encoder { settings, max_depth: settings.encode_max_depth.min(NESTING_MAX) }.value(&args[0], &mut out, 0).map_err(mlua::Error::runtime)?;
+    Encoder { settings, max_depth: settings.encode_depth_max() }.value(&args[0], &mut out, 0).map_err(mlua::Error::runtime)?;
     Ok(one(Value::String(lua.create_string(out)?)))
 }
 
@@ -313,7 +335,7 @@ impl Encoder {
                 _ => {}
             }
         }
-        out.extend_from_slice(format_g(n, self.settings.number_precision).as_bytes());
+        self.settings.write_finite(n, out);
         Ok(())
     }
 
@@ -333,9 +355,8 @@ impl Encoder {
             max = max.max(k);
             items += 1.0;
         }
-        let settings = &self.settings;
-        if settings.sparse_ratio > 0 && max > items * f64::from(settings.sparse_ratio) && max > f64::from(settings.sparse_safe) {
-            if !settings.sparse_convert {
+        if self.settings.excessively_sparse(max, items) {
+            if !self.settings.sparse_convert {
                 return Err(cannot(value, "excessively sparse array"));
             }
             return Ok(None);
@@ -422,7 +443,7 @@ fn decode(lua: &Lua, home: &Home, args: MultiValue) -> Result<MultiValue> {
     // A C string: the input ends at its first NUL.
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     let settings = home.get();
-    let mut decoder = Decoder { lua, bytes: &bytes[..end], at: 0, depth: 0, settings, max_depth: settings.decode_max_depth.min(NESTING_MAX) };
+    let mut decoder = Decoder { lua, bytes: &bytes[..end], at: 0, depth: 0, settings, max_depth: settings.decode_depth_max() };
     let token = decoder.next_token();
     let value = decoder.value(token)?;
     let token = decoder.next_token();

@@ -10,7 +10,7 @@
 //! nesting too deep, an argument that is not one string — goes to the general decoder (the Rust
 //! function that is this C function's upvalue, called as rust_functions.rs calls it), which
 //! answers with lua-cjson's exact error or values. So both give the same values for what this
-//! one takes: its strings are the bytes between the quotes, its numbers read by the same strtod.
+//! one takes: its strings are the bytes between the quotes, its numbers exactly what strtod reads.
 //!
 //! The encoder reads values with Lua's raw stack calls (lua_next, lua_rawgeti), which do not
 //! raise, and writes into a buffer kept by the thread; it takes nil, cjson.null, booleans, finite
@@ -19,7 +19,7 @@
 //! sparse array, a key of another type, an argument count other than one — stops it, the stack
 //! as it was, and the general encoder answers, with lua-cjson's error or text. Both write the same
 //! text for what this one takes: tables are walked in the same order (lua_next), numbers written
-//! by the same format_g, strings by the same encode_string.
+//! by the same Settings::write_finite, strings by the same encode_string.
 //!
 //! Making a value can raise (out of memory), which leaves by longjmp: the functions here hold only
 //! plain numbers and borrowed bytes across Lua calls, nothing with a destructor.
@@ -29,8 +29,7 @@ use std::ffi::c_int;
 
 use mlua::ffi;
 
-use crate::cjson::{encode_string, run_settings, strtod, Settings, NESTING_MAX};
-use crate::number::format_g;
+use crate::cjson::{encode_string, run_settings, Settings};
 
 thread_local! {
     /// What encode writes into, kept from call to call (as lua-cjson keeps its buffer): the text
@@ -47,7 +46,7 @@ pub unsafe extern "C-unwind" fn encode(state: *mut ffi::lua_State) -> c_int {
         let settings = run_settings();
         let mut out = ENCODED.take();
         out.clear();
-        let encoder = Encoder { state, settings, max_depth: settings.encode_max_depth.min(NESTING_MAX) };
+        let encoder = Encoder { state, settings, max_depth: settings.encode_depth_max() };
         let written = encoder.value(1, &mut out, 0).is_some();
         ffi::lua_settop(state, 1);
         if out.capacity() > KEPT_BUFFER_BYTES_MAX {
@@ -106,7 +105,7 @@ impl Encoder {
         if !n.is_finite() {
             return None;
         }
-        out.extend_from_slice(format_g(n, self.settings.number_precision).as_bytes());
+        self.settings.write_finite(n, out);
         Some(())
     }
 
@@ -130,8 +129,7 @@ impl Encoder {
         if object {
             return Some(None);
         }
-        let settings = &self.settings;
-        if settings.sparse_ratio > 0 && max > items * f64::from(settings.sparse_ratio) && max > f64::from(settings.sparse_safe) {
+        if self.settings.excessively_sparse(max, items) {
             return None;
         }
         Some((max > 0.0).then_some(max as usize))
@@ -190,7 +188,7 @@ pub unsafe extern "C-unwind" fn decode(state: *mut ffi::lua_State) -> c_int {
         let mut length = 0;
         let text = ffi::lua_tolstring(state, 1, &mut length);
         let bytes = std::slice::from_raw_parts(text.cast::<u8>(), length);
-        let max_depth = run_settings().decode_max_depth.min(NESTING_MAX);
+        let max_depth = run_settings().decode_depth_max();
         if let Some(depth) = depth_of(bytes, max_depth as usize) {
             // A table and a key for each level, and the value being made.
             if ffi::lua_checkstack(state, (2 * depth + 2) as c_int) != 0 {
@@ -224,7 +222,7 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
 fn skip_value(bytes: &[u8], at: usize, level: usize, max_depth: usize, deepest: &mut usize) -> Option<usize> {
     match *bytes.get(at)? {
         b'"' => string_end(bytes, at),
-        b'-' | b'0'..=b'9' => number(bytes, at).map(|(_, end)| end),
+        b'-' | b'0'..=b'9' => number_end(bytes, at),
         b't' => literal(bytes, at, b"true"),
         b'f' => literal(bytes, at, b"false"),
         b'n' => literal(bytes, at, b"null"),
@@ -273,8 +271,11 @@ fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     (bytes[at + 1 + length] == b'"').then_some(at + length + 2)
 }
 
-/// The number at `at` if it is written as strict JSON writes numbers, and where it ends.
-fn number(bytes: &[u8], at: usize) -> Option<(f64, usize)> {
+/// Where the number at `at` ends, if it is written as strict JSON writes numbers. That grammar is
+/// exactly what strtod reads of such text (no hex, inf or nan can start this way, and what may not
+/// follow is refused), so the general decoder would read the same number: checked once here,
+/// converted once by push_value.
+fn number_end(bytes: &[u8], at: usize) -> Option<usize> {
     let digits = |mut i: usize| {
         let from = i;
         while bytes.get(i).is_some_and(u8::is_ascii_digit) {
@@ -298,8 +299,7 @@ fn number(bytes: &[u8], at: usize) -> Option<(f64, usize)> {
     if bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'.') {
         return None;
     }
-    let (value, length) = strtod(&bytes[at..])?;
-    (length == end - at).then_some((value, end))
+    Some(end)
 }
 
 /// Pushes the value at `at` (which depth_of accepted) and returns where what follows it starts.
@@ -353,7 +353,9 @@ unsafe fn push_value(state: *mut ffi::lua_State, bytes: &[u8], at: usize) -> usi
             at + 1
         }
         _ => {
-            let (value, end) = number(bytes, at).expect("checked by depth_of");
+            let end = number_end(bytes, at).expect("checked by depth_of");
+            // ASCII digits, sign, point and exponent only (number_end): valid UTF-8 and a valid f64.
+            let value: f64 = std::str::from_utf8(&bytes[at..end]).expect("ASCII").parse().expect("a JSON number");
             ffi::lua_pushnumber(state, value);
             end
         }
