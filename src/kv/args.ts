@@ -37,7 +37,7 @@ export function parseSmallInteger(text: string): number | null {
 }
 
 /** The number the characters of `text` from `from` to its end spell, all decimal digits; else null. */
-function digitsFrom(text: string, from: number): number | null {
+export function digitsFrom(text: string, from: number): number | null {
   let n = 0;
   for (let i = from; i < text.length; i++) {
     const digit = text.charCodeAt(i) - 48;

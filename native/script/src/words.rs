@@ -40,7 +40,7 @@ pub fn count(bytes: &[u8]) -> usize {
 
 pub fn pack(words: &[&[u8]]) -> Vec<u8> {
     let mut out = vec![0; packed_bytes(words)];
-    pack_into(words, &mut out);
+    pack_into_referring(words, &mut out, |_| None);
     out
 }
 
@@ -49,24 +49,13 @@ pub fn packed_bytes(words: &[&[u8]]) -> usize {
     4 + words.iter().map(|w| 4 + w.len()).sum::<usize>()
 }
 
-/// Packs `words` at the start of `out`, which has room for them (packed_bytes).
-pub fn pack_into(words: &[&[u8]], out: &mut [u8]) {
-    out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
-    let mut at = 4;
-    for word in words {
-        out[at..at + 4].copy_from_slice(&(word.len() as u32).to_le_bytes());
-        out[at + 4..at + 4 + word.len()].copy_from_slice(word);
-        at += 4 + word.len();
-    }
-}
-
 /// A packed length with this bit set is a reference to the running script's word numbered by the
 /// rest of it (pack_into_referring).
 pub const RUN_WORD_REFERENCE: u32 = 1 << 31;
 
-/// pack_into, with each word `reference` numbers written as a reference to that word of the run
-/// (RUN_WORD_REFERENCE). `out` has room for the words packed whole (packed_bytes); returns the
-/// bytes written.
+/// Packs `words` at the start of `out`, which has room for them packed whole (packed_bytes), each
+/// word `reference` numbers written as a reference to that word of the run (RUN_WORD_REFERENCE);
+/// returns the bytes written.
 pub fn pack_into_referring(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> Option<u32>) -> usize {
     out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
     let mut at = 4;

@@ -3,6 +3,7 @@
  * that runs them. The dispatch table (table.ts) is built from these declarations, and COMMAND
  * INFO/DOCS answer from them, so adding a command is one declaration and one function.
  */
+import { digitsFrom } from "../args.ts";
 import type { Engine } from "../engine.ts";
 import type { Keyspace } from "../keyspace.ts";
 import type { Reply } from "../reply.ts";
@@ -106,22 +107,11 @@ export function keysOf(spec: CommandSpec, argv: readonly string[]): string[] | n
   return keys;
 }
 
-/** The value of a word of decimal digits only (capped past any argument count), else 0. */
-function digitsValue(word: string): number {
-  let n = 0;
-  for (let i = 0; i < word.length; i++) {
-    const digit = word.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return 0;
-    n = Math.min(n * 10 + digit, digitsValueMax);
-  }
-  return n;
-}
-const digitsValueMax = 2 ** 32;
-
 /** movableKeys for a count of keys at argv[at] followed by the keys, after `before` fixed keys at 1..before. */
 export function countedKeys(at: number, before = 0): (argv: readonly string[]) => string[] | null {
   return (argv) => {
-    const n = digitsValue(argv[at] ?? "");
+    // A count that is not all digits is no count (the command's own check answers the error).
+    const n = digitsFrom(argv[at] ?? "", 0) ?? 0;
     if (n < 1 || at + n >= argv.length) return null;
     // Every script run's keys are read here (warm.ts): no pattern, no intermediate arrays.
     const keys: string[] = [];
