@@ -477,7 +477,7 @@ export class Engine {
     stats.calls++;
     let micros = 0;
     if (batched) this.timing.finishBatched(stats, spec);
-    else if (wentBusy) this.busyScript!.whenDone(() => this.busyCommandEnded(spec, argv, session, exec, startedMs, stats));
+    else if (wentBusy) this.busyScript!.whenDone(() => this.busyCommandEnded(spec, argv, session, exec, startedMs));
     else {
       micros = (this.timing.endBatch() - startedMs) * 1000;
       stats.usec += micros;
@@ -512,11 +512,8 @@ export class Engine {
    */
   private blockedServed(session: Session, state: BlockedState, micros: number, failed: boolean): void {
     if (state.command === undefined) return;
-    const stats = this.statsFor(state.command.spec.name);
-    stats.usec += micros;
     // Served with an error (XREADGROUP whose group or stream went away): a failed call, as in Redis.
-    if (failed) stats.failedCalls++;
-    this.considerSlow(state.command.spec, state.command.argv, session, micros, stats);
+    this.timedLate(state.command.spec, state.command.argv, session, micros, failed);
   }
 
   /**
@@ -524,18 +521,8 @@ export class Engine {
    * statistics and SLOWLOG, and an error reply makes it a failed call (its call was counted when
    * it started).
    */
-  private busyCommandEnded(spec: CommandSpec, argv: string[], session: Session, exec: Exec, startedMs: number, stats: CommandStats): void {
-    const micros = (this.clock.monotonicMs() - startedMs) * 1000;
-    stats.usec += micros;
-    if (exec.failed) stats.failedCalls++;
-    this.considerSlow(spec, argv, session, micros, stats);
-  }
-
-  /** A command timed alone took `micros`: its histogram, SLOWLOG and the latency monitor may keep it. */
-  private considerSlow(spec: CommandSpec, argv: string[], session: Session, micros: number, stats: CommandStats): void {
-    if (this.timing.tracksLatency) trackLatency(stats, micros);
-    this.slowlog.consider(spec, argv, session, micros);
-    if (this.latency.on) this.latency.consider(latencyEventOf(spec), micros / 1000);
+  private busyCommandEnded(spec: CommandSpec, argv: string[], session: Session, exec: Exec, startedMs: number): void {
+    this.timedLate(spec, argv, session, (this.clock.monotonicMs() - startedMs) * 1000, exec.failed);
   }
 
   /**
@@ -543,16 +530,30 @@ export class Engine {
    * as an unblocked call with errors (networking.c: updateStatsOnUnblock(target, 0, 0, 1)): a failed
    * call, the blocked call's own time added to the command's time a second time, and that time in
    * its latency histogram and SLOWLOG — an entry with no arguments, since unblockClient has
-   * already reset the client's argv when the entry is made.
+   * already reset the client's argv when the entry is made — and nothing for the latency monitor.
    */
   unblockedByClient(session: Session, state: BlockedState): void {
     if (state.command === undefined) return;
-    const { spec, micros } = state.command;
+    this.timedLate(state.command.spec, [], session, state.command.micros, true, false);
+  }
+
+  /**
+   * A command whose time is known only after its call was counted (served once unblocked, ended
+   * after a busy script, ended by CLIENT UNBLOCK): the time and a failure go to its statistics,
+   * then to its histogram, SLOWLOG and (when `monitored`) the latency monitor.
+   */
+  private timedLate(spec: CommandSpec, argv: string[], session: Session, micros: number, failed: boolean, monitored = true): void {
     const stats = this.statsFor(spec.name);
     stats.usec += micros;
-    stats.failedCalls++;
+    if (failed) stats.failedCalls++;
+    this.considerSlow(spec, argv, session, micros, stats, monitored);
+  }
+
+  /** A command timed alone took `micros`: its histogram, SLOWLOG and the latency monitor may keep it. */
+  private considerSlow(spec: CommandSpec, argv: string[], session: Session, micros: number, stats: CommandStats, monitored = true): void {
     if (this.timing.tracksLatency) trackLatency(stats, micros);
-    this.slowlog.consider(spec, [], session, micros);
+    this.slowlog.consider(spec, argv, session, micros);
+    if (monitored && this.latency.on) this.latency.consider(latencyEventOf(spec), micros / 1000);
   }
 
   /**
