@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Value};
 
-pub use run::{run_word, Outcome, Run, BUSY_SLICE};
+pub use run::{run_word, with_run_words, Outcome, Run, BUSY_SLICE};
 use run::Runner;
 
 /// The version scripts read from redis.REDIS_VERSION, and as a number (0x00MMmmpp).

@@ -168,16 +168,24 @@ impl Default for Run {
 /// naming KEYS[1], or any string equal to it, passes that very string while it lives; the bytes
 /// are compared too, as a string dropped and collected can leave its address to another.
 pub fn run_word(word: &[u8]) -> Option<u32> {
+    with_run_words(|find| find(word))
+}
+
+/// Runs `f` with run_word's lookup, the run found and its words borrowed once: for all the words
+/// of one command, not once per word.
+pub fn with_run_words<R>(f: impl FnOnce(&dyn Fn(&[u8]) -> Option<u32>) -> R) -> R {
     let run = CURRENT_RUN.with(Cell::get);
     if run.is_null() {
-        return None;
+        return f(&|_| None);
     }
     // SAFETY: CURRENT_RUN points at the Run in progress; the words it remembers point into the
     // job's words, which stay as they are until the run ends (words_for_next_run is refused
     // while one is busy), and into strings the check below does not trust.
     let words = unsafe { &*run }.words.borrow();
-    let number = words.iter().position(|w| w.lua == word.as_ptr() && w.length == word.len() && unsafe { std::slice::from_raw_parts(w.given, w.length) } == word)?;
-    Some(number as u32)
+    f(&|word: &[u8]| {
+        let number = words.iter().position(|w| w.lua == word.as_ptr() && w.length == word.len() && unsafe { std::slice::from_raw_parts(w.given, w.length) } == word)?;
+        Some(number as u32)
+    })
 }
 
 /// A closure the compiler would not send to the parent stack: JavaScript runs there on the same
