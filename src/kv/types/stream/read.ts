@@ -266,14 +266,17 @@ function readHistory(key: string, stream: Stream, groupName: string, group: Cons
 function block(x: Exec, args: ReadArgs, sources: Source[]): void {
   const { engine, session } = x;
   const dbIndex = session.dbIndex;
-  const afterByKey = new Map(sources.map((source) => [source.key, source.after]));
-  const seenByKey = new Map(sources.map((source) => [source.key, seenOf(source.stream)]));
+  // Each key's starting point and, for a group, the stream as the reader saw it.
+  const waits = new Map(sources.map((source) => [source.key, { after: source.after, seen: seenOf(source.stream) }]));
   const count = args.count > 0 ? args.count : blockedCountDefault;
   engine.blocking.block(session, {
     dbIndex,
     keys: args.keys,
     deadlineMs: args.blockMs === 0 ? Infinity : engine.clock.nowMs() + args.blockMs!,
-    tryServe: (key) => tryServe(engine, session, dbIndex, key, afterByKey.get(key)!, seenByKey.get(key)!, args.group, count),
+    tryServe: (key) => {
+      const { after, seen } = waits.get(key)!;
+      return tryServe(engine, session, dbIndex, key, after, seen, args.group, count);
+    },
     timeout: () => {
       session.reply.array(null);
       session.transport?.flush();
