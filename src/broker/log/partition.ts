@@ -97,6 +97,7 @@ export interface WriteHook {
 interface PendingProduce {
   records: readonly ProduceRecord[];
   tag: unknown;
+  /** The records' frames' bytes. */
   bytes: number;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
@@ -313,7 +314,7 @@ export class Partition {
     for (const produce of batch) {
       const { records } = produce;
       if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count: records.length });
-      chunks.push(encodeProduceFrames(records, offset, timestampMs));
+      chunks.push(encodeProduceFrames(records, offset, timestampMs, produce.bytes));
       appended.push({ records, baseOffset: offset });
       results.push({ baseOffset: offset, lastOffset: offset + records.length - 1, timestampMs });
       offset += records.length;

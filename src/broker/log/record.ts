@@ -78,15 +78,15 @@ export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
 
 /**
  * Encodes one produce's records as frames at offsets from `baseOffset`, all stamped
- * `timestampMs`: what a partition writes, without a record object made per record.
+ * `timestampMs`: what a partition writes, without a record object made per record. `totalBytes`
+ * is their frames' bytes, which the partition summed when the produce arrived.
  */
-export function encodeProduceFrames(records: readonly { key: Uint8Array | null; value: Uint8Array }[], baseOffset: number, timestampMs: number): Uint8Array {
-  let total = 0;
-  for (const r of records) total += frameBytes(r.key, r.value);
-  const out = new Uint8Array(total);
+export function encodeProduceFrames(records: readonly { key: Uint8Array | null; value: Uint8Array }[], baseOffset: number, timestampMs: number, totalBytes: number): Uint8Array {
+  const out = new Uint8Array(totalBytes);
   const view = new DataView(out.buffer);
   let pos = 0;
   for (let i = 0; i < records.length; i++) pos = encodeFrame(out, view, pos, records[i]!.key, records[i]!.value, baseOffset + i, timestampMs);
+  if (pos !== totalBytes) throw new AssertionError(`the frames of ${records.length} records take ${pos} bytes, not ${totalBytes}`);
   sealFrames(out, frameBodyBytesMax);
   return out;
 }

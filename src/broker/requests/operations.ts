@@ -36,12 +36,16 @@ export function produceOperation(broker: Broker, principal: Principal, topicName
       stillThere(topic);
       const actor = pipeline.actorOf(principal);
       if (checked.producerId !== null) broker.producerOwners.check(checked.producerId, actor);
-      meter.admitProduce(keyValueBytes(checked.records));
+      const bytes = keyValueBytes(checked.records);
+      meter.admitProduce(bytes);
       if (checked.producerId !== null) await broker.producerOwners.use(checked.producerId, actor);
       const results = await produce(topic, checked);
-      // Retries an idempotent producer sent again were not written, and do not count.
-      const written = checked.producerId === null ? checked.records : checked.records.filter((_, i) => results[i]!.duplicate !== true);
-      meter.produced(topicName, written.length, keyValueBytes(written));
+      if (checked.producerId === null) meter.produced(topicName, checked.records.length, bytes);
+      else {
+        // Retries an idempotent producer sent again were not written, and do not count.
+        const written = checked.records.filter((_, i) => results[i]!.duplicate !== true);
+        meter.produced(topicName, written.length, keyValueBytes(written));
+      }
       return results;
     },
   });
