@@ -122,7 +122,7 @@ impl<'a> JsHost<'a> {
         let answer = if words::packed_bytes(args) <= self.state.mailbox_bytes {
             // SAFETY: JavaScript writes the mailbox only inside `call`, not now.
             // A word the script was given crosses as a reference to it (svc_script::words).
-            svc_script::with_run_words(|find| words::pack_into_referring(args, unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) }, find));
+            svc_script::with_run_words(|run| words::pack_into_referring(args, unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) }, |word| run.find(word)));
             self.invoke(self.call, &[])?
         } else {
             let words = self.buffer(&words::pack(args))?;

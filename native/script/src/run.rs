@@ -13,7 +13,7 @@
 //! parent stack, and nothing Rust owns is alive on the script's stack across a Lua call that can
 //! raise: see run_entry.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::ffi::c_int;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -168,24 +168,30 @@ impl Default for Run {
 /// naming KEYS[1], or any string equal to it, passes that very string while it lives; the bytes
 /// are compared too, as a string dropped and collected can leave its address to another.
 pub fn run_word(word: &[u8]) -> Option<u32> {
-    with_run_words(|find| find(word))
+    with_run_words(|words| words.find(word))
 }
 
-/// Runs `f` with run_word's lookup, the run found and its words borrowed once: for all the words
-/// of one command, not once per word.
-pub fn with_run_words<R>(f: impl FnOnce(&dyn Fn(&[u8]) -> Option<u32>) -> R) -> R {
-    let run = CURRENT_RUN.with(Cell::get);
-    if run.is_null() {
-        return f(&|_| None);
-    }
-    // SAFETY: CURRENT_RUN points at the Run in progress; the words it remembers point into the
-    // job's words, which stay as they are until the run ends (words_for_next_run is refused
-    // while one is busy), and into strings the check below does not trust.
-    let words = unsafe { &*run }.words.borrow();
-    f(&|word: &[u8]| {
+/// The running script's remembered words, borrowed for the words of one command (with_run_words).
+pub struct RunWords<'a>(Option<Ref<'a, Vec<RunWord>>>);
+
+impl RunWords<'_> {
+    /// run_word for one word.
+    pub fn find(&self, word: &[u8]) -> Option<u32> {
+        let words = self.0.as_ref()?;
+        // SAFETY: the words point into the job's words, which stay as they are until the run ends
+        // (words_for_next_run is refused while one is busy), and into strings this check does not trust.
         let number = words.iter().position(|w| w.lua == word.as_ptr() && w.length == word.len() && unsafe { std::slice::from_raw_parts(w.given, w.length) } == word)?;
         Some(number as u32)
-    })
+    }
+}
+
+/// Runs `f` with the running script's words found and borrowed once: for all the words of one
+/// command, not once per word.
+pub fn with_run_words<R>(f: impl FnOnce(&RunWords) -> R) -> R {
+    let run = CURRENT_RUN.with(Cell::get);
+    // SAFETY: CURRENT_RUN points at the Run in progress, or is null.
+    let words = RunWords((!run.is_null()).then(|| unsafe { &*run }.words.borrow()));
+    f(&words)
 }
 
 /// A closure the compiler would not send to the parent stack: JavaScript runs there on the same
