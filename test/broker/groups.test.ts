@@ -179,7 +179,7 @@ describe("commits survive a restart", () => {
     await produce(b, "t", 0, 1000);
     const acked: { offset: number; atMs: number }[] = [];
     const start = Date.now();
-    for (let offset = 1; Date.now() - start < 3000; offset++) {
+    for (let offset = 1; Date.now() - start < 4500; offset++) {
       expect((await b.call("POST", "/groups/crash/commit", { topic: "t", partition: 0, offset })).status).toBe(200);
       acked.push({ offset, atMs: Date.now() });
       await Bun.sleep(5);
@@ -190,9 +190,10 @@ describe("commits survive a restart", () => {
     try {
       const recovered = (await again.call("GET", "/groups/crash/offsets")).body.offsets.t["0"] as number;
       const last = acked[acked.length - 1]!.offset;
-      // Written out once a second: a commit acknowledged more than a second (plus a second of
-      // slack for a busy machine's timers and fsync) before the kill is on disk.
-      const surely = acked.filter((a) => a.atMs <= killedAtMs - 2000).at(-1)!.offset;
+      // Written out once a second: a commit acknowledged more than a second before the kill is on
+      // disk. Two seconds more of slack cover a loaded machine's late timers and slow fsync, so
+      // the test does not depend on this machine's speed.
+      const surely = acked.filter((a) => a.atMs <= killedAtMs - 3000).at(-1)!.offset;
       expect(recovered).toBeLessThanOrEqual(last);
       expect(recovered).toBeGreaterThanOrEqual(surely);
       const read = (await again.call("GET", "/groups/crash/consume?topic=t&partition=0&max_records=1")).body;
