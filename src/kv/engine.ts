@@ -18,6 +18,7 @@ import { discardTransaction } from "./commands/transactions.ts";
 import { clientLine } from "./commands/connection.ts";
 import type { AclContext } from "./acl/acl-log.ts";
 import { AclUsers, noPermission, type Refusal } from "./acl/acl-users.ts";
+import { CommandCatalog } from "./acl/command-catalog.ts";
 import { Monitors } from "./monitor.ts";
 import { LatencyMonitor } from "./latency-monitor.ts";
 import { Slowlog } from "./slowlog.ts";
@@ -137,7 +138,7 @@ export class Engine {
   /** Whether the active expiry cycle deletes expired keys (DEBUG SET-ACTIVE-EXPIRE turns it off). */
   activeExpire = true;
   /** The ACL users, the default user among them, and ACL LOG. */
-  readonly acl = new AclUsers();
+  readonly acl = new AclUsers(new CommandCatalog(commandTable));
   /** How long commands take, for INFO commandstats (command-timing.ts). */
   private readonly timing: CommandTiming;
   /** SLOWLOG's entries (slowlog.ts). */
@@ -656,6 +657,14 @@ export class Engine {
   private runsAny(spec: CommandSpec, argv: readonly string[], session: Session, test: (s: CommandSpec, argv: readonly string[]) => boolean): boolean {
     if (test(spec, argv)) return true;
     return spec.name === "exec" && session.multi !== null && session.multi.some((queued) => test(queued.spec, queued.argv));
+  }
+
+  /**
+   * The command named `name` (any case), for the code that runs commands inside one (scripts): they
+   * reach the table through the engine, since the table holds them.
+   */
+  commandNamed(name: string): CommandSpec | undefined {
+    return lookupCommand(name);
   }
 
   /** The command (or subcommand) argv names, or the error Redis answers for it. */

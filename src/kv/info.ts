@@ -3,7 +3,7 @@
  * so monitoring tools and client libraries that parse INFO find what they look for.
  */
 import os from "node:os";
-import { redisCompatibleVersion } from "./commands/connection.ts";
+import { redisCompatibleVersion } from "./version.ts";
 import type { Engine } from "./engine.ts";
 import { clientBuffers } from "./client-buffers.ts";
 import { humanBytes } from "./human-bytes.ts";

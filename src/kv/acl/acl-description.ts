@@ -12,14 +12,14 @@
  * process; svc lists them in its table's order (docs/kv.md).
  */
 import { allCategories } from "../commands/acl-categories.ts";
-import { type AclUser, categoryCommands, everyCommand } from "./acl-user.ts";
+import type { AclUser } from "./acl-user.ts";
 
 /** The command rules: "-@all +@list -lpush +get", "+@all -@dangerous". */
 export function describeCommands(user: AclUser): string {
   const additive = !user.futureCommands;
   const rules = [additive ? "-@all" : "+@all"];
   // What the rules written so far allow: starts as the first rule does.
-  const described = new Set<string>(additive ? [] : everyCommand().map((spec) => spec.name));
+  const described = new Set<string>(additive ? [] : user.catalog.every.map((spec) => spec.name));
   // The user's commands less those a category written covers (additive), or plus them: what
   // is left to describe, and what the next category is measured against.
   const left = new Set(user.allowed);
@@ -30,7 +30,7 @@ export function describeCommands(user: AclUser): string {
     let mostSame = 0;
     for (const category of allCategories) {
       if (applied.has(category)) continue;
-      const commands = categoryCommands(category)!;
+      const commands = user.catalog.category(category)!;
       let allowed = 0;
       for (const spec of commands) if (left.has(spec.name)) allowed++;
       const same = additive ? allowed : commands.length - allowed;
@@ -44,7 +44,7 @@ export function describeCommands(user: AclUser): string {
     if (best === null) break;
     applied.add(best);
     rules.push(`${additive ? "+" : "-"}@${best}`);
-    for (const spec of categoryCommands(best)!) {
+    for (const spec of user.catalog.category(best)!) {
       if (additive) {
         described.add(spec.name);
         left.delete(spec.name);
@@ -54,7 +54,7 @@ export function describeCommands(user: AclUser): string {
       }
     }
   }
-  for (const spec of everyCommand()) {
+  for (const spec of user.catalog.every) {
     const allowed = user.allowed.has(spec.name);
     if (allowed === described.has(spec.name)) continue;
     rules.push(`${allowed ? "+" : "-"}${spec.name}`);

@@ -13,9 +13,10 @@ import { KvError } from "../errors.ts";
 import { describeUser } from "./acl-description.ts";
 import { AclRuleError, AclUser } from "./acl-user.ts";
 import type { AclUsers } from "./acl-users.ts";
+import type { CommandCatalog } from "./command-catalog.ts";
 
-/** The users `path` holds, by name; throws Redis's error naming every bad line. */
-export function readAclFile(path: string): Map<string, AclUser> {
+/** The users `path` holds, by name, their rules naming `catalog`'s commands; throws Redis's error naming every bad line. */
+export function readAclFile(path: string, catalog: CommandCatalog): Map<string, AclUser> {
   let text: string;
   try {
     text = readFileSync(path, "latin1");
@@ -39,7 +40,7 @@ export function readAclFile(path: string): Map<string, AclUser> {
       errors += `WARNING: Duplicate user '${name}' found on line ${i + 1}. `;
       continue;
     }
-    const user = new AclUser(name);
+    const user = new AclUser(name, catalog);
     const failure = applyRules(user, words.slice(2));
     if (failure !== null) errors += `${at}: ${failure}. `;
     else users.set(name, user);

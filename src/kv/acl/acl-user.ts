@@ -14,38 +14,12 @@
  * rule on a command without subcommands (+select|0).
  */
 import { passwordDigest, passwordMatchesDigest } from "../auth.ts";
-import { allCategories, aclCategories } from "../commands/acl-categories.ts";
-import { type CommandSpec, commandOrSubcommand } from "../commands/spec.ts";
-import { commandTable } from "../commands/table.ts";
+import type { CommandSpec } from "../commands/spec.ts";
 import { globMatch } from "../glob.ts";
+import type { CommandCatalog } from "./command-catalog.ts";
 
 /** The pattern that matches every key or channel (allkeys, allchannels). */
 const everything = "*";
-
-/**
- * Every command and subcommand the server knows, in its table's order (containers before their
- * subcommands), and each category's. Made at first use: the ACL command is in the table they
- * are made from.
- */
-let commands: { every: readonly CommandSpec[]; byCategory: ReadonlyMap<string, readonly CommandSpec[]> } | null = null;
-
-function knownCommands(): NonNullable<typeof commands> {
-  if (commands !== null) return commands;
-  const every = [...commandTable.values()].flatMap((spec) => [spec, ...(spec.subcommands ?? [])]);
-  const byCategory = new Map(allCategories.map((category) => [category, every.filter((spec) => aclCategories(spec).includes(category))]));
-  commands = { every, byCategory };
-  return commands;
-}
-
-/** Every command and subcommand the server knows, containers before their subcommands. */
-export function everyCommand(): readonly CommandSpec[] {
-  return knownCommands().every;
-}
-
-/** The commands of `category` (without its "@"); undefined for a category Redis does not have. */
-export function categoryCommands(category: string): readonly CommandSpec[] | undefined {
-  return knownCommands().byCategory.get(category.toLowerCase());
-}
 
 const digestPattern = /^[0-9a-f]{64}$/;
 
@@ -75,11 +49,12 @@ export class AclUser {
   /** What `unrestricted` answers, worked out when a rule changes the user rather than per command. */
   private allOpen = false;
 
-  constructor(readonly name: string) {}
+  /** `catalog`: the commands its rules may name (the server's table). */
+  constructor(readonly name: string, readonly catalog: CommandCatalog) {}
 
   /** A copy, for ACL SETUSER to change and swap in only if every rule took. */
   copy(): AclUser {
-    const user = new AclUser(this.name);
+    const user = new AclUser(this.name, this.catalog);
     user.assign(this);
     return user;
   }
@@ -104,7 +79,7 @@ export class AclUser {
     try {
       this.applyRule(rule);
     } finally {
-      this.allOpen = this.futureCommands && this.allowed.size === everyCommand().length && this.keyPatterns[0] === everything && this.channelPatterns[0] === everything;
+      this.allOpen = this.futureCommands && this.allowed.size === this.catalog.every.length && this.keyPatterns[0] === everything && this.channelPatterns[0] === everything;
     }
   }
 
@@ -174,7 +149,7 @@ export class AclUser {
 
   private allCommands(allow: boolean): void {
     this.allowed.clear();
-    if (allow) for (const spec of everyCommand()) this.allowed.add(spec.name);
+    if (allow) for (const spec of this.catalog.every) this.allowed.add(spec.name);
     this.futureCommands = allow;
   }
 
@@ -182,20 +157,20 @@ export class AclUser {
   private commandRule(name: string, allow: boolean): void {
     if (name.startsWith("@")) {
       if (name.toLowerCase() === "@all") return this.allCommands(allow);
-      const commands = categoryCommands(name.slice(1));
+      const commands = this.catalog.category(name.slice(1));
       if (commands === undefined) throw new AclRuleError("Unknown command or category name in ACL");
       for (const spec of commands) this.set(spec, allow);
       return;
     }
     const bar = name.indexOf("|");
-    const spec = commandTable.get((bar < 0 ? name : name.slice(0, bar)).toLowerCase());
+    const spec = this.catalog.command(bar < 0 ? name : name.slice(0, bar));
     if (spec === undefined) throw new AclRuleError("Unknown command or category name in ACL");
     if (bar < 0) {
       this.set(spec, allow);
       for (const sub of spec.subcommands ?? []) this.set(sub, allow);
       return;
     }
-    const sub = commandOrSubcommand(commandTable, name);
+    const sub = this.catalog.commandOrSubcommand(name);
     if (sub !== undefined) return this.set(sub, allow);
     // Redis takes +cmd|arg for a command without subcommands (a first-argument rule, 7.0); svc
     // does not (see the top). Both refuse -cmd|arg, and an unknown subcommand.

@@ -9,6 +9,7 @@ import { keysOf, type CommandSpec } from "../commands/spec.ts";
 import { KvError } from "../errors.ts";
 import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
 import { AclRuleError, AclUser } from "./acl-user.ts";
+import type { CommandCatalog } from "./command-catalog.ts";
 
 /** What a user was refused, and the command's, key's or channel's name. */
 export interface Refusal {
@@ -30,8 +31,9 @@ export class AclUsers {
   readonly defaultUser: AclUser;
   readonly log = new AclLog();
 
-  constructor() {
-    this.defaultUser = usualDefaultUser();
+  /** `catalog`: the commands rules may name, the server's table (command-catalog.ts says why it is handed in). */
+  constructor(readonly catalog: CommandCatalog) {
+    this.defaultUser = usualDefaultUser(catalog);
     this.users.set(defaultUser, this.defaultUser);
   }
 
@@ -42,7 +44,7 @@ export class AclUsers {
    */
   replaceAll(users: ReadonlyMap<string, AclUser>): AclUser[] {
     const replaced = [...this.users.values()].filter((user) => user !== this.defaultUser);
-    this.defaultUser.assign(users.get(defaultUser) ?? usualDefaultUser());
+    this.defaultUser.assign(users.get(defaultUser) ?? usualDefaultUser(this.catalog));
     this.users.clear();
     this.users.set(defaultUser, this.defaultUser);
     for (const [name, user] of users) if (name !== defaultUser) this.users.set(name, user);
@@ -70,7 +72,7 @@ export class AclUsers {
   setUser(name: string, rules: readonly string[]): AclUser {
     if (/[\s\0]/.test(name)) throw new KvError("ERR Usernames can't contain spaces or null characters");
     const existing = this.users.get(name);
-    const changed = existing?.copy() ?? new AclUser(name);
+    const changed = existing?.copy() ?? new AclUser(name, this.catalog);
     for (const rule of rules) {
       try {
         changed.apply(rule);
@@ -132,8 +134,8 @@ export class AclUsers {
 }
 
 /** The default user as a server starts with it: on, any password, every command, key and channel. */
-function usualDefaultUser(): AclUser {
-  const user = new AclUser(defaultUser);
+function usualDefaultUser(catalog: CommandCatalog): AclUser {
+  const user = new AclUser(defaultUser, catalog);
   for (const rule of ["on", "nopass", "allkeys", "allchannels", "+@all"]) user.apply(rule);
   return user;
 }

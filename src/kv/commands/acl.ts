@@ -8,7 +8,6 @@ import { defaultUser } from "../auth.ts";
 import { allCategories } from "./acl-categories.ts";
 import { readAclFile, writeAclFile } from "../acl/acl-file.ts";
 import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
-import { categoryCommands } from "../acl/acl-user.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
 import { parseInt64 } from "../args.ts";
 import { KvError, notAnInteger, subcommandSyntaxError } from "../errors.ts";
@@ -89,7 +88,7 @@ function cat(x: Exec, argv: string[]): void {
     for (const category of allCategories) x.reply.bulk(category);
     return;
   }
-  const commands = categoryCommands(argv[2]!);
+  const commands = x.engine.acl.catalog.category(argv[2]!);
   if (commands === undefined) throw new KvError(`ERR Unknown category '${argv[2]}'`);
   x.reply.array(commands.length);
   for (const spec of commands) x.reply.bulk(spec.name);
@@ -150,7 +149,7 @@ function aclFile(x: Exec): string {
 
 /** ACL LOAD: the file's users replace all of them; clients of the users replaced are disconnected, as in Redis. */
 function load(x: Exec): void {
-  const replaced = x.engine.acl.replaceAll(readAclFile(aclFile(x)));
+  const replaced = x.engine.acl.replaceAll(readAclFile(aclFile(x), x.engine.acl.catalog));
   disconnectClients(x, (s) => s.user !== null && replaced.includes(s.user));
   x.reply.simple("OK");
 }

@@ -8,12 +8,10 @@ import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError }
 import { answerBlocked, argvBytesOf, type Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
 import { helpFlags } from "./spec.ts";
+import { redisCompatibleVersion } from "../version.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
 import { endTransaction } from "./transactions.ts";
 import { clientCaching, clientTracking, clientTrackingInfo } from "./client-tracking.ts";
-
-/** The Redis version we answer to clients that check it before using a feature. */
-export const redisCompatibleVersion = "7.0.15";
 
 function ping(x: Exec, argv: string[]): void {
   if (argv.length > 2) throw arityError("ping");

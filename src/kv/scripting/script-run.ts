@@ -9,7 +9,6 @@
  */
 import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskSetProtocol } from "../../native/addon.ts";
 import { scriptNoPermission } from "../acl/acl-users.ts";
-import { lookupCommand } from "../commands/table.ts";
 import type { Engine } from "../engine.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
@@ -108,7 +107,7 @@ class ScriptRun implements ScriptHost, BusyRun {
  * command up by name only.
  */
 function mayRun(engine: Engine, session: Session, argv: string[]): boolean | null {
-  const spec = lookupCommand(argv[0]!);
+  const spec = engine.commandNamed(argv[0]!);
   if (spec === undefined) return null;
   let target = spec;
   if (spec.subcommands !== undefined && argv.length > 1) {
