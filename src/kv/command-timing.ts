@@ -12,7 +12,7 @@
  * large value, SUNIONSTORE, EXEC — is timed alone, so a slow command still shows as slow.
  */
 import type { Clock } from "../core/clock.ts";
-import type { CommandSpec } from "./commands/spec.ts";
+import type { CommandSpec } from "./kit/spec.ts";
 import { LatencyHistogram } from "./latency-histogram.ts";
 import type { LatencyMonitor } from "./latency-monitor.ts";
 

@@ -5,7 +5,7 @@
  */
 import { parseInt64 } from "./args.ts";
 import type { Value } from "./keyspace.ts";
-import type { MemberSet } from "./types/member-set.ts";
+import type { MemberSet } from "./types/set/member-set.ts";
 
 /**
  * Redis 7.0's limits for its compact encodings at their defaults: zset-max-listpack-entries (and

@@ -15,10 +15,10 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { BloomChain } from "./types/bloom/chain.ts";
-import type { MutableString } from "./types/bytes.ts";
-import type { FieldMap } from "./types/field-map.ts";
-import type { List } from "./types/list.ts";
-import type { MemberSet } from "./types/member-set.ts";
+import type { MutableString } from "./types/string/bytes.ts";
+import type { FieldMap } from "./types/hash/field-map.ts";
+import type { List } from "./commands/list.ts";
+import type { MemberSet } from "./types/set/member-set.ts";
 import type { ZSet } from "./types/zset/zset.ts";
 import type { Stream } from "./types/stream/stream.ts";
 import { KeyTable } from "./key-table.ts";

@@ -10,7 +10,7 @@
 import { kvLazyFreeCollectIntervalMs, kvLazyFreeEffortMin, kvListNodeBytesMax } from "../core/limits.ts";
 import { encodingOf } from "./encoding.ts";
 import type { Value } from "./keyspace.ts";
-import type { List } from "./types/list-items.ts";
+import type { List } from "./types/list/items.ts";
 import type { Stream } from "./types/stream/stream.ts";
 
 /** Bytes a listpack spends around each entry: its length header, and the back-length after it (at most). */

@@ -9,7 +9,7 @@ import { isKeyword, parseInt64 } from "./args.ts";
 import { notAnInteger, syntaxError } from "./errors.ts";
 import type { Keyspace, Value } from "./keyspace.ts";
 import { pointerBytes, stringBytes } from "./memory-sizes.ts";
-import { MutableString } from "./types/bytes.ts";
+import { MutableString } from "./types/string/bytes.ts";
 import { BloomChain } from "./types/bloom/chain.ts";
 
 /** Elements of a collection MEMORY USAGE sizes when not told (Redis's default too). */

@@ -6,7 +6,7 @@
  * in turn and then EXEC; administrative commands (CONFIG, DEBUG, SLOWLOG ...) and commands
  * refused before running are not shown, as in Redis.
  */
-import type { CommandSpec } from "./commands/spec.ts";
+import type { CommandSpec } from "./kit/spec.ts";
 import { redactSecrets } from "./redact.ts";
 import type { Session } from "./session.ts";
 

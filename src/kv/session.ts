@@ -3,7 +3,7 @@
  * blocking state. The RESP server creates one per connection; the REST API one per request.
  */
 import type { AclUser } from "./acl/acl-user.ts";
-import type { CommandSpec } from "./commands/spec.ts";
+import type { CommandSpec } from "./kit/spec.ts";
 import type { Reply } from "./reply.ts";
 import type { ClientTracking } from "./tracking.ts";
 

@@ -11,7 +11,7 @@
  * cannot reach a threshold that a command with data-bound work would.
  */
 import type { Clock } from "../core/clock.ts";
-import type { CommandSpec } from "./commands/spec.ts";
+import type { CommandSpec } from "./kit/spec.ts";
 import { redactSecrets } from "./redact.ts";
 import type { Session } from "./session.ts";
 

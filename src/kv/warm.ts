@@ -19,12 +19,12 @@
  * changed. A batch naming one key only does not warm the key (there is nothing to overlap its
  * misses with), only its members.
  */
-import type { CommandSpec } from "./commands/spec.ts";
-import { lookupCommand } from "./commands/table.ts";
+import type { CommandSpec } from "./kit/spec.ts";
+import { lookupCommand } from "./command-table.ts";
 import type { Keyspace, Value } from "./keyspace.ts";
 import { type KeyTable, warmKeysMax } from "./key-table.ts";
-import { FieldMap } from "./types/field-map.ts";
-import { MemberSet } from "./types/member-set.ts";
+import { FieldMap } from "./types/hash/field-map.ts";
+import { MemberSet } from "./types/set/member-set.ts";
 import { ZSet } from "./types/zset/zset.ts";
 
 /** A command's declared key positions: first, last (below 0 counts from the end), step. */

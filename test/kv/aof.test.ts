@@ -12,8 +12,8 @@ import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 import { waitUntil } from "./support/wire.ts";
 import { framePayload } from "../../src/kv/rdb/dump-payload.ts";
 import { writeValue } from "../../src/kv/rdb/value-writer.ts";
-import { List } from "../../src/kv/types/list-items.ts";
-import { FieldMap } from "../../src/kv/types/field-map.ts";
+import { List } from "../../src/kv/types/list/items.ts";
+import { FieldMap } from "../../src/kv/types/hash/field-map.ts";
 
 /** DUMP payloads of svc's own making, for RESTOREs in the generated commands. */
 const dumped = (value: List | FieldMap) => Buffer.from(framePayload(writeValue(value)!)).toString("latin1");

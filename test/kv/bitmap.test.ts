@@ -3,8 +3,8 @@
 // written one bit at a time.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { MutableString } from "../../src/kv/types/bytes.ts";
-import { parseIndex, reversedNegatives } from "../../src/kv/types/bitmap/bit-args.ts";
+import { MutableString } from "../../src/kv/types/string/bytes.ts";
+import { parseIndex, reversedNegatives } from "../../src/kv/commands/bitmap/bit-args.ts";
 import { clampRange, countBits, findBit, wholeString } from "../../src/kv/types/bitmap/bit-range.ts";
 import { addInField, type FieldType, parseFieldType, readField, writeField } from "../../src/kv/types/bitmap/bitfield.ts";
 

@@ -3,7 +3,7 @@
 // and the false-positive rate measured at capacity, for one sub-filter and for a scaled chain.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { BloomChain } from "../../src/kv/types/bloom/chain.ts";
-import { formatG } from "../../src/kv/types/bloom/commands.ts";
+import { formatG } from "../../src/kv/commands/bloom.ts";
 import { sizeFilter } from "../../src/kv/types/bloom/filter.ts";
 import { type Harness, harness, type Plain } from "./harness.ts";
 

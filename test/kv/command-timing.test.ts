@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/core/clock.ts";
 import { CommandTiming, timedInBatch } from "../../src/kv/command-timing.ts";
 import { createLogger } from "../../src/core/log.ts";
-import { lookupCommand } from "../../src/kv/commands/table.ts";
+import { lookupCommand } from "../../src/kv/command-table.ts";
 import { Engine } from "../../src/kv/engine.ts";
 import { Session } from "../../src/kv/session.ts";
 import { Collector } from "./harness.ts";

@@ -6,8 +6,8 @@
 // removeEqual), which move only part of the ring.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { blockSlots, Deque } from "../../src/kv/types/deque.ts";
-import { List, packedItemsMax } from "../../src/kv/types/list-items.ts";
+import { blockSlots, Deque } from "../../src/kv/types/list/deque.ts";
+import { List, packedItemsMax } from "../../src/kv/types/list/items.ts";
 import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";
 
 type Op =

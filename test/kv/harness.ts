@@ -8,7 +8,7 @@ import { createLogger } from "../../src/core/log.ts";
 import { Engine } from "../../src/kv/engine.ts";
 import { formatDouble, type Reply } from "../../src/kv/reply.ts";
 import { Session } from "../../src/kv/session.ts";
-import { latin1Text } from "../../src/kv/types/bytes.ts";
+import { latin1Text } from "../../src/kv/types/string/bytes.ts";
 
 export type Plain = string | number | null | { error: string } | Plain[];
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { ManualClock } from "../../src/core/clock.ts";
 import { AppendLog } from "../../src/kv/aof/append-log.ts";
 import { type CommandStats, CommandTiming } from "../../src/kv/command-timing.ts";
-import { lookupCommand } from "../../src/kv/commands/table.ts";
+import { lookupCommand } from "../../src/kv/command-table.ts";
 import { activeExpireRun } from "../../src/kv/expire.ts";
 import { LatencyHistogram } from "../../src/kv/latency-histogram.ts";
 import { LatencyMonitor, latencySamplesMax } from "../../src/kv/latency-monitor.ts";

@@ -8,9 +8,9 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
 import { hashListpackEntriesMax } from "../../src/kv/encoding.ts";
-import { FieldMap, smallFieldsMax } from "../../src/kv/types/field-map.ts";
+import { FieldMap, smallFieldsMax } from "../../src/kv/types/hash/field-map.ts";
 import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";
-import { MemberSet, smallMembersMax } from "../../src/kv/types/member-set.ts";
+import { MemberSet, smallMembersMax } from "../../src/kv/types/set/member-set.ts";
 import { ScoreIndex } from "../../src/kv/types/zset/score-index.ts";
 import { type Harness, harness, type Plain } from "./harness.ts";
 

@@ -11,7 +11,7 @@
  * Redis lists those single commands in its command table's hash order, which is random per
  * process; svc lists them in its table's order (docs/kv.md).
  */
-import { allCategories } from "../commands/acl-categories.ts";
+import { allCategories } from "../kit/acl-categories.ts";
 import type { AclUser } from "./acl-user.ts";
 
 /** The command rules: "-@all +@list -lpush +get", "+@all -@dangerous". */

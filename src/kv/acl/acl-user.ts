@@ -14,7 +14,7 @@
  * rule on a command without subcommands (+select|0).
  */
 import { passwordDigest, passwordMatchesDigest } from "../auth.ts";
-import type { CommandSpec } from "../commands/spec.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 import { globMatch } from "../glob.ts";
 import type { CommandCatalog } from "./command-catalog.ts";
 

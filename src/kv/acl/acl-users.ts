@@ -5,7 +5,7 @@
  * acl-file.ts) users live as long as the process, as in Redis.
  */
 import { defaultUser } from "../auth.ts";
-import { keysOf, type CommandSpec } from "../commands/spec.ts";
+import { keysOf, type CommandSpec } from "../kit/spec.ts";
 import { KvError } from "../errors.ts";
 import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
 import { AclRuleError, AclUser } from "./acl-user.ts";

@@ -6,8 +6,8 @@
  * itself: the table holds the ACL command, which holds the users, and a module that imports its
  * own importer cannot be loaded on its own.
  */
-import { aclCategories, allCategories } from "../commands/acl-categories.ts";
-import { type CommandSpec, commandOrSubcommand } from "../commands/spec.ts";
+import { aclCategories, allCategories } from "../kit/acl-categories.ts";
+import { type CommandSpec, commandOrSubcommand } from "../kit/spec.ts";
 
 export class CommandCatalog {
   /** Every command and subcommand, containers before their subcommands. */

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { defaultUser } from "../auth.ts";
-import { allCategories } from "./acl-categories.ts";
+import { allCategories } from "../kit/acl-categories.ts";
 import { readAclFile, writeAclFile } from "../acl/acl-file.ts";
 import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
@@ -14,7 +14,7 @@ import { KvError, notAnInteger, subcommandSyntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { disconnect } from "./connection.ts";
 import { helpReply } from "./keys.ts";
-import { type CommandFlag, type CommandSpec, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
+import { type CommandFlag, type CommandSpec, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /** Bits of a password ACL GENPASS makes unless told, and the most it makes. */
 const genpassBitsDefault = 256;

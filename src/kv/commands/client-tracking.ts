@@ -4,7 +4,7 @@
  */
 import { parseInt64 } from "../args.ts";
 import { KvError, notAnInteger, syntaxError } from "../errors.ts";
-import type { Exec } from "./spec.ts";
+import type { Exec } from "../kit/spec.ts";
 
 const trackingError = (text: string) => new KvError(`ERR ${text}`);
 

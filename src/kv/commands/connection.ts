@@ -7,9 +7,9 @@ import { defaultUser } from "../auth.ts";
 import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../errors.ts";
 import { answerBlocked, argvBytesOf, type Session } from "../session.ts";
 import { dbIndex, helpReply } from "./keys.ts";
-import { helpFlags } from "./spec.ts";
+import { helpFlags } from "../kit/spec.ts";
 import { redisCompatibleVersion } from "../version.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import type { CommandSpec, Exec } from "../kit/spec.ts";
 import { endTransaction } from "./transactions.ts";
 import { clientCaching, clientTracking, clientTrackingInfo } from "./client-tracking.ts";
 

@@ -16,8 +16,8 @@ import { KvError, notAnInteger, syntaxError } from "../errors.ts";
 import { framePayload, unframePayload } from "../rdb/dump-payload.ts";
 import { readValue } from "../rdb/value-reader.ts";
 import { writeValue } from "../rdb/value-writer.ts";
-import { getValue } from "./lookup.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import { getValue } from "../kit/lookup.ts";
+import type { CommandSpec, Exec } from "../kit/spec.ts";
 
 /** LFU counters Redis keeps are 8 bits. */
 const frequencyMax = 255;

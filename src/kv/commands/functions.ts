@@ -12,7 +12,7 @@ import { busyScriptError } from "../scripting/busy-script.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
 import { declaredCommandFlags, finish, keyCountOf, killBusyScript } from "./scripting.ts";
-import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
+import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 const badKeyCount = () => new KvError("ERR Bad number of keys provided");
 

@@ -6,7 +6,7 @@
  * BITFIELD and SORT gives the flags their arguments decide.
  */
 import { type KeyFlag, type KeySpec, specsByName } from "./key-specs-table.ts";
-import type { CommandSpec } from "./spec.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 
 /** A key: its position in argv, and how the command uses it. */
 export interface KeyRef {

@@ -7,8 +7,8 @@ import { globMatch } from "../glob.ts";
 import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
 import { encodingOf, sharedIntegersMax } from "../encoding.ts";
 import { walkTable } from "../scan.ts";
-import { countLookup, deleteKey, replyStrings } from "./lookup.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import { countLookup, deleteKey, replyStrings } from "../kit/lookup.ts";
+import type { CommandSpec, Exec } from "../kit/spec.ts";
 
 // ---- existence and deletion --------------------------------------------------------------------
 

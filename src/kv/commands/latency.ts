@@ -7,7 +7,7 @@ import { latencyDoctor, latencyGraph } from "../latency-report.ts";
 import { KvError } from "../errors.ts";
 import { helpReply } from "./keys.ts";
 import type { LatencyHistogram } from "../latency-histogram.ts";
-import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
+import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /** Every LATENCY subcommand but HELP is administrative, as in Redis. */
 const sub = subcommandsOf("latency");

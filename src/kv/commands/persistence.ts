@@ -10,7 +10,7 @@
 import { busyScriptError } from "../scripting/busy-script.ts";
 import { KvError, syntaxError } from "../errors.ts";
 import type { AppendLog } from "../aof/append-log.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import type { CommandSpec, Exec } from "../kit/spec.ts";
 
 const noFile = () => new KvError("ERR svc persists through the append-only file, which is off (start it with --appendonly yes)");
 

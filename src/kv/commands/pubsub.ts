@@ -6,8 +6,8 @@ import { KvError, subcommandSyntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import type { SessionIndex } from "../session.ts";
 import { helpReply } from "./keys.ts";
-import { replyStrings } from "./lookup.ts";
-import { type CommandSpec, type Exec, helpFlags } from "./spec.ts";
+import { replyStrings } from "../kit/lookup.ts";
+import { type CommandSpec, type Exec, helpFlags } from "../kit/spec.ts";
 
 function pubsubIntrospection(x: Exec, argv: string[]): void {
   const hub = x.engine.pubsub;

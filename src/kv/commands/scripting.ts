@@ -13,7 +13,7 @@ import type { ScriptFlags } from "../scripting/shebang.ts";
 import type { Engine } from "../engine.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "./keys.ts";
-import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
+import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /** Hex digits of a script's SHA-1, the only length EVALSHA looks up. */
 const shaHexDigits = 40;

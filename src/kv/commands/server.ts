@@ -10,11 +10,11 @@ import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
 import { helpReply } from "./keys.ts";
 import { canonicalConfigValue } from "../config-params.ts";
 import { redisConfigNames } from "../redis-config-names.ts";
-import { aclCategories } from "./acl-categories.ts";
+import { aclCategories } from "../kit/acl-categories.ts";
 import { hasKeys, keysWithFlags } from "./key-specs.ts";
 import { clusterSubcommands } from "./standalone.ts";
 import { keyFlagOrder } from "./key-specs-table.ts";
-import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "./spec.ts";
+import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /**
  * COMMAND's ten-field description of one command (Redis 7 layout). Flags, categories, tips and

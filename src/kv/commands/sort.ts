@@ -20,14 +20,14 @@
  */
 import { hasNonZeroMantissa, infinityPattern, isKeyword, parseInt64, skipLeadingSpace, strtod } from "../args.ts";
 import { KvError, notAnInteger, syntaxError, wrongType } from "../errors.ts";
-import { List } from "../types/list-items.ts";
-import { MemberSet } from "../types/member-set.ts";
-import { orderedMembers } from "../types/set.ts";
-import { FieldMap } from "../types/field-map.ts";
+import { List } from "../types/list/items.ts";
+import { MemberSet } from "../types/set/member-set.ts";
+import { orderedMembers } from "./set.ts";
+import { FieldMap } from "../types/hash/field-map.ts";
 import { ZSet } from "../types/zset/zset.ts";
-import { MutableString } from "../types/bytes.ts";
-import { deleteDestination, getValue } from "./lookup.ts";
-import { type CommandSpec, type Exec, keyAndOptionKeys } from "./spec.ts";
+import { MutableString } from "../types/string/bytes.ts";
+import { deleteDestination, getValue } from "../kit/lookup.ts";
+import { type CommandSpec, type Exec, keyAndOptionKeys } from "../kit/spec.ts";
 
 interface SortOptions {
   desc: boolean;

@@ -6,7 +6,7 @@
  */
 import { parseInt64 } from "../args.ts";
 import { KvError, notAnInteger } from "../errors.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import type { CommandSpec, Exec } from "../kit/spec.ts";
 
 const clusterDisabled = () => new KvError("ERR This instance has cluster support disabled");
 

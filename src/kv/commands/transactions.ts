@@ -7,7 +7,7 @@ import { noPermissionAtExec } from "../acl/acl-users.ts";
 import { KvError } from "../errors.ts";
 import type { Engine } from "../engine.ts";
 import type { QueuedCommand, Session } from "../session.ts";
-import type { CommandSpec, Exec } from "./spec.ts";
+import type { CommandSpec, Exec } from "../kit/spec.ts";
 
 function multi(x: Exec): void {
   if (x.session.multi !== null) throw new KvError("ERR MULTI calls can not be nested");

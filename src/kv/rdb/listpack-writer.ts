@@ -7,7 +7,7 @@
  * decimal is stored as the integer, in the smallest of Redis's integer forms.
  */
 import { isInt64, parseInt64 } from "../args.ts";
-import { bytesOf } from "../types/bytes.ts";
+import { bytesOf } from "../types/string/bytes.ts";
 
 const headerBytes = 6;
 const end = 0xff;

@@ -4,7 +4,7 @@
  * their decimal text, as Redis presents them). Each returns null for bytes that are not a valid
  * container: a RESTORE of them is "Bad data format", never a crash or a wrong value.
  */
-import { latin1Text } from "../types/bytes.ts";
+import { latin1Text } from "../types/string/bytes.ts";
 
 const int64Text = (view: DataView, at: number) => view.getBigInt64(at, true).toString();
 

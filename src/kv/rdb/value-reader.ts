@@ -7,15 +7,15 @@
  */
 import { strtod } from "../args.ts";
 import type { Value } from "../keyspace.ts";
-import { bytesOf, latin1Text } from "../types/bytes.ts";
-import { FieldMap } from "../types/field-map.ts";
-import { List } from "../types/list-items.ts";
-import { MemberSet } from "../types/member-set.ts";
+import { bytesOf, latin1Text } from "../types/string/bytes.ts";
+import { FieldMap } from "../types/hash/field-map.ts";
+import { List } from "../types/list/items.ts";
+import { MemberSet } from "../types/set/member-set.ts";
 import { ZSet } from "../types/zset/zset.ts";
 import { lzfDecompress } from "./lzf.ts";
 import { intsetEntries, listpackEntries, ziplistEntries } from "./packed-lists.ts";
 import { rdbType } from "./value-types.ts";
-import { readStream } from "../types/stream/stream-rdb.ts";
+import { readStream } from "./stream.ts";
 
 /** Thrown inside the reader for malformed bytes; readValue turns it into null. */
 export class BadRdbData extends Error {}

@@ -9,11 +9,11 @@
 import type { Value } from "../keyspace.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
 import { Stream } from "../types/stream/stream.ts";
-import { writeStream } from "../types/stream/stream-rdb.ts";
-import { MutableString } from "../types/bytes.ts";
-import { FieldMap } from "../types/field-map.ts";
-import { List } from "../types/list-items.ts";
-import { MemberSet } from "../types/member-set.ts";
+import { writeStream } from "./stream.ts";
+import { MutableString } from "../types/string/bytes.ts";
+import { FieldMap } from "../types/hash/field-map.ts";
+import { List } from "../types/list/items.ts";
+import { MemberSet } from "../types/set/member-set.ts";
 import { ZSet } from "../types/zset/zset.ts";
 import { grownBuffer, type Latin1Buffer, writeLatin1 } from "../resp/write-bytes.ts";
 import { rdbType } from "./value-types.ts";

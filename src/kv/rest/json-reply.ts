@@ -18,7 +18,7 @@
  */
 import { assert } from "../../core/assert.ts";
 import { formatDouble, type Reply } from "../reply.ts";
-import { latin1Text } from "../types/bytes.ts";
+import { latin1Text } from "../types/string/bytes.ts";
 import { bytesToJson, bytesToText } from "./bytes-json.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

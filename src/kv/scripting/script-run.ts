@@ -13,7 +13,7 @@ import type { Engine } from "../engine.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../session.ts";
-import type { Exec } from "../commands/spec.ts";
+import type { Exec } from "../kit/spec.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import { BusyScript, type BusyRun, type ScriptKind } from "./busy-script.ts";
 import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";

@@ -4,8 +4,8 @@
  * string; internally it is always an inclusive range of bit positions, and the bits of its end
  * bytes that fall outside it are masked off.
  */
-import type { MutableString } from "../bytes.ts";
-import { byteRange, type RangeUnit } from "./bit-args.ts";
+import type { MutableString } from "../string/bytes.ts";
+import { byteRange, type RangeUnit } from "../../commands/bitmap/bit-args.ts";
 import { bitsInByte, findOther, popcount } from "./kernels.ts";
 
 /** Bits [firstBit, lastBit], inclusive; bit 0 is the most significant bit of byte 0. */

@@ -1,0 +1,112 @@
+/**
+ * BITFIELD and BITFIELD_RO: a list of GET, SET and INCRBY operations on integer fields of one
+ * string, with OVERFLOW switching the policy for the operations after it. As in Redis, every
+ * operation is parsed before any runs (a bad one fails the whole command), the string is grown
+ * once to cover the farthest write, and the reply has one entry per operation — nil for a write
+ * that OVERFLOW FAIL refused.
+ */
+import { getStringValue } from "../../kit/lookup.ts";
+import type { Exec } from "../../kit/spec.ts";
+import { KvError, syntaxError } from "../../errors.ts";
+import type { MutableString } from "../../types/string/bytes.ts";
+import { byteAt, parseBitOffset, parseInt64Arg, writableString } from "./bit-args.ts";
+import { addInField, type FieldType, fieldValue, type OverflowPolicy, parseFieldType, readField, writeField } from "../../types/bitmap/bitfield.ts";
+
+interface FieldOp {
+  readonly kind: "get" | "set" | "incrby";
+  readonly type: FieldType;
+  /** In bits. */
+  readonly offset: number;
+  /** SET's value or INCRBY's increment. */
+  readonly operand: bigint;
+  readonly policy: OverflowPolicy;
+}
+
+function parsePolicy(text: string): OverflowPolicy {
+  const word = text.toLowerCase();
+  if (word === "wrap" || word === "sat" || word === "fail") return word;
+  throw new KvError("ERR Invalid OVERFLOW type specified");
+}
+
+/** The operations of argv[2..], checked in Redis's order: name, type, offset, then value. */
+function parseOps(x: Exec, argv: readonly string[]): FieldOp[] {
+  const ops: FieldOp[] = [];
+  let policy: OverflowPolicy = "wrap";
+  for (let i = 2; i < argv.length; i++) {
+    const word = argv[i]!.toLowerCase();
+    const remaining = argv.length - i - 1;
+    if (word === "overflow" && remaining >= 1) {
+      policy = parsePolicy(argv[++i]!);
+      continue;
+    }
+    const kind = word === "get" && remaining >= 2 ? "get" : (word === "set" || word === "incrby") && remaining >= 3 ? word : null;
+    if (kind === null) throw syntaxError();
+    const type = parseFieldType(argv[i + 1]!);
+    const offset = parseBitOffset(x, argv[i + 2]!, type.bits);
+    const operand = kind === "get" ? 0n : parseInt64Arg(argv[i + 3]!);
+    ops.push({ kind, type, offset, operand, policy });
+    i += kind === "get" ? 2 : 3;
+  }
+  return ops;
+}
+
+/**
+ * Bytes one field can span: 64 bits starting anywhere in a byte reach into a ninth. Reads copy
+ * that window out of the value, so they work alike on both string forms and past the end.
+ */
+const fieldWindowBytes = 9;
+const window = new Uint8Array(fieldWindowBytes);
+
+function readAt(value: string | MutableString | undefined, offset: number, bits: number): bigint {
+  const first = Math.floor(offset / 8);
+  for (let i = 0; i < fieldWindowBytes; i++) window[i] = value === undefined ? 0 : byteAt(value, first + i);
+  return readField(window, offset % 8, bits);
+}
+
+/**
+ * Runs one SET or INCRBY; the reply is the old value for SET, the new one for INCRBY. Returns
+ * whether it wrote (OVERFLOW FAIL refuses a write that would overflow).
+ */
+function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): boolean {
+  const old = fieldValue(op.type, readAt(target, op.offset, op.type.bits));
+  // An unsigned SET value is taken as Redis takes it, as the uint64 with the same bits.
+  const result = op.kind === "incrby"
+    ? addInField(op.type, old, op.operand, op.policy)
+    : addInField(op.type, op.type.signed ? op.operand : BigInt.asUintN(64, op.operand), 0n, op.policy);
+  if (result === null) {
+    x.reply.bulk(null);
+    return false;
+  }
+  writeField(bytes, op.offset, op.type.bits, result);
+  x.reply.integer(op.kind === "incrby" ? result : old);
+  return true;
+}
+
+export function bitfieldCommand(x: Exec, argv: string[], readOnly: boolean): void {
+  const key = argv[1]!;
+  const ops = parseOps(x, argv);
+  let writeEndBytes = 0;
+  for (const op of ops) if (op.kind !== "get") writeEndBytes = Math.max(writeEndBytes, Math.floor((op.offset + op.type.bits - 1) / 8) + 1);
+  let value: string | MutableString | undefined;
+  let target: MutableString | null = null;
+  // Only GETs: Redis reads the key with its read lookup, which counts a keyspace hit or miss
+  // even though BITFIELD is a write command.
+  if (writeEndBytes === 0) value = getStringValue({ ...x, countsReads: true }, key);
+  else if (readOnly) throw new KvError("ERR BITFIELD_RO only supports the GET subcommand");
+  else value = target = writableString(x, key, writeEndBytes);
+  // Growing may have replaced the buffer, so take the view only now.
+  const bytes = target?.bytes;
+  x.reply.array(ops.length);
+  let writes = 0;
+  for (const op of ops) {
+    if (op.kind === "get") x.reply.integer(fieldValue(op.type, readAt(value, op.offset, op.type.bits)));
+    else if (write(x, target!, bytes!, op)) writes++;
+  }
+  // Redis counts a refused write as a change too: the string was created or grown for it.
+  if (target !== null) {
+    target.changed();
+    x.db.modified(key);
+  }
+  // The event, though, only for writes that were made, as Redis publishes it.
+  if (writes > 0) x.db.notify("setbit", key);
+}
