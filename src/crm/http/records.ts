@@ -10,7 +10,7 @@ import type { User } from "../auth/users.ts";
 import { isCrmObject } from "../objects/fields.ts";
 import { RecordStore } from "../records/record-store.ts";
 import { saveRecord } from "../records/save-record.ts";
-import type { CrmObject, FieldError, RecordData } from "../rules/contract.ts";
+import type { CrmObject, FieldError, RecordData } from "../rules/record.ts";
 import type { Db } from "../store/db.ts";
 import { authed, objectBody, pathId } from "./auth.ts";
 import { parseListQuery } from "./list-query.ts";

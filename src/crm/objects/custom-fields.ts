@@ -6,7 +6,7 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import { crmCustomFieldsMax, crmPicklistValuesMax, crmTextCharsMax } from "../../core/limits.ts";
-import { type CrmObject, crmObjects, type FieldError } from "../rules/contract.ts";
+import { type CrmObject, crmObjects, type FieldError } from "../rules/record.ts";
 import type { Queryable } from "../store/db.ts";
 import { customFieldPrefix, type CustomFieldType, customFieldTypes, isCrmObject } from "./fields.ts";
 import { type CustomFieldRow, loadCustomFieldRows } from "./schema.ts";

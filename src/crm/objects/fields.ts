@@ -4,7 +4,7 @@
  * and are named `cf_<name>` as Fat Free CRM names them. Picklist values and required fields
  * follow Salesforce's standard objects (docs/crm.md).
  */
-import { type CrmObject, crmObjects } from "../rules/contract.ts";
+import { type CrmObject, crmObjects } from "../rules/record.ts";
 
 export function isCrmObject(name: string): name is CrmObject {
   return (crmObjects as readonly string[]).includes(name);

@@ -2,7 +2,7 @@
  * An object's schema as one request sees it: its standard fields plus the custom fields admins
  * have added (read from custom_fields, so several servers on one PostgreSQL agree at once).
  */
-import type { CrmObject } from "../rules/contract.ts";
+import type { CrmObject } from "../rules/record.ts";
 import type { Queryable } from "../store/db.ts";
 import { type CustomFieldType, customFieldPrefix, type FieldDef, standardFields } from "./fields.ts";
 

@@ -4,7 +4,7 @@
  * booleans; the tables store booleans as 0/1 in both databases, so one SQL serves both.
  */
 import { crmLongTextCharsMax, crmTextCharsMax } from "../../core/limits.ts";
-import type { FieldError, RecordData } from "../rules/contract.ts";
+import type { FieldError, RecordData } from "../rules/record.ts";
 import { type FieldDef, searchFields } from "./fields.ts";
 import type { ObjectSchema } from "./schema.ts";
 

@@ -5,7 +5,7 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import { crmRuleDefinitionsMax } from "../../core/limits.ts";
-import { type CrmObject, crmObjects } from "../rules/contract.ts";
+import { type CrmObject, crmObjects } from "../rules/record.ts";
 import { buildRuleSet, parseRule, type RuleKind, type RuleSet } from "../rules/rule-set.ts";
 import type { Queryable } from "../store/db.ts";
 import { loadSchema } from "../objects/schema.ts";

@@ -7,7 +7,7 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import { crmSearchCharsMax, crmSearchTermsMax } from "../../core/limits.ts";
-import type { CrmObject } from "../rules/contract.ts";
+import type { CrmObject } from "../rules/record.ts";
 import { type Dialect, escapeLike, type SqlParams } from "../store/db.ts";
 
 const trigramChars = 3;

@@ -5,7 +5,7 @@
  * alike; booleans only for equality. A missing field is null. Values of different types are never
  * equal and never ordered, so `"5"` does not equal `5`.
  */
-import type { RecordData } from "./contract.ts";
+import type { RecordData } from "./record.ts";
 
 /** A value a rule may compare with or set. */
 export type Scalar = string | number | boolean | null;

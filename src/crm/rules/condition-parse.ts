@@ -3,12 +3,12 @@
  * thrown, whatever the input. Nesting stops at crmConditionDepthMax and size at
  * crmConditionNodesMax, so a hostile body cannot make the parser or later evaluations deep or slow.
  */
-import { crmConditionDepthMax, crmConditionInValuesMax, crmConditionNodesMax, crmRuleTextCharsMax } from "../../core/limits.ts";
+import { crmConditionDepthMax, crmConditionInValuesMax, crmConditionNodesMax } from "../../core/limits.ts";
 import type { Scalar } from "./compare.ts";
-import type { Condition, Op } from "./condition.ts";
-import { ops } from "./condition.ts";
-import type { CrmObject, FieldError } from "./contract.ts";
-import { at, atIndex, checkKeys, isObject, own, type ParseOptions, parseFieldOf, Problems } from "./problems.ts";
+import { type Condition, type Op, ops } from "./condition.ts";
+import { checkKeys, isObject, own, parseFieldOf, scalar } from "./definition-parts.ts";
+import { at, atIndex, type ParseOptions, Problems } from "./problems.ts";
+import type { CrmObject, FieldError } from "./record.ts";
 
 /** What each op expects in `value`. */
 type ValueKind = "scalar" | "ordered" | "list" | "text" | "none";
@@ -176,21 +176,4 @@ function list(value: unknown, path: string, problems: Problems): Scalar[] | type
     if (!scalar(v, atIndex(path, i), problems)) ok = false;
   });
   return ok ? (value as Scalar[]) : invalid;
-}
-
-/** A JSON scalar a field can hold: string, finite number, boolean or null. */
-export function scalar(value: unknown, path: string, problems: Problems): boolean {
-  if (value === null || typeof value === "boolean") return true;
-  if (typeof value === "number") {
-    if (Number.isFinite(value)) return true;
-    problems.add(path, "must be a finite number");
-    return false;
-  }
-  if (typeof value === "string") {
-    if (value.length <= crmRuleTextCharsMax) return true;
-    problems.add(path, `must be at most ${crmRuleTextCharsMax} characters`);
-    return false;
-  }
-  problems.add(path, "must be a string, number, boolean or null");
-  return false;
 }

@@ -3,8 +3,8 @@
  * and their evaluation against a record and, for changed/changed_to, the record before the save.
  * The JSON an admin writes is the parsed form itself, so a stored definition reads back as sent.
  */
-import type { RecordData } from "./contract.ts";
 import { fieldValue, isBlank, order, type Scalar, sameValue } from "./compare.ts";
+import type { RecordData } from "./record.ts";
 
 export const ops = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "blank", "not_blank", "changed", "changed_to"] as const;
 export type Op = (typeof ops)[number];

@@ -4,42 +4,17 @@
  * store while it runs. The store owns types, sharing and SQL; the engine owns conditions,
  * validation rules, workflow rules, flows and the order in which they run (docs/crm.md,
  * docs/crm-rules.md).
+ *
+ * It sits at the top of the engine's layers, beside save.ts: a SaveHost hands over a RuleSet, so
+ * this module depends on rule-set.ts and nothing below may import it. The record vocabulary the
+ * engine's own modules need lives in record.ts, which this module re-exports so that the store
+ * side can take the whole seam from one import.
  */
-
+import type { CrmObject, FieldError, RecordData } from "./record.ts";
 import type { RuleSet } from "./rule-set.ts";
 
+export { type CrmObject, crmObjects, type FieldError, InvalidRecord, type RecordData, recordErrorField } from "./record.ts";
 export type { RuleSet } from "./rule-set.ts";
-
-/** The five standard objects; the path segment of /api/v1/{object}. */
-export type CrmObject = "accounts" | "contacts" | "leads" | "opportunities" | "cases";
-
-export const crmObjects: readonly CrmObject[] = ["accounts", "contacts", "leads", "opportunities", "cases"];
-
-/**
- * A record's field values by API name (standard fields and `cf_` custom fields), as JSON values:
- * text and picklist as strings, number as number, boolean as boolean, date as "YYYY-MM-DD",
- * timestamps as ISO-8601 strings, unset as null. Always includes `id` once stored.
- */
-export type RecordData = Record<string, unknown>;
-
-/** One entry of a 422 body: `{"error":"invalid","details":[{field, message}]}`. */
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-/**
- * The `field` of an error about the record as a whole rather than one field (a validation rule
- * without error_field, flows nesting too deep): Rails' `errors[:base]`, which Fat Free CRM uses.
- */
-export const recordErrorField = "base";
-
-/** Thrown (by either side) to answer 422 with these details and roll the whole request back. */
-export class InvalidRecord extends Error {
-  constructor(readonly details: FieldError[]) {
-    super(`invalid: ${details.map((d) => `${d.field}: ${d.message}`).join("; ")}`);
-  }
-}
 
 /** What the store provides to the engine, inside the request's one transaction. */
 export interface SaveHost {

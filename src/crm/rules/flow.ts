@@ -10,10 +10,7 @@
 import { crmFlowBranchesMax, crmFlowCreateFieldsMax, crmFlowDecisionDepthMax, crmFlowStepsMax } from "../../core/limits.ts";
 import { always, type Condition, evaluate, type Subject } from "./condition.ts";
 import { parseConditionAt } from "./condition-parse.ts";
-import type { CrmObject, RecordData } from "./contract.ts";
 import {
-  at,
-  atIndex,
   checkKeys,
   isObject,
   type JsonObject,
@@ -23,10 +20,11 @@ import {
   parseChoice,
   parseObjectName,
   parseRuleName,
-  type Problems,
-} from "./problems.ts";
+  parseSettableField,
+} from "./definition-parts.ts";
+import { at, atIndex, type Problems } from "./problems.ts";
+import type { CrmObject, RecordData } from "./record.ts";
 import { parseValueExpr, resolveValue, type ValueExpr } from "./value.ts";
-import { parseSettableField } from "./workflow-rule.ts";
 
 export const flowTimings = ["before_save", "after_save"] as const;
 export const flowTriggers = ["created", "updated", "created_or_updated"] as const;

@@ -4,9 +4,9 @@
  * stored definitions into the active rules in the order they run.
  */
 import { assert } from "../../core/assert.ts";
-import { type CrmObject, type FieldError, recordErrorField } from "./contract.ts";
 import { type Flow, parseFlow } from "./flow.ts";
 import { type ParseOptions, Problems } from "./problems.ts";
+import { type CrmObject, type FieldError, recordErrorField } from "./record.ts";
 import { parseValidationRule, type ValidationRule } from "./validation-rule.ts";
 import { parseWorkflowRule, type WorkflowRule } from "./workflow-rule.ts";
 

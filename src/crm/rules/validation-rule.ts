@@ -5,18 +5,9 @@
  */
 import { type Condition, evaluate, type Subject } from "./condition.ts";
 import { parseConditionAt } from "./condition-parse.ts";
-import { type CrmObject, type FieldError, recordErrorField } from "./contract.ts";
-import {
-  checkKeys,
-  type JsonObject,
-  own,
-  parseActive,
-  parseFieldOf,
-  parseObjectName,
-  parseRuleName,
-  parseText,
-  type Problems,
-} from "./problems.ts";
+import { checkKeys, type JsonObject, own, parseActive, parseFieldOf, parseObjectName, parseRuleName, parseText } from "./definition-parts.ts";
+import type { Problems } from "./problems.ts";
+import { type CrmObject, type FieldError, recordErrorField } from "./record.ts";
 
 export interface ValidationRule {
   name: string;

@@ -5,9 +5,9 @@
  */
 import { crmRuleTextCharsMax } from "../../core/limits.ts";
 import { fieldValue, type Scalar } from "./compare.ts";
-import { scalar } from "./condition-parse.ts";
-import type { CrmObject, RecordData } from "./contract.ts";
-import { at, checkKeys, isObject, own, parseFieldOf, type Problems } from "./problems.ts";
+import { checkKeys, isObject, own, parseFieldOf, scalar } from "./definition-parts.ts";
+import { at, type Problems } from "./problems.ts";
+import type { CrmObject, RecordData } from "./record.ts";
 
 export type ValueExpr = Scalar | { ref: string } | { template: string };
 

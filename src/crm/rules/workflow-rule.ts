@@ -10,22 +10,19 @@
 import { crmWorkflowUpdatesMax } from "../../core/limits.ts";
 import { type Condition, evaluate, type Subject, usesChange } from "./condition.ts";
 import { parseConditionAt } from "./condition-parse.ts";
-import type { CrmObject, RecordData } from "./contract.ts";
 import {
-  at,
-  atIndex,
   checkKeys,
   type JsonObject,
   objectAt,
   own,
   parseActive,
   parseChoice,
-  parseFieldOf,
   parseObjectName,
   parseRuleName,
-  type Problems,
-  systemFieldNames,
-} from "./problems.ts";
+  parseSettableField,
+} from "./definition-parts.ts";
+import { at, atIndex, type Problems } from "./problems.ts";
+import type { CrmObject, RecordData } from "./record.ts";
 import { parseValueExpr, resolveValue, type ValueExpr } from "./value.ts";
 
 export const workflowTriggers = ["created", "created_and_edited", "created_and_edited_to_meet"] as const;
@@ -102,16 +99,6 @@ function parseUpdate(entry: unknown, path: string, problems: Problems, object: C
   const value = parseValueExpr(own(json, "value"), at(path, "value"), problems, object);
   if (field === undefined || value === undefined) return undefined;
   return { field, value };
-}
-
-/** A field automation may write: any but those the store maintains itself. */
-export function parseSettableField(value: unknown, path: string, problems: Problems, object: CrmObject | undefined): string | undefined {
-  const field = parseFieldOf(object, value, path, problems);
-  if (field !== undefined && systemFieldNames.has(field)) {
-    problems.add(path, `${field} is set by the store and cannot be written by a rule`);
-    return undefined;
-  }
-  return field;
 }
 
 /** Whether a rule fires for this save: its trigger allows it and its condition became or is true. */

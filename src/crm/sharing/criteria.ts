@@ -4,7 +4,7 @@
  * database and a single read asks the same question of one row.
  */
 import { crmSharingCriteriaMax } from "../../core/limits.ts";
-import type { FieldError } from "../rules/contract.ts";
+import type { FieldError } from "../rules/record.ts";
 import type { FieldDef } from "../objects/fields.ts";
 import type { ObjectSchema } from "../objects/schema.ts";
 import { toColumn, typeProblem } from "../objects/values.ts";

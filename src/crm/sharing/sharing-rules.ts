@@ -10,7 +10,7 @@ import { crmSharingRulesMax } from "../../core/limits.ts";
 import { RoleTree, loadRoles } from "../auth/roles.ts";
 import { isCrmObject } from "../objects/fields.ts";
 import { loadSchema } from "../objects/schema.ts";
-import { type CrmObject, crmObjects, type FieldError } from "../rules/contract.ts";
+import { type CrmObject, crmObjects, type FieldError } from "../rules/record.ts";
 import type { Queryable } from "../store/db.ts";
 import { type Criterion, parseCriteria } from "./criteria.ts";
 
