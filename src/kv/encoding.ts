@@ -4,27 +4,14 @@
  * switch representations ourselves; we report what Redis would.
  */
 import { parseInt64 } from "./args.ts";
-import type { Value } from "./keyspace.ts";
+import { compactEntriesMax, compactValueBytesMax, hashListpackEntriesMax } from "./types/compact.ts";
+import type { Value } from "./types/value.ts";
 import type { MemberSet } from "./types/set/member-set.ts";
 
-/**
- * Redis 7.0's limits for its compact encodings at their defaults: zset-max-listpack-entries (and
- * the packed lists' length, ours), hash-max-listpack-value and zset-max-listpack-value.
- */
-export const compactEntriesMax = 128;
-/** hash-max-listpack-entries: Redis 7.0's default (built in, and in its redis.conf) is 512, not 128. */
-export const hashListpackEntriesMax = 512;
-export const compactValueBytesMax = 64;
 const intsetEntriesMax = 512;
 const embstrBytesMax = 44;
 /** Redis shares the integers 0..9999 and reports their refcount as INT_MAX. */
 export const sharedIntegersMax = 10_000;
-
-export function isCompact(values: Iterable<string>, count: number): boolean {
-  if (count > compactEntriesMax) return false;
-  for (const v of values) if (v.length > compactValueBytesMax) return false;
-  return true;
-}
 
 export function encodingOf(value: Value): string {
   if (typeof value === "string") {

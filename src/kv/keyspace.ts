@@ -14,25 +14,11 @@
  * `onModified`, which WATCH relies on; the keyspace itself knows nothing about clients.
  */
 import type { Clock } from "../core/clock.ts";
-import type { BloomChain } from "./types/bloom/chain.ts";
-import type { MutableString } from "./types/string/bytes.ts";
-import type { FieldMap } from "./types/hash/field-map.ts";
-import type { List } from "./commands/list.ts";
-import type { MemberSet } from "./types/set/member-set.ts";
-import type { ZSet } from "./types/zset/zset.ts";
-import type { Stream } from "./types/stream/stream.ts";
+import type { Value } from "./types/value.ts";
 import { KeyTable } from "./key-table.ts";
 import { accessed, counterOf, type FrequencyConfig, minuteOf, withCounter } from "./access-frequency.ts";
 import type { KeyEvent, KeyspaceEvents } from "./keyspace-events.ts";
 import type { Latin1Buffer } from "./resp/write-bytes.ts";
-
-export type Value = string | MutableString | List | FieldMap | MemberSet | ZSet | BloomChain | Stream;
-/** "MBbloom--" is the module type name RedisBloom registers for its Bloom filters. */
-export type TypeName = "string" | "list" | "hash" | "set" | "zset" | "stream" | "MBbloom--";
-
-export function typeOf(value: Value): TypeName {
-  return typeof value === "string" ? "string" : value.kind;
-}
 
 export interface KeyspaceHooks {
   clock: Clock;

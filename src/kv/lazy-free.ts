@@ -9,7 +9,7 @@
  */
 import { kvLazyFreeCollectIntervalMs, kvLazyFreeEffortMin, kvListNodeBytesMax } from "../core/limits.ts";
 import { encodingOf } from "./encoding.ts";
-import type { Value } from "./keyspace.ts";
+import type { Value } from "./types/value.ts";
 import type { List } from "./types/list/items.ts";
 import type { Stream } from "./types/stream/stream.ts";
 

@@ -7,7 +7,8 @@
  */
 import { isKeyword, parseInt64 } from "./args.ts";
 import { notAnInteger, syntaxError } from "./errors.ts";
-import type { Keyspace, Value } from "./keyspace.ts";
+import type { Keyspace } from "./keyspace.ts";
+import type { Value } from "./types/value.ts";
 import { pointerBytes, stringBytes } from "./memory-sizes.ts";
 import { MutableString } from "./types/string/bytes.ts";
 import { BloomChain } from "./types/bloom/chain.ts";

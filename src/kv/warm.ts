@@ -21,7 +21,8 @@
  */
 import type { CommandSpec } from "./kit/spec.ts";
 import { lookupCommand } from "./command-table.ts";
-import type { Keyspace, Value } from "./keyspace.ts";
+import type { Keyspace } from "./keyspace.ts";
+import type { Value } from "./types/value.ts";
 import { type KeyTable, warmKeysMax } from "./key-table.ts";
 import { FieldMap } from "./types/hash/field-map.ts";
 import { MemberSet } from "./types/set/member-set.ts";

@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { hashKey, KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
-import { List } from "../../src/kv/commands/list.ts";
-import type { Value } from "../../src/kv/keyspace.ts";
+import { List } from "../../src/kv/types/list/items.ts";
+import type { Value } from "../../src/kv/types/value.ts";
 
 const text = (length: number, char = "k") => char.repeat(length);
 

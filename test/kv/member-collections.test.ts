@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
-import { hashListpackEntriesMax } from "../../src/kv/encoding.ts";
+import { hashListpackEntriesMax } from "../../src/kv/types/compact.ts";
 import { FieldMap, smallFieldsMax } from "../../src/kv/types/hash/field-map.ts";
 import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";
 import { MemberSet, smallMembersMax } from "../../src/kv/types/set/member-set.ts";

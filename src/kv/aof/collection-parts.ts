@@ -8,7 +8,7 @@
  * freeze what is left into a copy.
  */
 import type { KeyTable } from "../key-table.ts";
-import type { Value } from "../keyspace.ts";
+import type { Value } from "../types/value.ts";
 import { formatDouble } from "../reply.ts";
 import { latin1Text } from "../types/string/bytes.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
@@ -16,7 +16,7 @@ import { Stream } from "../types/stream/stream.ts";
 import { StreamParts } from "./stream-parts.ts";
 import { chunkAt, encodeHeader, headerIterator, isAllZero } from "../types/bloom/dump.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
-import { List } from "../commands/list.ts";
+import { List } from "../types/list/items.ts";
 import { MemberSet } from "../types/set/member-set.ts";
 import type { FrozenRun } from "../types/zset/btree.ts";
 import { ZSet } from "../types/zset/zset.ts";

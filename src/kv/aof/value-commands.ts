@@ -5,7 +5,7 @@
  * (Redis writes a SET and a PEXPIREAT); a collection or a Bloom filter goes out through its parts
  * writer (collection-parts.ts), here in one go, then PEXPIREAT if it expires.
  */
-import { typeOf, type Value } from "../keyspace.ts";
+import { typeOf, type Value } from "../types/value.ts";
 import { collectionParts } from "./collection-parts.ts";
 import type { CommandBuffer } from "./command-buffer.ts";
 

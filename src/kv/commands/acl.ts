@@ -13,7 +13,7 @@ import { parseInt64 } from "../args.ts";
 import { KvError, notAnInteger, subcommandSyntaxError } from "../errors.ts";
 import type { Session } from "../session.ts";
 import { disconnect } from "./connection.ts";
-import { helpReply } from "./keys.ts";
+import { helpReply } from "../kit/help.ts";
 import { type CommandFlag, type CommandSpec, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /** Bits of a password ACL GENPASS makes unless told, and the most it makes. */

@@ -10,7 +10,7 @@ import { globMatch } from "../glob.ts";
 import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
 import { busyScriptError } from "../scripting/busy-script.ts";
 import { runScript } from "../scripting/script-run.ts";
-import { helpReply } from "./keys.ts";
+import { helpReply } from "../kit/help.ts";
 import { declaredCommandFlags, finish, keyCountOf, killBusyScript } from "./scripting.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 

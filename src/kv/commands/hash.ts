@@ -4,7 +4,7 @@
  * answer HGETALL in the same order as Redis; large ones are unordered in Redis anyway.
  */
 import { isInt64, parseInt64 } from "../args.ts";
-import { parseCursor, parseScanOptions, replyScan } from "./keys.ts";
+import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";
 import { afterRemoval, getHash, replyStrings } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 import { arityError, KvError, notAFloat, notAnInteger, overflow } from "../errors.ts";

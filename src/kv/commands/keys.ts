@@ -1,14 +1,18 @@
 /**
  * Commands on keys of any type: existence, deletion, renaming, copying, expiry, iteration.
  */
-import { isInt64, parseInt64, parseInteger } from "../args.ts";
+import { isInt64, parseInt64, } from "../args.ts";
 import { KvError, noSuchKey, notAnInteger, syntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
-import { type Keyspace, type Value, typeOf } from "../keyspace.ts";
+import { type Keyspace } from "../keyspace.ts";
+import { type Value, typeOf } from "../types/value.ts";
 import { encodingOf, sharedIntegersMax } from "../encoding.ts";
 import { walkTable } from "../scan.ts";
 import { countLookup, deleteKey, replyStrings } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
+import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";
+import { helpReply } from "../kit/help.ts";
+import { expireAtOrDelete, dbIndex } from "../kit/lookup.ts";
 
 // ---- existence and deletion --------------------------------------------------------------------
 
@@ -81,21 +85,6 @@ function expireGeneric(x: Exec, argv: string[], unit: ExpireUnit, absolute: bool
   x.reply.integer(1);
 }
 
-/**
- * Gives `key` the expiry time `at` (Unix ms), or deletes it when `at` is not after `now`, as Redis
- * does; the file records the outcome in absolute terms (PEXPIREAT or DEL), as Redis propagates it.
- */
-export function expireAtOrDelete(x: Exec, key: string, at: number, now: number): void {
-  if (x.engine.alreadyPast(at, now)) {
-    deleteKey(x.db, key);
-    x.propagate = [["DEL", key]];
-  } else {
-    x.db.setExpire(key, at);
-    x.db.notify("expire", key);
-    x.propagate = [["PEXPIREAT", key, String(at)]];
-  }
-}
-
 /** What Keyspace.expiryTime answers for a missing key (TTL's -2). */
 const noKeyTime = -2;
 
@@ -120,23 +109,6 @@ function persist(x: Exec, argv: string[]): void {
 export function cloneValue(value: Value): Value {
   if (typeof value === "string") return value;
   return value.clone();
-}
-
-const int32Min = -2147483648n;
-const int32Max = 2147483647n;
-
-/**
- * A database index argument (SELECT, SWAPDB, MOVE, COPY ... DB); `notInteger` is the error for
- * text that is not an integer, which SWAPDB words its own way.
- */
-export function dbIndex(x: Exec, text: string, notInteger?: () => Error): number {
-  const n = parseInt64(text);
-  if (n === null) throw (notInteger ?? notAnInteger)();
-  // Redis reads the index as a C int first (getIntFromObjectOrReply): past it, its own words,
-  // or the caller's (SWAPDB's) for both cases.
-  if (n < int32Min || n > int32Max) throw notInteger?.() ?? new KvError(`ERR value is out of range, value must between ${int32Min} and ${int32Max}`);
-  if (n < 0n || n >= BigInt(x.engine.dbs.length)) throw new KvError("ERR DB index is out of range");
-  return Number(n);
 }
 
 const dbArg = (x: Exec, text: string): Keyspace => x.engine.dbs[dbIndex(x, text)]!;
@@ -201,53 +173,6 @@ function copy(x: Exec, argv: string[]): void {
 }
 
 // ---- iteration --------------------------------------------------------------------------------
-
-/** A SCAN cursor as Redis reads it (strtoul): digits only, at most 2^64 - 1. */
-const cursorMax = 2n ** 64n - 1n;
-
-/**
- * A SCAN cursor, read the way Redis reads it (C's strtoul): an optional sign, decimal digits, and
- * nothing else; "-1" wraps to 2^64-1 and "" is 0. Any cursor we did not issue starts a fresh scan.
- */
-export function parseCursor(text: string): number {
-  const match = /^([+-]?)(\d*)$/.exec(text);
-  if (match === null || (match[1] !== "" && match[2] === "")) throw new KvError("ERR invalid cursor");
-  const magnitude = BigInt(match[2] || "0");
-  if (magnitude > cursorMax) throw new KvError("ERR invalid cursor");
-  return Number(match[1] === "-" ? (cursorMax + 1n - magnitude) & cursorMax : magnitude);
-}
-
-export interface ScanOptions {
-  match: string | null;
-  count: number;
-  type: string | null;
-}
-
-/** MATCH, COUNT and (for SCAN) TYPE options, from argv[from]. */
-export function parseScanOptions(argv: string[], from: number, allowType: boolean): ScanOptions {
-  const options: ScanOptions = { match: null, count: 10, type: null };
-  for (let i = from; i < argv.length; i++) {
-    const word = argv[i]!.toUpperCase();
-    const value = argv[i + 1];
-    if (value === undefined) throw syntaxError();
-    // "*" alone is no pattern, as in Redis: it passes every name, the empty one too.
-    if (word === "MATCH") options.match = value === "*" ? null : value;
-    else if (word === "COUNT") {
-      options.count = parseInteger(value);
-      if (options.count < 1) throw syntaxError();
-    } else if (word === "TYPE" && allowType) options.type = value.toLowerCase();
-    else throw syntaxError();
-    i++;
-  }
-  return options;
-}
-
-/** Answers [cursor, items] — SCAN's shape, shared with HSCAN, SSCAN and ZSCAN. */
-export function replyScan(x: Exec, cursor: number, items: readonly string[]): void {
-  x.reply.array(2);
-  x.reply.bulk(String(cursor));
-  replyStrings(x, items);
-}
 
 function scan(x: Exec, argv: string[]): void {
   const start = parseCursor(argv[1]!);
@@ -366,12 +291,3 @@ export const keyCommands: readonly CommandSpec[] = [
     ],
   },
 ];
-
-/** The shape of Redis's HELP subcommands: a title line, each usage line, then HELP itself. */
-export function helpReply(x: Exec, command: string, lines: readonly string[]): void {
-  x.reply.array(lines.length + 3);
-  x.reply.simple(`${command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`);
-  for (const line of lines) x.reply.simple(line);
-  x.reply.simple("HELP");
-  x.reply.simple("    Prints this help.");
-}

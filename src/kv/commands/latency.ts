@@ -5,7 +5,7 @@
  */
 import { latencyDoctor, latencyGraph } from "../latency-report.ts";
 import { KvError } from "../errors.ts";
-import { helpReply } from "./keys.ts";
+import { helpReply } from "../kit/help.ts";
 import type { LatencyHistogram } from "../latency-histogram.ts";
 import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 

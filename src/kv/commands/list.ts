@@ -1,5 +1,5 @@
 /**
- * Lists (list-items.ts: packed while small, else a deque) and the list commands including the
+ * Lists (types/list/items.ts: packed while small, else a deque) and the list commands including the
  * blocking ones. Argument checks run in the order Redis runs them (some before the key lookup,
  * some after), because that decides which error a client sees when several things are wrong.
  */
@@ -8,11 +8,10 @@ import { runBlocking } from "../kit/block.ts";
 import { afterRemoval, getList } from "../kit/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../kit/spec.ts";
 import { arityError, indexOutOfRange, KvError, mustBePositive, noSuchKey, syntaxError, wrongType } from "../errors.ts";
-import { typeOf } from "../keyspace.ts";
+import { typeOf } from "../types/value.ts";
 import type { Reply } from "../reply.ts";
 import { List } from "../types/list/items.ts";
 
-export { List };
 
 type End = "left" | "right";
 

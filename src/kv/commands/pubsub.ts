@@ -5,7 +5,7 @@
 import { KvError, subcommandSyntaxError } from "../errors.ts";
 import { globMatch } from "../glob.ts";
 import type { SessionIndex } from "../session.ts";
-import { helpReply } from "./keys.ts";
+import { helpReply } from "../kit/help.ts";
 import { replyStrings } from "../kit/lookup.ts";
 import { type CommandSpec, type Exec, helpFlags } from "../kit/spec.ts";
 

@@ -12,7 +12,7 @@ import type { ScriptReply } from "../scripting/lua-state.ts";
 import type { ScriptFlags } from "../scripting/shebang.ts";
 import type { Engine } from "../engine.ts";
 import { runScript } from "../scripting/script-run.ts";
-import { helpReply } from "./keys.ts";
+import { helpReply } from "../kit/help.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /** Hex digits of a script's SHA-1, the only length EVALSHA looks up. */

@@ -7,7 +7,7 @@ import { arityError, KvError, subcommandSyntaxError, syntaxError } from "../erro
 import { globMatch } from "../glob.ts";
 import { infoText } from "../info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
-import { helpReply } from "./keys.ts";
+import { helpReply } from "../kit/help.ts";
 import { canonicalConfigValue } from "../config-params.ts";
 import { redisConfigNames } from "../redis-config-names.ts";
 import { aclCategories } from "../kit/acl-categories.ts";

@@ -4,7 +4,7 @@
  * reproduced for SMEMBERS and SSCAN so small integer sets answer exactly as in Redis.
  */
 import { int64Max, isKeyword, parseIntegerIn } from "../args.ts";
-import { parseCursor, parseScanOptions, replyScan } from "./keys.ts";
+import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";
 import { afterRemoval, getSet, getValue, replyStrings, storeResult } from "../kit/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../kit/spec.ts";
 import { isIntset } from "../encoding.ts";

@@ -4,11 +4,11 @@
  */
 import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../args.ts";
 import { parseLongLong } from "../resp/parser.ts";
-import { expireAtOrDelete } from "./keys.ts";
+import { expireAtOrDelete } from "../kit/lookup.ts";
 import { deleteKey, getString, getStringRef, getStringValue, getValue, replyString, stringAt } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
-import { typeOf } from "../keyspace.ts";
+import { typeOf } from "../types/value.ts";
 import { incrByFloat } from "../long-double.ts";
 import { MutableString } from "../types/string/bytes.ts";
 

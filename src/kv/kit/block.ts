@@ -12,9 +12,9 @@
 import type { Engine } from "../engine.ts";
 import type { Session } from "../session.ts";
 import { parseTimeout } from "../timeout.ts";
-import { typeOf } from "../keyspace.ts";
+import { typeOf } from "../types/value.ts";
 import type { Reply } from "../reply.ts";
-import type { List } from "../commands/list.ts";
+import type { List } from "../types/list/items.ts";
 import type { ZSet } from "../types/zset/zset.ts";
 import { getList, getZSet } from "./lookup.ts";
 import type { Exec } from "./spec.ts";

@@ -4,15 +4,17 @@
  * INFO's keyspace hit and miss counters, as Redis's lookupKeyRead does. The settling helpers
  * end a change to a collection the way Redis does: an emptied collection takes its key with it.
  */
-import { wrongType } from "../errors.ts";
-import { type Keyspace, typeOf, type Value } from "../keyspace.ts";
+import type { Keyspace } from "../keyspace.ts";
 import type { KeyEvent } from "../keyspace-events.ts";
 import { MutableString } from "../types/string/bytes.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
-import type { List } from "../commands/list.ts";
+import type { List } from "../types/list/items.ts";
 import { MemberSet } from "../types/set/member-set.ts";
 import type { ZSet } from "../types/zset/zset.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
+import { parseInt64 } from "../args.ts";
+import { KvError, notAnInteger, wrongType } from "../errors.ts";
+import { type Value, typeOf } from "../types/value.ts";
 
 /**
  * Write commands whose key reads Redis makes with lookupKeyRead, so that they count as keyspace
@@ -187,4 +189,36 @@ export function storeResult(x: Exec, key: string, result: MemberSet | ZSet, even
 export function replyStrings(x: Exec, values: readonly (string | null)[]): void {
   x.reply.array(values.length);
   for (const v of values) x.reply.bulk(v);
+}
+
+/**
+ * Gives `key` the expiry time `at` (Unix ms), or deletes it when `at` is not after `now`, as Redis
+ * does; the file records the outcome in absolute terms (PEXPIREAT or DEL), as Redis propagates it.
+ */
+export function expireAtOrDelete(x: Exec, key: string, at: number, now: number): void {
+  if (x.engine.alreadyPast(at, now)) {
+    deleteKey(x.db, key);
+    x.propagate = [["DEL", key]];
+  } else {
+    x.db.setExpire(key, at);
+    x.db.notify("expire", key);
+    x.propagate = [["PEXPIREAT", key, String(at)]];
+  }
+}
+
+const int32Min = -2147483648n;
+const int32Max = 2147483647n;
+
+/**
+ * A database index argument (SELECT, SWAPDB, MOVE, COPY ... DB); `notInteger` is the error for
+ * text that is not an integer, which SWAPDB words its own way.
+ */
+export function dbIndex(x: Exec, text: string, notInteger?: () => Error): number {
+  const n = parseInt64(text);
+  if (n === null) throw (notInteger ?? notAnInteger)();
+  // Redis reads the index as a C int first (getIntFromObjectOrReply): past it, its own words,
+  // or the caller's (SWAPDB's) for both cases.
+  if (n < int32Min || n > int32Max) throw notInteger?.() ?? new KvError(`ERR value is out of range, value must between ${int32Min} and ${int32Max}`);
+  if (n < 0n || n >= BigInt(x.engine.dbs.length)) throw new KvError("ERR DB index is out of range");
+  return Number(n);
 }

@@ -6,7 +6,7 @@
  * score — reads as null: RESTORE answers "Bad data format" and stores nothing.
  */
 import { strtod } from "../args.ts";
-import type { Value } from "../keyspace.ts";
+import type { Value } from "../types/value.ts";
 import { bytesOf, latin1Text } from "../types/string/bytes.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
 import { List } from "../types/list/items.ts";

@@ -6,7 +6,7 @@
  * (types/stream/stream-rdb.ts). Bloom filters, a module type in Redis, have no
  * such form: DUMP refuses them (BF.SCANDUMP moves them).
  */
-import type { Value } from "../keyspace.ts";
+import type { Value } from "../types/value.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
 import { Stream } from "../types/stream/stream.ts";
 import { writeStream } from "./stream.ts";

@@ -4,7 +4,7 @@
  * packed-fields.ts, member-set.ts, zset/packed-pairs.ts), whose items are at most 64 bytes, as
  * in Redis's listpacks. Strings are latin1 byte strings, one char per byte.
  */
-import { compactValueBytesMax } from "../encoding.ts";
+import { compactValueBytesMax } from "./compact.ts";
 
 /**
  * The longest item a packed form holds (a field, a value, a member, a list item): Redis's

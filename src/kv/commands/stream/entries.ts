@@ -11,7 +11,7 @@ import { isKeyword, parseInt64, parseInteger } from "../../args.ts";
 import { getValue } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
 import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } from "../../errors.ts";
-import { typeOf } from "../../keyspace.ts";
+import { typeOf } from "../../types/value.ts";
 import type { Reply } from "../../reply.ts";
 import { Stream, type StreamEntry, type TrimSpec } from "../../types/stream/stream.ts";
 import { makeId, msOf, parseId, parseRangeEnd, parseRangeStart, parseStrictId, seqOf, type StreamId, streamIdMax, streamIdMin } from "../../types/stream/stream-id.ts";

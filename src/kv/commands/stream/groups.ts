@@ -8,7 +8,7 @@
  * since when, and how often it was delivered.
  */
 import { isKeyword, parseInt64, parseInteger } from "../../args.ts";
-import { helpReply } from "../keys.ts";
+import { helpReply } from "../../kit/help.ts";
 import type { Exec } from "../../kit/spec.ts";
 import { KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../../errors.ts";
 import { byName, type Consumer, ConsumerGroup, type PendingEntry } from "../../types/stream/consumer-group.ts";

@@ -5,7 +5,7 @@
  * `radix-tree-keys` is the number of nodes (Redis's listpacks, each a key of its radix tree);
  * `radix-tree-nodes` is an estimate of the tree's inner nodes, which svc does not have.
  */
-import { helpReply } from "../keys.ts";
+import { helpReply } from "../../kit/help.ts";
 import type { Exec } from "../../kit/spec.ts";
 import { isKeyword, parseInteger } from "../../args.ts";
 import { noSuchKey, subcommandSyntaxError } from "../../errors.ts";

@@ -15,7 +15,7 @@ import { countLookup } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
 import type { Engine } from "../../engine.ts";
 import { KvError, syntaxError } from "../../errors.ts";
-import { typeOf } from "../../keyspace.ts";
+import { typeOf } from "../../types/value.ts";
 import type { Reply } from "../../reply.ts";
 import type { Session } from "../../session.ts";
 import type { ConsumerGroup } from "../../types/stream/consumer-group.ts";

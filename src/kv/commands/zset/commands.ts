@@ -9,10 +9,10 @@
  */
 import { clampRankRange, int64Max, isKeyword, parseFloatArg, parseInteger, parseIntegerIn, parseMultiPop } from "../../args.ts";
 import { runBlocking } from "../../kit/block.ts";
-import { parseCursor, parseScanOptions, replyScan } from "../keys.ts";
+import { parseCursor, parseScanOptions, replyScan } from "../../kit/scan-args.ts";
 import { afterRemoval, getZSet, storeResult } from "../../kit/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../../kit/spec.ts";
-import { compactEntriesMax, isCompact } from "../../encoding.ts";
+import { compactEntriesMax, isCompact } from "../../types/compact.ts";
 import { KvError, mustBePositive, syntaxError } from "../../errors.ts";
 import { globMatch } from "../../glob.ts";
 import { scanStep, takeParked, walkTable } from "../../scan.ts";

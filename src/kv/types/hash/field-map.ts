@@ -14,7 +14,7 @@
  * Order: a packed or Map hash iterates in insertion order, which is the order Redis's listpack
  * hashes reply in; a large one in table order (Redis's hash tables are unordered too).
  */
-import { hashListpackEntriesMax } from "../../encoding.ts";
+import { hashListpackEntriesMax } from "../compact.ts";
 import { KeyTable } from "../../key-table.ts";
 import { mapBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../../memory-sizes.ts";
 import { entryAt, fieldAt, findField, nextEntry, packedEntries, valueAt, withoutEntry, withValue } from "./packed-fields.ts";

@@ -12,7 +12,7 @@
  * Why: 100k lists of ten short items grew RSS by 936 bytes a list in deques (a ring array and a
  * string per item), against Redis's 244 (2026-11-26).
  */
-import { compactEntriesMax } from "../../encoding.ts";
+import { compactEntriesMax } from "../compact.ts";
 import { objectBytes, typedArrayBytes } from "../../memory-sizes.ts";
 import { Deque } from "./deque.ts";
 import { allPackable, allShorts, insertShort, noShorts, packable, removeShort, replaceShort, shortAt, shortOffset, withShorts } from "../short-strings.ts";

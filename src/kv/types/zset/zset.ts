@@ -27,7 +27,7 @@
  * The commands are in commands.ts, the range types and their parsing in ranges.ts.
  */
 import { clampRankRange } from "../../args.ts";
-import { compactEntriesMax, isCompact } from "../../encoding.ts";
+import { compactEntriesMax, isCompact } from "../compact.ts";
 import { objectBytes } from "../../memory-sizes.ts";
 import { formatDouble } from "../../reply.ts";
 import { BTree, type FrozenRun } from "./btree.ts";

@@ -1,0 +1,21 @@
+/**
+ * When a collection is small enough for Redis's compact encodings (listpack), the limits at their
+ * defaults. svc keeps small collections packed by the same limits, and reports the encoding
+ * Redis would use (encoding.ts).
+ */
+
+/**
+ * Redis 7.0's limits for its compact encodings at their defaults: zset-max-listpack-entries (and
+ * the packed lists' length, ours), hash-max-listpack-value and zset-max-listpack-value.
+ */
+export const compactEntriesMax = 128;
+/** hash-max-listpack-entries: Redis 7.0's default (built in, and in its redis.conf) is 512, not 128. */
+export const hashListpackEntriesMax = 512;
+export const compactValueBytesMax = 64;
+
+/** Whether `count` values, all of at most compactValueBytesMax bytes, fit a compact encoding. */
+export function isCompact(values: Iterable<string>, count: number): boolean {
+  if (count > compactEntriesMax) return false;
+  for (const v of values) if (v.length > compactValueBytesMax) return false;
+  return true;
+}
