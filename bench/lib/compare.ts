@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark comparisons: each case runs our fast path and its reference in the same process
- * under tinybench and prints one markdown row with both rates and their ratio, so a table can be
- * pasted into bench/RESULTS.md as it is. Ratios above 1 mean ours is faster.
+ * under tinybench and prints one markdown row with both rates and their ratio, a table `svc bench`
+ * records in bench/RESULTS.md as it is. Ratios above 1 mean ours is faster.
  */
 import { Bench } from "tinybench";
 
