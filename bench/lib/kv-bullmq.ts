@@ -222,7 +222,7 @@ export async function bullmqComparison(): Promise<void> {
 /** One bulk round's INFO commandstats of both, the commands that took svc the most time first. */
 function printCommandstats(fromRedis: Commandstats, fromKv: Commandstats): void {
   console.log(`INFO commandstats of the last bulk round (${fmt(jobs)} jobs), by svc's total time. A script's`);
-  console.log("commands count on their own rows too; svc times fast commands in batches (src/kv/command-timing.ts), so inside a");
+  console.log("commands count on their own rows too; svc times fast commands in batches (src/kv/observe/command-timing.ts), so inside a");
   console.log("script its µs per call for them include the Lua between them.\n");
   console.log("| command | redis calls | svc calls | redis µs/call | svc µs/call | svc/redis µs |");
   console.log("|---|---:|---:|---:|---:|---:|");

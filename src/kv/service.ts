@@ -8,13 +8,13 @@ import { httpIdleTimeoutSecondsDefault, httpIdleTimeoutSecondsMax, kvDatabasesDe
 import { defineService } from "../service.ts";
 import { fsyncPolicies } from "./aof/append-log.ts";
 import { AofFileControl, aofFileName } from "./aof/file-control.ts";
-import { startCron } from "./cron.ts";
-import { Engine } from "./engine.ts";
+import { startCron } from "./server/cron.ts";
+import { Engine } from "./server/engine.ts";
 import { NativeRespParser } from "./resp/native-parser.ts";
 import { RespParser } from "./resp/parser.ts";
-import { startRestServer } from "./rest/server.ts";
-import { startRespServer } from "./server.ts";
-import { usedMemoryBytes } from "./server-stats.ts";
+import { startRestServer } from "./rest/rest-server.ts";
+import { startRespServer } from "./resp/resp-server.ts";
+import { usedMemoryBytes } from "./observe/server-stats.ts";
 
 /**
  * Where data lives unless --dir says otherwise: a directory of its own under the working

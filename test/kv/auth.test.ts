@@ -3,7 +3,7 @@
 // logging out, CONFIG SET requirepass — and real clients log in with their usual options.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Redis from "ioredis";
-import { passwordDigest, passwordMatchesDigest } from "../../src/kv/auth.ts";
+import { passwordDigest, passwordMatchesDigest } from "../../src/kv/acl/passwords.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./support/servers.ts";
 

@@ -231,7 +231,7 @@ describe("timeouts", () => {
   });
 
   // Redis 7.0 reads the timeout as a long double and converts seconds * 1000 to a long long with
-  // no range check (src/kv/timeout.ts): infinities and products past 2^63 ms become LLONG_MIN,
+  // no range check (src/kv/kit/timeout-arg.ts): infinities and products past 2^63 ms become LLONG_MIN,
   // "timeout is negative"; past the long double's own range, or NaN, is "not a float".
   test("timeouts beyond a long long of milliseconds are negative; beyond a long double, not a float", async () => {
     await sameAsRedis(async (s) => {

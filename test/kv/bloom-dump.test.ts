@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { BloomChain } from "../../src/kv/types/bloom/chain.ts";
-import { chunkAt, decodeHeader, dumpChunkBytesMax, encodeHeader, headerIterator, loadChunk } from "../../src/kv/types/bloom/dump.ts";
+import { chunkAt, decodeHeader, dumpChunkBytesMax, encodeHeader, headerIterator, loadChunk } from "../../src/kv/types/bloom/bloom-dump.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { type ServerProcess, startKv } from "./support/servers.ts";
 

@@ -1,13 +1,13 @@
-// INFO commandstats' time per command (src/kv/command-timing.ts): commands bounded by their
+// INFO commandstats' time per command (src/kv/observe/command-timing.ts): commands bounded by their
 // arguments share one clock reading per batch, everything else is timed alone, and the totals
 // add up to the time that passed.
 import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/core/clock.ts";
-import { CommandTiming, timedInBatch } from "../../src/kv/command-timing.ts";
+import { CommandTiming, timedInBatch } from "../../src/kv/observe/command-timing.ts";
 import { createLogger } from "../../src/core/log.ts";
-import { lookupCommand } from "../../src/kv/command-table.ts";
-import { Engine } from "../../src/kv/engine.ts";
-import { Session } from "../../src/kv/session.ts";
+import { lookupCommand } from "../../src/kv/server/command-table.ts";
+import { Engine } from "../../src/kv/server/engine.ts";
+import { Session } from "../../src/kv/server/session.ts";
 import { Collector } from "./harness.ts";
 
 const stats = () => ({ calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null });

@@ -1,5 +1,5 @@
-// A list (src/kv/types/list-items.ts: packed while small and short, then a deque) and its deque
-// (src/kv/types/deque.ts) against an array, by fast-check: pushes and pops at
+// A list (src/kv/types/list/items.ts: packed while small and short, then a deque) and its deque
+// (src/kv/types/list/deque.ts) against an array, by fast-check: pushes and pops at
 // both ends, indexing, setting and replacing, with bulk steps that carry it past the size where
 // its ring is cut into blocks (and past several doublings there, with the head inside a block)
 // and back down through shrinking; and LINSERT's and LREM's edits in the middle (insert,

@@ -1,8 +1,8 @@
-// The end-of-turn queue (src/kv/end-of-turn.ts): connections' replies leave after the turn's
+// The end-of-turn queue (src/kv/server/end-of-turn.ts): connections' replies leave after the turn's
 // reads, each queued writer once, in the order queued, and one queued while the queue is being
 // written waits for the next turn instead of being lost.
 import { expect, test } from "bun:test";
-import { type TurnWriter, writeAtEndOfTurn } from "../../src/kv/end-of-turn.ts";
+import { type TurnWriter, writeAtEndOfTurn } from "../../src/kv/server/end-of-turn.ts";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -3,7 +3,7 @@
 // text, leading zeros, signs, 15 and 16 digits included.
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { parseFloatArg, parseFloatArgByPattern } from "../../src/kv/args.ts";
+import { parseFloatArg, parseFloatArgByPattern } from "../../src/kv/text/args.ts";
 
 const outcome = (parse: (text: string) => number, text: string) => {
   try {

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { distanceM } from "../../src/kv/types/geo/distance.ts";
 import { formatDistance, formatFixed, formatHuman, formatPrintf } from "../../src/kv/types/geo/format.ts";
 import { decodeScore, geohashString, isValidPosition, latitudeMax, latitudeMin, scoreOf } from "../../src/kv/types/geo/geohash.ts";
-import { mergeSort, partialQuickSort } from "../../src/kv/types/geo/sort.ts";
+import { mergeSort, partialQuickSort } from "../../src/kv/types/geo/geo-sort.ts";
 
 const human = ([longitude, latitude]: [number, number]) => [formatHuman(longitude), formatHuman(latitude)];
 

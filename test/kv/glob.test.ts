@@ -1,4 +1,4 @@
-// Glob patterns (src/kv/glob.ts), which KEYS, SCAN MATCH, PSUBSCRIBE, PUBSUB CHANNELS, ACL key
+// Glob patterns (src/kv/text/glob.ts), which KEYS, SCAN MATCH, PSUBSCRIBE, PUBSUB CHANNELS, ACL key
 // patterns, CONFIG GET and COMMAND LIST PATTERN share: the matcher against a plain recursive
 // reference on random patterns and strings; random patterns against redis-server 7.0.15 (KEYS,
 // and COMMAND LIST's case-blind matching); and huge patterns — 50,000 `*?`, and the limit on `*`
@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { kvGlobStarsMax } from "../../src/core/limits.ts";
-import { globMatch } from "../../src/kv/glob.ts";
+import { globMatch } from "../../src/kv/text/glob.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";
 

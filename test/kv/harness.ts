@@ -5,9 +5,9 @@
  */
 import { ManualClock } from "../../src/core/clock.ts";
 import { createLogger } from "../../src/core/log.ts";
-import { Engine } from "../../src/kv/engine.ts";
-import { formatDouble, type Reply } from "../../src/kv/reply.ts";
-import { Session } from "../../src/kv/session.ts";
+import { Engine } from "../../src/kv/server/engine.ts";
+import { formatDouble, type Reply } from "../../src/kv/kit/reply.ts";
+import { Session } from "../../src/kv/server/session.ts";
 import { latin1Text } from "../../src/kv/types/string/bytes.ts";
 
 export type Plain = string | number | null | { error: string } | Plain[];

@@ -4,7 +4,7 @@
 // command's keyspace hits and misses — which CONFIG RESETSTAT zeroes on both; avg_ttl; the bytes a
 // connection holds (CLIENT LIST's qbuf); and maxclients, enforced as Redis enforces it.
 import { expect, test } from "bun:test";
-import { humanBytes } from "../../src/kv/human-bytes.ts";
+import { humanBytes } from "../../src/kv/text/human-bytes.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";
 

@@ -1,4 +1,4 @@
-// Sets, hashes and sorted sets' score indexes in their forms (src/kv/types/member-set.ts,
+// Sets, hashes and sorted sets' score indexes in their forms (src/kv/types/set/member-set.ts,
 // field-map.ts, zset/score-index.ts): packed in bytes while small and short (short-strings.ts,
 // packed-fields.ts), a JS Set or Map while small with a long item, a key table past 128 members. fast-check drives each against a plain Set or Map
 // across that threshold in both directions; then, through commands, the encodings Redis reports
@@ -6,7 +6,7 @@
 // the other.
 import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { valueInlineBytesMax } from "../../src/kv/key-table.ts";
+import { valueInlineBytesMax } from "../../src/kv/keyspace/key-table.ts";
 import { hashListpackEntriesMax } from "../../src/kv/types/compact.ts";
 import { FieldMap, smallFieldsMax } from "../../src/kv/types/hash/field-map.ts";
 import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";

@@ -1,11 +1,11 @@
-// MEMORY STATS, DOCTOR and MALLOC-STATS (src/kv/memory-stats.ts): STATS has Redis 7.0's fields,
+// MEMORY STATS, DOCTOR and MALLOC-STATS (src/kv/observe/memory-stats.ts): STATS has Redis 7.0's fields,
 // in its order and with its types, compared with redis-server holding the same keys; its figures
 // add up as Redis's do and follow the data (keys counted, a database listed once it has keys).
 // DOCTOR and MALLOC-STATS are text in svc's words: the doctor is checked for what it must say
 // about states the test sets (in process, not on this machine's allocator), and for judging an
 // empty server and a full one as redis-server does.
 import { describe, expect, test } from "bun:test";
-import { type MemoryStats, memoryDoctor } from "../../src/kv/memory-stats.ts";
+import { type MemoryStats, memoryDoctor } from "../../src/kv/observe/memory-stats.ts";
 import { harness } from "./harness.ts";
 import type { RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";

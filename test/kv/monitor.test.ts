@@ -1,4 +1,4 @@
-// MONITOR (src/kv/monitor.ts) side by side with redis-server 7.0: one client monitors each server
+// MONITOR (src/kv/observe/monitor.ts) side by side with redis-server 7.0: one client monitors each server
 // while another runs the same commands on both; the monitors see the same lines, once times and
 // ports are set aside — the same commands in the same order, quoted and escaped alike, passwords
 // redacted, administrative and refused commands left out, EXEC's commands shown as they run — and
@@ -6,7 +6,7 @@
 // over arbitrary bytes, against the escapes' definition.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { quoted, unixMicrosText } from "../../src/kv/monitor.ts";
+import { quoted, unixMicrosText } from "../../src/kv/observe/monitor.ts";
 import { RespClient, type RespValue } from "./support/resp-client.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 

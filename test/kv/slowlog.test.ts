@@ -1,4 +1,4 @@
-// SLOWLOG (src/kv/slowlog.ts) against redis-server 7.0: the same commands on both, with every
+// SLOWLOG (src/kv/observe/slowlog.ts) against redis-server 7.0: the same commands on both, with every
 // command logged (slowlog-log-slower-than 0), give the same entries — the same arguments in the
 // same order, secrets redacted, long arguments and long argument lists shortened, EXEC left out
 // and the commands it ran put in — and the same replies to the SLOWLOG and CONFIG errors. What

@@ -1,11 +1,11 @@
-// Warming a pipelined batch (src/kv/warm.ts) only reads: whatever the batch holds — commands
+// Warming a pipelined batch (src/kv/server/warm.ts) only reads: whatever the batch holds — commands
 // with no arguments, keys that are missing, strings, lists, small and large sets, hashes and
 // sorted sets,
 // arguments that are not members — the data and every reply stay as they were.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { warmKeysMax } from "../../src/kv/key-table.ts";
-import { batchKeys, warmBatch } from "../../src/kv/warm.ts";
+import { warmKeysMax } from "../../src/kv/keyspace/key-table.ts";
+import { batchKeys, warmBatch } from "../../src/kv/server/warm.ts";
 import { harness, type Harness } from "./harness.ts";
 
 /** Keys of every kind, large collections past the 128 members a small one holds. */

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { CommandBuffer, msetPairsMax } from "../../src/kv/aof/command-buffer.ts";
-import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/key-table.ts";
+import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/keyspace/key-table.ts";
 import { RespWriter } from "../../src/kv/resp/writer.ts";
 import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../../src/kv/resp/write-bytes.ts";
 

@@ -2,7 +2,7 @@
 // against redis-server 7.0.15).
 // The data structures are tested on their own in zset.test.ts and btree.test.ts.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { Session } from "../../src/kv/session.ts";
+import { Session } from "../../src/kv/server/session.ts";
 import { MemberSet } from "../../src/kv/types/set/member-set.ts";
 import { Collector, type Harness, harness, type Plain } from "./harness.ts";
 

@@ -9,7 +9,7 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { systemErrorText } from "../../core/system-error.ts";
-import { KvError } from "../errors.ts";
+import { KvError } from "../text/errors.ts";
 import { describeUser } from "./acl-description.ts";
 import { AclRuleError, AclUser } from "./acl-user.ts";
 import type { AclUsers } from "./acl-users.ts";

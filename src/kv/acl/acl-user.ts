@@ -13,9 +13,9 @@
  * ("(…)", clearselectors), read-only and write-only key patterns (%R~, %W~), and a first-argument
  * rule on a command without subcommands (+select|0).
  */
-import { passwordDigest, passwordMatchesDigest } from "../auth.ts";
+import { passwordDigest, passwordMatchesDigest } from "./passwords.ts";
 import type { CommandSpec } from "../kit/spec.ts";
-import { globMatch } from "../glob.ts";
+import { globMatch } from "../text/glob.ts";
 import type { CommandCatalog } from "./command-catalog.ts";
 
 /** The pattern that matches every key or channel (allkeys, allchannels). */

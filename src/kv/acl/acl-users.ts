@@ -4,9 +4,9 @@
  * channel, and `requirepass` as its password (none: nopass). Without an ACL file (`--aclfile`,
  * acl-file.ts) users live as long as the process, as in Redis.
  */
-import { defaultUser } from "../auth.ts";
+import { defaultUser } from "./passwords.ts";
 import { keysOf, type CommandSpec } from "../kit/spec.ts";
-import { KvError } from "../errors.ts";
+import { KvError } from "../text/errors.ts";
 import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
 import { AclRuleError, AclUser } from "./acl-user.ts";
 import type { CommandCatalog } from "./command-catalog.ts";

@@ -25,11 +25,11 @@
  * appendedSeq they saw (connection.ts).
  */
 import { fdatasyncSync } from "node:fs";
-import type { LatencyMonitor } from "../latency-monitor.ts";
+import type { LatencyMonitor } from "../observe/latency-monitor.ts";
 import type { Logger } from "../../core/log.ts";
 import { systemErrorText } from "../../core/system-error.ts";
 import { appendChunks, writeChunksAt } from "../../native/append.ts";
-import { type TurnWriter, writeAtEndOfTurn } from "../end-of-turn.ts";
+import { type TurnWriter, writeAtEndOfTurn } from "../server/end-of-turn.ts";
 import { CommandBuffer } from "./command-buffer.ts";
 import { LogFile } from "./log-file.ts";
 

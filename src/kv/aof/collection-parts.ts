@@ -7,14 +7,14 @@
  * rank, a slot of a large hash's or set's member table, a Bloom filter's dump iterator) and can
  * freeze what is left into a copy.
  */
-import type { KeyTable } from "../key-table.ts";
+import type { KeyTable } from "../keyspace/key-table.ts";
 import type { Value } from "../types/value.ts";
-import { formatDouble } from "../reply.ts";
+import { formatDouble } from "../kit/reply.ts";
 import { latin1Text } from "../types/string/bytes.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
 import { Stream } from "../types/stream/stream.ts";
 import { StreamParts } from "./stream-parts.ts";
-import { chunkAt, encodeHeader, headerIterator, isAllZero } from "../types/bloom/dump.ts";
+import { chunkAt, encodeHeader, headerIterator, isAllZero } from "../types/bloom/bloom-dump.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
 import { List } from "../types/list/items.ts";
 import { MemberSet } from "../types/set/member-set.ts";

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../core/log.ts";
-import type { Engine } from "../engine.ts";
+import type { Engine } from "../server/engine.ts";
 import { AppendLog, type FsyncPolicy } from "./append-log.ts";
 import { loadAppendLog } from "./load.ts";
 import { removeStaleRewriteFiles, rewriteDue } from "./rewrite.ts";

@@ -23,11 +23,11 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, truncateSync } from "node:fs";
 import type { Logger } from "../../core/log.ts";
 import { SvcError } from "../../core/errors.ts";
-import type { Engine } from "../engine.ts";
-import type { Reply } from "../reply.ts";
+import type { Engine } from "../server/engine.ts";
+import type { Reply } from "../kit/reply.ts";
 import { type ParseOutput, ProtocolError, RespParser } from "../resp/parser.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
-import { Session } from "../session.ts";
+import { Session } from "../server/session.ts";
 
 /**
  * Replies to loaded commands are dropped, as Redis drops them; errors are counted, and the first

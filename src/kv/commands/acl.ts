@@ -4,14 +4,14 @@
  * Redis's error for a server without one.
  */
 import { randomBytes } from "node:crypto";
-import { defaultUser } from "../auth.ts";
+import { defaultUser } from "../acl/passwords.ts";
 import { allCategories } from "../kit/acl-categories.ts";
 import { readAclFile, writeAclFile } from "../acl/acl-file.ts";
 import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
-import { parseInt64 } from "../args.ts";
-import { KvError, notAnInteger, subcommandSyntaxError } from "../errors.ts";
-import type { Session } from "../session.ts";
+import { parseInt64 } from "../text/args.ts";
+import { KvError, notAnInteger, subcommandSyntaxError } from "../text/errors.ts";
+import type { Session } from "../server/session.ts";
 import { disconnect } from "./connection.ts";
 import { helpReply } from "../kit/help.ts";
 import { type CommandFlag, type CommandSpec, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";

@@ -9,16 +9,16 @@
  * every key a module opened for writing. The append-only file therefore records it too. A
  * refused command (ERR item exists, WRONGTYPE) marks nothing; Redis would still signal WATCH.
  */
-import { parseInt64 } from "../args.ts";
-import { arityError, wrongType } from "../errors.ts";
+import { parseInt64 } from "../text/args.ts";
+import { arityError, wrongType } from "../text/errors.ts";
 import { getValue } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 import { AddOutcome, BloomChain } from "../types/bloom/chain.ts";
 import { latin1Text } from "../types/string/bytes.ts";
-import { chunkAt, decodeHeader, encodeHeader, headerIterator, loadChunk } from "../types/bloom/dump.ts";
+import { chunkAt, decodeHeader, encodeHeader, headerIterator, loadChunk } from "../types/bloom/bloom-dump.ts";
 import {
   couldNotCreate, invalidInformation, itemExists, loadChunkBadIterator, nonScalingFull, notFound, scanDumpBadIterator,
-} from "../types/bloom/errors.ts";
+} from "../types/bloom/bloom-errors.ts";
 import { type ChainOptions, defaultChainOptions, parseInsert, parseReserve } from "../types/bloom/options.ts";
 
 /** The chain at `key`, undefined when missing; WRONGTYPE for any other value. */

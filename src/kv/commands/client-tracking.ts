@@ -2,8 +2,8 @@
  * CLIENT TRACKING, TRACKINGINFO, GETREDIR and CACHING: a client's side of client-side caching
  * (tracking.ts holds the server's). Options, checks and errors are Redis 7.0's, in its order.
  */
-import { parseInt64 } from "../args.ts";
-import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { parseInt64 } from "../text/args.ts";
+import { KvError, notAnInteger, syntaxError } from "../text/errors.ts";
 import type { Exec } from "../kit/spec.ts";
 
 const trackingError = (text: string) => new KvError(`ERR ${text}`);

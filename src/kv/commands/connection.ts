@@ -1,15 +1,15 @@
 /**
  * Connection commands: PING, ECHO, SELECT, SWAPDB, QUIT, RESET, HELLO and CLIENT.
  */
-import { parseInt64 } from "../args.ts";
-import type { Engine } from "../engine.ts";
-import { defaultUser } from "../auth.ts";
-import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../errors.ts";
-import { answerBlocked, argvBytesOf, type Session } from "../session.ts";
+import { parseInt64 } from "../text/args.ts";
+import type { Engine } from "../server/engine.ts";
+import { defaultUser } from "../acl/passwords.ts";
+import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../text/errors.ts";
+import { answerBlocked, argvBytesOf, type Session } from "../server/session.ts";
 import { dbIndex } from "../kit/lookup.ts";
 import { helpReply } from "../kit/help.ts";
 import { helpFlags } from "../kit/spec.ts";
-import { redisCompatibleVersion } from "../version.ts";
+import { redisCompatibleVersion } from "../server/version.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 import { endTransaction } from "./transactions.ts";
 import { clientCaching, clientTracking, clientTrackingInfo } from "./client-tracking.ts";

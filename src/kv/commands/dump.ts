@@ -11,8 +11,8 @@
  * IDLETIME sets the key's idle time under an LRU or no policy and FREQ its access counter under
  * an LFU one; the other is checked and has no effect.
  */
-import { isKeyword, parseInt64 } from "../args.ts";
-import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { isKeyword, parseInt64 } from "../text/args.ts";
+import { KvError, notAnInteger, syntaxError } from "../text/errors.ts";
 import { framePayload, unframePayload } from "../rdb/dump-payload.ts";
 import { readValue } from "../rdb/value-reader.ts";
 import { writeValue } from "../rdb/value-writer.ts";

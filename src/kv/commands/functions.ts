@@ -4,9 +4,9 @@
  * counted as changes and recorded in the append-only file. DUMP's payload is Redis's
  * (kv/scripting/function-dump.ts).
  */
-import type { Engine } from "../engine.ts";
-import { KvError, subcommandSyntaxError } from "../errors.ts";
-import { globMatch } from "../glob.ts";
+import type { Engine } from "../server/engine.ts";
+import { KvError, subcommandSyntaxError } from "../text/errors.ts";
+import { globMatch } from "../text/glob.ts";
 import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
 import { busyScriptError } from "../scripting/busy-script.ts";
 import { runScript } from "../scripting/script-run.ts";

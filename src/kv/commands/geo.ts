@@ -8,17 +8,17 @@
  * options left to right and answer the first bad one, then check the combinations. Replies are
  * written as Redis writes them: distances "%.4f", coordinates to 17 decimal places (format.ts).
  */
-import { parseFloatArg, parseInt64 } from "../args.ts";
+import { parseFloatArg, parseInt64 } from "../text/args.ts";
 import { getZSet, replyStrings, storeResult } from "../kit/lookup.ts";
 import { type CommandSpec, type Exec, keyAndOptionKeys } from "../kit/spec.ts";
-import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { KvError, notAnInteger, syntaxError } from "../text/errors.ts";
 import { ZSet } from "../types/zset/zset.ts";
 import { distanceM, parseUnit } from "../types/geo/distance.ts";
 import { formatDistance, formatHuman, formatPrintf } from "../types/geo/format.ts";
 import { decodeScore, geohashString, isValidPosition, scoreAsInteger, scoreOf } from "../types/geo/geohash.ts";
 import { optionWord as word } from "../types/geo/option-word.ts";
 import { cellsToScan, type GeoPoint, membersInShape, type Shape } from "../types/geo/search.ts";
-import { type Compare, mergeSort, partialQuickSort } from "../types/geo/sort.ts";
+import { type Compare, mergeSort, partialQuickSort } from "../types/geo/geo-sort.ts";
 
 // ---- arguments ----------------------------------------------------------------------------------
 

@@ -3,15 +3,15 @@
  * insertion order, which is the order Redis's compact (listpack) hashes reply in, so small hashes
  * answer HGETALL in the same order as Redis; large ones are unordered in Redis anyway.
  */
-import { isInt64, parseInt64 } from "../args.ts";
+import { isInt64, parseInt64 } from "../text/args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";
 import { afterRemoval, getHash, replyStrings } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
-import { arityError, KvError, notAFloat, notAnInteger, overflow } from "../errors.ts";
-import { globMatch } from "../glob.ts";
-import type { KeyEvent } from "../keyspace-events.ts";
-import { parseLongDouble, sumText } from "../long-double.ts";
-import { scanStep, takeParked, walkTable } from "../scan.ts";
+import { arityError, KvError, notAFloat, notAnInteger, overflow } from "../text/errors.ts";
+import { globMatch } from "../text/glob.ts";
+import type { KeyEvent } from "../keyspace/keyspace-events.ts";
+import { parseLongDouble, sumText } from "../text/long-double.ts";
+import { scanStep, takeParked, walkTable } from "../kit/scan-cursors.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
 import { randomCountWith, randomElements } from "../types/sample.ts";
 

@@ -9,7 +9,7 @@
  */
 import { getStringValue } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
-import { KvError, wrongType } from "../errors.ts";
+import { KvError, wrongType } from "../text/errors.ts";
 import { typeOf } from "../types/value.ts";
 import { getDenseRegister, hllRawHistogram, hllRegisters } from "../../wasm/hll.ts";
 import { bytesOf, MutableString } from "../types/string/bytes.ts";

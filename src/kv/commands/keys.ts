@@ -1,13 +1,13 @@
 /**
  * Commands on keys of any type: existence, deletion, renaming, copying, expiry, iteration.
  */
-import { isInt64, parseInt64, } from "../args.ts";
-import { KvError, noSuchKey, notAnInteger, syntaxError } from "../errors.ts";
-import { globMatch } from "../glob.ts";
-import { type Keyspace } from "../keyspace.ts";
+import { isInt64, parseInt64, } from "../text/args.ts";
+import { KvError, noSuchKey, notAnInteger, syntaxError } from "../text/errors.ts";
+import { globMatch } from "../text/glob.ts";
+import { type Keyspace } from "../keyspace/keyspace.ts";
 import { type Value, typeOf } from "../types/value.ts";
-import { encodingOf, sharedIntegersMax } from "../encoding.ts";
-import { walkTable } from "../scan.ts";
+import { encodingOf, sharedIntegersMax } from "../types/encoding.ts";
+import { walkTable } from "../kit/scan-cursors.ts";
 import { countLookup, deleteKey, replyStrings } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";

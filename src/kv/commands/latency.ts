@@ -3,10 +3,10 @@
  * HISTORY, RESET — and its reports for people (latency-report.ts): GRAPH and DOCTOR; and
  * HISTOGRAM, each command's call times (latency-histogram.ts), kept while latency-tracking is on.
  */
-import { latencyDoctor, latencyGraph } from "../latency-report.ts";
-import { KvError } from "../errors.ts";
+import { latencyDoctor, latencyGraph } from "../observe/latency-report.ts";
+import { KvError } from "../text/errors.ts";
 import { helpReply } from "../kit/help.ts";
-import type { LatencyHistogram } from "../latency-histogram.ts";
+import type { LatencyHistogram } from "../observe/latency-histogram.ts";
 import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /** Every LATENCY subcommand but HELP is administrative, as in Redis. */

@@ -3,13 +3,13 @@
  * blocking ones. Argument checks run in the order Redis runs them (some before the key lookup,
  * some after), because that decides which error a client sees when several things are wrong.
  */
-import { clampRankRange, int64Max, isKeyword, parseInteger, parseIntegerIn, parseMultiPop } from "../args.ts";
+import { clampRankRange, int64Max, isKeyword, parseInteger, parseIntegerIn, parseMultiPop } from "../text/args.ts";
 import { runBlocking } from "../kit/block.ts";
 import { afterRemoval, getList } from "../kit/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../kit/spec.ts";
-import { arityError, indexOutOfRange, KvError, mustBePositive, noSuchKey, syntaxError, wrongType } from "../errors.ts";
+import { arityError, indexOutOfRange, KvError, mustBePositive, noSuchKey, syntaxError, wrongType } from "../text/errors.ts";
 import { typeOf } from "../types/value.ts";
-import type { Reply } from "../reply.ts";
+import type { Reply } from "../kit/reply.ts";
 import { List } from "../types/list/items.ts";
 
 

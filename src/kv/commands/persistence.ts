@@ -8,7 +8,7 @@
  * Without an append-only file there is nothing to save to, and SAVE/BGSAVE say so.
  */
 import { busyScriptError } from "../scripting/busy-script.ts";
-import { KvError, syntaxError } from "../errors.ts";
+import { KvError, syntaxError } from "../text/errors.ts";
 import type { AppendLog } from "../aof/append-log.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 

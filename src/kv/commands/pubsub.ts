@@ -2,9 +2,9 @@
  * SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, their shard-channel forms (SSUBSCRIBE,
  * SUNSUBSCRIBE, SPUBLISH) and PUBSUB's introspection.
  */
-import { KvError, subcommandSyntaxError } from "../errors.ts";
-import { globMatch } from "../glob.ts";
-import type { SessionIndex } from "../session.ts";
+import { KvError, subcommandSyntaxError } from "../text/errors.ts";
+import { globMatch } from "../text/glob.ts";
+import type { SessionIndex } from "../server/session.ts";
 import { helpReply } from "../kit/help.ts";
 import { replyStrings } from "../kit/lookup.ts";
 import { type CommandSpec, type Exec, helpFlags } from "../kit/spec.ts";

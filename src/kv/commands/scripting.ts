@@ -4,13 +4,13 @@
  * arg…` compiles the script (kept by its SHA-1, so EVALSHA can run it again) and runs it with
  * KEYS and ARGV set.
  */
-import { parseInt64, parseSmallInteger } from "../args.ts";
-import { KvError, notAnInteger } from "../errors.ts";
+import { parseInt64, parseSmallInteger } from "../text/args.ts";
+import { KvError, notAnInteger } from "../text/errors.ts";
 import { replayResp } from "../scripting/resp-replay.ts";
 import { busyScriptError, type ScriptKind } from "../scripting/busy-script.ts";
 import type { ScriptReply } from "../scripting/lua-state.ts";
 import type { ScriptFlags } from "../scripting/shebang.ts";
-import type { Engine } from "../engine.ts";
+import type { Engine } from "../server/engine.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "../kit/help.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";

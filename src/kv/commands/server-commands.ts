@@ -1,15 +1,15 @@
 /**
  * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, MEMORY, SLOWLOG, DEBUG, FUNCTION.
  */
-import { mallocStats, memoryDoctor, memoryStats, replyMemoryStats } from "../memory-stats.ts";
-import { parseFloatArg, parseInt64 } from "../args.ts";
-import { arityError, KvError, subcommandSyntaxError, syntaxError } from "../errors.ts";
-import { globMatch } from "../glob.ts";
-import { infoText } from "../info.ts";
-import { keyMemoryBytes, parseMemoryUsageSamples } from "../memory-usage.ts";
+import { mallocStats, memoryDoctor, memoryStats, replyMemoryStats } from "../observe/memory-stats.ts";
+import { parseFloatArg, parseInt64 } from "../text/args.ts";
+import { arityError, KvError, subcommandSyntaxError, syntaxError } from "../text/errors.ts";
+import { globMatch } from "../text/glob.ts";
+import { infoText } from "../observe/info.ts";
+import { keyMemoryBytes, parseMemoryUsageSamples } from "../observe/memory-usage.ts";
 import { helpReply } from "../kit/help.ts";
-import { canonicalConfigValue } from "../config-params.ts";
-import { redisConfigNames } from "../redis-config-names.ts";
+import { canonicalConfigValue } from "../config/config-params.ts";
+import { redisConfigNames } from "../config/redis-config-names.ts";
 import { aclCategories } from "../kit/acl-categories.ts";
 import { hasKeys, keysWithFlags } from "./key-specs.ts";
 import { clusterSubcommands } from "./standalone.ts";

@@ -3,14 +3,14 @@
  * order it has — a small all-integer set (intset) lists its members in numeric order — is
  * reproduced for SMEMBERS and SSCAN so small integer sets answer exactly as in Redis.
  */
-import { int64Max, isKeyword, parseIntegerIn } from "../args.ts";
+import { int64Max, isKeyword, parseIntegerIn } from "../text/args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";
 import { afterRemoval, getSet, getValue, replyStrings, storeResult } from "../kit/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../kit/spec.ts";
-import { isIntset } from "../encoding.ts";
-import { KvError, mustBePositive, negativeLimit, syntaxError, wrongType } from "../errors.ts";
-import { globMatch } from "../glob.ts";
-import { takeParked, scanStep, walkTable } from "../scan.ts";
+import { isIntset } from "../types/encoding.ts";
+import { KvError, mustBePositive, negativeLimit, syntaxError, wrongType } from "../text/errors.ts";
+import { globMatch } from "../text/glob.ts";
+import { takeParked, scanStep, walkTable } from "../kit/scan-cursors.ts";
 import { MemberSet } from "../types/set/member-set.ts";
 import { type Drawable, randomCount, randomElements, randomSample } from "../types/sample.ts";
 

@@ -18,8 +18,8 @@
  * - equal numbers are ordered by the elements' bytes, DESC reversing both; ALPHA compares bytes
  *   (Redis uses strcoll, which is byte order in the C locale it runs in by default).
  */
-import { hasNonZeroMantissa, infinityPattern, isKeyword, parseInt64, skipLeadingSpace, strtod } from "../args.ts";
-import { KvError, notAnInteger, syntaxError, wrongType } from "../errors.ts";
+import { hasNonZeroMantissa, infinityPattern, isKeyword, parseInt64, skipLeadingSpace, strtod } from "../text/args.ts";
+import { KvError, notAnInteger, syntaxError, wrongType } from "../text/errors.ts";
 import { List } from "../types/list/items.ts";
 import { MemberSet } from "../types/set/member-set.ts";
 import { orderedMembers } from "./set.ts";

@@ -4,8 +4,8 @@
  * client's ROLE, a library probing for cluster mode, a WAIT for replicas) get Redis's answers
  * rather than "unknown command".
  */
-import { parseInt64 } from "../args.ts";
-import { KvError, notAnInteger } from "../errors.ts";
+import { parseInt64 } from "../text/args.ts";
+import { KvError, notAnInteger } from "../text/errors.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 
 const clusterDisabled = () => new KvError("ERR This instance has cluster support disabled");

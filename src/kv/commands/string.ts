@@ -2,14 +2,14 @@
  * Strings: the value is a latin1 byte string. Integers are kept as their decimal text, as Redis
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
-import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../args.ts";
+import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../text/args.ts";
 import { parseLongLong } from "../resp/parser.ts";
 import { expireAtOrDelete } from "../kit/lookup.ts";
 import { deleteKey, getString, getStringRef, getStringValue, getValue, replyString, stringAt } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
-import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../errors.ts";
+import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../text/errors.ts";
 import { typeOf } from "../types/value.ts";
-import { incrByFloat } from "../long-double.ts";
+import { incrByFloat } from "../text/long-double.ts";
 import { MutableString } from "../types/string/bytes.ts";
 
 /** Redis's proto-max-bulk-len: the largest string SETRANGE and APPEND may build. */

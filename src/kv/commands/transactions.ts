@@ -4,9 +4,9 @@
  * watched key changed, in which case EXEC answers the null array and runs nothing.
  */
 import { noPermissionAtExec } from "../acl/acl-users.ts";
-import { KvError } from "../errors.ts";
-import type { Engine } from "../engine.ts";
-import type { QueuedCommand, Session } from "../session.ts";
+import { KvError } from "../text/errors.ts";
+import type { Engine } from "../server/engine.ts";
+import type { QueuedCommand, Session } from "../server/session.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 
 function multi(x: Exec): void {

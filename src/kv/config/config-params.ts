@@ -4,13 +4,13 @@
  * CONFIG GET reports. Any other parameter Redis knows (redis-config-names.ts) is accepted and
  * remembered as typed; a name it does not know is refused (docs/kv.md).
  */
-import { kvQueryBufferBytesMax, MiB } from "../core/limits.ts";
-import { int64Max, parseInt64 } from "./args.ts";
-import { KvError } from "./errors.ts";
-import { invalidEventClassText, parseEventClasses } from "./keyspace-events.ts";
-import { evictionPolicies } from "./eviction.ts";
-import { aclLogEntriesMaxDefault } from "./acl/acl-log.ts";
-import { bulkBytesMaxDefault } from "./resp/parser.ts";
+import { kvQueryBufferBytesMax, MiB } from "../../core/limits.ts";
+import { int64Max, parseInt64 } from "../text/args.ts";
+import { KvError } from "../text/errors.ts";
+import { invalidEventClassText, parseEventClasses } from "../keyspace/keyspace-events.ts";
+import { evictionPolicies } from "../keyspace/eviction.ts";
+import { aclLogEntriesMaxDefault } from "../acl/acl-log.ts";
+import { bulkBytesMaxDefault } from "../resp/parser.ts";
 
 interface MemoryParam {
   readonly default: number;

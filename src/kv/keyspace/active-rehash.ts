@@ -5,8 +5,8 @@
  * moves the databases' resizes under way on for at most kvActiveRehashBudgetMs in all. Only the
  * databases' tables: a large hash or set resizing is moved on by changes alone, as in Redis.
  */
-import { kvActiveRehashBudgetMs } from "../core/limits.ts";
-import type { Engine } from "./engine.ts";
+import { kvActiveRehashBudgetMs } from "../../core/limits.ts";
+import type { Engine } from "../server/engine.ts";
 
 /** Old slots moved per step between looks at the clock (a few microseconds' work). */
 const slotsPerStep = 1024;

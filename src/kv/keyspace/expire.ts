@@ -11,8 +11,8 @@
  * (2M slots) is walked through in ~26 s of runs, each ~0.8 ms here (measured 2026-11-27: 16k
  * slots took 1.4–1.8 ms), and one where most keys have a time is sampled as Redis samples it.
  */
-import { kvExpireCycleBudgetMs, kvExpireSampleKeys } from "../core/limits.ts";
-import type { Engine } from "./engine.ts";
+import { kvExpireCycleBudgetMs, kvExpireSampleKeys } from "../../core/limits.ts";
+import type { Engine } from "../server/engine.ts";
 import type { ExpireTally, Keyspace } from "./keyspace.ts";
 
 /** Above this share of expired keys in a batch, the database is looked at again at once. */

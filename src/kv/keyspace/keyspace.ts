@@ -13,12 +13,12 @@
  * active cycle (expire.ts) removes keys nobody touches. Every change to a key is reported through
  * `onModified`, which WATCH relies on; the keyspace itself knows nothing about clients.
  */
-import type { Clock } from "../core/clock.ts";
-import type { Value } from "./types/value.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { Value } from "../types/value.ts";
 import { KeyTable } from "./key-table.ts";
 import { accessed, counterOf, type FrequencyConfig, minuteOf, withCounter } from "./access-frequency.ts";
 import type { KeyEvent, KeyspaceEvents } from "./keyspace-events.ts";
-import type { Latin1Buffer } from "./resp/write-bytes.ts";
+import type { Latin1Buffer } from "../resp/write-bytes.ts";
 
 export interface KeyspaceHooks {
   clock: Clock;

@@ -7,11 +7,11 @@
  * once its thread caught up. So that the memory really comes back soon after such a large free,
  * and used_memory drops as Redis's does, a full collection is then run (collectSoon).
  */
-import { kvLazyFreeCollectIntervalMs, kvLazyFreeEffortMin, kvListNodeBytesMax } from "../core/limits.ts";
-import { encodingOf } from "./encoding.ts";
-import type { Value } from "./types/value.ts";
-import type { List } from "./types/list/items.ts";
-import type { Stream } from "./types/stream/stream.ts";
+import { kvLazyFreeCollectIntervalMs, kvLazyFreeEffortMin, kvListNodeBytesMax } from "../../core/limits.ts";
+import { encodingOf } from "../types/encoding.ts";
+import type { Value } from "../types/value.ts";
+import type { List } from "../types/list/items.ts";
+import type { Stream } from "../types/stream/stream.ts";
 
 /** Bytes a listpack spends around each entry: its length header, and the back-length after it (at most). */
 function listpackEntryBytes(item: string): number {

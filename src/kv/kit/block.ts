@@ -9,11 +9,11 @@
  * for; a key of another type leaves it waiting, as in Redis, where only a list pushed under the
  * key wakes a list-blocked client.
  */
-import type { Engine } from "../engine.ts";
-import type { Session } from "../session.ts";
-import { parseTimeout } from "../timeout.ts";
+import type { Engine } from "../server/engine.ts";
+import type { Session } from "../server/session.ts";
+import { parseTimeout } from "./timeout-arg.ts";
 import { typeOf } from "../types/value.ts";
-import type { Reply } from "../reply.ts";
+import type { Reply } from "./reply.ts";
 import type { List } from "../types/list/items.ts";
 import type { ZSet } from "../types/zset/zset.ts";
 import { getList, getZSet } from "./lookup.ts";

@@ -4,16 +4,16 @@
  * INFO's keyspace hit and miss counters, as Redis's lookupKeyRead does. The settling helpers
  * end a change to a collection the way Redis does: an emptied collection takes its key with it.
  */
-import type { Keyspace } from "../keyspace.ts";
-import type { KeyEvent } from "../keyspace-events.ts";
+import type { Keyspace } from "../keyspace/keyspace.ts";
+import type { KeyEvent } from "../keyspace/keyspace-events.ts";
 import { MutableString } from "../types/string/bytes.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
 import type { List } from "../types/list/items.ts";
 import { MemberSet } from "../types/set/member-set.ts";
 import type { ZSet } from "../types/zset/zset.ts";
 import type { CommandSpec, Exec } from "./spec.ts";
-import { parseInt64 } from "../args.ts";
-import { KvError, notAnInteger, wrongType } from "../errors.ts";
+import { parseInt64 } from "../text/args.ts";
+import { KvError, notAnInteger, wrongType } from "../text/errors.ts";
 import { type Value, typeOf } from "../types/value.ts";
 
 /**

@@ -2,8 +2,8 @@
  * The arguments and the answer the SCAN family shares (SCAN, HSCAN, SSCAN, ZSCAN): the cursor as
  * Redis reads it, MATCH / COUNT / TYPE, and the [cursor, items] reply.
  */
-import { parseInteger } from "../args.ts";
-import { KvError, syntaxError } from "../errors.ts";
+import { parseInteger } from "../text/args.ts";
+import { KvError, syntaxError } from "../text/errors.ts";
 import { replyStrings } from "./lookup.ts";
 import type { Exec } from "./spec.ts";
 

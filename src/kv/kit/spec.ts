@@ -3,11 +3,11 @@
  * that runs them. The dispatch table (table.ts) is built from these declarations, and COMMAND
  * INFO/DOCS answer from them, so adding a command is one declaration and one function.
  */
-import { digitsFrom } from "../args.ts";
-import type { Engine } from "../engine.ts";
-import type { Keyspace } from "../keyspace.ts";
-import type { Reply } from "../reply.ts";
-import type { Session } from "../session.ts";
+import { digitsFrom } from "../text/args.ts";
+import type { Engine } from "../server/engine.ts";
+import type { Keyspace } from "../keyspace/keyspace.ts";
+import type { Reply } from "./reply.ts";
+import type { Session } from "../server/session.ts";
 
 export type CommandFlag =
   | "write" | "readonly" | "denyoom" | "admin" | "pubsub" | "noscript" | "blocking"

@@ -1,7 +1,7 @@
 /** The timeout argument of the blocking commands (BLPOP, BLMOVE, BZPOPMIN, ...). */
-import { parseSmallInteger } from "./args.ts";
-import { KvError } from "./errors.ts";
-import { parseLongDouble, secondsToMillisLongLong } from "./long-double.ts";
+import { parseSmallInteger } from "../text/args.ts";
+import { KvError } from "../text/errors.ts";
+import { parseLongDouble, secondsToMillisLongLong } from "../text/long-double.ts";
 
 /**
  * A blocking command's timeout in seconds as an absolute deadline in Unix milliseconds; Infinity

@@ -1,7 +1,7 @@
 /**
  * What the clients' connections hold in buffers, for INFO (clients, memory) and MEMORY STATS.
  */
-import type { Engine } from "./engine.ts";
+import type { Engine } from "../server/engine.ts";
 
 /** What the connections hold: the largest query buffer and output now, and all their bytes together. */
 export function clientBuffers(engine: Engine): { maxInput: number; maxOutput: number; totalBytes: number } {

@@ -11,8 +11,8 @@
  * Every other command — anything whose time depends on the data it meets: KEYS, LRANGE, DEL of a
  * large value, SUNIONSTORE, EXEC — is timed alone, so a slow command still shows as slow.
  */
-import type { Clock } from "../core/clock.ts";
-import type { CommandSpec } from "./kit/spec.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 import { LatencyHistogram } from "./latency-histogram.ts";
 import type { LatencyMonitor } from "./latency-monitor.ts";
 

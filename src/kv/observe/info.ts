@@ -3,10 +3,10 @@
  * so monitoring tools and client libraries that parse INFO find what they look for.
  */
 import os from "node:os";
-import { redisCompatibleVersion } from "./version.ts";
-import type { Engine } from "./engine.ts";
+import { redisCompatibleVersion } from "../server/version.ts";
+import type { Engine } from "../server/engine.ts";
 import { clientBuffers } from "./client-buffers.ts";
-import { humanBytes } from "./human-bytes.ts";
+import { humanBytes } from "../text/human-bytes.ts";
 import { usedMemoryBytes } from "./server-stats.ts";
 
 const defaultSections = ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"];

@@ -16,7 +16,7 @@
  * - `expire-cycle`: an active expiry cycle.
  * - `eviction-cycle`: the evictions one command's memory check made.
  */
-import type { Clock } from "../core/clock.ts";
+import type { Clock } from "../../core/clock.ts";
 
 /** Seconds with a sample each event keeps: Redis's LATENCY_TS_LEN. */
 export const latencySamplesMax = 160;

@@ -11,10 +11,10 @@
  * DOCTOR and MALLOC-STATS are text for people; their words and layout are svc's.
  */
 import { heapStats } from "bun:jsc";
-import type { Engine } from "./engine.ts";
+import type { Engine } from "../server/engine.ts";
 import { clientBuffers } from "./client-buffers.ts";
-import { humanBytes } from "./human-bytes.ts";
-import type { Reply } from "./reply.ts";
+import { humanBytes } from "../text/human-bytes.ts";
+import type { Reply } from "../kit/reply.ts";
 import { usedMemoryBytes } from "./server-stats.ts";
 
 export interface MemoryStats {

@@ -5,13 +5,13 @@
  * `samples` (5 unless asked; 0 reads them all). The numbers differ from Redis's, whose layouts
  * differ; what they are for is the same — finding the keys that hold the memory.
  */
-import { isKeyword, parseInt64 } from "./args.ts";
-import { notAnInteger, syntaxError } from "./errors.ts";
-import type { Keyspace } from "./keyspace.ts";
-import type { Value } from "./types/value.ts";
+import { isKeyword, parseInt64 } from "../text/args.ts";
+import { notAnInteger, syntaxError } from "../text/errors.ts";
+import type { Keyspace } from "../keyspace/keyspace.ts";
+import type { Value } from "../types/value.ts";
 import { pointerBytes, stringBytes } from "./memory-sizes.ts";
-import { MutableString } from "./types/string/bytes.ts";
-import { BloomChain } from "./types/bloom/chain.ts";
+import { MutableString } from "../types/string/bytes.ts";
+import { BloomChain } from "../types/bloom/chain.ts";
 
 /** Elements of a collection MEMORY USAGE sizes when not told (Redis's default too). */
 export const memoryUsageSamplesDefault = 5;

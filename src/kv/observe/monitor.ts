@@ -6,9 +6,9 @@
  * in turn and then EXEC; administrative commands (CONFIG, DEBUG, SLOWLOG ...) and commands
  * refused before running are not shown, as in Redis.
  */
-import type { CommandSpec } from "./kit/spec.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 import { redactSecrets } from "./redact.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "../server/session.ts";
 
 const hex = (code: number) => `\\x${code.toString(16).padStart(2, "0")}`;
 

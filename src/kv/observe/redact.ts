@@ -3,7 +3,7 @@
  * passwords in it, which Redis replaces with "(redacted)" — AUTH's arguments, HELLO's AUTH
  * username and password, and the value of a CONFIG SET of a password setting.
  */
-import type { CommandSpec } from "./kit/spec.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 
 const redacted = "(redacted)";
 /** Parameters whose values CONFIG SET keeps out of sight, as Redis does. */

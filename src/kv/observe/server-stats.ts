@@ -9,7 +9,7 @@
  * the client sockets. The REST API is not counted in them.
  */
 import type { CommandStats } from "./command-timing.ts";
-import { LazyFree } from "./lazy-free.ts";
+import { LazyFree } from "../keyspace/lazy-free.ts";
 
 /** INFO's used_memory: the JavaScript heap and the array buffers (the key tables' slabs). */
 export const usedMemoryBytes = (usage = process.memoryUsage()): number => usage.heapUsed + usage.external;

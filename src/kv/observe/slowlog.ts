@@ -10,10 +10,10 @@
  * command is to be logged (a threshold of 0); above 0 they are not checked, as their own work
  * cannot reach a threshold that a command with data-bound work would.
  */
-import type { Clock } from "../core/clock.ts";
-import type { CommandSpec } from "./kit/spec.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 import { redactSecrets } from "./redact.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "../server/session.ts";
 
 /** Redis's SLOWLOG_ENTRY_MAX_ARGC: past it the last argument kept says how many more there were. */
 export const slowlogArgsMax = 32;

@@ -6,7 +6,7 @@
  * Elements are encoded as Redis's lpAppend encodes them: a string that is a canonical int64 in
  * decimal is stored as the integer, in the smallest of Redis's integer forms.
  */
-import { isInt64, parseInt64 } from "../args.ts";
+import { isInt64, parseInt64 } from "../text/args.ts";
 import { bytesOf } from "../types/string/bytes.ts";
 
 const headerBytes = 6;

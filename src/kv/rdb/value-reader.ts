@@ -5,7 +5,7 @@
  * strings). Anything malformed — a length past the end, a bad container, a duplicate member, a NaN
  * score — reads as null: RESTORE answers "Bad data format" and stores nothing.
  */
-import { strtod } from "../args.ts";
+import { strtod } from "../text/args.ts";
 import type { Value } from "../types/value.ts";
 import { bytesOf, latin1Text } from "../types/string/bytes.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
@@ -15,7 +15,7 @@ import { ZSet } from "../types/zset/zset.ts";
 import { lzfDecompress } from "./lzf.ts";
 import { intsetEntries, listpackEntries, ziplistEntries } from "./packed-lists.ts";
 import { rdbType } from "./value-types.ts";
-import { readStream } from "./stream.ts";
+import { readStream } from "./stream-rdb.ts";
 
 /** Thrown inside the reader for malformed bytes; readValue turns it into null. */
 export class BadRdbData extends Error {}

@@ -9,7 +9,7 @@
 import type { Value } from "../types/value.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
 import { Stream } from "../types/stream/stream.ts";
-import { writeStream } from "./stream.ts";
+import { writeStream } from "./stream-rdb.ts";
 import { MutableString } from "../types/string/bytes.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
 import { List } from "../types/list/items.ts";

@@ -17,12 +17,12 @@
  *   `appendfsync always`, replies wait until the file is synced (see AppendLog).
  */
 import type { Socket } from "bun";
-import { kvMonitorOutputBytesMax, kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../core/limits.ts";
-import { type TurnWriter, writeAtEndOfTurn } from "./end-of-turn.ts";
-import type { Engine } from "./engine.ts";
-import type { InlineCommand, RequestParser } from "./resp/parser.ts";
-import { RespWriter } from "./resp/writer.ts";
-import { argvBytesOf, type ClientMemory, Session, type Transport } from "./session.ts";
+import { kvMonitorOutputBytesMax, kvOutputPauseBytes, kvPubsubOutputBytesMax } from "../../core/limits.ts";
+import { type TurnWriter, writeAtEndOfTurn } from "../server/end-of-turn.ts";
+import type { Engine } from "../server/engine.ts";
+import type { InlineCommand, RequestParser } from "./parser.ts";
+import { RespWriter } from "./writer.ts";
+import { argvBytesOf, type ClientMemory, Session, type Transport } from "../server/session.ts";
 
 /** Bun's TCP sockets have pause() and resume(); its type declarations do not list them yet. */
 type PausableSocket = Socket<Connection> & { pause(): boolean; resume(): boolean };

@@ -2,9 +2,9 @@
  * The RESP2 listener on Bun.listen: one Connection per client socket.
  */
 import type { TCPSocketListener } from "bun";
-import { Connection } from "./connection.ts";
-import type { Engine } from "./engine.ts";
-import type { RequestParser } from "./resp/parser.ts";
+import { Connection } from "./resp-connection.ts";
+import type { Engine } from "../server/engine.ts";
+import type { RequestParser } from "./parser.ts";
 
 export interface RespServer {
   readonly port: number;

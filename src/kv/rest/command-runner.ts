@@ -15,8 +15,8 @@
  * fdatasync that covers every write made so far.
  */
 import type { AclUser } from "../acl/acl-user.ts";
-import type { Engine } from "../engine.ts";
-import { Session, type Transport } from "../session.ts";
+import type { Engine } from "../server/engine.ts";
+import { Session, type Transport } from "../server/session.ts";
 import { type Json, JsonReply } from "./json-reply.ts";
 
 /** A command's value, or its error reply; `killed` when CLIENT KILL ended a waiting request. */

@@ -17,7 +17,7 @@
  *   kept apart, for the HTTP status.
  */
 import { assert } from "../../core/assert.ts";
-import { formatDouble, type Reply } from "../reply.ts";
+import { formatDouble, type Reply } from "../kit/reply.ts";
 import { latin1Text } from "../types/string/bytes.ts";
 import { bytesToJson, bytesToText } from "./bytes-json.ts";
 

@@ -12,7 +12,7 @@
 import { SvcError } from "../../core/errors.ts";
 import type { AclUser } from "../acl/acl-user.ts";
 import type { AclUsers } from "../acl/acl-users.ts";
-import { defaultUser } from "../auth.ts";
+import { defaultUser } from "../acl/passwords.ts";
 
 const bearer = /^Bearer +(.*)$/i;
 /** The Basic scheme, with what follows it: a client that chose it and got it wrong is refused, not let in as default. */

@@ -16,7 +16,7 @@
  * What the interrupted command would have done after the script — write its reply, finish its
  * statistics, run the rest of an EXEC — is kept here as steps run in order when the script ends.
  */
-import type { Session } from "../session.ts";
+import type { Session } from "../server/session.ts";
 import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";
 
 /** What kind of script it is: the BUSY error and which KILL may end it depend on it. */

@@ -4,7 +4,7 @@
  * frames a value (the RDB version, 10 here as in Redis 7.0, and a CRC-64). A payload from Redis
  * restores here and one from here restores in Redis.
  */
-import { KvError } from "../errors.ts";
+import { KvError } from "../text/errors.ts";
 import { unframePayload, framePayload } from "../rdb/dump-payload.ts";
 import { BadRdbData, RdbCursor } from "../rdb/value-reader.ts";
 import { RdbOutput } from "../rdb/value-writer.ts";

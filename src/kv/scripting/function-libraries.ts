@@ -8,7 +8,7 @@
  * reads it, with its errors; the code is then run by the native side (native/script), which
  * checks the registrations.
  */
-import { KvError } from "../errors.ts";
+import { KvError } from "../text/errors.ts";
 import { splitInlineArgs } from "../resp/parser.ts";
 import { LuaState, type ScriptHost } from "./lua-state.ts";
 import type { RunTarget } from "./script-run.ts";

@@ -5,7 +5,7 @@
  * lua_to_resp.rs): map, set, double, big number, verbatim string, boolean — each written as
  * Redis writes it to a RESP2 client when the client speaks RESP2.
  */
-import type { Reply } from "../reply.ts";
+import type { Reply } from "../kit/reply.ts";
 import { parseLongLong } from "../resp/parser.ts";
 
 const CR = 0x0d;

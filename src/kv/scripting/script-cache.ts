@@ -7,7 +7,7 @@
  * The native side knows a script by a number, given when it was compiled; the SHA-1 → number map
  * is here, so a run passes a number rather than a string.
  */
-import { KvError } from "../errors.ts";
+import { KvError } from "../text/errors.ts";
 import { LuaState } from "./lua-state.ts";
 import type { RunTarget } from "./script-run.ts";
 import { type ScriptFlags, shebangFlags, withoutShebang } from "./shebang.ts";

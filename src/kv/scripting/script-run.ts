@@ -9,10 +9,10 @@
  */
 import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskSetProtocol } from "../../native/addon.ts";
 import { scriptNoPermission } from "../acl/acl-users.ts";
-import type { Engine } from "../engine.ts";
-import { cannotPersist, KvError, overMaxmemory } from "../errors.ts";
+import type { Engine } from "../server/engine.ts";
+import { cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
 import { RespWriter } from "../resp/writer.ts";
-import type { Session } from "../session.ts";
+import type { Session } from "../server/session.ts";
 import type { Exec } from "../kit/spec.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import { BusyScript, type BusyRun, type ScriptKind } from "./busy-script.ts";

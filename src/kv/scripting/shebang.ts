@@ -3,7 +3,7 @@
  * `#!lua flags=no-writes,allow-oom` (flags optional). A script with one is run by its flags, one
  * without (the older form) as Redis 6 ran it. Read here as Redis 7.0 reads it, with its errors.
  */
-import { KvError } from "../errors.ts";
+import { KvError } from "../text/errors.ts";
 
 export interface ScriptFlags {
   /** The script declared its flags with a shebang. */

@@ -4,7 +4,7 @@
  * command is done the engine serves the ready keys, first waiter first, as Redis does — and a
  * served client's own push (BLMOVE) can make further keys ready within the same pass.
  */
-import type { Keyspace } from "./keyspace.ts";
+import type { Keyspace } from "../keyspace/keyspace.ts";
 import { addToIndex, answerBlocked, type BlockedState, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
 
 const blockKey = (dbIndex: number, key: string) => `${dbIndex}\u0000${key}`;

@@ -12,7 +12,7 @@
  * - While paused, the active expiry cycle and eviction wait too, as in Redis, so that nothing
  *   changes the data; a key read past its time is still deleted, as a lookup deletes it.
  */
-import type { CommandSpec } from "./kit/spec.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 
 /** Commands not flagged write that a WRITE pause holds: Redis's may-replicate ones. */
 const mayReplicate: ReadonlySet<string> = new Set(["eval", "evalsha", "fcall", "publish", "spublish", "pfcount", "script|load", "script|flush"]);

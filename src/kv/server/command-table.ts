@@ -3,30 +3,30 @@
  * lower case: clients send "SET" or "set", and both are in the table, so the common case does not
  * allocate a lower-cased copy.
  */
-import { aclCommands } from "./commands/acl.ts";
-import { latencyCommands } from "./commands/latency.ts";
-import { connectionCommands } from "./commands/connection.ts";
-import { keyCommands } from "./commands/keys.ts";
-import { persistenceCommands } from "./commands/persistence.ts";
-import { pubsubCommands } from "./commands/pubsub.ts";
-import { dumpCommands } from "./commands/dump.ts";
-import { serverCommands } from "./commands/server.ts";
-import { sortCommands } from "./commands/sort.ts";
-import { standaloneCommands } from "./commands/standalone.ts";
-import type { CommandSpec } from "./kit/spec.ts";
-import { functionCommands } from "./commands/functions.ts";
-import { scriptingCommands } from "./commands/scripting.ts";
-import { transactionCommands } from "./commands/transactions.ts";
-import { hashCommands } from "./commands/hash.ts";
-import { listCommands } from "./commands/list.ts";
-import { setCommands } from "./commands/set.ts";
-import { stringCommands } from "./commands/string.ts";
-import { zsetCommands } from "./commands/zset/commands.ts";
-import { bitmapCommands } from "./commands/bitmap/commands.ts";
-import { hyperloglogCommands } from "./commands/hyperloglog.ts";
-import { geoCommands } from "./commands/geo.ts";
-import { bloomCommands } from "./commands/bloom.ts";
-import { streamCommands } from "./commands/stream/commands.ts";
+import { aclCommands } from "../commands/acl.ts";
+import { latencyCommands } from "../commands/latency.ts";
+import { connectionCommands } from "../commands/connection.ts";
+import { keyCommands } from "../commands/keys.ts";
+import { persistenceCommands } from "../commands/persistence.ts";
+import { pubsubCommands } from "../commands/pubsub.ts";
+import { dumpCommands } from "../commands/dump.ts";
+import { serverCommands } from "../commands/server-commands.ts";
+import { sortCommands } from "../commands/sort.ts";
+import { standaloneCommands } from "../commands/standalone.ts";
+import type { CommandSpec } from "../kit/spec.ts";
+import { functionCommands } from "../commands/functions.ts";
+import { scriptingCommands } from "../commands/scripting.ts";
+import { transactionCommands } from "../commands/transactions.ts";
+import { hashCommands } from "../commands/hash.ts";
+import { listCommands } from "../commands/list.ts";
+import { setCommands } from "../commands/set.ts";
+import { stringCommands } from "../commands/string.ts";
+import { zsetCommands } from "../commands/zset/zset-commands.ts";
+import { bitmapCommands } from "../commands/bitmap/bitmap-commands.ts";
+import { hyperloglogCommands } from "../commands/hyperloglog.ts";
+import { geoCommands } from "../commands/geo.ts";
+import { bloomCommands } from "../commands/bloom.ts";
+import { streamCommands } from "../commands/stream/stream-commands.ts";
 
 const declarations: readonly CommandSpec[] = [
   ...connectionCommands,

@@ -4,11 +4,11 @@
  * the key tables' idle resizes moved on, and the clients blocked on keys that the cycle or
  * anything else since made ready served. It waits while a script is busy.
  */
-import { kvCronIntervalMs } from "../core/limits.ts";
-import { activeRehashRun } from "./active-rehash.ts";
+import { kvCronIntervalMs } from "../../core/limits.ts";
+import { activeRehashRun } from "../keyspace/active-rehash.ts";
 import type { Engine } from "./engine.ts";
-import { activeExpireRun, type ExpireCursors } from "./expire.ts";
-import { usedMemoryBytes } from "./server-stats.ts";
+import { activeExpireRun, type ExpireCursors } from "../keyspace/expire.ts";
+import { usedMemoryBytes } from "../observe/server-stats.ts";
 
 /** Starts the runs; returns the function that stops them. */
 export function startCron(engine: Engine): () => void {

@@ -2,9 +2,9 @@
  * One client's state: its selected database, name, transaction, watched keys, subscriptions and
  * blocking state. The RESP server creates one per connection; the REST API one per request.
  */
-import type { AclUser } from "./acl/acl-user.ts";
-import type { CommandSpec } from "./kit/spec.ts";
-import type { Reply } from "./reply.ts";
+import type { AclUser } from "../acl/acl-user.ts";
+import type { CommandSpec } from "../kit/spec.ts";
+import type { Reply } from "../kit/reply.ts";
 import type { ClientTracking } from "./tracking.ts";
 
 /** A command waiting in MULTI, resolved (and so checked) when it was queued. */

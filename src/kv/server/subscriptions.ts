@@ -7,7 +7,7 @@
  * cluster mode: SPUBLISH reaches only shard subscribers, as `smessage`, and PUBLISH none of them.
  * Their replies count shard subscriptions only; (P)SUBSCRIBE's count channels and patterns.
  */
-import { globMatch } from "./glob.ts";
+import { globMatch } from "../text/glob.ts";
 import { addToIndex, removeFromIndex, type Session, type SessionIndex, writePush } from "./session.ts";
 
 export type SubscriptionKind = "channel" | "pattern" | "shard";

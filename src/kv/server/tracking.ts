@@ -25,7 +25,7 @@
  * invalidated and forgotten (Redis picks random ones; oldest first is deterministic and keeps
  * the keys most recently read).
  */
-import type { Reply } from "./reply.ts";
+import type { Reply } from "../kit/reply.ts";
 import type { Session } from "./session.ts";
 
 /** The pub/sub channel a RESP2 redirect target receives invalidations on. */

@@ -19,14 +19,14 @@
  * changed. A batch naming one key only does not warm the key (there is nothing to overlap its
  * misses with), only its members.
  */
-import type { CommandSpec } from "./kit/spec.ts";
+import type { CommandSpec } from "../kit/spec.ts";
 import { lookupCommand } from "./command-table.ts";
-import type { Keyspace } from "./keyspace.ts";
-import type { Value } from "./types/value.ts";
-import { type KeyTable, warmKeysMax } from "./key-table.ts";
-import { FieldMap } from "./types/hash/field-map.ts";
-import { MemberSet } from "./types/set/member-set.ts";
-import { ZSet } from "./types/zset/zset.ts";
+import type { Keyspace } from "../keyspace/keyspace.ts";
+import type { Value } from "../types/value.ts";
+import { type KeyTable, warmKeysMax } from "../keyspace/key-table.ts";
+import { FieldMap } from "../types/hash/field-map.ts";
+import { MemberSet } from "../types/set/member-set.ts";
+import { ZSet } from "../types/zset/zset.ts";
 
 /** A command's declared key positions: first, last (below 0 counts from the end), step. */
 type KeyPositions = NonNullable<CommandSpec["keys"]>;

@@ -2,7 +2,7 @@
  * WATCH: which sessions watch which keys. When a watched key changes, its watchers are marked
  * dirty and their EXEC fails. Lookups cost nothing while nobody watches anything.
  */
-import type { Keyspace } from "./keyspace.ts";
+import type { Keyspace } from "../keyspace/keyspace.ts";
 import { addToIndex, removeFromIndex, type Session, type SessionIndex } from "./session.ts";
 
 const watchKey = (dbIndex: number, key: string) => `${dbIndex}\u0000${key}`;

@@ -15,7 +15,7 @@
  * cut), so a pattern costs at most its length times the string's, and no pattern can exhaust the
  * stack (a recursive matcher met 50,000 `*?` with a stack overflow).
  */
-import { kvGlobStarsMax } from "../core/limits.ts";
+import { kvGlobStarsMax } from "../../core/limits.ts";
 
 const STAR = 0x2a;
 const QUESTION = 0x3f;

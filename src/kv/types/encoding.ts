@@ -3,10 +3,10 @@
  * where the encoding shows in replies (a compact collection is scanned in one step). We do not
  * switch representations ourselves; we report what Redis would.
  */
-import { parseInt64 } from "./args.ts";
-import { compactEntriesMax, compactValueBytesMax, hashListpackEntriesMax } from "./types/compact.ts";
-import type { Value } from "./types/value.ts";
-import type { MemberSet } from "./types/set/member-set.ts";
+import { parseInt64 } from "../text/args.ts";
+import { compactEntriesMax, compactValueBytesMax, hashListpackEntriesMax } from "./compact.ts";
+import type { Value } from "./value.ts";
+import type { MemberSet } from "./set/member-set.ts";
 
 const intsetEntriesMax = 512;
 const embstrBytesMax = 44;

@@ -3,8 +3,8 @@
  * elements are distinct (at most all of them), with a negative count they may repeat — Redis's
  * contract for these commands — and the count arguments that choose between them.
  */
-import { int64Max, isKeyword, parseInt64 } from "../args.ts";
-import { KvError, notAnInteger, syntaxError } from "../errors.ts";
+import { int64Max, isKeyword, parseInt64 } from "../text/args.ts";
+import { KvError, notAnInteger, syntaxError } from "../text/errors.ts";
 
 /**
  * Moves `n` random elements of `pool` into its first `n` places (a partial Fisher–Yates shuffle)

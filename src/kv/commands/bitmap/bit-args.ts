@@ -3,10 +3,10 @@
  * their unit (BITCOUNT, BITPOS); reading bytes of a string value in either of its forms, and
  * making one ready for an in-place write.
  */
-import { parseInt64, parseSmallInteger } from "../../args.ts";
+import { parseInt64, parseSmallInteger } from "../../text/args.ts";
 import { getMutableString } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
-import { KvError, notAnInteger, syntaxError } from "../../errors.ts";
+import { KvError, notAnInteger, syntaxError } from "../../text/errors.ts";
 import { MutableString } from "../../types/string/bytes.ts";
 
 export const bitOffsetError = () => new KvError("ERR bit offset is not an integer or out of range");

@@ -7,7 +7,7 @@
  */
 import { getStringValue } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
-import { KvError, syntaxError } from "../../errors.ts";
+import { KvError, syntaxError } from "../../text/errors.ts";
 import type { MutableString } from "../../types/string/bytes.ts";
 import { byteAt, parseBitOffset, parseInt64Arg, writableString } from "./bit-args.ts";
 import { addInField, type FieldType, fieldValue, type OverflowPolicy, parseFieldType, readField, writeField } from "../../types/bitmap/bitfield.ts";

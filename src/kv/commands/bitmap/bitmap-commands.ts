@@ -7,14 +7,14 @@
  * Arguments are checked, and keys looked up, in the order Redis 7.0 does both, so the same
  * request gets the same error (or the same early answer for a missing key).
  */
-import { parseInt64, parseSmallInteger } from "../../args.ts";
+import { parseInt64, parseSmallInteger } from "../../text/args.ts";
 import { deleteDestination, getStringValue } from "../../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../../kit/spec.ts";
-import { KvError, notAnInteger, syntaxError } from "../../errors.ts";
+import { KvError, notAnInteger, syntaxError } from "../../text/errors.ts";
 import { bytesOf, MutableString } from "../../types/string/bytes.ts";
 import { byteAt, parseBitOffset, parseIndex, parseRangeUnit, reversedNegatives, writableString } from "./bit-args.ts";
 import { type BitRange, clampRange, countBits, findBit, wholeString } from "../../types/bitmap/bit-range.ts";
-import { bitfieldCommand } from "./bitfield.ts";
+import { bitfieldCommand } from "./bitfield-command.ts";
 import { type CombineOp, combine, invert } from "../../types/bitmap/kernels.ts";
 
 const bitValueError = () => new KvError("ERR bit is not an integer or out of range");

@@ -7,12 +7,12 @@
  * as `MAXLEN = <length left>` (entries leave from the head whatever the strategy, so the length
  * left says exactly what went), as Redis rewrites `~` for its replicas and file.
  */
-import { isKeyword, parseInt64, parseInteger } from "../../args.ts";
+import { isKeyword, parseInt64, parseInteger } from "../../text/args.ts";
 import { getValue } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
-import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } from "../../errors.ts";
+import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } from "../../text/errors.ts";
 import { typeOf } from "../../types/value.ts";
-import type { Reply } from "../../reply.ts";
+import type { Reply } from "../../kit/reply.ts";
 import { Stream, type StreamEntry, type TrimSpec } from "../../types/stream/stream.ts";
 import { makeId, msOf, parseId, parseRangeEnd, parseRangeStart, parseStrictId, seqOf, type StreamId, streamIdMax, streamIdMin } from "../../types/stream/stream-id.ts";
 

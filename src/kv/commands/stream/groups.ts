@@ -7,10 +7,10 @@
  * which is what Redis propagates for every claim, so replaying the file restores who holds what,
  * since when, and how often it was delivered.
  */
-import { isKeyword, parseInt64, parseInteger } from "../../args.ts";
+import { isKeyword, parseInt64, parseInteger } from "../../text/args.ts";
 import { helpReply } from "../../kit/help.ts";
 import type { Exec } from "../../kit/spec.ts";
-import { KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../../errors.ts";
+import { KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../../text/errors.ts";
 import { byName, type Consumer, ConsumerGroup, type PendingEntry } from "../../types/stream/consumer-group.ts";
 import { claimCommand, createGroupCommand, setIdCommand } from "../../types/stream/group-records.ts";
 import { getStream, parseLongLong, parseLongLongOr } from "./entries.ts";

@@ -9,15 +9,15 @@
  * creation (XGROUP CREATECONSUMER), an XCLAIM … FORCE JUSTID per pending entry made, and the
  * group's new last ID and read count (XGROUP SETID … ENTRIESREAD).
  */
-import { isKeyword, parseInteger } from "../../args.ts";
+import { isKeyword, parseInteger } from "../../text/args.ts";
 import { serveBlocked } from "../../kit/block.ts";
 import { countLookup } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
-import type { Engine } from "../../engine.ts";
-import { KvError, syntaxError } from "../../errors.ts";
+import type { Engine } from "../../server/engine.ts";
+import { KvError, syntaxError } from "../../text/errors.ts";
 import { typeOf } from "../../types/value.ts";
-import type { Reply } from "../../reply.ts";
-import type { Session } from "../../session.ts";
+import type { Reply } from "../../kit/reply.ts";
+import type { Session } from "../../server/session.ts";
 import type { ConsumerGroup } from "../../types/stream/consumer-group.ts";
 import { getStream, parseLongLongOr, takeEntries } from "./entries.ts";
 import { claimCommand, createConsumerCommand, setIdCommand } from "../../types/stream/group-records.ts";

@@ -2,11 +2,11 @@
  * The stream commands' declarations: names, arities, flags and key positions as Redis 7.0's
  * COMMAND INFO gives them (compared in test/kv/command-docs.test.ts).
  */
-import { isKeyword } from "../../args.ts";
+import { isKeyword } from "../../text/args.ts";
 import { helpFlags, type CommandFlag, type CommandSpec, type Exec } from "../../kit/spec.ts";
 import { entryCommandRunners as e } from "./entries.ts";
 import { groupCommandRunners as g } from "./groups.ts";
-import { infoCommandRunners as i } from "./info.ts";
+import { infoCommandRunners as i } from "./xinfo.ts";
 import { readCommandRunners as r } from "./read.ts";
 
 const one: readonly [number, number, number] = [1, 1, 1];

@@ -7,9 +7,9 @@
  */
 import { helpReply } from "../../kit/help.ts";
 import type { Exec } from "../../kit/spec.ts";
-import { isKeyword, parseInteger } from "../../args.ts";
-import { noSuchKey, subcommandSyntaxError } from "../../errors.ts";
-import type { Reply } from "../../reply.ts";
+import { isKeyword, parseInteger } from "../../text/args.ts";
+import { noSuchKey, subcommandSyntaxError } from "../../text/errors.ts";
+import type { Reply } from "../../kit/reply.ts";
 import { byName, type ConsumerGroup } from "../../types/stream/consumer-group.ts";
 import { getStream, replyEntries } from "./entries.ts";
 import { noGroup } from "./groups.ts";

@@ -3,10 +3,10 @@
  * sorted sets or plain sets (a set's members score 1), with WEIGHTS and AGGREGATE as Redis 7.0's
  * zunionInterDiffGenericCommand reads them.
  */
-import { int64Max, isKeyword, parseFloatArg, parseInteger, parseIntegerIn } from "../../args.ts";
+import { int64Max, isKeyword, parseFloatArg, parseInteger, parseIntegerIn } from "../../text/args.ts";
 import { getValue, storeResult } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
-import { KvError, negativeLimit, syntaxError, wrongType } from "../../errors.ts";
+import { KvError, negativeLimit, syntaxError, wrongType } from "../../text/errors.ts";
 import { MemberSet } from "../../types/set/member-set.ts";
 import { replyEntries } from "./replies.ts";
 import { type ZEntry, ZSet } from "../../types/zset/zset.ts";

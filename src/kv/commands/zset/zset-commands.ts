@@ -7,15 +7,15 @@
  * its key, and an in-place change calls `db.modified` (WATCH, and waking clients blocked in
  * BZPOPMIN/BZMPOP).
  */
-import { clampRankRange, int64Max, isKeyword, parseFloatArg, parseInteger, parseIntegerIn, parseMultiPop } from "../../args.ts";
+import { clampRankRange, int64Max, isKeyword, parseFloatArg, parseInteger, parseIntegerIn, parseMultiPop } from "../../text/args.ts";
 import { runBlocking } from "../../kit/block.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../../kit/scan-args.ts";
 import { afterRemoval, getZSet, storeResult } from "../../kit/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../../kit/spec.ts";
 import { compactEntriesMax, isCompact } from "../../types/compact.ts";
-import { KvError, mustBePositive, syntaxError } from "../../errors.ts";
-import { globMatch } from "../../glob.ts";
-import { scanStep, takeParked, walkTable } from "../../scan.ts";
+import { KvError, mustBePositive, syntaxError } from "../../text/errors.ts";
+import { globMatch } from "../../text/glob.ts";
+import { scanStep, takeParked, walkTable } from "../../kit/scan-cursors.ts";
 import { distinctIndexes, randomCountWith } from "../../types/sample.ts";
 import { type LexRange, parseLexRange, parseScoreRange, type ScoreRange } from "../../types/zset/ranges.ts";
 import { replyEntries, replyScore } from "./replies.ts";

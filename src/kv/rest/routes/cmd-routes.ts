@@ -11,7 +11,7 @@
  *   `"protocol": 2`, which gives exactly RESP2's structure (json-reply.ts).
  */
 import { SvcError } from "../../../core/errors.ts";
-import { lookupCommand } from "../../command-table.ts";
+import { lookupCommand } from "../../server/command-table.ts";
 import { jsonToBytes } from "../bytes-json.ts";
 import type { Body } from "../body-fields.ts";
 import { type RestRoutes, runAndAnswer } from "../request.ts";

@@ -6,8 +6,8 @@
  * Fields are big-endian in bit order — the first bit is the most significant — as Redis lays them
  * out, so "u8 at offset 0" is byte 0 and bitmaps written with SETBIT read back naturally.
  */
-import { parseSmallInteger } from "../../args.ts";
-import { KvError } from "../../errors.ts";
+import { parseSmallInteger } from "../../text/args.ts";
+import { KvError } from "../../text/errors.ts";
 
 export interface FieldType {
   readonly signed: boolean;

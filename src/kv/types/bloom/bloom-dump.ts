@@ -24,7 +24,7 @@
  * Anything else is "ERR received bad data".
  */
 import { BloomChain } from "./chain.ts";
-import { badData, chunkTooBig, couldNotCreate, noLinkFound } from "./errors.ts";
+import { badData, chunkTooBig, couldNotCreate, noLinkFound } from "./bloom-errors.ts";
 import { BloomFilter, bitsPerItemMax, type FilterSizing, filterBytesMax, hashesFor } from "./filter.ts";
 
 /** RedisBloom's option bits (its BLOOM_OPT_* flags) that we know. */

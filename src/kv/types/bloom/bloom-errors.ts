@@ -3,7 +3,7 @@
  * clients and their tests match on). Some carry no "ERR" code word: RedisBloom sends them as they
  * are, and Redis adds no prefix to a module's error that it did not write itself.
  */
-import { KvError } from "../../errors.ts";
+import { KvError } from "../../text/errors.ts";
 
 const error = (message: string) => () => new KvError(message);
 

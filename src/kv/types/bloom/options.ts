@@ -5,12 +5,12 @@
  * their first letter (ERROR and EXPANSION by the second, NOCREATE and NONSCALING by the third).
  * Every check happens before any key is touched, so a refused command changes nothing.
  */
-import { parseFloatArg, parseInt64 } from "../../args.ts";
-import { arityError } from "../../errors.ts";
+import { parseFloatArg, parseInt64 } from "../../text/args.ts";
+import { arityError } from "../../text/errors.ts";
 import {
   badArgument, badCapacity, badErrorRate, badExpansion, capacityRange, errorRateRange, expansionRange, insertBadCapacity,
   insertBadErrorRate, insertBadExpansion, noExpansion, nonScalingCannotExpand, unknownArgument,
-} from "./errors.ts";
+} from "./bloom-errors.ts";
 
 /** How a chain is created: what BF.RESERVE and BF.INSERT ask for, or the defaults. */
 export interface ChainOptions {

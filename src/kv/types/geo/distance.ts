@@ -3,7 +3,7 @@
  * the same order of double operations as Redis so results agree to the last bit (Bun's
  * Math.sin/cos/asin are glibc's, the same libm redis-server calls).
  */
-import { KvError } from "../../errors.ts";
+import { KvError } from "../../text/errors.ts";
 import { optionWord } from "./option-word.ts";
 
 /** Earth's quadratic mean radius for WGS-84, as Redis uses it. */

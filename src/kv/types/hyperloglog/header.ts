@@ -10,7 +10,7 @@
  *
  * This module owns the header: validating a value, reading and writing the cached cardinality.
  */
-import { KvError } from "../../errors.ts";
+import { KvError } from "../../text/errors.ts";
 import { hllDenseRegisterBytes } from "../../../wasm/hll.ts";
 
 export const headerBytes = 16;

@@ -9,8 +9,8 @@
  * unsigned 64-bit number (string2ull: a plain decimal, else what C's strtoull accepts whole —
  * leading blanks and a sign included).
  */
-import { parseInt64 } from "../../args.ts";
-import { KvError } from "../../errors.ts";
+import { parseInt64 } from "../../text/args.ts";
+import { KvError } from "../../text/errors.ts";
 
 export type StreamId = bigint;
 

@@ -15,7 +15,7 @@
  *
  * The IDs are kept beside, as numbers while they fit (node-ids.ts).
  */
-import type { Reply } from "../../reply.ts";
+import type { Reply } from "../../kit/reply.ts";
 import { grownBuffer, type Latin1Buffer, writeLatin1 } from "../../resp/write-bytes.ts";
 import { NodeIds } from "./node-ids.ts";
 import { type IdBound, idBound, type StreamId } from "./stream-id.ts";

@@ -3,8 +3,8 @@
  * whether a score or member lies inside one, and their parsing from command arguments with Redis's
  * errors. ZRANGE and its family, ZCOUNT, ZLEXCOUNT and ZREMRANGEBY* share them.
  */
-import { skipLeadingSpace, strtod } from "../../args.ts";
-import { KvError } from "../../errors.ts";
+import { skipLeadingSpace, strtod } from "../../text/args.ts";
+import { KvError } from "../../text/errors.ts";
 
 /** An interval of scores; either end may be open (exclusive) and either may be infinite. */
 export interface ScoreRange {

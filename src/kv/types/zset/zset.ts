@@ -26,10 +26,10 @@
  *
  * The commands are in commands.ts, the range types and their parsing in ranges.ts.
  */
-import { clampRankRange } from "../../args.ts";
+import { clampRankRange } from "../../text/args.ts";
 import { compactEntriesMax, isCompact } from "../compact.ts";
-import { objectBytes } from "../../memory-sizes.ts";
-import { formatDouble } from "../../reply.ts";
+import { objectBytes } from "../../observe/memory-sizes.ts";
+import { formatDouble } from "../../kit/reply.ts";
 import { BTree, type FrozenRun } from "./btree.ts";
 import { packable } from "../short-strings.ts";
 import { PackedPairs } from "./packed-pairs.ts";
