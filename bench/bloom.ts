@@ -35,7 +35,11 @@ function referenceAdd(filter: BloomFilter, items: readonly string[]): number {
 
 const rows = await compare([
   { name: "positions, 1 item", ours: () => bloomPositions(items1000, 0, 1, oneFilter), reference: () => bloomPositionsReference(items1000, 0, 1, oneFilter) },
-  { name: "positions, 1000 items", ours: () => bloomPositions(items1000, 0, 1000, oneFilter), reference: () => bloomPositionsReference(items1000, 0, 1000, oneFilter) },
+  {
+    name: "positions, 1000 items",
+    ours: () => bloomPositions(items1000, 0, 1000, oneFilter),
+    reference: () => bloomPositionsReference(items1000, 0, 1000, oneFilter),
+  },
   {
     name: "MADD 1000 items into a fresh chain",
     ours: () => BloomChain.create(100_000n, 0.01, 2, true)!.addAll(items1000),
@@ -44,12 +48,24 @@ const rows = await compare([
   {
     name: "MEXISTS 1000 absent items (10k-item chain)",
     ours: () => filled.hasAll(probes1000),
-    reference: () => bloomPositionsReference(probes1000, 0, 1000, filled.filters.map((f) => f.sizing)),
+    reference: () =>
+      bloomPositionsReference(
+        probes1000,
+        0,
+        1000,
+        filled.filters.map((f) => f.sizing),
+      ),
   },
   {
     name: "MEXISTS 1000 items vs its positions only",
     ours: () => filled.hasAll(probes1000),
-    reference: () => bloomPositions(probes1000, 0, 1000, filled.filters.map((f) => f.sizing)),
+    reference: () =>
+      bloomPositions(
+        probes1000,
+        0,
+        1000,
+        filled.filters.map((f) => f.sizing),
+      ),
   },
 ]);
 printTable("Bloom filter: wasm positions vs TypeScript (BigInt) reference", "wasm", "reference", rows);

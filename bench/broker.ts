@@ -80,7 +80,6 @@ async function withCpu<T>(broker: Broker, work: () => Promise<T>): Promise<{ res
   return { result, cpu: (cpuSeconds(broker.proc.pid) - cpuBefore) / wallSeconds };
 }
 
-
 /**
  * Each thread walks the log in whole responses (`step` records), threads interleaved, wrapping
  * within `span` (a multiple of `step`) so every response is a full one and records/s is
@@ -115,29 +114,44 @@ async function main(): Promise<void> {
     broker = await startBenchBroker(join(dir, "data"));
     for (const valueBytes of valueSizes) await call(broker, "POST", "/topics", { name: topicName(valueBytes), partitions: 1 });
 
-    console.log(`### broker: durable produce (--flush-every-records 1) vs the disk's writev+fdatasync, wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s\n`);
+    console.log(
+      `### broker: durable produce (--flush-every-records 1) vs the disk's writev+fdatasync, wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s\n`,
+    );
     console.log("Raw: one native appendChunks(sync) of one request's frames at a time, in the broker's temp dir. MB/s counts values on both sides.\n");
-    console.log("| value | records/req | broker req/s | broker records/s | broker MB/s | p50 ms | p99 ms | broker CPU | raw batches/s | raw MB/s | broker/raw |");
+    console.log(
+      "| value | records/req | broker req/s | broker records/s | broker MB/s | p50 ms | p99 ms | broker CPU | raw batches/s | raw MB/s | broker/raw |",
+    );
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     const targetRatios: number[] = [];
     for (const valueBytes of valueSizes) {
       for (const batch of batchSizes) {
         const rawBatchesPerSec = await rawDisk(join(dir, "raw.log"), requestFrames(valueBytes, batch), seconds);
-        const { result, cpu } = await withCpu(broker, () => wrk({
-          url: broker!.url, script: wrkProduceScript(topicName(valueBytes), valueBytes, batch), scriptPath: join(dir, "produce.lua"),
-          threads: wrkThreads, connections, seconds, timeoutSeconds: wrkTimeoutSeconds,
-        }));
+        const { result, cpu } = await withCpu(broker, () =>
+          wrk({
+            url: broker!.url,
+            script: wrkProduceScript(topicName(valueBytes), valueBytes, batch),
+            scriptPath: join(dir, "produce.lua"),
+            threads: wrkThreads,
+            connections,
+            seconds,
+            timeoutSeconds: wrkTimeoutSeconds,
+          }),
+        );
         const recordsPerSec = result.requestsPerSec * batch;
         const rawRecordsPerSec = rawBatchesPerSec * batch;
         const ratio = recordsPerSec / rawRecordsPerSec;
         if (batch === targetBatch) targetRatios.push(ratio);
-        console.log(`| ${valueBytes} B | ${fmt(batch)} | ${fmt(result.requestsPerSec)} | ${fmt(recordsPerSec)} | ${mbPerSec(recordsPerSec, valueBytes).toFixed(1)} | ` +
-          `${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${(cpu * 100).toFixed(0)}% | ${fmt(rawBatchesPerSec)} | ` +
-          `${mbPerSec(rawRecordsPerSec, valueBytes).toFixed(1)} | ${(ratio * 100).toFixed(0)}% |`);
+        console.log(
+          `| ${valueBytes} B | ${fmt(batch)} | ${fmt(result.requestsPerSec)} | ${fmt(recordsPerSec)} | ${mbPerSec(recordsPerSec, valueBytes).toFixed(1)} | ` +
+            `${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${(cpu * 100).toFixed(0)}% | ${fmt(rawBatchesPerSec)} | ` +
+            `${mbPerSec(rawRecordsPerSec, valueBytes).toFixed(1)} | ${(ratio * 100).toFixed(0)}% |`,
+        );
       }
     }
 
-    console.log(`\n### broker: consume from the page cache (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s, max_records ${fmt(consumeMaxRecords)}, max_bytes ${consumeMaxBytes / 1024 / 1024} MiB)\n`);
+    console.log(
+      `\n### broker: consume from the page cache (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s, max_records ${fmt(consumeMaxRecords)}, max_bytes ${consumeMaxBytes / 1024 / 1024} MiB)\n`,
+    );
     console.log("| value | records in log | records/response | req/s | records/s | MB/s | p50 ms | p99 ms | broker CPU | vs 1M/s |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let consumeAtTarget = 0;
@@ -147,23 +161,34 @@ async function main(): Promise<void> {
       const step: number = first.records.length;
       const highWatermark: number = first.high_watermark;
       const span = Math.floor(highWatermark / step) * step;
-      const { result, cpu } = await withCpu(broker, () => wrk({
-        url: broker!.url, script: consumeScript(topic, step, span), scriptPath: join(dir, "consume.lua"),
-        threads: wrkThreads, connections, seconds, timeoutSeconds: wrkTimeoutSeconds,
-      }));
+      const { result, cpu } = await withCpu(broker, () =>
+        wrk({
+          url: broker!.url,
+          script: consumeScript(topic, step, span),
+          scriptPath: join(dir, "consume.lua"),
+          threads: wrkThreads,
+          connections,
+          seconds,
+          timeoutSeconds: wrkTimeoutSeconds,
+        }),
+      );
       const recordsPerSec = result.requestsPerSec * step;
       if (valueBytes === consumeTargetValueBytes) consumeAtTarget = recordsPerSec;
-      console.log(`| ${valueBytes} B | ${fmt(highWatermark)} | ${fmt(step)} | ${fmt(result.requestsPerSec)} | ${fmt(recordsPerSec)} | ` +
-        `${mbPerSec(recordsPerSec, valueBytes).toFixed(1)} | ${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${(cpu * 100).toFixed(0)}% | ` +
-        `${(recordsPerSec / consumeTargetRecordsPerSec).toFixed(2)}× |`);
+      console.log(
+        `| ${valueBytes} B | ${fmt(highWatermark)} | ${fmt(step)} | ${fmt(result.requestsPerSec)} | ${fmt(recordsPerSec)} | ` +
+          `${mbPerSec(recordsPerSec, valueBytes).toFixed(1)} | ${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${(cpu * 100).toFixed(0)}% | ` +
+          `${(recordsPerSec / consumeTargetRecordsPerSec).toFixed(2)}× |`,
+      );
     }
 
     const produceVerdict = targetRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(" / ");
     const produceMet = targetRatios.every((r) => r >= rawShareTarget);
     const consumeMet = consumeAtTarget >= consumeTargetRecordsPerSec;
-    console.log(`\n**Verdict:** produce at ${targetBatch}-record batches is ${produceVerdict} of raw disk (100 B / 1 KiB; target ≥ ${rawShareTarget * 100}%): ` +
-      `${produceMet ? "met" : "NOT met"}. Consume of ${consumeTargetValueBytes} B records: ${fmt(consumeAtTarget)} records/s ` +
-      `(target ≥ ${fmt(consumeTargetRecordsPerSec)}): ${consumeMet ? "met" : "NOT met"}.\n`);
+    console.log(
+      `\n**Verdict:** produce at ${targetBatch}-record batches is ${produceVerdict} of raw disk (100 B / 1 KiB; target ≥ ${rawShareTarget * 100}%): ` +
+        `${produceMet ? "met" : "NOT met"}. Consume of ${consumeTargetValueBytes} B records: ${fmt(consumeAtTarget)} records/s ` +
+        `(target ≥ ${fmt(consumeTargetRecordsPerSec)}): ${consumeMet ? "met" : "NOT met"}.\n`,
+    );
   } finally {
     await broker?.stop();
     rmSync(dir, { recursive: true, force: true });

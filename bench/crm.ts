@@ -59,24 +59,62 @@ const storeTitle: Record<Store, string> = { sqlite: "SQLite", postgres: "Postgre
 
 /** The hierarchy: [role, parent]. */
 const roles: [string, string | null][] = [
-  ["ceo", null], ["sales-vp", "ceo"], ["east-manager", "sales-vp"], ["west-manager", "sales-vp"],
-  ["east-rep", "east-manager"], ["west-rep", "west-manager"], ["marketing", "ceo"], ["support", "ceo"],
+  ["ceo", null],
+  ["sales-vp", "ceo"],
+  ["east-manager", "sales-vp"],
+  ["west-manager", "sales-vp"],
+  ["east-rep", "east-manager"],
+  ["west-rep", "west-manager"],
+  ["marketing", "ceo"],
+  ["support", "ceo"],
 ];
 /** Every non-admin user and their role; all of them own records. */
 const users: [string, string][] = [
-  ["vp", "sales-vp"], ["east-mgr", "east-manager"], ["west-mgr", "west-manager"],
+  ["vp", "sales-vp"],
+  ["east-mgr", "east-manager"],
+  ["west-mgr", "west-manager"],
   ...[1, 2, 3, 4].map((n): [string, string] => [`east-rep-${n}`, "east-rep"]),
   ...[1, 2, 3, 4].map((n): [string, string] => [`west-rep-${n}`, "west-rep"]),
-  ["marketing-1", "marketing"], ["marketing-2", "marketing"], ["support-1", "support"], ["support-2", "support"],
+  ["marketing-1", "marketing"],
+  ["marketing-2", "marketing"],
+  ["support-1", "support"],
+  ["support-2", "support"],
 ];
 
 /** One rule per object: each widens a rep's or manager's view a little. */
 const sharingRules = [
-  { object: "leads", name: "marketing leads to sales", access: "read", owned_by: { role: "marketing" }, share_with: { role: "sales-vp", include_subordinates: true } },
-  { object: "accounts", name: "tech accounts to east", access: "read", criteria: [{ field: "industry", op: "eq", value: "Technology" }], share_with: { role: "east-rep" } },
+  {
+    object: "leads",
+    name: "marketing leads to sales",
+    access: "read",
+    owned_by: { role: "marketing" },
+    share_with: { role: "sales-vp", include_subordinates: true },
+  },
+  {
+    object: "accounts",
+    name: "tech accounts to east",
+    access: "read",
+    criteria: [{ field: "industry", op: "eq", value: "Technology" }],
+    share_with: { role: "east-rep" },
+  },
   { object: "contacts", name: "west contacts to east", access: "read", owned_by: { role: "west-rep" }, share_with: { role: "east-rep" } },
-  { object: "opportunities", name: "big wins to sales", access: "read", criteria: [{ field: "stage", op: "eq", value: "Closed Won" }, { field: "amount", op: "gte", value: 150000 }], share_with: { role: "sales-vp", include_subordinates: true } },
-  { object: "cases", name: "high priority to east", access: "read_write", criteria: [{ field: "priority", op: "eq", value: "High" }], share_with: { role: "east-manager", include_subordinates: true } },
+  {
+    object: "opportunities",
+    name: "big wins to sales",
+    access: "read",
+    criteria: [
+      { field: "stage", op: "eq", value: "Closed Won" },
+      { field: "amount", op: "gte", value: 150000 },
+    ],
+    share_with: { role: "sales-vp", include_subordinates: true },
+  },
+  {
+    object: "cases",
+    name: "high priority to east",
+    access: "read_write",
+    criteria: [{ field: "priority", op: "eq", value: "High" }],
+    share_with: { role: "east-manager", include_subordinates: true },
+  },
 ];
 
 /** What the list runs ask: [object, q, user]. Terms match from under 1% to ~17% of the rows. */
@@ -99,24 +137,52 @@ const cond = (field: string, op: string, value?: unknown) => (value === undefine
 /** 5 validation rules, 2 workflow rules, 1 flow on opportunities: what a sales org might define. */
 const validationRules = [
   { name: "AmountNotNegative", condition: cond("amount", "lt", 0), error_field: "amount", message: "Amount cannot be negative" },
-  { name: "ProbabilityInRange", condition: { any: [cond("probability", "lt", 0), cond("probability", "gt", 100)] }, error_field: "probability", message: "Probability is a percentage" },
-  { name: "LostNeedsReason", condition: { all: [cond("stage", "eq", "Closed Lost"), cond("description", "blank")] }, error_field: "description", message: "Say why the deal was lost" },
+  {
+    name: "ProbabilityInRange",
+    condition: { any: [cond("probability", "lt", 0), cond("probability", "gt", 100)] },
+    error_field: "probability",
+    message: "Probability is a percentage",
+  },
+  {
+    name: "LostNeedsReason",
+    condition: { all: [cond("stage", "eq", "Closed Lost"), cond("description", "blank")] },
+    error_field: "description",
+    message: "Say why the deal was lost",
+  },
   { name: "CloseDateRecent", condition: cond("close_date", "lt", "2000-01-01"), error_field: "close_date", message: "Close date is too far in the past" },
   { name: "NoPlaceholderName", condition: cond("name", "in", ["test", "TBD", "n/a"]), error_field: "name", message: "Give the deal a real name" },
 ];
 const workflowRules = [
   { name: "WonIsCertain", trigger: "created_and_edited", condition: cond("stage", "eq", "Closed Won"), updates: [{ field: "probability", value: 100 }] },
-  { name: "LargeDealNote", trigger: "created", condition: cond("amount", "gte", 100000), updates: [{ field: "description", value: { template: "Large deal: {name}; pricing review needed" } }] },
+  {
+    name: "LargeDealNote",
+    trigger: "created",
+    condition: cond("amount", "gte", 100000),
+    updates: [{ field: "description", value: { template: "Large deal: {name}; pricing review needed" } }],
+  },
 ];
 const flow = {
-  name: "ReviewLargeDeal", timing: "after_save", trigger: "created", entry: cond("amount", "gte", 150000),
-  steps: [{
-    type: "decision",
-    branches: [{
-      condition: cond("stage", "in", ["Proposal/Price Quote", "Negotiation/Review"]),
-      steps: [{ type: "create_record", object: "cases", values: { subject: { template: "Review pricing for {name}" }, account_id: { ref: "account_id" }, priority: "High", origin: "Web" } }],
-    }],
-  }],
+  name: "ReviewLargeDeal",
+  timing: "after_save",
+  trigger: "created",
+  entry: cond("amount", "gte", 150000),
+  steps: [
+    {
+      type: "decision",
+      branches: [
+        {
+          condition: cond("stage", "in", ["Proposal/Price Quote", "Negotiation/Review"]),
+          steps: [
+            {
+              type: "create_record",
+              object: "cases",
+              values: { subject: { template: "Review pricing for {name}" }, account_id: { ref: "account_id" }, priority: "High", origin: "Web" },
+            },
+          ],
+        },
+      ],
+    },
+  ],
 };
 
 /** The create bodies, in rotation; `check` says what the rules must have done to the answer. */
@@ -125,8 +191,14 @@ function createBodies(accountId: number) {
   return [
     { body: { ...base, name: "Acme Corp - Pilot", stage: "Prospecting", amount: 12000, probability: 10 }, check: (r: any) => r.description === null },
     { body: { ...base, name: "Acme Corp - Renewal", stage: "Closed Won", amount: 40000, probability: 90 }, check: (r: any) => r.probability === 100 },
-    { body: { ...base, name: "Acme Corp - Upgrade", stage: "Qualification", amount: 120000, probability: 30 }, check: (r: any) => /^Large deal/.test(r.description) },
-    { body: { ...base, name: "Acme Corp - Expansion", stage: "Negotiation/Review", amount: 180000, probability: 70 }, check: (r: any) => /^Large deal/.test(r.description) },
+    {
+      body: { ...base, name: "Acme Corp - Upgrade", stage: "Qualification", amount: 120000, probability: 30 },
+      check: (r: any) => /^Large deal/.test(r.description),
+    },
+    {
+      body: { ...base, name: "Acme Corp - Expansion", stage: "Negotiation/Review", amount: 180000, probability: 70 },
+      check: (r: any) => /^Large deal/.test(r.description),
+    },
   ];
 }
 
@@ -239,7 +311,14 @@ async function benchStore(store: Store, dir: string, pg: () => Promise<PostgresS
       if (!check(record)) throw new Error(`rules did not act as expected on ${JSON.stringify(body)}: got ${JSON.stringify(record)}`);
     }
     if ((await call(crm, admin, "GET", "/api/v1/cases")).total !== casesBefore + 1) throw new Error("the flow did not create exactly one case");
-    const creates = await measure(crm, createScript(creatorToken, bodies.map((b) => b.body)), join(dir, "create.lua"));
+    const creates = await measure(
+      crm,
+      createScript(
+        creatorToken,
+        bodies.map((b) => b.body),
+      ),
+      join(dir, "create.lua"),
+    );
     const createdCases = (await call(crm, admin, "GET", "/api/v1/cases")).total - casesBefore - 1;
     console.error(`crm bench: ${store}: creates ${fmt(creates.requestsPerSec)}/s`);
     return { loadSeconds, lists, creates, createdCases };
@@ -274,13 +353,17 @@ function printTables(results: Map<Store, StoreResult>): void {
     console.log(`| ${object} | ${q === "" ? "(none)" : `\`${q}\``} | ${user} | ${counts} | ${cells.join(" | ")} |`);
   });
 
-  console.log(`\n### crm: creates of opportunities with 5 validation rules, 2 workflow rules, 1 flow (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s)\n`);
+  console.log(
+    `\n### crm: creates of opportunities with 5 validation rules, 2 workflow rules, 1 flow (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s)\n`,
+  );
   console.log("Four valid bodies in rotation: 1 in 4 fires a workflow update of probability, 2 in 4 a description update, 1 in 4 the flow's related case.\n");
   console.log("| store | creates/s | p50 ms | p99 ms | server CPU | cases created by the flow |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const c of cols) {
     const r = results.get(c)!;
-    console.log(`| ${storeTitle[c]} | ${fmt(r.creates.requestsPerSec)} | ${ms(r.creates.p50Ms)} | ${ms(r.creates.p99Ms)} | ${pct(r.creates.cpu)} | ${fmt(r.createdCases)} |`);
+    console.log(
+      `| ${storeTitle[c]} | ${fmt(r.creates.requestsPerSec)} | ${ms(r.creates.p50Ms)} | ${ms(r.creates.p99Ms)} | ${pct(r.creates.cpu)} | ${fmt(r.createdCases)} |`,
+    );
   }
   console.log("");
 }

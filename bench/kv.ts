@@ -62,11 +62,13 @@ async function main(): Promise<void> {
   try {
     // Persistence off on both sides, as redis-server runs here: this table compares the engines.
     const noAof = ["--appendonly", "no"];
-    [redis, kvTs, kvNative] = await Promise.all([
-      startRedis(), startKv(["--resp-parser", "ts", ...noAof]), startKv(["--resp-parser", "native", ...noAof]),
-    ]);
+    [redis, kvTs, kvNative] = await Promise.all([startRedis(), startKv(["--resp-parser", "ts", ...noAof]), startKv(["--resp-parser", "native", ...noAof])]);
     const servers = [redis, kvTs, kvNative];
-    await warmUp(servers.map((s) => s.port), tests, keyRange);
+    await warmUp(
+      servers.map((s) => s.port),
+      tests,
+      keyRange,
+    );
     console.log(`### kv: svc kv vs redis-server ${await redisVersion()} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange})\n`);
     console.log("svc runs twice: with the TypeScript RESP parser and with the native (napi-rs) one.\n");
     for (const pipeline of pipelines) {
@@ -98,7 +100,9 @@ async function main(): Promise<void> {
         const native = medianOf(kvNative);
         tsRatios.push(ts.opsPerSec / base.opsPerSec);
         nativeRatios.push(native.opsPerSec / base.opsPerSec);
-        console.log(`| ${test} | ${fmt(base.opsPerSec)} | ${fmt(ts.opsPerSec)} | ${fmt(native.opsPerSec)} | ${tsRatios.at(-1)!.toFixed(2)}× | ${nativeRatios.at(-1)!.toFixed(2)}× |`);
+        console.log(
+          `| ${test} | ${fmt(base.opsPerSec)} | ${fmt(ts.opsPerSec)} | ${fmt(native.opsPerSec)} | ${tsRatios.at(-1)!.toFixed(2)}× | ${nativeRatios.at(-1)!.toFixed(2)}× |`,
+        );
         cpuRatios.push(base.cpuMicrosPerRequest / ts.cpuMicrosPerRequest);
         cpuRows.push(`| ${test} | ${base.cpuMicrosPerRequest.toFixed(2)} | ${ts.cpuMicrosPerRequest.toFixed(2)} | ${cpuRatios.at(-1)!.toFixed(2)}× |`);
       }
@@ -135,7 +139,10 @@ const collectionFills: Record<string, (i: number) => string[]> = {
 
 async function memory(redis: ServerProcess, kv: ServerProcess): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-kv-"));
-  const servers = [["redis-server", redis], ["svc kv", kv]] as const;
+  const servers = [
+    ["redis-server", redis],
+    ["svc kv", kv],
+  ] as const;
   try {
     const file = join(dir, "keys.resp");
     const parts: Buffer[] = [];

@@ -152,7 +152,11 @@ async function forwardingRun(mode: ForwarderConfig["mode"], participants: number
       sequenceBreaks: slots.reduce((sum, s) => sum + s.sequenceBreaks, 0),
       strays: people.reduce((sum, p) => sum + p.strays, 0),
       slotsSwitchedInWindow: slots.filter((s) => s.sources.size > 1).length,
-      choiceMismatches: choiceMismatches(stats, people, forwarder.ready.participants.map((p) => p.slotSsrcs)),
+      choiceMismatches: choiceMismatches(
+        stats,
+        people,
+        forwarder.ready.participants.map((p) => p.slotSsrcs),
+      ),
       cpuCores: (cpuEnd.bun + cpuEnd.workers - cpuStart.bun - cpuStart.workers) / wallSeconds,
       bunCores: (cpuEnd.bun - cpuStart.bun) / wallSeconds,
     };
@@ -222,32 +226,45 @@ async function main(): Promise<void> {
   }
 
   console.log(`### media: slot relay through Bun (svc) vs plain mediasoup consumers, ${measuredSeconds} s per run\n`);
-  console.log(`Plain RTP (PlainTransport, comedia) from lib/rtp-generator.ts at ${opusPacketsPerSec} pkt/s per participant; ` +
-    `${slotsPerParticipant} slots per participant; ${workers} mediasoup workers; ` +
-    "CPU = forwarding process + its workers (100% = one core).\n");
-  console.log("| room | mode | in pkt/s | forwarded pkt/s | expected | lost | seq breaks | slot choice wrong | CPU | of which Bun | CPU % per 1000 fwd pkt/s |");
+  console.log(
+    `Plain RTP (PlainTransport, comedia) from lib/rtp-generator.ts at ${opusPacketsPerSec} pkt/s per participant; ` +
+      `${slotsPerParticipant} slots per participant; ${workers} mediasoup workers; ` +
+      "CPU = forwarding process + its workers (100% = one core).\n",
+  );
+  console.log(
+    "| room | mode | in pkt/s | forwarded pkt/s | expected | lost | seq breaks | slot choice wrong | CPU | of which Bun | CPU % per 1000 fwd pkt/s |",
+  );
   console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of runs) {
-    console.log(`| ${r.participants} | ${r.mode} | ${fmt(r.offeredInPerSec)} | ${fmt(r.forwardedPerSec)} | ${fmt(r.expected)} | ` +
-      `${fmt(r.expected - r.received)} (${(((r.expected - r.received) / r.expected) * 100).toFixed(2)}%) | ${r.sequenceBreaks} | ` +
-      `${r.mode === "relay" ? r.choiceMismatches : "—"} | ${(r.cpuCores * 100).toFixed(1)}% | ${(r.bunCores * 100).toFixed(1)}% | ${cpuPer1000(r).toFixed(2)} |`);
+    console.log(
+      `| ${r.participants} | ${r.mode} | ${fmt(r.offeredInPerSec)} | ${fmt(r.forwardedPerSec)} | ${fmt(r.expected)} | ` +
+        `${fmt(r.expected - r.received)} (${(((r.expected - r.received) / r.expected) * 100).toFixed(2)}%) | ${r.sequenceBreaks} | ` +
+        `${r.mode === "relay" ? r.choiceMismatches : "—"} | ${(r.cpuCores * 100).toFixed(1)}% | ${(r.bunCores * 100).toFixed(1)}% | ${cpuPer1000(r).toFixed(2)} |`,
+    );
   }
   console.log("\n| room | relay/consumers forwarded pkt/s | relay/consumers CPU per packet |");
   console.log("|---:|---:|---:|");
   for (const participants of roomSizes) {
     const relay = runs.find((r) => r.mode === "relay" && r.participants === participants)!;
     const plain = runs.find((r) => r.mode === "consumers" && r.participants === participants)!;
-    console.log(`| ${participants} | ${(relay.forwardedPerSec / plain.forwardedPerSec).toFixed(2)}× | ${(cpuPer1000(relay) / cpuPer1000(plain)).toFixed(2)}× |`);
+    console.log(
+      `| ${participants} | ${(relay.forwardedPerSec / plain.forwardedPerSec).toFixed(2)}× | ${(cpuPer1000(relay) / cpuPer1000(plain)).toFixed(2)}× |`,
+    );
   }
   const oddities = runs.filter((r) => r.strays > 0 || r.slotsSwitchedInWindow > 0);
-  for (const r of oddities) console.log(`\nnote: ${r.mode} ${r.participants}: ${r.strays} packets on unknown SSRCs, ${r.slotsSwitchedInWindow} slots switched source while measured`);
+  for (const r of oddities)
+    console.log(`\nnote: ${r.mode} ${r.participants}: ${r.strays} packets on unknown SSRCs, ${r.slotsSwitchedInWindow} slots switched source while measured`);
 
   const setup = await setupLatency();
-  console.log(`\n### media: session setup, POST /v1/sessions until the answer (real svc media, --workers ${workers}, werift offers with ${slotsPerParticipant} slots)\n`);
+  console.log(
+    `\n### media: session setup, POST /v1/sessions until the answer (real svc media, --workers ${workers}, werift offers with ${slotsPerParticipant} slots)\n`,
+  );
   console.log("| room | POSTs | p50 ms | p99 ms | max ms |");
   console.log("|---:|---:|---:|---:|---:|");
   for (const { participants, samples } of setup) {
-    console.log(`| ${participants} | ${samples.length} | ${median(samples).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} | ${samples.at(-1)!.toFixed(1)} |`);
+    console.log(
+      `| ${participants} | ${samples.length} | ${median(samples).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} | ${samples.at(-1)!.toFixed(1)} |`,
+    );
   }
   console.log("");
 }

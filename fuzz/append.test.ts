@@ -11,11 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), "svc-append-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let fileCounter = 0;
 
-async function appendAll(
-  impl: typeof appendChunks,
-  batches: Uint8Array[][],
-  sync: boolean,
-): Promise<{ lengths: number[]; contents: Buffer }> {
+async function appendAll(impl: typeof appendChunks, batches: Uint8Array[][], sync: boolean): Promise<{ lengths: number[]; contents: Buffer }> {
   const path = join(dir, `${++fileCounter}.log`);
   const fd = openSync(path, "a");
   try {

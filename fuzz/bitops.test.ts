@@ -21,7 +21,10 @@ const shifted = fc.tuple(fc.uint8Array({ maxLength: 700 }), fc.integer({ min: 0,
 /** Runs of 0x00 and 0xff with rare other bytes: what BITPOS skips over, and where it stops. */
 const runs = fc
   .tuple(
-    fc.oneof(fc.array(fc.constantFrom(0x00, 0xff, 0x00, 0xff, 0x10), { maxLength: 600 }), fc.array(fc.constantFrom(0x00, 0x00, 0x00, 0xff, 0x01), { maxLength: 3000 })),
+    fc.oneof(
+      fc.array(fc.constantFrom(0x00, 0xff, 0x00, 0xff, 0x10), { maxLength: 600 }),
+      fc.array(fc.constantFrom(0x00, 0x00, 0x00, 0xff, 0x01), { maxLength: 3000 }),
+    ),
     fc.integer({ min: 0, max: 7 }),
   )
   .map(([data, shift]) => realign(Uint8Array.from(data), shift));

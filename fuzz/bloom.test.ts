@@ -51,7 +51,8 @@ describe("BloomChain", () => {
     expansion: fc.integer({ min: 1, max: 4 }),
     scaling: fc.boolean(),
   });
-  const create = (p: { capacity: bigint; errorRate: number; expansion: number; scaling: boolean }) => BloomChain.create(p.capacity, p.errorRate, p.expansion, p.scaling)!;
+  const create = (p: { capacity: bigint; errorRate: number; expansion: number; scaling: boolean }) =>
+    BloomChain.create(p.capacity, p.errorRate, p.expansion, p.scaling)!;
 
   test("one batch gives the same outcomes, counts and bits as one item at a time", () => {
     fc.assert(

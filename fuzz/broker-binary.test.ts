@@ -48,7 +48,11 @@ const frameOf = fc.record({
     fc.uint8Array({ maxLength: 200 }),
     // A produce to the fuzz topic, then damaged at one byte.
     fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })).map(([at, b]) => {
-      const payload = encodeProduceRequest({ topic: "fz", producerId: null, records: [{ key: null, value: new Uint8Array([1, 2, 3]), partition: 0, sequence: null }] });
+      const payload = encodeProduceRequest({
+        topic: "fz",
+        producerId: null,
+        records: [{ key: null, value: new Uint8Array([1, 2, 3]), partition: 0, sequence: null }],
+      });
       payload[at % payload.length] = b;
       return payload;
     }),
@@ -57,9 +61,15 @@ const frameOf = fc.record({
 
 test("random handshakes never take the broker down", async () => {
   await fc.assert(
-    fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.tuple(fc.nat({ max: 2 ** 32 - 1 }), fc.uint8Array({ maxLength: 40 })).map(([features, token]) => encodeClientHandshake(features, token))), async (bytes) => {
-      await sendRaw(bytes);
-    }),
+    fc.asyncProperty(
+      fc.oneof(
+        fc.uint8Array({ maxLength: 40 }),
+        fc.tuple(fc.nat({ max: 2 ** 32 - 1 }), fc.uint8Array({ maxLength: 40 })).map(([features, token]) => encodeClientHandshake(features, token)),
+      ),
+      async (bytes) => {
+        await sendRaw(bytes);
+      },
+    ),
     { numRuns: runs },
   );
   await stillServing();

@@ -36,13 +36,20 @@ const produceBody = fc.oneof(
 );
 const configBody = objectWith(["retention_ms", "retention_bytes", "cleanup_policy", "segment_bytes", "tombstone_retention_ms"]);
 const createBody = fc.oneof(
-  fc.record({ name: fc.oneof(fc.stringMatching(/^[a-z]{0,3}$/), anyValue), partitions: anyValue, config: fc.oneof(configBody, anyValue) }, { requiredKeys: [] }),
+  fc.record(
+    { name: fc.oneof(fc.stringMatching(/^[a-z]{0,3}$/), anyValue), partitions: anyValue, config: fc.oneof(configBody, anyValue) },
+    { requiredKeys: [] },
+  ),
   objectWith(["name", "partitions", "config"]),
 );
 
 /** The body as sent: usually JSON text, sometimes raw bytes. */
 function asSent(body: fc.Arbitrary<unknown>): fc.Arbitrary<string | Uint8Array> {
-  return fc.oneof({ weight: 6, arbitrary: body.map((b) => JSON.stringify(b)) }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) }, { weight: 1, arbitrary: fc.json() });
+  return fc.oneof(
+    { weight: 6, arbitrary: body.map((b) => JSON.stringify(b)) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) },
+    { weight: 1, arbitrary: fc.json() },
+  );
 }
 
 async function send(method: string, path: string, body: string | Uint8Array): Promise<{ status: number; body: any }> {

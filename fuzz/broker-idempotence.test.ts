@@ -72,7 +72,12 @@ const attempt = fc.record({
   records: fc.array(
     fc.record({
       partition: fc.nat(partitions - 1),
-      delta: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: -5, max: -1 }) }, fc.integer({ min: -140, max: -120 }), fc.constant(1)),
+      delta: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(0) },
+        { weight: 2, arbitrary: fc.integer({ min: -5, max: -1 }) },
+        fc.integer({ min: -140, max: -120 }),
+        fc.constant(1),
+      ),
       burst: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, fc.integer({ min: 2, max: 60 })),
     }),
     { minLength: 1, maxLength: 4 },

@@ -16,28 +16,38 @@ const root = mkdtempSync(join(tmpdir(), "svc-broker-index-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
 
-const increasing = (steps: number[], start: number) => steps.reduce<number[]>((out, s) => [...out, (out.at(-1) ?? start) + 1 + s], []);
+const increasing = (steps: number[], start: number) => {
+  const out: number[] = [];
+  for (const s of steps) out.push((out.at(-1) ?? start) + 1 + s);
+  return out;
+};
 
 describe("OffsetIndex", () => {
   test("lookup is the last entry at or below the target (or the segment start), as a linear scan finds", () => {
     fc.assert(
-      fc.property(fc.array(fc.nat(50), { maxLength: 60 }), fc.array(fc.nat(300), { maxLength: 60 }), fc.nat(1e6), fc.nat(4000), (offSteps, posSteps, base, target) => {
-        const n = Math.min(offSteps.length, posSteps.length);
-        const offsets = increasing(offSteps.slice(0, n), base);
-        const positions = increasing(posSteps.slice(0, n), 0);
-        const index = new OffsetIndex(base);
-        offsets.forEach((o, i) => index.append(o, positions[i]!));
-        const reference = (t: number) => {
-          let best = { offset: base, position: 0 };
-          offsets.forEach((o, i) => o <= t && (best = { offset: o, position: positions[i]! }));
-          return best;
-        };
-        for (const t of [base + target, base - 1, offsets[0] ?? base, (offsets.at(-1) ?? base) + 1]) {
-          expect(index.lookup(t)).toEqual(reference(t));
-        }
-        const decoded = OffsetIndex.decode(index.encode(), base, (positions.at(-1) ?? 0) + 1)!;
-        expect(decoded.lookup(base + target)).toEqual(reference(base + target));
-      }),
+      fc.property(
+        fc.array(fc.nat(50), { maxLength: 60 }),
+        fc.array(fc.nat(300), { maxLength: 60 }),
+        fc.nat(1e6),
+        fc.nat(4000),
+        (offSteps, posSteps, base, target) => {
+          const n = Math.min(offSteps.length, posSteps.length);
+          const offsets = increasing(offSteps.slice(0, n), base);
+          const positions = increasing(posSteps.slice(0, n), 0);
+          const index = new OffsetIndex(base);
+          offsets.forEach((o, i) => index.append(o, positions[i]!));
+          const reference = (t: number) => {
+            let best = { offset: base, position: 0 };
+            offsets.forEach((o, i) => o <= t && (best = { offset: o, position: positions[i]! }));
+            return best;
+          };
+          for (const t of [base + target, base - 1, offsets[0] ?? base, (offsets.at(-1) ?? base) + 1]) {
+            expect(index.lookup(t)).toEqual(reference(t));
+          }
+          const decoded = OffsetIndex.decode(index.encode(), base, (positions.at(-1) ?? 0) + 1)!;
+          expect(decoded.lookup(base + target)).toEqual(reference(base + target));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -75,7 +85,9 @@ function scriptedClock(times: number[]): Clock {
 }
 
 function linearRecords(dir: string): LogRecord[] {
-  const logs = readdirSync(dir).filter((n) => n.endsWith(".log")).sort();
+  const logs = readdirSync(dir)
+    .filter((n) => n.endsWith(".log"))
+    .sort();
   return logs.flatMap((name) => decodeRecords(readFileSync(join(dir, name))).records);
 }
 
@@ -100,7 +112,12 @@ describe("segment lookups", () => {
           for (const raw of targets) {
             const offset = raw % (all.length + 1);
             const got = reopened.read(offset, 1, 1).records.map((r) => r.offset);
-            expect(got).toEqual(all.filter((r) => r.offset >= offset).slice(0, 1).map((r) => r.offset));
+            expect(got).toEqual(
+              all
+                .filter((r) => r.offset >= offset)
+                .slice(0, 1)
+                .map((r) => r.offset),
+            );
             const atTime = all.find((r) => r.timestampMs >= raw)?.offset ?? null;
             expect(reopened.offsetForTimestamp(raw)).toBe(atTime);
           }

@@ -21,7 +21,17 @@ beforeAll(async () => {
   const auth = { authorization: `Bearer ${admin}` };
   await broker.send("POST", "/topics", { name: "fz", partitions: 3 }, auth);
   await broker.send("POST", "/topics", { name: "fz.two", partitions: 1 }, auth);
-  await broker.send("POST", "/topics/fz/produce", { records: [{ value: "a", partition: 0 }, { value: "b", partition: 0 }] }, auth);
+  await broker.send(
+    "POST",
+    "/topics/fz/produce",
+    {
+      records: [
+        { value: "a", partition: 0 },
+        { value: "b", partition: 0 },
+      ],
+    },
+    auth,
+  );
   reader = (await broker.send("POST", "/admin/keys", { name: "reader", acls: [{ action: "read", topic_prefix: "fz." }] }, auth)).body.secret;
   memberId = (await broker.send("POST", "/groups/fg/join", { topics: ["fz"] }, auth)).body.member_id;
   await broker.send("POST", "/groups/fg/commit", { topic: "fz", partition: 0, offset: 1 }, auth);
@@ -37,16 +47,24 @@ const anyValue = fc.oneof(
 const objectWith = (fields: string[]) => fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string({ maxLength: 6 })), anyValue, { maxKeys: 5 });
 const grant = objectWith(["action", "topic_prefix"]);
 const keyBody = fc.oneof(
-  fc.record({ name: anyValue, acls: fc.oneof(fc.array(grant, { maxLength: 3 }), anyValue), produce_bytes_per_sec: anyValue, consume_bytes_per_sec: anyValue }, { requiredKeys: [] }),
+  fc.record(
+    { name: anyValue, acls: fc.oneof(fc.array(grant, { maxLength: 3 }), anyValue), produce_bytes_per_sec: anyValue, consume_bytes_per_sec: anyValue },
+    { requiredKeys: [] },
+  ),
   objectWith(["name", "acls", "produce_bytes_per_sec", "consume_bytes_per_sec"]),
 );
 const groupBody = fc.oneof(
   fc.record({ topics: fc.oneof(fc.array(anyValue, { maxLength: 4 }), anyValue), member_id: fc.oneof(anyValue, fc.constant("MEMBER")) }, { requiredKeys: [] }),
-  fc.record({ topic: anyValue, partition: anyValue, offset: anyValue, member_id: fc.oneof(anyValue, fc.constant("MEMBER")), generation: anyValue }, { requiredKeys: [] }),
+  fc.record(
+    { topic: anyValue, partition: anyValue, offset: anyValue, member_id: fc.oneof(anyValue, fc.constant("MEMBER")), generation: anyValue },
+    { requiredKeys: [] },
+  ),
   objectWith(["topics", "member_id", "generation", "topic", "partition", "offset"]),
 );
 const queryValue = fc.oneof(fc.constantFrom("0", "1", "2", "3", "-1", "fz", "fz.two", "MEMBER", "", "x y", "1e3", "%zz"), fc.string({ maxLength: 6 }));
-const query = fc.dictionary(fc.constantFrom("topic", "partition", "member_id", "max_records", "max_bytes", "encoding", "offset", "x"), queryValue, { maxKeys: 4 });
+const query = fc.dictionary(fc.constantFrom("topic", "partition", "member_id", "max_records", "max_bytes", "encoding", "offset", "x"), queryValue, {
+  maxKeys: 4,
+});
 const groupName = fc.oneof(fc.constant("fg"), fc.constant("other"), fc.stringMatching(/^[a-z.\-_%]{1,6}$/));
 const who = fc.constantFrom("admin", "reader", "none", "garbage");
 
@@ -86,36 +104,56 @@ const schemaText = fc.oneof(
   fc.jsonValue().map((required) => JSON.stringify({ type: "object", required })),
 );
 const schemaBody = fc.oneof(
-  fc.record({ subject: fc.oneof(fc.constantFrom("fz-value", "fz.two-key", "fz", "-value", "x y-value"), anyValue), type: fc.oneof(fc.constant("json_schema"), anyValue), schema: fc.oneof(schemaText, anyValue) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      subject: fc.oneof(fc.constantFrom("fz-value", "fz.two-key", "fz", "-value", "x y-value"), anyValue),
+      type: fc.oneof(fc.constant("json_schema"), anyValue),
+      schema: fc.oneof(schemaText, anyValue),
+    },
+    { requiredKeys: [] },
+  ),
   objectWith(["subject", "type", "schema"]),
 );
 
 describe("group, key and schema endpoints under fuzzing", () => {
   test("POST /schemas: 200/201 or a 4xx that registered nothing", async () => {
     await fc.assert(
-      fc.asyncProperty(schemaBody.map((b) => JSON.stringify(b)), who, async (body, principal) => {
-        await check("POST", "/schemas", body, principal);
-      }),
+      fc.asyncProperty(
+        schemaBody.map((b) => JSON.stringify(b)),
+        who,
+        async (body, principal) => {
+          await check("POST", "/schemas", body, principal);
+        },
+      ),
       { numRuns: runs },
     );
   });
 
   test("POST /admin/reset-offsets and DELETE /admin/producers/{id}: never a 5xx", async () => {
     await fc.assert(
-      fc.asyncProperty(objectWith(["topic"]).map((b) => JSON.stringify(b)), fc.stringMatching(/^[a-z%.]{1,6}$/), who, async (body, id, principal) => {
-        await check("POST", "/admin/reset-offsets", body, principal);
-        await check("DELETE", `/admin/producers/${id}`, undefined, principal);
-      }),
+      fc.asyncProperty(
+        objectWith(["topic"]).map((b) => JSON.stringify(b)),
+        fc.stringMatching(/^[a-z%.]{1,6}$/),
+        who,
+        async (body, id, principal) => {
+          await check("POST", "/admin/reset-offsets", body, principal);
+          await check("DELETE", `/admin/producers/${id}`, undefined, principal);
+        },
+      ),
       { numRuns: runs },
     );
   });
 
   test("POST /admin/keys: 201 or a 4xx that made no key", async () => {
     await fc.assert(
-      fc.asyncProperty(keyBody.map((b) => JSON.stringify(b)), who, async (body, principal) => {
-        const status = await check("POST", "/admin/keys", body, principal);
-        if (status === 201) expect(principal).toBe("admin");
-      }),
+      fc.asyncProperty(
+        keyBody.map((b) => JSON.stringify(b)),
+        who,
+        async (body, principal) => {
+          const status = await check("POST", "/admin/keys", body, principal);
+          if (status === 201) expect(principal).toBe("admin");
+        },
+      ),
       { numRuns: runs },
     );
   });
@@ -134,7 +172,9 @@ describe("group, key and schema endpoints under fuzzing", () => {
   test("GET /groups/{group}/{assignment,offsets,consume} with arbitrary queries: never a 5xx", async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom("assignment", "offsets", "consume"), groupName, query, who, async (action, group, q, principal) => {
-        const search = Object.entries(q).map(([k, v]) => `${k}=${v === "MEMBER" ? memberId : encodeURIComponent(v)}`).join("&");
+        const search = Object.entries(q)
+          .map(([k, v]) => `${k}=${v === "MEMBER" ? memberId : encodeURIComponent(v)}`)
+          .join("&");
         await check("GET", `/groups/${group}/${action}${search === "" ? "" : `?${search}`}`, undefined, principal);
       }),
       { numRuns: runs },

@@ -7,9 +7,9 @@ import type { Latin1Buffer } from "../src/kv/resp/write-bytes.ts";
 
 const byteName = fc.uint8Array({ minLength: 0, maxLength: 30 });
 /** Few distinct lengths and edge bytes, so names often share a cache slot. */
-const collidingName = fc.tuple(fc.constantFrom(3, 4), fc.constantFrom(0x47, 0x67, 0x00, 0xff), fc.uint8Array({ minLength: 1, maxLength: 2 })).map(
-  ([length, edge, middle]) => Uint8Array.from({ length }, (_, i) => (i === 0 || i === length - 1 ? edge : middle[i % middle.length]!)),
-);
+const collidingName = fc
+  .tuple(fc.constantFrom(3, 4), fc.constantFrom(0x47, 0x67, 0x00, 0xff), fc.uint8Array({ minLength: 1, maxLength: 2 }))
+  .map(([length, edge, middle]) => Uint8Array.from({ length }, (_, i) => (i === 0 || i === length - 1 ? edge : middle[i % middle.length]!)));
 
 test("commandName returns the bytes' latin1 text, also when the name is seen again or collides in the cache", () => {
   fc.assert(

@@ -18,16 +18,24 @@ const flagNames = ["--port", "--name", "--on", "--no-on", "--mode", "--origin", 
 
 describe("config properties", () => {
   test("arbitrary argv and env either parse or throw a bad_config SvcError", () => {
-    const token = fc.oneof(fc.constantFrom(...flagNames), fc.string(), fc.constantFrom(...flagNames).map((f) => `${f}=`));
+    const token = fc.oneof(
+      fc.constantFrom(...flagNames),
+      fc.string(),
+      fc.constantFrom(...flagNames).map((f) => `${f}=`),
+    );
     fc.assert(
-      fc.property(fc.array(token, { maxLength: 12 }), fc.dictionary(fc.constantFrom("X_PORT", "X_ON", "X_SIZE", "X_WAIT", "X_MODE", "X_ORIGIN"), fc.string()), (argv, env) => {
-        try {
-          parseConfig(spec, argv, env, "X");
-        } catch (error) {
-          expect(error).toBeInstanceOf(SvcError);
-          expect((error as SvcError).code).toBe("bad_config");
-        }
-      }),
+      fc.property(
+        fc.array(token, { maxLength: 12 }),
+        fc.dictionary(fc.constantFrom("X_PORT", "X_ON", "X_SIZE", "X_WAIT", "X_MODE", "X_ORIGIN"), fc.string()),
+        (argv, env) => {
+          try {
+            parseConfig(spec, argv, env, "X");
+          } catch (error) {
+            expect(error).toBeInstanceOf(SvcError);
+            expect((error as SvcError).code).toBe("bad_config");
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -35,7 +43,10 @@ describe("config properties", () => {
   test("--name=value and --name value give the same result", () => {
     const pairs = fc.oneof(
       fc.integer({ min: 0, max: 65535 }).map((n) => ["--port", String(n)]),
-      fc.string().filter((s) => !s.startsWith("--")).map((s) => ["--name", s]),
+      fc
+        .string()
+        .filter((s) => !s.startsWith("--"))
+        .map((s) => ["--name", s]),
       fc.constantFrom("a", "b").map((m) => ["--mode", m]),
       fc.nat().map((n) => ["--size", formatBytes(n)]),
       fc.nat().map((n) => ["--wait", formatDuration(n)]),
@@ -43,7 +54,12 @@ describe("config properties", () => {
     fc.assert(
       fc.property(fc.array(pairs, { maxLength: 6 }), (flags) => {
         const spaced = parseConfig(spec, flags.flat(), {}, "X").values;
-        const joined = parseConfig(spec, flags.map(([f, v]) => `${f}=${v}`), {}, "X").values;
+        const joined = parseConfig(
+          spec,
+          flags.map(([f, v]) => `${f}=${v}`),
+          {},
+          "X",
+        ).values;
         expect(joined).toEqual(spaced);
       }),
       { numRuns: 200 },

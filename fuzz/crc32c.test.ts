@@ -41,7 +41,11 @@ describe("crc32c", () => {
 
   test("a range outside the buffer is refused by both paths, never read", () => {
     const data = bytes("abc");
-    for (const [start, end] of [[0, 4], [2, 1], [4, 4]] as const) {
+    for (const [start, end] of [
+      [0, 4],
+      [2, 1],
+      [4, 4],
+    ] as const) {
       expect(() => crc32c(data, start, end)).toThrow(/outside a buffer of 3 bytes/);
       expect(() => crc32cReference(data, start, end)).toThrow(/outside a buffer of 3 bytes/);
     }

@@ -109,41 +109,200 @@ const shortString = fc.oneof(
   pick("'>i4'", "'<h'", "'!4 b i'", "'s'", "'c0'", "'c3'", "'d f'", "'i40'", "'q'", "'bB hH lL'", "'x'", "'i' .. string.rep('9', 30)"),
   pattern,
 );
-const key = fc.oneof(pick("KEYS[1]", "KEYS[2]"), fc.string({ maxLength: 4 }).map((k) => luaBytes(`fz:${k}`)));
+const key = fc.oneof(
+  pick("KEYS[1]", "KEYS[2]"),
+  fc.string({ maxLength: 4 }).map((k) => luaBytes(`fz:${k}`)),
+);
 const variable = pick("v1", "v2", "v3", "v4", "KEYS", "ARGV", "ARGV[1]", "#ARGV", "_G", "string", "redis");
 
 /** Library functions and how many arguments to give each (a count beyond the usual on purpose). */
 const functions = [
-  "tostring", "tonumber", "type", "select", "unpack", "rawget", "rawequal", "next", "getmetatable", "assert", "error", "pcall", "loadstring", "gcinfo",
-  "string.rep", "string.sub", "string.byte", "string.char", "string.format", "string.find", "string.match", "string.gsub", "string.gmatch",
-  "string.upper", "string.lower", "string.len", "string.reverse", "string.dump", "table.concat", "table.insert", "table.remove", "table.sort",
-  "table.maxn", "table.getn", "math.floor", "math.ceil", "math.abs", "math.max", "math.min", "math.sqrt", "math.fmod", "math.modf", "math.random",
-  "math.log", "math.pow", "math.frexp", "math.ldexp", "bit.tobit", "bit.tohex", "bit.bnot", "bit.band", "bit.bor", "bit.bxor", "bit.lshift",
-  "bit.rshift", "bit.arshift", "bit.rol", "bit.ror", "bit.bswap", "cjson.encode", "cjson.decode", "cmsgpack.pack", "cmsgpack.unpack",
-  "cmsgpack.unpack_one", "cmsgpack.unpack_limit", "struct.pack", "struct.unpack", "struct.size", "redis.sha1hex", "redis.error_reply",
-  "redis.status_reply", "redis.log", "redis.setresp", "redis.set_repl", "redis.acl_check_cmd", "coroutine.create", "coroutine.wrap",
-  "coroutine.status", "coroutine.running", "coroutine.yield", "coroutine.resume", "cjson.encode_max_depth", "cjson.encode_keep_buffer",
-  "cjson.encode_number_precision", "cjson.decode_invalid_numbers", "cjson.encode_sparse_array", "cjson.new", "collectgarbage",
+  "tostring",
+  "tonumber",
+  "type",
+  "select",
+  "unpack",
+  "rawget",
+  "rawequal",
+  "next",
+  "getmetatable",
+  "assert",
+  "error",
+  "pcall",
+  "loadstring",
+  "gcinfo",
+  "string.rep",
+  "string.sub",
+  "string.byte",
+  "string.char",
+  "string.format",
+  "string.find",
+  "string.match",
+  "string.gsub",
+  "string.gmatch",
+  "string.upper",
+  "string.lower",
+  "string.len",
+  "string.reverse",
+  "string.dump",
+  "table.concat",
+  "table.insert",
+  "table.remove",
+  "table.sort",
+  "table.maxn",
+  "table.getn",
+  "math.floor",
+  "math.ceil",
+  "math.abs",
+  "math.max",
+  "math.min",
+  "math.sqrt",
+  "math.fmod",
+  "math.modf",
+  "math.random",
+  "math.log",
+  "math.pow",
+  "math.frexp",
+  "math.ldexp",
+  "bit.tobit",
+  "bit.tohex",
+  "bit.bnot",
+  "bit.band",
+  "bit.bor",
+  "bit.bxor",
+  "bit.lshift",
+  "bit.rshift",
+  "bit.arshift",
+  "bit.rol",
+  "bit.ror",
+  "bit.bswap",
+  "cjson.encode",
+  "cjson.decode",
+  "cmsgpack.pack",
+  "cmsgpack.unpack",
+  "cmsgpack.unpack_one",
+  "cmsgpack.unpack_limit",
+  "struct.pack",
+  "struct.unpack",
+  "struct.size",
+  "redis.sha1hex",
+  "redis.error_reply",
+  "redis.status_reply",
+  "redis.log",
+  "redis.setresp",
+  "redis.set_repl",
+  "redis.acl_check_cmd",
+  "coroutine.create",
+  "coroutine.wrap",
+  "coroutine.status",
+  "coroutine.running",
+  "coroutine.yield",
+  "coroutine.resume",
+  "cjson.encode_max_depth",
+  "cjson.encode_keep_buffer",
+  "cjson.encode_number_precision",
+  "cjson.decode_invalid_numbers",
+  "cjson.encode_sparse_array",
+  "cjson.new",
+  "collectgarbage",
 ];
 const commands = [
-  "get", "set", "incr", "incrbyfloat", "del", "exists", "type", "ttl", "expire", "append", "strlen", "getrange", "setrange", "mget", "mset",
-  "hset", "hget", "hgetall", "hincrby", "lpush", "rpush", "lrange", "lpop", "llen", "sadd", "smembers", "sismember", "zadd", "zrange", "zscore",
-  "zincrby", "xadd", "xrange", "echo", "ping", "time", "dbsize", "config", "info", "object", "pfadd", "pfcount", "setbit", "bitcount", "eval",
-  "multi", "subscribe", "client", "nosuch", "", "GET", "SeT",
+  "get",
+  "set",
+  "incr",
+  "incrbyfloat",
+  "del",
+  "exists",
+  "type",
+  "ttl",
+  "expire",
+  "append",
+  "strlen",
+  "getrange",
+  "setrange",
+  "mget",
+  "mset",
+  "hset",
+  "hget",
+  "hgetall",
+  "hincrby",
+  "lpush",
+  "rpush",
+  "lrange",
+  "lpop",
+  "llen",
+  "sadd",
+  "smembers",
+  "sismember",
+  "zadd",
+  "zrange",
+  "zscore",
+  "zincrby",
+  "xadd",
+  "xrange",
+  "echo",
+  "ping",
+  "time",
+  "dbsize",
+  "config",
+  "info",
+  "object",
+  "pfadd",
+  "pfcount",
+  "setbit",
+  "bitcount",
+  "eval",
+  "multi",
+  "subscribe",
+  "client",
+  "nosuch",
+  "",
+  "GET",
+  "SeT",
 ];
 /** Sandbox escapes and such, each a statement (wrapped in pcall by the program). */
 const attempts = [
-  "rawset(_G, 'tostring', function() return 'pwn' end)", "rawset(string, 'upper', function() return 'pwn' end)", "table.insert(_G, 1)",
-  "table.insert(string, 'x')", "setmetatable(_G, nil)", "setmetatable(string, {__index = function() return 1 end})",
-  "getmetatable('').__index = {}", "getmetatable('').__index.upper = function() return 'pwn' end", "getmetatable('').__metatable = 1",
-  "getmetatable(_G).__index = function() return 1 end", "x = 1", "string.x = 1", "redis.call = print", "_G.redis = nil",
-  "loadstring('tostring = nil')()", "loadstring(string.dump(function() return 1 end))()", "load(function() return nil end)()",
-  "cjson.encode_max_depth(1)", "cjson.encode_keep_buffer(false)", "cjson.encode_number_precision(1)", "cjson.decode_invalid_numbers(false)",
-  "cjson.encode_invalid_numbers(true)", "collectgarbage('stop')", "collectgarbage('setpause', 1e9)", "collectgarbage('setstepmul', -1)",
-  "redis.setresp(3)", "table.sort(string)", "table.remove(_G)", "unpack({}, -2, 2147483647)", "string.find(string.rep('a', 1000), string.rep('a?', 1000))",
-  "table.insert({}, -2^31, 1)", "cmsgpack.unpack(string.rep(string.char(0x91), 5000) .. string.char(1))", "cjson.decode(string.rep('[', 2000))",
-  "struct.unpack('b c0', string.char(255) .. 'x')", "bit.tohex(1, -2^31)", "string.format('%5000d', 1)", "select(-2^31, 1)",
-  "error(setmetatable({}, {__index = function() error('x') end}))", "error({})", "error(string)", "coroutine.wrap(error)(string)",
+  "rawset(_G, 'tostring', function() return 'pwn' end)",
+  "rawset(string, 'upper', function() return 'pwn' end)",
+  "table.insert(_G, 1)",
+  "table.insert(string, 'x')",
+  "setmetatable(_G, nil)",
+  "setmetatable(string, {__index = function() return 1 end})",
+  "getmetatable('').__index = {}",
+  "getmetatable('').__index.upper = function() return 'pwn' end",
+  "getmetatable('').__metatable = 1",
+  "getmetatable(_G).__index = function() return 1 end",
+  "x = 1",
+  "string.x = 1",
+  "redis.call = print",
+  "_G.redis = nil",
+  "loadstring('tostring = nil')()",
+  "loadstring(string.dump(function() return 1 end))()",
+  "load(function() return nil end)()",
+  "cjson.encode_max_depth(1)",
+  "cjson.encode_keep_buffer(false)",
+  "cjson.encode_number_precision(1)",
+  "cjson.decode_invalid_numbers(false)",
+  "cjson.encode_invalid_numbers(true)",
+  "collectgarbage('stop')",
+  "collectgarbage('setpause', 1e9)",
+  "collectgarbage('setstepmul', -1)",
+  "redis.setresp(3)",
+  "table.sort(string)",
+  "table.remove(_G)",
+  "unpack({}, -2, 2147483647)",
+  "string.find(string.rep('a', 1000), string.rep('a?', 1000))",
+  "table.insert({}, -2^31, 1)",
+  "cmsgpack.unpack(string.rep(string.char(0x91), 5000) .. string.char(1))",
+  "cjson.decode(string.rep('[', 2000))",
+  "struct.unpack('b c0', string.char(255) .. 'x')",
+  "bit.tohex(1, -2^31)",
+  "string.format('%5000d', 1)",
+  "select(-2^31, 1)",
+  "error(setmetatable({}, {__index = function() error('x') end}))",
+  "error({})",
+  "error(string)",
+  "coroutine.wrap(error)(string)",
 ];
 
 /** An expression at most `depth` deep. */
@@ -154,18 +313,52 @@ function expression(depth: number): fc.Arbitrary<string> {
   const args = fc.array(fc.oneof(e, number, shortString), { maxLength: 4 }).map((items) => items.join(", "));
   return fc.oneof(
     { weight: 3, arbitrary: leaf },
-    { weight: 2, arbitrary: fc.tuple(e, pick("+", "-", "*", "/", "%", "^", "..", "==", "~=", "<", "<=", ">", ">=", "and", "or"), e).map(([a, op, b]) => `(${a} ${op} ${b})`) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(e, pick("+", "-", "*", "/", "%", "^", "..", "==", "~=", "<", "<=", ">", ">=", "and", "or"), e)
+        .map(([a, op, b]) => `(${a} ${op} ${b})`),
+    },
     { weight: 1, arbitrary: fc.tuple(pick("-", "not ", "#"), e).map(([op, a]) => `(${op}(${a}))`) },
     { weight: 4, arbitrary: fc.tuple(pick(...functions), args).map(([f, a]) => `${f}(${a})`) },
-    { weight: 2, arbitrary: fc.tuple(pick("redis.pcall", "redis.pcall", "redis.call"), pick(...commands), fc.array(fc.oneof(key, e), { maxLength: 3 })).map(([f, c, a]) => `${f}(${[`'${c}'`, ...a].join(", ")})`) },
-    { weight: 2, arbitrary: fc.array(fc.oneof(e, fc.tuple(pick("a", "b", "err", "ok", "map", "set", "double", "big_number"), e).map(([k, v]) => `${k} = ${v}`)), { maxLength: 4 }).map((items) => `{${items.join(", ")}}`) },
-    { weight: 1, arbitrary: fc.tuple(pick("map", "set"), fc.array(fc.tuple(e, e), { maxLength: 3 })).map(([k, pairs]) => `{${k} = {${pairs.map(([a, b]) => `[${a}] = ${b}`).join(", ")}}}`) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(pick("redis.pcall", "redis.pcall", "redis.call"), pick(...commands), fc.array(fc.oneof(key, e), { maxLength: 3 }))
+        .map(([f, c, a]) => `${f}(${[`'${c}'`, ...a].join(", ")})`),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(
+          fc.oneof(
+            e,
+            fc.tuple(pick("a", "b", "err", "ok", "map", "set", "double", "big_number"), e).map(([k, v]) => `${k} = ${v}`),
+          ),
+          { maxLength: 4 },
+        )
+        .map((items) => `{${items.join(", ")}}`),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(pick("map", "set"), fc.array(fc.tuple(e, e), { maxLength: 3 }))
+        .map(([k, pairs]) => `{${k} = {${pairs.map(([a, b]) => `[${a}] = ${b}`).join(", ")}}}`),
+    },
     { weight: 1, arbitrary: fc.tuple(e, e).map(([f, t]) => `{verbatim_string = {format = ${f}, string = ${t}}}`) },
     { weight: 1, arbitrary: fc.tuple(e, e).map(([a, b]) => `(${a})[${b}]`) },
     { weight: 1, arbitrary: e.map((b) => `(function(a, b) return ${b} end)`) },
     { weight: 1, arbitrary: e.map((b) => `select(2, pcall(function() return ${b} end))`) },
     { weight: 1, arbitrary: fc.tuple(e, e).map(([a, b]) => `coroutine.wrap(function(x) coroutine.yield(${a}) return ${b} end)(1)`) },
-    { weight: 1, arbitrary: fc.tuple(e, e).map(([a, b]) => `setmetatable({}, {__index = function(t, k) return ${a} end, __tostring = function() return ${b} end, __concat = function() return ${a} end})`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(e, e)
+        .map(
+          ([a, b]) =>
+            `setmetatable({}, {__index = function(t, k) return ${a} end, __tostring = function() return ${b} end, __concat = function() return ${a} end})`,
+        ),
+    },
     { weight: 1, arbitrary: e.map((b) => `(loadstring(${luaBytes(`return ${b}`)}) or function() end)()`) },
     { weight: 1, arbitrary: fc.nat(3000).map((n) => `(function() local t = {} for i = 1, ${n} do t = {t} end return t end)()`) },
   );
@@ -188,7 +381,10 @@ function statement(depth: number): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.tuple(e, block, block).map(([c, a, b]) => `if ${c} then\n${a}\nelse\n${b}\nend`) },
     { weight: 1, arbitrary: fc.tuple(fc.nat(20), block).map(([n, b]) => `for i${depth} = 1, ${n} do\n${b}\nend`) },
     { weight: 1, arbitrary: fc.tuple(e, block).map(([t, b]) => `for k${depth}, v${depth} in pairs(type(${t}) == 'table' and ${t} or {}) do\n${b}\nend`) },
-    { weight: 1, arbitrary: fc.tuple(fc.nat(10), block).map(([n, b]) => `do local n${depth} = 0 while n${depth} < ${n} do n${depth} = n${depth} + 1\n${b}\nend end`) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.nat(10), block).map(([n, b]) => `do local n${depth} = 0 while n${depth} < ${n} do n${depth} = n${depth} + 1\n${b}\nend end`),
+    },
     { weight: 2, arbitrary: block.map((b) => `pcall(function()\n${b}\nend)`) },
     { weight: 1, arbitrary: fc.tuple(block, e).map(([b, h]) => `xpcall(function()\n${b}\nend, function(err) return ${h} end)`) },
   );
@@ -203,32 +399,56 @@ const caught = (bare: boolean, code: string) => (bare ? code : `pcall(function()
  */
 const program = fc
   .tuple(
-    fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }).map((n) => n === 0), expression(1)), { minLength: 4, maxLength: 4 }),
-    fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }).map((n) => n === 0), statement(2)), { maxLength: 6 }),
-    fc.tuple(fc.integer({ min: 0, max: 4 }).map((n) => n === 0), expression(3)),
+    fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+        expression(1),
+      ),
+      { minLength: 4, maxLength: 4 },
+    ),
+    fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+        statement(2),
+      ),
+      { maxLength: 6 },
+    ),
+    fc.tuple(
+      fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+      expression(3),
+    ),
   )
-  .map(([locals, body, [bareResult, result]]) => [
-    "local v1, v2, v3, v4",
-    ...locals.map(([bare, e], i) => caught(bare, `v${i + 1} = ${e}`)),
-    ...body.map(([bare, s]) => caught(bare, s)),
-    bareResult ? `return ${result}` : `local ok, r = pcall(function() return ${result} end)\nif ok then return r end\nreturn v1`,
-  ].join("\n"));
+  .map(([locals, body, [bareResult, result]]) =>
+    [
+      "local v1, v2, v3, v4",
+      ...locals.map(([bare, e], i) => caught(bare, `v${i + 1} = ${e}`)),
+      ...body.map(([bare, s]) => caught(bare, s)),
+      bareResult ? `return ${result}` : `local ok, r = pcall(function() return ${result} end)\nif ok then return r end\nreturn v1`,
+    ].join("\n"),
+  );
 
-const keys = fc.array(fc.string({ maxLength: 6 }).map((k) => `fz:${k}`), { maxLength: 3 });
+const keys = fc.array(
+  fc.string({ maxLength: 6 }).map((k) => `fz:${k}`),
+  { maxLength: 3 },
+);
 const argv = fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.integer().map(String), bytes(8)), { maxLength: 3 });
 
-test("no script crashes the server, touches a key it cannot name, or changes what the next script sees (fast-check)", async () => {
-  let programs = 0;
-  await fc.assert(
-    fc.asyncProperty(program, keys, argv, fc.string({ maxLength: 16 }), async (body, k, a, sentinel) => {
-      if (++programs % programsPerFlush === 0) expect(await client.call("SCRIPT", "FLUSH")).toEqual({ s: "OK" });
-      await client.call("SET", sentinelKey, sentinel);
-      const reply = await client.call("EVAL", body, String(k.length), ...k, ...a);
-      expect(reply).toBeDefined();
-      expect(await client.call("PING")).toEqual({ s: "PONG" });
-      expect(await client.call("GET", sentinelKey)).toBe(sentinel);
-      expect(await client.call("EVAL", probe, "0")).toEqual(baseline);
-    }),
-    { numRuns: runs, seed },
-  );
-}, testTimeoutMs);
+test(
+  "no script crashes the server, touches a key it cannot name, or changes what the next script sees (fast-check)",
+  async () => {
+    let programs = 0;
+    await fc.assert(
+      fc.asyncProperty(program, keys, argv, fc.string({ maxLength: 16 }), async (body, k, a, sentinel) => {
+        if (++programs % programsPerFlush === 0) expect(await client.call("SCRIPT", "FLUSH")).toEqual({ s: "OK" });
+        await client.call("SET", sentinelKey, sentinel);
+        const reply = await client.call("EVAL", body, String(k.length), ...k, ...a);
+        expect(reply).toBeDefined();
+        expect(await client.call("PING")).toEqual({ s: "PONG" });
+        expect(await client.call("GET", sentinelKey)).toBe(sentinel);
+        expect(await client.call("EVAL", probe, "0")).toEqual(baseline);
+      }),
+      { numRuns: runs, seed },
+    );
+  },
+  testTimeoutMs,
+);

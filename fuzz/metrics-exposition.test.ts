@@ -54,15 +54,19 @@ const number = fc.oneof(fc.double(), fc.constantFrom(Infinity, -Infinity, Number
 describe("metrics exposition round trip", () => {
   test("arbitrary label values and values parse back exactly", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(labelValue, labelValue), { selector: (t) => JSON.stringify(t), maxLength: 10 }), fc.array(number, { minLength: 10, maxLength: 10 }), (series, values) => {
-        const r = new MetricsRegistry();
-        const g = r.gauge({ name: "g", help: "any\nhelp\\", labelNames: ["a", "b"] });
-        series.forEach(([a, b], i) => g.labels(a, b).set(values[i]!));
-        const parsed = parseExposition(r.expose());
-        expect(parsed.map((s) => [s.labels.a, s.labels.b])).toEqual(series);
-        // -0 prints as 0, which Prometheus reads as the same value.
-        parsed.forEach((s, i) => expect(s.value).toBe(Object.is(values[i], -0) ? 0 : values[i]!));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(labelValue, labelValue), { selector: (t) => JSON.stringify(t), maxLength: 10 }),
+        fc.array(number, { minLength: 10, maxLength: 10 }),
+        (series, values) => {
+          const r = new MetricsRegistry();
+          const g = r.gauge({ name: "g", help: "any\nhelp\\", labelNames: ["a", "b"] });
+          series.forEach(([a, b], i) => g.labels(a, b).set(values[i]!));
+          const parsed = parseExposition(r.expose());
+          expect(parsed.map((s) => [s.labels.a, s.labels.b])).toEqual(series);
+          // -0 prints as 0, which Prometheus reads as the same value.
+          parsed.forEach((s, i) => expect(s.value).toBe(Object.is(values[i], -0) ? 0 : values[i]!));
+        },
+      ),
       { numRuns: 200 },
     );
   });

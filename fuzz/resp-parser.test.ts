@@ -27,7 +27,27 @@ const encode = (argv: string[]) => `*${argv.length}\r\n${argv.map((a) => `$${a.l
 const respish = fc
   .array(
     fc.oneof(
-      fc.constantFrom("*", "$", "\r\n", "\n", "*1\r\n", "*2\r\n", "$3\r\n", "$-1\r\n", "*-1\r\n", "*0\r\n", "$0\r\n", "GET", " ", '"', "'", "\\x41", "PING\r\n", "$2000\r\n", "*99999999\r\n"),
+      fc.constantFrom(
+        "*",
+        "$",
+        "\r\n",
+        "\n",
+        "*1\r\n",
+        "*2\r\n",
+        "$3\r\n",
+        "$-1\r\n",
+        "*-1\r\n",
+        "*0\r\n",
+        "$0\r\n",
+        "GET",
+        " ",
+        '"',
+        "'",
+        "\\x41",
+        "PING\r\n",
+        "$2000\r\n",
+        "*99999999\r\n",
+      ),
       byteString,
       fc.array(byteString, { minLength: 1, maxLength: 3 }).map(encode),
     ),
@@ -49,10 +69,14 @@ describe("RESP parser properties", () => {
 
   test("encoded commands parse back to the same arguments, however they are split", () => {
     fc.assert(
-      fc.property(fc.array(fc.array(byteString, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 10 }), (commands, cuts) => {
-        const bytes = latin1(commands.map(encode).join(""));
-        expect(parseInPieces(bytes, cuts)).toEqual({ commands, error: null });
-      }),
+      fc.property(
+        fc.array(fc.array(byteString, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (commands, cuts) => {
+          const bytes = latin1(commands.map(encode).join(""));
+          expect(parseInPieces(bytes, cuts)).toEqual({ commands, error: null });
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -60,10 +84,14 @@ describe("RESP parser properties", () => {
   test("inline commands of plain words parse like their multibulk form", () => {
     const word = fc.stringMatching(/^[A-Za-z0-9_:.-]{1,10}$/);
     fc.assert(
-      fc.property(fc.array(fc.array(word, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { maxLength: 6 }), (commands, cuts) => {
-        const inline = latin1(commands.map((argv) => `${argv.join(" ")}\r\n`).join(""));
-        expect(parseInPieces(inline, cuts)).toEqual(parseInPieces(latin1(commands.map(encode).join("")), []));
-      }),
+      fc.property(
+        fc.array(fc.array(word, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (commands, cuts) => {
+          const inline = latin1(commands.map((argv) => `${argv.join(" ")}\r\n`).join(""));
+          expect(parseInPieces(inline, cuts)).toEqual(parseInPieces(latin1(commands.map(encode).join("")), []));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -6,7 +6,7 @@
 // to be valid are answered 200 with a `result`.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { RespClient } from "../test/kv/support/resp-client.ts";
+import type { RespClient } from "../test/kv/support/resp-client.ts";
 import type { ServerProcess } from "../test/kv/support/servers.ts";
 import { kvWithClient } from "../test/kv/support/side-by-side.ts";
 
@@ -34,7 +34,11 @@ const routes: { method: string; path: string; fields: string[] }[] = [
   { method: "POST", path: "/bf/reserve/fz:b", fields: ["error_rate", "capacity"] },
   { method: "POST", path: "/bf/add/fz:b", fields: ["item"] },
   { method: "POST", path: "/geo/fz:g/add", fields: ["members"] },
-  { method: "POST", path: "/geo/fz:g/search", fields: ["longitude", "latitude", "member", "radius", "width", "height", "unit", "count", "sort", "withdist", "withcoord"] },
+  {
+    method: "POST",
+    path: "/geo/fz:g/search",
+    fields: ["longitude", "latitude", "member", "radius", "width", "height", "unit", "count", "sort", "withdist", "withcoord"],
+  },
   { method: "POST", path: "/bitmap/fz:m/setbit", fields: ["offset", "value"] },
   { method: "POST", path: "/cmd", fields: ["command", "args", "protocol"] },
 ];
@@ -48,7 +52,9 @@ async function aofBytes(): Promise<number> {
 async function send(route: (typeof routes)[number], body: Uint8Array | string): Promise<void> {
   const before = await aofBytes();
   const response = await fetch(`http://127.0.0.1:${kv.httpPort}${route.path}`, {
-    method: route.method, headers: { "content-type": "application/json" }, body,
+    method: route.method,
+    headers: { "content-type": "application/json" },
+    body,
   });
   const text = await response.text();
   const what = `${route.method} ${route.path} ${typeof body === "string" ? body : Buffer.from(body).toString("hex")} → ${response.status} ${text}`;
@@ -76,12 +82,15 @@ const plausible = fc.oneof(
 
 /** An object with some of the route's fields (and sometimes a stray one) holding plausible values. */
 function nearMiss(fields: string[]): fc.Arbitrary<unknown> {
-  const entry = fc.tuple(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...fields) }, { weight: 1, arbitrary: fc.string({ maxLength: 4 }) }), fc.oneof(
-    plausible,
-    fc.array(plausible, { maxLength: 3 }),
-    fc.array(fc.dictionary(fc.constantFrom("score", "member", "longitude", "latitude", "x"), plausible, { maxKeys: 4 }), { maxLength: 2 }),
-    fc.dictionary(fc.string({ maxLength: 3 }), plausible, { maxKeys: 3 }),
-  ));
+  const entry = fc.tuple(
+    fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...fields) }, { weight: 1, arbitrary: fc.string({ maxLength: 4 }) }),
+    fc.oneof(
+      plausible,
+      fc.array(plausible, { maxLength: 3 }),
+      fc.array(fc.dictionary(fc.constantFrom("score", "member", "longitude", "latitude", "x"), plausible, { maxKeys: 4 }), { maxLength: 2 }),
+      fc.dictionary(fc.string({ maxLength: 3 }), plausible, { maxKeys: 3 }),
+    ),
+  );
   return fc.array(entry, { maxLength: 4 }).map((entries) => Object.fromEntries(entries));
 }
 
@@ -95,21 +104,32 @@ describe("REST body fuzzing", () => {
 
   test("objects of the route's own fields with wrong, missing and extra values: never 500; refused ones change nothing", async () => {
     await fc.assert(
-      fc.asyncProperty(route.chain((r) => fc.tuple(fc.constant(r), nearMiss(r.fields))), async ([r, body]) => send(r, JSON.stringify(body))),
+      fc.asyncProperty(
+        route.chain((r) => fc.tuple(fc.constant(r), nearMiss(r.fields))),
+        async ([r, body]) => send(r, JSON.stringify(body)),
+      ),
       { numRuns: runs * 2 },
     );
   });
 
   test("bytes that are not JSON — truncated, invalid UTF-8, garbage — are 400 and change nothing", async () => {
-    const truncated = route.chain((r) => fc.tuple(fc.constant(r), nearMiss(r.fields).chain((body) => {
-      const text = JSON.stringify(body);
-      return fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut));
-    })));
+    const truncated = route.chain((r) =>
+      fc.tuple(
+        fc.constant(r),
+        nearMiss(r.fields).chain((body) => {
+          const text = JSON.stringify(body);
+          return fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut));
+        }),
+      ),
+    );
     const garbage = fc.tuple(route, fc.uint8Array({ minLength: 1, maxLength: 40 }));
-    const badUtf8 = fc.tuple(route, fc.constantFrom(
-      Uint8Array.from([0x7b, 0x22, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
-      Uint8Array.from([0x22, 0xc3, 0x22]),
-    ));
-    await fc.assert(fc.asyncProperty(fc.oneof(truncated, garbage, badUtf8), async ([r, body]) => send(r, body)), { numRuns: runs });
+    const badUtf8 = fc.tuple(
+      route,
+      fc.constantFrom(Uint8Array.from([0x7b, 0x22, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), Uint8Array.from([0x22, 0xc3, 0x22])),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(truncated, garbage, badUtf8), async ([r, body]) => send(r, body)),
+      { numRuns: runs },
+    );
   });
 });

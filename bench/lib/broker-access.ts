@@ -86,13 +86,24 @@ export async function accessOverhead(seconds: number): Promise<boolean> {
     const on = await start(join(dir, "on"), ["--auth", "required"]);
     brokers.push(on);
     const admin = { authorization: `Bearer ${readFileSync(join(on.dataDir, "bootstrap.key"), "utf8").trim()}` };
-    const key = await call(on, "POST", "/admin/keys", {
-      name: "bench", acls: [{ action: "write", topic_prefix: "bench." }], produce_bytes_per_sec: unthrottledBytesPerSec, consume_bytes_per_sec: unthrottledBytesPerSec,
-    }, admin);
+    const key = await call(
+      on,
+      "POST",
+      "/admin/keys",
+      {
+        name: "bench",
+        acls: [{ action: "write", topic_prefix: "bench." }],
+        produce_bytes_per_sec: unthrottledBytesPerSec,
+        consume_bytes_per_sec: unthrottledBytesPerSec,
+      },
+      admin,
+    );
     on.headers = { authorization: `Bearer ${key.secret}` };
     for (const b of [off, on]) await call(b, "POST", "/topics", { name: "bench.access", partitions: 1 }, b === on ? admin : {});
 
-    console.log(`\n### broker: authentication, grants and quotas on vs off (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s, ${rounds} alternating runs each, medians)\n`);
+    console.log(
+      `\n### broker: authentication, grants and quotas on vs off (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s, ${rounds} alternating runs each, medians)\n`,
+    );
     console.log("On: `--auth required`, a key with a prefix grant and produce and consume quotas that meter every request and refuse none.\n");
     console.log("| load | off req/s | on req/s | on/off | off CPU µs/req | on CPU µs/req | CPU on/off |");
     console.log("|---|---:|---:|---:|---:|---:|---:|");
@@ -100,10 +111,17 @@ export async function accessOverhead(seconds: number): Promise<boolean> {
     for (const load of ["produce", "consume"] as const) {
       const samples: Record<"off" | "on", Sample[]> = { off: [], on: [] };
       for (let round = 0; round < rounds; round++) {
-        for (const [side, broker] of [["off", off], ["on", on]] as const) {
-          const script = load === "produce"
-            ? wrkProduceScript("bench.access", valueBytes, produceBatch, broker.headers)
-            : consumeScript(broker.headers, Math.floor((await call(broker, "GET", "/topics/bench.access")).partition_details[0].high_watermark / consumeRecords) * consumeRecords);
+        for (const [side, broker] of [
+          ["off", off],
+          ["on", on],
+        ] as const) {
+          const script =
+            load === "produce"
+              ? wrkProduceScript("bench.access", valueBytes, produceBatch, broker.headers)
+              : consumeScript(
+                  broker.headers,
+                  Math.floor((await call(broker, "GET", "/topics/bench.access")).partition_details[0].high_watermark / consumeRecords) * consumeRecords,
+                );
           samples[side].push(await measure(broker, script, join(dir, `${load}.lua`), seconds));
         }
       }
@@ -111,8 +129,10 @@ export async function accessOverhead(seconds: number): Promise<boolean> {
       const cpu = { off: median(samples.off.map((s) => s.cpuUsPerRequest)), on: median(samples.on.map((s) => s.cpuUsPerRequest)) };
       const ratio = rate.on / rate.off;
       if (ratio < 1 - overheadTarget) met = false;
-      console.log(`| ${load} (${load === "produce" ? `${produceBatch} × ${valueBytes} B` : `${consumeRecords} records`}) | ${fmt(rate.off)} | ${fmt(rate.on)} | ${ratio.toFixed(3)}× | ` +
-        `${cpu.off.toFixed(0)} | ${cpu.on.toFixed(0)} | ${(cpu.on / cpu.off).toFixed(3)}× |`);
+      console.log(
+        `| ${load} (${load === "produce" ? `${produceBatch} × ${valueBytes} B` : `${consumeRecords} records`}) | ${fmt(rate.off)} | ${fmt(rate.on)} | ${ratio.toFixed(3)}× | ` +
+          `${cpu.off.toFixed(0)} | ${cpu.on.toFixed(0)} | ${(cpu.on / cpu.off).toFixed(3)}× |`,
+      );
     }
     console.log(`\n**Verdict:** access control costs ${met ? "within" : "MORE than"} ${overheadTarget * 100}% of the request rate.`);
     return met;
@@ -136,7 +156,9 @@ export async function groupSettle(): Promise<boolean> {
   const broker = await start(join(dir, "data"), []);
   try {
     await call(broker, "POST", "/topics", { name: "bench.groups", partitions: groupPartitions });
-    console.log(`\n### broker: a ${groupMembers}-member group settling after one more joins (${groupPartitions} partitions, heartbeat every ${heartbeatMs} ms, ${settleTrials} trials)\n`);
+    console.log(
+      `\n### broker: a ${groupMembers}-member group settling after one more joins (${groupPartitions} partitions, heartbeat every ${heartbeatMs} ms, ${settleTrials} trials)\n`,
+    );
     console.log("| trial | join ms | settled after ms | past the heartbeat interval ms | shares |");
     console.log("|---:|---:|---:|---:|---|");
     const worst: number[] = [];
@@ -180,11 +202,15 @@ export async function groupSettle(): Promise<boolean> {
       worst.push(past);
       const shares = [...members.map((m) => m.partitions), newcomer.assignment.length];
       const total = shares.reduce((a, b) => a + b, 0);
-      console.log(`| ${trial} | ${joinMs.toFixed(1)} | ${settledMs.toFixed(0)} | ${past.toFixed(0)} | ${Math.min(...shares)}–${Math.max(...shares)} each, ${total} in all |`);
+      console.log(
+        `| ${trial} | ${joinMs.toFixed(1)} | ${settledMs.toFixed(0)} | ${past.toFixed(0)} | ${Math.min(...shares)}–${Math.max(...shares)} each, ${total} in all |`,
+      );
       for (const m of members) await call(broker, "POST", `/groups/${group}/leave`, { member_id: m.id });
     }
     const met = Math.max(...worst) < settleTargetPastHeartbeatMs;
-    console.log(`\n**Verdict:** the slowest trial settled ${Math.max(...worst).toFixed(0)} ms past the heartbeat interval (target < ${settleTargetPastHeartbeatMs} ms): ${met ? "met" : "NOT met"}.\n`);
+    console.log(
+      `\n**Verdict:** the slowest trial settled ${Math.max(...worst).toFixed(0)} ms past the heartbeat interval (target < ${settleTargetPastHeartbeatMs} ms): ${met ? "met" : "NOT met"}.\n`,
+    );
     return met;
   } finally {
     await broker.stop();

@@ -38,7 +38,10 @@ const crate = join(import.meta.dir, "../sv01-load");
 function buildLoadGenerator(): string {
   const cache = process.env.SVC_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "svc");
   const targetDir = join(cache, "sv01-load-target");
-  const built = Bun.spawnSync(["cargo", "build", "--release", "--quiet", "--manifest-path", join(crate, "Cargo.toml"), "--target-dir", targetDir], { stdout: "inherit", stderr: "inherit" });
+  const built = Bun.spawnSync(["cargo", "build", "--release", "--quiet", "--manifest-path", join(crate, "Cargo.toml"), "--target-dir", targetDir], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if (built.exitCode !== 0) throw new Error("cargo build of bench/sv01-load failed");
   return join(targetDir, "release", "sv01-load");
 }
@@ -50,12 +53,21 @@ interface LoadResult {
 }
 
 function runLoad(binary: string, address: string, payloadPath: string, gzip: boolean, seconds: number): LoadResult {
-  const argv = [binary, address, payloadPath, String(opcodes.produce), String(gzip ? features.gzip : 0), "-", String(connections), String(depth), String(seconds)];
+  const argv = [
+    binary,
+    address,
+    payloadPath,
+    String(opcodes.produce),
+    String(gzip ? features.gzip : 0),
+    "-",
+    String(connections),
+    String(depth),
+    String(seconds),
+  ];
   const run = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
   if (run.exitCode !== 0) throw new Error(`sv01-load failed: ${run.stderr.toString()}`);
   return JSON.parse(run.stdout.toString()) as LoadResult;
 }
-
 
 /** Prints the table; answers whether both targets were met. */
 export async function binaryProduce(seconds: number): Promise<boolean> {
@@ -70,7 +82,9 @@ export async function binaryProduce(seconds: number): Promise<boolean> {
   }
   try {
     if (binaryAddress === undefined) throw new Error("the broker printed no SV01 address");
-    console.log(`\n### broker: durable produce of ${fmt(batch)}-record batches over SV01 (bench/sv01-load, ${connections} connections × ${depth} in flight) vs HTTP (wrk -c ${connections}) vs the raw disk, ${seconds}s each\n`);
+    console.log(
+      `\n### broker: durable produce of ${fmt(batch)}-record batches over SV01 (bench/sv01-load, ${connections} connections × ${depth} in flight) vs HTTP (wrk -c ${connections}) vs the raw disk, ${seconds}s each\n`,
+    );
     console.log("MB/s counts values. Raw: one writev + fdatasync of one request's frames at a time.\n");
     console.log("| value | transport | req/s | records/s | MB/s | p50 ms | p99 ms | of raw MB/s | vs HTTP records/s |");
     console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -80,18 +94,32 @@ export async function binaryProduce(seconds: number): Promise<boolean> {
       await callBroker(broker, "POST", "/topics", { name: topic, partitions: 1 });
       const rawBatches = await rawDisk(join(dir, "raw.log"), requestFrames(valueBytes, batch), seconds);
       const rawMBps = (rawBatches * batch * valueBytes) / bytesPerMB;
-      const http = await wrk({ url: broker.url, script: wrkProduceScript(topic, valueBytes, batch), scriptPath: join(dir, "produce.lua"), threads: 2, connections, seconds, timeoutSeconds: 10 });
+      const http = await wrk({
+        url: broker.url,
+        script: wrkProduceScript(topic, valueBytes, batch),
+        scriptPath: join(dir, "produce.lua"),
+        threads: 2,
+        connections,
+        seconds,
+        timeoutSeconds: 10,
+      });
       const httpRecords = http.requestsPerSec * batch;
       const row = (transport: string, rate: number, p50: number, p99: number) => {
         const records = rate * batch;
         const mbps = (records * valueBytes) / bytesPerMB;
-        console.log(`| ${valueBytes} B | ${transport} | ${fmt(rate)} | ${fmt(records)} | ${mbps.toFixed(1)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${((mbps / rawMBps) * 100).toFixed(0)}% | ${(records / httpRecords).toFixed(2)}× |`);
+        console.log(
+          `| ${valueBytes} B | ${transport} | ${fmt(rate)} | ${fmt(records)} | ${mbps.toFixed(1)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${((mbps / rawMBps) * 100).toFixed(0)}% | ${(records / httpRecords).toFixed(2)}× |`,
+        );
         return { records, mbps };
       };
       console.log(`| ${valueBytes} B | raw disk | ${fmt(rawBatches)} | ${fmt(rawBatches * batch)} | ${rawMBps.toFixed(1)} | | | 100% | |`);
       row("HTTP", http.requestsPerSec, http.p50Ms, http.p99Ms);
       const value = new Uint8Array(valueBytes).fill(0x78);
-      const payload = encodeProduceRequest({ topic, producerId: null, records: Array.from({ length: batch }, () => ({ key: null, value, partition: 0, sequence: null })) });
+      const payload = encodeProduceRequest({
+        topic,
+        producerId: null,
+        records: Array.from({ length: batch }, () => ({ key: null, value, partition: 0, sequence: null })),
+      });
       for (const gzip of [false, true]) {
         const path = join(dir, gzip ? "payload.gz" : "payload.bin");
         writeFileSync(path, gzip ? gzipSync(payload) : payload);
@@ -101,7 +129,9 @@ export async function binaryProduce(seconds: number): Promise<boolean> {
         if (!gzip && valueBytes === 100 && records < httpMultipleTarget * httpRecords) met = false;
       }
     }
-    console.log(`\n**Verdict:** SV01 produce at 1 KiB ≥ ${rawShareTarget * 100}% of the raw disk's MB/s and at 100 B ≥ ${httpMultipleTarget}× HTTP's records/s: ${met ? "met" : "NOT met"}.\n`);
+    console.log(
+      `\n**Verdict:** SV01 produce at 1 KiB ≥ ${rawShareTarget * 100}% of the raw disk's MB/s and at 100 B ≥ ${httpMultipleTarget}× HTTP's records/s: ${met ? "met" : "NOT met"}.\n`,
+    );
     return met;
   } finally {
     await broker.stop();

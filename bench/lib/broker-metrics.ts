@@ -24,7 +24,6 @@ const scrapeEveryMs = 1000;
 const rounds = 3;
 const loadChangeTarget = 0.02;
 
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Prints both tables; answers whether both targets were met. */
@@ -64,7 +63,15 @@ export async function metricsCost(seconds: number): Promise<boolean> {
           }
         })();
         const cpuStart = cpuSeconds(broker.proc.pid);
-        const result = await wrk({ url: broker.url, script: wrkProduceScript("bench.load", 100, 100), scriptPath: join(dir, "produce.lua"), threads: 2, connections: 4, seconds, timeoutSeconds: 10 });
+        const result = await wrk({
+          url: broker.url,
+          script: wrkProduceScript("bench.load", 100, 100),
+          scriptPath: join(dir, "produce.lua"),
+          threads: 2,
+          connections: 4,
+          seconds,
+          timeoutSeconds: 10,
+        });
         if (side === "alone") aloneCpuShares.push((cpuSeconds(broker.proc.pid) - cpuStart) / seconds);
         scraping = false;
         await scraper;
@@ -74,20 +81,28 @@ export async function metricsCost(seconds: number): Promise<boolean> {
     const alone = median(rates.alone);
     const scraped = median(rates.scraped);
     const change = scraped / alone - 1;
-    console.log(`\n### broker: produce (100 × 100 B, wrk -t 2 -c 4 -d ${seconds}s) alone and with a /metrics scrape every ${scrapeEveryMs} ms (${rounds} alternating runs each, medians)\n`);
+    console.log(
+      `\n### broker: produce (100 × 100 B, wrk -t 2 -c 4 -d ${seconds}s) alone and with a /metrics scrape every ${scrapeEveryMs} ms (${rounds} alternating runs each, medians)\n`,
+    );
     const spread = (values: number[]) => (Math.max(...values) / Math.min(...values) - 1) * 100;
     console.log("| alone req/s (runs) | scraped req/s (runs) | alone median | scraped median | change | alone runs' spread | target |");
     console.log("|---|---|---:|---:|---:|---:|---:|");
-    console.log(`| ${rates.alone.map(fmt).join(", ")} | ${rates.scraped.map(fmt).join(", ")} | ${fmt(alone)} | ${fmt(scraped)} | ` +
-      `${(change * 100).toFixed(1)}% | ${spread(rates.alone).toFixed(1)}% | within ±${loadChangeTarget * 100}% |`);
+    console.log(
+      `| ${rates.alone.map(fmt).join(", ")} | ${rates.scraped.map(fmt).join(", ")} | ${fmt(alone)} | ${fmt(scraped)} | ` +
+        `${(change * 100).toFixed(1)}% | ${spread(rates.alone).toFixed(1)}% | within ±${loadChangeTarget * 100}% |`,
+    );
     // The steadier estimate: what the scrapes cost the broker's CPU against what the load costs it.
     const scrapeShare = cpuMsPerScrape / scrapeEveryMs / median(aloneCpuShares);
-    console.log(`\nScrapes' CPU against the broker's CPU under the load alone: ${cpuMsPerScrape.toFixed(2)} ms per ${scrapeEveryMs} ms against ` +
-      `${(median(aloneCpuShares) * 100).toFixed(0)}% of a core = ${(scrapeShare * 100).toFixed(2)}% (at Prometheus's default 15 s interval, a fifteenth of it).`);
+    console.log(
+      `\nScrapes' CPU against the broker's CPU under the load alone: ${cpuMsPerScrape.toFixed(2)} ms per ${scrapeEveryMs} ms against ` +
+        `${(median(aloneCpuShares) * 100).toFixed(0)}% of a core = ${(scrapeShare * 100).toFixed(2)}% (at Prometheus's default 15 s interval, a fifteenth of it).`,
+    );
     const loadMet = Math.abs(change) < loadChangeTarget;
-    console.log(`\n**Verdict:** a scrape of ${fmt(partitions)} partitions takes ${median(times).toFixed(1)} ms (target < ${scrapeTargetMs}): ${scrapeMet ? "met" : "NOT met"}; ` +
-      `scraping moved the produce rate by ${(change * 100).toFixed(1)}% in this run (target < ${loadChangeTarget * 100}%): ${loadMet ? "met" : "NOT met"}` +
-      `${loadMet ? "" : ` — runs without scraping spread ${spread(rates.alone).toFixed(1)}%`}; by CPU the scrapes cost ${(scrapeShare * 100).toFixed(2)}% of the load's.\n`);
+    console.log(
+      `\n**Verdict:** a scrape of ${fmt(partitions)} partitions takes ${median(times).toFixed(1)} ms (target < ${scrapeTargetMs}): ${scrapeMet ? "met" : "NOT met"}; ` +
+        `scraping moved the produce rate by ${(change * 100).toFixed(1)}% in this run (target < ${loadChangeTarget * 100}%): ${loadMet ? "met" : "NOT met"}` +
+        `${loadMet ? "" : ` — runs without scraping spread ${spread(rates.alone).toFixed(1)}%`}; by CPU the scrapes cost ${(scrapeShare * 100).toFixed(2)}% of the load's.\n`,
+    );
     return scrapeMet && loadMet;
   } finally {
     await broker.stop();

@@ -55,5 +55,7 @@ wrk.body = '{"records":[' .. table.concat(records, ",") .. ']}'
 
 /** Lua lines that set `headers` on every request of a wrk script. */
 export function wrkHeaders(headers: Record<string, string>): string {
-  return Object.entries(headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"`).join("\n");
+  return Object.entries(headers)
+    .map(([name, value]) => `wrk.headers["${name}"] = "${value}"`)
+    .join("\n");
 }

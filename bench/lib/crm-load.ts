@@ -55,7 +55,9 @@ function csvField(value: unknown): string {
 
 async function psql(url: string, command: string, stdin?: string): Promise<void> {
   const proc = Bun.spawn([join(postgresBinDir, "psql"), url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command], {
-    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe",
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
   });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`psql ${command.slice(0, 60)} exited ${code}:\n${out}${err}`);

@@ -114,7 +114,9 @@ export async function aofFileComparison(): Promise<void> {
     const dataPath = join(work, "data.resp");
     const keys = writeData(dataPath);
     const commands = 2 * stringKeys + 4 * collectionsPerKind;
-    console.log(`### kv: append-only file rewrite and load (${fmt(stringKeys)} string keys each set twice, ${fmt(4 * collectionsPerKind)} collections of ${membersPerCollection}: ${fmt(commands)} commands)\n`);
+    console.log(
+      `### kv: append-only file rewrite and load (${fmt(stringKeys)} string keys each set twice, ${fmt(4 * collectionsPerKind)} collections of ${membersPerCollection}: ${fmt(commands)} commands)\n`,
+    );
     console.log("| server | file before | BGREWRITEAOF | file after | start with the file | start, empty | load |");
     console.log("|---|---:|---:|---:|---:|---:|---:|");
     const results = new Map<string, { rewriteMs: number; loadMs: number }>();
@@ -146,7 +148,9 @@ export async function aofFileComparison(): Promise<void> {
     const ours = results.get("svc kv")!;
     for (const name of [...results.keys()].filter((n) => n !== "svc kv")) {
       const theirs = results.get(name)!;
-      console.log(`\nagainst ${name}: rewrite ${(theirs.rewriteMs / ours.rewriteMs).toFixed(2)}×, load ${(theirs.loadMs / ours.loadMs).toFixed(2)}× (theirs/ours: above 1 means svc is faster)`);
+      console.log(
+        `\nagainst ${name}: rewrite ${(theirs.rewriteMs / ours.rewriteMs).toFixed(2)}×, load ${(theirs.loadMs / ours.loadMs).toFixed(2)}× (theirs/ours: above 1 means svc is faster)`,
+      );
     }
     console.log("");
   } finally {

@@ -52,7 +52,9 @@ export async function aofComparison(): Promise<void> {
         withNullServer ? startNullServer() : undefined,
       ]);
       await warmUp([redis.port, kv.port], tests, keyRange);
-      console.log(`### kv: append-only file, appendfsync ${policy} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange}), median of ${rounds} interleaved rounds\n`);
+      console.log(
+        `### kv: append-only file, appendfsync ${policy} (redis-benchmark -c ${clients} -n ${requests} -r ${keyRange}), median of ${rounds} interleaved rounds\n`,
+      );
       if (nullServer === undefined) {
         console.log("| test | redis ops/s | svc ops/s | svc/redis |");
         console.log("|---|---:|---:|---:|");

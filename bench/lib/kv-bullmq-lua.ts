@@ -12,15 +12,30 @@ import { median, redisCli } from "./redis-benchmark.ts";
 import type { ServerProcess } from "../../test/kv/support/servers.ts";
 
 /** A BullMQ job's options as its addStandardJob script receives them: msgpack of a seven-field map. */
-const packedOptions = Buffer.from("87a46e616d65a36a6f62a464617461a47b6e3a317da7617474656d707473a131a564656c6179a130a87072696f72697479a130a3726f63c3a3666f6fa3626172", "hex").toString("latin1");
+const packedOptions = Buffer.from(
+  "87a46e616d65a36a6f62a464617461a47b6e3a317da7617474656d707473a131a564656c6179a130a87072696f72697479a130a3726f63c3a3666f6fa3626172",
+  "hex",
+).toString("latin1");
 
 /** Each case: its script, and how many times it does what is timed (the µs per EVALSHA is divided by it). */
 const cases: { name: string; body: string; repeats: number }[] = [
   { name: "a script's fixed cost (EVALSHA of `return 1`)", body: "return 1", repeats: 1 },
   { name: "redis.call('ping'), per call", body: "for i = 1, 1000 do redis.call('ping') end return 1", repeats: 1000 },
-  { name: "plain Lua: a string made and stored, per iteration", body: "local t = {} for i = 1, 1000 do t[i] = tostring(i) .. ':x' end return #t", repeats: 1000 },
-  { name: "cmsgpack.unpack of a job's options, per call", body: "local n = 0 for i = 1, 1000 do n = n + #cmsgpack.unpack(ARGV[1]) end return n", repeats: 1000 },
-  { name: "cjson.encode of a three-field table, per call", body: "local n = 0 for i = 1, 1000 do n = n + #cjson.encode({id = i, name = 'job', attempts = 3}) end return n", repeats: 1000 },
+  {
+    name: "plain Lua: a string made and stored, per iteration",
+    body: "local t = {} for i = 1, 1000 do t[i] = tostring(i) .. ':x' end return #t",
+    repeats: 1000,
+  },
+  {
+    name: "cmsgpack.unpack of a job's options, per call",
+    body: "local n = 0 for i = 1, 1000 do n = n + #cmsgpack.unpack(ARGV[1]) end return n",
+    repeats: 1000,
+  },
+  {
+    name: "cjson.encode of a three-field table, per call",
+    body: "local n = 0 for i = 1, 1000 do n = n + #cjson.encode({id = i, name = 'job', attempts = 3}) end return n",
+    repeats: 1000,
+  },
   {
     name: "cjson.decode of a job's options, per call",
     body: `local n = 0 for i = 1, 1000 do n = n + #cjson.decode('{"attempts":0,"removeOnComplete":true,"delay":0,"name":"job","priority":0}') end return n`,

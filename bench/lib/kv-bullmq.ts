@@ -84,7 +84,11 @@ async function bulkRound(server: ServerProcess, queueName: string, count: number
     const started = performance.now();
     void worker.run();
     for (let first = 0; first < count; first += addBatch) {
-      const batch = Array.from({ length: Math.min(addBatch, count - first) }, (_, i) => ({ name: "job", data: { n: first + i }, opts: { removeOnComplete: true } }));
+      const batch = Array.from({ length: Math.min(addBatch, count - first) }, (_, i) => ({
+        name: "job",
+        data: { n: first + i },
+        opts: { removeOnComplete: true },
+      }));
       await queue.addBulk(batch);
     }
     await done;
@@ -127,10 +131,14 @@ async function delayedRound(server: ServerProcess, queueName: string): Promise<n
   const lateMs: number[] = [];
   let allStarted!: () => void;
   const started = new Promise<void>((resolve) => (allStarted = resolve));
-  const worker = new Worker(queueName, async (job: Job) => {
-    lateMs.push(Date.now() - (job.timestamp + job.opts.delay!));
-    if (lateMs.length === delayedJobs) allStarted();
-  }, { connection, concurrency: workerConcurrency });
+  const worker = new Worker(
+    queueName,
+    async (job: Job) => {
+      lateMs.push(Date.now() - (job.timestamp + job.opts.delay!));
+      if (lateMs.length === delayedJobs) allStarted();
+    },
+    { connection, concurrency: workerConcurrency },
+  );
   try {
     await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
     for (let n = 0; n < delayedJobs; n++) {
@@ -197,7 +205,9 @@ export async function bullmqComparison(): Promise<void> {
     const [redisRate, kvRate] = servers.map((s) => med(s, (r) => r.jobsPerSec)) as [number, number];
     const [redisCpu, kvCpu] = servers.map((s) => med(s, (r) => r.cpuMicrosPerJob)) as [number, number];
     const [redisSingle, kvSingle] = servers.map((s) => median(oneAtATime.get(s)!)) as [number, number];
-    console.log(`### kv: BullMQ (${fmt(jobs)} jobs added in bulk, one Worker of concurrency ${workerConcurrency}; appendonly yes, appendfsync everysec on both), median of ${rounds} interleaved rounds\n`);
+    console.log(
+      `### kv: BullMQ (${fmt(jobs)} jobs added in bulk, one Worker of concurrency ${workerConcurrency}; appendonly yes, appendfsync everysec on both), median of ${rounds} interleaved rounds\n`,
+    );
     console.log("| case | redis jobs/s | svc jobs/s | svc/redis |");
     console.log("|---|---:|---:|---:|");
     console.log(`| ${fmt(jobs)} jobs in bulk | ${fmt(redisRate)} | ${fmt(kvRate)} | ${(kvRate / redisRate).toFixed(2)}× |`);
@@ -206,11 +216,17 @@ export async function bullmqComparison(): Promise<void> {
     console.log(`Delayed jobs (${delayedJobs} a round, due 5–${delayedSpreadMs + 5} ms after they are added, all rounds together), how late they started:\n`);
     console.log("| lateness | redis ms | svc ms |");
     console.log("|---|---:|---:|");
-    for (const [name, q] of [["median", 0.5], ["90th percentile", 0.9], ["99th percentile", 0.99]] as const) {
+    for (const [name, q] of [
+      ["median", 0.5],
+      ["90th percentile", 0.9],
+      ["99th percentile", 0.99],
+    ] as const) {
       console.log(`| ${name} | ${quantile(redisLate!, q)} | ${quantile(kvLate!, q)} |`);
     }
     console.log("");
-    console.log(`Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×.\n`);
+    console.log(
+      `Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×.\n`,
+    );
     printCommandstats(...stats!);
     await bullmqLuaCosts(redis, kv);
   } finally {
@@ -230,7 +246,9 @@ function printCommandstats(fromRedis: Commandstats, fromKv: Commandstats): void 
   for (const name of names.slice(0, commandstatsRows)) {
     const r = fromRedis.get(name)!;
     const k = fromKv.get(name)!;
-    console.log(`| ${name} | ${fmt(r.calls)} | ${fmt(k.calls)} | ${r.usecPerCall.toFixed(2)} | ${k.usecPerCall.toFixed(2)} | ${(k.usecPerCall / r.usecPerCall).toFixed(2)}× |`);
+    console.log(
+      `| ${name} | ${fmt(r.calls)} | ${fmt(k.calls)} | ${r.usecPerCall.toFixed(2)} | ${k.usecPerCall.toFixed(2)} | ${(k.usecPerCall / r.usecPerCall).toFixed(2)}× |`,
+    );
   }
   console.log("");
 }

@@ -69,7 +69,9 @@ export async function restComparison(): Promise<void> {
       { name: "PUT /kv/{key} vs SET", rest: "PUT" as const, resp: "set" as const },
       { name: "GET /kv/{key} vs GET", rest: "GET" as const, resp: "get" as const },
     ];
-    console.log(`### kv: REST (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s) vs RESP (redis-benchmark -c ${connections} -P 1), same process, keys from ${fmt(keyRange)}, median of ${rounds}\n`);
+    console.log(
+      `### kv: REST (wrk -t ${wrkThreads} -c ${connections} -d ${seconds}s) vs RESP (redis-benchmark -c ${connections} -P 1), same process, keys from ${fmt(keyRange)}, median of ${rounds}\n`,
+    );
     console.log("| operation | REST ops/s | RESP ops/s | REST/RESP |");
     console.log("|---|---:|---:|---:|");
     for (const c of cases) {
@@ -77,8 +79,13 @@ export async function restComparison(): Promise<void> {
       const resp: number[] = [];
       for (let round = 0; round < rounds; round++) {
         const run = await wrk({
-          url: `http://127.0.0.1:${kv.httpPort}`, script: scripts[c.rest], scriptPath: join(dir, `${c.rest}.lua`),
-          threads: wrkThreads, connections, seconds, timeoutSeconds: wrkTimeoutSeconds,
+          url: `http://127.0.0.1:${kv.httpPort}`,
+          script: scripts[c.rest],
+          scriptPath: join(dir, `${c.rest}.lua`),
+          threads: wrkThreads,
+          connections,
+          seconds,
+          timeoutSeconds: wrkTimeoutSeconds,
         });
         rest.push(run.requestsPerSec);
         // As many requests as REST managed in its run, at RESP's rate: runs of similar length.
@@ -93,4 +100,3 @@ export async function restComparison(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-

@@ -38,9 +38,12 @@ export async function scriptComparison(): Promise<void> {
     }
     const command = (i: number) => ["EVALSHA", shas[i]!, ...scripts[i]!.args];
     for (const server of [redis, kv]) {
-      for (const i of scripts.keys()) await redisBenchmark({ port: server.port, test: "", command: command(i), pipeline: 16, requests: keyRange, clients, keyRange });
+      for (const i of scripts.keys())
+        await redisBenchmark({ port: server.port, test: "", command: command(i), pipeline: 16, requests: keyRange, clients, keyRange });
     }
-    console.log(`### kv: Lua scripts by EVALSHA (redis-benchmark -c ${clients} -n ${fmt(requests)} -r ${fmt(keyRange)}), median of ${rounds} interleaved rounds\n`);
+    console.log(
+      `### kv: Lua scripts by EVALSHA (redis-benchmark -c ${clients} -n ${fmt(requests)} -r ${fmt(keyRange)}), median of ${rounds} interleaved rounds\n`,
+    );
     console.log("| script | redis ops/s | svc ops/s | svc/redis |");
     console.log("|---|---:|---:|---:|");
     for (const pipeline of [1, 16]) {

@@ -19,7 +19,6 @@ const cappedStreams = 1000;
 /** Entries of the memory test's stream. */
 const memoryEntries = 1_000_000;
 
-
 /** A case's command, and whether each measurement starts from a fresh group (its reads consume the stream). */
 const cases: { name: string; command: string[]; freshGroup?: boolean }[] = [
   { name: "XADD to 1,000 capped streams", command: ["XADD", "events:__rand_int__", "MAXLEN", "~", "1000", "*", "type", "click", "user", "__rand_int__"] },
@@ -36,10 +35,21 @@ export async function streamComparison(): Promise<void> {
     [redis, kv] = await Promise.all([startRedis(), startKv(["--appendonly", "no"])]);
     for (const server of [redis, kv]) {
       // The long stream, then a warm-up of every case, unmeasured (lib/redis-benchmark.ts: warmUp).
-      await redisBenchmark({ port: server.port, test: "", command: ["XADD", "long", "*", "type", "view", "user", "__rand_int__"], pipeline: 16, requests: longStreamEntries, clients, keyRange: 100_000 });
-      for (const c of cases.slice(0, 4)) await redisBenchmark({ port: server.port, test: "", command: c.command, pipeline: 16, requests: 100_000, clients, keyRange: cappedStreams });
+      await redisBenchmark({
+        port: server.port,
+        test: "",
+        command: ["XADD", "long", "*", "type", "view", "user", "__rand_int__"],
+        pipeline: 16,
+        requests: longStreamEntries,
+        clients,
+        keyRange: 100_000,
+      });
+      for (const c of cases.slice(0, 4))
+        await redisBenchmark({ port: server.port, test: "", command: c.command, pipeline: 16, requests: 100_000, clients, keyRange: cappedStreams });
     }
-    console.log(`### kv: streams (redis-benchmark -c ${clients} -n ${fmt(requests)}; a ${fmt(longStreamEntries)}-entry stream for the reads), median of ${rounds} interleaved rounds\n`);
+    console.log(
+      `### kv: streams (redis-benchmark -c ${clients} -n ${fmt(requests)}; a ${fmt(longStreamEntries)}-entry stream for the reads), median of ${rounds} interleaved rounds\n`,
+    );
     console.log("| test | redis ops/s | svc ops/s | svc/redis |");
     console.log("|---|---:|---:|---:|");
     for (const pipeline of [1, 16]) {
@@ -71,7 +81,15 @@ async function memoryComparison(): Promise<void> {
     const growth = new Map<ServerProcess, number>();
     for (const server of [redis, kv]) {
       const before = await purgedRssBytes(server);
-      await redisBenchmark({ port: server.port, test: "", command: ["XADD", "s", "*", "type", "click", "user", "__rand_int__"], pipeline: 16, requests: memoryEntries, clients, keyRange: 1_000_000 });
+      await redisBenchmark({
+        port: server.port,
+        test: "",
+        command: ["XADD", "s", "*", "type", "click", "user", "__rand_int__"],
+        pipeline: 16,
+        requests: memoryEntries,
+        clients,
+        keyRange: 1_000_000,
+      });
       growth.set(server, ((await purgedRssBytes(server)) - before) / memoryEntries);
     }
     console.log(`### kv: memory for one stream of ${fmt(memoryEntries)} entries (\`type click user <n>\`; RSS growth after MEMORY PURGE, fresh servers)\n`);

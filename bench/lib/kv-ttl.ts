@@ -34,12 +34,15 @@ export async function ttlComparison(): Promise<void> {
       await redisBenchmark({ port: server.port, test: "", command: setWithTtl, pipeline: 16, requests: 10 * keyRange, clients, keyRange });
       await redisBenchmark({ port: server.port, test: "get", pipeline: 16, requests: 2 * keyRange, clients, keyRange });
     }
-    console.log(`### kv: keys with a time to live (${fmt(keyRange)} keys set with EX; redis-benchmark -c ${clients} -n ${fmt(requests)} -r ${fmt(keyRange)}), median of ${rounds} interleaved rounds\n`);
+    console.log(
+      `### kv: keys with a time to live (${fmt(keyRange)} keys set with EX; redis-benchmark -c ${clients} -n ${fmt(requests)} -r ${fmt(keyRange)}), median of ${rounds} interleaved rounds\n`,
+    );
     console.log("| test | redis ops/s | svc ops/s | svc/redis |");
     console.log("|---|---:|---:|---:|");
     for (const pipeline of [1, 16]) {
       for (const [i, c] of cases.entries()) {
-        const measure = (server: ServerProcess) => redisBenchmark({ port: server.port, test: c.test, command: c.command, pipeline, requests, clients, keyRange });
+        const measure = (server: ServerProcess) =>
+          redisBenchmark({ port: server.port, test: c.test, command: c.command, pipeline, requests, clients, keyRange });
         const [r, k] = await interleavedMedians(redis, kv, i % 2 === 0, rounds, measure);
         console.log(`| ${c.name} -P ${pipeline} | ${fmt(r)} | ${fmt(k)} | ${(k / r).toFixed(2)}× |`);
       }

@@ -78,13 +78,15 @@ export class ForwarderProcess {
   /** The next stdout line, which must start with `tag`; its rest. */
   async #next(tag: string, timeoutMs: number): Promise<string> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const line = this.#lines.shift() ?? (await Promise.race([
-      new Promise<string>((resolve) => this.#waiters.push(resolve)),
-      this.proc.exited.then((code) => Promise.reject(new Error(`media forwarder exited ${code}:\n${this.#stderr}`))),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`media forwarder gave no ${tag} within ${timeoutMs} ms:\n${this.#stderr}`)), timeoutMs);
-      }),
-    ]).finally(() => clearTimeout(timer)));
+    const line =
+      this.#lines.shift() ??
+      (await Promise.race([
+        new Promise<string>((resolve) => this.#waiters.push(resolve)),
+        this.proc.exited.then((code) => Promise.reject(new Error(`media forwarder exited ${code}:\n${this.#stderr}`))),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`media forwarder gave no ${tag} within ${timeoutMs} ms:\n${this.#stderr}`)), timeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer)));
     if (!line.startsWith(`${tag} `)) throw new Error(`media forwarder: expected ${tag}, got ${line}\n${this.#stderr}`);
     return line.slice(tag.length + 1);
   }

@@ -84,7 +84,11 @@ function offerText(ssrc: number, slots: number): string {
 
 const openPlain = (router: types.Router) => router.createPlainTransport({ listenInfo: plainListen, rtcpMux: true, comedia: true });
 
-async function buildRelay(config: ForwarderConfig, pool: WorkerPool, log: Logger): Promise<{ ready: ForwarderReady["participants"]; stats: () => ForwarderStats; close: () => void }> {
+async function buildRelay(
+  config: ForwarderConfig,
+  pool: WorkerPool,
+  log: Logger,
+): Promise<{ ready: ForwarderReady["participants"]; stats: () => ForwarderStats; close: () => void }> {
   // The WebRTC listen settings are never used: every session here is opened on a PlainTransport.
   const server = new MediaServer(pool, { ip: plainListen.ip, announcedAddress: undefined, portMin: 0, portMax: 0 }, log);
   const exp = Math.floor(Date.now() / 1000) + 3600;
@@ -100,11 +104,20 @@ async function buildRelay(config: ForwarderConfig, pool: WorkerPool, log: Logger
   };
 }
 
-async function buildConsumers(config: ForwarderConfig, pool: WorkerPool): Promise<{ ready: ForwarderReady["participants"]; stats: () => ForwarderStats; close: () => void }> {
+async function buildConsumers(
+  config: ForwarderConfig,
+  pool: WorkerPool,
+): Promise<{ ready: ForwarderReady["participants"]; stats: () => ForwarderStats; close: () => void }> {
   const worker = pool.leastLoaded()!;
   const codec = { mimeType: "audio/opus", payloadType: benchPayloadType, clockRate: 48000, channels: 2, parameters: opusParameters, rtcpFeedback: [] };
-  const router = await worker.createRouter({ mediaCodecs: [{ kind: "audio", mimeType: "audio/opus", clockRate: 48000, channels: 2, preferredPayloadType: benchPayloadType }] });
-  const observer = await router.createAudioLevelObserver({ maxEntries: config.slots, threshold: mediaSpeakingThresholdDbov, interval: mediaAudioLevelIntervalMs });
+  const router = await worker.createRouter({
+    mediaCodecs: [{ kind: "audio", mimeType: "audio/opus", clockRate: 48000, channels: 2, preferredPayloadType: benchPayloadType }],
+  });
+  const observer = await router.createAudioLevelObserver({
+    maxEntries: config.slots,
+    threshold: mediaSpeakingThresholdDbov,
+    interval: mediaAudioLevelIntervalMs,
+  });
   const transports: types.PlainTransport[] = [];
   const producers: types.Producer[] = [];
   for (let i = 0; i < config.participants; i++) {
@@ -124,7 +137,17 @@ async function buildConsumers(config: ForwarderConfig, pool: WorkerPool): Promis
   }
   // What a slot consumer asks for in svc (session.ts): Opus only, no header extensions.
   const rtpCapabilities: types.RtpCapabilities = {
-    codecs: [{ kind: "audio", mimeType: "audio/opus", preferredPayloadType: benchPayloadType, clockRate: 48000, channels: 2, parameters: opusParameters, rtcpFeedback: [] }],
+    codecs: [
+      {
+        kind: "audio",
+        mimeType: "audio/opus",
+        preferredPayloadType: benchPayloadType,
+        clockRate: 48000,
+        channels: 2,
+        parameters: opusParameters,
+        rtcpFeedback: [],
+      },
+    ],
     headerExtensions: [],
   };
   const heard: number[][] = [];

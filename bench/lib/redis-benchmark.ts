@@ -47,7 +47,11 @@ export async function warmUp(ports: number[], tests: string[], keyRange: number)
 }
 
 export async function redisCli(port: number, args: string[], stdinFile?: string): Promise<string> {
-  const proc = Bun.spawn(["redis-cli", "-p", String(port), ...args], { stdin: stdinFile === undefined ? "ignore" : Bun.file(stdinFile), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["redis-cli", "-p", String(port), ...args], {
+    stdin: stdinFile === undefined ? "ignore" : Bun.file(stdinFile),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = await new Response(proc.stdout).text();
   if ((await proc.exited) !== 0) throw new Error(`redis-cli ${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`);
   return out;
@@ -84,7 +88,11 @@ export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
  * once against the server it is given.
  */
 export async function interleavedMedians<S>(
-  redis: S, kv: S, redisFirst: boolean, rounds: number, measure: (server: S) => Promise<number>,
+  redis: S,
+  kv: S,
+  redisFirst: boolean,
+  rounds: number,
+  measure: (server: S) => Promise<number>,
 ): Promise<[redis: number, kv: number]> {
   const runs = { redis: [] as number[], kv: [] as number[] };
   for (let round = 0; round < rounds; round++) {

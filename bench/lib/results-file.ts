@@ -290,7 +290,12 @@ function ratioCell(header: string, cell: string): { value: number; unit: "×" | 
 function rowLabels(table: Table): string[] {
   const width = Math.max(1, table.header.length);
   for (let k = 1; k <= width; k++) {
-    const labels = table.rows.map((r) => r.slice(0, k).map((c) => c.replace(/\*\*/g, "")).join(" · "));
+    const labels = table.rows.map((r) =>
+      r
+        .slice(0, k)
+        .map((c) => c.replace(/\*\*/g, ""))
+        .join(" · "),
+    );
     if (new Set(labels).size === labels.length || k === width) {
       const seen = new Map<string, number>();
       return labels.map((label) => {
@@ -317,7 +322,11 @@ function tableKeys(tables: readonly Table[]): string[] {
 /** A row label made of numbers only (`407,942`, `3,981, 3,634`): a measurement, not a name. */
 const isNumberLabel = (label: string) => /^[\d\s.,%×·+-]+$/.test(label) && /\d/.test(label);
 
-const normaliseNumbers = (text: string) => text.replace(/[+-]?\d(?:[\d,.]*\d)?/g, "#").replace(/\s+/g, " ").trim();
+const normaliseNumbers = (text: string) =>
+  text
+    .replace(/[+-]?\d(?:[\d,.]*\d)?/g, "#")
+    .replace(/\s+/g, " ")
+    .trim();
 
 function bodyOutsideTables(lines: readonly string[]): string[] {
   return lines.filter((l) => !isTableLine(l) && l.trim() !== "");
@@ -408,7 +417,9 @@ export function diffSection(previous: Section, next: Section, options: DiffOptio
         if (now === undefined || was === undefined || now.unit !== was.unit) return;
         compared++;
         if (moved(was.value, now.value, options.noise)) {
-          lines.push(`${where}${label} · ${column}: ${old.rows[oldRow]![oc]!.replace(/\*\*/g, "")} → ${table.rows[r]![c]!.replace(/\*\*/g, "")} (${formatChange(was.value, now.value)})`);
+          lines.push(
+            `${where}${label} · ${column}: ${old.rows[oldRow]![oc]!.replace(/\*\*/g, "")} → ${table.rows[r]![c]!.replace(/\*\*/g, "")} (${formatChange(was.value, now.value)})`,
+          );
         }
       });
     });

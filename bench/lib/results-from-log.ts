@@ -15,15 +15,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  defaultIntro,
-  formatResultsFile,
-  normaliseTitle,
-  parseTables,
-  type ResultsFile,
-  type Section,
-  trimBlankLines,
-} from "./results-file.ts";
+import { defaultIntro, formatResultsFile, normaliseTitle, parseTables, type ResultsFile, type Section, trimBlankLines } from "./results-file.ts";
 
 export interface LogRun {
   /** The `## ` heading's text. */
@@ -60,8 +52,14 @@ export function measuredFromHeading(heading: string): string {
   const fields = heading.split(" · ");
   const bun = fields.findIndex((f) => /^Bun\b/.test(f.trim()));
   if (bun === -1) return heading.trim();
-  const where = fields.slice(0, bun + 1).join(" · ").trim();
-  const what = fields.slice(bun + 1).join(" · ").trim();
+  const where = fields
+    .slice(0, bun + 1)
+    .join(" · ")
+    .trim();
+  const what = fields
+    .slice(bun + 1)
+    .join(" · ")
+    .trim();
   return what === "" ? where : `${where} — run “${what}”`;
 }
 
@@ -169,7 +167,9 @@ if (import.meta.main) {
     if (kept) process.stderr.write(`not kept: ${run.closingNotes.length} line(s) of notes after "${run.sections.at(-1)!.title}" in "## ${run.heading}"\n`);
   }
   for (const { title, heading } of sources) process.stderr.write(`${title}\n    from "## ${heading}"\n`);
-  process.stderr.write(`${runs.length} runs, ${runs.reduce((n, r) => n + r.sections.length, 0)} sections → ${sources.length} benchmarks; ${lineCount(before)} → ${lineCount(after)} lines\n`);
+  process.stderr.write(
+    `${runs.length} runs, ${runs.reduce((n, r) => n + r.sections.length, 0)} sections → ${sources.length} benchmarks; ${lineCount(before)} → ${lineCount(after)} lines\n`,
+  );
   if (check) process.stdout.write(after);
   else writeFileSync(path, after);
 }

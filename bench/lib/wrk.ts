@@ -35,8 +35,21 @@ function latencyMs(out: string, percentile: string): number {
 
 export async function wrk(r: WrkRun): Promise<WrkResult> {
   writeFileSync(r.scriptPath, r.script);
-  const argv = ["wrk", "--latency", "-t", String(r.threads), "-c", String(r.connections), "-d", `${r.seconds}s`,
-    "--timeout", `${r.timeoutSeconds}s`, "-s", r.scriptPath, r.url];
+  const argv = [
+    "wrk",
+    "--latency",
+    "-t",
+    String(r.threads),
+    "-c",
+    String(r.connections),
+    "-d",
+    `${r.seconds}s`,
+    "--timeout",
+    `${r.timeoutSeconds}s`,
+    "-s",
+    r.scriptPath,
+    r.url,
+  ];
   const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
   if ((await proc.exited) !== 0) throw new Error(`wrk failed: ${await new Response(proc.stderr).text()}`);

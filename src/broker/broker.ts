@@ -57,7 +57,9 @@ export class Broker {
     // A revoked key's budgets go with it (a key id is never made again).
     this.keys.onRevoke((keyId) => this.quotas.forget(keyId));
     this.topics = new TopicRegistry(options.dataDir, {
-      recordBytesMax: options.recordBytesMax, flushEveryRecords: options.flushEveryRecords, clock,
+      recordBytesMax: options.recordBytesMax,
+      flushEveryRecords: options.flushEveryRecords,
+      clock,
     });
     this.groups = new ConsumerGroups(options.dataDir, clock, options.memberTimeoutMs, this.topics);
     this.metrics = new BrokerMetrics(this.topics, this.groups);
@@ -81,7 +83,8 @@ export class Broker {
     await this.topics.load(log);
     if (this.options.authRequired) {
       const bootstrap = this.keys.bootstrap();
-      if (bootstrap !== null) log.warn({ file: bootstrap }, "no API keys yet: wrote an admin key's secret to this file; create real keys with it, then delete the file");
+      if (bootstrap !== null)
+        log.warn({ file: bootstrap }, "no API keys yet: wrote an admin key's secret to this file; create real keys with it, then delete the file");
     }
     const pass = () => runRetentionPass(this.topics, this.options.clock, log, (place, segments, bytes) => this.metrics.retention(place, segments, bytes));
     this.compactionPass = () => runCompactionPass(this.topics, this.options.clock, log, (place, dropped) => this.metrics.compaction(place, dropped));

@@ -40,7 +40,9 @@ export class BrokerMetrics {
     const r = this.registry;
     const partitionGauge = (name: string, help: string, read: (summary: PartitionSummary) => number) =>
       r.gauge({
-        name, help, labelNames: ["topic", "partition"],
+        name,
+        help,
+        labelNames: ["topic", "partition"],
         collect: (set) => {
           for (const topic of topics.list()) {
             for (let p = 0; p < topic.partitionCount; p++) set([topic.name, String(p)], read(topic.summary(p)));
@@ -51,34 +53,74 @@ export class BrokerMetrics {
     partitionGauge("svc_partition_end_offset", "The partition's high watermark: the offset the next record gets.", (s) => s.high_watermark);
     partitionGauge("svc_partition_size_bytes", "Bytes of the partition's segments on disk.", (s) => s.size_bytes);
     partitionGauge("svc_partition_segment_count", "Segments of the partition, the active one included.", (s) => s.segment_count);
-    this.recordsProduced = r.counter({ name: "svc_topic_records_produced_total", help: "Records written to the topic (duplicates of idempotent retries not counted).", labelNames: ["topic"] });
+    this.recordsProduced = r.counter({
+      name: "svc_topic_records_produced_total",
+      help: "Records written to the topic (duplicates of idempotent retries not counted).",
+      labelNames: ["topic"],
+    });
     this.bytesProduced = r.counter({ name: "svc_topic_bytes_produced_total", help: "Bytes of keys and values written to the topic.", labelNames: ["topic"] });
-    this.recordsConsumed = r.counter({ name: "svc_topic_records_consumed_total", help: "Records read from the topic, by topic and group consumes.", labelNames: ["topic"] });
+    this.recordsConsumed = r.counter({
+      name: "svc_topic_records_consumed_total",
+      help: "Records read from the topic, by topic and group consumes.",
+      labelNames: ["topic"],
+    });
     this.bytesConsumed = r.counter({ name: "svc_topic_bytes_consumed_total", help: "Bytes of keys and values read from the topic.", labelNames: ["topic"] });
     r.gauge({
-      name: "svc_group_committed_offset", help: "The group's committed offset: the next offset it reads.", labelNames: ["group", "topic", "partition"],
+      name: "svc_group_committed_offset",
+      help: "The group's committed offset: the next offset it reads.",
+      labelNames: ["group", "topic", "partition"],
       collect: (set) => {
         for (const e of groups.lag()) set([e.group, e.topic, String(e.partition)], e.offset);
       },
     });
     r.gauge({
-      name: "svc_group_lag", help: "Records between the group's committed offset and the partition's high watermark.", labelNames: ["group", "topic", "partition"],
+      name: "svc_group_lag",
+      help: "Records between the group's committed offset and the partition's high watermark.",
+      labelNames: ["group", "topic", "partition"],
       collect: (set) => {
         for (const e of groups.lag()) set([e.group, e.topic, String(e.partition)], e.lag);
       },
     });
-    this.segmentsDeleted = r.counter({ name: "svc_retention_segments_deleted_total", help: "Sealed segments retention deleted.", labelNames: ["topic", "partition"] });
+    this.segmentsDeleted = r.counter({
+      name: "svc_retention_segments_deleted_total",
+      help: "Sealed segments retention deleted.",
+      labelNames: ["topic", "partition"],
+    });
     this.bytesReclaimed = r.counter({ name: "svc_retention_bytes_reclaimed_total", help: "Bytes retention freed.", labelNames: ["topic", "partition"] });
-    this.compactionRuns = r.counter({ name: "svc_compaction_runs_total", help: "Compactions of the partition (one per pass that visits it).", labelNames: ["topic", "partition"] });
-    this.recordsDropped = r.counter({ name: "svc_compaction_records_dropped_total", help: "Records compaction dropped (superseded by a newer record of their key, or expired tombstones).", labelNames: ["topic", "partition"] });
-    this.requests = r.counter({ name: "svc_broker_requests_total", help: "Operations run through the request pipeline, by grant action and outcome (ok or the error code).", labelNames: ["action", "outcome"] });
-    this.requestSeconds = r.histogram({ name: "svc_broker_request_duration_seconds", help: "Time an operation took in the pipeline, its grant check to its answer.", labelNames: ["action"], buckets: requestBucketsSeconds });
+    this.compactionRuns = r.counter({
+      name: "svc_compaction_runs_total",
+      help: "Compactions of the partition (one per pass that visits it).",
+      labelNames: ["topic", "partition"],
+    });
+    this.recordsDropped = r.counter({
+      name: "svc_compaction_records_dropped_total",
+      help: "Records compaction dropped (superseded by a newer record of their key, or expired tombstones).",
+      labelNames: ["topic", "partition"],
+    });
+    this.requests = r.counter({
+      name: "svc_broker_requests_total",
+      help: "Operations run through the request pipeline, by grant action and outcome (ok or the error code).",
+      labelNames: ["action", "outcome"],
+    });
+    this.requestSeconds = r.histogram({
+      name: "svc_broker_request_duration_seconds",
+      help: "Time an operation took in the pipeline, its grant check to its answer.",
+      labelNames: ["action"],
+      buckets: requestBucketsSeconds,
+    });
     r.gauge({ name: "svc_topics", help: "Topics the broker holds.", collect: (set) => set([], topics.count) });
     r.gauge({ name: "svc_binary_connections", help: "Open connections of the binary protocol.", collect: (set) => set([], this.binaryConnections) });
-    this.binaryWaited = r.counter({ name: "svc_binary_requests_waited_total", help: "Binary requests that waited to start: their connection had 32 running, or the shared in-flight byte budget was spent." });
+    this.binaryWaited = r.counter({
+      name: "svc_binary_requests_waited_total",
+      help: "Binary requests that waited to start: their connection had 32 running, or the shared in-flight byte budget was spent.",
+    });
     this.cpuSeconds = r.counter({ name: "process_cpu_seconds_total", help: "User and system CPU time the broker process has used." });
     r.gauge({ name: "process_resident_memory_bytes", help: "Resident memory of the broker process.", collect: (set) => set([], process.memoryUsage.rss()) });
-    r.gauge({ name: "process_start_time_seconds", help: "When the broker process started, seconds since the Unix epoch.", collect: (set) => set([], this.startedAtSeconds) });
+    r.gauge({
+      name: "process_start_time_seconds",
+      help: "When the broker process started, seconds since the Unix epoch.",
+      collect: (set) => set([], this.startedAtSeconds),
+    });
   }
 
   produced(topic: string, records: number, bytes: number): void {

@@ -98,7 +98,8 @@ export class RetentionScheduler {
       this.timer = null;
       const followUp = this.followUp;
       const retention = this.runNow().catch((error) => this.log.error({ err: error }, "background retention pass failed"));
-      const compaction = followUp === null ? Promise.resolve() : this.runOther(followUp).catch((error) => this.log.error({ err: error }, "background compaction pass failed"));
+      const compaction =
+        followUp === null ? Promise.resolve() : this.runOther(followUp).catch((error) => this.log.error({ err: error }, "background compaction pass failed"));
       void Promise.all([retention, compaction]).finally(() => this.schedule());
     }, this.intervalMs);
     // The timer alone must not keep the process alive at shutdown.

@@ -46,26 +46,48 @@ export const brokerService = defineService({
     bind: flag.string({ default: "127.0.0.1:8080", help: "HTTP address host:port; port 0 picks a free one (printed)" }),
     dataDir: flag.string({ default: dataDirDefault, help: "directory for topics and their logs (created if missing)" }),
     flushEveryRecords: flag.int({
-      default: brokerFlushEveryRecordsDefault, min: 1, max: brokerFlushEveryRecordsMax,
+      default: brokerFlushEveryRecordsDefault,
+      min: 1,
+      max: brokerFlushEveryRecordsMax,
       help: "records written per fdatasync: 1 puts every produce on disk before its answer; above 1, the records between syncs are answered once written (they survive a crash of the process, not of the machine)",
     }),
     maxRequestBodyBytes: flag.bytes({ default: brokerRequestBodyBytesMax, min: 1, max: brokerRequestBodyBytesMax, help: "largest request body (413 past it)" }),
-    maxRecordBytes: flag.bytes({ default: brokerRecordBytesMax, min: 1, max: brokerRecordBytesMax, help: "largest key plus value of one record (413 past it)" }),
+    maxRecordBytes: flag.bytes({
+      default: brokerRecordBytesMax,
+      min: 1,
+      max: brokerRecordBytesMax,
+      help: "largest key plus value of one record (413 past it)",
+    }),
     maxFetchRecords: flag.int({ default: fetchRecordsMax, min: 1, max: fetchRecordsMax, help: "largest max_records a consume may ask for" }),
     maxFetchBytes: flag.bytes({ default: fetchBytesMax, min: 1, max: fetchBytesMax, help: "largest max_bytes a consume may ask for" }),
     auth: flag.enum({
-      choices: ["off", "required"], default: "off",
+      choices: ["off", "required"],
+      default: "off",
       help: "required: every request needs an API key (Authorization: Bearer or X-Svc-Key); the first start writes an admin key to <data-dir>/bootstrap.key",
     }),
-    bindBinary: flag.string({ default: "", help: "address host:port of the SV01 binary protocol listener; port 0 picks a free one (printed). None: no binary listener" }),
+    bindBinary: flag.string({
+      default: "",
+      help: "address host:port of the SV01 binary protocol listener; port 0 picks a free one (printed). None: no binary listener",
+    }),
     binaryIdleTimeout: flag.duration({ default: binaryIdleTimeoutMs, min: 1000, help: "a binary connection that sends nothing this long is closed" }),
-    binaryMaxConnectionsPerIp: flag.int({ default: binaryConnectionsPerAddressDefault, min: 1, max: 1_000_000, help: "binary connections one address may hold; one past is closed at once" }),
-    binaryMaxInflightBytes: flag.bytes({ default: binaryInFlightBytesDefault, min: 1, help: "request bytes running on all binary connections together; a request past it waits" }),
+    binaryMaxConnectionsPerIp: flag.int({
+      default: binaryConnectionsPerAddressDefault,
+      min: 1,
+      max: 1_000_000,
+      help: "binary connections one address may hold; one past is closed at once",
+    }),
+    binaryMaxInflightBytes: flag.bytes({
+      default: binaryInFlightBytesDefault,
+      min: 1,
+      help: "request bytes running on all binary connections together; a request past it waits",
+    }),
     corsOrigin: flag.list({ default: [], help: "an origin (scheme://host[:port]) whose browsers may call the API; repeatable. None: no CORS headers" }),
     tlsCert: flag.string({ default: "", help: "PEM certificate chain: serve HTTPS (needs --tls-key)" }),
     tlsKey: flag.string({ default: "", help: "PEM private key of --tls-cert" }),
     coordMemberTimeout: flag.duration({
-      default: coordMemberTimeoutDefaultMs, min: coordMemberTimeoutMinMs, max: coordMemberTimeoutMaxMs,
+      default: coordMemberTimeoutDefaultMs,
+      min: coordMemberTimeoutMinMs,
+      max: coordMemberTimeoutMaxMs,
       help: "a consumer group member not heard from for this long is removed and its group rebalances (Kafka's session.timeout.ms); heartbeat every third of it or more often",
     }),
   },
@@ -90,7 +112,12 @@ export const brokerService = defineService({
     let http: ReturnType<typeof startBrokerHttp>;
     try {
       http = startBrokerHttp(broker, {
-        hostname: bind.hostname, port: bind.port, bodyBytesMax: config.maxRequestBodyBytes, corsOrigins: origins, tls, log,
+        hostname: bind.hostname,
+        port: bind.port,
+        bodyBytesMax: config.maxRequestBodyBytes,
+        corsOrigins: origins,
+        tls,
+        log,
       });
     } catch (error) {
       // OpenSSL's refusal of the PEM files (bad base64, a key that does not match the certificate).
@@ -112,16 +139,26 @@ export const brokerService = defineService({
     let binary: BinaryListener | null = null;
     if (binaryBind !== null) {
       binary = startBinaryListener(broker, {
-        hostname: binaryBind.hostname, port: binaryBind.port, tls,
+        hostname: binaryBind.hostname,
+        port: binaryBind.port,
+        tls,
         limits: {
-          payloadBytesMax: config.maxRequestBodyBytes, tokenBytesMax: binaryHandshakeTokenBytesMax,
-          inFlightPerConnection: binaryRequestsInFlightMax, unreadOutputBytesMax: binaryUnreadOutputBytesMax,
+          payloadBytesMax: config.maxRequestBodyBytes,
+          tokenBytesMax: binaryHandshakeTokenBytesMax,
+          inFlightPerConnection: binaryRequestsInFlightMax,
+          unreadOutputBytesMax: binaryUnreadOutputBytesMax,
         },
-        idleTimeoutMs: config.binaryIdleTimeout, connectionsPerAddressMax: config.binaryMaxConnectionsPerIp,
-        inFlightBytesMax: config.binaryMaxInflightBytes, log,
+        idleTimeoutMs: config.binaryIdleTimeout,
+        connectionsPerAddressMax: config.binaryMaxConnectionsPerIp,
+        inFlightBytesMax: config.binaryMaxInflightBytes,
+        log,
       });
       const binaryAddress = formatBindAddress(binaryBind.hostname, binary.port);
-      endpoints.push({ protocol: tls === null ? "SV01" : "SV01+TLS", address: binaryAddress, tryIt: "the client in src/broker/binary/client.ts (docs/broker.md)" });
+      endpoints.push({
+        protocol: tls === null ? "SV01" : "SV01+TLS",
+        address: binaryAddress,
+        tryIt: "the client in src/broker/binary/client.ts (docs/broker.md)",
+      });
     }
     return {
       endpoints,

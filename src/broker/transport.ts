@@ -32,7 +32,9 @@ function readPem(path: string, flagName: string, kind: RegExp): string {
 export function loadTls(certPath: string, keyPath: string): TlsPem | null {
   if (certPath === "" && keyPath === "") return null;
   if (certPath === "" || keyPath === "") {
-    throw badConfig(`--tls-cert and --tls-key go together: ${certPath === "" ? "--tls-key" : "--tls-cert"} was given without ${certPath === "" ? "--tls-cert" : "--tls-key"}`);
+    throw badConfig(
+      `--tls-cert and --tls-key go together: ${certPath === "" ? "--tls-key" : "--tls-cert"} was given without ${certPath === "" ? "--tls-cert" : "--tls-key"}`,
+    );
   }
   return {
     cert: readPem(certPath, "--tls-cert", /-----BEGIN CERTIFICATE-----/),
@@ -46,7 +48,8 @@ export function loadTls(certPath: string, keyPath: string): TlsPem | null {
  */
 export function corsOrigins(values: readonly string[]): string[] {
   return values.map((value) => {
-    if (value === "*") throw badConfig("--cors-origin: list the origins that may call the broker; '*' is not accepted (a listed origin is echoed back, never '*')");
+    if (value === "*")
+      throw badConfig("--cors-origin: list the origins that may call the broker; '*' is not accepted (a listed origin is echoed back, never '*')");
     let origin: string;
     try {
       origin = new URL(value).origin;

@@ -35,7 +35,10 @@ const flags = {
 };
 
 export function benchNames(): string[] {
-  return readdirSync(benchDir).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort();
+  return readdirSync(benchDir)
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => f.slice(0, -3))
+    .sort();
 }
 
 /** The line that heads a results table: when and where it was measured. */
@@ -103,11 +106,11 @@ export const benchCommand: Command = {
       "usage: svc bench [flags] [name...]",
       "",
       "Runs the benchmarks named (all without names), each as its own process, showing what it prints.",
-      "After each, compares its \"### \" sections with the recorded ones in the results file and prints",
+      'After each, compares its "### " sections with the recorded ones in the results file and prints',
       "where they differ: ratios (× values, percentages of the raw disk) that moved beyond the noise band,",
       "rows and tables that appeared or went, verdicts whose words changed. Then, unless --no-record, it",
       "replaces those sections in the file (a new benchmark's is added; the others are left as they are),",
-      "each under a \"> Measured <date> · <machine> — by ./svc bench … at <commit>\" line. The file keeps only",
+      'each under a "> Measured <date> · <machine> — by ./svc bench … at <commit>" line. The file keeps only',
       "the latest result of each benchmark; its history is in git (git log -p bench/RESULTS.md).",
       "Use --no-record for quick looks with lowered counts (SVC_BENCH_KV_REQUESTS …) or on a busy machine.",
       "",

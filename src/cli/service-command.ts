@@ -5,7 +5,8 @@ import type { Command } from "./command.ts";
 
 export function serviceCommand(service: Service): Command {
   const tools = service.tools ?? [];
-  const toolHelp = tools.length === 0 ? "" : `\n\ntools (svc ${service.name} <tool> --help for each):\n${tools.map((t) => `  ${t.name}  ${t.summary}`).join("\n")}`;
+  const toolHelp =
+    tools.length === 0 ? "" : `\n\ntools (svc ${service.name} <tool> --help for each):\n${tools.map((t) => `  ${t.name}  ${t.summary}`).join("\n")}`;
   return {
     name: service.name,
     summary: service.summary,

@@ -1,4 +1,4 @@
-/** `svc test`: the whole suite — type-check, bun test (test/ and fuzz/), cargo test. */
+/** `svc test`: the whole suite — lint and format check, type-check, bun test (test/ and fuzz/), cargo test. */
 import { join } from "node:path";
 import { flag, formatHelp, parseConfig } from "../core/config.ts";
 import { SvcError } from "../core/errors.ts";
@@ -6,7 +6,7 @@ import type { Command } from "./command.ts";
 import { cacheDir, repoRoot } from "./paths.ts";
 import { runSteps, type Step, summarize } from "./steps.ts";
 
-const stepNames = ["typecheck", "bun", "cargo"] as const;
+const stepNames = ["lint", "typecheck", "bun", "cargo"] as const;
 /**
  * Per-test time limit of the bun step. Tests start real server processes, a browser or a
  * PostgreSQL; on a shared 2-core machine one can take seconds to schedule, past bun's 5 s default.
@@ -20,6 +20,9 @@ const flags = {
 
 function steps(bunTestArgs: string[]): Record<(typeof stepNames)[number], Step> {
   return {
+    // Biome (biome.json): the formatter's layout and the linter's rules, checked without writing;
+    // `node_modules/.bin/biome check --write` applies both (docs/foundation.md, "Code style").
+    lint: { name: "lint", cmd: [join(repoRoot, "node_modules/.bin/biome"), "ci", "--colors=off"], cwd: repoRoot },
     typecheck: { name: "typecheck", cmd: [join(repoRoot, "node_modules/.bin/tsc"), "-p", repoRoot], cwd: repoRoot },
     bun: { name: "bun", cmd: [process.execPath, "test", "--timeout", String(bunTestTimeoutMs), ...bunTestArgs], cwd: repoRoot },
     cargo: {
@@ -34,7 +37,7 @@ function steps(bunTestArgs: string[]): Record<(typeof stepNames)[number], Step> 
 
 export const testCommand: Command = {
   name: "test",
-  summary: "run every test: type-check, bun test (test/, fuzz/), cargo test",
+  summary: "run every test: lint and format check, type-check, bun test (test/, fuzz/), cargo test",
   help: () =>
     `usage: svc test [flags] [bun test filters...]\n\nRuns the whole suite; filters narrow the bun step (e.g. svc test http).\n\nflags:\n${formatHelp(flags, "SVC_TEST")}`,
   async run(args) {

@@ -58,8 +58,7 @@ const badConfig = (message: string) => new SvcError("bad_config", message);
 // ---- names -----------------------------------------------------------------------------------
 
 export const flagName = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-export const envName = (key: string, f: Flag, prefix: string) =>
-  f.env ?? `${prefix}_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+export const envName = (key: string, f: Flag, prefix: string) => f.env ?? `${prefix}_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
 
 // ---- value parsers ---------------------------------------------------------------------------
 
@@ -91,14 +90,30 @@ function formatScaled(value: number, units: [string, number][]): string {
   return `${value}${units[units.length - 1]![0]}`;
 }
 
-export const formatBytes = (n: number) => formatScaled(n, [["GiB", GiB], ["MiB", MiB], ["KiB", KiB], ["B", 1]]);
-export const formatDuration = (ms: number) => formatScaled(ms, [["h", 3_600_000], ["m", 60_000], ["s", 1000], ["ms", 1]]);
+export const formatBytes = (n: number) =>
+  formatScaled(n, [
+    ["GiB", GiB],
+    ["MiB", MiB],
+    ["KiB", KiB],
+    ["B", 1],
+  ]);
+export const formatDuration = (ms: number) =>
+  formatScaled(ms, [
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1000],
+    ["ms", 1],
+  ]);
 
 function checkRange(n: number, f: { min?: number; max?: number }, what: string, show: (n: number) => string): number {
   const { min = -Infinity, max = Infinity } = f;
   if (n >= min && n <= max) return n;
-  const range = Number.isFinite(min) && Number.isFinite(max) ? `from ${show(min)} to ${show(max)}`
-    : Number.isFinite(min) ? `of at least ${show(min)}` : `of at most ${show(max)}`;
+  const range =
+    Number.isFinite(min) && Number.isFinite(max)
+      ? `from ${show(min)} to ${show(max)}`
+      : Number.isFinite(min)
+        ? `of at least ${show(min)}`
+        : `of at most ${show(max)}`;
   throw badConfig(`expected ${what} ${range}, got ${show(n)}`);
 }
 
@@ -174,9 +189,13 @@ function applyEnv(spec: FlagSpec, env: Record<string, string | undefined>, prefi
     const name = envName(key, f, prefix);
     const text = env[name];
     if (text === undefined || text === "") continue;
-    values[key] = f.kind === "list"
-      ? text.split(",").map((s) => s.trim()).filter((s) => s !== "")
-      : from(name, () => parseValue(f, text));
+    values[key] =
+      f.kind === "list"
+        ? text
+            .split(",")
+            .map((s) => s.trim())
+            .filter((s) => s !== "")
+        : from(name, () => parseValue(f, text));
   }
 }
 
@@ -229,12 +248,7 @@ export interface ParsedConfig<S extends FlagSpec> {
   positionals: string[];
 }
 
-export function parseConfig<S extends FlagSpec>(
-  spec: S,
-  argv: readonly string[],
-  env: Record<string, string | undefined>,
-  envPrefix: string,
-): ParsedConfig<S> {
+export function parseConfig<S extends FlagSpec>(spec: S, argv: readonly string[], env: Record<string, string | undefined>, envPrefix: string): ParsedConfig<S> {
   const values = defaults(spec);
   applyEnv(spec, env, envPrefix, values);
   const positionals = applyArgv(spec, argv, values);
@@ -247,7 +261,13 @@ export function parseConfig<S extends FlagSpec>(
 // ---- help ------------------------------------------------------------------------------------
 
 const placeholder: Record<Flag["kind"], string> = {
-  string: "<text>", int: "<n>", bool: "", enum: "", list: "<text>", bytes: "<bytes>", duration: "<duration>",
+  string: "<text>",
+  int: "<n>",
+  bool: "",
+  enum: "",
+  list: "<text>",
+  bytes: "<bytes>",
+  duration: "<duration>",
 };
 
 function showDefault(f: Flag): string {
@@ -268,8 +288,12 @@ function showDefault(f: Flag): string {
 /** One aligned line per flag: usage, help, default, environment variable. */
 export function formatHelp(spec: FlagSpec, envPrefix: string): string {
   const rows = Object.entries(spec).map(([key, f]) => {
-    const usage = f.kind === "enum" ? `--${flagName(key)} <${f.choices.join("|")}>`
-      : f.kind === "bool" ? `--[no-]${flagName(key)}` : `--${flagName(key)} ${placeholder[f.kind]}`;
+    const usage =
+      f.kind === "enum"
+        ? `--${flagName(key)} <${f.choices.join("|")}>`
+        : f.kind === "bool"
+          ? `--[no-]${flagName(key)}`
+          : `--${flagName(key)} ${placeholder[f.kind]}`;
     const extra = [showDefault(f), `env ${envName(key, f, envPrefix)}`].filter((s) => s !== "").join("; ");
     return [usage, `${f.help} (${extra})`] as const;
   });

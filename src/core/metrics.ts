@@ -33,8 +33,7 @@ interface MetricOptions {
 const escapeHelp = (text: string) => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
 const labelValueSpecial = /[\\"\n]/;
 /** Most values (topic names, partition numbers) hold nothing to escape: they are tested once, not rewritten thrice. */
-const escapeLabelValue = (text: string) =>
-  labelValueSpecial.test(text) ? text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n") : text;
+const escapeLabelValue = (text: string) => (labelValueSpecial.test(text) ? text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n") : text);
 
 export function formatValue(value: number): string {
   if (Number.isNaN(value)) return "NaN";

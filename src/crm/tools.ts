@@ -34,7 +34,9 @@ function tool<S extends FlagSpec>(name: string, usage: string, summary: string, 
         return 0;
       } catch (error) {
         if (!isSvcError(error) || error.code === "bad_config") throw error;
-        const details = Array.isArray(error.details) ? `: ${error.details.map((d: { field: string; message: string }) => `${d.field} ${d.message}`).join("; ")}` : "";
+        const details = Array.isArray(error.details)
+          ? `: ${error.details.map((d: { field: string; message: string }) => `${d.field} ${d.message}`).join("; ")}`
+          : "";
         process.stderr.write(`svc crm ${usage.split(" ").slice(0, 2).join(" ")}: ${error.message}${details}\n`);
         return 1;
       } finally {
@@ -46,9 +48,13 @@ function tool<S extends FlagSpec>(name: string, usage: string, summary: string, 
 
 /** A command that only groups subcommands: run bare, it shows them. */
 function group(name: string, summary: string, subcommands: Command[]): Command {
-  const help = () => `usage: svc crm ${name} <${subcommands.map((c) => c.name).join("|")}> [flags]\n\n${summary}\n\n${subcommands.map((c) => `  ${c.name}  ${c.summary}`).join("\n")}`;
+  const help = () =>
+    `usage: svc crm ${name} <${subcommands.map((c) => c.name).join("|")}> [flags]\n\n${summary}\n\n${subcommands.map((c) => `  ${c.name}  ${c.summary}`).join("\n")}`;
   return {
-    name, summary, help, subcommands,
+    name,
+    summary,
+    help,
+    subcommands,
     async run() {
       process.stderr.write(`${help()}\n`);
       return usageExitCode;
@@ -56,38 +62,56 @@ function group(name: string, summary: string, subcommands: Command[]): Command {
   };
 }
 
-const roleAdd = tool("add", "role add --name NAME [--parent ROLE]", "adds a role to the hierarchy, under --parent or at the top", {
-  name: flag.string({ required: true, help: "the role's name" }),
-  parent: flag.string({ help: "the role it reports to" }),
-}, async (db, v) => {
-  const role = await db.write((tx) => addRole(tx, v.name, v.parent ?? null));
-  return `role ${role.name} (id ${role.id})`;
-});
+const roleAdd = tool(
+  "add",
+  "role add --name NAME [--parent ROLE]",
+  "adds a role to the hierarchy, under --parent or at the top",
+  {
+    name: flag.string({ required: true, help: "the role's name" }),
+    parent: flag.string({ help: "the role it reports to" }),
+  },
+  async (db, v) => {
+    const role = await db.write((tx) => addRole(tx, v.name, v.parent ?? null));
+    return `role ${role.name} (id ${role.id})`;
+  },
+);
 
 async function readStdin(): Promise<string> {
   return (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "");
 }
 
-const userAdd = tool("add", "user add --username NAME [--role ROLE] [--admin] [--password-stdin]", "adds a user", {
-  username: flag.string({ required: true, help: "the user's sign-in name" }),
-  role: flag.string({ help: "the user's role in the hierarchy" }),
-  admin: flag.bool({ default: false, help: "an admin sees and changes everything, and manages settings" }),
-  passwordStdin: flag.bool({ default: false, help: "read a sign-in password from standard input (hashed with argon2id)" }),
-}, async (db, v) => {
-  const password = v.passwordStdin ? await readStdin() : null;
-  if (password !== null && password.length < 8) throw new SvcError("bad_config", "--password-stdin: a password needs at least 8 characters");
-  const user = await db.write((tx) => addUser(tx, { username: v.username, role: v.role ?? null, admin: v.admin, password }));
-  return `user ${user.username} (id ${user.id}${user.isAdmin ? ", admin" : ""})`;
-});
+const userAdd = tool(
+  "add",
+  "user add --username NAME [--role ROLE] [--admin] [--password-stdin]",
+  "adds a user",
+  {
+    username: flag.string({ required: true, help: "the user's sign-in name" }),
+    role: flag.string({ help: "the user's role in the hierarchy" }),
+    admin: flag.bool({ default: false, help: "an admin sees and changes everything, and manages settings" }),
+    passwordStdin: flag.bool({ default: false, help: "read a sign-in password from standard input (hashed with argon2id)" }),
+  },
+  async (db, v) => {
+    const password = v.passwordStdin ? await readStdin() : null;
+    if (password !== null && password.length < 8) throw new SvcError("bad_config", "--password-stdin: a password needs at least 8 characters");
+    const user = await db.write((tx) => addUser(tx, { username: v.username, role: v.role ?? null, admin: v.admin, password }));
+    return `user ${user.username} (id ${user.id}${user.isAdmin ? ", admin" : ""})`;
+  },
+);
 
-const tokenCreate = tool("create", "token create --user NAME [--name LABEL]", "creates an API token for a user and prints it once (only its hash is kept)", {
-  user: flag.string({ required: true, help: "the user the token acts as" }),
-  name: flag.string({ default: "cli", help: "a label shown when tokens are listed" }),
-}, async (db, v) => {
-  const user = await findUser(db, v.user);
-  if (user === null) throw new SvcError("not_found", `no user ${JSON.stringify(v.user)}`);
-  return (await db.write((tx) => createToken(tx, user.id, v.name))).token;
-});
+const tokenCreate = tool(
+  "create",
+  "token create --user NAME [--name LABEL]",
+  "creates an API token for a user and prints it once (only its hash is kept)",
+  {
+    user: flag.string({ required: true, help: "the user the token acts as" }),
+    name: flag.string({ default: "cli", help: "a label shown when tokens are listed" }),
+  },
+  async (db, v) => {
+    const user = await findUser(db, v.user);
+    if (user === null) throw new SvcError("not_found", `no user ${JSON.stringify(v.user)}`);
+    return (await db.write((tx) => createToken(tx, user.id, v.name))).token;
+  },
+);
 
 export const crmTools: Command[] = [
   group("role", "manage the role hierarchy", [roleAdd]),

@@ -37,11 +37,7 @@ export function setCorsHeaders(policy: CorsPolicy, req: Request, headers: Header
 }
 
 /** Headers of a preflight answer for a path that serves `methods`. */
-export function preflightHeaders(
-  policy: CorsPolicy,
-  req: Request,
-  methods: readonly string[],
-): Record<string, string> {
+export function preflightHeaders(policy: CorsPolicy, req: Request, methods: readonly string[]): Record<string, string> {
   const allowed = allowedOrigin(policy, req.headers.get("origin"));
   const headers: Record<string, string> = { allow: [...methods, "OPTIONS"].join(", ") };
   if (allowed === null) return headers;

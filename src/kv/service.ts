@@ -4,7 +4,13 @@
  */
 import { readAclFile } from "./acl/acl-file.ts";
 import { flag } from "../core/config.ts";
-import { httpIdleTimeoutSecondsDefault, httpIdleTimeoutSecondsMax, kvDatabasesDefault, kvRestBlockTimeoutMsDefault, kvRestBlockTimeoutMsMax } from "../core/limits.ts";
+import {
+  httpIdleTimeoutSecondsDefault,
+  httpIdleTimeoutSecondsMax,
+  kvDatabasesDefault,
+  kvRestBlockTimeoutMsDefault,
+  kvRestBlockTimeoutMsMax,
+} from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { fsyncPolicies } from "./aof/append-log.ts";
 import { AofFileControl, aofFileName } from "./aof/file-control.ts";
@@ -31,32 +37,40 @@ export const kvService = defineService({
     bind: flag.string({ default: "127.0.0.1", help: "address to listen on" }),
     httpPort: flag.int({ default: 5020, min: 0, max: 65535, help: "REST API port; 0 picks a free one (printed)" }),
     httpBlockTimeout: flag.duration({
-      default: kvRestBlockTimeoutMsDefault, min: 0, max: kvRestBlockTimeoutMsMax,
+      default: kvRestBlockTimeoutMsDefault,
+      min: 0,
+      max: kvRestBlockTimeoutMsMax,
       help: "longest a blocking command (BLPOP …) over REST POST /cmd waits before answering its timeout reply",
     }),
     httpIdleTimeout: flag.duration({
-      default: httpIdleTimeoutSecondsDefault * 1000, min: 1000, max: httpIdleTimeoutSecondsMax * 1000,
+      default: httpIdleTimeoutSecondsDefault * 1000,
+      min: 1000,
+      max: httpIdleTimeoutSecondsMax * 1000,
       help: "close a REST connection silent this long (whole seconds), except while a blocking command waits",
     }),
     dir: flag.string({ default: dataDirDefault, help: "directory for persistence files (created if missing)" }),
     appendonly: flag.enum({ default: "yes", choices: ["yes", "no"], help: `log every write to ${aofFileName} in --dir and replay it at start` }),
     aofLoadTruncated: flag.enum({
-      default: "yes", choices: ["yes", "no"],
+      default: "yes",
+      choices: ["yes", "no"],
       help: "at start, load an append-only file that ends inside a command up to its last complete one (yes) or refuse to start (no)",
     }),
     aofTimestampEnabled: flag.enum({
-      default: "no", choices: ["yes", "no"],
+      default: "no",
+      choices: ["yes", "no"],
       help: "write #TS:<unix seconds> annotations into the append-only file, as Redis 7 does, for redis-check-aof --truncate-to-timestamp",
     }),
     appendfsync: flag.enum({
-      default: "everysec", choices: fsyncPolicies,
+      default: "everysec",
+      choices: fsyncPolicies,
       help: "always: a write is on disk before its reply (group commit); everysec: synced once a second; no: when the kernel likes",
     }),
     requirepass: flag.string({ default: "", help: "password clients must give (AUTH, or a REST bearer token); empty for none" }),
     aclfile: flag.string({ default: "", help: "ACL users file (user lines, as ACL SAVE writes them), loaded at start; empty for none" }),
     databases: flag.int({ default: kvDatabasesDefault, min: 1, max: 1_000_000, help: "number of databases (SELECT 0..n-1)" }),
     respParser: flag.enum({
-      default: "ts", choices: ["ts", "native"],
+      default: "ts",
+      choices: ["ts", "native"],
       help: "RESP request parser: TypeScript or the napi-rs scanner; they behave identically (bench/RESULTS.md has the speeds)",
     }),
   },
@@ -65,9 +79,16 @@ export const kvService = defineService({
       databases: config.databases,
       log,
       config: {
-        port: String(config.port), bind: config.bind, dir: config.dir, requirepass: config.requirepass, aclfile: config.aclfile,
-        appendonly: config.appendonly, appendfsync: config.appendfsync, appendfilename: aofFileName,
-        "aof-timestamp-enabled": config.aofTimestampEnabled, "aof-load-truncated": config.aofLoadTruncated,
+        port: String(config.port),
+        bind: config.bind,
+        dir: config.dir,
+        requirepass: config.requirepass,
+        aclfile: config.aclfile,
+        appendonly: config.appendonly,
+        appendfsync: config.appendfsync,
+        appendfilename: aofFileName,
+        "aof-timestamp-enabled": config.aofTimestampEnabled,
+        "aof-load-truncated": config.aofLoadTruncated,
       },
     });
     // The file's users, the default user among them, replace what requirepass set, as in Redis;
@@ -89,8 +110,12 @@ export const kvService = defineService({
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
     const rest = startRestServer({
-      engine, hostname: config.bind, port: config.httpPort, log,
-      blockTimeoutMs: config.httpBlockTimeout, idleTimeoutSeconds: Math.ceil(config.httpIdleTimeout / 1000),
+      engine,
+      hostname: config.bind,
+      port: config.httpPort,
+      log,
+      blockTimeoutMs: config.httpBlockTimeout,
+      idleTimeoutSeconds: Math.ceil(config.httpIdleTimeout / 1000),
     });
     const stopCron = startCron(engine);
     engine.stats.listenersStarted(usedMemoryBytes() - beforeListening);

@@ -77,7 +77,12 @@ export class MediaServer {
   }
 
   /** Builds a session on the least-loaded worker with `build` and makes it the (user, room)'s one. */
-  async #open(claims: TokenClaims, offer: ParsedOffer, peers: string[] | null, build: (args: SessionArgs) => Promise<{ session: Session; answer: string }>): Promise<{ session: Session; answer: string }> {
+  async #open(
+    claims: TokenClaims,
+    offer: ParsedOffer,
+    peers: string[] | null,
+    build: (args: SessionArgs) => Promise<{ session: Session; answer: string }>,
+  ): Promise<{ session: Session; answer: string }> {
     const worker = this.workers.leastLoaded();
     if (worker === null) throw new SvcError("unavailable", "media engine is down: no worker is running");
     const release = this.workers.hold(worker);
@@ -98,7 +103,10 @@ export class MediaServer {
     let room = this.#rooms.get(session.room);
     if (room === undefined) this.#rooms.set(session.room, (room = new Room(session.room)));
     room.add(session);
-    this.log.info({ session: id, user: session.user, room: session.room, slots: session.slots.length, sends: session.producer !== undefined, replaced: earlier?.id }, "session created");
+    this.log.info(
+      { session: id, user: session.user, room: session.room, slots: session.slots.length, sends: session.producer !== undefined, replaced: earlier?.id },
+      "session created",
+    );
     return created;
   }
 

@@ -18,7 +18,10 @@ export const mediaService = defineService({
   envPrefix: "SVC_MEDIA",
   flags: {
     bind: flag.string({ default: "127.0.0.1:8443", help: "HTTP address host:port (also the address media ports bind); port 0 picks a free one" }),
-    tokenSecret: flag.string({ default: "", help: "HS256 secret tokens are signed with (at least 32 bytes); empty: generated once into --data-dir/token-secret" }),
+    tokenSecret: flag.string({
+      default: "",
+      help: "HS256 secret tokens are signed with (at least 32 bytes); empty: generated once into --data-dir/token-secret",
+    }),
     announcedIp: flag.string({ default: "", help: "address put in ICE candidates when clients reach this host at another address (NAT, containers)" }),
     rtcMinPort: flag.int({ default: mediaRtcPortMinDefault, min: 1, max: 65535, help: "lowest UDP port for media" }),
     rtcMaxPort: flag.int({ default: mediaRtcPortMaxDefault, min: 1, max: 65535, help: "highest UDP port for media" }),

@@ -113,7 +113,9 @@ export class Session<T extends ClientTransport = ClientTransport> {
           enableTcp: false,
         }),
       );
-      await engineCall("connect transport", () => transport.connect({ dtlsParameters: { role: offer.clientDtlsRole, fingerprints: offer.fingerprints } }), { fromOffer: true });
+      await engineCall("connect transport", () => transport.connect({ dtlsParameters: { role: offer.clientDtlsRole, fingerprints: offer.fingerprints } }), {
+        fromOffer: true,
+      });
       return transport;
     });
     try {
@@ -123,7 +125,13 @@ export class Session<T extends ClientTransport = ClientTransport> {
         sessionId: args.id,
         transport: {
           ice: transport.iceParameters,
-          candidates: transport.iceCandidates.map((c) => ({ foundation: c.foundation, priority: c.priority, address: c.address, protocol: c.protocol, port: c.port })),
+          candidates: transport.iceCandidates.map((c) => ({
+            foundation: c.foundation,
+            priority: c.priority,
+            address: c.address,
+            protocol: c.protocol,
+            port: c.port,
+          })),
           fingerprints: transport.dtlsParameters.fingerprints,
         },
         slotStreams: new Map(session.slots.map((s) => [s.mid, { ssrc: s.ssrc, cname: s.consumer.rtpParameters.rtcp?.cname ?? `slot-${s.mid}` }])),
@@ -145,8 +153,12 @@ export class Session<T extends ClientTransport = ClientTransport> {
     const { offer, worker } = args;
     // The router's Opus payload type is the one the client receives on (see the module comment).
     const routerPayloadType = offer.slots[0]?.opus.payloadType ?? offer.send?.opus.payloadType ?? 100;
-    const router = await engineCall("create router", () =>
-      worker.createRouter({ mediaCodecs: [{ kind: "audio", mimeType: "audio/opus", clockRate: 48000, channels: 2, preferredPayloadType: routerPayloadType }] }),
+    const router = await engineCall(
+      "create router",
+      () =>
+        worker.createRouter({
+          mediaCodecs: [{ kind: "audio", mimeType: "audio/opus", clockRate: 48000, channels: 2, preferredPayloadType: routerPayloadType }],
+        }),
       { fromOffer: true, discard: (late) => late.close() },
     );
     try {
@@ -169,17 +181,19 @@ export class Session<T extends ClientTransport = ClientTransport> {
   }
 
   async #produce(line: NonNullable<ParsedOffer["send"]>, events: SessionEvents): Promise<void> {
-    const producer = await engineCall("create producer", () =>
-      this.transport.produce({
-        kind: "audio",
-        rtpParameters: {
-          mid: line.mid,
-          codecs: [opusCodec(line.opus.payloadType, line.opus.parameters)],
-          headerExtensions: line.extensions as types.RtpHeaderExtensionParameters[],
-          encodings: line.ssrc === undefined ? [{}] : [{ ssrc: line.ssrc }],
-          rtcp: { cname: line.cname ?? `${this.user}`, reducedSize: true },
-        },
-      }),
+    const producer = await engineCall(
+      "create producer",
+      () =>
+        this.transport.produce({
+          kind: "audio",
+          rtpParameters: {
+            mid: line.mid,
+            codecs: [opusCodec(line.opus.payloadType, line.opus.parameters)],
+            headerExtensions: line.extensions as types.RtpHeaderExtensionParameters[],
+            encodings: line.ssrc === undefined ? [{}] : [{ ssrc: line.ssrc }],
+            rtcp: { cname: line.cname ?? `${this.user}`, reducedSize: true },
+          },
+        }),
       { fromOffer: true },
     );
     this.producer = producer;
@@ -195,18 +209,25 @@ export class Session<T extends ClientTransport = ClientTransport> {
 
   async #openSlot(mid: string, payloadType: number, parameters: Record<string, string | number>): Promise<Slot> {
     const relaySsrc = random32();
-    const relay = await engineCall("create slot relay", () =>
-      this.direct.produce({ kind: "audio", rtpParameters: { codecs: [opusCodec(payloadType, parameters)], headerExtensions: [], encodings: [{ ssrc: relaySsrc }] } }),
+    const relay = await engineCall(
+      "create slot relay",
+      () =>
+        this.direct.produce({
+          kind: "audio",
+          rtpParameters: { codecs: [opusCodec(payloadType, parameters)], headerExtensions: [], encodings: [{ ssrc: relaySsrc }] },
+        }),
       { fromOffer: true },
     );
-    const consumer = await engineCall("create slot consumer", () =>
-      this.transport.consume({
-        producerId: relay.id,
-        rtpCapabilities: {
-          codecs: [{ kind: "audio", mimeType: "audio/opus", preferredPayloadType: payloadType, clockRate: 48000, channels: 2, parameters, rtcpFeedback: [] }],
-          headerExtensions: [],
-        },
-      }),
+    const consumer = await engineCall(
+      "create slot consumer",
+      () =>
+        this.transport.consume({
+          producerId: relay.id,
+          rtpCapabilities: {
+            codecs: [{ kind: "audio", mimeType: "audio/opus", preferredPayloadType: payloadType, clockRate: 48000, channels: 2, parameters, rtcpFeedback: [] }],
+            headerExtensions: [],
+          },
+        }),
       { fromOffer: true },
     );
     return new Slot(mid, relaySsrc, payloadType, relay, consumer);

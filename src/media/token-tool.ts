@@ -26,7 +26,8 @@ const flags = {
 export const tokenTool: Command = {
   name: "token",
   summary: "print a token for the media API: svc media token --user U --room R --ttl 3600",
-  help: () => `usage: svc media token --user U --room R [--ttl 3600]\n\nPrints an HS256 JWT (sub = user, room, exp) the media service accepts.\n\nflags:\n${formatHelp(flags, envPrefix)}`,
+  help: () =>
+    `usage: svc media token --user U --room R [--ttl 3600]\n\nPrints an HS256 JWT (sub = user, room, exp) the media service accepts.\n\nflags:\n${formatHelp(flags, envPrefix)}`,
   async run(args) {
     const { values, positionals } = parseConfig(flags, args, process.env, envPrefix);
     if (positionals.length > 0) throw new SvcError("bad_config", `unexpected argument ${JSON.stringify(positionals[0])}`);

@@ -28,10 +28,7 @@ export function mediasoupWorkerBin(): string {
 export function useBuiltWorker(): void {
   const bin = mediasoupWorkerBin();
   if (!existsSync(bin)) {
-    throw new SvcError(
-      "unavailable",
-      `mediasoup worker binary not found at ${bin}: run ./svc once to build it (media-worker/build)`,
-    );
+    throw new SvcError("unavailable", `mediasoup worker binary not found at ${bin}: run ./svc once to build it (media-worker/build)`);
   }
   process.env.MEDIASOUP_WORKER_BIN = bin;
 }

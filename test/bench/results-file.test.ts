@@ -89,20 +89,29 @@ const kvAofOutput = md(
   "",
 );
 
-const byTitle = (sections: Section[], start: string) => sections.find((s) => s.title.startsWith(start))!;
-
 describe("titles", () => {
   test("counts, parenthesised load and 'median of' clauses do not split a benchmark", () => {
     const same = [
-      ["kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 50000 -r 100000)",
-        "kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 100000 -r 100000), median of 5 interleaved rounds"],
-      ["broker: durable produce vs the disk's writev+fdatasync (wrk -t 2 -c 4 -d 5s)",
-        "broker: durable produce (--flush-every-records 1) vs the disk's writev+fdatasync, wrk -t 2 -c 4 -d 5s"],
-      ["broker: consume from the page cache (max_records 10,000, max_bytes 8 MiB)",
-        "broker: consume from the page cache (wrk -t 2 -c 4 -d 5s, max_records 10,000, max_bytes 8 MiB)"],
-      ["kv: REST (wrk -t 2 -c 50 -d 5s) vs RESP (redis-benchmark -c 50 -P 1), same process, keys from 100,000, median of 3",
-        "kv: REST (wrk -t 2 -c 50 -d 10s) vs RESP (redis-benchmark -c 50 -P 1), same process, keys from 200,000, median of 5"],
-      ["kv: svc kv vs redis-server 7.0.15 (redis-benchmark -c 50 -n 500000 -r 100000)", "kv: svc kv vs redis-server 7.2.4 (redis-benchmark -c 50 -n 50000 -r 100000)"],
+      [
+        "kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 50000 -r 100000)",
+        "kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 100000 -r 100000), median of 5 interleaved rounds",
+      ],
+      [
+        "broker: durable produce vs the disk's writev+fdatasync (wrk -t 2 -c 4 -d 5s)",
+        "broker: durable produce (--flush-every-records 1) vs the disk's writev+fdatasync, wrk -t 2 -c 4 -d 5s",
+      ],
+      [
+        "broker: consume from the page cache (max_records 10,000, max_bytes 8 MiB)",
+        "broker: consume from the page cache (wrk -t 2 -c 4 -d 5s, max_records 10,000, max_bytes 8 MiB)",
+      ],
+      [
+        "kv: REST (wrk -t 2 -c 50 -d 5s) vs RESP (redis-benchmark -c 50 -P 1), same process, keys from 100,000, median of 3",
+        "kv: REST (wrk -t 2 -c 50 -d 10s) vs RESP (redis-benchmark -c 50 -P 1), same process, keys from 200,000, median of 5",
+      ],
+      [
+        "kv: svc kv vs redis-server 7.0.15 (redis-benchmark -c 50 -n 500000 -r 100000)",
+        "kv: svc kv vs redis-server 7.2.4 (redis-benchmark -c 50 -n 50000 -r 100000)",
+      ],
     ];
     for (const [a, b] of same) expect(normaliseTitle(a!)).toBe(normaliseTitle(b!));
     const different = [
@@ -139,7 +148,15 @@ describe("parse and format", () => {
   test("sections are written grouped by service in the order kv, broker, media, crm, other", () => {
     const file = parseResultsFile(md("# R", "", "### crc32c: x", "", "| a | b |", "|---|---:|", "| 1 | 2× |", "", "### crm: y", "", "### kv: z", "", "text"));
     const text = formatResultsFile(file);
-    expect(text.split("\n").filter((l) => l.startsWith("#"))).toEqual(["# R", "## kv", "### kv: z", "## crm", "### crm: y", "## native, wasm and other kernels", "### crc32c: x"]);
+    expect(text.split("\n").filter((l) => l.startsWith("#"))).toEqual([
+      "# R",
+      "## kv",
+      "### kv: z",
+      "## crm",
+      "### crm: y",
+      "## native, wasm and other kernels",
+      "### crc32c: x",
+    ]);
     expect(formatResultsFile(parseResultsFile(text))).toBe(text);
   });
 
@@ -193,7 +210,10 @@ describe("parse and format", () => {
 describe("updating", () => {
   test("a run's section replaces the recorded one in place, new ones are added, the rest stay", () => {
     const file = parseResultsFile(recorded);
-    const incoming = parseBenchOutput(`${kvAofOutput}\n### kv: streams (redis-benchmark -c 50 -n 200,000)\n\n| case | redis | svc | svc/redis |\n|---|---:|---:|---:|\n| XADD | 1 | 1 | 1.00× |\n`, "NEW");
+    const incoming = parseBenchOutput(
+      `${kvAofOutput}\n### kv: streams (redis-benchmark -c 50 -n 200,000)\n\n| case | redis | svc | svc/redis |\n|---|---:|---:|---:|\n| XADD | 1 | 1 | 1.00× |\n`,
+      "NEW",
+    );
     const { file: updated, updates } = updateSections(file, incoming);
     expect(updates.map((u) => [u.next.title.slice(0, 20), u.previous?.measured.slice(0, 10)])).toEqual([
       ["kv: append-only file", "2026-11-26"],
@@ -202,7 +222,9 @@ describe("updating", () => {
     expect(updated.sections.map((s) => s.measured.slice(0, 10))).toEqual(["NEW", "2026-11-26", "2026-11-29", "2026-11-23", "NEW"]);
     expect(file.sections[0]!.measured).not.toBe("NEW"); // the input is not changed
     const text = formatResultsFile(updated);
-    expect(text).toContain("### kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 100000 -r 100000), median of 5 interleaved rounds\n\n> Measured NEW\n\n| test |");
+    expect(text).toContain(
+      "### kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 100000 -r 100000), median of 5 interleaved rounds\n\n> Measured NEW\n\n| test |",
+    );
     expect(text).not.toContain("median of 3 interleaved rounds");
     // The new kv section is written with kv, before broker; the other sections are as they were.
     expect(text.indexOf("### kv: streams")).toBeLessThan(text.indexOf("## broker"));
@@ -229,11 +251,7 @@ describe("differences", () => {
 
   test("ratios that moved beyond the band, new and gone rows, and the title", () => {
     const { lines, compared } = diffSection(recordedAof, newAof, noise);
-    expect(lines).toEqual([
-      `title was: ${recordedAof.title}`,
-      "[test] incr -P 1 · svc/redis: 0.93× → 0.70× (-25%)",
-      "[test] new row: lpush -P 16",
-    ]);
+    expect(lines).toEqual([`title was: ${recordedAof.title}`, "[test] incr -P 1 · svc/redis: 0.93× → 0.70× (-25%)", "[test] new row: lpush -P 16"]);
     expect(compared).toBe(4); // set -P 1 (0.87 → 0.85) and the median (1.18 → 1.10) are within 10%
     expect(diffSection(recordedAof, newAof, { noise: 0.05 }).lines).toContain("[test] median · svc/redis: 1.18× → 1.10× (-7%)");
     const shrunk = { ...newAof, body: newAof.body.filter((l) => !l.startsWith("| set -P 16")) };
@@ -292,8 +310,13 @@ describe("differences", () => {
 
   test("tables are matched by their first header cell, a second alike by its place", () => {
     const body = (a: string, b: string) => [
-      "| -P 1 | redis ops/s | ts/redis |", "|---|---:|---:|", `| set | 1 | ${a} |`, "",
-      "| -P 1 | redis | redis/svc |", "|---|---:|---:|", `| set | 1 | ${b} |`,
+      "| -P 1 | redis ops/s | ts/redis |",
+      "|---|---:|---:|",
+      `| set | 1 | ${a} |`,
+      "",
+      "| -P 1 | redis | redis/svc |",
+      "|---|---:|---:|",
+      `| set | 1 | ${b} |`,
     ];
     const diff = diffSection({ title: "t", measured: "", body: body("1.00×", "1.00×") }, { title: "t", measured: "", body: body("1.00×", "0.50×") }, noise);
     expect(diff.lines).toEqual(["[-P 1 (table 2)] set · redis/svc: 1.00× → 0.50× (-50%)"]);
@@ -392,7 +415,9 @@ describe("from the append-only log", () => {
     expect(file.sections.map((s) => s.body.at(-1))).toEqual(["| set -P 1 | 1 | 2 | 2.00× |", "| PUT /kv/{key} vs SET | 1 | 2 | 0.50× |"]);
     expect(sources.map((s) => s.heading.slice(0, 24))).toEqual(["2026-11-27 (14:25 UTC) ·", "2026-11-27 (13:55 UTC) ·"]);
     const text = formatResultsFile(file);
-    expect(text).toStartWith("# Benchmark results\n\n## kv\n\n### kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 100000 -r 100000), median of 5 interleaved rounds\n\n> Measured 2026-11-27 (14:25 UTC) · Intel Xeon · 2 cores · Bun 1.4.5 — run “kv: the AOF alone”\n");
+    expect(text).toStartWith(
+      "# Benchmark results\n\n## kv\n\n### kv: append-only file, appendfsync always (redis-benchmark -c 50 -n 100000 -r 100000), median of 5 interleaved rounds\n\n> Measured 2026-11-27 (14:25 UTC) · Intel Xeon · 2 cores · Bun 1.4.5 — run “kv: the AOF alone”\n",
+    );
     expect(formatResultsFile(parseResultsFile(text))).toBe(text);
   });
 
@@ -434,11 +459,13 @@ describe("svc bench's recording step", () => {
     const report = recordBenchOutput(outcome, "2026-12-01 · CPU · 2 cores · Bun 1.4.5 — by `./svc bench kv` at abc1234", path, true, 0.1);
     expect(report[0]).toStartWith("compared with ");
     expect(report).toContain("    [test] incr -P 1 · svc/redis: 0.93× → 0.70× (-25%)");
-    expect(report.at(-1)).toStartWith("  kv: REST (wrk -t 2 -c 50 -d 5s) vs RESP (redis-benchmark -c 50 -P 1), same process, keys from 100,000, median of 3: not printed by this run, left as recorded");
+    expect(report.at(-1)).toStartWith(
+      "  kv: REST (wrk -t 2 -c 50 -d 5s) vs RESP (redis-benchmark -c 50 -P 1), same process, keys from 100,000, median of 3: not printed by this run, left as recorded",
+    );
     const written = readFileSync(path, "utf8");
     expect(written).toContain("> Measured 2026-12-01 · CPU · 2 cores · Bun 1.4.5 — by `./svc bench kv` at abc1234\n\n| test |");
     expect(written).not.toContain("## not a section");
-    expect(written.replace(/### kv: append-only[^]*?\n(?=### )/, "")).toBe(recorded.replace(/### kv: append-only[^]*?\n(?=### )/, ""));
+    expect(written.replace(/### kv: append-only[\s\S]*?\n(?=### )/, "")).toBe(recorded.replace(/### kv: append-only[\s\S]*?\n(?=### )/, ""));
   });
 
   test("--no-record compares only; a missing file is created with the default intro; a failed run is not recorded", () => {

@@ -33,7 +33,13 @@ describe("producers", () => {
     const listed = await broker.send("GET", "/admin/producers", undefined, admin);
     expect(listed.status).toBe(200);
     const p1 = listed.body.producers.find((p: any) => p.producer_id === "p1");
-    expect(p1).toMatchObject({ owner: writer.id, partitions: [{ topic: "t", partition: 0, next_sequence: 3 }, { topic: "t", partition: 1, next_sequence: 1 }] });
+    expect(p1).toMatchObject({
+      owner: writer.id,
+      partitions: [
+        { topic: "t", partition: 0, next_sequence: 3 },
+        { topic: "t", partition: 1, next_sequence: 1 },
+      ],
+    });
     expect(typeof p1.last_used_ms).toBe("number");
     expect((await broker.send("GET", "/admin/producers", undefined, writer.headers)).status).toBe(403);
   });
@@ -71,7 +77,17 @@ describe("producers", () => {
 
 describe("reset-offsets", () => {
   test("moves every group on the topic back to its first offsets, and no other topic", async () => {
-    await broker.send("POST", "/topics/t/produce", { records: [{ value: "x", partition: 1 }, { value: "y", partition: 1 }] }, admin);
+    await broker.send(
+      "POST",
+      "/topics/t/produce",
+      {
+        records: [
+          { value: "x", partition: 1 },
+          { value: "y", partition: 1 },
+        ],
+      },
+      admin,
+    );
     const commit = (group: string, topic: string, partition: number, offset: number) =>
       broker.send("POST", `/groups/${group}/commit`, { topic, partition, offset }, admin);
     expect((await commit("ga", "t", 0, 3)).status).toBe(200);

@@ -33,7 +33,13 @@ beforeAll(async () => {
   }
   alice = await makeKey({ name: "alice", acls: [{ action: "write", topic_prefix: "orders" }] });
   bob = await makeKey({ name: "bob", acls: [{ action: "read", topic_prefix: "orders." }] });
-  carol = await makeKey({ name: "carol", acls: [{ action: "write", topic_prefix: "orders" }, { action: "read", topic_prefix: "payments" }] });
+  carol = await makeKey({
+    name: "carol",
+    acls: [
+      { action: "write", topic_prefix: "orders" },
+      { action: "read", topic_prefix: "payments" },
+    ],
+  });
   nobody = await makeKey({ name: "nobody", acls: [] });
 });
 
@@ -77,14 +83,25 @@ describe("the bootstrap key", () => {
 describe("authentication", () => {
   test("no key or an unknown key is a 401 on every route but health; either header carries a key", async () => {
     const routes: [string, string, unknown][] = [
-      ["GET", "/topics", undefined], ["POST", "/topics", { name: "x", partitions: 1 }], ["GET", "/topics/orders", undefined],
-      ["GET", "/topics/orders/config", undefined], ["PUT", "/topics/orders/config", {}], ["DELETE", "/topics/orders", undefined],
-      ["POST", "/topics/orders/produce", { records: [{ value: "v" }] }], ["GET", "/topics/orders/consume?partition=0&offset=0", undefined],
-      ["POST", "/groups/g/join", { topics: ["orders"] }], ["POST", "/groups/g/heartbeat", { member_id: "m", generation: 0 }],
-      ["POST", "/groups/g/leave", { member_id: "m" }], ["GET", "/groups/g/assignment?member_id=m", undefined],
-      ["POST", "/groups/g/commit", { topic: "orders", partition: 0, offset: 0 }], ["GET", "/groups/g/offsets", undefined],
-      ["GET", "/groups/g/consume?topic=orders&partition=0", undefined], ["POST", "/admin/keys", { name: "k", acls: [] }],
-      ["GET", "/admin/keys", undefined], ["DELETE", `/admin/keys/${nobody.id}`, undefined], ["POST", "/admin/run-retention", undefined],
+      ["GET", "/topics", undefined],
+      ["POST", "/topics", { name: "x", partitions: 1 }],
+      ["GET", "/topics/orders", undefined],
+      ["GET", "/topics/orders/config", undefined],
+      ["PUT", "/topics/orders/config", {}],
+      ["DELETE", "/topics/orders", undefined],
+      ["POST", "/topics/orders/produce", { records: [{ value: "v" }] }],
+      ["GET", "/topics/orders/consume?partition=0&offset=0", undefined],
+      ["POST", "/groups/g/join", { topics: ["orders"] }],
+      ["POST", "/groups/g/heartbeat", { member_id: "m", generation: 0 }],
+      ["POST", "/groups/g/leave", { member_id: "m" }],
+      ["GET", "/groups/g/assignment?member_id=m", undefined],
+      ["POST", "/groups/g/commit", { topic: "orders", partition: 0, offset: 0 }],
+      ["GET", "/groups/g/offsets", undefined],
+      ["GET", "/groups/g/consume?topic=orders&partition=0", undefined],
+      ["POST", "/admin/keys", { name: "k", acls: [] }],
+      ["GET", "/admin/keys", undefined],
+      ["DELETE", `/admin/keys/${nobody.id}`, undefined],
+      ["POST", "/admin/run-retention", undefined],
       ["POST", "/admin/run-compaction", undefined],
     ];
     for (const [method, path, body] of routes) {
@@ -106,9 +123,12 @@ describe("authentication", () => {
     const key = bearer(nobody.secret);
     expect((await broker.send("GET", "/topics", undefined, key)).body).toEqual({ topics: [] });
     for (const [method, path, body] of [
-      ["GET", "/topics/orders", undefined], ["POST", "/topics/orders/produce", { records: [{ value: "v" }] }],
-      ["GET", "/topics/orders/consume?partition=0&offset=0", undefined], ["POST", "/groups/n/join", { topics: ["orders"] }],
-      ["POST", "/groups/n/commit", { topic: "orders", partition: 0, offset: 0 }], ["GET", "/admin/keys", undefined],
+      ["GET", "/topics/orders", undefined],
+      ["POST", "/topics/orders/produce", { records: [{ value: "v" }] }],
+      ["GET", "/topics/orders/consume?partition=0&offset=0", undefined],
+      ["POST", "/groups/n/join", { topics: ["orders"] }],
+      ["POST", "/groups/n/commit", { topic: "orders", partition: 0, offset: 0 }],
+      ["GET", "/admin/keys", undefined],
       ["POST", "/topics", { name: "mine", partitions: 1 }],
     ] as [string, string, unknown][]) {
       const answer = await broker.send(method, path, body, key);
@@ -120,14 +140,20 @@ describe("authentication", () => {
 
 describe("grants", () => {
   test("a prefix covers its topic and the names below it at a separator, not a longer word", async () => {
-    const produce = (secret: string, topic: string) => broker.send("POST", `/topics/${topic}/produce`, { records: [{ value: "v", partition: 0 }] }, bearer(secret));
+    const produce = (secret: string, topic: string) =>
+      broker.send("POST", `/topics/${topic}/produce`, { records: [{ value: "v", partition: 0 }] }, bearer(secret));
     const read = (secret: string, topic: string) => broker.send("GET", `/topics/${topic}/consume?partition=0&offset=0`, undefined, bearer(secret));
     const expected: [string, string, number, number][] = [
       // key, topic, produce, consume
-      [alice.secret, "orders", 200, 200], [alice.secret, "orders.eu", 200, 200], [alice.secret, "orders-archive", 200, 200],
-      [alice.secret, "ordersecret", 403, 403], [alice.secret, "payments", 403, 403],
+      [alice.secret, "orders", 200, 200],
+      [alice.secret, "orders.eu", 200, 200],
+      [alice.secret, "orders-archive", 200, 200],
+      [alice.secret, "ordersecret", 403, 403],
+      [alice.secret, "payments", 403, 403],
       // bob reads "orders." only: names that start with it, and not "orders" itself; read is not write.
-      [bob.secret, "orders.eu", 403, 200], [bob.secret, "orders", 403, 403], [bob.secret, "orders-archive", 403, 403],
+      [bob.secret, "orders.eu", 403, 200],
+      [bob.secret, "orders", 403, 403],
+      [bob.secret, "orders-archive", 403, 403],
     ];
     for (const [secret, topic, p, c] of expected) {
       const who = secret === alice.secret ? "alice" : "bob";
@@ -144,8 +170,11 @@ describe("grants", () => {
 
   test("admin actions need admin: on '*' for the whole broker, on a covering prefix for a topic", async () => {
     for (const [method, path, body] of [
-      ["POST", "/topics", { name: "orders.new", partitions: 1 }], ["DELETE", "/topics/orders.eu", undefined],
-      ["PUT", "/topics/orders/config", { retention_ms: 1000 }], ["POST", "/admin/run-retention", undefined], ["GET", "/admin/keys", undefined],
+      ["POST", "/topics", { name: "orders.new", partitions: 1 }],
+      ["DELETE", "/topics/orders.eu", undefined],
+      ["PUT", "/topics/orders/config", { retention_ms: 1000 }],
+      ["POST", "/admin/run-retention", undefined],
+      ["GET", "/admin/keys", undefined],
     ] as [string, string, unknown][]) {
       expect([method, path, (await broker.send(method, path, body, bearer(alice.secret))).status]).toEqual([method, path, 403]);
     }
@@ -241,7 +270,11 @@ describe("ownership", () => {
     expect((await broker.send("POST", "/groups/gc/commit", { topic: "payments", partition: 0, offset: 0 }, bearer(admin))).status).toBe(200);
     expect((await broker.send("POST", "/groups/gc/commit", { topic: "ordersecret", partition: 0, offset: 0 }, bearer(admin))).status).toBe(200);
     expect(Object.keys((await broker.send("GET", "/groups/gc/offsets", undefined, bearer(carol.secret))).body.offsets).sort()).toEqual(["orders", "payments"]);
-    expect(Object.keys((await broker.send("GET", "/groups/gc/offsets", undefined, bearer(admin))).body.offsets).sort()).toEqual(["orders", "ordersecret", "payments"]);
+    expect(Object.keys((await broker.send("GET", "/groups/gc/offsets", undefined, bearer(admin))).body.offsets).sort()).toEqual([
+      "orders",
+      "ordersecret",
+      "payments",
+    ]);
   });
 });
 

@@ -47,58 +47,87 @@ function outcome(decode: () => unknown): "ok" | "400" {
 
 describe("payloads", () => {
   test("a produce request round-trips", () => {
-    fc.assert(fc.property(produceRequest, (request) => {
-      const decoded = decodeProduceRequest(encodeProduceRequest(request));
-      expect(decoded).toEqual(request);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(produceRequest, (request) => {
+        const decoded = decodeProduceRequest(encodeProduceRequest(request));
+        expect(decoded).toEqual(request);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("a produce response, a consume request and a consume response round-trip", () => {
-    fc.assert(fc.property(
-      fc.array(fc.record({ partition: fc.nat({ max: 2 ** 32 - 1 }), offset: fc.maxSafeNat(), duplicate: fc.boolean() }), { maxLength: 20 }),
-      fc.record({ topic: fc.stringMatching(/^[a-z]{1,10}$/), partition: fc.nat({ max: 2 ** 32 - 1 }), offset: fc.maxSafeNat(), maxRecords: fc.nat({ max: 2 ** 32 - 1 }), maxBytes: fc.nat({ max: 2 ** 32 - 1 }) }),
-      fc.array(fc.record({ offset: fc.maxSafeNat(), timestampMs: fc.maxSafeNat(), key: fc.option(bytes(20), { nil: null }), value: bytes(50) }), { maxLength: 10 }),
-      (results, consume, records) => {
-        const produced = results.map((r) => (r.duplicate ? { partition: r.partition, offset: r.offset, duplicate: true as const } : { partition: r.partition, offset: r.offset }));
-        expect(decodeProduceResponse(encodeProduceResponse(produced))).toEqual(produced);
-        expect(decodeConsumeRequest(encodeConsumeRequest(consume))).toEqual(consume);
-        const response = { nextOffset: 7, highWatermark: 9, partition: records.length === 0 ? 0 : 3, records };
-        expect(decodeConsumeResponse(encodeConsumeResponse(response))).toEqual(response);
-      },
-    ), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ partition: fc.nat({ max: 2 ** 32 - 1 }), offset: fc.maxSafeNat(), duplicate: fc.boolean() }), { maxLength: 20 }),
+        fc.record({
+          topic: fc.stringMatching(/^[a-z]{1,10}$/),
+          partition: fc.nat({ max: 2 ** 32 - 1 }),
+          offset: fc.maxSafeNat(),
+          maxRecords: fc.nat({ max: 2 ** 32 - 1 }),
+          maxBytes: fc.nat({ max: 2 ** 32 - 1 }),
+        }),
+        fc.array(fc.record({ offset: fc.maxSafeNat(), timestampMs: fc.maxSafeNat(), key: fc.option(bytes(20), { nil: null }), value: bytes(50) }), {
+          maxLength: 10,
+        }),
+        (results, consume, records) => {
+          const produced = results.map((r) =>
+            r.duplicate ? { partition: r.partition, offset: r.offset, duplicate: true as const } : { partition: r.partition, offset: r.offset },
+          );
+          expect(decodeProduceResponse(encodeProduceResponse(produced))).toEqual(produced);
+          expect(decodeConsumeRequest(encodeConsumeRequest(consume))).toEqual(consume);
+          const response = { nextOffset: 7, highWatermark: 9, partition: records.length === 0 ? 0 : 3, records };
+          expect(decodeConsumeResponse(encodeConsumeResponse(response))).toEqual(response);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   test("arbitrary bytes never crash a decoder: each decodes or is a 400", () => {
-    fc.assert(fc.property(bytes(200), (payload) => {
-      outcome(() => decodeProduceRequest(payload));
-      outcome(() => decodeConsumeRequest(payload));
-      outcome(() => decodeProduceResponse(payload));
-      outcome(() => decodeConsumeResponse(payload));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(bytes(200), (payload) => {
+        outcome(() => decodeProduceRequest(payload));
+        outcome(() => decodeConsumeRequest(payload));
+        outcome(() => decodeProduceResponse(payload));
+        outcome(() => decodeConsumeResponse(payload));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   test("a valid request cut short or run on is a 400, and a huge count is refused before it is believed", () => {
-    fc.assert(fc.property(produceRequest, fc.nat(), (request, cut) => {
-      const whole = encodeProduceRequest(request);
-      const at = cut % whole.length;
-      if (at > 0) expect(outcome(() => decodeProduceRequest(whole.subarray(0, at)))).toBe("400");
-      expect(outcome(() => decodeProduceRequest(new Uint8Array([...whole, 0])))).toBe("400");
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(produceRequest, fc.nat(), (request, cut) => {
+        const whole = encodeProduceRequest(request);
+        const at = cut % whole.length;
+        if (at > 0) expect(outcome(() => decodeProduceRequest(whole.subarray(0, at)))).toBe("400");
+        expect(outcome(() => decodeProduceRequest(new Uint8Array([...whole, 0])))).toBe("400");
+      }),
+      { numRuns: 500 },
+    );
     const huge = encodeProduceRequest({ topic: "t", producerId: null, records: [] });
     new DataView(huge.buffer).setUint32(huge.length - 4, 0xffffffff);
     expect(() => decodeProduceRequest(huge)).toThrow(/count is 4294967295/);
   });
 
   test("one produce request byte by byte, as docs/broker.md lays it out", () => {
-    const payload = encodeProduceRequest({ topic: "ab", producerId: null, records: [{ key: new Uint8Array([0x6b]), value: new Uint8Array([0x76, 0x31]), partition: null, sequence: null }] });
+    const payload = encodeProduceRequest({
+      topic: "ab",
+      producerId: null,
+      records: [{ key: new Uint8Array([0x6b]), value: new Uint8Array([0x76, 0x31]), partition: null, sequence: null }],
+    });
     expect(Buffer.from(payload).toString("hex")).toBe(
-      "0002" + "6162" + // topic_len 2, "ab"
-      "ffffffff" + // producer_id_len -1: none
-      "00000001" + // count 1
-      "00000001" + "6b" + // key_len 1, "k"
-      "00000002" + "7631" + // value_len 2, "v1"
-      "ffffffff" + // partition -1: by key
-      "8000000000000000", // sequence: i64's least value, none
+      "0002" +
+        "6162" + // topic_len 2, "ab"
+        "ffffffff" + // producer_id_len -1: none
+        "00000001" + // count 1
+        "00000001" +
+        "6b" + // key_len 1, "k"
+        "00000002" +
+        "7631" + // value_len 2, "v1"
+        "ffffffff" + // partition -1: by key
+        "8000000000000000", // sequence: i64's least value, none
     );
     expect(payload.length).toBe(35);
     expect(Buffer.from(encodeFrame(7, 0x01, payload).subarray(0, 9)).toString("hex")).toBe("00000028" + "00000007" + "01");
@@ -106,26 +135,31 @@ describe("payloads", () => {
 });
 
 describe("the frame reader", () => {
-  const frames = fc.array(fc.record({ requestId: fc.nat({ max: 2 ** 32 - 1 }), opcode: fc.integer({ min: 0, max: 255 }), payload: bytes(60) }), { maxLength: 8 });
+  const frames = fc.array(fc.record({ requestId: fc.nat({ max: 2 ** 32 - 1 }), opcode: fc.integer({ min: 0, max: 255 }), payload: bytes(60) }), {
+    maxLength: 8,
+  });
 
   test("a stream split at any boundaries reads as the same handshake and frames as in one piece", () => {
-    fc.assert(fc.property(bytes(30), frames, fc.array(fc.nat(), { maxLength: 10 }), (token, list, cuts) => {
-      const stream = Buffer.concat([encodeClientHandshake(1, token), ...list.map((f) => encodeFrame(f.requestId, f.opcode, f.payload))]);
-      const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
-      const reader = new FrameReader(1000, 1024);
-      let handshake: ReturnType<FrameReader["takeHandshake"]> = null;
-      const read: unknown[] = [];
-      let from = 0;
-      for (const to of [...points, stream.length]) {
-        reader.push(stream.subarray(from, to));
-        from = to;
-        handshake ??= reader.takeHandshake();
-        if (handshake !== null) for (let f = reader.takeFrame(); f !== null; f = reader.takeFrame()) read.push(f);
-      }
-      expect(handshake).toEqual({ magicOk: true, requested: 1, token: new Uint8Array(token) });
-      expect(read).toEqual(list.map((f) => ({ ...f, payload: new Uint8Array(f.payload) })));
-      expect(reader.buffered).toBe(0);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(bytes(30), frames, fc.array(fc.nat(), { maxLength: 10 }), (token, list, cuts) => {
+        const stream = Buffer.concat([encodeClientHandshake(1, token), ...list.map((f) => encodeFrame(f.requestId, f.opcode, f.payload))]);
+        const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+        const reader = new FrameReader(1000, 1024);
+        let handshake: ReturnType<FrameReader["takeHandshake"]> = null;
+        const read: unknown[] = [];
+        let from = 0;
+        for (const to of [...points, stream.length]) {
+          reader.push(stream.subarray(from, to));
+          from = to;
+          handshake ??= reader.takeHandshake();
+          if (handshake !== null) for (let f = reader.takeFrame(); f !== null; f = reader.takeFrame()) read.push(f);
+        }
+        expect(handshake).toEqual({ magicOk: true, requested: 1, token: new Uint8Array(token) });
+        expect(read).toEqual(list.map((f) => ({ ...f, payload: new Uint8Array(f.payload) })));
+        expect(reader.buffered).toBe(0);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("every one-byte split of a frame reads as the whole frame", () => {
@@ -162,16 +196,19 @@ describe("the frame reader", () => {
   });
 
   test("arbitrary bytes after a handshake never crash or hang the reader", () => {
-    fc.assert(fc.property(bytes(300), (junk) => {
-      const reader = new FrameReader(64, 16);
-      reader.push(encodeClientHandshake(0, new Uint8Array(0)));
-      reader.takeHandshake();
-      reader.push(junk);
-      try {
-        for (let i = 0; i < 400 && reader.takeFrame() !== null; i++);
-      } catch (error) {
-        expect(error).toBeInstanceOf(WireError);
-      }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(bytes(300), (junk) => {
+        const reader = new FrameReader(64, 16);
+        reader.push(encodeClientHandshake(0, new Uint8Array(0)));
+        reader.takeHandshake();
+        reader.push(junk);
+        try {
+          for (let i = 0; i < 400 && reader.takeFrame() !== null; i++);
+        } catch (error) {
+          expect(error).toBeInstanceOf(WireError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -114,7 +114,13 @@ describe("requests", () => {
     const unknown = await client.send(0x07, new Uint8Array(0));
     expect(unknown.opcode).toBe(opcodes.error);
     expect(new TextDecoder().decode(unknown.payload)).toStartWith("400 unknown opcode 0x07");
-    const truncated = await client.send(opcodes.produce, encodeProduceRequest({ topic: "orders", producerId: null, records: [{ key: null, value: new Uint8Array(3), partition: null, sequence: null }] }).subarray(0, 20));
+    const truncated = await client.send(
+      opcodes.produce,
+      encodeProduceRequest({ topic: "orders", producerId: null, records: [{ key: null, value: new Uint8Array(3), partition: null, sequence: null }] }).subarray(
+        0,
+        20,
+      ),
+    );
     expect(new TextDecoder().decode(truncated.payload)).toContain("400 malformed produce payload");
     const zero = await client.send(opcodes.consume, encodeConsumeRequest({ topic: "orders", partition: 0, offset: 0, maxRecords: 0, maxBytes: 10 }));
     expect(new TextDecoder().decode(zero.payload)).toContain("max_records is 0");
@@ -130,9 +136,19 @@ describe("requests", () => {
     for (let i = 0; i < 64; i++) {
       const id = 1_000_000 + i;
       ids.push(id);
-      frames.push(i % 2 === 0
-        ? encodeFrame(id, opcodes.produce, encodeProduceRequest({ topic: "orders", producerId: null, records: [{ key: null, value: new TextEncoder().encode(`seq-${i}`), partition: 1, sequence: null }] }))
-        : encodeFrame(id, opcodes.ping, new Uint8Array([i])));
+      frames.push(
+        i % 2 === 0
+          ? encodeFrame(
+              id,
+              opcodes.produce,
+              encodeProduceRequest({
+                topic: "orders",
+                producerId: null,
+                records: [{ key: null, value: new TextEncoder().encode(`seq-${i}`), partition: 1, sequence: null }],
+              }),
+            )
+          : encodeFrame(id, opcodes.ping, new Uint8Array([i])),
+      );
     }
     const waited = async () => {
       const text = await (await fetch(`${broker.url}/metrics`, { headers: bearer(admin) })).text();
@@ -143,7 +159,9 @@ describe("requests", () => {
     client.writeRaw(Buffer.concat(frames));
     const frameAnswers = await Promise.all(answers);
     expect(frameAnswers.every((f) => f.opcode !== opcodes.error)).toBe(true);
-    const offsets = frameAnswers.filter((f) => f.opcode === opcodes.produceResponse).map((f) => Number(new DataView(f.payload.buffer, f.payload.byteOffset).getBigUint64(8)));
+    const offsets = frameAnswers
+      .filter((f) => f.opcode === opcodes.produceResponse)
+      .map((f) => Number(new DataView(f.payload.buffer, f.payload.byteOffset).getBigUint64(8)));
     expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
     // 32 ran at once; those past them waited their turn (each counted once) instead of failing.
     const waitedNow = (await waited()) - waitedBefore;
@@ -167,7 +185,11 @@ describe("connections", () => {
   test("a gzip bomb is refused without inflating it whole; the connection goes on", async () => {
     const client = await connect(writer.secret, true);
     expect(client.gzip).toBe(true);
-    const bomb = encodeProduceRequest({ topic: "orders", producerId: null, records: [{ key: null, value: new Uint8Array(4 * 1024 * 1024), partition: 0, sequence: null }] });
+    const bomb = encodeProduceRequest({
+      topic: "orders",
+      producerId: null,
+      records: [{ key: null, value: new Uint8Array(4 * 1024 * 1024), partition: 0, sequence: null }],
+    });
     const compressed = gzipSync(bomb);
     expect(compressed.length).toBeLessThan(64 * 1024);
     const answer = await refusal(client.produce("orders", [{ key: null, value: new Uint8Array(4 * 1024 * 1024), partition: 0 }]));
@@ -238,8 +260,26 @@ describe("TLS", () => {
   test("with the broker's certificate the binary listener speaks TLS", async () => {
     const cert = join(dir, "cert.pem");
     const key = join(dir, "key.pem");
-    const made = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-keyout", key, "-out", cert, "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]);
+    const made = Bun.spawnSync([
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    ]);
     expect(made.exitCode).toBe(0);
     const b = await startBinaryBroker(freshDataDir(), ["--tls-cert", cert, "--tls-key", key]);
     try {

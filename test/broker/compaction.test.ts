@@ -57,20 +57,22 @@ const entry = (offset: number, key: string | null, value: string) => ({ offset, 
 describe("compaction of sealed segments", () => {
   test("keeps the newest record per key, records without a key, and every offset as it was", async () => {
     const { partition, clock } = await build([
-      [["a", "a1"], ["b", "b1"], [null, "x"], ["a", "a2"]], // 0-3
-      [["b", "b2"], ["c", "c1"]], // 4-5
+      [
+        ["a", "a1"],
+        ["b", "b1"],
+        [null, "x"],
+        ["a", "a2"],
+      ], // 0-3
+      [
+        ["b", "b2"],
+        ["c", "c1"],
+      ], // 4-5
       [["d", "d1"]], // 6, active
     ]);
     const result = await compactPartition(partition, settings, clock.nowMs());
     // Only segment 0 had anything to drop; segment 4-5 holds the newest b and c and is left alone.
     expect(result).toEqual({ segmentsRewritten: 1, recordsDropped: 2, bytesReclaimed: 2 * (32 + 1 + 2) });
-    expect(readAllRecords(partition)).toEqual([
-      entry(2, null, "x"),
-      entry(3, "a", "a2"),
-      entry(4, "b", "b2"),
-      entry(5, "c", "c1"),
-      entry(6, "d", "d1"),
-    ]);
+    expect(readAllRecords(partition)).toEqual([entry(2, null, "x"), entry(3, "a", "a2"), entry(4, "b", "b2"), entry(5, "c", "c1"), entry(6, "d", "d1")]);
     expect([partition.logStartOffset, partition.highWatermark, partition.segmentCount]).toEqual([0, 7, 3]);
     // Reads from inside a gap start at the next record; reads past it carry on.
     expect(plain(partition.read(1, 1, 1 << 20).records)).toEqual([entry(2, null, "x")]);
@@ -82,15 +84,25 @@ describe("compaction of sealed segments", () => {
 
   test("a key whose newest record is in the active segment loses its older records in sealed ones", async () => {
     const { partition, clock } = await build([
-      [["a", "a1"], ["b", "b1"]], // 0-1
+      [
+        ["a", "a1"],
+        ["b", "b1"],
+      ], // 0-1
       [["a", "a2"]], // 2
-      [["a", "a3"], ["b", "b2"]], // 3-4, active
+      [
+        ["a", "a3"],
+        ["b", "b2"],
+      ], // 3-4, active
     ]);
     const result = await compactPartition(partition, settings, clock.nowMs());
     expect(result).toMatchObject({ segmentsRewritten: 2, recordsDropped: 3 });
     expect(readAllRecords(partition)).toEqual([entry(3, "a", "a3"), entry(4, "b", "b2")]);
     // Emptied sealed segments stay as empty files: the log start does not move.
-    expect(partition.dump().segments.map((s) => [s.baseOffset, s.sizeBytes])).toEqual([[0, 0], [2, 0], [3, 2 * (32 + 1 + 2)]]);
+    expect(partition.dump().segments.map((s) => [s.baseOffset, s.sizeBytes])).toEqual([
+      [0, 0],
+      [2, 0],
+      [3, 2 * (32 + 1 + 2)],
+    ]);
     expect(partition.logStartOffset).toBe(0);
     await partition.close();
   });
@@ -98,7 +110,11 @@ describe("compaction of sealed segments", () => {
   test("the active segment is never touched, even when it repeats a key", async () => {
     const { partition, clock, dir } = await build([
       [["a", "a1"]], // 0
-      [["a", "a2"], ["a", "a3"], ["a", ""]], // 1-3, active: older a's and a tombstone long expired below
+      [
+        ["a", "a2"],
+        ["a", "a3"],
+        ["a", ""],
+      ], // 1-3, active: older a's and a tombstone long expired below
     ]);
     const activeLog = join(dir, segmentFileName(1, ".log"));
     const before = readFileSync(activeLog);
@@ -115,7 +131,13 @@ describe("compaction of sealed segments", () => {
     // Three keyless values of 0.6 MiB: one run is written once x and y are pending, the rest at the end.
     const big = (c: string) => c.repeat(Math.ceil(compactionWriteChunkBytes * 0.6));
     const { partition, clock } = await build([
-      [["a", "a1"], [null, big("x")], [null, big("y")], ["a", "a2"], [null, big("z")]], // 0-4
+      [
+        ["a", "a1"],
+        [null, big("x")],
+        [null, big("y")],
+        ["a", "a2"],
+        [null, big("z")],
+      ], // 0-4
       [["b", "b1"]], // 5, active
     ]);
     expect(await compactPartition(partition, settings, clock.nowMs())).toMatchObject({ segmentsRewritten: 1, recordsDropped: 1 });
@@ -130,7 +152,12 @@ describe("compaction of sealed segments", () => {
   });
 
   test("a partition with only its active segment is left alone", async () => {
-    const { partition, clock } = await build([[["a", "a1"], ["a", "a2"]]]);
+    const { partition, clock } = await build([
+      [
+        ["a", "a1"],
+        ["a", "a2"],
+      ],
+    ]);
     expect(await compactPartition(partition, settings, clock.nowMs())).toEqual({ segmentsRewritten: 0, recordsDropped: 0, bytesReclaimed: 0 });
     expect(readAllRecords(partition).map((r) => r.offset)).toEqual([0, 1]);
     await partition.close();
@@ -140,7 +167,12 @@ describe("compaction of sealed segments", () => {
 describe("tombstones", () => {
   /** A tombstone for `a` at t0 (offset 2), after two values of `a`; a keyless empty value at 3. */
   const layout: Entry[][] = [
-    [["a", "a1"], ["a", "a2"], ["a", ""], [null, ""]], // 0-3
+    [
+      ["a", "a1"],
+      ["a", "a2"],
+      ["a", ""],
+      [null, ""],
+    ], // 0-3
     [["b", "b1"]], // 4, active
   ];
 
@@ -160,7 +192,10 @@ describe("tombstones", () => {
 
   test("a tombstone that is not the newest record of its key goes with the other old records", async () => {
     const { partition, t0 } = await build([
-      [["a", "a1"], ["a", ""]], // 0-1
+      [
+        ["a", "a1"],
+        ["a", ""],
+      ], // 0-1
       [["a", "a2"]], // 2, active: `a` was written again after its delete
     ]);
     expect(await compactPartition(partition, settings, t0)).toMatchObject({ recordsDropped: 2 });
@@ -172,8 +207,15 @@ describe("tombstones", () => {
 describe("after compaction", () => {
   test("a reopened partition reads what the compacted one read, and appends go on", async () => {
     const { partition, clock, dir } = await build([
-      [["a", "a1"], ["b", "b1"], [null, "x"]], // 0-2
-      [["a", "a2"], ["c", ""]], // 3-4
+      [
+        ["a", "a1"],
+        ["b", "b1"],
+        [null, "x"],
+      ], // 0-2
+      [
+        ["a", "a2"],
+        ["c", ""],
+      ], // 3-4
       [["b", "b2"]], // 5, active
     ]);
     await compactPartition(partition, settings, clock.nowMs());
@@ -192,7 +234,11 @@ describe("after compaction", () => {
 
   test("a crash mid-rewrite (a leftover temporary file, index files already gone) recovers the original log", async () => {
     const layout: Entry[][] = [
-      [["a", "a1"], ["b", "b1"], ["a", "a2"]], // 0-2
+      [
+        ["a", "a1"],
+        ["b", "b1"],
+        ["a", "a2"],
+      ], // 0-2
       [["b", "b2"]], // 3, active
     ];
     const { partition, dir } = await build(layout);
@@ -220,7 +266,11 @@ describe("after compaction", () => {
 
   test("a crash after the rename (the rewritten log without index files) opens as the compacted log", async () => {
     const { partition, clock, dir } = await build([
-      [["a", "a1"], ["a", "a2"], [null, "x"]], // 0-2
+      [
+        ["a", "a1"],
+        ["a", "a2"],
+        [null, "x"],
+      ], // 0-2
       [["b", "b1"]], // 3, active
     ]);
     await compactPartition(partition, settings, clock.nowMs());
@@ -236,7 +286,13 @@ describe("after compaction", () => {
   });
 
   test("produces waiting on the lock while compaction runs all land, in order", async () => {
-    const { partition, clock } = await build([[["a", "a1"], ["a", "a2"]], [["b", "b1"]]]);
+    const { partition, clock } = await build([
+      [
+        ["a", "a1"],
+        ["a", "a2"],
+      ],
+      [["b", "b1"]],
+    ]);
     const compaction = compactPartition(partition, settings, clock.nowMs());
     const appends = Array.from({ length: 10 }, (_, i) => partition.append([{ key: text.encode("a"), value: text.encode(`n${i}`) }]));
     const results = await Promise.all(appends);

@@ -45,10 +45,16 @@ describe("against a plain reference matcher", () => {
   // Names from a small alphabet, so prefixes and topics share starts often.
   const name = fc.stringMatching(/^[ab.\-_]{1,8}$/);
   test("agrees on arbitrary prefixes and topics", () => {
-    fc.assert(fc.property(name, name, (prefix, topic) => prefixCovers(prefix, topic) === referenceCovers(prefix, topic)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(name, name, (prefix, topic) => prefixCovers(prefix, topic) === referenceCovers(prefix, topic)),
+      { numRuns: 20_000 },
+    );
   });
   test("agrees when the topic starts with the prefix", () => {
-    fc.assert(fc.property(name, fc.stringMatching(/^[ab.\-_]{0,6}$/), (prefix, rest) => prefixCovers(prefix, prefix + rest) === referenceCovers(prefix, prefix + rest)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(name, fc.stringMatching(/^[ab.\-_]{0,6}$/), (prefix, rest) => prefixCovers(prefix, prefix + rest) === referenceCovers(prefix, prefix + rest)),
+      { numRuns: 20_000 },
+    );
   });
 });
 
@@ -59,7 +65,10 @@ describe("actions", () => {
     expect([actionCovers("admin", "read"), actionCovers("admin", "write"), actionCovers("admin", "admin")]).toEqual([true, true, true]);
   });
   test("a key's grants allow what any one of them allows; admin on '*' is the global admin", () => {
-    const grants = parseGrants([{ action: "read", topic_prefix: "orders" }, { action: "write", topic_prefix: "logs." }]);
+    const grants = parseGrants([
+      { action: "read", topic_prefix: "orders" },
+      { action: "write", topic_prefix: "logs." },
+    ]);
     expect(grantsAllow(grants, "read", "orders.eu")).toBe(true);
     expect(grantsAllow(grants, "write", "orders.eu")).toBe(false);
     expect(grantsAllow(grants, "write", "logs.app")).toBe(true);
@@ -82,7 +91,12 @@ describe("checking a key's acls", () => {
   };
   test("an empty prefix, a '*' inside a prefix, an unknown action, an unknown field are 400s naming the rule", () => {
     expect(refusal([{ action: "read", topic_prefix: "" }])).toContain("'acls[0].topic_prefix' must not be empty");
-    expect(refusal([{ action: "read", topic_prefix: "a" }, { action: "read", topic_prefix: "a*" }])).toContain("acls[1].topic_prefix");
+    expect(
+      refusal([
+        { action: "read", topic_prefix: "a" },
+        { action: "read", topic_prefix: "a*" },
+      ]),
+    ).toContain("acls[1].topic_prefix");
     expect(refusal([{ action: "delete", topic_prefix: "a" }])).toContain("read, write or admin");
     expect(refusal([{ action: "read", topic_prefix: "a", extra: 1 }])).toContain("unknown field 'extra'");
     expect(refusal([{ action: "read", topic_prefix: "x".repeat(201) }])).toContain("201 characters");

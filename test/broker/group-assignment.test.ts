@@ -80,8 +80,16 @@ describe("group assignment", () => {
         expect(movedAmongStayers(before, joined)).toBe(0);
         // One member leaves: only its partitions move.
         const gone = members[leaver % memberCount]!;
-        const left = assignPartitions(partitions, members.filter((m) => m !== gone), before);
-        expectWhole(left, partitions, members.filter((m) => m !== gone));
+        const left = assignPartitions(
+          partitions,
+          members.filter((m) => m !== gone),
+          before,
+        );
+        expectWhole(
+          left,
+          partitions,
+          members.filter((m) => m !== gone),
+        );
         if (memberCount > 1) expect(movedPartitions(before, left)).toBe(before.get(gone)!.length + movedAmongStayers(before, left));
       }),
       { numRuns: 200 },
@@ -90,7 +98,10 @@ describe("group assignment", () => {
 
   test("the same input gives the same assignment; unknown previous partitions and members are ignored", () => {
     const partitions = ["a/0", "a/1", "b/0"];
-    const previous = new Map([["m1", ["a/0", "gone/0"]], ["left", ["a/1"]]]);
+    const previous = new Map([
+      ["m1", ["a/0", "gone/0"]],
+      ["left", ["a/1"]],
+    ]);
     const first = assignPartitions(partitions, ["m2", "m1"], previous);
     expect(first).toEqual(assignPartitions(partitions, ["m1", "m2"], previous));
     expect(first.get("m1")).toContain("a/0");

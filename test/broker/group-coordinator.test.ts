@@ -91,7 +91,13 @@ describe("membership", () => {
     expect(c.expire()).toEqual(["g"]);
     expect(c.heartbeat("g", anyone, b.member_id, 2).status).toBe("unknown_member");
     expect(c.heartbeat("g", anyone, a.member_id, 2).status).toBe("rebalance_required");
-    expect(c.assignment("g", anyone, a.member_id)).toMatchObject({ generation: 3, assignment: [{ topic: "orders", partition: 0 }, { topic: "orders", partition: 1 }] });
+    expect(c.assignment("g", anyone, a.member_id)).toMatchObject({
+      generation: 3,
+      assignment: [
+        { topic: "orders", partition: 0 },
+        { topic: "orders", partition: 1 },
+      ],
+    });
   });
 
   test("a deleted topic's partitions leave the assignment", () => {
@@ -151,7 +157,12 @@ describe("a member is bound to the key that created it", () => {
 });
 
 describe("over random sequences of joins, leaves, re-joins and timeouts", () => {
-  type Step = { kind: "join" } | { kind: "leave"; pick: number } | { kind: "rejoin"; pick: number } | { kind: "beat"; pick: number } | { kind: "wait"; ms: number };
+  type Step =
+    | { kind: "join" }
+    | { kind: "leave"; pick: number }
+    | { kind: "rejoin"; pick: number }
+    | { kind: "beat"; pick: number }
+    | { kind: "wait"; ms: number };
   const step: fc.Arbitrary<Step> = fc.oneof(
     fc.constant({ kind: "join" as const }),
     fc.nat().map((pick) => ({ kind: "leave" as const, pick })),

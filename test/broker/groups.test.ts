@@ -15,7 +15,10 @@ async function produce(b: BrokerProcess, topic: string, partition: number, count
 
 beforeAll(async () => {
   broker = await startBroker(freshDataDir(), ["--coord-member-timeout", "1s"]);
-  for (const [name, partitions] of [["orders", 6], ["audit", 1]] as const) {
+  for (const [name, partitions] of [
+    ["orders", 6],
+    ["audit", 1],
+  ] as const) {
     expect((await broker.call("POST", "/topics", { name, partitions })).status).toBe(201);
   }
   await produce(broker, "orders", 0, 10);
@@ -32,7 +35,10 @@ describe("membership over HTTP", () => {
     const b = await broker.call("POST", "/groups/g1/join", { topics: ["orders"] });
     expect(b.body.generation).toBe(2);
     expect(b.body.assignment).toHaveLength(3);
-    expect((await broker.call("POST", "/groups/g1/heartbeat", { member_id: a.body.member_id, generation: 1 })).body).toEqual({ status: "rebalance_required", generation: 2 });
+    expect((await broker.call("POST", "/groups/g1/heartbeat", { member_id: a.body.member_id, generation: 1 })).body).toEqual({
+      status: "rebalance_required",
+      generation: 2,
+    });
     const mine = await broker.call("GET", `/groups/g1/assignment?member_id=${a.body.member_id}`);
     expect(mine.body.generation).toBe(2);
     const all = [...mine.body.assignment, ...b.body.assignment].map((p: any) => p.partition).sort();
@@ -71,7 +77,11 @@ describe("commits, offsets and reading through a group", () => {
     expect(first.body.records.map((r: any) => r.offset)).toEqual([0, 1, 2, 3]);
     // Reading did not commit: the same records again.
     expect((await broker.call("GET", "/groups/g3/consume?topic=orders&partition=0&max_records=4")).body.records[0].offset).toBe(0);
-    expect((await broker.call("POST", "/groups/g3/commit", { topic: "orders", partition: 0, offset: first.body.next_offset })).body).toEqual({ topic: "orders", partition: 0, offset: 4 });
+    expect((await broker.call("POST", "/groups/g3/commit", { topic: "orders", partition: 0, offset: first.body.next_offset })).body).toEqual({
+      topic: "orders",
+      partition: 0,
+      offset: 4,
+    });
     const next = await broker.call("GET", "/groups/g3/consume?topic=orders&partition=0&max_records=100");
     expect(next.body.records.map((r: any) => r.value)).toEqual(["v4", "v5", "v6", "v7", "v8", "v9"]);
     expect(next.body).toMatchObject({ next_offset: 10, high_watermark: 10 });

@@ -35,7 +35,10 @@ describe("the spec's table", () => {
   test("first sequence is 0; later ones are written in order", async () => {
     const t = await topic(broker);
     expect((await produce(broker, t, "p", [{ sequence: 0 }])).body).toEqual({ results: [{ partition: 0, offset: 0 }] });
-    expect((await produce(broker, t, "p", seqs(1, 3))).body.results).toEqual([{ partition: 0, offset: 1 }, { partition: 0, offset: 2 }]);
+    expect((await produce(broker, t, "p", seqs(1, 3))).body.results).toEqual([
+      { partition: 0, offset: 1 },
+      { partition: 0, offset: 2 },
+    ]);
   });
 
   test("a producer new to a partition starting past 0 is a gap", async () => {
@@ -122,8 +125,16 @@ describe("whole requests", () => {
 describe("independence", () => {
   test("sequences count per partition", async () => {
     const t = await topic(broker, 2);
-    const { body } = await produce(broker, t, "p", [{ sequence: 0, partition: 0 }, { sequence: 0, partition: 1 }, { sequence: 1, partition: 1 }]);
-    expect(body.results).toEqual([{ partition: 0, offset: 0 }, { partition: 1, offset: 0 }, { partition: 1, offset: 1 }]);
+    const { body } = await produce(broker, t, "p", [
+      { sequence: 0, partition: 0 },
+      { sequence: 0, partition: 1 },
+      { sequence: 1, partition: 1 },
+    ]);
+    expect(body.results).toEqual([
+      { partition: 0, offset: 0 },
+      { partition: 1, offset: 0 },
+      { partition: 1, offset: 1 },
+    ]);
     expect((await produce(broker, t, "p", [{ sequence: 1, partition: 0 }])).body.results).toEqual([{ partition: 0, offset: 1 }]);
   });
 

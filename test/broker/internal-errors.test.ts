@@ -15,7 +15,9 @@ test("a failing handler is a 500 with an id, the detail only in the log, and the
     // Partition 1 of "faulty" was never written, so its directory is made on its first write: a file is in the way.
     writeFileSync(join(broker.dataDir, "topics", "faulty", "1"), "in the way\n");
     const response = await fetch(`${broker.url}/topics/faulty/produce`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ records: [{ value: "v", partition: 1 }] }),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ records: [{ value: "v", partition: 1 }] }),
     });
     expect(response.status).toBe(500);
     const body = (await response.json()) as { error: string };
@@ -26,7 +28,10 @@ test("a failing handler is a 500 with an id, the detail only in the log, and the
     expect(response.headers.get("x-request-id")).toBe(id!);
     // The log has the detail, under the same id.
     await Bun.sleep(50);
-    const logged = broker.output().split("\n").find((line) => line.includes(id!));
+    const logged = broker
+      .output()
+      .split("\n")
+      .find((line) => line.includes(id!));
     expect(logged).toBeDefined();
     expect(logged).toContain("faulty");
     // Everything else is served: the other partition, the other topic, health.

@@ -49,15 +49,28 @@ const find = (samples: Sample[], name: string, labels: Record<string, string>) =
 beforeAll(async () => {
   broker = await startBroker(freshDataDir(), ["--auth", "required"]);
   admin = { authorization: `Bearer ${readFileSync(join(broker.dataDir, "bootstrap.key"), "utf8").trim()}` };
-  reader = { authorization: `Bearer ${(await broker.send("POST", "/admin/keys", { name: "reader", acls: [{ action: "read", topic_prefix: "orders" }] }, admin)).body.secret}` };
+  reader = {
+    authorization: `Bearer ${(await broker.send("POST", "/admin/keys", { name: "reader", acls: [{ action: "read", topic_prefix: "orders" }] }, admin)).body.secret}`,
+  };
   const small = { segment_bytes: logSegmentBytesMin };
   for (const [name, partitions, config] of [
-    ["orders", 2, {}], ["payments", 1, {}], ["logs", 1, { ...small, retention_bytes: 0 }], ["table", 1, { ...small, cleanup_policy: "compact" }],
+    ["orders", 2, {}],
+    ["payments", 1, {}],
+    ["logs", 1, { ...small, retention_bytes: 0 }],
+    ["table", 1, { ...small, cleanup_policy: "compact" }],
   ] as const) {
     expect((await broker.send("POST", "/topics", { name, partitions, config }, admin)).status).toBe(201);
   }
   const produce = (topic: string, records: unknown[]) => broker.send("POST", `/topics/${topic}/produce`, { records }, admin);
-  expect((await produce("orders", [{ value: "abc", partition: 0 }, { value: "de", key: "k", partition: 0 }, { value: "f", partition: 1 }])).status).toBe(200);
+  expect(
+    (
+      await produce("orders", [
+        { value: "abc", partition: 0 },
+        { value: "de", key: "k", partition: 0 },
+        { value: "f", partition: 1 },
+      ])
+    ).status,
+  ).toBe(200);
   expect((await produce("payments", [{ value: "1234", partition: 0 }])).status).toBe(200);
   // One request per record, so the 1 KiB segments roll: retention then drops every sealed one.
   const big = "x".repeat(300);
@@ -134,7 +147,11 @@ describe("the spec's series", () => {
   });
 
   test("promtool would catch a broken exposition (the check can fail)", () => {
-    const promtool = Bun.spawnSync(["promtool", "check", "metrics"], { stdin: new TextEncoder().encode('svc_x{topic="a" 1\n'), stdout: "pipe", stderr: "pipe" });
+    const promtool = Bun.spawnSync(["promtool", "check", "metrics"], {
+      stdin: new TextEncoder().encode('svc_x{topic="a" 1\n'),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(promtool.exitCode).toBe(1);
   });
 });

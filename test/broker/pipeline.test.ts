@@ -39,7 +39,17 @@ let http: HttpService;
 const log = createLogger({ level: "silent" });
 
 beforeAll(async () => {
-  broker = new Broker({ dataDir: freshDataDir(), flushEveryRecords: 1, recordBytesMax: 1 << 20, fetchRecordsMax: 1000, fetchBytesMax: 1 << 20, clock: new ManualClock(), authorizer, memberTimeoutMs: 45_000, authRequired: false });
+  broker = new Broker({
+    dataDir: freshDataDir(),
+    flushEveryRecords: 1,
+    recordBytesMax: 1 << 20,
+    fetchRecordsMax: 1000,
+    fetchBytesMax: 1 << 20,
+    clock: new ManualClock(),
+    authorizer,
+    memberTimeoutMs: 45_000,
+    authRequired: false,
+  });
   await broker.open(log);
   http = startBrokerHttp(broker, { hostname: "127.0.0.1", port: 0, bodyBytesMax: 1 << 20, corsOrigins: [], tls: null, log });
 });
@@ -50,7 +60,11 @@ afterAll(async () => {
 });
 
 const call = (method: string, path: string, body?: unknown) =>
-  fetch(new URL(path, http.url), { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  fetch(new URL(path, http.url), {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 
 describe("every route runs through the pipeline", () => {
   test("each asks the authorizer for the spec's action on its topic, as anonymous while auth is off", async () => {
@@ -69,7 +83,17 @@ describe("every route runs through the pipeline", () => {
     ];
     for (const [method, path, body, status] of steps) expect([method, path, (await call(method, path, body)).status]).toEqual([method, path, status]);
     expect(authorizer.checks).toEqual([
-      "read *", "admin orders", "read *", "read orders", "read orders", "admin orders", "write orders", "read orders", "admin *", "admin *", "admin orders",
+      "read *",
+      "admin orders",
+      "read *",
+      "read orders",
+      "read orders",
+      "admin orders",
+      "write orders",
+      "read orders",
+      "admin *",
+      "admin *",
+      "admin orders",
     ]);
     expect(authorizer.principals.every((p) => p.kind === "anonymous")).toBe(true);
   });

@@ -31,8 +31,16 @@ const produce = (name: string, body: unknown) => broker.call("POST", `/topics/${
 describe("partition choice", () => {
   test("an explicit partition wins over the key", async () => {
     const t = await topic(4);
-    const { body } = await produce(t, { records: [{ key: "k", value: "v", partition: 3 }, { key: "k", value: "w", partition: 0 }] });
-    expect(body.results).toEqual([{ partition: 3, offset: 0 }, { partition: 0, offset: 0 }]);
+    const { body } = await produce(t, {
+      records: [
+        { key: "k", value: "v", partition: 3 },
+        { key: "k", value: "w", partition: 0 },
+      ],
+    });
+    expect(body.results).toEqual([
+      { partition: 3, offset: 0 },
+      { partition: 0, offset: 0 },
+    ]);
   });
 
   test("a key goes to XXH64(key) mod partitions, always the same one, in order", async () => {
@@ -103,7 +111,8 @@ describe("produce validation: the whole request is checked, and a refused one wr
 
   const good = { value: "ok" };
   test("a bad record after good ones", () => refused({ records: [good, good, { value: 5 }] }, 400, /'records\[2\].value' must be a string/));
-  test("a partition past the last one", () => refused({ records: [good, { value: "x", partition: 2 }] }, 400, /'records\[1\].partition' is 2; it must be from 0 to 1/));
+  test("a partition past the last one", () =>
+    refused({ records: [good, { value: "x", partition: 2 }] }, 400, /'records\[1\].partition' is 2; it must be from 0 to 1/));
   test("a negative or fractional partition", async () => {
     await refused({ records: [{ value: "x", partition: -1 }] }, 400, /'records\[0\].partition' is -1/);
     await refused({ records: [{ value: "x", partition: 0.5 }] }, 400, /'records\[0\].partition' must be an integer/);
@@ -121,7 +130,11 @@ describe("produce validation: the whole request is checked, and a refused one wr
   test("malformed JSON and a non-JSON content type", async () => {
     await refused('{"records": [', 400, /malformed JSON/);
     const t = await topic(1);
-    const response = await fetch(`${broker.url}/topics/${t}/produce`, { method: "POST", body: '{"records":[{"value":"v"}]}', headers: { "content-type": "text/plain" } });
+    const response = await fetch(`${broker.url}/topics/${t}/produce`, {
+      method: "POST",
+      body: '{"records":[{"value":"v"}]}',
+      headers: { "content-type": "text/plain" },
+    });
     expect(response.status).toBe(415);
     expect(await highWatermarks(broker, t)).toEqual([0]);
   });
@@ -220,10 +233,14 @@ describe("consume", () => {
 
   test("partition and offset are required; bad, repeated and unknown parameters are 400", async () => {
     for (const [query, message] of [
-      ["offset=0", /'partition' is required/], ["partition=0", /'offset' is required/],
-      ["partition=0&offset=-1", /'offset' must be a non-negative integer/], ["partition=x&offset=0", /'partition' must be/],
-      ["partition=0&offset=1.5", /'offset' must be/], ["partition=0&offset=0&offset=1", /given 2 times/],
-      ["partition=0&offset=0&group=g", /unknown query parameter 'group'/], ["partition=0&offset=0&encoding=hex", /utf8 or base64/],
+      ["offset=0", /'partition' is required/],
+      ["partition=0", /'offset' is required/],
+      ["partition=0&offset=-1", /'offset' must be a non-negative integer/],
+      ["partition=x&offset=0", /'partition' must be/],
+      ["partition=0&offset=1.5", /'offset' must be/],
+      ["partition=0&offset=0&offset=1", /given 2 times/],
+      ["partition=0&offset=0&group=g", /unknown query parameter 'group'/],
+      ["partition=0&offset=0&encoding=hex", /utf8 or base64/],
       ["partition=0&offset=99999999999999999999", /'offset' must be/],
     ] as const) {
       const answer = await consume(query);

@@ -59,7 +59,14 @@ describe("a byte budget", () => {
 });
 
 describe("quotas", () => {
-  const key = (produce: number | null, consume: number | null): ApiKey => ({ key_id: "k1", name: "k", acls: [], produce_bytes_per_sec: produce, consume_bytes_per_sec: consume, created_at: "" });
+  const key = (produce: number | null, consume: number | null): ApiKey => ({
+    key_id: "k1",
+    name: "k",
+    acls: [],
+    produce_bytes_per_sec: produce,
+    consume_bytes_per_sec: consume,
+    created_at: "",
+  });
 
   test("a produce at the whole budget passes, one byte more is a 413; then 429 with whole seconds, rounded up", () => {
     const clock = new ManualClock();

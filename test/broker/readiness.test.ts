@@ -20,7 +20,16 @@ test("before recovery: alive, not ready, every other request 503; after it, read
   expect((await first.call("POST", "/topics/t/produce", { records: [{ value: "v", partition: 1 }] })).status).toBe(200);
   await first.stop();
   const log = createLogger({ level: "silent" });
-  const broker = new Broker({ dataDir, flushEveryRecords: 1, recordBytesMax: 1 << 20, fetchRecordsMax: 1000, fetchBytesMax: 1 << 20, clock: systemClock, authRequired: false, memberTimeoutMs: 45_000 });
+  const broker = new Broker({
+    dataDir,
+    flushEveryRecords: 1,
+    recordBytesMax: 1 << 20,
+    fetchRecordsMax: 1000,
+    fetchBytesMax: 1 << 20,
+    clock: systemClock,
+    authRequired: false,
+    memberTimeoutMs: 45_000,
+  });
   const http = startBrokerHttp(broker, { hostname: "127.0.0.1", port: 0, bodyBytesMax: 1 << 20, corsOrigins: [], tls: null, log });
   const call = (method: string, path: string, body?: unknown) =>
     fetch(new URL(path, http.url), { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -56,7 +65,10 @@ test("a real recovery: whatever is seen during it follows the rules, and it ends
 
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", `127.0.0.1:${port}`, "--data-dir", dataDir, "--log-level", "warn"], { stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", `127.0.0.1:${port}`, "--data-dir", dataDir, "--log-level", "warn"], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   try {
     const seen = { live: false, notReady: false, refused: false, ready: false };
     // A produce sent as recovery ends may be taken: counted, to check the log after.
@@ -74,7 +86,11 @@ test("a real recovery: whatever is seen during it follows the rules, and it ends
       }
       seen.notReady = true;
       if ((await fetch(`${url}/healthz`)).status === 200) seen.live = true;
-      const produce = await fetch(`${url}/topics/wide/produce`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"records":[{"value":"x"}]}' });
+      const produce = await fetch(`${url}/topics/wide/produce`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"records":[{"value":"x"}]}',
+      });
       if (produce.status === 503) {
         seen.refused = true;
         expect(((await produce.json()) as { error: string }).error).toContain("not ready");

@@ -87,7 +87,11 @@ describe("retention by age", () => {
     expect(partition.dump().segments.map((s) => s.baseOffset)).toEqual([8]);
     expect(partition.highWatermark).toBe(9);
     // Nothing is left of the deleted segments on disk, index files included.
-    expect(readdirSync(dir).filter((n) => !n.startsWith("producers")).sort()).toEqual([segmentFileName(8, ".log")]);
+    expect(
+      readdirSync(dir)
+        .filter((n) => !n.startsWith("producers"))
+        .sort(),
+    ).toEqual([segmentFileName(8, ".log")]);
     // A second pass finds nothing more to do: the active segment is never a candidate.
     expect(await applyRetention(partition, byAge(0), clock.nowMs())).toEqual({ segmentsDeleted: 0, bytesReclaimed: 0 });
     await partition.close();
@@ -152,7 +156,10 @@ describe("retention by size", () => {
   test("no limit (-1) on both keeps everything", async () => {
     const { partition, clock } = await threeSegments();
     clock.advance(1e12);
-    expect(await applyRetention(partition, { retentionMs: noLimit, retentionBytes: noLimit }, clock.nowMs())).toEqual({ segmentsDeleted: 0, bytesReclaimed: 0 });
+    expect(await applyRetention(partition, { retentionMs: noLimit, retentionBytes: noLimit }, clock.nowMs())).toEqual({
+      segmentsDeleted: 0,
+      bytesReclaimed: 0,
+    });
     await partition.close();
   });
 });

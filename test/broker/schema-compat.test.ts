@@ -21,8 +21,18 @@ describe("the spec's rules", () => {
     ["a required field added", obj({ a: str }), obj({ a: str, b: str }, ["b"]), "backward-incompatible: new schema adds required field 'b'"],
     ["an existing property made required", obj({ a: str }), obj({ a: str }, ["a"]), "backward-incompatible: new schema adds required field 'a'"],
     ["a property removed", obj({ a: str, b: str }), obj({ a: str }), "backward-incompatible: new schema removes property 'b'"],
-    ["a nested required field added", obj({ addr: obj({ city: str }) }), obj({ addr: obj({ city: str, zip: str }, ["zip"]) }), "backward-incompatible: new schema adds required field 'addr.zip'"],
-    ["a nested property removed", obj({ addr: obj({ city: str, zip: str }) }), obj({ addr: obj({ city: str }) }), "backward-incompatible: new schema removes property 'addr.zip'"],
+    [
+      "a nested required field added",
+      obj({ addr: obj({ city: str }) }),
+      obj({ addr: obj({ city: str, zip: str }, ["zip"]) }),
+      "backward-incompatible: new schema adds required field 'addr.zip'",
+    ],
+    [
+      "a nested property removed",
+      obj({ addr: obj({ city: str, zip: str }) }),
+      obj({ addr: obj({ city: str }) }),
+      "backward-incompatible: new schema removes property 'addr.zip'",
+    ],
     ["no properties before or after", { type: "object" }, { type: "object" }, null],
   ];
   for (const [what, before, after, message] of table) {
@@ -68,7 +78,10 @@ describe("properties over generated schemas", () => {
   })).schema;
 
   test("a schema is compatible with itself", () => {
-    fc.assert(fc.property(schema, (s) => backwardIncompatibility(s, structuredClone(s)) === null), { numRuns: 2000 });
+    fc.assert(
+      fc.property(schema, (s) => backwardIncompatibility(s, structuredClone(s)) === null),
+      { numRuns: 2000 },
+    );
   });
 
   test("adding an optional property is compatible", () => {

@@ -18,14 +18,16 @@ const v2 = JSON.stringify({ type: "object", properties: { id: { type: "string" }
 beforeAll(async () => {
   broker = await startBroker(freshDataDir(), ["--auth", "required"]);
   admin = { authorization: `Bearer ${readFileSync(join(broker.dataDir, "bootstrap.key"), "utf8").trim()}` };
-  const key = async (name: string, action: string) =>
-    ({ authorization: `Bearer ${(await broker.send("POST", "/admin/keys", { name, acls: [{ action, topic_prefix: "orders" }] }, admin)).body.secret}` });
+  const key = async (name: string, action: string) => ({
+    authorization: `Bearer ${(await broker.send("POST", "/admin/keys", { name, acls: [{ action, topic_prefix: "orders" }] }, admin)).body.secret}`,
+  });
   ordersReader = await key("reader", "read");
   ordersAdmin = await key("orders-admin", "admin");
 });
 afterAll(() => broker.stop());
 
-const register = (subject: string, schema: string, headers = admin, type = "json_schema") => broker.send("POST", "/schemas", { subject, type, schema }, headers);
+const register = (subject: string, schema: string, headers = admin, type = "json_schema") =>
+  broker.send("POST", "/schemas", { subject, type, schema }, headers);
 
 describe("registering", () => {
   test("each new version gets a new id; the same schema again answers its id and adds nothing", async () => {
@@ -38,11 +40,21 @@ describe("registering", () => {
     expect(again).toMatchObject({ status: 200, body: { id: 1 } });
     const latest = await broker.send("GET", "/subjects/orders-value/versions/latest", undefined, admin);
     expect(latest.body).toEqual({ id: 2, subject: "orders-value", version: 2, type: "json_schema", schema: v2 });
-    expect((await broker.send("GET", "/schemas/1", undefined, admin)).body).toEqual({ id: 1, subject: "orders-value", version: 1, type: "json_schema", schema: v1 });
+    expect((await broker.send("GET", "/schemas/1", undefined, admin)).body).toEqual({
+      id: 1,
+      subject: "orders-value",
+      version: 1,
+      type: "json_schema",
+      schema: v1,
+    });
   });
 
   test("an incompatible version is a 400 with the spec's message and registers nothing", async () => {
-    const addsRequired = JSON.stringify({ type: "object", properties: { id: { type: "string" }, note: { type: "string" }, sku: { type: "string" } }, required: ["id", "sku"] });
+    const addsRequired = JSON.stringify({
+      type: "object",
+      properties: { id: { type: "string" }, note: { type: "string" }, sku: { type: "string" } },
+      required: ["id", "sku"],
+    });
     const answer = await register("orders-value", addsRequired);
     expect(answer).toEqual({ status: 400, body: { error: "backward-incompatible: new schema adds required field 'sku'" }, headers: expect.anything() });
     const removes = JSON.stringify({ type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false });

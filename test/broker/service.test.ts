@@ -39,8 +39,18 @@ describe("svc broker flags", () => {
 
   test("the flags at their limits start it; with --flush-every-records 5 answered records survive kill -9", async () => {
     const flags = [
-      "--max-record-bytes", "8MiB", "--max-request-body-bytes", "10MiB", "--max-fetch-records", String(fetchRecordsMax),
-      "--max-fetch-bytes", "8MiB", "--flush-every-records", "5", "--coord-member-timeout", "1s",
+      "--max-record-bytes",
+      "8MiB",
+      "--max-request-body-bytes",
+      "10MiB",
+      "--max-fetch-records",
+      String(fetchRecordsMax),
+      "--max-fetch-bytes",
+      "8MiB",
+      "--flush-every-records",
+      "5",
+      "--coord-member-timeout",
+      "1s",
     ];
     const broker = await startBroker(undefined, flags);
     expect(broker.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

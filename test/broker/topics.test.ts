@@ -113,8 +113,12 @@ describe("reading topics", () => {
 
   test("a topic that does not exist is 404 on every topic path", async () => {
     for (const [method, path, body] of [
-      ["GET", "/topics/ghost"], ["GET", "/topics/ghost/config"], ["PUT", "/topics/ghost/config", {}], ["DELETE", "/topics/ghost"],
-      ["POST", "/topics/ghost/produce", { records: [{ value: "v" }] }], ["GET", "/topics/ghost/consume?partition=0&offset=0"],
+      ["GET", "/topics/ghost"],
+      ["GET", "/topics/ghost/config"],
+      ["PUT", "/topics/ghost/config", {}],
+      ["DELETE", "/topics/ghost"],
+      ["POST", "/topics/ghost/produce", { records: [{ value: "v" }] }],
+      ["GET", "/topics/ghost/consume?partition=0&offset=0"],
     ] as const) {
       const answer = await broker.call(method, path, body);
       expect(answer.status, `${method} ${path}`).toBe(404);
@@ -158,7 +162,12 @@ describe("topic config", () => {
 describe("DELETE /topics/{name}", () => {
   test("deletes the topic and its data; the name can be created again, empty", async () => {
     await broker.call("POST", "/topics", { name: "gone", partitions: 2 });
-    await broker.call("POST", "/topics/gone/produce", { records: [{ value: "a", partition: 0 }, { value: "b", partition: 1 }] });
+    await broker.call("POST", "/topics/gone/produce", {
+      records: [
+        { value: "a", partition: 0 },
+        { value: "b", partition: 1 },
+      ],
+    });
     expect(existsSync(join(broker.dataDir, "topics", "gone", "0"))).toBe(true);
     const deleted = await broker.call("DELETE", "/topics/gone");
     expect(deleted.status).toBe(204);
@@ -192,7 +201,10 @@ describe("restart", () => {
     await second.kill();
     const third = await startBroker(first.dataDir);
     try {
-      expect((await third.call("GET", "/topics")).body.topics).toEqual([{ name: "keep", partitions: 4 }, { name: "killed", partitions: 2 }]);
+      expect((await third.call("GET", "/topics")).body.topics).toEqual([
+        { name: "keep", partitions: 4 },
+        { name: "killed", partitions: 2 },
+      ]);
       expect((await third.call("GET", "/topics/keep/config")).body).toEqual({ ...defaults, retention_ms: 1234, cleanup_policy: "compact" });
       expect((await third.call("GET", "/healthz")).body.topics).toBe(2);
     } finally {

@@ -18,16 +18,38 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function makeCertificate(): { cert: string; key: string } {
   const cert = join(dir, "cert.pem");
   const key = join(dir, "key.pem");
-  const made = Bun.spawnSync([
-    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-    "-keyout", key, "-out", cert, "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-  ], { stderr: "pipe" });
+  const made = Bun.spawnSync(
+    [
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    ],
+    { stderr: "pipe" },
+  );
   if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
   return { cert, key };
 }
 
 async function refused(flags: string[]): Promise<{ code: number; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", freshDataDir(), ...flags], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", freshDataDir(), ...flags], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const stderr = await new Response(proc.stderr).text();
   return { code: await proc.exited, stderr };
 }
@@ -36,12 +58,38 @@ describe("TLS", () => {
   const { cert, key } = makeCertificate();
 
   test("with a certificate and key the broker serves HTTPS to curl and to fetch, and not plain HTTP", async () => {
-    const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", freshDataDir(), "--log-level", "warn", "--tls-cert", cert, "--tls-key", key];
+    const argv = [
+      process.execPath,
+      cliPath,
+      "broker",
+      "--bind",
+      "127.0.0.1:0",
+      "--data-dir",
+      freshDataDir(),
+      "--log-level",
+      "warn",
+      "--tls-cert",
+      cert,
+      "--tls-key",
+      key,
+    ];
     const server = await spawnServer("svc broker", argv, brokerAddress);
     try {
       expect(server.output()).toContain("HTTPS on");
       const url = `https://${server.where}`;
-      const curl = Bun.spawnSync(["curl", "-sS", "--cacert", cert, "-X", "POST", "-H", "content-type: application/json", "-d", '{"name":"secure","partitions":1}', `${url}/topics`]);
+      const curl = Bun.spawnSync([
+        "curl",
+        "-sS",
+        "--cacert",
+        cert,
+        "-X",
+        "POST",
+        "-H",
+        "content-type: application/json",
+        "-d",
+        '{"name":"secure","partitions":1}',
+        `${url}/topics`,
+      ]);
       expect(curl.exitCode).toBe(0);
       expect(JSON.parse(curl.stdout.toString())).toMatchObject({ name: "secure", partitions: 1 });
       const listed = await fetch(`${url}/topics`, { tls: { ca: readFileSync(cert, "utf8") } });
@@ -84,7 +132,10 @@ describe("CORS", () => {
     try {
       const answer = await fetch(`${broker.url}/topics`, { headers: { origin: "https://app.example.com" } });
       expect(answer.headers.get("access-control-allow-origin")).toBeNull();
-      const preflight = await fetch(`${broker.url}/topics`, { method: "OPTIONS", headers: { origin: "https://app.example.com", "access-control-request-method": "POST" } });
+      const preflight = await fetch(`${broker.url}/topics`, {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example.com", "access-control-request-method": "POST" },
+      });
       expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
     } finally {
       await broker.stop();

@@ -57,14 +57,17 @@ describe("svc CLI", () => {
   test("svc bench with an unknown name says which exist", async () => {
     const { stderr, code } = await svc("bench", "nosuch");
     expect(code).toBe(2);
-    const benchmarks = readdirSync(join(import.meta.dir, "../../bench")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort();
+    const benchmarks = readdirSync(join(import.meta.dir, "../../bench"))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => f.slice(0, -3))
+      .sort();
     expect(benchmarks).toContain("kv");
     expect(stderr).toContain(`no benchmark named nosuch; there are ${benchmarks.join(", ")}`);
   });
 
   test("svc test --only with an unknown step lists the steps", async () => {
-    const { stderr, code } = await svc("test", "--only", "lint");
+    const { stderr, code } = await svc("test", "--only", "format");
     expect(code).toBe(2);
-    expect(stderr).toContain('unknown step "lint"; steps are typecheck, bun, cargo');
+    expect(stderr).toContain('unknown step "format"; steps are lint, typecheck, bun, cargo');
   });
 });

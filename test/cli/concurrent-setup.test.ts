@@ -6,7 +6,20 @@
 // shared `<hash>.tmp` in the cache. ./svc now locks each step and re-checks it once it holds the
 // lock (docs/foundation.md).
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { cacheDir } from "../../src/cli/paths.ts";
@@ -31,7 +44,19 @@ async function run(cmd: string[], options: { cwd?: string; env?: Record<string, 
  * hashes, and with them the copy's builds are the ones this checkout's ./svc put in the cache.
  */
 async function setupCheckout(dir: string): Promise<string> {
-  const { stdout } = await run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "svc", "package.json", "package-lock.json", ...kinds]);
+  const { stdout } = await run([
+    "git",
+    "ls-files",
+    "-z",
+    "--cached",
+    "--others",
+    "--exclude-standard",
+    "--",
+    "svc",
+    "package.json",
+    "package-lock.json",
+    ...kinds,
+  ]);
   for (const file of new Set(stdout.split("\0").filter((f) => f !== "" && existsSync(join(repo, f))))) {
     mkdirSync(join(dir, dirname(file)), { recursive: true });
     cpSync(join(repo, file), join(dir, file));
@@ -64,6 +89,12 @@ function linkDir(from: string, to: string) {
 }
 
 describe("./svc started twice at once", () => {
+  /**
+   * Normally about 30 s on a 2-core machine (the wasm build is most of it). Only a cache that lacks
+   * this checkout's native or media-worker build makes step 1 longer: it builds them.
+   */
+  const setupTimeoutMs = 600_000;
+
   test(
     "both set up, one builds and installs while the other waits, and they leave a working build",
     async () => {
@@ -103,7 +134,9 @@ describe("./svc started twice at once", () => {
       for (const kind of kinds) {
         const dist = join(checkout, kind, "dist");
         const entry = join(cache, kind, hashes[kind]!);
-        const built = readdirSync(entry).filter((f) => !f.startsWith(".")).sort();
+        const built = readdirSync(entry)
+          .filter((f) => !f.startsWith("."))
+          .sort();
         expect(readdirSync(dist).sort()).toEqual([".inputs-hash", ...built].sort());
         expect(readFileSync(join(dist, ".inputs-hash"), "utf8").trim()).toBe(hashes[kind]!);
         for (const f of built) expect(readFileSync(join(dist, f)).equals(readFileSync(join(entry, f)))).toBe(true);
@@ -118,8 +151,6 @@ describe("./svc started twice at once", () => {
       const third = await run(["./svc"], { cwd: checkout, env });
       expect(third).toMatchObject({ code: 0, stderr: expect.not.stringContaining("[svc]") });
     },
-    // Normally about 30 s on a 2-core machine (the wasm build is most of it). Only a cache that
-    // lacks this checkout's native or media-worker build makes step 1 longer: it builds them.
-    600_000,
+    setupTimeoutMs,
   );
 });

@@ -45,7 +45,18 @@ describe("svc up supervisor", () => {
     expect(up.output.stdout).toContain("try: nc 127.0.0.1");
     for (const port of ports) {
       const reply = Promise.withResolvers<string>();
-      await Bun.connect({ hostname: "127.0.0.1", port, socket: { open(s) { s.write("ping"); }, data(_s, d) { reply.resolve(d.toString()); } } });
+      await Bun.connect({
+        hostname: "127.0.0.1",
+        port,
+        socket: {
+          open(s) {
+            s.write("ping");
+          },
+          data(_s, d) {
+            reply.resolve(d.toString());
+          },
+        },
+      });
       expect(await reply.promise).toBe("pong\n");
     }
     up.proc.kill("SIGTERM");

@@ -17,10 +17,18 @@ const upStartMs = 60_000;
 
 const cwd = mkdtempSync(join(tmpdir(), "svc-up-all-"));
 const proc = Bun.spawn([process.execPath, cliPath, "up"], {
-  cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe",
+  cwd,
+  stdin: "ignore",
+  stdout: "pipe",
+  stderr: "pipe",
   env: {
-    ...process.env, SVC_LOG_LEVEL: "warn",
-    SVC_KV_PORT: "0", SVC_KV_HTTP_PORT: "0", SVC_BROKER_BIND: "127.0.0.1:0", SVC_CRM_BIND: "127.0.0.1:0", SVC_MEDIA_BIND: "127.0.0.1:0",
+    ...process.env,
+    SVC_LOG_LEVEL: "warn",
+    SVC_KV_PORT: "0",
+    SVC_KV_HTTP_PORT: "0",
+    SVC_BROKER_BIND: "127.0.0.1:0",
+    SVC_CRM_BIND: "127.0.0.1:0",
+    SVC_MEDIA_BIND: "127.0.0.1:0",
   },
 });
 let stdout = "";
@@ -54,37 +62,42 @@ async function tool(args: string[]): Promise<string> {
 }
 
 describe("svc up (every service)", () => {
-  test("starts kv, broker, crm and media; each answers at its printed address", async () => {
-    await waitUntil(() => (stdout.includes("Ctrl-C stops everything") ? true : undefined), "svc up's banner", upStartMs);
+  test(
+    "starts kv, broker, crm and media; each answers at its printed address",
+    async () => {
+      await waitUntil(() => (stdout.includes("Ctrl-C stops everything") ? true : undefined), "svc up's banner", upStartMs);
 
-    const [kvHost, kvPort] = address("kv", "RESP2").split(":");
-    const kv = await RespClient.connect(Number(kvPort), kvHost);
-    expect(await kv.call("SET", "greeting", "hello")).toEqual({ s: "OK" });
-    kv.close();
-    expect(await (await fetch(`http://${address("kv", "REST")}/kv/greeting`)).json()).toEqual({ result: "hello" });
+      const [kvHost, kvPort] = address("kv", "RESP2").split(":");
+      const kv = await RespClient.connect(Number(kvPort), kvHost);
+      expect(await kv.call("SET", "greeting", "hello")).toEqual({ s: "OK" });
+      kv.close();
+      expect(await (await fetch(`http://${address("kv", "REST")}/kv/greeting`)).json()).toEqual({ result: "hello" });
 
-    expect((await fetch(`http://${address("broker", "HTTP")}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://${address("broker", "HTTP")}/healthz`)).status).toBe(200);
 
-    // crm: a user and a token made with its CLI against the default database (./data/crm).
-    await tool(["crm", "user", "add", "--username", "ada"]);
-    const crmToken = await tool(["crm", "token", "create", "--user", "ada"]);
-    const created = await fetch(`http://${address("crm", "HTTP")}/api/v1/leads`, {
-      method: "POST", headers: { authorization: `Bearer ${crmToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ last_name: "Lovelace", company: "Analytical Engines" }),
-    });
-    expect(created.status).toBe(201);
+      // crm: a user and a token made with its CLI against the default database (./data/crm).
+      await tool(["crm", "user", "add", "--username", "ada"]);
+      const crmToken = await tool(["crm", "token", "create", "--user", "ada"]);
+      const created = await fetch(`http://${address("crm", "HTTP")}/api/v1/leads`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${crmToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ last_name: "Lovelace", company: "Analytical Engines" }),
+      });
+      expect(created.status).toBe(201);
 
-    // media: a token minted by `svc media token` with the secret svc up generated in ./data/media.
-    const mediaToken = await tool(["media", "token", "--user", "ada", "--room", "lab"]);
-    const media = address("media", "HTTP");
-    expect(await (await fetch(`http://${media}/healthz`)).text()).toBe("ok");
-    const stats = await fetch(`http://${media}/v1/stats`, { headers: { authorization: `Bearer ${mediaToken}` } });
-    expect(await stats.json()).toEqual({ sessions: 0, rooms: { lab: 0 } });
+      // media: a token minted by `svc media token` with the secret svc up generated in ./data/media.
+      const mediaToken = await tool(["media", "token", "--user", "ada", "--room", "lab"]);
+      const media = address("media", "HTTP");
+      expect(await (await fetch(`http://${media}/healthz`)).text()).toBe("ok");
+      const stats = await fetch(`http://${media}/v1/stats`, { headers: { authorization: `Bearer ${mediaToken}` } });
+      expect(await stats.json()).toEqual({ sessions: 0, rooms: { lab: 0 } });
 
-    for (const path of ["data/kv/appendonly.aof", "data/broker", "data/crm/crm.db", "data/media/token-secret"]) {
-      expect(existsSync(join(cwd, path)), path).toBe(true);
-    }
-  }, upStartMs + 30_000);
+      for (const path of ["data/kv/appendonly.aof", "data/broker", "data/crm/crm.db", "data/media/token-secret"]) {
+        expect(existsSync(join(cwd, path)), path).toBe(true);
+      }
+    },
+    upStartMs + 30_000,
+  );
 
   test("SIGTERM stops every service, media's workers included, and svc up exits 0", async () => {
     const pids = [...new Set([...stdout.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])))];

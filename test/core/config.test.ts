@@ -30,8 +30,13 @@ function errorOf(fn: () => unknown): SvcError {
 describe("parseConfig", () => {
   test("defaults apply when nothing is given", () => {
     expect(parse([]).values).toEqual({
-      port: 6379, requirepass: "", appendonly: true, logLevel: "info", corsOrigin: [],
-      maxRequestBodyBytes: 10 * MiB, binaryIdleTimeout: 600_000,
+      port: 6379,
+      requirepass: "",
+      appendonly: true,
+      logLevel: "info",
+      corsOrigin: [],
+      maxRequestBodyBytes: 10 * MiB,
+      binaryIdleTimeout: 600_000,
     });
   });
 
@@ -55,7 +60,12 @@ describe("parseConfig", () => {
     expect(parse(["--no-appendonly"]).values.appendonly).toBe(false);
     expect(parse(["--appendonly=false"]).values.appendonly).toBe(false);
     expect(parse(["--no-appendonly", "--appendonly"]).values.appendonly).toBe(true);
-    for (const [text, value] of [["no", false], ["0", false], ["YES", true], ["1", true]] as const) {
+    for (const [text, value] of [
+      ["no", false],
+      ["0", false],
+      ["YES", true],
+      ["1", true],
+    ] as const) {
       expect(parse([], { SVC_KV_APPENDONLY: text }).values.appendonly).toBe(value);
     }
     expect(errorOf(() => parse(["--appendonly=maybe"])).message).toBe('--appendonly: expected true or false, got "maybe"');

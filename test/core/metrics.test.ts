@@ -53,7 +53,9 @@ describe("metrics exposition", () => {
 
   test("help text and label values are escaped", () => {
     const r = new MetricsRegistry();
-    r.counter({ name: "c", help: 'back\\slash and\nnewline "quotes stay"', labelNames: ["v"] }).labels('a"b\\c\nd').inc();
+    r.counter({ name: "c", help: 'back\\slash and\nnewline "quotes stay"', labelNames: ["v"] })
+      .labels('a"b\\c\nd')
+      .inc();
     expect(r.expose()).toBe('# HELP c back\\\\slash and\\nnewline "quotes stay"\n# TYPE c counter\nc{v="a\\"b\\\\c\\nd"} 1\n');
   });
 
@@ -65,9 +67,7 @@ describe("metrics exposition", () => {
     c.labels("secret").inc();
     lag.labels("g2", "secret").set(3);
     const readable = (labels: Readonly<Record<string, string>>) => labels.topic !== "secret";
-    expect(r.expose(readable)).toBe(
-      '# HELP produced p\n# TYPE produced counter\nproduced{topic="orders"} 1\n# HELP lag l\n# TYPE lag gauge\n',
-    );
+    expect(r.expose(readable)).toBe('# HELP produced p\n# TYPE produced counter\nproduced{topic="orders"} 1\n# HELP lag l\n# TYPE lag gauge\n');
   });
 
   test("a histogram's series is filtered on its labels without le", () => {
@@ -83,7 +83,10 @@ describe("metrics exposition", () => {
 
   test("a collected gauge shows exactly what its callback set at this scrape", () => {
     const r = new MetricsRegistry();
-    let offsets: [string, number][] = [["0", 10], ["1", 20]];
+    let offsets: [string, number][] = [
+      ["0", 10],
+      ["1", 20],
+    ];
     r.gauge({ name: "end_offset", help: "e", labelNames: ["partition"], collect: (set) => offsets.forEach(([p, o]) => set([p], o)) });
     expect(r.expose()).toContain('end_offset{partition="0"} 10\nend_offset{partition="1"} 20\n');
     offsets = [["1", 25]];

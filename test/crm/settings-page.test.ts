@@ -43,55 +43,70 @@ async function createToken(page: Page, name: string): Promise<string> {
 }
 
 describe("/settings in Chromium", () => {
-  test("a wrong password and an unknown user get the same refusal, and no session", async () => {
-    const page = await (await browser()).newPage();
-    for (const [user, secret] of [["alice", "not her password"], ["mallory", "whatever-123"]] as const) {
-      await signIn(page, user, secret);
-      expect(await page.textContent("#error")).toBe("Wrong username or password.");
-      expect(await page.locator("#create-token").count()).toBe(0);
-    }
-    await page.close();
-  }, browserTestMs);
+  test(
+    "a wrong password and an unknown user get the same refusal, and no session",
+    async () => {
+      const page = await (await browser()).newPage();
+      for (const [user, secret] of [
+        ["alice", "not her password"],
+        ["mallory", "whatever-123"],
+      ] as const) {
+        await signIn(page, user, secret);
+        expect(await page.textContent("#error")).toBe("Wrong username or password.");
+        expect(await page.locator("#create-token").count()).toBe(0);
+      }
+      await page.close();
+    },
+    browserTestMs,
+  );
 
-  test("sign in, create a token that works, see it listed without its secret, revoke it, and it stops working", async () => {
-    const context = await (await browser()).newContext();
-    const page = await context.newPage();
-    await signIn(page, "alice", password.alice);
-    expect(await page.textContent("h1")).toContain("API tokens of alice");
+  test(
+    "sign in, create a token that works, see it listed without its secret, revoke it, and it stops working",
+    async () => {
+      const context = await (await browser()).newContext();
+      const page = await context.newPage();
+      await signIn(page, "alice", password.alice);
+      expect(await page.textContent("h1")).toContain("API tokens of alice");
 
-    const token = await createToken(page, "laptop script");
-    expect(token).toMatch(/^crm_[A-Za-z0-9_-]{43}$/);
-    expect((await crm.call(token, "GET", "/api/v1/leads")).status).toBe(200);
+      const token = await createToken(page, "laptop script");
+      expect(token).toMatch(/^crm_[A-Za-z0-9_-]{43}$/);
+      expect((await crm.call(token, "GET", "/api/v1/leads")).status).toBe(200);
 
-    // The cookie is HttpOnly and SameSite=Strict, scoped to /settings.
-    const [cookie] = await context.cookies();
-    expect(cookie).toMatchObject({ name: "crm_session", httpOnly: true, sameSite: "Strict", path: "/settings" });
+      // The cookie is HttpOnly and SameSite=Strict, scoped to /settings.
+      const [cookie] = await context.cookies();
+      expect(cookie).toMatchObject({ name: "crm_session", httpOnly: true, sameSite: "Strict", path: "/settings" });
 
-    // Shown once: a reload lists the token by name and prefix, not its secret.
-    await page.goto(`${crm.url}/settings`);
-    expect(await page.locator("#new-token").count()).toBe(0);
-    expect(await page.content()).not.toContain(token);
-    const row = page.locator("#tokens tbody tr", { hasText: "laptop script" });
-    expect(await row.getAttribute("data-state")).toBe("active");
-    expect(await row.textContent()).toContain(token.slice(0, 10));
+      // Shown once: a reload lists the token by name and prefix, not its secret.
+      await page.goto(`${crm.url}/settings`);
+      expect(await page.locator("#new-token").count()).toBe(0);
+      expect(await page.content()).not.toContain(token);
+      const row = page.locator("#tokens tbody tr", { hasText: "laptop script" });
+      expect(await row.getAttribute("data-state")).toBe("active");
+      expect(await row.textContent()).toContain(token.slice(0, 10));
 
-    await row.locator("button.revoke").click();
-    expect(await page.locator("#tokens tbody tr", { hasText: "laptop script" }).getAttribute("data-state")).toBe("revoked");
-    expect((await crm.call(token, "GET", "/api/v1/leads")).status).toBe(401);
-    await context.close();
-  }, browserTestMs);
+      await row.locator("button.revoke").click();
+      expect(await page.locator("#tokens tbody tr", { hasText: "laptop script" }).getAttribute("data-state")).toBe("revoked");
+      expect((await crm.call(token, "GET", "/api/v1/leads")).status).toBe(401);
+      await context.close();
+    },
+    browserTestMs,
+  );
 
-  test("sign out ends the session: the old cookie no longer opens the page", async () => {
-    const context = await (await browser()).newContext();
-    const page = await context.newPage();
-    await signIn(page, "alice", password.alice);
-    const [cookie] = await context.cookies();
-    await page.click("#sign-out");
-    expect(await page.locator("#sign-in").count()).toBe(1);
-    const replay = await fetch(`${crm.url}/settings`, { headers: { cookie: `crm_session=${cookie!.value}` } });
-    expect(await replay.text()).toContain('id="sign-in"');
-    await context.close();
-  }, browserTestMs);
+  test(
+    "sign out ends the session: the old cookie no longer opens the page",
+    async () => {
+      const context = await (await browser()).newContext();
+      const page = await context.newPage();
+      await signIn(page, "alice", password.alice);
+      const [cookie] = await context.cookies();
+      await page.click("#sign-out");
+      expect(await page.locator("#sign-in").count()).toBe(1);
+      const replay = await fetch(`${crm.url}/settings`, { headers: { cookie: `crm_session=${cookie!.value}` } });
+      expect(await replay.text()).toContain('id="sign-in"');
+      await context.close();
+    },
+    browserTestMs,
+  );
 
   test("the page forbids framing and scripts, and is never cached", async () => {
     const response = await fetch(`${crm.url}/settings`);
@@ -104,7 +119,8 @@ describe("/settings in Chromium", () => {
 describe("/settings posts a browser would not make", () => {
   async function sessionCookie(username: "alice" | "bob"): Promise<string> {
     const response = await fetch(`${crm.url}/settings/sign-in`, {
-      method: "POST", redirect: "manual",
+      method: "POST",
+      redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ username, password: password[username] }),
     });
@@ -114,7 +130,8 @@ describe("/settings posts a browser would not make", () => {
 
   function postForm(cookie: string, path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
     return fetch(`${crm.url}${path}`, {
-      method: "POST", redirect: "manual",
+      method: "POST",
+      redirect: "manual",
       headers: { cookie: `crm_session=${cookie}`, "content-type": "application/x-www-form-urlencoded", ...headers },
       body: new URLSearchParams(form),
     });
@@ -141,13 +158,15 @@ describe("/settings posts a browser would not make", () => {
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain("A token needs a name.");
     const fits = await fetch(`${crm.url}/settings/tokens`, {
-      method: "POST", headers: { cookie: `crm_session=${cookie}`, "content-type": "application/x-www-form-urlencoded" },
+      method: "POST",
+      headers: { cookie: `crm_session=${cookie}`, "content-type": "application/x-www-form-urlencoded" },
       body: `name=${"x".repeat(crmSettingsFormBytesMax - overhead)}`,
     });
     expect(fits.status).toBe(400); // read, then refused for its name's length, not its size
     expect(await fits.text()).toContain("at most 100 characters");
     const past = await fetch(`${crm.url}/settings/tokens`, {
-      method: "POST", headers: { cookie: `crm_session=${cookie}`, "content-type": "application/x-www-form-urlencoded" },
+      method: "POST",
+      headers: { cookie: `crm_session=${cookie}`, "content-type": "application/x-www-form-urlencoded" },
       body: `name=${"x".repeat(crmSettingsFormBytesMax - overhead + 1)}`,
     });
     expect(past.status).toBe(413);

@@ -17,7 +17,11 @@ const routes: RouteTable = {
     GET: ({ params }) => json({ name: params.name }),
     POST: async (ctx) => json({ name: ctx.params.name, body: await ctx.json() }),
   },
-  "/throw": { GET: () => { throw new TypeError("secret detail"); } },
+  "/throw": {
+    GET: () => {
+      throw new TypeError("secret detail");
+    },
+  },
   "/reject": { POST: async () => Promise.reject(new Error("async secret")) },
   "/limited": {
     GET: () => {
@@ -65,12 +69,19 @@ async function rawExchange(port: number, parts: string[], untilMs: number): Prom
     hostname: "127.0.0.1",
     port,
     socket: {
-      data(_s, data) { received += data.toString(); },
-      close() { resolve(received); },
+      data(_s, data) {
+        received += data.toString();
+      },
+      close() {
+        resolve(received);
+      },
     },
   });
   for (const part of parts) socket.write(part);
-  setTimeout(() => { socket.end(); resolve(received); }, untilMs);
+  setTimeout(() => {
+    socket.end();
+    resolve(received);
+  }, untilMs);
   return promise;
 }
 
@@ -106,7 +117,7 @@ describe("request ids", () => {
   test("a client's plain id is kept; an unsafe or overlong one is replaced", async () => {
     const kept = await fetch(`${base}/echo/x`, { headers: { "x-request-id": "trace-42.a:b" } });
     expect(kept.headers.get("x-request-id")).toBe("trace-42.a:b");
-    for (const bad of ["has space", "x".repeat(65), "quote\"d"]) {
+    for (const bad of ["has space", "x".repeat(65), 'quote"d']) {
       const res = await fetch(`${base}/echo/x`, { headers: { "x-request-id": bad } });
       expect(res.headers.get("x-request-id")).not.toBe(bad);
     }
@@ -232,7 +243,7 @@ describe("body limit", () => {
   });
 
   test("a complete chunked body within the limit is read whole", async () => {
-    const parts = ['{"k":', '"' + "v".repeat(500) + '"', "}"];
+    const parts = ['{"k":', `"${"v".repeat(500)}"`, "}"];
     const stream = new ReadableStream({
       start(controller) {
         for (const p of parts) controller.enqueue(new TextEncoder().encode(p));
@@ -351,12 +362,19 @@ describe("idle timeout", () => {
     },
   });
 
-  test("a request silent past the idle timeout is cut, unless its handler holds it open", async () => {
-    const [silent, held] = await Promise.all([
-      fetch(`${idleBase}/silent`).then((r) => r.json(), (error: unknown) => ({ cut: String(error) })),
-      fetch(`${idleBase}/held`).then((r) => r.json()),
-    ]);
-    expect(silent).toEqual({ cut: expect.stringContaining("closed") });
-    expect(held).toEqual({ answered: true });
-  }, silentMs + 5000);
+  test(
+    "a request silent past the idle timeout is cut, unless its handler holds it open",
+    async () => {
+      const [silent, held] = await Promise.all([
+        fetch(`${idleBase}/silent`).then(
+          (r) => r.json(),
+          (error: unknown) => ({ cut: String(error) }),
+        ),
+        fetch(`${idleBase}/held`).then((r) => r.json()),
+      ]);
+      expect(silent).toEqual({ cut: expect.stringContaining("closed") });
+      expect(held).toEqual({ answered: true });
+    },
+    silentMs + 5000,
+  );
 });

@@ -58,7 +58,9 @@ function writeBoth(text: string): void {
 }
 
 test("the file's users are loaded at start, and CONFIG GET names the file", async () => {
-  expect(await same("ACL", "LIST")).toContain("user alice on #f64551fcd6f07823cb87971cfb91446425da18286b3ab1ef935e0cbd7a69f68a ~k* resetchannels &ch* -@all +get");
+  expect(await same("ACL", "LIST")).toContain(
+    "user alice on #f64551fcd6f07823cb87971cfb91446425da18286b3ab1ef935e0cbd7a69f68a ~k* resetchannels &ch* -@all +get",
+  );
   expect(await same("CONFIG", "GET", "aclfile")).toBe('["aclfile","<file>"]');
   await same("CONFIG", "SET", "aclfile", "/tmp/elsewhere.acl");
 });
@@ -94,17 +96,22 @@ test("ACL LOAD of a file with bad lines names each and changes nothing", async (
 test("ACL LOAD replaces every user: a default user left out is the usual one, and clients of replaced users are disconnected", async () => {
   await same("ACL", "SETUSER", "default", "resetkeys", "~d:*");
   const [redisAlice, kvAlice, redisPlain, kvPlain] = await Promise.all([
-    RespClient.connect(redis.server.port), RespClient.connect(kv.server.port), RespClient.connect(redis.server.port), RespClient.connect(kv.server.port),
+    RespClient.connect(redis.server.port),
+    RespClient.connect(kv.server.port),
+    RespClient.connect(redis.server.port),
+    RespClient.connect(kv.server.port),
   ]);
   try {
     for (const c of [redisAlice, kvAlice]) expect(await c.call("AUTH", "alice", "p1")).toEqual({ s: "OK" });
     writeBoth("user alice on >p2 ~* +@all\r\nuser erin on nopass +ping\n");
     await same("ACL", "LOAD");
-    expect(await same("ACL", "LIST")).toBe(JSON.stringify([
-      `user alice on #${sha256("p2")} ~* resetchannels +@all`,
-      "user default on nopass ~* &* +@all",
-      "user erin on nopass resetchannels -@all +ping",
-    ]));
+    expect(await same("ACL", "LIST")).toBe(
+      JSON.stringify([
+        `user alice on #${sha256("p2")} ~* resetchannels +@all`,
+        "user default on nopass ~* &* +@all",
+        "user erin on nopass resetchannels -@all +ping",
+      ]),
+    );
     // alice's client was logged in as a user now replaced: closed, on both. The default user's stays.
     for (const c of [redisAlice, kvAlice]) await c.closed;
     for (const c of [redisPlain, kvPlain]) expect(await c.call("PING")).toEqual({ s: "PONG" });

@@ -97,7 +97,10 @@ function withoutId(reply: RespValue): RespValue {
 /** CLIENT LIST's lines cut down to their user= field: the rest (addresses, ids, memory) differs. */
 function userFields(reply: RespValue): RespValue {
   if (typeof reply !== "string") return reply;
-  return reply.split("\n").filter((line) => line !== "").map((line) => /(?:^| )user=(\S*)/.exec(line)?.[1] ?? "(no user= field)");
+  return reply
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => /(?:^| )user=(\S*)/.exec(line)?.[1] ?? "(no user= field)");
 }
 
 /** ACL HELP: its first line and the subcommands it lists (the lines that are not indented). */
@@ -105,7 +108,13 @@ function helpOutline(reply: RespValue): RespValue {
   if (!Array.isArray(reply)) return reply;
   // Help lines are status replies.
   const lines = reply.map((item) => (item !== null && typeof item === "object" && "s" in item ? item.s : show(item)));
-  return [lines[0]!, ...lines.slice(1).filter((line) => !line.startsWith(" ")).map((line) => line.split(" ")[0]!)];
+  return [
+    lines[0]!,
+    ...lines
+      .slice(1)
+      .filter((line) => !line.startsWith(" "))
+      .map((line) => line.split(" ")[0]!),
+  ];
 }
 
 /** A reply as the transcripts compare it: the same as sent, except where it differs by nature. */
@@ -219,10 +228,7 @@ async function play(port: number, admin: RespClient, body: (s: Scene) => Promise
 
 /** Plays `body` against each server and expects svc's transcript to equal redis-server's; returns redis-server's. */
 async function sameOnBoth(body: (s: Scene) => Promise<void>): Promise<string[]> {
-  const [fromRedis, fromKv] = await Promise.all([
-    play(servers.redis.port, servers.redisClient, body),
-    play(servers.kv.port, servers.kvClient, body),
-  ]);
+  const [fromRedis, fromKv] = await Promise.all([play(servers.redis.port, servers.redisClient, body), play(servers.kv.port, servers.kvClient, body)]);
   expect(fromKv).toEqual(fromRedis);
   return fromRedis;
 }
@@ -249,8 +255,22 @@ describe("ACL SETUSER, GETUSER and LIST", () => {
     const pw = "s3cret";
     await sameOnBoth(async (s) => {
       const steps = [
-        [], ["on"], ["off"], ["on", `>${pw}`], [">other"], [`<${pw}`], [`#${sha256("hashed")}`], [`!${sha256("hashed")}`], [">"],
-        ["nopass"], [">again"], ["resetpass"], ["nopass", `>${pw}`], ["on", `>${pw}`, `>${pw}`], ["SKIP-SANITIZE-PAYLOAD"], ["sanitize-payload"],
+        [],
+        ["on"],
+        ["off"],
+        ["on", `>${pw}`],
+        [">other"],
+        [`<${pw}`],
+        [`#${sha256("hashed")}`],
+        [`!${sha256("hashed")}`],
+        [">"],
+        ["nopass"],
+        [">again"],
+        ["resetpass"],
+        ["nopass", `>${pw}`],
+        ["on", `>${pw}`, `>${pw}`],
+        ["SKIP-SANITIZE-PAYLOAD"],
+        ["sanitize-payload"],
       ];
       for (const rules of steps) {
         await s.admin("ACL", "SETUSER", "pw-user", ...rules);
@@ -264,8 +284,17 @@ describe("ACL SETUSER, GETUSER and LIST", () => {
   test("key and channel patterns: ~pattern, allkeys, resetkeys, &pattern, allchannels, resetchannels", async () => {
     await sameOnBoth(async (s) => {
       const steps = [
-        ["~k*"], ["~other:*", "~"], ["allkeys"], ["resetkeys", "~a", "~*"], ["resetkeys"], ["&ch*"], ["&news:?"], ["allchannels"],
-        ["resetchannels", "&x", "&*"], ["resetchannels"], ["~k*", "&c*"],
+        ["~k*"],
+        ["~other:*", "~"],
+        ["allkeys"],
+        ["resetkeys", "~a", "~*"],
+        ["resetkeys"],
+        ["&ch*"],
+        ["&news:?"],
+        ["allchannels"],
+        ["resetchannels", "&x", "&*"],
+        ["resetchannels"],
+        ["~k*", "&c*"],
       ];
       for (const rules of steps) {
         await s.admin("ACL", "SETUSER", "pattern-user", ...rules);
@@ -279,9 +308,26 @@ describe("ACL SETUSER, GETUSER and LIST", () => {
   test("command rules: commands, categories, container|subcommand, allcommands, nocommands", async () => {
     await sameOnBoth(async (s) => {
       const steps = [
-        ["+get"], ["+SET", "+Get"], ["-get"], ["+@hash"], ["-hset"], ["-@hash"], ["+@string", "-@write"], ["allcommands"], ["-@dangerous"],
-        ["+config"], ["nocommands"], ["+client|list"], ["+client"], ["-client|kill"], ["+@all", "-config|set"], ["-@all"], ["+config|get", "+config|set"],
-        ["-config"], ["+@read", "+@write", "-@read"], ["nocommands", "+@pubsub", "-publish"],
+        ["+get"],
+        ["+SET", "+Get"],
+        ["-get"],
+        ["+@hash"],
+        ["-hset"],
+        ["-@hash"],
+        ["+@string", "-@write"],
+        ["allcommands"],
+        ["-@dangerous"],
+        ["+config"],
+        ["nocommands"],
+        ["+client|list"],
+        ["+client"],
+        ["-client|kill"],
+        ["+@all", "-config|set"],
+        ["-@all"],
+        ["+config|get", "+config|set"],
+        ["-config"],
+        ["+@read", "+@write", "-@read"],
+        ["nocommands", "+@pubsub", "-publish"],
       ];
       for (const rules of steps) {
         await s.admin("ACL", "SETUSER", "cmd-user", ...rules);
@@ -303,7 +349,22 @@ describe("ACL SETUSER, GETUSER and LIST", () => {
       await s.admin("ACL", "LIST");
       await s.admin("ACL", "USERS");
     });
-    expect(lines).toContain(line("admin", "ACL GETUSER mix-a", ["flags", ["on"], "passwords", [sha256("pa")], "commands", "-@all +@hash +get +set -hset", "keys", "~k*", "channels", "&ch*", "selectors", []]));
+    expect(lines).toContain(
+      line("admin", "ACL GETUSER mix-a", [
+        "flags",
+        ["on"],
+        "passwords",
+        [sha256("pa")],
+        "commands",
+        "-@all +@hash +get +set -hset",
+        "keys",
+        "~k*",
+        "channels",
+        "&ch*",
+        "selectors",
+        [],
+      ]),
+    );
   });
 
   test("reset takes a user back to a new user's rules", async () => {
@@ -321,8 +382,22 @@ describe("ACL SETUSER, GETUSER and LIST", () => {
 
   test("a bad rule is named in the error and changes nothing, even after good rules in the same call", async () => {
     const badRules = [
-      "badrule", "+nosuch", "+@nosuch", "-@nosuch", "+client|nosuch", "-client|list|x", "+@read|x", "<nopw", `!${sha256("nopw")}`, "#abc",
-      "!abc", `#${sha256("x").toUpperCase()}`, "allkeys ~c", "allchannels &c", "-select|0", "-get|x",
+      "badrule",
+      "+nosuch",
+      "+@nosuch",
+      "-@nosuch",
+      "+client|nosuch",
+      "-client|list|x",
+      "+@read|x",
+      "<nopw",
+      `!${sha256("nopw")}`,
+      "#abc",
+      "!abc",
+      `#${sha256("x").toUpperCase()}`,
+      "allkeys ~c",
+      "allchannels &c",
+      "-select|0",
+      "-get|x",
     ];
     const lines = await sameOnBoth(async (s) => {
       await s.admin("ACL", "SETUSER", "bad-user", "on", ">pw", "~k*", "&c*", "+get");
@@ -341,9 +416,23 @@ describe("ACL SETUSER, GETUSER and LIST", () => {
       await s.admin("ACL", "USERS");
     });
     expect(lines).toContain(line("admin", "ACL SETUSER bad-user off resetpass +set resetkeys badrule", setuserError("badrule", "Syntax error")));
-    expect(lines).toContain(line("admin", "ACL SETUSER bad-user off resetpass +set resetkeys +@nosuch", setuserError("+@nosuch", "Unknown command or category name in ACL")));
-    expect(lines).toContain(line("admin", "ACL SETUSER bad-user off resetpass +set resetkeys <nopw", setuserError("<nopw", "The password you are trying to remove from the user does not exist")));
-    expect(lines).toContain(line("admin", "ACL SETUSER bad-user off resetpass +set resetkeys #abc", setuserError("#abc", "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters")));
+    expect(lines).toContain(
+      line("admin", "ACL SETUSER bad-user off resetpass +set resetkeys +@nosuch", setuserError("+@nosuch", "Unknown command or category name in ACL")),
+    );
+    expect(lines).toContain(
+      line(
+        "admin",
+        "ACL SETUSER bad-user off resetpass +set resetkeys <nopw",
+        setuserError("<nopw", "The password you are trying to remove from the user does not exist"),
+      ),
+    );
+    expect(lines).toContain(
+      line(
+        "admin",
+        "ACL SETUSER bad-user off resetpass +set resetkeys #abc",
+        setuserError("#abc", "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters"),
+      ),
+    );
     expect(lines).toContain(line("admin", "ACL SETUSER has space on", { e: "ERR Usernames can't contain spaces or null characters" }));
   });
 });
@@ -382,7 +471,13 @@ describe("ACL's other subcommands", () => {
     const fromKv: Record<string, string[]> = {};
     // Each list without the commands only its own server has (see commandsOnlyIn); and sorted,
     // as Redis lists a category in its command table's order, which is hash order.
-    const comparable = (reply: RespValue, onlyHere: ReadonlySet<string>) => (Array.isArray(reply) ? reply.map(String).filter((n) => !onlyHere.has(n)).sort() : [show(reply)]);
+    const comparable = (reply: RespValue, onlyHere: ReadonlySet<string>) =>
+      Array.isArray(reply)
+        ? reply
+            .map(String)
+            .filter((n) => !onlyHere.has(n))
+            .sort()
+        : [show(reply)];
     for (const category of categories) {
       const [r, k] = await Promise.all([servers.redisClient.call("ACL", "CAT", category), servers.kvClient.call("ACL", "CAT", category)]);
       fromRedis[category] = comparable(r, commandsOnlyIn.redis);
@@ -421,8 +516,20 @@ describe("ACL's other subcommands", () => {
     const lines = await sameOnBoth(async (s) => {
       await s.admin("ACL", "SETUSER", "dry", "on", "nopass", "~k*", "&ch*", "+get", "+publish", "+subscribe", "+psubscribe", "+client|list");
       const runs = [
-        ["GET", "k1"], ["get", "x"], ["SET", "k1", "v"], ["PUBLISH", "ch1", "m"], ["PUBLISH", "x", "m"], ["SUBSCRIBE", "ch1"], ["SUBSCRIBE", "ch1", "x"],
-        ["PSUBSCRIBE", "ch*"], ["PSUBSCRIBE", "ch1"], ["CLIENT", "LIST"], ["CLIENT", "KILL", "ID", "1"], ["NOSUCH", "k"], ["GET"], ["CLIENT", "NOSUCH"],
+        ["GET", "k1"],
+        ["get", "x"],
+        ["SET", "k1", "v"],
+        ["PUBLISH", "ch1", "m"],
+        ["PUBLISH", "x", "m"],
+        ["SUBSCRIBE", "ch1"],
+        ["SUBSCRIBE", "ch1", "x"],
+        ["PSUBSCRIBE", "ch*"],
+        ["PSUBSCRIBE", "ch1"],
+        ["CLIENT", "LIST"],
+        ["CLIENT", "KILL", "ID", "1"],
+        ["NOSUCH", "k"],
+        ["GET"],
+        ["CLIENT", "NOSUCH"],
       ];
       for (const argv of runs) await s.admin("ACL", "DRYRUN", "dry", ...argv);
       await s.admin("ACL", "DRYRUN", "nosuch", "GET", "k");
@@ -444,7 +551,12 @@ describe("logging in as a user", () => {
       await s.admin("ACL", "SETUSER", "sleeper", "off", ">sleeper-pw", "+@all", "~*");
       await s.admin("ACL", "SETUSER", "anyone", "on", "nopass", "+@all", "~*");
       const c = await s.connect("c");
-      for (const [user, password] of [["alice", "wrong"], ["nobody", "alice-pw"], ["sleeper", "sleeper-pw"], ["alice", "alice-pw"]]) {
+      for (const [user, password] of [
+        ["alice", "wrong"],
+        ["nobody", "alice-pw"],
+        ["sleeper", "sleeper-pw"],
+        ["alice", "alice-pw"],
+      ]) {
         await s.on(c, "AUTH", user!, password!);
         await s.on(c, "ACL", "WHOAMI");
       }
@@ -471,7 +583,12 @@ describe("logging in as a user", () => {
       await s.admin("ACL", "SETUSER", "helen-any", "on", "nopass", "+@all");
       for (const protocol of ["2", "3"]) {
         const c = await s.connect(`resp${protocol}`);
-        for (const [user, password] of [["helen", "wrong"], ["nobody", "x"], ["helen-off", "helen-pw"], ["helen", "helen-pw"]]) {
+        for (const [user, password] of [
+          ["helen", "wrong"],
+          ["nobody", "x"],
+          ["helen-off", "helen-pw"],
+          ["helen", "helen-pw"],
+        ]) {
           await s.on(c, "HELLO", protocol, "AUTH", user!, password!);
           await s.on(c, "ACL", "WHOAMI");
         }
@@ -495,8 +612,19 @@ describe("a limited user's connection", () => {
     const lines = await sameOnBoth(async (s) => {
       const u = await limitedUser(s, "limited-cmd", "+config|get");
       const runs = [
-        ["SET", "k1", "v"], ["GET", "k1"], ["DEL", "k1"], ["del", "k1"], ["CLIENT", "KILL", "ID", "1"], ["CONFIG", "SET", "maxmemory", "0"],
-        ["CONFIG", "GET", "maxmemory"], ["FLUSHALL"], ["DEL"], ["NOSUCHCOMMAND"], ["CLIENT", "NOSUCH"], ["ACL", "USERS"], ["ACL", "WHOAMI"],
+        ["SET", "k1", "v"],
+        ["GET", "k1"],
+        ["DEL", "k1"],
+        ["del", "k1"],
+        ["CLIENT", "KILL", "ID", "1"],
+        ["CONFIG", "SET", "maxmemory", "0"],
+        ["CONFIG", "GET", "maxmemory"],
+        ["FLUSHALL"],
+        ["DEL"],
+        ["NOSUCHCOMMAND"],
+        ["CLIENT", "NOSUCH"],
+        ["ACL", "USERS"],
+        ["ACL", "WHOAMI"],
       ];
       for (const argv of runs) await s.on(u, ...argv);
       await s.ownClientListUser(u);
@@ -515,7 +643,16 @@ describe("a limited user's connection", () => {
   test("keys that match none of its patterns are refused", async () => {
     const lines = await sameOnBoth(async (s) => {
       const u = await limitedUser(s, "limited-keys", "+rename", "+dbsize");
-      for (const argv of [["SET", "k1", "a"], ["SET", "x", "b"], ["GET", "x"], ["MGET", "k1", "k2"], ["MGET", "k1", "x"], ["RENAME", "k1", "x"], ["RENAME", "k1", "k2"], ["GET", "k2"]]) {
+      for (const argv of [
+        ["SET", "k1", "a"],
+        ["SET", "x", "b"],
+        ["GET", "x"],
+        ["MGET", "k1", "k2"],
+        ["MGET", "k1", "x"],
+        ["RENAME", "k1", "x"],
+        ["RENAME", "k1", "k2"],
+        ["GET", "k2"],
+      ]) {
         await s.on(u, ...argv);
       }
       // Commands that take no key are not refused for keys, whatever they return.
@@ -529,7 +666,15 @@ describe("a limited user's connection", () => {
   test("channels: PUBLISH, SUBSCRIBE and PSUBSCRIBE outside its patterns are refused; a pattern must be one of its own", async () => {
     const lines = await sameOnBoth(async (s) => {
       const u = await limitedUser(s, "limited-ch", "+publish", "+subscribe", "+psubscribe", "+unsubscribe", "+punsubscribe");
-      for (const argv of [["PUBLISH", "x", "m"], ["PUBLISH", "ch1", "m"], ["SUBSCRIBE", "x"], ["SUBSCRIBE", "ch1", "x"], ["PSUBSCRIBE", "ch1"], ["PSUBSCRIBE", "c*"], ["PSUBSCRIBE", "*"]]) {
+      for (const argv of [
+        ["PUBLISH", "x", "m"],
+        ["PUBLISH", "ch1", "m"],
+        ["SUBSCRIBE", "x"],
+        ["SUBSCRIBE", "ch1", "x"],
+        ["PSUBSCRIBE", "ch1"],
+        ["PSUBSCRIBE", "c*"],
+        ["PSUBSCRIBE", "*"],
+      ]) {
         await s.on(u, ...argv);
       }
       await s.on(u, "SUBSCRIBE", "ch1");
@@ -591,7 +736,11 @@ describe("a limited user's connection", () => {
       await s.admin("DEL", "k1");
       await s.admin("ACL", "LOG");
     });
-    expect(lines).toContain(line("limited-lua", "EVAL return redis.call('GET', KEYS[1]) 1 x", { e: "NOPERM this user has no permissions to access one of the keys used as arguments" }));
+    expect(lines).toContain(
+      line("limited-lua", "EVAL return redis.call('GET', KEYS[1]) 1 x", {
+        e: "NOPERM this user has no permissions to access one of the keys used as arguments",
+      }),
+    );
   });
 });
 
@@ -600,7 +749,13 @@ describe("ACL LOG", () => {
     const lines = await sameOnBoth(async (s) => {
       await s.admin("ACL", "SETUSER", "logged", "on", ">pw", "~k*", "&ch*", "+get", "+publish", "+multi", "+exec", "+eval");
       const u = await s.login("logged", "pw");
-      for (const argv of [["DEL", "k"], ["GET", "x"], ["PUBLISH", "x", "m"], ["CLIENT", "KILL", "ID", "1"]]) await s.on(u, ...argv);
+      for (const argv of [
+        ["DEL", "k"],
+        ["GET", "x"],
+        ["PUBLISH", "x", "m"],
+        ["CLIENT", "KILL", "ID", "1"],
+      ])
+        await s.on(u, ...argv);
       for (const argv of [["MULTI"], ["DEL", "k"], ["GET", "y"], ["EXEC"]]) await s.on(u, ...argv);
       await s.on(u, "EVAL", "return redis.pcall('DEL', 'k')", "0");
       await s.on(u, "EVAL", "return redis.pcall('GET', 'x')", "0");
@@ -621,17 +776,25 @@ describe("ACL LOG", () => {
     const lines = await sameOnBoth(async (s) => {
       await s.admin("ACL", "SETUSER", "victim", "on", ">pw", "+@all");
       const c = await s.connect("c");
-      for (const argv of [["AUTH", "victim", "wrong"], ["auth", "nobody", "x"], ["Auth", "nobody", "x"], ["HELLO", "3", "AUTH", "victim", "nope"], ["AUTH", "victim", "pw"]]) {
+      for (const argv of [
+        ["AUTH", "victim", "wrong"],
+        ["auth", "nobody", "x"],
+        ["Auth", "nobody", "x"],
+        ["HELLO", "3", "AUTH", "victim", "nope"],
+        ["AUTH", "victim", "pw"],
+      ]) {
         await s.on(c, ...argv);
       }
       await s.admin("ACL", "LOG");
     });
-    expect(lines).toContain(line("admin", "ACL LOG", [
-      ["count", 1n, "reason", "auth", "context", "toplevel", "object", "HELLO", "username", "victim"],
-      ["count", 1n, "reason", "auth", "context", "toplevel", "object", "Auth", "username", "nobody"],
-      ["count", 1n, "reason", "auth", "context", "toplevel", "object", "auth", "username", "nobody"],
-      ["count", 1n, "reason", "auth", "context", "toplevel", "object", "AUTH", "username", "victim"],
-    ]));
+    expect(lines).toContain(
+      line("admin", "ACL LOG", [
+        ["count", 1n, "reason", "auth", "context", "toplevel", "object", "HELLO", "username", "victim"],
+        ["count", 1n, "reason", "auth", "context", "toplevel", "object", "Auth", "username", "nobody"],
+        ["count", 1n, "reason", "auth", "context", "toplevel", "object", "auth", "username", "nobody"],
+        ["count", 1n, "reason", "auth", "context", "toplevel", "object", "AUTH", "username", "victim"],
+      ]),
+    );
   });
 });
 
@@ -657,7 +820,13 @@ test("SORT's BY pattern and GET need every key: refused to a user limited to som
     await s.admin("DEL", "k1");
     await s.admin("RPUSH", "k1", "3", "1", "2");
     const sorter = await s.login("sorter", "pw");
-    for (const argv of [["SORT", "k1"], ["SORT", "k1", "BY", "nosort"], ["SORT", "k1", "BY", "w_*"], ["SORT", "k1", "GET", "#"], ["SORT_RO", "k1", "GET", "k_*"]]) {
+    for (const argv of [
+      ["SORT", "k1"],
+      ["SORT", "k1", "BY", "nosort"],
+      ["SORT", "k1", "BY", "w_*"],
+      ["SORT", "k1", "GET", "#"],
+      ["SORT_RO", "k1", "GET", "k_*"],
+    ]) {
       await s.on(sorter, ...argv);
     }
     await s.admin("ACL", "SETUSER", "sorter", "allkeys");
@@ -706,7 +875,22 @@ test("CONFIG SET requirepass sets the default user's password; an empty one make
       await s.adminClient.call("CONFIG", "SET", "requirepass", "");
     }
   });
-  expect(lines).toContain(line("admin", "ACL GETUSER default", ["flags", ["on"], "passwords", [sha256(password)], "commands", "+@all", "keys", "~*", "channels", "&*", "selectors", []]));
+  expect(lines).toContain(
+    line("admin", "ACL GETUSER default", [
+      "flags",
+      ["on"],
+      "passwords",
+      [sha256(password)],
+      "commands",
+      "+@all",
+      "keys",
+      "~*",
+      "channels",
+      "&*",
+      "selectors",
+      [],
+    ]),
+  );
 });
 
 describe("svc's documented limits: rules it refuses (svc only)", () => {

@@ -81,7 +81,6 @@ describe("appendfsync always: group commit", () => {
     expect(log.durableSeq).toBe(4);
   });
 
-
   test("a lone writer never waits to be gathered: each write is synced by itself", async () => {
     const log = newLog(gatherForeverMs);
     for (let i = 0; i < 5; i++) {

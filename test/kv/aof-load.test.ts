@@ -16,7 +16,11 @@ import { type Harness, harness } from "./harness.ts";
 const silent = createLogger({ level: "silent" });
 
 const key = fc.constantFrom("a", "b", "list", "k\r\n*1", "");
-const value = fc.oneof(fc.string({ maxLength: 12 }), fc.integer({ min: 0, max: 300 }).map((n) => "v".repeat(n)), fc.constantFrom("\0\0", "*3\r\n"));
+const value = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.integer({ min: 0, max: 300 }).map((n) => "v".repeat(n)),
+  fc.constantFrom("\0\0", "*3\r\n"),
+);
 /** Annotation lines as Redis 7 writes them (#TS:), and others it would skip alike. */
 const annotation = fc.constantFrom("#TS:1700000000\r\n", "#\n", "# *3\r\n");
 const command: fc.Arbitrary<string[][] | string> = fc.oneof(
@@ -85,7 +89,14 @@ describe("loading the append-only file a chunk at a time", () => {
           // Either way the file is cut back to its complete commands: no torn tail, no fill.
           expect(whole.after.length).toBe(whole.result.sizeBytes);
           // The annotations load as nothing: the same commands without them load the same.
-          const plain = load(file(commands.filter((g) => typeof g !== "string"), torn, fill, fillByte));
+          const plain = load(
+            file(
+              commands.filter((g) => typeof g !== "string"),
+              torn,
+              fill,
+              fillByte,
+            ),
+          );
           expect(whole.data).toEqual(plain.data);
           expect(whole.result.commands).toBe(plain.result.commands);
           // Nothing whole is cut: without a torn tail, the file keeps every command and annotation.
@@ -99,7 +110,14 @@ describe("loading the append-only file a chunk at a time", () => {
   test("any bytes either load or are refused as corrupt, never anything else; what a load leaves loads the same again, with nothing more cut", () => {
     const token = fc.oneof(
       fc.constantFrom("*", "$", "\r\n", "\n", "\r", "#", "\0", "0", "1", "3", "-1", "SET", "k", "v"),
-      fc.constantFrom("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n", "#TS:1\r\n", "*1\r\n$5\r\nMULTI\r\n", "*1\r\n$4\r\nEXEC\r\n", "*1\r\n$7\r\nDISCARD\r\n", "*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"),
+      fc.constantFrom(
+        "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n",
+        "#TS:1\r\n",
+        "*1\r\n$5\r\nMULTI\r\n",
+        "*1\r\n$4\r\nEXEC\r\n",
+        "*1\r\n$7\r\nDISCARD\r\n",
+        "*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n",
+      ),
       fc.string({ maxLength: 4 }),
     );
     fc.assert(
@@ -139,7 +157,11 @@ describe("loading the append-only file a chunk at a time", () => {
 
 describe("MSET read as bytes (the loader's path for a rewritten file's strings)", () => {
   const msetKey = fc.constantFrom("a", "b", "k\r\n*1", "", "list", "K".repeat(300), "\xff\0");
-  const msetValue = fc.oneof(fc.string({ maxLength: 8 }), fc.integer({ min: 60, max: 70 }).map((n) => "v".repeat(n)), fc.constant("\0\xff"));
+  const msetValue = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.integer({ min: 60, max: 70 }).map((n) => "v".repeat(n)),
+    fc.constant("\0\xff"),
+  );
   const pairs = fc.array(fc.tuple(msetKey, msetValue), { minLength: 1, maxLength: 5 }).map((ps) => ps.flat());
   const name = fc.constantFrom("MSET", "mset", "MsEt");
   const step: fc.Arbitrary<string[][]> = fc.oneof(

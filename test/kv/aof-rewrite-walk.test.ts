@@ -39,7 +39,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(db, initial).map(([db, k]) => ({ db, argv: ["PEXPIRE", k, "100000"] })) },
   { weight: 2, arbitrary: fc.tuple(db, fc.integer({ min: 0, max: 9 }), value).map(([db, i, v]) => ({ db, argv: ["RPUSH", `list${i}`, v] })) },
   { weight: 1, arbitrary: fc.tuple(db, fc.integer({ min: 0, max: 9 })).map(([db, i]) => ({ db, argv: ["LPOP", `list${i}`] })) },
-  { weight: 2, arbitrary: fc.tuple(db, fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 3 })).map(([db, i, f]) => ({ db, argv: ["HINCRBY", `hash${i}`, `f${f}`, "1"] })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(db, fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 3 }))
+      .map(([db, i, f]) => ({ db, argv: ["HINCRBY", `hash${i}`, `f${f}`, "1"] })),
+  },
   { weight: 1, arbitrary: db.map((db) => ({ db, grow: true as const })) },
   { weight: 1, arbitrary: db.map((db) => ({ db, drop: true as const })) },
 );
@@ -145,7 +150,12 @@ describe("the rewrite's walk in slot order", () => {
     // Database 0: two steps of sixteen walked, then it grows, which finishes its walk: the walk is
     // then at database 1, which is emptied, walked a step, and emptied again.
     const { held, replayed, capacities } = await rewriteUnder([
-      { walk: 2 }, { db: 0, argv: ["SET", "i5", "changed"] }, { db: 0, grow: true }, { db: 1, drop: true }, { walk: 1 }, { db: 1, drop: true },
+      { walk: 2 },
+      { db: 0, argv: ["SET", "i5", "changed"] },
+      { db: 0, grow: true },
+      { db: 1, drop: true },
+      { walk: 1 },
+      { db: 1, drop: true },
     ]);
     expect(replayed).toEqual(held);
     expect(capacities[1]).toBe(8192); // grew
@@ -239,12 +249,22 @@ interface Kind {
 const kinds: Record<string, Kind> = {
   list: {
     fill: (items) => ["RPUSH", ...items],
-    commands: [["LPUSH", "long", "head"], ["RPUSH", "long", "tail"], ["LPOP", "long"], ["RPOP", "long", "2"], ["LSET", "long", "70000", "changed"], ["LTRIM", "long", "1", "-2"], ["LLEN", "long"]],
+    commands: [
+      ["LPUSH", "long", "head"],
+      ["RPUSH", "long", "tail"],
+      ["LPOP", "long"],
+      ["RPOP", "long", "2"],
+      ["LSET", "long", "70000", "changed"],
+      ["LTRIM", "long", "1", "-2"],
+      ["LLEN", "long"],
+    ],
   },
   hash: {
     fill: (items) => ["HSET", ...items.flatMap((item) => [`f${item}`, item])],
     commands: [
-      ["HSET", "long", "f0:5", "changed", "new", "1"], ["HDEL", "long", "f0:7", "f1:7", "f0:70000"], ["HLEN", "long"],
+      ["HSET", "long", "f0:5", "changed", "new", "1"],
+      ["HDEL", "long", "f0:7", "f1:7", "f0:70000"],
+      ["HLEN", "long"],
       // New fields counted up: some land in slots the walk has not reached, and were they read
       // live rather than copied, the new file would count them twice.
       ...Array.from({ length: 24 }, (_, i) => ["HINCRBY", "long", `counter${i}`, "2"]),
@@ -253,7 +273,10 @@ const kinds: Record<string, Kind> = {
   set: {
     fill: (items) => ["SADD", ...items],
     commands: [
-      ["SADD", "long", "new", "0:1"], ["SREM", "long", "0:3", "1:3", "0:99999"], ["SPOP", "long", "2"], ["SCARD", "long"],
+      ["SADD", "long", "new", "0:1"],
+      ["SREM", "long", "0:3", "1:3", "0:99999"],
+      ["SPOP", "long", "2"],
+      ["SCARD", "long"],
       // Members moved out: read live, the ones the walk had not reached would be missing from the
       // new file's "long", and the SMOVEs replayed after it would find nothing to move.
       ...Array.from({ length: 12 }, (_, i) => ["SMOVE", "long", "other", `${i % 2}:${100 + i}`]),
@@ -261,12 +284,24 @@ const kinds: Record<string, Kind> = {
   },
   zset: {
     fill: (items) => ["ZADD", ...items.flatMap((item, i) => [String(i % 1000), item])],
-    commands: [["ZADD", "long", "-1", "0:5", "5.5", "new"], ["ZREM", "long", "0:3", "1:3"], ["ZINCRBY", "long", "2", "1:10"], ["ZPOPMIN", "long"], ["ZREMRANGEBYRANK", "long", "100", "200"], ["ZCARD", "long"]],
+    commands: [
+      ["ZADD", "long", "-1", "0:5", "5.5", "new"],
+      ["ZREM", "long", "0:3", "1:3"],
+      ["ZINCRBY", "long", "2", "1:10"],
+      ["ZPOPMIN", "long"],
+      ["ZREMRANGEBYRANK", "long", "100", "200"],
+      ["ZCARD", "long"],
+    ],
   },
 };
 
 /** Commands any collection's test applies to "long": remove it, move it, expire it, or touch another key. */
-const anyKindCommands: string[][] = [["DEL", "long"], ["RENAME", "long", "moved"], ["PEXPIRE", "long", "100000"], ["SET", "i1", "x"]];
+const anyKindCommands: string[][] = [
+  ["DEL", "long"],
+  ["RENAME", "long", "moved"],
+  ["PEXPIRE", "long", "100000"],
+  ["SET", "i1", "x"],
+];
 
 for (const [kindName, kind] of Object.entries(kinds)) {
   describe(`a ${kindName} larger than a step writes`, () => {
@@ -406,4 +441,3 @@ describe("a Bloom filter larger than a step", () => {
     expect(again.run("BF.EXISTS", "bloom", "during7")).toBe(1);
   });
 });
-

@@ -45,7 +45,11 @@ describe("when the file cannot be written", () => {
         expect(infoField(info, "aof_last_write_status")).toBe("err");
         expect(Number(infoField(info, "aof_buffer_length"))).toBeGreaterThan(100_000);
         // REST: 503, since a retry may succeed once the server can persist again.
-        const put = await fetch(`http://127.0.0.1:${kv.httpPort}/kv/rest`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: "1" }) });
+        const put = await fetch(`http://127.0.0.1:${kv.httpPort}/kv/rest`, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ value: "1" }),
+        });
         expect(put.status).toBe(503);
         expect(await put.json()).toEqual({ error: misconf });
 
@@ -90,27 +94,31 @@ describe("when the file cannot be written", () => {
 
   test("a rewrite that cannot create its file fails without harm, and INFO counts it", async () => {
     const dir = newDir();
-    await withKvIn(dir, async (c, kv) => {
-      await c.call("SET", "k", "v");
-      // A directory where the rewrite's temporary file goes: opening it for writing fails.
-      mkdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
-      expect(await c.call("BGREWRITEAOF")).toEqual({ e: "ERR Can't rewrite append only file in background: Illegal operation on a directory" });
-      let info = await c.call("INFO", "persistence");
-      expect(infoField(info, "aof_last_bgrewrite_status")).toBe("err");
-      expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("1");
-      expect(infoField(info, "aof_rewrite_in_progress")).toBe("0");
-      // The file in use is untouched, and takes writes.
-      expect(await c.call("SET", "k2", "v2")).toEqual({ s: "OK" });
-      rmdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
-      expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
-      const deadline = Date.now() + 5000;
-      do info = await c.call("INFO", "persistence");
-      while (infoField(info, "aof_rewrite_in_progress") !== "0" && Date.now() < deadline);
-      expect(infoField(info, "aof_last_bgrewrite_status")).toBe("ok");
-      expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("0");
-      // Counted as they start, as Redis counts them: the one that could not start is not.
-      expect(infoField(info, "aof_rewrites")).toBe("1");
-    }, "everysec");
+    await withKvIn(
+      dir,
+      async (c, kv) => {
+        await c.call("SET", "k", "v");
+        // A directory where the rewrite's temporary file goes: opening it for writing fails.
+        mkdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
+        expect(await c.call("BGREWRITEAOF")).toEqual({ e: "ERR Can't rewrite append only file in background: Illegal operation on a directory" });
+        let info = await c.call("INFO", "persistence");
+        expect(infoField(info, "aof_last_bgrewrite_status")).toBe("err");
+        expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("1");
+        expect(infoField(info, "aof_rewrite_in_progress")).toBe("0");
+        // The file in use is untouched, and takes writes.
+        expect(await c.call("SET", "k2", "v2")).toEqual({ s: "OK" });
+        rmdirSync(join(dir, `temp-rewriteaof-${kv.proc.pid}.aof`));
+        expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+        const deadline = Date.now() + 5000;
+        do info = await c.call("INFO", "persistence");
+        while (infoField(info, "aof_rewrite_in_progress") !== "0" && Date.now() < deadline);
+        expect(infoField(info, "aof_last_bgrewrite_status")).toBe("ok");
+        expect(infoField(info, "aof_rewrites_consecutive_failures")).toBe("0");
+        // Counted as they start, as Redis counts them: the one that could not start is not.
+        expect(infoField(info, "aof_rewrites")).toBe("1");
+      },
+      "everysec",
+    );
     expect(await withKvIn(dir, (c) => c.call("MGET", "k", "k2"))).toEqual(["v", "v2"]);
   }, 30_000);
 });
@@ -144,17 +152,21 @@ describe("SHUTDOWN", () => {
     const reply = await Promise.race([client.call("SHUTDOWN", "NOSAVE", "NOW"), client.closed.then(() => "closed")]);
     expect(reply).toBe("closed");
     expect(await kv.proc.exited).toBe(0);
-    await withKvIn(dir, async (c) => {
-      expect(await c.call("GET", "kept")).toBe("1");
-      // What was loaded is saved; changes count from there until a SAVE.
-      expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:0\r\n");
-      await c.call("MSET", "a", "1", "b", "2");
-      expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:2\r\n");
-      expect(await c.call("SAVE")).toEqual({ s: "OK" });
-      const info = await c.call("INFO", "persistence");
-      expect(info).toContain("rdb_changes_since_last_save:0\r\n");
-      expect(info).toContain("rdb_saves:1\r\n");
-    }, "everysec");
+    await withKvIn(
+      dir,
+      async (c) => {
+        expect(await c.call("GET", "kept")).toBe("1");
+        // What was loaded is saved; changes count from there until a SAVE.
+        expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:0\r\n");
+        await c.call("MSET", "a", "1", "b", "2");
+        expect(await c.call("INFO", "persistence")).toContain("rdb_changes_since_last_save:2\r\n");
+        expect(await c.call("SAVE")).toEqual({ s: "OK" });
+        const info = await c.call("INFO", "persistence");
+        expect(info).toContain("rdb_changes_since_last_save:0\r\n");
+        expect(info).toContain("rdb_saves:1\r\n");
+      },
+      "everysec",
+    );
   }, 30_000);
 
   test("when the file cannot be written it stays up and says so; FORCE stops it anyway", async () => {
@@ -198,7 +210,9 @@ describe("CONFIG SET appendonly", () => {
         await c.call("SELECT", "2");
         await c.call("SADD", "set", "m");
         await c.call("SELECT", "0");
-        expect(await c.call("CONFIG", "SET", "appendonly", "maybe")).toEqual({ e: "ERR CONFIG SET failed (possibly related to argument 'appendonly') - argument must be 'yes' or 'no'" });
+        expect(await c.call("CONFIG", "SET", "appendonly", "maybe")).toEqual({
+          e: "ERR CONFIG SET failed (possibly related to argument 'appendonly') - argument must be 'yes' or 'no'",
+        });
         expect(await c.call("CONFIG", "SET", "appendonly", "yes")).toEqual({ s: "OK" });
         expect(await c.call("CONFIG", "GET", "appendonly")).toEqual(["appendonly", "yes"]);
         expect(await c.call("INFO", "persistence")).toContain("aof_enabled:1");
@@ -269,21 +283,29 @@ describe("CONFIG SET appendonly", () => {
 
   test("changes apply one at a time, in order: no, yes, no, yes ends with a file that holds everything", async () => {
     const dir = newDir();
-    const expected = await withKvIn(dir, async (c, kv) => {
-      await c.call("SET", "k0", "0");
-      const replies = await c.pipeline([
-        ["CONFIG", "SET", "appendonly", "no"], ["SET", "k1", "1"],
-        ["CONFIG", "SET", "appendonly", "yes"], ["SET", "k2", "2"],
-        ["CONFIG", "SET", "appendonly", "no"], ["SET", "k3", "3"],
-        ["CONFIG", "SET", "appendonly", "yes"], ["SET", "k4", "4"],
-      ]);
-      expect(replies.every((r) => JSON.stringify(r) === JSON.stringify({ s: "OK" }))).toBe(true);
-      // Each change waits for the one before; the last leaves a file being started, then written.
-      // A rewrite stopped by the next change is not a failure.
-      expect(await fileWritten(c)).toContain("aof_last_bgrewrite_status:ok");
-      await c.call("SET", "k5", "5");
-      return snapshot(kv.port);
-    }, "everysec");
+    const expected = await withKvIn(
+      dir,
+      async (c, kv) => {
+        await c.call("SET", "k0", "0");
+        const replies = await c.pipeline([
+          ["CONFIG", "SET", "appendonly", "no"],
+          ["SET", "k1", "1"],
+          ["CONFIG", "SET", "appendonly", "yes"],
+          ["SET", "k2", "2"],
+          ["CONFIG", "SET", "appendonly", "no"],
+          ["SET", "k3", "3"],
+          ["CONFIG", "SET", "appendonly", "yes"],
+          ["SET", "k4", "4"],
+        ]);
+        expect(replies.every((r) => JSON.stringify(r) === JSON.stringify({ s: "OK" }))).toBe(true);
+        // Each change waits for the one before; the last leaves a file being started, then written.
+        // A rewrite stopped by the next change is not a failure.
+        expect(await fileWritten(c)).toContain("aof_last_bgrewrite_status:ok");
+        await c.call("SET", "k5", "5");
+        return snapshot(kv.port);
+      },
+      "everysec",
+    );
     expect(Object.keys(expected).sort()).toEqual(["0:k0", "0:k1", "0:k2", "0:k3", "0:k4", "0:k5"]);
     await expectReplaysTo(dir, expected);
   }, 30_000);
@@ -307,8 +329,12 @@ describe("CONFIG parameters fixed at start", () => {
         ]);
       expect(await answers(kv.port)).toEqual(await answers(redis.port));
       await withClient(kv.port, async (c) => {
-        expect(await c.call("CONFIG", "SET", "dir", "/tmp")).toEqual({ e: "ERR CONFIG SET failed (possibly related to argument 'dir') - svc sets it at start only; restart with --dir" });
-        expect(await c.call("CONFIG", "SET", "port", "7000")).toEqual({ e: "ERR CONFIG SET failed (possibly related to argument 'port') - svc sets it at start only; restart with --port" });
+        expect(await c.call("CONFIG", "SET", "dir", "/tmp")).toEqual({
+          e: "ERR CONFIG SET failed (possibly related to argument 'dir') - svc sets it at start only; restart with --dir",
+        });
+        expect(await c.call("CONFIG", "SET", "port", "7000")).toEqual({
+          e: "ERR CONFIG SET failed (possibly related to argument 'port') - svc sets it at start only; restart with --port",
+        });
         expect(await c.call("CONFIG", "GET", "port")).toEqual(["port", String(kv.port)]);
       });
     } finally {

@@ -27,10 +27,16 @@ const command = fc.oneof(
   fc.tuple(fc.constantFrom("s1", "s2"), fc.string({ maxLength: 3 })).map(([k, v]) => ["SET", k, v, "EX", "1000"]),
   fc.constantFrom(["SETEX", "s3", "500", "v"], ["PSETEX", "s4", "500000", "v"], ["GETEX", "s1", "PX", "90000"], ["GETEX", "s2", "PERSIST"]),
   // A live time to live must outlast the restarts of the replay (100 ms did not, on a loaded machine).
-  fc.tuple(fc.constantFrom("a", "s1", "l", "h"), fc.constantFrom(["EXPIRE", "100"], ["PEXPIRE", "100000"]), fc.boolean(), fc.constantFrom("0", "-1"))
+  fc
+    .tuple(fc.constantFrom("a", "s1", "l", "h"), fc.constantFrom(["EXPIRE", "100"], ["PEXPIRE", "100000"]), fc.boolean(), fc.constantFrom("0", "-1"))
     .map(([k, [c, live], alive, gone]) => [c, k, alive ? live : gone]),
   fc.tuple(fc.constantFrom("l", "m"), fc.array(fc.constantFrom("x", "y", "z"), { minLength: 1, maxLength: 3 })).map(([k, v]) => ["RPUSH", k, ...v]),
-  fc.constantFrom(["LPOP", "l"], ["BLPOP", "l", "m", "0.01"], ["BLMOVE", "l", "m", "LEFT", "RIGHT", "0.01"], ["BLMPOP", "0.01", "2", "l", "m", "RIGHT", "COUNT", "2"]),
+  fc.constantFrom(
+    ["LPOP", "l"],
+    ["BLPOP", "l", "m", "0.01"],
+    ["BLMOVE", "l", "m", "LEFT", "RIGHT", "0.01"],
+    ["BLMPOP", "0.01", "2", "l", "m", "RIGHT", "COUNT", "2"],
+  ),
   fc.tuple(fc.constantFrom("set", "set2"), fc.array(fc.constantFrom("p", "q", "r", "t"), { minLength: 1, maxLength: 4 })).map(([k, v]) => ["SADD", k, ...v]),
   fc.constantFrom(["SPOP", "set"], ["SPOP", "set2", "2"], ["SMOVE", "set", "set2", "p"]),
   fc.tuple(fc.constantFrom("h"), fc.constantFrom("f1", "f2"), fc.constantFrom("1.25", "3")).map(([k, f, n]) => ["HINCRBYFLOAT", k, f, n]),
@@ -39,8 +45,16 @@ const command = fc.oneof(
   fc.constantFrom(["SELECT", "1"], ["SELECT", "0"], ["MOVE", "a", "2"], ["COPY", "l", "lcopy", "DB", "3"], ["SWAPDB", "0", "1"], ["RENAME", "set", "set3"]),
   fc.constantFrom(["MULTI"], ["EXEC"], ["DISCARD"], ["FLUSHDB"], ["DEL", "a", "l"], ["GET", "a"], ["PERSIST", "s1"]),
   // RESTORE's relative TTL is logged as ABSTTL; one already past deletes what REPLACE named.
-  fc.constantFrom(["RESTORE", "l", "0", listPayload, "REPLACE"], ["RESTORE", "h", "100000", hashPayload, "REPLACE"], ["RESTORE", "a", "1", listPayload, "ABSTTL", "REPLACE"]),
-  fc.constantFrom(["SORT", "l", "ALPHA", "DESC", "STORE", "sorted"], ["SORT", "set", "BY", "nosort", "STORE", "sorted"], ["SORT", "z", "BY", "nosort", "STORE", "m"]),
+  fc.constantFrom(
+    ["RESTORE", "l", "0", listPayload, "REPLACE"],
+    ["RESTORE", "h", "100000", hashPayload, "REPLACE"],
+    ["RESTORE", "a", "1", listPayload, "ABSTTL", "REPLACE"],
+  ),
+  fc.constantFrom(
+    ["SORT", "l", "ALPHA", "DESC", "STORE", "sorted"],
+    ["SORT", "set", "BY", "nosort", "STORE", "sorted"],
+    ["SORT", "z", "BY", "nosort", "STORE", "m"],
+  ),
 );
 
 describe("what svc writes", () => {
@@ -206,21 +220,28 @@ describe("the file a rewrite replaces", () => {
     test(`is closed once the rewrite is over (appendfsync ${fsync}): the server keeps no descriptor of it, so its space is freed`, async () => {
       const dir = newDir();
       const path = join(dir, aofName);
-      await withKvIn(dir, async (c, kv) => {
-        for (let round = 0; round < 3; round++) {
-          for (let i = 0; i < 100; i++) await c.call("SET", `k${i}`, `v${round}`);
-          expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
-          await waitUntil(async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined), "the rewrite to end");
-          // The old file's descriptors close off the event loop: wait for that, not a fixed time.
-          const open = await waitUntil(() => {
-            const files = openFilesIn(kv.proc.pid, dir);
-            return files.some((f) => f.endsWith("(deleted)")) ? undefined : files;
-          }, "the replaced file to be closed");
-          // The file in use, once for writing at a position and once for appending the fill.
-          expect(open).toEqual([path, path]);
-        }
-        expect(await c.call("GET", "k99")).toBe("v2");
-      }, fsync);
+      await withKvIn(
+        dir,
+        async (c, kv) => {
+          for (let round = 0; round < 3; round++) {
+            for (let i = 0; i < 100; i++) await c.call("SET", `k${i}`, `v${round}`);
+            expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
+            await waitUntil(
+              async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined),
+              "the rewrite to end",
+            );
+            // The old file's descriptors close off the event loop: wait for that, not a fixed time.
+            const open = await waitUntil(() => {
+              const files = openFilesIn(kv.proc.pid, dir);
+              return files.some((f) => f.endsWith("(deleted)")) ? undefined : files;
+            }, "the replaced file to be closed");
+            // The file in use, once for writing at a position and once for appending the fill.
+            expect(open).toEqual([path, path]);
+          }
+          expect(await c.call("GET", "k99")).toBe("v2");
+        },
+        fsync,
+      );
       expect(await withKvIn(dir, (c) => c.call("GET", "k0"))).toBe("v2");
     }, 30_000);
   }
@@ -247,8 +268,10 @@ describe("rewriting the file", () => {
         for (let i = 0; i < 20_000; i += 1000) {
           const items = Array.from({ length: 1000 }, (_, j) => `b${i + j}`);
           loads.push(
-            c.call("RPUSH", "biglist", ...items), c.call("SADD", "bigset", ...items),
-            c.call("HSET", "bighash", ...items.flatMap((item) => [item, "v"])), c.call("ZADD", "bigzset", ...items.flatMap((item, j) => [String(j), item])),
+            c.call("RPUSH", "biglist", ...items),
+            c.call("SADD", "bigset", ...items),
+            c.call("HSET", "bighash", ...items.flatMap((item) => [item, "v"])),
+            c.call("ZADD", "bigzset", ...items.flatMap((item, j) => [String(j), item])),
           );
         }
         await Promise.all(loads);
@@ -260,11 +283,17 @@ describe("rewriting the file", () => {
           for (let n = 0; !stop; n++) {
             const i = Math.floor(Math.random() * 10_000);
             await Promise.all([
-              c.call("INCR", `s${i}`), c.call("LPOP", `l${i % 100}`), c.call("ZINCRBY", `z${i % 50}`, "1.5", `m${i}`),
-              c.call("SADD", `set${i % 30}`, `w${w}-${n}`), c.call("HDEL", `h${i % 40}`, `f${i}`), c.call("PEXPIRE", `s${(i + 1) % 10_000}`, "100000"),
+              c.call("INCR", `s${i}`),
+              c.call("LPOP", `l${i % 100}`),
+              c.call("ZINCRBY", `z${i % 50}`, "1.5", `m${i}`),
+              c.call("SADD", `set${i % 30}`, `w${w}-${n}`),
+              c.call("HDEL", `h${i % 40}`, `f${i}`),
+              c.call("PEXPIRE", `s${(i + 1) % 10_000}`, "100000"),
               c.call("RENAME", `s${(i + 2) % 10_000}`, `renamed${w}-${n}`).catch(() => null),
-              c.call("LPUSH", "biglist", `w${w}-${n}`), c.call("HSET", "bighash", `b${i}`, `w${w}-${n}`),
-              c.call("SREM", "bigset", `b${i}`), c.call("ZINCRBY", "bigzset", "1", `b${i}`),
+              c.call("LPUSH", "biglist", `w${w}-${n}`),
+              c.call("HSET", "bighash", `b${i}`, `w${w}-${n}`),
+              c.call("SREM", "bigset", `b${i}`),
+              c.call("ZINCRBY", "bigzset", "1", `b${i}`),
             ]);
           }
         });
@@ -313,11 +342,22 @@ describe("keys whose time passed while the server was down", () => {
     // Commands a file may hold with times already past when they were written (another
     // server's file, or one cut by hand): EXPIRE, GETEX and RESTORE keep such a time while
     // loading, as Redis does, rather than deleting the key before the next command.
-    appendFileSync(join(dir, aofName), [
-      ["SET", "g", "1"], ["GETEX", "g", "PXAT", "1000"], ["APPEND", "g", "2"],
-      ["SADD", "s", "m"], ["PEXPIREAT", "s", "1000"], ["SADD", "s", "m2"],
-      ["RESTORE", "r2", "1000", listPayload, "ABSTTL"], ["RPUSH", "r2", "more"],
-    ].map((argv) => `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a, "latin1")}\r\n${a}\r\n`).join("")}`).join(""), "latin1");
+    appendFileSync(
+      join(dir, aofName),
+      [
+        ["SET", "g", "1"],
+        ["GETEX", "g", "PXAT", "1000"],
+        ["APPEND", "g", "2"],
+        ["SADD", "s", "m"],
+        ["PEXPIREAT", "s", "1000"],
+        ["SADD", "s", "m2"],
+        ["RESTORE", "r2", "1000", listPayload, "ABSTTL"],
+        ["RPUSH", "r2", "more"],
+      ]
+        .map((argv) => `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a, "latin1")}\r\n${a}\r\n`).join("")}`)
+        .join(""),
+      "latin1",
+    );
     await Bun.sleep(400);
     const seen = await onBothLoading(dir, (port) =>
       withClient(port, async (c) => {
@@ -346,7 +386,10 @@ describe("the commands a rewrite writes", () => {
       await c.call("RPUSH", "list", "a", "b");
       await c.call("PEXPIREAT", "list", String(expiresAtMs));
       expect(await c.call("BGREWRITEAOF")).toEqual({ s: "Background append only file rewriting started" });
-      await waitUntil(async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined), "the rewrite to end");
+      await waitUntil(
+        async () => (((await c.call("INFO", "persistence")) as string).includes("aof_rewrite_in_progress:0") ? true : undefined),
+        "the rewrite to end",
+      );
     });
     const file = readFileSync(join(dir, aofName), "latin1");
     expect(file).toContain(`*5\r\n$3\r\nSET\r\n$3\r\nttl\r\n$1\r\nt\r\n$4\r\nPXAT\r\n$13\r\n${expiresAtMs}\r\n`);
@@ -423,7 +466,10 @@ describe("a damaged file", () => {
   }
 
   test("a tail cut inside a command loads up to the last complete one and is cut there", async () => {
-    const dir = await fileWith([["SET", "kept", "1"], ["RPUSH", "list", "a", "b"]]);
+    const dir = await fileWith([
+      ["SET", "kept", "1"],
+      ["RPUSH", "list", "a", "b"],
+    ]);
     const path = join(dir, aofName);
     const whole = statSync(path).size;
     appendFileSync(path, "*3\r\n$3\r\nSET\r\n$4\r\ntorn\r\n$5\r\nval");
@@ -451,12 +497,17 @@ describe("a damaged file", () => {
     }
     appendFileSync(path, "*3\r\n$3\r\nSET\r\n$4\r\ntorn\r\n$5\r\nval");
     const damaged = readFileSync(path);
-    await expect(startKv(["--dir", dir, "--appendonly", "yes", "--aof-load-truncated", "no"])).rejects.toThrow(`ends inside a command at byte ${whole}, and aof-load-truncated is no`);
+    await expect(startKv(["--dir", dir, "--appendonly", "yes", "--aof-load-truncated", "no"])).rejects.toThrow(
+      `ends inside a command at byte ${whole}, and aof-load-truncated is no`,
+    );
     expect(readFileSync(path).equals(damaged)).toBe(true);
   }, 30_000);
 
   // '#' is the fill; svc wrote zeros ahead before it, and a file from then loads too.
-  for (const [fill, byte] of [["'#' fill", 0x23], ["zeros", 0]] as const) {
+  for (const [fill, byte] of [
+    ["'#' fill", 0x23],
+    ["zeros", 0],
+  ] as const) {
     test(`a tail cut inside a command, then ${fill} written ahead, loads up to the last complete one`, async () => {
       const dir = await fileWith([["SET", "kept", "1"]]);
       const path = join(dir, aofName);
@@ -474,7 +525,10 @@ describe("a damaged file", () => {
   }
 
   test("zeros with commands after them are corruption: refuses to start, naming the offset of the zeros", async () => {
-    const dir = await fileWith([["SET", "a", "1"], ["SET", "b", "2"]]);
+    const dir = await fileWith([
+      ["SET", "a", "1"],
+      ["SET", "b", "2"],
+    ]);
     const path = join(dir, aofName);
     const bytes = readFileSync(path);
     const at = bytes.indexOf("*3\r\n$3\r\nSET\r\n$1\r\nb");
@@ -499,7 +553,11 @@ describe("a damaged file", () => {
   }, 30_000);
 
   test("corruption in the middle refuses to start and names the byte offset", async () => {
-    const dir = await fileWith([["SET", "a", "1"], ["SET", "b", "2"], ["SET", "c", "3"]]);
+    const dir = await fileWith([
+      ["SET", "a", "1"],
+      ["SET", "b", "2"],
+      ["SET", "c", "3"],
+    ]);
     const path = join(dir, aofName);
     const bytes = readFileSync(path);
     const at = bytes.indexOf("*3\r\n$3\r\nSET\r\n$1\r\nb");

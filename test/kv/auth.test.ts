@@ -51,22 +51,50 @@ describe("with requirepass", () => {
 
   test("before AUTH only AUTH, HELLO, QUIT and RESET run; unknown commands and arity errors come first", async () => {
     const replies = await expectSameConversation(servers, [
-      ["PING"], ["SET", "k", "v"], ["GET", "k"], ["GET"], ["NOSUCHCOMMAND", "x"], ["CLIENT", "ID"], ["MULTI"], ["EXEC"],
-      ["SELECT", "1"], ["CONFIG", "GET", "requirepass"], ["HELLO"], ["HELLO", "2"], ["HELLO", "3"], ["HELLO", "4"], ["RESET"], ["PING"],
+      ["PING"],
+      ["SET", "k", "v"],
+      ["GET", "k"],
+      ["GET"],
+      ["NOSUCHCOMMAND", "x"],
+      ["CLIENT", "ID"],
+      ["MULTI"],
+      ["EXEC"],
+      ["SELECT", "1"],
+      ["CONFIG", "GET", "requirepass"],
+      ["HELLO"],
+      ["HELLO", "2"],
+      ["HELLO", "3"],
+      ["HELLO", "4"],
+      ["RESET"],
+      ["PING"],
     ]);
     expect(replies[0]).toEqual({ e: "NOAUTH Authentication required." });
   });
 
   test("AUTH's errors: wrong password, unknown user, too many arguments, none; a failure changes nothing", async () => {
     await expectSameConversation(servers, [
-      ["AUTH", "wrong"], ["PING"], ["AUTH", "default", "wrong"], ["AUTH", "bob", password], ["AUTH", ""], ["AUTH", "a", "b", "c"], ["AUTH"],
-      ["AUTH", password.slice(0, -1)], ["AUTH", `${password}x`], ["GET", "k"],
+      ["AUTH", "wrong"],
+      ["PING"],
+      ["AUTH", "default", "wrong"],
+      ["AUTH", "bob", password],
+      ["AUTH", ""],
+      ["AUTH", "a", "b", "c"],
+      ["AUTH"],
+      ["AUTH", password.slice(0, -1)],
+      ["AUTH", `${password}x`],
+      ["GET", "k"],
     ]);
   });
 
   test("AUTH with the password, alone or as the default user, lets every command run; a later failure keeps the login", async () => {
     const replies = await expectSameConversation(servers, [
-      ["AUTH", password], ["SET", "k", "v"], ["GET", "k"], ["AUTH", "wrong"], ["GET", "k"], ["AUTH", "default", password], ["DEL", "k"],
+      ["AUTH", password],
+      ["SET", "k", "v"],
+      ["GET", "k"],
+      ["AUTH", "wrong"],
+      ["GET", "k"],
+      ["AUTH", "default", password],
+      ["DEL", "k"],
     ]);
     expect(replies[0]).toEqual({ s: "OK" });
     expect(replies[2]).toBe("v");
@@ -74,26 +102,47 @@ describe("with requirepass", () => {
 
   test("HELLO ... AUTH logs in and switches protocol at once; a wrong password or a bad option does neither", async () => {
     await expectSameConversation(servers, [
-      ["HELLO", "2", "AUTH", "default", "wrong"], ["PING"], ["HELLO", "2", "AUTH", "default"], ["HELLO", "2", "AUTH", "default", password, "BOGUS"],
-      ["PING"], ["HELLO", "2", "AUTH", "default", password, "SETNAME", "me"], ["CLIENT", "GETNAME"], ["PING"],
+      ["HELLO", "2", "AUTH", "default", "wrong"],
+      ["PING"],
+      ["HELLO", "2", "AUTH", "default"],
+      ["HELLO", "2", "AUTH", "default", password, "BOGUS"],
+      ["PING"],
+      ["HELLO", "2", "AUTH", "default", password, "SETNAME", "me"],
+      ["CLIENT", "GETNAME"],
+      ["PING"],
     ]);
   });
 
   test("RESET logs the client out; MULTI cannot be entered before AUTH and a queued AUTH runs with EXEC", async () => {
     await expectSameConversation(servers, [
-      ["AUTH", password], ["RESET"], ["PING"], ["AUTH", password], ["MULTI"], ["AUTH", "wrong"], ["PING"], ["EXEC"], ["PING"],
+      ["AUTH", password],
+      ["RESET"],
+      ["PING"],
+      ["AUTH", password],
+      ["MULTI"],
+      ["AUTH", "wrong"],
+      ["PING"],
+      ["EXEC"],
+      ["PING"],
     ]);
   });
 
   test("a refused EXEC (logged out, or with arguments) discards the transaction and says why", async () => {
-    await expectSameConversation(servers, [
-      ["EXEC"], ["AUTH", password], ["MULTI"], ["SET", "a", "1"], ["EXEC", "now"], ["EXEC"], ["GET", "a"],
-    ]);
+    await expectSameConversation(servers, [["EXEC"], ["AUTH", password], ["MULTI"], ["SET", "a", "1"], ["EXEC", "now"], ["EXEC"], ["GET", "a"]]);
   });
 
   test("SAVE is refused inside MULTI and aborts it; BGSAVE, BGREWRITEAOF and LASTSAVE queue", async () => {
     await expectSameConversation(servers, [
-      ["AUTH", password], ["MULTI"], ["SAVE"], ["SET", "a", "1"], ["EXEC"], ["MULTI"], ["BGSAVE", "x", "y"], ["LASTSAVE"], ["DISCARD"], ["GET", "a"],
+      ["AUTH", password],
+      ["MULTI"],
+      ["SAVE"],
+      ["SET", "a", "1"],
+      ["EXEC"],
+      ["MULTI"],
+      ["BGSAVE", "x", "y"],
+      ["LASTSAVE"],
+      ["DISCARD"],
+      ["GET", "a"],
     ]);
   });
 
@@ -101,7 +150,11 @@ describe("with requirepass", () => {
     const pipeline = async (port: number) => {
       const client = await RespClient.connect(port);
       const replies = await Promise.all([
-        client.call("AUTH", "wrong"), client.call("INCR", "n"), client.call("AUTH", password), client.call("INCR", "n"), client.call("DEL", "n"),
+        client.call("AUTH", "wrong"),
+        client.call("INCR", "n"),
+        client.call("AUTH", password),
+        client.call("INCR", "n"),
+        client.call("DEL", "n"),
       ]);
       client.close();
       return replies;
@@ -153,8 +206,15 @@ describe("without requirepass", () => {
 
   test("every client starts logged in; AUTH <password> is an error, the default user takes any password", async () => {
     await expectSameConversation(servers, [
-      ["PING"], ["AUTH", "x"], ["AUTH", "default", "x"], ["AUTH", "default", ""], ["AUTH", "bob", "x"], ["HELLO", "2", "AUTH", "default", "x"],
-      ["HELLO", "2", "AUTH", "bob", "x"], ["RESET"], ["PING"],
+      ["PING"],
+      ["AUTH", "x"],
+      ["AUTH", "default", "x"],
+      ["AUTH", "default", ""],
+      ["AUTH", "bob", "x"],
+      ["HELLO", "2", "AUTH", "default", "x"],
+      ["HELLO", "2", "AUTH", "bob", "x"],
+      ["RESET"],
+      ["PING"],
     ]);
   });
 });

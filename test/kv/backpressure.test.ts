@@ -170,7 +170,10 @@ describe("a subscriber that never reads", () => {
   test("is disconnected once past 32 MiB behind, never before, while PUBLISH keeps working for others (as redis-server)", async () => {
     const redis = await startRedis();
     try {
-      for (const [name, port] of [["redis-server", redis.port], ["svc kv", kv.port]] as const) {
+      for (const [name, port] of [
+        ["redis-server", redis.port],
+        ["svc kv", kv.port],
+      ] as const) {
         const r = await publishUntilDropped(port, messageBytes, bytesMax);
         const where = `${name}: dropped after ${r.droppedAfterBytes} bytes published`;
         expect(r.droppedAfterBytes, where).toBeGreaterThan(pubsubOutputBytesMax);

@@ -17,7 +17,6 @@ const bitKeys = ["b0", "b1", "b2"];
 const key = fc.constantFrom(...bitKeys, "b0", "l");
 const lit = (s: string) => fc.constant(s);
 const tuple = (...parts: fc.Arbitrary<string | string[]>[]) => fc.tuple(...parts).map((p) => p.flat());
-const maybe = (...parts: fc.Arbitrary<string | string[]>[]) => fc.option(tuple(...parts), { nil: [] as string[] });
 const byte = fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c));
 /** Values biased towards all-zero and all-one bytes, which BITPOS skips over. */
 const value = fc.oneof(
@@ -36,7 +35,10 @@ const readOffset = fc.oneof({ weight: 6, arbitrary: writeOffset }, { weight: 1, 
 
 const index = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: -30, max: 30 }).map(String) },
-  { weight: 1, arbitrary: fc.constantFrom("9223372036854775807", "-9223372036854775808", "-9223372036854775807", "abc", "", "1.5", "4294967295", "-4294967296") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("9223372036854775807", "-9223372036854775808", "-9223372036854775807", "abc", "", "1.5", "4294967295", "-4294967296"),
+  },
 );
 const unit = fc.constantFrom("BIT", "BYTE", "bit", "byte", "Bit", "bits", "");
 
@@ -44,14 +46,26 @@ const types = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(fc.constantFrom("i", "u", "I", "U"), fc.integer({ min: 1, max: 64 })).map(([s, n]) => `${s}${n}`) },
   { weight: 1, arbitrary: fc.constantFrom("u64", "i65", "i0", "u0", "x8", "i", "", "i08", "i-1", "u63", "i64", "i8\x00x", "i+8") },
 );
-const fieldOffset = (offsets: fc.Arbitrary<string>) => fc.oneof({ weight: 4, arbitrary: offsets }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 12 }).map((n) => `#${n}`) });
+const fieldOffset = (offsets: fc.Arbitrary<string>) =>
+  fc.oneof({ weight: 4, arbitrary: offsets }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 12 }).map((n) => `#${n}`) });
 const fieldValue = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: -300, max: 300 }).map(String) },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      "9223372036854775807", "-9223372036854775808", "9223372036854775806", "-9223372036854775807", "4611686018427387903",
-      "4611686018427387904", "-4611686018427387905", "-4611686018427387904", "2147483647", "2147483648", "-2147483649", "x", "1.5",
+      "9223372036854775807",
+      "-9223372036854775808",
+      "9223372036854775806",
+      "-9223372036854775807",
+      "4611686018427387903",
+      "4611686018427387904",
+      "-4611686018427387905",
+      "-4611686018427387904",
+      "2147483647",
+      "2147483648",
+      "-2147483649",
+      "x",
+      "1.5",
     ),
   },
 );
@@ -67,11 +81,27 @@ const fieldOps = fc.array(fieldOp, { maxLength: 4 }).map((ops) => ops.flat());
 const range = fc.oneof(fc.constant<string[]>([]), tuple(index), tuple(index, index), tuple(index, index, unit), tuple(index, index, unit, index));
 
 const bitCommand: fc.Arbitrary<string[]> = fc.oneof(
-  { weight: 4, arbitrary: tuple(lit("SETBIT"), key, writeOffset, fc.oneof({ weight: 6, arbitrary: fc.constantFrom("0", "1") }, { weight: 1, arbitrary: fc.constantFrom("2", "-1", "x", "") })) },
+  {
+    weight: 4,
+    arbitrary: tuple(
+      lit("SETBIT"),
+      key,
+      writeOffset,
+      fc.oneof({ weight: 6, arbitrary: fc.constantFrom("0", "1") }, { weight: 1, arbitrary: fc.constantFrom("2", "-1", "x", "") }),
+    ),
+  },
   { weight: 3, arbitrary: tuple(lit("GETBIT"), key, readOffset) },
   { weight: 3, arbitrary: tuple(lit("BITCOUNT"), key, range) },
   { weight: 4, arbitrary: tuple(lit("BITPOS"), key, fc.constantFrom("0", "1", "0", "1", "2", "-1", "x"), range) },
-  { weight: 3, arbitrary: tuple(lit("BITOP"), fc.constantFrom("AND", "OR", "XOR", "NOT", "and", "not", "nand"), key, fc.array(fc.constantFrom(...bitKeys, "l", "missing"), { minLength: 1, maxLength: 3 })) },
+  {
+    weight: 3,
+    arbitrary: tuple(
+      lit("BITOP"),
+      fc.constantFrom("AND", "OR", "XOR", "NOT", "and", "not", "nand"),
+      key,
+      fc.array(fc.constantFrom(...bitKeys, "l", "missing"), { minLength: 1, maxLength: 3 }),
+    ),
+  },
   { weight: 4, arbitrary: tuple(lit("BITFIELD"), key, fieldOps) },
   { weight: 2, arbitrary: tuple(lit("BITFIELD_RO"), key, fieldOps) },
   // Plain strings, strings of other origins, TTLs and deletion, around the bit commands.
@@ -89,9 +119,13 @@ const bitCommand: fc.Arbitrary<string[]> = fc.oneof(
  * string without telling WATCH, and svc does tell it (docs/kv.md).
  */
 const watchedCommand = bitCommand.filter((c) => !(c[0] === "BITFIELD" && c.some((a) => a.toLowerCase() === "fail")));
-const watched: fc.Arbitrary<string[][]> = fc.tuple(fc.constantFrom(...bitKeys), watchedCommand).map(([k, command]) => [["WATCH", k], command, ["MULTI"], ["PING"], ["EXEC"]]);
+const watched: fc.Arbitrary<string[][]> = fc
+  .tuple(fc.constantFrom(...bitKeys), watchedCommand)
+  .map(([k, command]) => [["WATCH", k], command, ["MULTI"], ["PING"], ["EXEC"]]);
 
-const sequence = fc.array(fc.oneof({ weight: 10, arbitrary: bitCommand.map((c) => [c]) }, { weight: 1, arbitrary: watched }), { minLength: 1, maxLength: 30 }).map((parts) => parts.flat());
+const sequence = fc
+  .array(fc.oneof({ weight: 10, arbitrary: bitCommand.map((c) => [c]) }, { weight: 1, arbitrary: watched }), { minLength: 1, maxLength: 30 })
+  .map((parts) => parts.flat());
 
 const prelude = [["RESET"], ["FLUSHALL"], ["RPUSH", "l", "x"]];
 const epilogue = [...bitKeys.map((k) => ["GET", k]), ...bitKeys.map((k) => ["TYPE", k])];
@@ -110,7 +144,10 @@ async function runBoth(commands: string[][], hello3 = false): Promise<void> {
     if (all[i]![0] === "HELLO" || same(all[i]!, expected[i]!, actual[i]!)) continue;
     const transcript = all
       .slice(0, i + 1)
-      .map((argv, j) => `${j === i ? ">>" : "  "} ${argv.map((a) => JSON.stringify(a)).join(" ")}\n     redis: ${show(expected[j]!)}\n     svc:   ${show(actual[j]!)}`)
+      .map(
+        (argv, j) =>
+          `${j === i ? ">>" : "  "} ${argv.map((a) => JSON.stringify(a)).join(" ")}\n     redis: ${show(expected[j]!)}\n     svc:   ${show(actual[j]!)}`,
+      )
       .join("\n");
     throw new Error(`reply ${i} differs:\n${transcript}`);
   }
@@ -118,11 +155,17 @@ async function runBoth(commands: string[][], hello3 = false): Promise<void> {
 
 describe("bitmap commands against redis-server", () => {
   test("generated sequences get identical replies and leave identical bytes (RESP2)", async () => {
-    await fc.assert(fc.asyncProperty(sequence, (commands) => runBoth(commands)), { numRuns: runs, endOnFailure: false });
+    await fc.assert(
+      fc.asyncProperty(sequence, (commands) => runBoth(commands)),
+      { numRuns: runs, endOnFailure: false },
+    );
   }, 60_000);
 
   test("generated sequences get identical replies in RESP3, where a refused BITFIELD write is a null", async () => {
-    await fc.assert(fc.asyncProperty(sequence, (commands) => runBoth(commands, true)), { numRuns: Math.ceil(runs / 3), endOnFailure: false });
+    await fc.assert(
+      fc.asyncProperty(sequence, (commands) => runBoth(commands, true)),
+      { numRuns: Math.ceil(runs / 3), endOnFailure: false },
+    );
   }, 60_000);
 
   test("BITFIELD at the limits of i64 and u63 under each overflow policy", async () => {
@@ -130,7 +173,31 @@ describe("bitmap commands against redis-server", () => {
     for (const policy of ["WRAP", "SAT", "FAIL"]) {
       for (const type of ["i64", "u63", "i63", "u62", "i8", "u8", "i1", "u1", "i2", "i32", "u32"]) {
         for (const v of ["9223372036854775807", "-9223372036854775808", "4611686018427387904", "-4611686018427387905", "-1", "1", "255", "-129"]) {
-          commands.push(["BITFIELD", "b0", "OVERFLOW", policy, "SET", type, "3", v, "GET", type, "3", "INCRBY", type, "3", "1", "INCRBY", type, "3", "-1", "INCRBY", type, "3", v]);
+          commands.push([
+            "BITFIELD",
+            "b0",
+            "OVERFLOW",
+            policy,
+            "SET",
+            type,
+            "3",
+            v,
+            "GET",
+            type,
+            "3",
+            "INCRBY",
+            type,
+            "3",
+            "1",
+            "INCRBY",
+            type,
+            "3",
+            "-1",
+            "INCRBY",
+            type,
+            "3",
+            v,
+          ]);
         }
       }
     }

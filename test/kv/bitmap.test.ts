@@ -14,7 +14,8 @@ const int64Max = 2n ** 63n - 1n;
 const int64Min = -(2n ** 63n);
 const u63Max = 2n ** 63n - 1n;
 
-const limits = (t: FieldType) => (t.signed ? [-(1n << BigInt(t.bits - 1)), (1n << BigInt(t.bits - 1)) - 1n] : [0n, (1n << BigInt(t.bits)) - 1n]) as [bigint, bigint];
+const limits = (t: FieldType) =>
+  (t.signed ? [-(1n << BigInt(t.bits - 1)), (1n << BigInt(t.bits - 1)) - 1n] : [0n, (1n << BigInt(t.bits)) - 1n]) as [bigint, bigint];
 
 /** INCRBY by definition: the exact sum, wrapped modulo 2^bits into the type's range, clamped, or refused. */
 function incrModel(t: FieldType, value: bigint, increment: bigint, policy: "wrap" | "sat" | "fail"): bigint | null {
@@ -66,7 +67,10 @@ describe("BITFIELD arithmetic", () => {
   });
 
   test("INCRBY of any int64 to any in-range value is the wrapped, saturated or refused exact sum", () => {
-    const type = fc.oneof(fc.integer({ min: 1, max: 64 }).map((bits) => ({ signed: true, bits })), fc.integer({ min: 1, max: 63 }).map((bits) => ({ signed: false, bits })));
+    const type = fc.oneof(
+      fc.integer({ min: 1, max: 64 }).map((bits) => ({ signed: true, bits })),
+      fc.integer({ min: 1, max: 63 }).map((bits) => ({ signed: false, bits })),
+    );
     const int64 = fc.oneof(fc.bigInt({ min: int64Min, max: int64Max }), fc.bigInt({ min: -300n, max: 300n }), fc.constantFrom(int64Min, int64Max, 0n, -1n, 1n));
     fc.assert(
       fc.property(type, fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), int64, fc.constantFrom("wrap", "sat", "fail" as const), (t, raw, increment, policy) => {
@@ -113,12 +117,18 @@ describe("BITFIELD fields", () => {
 
   test("a write changes exactly its bits and reads back as the value modulo 2^bits", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 16, maxLength: 20 }), fc.integer({ min: 0, max: 64 }), fc.integer({ min: 1, max: 64 }), fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }), (bytes, offset, bits, value) => {
-        const before = bytes.slice();
-        writeField(bytes, offset, bits, value);
-        expect(readField(bytes, offset, bits)).toBe(BigInt.asUintN(bits, value));
-        for (let p = 0; p < bytes.length * 8; p++) if (p < offset || p >= offset + bits) expect(bitAt(bytes, p)).toBe(bitAt(before, p));
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 16, maxLength: 20 }),
+        fc.integer({ min: 0, max: 64 }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
+        (bytes, offset, bits, value) => {
+          const before = bytes.slice();
+          writeField(bytes, offset, bits, value);
+          expect(readField(bytes, offset, bits)).toBe(BigInt.asUintN(bits, value));
+          for (let p = 0; p < bytes.length * 8; p++) if (p < offset || p >= offset + bits) expect(bitAt(bytes, p)).toBe(bitAt(before, p));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -152,21 +162,28 @@ describe("BITCOUNT and BITPOS ranges", () => {
   });
 
   const bitsOf = (bytes: Uint8Array) => Array.from({ length: bytes.length * 8 }, (_, p) => (bytes[p >> 3]! >> (7 - (p & 7))) & 1);
-  const value = fc.tuple(fc.uint8Array({ maxLength: 300 }), fc.boolean()).map(([bytes, plain]) =>
-    plain ? Buffer.from(bytes).toString("latin1") : MutableString.from(Buffer.from(bytes).toString("latin1")),
-  );
+  const value = fc
+    .tuple(fc.uint8Array({ maxLength: 300 }), fc.boolean())
+    .map(([bytes, plain]) => (plain ? Buffer.from(bytes).toString("latin1") : MutableString.from(Buffer.from(bytes).toString("latin1"))));
   const bytesOfValue = (v: string | MutableString) => Buffer.from(v.toString(), "latin1");
 
   test("counts and first positions equal the bit-by-bit definition over any range of either string form", () => {
     fc.assert(
-      fc.property(value, fc.integer({ min: -2500, max: 2500 }), fc.integer({ min: -2500, max: 2500 }), fc.constantFrom("bit", "byte" as const), fc.constantFrom(0 as const, 1 as const), (v, start, end, unit, bit) => {
-        const range = clampRange(start, end, unit, v.length);
-        if (range === null) return;
-        const bits = bitsOf(bytesOfValue(v)).slice(range.firstBit, range.lastBit + 1);
-        expect(countBits(v, range)).toBe(bits.filter((b) => b === 1).length);
-        const at = bits.indexOf(bit);
-        expect(findBit(v, bit, range)).toBe(at === -1 ? -1 : range.firstBit + at);
-      }),
+      fc.property(
+        value,
+        fc.integer({ min: -2500, max: 2500 }),
+        fc.integer({ min: -2500, max: 2500 }),
+        fc.constantFrom("bit", "byte" as const),
+        fc.constantFrom(0 as const, 1 as const),
+        (v, start, end, unit, bit) => {
+          const range = clampRange(start, end, unit, v.length);
+          if (range === null) return;
+          const bits = bitsOf(bytesOfValue(v)).slice(range.firstBit, range.lastBit + 1);
+          expect(countBits(v, range)).toBe(bits.filter((b) => b === 1).length);
+          const at = bits.indexOf(bit);
+          expect(findBit(v, bit, range)).toBe(at === -1 ? -1 : range.firstBit + at);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -19,7 +19,12 @@ async function counts(client: RespClient): Promise<Record<string, string>> {
 }
 
 /** Blocks `blocker` in `blocking`, runs `ending` from another client, and returns what the blocker was told. */
-async function blockThen(port: number, setup: string[][], blocking: string[], ending: string[][]): Promise<{ reply: RespValue; counts: Record<string, string> }> {
+async function blockThen(
+  port: number,
+  setup: string[][],
+  blocking: string[],
+  ending: string[][],
+): Promise<{ reply: RespValue; counts: Record<string, string> }> {
   const blocker = await RespClient.connect(port);
   const other = await RespClient.connect(port);
   await other.pipeline([["FLUSHALL"], ["CONFIG", "RESETSTAT"], ...setup]);
@@ -34,8 +39,20 @@ async function blockThen(port: number, setup: string[][], blocking: string[], en
 }
 
 const cases: [name: string, setup: string[][], blocking: string[], ending: string[][], error: string][] = [
-  ["XGROUP DESTROY of the group", [["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]], ["XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"], [["XGROUP", "DESTROY", "s", "g"]], "NOGROUP"],
-  ["DEL of the stream", [["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]], ["XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"], [["DEL", "s"]], "UNBLOCKED"],
+  [
+    "XGROUP DESTROY of the group",
+    [["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]],
+    ["XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"],
+    [["XGROUP", "DESTROY", "s", "g"]],
+    "NOGROUP",
+  ],
+  [
+    "DEL of the stream",
+    [["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]],
+    ["XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"],
+    [["DEL", "s"]],
+    "UNBLOCKED",
+  ],
   ["a destination of another type", [["SET", "dst", "x"]], ["BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"], [["RPUSH", "src", "a"]], "WRONGTYPE"],
 ];
 
@@ -64,7 +81,11 @@ async function unblockedBy(port: number, reason: string): Promise<{ reply: RespV
   const reply = blocker.call("BLPOP", "empty", "0");
   for (let tries = 0; tries < 200 && !String(await other.call("CLIENT", "LIST", "ID", id)).includes("flags=b"); tries++) await Bun.sleep(5);
   expect(await other.call("CLIENT", "UNBLOCK", id, reason)).toBe(1n);
-  const result = { reply: await reply, counts: await counts(other), latency: String(await other.call("INFO", "latencystats")).includes("latency_percentiles_usec_blpop:") };
+  const result = {
+    reply: await reply,
+    counts: await counts(other),
+    latency: String(await other.call("INFO", "latencystats")).includes("latency_percentiles_usec_blpop:"),
+  };
   blocker.close();
   other.close();
   return result;

@@ -22,7 +22,11 @@ describe("wake-up order", () => {
       await s.blocked(2);
       s.send("C", "BRPOP", "q", "0");
       await s.blocked(3);
-      for (const [element, left] of [["first", 2], ["second", 1], ["third", 0]] as const) {
+      for (const [element, left] of [
+        ["first", 2],
+        ["second", 1],
+        ["third", 0],
+      ] as const) {
         await s.call("P", "RPUSH", "q", element);
         await s.blocked(left);
       }
@@ -236,8 +240,24 @@ describe("timeouts", () => {
   test("timeouts beyond a long long of milliseconds are negative; beyond a long double, not a float", async () => {
     await sameAsRedis(async (s) => {
       await s.open("A");
-      for (const edge of ["inf", "+inf", "-inf", "infinity", "1e400", "-1e400", "1e300", "9.3e15", "9223372036854775.808",
-        "-9223372036854775.809", "1e5000", "1e-5000", "nan", " 1", "1 ", "0x"]) {
+      for (const edge of [
+        "inf",
+        "+inf",
+        "-inf",
+        "infinity",
+        "1e400",
+        "-1e400",
+        "1e300",
+        "9.3e15",
+        "9223372036854775.808",
+        "-9223372036854775.809",
+        "1e5000",
+        "1e-5000",
+        "nan",
+        " 1",
+        "1 ",
+        "0x",
+      ]) {
         await s.call("A", "BLPOP", "q", edge);
       }
       await s.blocked(0);
@@ -271,7 +291,6 @@ describe("timeouts", () => {
       await s.blocked(0);
     });
   });
-
 });
 
 describe("inside MULTI", () => {

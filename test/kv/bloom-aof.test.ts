@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RespClient, type RespValue, withClient } from "./support/resp-client.ts";
+import { type RespClient, type RespValue, withClient } from "./support/resp-client.ts";
 import { startKv } from "./support/servers.ts";
 
 const aofName = "appendonly.aof";

@@ -80,9 +80,18 @@ describe("the dump format", () => {
     // From docs/commands/bf.scandump.md: items 1, one sub-filter, options 5, expansion 2; then
     // 8 bytes, 64 bits, 1 item, error 0.05, 6.235… bits per item, 5 hashes, capacity 10, n2 0.
     expect(hex(header[1])).toBe(
-      "0100000000000000" + "01000000" + "05000000" + "02000000" +
-        "0800000000000000" + "4000000000000000" + "0100000000000000" + "9a9999999999a93f" + "4af7d49edef01840" + "05000000" +
-        "0a00000000000000" + "00",
+      "0100000000000000" +
+        "01000000" +
+        "05000000" +
+        "02000000" +
+        "0800000000000000" +
+        "4000000000000000" +
+        "0100000000000000" +
+        "9a9999999999a93f" +
+        "4af7d49edef01840" +
+        "05000000" +
+        "0a00000000000000" +
+        "00",
     );
     expect(await call("BF.SCANDUMP", "bf", "1")).toEqual([9n, "\x01\b\x00\x80\x00\x04 \x00"]);
     expect(await call("BF.SCANDUMP", "bf", "9")).toEqual([0n, ""]);
@@ -121,7 +130,7 @@ describe("the dump format", () => {
     expect(chunks.map(([iterator]) => Number(iterator))).toEqual([1, 1 + dumpChunkBytesMax, 1 + 2 * dumpChunkBytesMax, 1 + bytes]);
   });
 
-  test("SCANDUMP in the middle of a sub-filter answers from there; past the end or below 1, [0, \"\"]", async () => {
+  test('SCANDUMP in the middle of a sub-filter answers from there; past the end or below 1, [0, ""]', async () => {
     await call("BF.RESERVE", "src", "0.01", "10");
     await call("BF.MADD", "src", ...range(15, "a"));
     const [, first] = (await call("BF.SCANDUMP", "src", "1")) as [bigint, string];
@@ -179,7 +188,10 @@ describe("refusals, each of which changes nothing", () => {
       return copy.toString("latin1");
     };
     const bad = [
-      "", "short", header!.slice(0, -1), header! + "\0",
+      "",
+      "short",
+      header!.slice(0, -1),
+      `${header!}\0`,
       changed(8, (b) => b.writeUInt32LE(0)), // no sub-filters
       changed(8, (b) => b.writeUInt32LE(2)), // two announced, one there
       changed(0, (b) => b.writeBigUInt64LE(2n)), // items ≠ the sub-filter's items
@@ -232,7 +244,10 @@ describe("fast-check", () => {
       for (const [at, value] of edits) bytes[at] = value;
       return Buffer.from(bytes).toString("latin1");
     });
-    const data = fc.oneof(fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString("latin1")), mutated);
+    const data = fc.oneof(
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString("latin1")),
+      mutated,
+    );
     const iterator = fc.oneof(fc.integer({ min: -3, max: 400 }).map(String), fc.constantFrom("1", "0", "x", "9223372036854775807", "-9223372036854775808"));
     await fc.assert(
       fc.asyncProperty(iterator, data, async (it, bytes) => {
@@ -259,7 +274,10 @@ describe("fast-check", () => {
       errorRate: fc.double({ min: 1e-9, max: 0.5, noNaN: true }),
       expansion: fc.integer({ min: 1, max: 4 }),
       scaling: fc.boolean(),
-      items: fc.array(fc.nat(5000).map((n) => `i${n}`), { maxLength: 800 }),
+      items: fc.array(
+        fc.nat(5000).map((n) => `i${n}`),
+        { maxLength: 800 },
+      ),
     });
     fc.assert(
       fc.property(chainArb, ({ capacity, errorRate, expansion, scaling, items }) => {

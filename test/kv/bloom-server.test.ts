@@ -86,7 +86,18 @@ describe("BF.RESERVE", () => {
     await call("BF.RESERVE", "b", "0.01", "100");
     await call("BF.ADD", "b", "x");
     expect(await call("BF.RESERVE", "b", "0.001", "5000")).toEqual(e("ERR item exists"));
-    expect(await call("BF.INFO", "b")).toEqual([{ s: "Capacity" }, 100n, { s: "Size" }, 240n, { s: "Number of filters" }, 1n, { s: "Number of items inserted" }, 1n, { s: "Expansion rate" }, 2n]);
+    expect(await call("BF.INFO", "b")).toEqual([
+      { s: "Capacity" },
+      100n,
+      { s: "Size" },
+      240n,
+      { s: "Number of filters" },
+      1n,
+      { s: "Number of items inserted" },
+      1n,
+      { s: "Expansion rate" },
+      2n,
+    ]);
     await call("SET", "s", "v");
     expect(await call("BF.RESERVE", "s", "0.01", "100")).toEqual(e("WRONGTYPE Operation against a key holding the wrong kind of value"));
     expect(await call("GET", "s")).toBe("v");
@@ -104,7 +115,14 @@ describe("BF.INSERT", () => {
     await refusedOnMissing(e("Bad expansion"), "k", "BF.INSERT", "k", "EXPANSION", "big", "ITEMS", "a");
     await refusedOnMissing(e("Unknown argument received"), "k", "BF.INSERT", "k", "DONTEXIST", "NOCREATE");
     await refusedOnMissing(e("Unknown argument received"), "k", "BF.INSERT", "k", "", "ITEMS", "a");
-    for (const option of [["EXPANSION", "0"], ["CAPACITY", "0"], ["CAPACITY", "-5"], ["ERROR", "0"], ["ERROR", "1"], ["ERROR", "-1"]]) {
+    for (const option of [
+      ["EXPANSION", "0"],
+      ["CAPACITY", "0"],
+      ["CAPACITY", "-5"],
+      ["ERROR", "0"],
+      ["ERROR", "1"],
+      ["ERROR", "-1"],
+    ]) {
       await refusedOnMissing(e("Bad argument received"), "k", "BF.INSERT", "k", ...option, "ITEMS", "a");
     }
   });
@@ -142,7 +160,18 @@ describe("BF.INSERT", () => {
 
 describe("the other commands", () => {
   test("arity of each command", async () => {
-    for (const [name, argv] of [["bf.add", ["k"]], ["bf.add", ["k", "a", "b"]], ["bf.madd", ["k"]], ["bf.exists", ["k"]], ["bf.exists", ["k", "a", "b"]], ["bf.mexists", ["k"]], ["bf.card", []], ["bf.card", ["k", "x"]], ["bf.info", []], ["bf.info", ["k", "capacity", "size"]]] as const) {
+    for (const [name, argv] of [
+      ["bf.add", ["k"]],
+      ["bf.add", ["k", "a", "b"]],
+      ["bf.madd", ["k"]],
+      ["bf.exists", ["k"]],
+      ["bf.exists", ["k", "a", "b"]],
+      ["bf.mexists", ["k"]],
+      ["bf.card", []],
+      ["bf.card", ["k", "x"]],
+      ["bf.info", []],
+      ["bf.info", ["k", "capacity", "size"]],
+    ] as const) {
       expect(await call(name.toUpperCase(), ...argv)).toEqual(arity(name));
     }
     expect(await call("EXISTS", "k")).toBe(0n);
@@ -162,7 +191,18 @@ describe("the other commands", () => {
     await resp3.call("HELLO", "3");
     await resp3.call("BF.RESERVE", "n", "0.01", "3", "NONSCALING");
     expect(await resp3.call("BF.INFO", "n")).toEqual({
-      map: [{ s: "Capacity" }, 3n, { s: "Size" }, 104n, { s: "Number of filters" }, 1n, { s: "Number of items inserted" }, 0n, { s: "Expansion rate" }, { nil: true }],
+      map: [
+        { s: "Capacity" },
+        3n,
+        { s: "Size" },
+        104n,
+        { s: "Number of filters" },
+        1n,
+        { s: "Number of items inserted" },
+        0n,
+        { s: "Expansion rate" },
+        { nil: true },
+      ],
     });
     expect(await resp3.call("BF.INFO", "n", "EXPANSION")).toEqual([{ nil: true }]);
     resp3.close();

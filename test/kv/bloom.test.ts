@@ -51,7 +51,11 @@ describe("RedisBloom's published results (its tests/flow/test_overall.py)", () =
   });
 
   test("100 adds to capacity-4 filters make 23, 5 and 4 sub-filters at expansion 1, 2 and 4", () => {
-    for (const [expansion, filters] of [[1, 23], [2, 5], [4, 4]] as const) {
+    for (const [expansion, filters] of [
+      [1, 23],
+      [2, 5],
+      [4, 4],
+    ] as const) {
       run("BF.RESERVE", `exp${expansion}`, "0.01", "4", "EXPANSION", expansion);
       run("BF.MADD", `exp${expansion}`, ...range(100));
       expect(run("BF.MEXISTS", `exp${expansion}`, ...range(100))).toEqual(range(100).map(() => 1));
@@ -85,7 +89,7 @@ describe("RedisBloom's published results (its tests/flow/test_overall.py)", () =
   test("a NONSCALING filter is smaller than a scaling one: its one sub-filter gets the whole error rate", () => {
     run("BF.RESERVE", "ns", "0.001", "1000", "NONSCALING");
     run("BF.RESERVE", "s", "0.001", "1000");
-    expect(((run("BF.INFO", "ns") as number[])[3]!)).toBeLessThan((run("BF.INFO", "s") as number[])[3]!);
+    expect((run("BF.INFO", "ns") as number[])[3]!).toBeLessThan((run("BF.INFO", "s") as number[])[3]!);
   });
 });
 
@@ -117,7 +121,15 @@ describe("sizing limits", () => {
   });
 
   test("%g formatting of error rates matches C", () => {
-    expect([0.005, 6.25e-5, 1.5625e-5, 0.5, 0.0001, 1e-300, 0.123456789].map(formatG)).toEqual(["0.005", "6.25e-05", "1.5625e-05", "0.5", "0.0001", "1e-300", "0.123457"]);
+    expect([0.005, 6.25e-5, 1.5625e-5, 0.5, 0.0001, 1e-300, 0.123456789].map(formatG)).toEqual([
+      "0.005",
+      "6.25e-05",
+      "1.5625e-05",
+      "0.5",
+      "0.0001",
+      "1e-300",
+      "0.123457",
+    ]);
   });
 });
 
@@ -174,7 +186,14 @@ describe("commands", () => {
   test("other types: WRONGTYPE from the write commands, BF.CARD and BF.INFO; BF.EXISTS answers 0", () => {
     run("SET", "s", "v");
     const wrongType = err("WRONGTYPE Operation against a key holding the wrong kind of value");
-    for (const argv of [["BF.ADD", "s", "v"], ["BF.MADD", "s", "v"], ["BF.INSERT", "s", "ITEMS", "v"], ["BF.RESERVE", "s", "0.1", "10"], ["BF.CARD", "s"], ["BF.INFO", "s"]]) {
+    for (const argv of [
+      ["BF.ADD", "s", "v"],
+      ["BF.MADD", "s", "v"],
+      ["BF.INSERT", "s", "ITEMS", "v"],
+      ["BF.RESERVE", "s", "0.1", "10"],
+      ["BF.CARD", "s"],
+      ["BF.INFO", "s"],
+    ]) {
       expect(run(...argv)).toEqual(wrongType);
     }
     expect(run("BF.EXISTS", "s", "v")).toBe(0);

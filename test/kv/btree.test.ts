@@ -37,7 +37,10 @@ const op = (rangeWeight: number): fc.Arbitrary<Op> =>
     { weight: 10, arbitrary: fc.record({ kind: fc.constant("put" as const), member, score }) },
     { weight: 5, arbitrary: fc.record({ kind: fc.constant("delete" as const), member }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteWrongScore" as const), member, score }) },
-    { weight: rangeWeight, arbitrary: fc.record({ kind: fc.constant("deleteRange" as const), start: fc.integer({ min: -3, max: 300 }), n: fc.integer({ min: -2, max: 60 }) }) },
+    {
+      weight: rangeWeight,
+      arbitrary: fc.record({ kind: fc.constant("deleteRange" as const), start: fc.integer({ min: -3, max: 300 }), n: fc.integer({ min: -2, max: 60 }) }),
+    },
   );
 
 /** Node sizes from the smallest allowed to the real ones. */
@@ -199,49 +202,63 @@ describe("BTree against a sorted array", () => {
 
   test("all scores equal: order, ranks and searches go by member alone", () => {
     fc.assert(
-      fc.property(shape, fc.uniqueArray(member, { maxLength: 300 }), fc.constantFrom(0, -0, 7, Infinity, -Infinity), fc.array(probe, { maxLength: 4 }), (s, members, sc, probes) => {
-        const tree = new BTree(s);
-        const model: Model = new Map();
-        for (const m of members) {
-          tree.insert(sc, m);
-          model.set(m, sc);
-        }
-        checkAll(tree, model, probes.map((p) => ({ ...p, key: { score: sc, member: p.key.member } })));
-        // With one score the member alone is a monotone predicate, as lex ranges need.
-        for (const p of probes) {
-          expect(tree.countWhile((_s, m) => m < p.key.member)).toBe(members.filter((m) => m < p.key.member).length);
-        }
-      }),
+      fc.property(
+        shape,
+        fc.uniqueArray(member, { maxLength: 300 }),
+        fc.constantFrom(0, -0, 7, Infinity, -Infinity),
+        fc.array(probe, { maxLength: 4 }),
+        (s, members, sc, probes) => {
+          const tree = new BTree(s);
+          const model: Model = new Map();
+          for (const m of members) {
+            tree.insert(sc, m);
+            model.set(m, sc);
+          }
+          checkAll(
+            tree,
+            model,
+            probes.map((p) => ({ ...p, key: { score: sc, member: p.key.member } })),
+          );
+          // With one score the member alone is a monotone predicate, as lex ranges need.
+          for (const p of probes) {
+            expect(tree.countWhile((_s, m) => m < p.key.member)).toBe(members.filter((m) => m < p.key.member).length);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   test("real node sizes: sets that grow and shrink across one leaf's capacity", () => {
     fc.assert(
-      fc.property(fc.integer({ min: leafEntriesMax - 3, max: leafEntriesMax + 3 }), fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 200, maxLength: 200 }), (n, scores) => {
-        const tree = new BTree();
-        const model: Model = new Map();
-        for (let i = 0; i < n; i++) {
-          tree.insert(scores[i]!, `m${i}`);
-          model.set(`m${i}`, scores[i]!);
-        }
-        expect(tree.dump().height).toBe(n > leafEntriesMax ? 2 : 1);
-        checkAll(tree, model, []);
-        // Remove from the middle until the tree is one leaf again, then empty.
-        for (let i = 0; i < n; i++) {
-          const m = `m${(i * 7) % n}`;
-          if (!model.has(m)) continue;
-          expect(tree.delete(model.get(m)!, m)).toBe(true);
-          model.delete(m);
-          tree.validate();
-        }
-        for (const m of [...model.keys()]) {
-          expect(tree.delete(model.get(m)!, m)).toBe(true);
-          model.delete(m);
-        }
-        checkAll(tree, model, []);
-        expect(tree.dump()).toEqual({ length: 0, height: 1, leafSizes: [0] });
-      }),
+      fc.property(
+        fc.integer({ min: leafEntriesMax - 3, max: leafEntriesMax + 3 }),
+        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 200, maxLength: 200 }),
+        (n, scores) => {
+          const tree = new BTree();
+          const model: Model = new Map();
+          for (let i = 0; i < n; i++) {
+            tree.insert(scores[i]!, `m${i}`);
+            model.set(`m${i}`, scores[i]!);
+          }
+          expect(tree.dump().height).toBe(n > leafEntriesMax ? 2 : 1);
+          checkAll(tree, model, []);
+          // Remove from the middle until the tree is one leaf again, then empty.
+          for (let i = 0; i < n; i++) {
+            const m = `m${(i * 7) % n}`;
+            if (!model.has(m)) continue;
+            expect(tree.delete(model.get(m)!, m)).toBe(true);
+            model.delete(m);
+            tree.validate();
+          }
+          for (const m of [...model.keys()]) {
+            expect(tree.delete(model.get(m)!, m)).toBe(true);
+            model.delete(m);
+          }
+          checkAll(tree, model, []);
+          expect(tree.dump()).toEqual({ length: 0, height: 1, leafSizes: [0] });
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -287,11 +304,31 @@ describe("BTree", () => {
 
   test("orders by score, then by member bytes; -0 and 0 are one score", () => {
     const tree = new BTree({ leafEntriesMax: 4, innerChildrenMax: 4 });
-    const pairs = [[2, "b"], [1, "z"], [0, "n"], [2, "a"], [-Infinity, "x"], [-0, "m"], [Infinity, "y"], [2, "\u00ff"], [2, "\u0000"], [0, "l"]] as const;
+    const pairs = [
+      [2, "b"],
+      [1, "z"],
+      [0, "n"],
+      [2, "a"],
+      [-Infinity, "x"],
+      [-0, "m"],
+      [Infinity, "y"],
+      [2, "\u00ff"],
+      [2, "\u0000"],
+      [0, "l"],
+    ] as const;
     for (const [s, m] of pairs) tree.insert(s, m);
     tree.validate();
     expect([...tree.entries()].map((e) => `${Object.is(e.score, -0) ? "-0" : e.score}:${e.member}`)).toEqual([
-      "-Infinity:x", "0:l", "-0:m", "0:n", "1:z", "2:\u0000", "2:a", "2:b", "2:\u00ff", "Infinity:y",
+      "-Infinity:x",
+      "0:l",
+      "-0:m",
+      "0:n",
+      "1:z",
+      "2:\u0000",
+      "2:a",
+      "2:b",
+      "2:\u00ff",
+      "Infinity:y",
     ]);
     // An element stored as -0 is found by 0 too, and keeps its -0.
     expect(tree.rankOf(0, "m")).toBe(2);

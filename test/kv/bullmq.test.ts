@@ -137,10 +137,14 @@ async function priorityRun(server: ServerProcess): Promise<{ ran: number[]; prio
   const ran: number[] = [];
   let allRan!: () => void;
   const done = new Promise<void>((resolve) => (allRan = resolve));
-  const worker = new Worker<{ n: number }>("prioritised", async (job) => {
-    ran.push(job.data.n);
-    if (ran.length === prioritisedJobs) allRan();
-  }, { connection, concurrency: 1, autorun: false });
+  const worker = new Worker<{ n: number }>(
+    "prioritised",
+    async (job) => {
+      ran.push(job.data.n);
+      if (ran.length === prioritisedJobs) allRan();
+    },
+    { connection, concurrency: 1, autorun: false },
+  );
   try {
     await queue.addBulk(priorities.map((priority, n) => ({ name: "p", data: { n }, opts: { priority, removeOnComplete: true } })));
     void worker.run();
@@ -153,46 +157,65 @@ async function priorityRun(server: ServerProcess): Promise<{ ran: number[]; prio
 }
 
 describe("BullMQ on svc kv, side by side with redis-server", () => {
-  test("every job completes once with its result; delays, retries, failures and removeOnComplete as on Redis", async () => {
-    const [onRedis, onKv] = await Promise.all([mixedRun(s.redis), mixedRun(s.kv)]);
-    for (const run of [onRedis, onKv]) {
-      const { record, added, jobs } = run;
-      expect(added.length).toBe(plainJobs + delayedJobs + retriedJobs + failingJobs);
-      for (const [i, job] of added.entries()) {
-        const id = job.id!;
-        const { kind, n, delayMs } = job.data;
-        const stored = jobs[i];
-        if (kind === "failing") {
-          expect(record.attempts.get(id)).toBe(failingAttempts);
-          expect(record.successes.get(id)).toBeUndefined();
-          expect(record.completedEvents.get(id)).toBeUndefined();
-          expect(record.failedEvents.get(id)).toBe(failingAttempts);
-          expect(stored?.failedReason).toBe(`job ${n} always fails`);
-          expect(stored?.attemptsMade).toBe(failingAttempts);
-          continue;
+  test(
+    "every job completes once with its result; delays, retries, failures and removeOnComplete as on Redis",
+    async () => {
+      const [onRedis, onKv] = await Promise.all([mixedRun(s.redis), mixedRun(s.kv)]);
+      for (const run of [onRedis, onKv]) {
+        const { record, added, jobs } = run;
+        expect(added.length).toBe(plainJobs + delayedJobs + retriedJobs + failingJobs);
+        for (const [i, job] of added.entries()) {
+          const id = job.id!;
+          const { kind, n, delayMs } = job.data;
+          const stored = jobs[i];
+          if (kind === "failing") {
+            expect(record.attempts.get(id)).toBe(failingAttempts);
+            expect(record.successes.get(id)).toBeUndefined();
+            expect(record.completedEvents.get(id)).toBeUndefined();
+            expect(record.failedEvents.get(id)).toBe(failingAttempts);
+            expect(stored?.failedReason).toBe(`job ${n} always fails`);
+            expect(stored?.attemptsMade).toBe(failingAttempts);
+            continue;
+          }
+          // Exactly once: one successful run and one completion, whatever the attempts before it.
+          expect(record.successes.get(id)).toBe(1);
+          expect(record.completedEvents.get(id)).toBe(1);
+          expect(record.attempts.get(id)).toBe(kind === "retried" ? retriedAttempts : 1);
+          if (kind === "delayed") expect(record.startedAtMs.get(id)![0]! - job.timestamp).toBeGreaterThanOrEqual(delayMs!);
+          const removed = kind === "plain" && n % 2 === 0;
+          if (removed) expect(stored).toBeUndefined();
+          else expect(stored?.returnvalue).toEqual({ doubled: n * 2, kind });
         }
-        // Exactly once: one successful run and one completion, whatever the attempts before it.
-        expect(record.successes.get(id)).toBe(1);
-        expect(record.completedEvents.get(id)).toBe(1);
-        expect(record.attempts.get(id)).toBe(kind === "retried" ? retriedAttempts : 1);
-        if (kind === "delayed") expect(record.startedAtMs.get(id)![0]! - job.timestamp).toBeGreaterThanOrEqual(delayMs!);
-        const removed = kind === "plain" && n % 2 === 0;
-        if (removed) expect(stored).toBeUndefined();
-        else expect(stored?.returnvalue).toEqual({ doubled: n * 2, kind });
       }
-    }
-    const keptPlain = plainJobs / 2;
-    expect(onKv.counts).toEqual(onRedis.counts);
-    expect(onKv.counts).toMatchObject({ completed: keptPlain + delayedJobs + retriedJobs, failed: failingJobs, waiting: 0, active: 0, delayed: 0, prioritized: 0 });
-    // The same ids, results and reasons on both: the servers ran the same scripts to the same data.
-    const outcome = (jobs: (Job | undefined)[]) => jobs.map((job) => job && { id: job.id, returnvalue: job.returnvalue, failedReason: job.failedReason, attemptsMade: job.attemptsMade });
-    expect(outcome(onKv.jobs)).toEqual(outcome(onRedis.jobs));
-  }, scenarioTimeoutMs);
+      const keptPlain = plainJobs / 2;
+      expect(onKv.counts).toEqual(onRedis.counts);
+      expect(onKv.counts).toMatchObject({
+        completed: keptPlain + delayedJobs + retriedJobs,
+        failed: failingJobs,
+        waiting: 0,
+        active: 0,
+        delayed: 0,
+        prioritized: 0,
+      });
+      // The same ids, results and reasons on both: the servers ran the same scripts to the same data.
+      const outcome = (jobs: (Job | undefined)[]) =>
+        jobs.map((job) => job && { id: job.id, returnvalue: job.returnvalue, failedReason: job.failedReason, attemptsMade: job.attemptsMade });
+      expect(outcome(onKv.jobs)).toEqual(outcome(onRedis.jobs));
+    },
+    scenarioTimeoutMs,
+  );
 
-  test("prioritised jobs run highest priority first, first in first out within a priority", async () => {
-    const [onRedis, onKv] = await Promise.all([priorityRun(s.redis), priorityRun(s.kv)]);
-    const byPriority = onKv.priorities.map((priority, n) => ({ priority, n })).sort((a, b) => a.priority - b.priority || a.n - b.n).map((job) => job.n);
-    expect(onKv.ran).toEqual(byPriority);
-    expect(onKv.ran).toEqual(onRedis.ran);
-  }, scenarioTimeoutMs);
+  test(
+    "prioritised jobs run highest priority first, first in first out within a priority",
+    async () => {
+      const [onRedis, onKv] = await Promise.all([priorityRun(s.redis), priorityRun(s.kv)]);
+      const byPriority = onKv.priorities
+        .map((priority, n) => ({ priority, n }))
+        .sort((a, b) => a.priority - b.priority || a.n - b.n)
+        .map((job) => job.n);
+      expect(onKv.ran).toEqual(byPriority);
+      expect(onKv.ran).toEqual(onRedis.ran);
+    },
+    scenarioTimeoutMs,
+  );
 });

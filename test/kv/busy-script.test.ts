@@ -58,7 +58,8 @@ async function startScript(a: RespClient, port: number, argv: string[], after: s
 const announced = (body: string) => `redis.call('publish', 'started', '1') ${body}`;
 
 /** `reply` with the SHA-1 or duration it names replaced, so the two servers' can be compared. */
-const stable = (reply: RespValue): RespValue => JSON.parse(JSON.stringify(reply, (_k, v) => (typeof v === "bigint" ? `:${v}` : v)).replace(/[0-9a-f]{40}/g, "<sha>"));
+const stable = (reply: RespValue): RespValue =>
+  JSON.parse(JSON.stringify(reply, (_k, v) => (typeof v === "bigint" ? `:${v}` : v)).replace(/[0-9a-f]{40}/g, "<sha>"));
 
 /** The errorstats lines of INFO (errorstat_BUSY:count=…), in order. */
 async function errorStats(client: RespClient): Promise<string[]> {
@@ -74,8 +75,21 @@ describe("a busy script", () => {
       const seen: RespValue[] = [];
       // The first reply comes once the script has passed its threshold.
       for (const argv of [
-        ["PING"], ["GET", "x"], ["SET", "x", "1"], ["FUNCTION", "KILL"], ["FUNCTION", "STATS"], ["SHUTDOWN"], ["INFO"],
-        ["MULTI"], ["SET", "k", "v"], ["EXEC"], ["WATCH", "x"], ["UNWATCH"], ["MULTI"], ["DISCARD"], ["AUTH", "nobody", "wrong"],
+        ["PING"],
+        ["GET", "x"],
+        ["SET", "x", "1"],
+        ["FUNCTION", "KILL"],
+        ["FUNCTION", "STATS"],
+        ["SHUTDOWN"],
+        ["INFO"],
+        ["MULTI"],
+        ["SET", "k", "v"],
+        ["EXEC"],
+        ["WATCH", "x"],
+        ["UNWATCH"],
+        ["MULTI"],
+        ["DISCARD"],
+        ["AUTH", "nobody", "wrong"],
         ["SCRIPT", "KILL"],
       ]) {
         seen.push(await b.call(...argv));
@@ -140,8 +154,12 @@ describe("a busy script", () => {
     expect(kv).toEqual(redis);
     expect(kv).toEqual([
       busyEval,
-      { e: "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command." },
-      { e: "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command." },
+      {
+        e: "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.",
+      },
+      {
+        e: "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.",
+      },
       30000000n,
       "2",
     ]);
@@ -258,9 +276,10 @@ describe("a busy script", () => {
 /** Starts a server of `kind` persisting to an append-only file in `dir` (a fresh one if not given). */
 async function startPersistent(kind: "redis" | "kv", dir?: string): Promise<{ server: ServerProcess; dir: string }> {
   const args = dir === undefined ? [] : ["--dir", dir];
-  const server = kind === "redis"
-    ? await startRedis(["--appendonly", "yes", "--appendfsync", "always", ...args])
-    : await startKv(["--appendonly", "yes", "--appendfsync", "always", ...args]);
+  const server =
+    kind === "redis"
+      ? await startRedis(["--appendonly", "yes", "--appendfsync", "always", ...args])
+      : await startKv(["--appendonly", "yes", "--appendfsync", "always", ...args]);
   const info = await RespClient.connect(server.port);
   const [, found] = (await info.call("CONFIG", "GET", "dir")) as string[];
   info.close();

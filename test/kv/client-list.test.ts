@@ -11,14 +11,44 @@ const servers = redisAndKvWithClients();
 
 /** Redis 7.0.15's CLIENT LIST fields, in its order. */
 const fields70 = [
-  "id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "ssub", "multi", "qbuf", "qbuf-free", "argv-mem",
-  "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem", "events", "cmd", "user", "redir", "resp",
+  "id",
+  "addr",
+  "laddr",
+  "fd",
+  "name",
+  "age",
+  "idle",
+  "flags",
+  "db",
+  "sub",
+  "psub",
+  "ssub",
+  "multi",
+  "qbuf",
+  "qbuf-free",
+  "argv-mem",
+  "multi-mem",
+  "rbs",
+  "rbp",
+  "obl",
+  "oll",
+  "omem",
+  "tot-mem",
+  "events",
+  "cmd",
+  "user",
+  "redir",
+  "resp",
 ];
 /** The fields whose values are compared: state and counts of what a client sent, not sizes of buffers, ids or times. */
 const compared = ["name", "flags", "db", "sub", "psub", "ssub", "multi", "qbuf", "argv-mem", "multi-mem", "cmd", "user", "redir", "resp"];
 
 /** One CLIENT LIST line as name → value, in order. */
-const parse = (line: string) => line.trim().split(" ").map((f) => [f.slice(0, f.indexOf("=")), f.slice(f.indexOf("=") + 1)] as [string, string]);
+const parse = (line: string) =>
+  line
+    .trim()
+    .split(" ")
+    .map((f) => [f.slice(0, f.indexOf("=")), f.slice(f.indexOf("=") + 1)] as [string, string]);
 const pick = (line: string) => Object.fromEntries(parse(line).filter(([name]) => compared.includes(name)));
 
 /**
@@ -52,7 +82,7 @@ async function seen(port: number, parts: string[]): Promise<Record<string, strin
 }
 
 const scenarios: Record<string, string[]> = {
-  "idle": [],
+  idle: [],
   "half a command sent (two arguments read, two bytes of the third)": ["*3\r\n$3\r\nSET\r\n$1\r\na\r\n$10\r\nab"],
   "half a command's header": ["*3\r\n$3\r\nSE"],
   "an inline command half typed after one run": ["PING\r\nPI"],
@@ -94,7 +124,11 @@ test("CLIENT INFO has Redis 7.0's fields in its order, and counts the running pi
 });
 
 test("CLIENT SETINFO and CLIENT NO-TOUCH are unknown subcommands, as in 7.0", async () => {
-  const commands = [["CLIENT", "SETINFO", "lib-name", "x"], ["CLIENT", "NO-TOUCH", "on"], ["CLIENT", "NO-EVICT", "maybe"]];
+  const commands = [
+    ["CLIENT", "SETINFO", "lib-name", "x"],
+    ["CLIENT", "NO-TOUCH", "on"],
+    ["CLIENT", "NO-EVICT", "maybe"],
+  ];
   const [redis, kv] = await Promise.all([servers.redisClient.pipeline(commands), servers.kvClient.pipeline(commands)]);
   expect(kv).toEqual(redis);
   expect(kv[0]).toEqual({ e: "ERR unknown subcommand 'SETINFO'. Try CLIENT HELP." });

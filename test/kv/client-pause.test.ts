@@ -68,7 +68,12 @@ describe("CLIENT PAUSE WRITE", () => {
   test("a held command holds what the client sent after it; they run in order once the pause ends", async () => {
     await sameOnBoth(async (c, log) => {
       await c.A!.call("CLIENT", "PAUSE", "10000", "WRITE");
-      const pipeline = c.B!.pipeline([["GET", "n"], ["INCR", "n"], ["GET", "n"], ["INCR", "n"]]);
+      const pipeline = c.B!.pipeline([
+        ["GET", "n"],
+        ["INCR", "n"],
+        ["GET", "n"],
+        ["INCR", "n"],
+      ]);
       log(`A GET ${show(await c.A!.call("GET", "n"))}`);
       await c.A!.call("CLIENT", "UNPAUSE");
       log(`B ${show(await pipeline)}`);
@@ -117,7 +122,15 @@ describe("CLIENT PAUSE ALL", () => {
 
 test("errors, as redis-server words them", async () => {
   await sameOnBoth(async (c, log) => {
-    for (const argv of [["CLIENT", "PAUSE", "abc"], ["CLIENT", "PAUSE", "-1"], ["CLIENT", "PAUSE", "10", "BOGUS"], ["CLIENT", "PAUSE", "10", "write", "extra"], ["CLIENT", "PAUSE"], ["CLIENT", "UNPAUSE", "x"], ["CLIENT", "UNPAUSE"]]) {
+    for (const argv of [
+      ["CLIENT", "PAUSE", "abc"],
+      ["CLIENT", "PAUSE", "-1"],
+      ["CLIENT", "PAUSE", "10", "BOGUS"],
+      ["CLIENT", "PAUSE", "10", "write", "extra"],
+      ["CLIENT", "PAUSE"],
+      ["CLIENT", "UNPAUSE", "x"],
+      ["CLIENT", "UNPAUSE"],
+    ]) {
       log(`${argv.join(" ")} -> ${show(await c.A!.call(...argv))}`);
     }
   });
@@ -129,10 +142,12 @@ test("over the REST API too: a write waits for the pause to end, a read does not
   await c.call("SET", "rest:k", "old");
   await c.call("CLIENT", "PAUSE", "10000", "WRITE");
   let written = false;
-  const put = fetch(`${base}/kv/rest:k`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: "new" }) }).then(async (r) => {
-    written = true;
-    return r.json();
-  });
+  const put = fetch(`${base}/kv/rest:k`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: "new" }) }).then(
+    async (r) => {
+      written = true;
+      return r.json();
+    },
+  );
   expect(await (await fetch(`${base}/kv/rest:k`)).json()).toEqual({ result: "old" });
   expect(written).toBe(false);
   await c.call("CLIENT", "UNPAUSE");

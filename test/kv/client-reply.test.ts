@@ -9,9 +9,26 @@ import { redisAndKv } from "./support/side-by-side.ts";
 const servers = redisAndKv();
 
 const pipeline: string[][] = [
-  ["FLUSHALL"], ["CLIENT", "REPLY", "OFF"], ["SET", "a", "1"], ["GET", "a"], ["CLIENT", "REPLY", "bogus"], ["INCR", "a"], ["CLIENT", "REPLY", "ON"],
-  ["GET", "a"], ["CLIENT", "REPLY", "SKIP"], ["GET", "a"], ["INCR", "n"], ["CLIENT", "REPLY", "SKIP"], ["CLIENT", "REPLY", "SKIP"], ["GET", "a"],
-  ["CLIENT", "REPLY", "OFF"], ["CLIENT", "REPLY", "SKIP"], ["PING"], ["CLIENT", "REPLY", "ON"], ["CLIENT", "REPLY"], ["ECHO", "last"],
+  ["FLUSHALL"],
+  ["CLIENT", "REPLY", "OFF"],
+  ["SET", "a", "1"],
+  ["GET", "a"],
+  ["CLIENT", "REPLY", "bogus"],
+  ["INCR", "a"],
+  ["CLIENT", "REPLY", "ON"],
+  ["GET", "a"],
+  ["CLIENT", "REPLY", "SKIP"],
+  ["GET", "a"],
+  ["INCR", "n"],
+  ["CLIENT", "REPLY", "SKIP"],
+  ["CLIENT", "REPLY", "SKIP"],
+  ["GET", "a"],
+  ["CLIENT", "REPLY", "OFF"],
+  ["CLIENT", "REPLY", "SKIP"],
+  ["PING"],
+  ["CLIENT", "REPLY", "ON"],
+  ["CLIENT", "REPLY"],
+  ["ECHO", "last"],
 ];
 
 /** Everything the server sends back for `pipeline`, up to the reply to its last command (ECHO last). */
@@ -43,7 +60,16 @@ test("what a client receives with its replies off, skipped and on again is what 
 });
 
 test("CLIENT REPLY ON right after SKIP is answered: ON ends the skip before it answers (as redis-server)", async () => {
-  const commands = [["CLIENT", "REPLY", "SKIP"], ["CLIENT", "REPLY", "ON"], ["PING"], ["CLIENT", "REPLY", "SKIP"], ["CLIENT", "REPLY", "OFF"], ["PING"], ["CLIENT", "REPLY", "ON"], ["ECHO", "last"]];
+  const commands = [
+    ["CLIENT", "REPLY", "SKIP"],
+    ["CLIENT", "REPLY", "ON"],
+    ["PING"],
+    ["CLIENT", "REPLY", "SKIP"],
+    ["CLIENT", "REPLY", "OFF"],
+    ["PING"],
+    ["CLIENT", "REPLY", "ON"],
+    ["ECHO", "last"],
+  ];
   const [redis, kv] = [await received(servers.redis.port, commands), await received(servers.kv.port, commands)];
   expect(kv).toBe(redis);
   expect(kv).toBe("+OK\r\n+PONG\r\n+OK\r\n$4\r\nlast\r\n");
@@ -51,9 +77,24 @@ test("CLIENT REPLY ON right after SKIP is answered: ON ends the skip before it a
 
 test("subscription confirmations reach a client whose replies are off or skipped, as redis-server sends them (RESP2 and RESP3)", async () => {
   const subscribing = [
-    ["CLIENT", "REPLY", "OFF"], ["SUBSCRIBE", "a", "b"], ["PSUBSCRIBE", "x*"], ["SSUBSCRIBE", "s"], ["PING"], ["UNSUBSCRIBE", "a"], ["PUNSUBSCRIBE"],
-    ["SUNSUBSCRIBE", "s", "t"], ["UNSUBSCRIBE"], ["UNSUBSCRIBE"], ["CLIENT", "REPLY", "ON"], ["CLIENT", "REPLY", "SKIP"], ["SUBSCRIBE", "c"],
-    ["PING"], ["CLIENT", "REPLY", "SKIP"], ["PUNSUBSCRIBE", "y*"], ["UNSUBSCRIBE", "c"], ["ECHO", "last"],
+    ["CLIENT", "REPLY", "OFF"],
+    ["SUBSCRIBE", "a", "b"],
+    ["PSUBSCRIBE", "x*"],
+    ["SSUBSCRIBE", "s"],
+    ["PING"],
+    ["UNSUBSCRIBE", "a"],
+    ["PUNSUBSCRIBE"],
+    ["SUNSUBSCRIBE", "s", "t"],
+    ["UNSUBSCRIBE"],
+    ["UNSUBSCRIBE"],
+    ["CLIENT", "REPLY", "ON"],
+    ["CLIENT", "REPLY", "SKIP"],
+    ["SUBSCRIBE", "c"],
+    ["PING"],
+    ["CLIENT", "REPLY", "SKIP"],
+    ["PUNSUBSCRIBE", "y*"],
+    ["UNSUBSCRIBE", "c"],
+    ["ECHO", "last"],
   ];
   for (const hello of [[], [["HELLO", "3"]]]) {
     const commands = [...hello, ...subscribing];
@@ -70,7 +111,14 @@ test("subscription confirmations reach a client whose replies are off or skipped
 });
 
 test("a client whose replies are off gets the message it published to its own channel, and not PUBLISH's count (RESP3)", async () => {
-  const commands = [["HELLO", "3"], ["SUBSCRIBE", "self"], ["CLIENT", "REPLY", "OFF"], ["PUBLISH", "self", "hi"], ["CLIENT", "REPLY", "ON"], ["ECHO", "last"]];
+  const commands = [
+    ["HELLO", "3"],
+    ["SUBSCRIBE", "self"],
+    ["CLIENT", "REPLY", "OFF"],
+    ["PUBLISH", "self", "hi"],
+    ["CLIENT", "REPLY", "ON"],
+    ["ECHO", "last"],
+  ];
   const [redis, kv] = [await received(servers.redis.port, commands), await received(servers.kv.port, commands)];
   const afterHello = (bytes: string) => bytes.slice(bytes.indexOf("modules") + "modules\r\n*0\r\n".length);
   expect(afterHello(kv)).toBe(afterHello(redis));

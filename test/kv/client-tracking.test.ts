@@ -20,16 +20,37 @@ describe("default mode", () => {
       await t.connect("A");
       await t.connect("B");
       await script(t, [
-        ["A", "CLIENT", "TRACKING", "on"], ["A", "GET", "k"], ["B", "SET", "k", "1"], ["B", "SET", "k", "2"],
-        ["A", "MGET", "k", "j", "i"], ["B", "MSET", "j", "1", "i", "2"], ["B", "DEL", "k"],
+        ["A", "CLIENT", "TRACKING", "on"],
+        ["A", "GET", "k"],
+        ["B", "SET", "k", "1"],
+        ["B", "SET", "k", "2"],
+        ["A", "MGET", "k", "j", "i"],
+        ["B", "MSET", "j", "1", "i", "2"],
+        ["B", "DEL", "k"],
         // Read and failed (WRONGTYPE), or missing: remembered all the same.
-        ["B", "SET", "s", "x"], ["A", "HGET", "s", "f"], ["A", "STRLEN", "missing"], ["B", "LPUSH", "missing", "a"], ["B", "APPEND", "s", "y"],
+        ["B", "SET", "s", "x"],
+        ["A", "HGET", "s", "f"],
+        ["A", "STRLEN", "missing"],
+        ["B", "LPUSH", "missing", "a"],
+        ["B", "APPEND", "s", "y"],
         // Reads of any type; the name is tracked whatever database it is in.
-        ["B", "SADD", "set", "m"], ["A", "SMEMBERS", "set"], ["A", "SELECT", "2"], ["B", "SELECT", "2"], ["B", "SADD", "set", "n"],
-        ["A", "GET", "k2"], ["B", "SELECT", "0"], ["B", "SET", "k2", "v"],
+        ["B", "SADD", "set", "m"],
+        ["A", "SMEMBERS", "set"],
+        ["A", "SELECT", "2"],
+        ["B", "SELECT", "2"],
+        ["B", "SADD", "set", "n"],
+        ["A", "GET", "k2"],
+        ["B", "SELECT", "0"],
+        ["B", "SET", "k2", "v"],
         // Writes do not track what they read or write.
-        ["A", "SELECT", "0"], ["A", "INCR", "n"], ["B", "INCR", "n"], ["A", "GETSET", "g", "v"], ["B", "DEL", "g"],
-        ["A", "CLIENT", "TRACKING", "off"], ["A", "GET", "off"], ["B", "SET", "off", "1"],
+        ["A", "SELECT", "0"],
+        ["A", "INCR", "n"],
+        ["B", "INCR", "n"],
+        ["A", "GETSET", "g", "v"],
+        ["B", "DEL", "g"],
+        ["A", "CLIENT", "TRACKING", "off"],
+        ["A", "GET", "off"],
+        ["B", "SET", "off", "1"],
       ]);
     });
     expect(lines).toContain('A! ["invalidate",["k"]]');
@@ -40,11 +61,23 @@ describe("default mode", () => {
       await t.connect("A");
       await t.connect("N");
       await script(t, [
-        ["A", "CLIENT", "TRACKING", "on"], ["A", "GET", "k"], ["A", "SET", "k", "1"], ["A", "GET", "k"], ["A", "GET", "j"],
-        ["A", "MULTI"], ["A", "SET", "k", "2"], ["A", "GET", "k"], ["A", "SET", "j", "2"], ["A", "EXEC"],
+        ["A", "CLIENT", "TRACKING", "on"],
+        ["A", "GET", "k"],
+        ["A", "SET", "k", "1"],
+        ["A", "GET", "k"],
+        ["A", "GET", "j"],
+        ["A", "MULTI"],
+        ["A", "SET", "k", "2"],
+        ["A", "GET", "k"],
+        ["A", "SET", "j", "2"],
+        ["A", "EXEC"],
         ["A", "EVAL", "redis.call('GET', KEYS[1]); redis.call('SET', KEYS[1], 'x'); return redis.call('GET', KEYS[2])", "2", "e", "f"],
         ["A", "SET", "f", "y"],
-        ["N", "CLIENT", "TRACKING", "on", "NOLOOP"], ["N", "GET", "k"], ["N", "SET", "k", "3"], ["N", "GET", "k"], ["A", "SET", "k", "4"],
+        ["N", "CLIENT", "TRACKING", "on", "NOLOOP"],
+        ["N", "GET", "k"],
+        ["N", "SET", "k", "3"],
+        ["N", "GET", "k"],
+        ["A", "SET", "k", "4"],
       ]);
     });
   });
@@ -54,8 +87,12 @@ describe("default mode", () => {
       await t.connect("A");
       await t.connect("B");
       await script(t, [
-        ["A", "CLIENT", "TRACKING", "on"], ["A", "EVAL_RO", "return redis.call('GET', 'read')", "1", "declared"],
-        ["B", "SET", "declared", "1"], ["B", "SET", "read", "1"], ["A", "EVAL", "return redis.call('GET', KEYS[1])", "1", "e"], ["B", "SET", "e", "1"],
+        ["A", "CLIENT", "TRACKING", "on"],
+        ["A", "EVAL_RO", "return redis.call('GET', 'read')", "1", "declared"],
+        ["B", "SET", "declared", "1"],
+        ["B", "SET", "read", "1"],
+        ["A", "EVAL", "return redis.call('GET', KEYS[1])", "1", "e"],
+        ["B", "SET", "e", "1"],
         ["A", "FCALL_RO", "nothing", "0"],
       ]);
     });
@@ -67,12 +104,29 @@ describe("default mode", () => {
       await t.connect("O");
       await t.connect("W");
       await script(t, [
-        ["I", "CLIENT", "TRACKING", "on", "OPTIN"], ["I", "GET", "a"], ["I", "CLIENT", "CACHING", "yes"], ["I", "CLIENT", "TRACKINGINFO"],
-        ["I", "GET", "b"], ["I", "GET", "c"], ["I", "CLIENT", "TRACKINGINFO"],
-        ["I", "CLIENT", "CACHING", "yes"], ["I", "MULTI"], ["I", "GET", "d"], ["I", "GET", "e"], ["I", "EXEC"], ["I", "GET", "f"],
-        ["O", "CLIENT", "TRACKING", "on", "OPTOUT"], ["O", "GET", "a"], ["O", "CLIENT", "CACHING", "no"], ["O", "GET", "b2"], ["O", "GET", "c2"],
+        ["I", "CLIENT", "TRACKING", "on", "OPTIN"],
+        ["I", "GET", "a"],
+        ["I", "CLIENT", "CACHING", "yes"],
+        ["I", "CLIENT", "TRACKINGINFO"],
+        ["I", "GET", "b"],
+        ["I", "GET", "c"],
+        ["I", "CLIENT", "TRACKINGINFO"],
+        ["I", "CLIENT", "CACHING", "yes"],
+        ["I", "MULTI"],
+        ["I", "GET", "d"],
+        ["I", "GET", "e"],
+        ["I", "EXEC"],
+        ["I", "GET", "f"],
+        ["O", "CLIENT", "TRACKING", "on", "OPTOUT"],
+        ["O", "GET", "a"],
+        ["O", "CLIENT", "CACHING", "no"],
+        ["O", "GET", "b2"],
+        ["O", "GET", "c2"],
         ["W", "MSET", "a", "1", "b", "1", "c", "1", "d", "1", "e", "1", "f", "1", "b2", "1", "c2", "1"],
-        ["I", "CLIENT", "CACHING", "no"], ["O", "CLIENT", "CACHING", "yes"], ["I", "CLIENT", "CACHING", "maybe"], ["W", "CLIENT", "CACHING", "yes"],
+        ["I", "CLIENT", "CACHING", "no"],
+        ["O", "CLIENT", "CACHING", "yes"],
+        ["I", "CLIENT", "CACHING", "maybe"],
+        ["W", "CLIENT", "CACHING", "yes"],
       ]);
     });
   });
@@ -85,12 +139,24 @@ describe("BCAST", () => {
       await t.connect("All");
       await t.connect("W");
       await script(t, [
-        ["P", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "user:", "PREFIX", "order:"], ["All", "CLIENT", "TRACKING", "on", "BCAST"],
-        ["W", "MSET", "user:2", "a", "user:1", "b", "order:9", "c", "other", "d"], ["W", "DEL", "user:2", "nothing"],
-        ["W", "MULTI"], ["W", "SET", "user:3", "x"], ["W", "SET", "user:3", "y"], ["W", "LPUSH", "order:1", "z"], ["W", "EXEC"],
-        ["P", "GET", "user:1"], ["W", "SET", "other", "e"], ["P", "CLIENT", "TRACKINGINFO"], ["All", "CLIENT", "TRACKINGINFO"],
-        ["P", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "x"], ["P", "CLIENT", "TRACKINGINFO"], ["W", "SET", "xy", "1"],
-        ["P", "CLIENT", "TRACKING", "off"], ["W", "SET", "user:1", "c"],
+        ["P", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "user:", "PREFIX", "order:"],
+        ["All", "CLIENT", "TRACKING", "on", "BCAST"],
+        ["W", "MSET", "user:2", "a", "user:1", "b", "order:9", "c", "other", "d"],
+        ["W", "DEL", "user:2", "nothing"],
+        ["W", "MULTI"],
+        ["W", "SET", "user:3", "x"],
+        ["W", "SET", "user:3", "y"],
+        ["W", "LPUSH", "order:1", "z"],
+        ["W", "EXEC"],
+        ["P", "GET", "user:1"],
+        ["W", "SET", "other", "e"],
+        ["P", "CLIENT", "TRACKINGINFO"],
+        ["All", "CLIENT", "TRACKINGINFO"],
+        ["P", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "x"],
+        ["P", "CLIENT", "TRACKINGINFO"],
+        ["W", "SET", "xy", "1"],
+        ["P", "CLIENT", "TRACKING", "off"],
+        ["W", "SET", "user:1", "c"],
       ]);
     });
     expect(lines.some((l) => l.startsWith('P! ["invalidate",["user:1","user:2"]]'))).toBe(true);
@@ -101,8 +167,13 @@ describe("BCAST", () => {
       await t.connect("N");
       await t.connect("W");
       await script(t, [
-        ["N", "CLIENT", "TRACKING", "on", "BCAST", "NOLOOP"], ["N", "SET", "own", "1"], ["W", "SET", "theirs", "1"],
-        ["N", "MULTI"], ["N", "SET", "a", "1"], ["N", "SET", "b", "1"], ["N", "EXEC"],
+        ["N", "CLIENT", "TRACKING", "on", "BCAST", "NOLOOP"],
+        ["N", "SET", "own", "1"],
+        ["W", "SET", "theirs", "1"],
+        ["N", "MULTI"],
+        ["N", "SET", "a", "1"],
+        ["N", "SET", "b", "1"],
+        ["N", "EXEC"],
       ]);
     });
   });
@@ -112,16 +183,33 @@ describe("BCAST", () => {
       await t.connect("A");
       await t.connect("B", 2);
       await script(t, [
-        ["A", "CLIENT", "TRACKING", "maybe"], ["A", "CLIENT", "TRACKING", "on", "PREFIX", "a"], ["A", "CLIENT", "TRACKING", "on", "BCAST", "OPTIN"],
-        ["A", "CLIENT", "TRACKING", "on", "OPTIN", "OPTOUT"], ["A", "CLIENT", "TRACKING", "on", "REDIRECT", "999999"],
-        ["A", "CLIENT", "TRACKING", "on", "REDIRECT", "abc"], ["A", "CLIENT", "TRACKING", "on", "REDIRECT", "0"], ["A", "CLIENT", "TRACKING", "on", "BOGUS"],
-        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "ab", "PREFIX", "a"], ["A", "CLIENT", "TRACKING", "on", "PREFIX"],
-        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "abc"], ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "ab"],
-        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "abcd"], ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "abc"],
-        ["A", "CLIENT", "TRACKING", "on"], ["A", "CLIENT", "TRACKING", "off"], ["A", "CLIENT", "TRACKING", "on", "OPTIN"],
-        ["A", "CLIENT", "TRACKING", "on", "OPTOUT"], ["A", "CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"], ["A", "CLIENT", "TRACKINGINFO"],
-        ["A", "CLIENT", "TRACKING", "on", "BCAST"], ["A", "CLIENT", "TRACKING", "off", "BCAST"], ["A", "CLIENT", "TRACKING", "off"],
-        ["B", "CLIENT", "TRACKING", "on"], ["B", "CLIENT", "TRACKINGINFO"], ["B", "CLIENT", "GETREDIR"], ["B", "CLIENT", "CACHING", "yes"],
+        ["A", "CLIENT", "TRACKING", "maybe"],
+        ["A", "CLIENT", "TRACKING", "on", "PREFIX", "a"],
+        ["A", "CLIENT", "TRACKING", "on", "BCAST", "OPTIN"],
+        ["A", "CLIENT", "TRACKING", "on", "OPTIN", "OPTOUT"],
+        ["A", "CLIENT", "TRACKING", "on", "REDIRECT", "999999"],
+        ["A", "CLIENT", "TRACKING", "on", "REDIRECT", "abc"],
+        ["A", "CLIENT", "TRACKING", "on", "REDIRECT", "0"],
+        ["A", "CLIENT", "TRACKING", "on", "BOGUS"],
+        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "ab", "PREFIX", "a"],
+        ["A", "CLIENT", "TRACKING", "on", "PREFIX"],
+        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "abc"],
+        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "ab"],
+        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "abcd"],
+        ["A", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "abc"],
+        ["A", "CLIENT", "TRACKING", "on"],
+        ["A", "CLIENT", "TRACKING", "off"],
+        ["A", "CLIENT", "TRACKING", "on", "OPTIN"],
+        ["A", "CLIENT", "TRACKING", "on", "OPTOUT"],
+        ["A", "CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"],
+        ["A", "CLIENT", "TRACKINGINFO"],
+        ["A", "CLIENT", "TRACKING", "on", "BCAST"],
+        ["A", "CLIENT", "TRACKING", "off", "BCAST"],
+        ["A", "CLIENT", "TRACKING", "off"],
+        ["B", "CLIENT", "TRACKING", "on"],
+        ["B", "CLIENT", "TRACKINGINFO"],
+        ["B", "CLIENT", "GETREDIR"],
+        ["B", "CLIENT", "CACHING", "yes"],
       ]);
     });
   });
@@ -137,9 +225,20 @@ describe("redirection and flushes", () => {
       await t.connect("W");
       await t.call("R2", "SUBSCRIBE", "__redis__:invalidate");
       await script(t, [
-        ["A", "CLIENT", "TRACKING", "on", "REDIRECT", t.id("R3")], ["A", "CLIENT", "GETREDIR"], ["A", "CLIENT", "TRACKINGINFO"], ["A", "GET", "k"],
-        ["W", "SET", "k", "1"], ["C", "CLIENT", "TRACKING", "on", "REDIRECT", t.id("R2")], ["C", "GET", "k"], ["C", "GET", "j"],
-        ["W", "SET", "k", "2"], ["C", "SET", "j", "1"], ["C", "GET", "j"], ["W", "FLUSHALL"], ["A", "GET", "x"], ["C", "FLUSHDB"],
+        ["A", "CLIENT", "TRACKING", "on", "REDIRECT", t.id("R3")],
+        ["A", "CLIENT", "GETREDIR"],
+        ["A", "CLIENT", "TRACKINGINFO"],
+        ["A", "GET", "k"],
+        ["W", "SET", "k", "1"],
+        ["C", "CLIENT", "TRACKING", "on", "REDIRECT", t.id("R2")],
+        ["C", "GET", "k"],
+        ["C", "GET", "j"],
+        ["W", "SET", "k", "2"],
+        ["C", "SET", "j", "1"],
+        ["C", "GET", "j"],
+        ["W", "FLUSHALL"],
+        ["A", "GET", "x"],
+        ["C", "FLUSHDB"],
       ]);
     });
   });
@@ -149,9 +248,18 @@ describe("redirection and flushes", () => {
       await t.connect("A");
       await t.connect("R");
       await t.connect("W");
-      await script(t, [["A", "CLIENT", "TRACKING", "on", "REDIRECT", t.id("R")], ["A", "GET", "k"], ["A", "GET", "j"]]);
+      await script(t, [
+        ["A", "CLIENT", "TRACKING", "on", "REDIRECT", t.id("R")],
+        ["A", "GET", "k"],
+        ["A", "GET", "j"],
+      ]);
       await t.close("R");
-      await script(t, [["W", "SET", "k", "1"], ["A", "CLIENT", "TRACKINGINFO"], ["W", "SET", "j", "1"], ["A", "CLIENT", "GETREDIR"]]);
+      await script(t, [
+        ["W", "SET", "k", "1"],
+        ["A", "CLIENT", "TRACKINGINFO"],
+        ["W", "SET", "j", "1"],
+        ["A", "CLIENT", "GETREDIR"],
+      ]);
     });
   });
 
@@ -161,8 +269,17 @@ describe("redirection and flushes", () => {
       await t.connect("B");
       await t.connect("X");
       await script(t, [
-        ["A", "CLIENT", "TRACKING", "on"], ["B", "CLIENT", "TRACKING", "on", "BCAST"], ["A", "GET", "k"], ["A", "FLUSHALL"],
-        ["X", "SET", "k", "1"], ["A", "GET", "k"], ["X", "FLUSHDB"], ["X", "SET", "k", "2"], ["X", "SWAPDB", "0", "1"], ["A", "RESET"], ["X", "FLUSHALL"],
+        ["A", "CLIENT", "TRACKING", "on"],
+        ["B", "CLIENT", "TRACKING", "on", "BCAST"],
+        ["A", "GET", "k"],
+        ["A", "FLUSHALL"],
+        ["X", "SET", "k", "1"],
+        ["A", "GET", "k"],
+        ["X", "FLUSHDB"],
+        ["X", "SET", "k", "2"],
+        ["X", "SWAPDB", "0", "1"],
+        ["A", "RESET"],
+        ["X", "FLUSHALL"],
       ]);
     });
   });
@@ -181,9 +298,15 @@ describe("what the server reports", () => {
       await b.call("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "p", "PREFIX", "q");
       await b.call("GET", "x");
       const info = String(await w.call("INFO", "everything"));
-      const fields = ["tracking_clients", "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes"].map((f) => new RegExp(`${f}:\\d+`).exec(info)![0]);
+      const fields = ["tracking_clients", "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes"].map(
+        (f) => new RegExp(`${f}:\\d+`).exec(info)![0],
+      );
       const list = String(await w.call("CLIENT", "LIST"));
-      const flags = list.split("\n").filter((l) => l !== "").map((l) => `${/flags=(\w+)/.exec(l)![1]} ${/redir=(-?\d+)/.exec(l)![1]}`).sort();
+      const flags = list
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => `${/flags=(\w+)/.exec(l)![1]} ${/redir=(-?\d+)/.exec(l)![1]}`)
+        .sort();
       await w.call("SET", "x", "1");
       const after = /tracking_total_items:\d+/.exec(String(await w.call("INFO", "stats")))![0];
       for (const c of [a, b, w]) c.close();
@@ -229,17 +352,39 @@ describe("generated", () => {
     { weight: 1, arbitrary: conn.map((c) => [c, "CLIENT", "CACHING", "yes"]) },
     { weight: 1, arbitrary: conn.map((c) => [c, "FLUSHDB"]) },
     // Other types, expiry, a script that reads and writes, a transaction, another database.
-    { weight: 2, arbitrary: fc.tuple(conn, fc.constantFrom("HGET", "LRANGE", "SCARD", "ZSCORE"), key).map(([c, cmd, k]) => (cmd === "LRANGE" ? [c, cmd, k, "0", "-1"] : cmd === "SCARD" ? [c, cmd, k] : [c, cmd, k, "m"])) },
-    { weight: 2, arbitrary: fc.tuple(conn, fc.constantFrom("HSET", "LPUSH", "SADD", "ZADD"), key).map(([c, cmd, k]) => (cmd === "HSET" ? [c, cmd, k, "m", "v"] : cmd === "ZADD" ? [c, cmd, k, "1", "m"] : [c, cmd, k, "m"])) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(conn, fc.constantFrom("HGET", "LRANGE", "SCARD", "ZSCORE"), key)
+        .map(([c, cmd, k]) => (cmd === "LRANGE" ? [c, cmd, k, "0", "-1"] : cmd === "SCARD" ? [c, cmd, k] : [c, cmd, k, "m"])),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(conn, fc.constantFrom("HSET", "LPUSH", "SADD", "ZADD"), key)
+        .map(([c, cmd, k]) => (cmd === "HSET" ? [c, cmd, k, "m", "v"] : cmd === "ZADD" ? [c, cmd, k, "1", "m"] : [c, cmd, k, "m"])),
+    },
     { weight: 1, arbitrary: fc.tuple(conn, key).map(([c, k]) => [c, "EXPIRE", k, "0"]) },
-    { weight: 1, arbitrary: fc.tuple(conn, key, key).map(([c, k, j]) => [c, "EVAL", "redis.call('GET', KEYS[1]); return redis.call('SET', KEYS[2], 'x')", "2", k, j]) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(conn, key, key).map(([c, k, j]) => [c, "EVAL", "redis.call('GET', KEYS[1]); return redis.call('SET', KEYS[2], 'x')", "2", k, j]),
+    },
     { weight: 1, arbitrary: fc.tuple(conn, key).map(([c, k]) => [c, "EVAL_RO", "return redis.call('GET', KEYS[1])", "1", k]) },
     { weight: 1, arbitrary: fc.tuple(conn, fc.constantFrom("0", "1")).map(([c, db]) => [c, "SELECT", db]) },
   );
   const setup = fc.constantFrom<string[][]>(
-    [["A", "CLIENT", "TRACKING", "on"], ["B", "CLIENT", "TRACKING", "on", "NOLOOP"]],
-    [["A", "CLIENT", "TRACKING", "on", "OPTIN"], ["B", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "user:"]],
-    [["A", "CLIENT", "TRACKING", "on", "BCAST", "NOLOOP"], ["B", "CLIENT", "TRACKING", "on", "OPTOUT", "NOLOOP"]],
+    [
+      ["A", "CLIENT", "TRACKING", "on"],
+      ["B", "CLIENT", "TRACKING", "on", "NOLOOP"],
+    ],
+    [
+      ["A", "CLIENT", "TRACKING", "on", "OPTIN"],
+      ["B", "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "user:"],
+    ],
+    [
+      ["A", "CLIENT", "TRACKING", "on", "BCAST", "NOLOOP"],
+      ["B", "CLIENT", "TRACKING", "on", "OPTOUT", "NOLOOP"],
+    ],
   );
 
   test("sequences of reads and writes on three clients give redis-server's messages", async () => {

@@ -14,13 +14,24 @@ async function scenario(port: number) {
   const id = String(await blocked.call("CLIENT", "ID"));
   const isBlocked = async () => ((await other.call("INFO", "clients")) as string).includes("blocked_clients:1");
   const out: unknown[] = [];
-  for (const [command, reason] of [[["BLPOP", "cu:none", "0"], []], [["BLPOP", "cu:none", "0"], ["ERROR"]], [["BLMOVE", "cu:none", "cu:dst", "LEFT", "RIGHT", "0"], ["timeout"]], [["WAIT", "1", "0"], []]] as const) {
+  for (const [command, reason] of [
+    [["BLPOP", "cu:none", "0"], []],
+    [["BLPOP", "cu:none", "0"], ["ERROR"]],
+    [["BLMOVE", "cu:none", "cu:dst", "LEFT", "RIGHT", "0"], ["timeout"]],
+    [["WAIT", "1", "0"], []],
+  ] as const) {
     const reply = blocked.call(...command);
     await waitUntil(async () => ((await isBlocked()) ? true : undefined), "the client to block");
     out.push(await other.call("CLIENT", "UNBLOCK", id, ...reason), await reply);
   }
   out.push(
-    await other.pipeline([["CLIENT", "UNBLOCK", id], ["CLIENT", "UNBLOCK", "abc"], ["CLIENT", "UNBLOCK", id, "nope"], ["CLIENT", "UNBLOCK", "999999"], ["CLIENT", "UNBLOCK", id, "TIMEOUT", "x"]]),
+    await other.pipeline([
+      ["CLIENT", "UNBLOCK", id],
+      ["CLIENT", "UNBLOCK", "abc"],
+      ["CLIENT", "UNBLOCK", id, "nope"],
+      ["CLIENT", "UNBLOCK", "999999"],
+      ["CLIENT", "UNBLOCK", id, "TIMEOUT", "x"],
+    ]),
     await blocked.call("PING"),
   );
   blocked.close();

@@ -72,9 +72,16 @@ describe("ioredis", () => {
 
   test("pipelines and transactions return results in order", async () => {
     const results = await client.pipeline().set("io:p1", "1").incr("io:p1").get("io:p1").exec();
-    expect(results).toEqual([[null, "OK"], [null, 2], [null, "2"]]);
+    expect(results).toEqual([
+      [null, "OK"],
+      [null, 2],
+      [null, "2"],
+    ]);
     const tx = await client.multi().rpush("io:q", "a", "b").lpop("io:q").exec();
-    expect(tx).toEqual([[null, 2], [null, "a"]]);
+    expect(tx).toEqual([
+      [null, 2],
+      [null, "a"],
+    ]);
   });
 
   test("hashes come back as objects; WRONGTYPE is a rejected promise", async () => {
@@ -133,7 +140,12 @@ describe("node-redis", () => {
     expect(await client.ping()).toBe("PONG");
     await client.set("nr:k", "v", { EX: 60 });
     expect(await client.get("nr:k")).toBe("v");
-    expect(await client.zAdd("nr:z", [{ score: 2, value: "b" }, { score: 1, value: "a" }])).toBe(2);
+    expect(
+      await client.zAdd("nr:z", [
+        { score: 2, value: "b" },
+        { score: 1, value: "a" },
+      ]),
+    ).toBe(2);
     expect(await client.zRange("nr:z", 0, -1)).toEqual(["a", "b"]);
     expect(await client.sAdd("nr:s", ["x", "y"])).toBe(2);
     expect((await client.sMembers("nr:s")).sort()).toEqual(["x", "y"]);

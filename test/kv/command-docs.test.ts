@@ -10,7 +10,6 @@ const s = redisAndKvWithClients();
 
 const text = (v: RespValue) => (typeof v === "string" ? v : (v as { s: string }).s);
 
-
 /** COMMAND INFO of one command or subcommand, as [name, arity, flags sorted, first, last, step, categories]. */
 async function info(client: RespClient, name: string): Promise<unknown> {
   const [container, sub] = name.split("|") as [string, string | undefined];
@@ -48,7 +47,9 @@ test("COMMAND INFO and DOCS take a subcommand by its full name, in any case; an 
   const direct = async (client: RespClient, ...names: string[]) => {
     const entries = (await client.call("COMMAND", "INFO", ...names)) as RespValue[];
     // An unknown name is a null array.
-    return entries.map((e) => (!Array.isArray(e) ? e : [e[0], e[1], (e[2] as RespValue[]).map(text).sort(), e[3], e[4], e[5], (e[6] as RespValue[]).map(text)]));
+    return entries.map((e) =>
+      !Array.isArray(e) ? e : [e[0], e[1], (e[2] as RespValue[]).map(text).sort(), e[3], e[4], e[5], (e[6] as RespValue[]).map(text)],
+    );
   };
   const names = ["config|get", "MEMORY|STATS", "latency|history", "client|nosuch", "get|x"];
   expect(await direct(s.kvClient, ...names)).toEqual(await direct(s.redisClient, ...names));
@@ -57,8 +58,18 @@ test("COMMAND INFO and DOCS take a subcommand by its full name, in any case; an 
 });
 
 test("COMMAND LIST filters by module, ACL category and pattern as redis-server does", async () => {
-  for (const args of [["FILTERBY", "ACLCAT", "geo"], ["FILTERBY", "ACLCAT", "HyperLogLog"], ["FILTERBY", "ACLCAT", "nosuch"], ["FILTERBY", "ACLCAT", "@geo"],
-    ["FILTERBY", "MODULE", "nosuch"], ["FILTERBY", "PATTERN", "Z*STORE"], ["FILTERBY", "PATTERN", "config|*"], ["FILTERBY", "NOSUCH", "x"], ["x"], ["FILTERBY", "PATTERN"]]) {
+  for (const args of [
+    ["FILTERBY", "ACLCAT", "geo"],
+    ["FILTERBY", "ACLCAT", "HyperLogLog"],
+    ["FILTERBY", "ACLCAT", "nosuch"],
+    ["FILTERBY", "ACLCAT", "@geo"],
+    ["FILTERBY", "MODULE", "nosuch"],
+    ["FILTERBY", "PATTERN", "Z*STORE"],
+    ["FILTERBY", "PATTERN", "config|*"],
+    ["FILTERBY", "NOSUCH", "x"],
+    ["x"],
+    ["FILTERBY", "PATTERN"],
+  ]) {
     expect({ args, kv: await list(s.kvClient, ...args) }).toEqual({ args, kv: await list(s.redisClient, ...args) });
   }
   // What svc has of a category Redis fills with commands svc lacks (streams, scripting, …) is in Redis's.

@@ -49,7 +49,8 @@ function shapes(nameWords: string[], arity: number): string[][] {
 
 function compareAll(argvs: string[][], redis: RespValue[], kv: RespValue[]): void {
   const differ: string[] = [];
-  for (let i = 0; i < argvs.length; i++) if (show(kv[i]!) !== show(redis[i]!)) differ.push(`${argvs[i]!.join(" ")}\n  redis ${show(redis[i]!)}\n  svc   ${show(kv[i]!)}`);
+  for (let i = 0; i < argvs.length; i++)
+    if (show(kv[i]!) !== show(redis[i]!)) differ.push(`${argvs[i]!.join(" ")}\n  redis ${show(redis[i]!)}\n  svc   ${show(kv[i]!)}`);
   expect(differ).toEqual([]);
 }
 
@@ -79,24 +80,42 @@ test("the generated commands of the differential tests: the same keys and flags"
 
 test("the flags that matter, spelled out, and the errors (RESP3 too: the flags are a set)", async () => {
   const commands = [
-    ["COMMAND", "GETKEYSANDFLAGS", "SET", "k", "v", "GET"], ["COMMAND", "GETKEYSANDFLAGS", "SET", "k", "v"],
-    ["COMMAND", "GETKEYSANDFLAGS", "LMOVE", "a", "b", "LEFT", "RIGHT"], ["COMMAND", "GETKEYSANDFLAGS", "DEL", "a", "b"],
-    ["COMMAND", "GETKEYSANDFLAGS", "ZUNIONSTORE", "d", "2", "a", "b"], ["COMMAND", "GETKEYSANDFLAGS", "SORT", "l", "STORE", "d"],
-    ["COMMAND", "GETKEYSANDFLAGS", "BITFIELD", "k", "GET", "u8", "0"], ["COMMAND", "GETKEYSANDFLAGS", "PUBLISH", "c", "m"],
-    ["COMMAND", "GETKEYSANDFLAGS", "NOPE"], ["COMMAND", "GETKEYSANDFLAGS", "GET"], ["COMMAND", "GETKEYSANDFLAGS"],
+    ["COMMAND", "GETKEYSANDFLAGS", "SET", "k", "v", "GET"],
+    ["COMMAND", "GETKEYSANDFLAGS", "SET", "k", "v"],
+    ["COMMAND", "GETKEYSANDFLAGS", "LMOVE", "a", "b", "LEFT", "RIGHT"],
+    ["COMMAND", "GETKEYSANDFLAGS", "DEL", "a", "b"],
+    ["COMMAND", "GETKEYSANDFLAGS", "ZUNIONSTORE", "d", "2", "a", "b"],
+    ["COMMAND", "GETKEYSANDFLAGS", "SORT", "l", "STORE", "d"],
+    ["COMMAND", "GETKEYSANDFLAGS", "BITFIELD", "k", "GET", "u8", "0"],
+    ["COMMAND", "GETKEYSANDFLAGS", "PUBLISH", "c", "m"],
+    ["COMMAND", "GETKEYSANDFLAGS", "NOPE"],
+    ["COMMAND", "GETKEYSANDFLAGS", "GET"],
+    ["COMMAND", "GETKEYSANDFLAGS"],
   ];
   const [redis, kv] = await Promise.all([s.redisClient.pipeline(commands), s.kvClient.pipeline(commands)]);
   compareAll(commands, redis, kv);
   expect(kv.slice(0, 4)).toEqual([
     [["k", [{ s: "RW" }, { s: "access" }, { s: "update" }]]],
     [["k", [{ s: "OW" }, { s: "update" }]]],
-    [["a", [{ s: "RW" }, { s: "access" }, { s: "delete" }]], ["b", [{ s: "RW" }, { s: "insert" }]]],
-    [["a", [{ s: "RM" }, { s: "delete" }]], ["b", [{ s: "RM" }, { s: "delete" }]]],
+    [
+      ["a", [{ s: "RW" }, { s: "access" }, { s: "delete" }]],
+      ["b", [{ s: "RW" }, { s: "insert" }]],
+    ],
+    [
+      ["a", [{ s: "RM" }, { s: "delete" }]],
+      ["b", [{ s: "RM" }, { s: "delete" }]],
+    ],
   ]);
   expect(kv[7]).toEqual({ e: "ERR The command has no key arguments" });
-  const hello = [["HELLO", "3"], ["COMMAND", "GETKEYSANDFLAGS", "COPY", "a", "b"]];
+  const hello = [
+    ["HELLO", "3"],
+    ["COMMAND", "GETKEYSANDFLAGS", "COPY", "a", "b"],
+  ];
   const [redis3, kv3] = await Promise.all([s.redisClient.pipeline(hello), s.kvClient.pipeline(hello)]);
   expect(kv3[1]).toEqual(redis3[1]!);
-  expect(kv3[1]).toEqual([["a", { set: [{ s: "RO" }, { s: "access" }] }], ["b", { set: [{ s: "OW" }, { s: "update" }] }]]);
+  expect(kv3[1]).toEqual([
+    ["a", { set: [{ s: "RO" }, { s: "access" }] }],
+    ["b", { set: [{ s: "OW" }, { s: "update" }] }],
+  ]);
   for (const client of [s.redisClient, s.kvClient]) await client.call("HELLO", "2");
 });

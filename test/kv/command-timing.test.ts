@@ -73,7 +73,13 @@ describe("through the engine", () => {
     const collector = new Collector();
     const session = new Session(collector, null);
     engine.register(session);
-    const read = [["SET", "k", "v"], ["GET", "k"], ["DEBUG", "SLEEP", "0.2"], ["GET", "k"], ["GET", "k"]];
+    const read = [
+      ["SET", "k", "v"],
+      ["GET", "k"],
+      ["DEBUG", "SLEEP", "0.2"],
+      ["GET", "k"],
+      ["GET", "k"],
+    ];
     for (const argv of read) engine.execute(session, argv);
     engine.settleTiming();
     const usec = (name: string) => engine.stats.commands.get(name)!.usec;

@@ -58,8 +58,8 @@ function checkMiddleEdits(target: MiddleEdits, ops: MiddleOp[]): void {
       for (let i = 0; i < o.n; i++) {
         const value = next % 5 === 0 ? repeated(next % 4) : `v${next}`;
         next++;
-        if (o.front) (target.pushFront(value), model.unshift(value));
-        else (target.pushBack(value), model.push(value));
+        if (o.front) target.pushFront(value), model.unshift(value);
+        else target.pushBack(value), model.push(value);
       }
     } else if (o.kind === "insert") {
       const at = o.at % (model.length + 1);
@@ -88,11 +88,17 @@ function checkMiddleEdits(target: MiddleEdits, ops: MiddleOp[]): void {
 
 describe("middle edits (LINSERT, LREM)", () => {
   test("a deque inserts and removes equal elements as an array does, at any size and position", () => {
-    fc.assert(fc.property(fc.array(middleOp, { maxLength: 30 }), (ops) => checkMiddleEdits(new Deque(), ops)), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(middleOp, { maxLength: 30 }), (ops) => checkMiddleEdits(new Deque(), ops)),
+      { numRuns: 200 },
+    );
   });
 
   test("so does a list, packed or not", () => {
-    fc.assert(fc.property(fc.array(middleOp, { maxLength: 30 }), (ops) => checkMiddleEdits(new List(), ops)), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(middleOp, { maxLength: 30 }), (ops) => checkMiddleEdits(new List(), ops)),
+      { numRuns: 200 },
+    );
   });
 });
 
@@ -144,7 +150,11 @@ describe("Deque", () => {
     /** Items, now and then one at or past the longest a packed list holds. */
     const item = (n: number, long: number) => (long === 1 ? "p".repeat(packedItemBytesMax) : long === 2 ? "q".repeat(packedItemBytesMax + 1) : `v${n}`);
     const listOp = fc.oneof(
-      fc.record({ kind: fc.constantFrom("pushFront" as const, "pushBack" as const, "pushAllFront" as const, "pushAllBack" as const), n: fc.integer({ min: 1, max: 70 }), long: fc.nat(40) }),
+      fc.record({
+        kind: fc.constantFrom("pushFront" as const, "pushBack" as const, "pushAllFront" as const, "pushAllBack" as const),
+        n: fc.integer({ min: 1, max: 70 }),
+        long: fc.nat(40),
+      }),
       fc.record({ kind: fc.constantFrom("popFront" as const, "popBack" as const), n: fc.integer({ min: 1, max: 70 }), long: fc.constant(0) }),
       fc.record({ kind: fc.constant("set" as const), n: fc.nat(), long: fc.nat(8) }),
       fc.record({ kind: fc.constant("replace" as const), n: fc.nat(140), long: fc.nat(8) }),
@@ -159,8 +169,8 @@ describe("Deque", () => {
           if (o.kind === "pushFront" || o.kind === "pushBack") {
             for (let i = 0; i < o.n; i++) {
               const value = item(next++, i === 0 ? o.long : 0);
-              if (o.kind === "pushFront") (list.pushFront(value), model.unshift(value));
-              else (list.pushBack(value), model.push(value));
+              if (o.kind === "pushFront") list.pushFront(value), model.unshift(value);
+              else list.pushBack(value), model.push(value);
               outgrown ||= model.length > packedItemsMax || value.length > packedItemBytesMax;
             }
           } else if (o.kind === "pushAllFront" || o.kind === "pushAllBack") {
@@ -173,7 +183,8 @@ describe("Deque", () => {
               outgrown ||= model.length > packedItemsMax || value.length > packedItemBytesMax;
             }
           } else if (o.kind === "popFront" || o.kind === "popBack") {
-            for (let i = 0; i < o.n; i++) expect(o.kind === "popFront" ? list.popFront() : list.popBack()).toBe(o.kind === "popFront" ? model.shift() : model.pop());
+            for (let i = 0; i < o.n; i++)
+              expect(o.kind === "popFront" ? list.popFront() : list.popBack()).toBe(o.kind === "popFront" ? model.shift() : model.pop());
           } else if (o.kind === "set") {
             if (model.length === 0) continue;
             const index = o.n % model.length;
@@ -206,8 +217,8 @@ describe("Deque", () => {
     const apply = (list: List, model: string[], steps: [string, number][], tag: string) => {
       for (const [kind, n] of steps) {
         for (let i = 0; i < n; i++) {
-          if (kind === "pushFront") (list.pushFront(`${tag}${i}`), model.unshift(`${tag}${i}`));
-          else if (kind === "pushBack") (list.pushBack(`${tag}${i}`), model.push(`${tag}${i}`));
+          if (kind === "pushFront") list.pushFront(`${tag}${i}`), model.unshift(`${tag}${i}`);
+          else if (kind === "pushBack") list.pushBack(`${tag}${i}`), model.push(`${tag}${i}`);
           else if (kind === "popFront") expect(list.popFront()).toBe(model.shift());
           else expect(list.popBack()).toBe(model.pop());
         }

@@ -105,7 +105,10 @@ async function runBoth(commands: Generated[], protocol: 2 | 3 = 2): Promise<void
     if (matches) continue;
     const transcript = all
       .slice(0, i + 1)
-      .map((g, j) => `${j === i ? ">>" : "  "} ${g.argv.map((a) => JSON.stringify(a)).join(" ")}\n     redis: ${show(expected[j]!)}\n     svc:   ${show(actual[j]!)}`)
+      .map(
+        (g, j) =>
+          `${j === i ? ">>" : "  "} ${g.argv.map((a) => JSON.stringify(a)).join(" ")}\n     redis: ${show(expected[j]!)}\n     svc:   ${show(actual[j]!)}`,
+      )
       .join("\n");
     throw new Error(`reply ${i} differs (${all[i]!.compare}):\n${transcript}`);
   }
@@ -113,10 +116,13 @@ async function runBoth(commands: Generated[], protocol: 2 | 3 = 2): Promise<void
 
 function differential(name: string, commandFamilies: fc.Arbitrary<Generated>[], blocks: fc.Arbitrary<Generated[]>[] = [], protocol: 2 | 3 = 2) {
   test(`${name}: generated sequences get identical replies from svc kv and redis-server`, async () => {
-    await fc.assert(fc.asyncProperty(families.sequence(commandFamilies, blocks), (commands) => runBoth(commands, protocol)), {
-      numRuns: runsPerFamily,
-      endOnFailure: false,
-    });
+    await fc.assert(
+      fc.asyncProperty(families.sequence(commandFamilies, blocks), (commands) => runBoth(commands, protocol)),
+      {
+        numRuns: runsPerFamily,
+        endOnFailure: false,
+      },
+    );
   }, 120_000);
 }
 
@@ -167,7 +173,11 @@ describe("differential against redis-server", () => {
       { argv: ["DBSIZE"], compare: "exact" as const },
       { argv: ["GET", "k"], compare: "exact" as const },
     ];
-    for (const at of [["EXAT", "1000"], ["PXAT", "1"]]) await runBoth(sequence(["GETEX", "k", ...at]));
+    for (const at of [
+      ["EXAT", "1000"],
+      ["PXAT", "1"],
+    ])
+      await runBoth(sequence(["GETEX", "k", ...at]));
     await runBoth(sequence(["SET", "k", "w", "EXAT", "1000"]));
     // Relative times must be positive: the key and its value stay.
     await runBoth(sequence(["GETEX", "k", "PX", "0"]));

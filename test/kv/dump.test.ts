@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { crc64 } from "../../src/kv/rdb/crc64.ts";
 import { framePayload } from "../../src/kv/rdb/dump-payload.ts";
 import { lzfDecompress } from "../../src/kv/rdb/lzf.ts";
-import { type RespClient, type RespValue } from "./support/resp-client.ts";
+import type { RespClient, RespValue } from "./support/resp-client.ts";
 import { redisAndKvWithClients } from "./support/side-by-side.ts";
 
 const s = redisAndKvWithClients();
@@ -17,17 +17,29 @@ const range = (n: number, f: (i: number) => string) => Array.from({ length: n },
 
 /** Values covering every encoding Redis 7.0 gives each type, and the sizes where it changes. */
 const fixture: string[][] = [
-  ["SET", "str", "hello"], ["SET", "int8", "-12"], ["SET", "int16", "12345"], ["SET", "int32", "-70000"], ["SET", "int64", "9007199254740993"],
-  ["SET", "lzf", "a".repeat(100) + "b".repeat(50)], ["SET", "binary", "\u0000\u00ff\r\n"], ["SET", "empty", ""], ["SETBIT", "bits", "100", "1"],
+  ["SET", "str", "hello"],
+  ["SET", "int8", "-12"],
+  ["SET", "int16", "12345"],
+  ["SET", "int32", "-70000"],
+  ["SET", "int64", "9007199254740993"],
+  ["SET", "lzf", "a".repeat(100) + "b".repeat(50)],
+  ["SET", "binary", "\u0000\u00ff\r\n"],
+  ["SET", "empty", ""],
+  ["SETBIT", "bits", "100", "1"],
   ["PFADD", "hll", "a", "b", "c"],
-  ["RPUSH", "list", "a", "bb", "123", "-5", "x".repeat(100)], ["RPUSH", "longlist", ...range(1000, (i) => `item${i}`)],
+  ["RPUSH", "list", "a", "bb", "123", "-5", "x".repeat(100)],
+  ["RPUSH", "longlist", ...range(1000, (i) => `item${i}`)],
   ["RPUSH", "bigitem", "z".repeat(10_000), "small", "9999999999"],
-  ["SADD", "intset", "1", "5", "-3", "70000", "5000000000"], ["SADD", "smallset", "a", "b", "c"], ["SADD", "bigset", ...range(300, (i) => `m${i}`)],
-  ["HSET", "hash", "f1", "v1", "f2", "22", "f3", "-1"], ["HSET", "bighash", ...range(1200, (i) => (i % 2 === 0 ? `f${i}` : `v${i}`))],
+  ["SADD", "intset", "1", "5", "-3", "70000", "5000000000"],
+  ["SADD", "smallset", "a", "b", "c"],
+  ["SADD", "bigset", ...range(300, (i) => `m${i}`)],
+  ["HSET", "hash", "f1", "v1", "f2", "22", "f3", "-1"],
+  ["HSET", "bighash", ...range(1200, (i) => (i % 2 === 0 ? `f${i}` : `v${i}`))],
   // Redis keeps a hash of up to 512 short fields in a listpack; svc reports one (in a table past 128).
   ["HSET", "midhash", ...range(600, (i) => (i % 2 === 0 ? `f${i}` : `v${i}`))],
   ["HSET", "longvalue", "f", "v".repeat(100)],
-  ["ZADD", "zset", "1.5", "a", "-2", "b", "3", "c", "inf", "d", "-0", "e"], ["ZADD", "bigzset", ...range(600, (i) => (i % 2 === 0 ? String(i * 0.25) : `m${i}`))],
+  ["ZADD", "zset", "1.5", "a", "-2", "b", "3", "c", "inf", "d", "-0", "e"],
+  ["ZADD", "bigzset", ...range(600, (i) => (i % 2 === 0 ? String(i * 0.25) : `m${i}`))],
   ["GEOADD", "geo", "13.361389", "38.115556", "Palermo"],
 ];
 const keys = [...new Set(fixture.map((argv) => argv[1]!))];
@@ -35,7 +47,11 @@ const keys = [...new Set(fixture.map((argv) => argv[1]!))];
 async function contents(client: RespClient, key: string): Promise<RespValue> {
   const type = (await client.call("TYPE", key)) as { s: string };
   const read: Record<string, string[]> = {
-    string: ["GET", key], list: ["LRANGE", key, "0", "-1"], set: ["SMEMBERS", key], hash: ["HGETALL", key], zset: ["ZRANGE", key, "0", "-1", "WITHSCORES"],
+    string: ["GET", key],
+    list: ["LRANGE", key, "0", "-1"],
+    set: ["SMEMBERS", key],
+    hash: ["HGETALL", key],
+    zset: ["ZRANGE", key, "0", "-1", "WITHSCORES"],
   };
   const value = await client.call(...read[type.s]!);
   const sorted = type.s === "set" ? [...(value as string[])].sort() : type.s === "hash" ? pairsSorted(value as string[]) : value;
@@ -53,7 +69,10 @@ describe("DUMP and RESTORE between svc and redis-server", () => {
       for (const argv of fixture) await client.call(...argv);
     }
     for (const key of keys) {
-      for (const [from, to] of [[s.redisClient, s.kvClient], [s.kvClient, s.redisClient]] as const) {
+      for (const [from, to] of [
+        [s.redisClient, s.kvClient],
+        [s.kvClient, s.redisClient],
+      ] as const) {
         const payload = (await from.call("DUMP", key)) as string;
         expect(typeof payload).toBe("string");
         expect({ key, restored: await to.call("RESTORE", `${key}:copy`, "0", payload) }).toEqual({ key, restored: { s: "OK" } });
@@ -64,29 +83,51 @@ describe("DUMP and RESTORE between svc and redis-server", () => {
   });
 
   test("RESTORE's checks and options answer as Redis's", async () => {
-    const replies = await Promise.all([s.redisClient, s.kvClient].map(async (c) => {
-      await c.call("FLUSHALL");
-      await c.call("SET", "src", "value");
-      const payload = (await c.call("DUMP", "src")) as string;
-      const badCrc = payload.slice(0, -1) + String.fromCharCode(payload.charCodeAt(payload.length - 1) ^ 1);
-      const newer = reframe(payload.slice(0, -10), 99);
-      const garbage = reframe("\u0000\u00c5xyz", 9);
-      return c.pipeline([
-        ["DUMP", "missing"],
-        ["RESTORE", "src", "0", payload], ["RESTORE", "t", "-1", payload], ["RESTORE", "t", "abc", payload], ["RESTORE", "t", "0", badCrc],
-        ["RESTORE", "t", "0", newer], ["RESTORE", "t", "0", garbage], ["RESTORE", "t", "0", "short"],
-        ["RESTORE", "t", "0", payload, "nope"], ["RESTORE", "t", "0", payload, "IDLETIME", "-1"], ["RESTORE", "t", "0", payload, "FREQ", "256"],
-        ["RESTORE", "t", "0", payload, "FREQ", "5", "IDLETIME", "5"], ["RESTORE", "t", "0", payload, "IDLETIME", "x"], ["EXISTS", "t"],
-        ["RESTORE", "src", "0", payload, "REPLACE", "FREQ", "3"], ["RESTORE", "t", "100000", payload], ["RESTORE", "u", "1000", payload, "ABSTTL"],
-        ["RESTORE", "src", "1000", payload, "ABSTTL", "REPLACE"], ["EXISTS", "u", "src"],
-        ["RESTORE", "idle", "0", payload, "IDLETIME", "100"], ["OBJECT", "IDLETIME", "idle"], ["GET", "t"],
-      ]).then(async (r) => [...r, (await c.call("PTTL", "t")) as bigint]);
-    }));
+    const replies = await Promise.all(
+      [s.redisClient, s.kvClient].map(async (c) => {
+        await c.call("FLUSHALL");
+        await c.call("SET", "src", "value");
+        const payload = (await c.call("DUMP", "src")) as string;
+        const badCrc = payload.slice(0, -1) + String.fromCharCode(payload.charCodeAt(payload.length - 1) ^ 1);
+        const newer = reframe(payload.slice(0, -10), 99);
+        const garbage = reframe("\u0000\u00c5xyz", 9);
+        return c
+          .pipeline([
+            ["DUMP", "missing"],
+            ["RESTORE", "src", "0", payload],
+            ["RESTORE", "t", "-1", payload],
+            ["RESTORE", "t", "abc", payload],
+            ["RESTORE", "t", "0", badCrc],
+            ["RESTORE", "t", "0", newer],
+            ["RESTORE", "t", "0", garbage],
+            ["RESTORE", "t", "0", "short"],
+            ["RESTORE", "t", "0", payload, "nope"],
+            ["RESTORE", "t", "0", payload, "IDLETIME", "-1"],
+            ["RESTORE", "t", "0", payload, "FREQ", "256"],
+            ["RESTORE", "t", "0", payload, "FREQ", "5", "IDLETIME", "5"],
+            ["RESTORE", "t", "0", payload, "IDLETIME", "x"],
+            ["EXISTS", "t"],
+            ["RESTORE", "src", "0", payload, "REPLACE", "FREQ", "3"],
+            ["RESTORE", "t", "100000", payload],
+            ["RESTORE", "u", "1000", payload, "ABSTTL"],
+            ["RESTORE", "src", "1000", payload, "ABSTTL", "REPLACE"],
+            ["EXISTS", "u", "src"],
+            ["RESTORE", "idle", "0", payload, "IDLETIME", "100"],
+            ["OBJECT", "IDLETIME", "idle"],
+            ["GET", "t"],
+          ])
+          .then(async (r) => [...r, (await c.call("PTTL", "t")) as bigint]);
+      }),
+    );
     const [redis, kv] = replies as [RespValue[], RespValue[]];
     expect(kv.slice(0, -1)).toEqual(redis.slice(0, -1));
     expect(kv.slice(1, 8)).toEqual([
-      { e: "BUSYKEY Target key name already exists." }, { e: "ERR Invalid TTL value, must be >= 0" }, { e: "ERR value is not an integer or out of range" },
-      { e: "ERR DUMP payload version or checksum are wrong" }, { e: "ERR DUMP payload version or checksum are wrong" }, { e: "ERR Bad data format" },
+      { e: "BUSYKEY Target key name already exists." },
+      { e: "ERR Invalid TTL value, must be >= 0" },
+      { e: "ERR value is not an integer or out of range" },
+      { e: "ERR DUMP payload version or checksum are wrong" },
+      { e: "ERR DUMP payload version or checksum are wrong" },
+      { e: "ERR Bad data format" },
       { e: "ERR DUMP payload version or checksum are wrong" },
     ]);
     expect(kv.at(-5)).toEqual(0n);
@@ -97,7 +138,7 @@ describe("DUMP and RESTORE between svc and redis-server", () => {
 
 /** A value's bytes framed as DUMP frames them, with any version. */
 function reframe(value: string, version: number): string {
-  const bytes = Buffer.from(value + "\u0000\u0000", "latin1");
+  const bytes = Buffer.from(`${value}\u0000\u0000`, "latin1");
   bytes.writeUInt16LE(version, bytes.length - 2);
   const crc = Buffer.alloc(8);
   crc.writeBigUInt64LE(crc64(bytes));
@@ -112,7 +153,9 @@ describe("DUMP and RESTORE in svc alone", () => {
     fc.array(text, { minLength: 1, maxLength: 200 }).map((v) => ["RPUSH", "k", ...v]),
     fc.array(text, { minLength: 1, maxLength: 200 }).map((v) => ["SADD", "k", ...v]),
     fc.array(fc.tuple(text, text), { minLength: 1, maxLength: 200 }).map((v) => ["HSET", "k", ...v.flat()]),
-    fc.array(fc.tuple(fc.double({ noNaN: true }), text), { minLength: 1, maxLength: 200 }).map((v) => ["ZADD", "k", ...v.flatMap(([sc, m]) => [String(sc), m])]),
+    fc
+      .array(fc.tuple(fc.double({ noNaN: true }), text), { minLength: 1, maxLength: 200 })
+      .map((v) => ["ZADD", "k", ...v.flatMap(([sc, m]) => [String(sc), m])]),
   );
 
   test("any value round-trips: the copy holds what the original holds", async () => {
@@ -125,24 +168,28 @@ describe("DUMP and RESTORE in svc alone", () => {
         // Type and content; not the encoding: a hash that once held a long value stays a
         // hashtable in Redis while its RESTOREd copy is a listpack again (checked against
         // redis-server 7.0), and svc does the same. Encodings are compared with Redis's above.
-        expect((await contents(c, "copy") as RespValue[]).slice(0, 2)).toEqual((await contents(c, "k") as RespValue[]).slice(0, 2));
+        expect(((await contents(c, "copy")) as RespValue[]).slice(0, 2)).toEqual(((await contents(c, "k")) as RespValue[]).slice(0, 2));
       }),
       { numRuns: 150 },
     );
   });
 
-  test("any bytes in a valid frame are a value or \"Bad data format\", and a bad one stores nothing", async () => {
+  test('any bytes in a valid frame are a value or "Bad data format", and a bad one stores nothing', async () => {
     const c = s.kvClient;
-    const valid = await Promise.all(["str", "list", "intset", "hash", "bigzset", "longlist"].map(async (key) => {
-      await c.call("DEL", key);
-      await c.call(...fixture.find((argv) => argv[1] === key)!);
-      return ((await c.call("DUMP", key)) as string).slice(0, -10);
-    }));
+    const valid = await Promise.all(
+      ["str", "list", "intset", "hash", "bigzset", "longlist"].map(async (key) => {
+        await c.call("DEL", key);
+        await c.call(...fixture.find((argv) => argv[1] === key)!);
+        return ((await c.call("DUMP", key)) as string).slice(0, -10);
+      }),
+    );
     const body = fc.oneof(
       fc.string({ unit: byte, maxLength: 64 }),
       // A valid value cut short, or with a byte changed.
-      fc.tuple(fc.constantFrom(...valid), fc.nat(), fc.nat(255)).map(([v, at, b]) => v.slice(0, at % v.length)),
-      fc.tuple(fc.constantFrom(...valid), fc.nat(), fc.nat(255)).map(([v, at, b]) => v.slice(0, at % v.length) + String.fromCharCode(b) + v.slice((at % v.length) + 1)),
+      fc.tuple(fc.constantFrom(...valid), fc.nat()).map(([v, at]) => v.slice(0, at % v.length)),
+      fc
+        .tuple(fc.constantFrom(...valid), fc.nat(), fc.nat(255))
+        .map(([v, at, b]) => v.slice(0, at % v.length) + String.fromCharCode(b) + v.slice((at % v.length) + 1)),
     );
     await fc.assert(
       fc.asyncProperty(body, async (value) => {
@@ -179,9 +226,11 @@ describe("codecs", () => {
     expect(Buffer.from(lzfDecompress(Uint8Array.of(2, 0x61, 0x62, 0x63, 0xe0, 0x00, 0x02), 12)!).toString()).toBe("abcabcabcabc");
     expect(lzfDecompress(Uint8Array.of(2, 0x61, 0x62, 0x63), 4)).toBeNull();
     expect(lzfDecompress(Uint8Array.of(0xe0, 0x00, 0x05), 9)).toBeNull();
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(200), (bytes, length) => {
-      const out = lzfDecompress(bytes, length);
-      expect(out === null || out.length === length).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(200), (bytes, length) => {
+        const out = lzfDecompress(bytes, length);
+        expect(out === null || out.length === length).toBe(true);
+      }),
+    );
   });
 });

@@ -132,7 +132,7 @@ describe("maxmemory-policy", () => {
     expect(soon).toBeLessThan(1000);
   }, 60_000);
 
-  test("an evicted key is an \"evicted\" event, and a tracking client is told", async () => {
+  test('an evicted key is an "evicted" event, and a tracking client is told', async () => {
     await limit("allkeys-random");
     await c.call("CONFIG", "SET", "notify-keyspace-events", "Ee");
     const sub = await RespClient.connect(kv.port);

@@ -14,7 +14,8 @@ const outcome = (parse: (text: string) => number, text: string) => {
 };
 
 const digitsLike = fc.string({ unit: fc.constantFrom("0", "1", "9", "-", "+", ".", "e", "x", " "), maxLength: 18 });
-const digits = fc.tuple(fc.constantFrom("", "-", "+"), fc.string({ unit: fc.constantFrom("0", "1", "5", "9"), minLength: 1, maxLength: 17 }))
+const digits = fc
+  .tuple(fc.constantFrom("", "-", "+"), fc.string({ unit: fc.constantFrom("0", "1", "5", "9"), minLength: 1, maxLength: 17 }))
   .map(([sign, d]) => sign + d);
 
 test("the fast path and the patterns agree on any text", () => {

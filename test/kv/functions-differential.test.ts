@@ -16,9 +16,13 @@ const servers = redisAndKv();
 const numRuns = 300;
 
 describe("functions against redis-server, generated", () => {
-  test("FUNCTION and FCALL sequences over RESP2 and RESP3 leave the same replies, libraries, keys and counts", async () => {
-    await duetProperty(servers, steps, options, numRuns);
-  }, propertyTimeoutMs);
+  test(
+    "FUNCTION and FCALL sequences over RESP2 and RESP3 leave the same replies, libraries, keys and counts",
+    async () => {
+      await duetProperty(servers, steps, options, numRuns);
+    },
+    propertyTimeoutMs,
+  );
 });
 
 describe("functions against redis-server, fixed", () => {
@@ -31,21 +35,30 @@ describe("functions against redis-server, fixed", () => {
     await expectSameDuet(servers, out, options);
   });
   test("FUNCTION FLUSH with two modes is a subcommand syntax error", async () => {
-    await expectSameDuet(servers, [{ client: "A", argv: ["FUNCTION", "FLUSH", "SYNC", "ASYNC"] }, { client: "A", argv: ["function", "flush", "a", "b", "c"] }], options);
+    await expectSameDuet(
+      servers,
+      [
+        { client: "A", argv: ["FUNCTION", "FLUSH", "SYNC", "ASYNC"] },
+        { client: "A", argv: ["function", "flush", "a", "b", "c"] },
+      ],
+      options,
+    );
   });
   test("each server restores the payload the other dumped, to the same libraries", async () => {
     const [redisPort, kvPort] = [servers.redis.port, servers.kv.port];
     const loaded = libraries.slice(0, 7).filter((lib) => !lib.includes("name=libc") && !lib.endsWith("return 'replaced' end}"));
-    const dumpOf = (port: number) => withClient(port, async (c) => {
-      await c.call("FUNCTION", "FLUSH");
-      for (const lib of loaded) expect(typeof (await c.call("FUNCTION", "LOAD", lib))).toBe("string");
-      return (await c.call("FUNCTION", "DUMP")) as string;
-    });
-    const restoreInto = (port: number, payload: string) => withClient(port, async (c) => {
-      await c.call("FUNCTION", "FLUSH");
-      expect(await c.call("FUNCTION", "RESTORE", payload)).toEqual({ s: "OK" });
-      return sortedList(await c.call("FUNCTION", "LIST", "WITHCODE"));
-    });
+    const dumpOf = (port: number) =>
+      withClient(port, async (c) => {
+        await c.call("FUNCTION", "FLUSH");
+        for (const lib of loaded) expect(typeof (await c.call("FUNCTION", "LOAD", lib))).toBe("string");
+        return (await c.call("FUNCTION", "DUMP")) as string;
+      });
+    const restoreInto = (port: number, payload: string) =>
+      withClient(port, async (c) => {
+        await c.call("FUNCTION", "FLUSH");
+        expect(await c.call("FUNCTION", "RESTORE", payload)).toEqual({ s: "OK" });
+        return sortedList(await c.call("FUNCTION", "LIST", "WITHCODE"));
+      });
     const [fromRedis, fromKv] = [await dumpOf(redisPort), await dumpOf(kvPort)];
     const lists = [await restoreInto(kvPort, fromRedis), await restoreInto(redisPort, fromKv), await restoreInto(redisPort, fromRedis)];
     expect(lists[0]).toEqual(lists[2]);

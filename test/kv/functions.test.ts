@@ -54,14 +54,36 @@ const library = [
 describe("functions side by side with redis-server", () => {
   test("a library loads, its functions run with keys and arguments, and errors read as Redis's", async () => {
     const kv = await sameOnBoth([
-      ["FUNCTION", "LOAD", library], ["FCALL", "incr_by", "1", "n", "5"], ["FCALL", "INCR_BY", "1", "n"], ["FCALL_RO", "peek", "1", "n"],
-      ["FCALL_RO", "incr_by", "1", "n"], ["FCALL", "oops", "0"], ["FCALL", "globals", "0"], ["FCALL", "again", "0"],
-      ["FCALL", "nosuch", "0"], ["FCALL", "incr_by", "2", "n"], ["FCALL", "incr_by", "-1"], ["FCALL", "incr_by", "x"],
-      ["SET", "s", "abc"], ["FCALL", "incr_by", "1", "s"], ["FUNCTION", "LOAD", library], ["FUNCTION", "STATS"],
-      ["FUNCTION", "LIST"], ["FUNCTION", "LIST", "WITHCODE"], ["FUNCTION", "LIST", "LIBRARYNAME", "my*"], ["FUNCTION", "LIST", "LIBRARYNAME", "x*"],
-      ["FUNCTION", "LIST", "LIBRARYNAME"], ["FUNCTION", "LIST", "WITHCODE", "WITHCODE"], ["FUNCTION", "LIST", "foo"],
-      ["FUNCTION", "KILL"], ["FUNCTION", "DELETE", "nolib"], ["FUNCTION", "DELETE", "mylib"], ["FCALL", "incr_by", "1", "n"],
-      ["FUNCTION", "STATS"], ["FUNCTION", "FLUSH", "bad"], ["FUNCTION", "FLUSH", "SYNC"],
+      ["FUNCTION", "LOAD", library],
+      ["FCALL", "incr_by", "1", "n", "5"],
+      ["FCALL", "INCR_BY", "1", "n"],
+      ["FCALL_RO", "peek", "1", "n"],
+      ["FCALL_RO", "incr_by", "1", "n"],
+      ["FCALL", "oops", "0"],
+      ["FCALL", "globals", "0"],
+      ["FCALL", "again", "0"],
+      ["FCALL", "nosuch", "0"],
+      ["FCALL", "incr_by", "2", "n"],
+      ["FCALL", "incr_by", "-1"],
+      ["FCALL", "incr_by", "x"],
+      ["SET", "s", "abc"],
+      ["FCALL", "incr_by", "1", "s"],
+      ["FUNCTION", "LOAD", library],
+      ["FUNCTION", "STATS"],
+      ["FUNCTION", "LIST"],
+      ["FUNCTION", "LIST", "WITHCODE"],
+      ["FUNCTION", "LIST", "LIBRARYNAME", "my*"],
+      ["FUNCTION", "LIST", "LIBRARYNAME", "x*"],
+      ["FUNCTION", "LIST", "LIBRARYNAME"],
+      ["FUNCTION", "LIST", "WITHCODE", "WITHCODE"],
+      ["FUNCTION", "LIST", "foo"],
+      ["FUNCTION", "KILL"],
+      ["FUNCTION", "DELETE", "nolib"],
+      ["FUNCTION", "DELETE", "mylib"],
+      ["FCALL", "incr_by", "1", "n"],
+      ["FUNCTION", "STATS"],
+      ["FUNCTION", "FLUSH", "bad"],
+      ["FUNCTION", "FLUSH", "SYNC"],
     ]);
     expect(kv[1]).toBe(5n);
     expect(kv[3]).toBe("6");
@@ -71,19 +93,35 @@ describe("functions side by side with redis-server", () => {
     const load = (...lines: string[]) => ["FUNCTION", "LOAD", lines.join("\n")];
     const ok = "redis.register_function('f', function() return 1 end)";
     await sameOnBoth([
-      load("return 1"), load("#!lua"), load("#!lua name=e", "return 1"), load("#!lua name=e foo=bar", ok), load("#!js name=e", ok),
-      load("#!lua name=bad-name", ok), load("#!lua name=e", "redis.call('ping')"), load("#!lua name=e", "local x = KEYS"),
-      load("#!lua name=e", "redis.register_function('a b', function() end)"), load("#!lua name=e", "redis.register_function('a', 5)"),
+      load("return 1"),
+      load("#!lua"),
+      load("#!lua name=e", "return 1"),
+      load("#!lua name=e foo=bar", ok),
+      load("#!js name=e", ok),
+      load("#!lua name=bad-name", ok),
+      load("#!lua name=e", "redis.call('ping')"),
+      load("#!lua name=e", "local x = KEYS"),
+      load("#!lua name=e", "redis.register_function('a b', function() end)"),
+      load("#!lua name=e", "redis.register_function('a', 5)"),
       load("#!lua name=e", "redis.register_function{function_name='a', callback=function() end, flags={'bad'}}"),
       load("#!lua name=e", "redis.register_function{function_name='a', callback=function() end, flags='no-writes'}"),
       load("#!lua name=e", "redis.register_function('a', function() end) redis.register_function('a', function() end)"),
-      load("#!lua name=e", "redis.register_function{function_name='a'}"), load("#!lua name=e", "redis.register_function{callback=function() end}"),
+      load("#!lua name=e", "redis.register_function{function_name='a'}"),
+      load("#!lua name=e", "redis.register_function{callback=function() end}"),
       load("#!lua name=e", "redis.register_function{function_name='a', callback=function() end, foo=1}"),
-      load("#!lua name=e", "redis.register_function()"), load("#!lua name=e", "redis.register_function('a', function() end, 3)"),
-      load("#!lua name=e", "x = ("), load("#!lua name=e", "while true do end"),
-      load("#!lua name=one", ok), load("#!lua name=two", ok), ["FUNCTION", "LOAD", "REPLACE", "#!lua name=one\n" + ok],
-      ["FUNCTION", "LOAD", "REPLACE", "#!lua name=one\nredis.register_function('g', function() return 2 end)"], ["FCALL", "g", "0"],
-      ["FCALL", "f", "0"], ["FUNCTION", "LOAD", "foo", "#!lua name=z\n" + ok], ["FUNCTION", "LOAD", "REPLACE"], ["FUNCTION", "STATS"],
+      load("#!lua name=e", "redis.register_function()"),
+      load("#!lua name=e", "redis.register_function('a', function() end, 3)"),
+      load("#!lua name=e", "x = ("),
+      load("#!lua name=e", "while true do end"),
+      load("#!lua name=one", ok),
+      load("#!lua name=two", ok),
+      ["FUNCTION", "LOAD", "REPLACE", `#!lua name=one\n${ok}`],
+      ["FUNCTION", "LOAD", "REPLACE", "#!lua name=one\nredis.register_function('g', function() return 2 end)"],
+      ["FCALL", "g", "0"],
+      ["FCALL", "f", "0"],
+      ["FUNCTION", "LOAD", "foo", `#!lua name=z\n${ok}`],
+      ["FUNCTION", "LOAD", "REPLACE"],
+      ["FUNCTION", "STATS"],
     ]);
   });
 });
@@ -92,11 +130,25 @@ describe("a library's metadata and what its code sees", () => {
   test("the metadata line is read as Redis 7.0 reads it: the engine in any case, name= once, quotes and tabs as sdssplitargs takes them", async () => {
     const load = (first: string, name: string) => ["FUNCTION", "LOAD", `${first}\nredis.register_function('${name}', function() return '${name}' end)`];
     await sameOnBoth([
-      load("#!LUA name=upper", "fu"), load("#!Lua name=mixed", "fm"), load("#!lUa NAME=shouted", "fs"), ["FCALL", "fu", "0"], ["FCALL", "fs", "0"],
-      load("#!lua name=d name=e", "fd"), load("#!lua name=\"quoted\"", "fq"), load("#!lua name=\"bad\"x", "fx"), load("#!lua\tname=tab", "ft"),
-      load("#!lua name=cr\r", "fcr"), load("#!lua name='single'", "fsq"), load("#!lua name=\"open", "fo"), load("#!js name=j", "fj"),
-      load("#!js name=bad-name", "fjb"), load("#!LUAX name=x", "fx2"), load("#!", "fe"), load("#! name=space", "fsp"),
-      ["FUNCTION", "DELETE", "UPPER"], ["FUNCTION", "DELETE", "upper"],
+      load("#!LUA name=upper", "fu"),
+      load("#!Lua name=mixed", "fm"),
+      load("#!lUa NAME=shouted", "fs"),
+      ["FCALL", "fu", "0"],
+      ["FCALL", "fs", "0"],
+      load("#!lua name=d name=e", "fd"),
+      load('#!lua name="quoted"', "fq"),
+      load('#!lua name="bad"x', "fx"),
+      load("#!lua\tname=tab", "ft"),
+      load("#!lua name=cr\r", "fcr"),
+      load("#!lua name='single'", "fsq"),
+      load('#!lua name="open', "fo"),
+      load("#!js name=j", "fj"),
+      load("#!js name=bad-name", "fjb"),
+      load("#!LUAX name=x", "fx2"),
+      load("#!", "fe"),
+      load("#! name=space", "fsp"),
+      ["FUNCTION", "DELETE", "UPPER"],
+      ["FUNCTION", "DELETE", "upper"],
     ]);
   });
 
@@ -104,12 +156,22 @@ describe("a library's metadata and what its code sees", () => {
     const load = (...lines: string[]) => ["FUNCTION", "LOAD", lines.join("\n")];
     const ok = "redis.register_function('f', function() return 1 end)";
     await sameOnBoth([
-      load("#!lua name=a", "local x = string.format('%d', 1)", ok), load("#!lua name=a", "local t = type", ok), load("#!lua name=a", "redis.setresp(3)", ok),
-      load("#!lua name=a", "local c = cjson", ok), load("#!lua name=a", "local p = pcall", ok), load("#!lua name=a", "x = 1", ok),
-      load("#!lua name=a", "redis.log(redis.LOG_DEBUG, 'x')", "redis.register_function('g', function() return {type(string), type(cjson), type(redis.call), type(redis.setresp)} end)"),
+      load("#!lua name=a", "local x = string.format('%d', 1)", ok),
+      load("#!lua name=a", "local t = type", ok),
+      load("#!lua name=a", "redis.setresp(3)", ok),
+      load("#!lua name=a", "local c = cjson", ok),
+      load("#!lua name=a", "local p = pcall", ok),
+      load("#!lua name=a", "x = 1", ok),
+      load(
+        "#!lua name=a",
+        "redis.log(redis.LOG_DEBUG, 'x')",
+        "redis.register_function('g', function() return {type(string), type(cjson), type(redis.call), type(redis.setresp)} end)",
+      ),
       ["FCALL", "g", "0"],
-      load("#!lua name=b", "redis.register_function('h', function() return loadstring('return type(redis.call)')() end)"), ["FCALL", "h", "0"],
-      load("#!lua name=c", "redis.register_function('k', function() return KEYS end)"), ["FCALL", "k", "0"],
+      load("#!lua name=b", "redis.register_function('h', function() return loadstring('return type(redis.call)')() end)"),
+      ["FCALL", "h", "0"],
+      load("#!lua name=c", "redis.register_function('k', function() return KEYS end)"),
+      ["FCALL", "k", "0"],
     ]);
   });
 });
@@ -117,7 +179,15 @@ describe("a library's metadata and what its code sees", () => {
 describe("a library's log", () => {
   test("redis.log while a library loads is written to the server's log, and the library loads", async () => {
     const code = "#!lua name=logs\nredis.log(redis.LOG_WARNING, 'loading logs')\nredis.register_function('l', function() return 1 end)";
-    const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((client) => client.pipeline([["FUNCTION", "FLUSH"], ["FUNCTION", "LOAD", code], ["FCALL", "l", "0"]])));
+    const [redis, kv] = await Promise.all(
+      [s.redisClient, s.kvClient].map((client) =>
+        client.pipeline([
+          ["FUNCTION", "FLUSH"],
+          ["FUNCTION", "LOAD", code],
+          ["FCALL", "l", "0"],
+        ]),
+      ),
+    );
     expect(kv).toEqual(redis!);
     expect(kv!.slice(1)).toEqual(["logs", 1n]);
     const deadline = Date.now() + 2000;
@@ -130,19 +200,40 @@ describe("FUNCTION DUMP and RESTORE", () => {
   test("a payload is Redis's byte for byte, restores across the two servers, and RESTORE's policies and errors are Redis's", async () => {
     const one = "#!lua name=a\nredis.register_function('fa', function() return 1 end)";
     const kv = await sameOnBoth([
-      ["FUNCTION", "DUMP"], ["FUNCTION", "LOAD", one], ["FUNCTION", "DUMP"], ["FUNCTION", "RESTORE", "garbage"],
-      ["FUNCTION", "DUMP"], ["FUNCTION", "FLUSH"], ["FCALL", "fa", "0"],
+      ["FUNCTION", "DUMP"],
+      ["FUNCTION", "LOAD", one],
+      ["FUNCTION", "DUMP"],
+      ["FUNCTION", "RESTORE", "garbage"],
+      ["FUNCTION", "DUMP"],
+      ["FUNCTION", "FLUSH"],
+      ["FCALL", "fa", "0"],
     ]);
     const payload = kv[2] as string;
-    const [fromRedis] = await s.redisClient.pipeline([["FUNCTION", "FLUSH"], ["FUNCTION", "LOAD", one], ["FUNCTION", "DUMP"]]).then((r) => [r[2] as string]);
+    const [fromRedis] = await s.redisClient
+      .pipeline([
+        ["FUNCTION", "FLUSH"],
+        ["FUNCTION", "LOAD", one],
+        ["FUNCTION", "DUMP"],
+      ])
+      .then((r) => [r[2] as string]);
     expect(payload).toBe(fromRedis!);
     await sameOnBoth([
-      ["FUNCTION", "RESTORE", payload], ["FCALL", "fa", "0"], ["FUNCTION", "RESTORE", payload], ["FUNCTION", "RESTORE", payload, "APPEND"],
-      ["FUNCTION", "RESTORE", payload, "replace"], ["FUNCTION", "RESTORE", payload, "FLUSH"], ["FUNCTION", "RESTORE", payload, "BAD"],
-      ["FUNCTION", "RESTORE", payload, "FLUSH", "x"], ["FUNCTION", "DELETE", "a"],
-      ["FUNCTION", "LOAD", "#!lua name=b\nredis.register_function('fa', function() return 2 end)"], ["FUNCTION", "RESTORE", payload],
-      ["FUNCTION", "RESTORE", payload, "REPLACE"], ["FCALL", "fa", "0"], ["FUNCTION", "RESTORE", payload, "FLUSH"], ["FCALL", "fa", "0"],
-      ["FUNCTION", "RESTORE", payload.slice(0, -1) + "x"],
+      ["FUNCTION", "RESTORE", payload],
+      ["FCALL", "fa", "0"],
+      ["FUNCTION", "RESTORE", payload],
+      ["FUNCTION", "RESTORE", payload, "APPEND"],
+      ["FUNCTION", "RESTORE", payload, "replace"],
+      ["FUNCTION", "RESTORE", payload, "FLUSH"],
+      ["FUNCTION", "RESTORE", payload, "BAD"],
+      ["FUNCTION", "RESTORE", payload, "FLUSH", "x"],
+      ["FUNCTION", "DELETE", "a"],
+      ["FUNCTION", "LOAD", "#!lua name=b\nredis.register_function('fa', function() return 2 end)"],
+      ["FUNCTION", "RESTORE", payload],
+      ["FUNCTION", "RESTORE", payload, "REPLACE"],
+      ["FCALL", "fa", "0"],
+      ["FUNCTION", "RESTORE", payload, "FLUSH"],
+      ["FCALL", "fa", "0"],
+      ["FUNCTION", "RESTORE", `${payload.slice(0, -1)}x`],
     ]);
   });
 });

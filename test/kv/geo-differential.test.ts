@@ -24,21 +24,38 @@ const member = fc.integer({ min: 0, max: membersMax }).map((n) => `m${n}`);
 const decimal = (min: number, max: number, digits = 6) => fc.double({ min, max, noNaN: true }).map((v) => String(Number(v.toFixed(digits))));
 
 const latitudeLimit = "85.05112878";
-const centres: readonly [number, number][] = [[13.36, 38.11], [-73.98, 40.75], [179.9, 10], [-179.95, -33], [0, 0], [2.35, 84.9], [-120, -84.99], [151.2, -33.87]];
+const centres: readonly [number, number][] = [
+  [13.36, 38.11],
+  [-73.98, 40.75],
+  [179.9, 10],
+  [-179.95, -33],
+  [0, 0],
+  [2.35, 84.9],
+  [-120, -84.99],
+  [151.2, -33.87],
+];
 
 /** A longitude, latitude pair as text; some invalid (out of range) pairs on purpose. */
 const position: fc.Arbitrary<[string, string]> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(decimal(-180, 180), decimal(-85.05, 85.05)) },
   {
     weight: 6,
-    arbitrary: fc.tuple(fc.constantFrom(...centres), fc.double({ min: -0.05, max: 0.05, noNaN: true }), fc.double({ min: -0.05, max: 0.05, noNaN: true }), fc.boolean()).map(([[lon, lat], dx, dy, exact]) => {
-      // Exact centres give many members at one position: ties at equal distances.
-      if (exact) return [String(lon), String(lat)] as [string, string];
-      return [String(Math.max(-180, Math.min(180, Number((lon + dx).toFixed(5))))), String(Math.max(-85.05, Math.min(85.05, Number((lat + dy).toFixed(5)))))] as [string, string];
-    }),
+    arbitrary: fc
+      .tuple(fc.constantFrom(...centres), fc.double({ min: -0.05, max: 0.05, noNaN: true }), fc.double({ min: -0.05, max: 0.05, noNaN: true }), fc.boolean())
+      .map(([[lon, lat], dx, dy, exact]) => {
+        // Exact centres give many members at one position: ties at equal distances.
+        if (exact) return [String(lon), String(lat)] as [string, string];
+        return [
+          String(Math.max(-180, Math.min(180, Number((lon + dx).toFixed(5))))),
+          String(Math.max(-85.05, Math.min(85.05, Number((lat + dy).toFixed(5))))),
+        ] as [string, string];
+      }),
   },
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom("180", "-180", "179.99999", "-179.99999", "0", "-0"), decimal(-85.05, 85.05, 3)) },
-  { weight: 2, arbitrary: fc.tuple(decimal(-180, 180, 3), fc.constantFrom(latitudeLimit, `-${latitudeLimit}`, "85.0511287", "-85.05", "85", "84.99999", "66.5", "-80.5")) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(decimal(-180, 180, 3), fc.constantFrom(latitudeLimit, `-${latitudeLimit}`, "85.0511287", "-85.05", "85", "84.99999", "66.5", "-80.5")),
+  },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom("180.0000001", "-181", "inf", "abc", "1e400"), fc.constantFrom("0", "85.05112879", "-90", "nan")) },
 );
 
@@ -59,42 +76,81 @@ const population = fc.array(fc.tuple(position, member), { minLength: 20, maxLeng
   return args.length === 0 ? [] : [["GEOADD", "g", ...args]];
 });
 
-const from = fc.oneof(member.map((m) => ["FROMMEMBER", m]), position.map(([lon, lat]) => ["FROMLONLAT", lon, lat]));
-const by = fc.oneof(fc.tuple(radius, unit).map(([r, u]) => ["BYRADIUS", r, u]), fc.tuple(radius, radius, unit).map(([w, h, u]) => ["BYBOX", w, h, u]));
+const from = fc.oneof(
+  member.map((m) => ["FROMMEMBER", m]),
+  position.map(([lon, lat]) => ["FROMLONLAT", lon, lat]),
+);
+const by = fc.oneof(
+  fc.tuple(radius, unit).map(([r, u]) => ["BYRADIUS", r, u]),
+  fc.tuple(radius, radius, unit).map(([w, h, u]) => ["BYBOX", w, h, u]),
+);
 const withs = fc.subarray(["WITHCOORD", "WITHDIST", "WITHHASH"]);
 const order = fc.constantFrom<string[]>([], [], ["ASC"], ["DESC"]);
-const count = fc.option(fc.tuple(fc.constantFrom("1", "2", "3", "5", "10", "50", "1000"), fc.boolean()).map(([n, any]) => (any ? ["COUNT", n, "ANY"] : ["COUNT", n])), { nil: [] as string[] });
-const shuffled = (parts: fc.Arbitrary<string[]>[]) => fc.tuple(...parts).chain((p) => fc.shuffledSubarray(p, { minLength: p.length, maxLength: p.length })).map((p) => p.flat());
+const count = fc.option(
+  fc.tuple(fc.constantFrom("1", "2", "3", "5", "10", "50", "1000"), fc.boolean()).map(([n, any]) => (any ? ["COUNT", n, "ANY"] : ["COUNT", n])),
+  { nil: [] as string[] },
+);
+const shuffled = (parts: fc.Arbitrary<string[]>[]) =>
+  fc
+    .tuple(...parts)
+    .chain((p) => fc.shuffledSubarray(p, { minLength: p.length, maxLength: p.length }))
+    .map((p) => p.flat());
 
 const georadiusStore = fc.option(fc.tuple(fc.constantFrom("STORE", "STOREDIST"), fc.constant("dst")), { nil: [] as string[] });
 
 const query: fc.Arbitrary<string[][]> = fc.oneof(
   { weight: 3, arbitrary: fc.array(member, { minLength: 1, maxLength: 5 }).map((ms) => [["GEOPOS", "g", ...ms]]) },
   { weight: 2, arbitrary: fc.array(member, { minLength: 1, maxLength: 5 }).map((ms) => [["GEOHASH", "g", ...ms]]) },
-  { weight: 3, arbitrary: fc.tuple(member, member, fc.option(unit, { nil: undefined })).map(([a, b, u]) => [u === undefined ? ["GEODIST", "g", a, b] : ["GEODIST", "g", a, b, u]]) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(member, member, fc.option(unit, { nil: undefined }))
+      .map(([a, b, u]) => [u === undefined ? ["GEODIST", "g", a, b] : ["GEODIST", "g", a, b, u]]),
+  },
   { weight: 12, arbitrary: shuffled([from, by, withs, order, count]).map((args) => [["GEOSEARCH", "g", ...args]]) },
   {
     weight: 4,
-    arbitrary: fc.tuple(shuffled([from, by, order, count]), fc.boolean()).map(([args, dist]) => [["GEOSEARCHSTORE", "dst", "g", ...args, ...(dist ? ["STOREDIST"] : [])], ["ZRANGE", "dst", "0", "-1", "WITHSCORES"]]),
-  },
-  {
-    weight: 4,
-    arbitrary: fc.tuple(fc.constantFrom("GEORADIUS", "GEORADIUS_RO"), position, radius, unit, shuffled([withs, order, count])).map(([name, [lon, lat], r, u, opts]) => [[name, "g", lon, lat, r, u, ...opts]]),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.tuple(fc.constantFrom("GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO"), member, radius, unit, shuffled([withs, order, count])).map(([name, m, r, u, opts]) => [[name, "g", m, r, u, ...opts]]),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.tuple(fc.constantFrom("GEORADIUS", "GEORADIUSBYMEMBER"), position, member, radius, unit, shuffled([order, count, georadiusStore])).map(([name, [lon, lat], m, r, u, opts]) => [
-      name === "GEORADIUS" ? [name, "g", lon, lat, r, u, ...opts] : [name, "g", m, r, u, ...opts],
+    arbitrary: fc.tuple(shuffled([from, by, order, count]), fc.boolean()).map(([args, dist]) => [
+      ["GEOSEARCHSTORE", "dst", "g", ...args, ...(dist ? ["STOREDIST"] : [])],
       ["ZRANGE", "dst", "0", "-1", "WITHSCORES"],
     ]),
   },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom("GEORADIUS", "GEORADIUS_RO"), position, radius, unit, shuffled([withs, order, count]))
+      .map(([name, [lon, lat], r, u, opts]) => [[name, "g", lon, lat, r, u, ...opts]]),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom("GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO"), member, radius, unit, shuffled([withs, order, count]))
+      .map(([name, m, r, u, opts]) => [[name, "g", m, r, u, ...opts]]),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom("GEORADIUS", "GEORADIUSBYMEMBER"), position, member, radius, unit, shuffled([order, count, georadiusStore]))
+      .map(([name, [lon, lat], m, r, u, opts]) => [
+        name === "GEORADIUS" ? [name, "g", lon, lat, r, u, ...opts] : [name, "g", m, r, u, ...opts],
+        ["ZRANGE", "dst", "0", "-1", "WITHSCORES"],
+      ]),
+  },
   { weight: 2, arbitrary: geoAdd.map((c) => [c]) },
-  { weight: 1, arbitrary: fc.constant<string[][]>([["ZRANGE", "g", "0", "-1", "WITHSCORES"], ["OBJECT", "ENCODING", "g"], ["TYPE", "g"]]) },
-  { weight: 1, arbitrary: fc.tuple(member, fc.constantFrom("0", "1", "-1", "1.5", "4503599627370496", "9007199254740992", "1e20", "inf")).map(([m, s]) => [["ZADD", "g", s, m]]) },
+  {
+    weight: 1,
+    arbitrary: fc.constant<string[][]>([
+      ["ZRANGE", "g", "0", "-1", "WITHSCORES"],
+      ["OBJECT", "ENCODING", "g"],
+      ["TYPE", "g"],
+    ]),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(member, fc.constantFrom("0", "1", "-1", "1.5", "4503599627370496", "9007199254740992", "1e20", "inf"))
+      .map(([m, s]) => [["ZADD", "g", s, m]]),
+  },
 );
 
 // ---- the property ---------------------------------------------------------------------------------
@@ -105,7 +161,9 @@ async function runBoth(commands: string[][], ignore: (argv: string[]) => boolean
   for (let i = 0; i < all.length; i++) {
     if (ignore(all[i]!) || show(expected[i]!) === show(actual[i]!)) continue;
     const argv = all[i]!.length > 16 ? [...all[i]!.slice(0, 16), `... (${all[i]!.length} args)`] : all[i]!;
-    throw new Error(`reply ${i} differs for ${JSON.stringify(argv)}\n  redis: ${show(expected[i]!).slice(0, 3000)}\n  svc:   ${show(actual[i]!).slice(0, 3000)}`);
+    throw new Error(
+      `reply ${i} differs for ${JSON.stringify(argv)}\n  redis: ${show(expected[i]!).slice(0, 3000)}\n  svc:   ${show(actual[i]!).slice(0, 3000)}`,
+    );
   }
 }
 
@@ -149,4 +207,3 @@ describe("GEO commands against redis-server", () => {
     await runBoth([big, ...searches]);
   }, 60_000);
 });
-

@@ -35,7 +35,14 @@ describe("geohash scores", () => {
 
   test("the limits are inclusive, and one ulp past them is refused", () => {
     const ulpAbove = (x: number) => x + Math.abs(x) * Number.EPSILON;
-    for (const [lon, lat] of [[180, 0], [-180, 0], [0, latitudeMax], [0, latitudeMin], [180, latitudeMax], [-180, latitudeMin]] as const) {
+    for (const [lon, lat] of [
+      [180, 0],
+      [-180, 0],
+      [0, latitudeMax],
+      [0, latitudeMin],
+      [180, latitudeMax],
+      [-180, latitudeMin],
+    ] as const) {
       expect(isValidPosition(lon, lat)).toBe(true);
     }
     expect(isValidPosition(ulpAbove(180), 0)).toBe(false);
@@ -121,10 +128,16 @@ describe("distance", () => {
 
   test("is symmetric and zero from a point to itself", () => {
     fc.assert(
-      fc.property(fc.double({ min: -180, max: 180, noNaN: true }), fc.double({ min: -85, max: 85, noNaN: true }), fc.double({ min: -180, max: 180, noNaN: true }), fc.double({ min: -85, max: 85, noNaN: true }), (a, b, c, d) => {
-        expect(distanceM(a, b, a, b)).toBe(0);
-        expect(Math.abs(distanceM(a, b, c, d) - distanceM(c, d, a, b))).toBeLessThan(1e-6);
-      }),
+      fc.property(
+        fc.double({ min: -180, max: 180, noNaN: true }),
+        fc.double({ min: -85, max: 85, noNaN: true }),
+        fc.double({ min: -180, max: 180, noNaN: true }),
+        fc.double({ min: -85, max: 85, noNaN: true }),
+        (a, b, c, d) => {
+          expect(distanceM(a, b, a, b)).toBe(0);
+          expect(Math.abs(distanceM(a, b, c, d) - distanceM(c, d, a, b))).toBeLessThan(1e-6);
+        },
+      ),
     );
   });
 });

@@ -119,7 +119,10 @@ test("the matcher agrees with a plain backtracking reference on random patterns 
 const sorted = (reply: RespValue) => (reply as string[]).slice().sort();
 
 test("random patterns match the same keys in svc as in redis-server (KEYS)", async () => {
-  const keys = fc.sample(text.filter((t) => t.length > 0), { numRuns: 60, seed: 7 });
+  const keys = fc.sample(
+    text.filter((t) => t.length > 0),
+    { numRuns: 60, seed: 7 },
+  );
   const patterns = fc.sample(pattern, { numRuns: 400, seed: 11 });
   for (const client of [servers.redisClient, servers.kvClient]) {
     await client.call("FLUSHALL");
@@ -139,7 +142,10 @@ test("random patterns match the same keys in svc as in redis-server (KEYS)", asy
 
 test("random case-blind patterns pick the same command names (COMMAND LIST FILTERBY PATTERN)", async () => {
   const letters = fc.constantFrom("*", "?", "[", "]", "^", "-", "\\", "e", "E", "t", "T", "s", "S", "|", "a", "z", "[", "g");
-  const patterns = fc.sample(fc.array(letters, { minLength: 1, maxLength: 7 }).map((cs) => cs.join("")), { numRuns: 300, seed: 5 });
+  const patterns = fc.sample(
+    fc.array(letters, { minLength: 1, maxLength: 7 }).map((cs) => cs.join("")),
+    { numRuns: 300, seed: 5 },
+  );
   const commands = patterns.map((p) => ["COMMAND", "LIST", "FILTERBY", "PATTERN", p]);
   const [redis, kv] = await Promise.all([servers.redisClient.pipeline(commands), servers.kvClient.pipeline(commands)]);
   // The two servers have different commands (no CLUSTER here, no Bloom filter there): compared on those both have.
@@ -165,7 +171,11 @@ const atTheLimit: [pattern: string, matches: boolean][] = [
 ];
 
 test("huge patterns answer as in redis-server: KEYS, SCAN MATCH, HSCAN MATCH", async () => {
-  const commands = atTheLimit.flatMap(([p]) => [["KEYS", p], ["SCAN", "0", "MATCH", p, "COUNT", "100"], ["HSCAN", "h", "0", "MATCH", p]]);
+  const commands = atTheLimit.flatMap(([p]) => [
+    ["KEYS", p],
+    ["SCAN", "0", "MATCH", p, "COUNT", "100"],
+    ["HSCAN", "h", "0", "MATCH", p],
+  ]);
   const results: RespValue[][] = [];
   for (const client of [servers.redisClient, servers.kvClient]) {
     await client.call("FLUSHALL");
@@ -202,9 +212,14 @@ test("huge patterns answer as in redis-server: PSUBSCRIBE and PUBSUB CHANNELS", 
 });
 
 test("huge key patterns in ACL rules answer as in redis-server (ACL DRYRUN)", async () => {
-  const commands = atTheLimit.flatMap(([p], i) => [["ACL", "SETUSER", `u${i}`, "on", "nopass", `~${p}`, "+get"], ["ACL", "DRYRUN", `u${i}`, "GET", long]]);
+  const commands = atTheLimit.flatMap(([p], i) => [
+    ["ACL", "SETUSER", `u${i}`, "on", "nopass", `~${p}`, "+get"],
+    ["ACL", "DRYRUN", `u${i}`, "GET", long],
+  ]);
   const [redis, kv] = await Promise.all([servers.redisClient.pipeline(commands), servers.kvClient.pipeline(commands)]);
   expect(kv).toEqual(redis);
-  atTheLimit.forEach(([, matches], i) => expect(kv[2 * i + 1]!).toEqual(matches ? { s: "OK" } : expect.stringContaining("This user has no permissions to access the '")));
+  atTheLimit.forEach(([, matches], i) =>
+    expect(kv[2 * i + 1]!).toEqual(matches ? { s: "OK" } : expect.stringContaining("This user has no permissions to access the '")),
+  );
   for (const client of [servers.redisClient, servers.kvClient]) await client.pipeline(atTheLimit.map((_, i) => ["ACL", "DELUSER", `u${i}`]));
 });

@@ -32,18 +32,42 @@ export class Collector implements Reply {
     }
   }
 
-  simple(text: string): void { this.add(text); }
-  error(message: string): void { this.add({ error: message }); }
-  integer(n: number | bigint): void { this.add(Number(n)); }
-  bulk(value: string | null): void { this.add(value); }
-  bulkBytes(bytes: Uint8Array, from: number, to: number): void { this.add(latin1Text(bytes, from, to)); }
-  map(pairs: number): void { this.array(pairs * 2); }
-  set(count: number): void { this.array(count); }
-  double(n: number, text = formatDouble(n)): void { this.add(text); }
-  push(count: number): void { this.array(count); }
-  verbatim(text: string): void { this.add(text); }
-  boolean(value: boolean): void { this.add(value ? 1 : 0); }
-  bigNumber(digits: string): void { this.add(digits); }
+  simple(text: string): void {
+    this.add(text);
+  }
+  error(message: string): void {
+    this.add({ error: message });
+  }
+  integer(n: number | bigint): void {
+    this.add(Number(n));
+  }
+  bulk(value: string | null): void {
+    this.add(value);
+  }
+  bulkBytes(bytes: Uint8Array, from: number, to: number): void {
+    this.add(latin1Text(bytes, from, to));
+  }
+  map(pairs: number): void {
+    this.array(pairs * 2);
+  }
+  set(count: number): void {
+    this.array(count);
+  }
+  double(n: number, text = formatDouble(n)): void {
+    this.add(text);
+  }
+  push(count: number): void {
+    this.array(count);
+  }
+  verbatim(text: string): void {
+    this.add(text);
+  }
+  boolean(value: boolean): void {
+    this.add(value ? 1 : 0);
+  }
+  bigNumber(digits: string): void {
+    this.add(digits);
+  }
   array(length: number | null): void {
     if (length === null) this.add(null);
     else if (length === 0) this.add([]);

@@ -24,7 +24,9 @@ const anyKey = fc.oneof({ weight: 5, arbitrary: hllKey }, { weight: 1, arbitrary
 const binary = fc.uint8Array({ maxLength: 24 }).map((b) => Buffer.from(b).toString("latin1"));
 const element = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 3000 }).map((n) => `e${n}`) }, { weight: 1, arbitrary: binary });
 /** Thousands of elements at once, from one of a few overlapping families, so unions mean something. */
-const bulk = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 50, max: 6000 })).map(([family, n]) => Array.from({ length: n }, (_, i) => `f${family}:${i}`));
+const bulk = fc
+  .tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 50, max: 6000 }))
+  .map(([family, n]) => Array.from({ length: n }, (_, i) => `f${family}:${i}`));
 const sparseLimit = fc.constantFrom("0", "20", "40", "100", "300", "1000", "3000", "20000");
 
 const cmd = (...parts: fc.Arbitrary<string | string[]>[]) => fc.tuple(...parts).map((p) => p.flat());
@@ -69,13 +71,24 @@ async function runBoth(commands: string[][]): Promise<RespValue[]> {
 
 /** An HLL as `client` makes it: PFADD of n elements under the given sparse limit. */
 async function makeHll(client: RespClient, key: string, elements: string[], sparseMax: string): Promise<string> {
-  const replies = await client.pipeline([["CONFIG", "SET", "hll-sparse-max-bytes", sparseMax], ["DEL", key], ["PFADD", key, ...elements], ["GET", key], ["CONFIG", "SET", "hll-sparse-max-bytes", "3000"]]);
+  const replies = await client.pipeline([
+    ["CONFIG", "SET", "hll-sparse-max-bytes", sparseMax],
+    ["DEL", key],
+    ["PFADD", key, ...elements],
+    ["GET", key],
+    ["CONFIG", "SET", "hll-sparse-max-bytes", "3000"],
+  ]);
   return replies[3] as string;
 }
 
 /** Changes to a valid HLL's bytes: bit flips (mostly after the magic), cut or extended tails. */
 const damage = fc.oneof(
-  { weight: 4, arbitrary: fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 3 }).map((flips) => ({ flips, cut: 0, extra: "" })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 3 })
+      .map((flips) => ({ flips, cut: 0, extra: "" })),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }).map((cut) => ({ flips: [] as [number, number][], cut, extra: "" })) },
   { weight: 1, arbitrary: binary.map((extra) => ({ flips: [] as [number, number][], cut: 0, extra })) },
 );
@@ -115,8 +128,18 @@ describe("HyperLogLog against redis-server", () => {
         if (fromRedis !== fromKv) throw new Error(`PFADD of ${elements.length} elements made different bytes`);
         for (const bytes of [fromRedis, fromKv]) {
           await runBoth([
-            ["FLUSHALL"], ["SET", "a", bytes], ["SET", "b", bytes], ["PFCOUNT", "a"], ["GET", "a"], ["PFADD", "b", ...more],
-            ["PFCOUNT", "a", "b"], ["PFMERGE", "c", "a", "b"], ["PFDEBUG", "ENCODING", "c"], ["GET", "b"], ["GET", "c"], ["PFCOUNT", "c"],
+            ["FLUSHALL"],
+            ["SET", "a", bytes],
+            ["SET", "b", bytes],
+            ["PFCOUNT", "a"],
+            ["GET", "a"],
+            ["PFADD", "b", ...more],
+            ["PFCOUNT", "a", "b"],
+            ["PFMERGE", "c", "a", "b"],
+            ["PFDEBUG", "ENCODING", "c"],
+            ["GET", "b"],
+            ["GET", "c"],
+            ["PFCOUNT", "c"],
           ]);
         }
       }),
@@ -128,14 +151,33 @@ describe("HyperLogLog against redis-server", () => {
     const sizes = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 41, max: 3000 }));
     await fc.assert(
       fc.asyncProperty(sizes, damage, fc.array(element, { minLength: 1, maxLength: 6 }), async (n, how, more) => {
-        const valid = await makeHll(servers.redisClient, "made", Array.from({ length: n }, (_, i) => `c${i}`), "3000");
+        const valid = await makeHll(
+          servers.redisClient,
+          "made",
+          Array.from({ length: n }, (_, i) => `c${i}`),
+          "3000",
+        );
         const bad = damaged(valid, how);
         await runBoth([
-          ["FLUSHALL"], ["SET", "bad", bad], ["SET", "bad2", bad], ["SET", "bad3", bad], ["PFADD", "good", "x", "y"],
-          ["PFCOUNT", "bad"], ["GET", "bad"], ["PFCOUNT", "bad", "good"], ["PFDEBUG", "DECODE", "bad"],
-          ["PFADD", "bad2", ...more], ["GET", "bad2"], ["PFCOUNT", "bad2"],
-          ["PFMERGE", "dest", "good", "bad3"], ["GET", "dest"], ["GET", "bad3"], ["PFMERGE", "bad3", "good"], ["GET", "bad3"],
-          ["PFDEBUG", "TODENSE", "bad"], ["GET", "bad"],
+          ["FLUSHALL"],
+          ["SET", "bad", bad],
+          ["SET", "bad2", bad],
+          ["SET", "bad3", bad],
+          ["PFADD", "good", "x", "y"],
+          ["PFCOUNT", "bad"],
+          ["GET", "bad"],
+          ["PFCOUNT", "bad", "good"],
+          ["PFDEBUG", "DECODE", "bad"],
+          ["PFADD", "bad2", ...more],
+          ["GET", "bad2"],
+          ["PFCOUNT", "bad2"],
+          ["PFMERGE", "dest", "good", "bad3"],
+          ["GET", "dest"],
+          ["GET", "bad3"],
+          ["PFMERGE", "bad3", "good"],
+          ["GET", "bad3"],
+          ["PFDEBUG", "TODENSE", "bad"],
+          ["GET", "bad"],
         ]);
       }),
       { numRuns: heavy ? 400 : 60, endOnFailure: true },
@@ -152,29 +194,48 @@ describe("HyperLogLog against redis-server", () => {
      * Opcodes, then (usually) zeros filling up to exactly 16384 registers so the HLL is valid;
      * sometimes the last byte is cut, leaving half an XZERO that reads the byte past the end.
      */
-    const sparse = fc.tuple(fc.array(opcode, { maxLength: 60 }), fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 4 })).map(([ops, fill, cacheValid, cacheByte, cut]) => {
-      const bytes = [0x48, 0x59, 0x4c, 0x4c, 1, 0, 0, 0, cacheByte, 0, 0, 0, 0, 0, 0, cacheValid ? 0 : 0x80, ...ops.flat()];
-      let covered = 0;
-      for (let p = 16; p < bytes.length; p++) {
-        const op = bytes[p]!;
-        if ((op & 0xc0) === 0) covered += (op & 0x3f) + 1;
-        else if ((op & 0xc0) === 0x40) covered += (((op & 0x3f) << 8) | (bytes[++p] ?? 0)) + 1;
-        else covered += (op & 3) + 1;
-      }
-      for (let left = 16384 - covered; fill && left > 0; left -= Math.min(left, 16384)) {
-        const run = Math.min(left, 16384);
-        bytes.push(0x40 | ((run - 1) >> 8), (run - 1) & 0xff);
-      }
-      if (cut === 0 && bytes.length > 16) bytes.pop();
-      return Buffer.from(bytes).toString("latin1");
-    });
+    const sparse = fc
+      .tuple(fc.array(opcode, { maxLength: 60 }), fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 4 }))
+      .map(([ops, fill, cacheValid, cacheByte, cut]) => {
+        const bytes = [0x48, 0x59, 0x4c, 0x4c, 1, 0, 0, 0, cacheByte, 0, 0, 0, 0, 0, 0, cacheValid ? 0 : 0x80, ...ops.flat()];
+        let covered = 0;
+        for (let p = 16; p < bytes.length; p++) {
+          const op = bytes[p]!;
+          if ((op & 0xc0) === 0) covered += (op & 0x3f) + 1;
+          else if ((op & 0xc0) === 0x40) covered += (((op & 0x3f) << 8) | (bytes[++p] ?? 0)) + 1;
+          else covered += (op & 3) + 1;
+        }
+        for (let left = 16384 - covered; fill && left > 0; left -= Math.min(left, 16384)) {
+          const run = Math.min(left, 16384);
+          bytes.push(0x40 | ((run - 1) >> 8), (run - 1) & 0xff);
+        }
+        if (cut === 0 && bytes.length > 16) bytes.pop();
+        return Buffer.from(bytes).toString("latin1");
+      });
     await fc.assert(
       fc.asyncProperty(sparse, fc.array(element, { maxLength: 12 }), fc.constantFrom("3000", "60", "200"), async (bytes, more, sparseMax) => {
         await runBoth([
-          ["FLUSHALL"], ["CONFIG", "SET", "hll-sparse-max-bytes", sparseMax], ["SET", "a", bytes], ["SET", "b", bytes], ["SET", "c", bytes],
-          ["PFCOUNT", "a"], ["GET", "a"], ["PFDEBUG", "DECODE", "b"], ["PFADD", "b", ...more], ["GET", "b"], ["PFCOUNT", "b"], ["PFDEBUG", "DECODE", "b"],
-          ["PFADD", "x", "p", "q"], ["PFMERGE", "x", "c"], ["GET", "x"], ["PFMERGE", "c", "x"], ["GET", "c"], ["PFCOUNT", "a", "x"],
-          ["PFDEBUG", "GETREG", "a"], ["GET", "a"], ["CONFIG", "SET", "hll-sparse-max-bytes", "3000"],
+          ["FLUSHALL"],
+          ["CONFIG", "SET", "hll-sparse-max-bytes", sparseMax],
+          ["SET", "a", bytes],
+          ["SET", "b", bytes],
+          ["SET", "c", bytes],
+          ["PFCOUNT", "a"],
+          ["GET", "a"],
+          ["PFDEBUG", "DECODE", "b"],
+          ["PFADD", "b", ...more],
+          ["GET", "b"],
+          ["PFCOUNT", "b"],
+          ["PFDEBUG", "DECODE", "b"],
+          ["PFADD", "x", "p", "q"],
+          ["PFMERGE", "x", "c"],
+          ["GET", "x"],
+          ["PFMERGE", "c", "x"],
+          ["GET", "c"],
+          ["PFCOUNT", "a", "x"],
+          ["PFDEBUG", "GETREG", "a"],
+          ["GET", "a"],
+          ["CONFIG", "SET", "hll-sparse-max-bytes", "3000"],
         ]);
       }),
       { numRuns: heavy ? 500 : 80, endOnFailure: true },
@@ -187,7 +248,10 @@ describe("HyperLogLog against redis-server", () => {
       binary,
     );
     // PFSELFTEST takes half a second on Redis: rarely, and at most once per batch (below).
-    const name = fc.oneof({ weight: 30, arbitrary: fc.constantFrom("PFADD", "PFCOUNT", "PFMERGE", "PFDEBUG", "pfadd", "PfCount") }, { weight: 1, arbitrary: fc.constant("PFSELFTEST") });
+    const name = fc.oneof(
+      { weight: 30, arbitrary: fc.constantFrom("PFADD", "PFCOUNT", "PFMERGE", "PFDEBUG", "pfadd", "PfCount") },
+      { weight: 1, arbitrary: fc.constant("PFSELFTEST") },
+    );
     const call = fc.tuple(name, fc.array(word, { maxLength: 5 })).map(([n, args]) => [n, ...args]);
     await fc.assert(
       fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 12 }), async (calls) => {

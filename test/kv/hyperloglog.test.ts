@@ -6,13 +6,18 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { getDenseRegister, hllRegisters, setDenseRegister } from "../../src/wasm/hll.ts";
 import { estimate, sigma, tau } from "../../src/kv/types/hyperloglog/estimator.ts";
-import {
-  cacheCardinality, cachedCardinality, checkHeader, denseBytes, headerBytes, invalidateCache, isSparse,
-} from "../../src/kv/types/hyperloglog/header.ts";
+import { cacheCardinality, cachedCardinality, checkHeader, denseBytes, headerBytes, invalidateCache, isSparse } from "../../src/kv/types/hyperloglog/header.ts";
 import { addElements, count, type Hll } from "../../src/kv/types/hyperloglog/operations.ts";
 import { selfTest } from "../../src/kv/types/hyperloglog/selftest.ts";
 import {
-  emptySparse, SetResult, SparseBuffer, sparseDecode, sparseHistogram, sparseRegisters, sparseSet, sparseToDense,
+  emptySparse,
+  SetResult,
+  SparseBuffer,
+  sparseDecode,
+  sparseHistogram,
+  sparseRegisters,
+  sparseSet,
+  sparseToDense,
 } from "../../src/kv/types/hyperloglog/sparse.ts";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
@@ -58,7 +63,12 @@ describe("sparse encoding", () => {
   test("setting the first and the last register splits the XZERO at either end", () => {
     expect(sparseDecode(sparseWith([[0, 3]]).copy())).toBe("v:3,1 Z:16383");
     expect(sparseDecode(sparseWith([[16383, 32]]).copy())).toBe("Z:16383 v:32,1");
-    const both = sparseWith([[0, 1], [16383, 1], [64, 2], [65, 2]]);
+    const both = sparseWith([
+      [0, 1],
+      [16383, 1],
+      [64, 2],
+      [65, 2],
+    ]);
     expect(sparseDecode(both.copy())).toBe("v:1,1 z:63 v:2,2 Z:16317 v:1,1");
     const registers = sparseRegisters(both.copy())!;
     expect([registers[0], registers[63], registers[64], registers[65], registers[66], registers[16383]]).toEqual([1, 0, 2, 2, 0, 1]);
@@ -96,7 +106,10 @@ describe("sparse encoding", () => {
 
   test("changes that do not grow the value are made even when it is at the limit", () => {
     // A one-register opcode is rewritten in place.
-    const work = sparseWith([[20, 4], [22, 4]]);
+    const work = sparseWith([
+      [20, 4],
+      [22, 4],
+    ]);
     expect(sparseDecode(work.copy())).toBe("z:20 v:4,1 z:1 v:4,1 Z:16361");
     expect(sparseSet(work, 20, 6, work.length)).toBe(SetResult.Changed);
     expect(sparseSet(work, 21, 6, work.length)).toBe(SetResult.Changed);
@@ -176,9 +189,21 @@ describe("estimator", () => {
 
   test("PFADD of e0..e(n-1) estimates what redis-server 7.0 answers", () => {
     // redis-cli PFADD k e0 ... e(n-1); PFCOUNT k; PFDEBUG ENCODING k (on redis-server 7.0.15).
-    const fromRedis: [number, number, boolean][] = [[1, 1, true], [10, 10, true], [100, 100, true], [1000, 1008, true], [10000, 9973, false], [100000, 100853, false]];
+    const fromRedis: [number, number, boolean][] = [
+      [1, 1, true],
+      [10, 10, true],
+      [100, 100, true],
+      [1000, 1008, true],
+      [10000, 9973, false],
+      [100000, 100853, false],
+    ];
     for (const [n, expected, sparse] of fromRedis) {
-      const added = addElements(hll(emptySparse()), Array.from({ length: n }, (_, i) => `e${i}`), 0, 3000);
+      const added = addElements(
+        hll(emptySparse()),
+        Array.from({ length: n }, (_, i) => `e${i}`),
+        0,
+        3000,
+      );
       expect(isSparse(added.bytes)).toBe(sparse);
       expect(count(added)).toBe(BigInt(expected));
     }

@@ -24,18 +24,41 @@ async function info(client: RespClient, section: string): Promise<[string, strin
 
 /** Fields that count what the commands below did, the same on both servers. */
 const counted = [
-  "total_connections_received", "total_commands_processed", "total_net_input_bytes", "total_net_output_bytes",
-  "expired_keys", "keyspace_hits", "keyspace_misses", "total_error_replies", "total_reads_processed", "total_writes_processed",
+  "total_connections_received",
+  "total_commands_processed",
+  "total_net_input_bytes",
+  "total_net_output_bytes",
+  "expired_keys",
+  "keyspace_hits",
+  "keyspace_misses",
+  "total_error_replies",
+  "total_reads_processed",
+  "total_writes_processed",
 ];
 
 /** The same commands, one round trip at a time, on `client`; two short connections of their own. */
 async function workload(client: RespClient, port: number): Promise<RespValue[]> {
   const replies: RespValue[] = [];
   const calls: string[][] = [
-    ["SET", "k", "v"], ["GET", "k"], ["GET", "missing"], ["LPUSH", "k", "x"], ["GET"], ["NOSUCH", "a"],
-    ["MULTI"], ["INCR", "k"], ["NOSUCH"], ["EXEC"],
-    ["MULTI"], ["INCR", "k"], ["SET", "n", "1"], ["EXEC"],
-    ["AUTH", "wrong"], ["AUTH", "default", "wrong"], ["SET", "t", "v", "PX", "1"], ["ZADD", "z", "x", "m"], ["OBJECT", "NOPE", "k"],
+    ["SET", "k", "v"],
+    ["GET", "k"],
+    ["GET", "missing"],
+    ["LPUSH", "k", "x"],
+    ["GET"],
+    ["NOSUCH", "a"],
+    ["MULTI"],
+    ["INCR", "k"],
+    ["NOSUCH"],
+    ["EXEC"],
+    ["MULTI"],
+    ["INCR", "k"],
+    ["SET", "n", "1"],
+    ["EXEC"],
+    ["AUTH", "wrong"],
+    ["AUTH", "default", "wrong"],
+    ["SET", "t", "v", "PX", "1"],
+    ["ZADD", "z", "x", "m"],
+    ["OBJECT", "NOPE", "k"],
   ];
   for (const argv of calls) replies.push(await client.call(...argv));
   // One client that hangs up (its end of stream is a read), one that sends QUIT (no read after).
@@ -254,15 +277,26 @@ const lookups: string[][] = [
   ["move", "s", "1"],
   ["swapdb", "0", "1"],
   // Streams: XREAD and XREADGROUP look each key up twice (to check it, then to serve it).
-  ["xread", "streams", "st", "nokey", "0", "0"], ["xread", "streams", "st", "$"],
-  ["xreadgroup", "group", "g", "c", "streams", "st", ">"], ["xreadgroup", "group", "g", "c", "streams", "st", "st", "0", "0"],
-  ["xreadgroup", "group", "g", "c", "streams", "nokey", ">"], ["xreadgroup", "group", "nog", "c", "streams", "st", ">"],
+  ["xread", "streams", "st", "nokey", "0", "0"],
+  ["xread", "streams", "st", "$"],
+  ["xreadgroup", "group", "g", "c", "streams", "st", ">"],
+  ["xreadgroup", "group", "g", "c", "streams", "st", "st", "0", "0"],
+  ["xreadgroup", "group", "g", "c", "streams", "nokey", ">"],
+  ["xreadgroup", "group", "nog", "c", "streams", "st", ">"],
 ];
 
 test("each command counts keyspace hits and misses as redis-server does (read lookups count, write lookups do not)", async () => {
   const setup = [
-    ["FLUSHALL"], ["MSET", "s", "1", "s2", "abc"], ["RPUSH", "l", "a", "b"], ["SADD", "set", "a", "b"], ["SADD", "set2", "b", "c"],
-    ["HSET", "h", "f", "v"], ["ZADD", "z", "1", "a", "2", "b"], ["PFADD", "hll", "a"], ["XADD", "st", "1-0", "f", "v"], ["XGROUP", "CREATE", "st", "g", "0"],
+    ["FLUSHALL"],
+    ["MSET", "s", "1", "s2", "abc"],
+    ["RPUSH", "l", "a", "b"],
+    ["SADD", "set", "a", "b"],
+    ["SADD", "set2", "b", "c"],
+    ["HSET", "h", "f", "v"],
+    ["ZADD", "z", "1", "a", "2", "b"],
+    ["PFADD", "hll", "a"],
+    ["XADD", "st", "1-0", "f", "v"],
+    ["XGROUP", "CREATE", "st", "g", "0"],
     ["CONFIG", "RESETSTAT"],
   ];
   const counts = async (client: RespClient, argv: string[]) => {
@@ -349,15 +383,33 @@ test("past maxclients a connection gets Redis's error and is closed, counted as 
   const attempt = async (port: number) => {
     let received = "";
     const { promise: closed, resolve } = Promise.withResolvers<void>();
-    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, d) { received += d.toString(); }, close() { resolve(); } } });
+    const socket = await Bun.connect({
+      hostname: "127.0.0.1",
+      port,
+      socket: {
+        data(_s, d) {
+          received += d.toString();
+        },
+        close() {
+          resolve();
+        },
+      },
+    });
     socket.write("*1\r\n$4\r\nPING\r\n");
     await Promise.race([closed, Bun.sleep(500)]);
     socket.end();
     return received;
   };
   const outcomes: unknown[] = [];
-  for (const [client, port] of [[s.redisClient, s.redis.port], [s.kvClient, s.kv.port]] as const) {
-    const refusals = await client.pipeline([["CONFIG", "SET", "maxclients", "0"], ["CONFIG", "SET", "maxclients", "4294967296"], ["CONFIG", "SET", "maxclients", "x"]]);
+  for (const [client, port] of [
+    [s.redisClient, s.redis.port],
+    [s.kvClient, s.kv.port],
+  ] as const) {
+    const refusals = await client.pipeline([
+      ["CONFIG", "SET", "maxclients", "0"],
+      ["CONFIG", "SET", "maxclients", "4294967296"],
+      ["CONFIG", "SET", "maxclients", "x"],
+    ]);
     await client.call("CONFIG", "RESETSTAT");
     // This client is the only one: one more may come, a third may not.
     expect(await client.call("CONFIG", "SET", "maxclients", "2")).toEqual({ s: "OK" });
@@ -375,10 +427,14 @@ test("past maxclients a connection gets Redis's error and is closed, counted as 
 
 test("CONFIG SET refuses an unknown name, a repeated one and an odd count as redis-server does, and changes nothing", async () => {
   const calls = [
-    ["CONFIG", "SET", "nosuch", "1"], ["CONFIG", "SET", "slowlog-max-len", "7", "NoSuch", "2"],
-    ["CONFIG", "SET", "slowlog-max-len", "8", "SLOWLOG-MAX-LEN", "9"], ["CONFIG", "SET", "slowlog-max-len", "5", "nosuch"],
-    ["CONFIG", "SET", "slowlog-max-len"], ["CONFIG", "GET", "slowlog-max-len"],
-    ["CONFIG", "SET", "slowlog-max-len", "100", "timeout", "0"], ["CONFIG", "GET", "slowlog-max-len"],
+    ["CONFIG", "SET", "nosuch", "1"],
+    ["CONFIG", "SET", "slowlog-max-len", "7", "NoSuch", "2"],
+    ["CONFIG", "SET", "slowlog-max-len", "8", "SLOWLOG-MAX-LEN", "9"],
+    ["CONFIG", "SET", "slowlog-max-len", "5", "nosuch"],
+    ["CONFIG", "SET", "slowlog-max-len"],
+    ["CONFIG", "GET", "slowlog-max-len"],
+    ["CONFIG", "SET", "slowlog-max-len", "100", "timeout", "0"],
+    ["CONFIG", "GET", "slowlog-max-len"],
   ];
   const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((c) => c.pipeline(calls)));
   expect(kv).toEqual(redis!);
@@ -390,9 +446,21 @@ test("CONFIG SET refuses an unknown name, a repeated one and an odd count as red
 
 test("past maxmemory, commands that may grow the data are refused with Redis's OOM error, as redis-server refuses them", async () => {
   const calls = [
-    ["SET", "mm", "v"], ["CONFIG", "SET", "maxmemory", "1"], ["SET", "mm", "w"], ["GET", "mm"], ["INCR", "n"], ["DEL", "nothing"],
-    ["MULTI"], ["GET", "mm"], ["EXEC"], ["CONFIG", "GET", "maxmemory"], ["CONFIG", "SET", "maxmemory", "0"], ["SET", "mm", "x"],
-    ["CONFIG", "SET", "maxmemory", "5mb"], ["CONFIG", "GET", "maxmemory"], ["CONFIG", "SET", "maxmemory", "0"],
+    ["SET", "mm", "v"],
+    ["CONFIG", "SET", "maxmemory", "1"],
+    ["SET", "mm", "w"],
+    ["GET", "mm"],
+    ["INCR", "n"],
+    ["DEL", "nothing"],
+    ["MULTI"],
+    ["GET", "mm"],
+    ["EXEC"],
+    ["CONFIG", "GET", "maxmemory"],
+    ["CONFIG", "SET", "maxmemory", "0"],
+    ["SET", "mm", "x"],
+    ["CONFIG", "SET", "maxmemory", "5mb"],
+    ["CONFIG", "GET", "maxmemory"],
+    ["CONFIG", "SET", "maxmemory", "0"],
   ];
   const [redis, kv] = await Promise.all([s.redisClient, s.kvClient].map((c) => c.pipeline(calls)));
   expect(kv).toEqual(redis!);

@@ -182,7 +182,10 @@ describe("KeyTable", () => {
       // Freed entries of the size a moved entry below takes (a 40-byte value).
       for (let i = 0; i < 4; i++) apply(table, model, { kind: "set", key: `big:${i}`, value: "y".repeat(42) });
       for (let i = 0; i < 4; i++) apply(table, model, { kind: "delete", key: `big:${i}` });
-      return [{ table, model }, { table: table.snapshot() as KeyTable<Value>, model: new Map(model) }];
+      return [
+        { table, model },
+        { table: table.snapshot() as KeyTable<Value>, model: new Map(model) },
+      ];
     };
     const readTimes = (side: Sides) => [...side.model.keys()].map((k) => side.table.readTime(side.table.find(k)));
     const writes: Record<string, (side: Sides) => void> = {

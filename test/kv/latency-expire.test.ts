@@ -32,27 +32,41 @@ async function after(port: number, setup: string[][], untilMs?: number): Promise
   return { events: latest.map((event) => event[0] as string), samples };
 }
 
-test("a busy expiry cycle past the threshold is an expire-cycle event in both servers", async () => {
-  const setup = [["CONFIG", "SET", "latency-monitor-threshold", "1"]];
-  const [redis, kv] = [await after(servers.redis.port, setup), await after(servers.kv.port, setup)];
-  expect(redis.events).toContain("expire-cycle");
-  expect(kv.events).toContain("expire-cycle");
-  // Each sample: a Unix time in seconds and the worst cycle of that second in ms, at the threshold or over.
-  for (const samples of [redis.samples, kv.samples]) {
-    expect(samples.length).toBeGreaterThan(0);
-    for (const [time, ms] of samples) {
-      expect(typeof time).toBe("bigint");
-      expect(ms as bigint).toBeGreaterThanOrEqual(1n);
+test(
+  "a busy expiry cycle past the threshold is an expire-cycle event in both servers",
+  async () => {
+    const setup = [["CONFIG", "SET", "latency-monitor-threshold", "1"]];
+    const [redis, kv] = [await after(servers.redis.port, setup), await after(servers.kv.port, setup)];
+    expect(redis.events).toContain("expire-cycle");
+    expect(kv.events).toContain("expire-cycle");
+    // Each sample: a Unix time in seconds and the worst cycle of that second in ms, at the threshold or over.
+    for (const samples of [redis.samples, kv.samples]) {
+      expect(samples.length).toBeGreaterThan(0);
+      for (const [time, ms] of samples) {
+        expect(typeof time).toBe("bigint");
+        expect(ms as bigint).toBeGreaterThanOrEqual(1n);
+      }
     }
-  }
-}, roundsTimeoutMs);
+  },
+  roundsTimeoutMs,
+);
 
-test("with the expiry cycle off, or the monitor off, there is no expire-cycle event in either server", async () => {
-  for (const setup of [[["CONFIG", "SET", "latency-monitor-threshold", "1"], ["DEBUG", "SET-ACTIVE-EXPIRE", "0"]], [["CONFIG", "SET", "latency-monitor-threshold", "0"]]]) {
-    // Long enough for a cycle to have run had it been on: the keys are set and expire meanwhile.
-    const [redis, kv] = [await after(servers.redis.port, setup, 500), await after(servers.kv.port, setup, 500)];
-    expect(kv.events.includes("expire-cycle")).toBe(redis.events.includes("expire-cycle"));
-    expect(kv.events).not.toContain("expire-cycle");
-    expect(kv.samples).toEqual([]);
-  }
-}, roundsTimeoutMs);
+test(
+  "with the expiry cycle off, or the monitor off, there is no expire-cycle event in either server",
+  async () => {
+    for (const setup of [
+      [
+        ["CONFIG", "SET", "latency-monitor-threshold", "1"],
+        ["DEBUG", "SET-ACTIVE-EXPIRE", "0"],
+      ],
+      [["CONFIG", "SET", "latency-monitor-threshold", "0"]],
+    ]) {
+      // Long enough for a cycle to have run had it been on: the keys are set and expire meanwhile.
+      const [redis, kv] = [await after(servers.redis.port, setup, 500), await after(servers.kv.port, setup, 500)];
+      expect(kv.events.includes("expire-cycle")).toBe(redis.events.includes("expire-cycle"));
+      expect(kv.events).not.toContain("expire-cycle");
+      expect(kv.samples).toEqual([]);
+    }
+  },
+  roundsTimeoutMs,
+);

@@ -60,7 +60,7 @@ describe("side by side with redis-server", () => {
     expect(await same("LATENCY", "HISTORY", "command")).toEqual([]);
   });
 
-  test("a command at or over the threshold is recorded under \"command\": LATEST and HISTORY", async () => {
+  test('a command at or over the threshold is recorded under "command": LATEST and HISTORY', async () => {
     expect(await same("CONFIG", "SET", "latency-monitor-threshold", "50")).toEqual({ s: "OK" });
     await onBoth(async (c) => {
       // Below the threshold: nothing.
@@ -205,7 +205,10 @@ describe("INFO latencystats side by side", () => {
       expect(Number(line![1])).toBeLessThan(67_634);
     }
     for (const c of both()) expect(String(await c.call("INFO"))).not.toContain("latency_percentiles_usec_");
-    const titles = async (c: RespClient) => String(await c.call("INFO", "all")).split("\r\n").filter((l) => l.startsWith("# "));
+    const titles = async (c: RespClient) =>
+      String(await c.call("INFO", "all"))
+        .split("\r\n")
+        .filter((l) => l.startsWith("# "));
     expect(await titles(servers.kvClient)).toEqual(await titles(servers.redisClient));
   });
 
@@ -214,8 +217,12 @@ describe("INFO latencystats side by side", () => {
     expect(await same("CONFIG", "GET", name)).toEqual([name, "50 99 99.9"]);
     expect(await same("CONFIG", "SET", name, "0 1e2 99.99")).toEqual({ s: "OK" });
     expect(await same("CONFIG", "GET", name)).toEqual([name, "0 100 99.99"]);
-    expect(await same("CONFIG", "SET", name, "50 abc")).toEqual({ e: `ERR CONFIG SET failed (possibly related to argument '${name}') - Invalid ${name} parameters` });
-    expect(await same("CONFIG", "SET", name, "100.5")).toEqual({ e: `ERR CONFIG SET failed (possibly related to argument '${name}') - ${name} parameters should sit between [0.0,100.0]` });
+    expect(await same("CONFIG", "SET", name, "50 abc")).toEqual({
+      e: `ERR CONFIG SET failed (possibly related to argument '${name}') - Invalid ${name} parameters`,
+    });
+    expect(await same("CONFIG", "SET", name, "100.5")).toEqual({
+      e: `ERR CONFIG SET failed (possibly related to argument '${name}') - ${name} parameters should sit between [0.0,100.0]`,
+    });
     expect(await same("CONFIG", "GET", name)).toEqual([name, "0 100 99.99"]);
     const kvLine = /^latency_percentiles_usec_debug:(.*)\r$/m.exec(String(await servers.kvClient.call("INFO", "latencystats")))![1]!;
     expect(kvLine).toMatch(/^p0=\d+\.\d{3},p100=\d+\.\d{3},p99\.99=\d+\.\d{3}$/);
@@ -230,7 +237,11 @@ describe("LatencyHistogram", () => {
     const h = new LatencyHistogram();
     for (const ns of [500, 500, 500, 1500, 40_000]) h.record(ns);
     // 1,024 + 8 − 1 ns → 1 µs; 2,048 + 16 − 1 → 2; 65,536 + 512 − 1 → 66 (4 … 33 add nothing).
-    expect(h.cumulative()).toEqual([[1, 3], [2, 4], [66, 5]]);
+    expect(h.cumulative()).toEqual([
+      [1, 3],
+      [2, 4],
+      [66, 5],
+    ]);
     expect(h.calls).toBe(5);
   });
 
@@ -239,7 +250,9 @@ describe("LatencyHistogram", () => {
     for (const ns of [500, 500, 500, 1500, 40_000]) h.record(ns);
     // 500 is in a bucket 2 ns wide, 1,500 in one 8 wide, 40,000 in one 256 wide from 39,936; the
     // share is rounded: 69% of 5 calls is the 3rd, 70% the 4th.
-    expect([h.percentileNs(0), h.percentileNs(50), h.percentileNs(69), h.percentileNs(70), h.percentileNs(99), h.percentileNs(100)]).toEqual([500, 501, 501, 1503, 40_191, 40_191]);
+    expect([h.percentileNs(0), h.percentileNs(50), h.percentileNs(69), h.percentileNs(70), h.percentileNs(99), h.percentileNs(100)]).toEqual([
+      500, 501, 501, 1503, 40_191, 40_191,
+    ]);
   });
 
   test("values are clamped into 1 ns … 1 s, as Redis clamps them; a value at a level's edge counts there", () => {
@@ -248,7 +261,11 @@ describe("LatencyHistogram", () => {
     h.record(1031); // the last value of 1,024's bucket (8 ns wide)
     h.record(1032); // the first past it
     h.record(5e9);
-    expect(h.cumulative()).toEqual([[1, 2], [2, 3], [1_082_130, 4]]);
+    expect(h.cumulative()).toEqual([
+      [1, 2],
+      [2, 3],
+      [1_082_130, 4],
+    ]);
   });
 });
 
@@ -327,7 +344,10 @@ describe("svc's events", () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-latency-aof-"));
     const big = "x".repeat(64 * 1024 * 1024);
     try {
-      for (const [policy, event] of [["everysec", "aof-write"], ["always", "aof-fsync-always"]] as const) {
+      for (const [policy, event] of [
+        ["everysec", "aof-write"],
+        ["always", "aof-fsync-always"],
+      ] as const) {
         const monitor = new LatencyMonitor(new ManualClock());
         monitor.thresholdMs = 1;
         const log = new AppendLog(join(dir, `${policy}.aof`), policy, 0, { latency: monitor });

@@ -26,31 +26,148 @@ async function lazyfreed(client: RespClient): Promise<number> {
   return infoField(client, "lazyfreed_objects");
 }
 
-const range = <T,>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
+const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
 
 /** Steps run on both servers, and how many objects each frees the lazy way (what Redis counts). */
-const steps: [what: string, commands: string[][], freed: number][] = ([
-  ["UNLINK a hash of 1,000 fields (a hash table)", [["HSET", "h", ...range(1000, (i) => [`f${i}`, "v"]).flat()], ["UNLINK", "h"]], 1],
-  ["UNLINK a hash of 10 fields (a listpack)", [["HSET", "h", ...range(10, (i) => [`f${i}`, "v"]).flat()], ["UNLINK", "h"]], 0],
-  ["UNLINK a string of 1 MB", [["SET", "s", "x".repeat(1 << 20)], ["UNLINK", "s"]], 0],
-  ["UNLINK a set of 100 words (a hash table in 7.0)", [["SADD", "w", ...range(100, (i) => `m${i}`)], ["UNLINK", "w"]], 1],
-  ["UNLINK a set of 60 words (64 allocations or fewer)", [["SADD", "w", ...range(60, (i) => `m${i}`)], ["UNLINK", "w"]], 0],
-  ["UNLINK a set of 100 integers (an intset)", [["SADD", "i", ...range(100, String)], ["UNLINK", "i"]], 0],
-  ["UNLINK a sorted set of 200 members (a skiplist)", [["ZADD", "z", ...range(200, (i) => [String(i), `m${i}`]).flat()], ["UNLINK", "z"]], 1],
+const steps: [what: string, commands: string[][], freed: number][] = [
+  [
+    "UNLINK a hash of 1,000 fields (a hash table)",
+    [
+      ["HSET", "h", ...range(1000, (i) => [`f${i}`, "v"]).flat()],
+      ["UNLINK", "h"],
+    ],
+    1,
+  ],
+  [
+    "UNLINK a hash of 10 fields (a listpack)",
+    [
+      ["HSET", "h", ...range(10, (i) => [`f${i}`, "v"]).flat()],
+      ["UNLINK", "h"],
+    ],
+    0,
+  ],
+  [
+    "UNLINK a string of 1 MB",
+    [
+      ["SET", "s", "x".repeat(1 << 20)],
+      ["UNLINK", "s"],
+    ],
+    0,
+  ],
+  [
+    "UNLINK a set of 100 words (a hash table in 7.0)",
+    [
+      ["SADD", "w", ...range(100, (i) => `m${i}`)],
+      ["UNLINK", "w"],
+    ],
+    1,
+  ],
+  [
+    "UNLINK a set of 60 words (64 allocations or fewer)",
+    [
+      ["SADD", "w", ...range(60, (i) => `m${i}`)],
+      ["UNLINK", "w"],
+    ],
+    0,
+  ],
+  [
+    "UNLINK a set of 100 integers (an intset)",
+    [
+      ["SADD", "i", ...range(100, String)],
+      ["UNLINK", "i"],
+    ],
+    0,
+  ],
+  [
+    "UNLINK a sorted set of 200 members (a skiplist)",
+    [
+      ["ZADD", "z", ...range(200, (i) => [String(i), `m${i}`]).flat()],
+      ["UNLINK", "z"],
+    ],
+    1,
+  ],
   ["UNLINK a list of 100,000 items (hundreds of nodes)", [...range(10, (b) => ["RPUSH", "l", ...range(10_000, (i) => `item${b}:${i}`)]), ["UNLINK", "l"]], 1],
-  ["UNLINK a list of 1,000 items (a few nodes)", [["RPUSH", "l", ...range(1000, (i) => `item${i}`)], ["UNLINK", "l"]], 0],
+  [
+    "UNLINK a list of 1,000 items (a few nodes)",
+    [
+      ["RPUSH", "l", ...range(1000, (i) => `item${i}`)],
+      ["UNLINK", "l"],
+    ],
+    0,
+  ],
   ["UNLINK a stream of 10,000 entries (100 nodes)", [...range(10_000, (i) => ["XADD", "x", `1-${i + 1}`, "f", "v"]), ["UNLINK", "x"]], 1],
   ["UNLINK a stream of 100 entries", [...range(100, (i) => ["XADD", "x", `1-${i + 1}`, "f", "v"]), ["UNLINK", "x"]], 0],
-  ["UNLINK of several large values at once, and of a missing key", [["HSET", "a", ...range(600, (i) => [`f${i}`, "v"]).flat()], ["SADD", "b", ...range(100, (i) => `m${i}`)], ["UNLINK", "a", "b", "nope"]], 2],
-  ["DEL of a large hash: freed at once", [["HSET", "h", ...range(1000, (i) => [`f${i}`, "v"]).flat()], ["DEL", "h"]], 0],
-  ["DEL under lazyfree-lazy-user-del yes", [["CONFIG", "SET", "lazyfree-lazy-user-del", "yes"], ["HSET", "h", ...range(1000, (i) => [`f${i}`, "v"]).flat()], ["DEL", "h"], ["CONFIG", "SET", "lazyfree-lazy-user-del", "no"]], 1],
-  ["FLUSHDB ASYNC of 500 keys (one object each)", [["MSET", ...range(500, (i) => [`k${i}`, "v"]).flat()], ["FLUSHDB", "ASYNC"]], 500],
-  ["FLUSHDB SYNC", [["MSET", ...range(500, (i) => [`k${i}`, "v"]).flat()], ["FLUSHDB", "SYNC"]], 0],
-  ["FLUSHALL ASYNC of keys in two databases", [["MSET", "a", "1", "b", "2"], ["SELECT", "3"], ["MSET", "c", "3", "d", "4", "e", "5"], ["SELECT", "0"], ["FLUSHALL", "ASYNC"]], 5],
+  [
+    "UNLINK of several large values at once, and of a missing key",
+    [
+      ["HSET", "a", ...range(600, (i) => [`f${i}`, "v"]).flat()],
+      ["SADD", "b", ...range(100, (i) => `m${i}`)],
+      ["UNLINK", "a", "b", "nope"],
+    ],
+    2,
+  ],
+  [
+    "DEL of a large hash: freed at once",
+    [
+      ["HSET", "h", ...range(1000, (i) => [`f${i}`, "v"]).flat()],
+      ["DEL", "h"],
+    ],
+    0,
+  ],
+  [
+    "DEL under lazyfree-lazy-user-del yes",
+    [
+      ["CONFIG", "SET", "lazyfree-lazy-user-del", "yes"],
+      ["HSET", "h", ...range(1000, (i) => [`f${i}`, "v"]).flat()],
+      ["DEL", "h"],
+      ["CONFIG", "SET", "lazyfree-lazy-user-del", "no"],
+    ],
+    1,
+  ],
+  [
+    "FLUSHDB ASYNC of 500 keys (one object each)",
+    [
+      ["MSET", ...range(500, (i) => [`k${i}`, "v"]).flat()],
+      ["FLUSHDB", "ASYNC"],
+    ],
+    500,
+  ],
+  [
+    "FLUSHDB SYNC",
+    [
+      ["MSET", ...range(500, (i) => [`k${i}`, "v"]).flat()],
+      ["FLUSHDB", "SYNC"],
+    ],
+    0,
+  ],
+  [
+    "FLUSHALL ASYNC of keys in two databases",
+    [
+      ["MSET", "a", "1", "b", "2"],
+      ["SELECT", "3"],
+      ["MSET", "c", "3", "d", "4", "e", "5"],
+      ["SELECT", "0"],
+      ["FLUSHALL", "ASYNC"],
+    ],
+    5,
+  ],
   ["FLUSHALL of an empty server, ASYNC", [["FLUSHALL", "ASYNC"]], 0],
-  ["FLUSHALL under lazyfree-lazy-user-flush yes", [["CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"], ["MSET", "a", "1", "b", "2"], ["FLUSHALL"], ["CONFIG", "SET", "lazyfree-lazy-user-flush", "no"]], 2],
-  ["FLUSHALL SYNC under lazyfree-lazy-user-flush yes", [["CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"], ["MSET", "a", "1", "b", "2"], ["FLUSHALL", "SYNC"], ["CONFIG", "SET", "lazyfree-lazy-user-flush", "no"]], 0],
-] as [string, string[][], number][]);
+  [
+    "FLUSHALL under lazyfree-lazy-user-flush yes",
+    [["CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"], ["MSET", "a", "1", "b", "2"], ["FLUSHALL"], ["CONFIG", "SET", "lazyfree-lazy-user-flush", "no"]],
+    2,
+  ],
+  [
+    "FLUSHALL SYNC under lazyfree-lazy-user-flush yes",
+    [
+      ["CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"],
+      ["MSET", "a", "1", "b", "2"],
+      ["FLUSHALL", "SYNC"],
+      ["CONFIG", "SET", "lazyfree-lazy-user-flush", "no"],
+    ],
+    0,
+  ],
+] as [string, string[][], number][];
 
 test("lazyfreed_objects counts what redis-server counts, step by step, and CONFIG RESETSTAT zeroes it", async () => {
   for (const client of [servers.redisClient, servers.kvClient]) await client.pipeline([["FLUSHALL"], ["CONFIG", "RESETSTAT"]]);

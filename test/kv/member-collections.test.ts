@@ -86,7 +86,8 @@ describe("FieldMap", () => {
     { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom("\u0000", "\u00ff", "a", "\r"), maxLength: 3 }) },
   );
   const hashField = fc.oneof({ weight: 60, arbitrary: hashName }, { weight: 1, arbitrary: longName });
-  const hashBurst = <T>(step: fc.Arbitrary<T>) => fc.array(fc.array(step, { minLength: 1, maxLength: hashListpackEntriesMax * 2, size: "max" }), { maxLength: 6 });
+  const hashBurst = <T>(step: fc.Arbitrary<T>) =>
+    fc.array(fc.array(step, { minLength: 1, maxLength: hashListpackEntriesMax * 2, size: "max" }), { maxLength: 6 });
 
   test("behaves as a Map across its three forms, in insertion order until the table, and is compact exactly while Redis keeps a listpack", () => {
     fc.assert(
@@ -137,13 +138,23 @@ describe("FieldMap", () => {
 
 describe("clones of packed collections", () => {
   test("a packed hash's or set's clone changes without the original, even where a value is rewritten in place", () => {
-    const hash = new FieldMap([["a", "1"], ["b", "2"]]);
+    const hash = new FieldMap([
+      ["a", "1"],
+      ["b", "2"],
+    ]);
     const hashCopy = hash.clone();
     expect(hashCopy.compact).toBe(true);
     hashCopy.set("a", "9");
     hashCopy.set("c", "3");
-    expect(hash.entries()).toEqual([["a", "1"], ["b", "2"]]);
-    expect(hashCopy.entries()).toEqual([["a", "9"], ["b", "2"], ["c", "3"]]);
+    expect(hash.entries()).toEqual([
+      ["a", "1"],
+      ["b", "2"],
+    ]);
+    expect(hashCopy.entries()).toEqual([
+      ["a", "9"],
+      ["b", "2"],
+      ["c", "3"],
+    ]);
     const set = new MemberSet(["x", "y"]);
     const setCopy = set.clone();
     setCopy.delete("x");
@@ -341,7 +352,12 @@ describe("through commands", () => {
       test(`${command}: every element present throughout is returned while ${size} grow by 40 per step`, () => {
         const stable = Array.from({ length: size }, (_, i) => `stable${i}`);
         add("c", stable);
-        const seen = walk(command, "c", (step) => add("c", Array.from({ length: 40 }, (_, i) => `late${step}:${i}`)));
+        const seen = walk(command, "c", (step) =>
+          add(
+            "c",
+            Array.from({ length: 40 }, (_, i) => `late${step}:${i}`),
+          ),
+        );
         for (const member of stable) expect(seen.has(member)).toBe(true);
       });
     }
@@ -375,7 +391,10 @@ describe("through commands", () => {
   test("SRANDMEMBER, SPOP and HRANDFIELD with a count keep Redis's contract in every form and count", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 400 }), fc.boolean(), fc.integer({ min: -500, max: 500 }), fc.integer({ min: 0, max: 500 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.boolean(),
+        fc.integer({ min: -500, max: 500 }),
+        fc.integer({ min: 0, max: 500 }),
         (size, withLong, count, popCount) => {
           const members = Array.from({ length: size }, (_, i) => (withLong && i === 0 ? "l".repeat(packedItemBytesMax + 1) : `m${i}`));
           const present = new Set(members);

@@ -45,7 +45,11 @@ describe("MEMORY STATS side by side", () => {
   });
 
   test("arity and the unknown subcommand, as Redis answers them", async () => {
-    for (const argv of [["MEMORY", "STATS", "x"], ["MEMORY", "DOCTOR", "x"], ["MEMORY", "NOPE"]]) {
+    for (const argv of [
+      ["MEMORY", "STATS", "x"],
+      ["MEMORY", "DOCTOR", "x"],
+      ["MEMORY", "NOPE"],
+    ]) {
       const [redis, kv] = await Promise.all([servers.redisClient.call(...argv), servers.kvClient.call(...argv)]);
       expect(kv, argv.join(" ")).toEqual(redis);
     }
@@ -86,8 +90,20 @@ describe("MEMORY STATS figures", () => {
 describe("MEMORY DOCTOR and MALLOC-STATS", () => {
   /** A state the doctor judges, with nothing notable unless a test says so. */
   const state = (over: Partial<MemoryStats>): MemoryStats => ({
-    peakBytes: 60 * mb, usedBytes: 60 * mb, startupBytes: 40 * mb, clientBytes: 0, aofBufferBytes: 0, scriptBytes: 0, databases: [],
-    overheadBytes: 40 * mb, keys: 1000, activeBytes: 60 * mb, rssBytes: 70 * mb, scripts: 0, clients: 1, ...over,
+    peakBytes: 60 * mb,
+    usedBytes: 60 * mb,
+    startupBytes: 40 * mb,
+    clientBytes: 0,
+    aofBufferBytes: 0,
+    scriptBytes: 0,
+    databases: [],
+    overheadBytes: 40 * mb,
+    keys: 1000,
+    activeBytes: 60 * mb,
+    rssBytes: 70 * mb,
+    scripts: 0,
+    clients: 1,
+    ...over,
   });
 
   test("little data is all the doctor says, whatever else stands out: no keys, or under 5 MB grown since start", () => {

@@ -33,8 +33,14 @@ describe("MEMORY USAGE tracks the heap", () => {
     ["a list of 200k (a deque)", () => batches((b) => ["RPUSH", "k", ...range(1000, (i) => `item:${b * 1000 + i}`)])],
     ["a set of 200k (a table)", () => batches((b) => ["SADD", "k", ...range(1000, (i) => `member:${b * 1000 + i}`)])],
     ["a hash of 200k (a table)", () => batches((b) => ["HSET", "k", ...range(2000, (i) => (i % 2 === 0 ? `f:${b * 1000 + i}` : `value:${i}`))])],
-    ["a hash of 200k with 100-byte values (held beside the table)", () => batches((b) => ["HSET", "k", ...range(2000, (i) => (i % 2 === 0 ? `f:${b * 1000 + i}` : "v".repeat(100) + i))])],
-    ["a sorted set of 200k (a tree and an index)", () => batches((b) => ["ZADD", "k", ...range(2000, (i) => (i % 2 === 0 ? String((b * 1000 + i) / 7) : `member:${b * 1000 + i}`))])],
+    [
+      "a hash of 200k with 100-byte values (held beside the table)",
+      () => batches((b) => ["HSET", "k", ...range(2000, (i) => (i % 2 === 0 ? `f:${b * 1000 + i}` : "v".repeat(100) + i))]),
+    ],
+    [
+      "a sorted set of 200k (a tree and an index)",
+      () => batches((b) => ["ZADD", "k", ...range(2000, (i) => (i % 2 === 0 ? String((b * 1000 + i) / 7) : `member:${b * 1000 + i}`))]),
+    ],
     ["a Bloom filter for 1M items", () => [["BF.RESERVE", "k", "0.001", "1000000"]]],
   ];
   /**

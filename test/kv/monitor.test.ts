@@ -38,51 +38,88 @@ describe("MONITOR, side by side with redis-server", () => {
   test("the monitors see the same commands, quoted alike", async () => {
     expect(await Promise.all(monitors.map((m) => m.call("MONITOR")))).toEqual([{ s: "OK" }, { s: "OK" }]);
     const commands = [
-      ["SET", "a", "b"], ["GET", "a"], ["CONFIG", "GET", "maxmemory"], ["SLOWLOG", "LEN"], ["AUTH", "x"],
-      ["MULTI"], ["SET", "x", "1"], ["GET", "x"], ["EXEC"], ["SELECT", "1"], ["SET", "y", "a\nb\u0001\u00ff\"q\\ \t\r"],
-      ["PING"], ["NOPE"], ["GET"], ["HELLO", "2", "AUTH", "default", "pw"], ["CLIENT", "SETNAME", "me"], ["ECHO", "hi"],
-      ["DEL", "a", "x", "y"], ["SELECT", "0"], ["EVAL", "redis.call('set', 'e', '1') return redis.call('del', 'e')", "0"], ["ECHO", "last"],
+      ["SET", "a", "b"],
+      ["GET", "a"],
+      ["CONFIG", "GET", "maxmemory"],
+      ["SLOWLOG", "LEN"],
+      ["AUTH", "x"],
+      ["MULTI"],
+      ["SET", "x", "1"],
+      ["GET", "x"],
+      ["EXEC"],
+      ["SELECT", "1"],
+      ["SET", "y", 'a\nb\u0001\u00ff"q\\ \t\r'],
+      ["PING"],
+      ["NOPE"],
+      ["GET"],
+      ["HELLO", "2", "AUTH", "default", "pw"],
+      ["CLIENT", "SETNAME", "me"],
+      ["ECHO", "hi"],
+      ["DEL", "a", "x", "y"],
+      ["SELECT", "0"],
+      ["EVAL", "redis.call('set', 'e', '1') return redis.call('del', 'e')", "0"],
+      ["ECHO", "last"],
     ];
     const replies = await Promise.all(clients.map((c) => c.pipeline(commands)));
     expect(replies[1]!.length).toBe(replies[0]!.length);
-    const seen = await Promise.all(monitors.map(async (m) => {
-      const lines: string[] = [];
-      while (lines.at(-1) !== '[0] "ECHO" "last"') lines.push(normalized(await m.read()));
-      return lines;
-    }));
+    const seen = await Promise.all(
+      monitors.map(async (m) => {
+        const lines: string[] = [];
+        while (lines.at(-1) !== '[0] "ECHO" "last"') lines.push(normalized(await m.read()));
+        return lines;
+      }),
+    );
     expect(seen[1]).toEqual(seen[0]!);
     expect(seen[1]).toEqual([
-      '[0] "SET" "a" "b"', '[0] "GET" "a"', '[0] "AUTH" "(redacted)"', '[0] "MULTI"', '[0] "SET" "x" "1"', '[0] "GET" "x"',
-      '[0] "EXEC"', '[1] "SELECT" "1"', '[1] "SET" "y" "a\\nb\\x01\\xff\\"q\\\\ \\t\\r"', '[1] "PING"',
-      '[1] "HELLO" "2" "AUTH" "(redacted)" "(redacted)"', '[1] "CLIENT" "SETNAME" "me"', '[1] "ECHO" "hi"',
-      '[1] "DEL" "a" "x" "y"', '[0] "SELECT" "0"', `[0] "EVAL" "redis.call('set', 'e', '1') return redis.call('del', 'e')" "0"`,
-      '[0 lua] "set" "e" "1"', '[0 lua] "del" "e"', '[0] "ECHO" "last"',
+      '[0] "SET" "a" "b"',
+      '[0] "GET" "a"',
+      '[0] "AUTH" "(redacted)"',
+      '[0] "MULTI"',
+      '[0] "SET" "x" "1"',
+      '[0] "GET" "x"',
+      '[0] "EXEC"',
+      '[1] "SELECT" "1"',
+      '[1] "SET" "y" "a\\nb\\x01\\xff\\"q\\\\ \\t\\r"',
+      '[1] "PING"',
+      '[1] "HELLO" "2" "AUTH" "(redacted)" "(redacted)"',
+      '[1] "CLIENT" "SETNAME" "me"',
+      '[1] "ECHO" "hi"',
+      '[1] "DEL" "a" "x" "y"',
+      '[0] "SELECT" "0"',
+      `[0] "EVAL" "redis.call('set', 'e', '1') return redis.call('del', 'e')" "0"`,
+      '[0 lua] "set" "e" "1"',
+      '[0 lua] "del" "e"',
+      '[0] "ECHO" "last"',
     ]);
   });
 
   test("a monitoring client may PING (and sees it) but not touch the keyspace; MONITOR again is ignored", async () => {
-    const replies = await Promise.all(monitors.map(async (m) => {
-      const [get, ping] = await m.pipeline([["GET", "a"], ["PING"]]);
-      const pingShown = normalized(await m.read());
-      // MONITOR again answers nothing: the next reply is the PING's.
-      m.writeRaw("*1\r\n$7\r\nMONITOR\r\n*1\r\n$4\r\nPING\r\n");
-      return [get, ping, pingShown, await m.read(), normalized(await m.read())];
-    }));
+    const replies = await Promise.all(
+      monitors.map(async (m) => {
+        const [get, ping] = await m.pipeline([["GET", "a"], ["PING"]]);
+        const pingShown = normalized(await m.read());
+        // MONITOR again answers nothing: the next reply is the PING's.
+        m.writeRaw("*1\r\n$7\r\nMONITOR\r\n*1\r\n$4\r\nPING\r\n");
+        return [get, ping, pingShown, await m.read(), normalized(await m.read())];
+      }),
+    );
     expect(replies[1]).toEqual(replies[0]!);
     expect(replies[1]).toEqual([{ e: "ERR Replica can't interact with the keyspace" }, { s: "PONG" }, '[0] "PING"', { s: "PONG" }, '[0] "PING"']);
   });
 
   test("MONITOR inside EXEC is refused; RESET ends monitoring; CLIENT LIST flags a monitor O", async () => {
-    const replies = await Promise.all([s.redis.port, s.kv.port].map(async (port) => {
-      const c = await RespClient.connect(port);
-      const inExec = await c.pipeline([["MULTI"], ["MONITOR"], ["EXEC"]]);
-      await c.call("MONITOR");
-      const flags = /flags=(\w+)/.exec((await clients[port === s.redis.port ? 0 : 1]!.call("CLIENT", "LIST")) as string);
-      const listed = ((await clients[port === s.redis.port ? 0 : 1]!.call("CLIENT", "LIST")) as string).split("\n").some((l) => l.includes("flags=O"));
-      const afterReset = await c.pipeline([["RESET"], ["SET", "r", "1"], ["DEL", "r"]]);
-      c.close();
-      return [inExec, flags !== null, listed, afterReset];
-    }));
+    const replies = await Promise.all(
+      [s.redis.port, s.kv.port].map(async (port) => {
+        const c = await RespClient.connect(port);
+        const inExec = await c.pipeline([["MULTI"], ["MONITOR"], ["EXEC"]]);
+        await c.call("MONITOR");
+        const flags = /flags=(\w+)/.exec((await clients[port === s.redis.port ? 0 : 1]!.call("CLIENT", "LIST")) as string);
+        const listed = ((await clients[port === s.redis.port ? 0 : 1]!.call("CLIENT", "LIST")) as string).split("\n").some((l) => l.includes("flags=O"));
+        const afterReset = await c.pipeline([["RESET"], ["SET", "r", "1"], ["DEL", "r"]]);
+        c.close();
+        return [inExec, flags !== null, listed, afterReset];
+      }),
+    );
     expect(replies[1]).toEqual(replies[0]!);
     expect(replies[1]![0]).toEqual([{ s: "OK" }, { s: "QUEUED" }, [{ e: "ERR MONITOR isn't allowed for DENY BLOCKING client" }]]);
     expect(replies[1]![2]).toBe(true);
@@ -92,15 +129,19 @@ describe("MONITOR, side by side with redis-server", () => {
 
 describe("quoting", () => {
   test("every byte is printable as itself, an escape, or \\xHH, and the quoted text decodes back", () => {
-    const unescape = (text: string) =>
-      text.slice(1, -1).replace(/\\(x[0-9a-f]{2}|.)/g, (_, e: string) =>
-        e[0] === "x" ? String.fromCharCode(parseInt(e.slice(1), 16)) : ({ n: "\n", r: "\r", t: "\t", a: "\u0007", b: "\b" } as Record<string, string>)[e] ?? e,
-      );
+    const unescaped = (text: string) =>
+      text
+        .slice(1, -1)
+        .replace(/\\(x[0-9a-f]{2}|.)/g, (_, e: string) =>
+          e[0] === "x"
+            ? String.fromCharCode(parseInt(e.slice(1), 16))
+            : (({ n: "\n", r: "\r", t: "\t", a: "\u0007", b: "\b" } as Record<string, string>)[e] ?? e),
+        );
     fc.assert(
       fc.property(fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 40 }), (arg) => {
         const text = quoted(arg);
         expect(text).toMatch(/^"[\x20-\x7e]*"$/);
-        expect(unescape(text)).toBe(arg);
+        expect(unescaped(text)).toBe(arg);
       }),
     );
   });

@@ -116,7 +116,7 @@ const inline: [string, Step[]][] = [
   ["an unclosed single quote", steps("SET k 'abc\r\n")],
   ["a closing quote followed by more text", steps('SET k "a"b\r\n')],
   ["a double-quoted argument next to a single-quoted one", steps(`ECHO "a"'b'\r\n`)],
-  ["double quotes with \\n \\r \\t \\b \\a \\\\ \\\" and \\xHH escapes", steps('SET inline:dq "a\\x41\\n\\r\\t\\b\\a\\\\\\"z"\r\nGET inline:dq\r\n')],
+  ['double quotes with \\n \\r \\t \\b \\a \\\\ \\" and \\xHH escapes', steps('SET inline:dq "a\\x41\\n\\r\\t\\b\\a\\\\\\"z"\r\nGET inline:dq\r\n')],
   ["a bad \\x escape and an unknown escape inside double quotes", steps('ECHO "\\xZZ\\q"\r\n')],
   ["single quotes: only \\' is an escape", steps("SET inline:sq 'it\\'s \\n'\r\nGET inline:sq\r\n")],
   ["empty quoted arguments", steps(`ECHO ""\r\nECHO ''\r\n`)],
@@ -182,16 +182,35 @@ describe.each(["ts", "native"])("svc kv with the %s RESP parser", (parser) => {
     for (let i = 0; i < count; i++) {
       const key = `pipe:${i % 97}`;
       switch (i % 10) {
-        case 0: parts.push(encodeCommand(["SET", key, `v${i}`])); break;
-        case 1: parts.push(encodeCommand(["GET", key])); break;
-        case 2: parts.push(encodeCommand(["INCR", "pipe:counter"])); break;
-        case 3: parts.push(encodeCommand(["APPEND", key, "\r\n\0\xff"])); break;
-        case 4: parts.push(Buffer.from(`ECHO "inline ${i}"\r\n`, "latin1")); break;
-        case 5: parts.push(encodeCommand(["NOSUCHCOMMAND", key])); break;
-        case 6: parts.push(encodeCommand(["GET"])); break;
-        case 7: parts.push(encodeCommand(["INCR", key])); break;
-        case 8: parts.push(Buffer.from("*0\r\n\r\n", "latin1")); break;
-        default: parts.push(encodeCommand(["RPUSH", "pipe:list", key]), encodeCommand(["LLEN", "pipe:list"]));
+        case 0:
+          parts.push(encodeCommand(["SET", key, `v${i}`]));
+          break;
+        case 1:
+          parts.push(encodeCommand(["GET", key]));
+          break;
+        case 2:
+          parts.push(encodeCommand(["INCR", "pipe:counter"]));
+          break;
+        case 3:
+          parts.push(encodeCommand(["APPEND", key, "\r\n\0\xff"]));
+          break;
+        case 4:
+          parts.push(Buffer.from(`ECHO "inline ${i}"\r\n`, "latin1"));
+          break;
+        case 5:
+          parts.push(encodeCommand(["NOSUCHCOMMAND", key]));
+          break;
+        case 6:
+          parts.push(encodeCommand(["GET"]));
+          break;
+        case 7:
+          parts.push(encodeCommand(["INCR", key]));
+          break;
+        case 8:
+          parts.push(Buffer.from("*0\r\n\r\n", "latin1"));
+          break;
+        default:
+          parts.push(encodeCommand(["RPUSH", "pipe:list", key]), encodeCommand(["LLEN", "pipe:list"]));
       }
     }
     return Buffer.concat(parts);
@@ -199,10 +218,7 @@ describe.each(["ts", "native"])("svc kv with the %s RESP parser", (parser) => {
 
   describe("pipelining and fragmentation", () => {
     test("5000 mixed commands in one write get the same replies, in order", async () => {
-      const observed = await sameAsRedis([
-        { bytes: encodeCommand(["DEL", "pipe:counter", "pipe:list"]) },
-        { bytes: pipelineOf(5000) },
-      ]);
+      const observed = await sameAsRedis([{ bytes: encodeCommand(["DEL", "pipe:counter", "pipe:list"]) }, { bytes: pipelineOf(5000) }]);
       expect(observed[1]!.replies.length).toBeGreaterThan(50_000);
     });
 
@@ -257,8 +273,14 @@ describe.each(["ts", "native"])("svc kv with the %s RESP parser", (parser) => {
         await observe(port, [{ bytes: `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${bulk}\r\n` }, { bytes: Buffer.alloc(bulk - 1, "x") }]),
         await observe(port, [{ bytes: encodeCommand(["BLPOP", "qb:nothing", "0"]) }, { bytes: pipelined }]),
       ]);
-      expect(redisBulk).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
-      expect(redisBlocked).toEqual([{ replies: "", closed: false }, { replies: "", closed: true }]);
+      expect(redisBulk).toEqual([
+        { replies: "", closed: false },
+        { replies: "", closed: true },
+      ]);
+      expect(redisBlocked).toEqual([
+        { replies: "", closed: false },
+        { replies: "", closed: true },
+      ]);
       expect(kvBulk).toEqual(redisBulk!);
       expect(kvBlocked).toEqual(redisBlocked!);
     });

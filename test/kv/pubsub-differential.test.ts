@@ -13,17 +13,27 @@ const servers = redisAndKv();
 const numRuns = 300;
 
 describe("pub/sub against redis-server, generated", () => {
-  test("subscriptions, messages and introspection on RESP2 and RESP3 clients match redis-server's", async () => {
-    await duetProperty(servers, steps, options, numRuns);
-  }, propertyTimeoutMs);
+  test(
+    "subscriptions, messages and introspection on RESP2 and RESP3 clients match redis-server's",
+    async () => {
+      await duetProperty(servers, steps, options, numRuns);
+    },
+    propertyTimeoutMs,
+  );
 });
 
 describe("discrepancies the generated runs found, kept as cases", () => {
   test("PUBSUB CHANNELS and SHARDCHANNELS take one pattern at most", async () => {
     const a = (...argv: string[]): Step => ({ client: "A", argv });
-    await expectSameDuet(servers, [
-      a("SUBSCRIBE", "c1"), { client: "B", argv: ["PUBSUB", "CHANNELS", "a", "b"] }, { client: "B", argv: ["pubsub", "shardchannels", "*", "*"] },
-      { client: "C", argv: ["PUBSUB", "CHANNELS", "*"] },
-    ], options);
+    await expectSameDuet(
+      servers,
+      [
+        a("SUBSCRIBE", "c1"),
+        { client: "B", argv: ["PUBSUB", "CHANNELS", "a", "b"] },
+        { client: "B", argv: ["pubsub", "shardchannels", "*", "*"] },
+        { client: "C", argv: ["PUBSUB", "CHANNELS", "*"] },
+      ],
+      options,
+    );
   });
 });

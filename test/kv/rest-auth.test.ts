@@ -4,7 +4,7 @@
 // change nothing. Without a password no header is needed. The password is the engine's, so
 // CONFIG SET requirepass applies to the next REST request.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RespClient } from "./support/resp-client.ts";
+import type { RespClient } from "./support/resp-client.ts";
 import { type ServerProcess, startKv } from "./support/servers.ts";
 import { kvWithClient } from "./support/side-by-side.ts";
 
@@ -15,7 +15,9 @@ async function call(port: number, method: string, path: string, authorization?: 
   if (authorization !== undefined) headers.authorization = authorization;
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as { result?: unknown; error?: string }, headers: response.headers };
 }
@@ -30,7 +32,7 @@ describe("with --requirepass", () => {
   });
   const port = () => kv.httpPort!;
 
-  test("no Authorization header is 401 {\"error\":\"Unauthorized\"} with a Bearer challenge", async () => {
+  test('no Authorization header is 401 {"error":"Unauthorized"} with a Bearer challenge', async () => {
     const answer = await call(port(), "GET", "/dbsize");
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual({ error: "Unauthorized" });
@@ -38,7 +40,15 @@ describe("with --requirepass", () => {
   });
 
   test("a wrong token, an empty one, another scheme, wrong Basic credentials or the password without a scheme are 401", async () => {
-    for (const authorization of [`Bearer ${password}x`, "Bearer ", "Bearer", `Digest ${password}`, `Basic ${btoa(`default:${password}x`)}`, `Basic ${btoa(password)}`, password]) {
+    for (const authorization of [
+      `Bearer ${password}x`,
+      "Bearer ",
+      "Bearer",
+      `Digest ${password}`,
+      `Basic ${btoa(`default:${password}x`)}`,
+      `Basic ${btoa(password)}`,
+      password,
+    ]) {
       const answer = await call(port(), "GET", "/dbsize", authorization);
       expect(answer, authorization).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
     }
@@ -71,7 +81,7 @@ describe("with --requirepass", () => {
     expect((await call(port(), "PATCH", "/kv/x", `Bearer ${password}`)).status).toBe(405);
   });
 
-  test("CONFIG SET requirepass over RESP applies to the next REST request; \"\" turns auth off", async () => {
+  test('CONFIG SET requirepass over RESP applies to the next REST request; "" turns auth off', async () => {
     expect(await resp.call("CONFIG", "SET", "requirepass", "other")).toEqual({ s: "OK" });
     expect((await call(port(), "GET", "/dbsize", `Bearer ${password}`)).status).toBe(401);
     expect((await call(port(), "GET", "/dbsize", "Bearer other")).status).toBe(200);
@@ -185,7 +195,14 @@ describe("ACL users over REST with Basic credentials", () => {
   });
 
   test("wrong, unknown, disabled, malformed or colon-less credentials are 401, though no header is needed at all", async () => {
-    for (const authorization of [basicAuth("reader", "r:pwx"), basicAuth("nobody", "r:pw"), basicAuth("reader", ""), "Basic", "Basic !!!", `Basic ${btoa("reader")}`]) {
+    for (const authorization of [
+      basicAuth("reader", "r:pwx"),
+      basicAuth("nobody", "r:pw"),
+      basicAuth("reader", ""),
+      "Basic",
+      "Basic !!!",
+      `Basic ${btoa("reader")}`,
+    ]) {
       expect(await call(port(), "GET", "/kv/pub:1", authorization), authorization).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
     }
     expect(await resp.call("ACL", "SETUSER", "reader", "off")).toEqual({ s: "OK" });

@@ -32,7 +32,10 @@ interface Answer {
 
 async function cmd(body: unknown, port = kv.httpPort!, signal?: AbortSignal): Promise<Answer> {
   const response = await fetch(`http://127.0.0.1:${port}/cmd`, {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal,
   });
   return { status: response.status, body: (await response.json()) as Answer["body"] };
 }
@@ -97,7 +100,31 @@ const offset = fc.constantFrom("0", "7", "100", "-1");
 /** A command with `K` where a key goes; keys get a per-interface prefix when run. */
 const command: fc.Arbitrary<string[]> = fc.oneof(
   fc.tuple(fc.constantFrom("SET", "APPEND", "INCRBYFLOAT", "INCRBY", "SETNX", "GETSET"), key, value).map(([c, k, v]) => [c, `K${k}`, v]),
-  fc.tuple(fc.constantFrom("GET", "INCR", "DEL", "EXISTS", "TYPE", "STRLEN", "LPOP", "LLEN", "HGETALL", "HKEYS", "SMEMBERS", "SCARD", "ZPOPMIN", "PFCOUNT", "BITCOUNT", "TTL", "PERSIST", "ZCARD"), key).map(([c, k]) => [c, `K${k}`]),
+  fc
+    .tuple(
+      fc.constantFrom(
+        "GET",
+        "INCR",
+        "DEL",
+        "EXISTS",
+        "TYPE",
+        "STRLEN",
+        "LPOP",
+        "LLEN",
+        "HGETALL",
+        "HKEYS",
+        "SMEMBERS",
+        "SCARD",
+        "ZPOPMIN",
+        "PFCOUNT",
+        "BITCOUNT",
+        "TTL",
+        "PERSIST",
+        "ZCARD",
+      ),
+      key,
+    )
+    .map(([c, k]) => [c, `K${k}`]),
   fc.tuple(fc.constantFrom("LPUSH", "RPUSH", "SADD", "SREM", "SISMEMBER", "PFADD"), key, value, value).map(([c, k, v, w]) => [c, `K${k}`, v, w]),
   fc.tuple(key).map(([k]) => ["LRANGE", `K${k}`, "0", "-1"]),
   fc.tuple(fc.constantFrom("HSET", "HINCRBY", "HINCRBYFLOAT", "HSETNX"), key, field, value).map(([c, k, f, v]) => [c, `K${k}`, f, v]),
@@ -109,7 +136,16 @@ const command: fc.Arbitrary<string[]> = fc.oneof(
   fc.tuple(key, offset).map(([k, o]) => ["GETBIT", `K${k}`, o]),
   fc.tuple(key, fc.constantFrom("100", "-5", "x")).map(([k, t]) => ["EXPIRE", `K${k}`, t]),
   fc.tuple(key).map(([k]) => ["OBJECT", "ENCODING", `K${k}`]),
-  fc.constantFrom<string[]>(["PING"], ["ECHO", "hi"], ["GET"], ["NOSUCHCOMMAND", "x"], ["CONFIG", "GET", "maxmemory"], ["OBJECT", "NOPE"], ["ZADD", "Ka", "1"], ["SET", "Ka", "v", "EX"]),
+  fc.constantFrom<string[]>(
+    ["PING"],
+    ["ECHO", "hi"],
+    ["GET"],
+    ["NOSUCHCOMMAND", "x"],
+    ["CONFIG", "GET", "maxmemory"],
+    ["OBJECT", "NOPE"],
+    ["ZADD", "Ka", "1"],
+    ["SET", "Ka", "v", "EX"],
+  ),
 );
 
 const withPrefix = (argv: string[], prefix: string) => argv.map((a) => (a.startsWith("K") && a.length === 2 ? `${prefix}${a.slice(1)}` : a));
@@ -168,7 +204,10 @@ describe("/cmd answers as RESP does", () => {
     expect(await cmd({ command: "NOPE", args: ["a"] })).toEqual({ status: 400, body: { error: "ERR unknown command 'NOPE', with args beginning with: 'a' " } });
     expect(await cmd({ command: "GET", args: [] })).toEqual({ status: 400, body: { error: "ERR wrong number of arguments for 'get' command" } });
     await resp.call("RPUSH", "err:list", "x");
-    expect(await cmd({ command: "GET", args: ["err:list"] })).toEqual({ status: 409, body: { error: "WRONGTYPE Operation against a key holding the wrong kind of value" } });
+    expect(await cmd({ command: "GET", args: ["err:list"] })).toEqual({
+      status: 409,
+      body: { error: "WRONGTYPE Operation against a key holding the wrong kind of value" },
+    });
   });
 
   test("bad bodies are 400 and name what is wrong", async () => {
@@ -189,7 +228,21 @@ describe("/cmd answers as RESP does", () => {
   });
 
   test("connection-state commands are refused with 400 saying to use RESP", async () => {
-    for (const argv of [["MULTI"], ["EXEC"], ["DISCARD"], ["WATCH", "k"], ["UNWATCH"], ["SUBSCRIBE", "ch"], ["PSUBSCRIBE", "c*"], ["UNSUBSCRIBE"], ["SELECT", "1"], ["AUTH", "p"], ["HELLO", "3"], ["RESET"], ["QUIT"]]) {
+    for (const argv of [
+      ["MULTI"],
+      ["EXEC"],
+      ["DISCARD"],
+      ["WATCH", "k"],
+      ["UNWATCH"],
+      ["SUBSCRIBE", "ch"],
+      ["PSUBSCRIBE", "c*"],
+      ["UNSUBSCRIBE"],
+      ["SELECT", "1"],
+      ["AUTH", "p"],
+      ["HELLO", "3"],
+      ["RESET"],
+      ["QUIT"],
+    ]) {
       const answer = await cmd({ command: argv[0]!.toLowerCase(), args: argv.slice(1) });
       expect(answer.status, argv[0]).toBe(400);
       expect(answer.body.error).toBe(
@@ -285,11 +338,15 @@ describe("blocking commands over /cmd", () => {
     expect(answer.headers.get("x-request-id")).toBe("trace-blpop-1");
     // An answer that needed no id carries none (docs/kv-rest.md); an error answer does.
     const plain = await fetch(`http://127.0.0.1:${kv.httpPort}/cmd`, {
-      method: "POST", headers: { "content-type": "application/json", "x-request-id": "trace-ping" }, body: JSON.stringify({ command: "PING" }),
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "trace-ping" },
+      body: JSON.stringify({ command: "PING" }),
     });
     expect(plain.headers.get("x-request-id")).toBeNull();
     const failed = await fetch(`http://127.0.0.1:${kv.httpPort}/cmd`, {
-      method: "POST", headers: { "content-type": "application/json", "x-request-id": "trace-bad" }, body: JSON.stringify({ command: "NOSUCH" }),
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "trace-bad" },
+      body: JSON.stringify({ command: "NOSUCH" }),
     });
     expect(failed.status).toBe(400);
     expect(failed.headers.get("x-request-id")).toBe("trace-bad");
@@ -334,7 +391,9 @@ describe("persistence of REST writes", () => {
     const args = ["--dir", dir, "--appendonly", "yes", "--appendfsync", "always"];
     const first = await startKv(args);
     const put = await fetch(`http://127.0.0.1:${first.httpPort}/kv/aof:k`, {
-      method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: "durable", ex: 1000 }),
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "durable", ex: 1000 }),
     });
     expect(put.status).toBe(200);
     expect((await cmd({ command: "RPUSH", args: ["aof:l", "a", "b"] }, first.httpPort!)).body).toEqual({ result: 2 });

@@ -193,18 +193,47 @@ describe("sets /set", () => {
 
 describe("sorted sets /zset", () => {
   test("PUT is ZADD and answers members added; GET is ZRANGE WITHSCORES as {member, score} in rank order", async () => {
-    expect(await ok("PUT", "/zset/z:1", { members: [{ score: 2, member: "b" }, { score: 1.5, member: "a" }, { score: -3, member: "c" }] })).toBe(3);
-    expect(await ok("PUT", "/zset/z:1", { members: [{ score: 10, member: "a" }, { score: 0, member: "d" }] })).toBe(1);
+    expect(
+      await ok("PUT", "/zset/z:1", {
+        members: [
+          { score: 2, member: "b" },
+          { score: 1.5, member: "a" },
+          { score: -3, member: "c" },
+        ],
+      }),
+    ).toBe(3);
+    expect(
+      await ok("PUT", "/zset/z:1", {
+        members: [
+          { score: 10, member: "a" },
+          { score: 0, member: "d" },
+        ],
+      }),
+    ).toBe(1);
     expect(await ok("GET", "/zset/z:1")).toEqual([
-      { member: "c", score: -3 }, { member: "d", score: 0 }, { member: "b", score: 2 }, { member: "a", score: 10 },
+      { member: "c", score: -3 },
+      { member: "d", score: 0 },
+      { member: "b", score: 2 },
+      { member: "a", score: 10 },
     ]);
-    expect(await ok("GET", "/zset/z:1?start=1&stop=2")).toEqual([{ member: "d", score: 0 }, { member: "b", score: 2 }]);
+    expect(await ok("GET", "/zset/z:1?start=1&stop=2")).toEqual([
+      { member: "d", score: 0 },
+      { member: "b", score: 2 },
+    ]);
     expect(await resp.call("ZSCORE", "z:1", "a")).toBe("10");
   });
 
-  test("infinite scores go in as \"inf\"/\"-inf\" and come out as those strings", async () => {
-    await ok("PUT", "/zset/z:inf", { members: [{ score: "inf", member: "top" }, { score: "-inf", member: "bottom" }] });
-    expect(await ok("GET", "/zset/z:inf")).toEqual([{ member: "bottom", score: "-inf" }, { member: "top", score: "inf" }]);
+  test('infinite scores go in as "inf"/"-inf" and come out as those strings', async () => {
+    await ok("PUT", "/zset/z:inf", {
+      members: [
+        { score: "inf", member: "top" },
+        { score: "-inf", member: "bottom" },
+      ],
+    });
+    expect(await ok("GET", "/zset/z:inf")).toEqual([
+      { member: "bottom", score: "-inf" },
+      { member: "top", score: "inf" },
+    ]);
   });
 
   test("GET of a missing zset is []; bad members are 400 and write nothing", async () => {
@@ -363,7 +392,7 @@ describe("past maxmemory", () => {
 });
 
 describe("server /info /dbsize", () => {
-  test("/dbsize is {\"result\": n}, DBSIZE of database 0", async () => {
+  test('/dbsize is {"result": n}, DBSIZE of database 0', async () => {
     const answer = await call("GET", "/dbsize");
     expect(answer.status).toBe(200);
     expect(Object.keys(answer.body)).toEqual(["result"]);
@@ -398,7 +427,7 @@ describe("bytes in keys and values", () => {
     expect(await ok("GET", "/hash/bin:h/%FE")).toBe("x");
   });
 
-  test("values that are UTF-8 come back as text; other bytes as {\"base64\": ...}; BOMs are kept", async () => {
+  test('values that are UTF-8 come back as text; other bytes as {"base64": ...}; BOMs are kept', async () => {
     await resp.call("SET", "bin:utf8", Buffer.from("héllo €", "utf8").toString("latin1"));
     expect(await ok("GET", "/kv/bin:utf8")).toBe("héllo €");
     await resp.call("SET", "bin:raw", "\xff\xfe\x00a");
@@ -412,7 +441,7 @@ describe("bytes in keys and values", () => {
     expect(await ok("GET", "/list/bin:list")).toEqual(["ok", { base64: "gA==" }]);
   });
 
-  test("JSON strings are stored as their UTF-8 bytes; {\"base64\"} stores any bytes; bad forms are 400", async () => {
+  test('JSON strings are stored as their UTF-8 bytes; {"base64"} stores any bytes; bad forms are 400', async () => {
     await ok("PUT", "/kv/bin:in", { value: "é€😀" });
     expect(await resp.call("GET", "bin:in")).toBe(Buffer.from("é€😀", "utf8").toString("latin1"));
     await ok("PUT", "/kv/bin:in64", { value: { base64: "AP8=" } });

@@ -58,9 +58,12 @@ const bytesOf = (out: RespWriter) => Buffer.from(out.buffer.subarray(0, out.leng
 
 describe("words packed for the native Lua scripts", () => {
   test("unpack(pack(words)) gives the words back, every byte", () => {
-    fc.assert(fc.property(fc.array(byteString, { maxLength: 20 }), (words) => {
-      expect(unpackWords(packWords(words))).toEqual(words);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(byteString, { maxLength: 20 }), (words) => {
+        expect(unpackWords(packWords(words))).toEqual(words);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("commands unpacked one after another — repeated words, references to the script's words — each come back exactly (the reuse paths == a fresh string)", () => {
@@ -69,17 +72,20 @@ describe("words packed for the native Lua scripts", () => {
     // may be packed as a reference to it, as the native side packs it.
     const word = fc.constantFrom("", "k", "K", "key:1", "key:2", "\u00ff\u0000", "x".repeat(70), "y".repeat(70));
     const packed = fc.array(fc.tuple(word, fc.boolean()), { minLength: 1, maxLength: 18 });
-    fc.assert(fc.property(fc.array(packed, { maxLength: 12 }), fc.array(word, { maxLength: 4 }), (commands, given) => {
-      const argv = ["EVALSHA", "sha", String(given.length), ...given];
-      for (const command of commands) {
-        const words = command.map(([w]) => w);
-        const references = command.map(([w, refer]) => (refer ? given.indexOf(w) : -1));
-        const unpacked = unpackWords(packReferring(words, references), true, argv, 3);
-        expect(unpacked).toEqual(words);
-        // A reference is the given string itself.
-        for (const [i, n] of references.entries()) if (n >= 0) expect(unpacked[i]).toBe(argv[3 + n]);
-      }
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(packed, { maxLength: 12 }), fc.array(word, { maxLength: 4 }), (commands, given) => {
+        const argv = ["EVALSHA", "sha", String(given.length), ...given];
+        for (const command of commands) {
+          const words = command.map(([w]) => w);
+          const references = command.map(([w, refer]) => (refer ? given.indexOf(w) : -1));
+          const unpacked = unpackWords(packReferring(words, references), true, argv, 3);
+          expect(unpacked).toEqual(words);
+          // A reference is the given string itself.
+          for (const [i, n] of references.entries()) if (n >= 0) expect(unpacked[i]).toBe(argv[3 + n]);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("a reference to a word the script was not given is refused with a RangeError", () => {
@@ -93,29 +99,42 @@ describe("words packed for the native Lua scripts", () => {
     const packed = packWords(["SET", "k", "v"]);
     expect(() => unpackWords(packed.subarray(0, packed.length - 1))).toThrow(RangeError);
     expect(() => unpackWords(Buffer.concat([packed, Buffer.from([0])]))).toThrow(RangeError);
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
-      try {
-        unpackWords(Buffer.from(bytes));
-      } catch (error) {
-        expect(error).toBeInstanceOf(RangeError);
-      }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        try {
+          unpackWords(Buffer.from(bytes));
+        } catch (error) {
+          expect(error).toBeInstanceOf(RangeError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
 describe("a script's reply written again through the Reply writers", () => {
   test("comes out byte for byte as it went in", () => {
-    fc.assert(fc.property(tree, (t) => {
-      const original = new RespWriter();
-      write(t, original);
-      const replayed = new RespWriter();
-      replayResp(bytesOf(original), replayed);
-      expect(bytesOf(replayed)).toEqual(bytesOf(original));
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(tree, (t) => {
+        const original = new RespWriter();
+        write(t, original);
+        const replayed = new RespWriter();
+        replayResp(bytesOf(original), replayed);
+        expect(bytesOf(replayed)).toEqual(bytesOf(original));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   test("the fast paths for integers and bulk strings replay exactly what reading every line as text does", () => {
-    const respish = fc.array(fc.oneof(fc.constantFrom(":", "$", "*2\r\n", "\r\n", "\r", "\n", "-", "0", "7", "-1", "-5", "12", "123456789012345", "1234567890123456", "abc"), fc.string({ maxLength: 3 })), { maxLength: 10 })
+    const respish = fc
+      .array(
+        fc.oneof(
+          fc.constantFrom(":", "$", "*2\r\n", "\r\n", "\r", "\n", "-", "0", "7", "-1", "-5", "12", "123456789012345", "1234567890123456", "abc"),
+          fc.string({ maxLength: 3 }),
+        ),
+        { maxLength: 10 },
+      )
       .map((parts) => Buffer.from(parts.join(""), "latin1"));
     const outcome = (play: typeof replayResp, bytes: Buffer, end: number) => {
       const out = new RespWriter();
@@ -126,22 +145,29 @@ describe("a script's reply written again through the Reply writers", () => {
       }
       return bytesOf(out);
     };
-    fc.assert(fc.property(respish, fc.nat(), (bytes, cut) => {
-      // A reply may end before its buffer does, as one in the shared mailbox does.
-      const end = bytes.length === 0 ? 0 : cut % (bytes.length + 1);
-      expect(outcome(replayResp, bytes, end)).toEqual(outcome(replayRespByLines, bytes, end));
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(respish, fc.nat(), (bytes, cut) => {
+        // A reply may end before its buffer does, as one in the shared mailbox does.
+        const end = bytes.length === 0 ? 0 : cut % (bytes.length + 1);
+        expect(outcome(replayResp, bytes, end)).toEqual(outcome(replayRespByLines, bytes, end));
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   test("arbitrary bytes are replayed or refused with a RangeError, never anything else", () => {
-    const respish = fc.array(fc.oneof(fc.constantFrom("+", "-", ":", "$", "*", "\r\n", "1", "-1", "3", "abc", "9999999999"), fc.string({ maxLength: 4 })), { maxLength: 12 })
+    const respish = fc
+      .array(fc.oneof(fc.constantFrom("+", "-", ":", "$", "*", "\r\n", "1", "-1", "3", "abc", "9999999999"), fc.string({ maxLength: 4 })), { maxLength: 12 })
       .map((parts) => Buffer.from(parts.join(""), "latin1"));
-    fc.assert(fc.property(fc.oneof(respish, fc.uint8Array({ maxLength: 48 })), (bytes) => {
-      try {
-        replayResp(Buffer.from(bytes), new RespWriter());
-      } catch (error) {
-        expect(error).toBeInstanceOf(RangeError);
-      }
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.oneof(respish, fc.uint8Array({ maxLength: 48 })), (bytes) => {
+        try {
+          replayResp(Buffer.from(bytes), new RespWriter());
+        } catch (error) {
+          expect(error).toBeInstanceOf(RangeError);
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -17,16 +17,22 @@ const servers = redisAndKv();
 const numRuns = 200;
 
 describe("scripting against redis-server, generated", () => {
-  test("EVAL, EVALSHA, their _RO forms and SCRIPT over RESP2 and RESP3 leave the same replies, keys, cache and counts", async () => {
-    await duetProperty(servers, steps, options, numRuns);
-  }, propertyTimeoutMs);
+  test(
+    "EVAL, EVALSHA, their _RO forms and SCRIPT over RESP2 and RESP3 leave the same replies, keys, cache and counts",
+    async () => {
+      await duetProperty(servers, steps, options, numRuns);
+    },
+    propertyTimeoutMs,
+  );
 });
 
 describe("scripting against redis-server, fixed", () => {
   test("each pool script once, with a key of each type, on both protocols", async () => {
     const out: Step[] = [
-      { client: "A", argv: ["SET", "k1", "5"] }, { client: "A", argv: ["HSET", "h", "a", "1", "b", "2"] },
-      { client: "A", argv: ["ZADD", "z", "1.5", "m", "-2", "n"] }, { client: "A", argv: ["SADD", "k2", "m"] },
+      { client: "A", argv: ["SET", "k1", "5"] },
+      { client: "A", argv: ["HSET", "h", "a", "1", "b", "2"] },
+      { client: "A", argv: ["ZADD", "z", "1.5", "m", "-2", "n"] },
+      { client: "A", argv: ["SADD", "k2", "m"] },
     ];
     for (const text of bodies) for (const c of ["A", "B"]) for (const k of ["k1", "h", "z"]) out.push({ client: c, argv: ["EVAL", text, "1", k, "7"] });
     await expectSameDuet(servers, out, options);
@@ -36,12 +42,25 @@ describe("scripting against redis-server, fixed", () => {
 describe("discrepancies the generated runs found, kept as cases", () => {
   test("EVALSHA with a digest of the wrong length is NOSCRIPT before numkeys is read; SELECT past a C int is Redis's range error", async () => {
     const a = (...argv: string[]): Step => ({ client: "A", argv });
-    await expectSameDuet(servers, [
-      a("EVALSHA", "", "2", "k1"), a("EVALSHA", "abc", "-1"), a("EVALSHA", "0".repeat(40), "2", "k1"), a("EVALSHA", "0".repeat(40), "x"),
-      a("EVAL", "return redis.call('select', ARGV[1])", "0", "9223372036854775807"),
-      a("SELECT", "2147483648"), a("SELECT", "-2147483649"), a("SELECT", "2147483647"), a("SELECT", "-1"),
-      a("MOVE", "k1", "2147483648"), a("SET", "k1", "v"), a("COPY", "k1", "k2", "DB", "-2147483649"), a("SWAPDB", "0", "2147483648"),
-    ], options);
+    await expectSameDuet(
+      servers,
+      [
+        a("EVALSHA", "", "2", "k1"),
+        a("EVALSHA", "abc", "-1"),
+        a("EVALSHA", "0".repeat(40), "2", "k1"),
+        a("EVALSHA", "0".repeat(40), "x"),
+        a("EVAL", "return redis.call('select', ARGV[1])", "0", "9223372036854775807"),
+        a("SELECT", "2147483648"),
+        a("SELECT", "-2147483649"),
+        a("SELECT", "2147483647"),
+        a("SELECT", "-1"),
+        a("MOVE", "k1", "2147483648"),
+        a("SET", "k1", "v"),
+        a("COPY", "k1", "k2", "DB", "-2147483649"),
+        a("SWAPDB", "0", "2147483648"),
+      ],
+      options,
+    );
   });
   test("a refused subcommand counts as a rejected call of the subcommand, and an unknown one of nothing", async () => {
     const a = (...argv: string[]): Step => ({ client: "A", argv });
@@ -51,14 +70,23 @@ describe("discrepancies the generated runs found, kept as cases", () => {
   test("past maxmemory a script that declared it may write is refused before it runs (a rejected call); one that may not, or allows OOM, runs", async () => {
     const a = (...argv: string[]): Step => ({ client: "A", argv });
     const sha = new Bun.CryptoHasher("sha1").update("#!lua\nreturn redis.call('get', 'k1')").digest("hex");
-    await expectSameDuet(servers, [
-      a("SCRIPT", "LOAD", "#!lua\nreturn redis.call('get', 'k1')"),
-      a("CONFIG", "SET", "maxmemory", "1"),
-      a("EVAL", "#!lua\nreturn 1", "0"), a("EVALSHA", sha, "0"), a("EVAL", "#!lua flags=no-writes\nreturn 2", "0"),
-      a("EVAL", "#!lua flags=allow-oom\nreturn 3", "0"), a("EVAL", "return 4", "0"), a("EVAL", "return redis.call('set', 'k1', 'v')", "0"),
-      a("MULTI"), a("EVAL", "#!lua\nreturn 5", "0"), a("EXEC"),
-      a("CONFIG", "SET", "maxmemory", "0"),
-    ], options);
+    await expectSameDuet(
+      servers,
+      [
+        a("SCRIPT", "LOAD", "#!lua\nreturn redis.call('get', 'k1')"),
+        a("CONFIG", "SET", "maxmemory", "1"),
+        a("EVAL", "#!lua\nreturn 1", "0"),
+        a("EVALSHA", sha, "0"),
+        a("EVAL", "#!lua flags=no-writes\nreturn 2", "0"),
+        a("EVAL", "#!lua flags=allow-oom\nreturn 3", "0"),
+        a("EVAL", "return 4", "0"),
+        a("EVAL", "return redis.call('set', 'k1', 'v')", "0"),
+        a("MULTI"),
+        a("EVAL", "#!lua\nreturn 5", "0"),
+        a("EXEC"),
+        a("CONFIG", "SET", "maxmemory", "0"),
+      ],
+      options,
+    );
   });
 });
-

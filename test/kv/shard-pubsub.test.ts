@@ -19,10 +19,20 @@ async function scenario(port: number, protocol: 2 | 3): Promise<RespValue[]> {
   out.push(await sub.read(), await sub.read());
   out.push(await sub.call("GET", "x"));
   out.push(await pub.call("SPUBLISH", "b", "hi"), await sub.read());
-  out.push(...(await pub.pipeline([
-    ["PUBLISH", "b", "not to shards"], ["PUBSUB", "SHARDCHANNELS"], ["PUBSUB", "SHARDCHANNELS", "c*"], ["PUBSUB", "SHARDNUMSUB", "b", "z"],
-    ["PUBSUB", "CHANNELS"], ["SSUBSCRIBE"], ["SPUBLISH", "b"], ["MULTI"], ["SSUBSCRIBE", "x"], ["EXEC"],
-  ])));
+  out.push(
+    ...(await pub.pipeline([
+      ["PUBLISH", "b", "not to shards"],
+      ["PUBSUB", "SHARDCHANNELS"],
+      ["PUBSUB", "SHARDCHANNELS", "c*"],
+      ["PUBSUB", "SHARDNUMSUB", "b", "z"],
+      ["PUBSUB", "CHANNELS"],
+      ["SSUBSCRIBE"],
+      ["SPUBLISH", "b"],
+      ["MULTI"],
+      ["SSUBSCRIBE", "x"],
+      ["EXEC"],
+    ])),
+  );
   sub.writeRaw(Buffer.concat([["SUNSUBSCRIBE", "b", "zz"], ["SUNSUBSCRIBE"], ["SUNSUBSCRIBE"], ["UNSUBSCRIBE"], ["PING"]].map(encodeCommand)));
   for (let i = 0; i < 6; i++) out.push(await sub.read());
   out.push(await pub.call("PUBSUB", "SHARDNUMSUB", "c"));
@@ -40,9 +50,11 @@ test("shard channels answer as redis-server's, over RESP2 and RESP3", async () =
   }
   const kv = await scenario(s.kv.port, 2);
   expect(kv.slice(1, 6)).toEqual([
-    ["ssubscribe", "b", 1n], ["ssubscribe", "c", 2n],
+    ["ssubscribe", "b", 1n],
+    ["ssubscribe", "c", 2n],
     { e: "ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context" },
-    1n, ["smessage", "b", "hi"],
+    1n,
+    ["smessage", "b", "hi"],
   ]);
   expect(kv[6]).toBe(0n);
 });

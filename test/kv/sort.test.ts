@@ -27,8 +27,12 @@ const fixture: string[][] = [
   ["ZADD", "znum", "1", "30", "2", "10", "3", "20"],
   ["MSET", "w_3", "30", "w_1", "10", "w_2", "20", "w_10", "-1", "w_m1", "5", "w_m2", "4", "w_m3", "x", "w_b", "2", "w_a", "1"],
   ["MSET", "name_1", "one", "name_m1", "first", "name_a", "ay", "str", "plain"],
-  ["HSET", "h_m1", "f", "3", "g", "c"], ["HSET", "h_m2", "f", "1", "g", "a"], ["HSET", "h_m3", "f", "2", "g", "b"], ["HSET", "h_m4", "f", "-2", "g", "d"],
-  ["HSET", "h_3", "f", "9"], ["HSET", "h_1", "f", "8"],
+  ["HSET", "h_m1", "f", "3", "g", "c"],
+  ["HSET", "h_m2", "f", "1", "g", "a"],
+  ["HSET", "h_m3", "f", "2", "g", "b"],
+  ["HSET", "h_m4", "f", "-2", "g", "d"],
+  ["HSET", "h_3", "f", "9"],
+  ["HSET", "h_1", "f", "8"],
   ["SADD", "w_5", "not-a-string"],
   ["HSET", "hash", "a", "1"],
 ];
@@ -45,7 +49,9 @@ const option: fc.Arbitrary<string[]> = fc.oneof(
   fc.constant<string[]>(["STORE", "dst"]),
   { weight: 1, arbitrary: fc.constantFrom<string[]>(["LIMIT", "1"], ["nope"], ["BY"], ["GET"]) },
 );
-const sortArgv = fc.tuple(fc.constantFrom("SORT", "SORT_RO", "sort"), key, fc.array(option, { maxLength: 5 })).map(([name, k, opts]) => [name, k, ...opts.flat()]);
+const sortArgv = fc
+  .tuple(fc.constantFrom("SORT", "SORT_RO", "sort"), key, fc.array(option, { maxLength: 5 }))
+  .map(([name, k, opts]) => [name, k, ...opts.flat()]);
 
 /**
  * Whether Redis leaves the order of this SORT's reply undefined (see the top), reading the options
@@ -81,7 +87,8 @@ function withoutLimit(argv: string[]): string[] | null {
   for (let i = 2; i < argv.length; i++) {
     const word = argv[i]!.toUpperCase();
     // Every LIMIT goes: the last one given is the one that counts, so one left behind still picks.
-    if (word === "LIMIT" && argv.length - i - 1 >= 2) return withoutLimit([...argv.slice(0, i), ...argv.slice(i + 3)]) ?? [...argv.slice(0, i), ...argv.slice(i + 3)];
+    if (word === "LIMIT" && argv.length - i - 1 >= 2)
+      return withoutLimit([...argv.slice(0, i), ...argv.slice(i + 3)]) ?? [...argv.slice(0, i), ...argv.slice(i + 3)];
     if ((word === "BY" || word === "GET" || word === "STORE") && i + 1 < argv.length) i++;
   }
   return null;
@@ -108,7 +115,11 @@ describe("SORT, side by side with redis-server", () => {
         expect({ argv, stored: compare(kv![2]!), type: kv![3] }).toEqual({ argv, stored: compare(redis![2]!), type: redis![3] });
         if (whole !== null) {
           const [redisWhole, kvWhole] = await Promise.all(both().map((c) => c.pipeline([["DEL", "dst"], whole, ["LRANGE", "dst", "0", "-1"]])));
-          expect({ whole, reply: sorted(kvWhole![1]!), stored: sorted(kvWhole![2]!) }).toEqual({ whole, reply: sorted(redisWhole![1]!), stored: sorted(redisWhole![2]!) });
+          expect({ whole, reply: sorted(kvWhole![1]!), stored: sorted(kvWhole![2]!) }).toEqual({
+            whole,
+            reply: sorted(redisWhole![1]!),
+            stored: sorted(redisWhole![2]!),
+          });
         }
       }),
       { numRuns: 400 },
@@ -116,18 +127,32 @@ describe("SORT, side by side with redis-server", () => {
   });
 
   test("the common forms, spelled out", async () => {
-    const [redis, kv] = await Promise.all(both().map((c) => c.pipeline([
-      ["SORT", "ints"], ["SORT", "ints", "DESC", "LIMIT", "1", "2"], ["SORT", "words", "ALPHA"],
-      ["SORT", "zs", "BY", "h_*->f", "GET", "#", "GET", "h_*->g"], ["SORT", "zs", "BY", "nosort", "DESC"],
-      ["SORT", "nums", "BY", "nosort", "DESC", "LIMIT", "0", "3"], ["SORT", "mixed"], ["SORT", "huge", "ALPHA"],
-      ["SORT", "strset", "BY", "nosort", "STORE", "dst"], ["LRANGE", "dst", "0", "-1"],
-      ["SORT_RO", "nums", "STORE", "dst"], ["SORT", "str"],
-    ])));
+    const [redis, kv] = await Promise.all(
+      both().map((c) =>
+        c.pipeline([
+          ["SORT", "ints"],
+          ["SORT", "ints", "DESC", "LIMIT", "1", "2"],
+          ["SORT", "words", "ALPHA"],
+          ["SORT", "zs", "BY", "h_*->f", "GET", "#", "GET", "h_*->g"],
+          ["SORT", "zs", "BY", "nosort", "DESC"],
+          ["SORT", "nums", "BY", "nosort", "DESC", "LIMIT", "0", "3"],
+          ["SORT", "mixed"],
+          ["SORT", "huge", "ALPHA"],
+          ["SORT", "strset", "BY", "nosort", "STORE", "dst"],
+          ["LRANGE", "dst", "0", "-1"],
+          ["SORT_RO", "nums", "STORE", "dst"],
+          ["SORT", "str"],
+        ]),
+      ),
+    );
     expect(kv).toEqual(redis!);
     expect(kv!.slice(0, 6)).toEqual([
-      ["-1", "3", "5", "9", "100"], ["9", "5"], ["", "A", "a", "ab", "b", "c", "\u00ff"],
+      ["-1", "3", "5", "9", "100"],
+      ["9", "5"],
+      ["", "A", "a", "ab", "b", "c", "\u00ff"],
       ["m4", "d", "m2", "a", "m3", "b", "m1", "c"],
-      ["m1", "m4", "m3", "m2"], ["3", "-inf", "0x10"],
+      ["m1", "m4", "m3", "m2"],
+      ["3", "-inf", "0x10"],
     ]);
     expect(kv![6]).toEqual({ e: "ERR One or more scores can't be converted into double" });
     // Overflow is no number either (compared with svc alone: see the fixture).
@@ -136,12 +161,22 @@ describe("SORT, side by side with redis-server", () => {
   });
 
   test("STORE with several GETs stores each element's GETs in order, a missing one as an empty string", async () => {
-    const setup = [["DEL", "gl", "gw_1", "gw_2", "gw_3", "gh_2", "gst"], ["RPUSH", "gl", "3", "1", "2"], ["SET", "gw_1", "one"], ["SET", "gw_3", "three"], ["HSET", "gh_2", "f", "two-f"]];
+    const setup = [
+      ["DEL", "gl", "gw_1", "gw_2", "gw_3", "gh_2", "gst"],
+      ["RPUSH", "gl", "3", "1", "2"],
+      ["SET", "gw_1", "one"],
+      ["SET", "gw_3", "three"],
+      ["HSET", "gh_2", "f", "two-f"],
+    ];
     const sorts = [
-      ["SORT", "gl", "GET", "gw_*", "GET", "#", "GET", "gh_*->f", "GET", "nosuch_*", "STORE", "gst"], ["LRANGE", "gst", "0", "-1"],
-      ["SORT", "gl", "DESC", "LIMIT", "0", "2", "GET", "#", "GET", "gw_*", "STORE", "gst"], ["LRANGE", "gst", "0", "-1"],
-      ["SORT", "gl", "BY", "nosort", "GET", "gh_*->f", "GET", "#", "STORE", "gst"], ["LRANGE", "gst", "0", "-1"],
-      ["SORT", "gl", "GET", "#", "STORE", "gst", "GET", "gw_*"], ["LRANGE", "gst", "0", "-1"],
+      ["SORT", "gl", "GET", "gw_*", "GET", "#", "GET", "gh_*->f", "GET", "nosuch_*", "STORE", "gst"],
+      ["LRANGE", "gst", "0", "-1"],
+      ["SORT", "gl", "DESC", "LIMIT", "0", "2", "GET", "#", "GET", "gw_*", "STORE", "gst"],
+      ["LRANGE", "gst", "0", "-1"],
+      ["SORT", "gl", "BY", "nosort", "GET", "gh_*->f", "GET", "#", "STORE", "gst"],
+      ["LRANGE", "gst", "0", "-1"],
+      ["SORT", "gl", "GET", "#", "STORE", "gst", "GET", "gw_*"],
+      ["LRANGE", "gst", "0", "-1"],
     ];
     const [redis, kv] = await Promise.all(both().map((c) => c.pipeline([...setup, ...sorts])));
     expect(kv).toEqual(redis!);

@@ -15,9 +15,19 @@ async function onBoth(commands: string[][]): Promise<[RespValue[], RespValue[]]>
 describe("a standalone server's replication and cluster answers, side by side with redis-server", () => {
   test("ROLE, WAIT without replicas to wait for, and their errors", async () => {
     const [redis, kv] = await onBoth([
-      ["ROLE"], ["WAIT", "0", "0"], ["WAIT", "-1", "0"], ["WAIT", "0", "100"],
-      ["WAIT", "a", "0"], ["WAIT", "a", "abc"], ["WAIT", "0", "-1"], ["WAIT", "0", "abc"], ["WAIT", "99999999999999999999", "0"],
-      ["WAIT", "1"], ["MULTI"], ["WAIT", "1", "0"], ["EXEC"],
+      ["ROLE"],
+      ["WAIT", "0", "0"],
+      ["WAIT", "-1", "0"],
+      ["WAIT", "0", "100"],
+      ["WAIT", "a", "0"],
+      ["WAIT", "a", "abc"],
+      ["WAIT", "0", "-1"],
+      ["WAIT", "0", "abc"],
+      ["WAIT", "99999999999999999999", "0"],
+      ["WAIT", "1"],
+      ["MULTI"],
+      ["WAIT", "1", "0"],
+      ["EXEC"],
     ]);
     expect(kv).toEqual(redis);
     expect(kv[0]).toEqual(["master", 0n, []]);
@@ -34,8 +44,17 @@ describe("a standalone server's replication and cluster answers, side by side wi
 
   test("CLUSTER, READONLY, READWRITE and ASKING are refused: cluster support is disabled", async () => {
     const [redis, kv] = await onBoth([
-      ["CLUSTER", "INFO"], ["CLUSTER", "SLOTS"], ["CLUSTER", "NODES"], ["CLUSTER", "KEYSLOT", "foo"], ["CLUSTER", "HELP"],
-      ["CLUSTER", "nope"], ["CLUSTER"], ["READONLY"], ["READWRITE"], ["ASKING"], ["READONLY", "x"],
+      ["CLUSTER", "INFO"],
+      ["CLUSTER", "SLOTS"],
+      ["CLUSTER", "NODES"],
+      ["CLUSTER", "KEYSLOT", "foo"],
+      ["CLUSTER", "HELP"],
+      ["CLUSTER", "nope"],
+      ["CLUSTER"],
+      ["READONLY"],
+      ["READWRITE"],
+      ["ASKING"],
+      ["READONLY", "x"],
     ]);
     expect(kv).toEqual(redis);
     expect(kv[0]).toEqual({ e: "ERR This instance has cluster support disabled" });

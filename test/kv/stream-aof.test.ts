@@ -40,10 +40,12 @@ async function state(port: number): Promise<unknown> {
     for (const key of ["s", "empty", "gone"]) {
       out[`${key} range`] = await c.call("XRANGE", key, "-", "+");
       const full = (await c.call("XINFO", "STREAM", key, "FULL", "COUNT", "0")) as RespValue[];
-      out[`${key} full`] = JSON.parse(JSON.stringify(full, (_k, v) => (typeof v === "bigint" ? String(v) : v)).replace(/"seen-time","\d+"/g, '"seen-time","?"'));
+      out[`${key} full`] = JSON.parse(
+        JSON.stringify(full, (_k, v) => (typeof v === "bigint" ? String(v) : v)).replace(/"seen-time","\d+"/g, '"seen-time","?"'),
+      );
       out[`${key} groups`] = await c.call("XINFO", "GROUPS", key);
     }
-    out["pending"] = await c.call("XPENDING", "s", "g");
+    out.pending = await c.call("XPENDING", "s", "g");
     return out;
   });
 }
@@ -87,7 +89,8 @@ test("streams, groups and pending entries survive kill -9, a rewrite, and load i
   try {
     const theirs = (await state(redis.port)) as Record<string, unknown>;
     const ours = before as Record<string, unknown>;
-    for (const field of ["s range", "empty range", "s groups", "empty groups", "gone groups", "pending"]) expect({ field, value: theirs[field] }).toEqual({ field, value: ours[field] });
+    for (const field of ["s range", "empty range", "s groups", "empty groups", "gone groups", "pending"])
+      expect({ field, value: theirs[field] }).toEqual({ field, value: ours[field] });
   } finally {
     await redis.stop();
   }

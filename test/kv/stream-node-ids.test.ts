@@ -47,7 +47,10 @@ function check(ids: NodeIds, expected: readonly StreamId[], probes: readonly Str
 test("any ascending IDs read back and compare as bigints do, in every form, after compact and copy", () => {
   fc.assert(
     fc.property(
-      fc.bigInt({ min: 0n, max: 2n ** 50n }), fc.array(step, { minLength: 1, maxLength: 40 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 3 }),
+      fc.bigInt({ min: 0n, max: 2n ** 50n }),
+      fc.array(step, { minLength: 1, maxLength: 40 }),
+      fc.boolean(),
+      fc.array(fc.nat(), { maxLength: 3 }),
       (start, steps, asBigints, picks) => {
         const expected = ascending(start, steps);
         const ids = new NodeIds(2);

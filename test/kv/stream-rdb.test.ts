@@ -21,7 +21,26 @@ const boundarySizes = [0, 1, 63, 64, 126, 127, 128, 4095, 4096, 16_381, 16_382, 
 const element = fc.oneof(
   fc.string({ unit: byte, maxLength: 30 }),
   fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String),
-  fc.constantFrom("0", "-0", "01", "+5", "-1", "127", "128", "-4096", "-4097", "4095", "4096", "32767", "32768", "8388607", "8388608", "9223372036854775807", "9223372036854775808", "-9223372036854775809"),
+  fc.constantFrom(
+    "0",
+    "-0",
+    "01",
+    "+5",
+    "-1",
+    "127",
+    "128",
+    "-4096",
+    "-4097",
+    "4095",
+    "4096",
+    "32767",
+    "32768",
+    "8388607",
+    "8388608",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+  ),
   fc.constantFrom(...boundarySizes).map((n) => "v".repeat(n)),
 );
 
@@ -52,7 +71,14 @@ const streamArb = fc
     odd: fieldsOf,
     deletions: fc.array(fc.nat(), { maxLength: 40 }),
     nodeSize: fc.constantFrom(1, 3, 100),
-    groups: fc.array(fc.tuple(fc.constantFrom("g1", "g2", ""), fc.array(fc.tuple(fc.nat(), fc.constantFrom("alice", "bob", "")), { maxLength: 20 }), fc.option(fc.bigInt({ min: 0n, max: 1000n }))), { maxLength: 3 }),
+    groups: fc.array(
+      fc.tuple(
+        fc.constantFrom("g1", "g2", ""),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom("alice", "bob", "")), { maxLength: 20 }),
+        fc.option(fc.bigInt({ min: 0n, max: 1000n })),
+      ),
+      { maxLength: 3 },
+    ),
     idle: fc.array(fc.constantFrom("carol", "dave"), { maxLength: 2 }),
   })
   .map(({ start, steps, shared, odd, deletions, nodeSize, groups, idle }) => {
@@ -68,7 +94,9 @@ const streamArb = fc
       stream.append(id, useOdd ? odd : shared, nodeSize);
     }
     const ids = [...stream.range(streamIdMin, streamIdMax)].map((entry) => entry.id);
-    for (const i of deletions) if (ids.length > 0 && stream.delete(ids[i % ids.length]!)) stream.maxDeletedId = ids[i % ids.length]! > stream.maxDeletedId ? ids[i % ids.length]! : stream.maxDeletedId;
+    for (const i of deletions)
+      if (ids.length > 0 && stream.delete(ids[i % ids.length]!))
+        stream.maxDeletedId = ids[i % ids.length]! > stream.maxDeletedId ? ids[i % ids.length]! : stream.maxDeletedId;
     const live = [...stream.range(streamIdMin, streamIdMax)].map((entry) => entry.id);
     for (const [name, deliveries, read] of groups) {
       if (stream.groups.has(name)) continue;

@@ -56,12 +56,19 @@ function startUp(env: Record<string, string | undefined>, cwd = mkdtempSync(join
 
 /** Waits for the banner; returns kv's pid and port from its line. */
 async function banner(up: Up): Promise<{ pid: number; port: number; line: string }> {
-  await waitUntil(() => {
-    if (up.stdout().includes("Ctrl-C stops everything")) return true;
-    if (up.proc.exitCode !== null) throw new Error(`svc up exited ${up.proc.exitCode}:\n${up.stdout()}\n${up.stderr()}`);
-    return undefined;
-  }, "svc up's banner", 20_000);
-  const line = up.stdout().split("\n").find((l) => l.includes("kv (pid"))!;
+  await waitUntil(
+    () => {
+      if (up.stdout().includes("Ctrl-C stops everything")) return true;
+      if (up.proc.exitCode !== null) throw new Error(`svc up exited ${up.proc.exitCode}:\n${up.stdout()}\n${up.stderr()}`);
+      return undefined;
+    },
+    "svc up's banner",
+    20_000,
+  );
+  const line = up
+    .stdout()
+    .split("\n")
+    .find((l) => l.includes("kv (pid"))!;
   const m = /kv \(pid (\d+)\)\s+RESP2\s+127\.0\.0\.1:(\d+)\s+try: redis-cli -p (\d+) PING/.exec(line);
   expect(m, `banner line: ${line}`).not.toBeNull();
   const [pid, port, tryPort] = [Number(m![1]), Number(m![2]), Number(m![3])];

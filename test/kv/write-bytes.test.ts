@@ -21,7 +21,9 @@ describe("writeDecimal", () => {
   test("writes the digits String(n) has, from 0 to 2^53 - 1, at the offset, and returns the end", () => {
     // Below 2^31 a fast path writes two digits a step; at and past it, the general one.
     const integer = fc.oneof(
-      fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.maxSafeNat(),
+      fc.integer({ min: 0, max: 1000 }),
+      fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      fc.maxSafeNat(),
       fc.constantFrom(9, 10, 99, 100, 101, 99_999, 100_000, 999_999_999, 1_000_000_000, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1),
     );
     fc.assert(

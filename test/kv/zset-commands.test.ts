@@ -67,7 +67,11 @@ describe("ZADD", () => {
   test("option conflicts and argument errors, in Redis's order", () => {
     expect(run("ZADD", "z", "NX", "XX", "1", "a")).toEqual(err("ERR XX and NX options at the same time are not compatible"));
     expect(run("ZADD", "z", "NX", "XX", "abc", "a")).toEqual(err("ERR XX and NX options at the same time are not compatible"));
-    for (const pair of [["NX", "GT"], ["NX", "LT"], ["GT", "LT"]]) {
+    for (const pair of [
+      ["NX", "GT"],
+      ["NX", "LT"],
+      ["GT", "LT"],
+    ]) {
       expect(run("ZADD", "z", ...pair, "1", "a")).toEqual(err("ERR GT, LT, and/or NX options at the same time are not compatible"));
     }
     expect(run("ZADD", "z", "INCR", "1", "a", "2", "b")).toEqual(err("ERR INCR option supports a single increment-element pair"));
@@ -115,15 +119,71 @@ describe("ZADD", () => {
     const pairs = Array.from({ length: 40 }, (_, i) => [String(i % 5), `m${i % 12}`]).flat();
     run("ZADD", "g", "1", "a", "2", "b", "3", "c");
     expect(run("ZADD", "g", "CH", ...pairs, "9", "a")).toBe(41);
-    expect(run("ZRANGE", "g", "0", "-1", "WITHSCORES")).toEqual(
-      ["m11", "0", "m6", "0", "m0", "1", "m7", "1", "b", "2", "m1", "2", "m8", "2", "c", "3", "m2", "3", "m4", "3", "m9", "3", "m10", "4", "m3", "4", "m5", "4", "a", "9"],
-    );
+    expect(run("ZRANGE", "g", "0", "-1", "WITHSCORES")).toEqual([
+      "m11",
+      "0",
+      "m6",
+      "0",
+      "m0",
+      "1",
+      "m7",
+      "1",
+      "b",
+      "2",
+      "m1",
+      "2",
+      "m8",
+      "2",
+      "c",
+      "3",
+      "m2",
+      "3",
+      "m4",
+      "3",
+      "m9",
+      "3",
+      "m10",
+      "4",
+      "m3",
+      "4",
+      "m5",
+      "4",
+      "a",
+      "9",
+    ]);
     expect(run("OBJECT", "ENCODING", "g")).toBe("listpack");
     run("ZADD", "h", "1", "a", "2", "b");
     expect(run("ZADD", "h", "NX", "CH", ...pairs, "7", "a", "8", "m1")).toBe(12);
-    expect(run("ZRANGE", "h", "0", "-1", "WITHSCORES")).toEqual(
-      ["m0", "0", "m10", "0", "m5", "0", "a", "1", "m1", "1", "m11", "1", "m6", "1", "b", "2", "m2", "2", "m7", "2", "m3", "3", "m8", "3", "m4", "4", "m9", "4"],
-    );
+    expect(run("ZRANGE", "h", "0", "-1", "WITHSCORES")).toEqual([
+      "m0",
+      "0",
+      "m10",
+      "0",
+      "m5",
+      "0",
+      "a",
+      "1",
+      "m1",
+      "1",
+      "m11",
+      "1",
+      "m6",
+      "1",
+      "b",
+      "2",
+      "m2",
+      "2",
+      "m7",
+      "2",
+      "m3",
+      "3",
+      "m8",
+      "3",
+      "m4",
+      "4",
+      "m9",
+      "4",
+    ]);
     // A member too long for a listpack: the set leaves it, and every pair still lands.
     run("ZADD", "l", "1", "a");
     expect(run("ZADD", "l", ...pairs, "5", "x".repeat(65))).toBe(13);
@@ -267,7 +327,9 @@ describe("ZRANGE and friends", () => {
   });
 
   test("option errors", () => {
-    expect(run("ZRANGE", "z", "0", "-1", "LIMIT", "0", "1")).toEqual(err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
+    expect(run("ZRANGE", "z", "0", "-1", "LIMIT", "0", "1")).toEqual(
+      err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"),
+    );
     expect(run("ZRANGE", "z", "0", "-1", "LIMIT", "0", "-1")).toEqual(["a", "b", "c", "d", "e"]); // Redis checks the value
     expect(run("ZRANGE", "l", "-", "+", "BYLEX", "WITHSCORES")).toEqual(err("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
     expect(run("ZRANGEBYLEX", "l", "-", "+", "WITHSCORES")).toEqual(err("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
@@ -391,9 +453,21 @@ describe("popping", () => {
   });
 
   test("ZMPOP", () => {
-    expect(run("ZMPOP", "2", "nokey", "z", "MIN", "COUNT", "2")).toEqual(["z", [["a", "1"], ["b", "2"]]]);
+    expect(run("ZMPOP", "2", "nokey", "z", "MIN", "COUNT", "2")).toEqual([
+      "z",
+      [
+        ["a", "1"],
+        ["b", "2"],
+      ],
+    ]);
     expect(run("ZMPOP", "1", "z", "max")).toEqual(["z", [["e", "5"]]]);
-    expect(run("ZMPOP", "1", "z", "MIN", "COUNT", "10")).toEqual(["z", [["c", "3"], ["d", "4"]]]);
+    expect(run("ZMPOP", "1", "z", "MIN", "COUNT", "10")).toEqual([
+      "z",
+      [
+        ["c", "3"],
+        ["d", "4"],
+      ],
+    ]);
     expect(run("EXISTS", "z")).toBe(0);
     expect(run("ZMPOP", "1", "nokey", "MIN")).toBeNull();
   });
@@ -460,7 +534,15 @@ describe("blocking pops", () => {
     client.send("BZMPOP", "0", "1", "q", "MAX", "COUNT", "2");
     expect(client.replies).toEqual([]);
     run("ZADD", "q", "1", "a", "2", "b", "3", "c");
-    expect(client.replies).toEqual([["q", [["c", "3"], ["b", "2"]]]]);
+    expect(client.replies).toEqual([
+      [
+        "q",
+        [
+          ["c", "3"],
+          ["b", "2"],
+        ],
+      ],
+    ]);
     expect(run("ZCARD", "q")).toBe(1);
   });
 });
@@ -699,10 +781,21 @@ describe("RESP3", () => {
   });
 
   test("score pairs are nested where Redis nests them", () => {
-    expect(run("ZRANGE", "z", "0", "1", "WITHSCORES")).toEqual([["a", "1"], ["b", "2"]]);
+    expect(run("ZRANGE", "z", "0", "1", "WITHSCORES")).toEqual([
+      ["a", "1"],
+      ["b", "2"],
+    ]);
     expect(run("ZRANGEBYSCORE", "z", "-inf", "+inf", "WITHSCORES", "LIMIT", "0", "1")).toEqual([["a", "1"]]);
-    expect(run("ZUNION", "1", "z", "WITHSCORES")).toEqual([["a", "1"], ["b", "2"], ["c", "3"]]);
-    expect(run("ZRANDMEMBER", "z", "5", "WITHSCORES")).toEqual([["c", "3"], ["b", "2"], ["a", "1"]]);
+    expect(run("ZUNION", "1", "z", "WITHSCORES")).toEqual([
+      ["a", "1"],
+      ["b", "2"],
+      ["c", "3"],
+    ]);
+    expect(run("ZRANDMEMBER", "z", "5", "WITHSCORES")).toEqual([
+      ["c", "3"],
+      ["b", "2"],
+      ["a", "1"],
+    ]);
     expect(run("ZPOPMIN", "z", "1")).toEqual([["a", "1"]]);
     expect(run("ZMPOP", "1", "z", "MIN")).toEqual(["z", [["b", "2"]]]);
   });

@@ -26,11 +26,21 @@ const score = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: -40, max: 40 }).map(String) },
   { weight: 1, arbitrary: fc.constantFrom("0", "-0", "inf", "-inf", "1.5", "-2.25", "1e300") },
 );
-const bound = fc.oneof(score, score.map((s) => `(${s}`), fc.constantFrom("-inf", "+inf", "(-inf", "(+inf"));
-const lexBound = fc.oneof(fc.constantFrom("-", "+"), fc.tuple(fc.constantFrom("[", "("), member).map(([p, m]) => p + m));
+const bound = fc.oneof(
+  score,
+  score.map((s) => `(${s}`),
+  fc.constantFrom("-inf", "+inf", "(-inf", "(+inf"),
+);
+const lexBound = fc.oneof(
+  fc.constantFrom("-", "+"),
+  fc.tuple(fc.constantFrom("[", "("), member).map(([p, m]) => p + m),
+);
 const rank = fc.integer({ min: -membersMax - 50, max: membersMax + 50 }).map(String);
 const small = fc.integer({ min: -3, max: 60 }).map(String);
-const limit = fc.option(fc.tuple(fc.integer({ min: -1, max: membersMax }), small).map(([o, c]) => ["LIMIT", String(o), c]), { nil: [] as string[] });
+const limit = fc.option(
+  fc.tuple(fc.integer({ min: -1, max: membersMax }), small).map(([o, c]) => ["LIMIT", String(o), c]),
+  { nil: [] as string[] },
+);
 const flags = (words: string[]) => fc.subarray(words).map((w) => w);
 const cmd = (...parts: fc.Arbitrary<string | string[]>[]) => fc.tuple(...parts).map((p) => p.flat());
 const lit = (s: string) => fc.constant(s);
@@ -47,20 +57,29 @@ const command: fc.Arbitrary<string[]> = fc.oneof(
   { weight: 1, arbitrary: cmd(lit("ZREMRANGEBYSCORE"), lit("z"), bound, bound) },
   { weight: 1, arbitrary: cmd(lit("ZREMRANGEBYRANK"), lit("z"), rank, rank) },
   { weight: 1, arbitrary: cmd(fc.constantFrom("ZPOPMIN", "ZPOPMAX"), lit("z"), small) },
-  { weight: 1, arbitrary: cmd(fc.constantFrom("ZCARD", "OBJECT"), fc.constant([] as string[]), lit("z")).map((a) => (a[0] === "OBJECT" ? ["OBJECT", "ENCODING", "z"] : a)) },
+  {
+    weight: 1,
+    arbitrary: cmd(fc.constantFrom("ZCARD", "OBJECT"), fc.constant([] as string[]), lit("z")).map((a) => (a[0] === "OBJECT" ? ["OBJECT", "ENCODING", "z"] : a)),
+  },
   { weight: 4, arbitrary: cmd(lit("ZRANGE"), lit("lex"), lexBound, lexBound, lit("BYLEX"), flags(["REV"]), limit) },
   { weight: 2, arbitrary: cmd(fc.constantFrom("ZRANGEBYLEX", "ZREVRANGEBYLEX"), lit("lex"), lexBound, lexBound, limit) },
   { weight: 2, arbitrary: cmd(lit("ZLEXCOUNT"), lit("lex"), lexBound, lexBound) },
   { weight: 1, arbitrary: cmd(lit("ZREMRANGEBYLEX"), lit("lex"), lexBound, lexBound) },
   { weight: 2, arbitrary: cmd(lit("ZADD"), lit("lex"), lit("0"), member) },
   { weight: 1, arbitrary: cmd(lit("ZREM"), lit("lex"), member) },
-  { weight: 1, arbitrary: cmd(fc.constantFrom("ZUNIONSTORE", "ZINTERSTORE"), lit("u"), lit("2"), lit("z"), lit("lex"), fc.constantFrom([], ["AGGREGATE", "MAX"])) },
+  {
+    weight: 1,
+    arbitrary: cmd(fc.constantFrom("ZUNIONSTORE", "ZINTERSTORE"), lit("u"), lit("2"), lit("z"), lit("lex"), fc.constantFrom([], ["AGGREGATE", "MAX"])),
+  },
   { weight: 1, arbitrary: cmd(lit("ZRANGE"), lit("u"), rank, rank, lit("WITHSCORES")) },
 );
 
 /** ZADD commands that fill both sets: `z` with mixed scores, `lex` with all scores 0. */
 const filling = fc
-  .tuple(fc.uniqueArray(fc.integer({ min: 0, max: membersMax }), { minLength: 200, maxLength: membersMax, size: "max" }), fc.array(score, { minLength: membersMax, maxLength: membersMax }))
+  .tuple(
+    fc.uniqueArray(fc.integer({ min: 0, max: membersMax }), { minLength: 200, maxLength: membersMax, size: "max" }),
+    fc.array(score, { minLength: membersMax, maxLength: membersMax }),
+  )
   .map(([ids, scores]) => {
     const z: string[] = ["ZADD", "z"];
     const lex: string[] = ["ZADD", "lex"];
@@ -79,7 +98,9 @@ async function runBoth(commands: string[][]): Promise<void> {
   for (let i = 0; i < all.length; i++) {
     if (show(expected[i]!) === show(actual[i]!)) continue;
     const argv = all[i]!.length > 12 ? [...all[i]!.slice(0, 12), `... (${all[i]!.length} args)`] : all[i]!;
-    throw new Error(`reply ${i} differs for ${JSON.stringify(argv)}\n  redis: ${show(expected[i]!).slice(0, 2000)}\n  svc:   ${show(actual[i]!).slice(0, 2000)}`);
+    throw new Error(
+      `reply ${i} differs for ${JSON.stringify(argv)}\n  redis: ${show(expected[i]!).slice(0, 2000)}\n  svc:   ${show(actual[i]!).slice(0, 2000)}`,
+    );
   }
 }
 

@@ -9,13 +9,11 @@ import { clampRankRange, formatScore, type ZEntry, ZSet } from "../../src/kv/typ
 
 // ---- the reference model --------------------------------------------------------------------------
 
-const compare = (a: ZEntry, b: ZEntry) =>
-  a.score < b.score ? -1 : a.score > b.score ? 1 : a.member < b.member ? -1 : a.member > b.member ? 1 : 0;
+const compare = (a: ZEntry, b: ZEntry) => (a.score < b.score ? -1 : a.score > b.score ? 1 : a.member < b.member ? -1 : a.member > b.member ? 1 : 0);
 
 const sorted = (model: Map<string, number>): ZEntry[] => [...model].map(([member, score]) => ({ member, score })).sort(compare);
 
-const inScore = (s: number, r: ScoreRange) =>
-  (r.minExclusive ? s > r.min : s >= r.min) && (r.maxExclusive ? s < r.max : s <= r.max);
+const inScore = (s: number, r: ScoreRange) => (r.minExclusive ? s > r.min : s >= r.min) && (r.maxExclusive ? s < r.max : s <= r.max);
 
 function inLex(m: string, r: LexRange): boolean {
   const aboveMin = r.min.kind === "-" ? true : r.min.kind === "+" ? false : r.min.exclusive ? m > r.min.value : m >= r.min.value;
@@ -42,7 +40,10 @@ const score = fc.oneof(
   { weight: 1, arbitrary: fc.double({ noNaN: true }).map((d) => (Object.is(d, -0) ? 0 : d)) },
 );
 const scoreBound = fc.oneof(fc.constantFrom("-inf", "+inf", "0", "(0", "1", "(1", "1.5", "(1.5", "3", "(3", "-2"), score.map(String));
-const lexBound = fc.oneof(fc.constantFrom("-", "+"), fc.tuple(fc.constantFrom("[", "("), member).map(([p, m]) => p + m));
+const lexBound = fc.oneof(
+  fc.constantFrom("-", "+"),
+  fc.tuple(fc.constantFrom("[", "("), member).map(([p, m]) => p + m),
+);
 
 type Op =
   | { kind: "set"; member: string; score: number }
@@ -57,7 +58,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("delete" as const), member }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("pop" as const), highest: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteScore" as const), min: scoreBound, max: scoreBound }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteRank" as const), start: fc.integer({ min: -20, max: 20 }), end: fc.integer({ min: -20, max: 20 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("deleteRank" as const), start: fc.integer({ min: -20, max: 20 }), end: fc.integer({ min: -20, max: 20 }) }),
+  },
 );
 
 /** Applies one operation to the set and the model; returns nothing, throws on disagreement. */
@@ -186,30 +190,39 @@ describe("ZSet against a sorted array", () => {
       { weight: 1, arbitrary: fc.record({ kind: fc.constant("deleteLex" as const), min: lexBound, max: lexBound }) },
     );
     fc.assert(
-      fc.property(fc.boolean(), fc.array(lexOp, { maxLength: 300, size: "max" }), fc.array(lexProbe, { minLength: 1, maxLength: 4 }), (compact, ops, probes) => {
-        const zset = new ZSet(compact);
-        const model = new Map<string, number>();
-        for (const o of ops) apply(zset, model, o, true);
-        for (const p of probes) checkLexQueries(zset, model, p);
-      }),
+      fc.property(
+        fc.boolean(),
+        fc.array(lexOp, { maxLength: 300, size: "max" }),
+        fc.array(lexProbe, { minLength: 1, maxLength: 4 }),
+        (compact, ops, probes) => {
+          const zset = new ZSet(compact);
+          const model = new Map<string, number>();
+          for (const o of ops) apply(zset, model, o, true);
+          for (const p of probes) checkLexQueries(zset, model, p);
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   test("large sets: many leaves, counts and removals stay consistent", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: -50, max: 50 })), { minLength: 500, maxLength: 3000 }), probe, (pairs, p) => {
-        const zset = new ZSet();
-        const model = new Map<string, number>();
-        for (const [m, s] of pairs) {
-          zset.set(`m${m}`, s);
-          model.set(`m${m}`, s);
-        }
-        expect(zset.encoding).toBe(model.size > 128 ? "skiplist" : "listpack");
-        checkQueries(zset, model, p);
-        for (const [m] of pairs.slice(0, pairs.length / 2)) expect(zset.delete(`m${m}`)).toBe(model.delete(`m${m}`));
-        checkQueries(zset, model, p);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: -50, max: 50 })), { minLength: 500, maxLength: 3000 }),
+        probe,
+        (pairs, p) => {
+          const zset = new ZSet();
+          const model = new Map<string, number>();
+          for (const [m, s] of pairs) {
+            zset.set(`m${m}`, s);
+            model.set(`m${m}`, s);
+          }
+          expect(zset.encoding).toBe(model.size > 128 ? "skiplist" : "listpack");
+          checkQueries(zset, model, p);
+          for (const [m] of pairs.slice(0, pairs.length / 2)) expect(zset.delete(`m${m}`)).toBe(model.delete(`m${m}`));
+          checkQueries(zset, model, p);
+        },
+      ),
       { numRuns: 15 },
     );
   });
@@ -221,32 +234,49 @@ describe("ZSet against a sorted array", () => {
       fc.record({ kind: fc.constant("deleteRank" as const), start: fc.integer({ min: -3000, max: 3000 }), end: fc.integer({ min: -3000, max: 3000 }) }),
     );
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: -50, max: 50 })), { minLength: 500, maxLength: 3000 }), fc.array(removal, { minLength: 1, maxLength: 4 }), probe, (pairs, removals, p) => {
-        const zset = new ZSet(false);
-        const model = new Map<string, number>();
-        for (const [m, s] of pairs) {
-          zset.set(`m${m}`, s);
-          model.set(`m${m}`, s);
-        }
-        for (const o of removals) apply(zset, model, o, false);
-        checkQueries(zset, model, p);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: -50, max: 50 })), { minLength: 500, maxLength: 3000 }),
+        fc.array(removal, { minLength: 1, maxLength: 4 }),
+        probe,
+        (pairs, removals, p) => {
+          const zset = new ZSet(false);
+          const model = new Map<string, number>();
+          for (const [m, s] of pairs) {
+            zset.set(`m${m}`, s);
+            model.set(`m${m}`, s);
+          }
+          for (const o of removals) apply(zset, model, o, false);
+          checkQueries(zset, model, p);
+        },
+      ),
       { numRuns: 15 },
     );
   });
 
   test("large sets with one score: lex ranges and lex removals that span many leaves", () => {
     const name = (n: number) => `m${String(n).padStart(4, "0")}`;
-    const bound = fc.oneof(fc.constantFrom("-", "+"), fc.tuple(fc.constantFrom("[", "("), fc.integer({ min: 0, max: 3100 })).map(([p, n]) => p + name(n)));
+    const bound = fc.oneof(
+      fc.constantFrom("-", "+"),
+      fc.tuple(fc.constantFrom("[", "("), fc.integer({ min: 0, max: 3100 })).map(([p, n]) => p + name(n)),
+    );
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 3000 }), { minLength: 300, maxLength: 3000 }), bound, bound, fc.array(fc.record({ min: bound, max: bound, offset: fc.integer({ min: -1, max: 40 }), limit: fc.integer({ min: -1, max: 40 }) }), { minLength: 1, maxLength: 3 }), (ids, dMin, dMax, probes) => {
-        const zset = new ZSet(false);
-        const model = new Map<string, number>();
-        for (const id of ids) apply(zset, model, { kind: "set", member: name(id), score: 0 }, true);
-        for (const p of probes) checkLexQueries(zset, model, p);
-        apply(zset, model, { kind: "deleteLex", min: dMin, max: dMax }, true);
-        for (const p of probes) checkLexQueries(zset, model, p);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 3000 }), { minLength: 300, maxLength: 3000 }),
+        bound,
+        bound,
+        fc.array(fc.record({ min: bound, max: bound, offset: fc.integer({ min: -1, max: 40 }), limit: fc.integer({ min: -1, max: 40 }) }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        (ids, dMin, dMax, probes) => {
+          const zset = new ZSet(false);
+          const model = new Map<string, number>();
+          for (const id of ids) apply(zset, model, { kind: "set", member: name(id), score: 0 }, true);
+          for (const p of probes) checkLexQueries(zset, model, p);
+          apply(zset, model, { kind: "deleteLex", min: dMin, max: dMax }, true);
+          for (const p of probes) checkLexQueries(zset, model, p);
+        },
+      ),
       { numRuns: 20 },
     );
   });
@@ -267,7 +297,10 @@ describe("ZSet", () => {
   });
 
   test("clone is deep and keeps the encoding", () => {
-    const z = ZSet.of([{ member: "a", score: 1 }, { member: "b", score: 2 }]);
+    const z = ZSet.of([
+      { member: "a", score: 1 },
+      { member: "b", score: 2 },
+    ]);
     const c = z.clone();
     c.set("c", 3);
     c.delete("a");
@@ -314,7 +347,12 @@ describe("ZSet", () => {
   test("lex ranges with mixed scores scan a listpack from its ends, as Redis does", () => {
     // Members out of lexicographic order (scores differ): the listpack answer is "the first
     // element, in score order, at or above min".
-    const z = ZSet.of([{ member: "c", score: 1 }, { member: "a", score: 2 }, { member: "d", score: 3 }, { member: "b", score: 4 }]);
+    const z = ZSet.of([
+      { member: "c", score: 1 },
+      { member: "a", score: 2 },
+      { member: "d", score: 3 },
+      { member: "b", score: 4 },
+    ]);
     const range = parseLexRange("[b", "+");
     expect(z.rangeByLex(range).map((e) => e.member)).toEqual(["c", "a", "d", "b"]);
     expect(z.countByLex(range)).toBe(4);

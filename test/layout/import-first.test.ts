@@ -14,7 +14,9 @@ const entryPoints = new Set(["src/cli.ts"]);
 const parallelProcesses = 4;
 
 test("every module under src/ can be imported first, on its own", async () => {
-  const modules = typeScriptFiles(join(root, "src")).map((file) => relative(root, file)).filter((file) => !entryPoints.has(file));
+  const modules = typeScriptFiles(join(root, "src"))
+    .map((file) => relative(root, file))
+    .filter((file) => !entryPoints.has(file));
   expect(modules.length).toBeGreaterThan(300);
   const failures: string[] = [];
   let next = 0;

@@ -51,7 +51,10 @@ describe("POST /v1/sessions errors", () => {
 
   test("a refused second offer for the same user and room (400) leaves the first session in place", async () => {
     const id = await create("keeper", "second-offer");
-    const res = await media.call("POST", "/v1/sessions", { token: media.token("keeper", "second-offer"), sdp_offer: baseOffer(1).replaceAll("opus/48000/2", "PCMU/8000") });
+    const res = await media.call("POST", "/v1/sessions", {
+      token: media.token("keeper", "second-offer"),
+      sdp_offer: baseOffer(1).replaceAll("opus/48000/2", "PCMU/8000"),
+    });
     expect(res.status).toBe(400);
     expect((await media.call("POST", `/v1/sessions/${id}/slots`, { token: media.token("keeper", "second-offer") })).status).toBe(200);
   });
@@ -213,10 +216,18 @@ describe("svc media flags and token tool", () => {
   test("with no secret configured, the service generates one and `svc media token` signs with it", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-media-secret-"));
     const env = { ...process.env, SVC_MEDIA_TOKEN_SECRET: undefined };
-    const server = await spawnServer("svc media", [process.execPath, cliPath, "media", "--bind", "127.0.0.1:0", "--workers", "1", "--data-dir", dataDir], mediaAddress, { env });
+    const server = await spawnServer(
+      "svc media",
+      [process.execPath, cliPath, "media", "--bind", "127.0.0.1:0", "--workers", "1", "--data-dir", dataDir],
+      mediaAddress,
+      { env },
+    );
     try {
       expect(server.output()).toContain(join(dataDir, "token-secret"));
-      const tool = Bun.spawn([process.execPath, cliPath, "media", "token", "--user", "cli", "--room", "cli-room", "--ttl", "60", "--data-dir", dataDir], { stdout: "pipe", env });
+      const tool = Bun.spawn([process.execPath, cliPath, "media", "token", "--user", "cli", "--room", "cli-room", "--ttl", "60", "--data-dir", dataDir], {
+        stdout: "pipe",
+        env,
+      });
       const token = (await new Response(tool.stdout).text()).trim();
       expect(await tool.exited).toBe(0);
       const res = await fetch(`http://${server.where}/v1/stats`, { headers: { authorization: `Bearer ${token}` } });
@@ -228,7 +239,10 @@ describe("svc media flags and token tool", () => {
   });
 
   test("svc media token refuses a missing --user and a --ttl past 30 days", async () => {
-    for (const args of [["--room", "r"], ["--user", "u", "--room", "r", "--ttl", String(30 * 24 * 3600 + 1)]]) {
+    for (const args of [
+      ["--room", "r"],
+      ["--user", "u", "--room", "r", "--ttl", String(30 * 24 * 3600 + 1)],
+    ]) {
       const proc = Bun.spawn([process.execPath, cliPath, "media", "token", "--token-secret", "x".repeat(32), ...args], { stdout: "ignore", stderr: "pipe" });
       expect(await proc.exited).toBe(2);
     }

@@ -126,7 +126,11 @@ describe("forwarding between real WebRTC peers", () => {
 
   test("a second POST for the same user and room replaces the first session: the old id is gone, the count unchanged", async () => {
     const first = await join("dup", "r4", { slots: 1 });
-    const stats = async () => (await (await media.call("GET", "/v1/stats", undefined, { authorization: `Bearer ${media.token("dup", "r4")}` })).json()) as { sessions: number; rooms: Record<string, number> };
+    const stats = async () =>
+      (await (await media.call("GET", "/v1/stats", undefined, { authorization: `Bearer ${media.token("dup", "r4")}` })).json()) as {
+        sessions: number;
+        rooms: Record<string, number>;
+      };
     const before = await stats();
     expect(before.rooms).toEqual({ r4: 1 });
     const second = await join("dup", "r4", { slots: 1 });

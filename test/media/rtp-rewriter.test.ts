@@ -12,7 +12,13 @@ const opus = { clockRate: 48_000, frameTicks: 960 };
 const sourceIds = { a: 1, b: 2, c: 3 } as const;
 
 /** One packet through `rewriter`: its outgoing numbers, or null when it was dropped. */
-function rewrite(rewriter: RtpRewriter, source: keyof typeof sourceIds, sequenceNumber: number, timestamp: number, nowMs: number): { sequenceNumber: number; timestamp: number; marker: boolean } | null {
+function rewrite(
+  rewriter: RtpRewriter,
+  source: keyof typeof sourceIds,
+  sequenceNumber: number,
+  timestamp: number,
+  nowMs: number,
+): { sequenceNumber: number; timestamp: number; marker: boolean } | null {
   if (!rewriter.rewrite(sourceIds[source], sequenceNumber, timestamp, nowMs)) return null;
   return { sequenceNumber: rewriter.sequenceNumber, timestamp: rewriter.timestamp, marker: rewriter.marker };
 }
@@ -29,32 +35,37 @@ const run = fc.record({
 describe("RtpRewriter", () => {
   test("property: across any sequence of source changes, outgoing sequence numbers step by exactly one (mod 2^16) and timestamps never go back", () => {
     fc.assert(
-      fc.property(fc.array(run, { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0, max: 0xffff_ffff }), (runs, initialSeq, initialTs) => {
-        const rewriter = new RtpRewriter({ ...opus, initialSequenceNumber: initialSeq, initialTimestamp: initialTs });
-        let now = 1_000;
-        let previous: { seq: number; ts: number } | null = null;
-        for (const [i, r] of runs.entries()) {
-          now += r.gapMs;
-          // Consecutive runs of the same user are still a change of source when the slot was released between them.
-          if (i > 0 && runs[i - 1]!.source === r.source) rewriter.release();
-          for (let k = 0; k < r.packets; k++) {
-            const out = rewrite(rewriter, r.source, (r.firstSeq + k) % 0x10000, (r.firstTs + k * 960) % 2 ** 32, now + k * 20);
-            expect(out).not.toBeNull();
-            expect(out!.marker).toBe(k === 0);
-            if (previous === null) {
-              expect(out!.sequenceNumber).toBe(initialSeq);
-              expect(out!.timestamp).toBe(initialTs);
-            } else {
-              expect(out!.sequenceNumber).toBe((previous.seq + 1) % 0x10000);
-              const advance = (out!.timestamp - previous.ts + 2 ** 32) % 2 ** 32;
-              if (k === 0) expect(advance).toBeGreaterThanOrEqual(960);
-              else expect(advance).toBe(960);
+      fc.property(
+        fc.array(run, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 0, max: 0xffff }),
+        fc.integer({ min: 0, max: 0xffff_ffff }),
+        (runs, initialSeq, initialTs) => {
+          const rewriter = new RtpRewriter({ ...opus, initialSequenceNumber: initialSeq, initialTimestamp: initialTs });
+          let now = 1_000;
+          let previous: { seq: number; ts: number } | null = null;
+          for (const [i, r] of runs.entries()) {
+            now += r.gapMs;
+            // Consecutive runs of the same user are still a change of source when the slot was released between them.
+            if (i > 0 && runs[i - 1]!.source === r.source) rewriter.release();
+            for (let k = 0; k < r.packets; k++) {
+              const out = rewrite(rewriter, r.source, (r.firstSeq + k) % 0x10000, (r.firstTs + k * 960) % 2 ** 32, now + k * 20);
+              expect(out).not.toBeNull();
+              expect(out!.marker).toBe(k === 0);
+              if (previous === null) {
+                expect(out!.sequenceNumber).toBe(initialSeq);
+                expect(out!.timestamp).toBe(initialTs);
+              } else {
+                expect(out!.sequenceNumber).toBe((previous.seq + 1) % 0x10000);
+                const advance = (out!.timestamp - previous.ts + 2 ** 32) % 2 ** 32;
+                if (k === 0) expect(advance).toBeGreaterThanOrEqual(960);
+                else expect(advance).toBe(960);
+              }
+              previous = { seq: out!.sequenceNumber, ts: out!.timestamp };
             }
-            previous = { seq: out!.sequenceNumber, ts: out!.timestamp };
+            now += r.packets * 20;
           }
-          now += r.packets * 20;
-        }
-      }),
+        },
+      ),
     );
   });
 
@@ -97,7 +108,13 @@ describe("RTP header", () => {
     fc.assert(
       fc.property(
         fc.uint8Array({ minLength: 12, maxLength: 200 }),
-        fc.record({ payloadType: fc.integer({ min: 0, max: 127 }), marker: fc.boolean(), sequenceNumber: fc.integer({ min: 0, max: 0xffff }), timestamp: fc.integer({ min: 0, max: 0xffff_ffff }), ssrc: fc.integer({ min: 0, max: 0xffff_ffff }) }),
+        fc.record({
+          payloadType: fc.integer({ min: 0, max: 127 }),
+          marker: fc.boolean(),
+          sequenceNumber: fc.integer({ min: 0, max: 0xffff }),
+          timestamp: fc.integer({ min: 0, max: 0xffff_ffff }),
+          ssrc: fc.integer({ min: 0, max: 0xffff_ffff }),
+        }),
         (bytes, header) => {
           const packet = bytes.slice();
           writeRtpHeader(packet, header.payloadType, header.marker, header.sequenceNumber, header.timestamp, header.ssrc);

@@ -34,7 +34,7 @@ describe("parseOffer", () => {
     expect(() => parseOffer(baseOffer(mediaSlotsPerSessionMax + 1))).toThrow(/at most 16 slots/);
   });
 
-  test("numeric-looking values (a one-line BUNDLE group \"0\", a digits-only ufrag) are read as text", () => {
+  test('numeric-looking values (a one-line BUNDLE group "0", a digits-only ufrag) are read as text', () => {
     const offer = parseOffer(baseOffer(0).replace("a=ice-ufrag:137c", "a=ice-ufrag:1234"));
     expect(offer.send!.mid).toBe("0");
     expect(offer.ice.usernameFragment).toBe("1234");
@@ -48,12 +48,14 @@ describe("parseOffer", () => {
 
 describe("DTLS roles", () => {
   const answerSetup = (offerText: string) =>
-    parse(writeAnswer({
-      offer: parseOffer(offerText),
-      sessionId: 1,
-      transport: { ice: { usernameFragment: "uf", password: "pw" }, candidates: [], fingerprints: [{ algorithm: "sha-256", value: "AA:BB" }] },
-      slotStreams: new Map(),
-    })).media.map((m) => m.setup);
+    parse(
+      writeAnswer({
+        offer: parseOffer(offerText),
+        sessionId: 1,
+        transport: { ice: { usernameFragment: "uf", password: "pw" }, candidates: [], fingerprints: [{ algorithm: "sha-256", value: "AA:BB" }] },
+        slotStreams: new Map(),
+      }),
+    ).media.map((m) => m.setup);
 
   test("an actpass or active client is the DTLS client and the answer is passive", () => {
     for (const setup of ["actpass", "active"]) {
@@ -82,12 +84,19 @@ describe("writeAnswer", () => {
           candidates: [{ foundation: "f", priority: 1, address: "127.0.0.1", protocol: "udp", port: 40000 }],
           fingerprints: [{ algorithm: "sha-256", value: "AA:BB" }],
         },
-        slotStreams: new Map([["1", { ssrc: 11, cname: "c1" }], ["2", { ssrc: 22, cname: "c2" }]]),
+        slotStreams: new Map([
+          ["1", { ssrc: 11, cname: "c1" }],
+          ["2", { ssrc: 22, cname: "c2" }],
+        ]),
       }),
     );
     expect(sdp.icelite).toBe("ice-lite");
     expect(sdp.groups).toEqual([{ type: "BUNDLE", mids: "0 1 2" }]);
-    expect(sdp.media.map((m) => [String(m.mid), m.direction, m.port, String(m.payloads)])).toEqual([["0", "recvonly", 40000, "96"], ["1", "sendonly", 40000, "96"], ["2", "sendonly", 40000, "96"]]);
+    expect(sdp.media.map((m) => [String(m.mid), m.direction, m.port, String(m.payloads)])).toEqual([
+      ["0", "recvonly", 40000, "96"],
+      ["1", "sendonly", 40000, "96"],
+      ["2", "sendonly", 40000, "96"],
+    ]);
     expect(sdp.media.map((m) => m.setup)).toEqual(["passive", "passive", "passive"]);
     expect(sdp.media[1]!.ssrcs).toEqual([{ id: 11, attribute: "cname", value: "c1" }]);
     expect(sdp.media[0]!.ext).toEqual([{ value: 1, uri: "urn:ietf:params:rtp-hdrext:ssrc-audio-level" }]);

@@ -92,7 +92,11 @@ describe("chooseSlots", () => {
     const out = chooseSlots({
       slots: ["quiet", "talker"],
       audible: new Set(["quiet", "talker", "loud", "soft"]),
-      levels: new Map([["talker", -60], ["loud", -20], ["soft", -50]]),
+      levels: new Map([
+        ["talker", -60],
+        ["loud", -20],
+        ["soft", -50],
+      ]),
       lastSpoke: new Map(),
     });
     expect(out).toEqual(["loud", "talker"]);

@@ -12,14 +12,7 @@ import * as mediasoup from "mediasoup";
 import type { types as ms } from "mediasoup";
 import { SvcError } from "../../src/core/errors";
 import { mediasoupWorkerBin, useBuiltWorker } from "../../src/media/worker-bin";
-import {
-  MediaStreamTrack,
-  RTCPeerConnection,
-  RTCRtpCodecParameters,
-  type RTCRtpTransceiver,
-  RtpHeader,
-  RtpPacket,
-} from "werift";
+import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import * as sdpTransform from "sdp-transform";
 import { waitUntil } from "../support/wait.ts";
 
@@ -93,7 +86,9 @@ function answerFor(
 ): string {
   const payloadType = sending?.payloadType ?? offer.payloadType;
   const fingerprint = transport.dtlsParameters.fingerprints.find((f) => f.algorithm === "sha-256")!;
-  const fmtpConfig = Object.entries(offer.fmtp).map(([k, v]) => `${k}=${v}`).join(";");
+  const fmtpConfig = Object.entries(offer.fmtp)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(";");
   return sdpTransform.write({
     version: 0,
     origin: { username: "-", sessionId: "1", sessionVersion: 1, netType: "IN", ipVer: 4, address: "127.0.0.1" },
@@ -127,9 +122,8 @@ function answerFor(
         endOfCandidates: "end-of-candidates",
         rtp: [{ payload: payloadType, codec: "opus", rate: 48000, encoding: 2 }],
         fmtp: fmtpConfig === "" ? [] : [{ payload: payloadType, config: fmtpConfig }],
-        ext: direction === "recvonly" && offer.midExtensionId !== undefined
-          ? [{ value: offer.midExtensionId, uri: "urn:ietf:params:rtp-hdrext:sdes:mid" }]
-          : [],
+        ext:
+          direction === "recvonly" && offer.midExtensionId !== undefined ? [{ value: offer.midExtensionId, uri: "urn:ietf:params:rtp-hdrext:sdes:mid" }] : [],
         ssrcs: sending === undefined ? [] : [{ id: sending.ssrc, attribute: "cname", value: sending.cname }],
       },
     ],

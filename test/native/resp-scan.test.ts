@@ -74,7 +74,9 @@ const respish = fc
 const corrupted = fc
   .tuple(
     fc.array(fc.array(byteString, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }),
-    fc.array(fc.tuple(fc.constantFrom("set", "delete", "insert"), fc.nat(), fc.oneof(byte, fc.constantFrom(0x0d, 0x0a, 0x2a, 0x24, 0x2d, 0x30, 0x00))), { maxLength: 4 }),
+    fc.array(fc.tuple(fc.constantFrom("set", "delete", "insert"), fc.nat(), fc.oneof(byte, fc.constantFrom(0x0d, 0x0a, 0x2a, 0x24, 0x2d, 0x30, 0x00))), {
+      maxLength: 4,
+    }),
   )
   .map(([commands, edits]) => {
     const bytes = [...latin1(commands.map(encode).join(""))];
@@ -135,7 +137,12 @@ describe("NativeRespParser against RespParser", () => {
       fc.property(prefix, filler, fc.integer({ min: -3, max: 3 }), stray, cuts, (head, fill, extra, strays, at) => {
         const body = [...fill.repeat(inlineBytesMax + extra - head.length)];
         for (const [i, s] of strays) body.splice(i % (body.length + 1), 0, s);
-        expectSameFeeds(pieces(latin1(head + body.join("")), at.map((c) => c * 997)));
+        expectSameFeeds(
+          pieces(
+            latin1(head + body.join("")),
+            at.map((c) => c * 997),
+          ),
+        );
       }),
       { numRuns: 200 },
     );
@@ -159,16 +166,25 @@ describe("arguments repeated from the last command", () => {
   // RespParser reuses the last command's string at a position when the bytes are the same: words
   // from a small pool, near misses among them (same length, differing in the first, middle or
   // last byte), at the 32-byte limit of that reuse and one past it.
-  const near = ["key:1", "key:2", "kez:1", "Key:1", "xey:1", "k".repeat(32), "k".repeat(31) + "j", "j" + "k".repeat(31), "k".repeat(33), "", "v"];
+  const near = ["key:1", "key:2", "kez:1", "Key:1", "xey:1", "k".repeat(32), `${"k".repeat(31)}j`, `j${"k".repeat(31)}`, "k".repeat(33), "", "v"];
   test("come back as their own bytes, whole and split anywhere", () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.constantFrom(...near), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), (commands, cuts) => {
-        const named = commands.map((argv) => ["SET", ...argv]);
-        const bytes = latin1(named.map(encode).join(""));
-        expect(expectSameFeeds([bytes])).toEqual([{ commands: named, error: null, pendingBytes: 0 }]);
-        const split = expectSameFeeds(pieces(bytes, cuts.map((c) => c % (bytes.length + 1))));
-        expect(split.flatMap((o) => o.commands)).toEqual(named);
-      }),
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...near), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (commands, cuts) => {
+          const named = commands.map((argv) => ["SET", ...argv]);
+          const bytes = latin1(named.map(encode).join(""));
+          expect(expectSameFeeds([bytes])).toEqual([{ commands: named, error: null, pendingBytes: 0 }]);
+          const split = expectSameFeeds(
+            pieces(
+              bytes,
+              cuts.map((c) => c % (bytes.length + 1)),
+            ),
+          );
+          expect(split.flatMap((o) => o.commands)).toEqual(named);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -196,7 +212,10 @@ describe("limits at the edge and one past", () => {
     test(name, () => {
       expect(expectSameFeeds([latin1(text)], bulkBytesMax)).toEqual([expected]);
       // Read in 4 KiB pieces, the same bytes end in the same place.
-      const reads = pieces(latin1(text), Array.from({ length: text.length >> 12 }, (_, k) => (k + 1) << 12));
+      const reads = pieces(
+        latin1(text),
+        Array.from({ length: text.length >> 12 }, (_, k) => (k + 1) << 12),
+      );
       const chunked = expectSameFeeds(reads, bulkBytesMax);
       const last = chunked.at(-1)!;
       expect({ commands: chunked.flatMap((o) => o.commands), error: last.error, pendingBytes: last.pendingBytes }).toEqual(expected);
@@ -215,7 +234,13 @@ describe("paths small inputs rarely reach", () => {
 
   test("a bulk arriving in many reads is not scanned again until it is whole", () => {
     const header = latin1("*2\r\n$3\r\nSET\r\n$100000\r\n");
-    const reads = [header, ...pieces(latin1("v".repeat(100_000) + "\r\n"), Array.from({ length: 99 }, (_, k) => (k + 1) * 1000))];
+    const reads = [
+      header,
+      ...pieces(
+        latin1(`${"v".repeat(100_000)}\r\n`),
+        Array.from({ length: 99 }, (_, k) => (k + 1) * 1000),
+      ),
+    ];
     const calls = countScans(() => {
       const outcomes = expectSameFeeds(reads, 100_000);
       expect(outcomes.slice(0, 3).map((o) => o.pendingBytes)).toEqual([0, 1000, 2000]);

@@ -50,7 +50,21 @@ export async function startPostgres(): Promise<PostgresServer> {
   // fsync off: a test database need not survive a machine crash, and syncing slows every commit.
   const server: SpawnedServer<true> = await spawnServer(
     "postgres",
-    asPostgres([join(postgresBinDir, "postgres"), "-D", dataDir, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=200"]),
+    asPostgres([
+      join(postgresBinDir, "postgres"),
+      "-D",
+      dataDir,
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=off",
+      "-c",
+      "max_connections=200",
+    ]),
     (output) => (output.includes("database system is ready to accept connections") ? true : undefined),
   );
   const url = (name = "postgres") => `postgres://${superuser}@127.0.0.1:${port}/${name}`;
@@ -58,7 +72,20 @@ export async function startPostgres(): Promise<PostgresServer> {
     port,
     url,
     async createDatabase(name) {
-      await run([join(postgresBinDir, "psql"), "-h", "127.0.0.1", "-p", String(port), "-U", superuser, "-d", "postgres", "-q", "-c", `CREATE DATABASE "${name}"`]);
+      await run([
+        join(postgresBinDir, "psql"),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(port),
+        "-U",
+        superuser,
+        "-d",
+        "postgres",
+        "-q",
+        "-c",
+        `CREATE DATABASE "${name}"`,
+      ]);
       return url(name);
     },
     async stop() {

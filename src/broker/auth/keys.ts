@@ -54,7 +54,10 @@ export class KeyStore {
   private readonly path: string;
   readonly bootstrapPath: string;
 
-  constructor(dataDir: string, private readonly nowMs: () => number) {
+  constructor(
+    dataDir: string,
+    private readonly nowMs: () => number,
+  ) {
     this.path = join(dataDir, "keys.json");
     this.bootstrapPath = join(dataDir, "bootstrap.key");
     mkdirSync(dataDir, { recursive: true });
@@ -80,7 +83,12 @@ export class KeyStore {
       }
       return null;
     }
-    const { secret, key } = this.make({ name: "bootstrap", acls: [{ action: "admin", topic_prefix: everyTopic }], produce_bytes_per_sec: null, consume_bytes_per_sec: null });
+    const { secret, key } = this.make({
+      name: "bootstrap",
+      acls: [{ action: "admin", topic_prefix: everyTopic }],
+      produce_bytes_per_sec: null,
+      consume_bytes_per_sec: null,
+    });
     // The secret's file first: a crash before keys.json is written leaves a file that names no
     // key, replaced at the next start; the other order could store a key no one can read.
     writePrivateFile(this.bootstrapPath, `${secret}\n`);
@@ -99,7 +107,9 @@ export class KeyStore {
   }
 
   list(): ApiKey[] {
-    return [...this.keys.values()].map(publicView).sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.key_id < b.key_id ? -1 : 1));
+    return [...this.keys.values()]
+      .map(publicView)
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.key_id < b.key_id ? -1 : 1));
   }
 
   /** The live key `keyId`, or undefined once revoked. */
@@ -167,7 +177,8 @@ export class KeyStore {
     if (typeof file.bootstrapped !== "boolean" || !Array.isArray(file.keys)) throw damagedFile(this.path, "expected bootstrapped and keys");
     this.bootstrapped = file.bootstrapped;
     for (const value of file.keys as StoredKey[]) {
-      if (typeof value?.key_id !== "string" || typeof value.secret_sha256 !== "string" || !Array.isArray(value.acls)) throw damagedFile(this.path, "a key lacks its id, secret hash or acls");
+      if (typeof value?.key_id !== "string" || typeof value.secret_sha256 !== "string" || !Array.isArray(value.acls))
+        throw damagedFile(this.path, "a key lacks its id, secret hash or acls");
       this.add(value);
     }
   }

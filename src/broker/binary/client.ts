@@ -126,17 +126,31 @@ export class BinaryClient {
 
   /** Produces `records` to `topic`; answers one result per record, in order. */
   async produce(topic: string, records: readonly ClientRecord[], producerId: string | null = null): Promise<ProduceResult[]> {
-    const payload = encodeProduceRequest({
-      topic,
-      producerId,
-      records: records.map((r) => ({ key: r.key === undefined || r.key === null ? null : bytesOf(r.key), value: bytesOf(r.value), partition: r.partition ?? null, sequence: r.sequence ?? null })),
-    }, frameHeaderBytes);
+    const payload = encodeProduceRequest(
+      {
+        topic,
+        producerId,
+        records: records.map((r) => ({
+          key: r.key === undefined || r.key === null ? null : bytesOf(r.key),
+          value: bytesOf(r.value),
+          partition: r.partition ?? null,
+          sequence: r.sequence ?? null,
+        })),
+      },
+      frameHeaderBytes,
+    );
     return decodeProduceResponse(await this.request(opcodes.produce, payload, opcodes.produceResponse));
   }
 
   /** Reads a partition from `offset`; the next read starts at the answer's nextOffset. */
   async consume(topic: string, p: { partition: number; offset: number; maxRecords?: number; maxBytes?: number }): Promise<ConsumeResponse> {
-    const payload = encodeConsumeRequest({ topic, partition: p.partition, offset: p.offset, maxRecords: p.maxRecords ?? 100, maxBytes: p.maxBytes ?? 1024 * 1024 });
+    const payload = encodeConsumeRequest({
+      topic,
+      partition: p.partition,
+      offset: p.offset,
+      maxRecords: p.maxRecords ?? 100,
+      maxBytes: p.maxBytes ?? 1024 * 1024,
+    });
     return decodeConsumeResponse(await this.request(opcodes.consume, withHeaderRoom(payload), opcodes.consumeResponse));
   }
 

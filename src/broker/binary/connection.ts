@@ -27,14 +27,18 @@ import { planRecords } from "../produce/request.ts";
 import { produceOperation, readOperation } from "../requests/operations.ts";
 import { checkTopicName } from "../topics/names.ts";
 import { FrameReader, WireError } from "./frame-reader.ts";
+import { decodeConsumeRequest, decodeProduceRequest, encodeConsumeResponse, encodeProduceResponse, payloadTopic } from "./payloads.ts";
 import {
-  decodeConsumeRequest,
-  decodeProduceRequest,
-  encodeConsumeResponse,
-  encodeProduceResponse,
-  payloadTopic,
-} from "./payloads.ts";
-import { encodeServerHandshake, features, type Frame, frameHeaderBytes, handshakeStatus, knownFeatures, opcodes, withHeaderRoom, writeFrameHeader } from "./wire.ts";
+  encodeServerHandshake,
+  features,
+  type Frame,
+  frameHeaderBytes,
+  handshakeStatus,
+  knownFeatures,
+  opcodes,
+  withHeaderRoom,
+  writeFrameHeader,
+} from "./wire.ts";
 
 export interface BinaryLimits {
   /** --max-request-body-bytes: largest payload, compressed or inflated. */
@@ -168,7 +172,8 @@ export class BinaryConnection {
     const { pipeline } = this.broker;
     if (!hello.magicOk) return this.refuse(handshakeStatus.badMagic, "bad magic: a connection starts with SV01");
     const accepted = hello.requested & knownFeatures;
-    if (pipeline.authRequired && hello.token.length === 0) return this.refuse(handshakeStatus.authRequired, "this broker requires an API key in the handshake token");
+    if (pipeline.authRequired && hello.token.length === 0)
+      return this.refuse(handshakeStatus.authRequired, "this broker requires an API key in the handshake token");
     let principal: Principal;
     try {
       principal = pipeline.authenticate(hello.token.length === 0 ? null : new TextDecoder().decode(hello.token));
@@ -236,7 +241,8 @@ export class BinaryConnection {
     const { pipeline } = this.broker;
     const action = actionOf[frame.opcode];
     if (frame.opcode === opcodes.ping) return [opcodes.pingResponse, withHeaderRoom(this.inflate(frame.payload))];
-    if (action === undefined) throw new SvcError("bad_request", `unknown opcode 0x${frame.opcode.toString(16).padStart(2, "0")}; requests are 0x01 produce, 0x02 consume, 0x03 ping`);
+    if (action === undefined)
+      throw new SvcError("bad_request", `unknown opcode 0x${frame.opcode.toString(16).padStart(2, "0")}; requests are 0x01 produce, 0x02 consume, 0x03 ping`);
     // Before inflating: the key is live and may take this action somewhere.
     pipeline.authorizeSomewhere(principal, action);
     const payload = this.inflate(frame.payload);
@@ -261,8 +267,10 @@ export class BinaryConnection {
     const read = await readOperation(this.broker, principal, topic, () => {
       const request = decodeConsumeRequest(payload);
       const { fetchRecordsMax, fetchBytesMax } = this.broker.options;
-      if (request.maxRecords < 1 || request.maxRecords > fetchRecordsMax) throw new SvcError("bad_request", `max_records is ${request.maxRecords}; it must be from 1 to ${fetchRecordsMax}`);
-      if (request.maxBytes < 1 || request.maxBytes > fetchBytesMax) throw new SvcError("bad_request", `max_bytes is ${request.maxBytes}; it must be from 1 to ${fetchBytesMax}`);
+      if (request.maxRecords < 1 || request.maxRecords > fetchRecordsMax)
+        throw new SvcError("bad_request", `max_records is ${request.maxRecords}; it must be from 1 to ${fetchRecordsMax}`);
+      if (request.maxBytes < 1 || request.maxBytes > fetchBytesMax)
+        throw new SvcError("bad_request", `max_bytes is ${request.maxBytes}; it must be from 1 to ${fetchBytesMax}`);
       partition = request.partition;
       return request;
     });

@@ -101,7 +101,8 @@ export class FrameReader {
     if (have < 4) return null;
     const view = new DataView(this.buffer.buffer, this.buffer.byteOffset + this.start);
     const length = view.getUint32(0);
-    if (length < frameLengthOverheadBytes) throw new WireError(`a frame's length is ${length}; it must be at least ${frameLengthOverheadBytes} (request id and opcode)`);
+    if (length < frameLengthOverheadBytes)
+      throw new WireError(`a frame's length is ${length}; it must be at least ${frameLengthOverheadBytes} (request id and opcode)`);
     if (length - frameLengthOverheadBytes > this.payloadBytesMax) {
       throw new WireError(`a frame carries ${length - frameLengthOverheadBytes} bytes of payload; at most ${this.payloadBytesMax} (--max-request-body-bytes)`);
     }

@@ -43,12 +43,16 @@ export function startBinaryListener(broker: Broker, options: BinaryListenerOptio
   const log = options.log.child({ listener: "binary" });
   // Idle connections are looked for on a timer of our own (Bun's socket timeouts tick too
   // coarsely for a short --binary-idle-timeout): within a tenth of the timeout, at most a second late.
-  const idleCheck = setInterval(() => {
-    const silentSince = performance.now() - options.idleTimeoutMs;
-    for (const connection of connections) {
-      if (connection.lastHeardMs <= silentSince) connection.stop(`408 the connection sent nothing for ${options.idleTimeoutMs / 1000} s (--binary-idle-timeout)`);
-    }
-  }, Math.min(1000, Math.ceil(options.idleTimeoutMs / 10)));
+  const idleCheck = setInterval(
+    () => {
+      const silentSince = performance.now() - options.idleTimeoutMs;
+      for (const connection of connections) {
+        if (connection.lastHeardMs <= silentSince)
+          connection.stop(`408 the connection sent nothing for ${options.idleTimeoutMs / 1000} s (--binary-idle-timeout)`);
+      }
+    },
+    Math.min(1000, Math.ceil(options.idleTimeoutMs / 10)),
+  );
   idleCheck.unref();
 
   broker.keys.onRevoke((keyId) => {

@@ -31,7 +31,10 @@ class PayloadReader {
   private at = 0;
   private readonly view: DataView;
 
-  constructor(private readonly payload: Uint8Array, private readonly what: string) {
+  constructor(
+    private readonly payload: Uint8Array,
+    private readonly what: string,
+  ) {
     this.view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   }
 

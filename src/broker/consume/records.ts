@@ -34,8 +34,10 @@ function asUtf8(bytes: Uint8Array, partition: number, offset: number, what: "key
 }
 
 export function consumedRecords(records: readonly LogRecord[], partition: number, encoding: Encoding): ConsumedRecord[] {
-  const text = encoding === "base64" ? (bytes: Uint8Array) => asBase64(bytes)
-    : (bytes: Uint8Array, offset: number, what: "key" | "value") => asUtf8(bytes, partition, offset, what);
+  const text =
+    encoding === "base64"
+      ? (bytes: Uint8Array) => asBase64(bytes)
+      : (bytes: Uint8Array, offset: number, what: "key" | "value") => asUtf8(bytes, partition, offset, what);
   return records.map((r) => ({
     partition,
     offset: r.offset,

@@ -19,7 +19,11 @@ export type PartitionId = string;
  * within one of the others'. Members in the result are in sorted order; each member's partitions
  * are in the order of `partitions`.
  */
-export function assignPartitions(partitions: readonly PartitionId[], members: readonly string[], previous: ReadonlyMap<string, readonly PartitionId[]>): Map<string, PartitionId[]> {
+export function assignPartitions(
+  partitions: readonly PartitionId[],
+  members: readonly string[],
+  previous: ReadonlyMap<string, readonly PartitionId[]>,
+): Map<string, PartitionId[]> {
   const sorted = [...new Set(members)].sort();
   const result = new Map<string, PartitionId[]>(sorted.map((member) => [member, []]));
   if (sorted.length === 0) return result;

@@ -112,13 +112,15 @@ export class CommittedOffsets {
     if (!this.changed) return;
     this.changed = false;
     const text = this.serialize();
-    this.writing = writeFileAtomicAsync(this.path, text).catch((error: unknown) => {
-      // Try again at the next write-out rather than lose the change.
-      this.changed = true;
-      throw error;
-    }).finally(() => {
-      this.writing = null;
-    });
+    this.writing = writeFileAtomicAsync(this.path, text)
+      .catch((error: unknown) => {
+        // Try again at the next write-out rather than lose the change.
+        this.changed = true;
+        throw error;
+      })
+      .finally(() => {
+        this.writing = null;
+      });
     await this.writing;
   }
 
@@ -137,14 +139,21 @@ export class CommittedOffsets {
     if (typeof file.groups !== "object" || file.groups === null) throw damaged("expected groups");
     for (const [name, value] of Object.entries(file.groups as Record<string, unknown>)) {
       const group = value as { owner?: unknown; offsets?: unknown };
-      if (typeof group !== "object" || group === null || !(group.owner === null || typeof group.owner === "string") || typeof group.offsets !== "object" || group.offsets === null) {
+      if (
+        typeof group !== "object" ||
+        group === null ||
+        !(group.owner === null || typeof group.owner === "string") ||
+        typeof group.offsets !== "object" ||
+        group.offsets === null
+      ) {
         throw damaged(`group '${name}' lacks an owner or offsets`);
       }
       const offsets = new Map<string, Map<number, number>>();
       for (const [topic, partitions] of Object.entries(group.offsets as Record<string, unknown>)) {
         const map = new Map<number, number>();
         for (const [partition, offset] of Object.entries(partitions as Record<string, unknown>)) {
-          if (!/^\d+$/.test(partition) || !Number.isSafeInteger(offset) || (offset as number) < 0) throw damaged(`group '${name}' topic '${topic}' partition ${partition}`);
+          if (!/^\d+$/.test(partition) || !Number.isSafeInteger(offset) || (offset as number) < 0)
+            throw damaged(`group '${name}' topic '${topic}' partition ${partition}`);
           map.set(Number(partition), offset as number);
         }
         offsets.set(topic, map);

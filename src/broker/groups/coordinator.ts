@@ -65,7 +65,10 @@ function topicPartitionOf(id: PartitionId): TopicPartition {
 }
 
 function unknownMember(group: string, memberId: string): SvcError {
-  return new SvcError("not_found", `member '${memberId}' is not in group '${group}' (it left, timed out, or the broker restarted): join again with member_id null`);
+  return new SvcError(
+    "not_found",
+    `member '${memberId}' is not in group '${group}' (it left, timed out, or the broker restarted): join again with member_id null`,
+  );
 }
 
 export class GroupCoordinator {
@@ -94,7 +97,10 @@ export class GroupCoordinator {
     if (group !== undefined) {
       const others = group.members.size - (member === null ? 0 : 1);
       if (others > 0 && !sameTopics(group.topics, wanted)) {
-        throw new SvcError("conflict", `group '${groupName}' reads ${group.topics.join(", ")}; a member joining it must name the same topics (or wait until the other members leave)`);
+        throw new SvcError(
+          "conflict",
+          `group '${groupName}' reads ${group.topics.join(", ")}; a member joining it must name the same topics (or wait until the other members leave)`,
+        );
       }
     }
     const now = this.clock.monotonicMs();

@@ -30,7 +30,12 @@ export class ConsumerGroups {
   private readonly offsets: CommittedOffsets;
   private timers: ReturnType<typeof setInterval>[] = [];
 
-  constructor(dataDir: string, clock: Clock, memberTimeoutMs: number, private readonly topics: TopicRegistry) {
+  constructor(
+    dataDir: string,
+    clock: Clock,
+    memberTimeoutMs: number,
+    private readonly topics: TopicRegistry,
+  ) {
     this.offsets = new CommittedOffsets(dataDir);
     this.coordinator = new GroupCoordinator(clock, memberTimeoutMs, (topic) => topics.find(topic)?.partitionCount ?? null);
   }

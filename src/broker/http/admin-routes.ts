@@ -30,10 +30,12 @@ export function adminRoutes(broker: Broker): RouteTable {
   /** POST of a pass over every topic: admin on `*`, no parameters, the pass's summary as the answer. */
   const pass = (run: () => Promise<unknown>): RouteTable[string] => ({
     async POST(ctx) {
-      return json(await asAdmin(ctx.req, async () => {
-        await noParameters(ctx);
-        return run();
-      }));
+      return json(
+        await asAdmin(ctx.req, async () => {
+          await noParameters(ctx);
+          return run();
+        }),
+      );
     },
   });
   return {
@@ -52,12 +54,14 @@ export function adminRoutes(broker: Broker): RouteTable {
     },
     "/admin/reset-offsets": {
       async POST(ctx) {
-        return json(await asAdmin(ctx.req, async () => {
-          const fields = objectFields(await ctx.json(), ["topic"], "the request body");
-          if (fields.topic === undefined) throw badRequest("'topic' is required");
-          const topic = checkTopicName(fields.topic, "'topic'");
-          return { topic, groups: broker.groups.resetToStart(topic) };
-        }));
+        return json(
+          await asAdmin(ctx.req, async () => {
+            const fields = objectFields(await ctx.json(), ["topic"], "the request body");
+            if (fields.topic === undefined) throw badRequest("'topic' is required");
+            const topic = checkTopicName(fields.topic, "'topic'");
+            return { topic, groups: broker.groups.resetToStart(topic) };
+          }),
+        );
       },
     },
   };

@@ -18,7 +18,9 @@ export function dataRoutes(broker: Broker): RouteTable {
   return {
     "/topics/:name/produce": {
       async POST(ctx) {
-        const results = await produceOperation(broker, principalOf(pipeline, ctx.req), ctx.params.name!, async (topic) => planProduce(await ctx.json(), topic, broker.options));
+        const results = await produceOperation(broker, principalOf(pipeline, ctx.req), ctx.params.name!, async (topic) =>
+          planProduce(await ctx.json(), topic, broker.options),
+        );
         return json({ results });
       },
     },
@@ -26,7 +28,12 @@ export function dataRoutes(broker: Broker): RouteTable {
       async GET({ req, params, url }) {
         // The query is read inside the operation, after the grant.
         let asked: ConsumeParams | null = null;
-        const read = await readOperation(broker, principalOf(pipeline, req), params.name!, () => (asked = parseConsumeParams(url.searchParams, broker.options)));
+        const read = await readOperation(
+          broker,
+          principalOf(pipeline, req),
+          params.name!,
+          () => (asked = parseConsumeParams(url.searchParams, broker.options)),
+        );
         const { partition, encoding } = asked!;
         return json(consumeAnswer(read, partition, encoding));
       },

@@ -43,7 +43,8 @@ function decodeJoin(body: unknown): { topics: string[]; memberId: string | null 
   const fields = objectFields(body, ["topics", "member_id"], "the request body");
   const topics = required(fields, "topics", (value) => {
     if (!Array.isArray(value)) throw badRequest(`'topics' must be an array of topic names, not ${describeJson(value)}`);
-    if (value.length < 1 || value.length > groupJoinTopicsMax) throw badRequest(`'topics' names ${value.length} topics; a join names 1 to ${groupJoinTopicsMax}`);
+    if (value.length < 1 || value.length > groupJoinTopicsMax)
+      throw badRequest(`'topics' names ${value.length} topics; a join names 1 to ${groupJoinTopicsMax}`);
     return value.map((topic, i) => checkTopicName(topic, `'topics[${i}]'`));
   });
   const memberId = fields.member_id === undefined || fields.member_id === null ? null : memberIdField(fields.member_id);
@@ -75,60 +76,75 @@ export function groupRoutes(broker: Broker): RouteTable {
   return {
     "/groups/:group/join": {
       async POST(ctx) {
-        return json(await asMember(ctx, async (principal, group) => {
-          const { topics, memberId } = decodeJoin(await ctx.json());
-          for (const topic of topics) pipeline.authorize(principal, "read", topic);
-          return groups.join(group, pipeline.actorOf(principal), memberId, topics);
-        }));
+        return json(
+          await asMember(ctx, async (principal, group) => {
+            const { topics, memberId } = decodeJoin(await ctx.json());
+            for (const topic of topics) pipeline.authorize(principal, "read", topic);
+            return groups.join(group, pipeline.actorOf(principal), memberId, topics);
+          }),
+        );
       },
     },
     "/groups/:group/heartbeat": {
       async POST(ctx) {
-        return json(await asMember(ctx, async (principal, group) => {
-          const fields = objectFields(await ctx.json(), ["member_id", "generation"], "the request body");
-          const memberId = required(fields, "member_id", memberIdField);
-          const generation = required(fields, "generation", generationField);
-          return groups.heartbeat(group, pipeline.actorOf(principal), memberId, generation);
-        }));
+        return json(
+          await asMember(ctx, async (principal, group) => {
+            const fields = objectFields(await ctx.json(), ["member_id", "generation"], "the request body");
+            const memberId = required(fields, "member_id", memberIdField);
+            const generation = required(fields, "generation", generationField);
+            return groups.heartbeat(group, pipeline.actorOf(principal), memberId, generation);
+          }),
+        );
       },
     },
     "/groups/:group/leave": {
       async POST(ctx) {
-        return json(await asMember(ctx, async (principal, group) => {
-          const fields = objectFields(await ctx.json(), ["member_id"], "the request body");
-          const memberId = required(fields, "member_id", memberIdField);
-          return { member_id: memberId, ...groups.leave(group, pipeline.actorOf(principal), memberId) };
-        }));
+        return json(
+          await asMember(ctx, async (principal, group) => {
+            const fields = objectFields(await ctx.json(), ["member_id"], "the request body");
+            const memberId = required(fields, "member_id", memberIdField);
+            return { member_id: memberId, ...groups.leave(group, pipeline.actorOf(principal), memberId) };
+          }),
+        );
       },
     },
     "/groups/:group/assignment": {
       async GET(ctx) {
-        return json(await asMember(ctx, (principal, group) => {
-          for (const name of new Set(ctx.url.searchParams.keys())) {
-            if (name !== "member_id") throw badRequest(`unknown query parameter '${name}'; expected member_id`);
-          }
-          const ids = ctx.url.searchParams.getAll("member_id");
-          if (ids.length !== 1) throw badRequest(ids.length === 0 ? "query parameter 'member_id' is required" : "query parameter 'member_id' is given more than once; give it once");
-          return groups.assignment(group, pipeline.actorOf(principal), memberIdField(ids[0], "member_id"));
-        }));
+        return json(
+          await asMember(ctx, (principal, group) => {
+            for (const name of new Set(ctx.url.searchParams.keys())) {
+              if (name !== "member_id") throw badRequest(`unknown query parameter '${name}'; expected member_id`);
+            }
+            const ids = ctx.url.searchParams.getAll("member_id");
+            if (ids.length !== 1)
+              throw badRequest(
+                ids.length === 0 ? "query parameter 'member_id' is required" : "query parameter 'member_id' is given more than once; give it once",
+              );
+            return groups.assignment(group, pipeline.actorOf(principal), memberIdField(ids[0], "member_id"));
+          }),
+        );
       },
     },
     "/groups/:group/commit": {
       async POST(ctx) {
-        return json(await asMember(ctx, async (principal, group) => {
-          const request = decodeCommit(await ctx.json());
-          pipeline.authorize(principal, "read", request.topic);
-          groups.commit(group, pipeline.actorOf(principal), request);
-          return { topic: request.topic, partition: request.partition, offset: request.offset };
-        }));
+        return json(
+          await asMember(ctx, async (principal, group) => {
+            const request = decodeCommit(await ctx.json());
+            pipeline.authorize(principal, "read", request.topic);
+            groups.commit(group, pipeline.actorOf(principal), request);
+            return { topic: request.topic, partition: request.partition, offset: request.offset };
+          }),
+        );
       },
     },
     "/groups/:group/offsets": {
       async GET(ctx) {
-        return json(await asMember(ctx, (principal, group) => {
-          if ([...ctx.url.searchParams.keys()].length > 0) throw badRequest("GET /groups/{group}/offsets takes no query parameters");
-          return { offsets: groups.committedOffsets(group, pipeline.actorOf(principal), (topic) => pipeline.canRead(principal, topic)) };
-        }));
+        return json(
+          await asMember(ctx, (principal, group) => {
+            if ([...ctx.url.searchParams.keys()].length > 0) throw badRequest("GET /groups/{group}/offsets takes no query parameters");
+            return { offsets: groups.committedOffsets(group, pipeline.actorOf(principal), (topic) => pipeline.canRead(principal, topic)) };
+          }),
+        );
       },
     },
     "/groups/:group/consume": {

@@ -25,7 +25,9 @@ export function metricsRoutes(broker: Broker): RouteTable {
             const owned = new Map<string, boolean>();
             const canRead = (topic: string) => readable.get(topic) ?? readable.set(topic, pipeline.canRead(principal, topic)).get(topic)!;
             const owns = (group: string) => owned.get(group) ?? owned.set(group, broker.groups.isVisibleTo(group, actor)).get(group)!;
-            return broker.metrics.expose((labels) => (labels.topic === undefined || canRead(labels.topic)) && (labels.group === undefined || owns(labels.group)));
+            return broker.metrics.expose(
+              (labels) => (labels.topic === undefined || canRead(labels.topic)) && (labels.group === undefined || owns(labels.group)),
+            );
           },
         });
         return new Response(text, { headers: { "content-type": metricsContentType } });

@@ -47,20 +47,24 @@ export function schemaRoutes(broker: Broker): RouteTable {
     },
     "/schemas/:id": {
       async GET({ req, params }) {
-        return json(await authenticated(req, (principal) => {
-          const found = schemas.get(schemaId(params.id!));
-          pipeline.authorize(principal, "read", subjectTopic(found.subject));
-          return found;
-        }));
+        return json(
+          await authenticated(req, (principal) => {
+            const found = schemas.get(schemaId(params.id!));
+            pipeline.authorize(principal, "read", subjectTopic(found.subject));
+            return found;
+          }),
+        );
       },
     },
     "/subjects/:subject/versions/latest": {
       async GET({ req, params }) {
-        return json(await authenticated(req, (principal) => {
-          const subject = params.subject!;
-          pipeline.authorize(principal, "read", subjectTopic(subject));
-          return schemas.latest(subject);
-        }));
+        return json(
+          await authenticated(req, (principal) => {
+            const subject = params.subject!;
+            pipeline.authorize(principal, "read", subjectTopic(subject));
+            return schemas.latest(subject);
+          }),
+        );
       },
     },
   };

@@ -30,7 +30,16 @@ export function startBrokerHttp(broker: Broker, options: BrokerHttpOptions): Htt
     name: "broker-http",
     hostname: options.hostname,
     port: options.port,
-    routes: { ...healthRoutes(broker), ...topicRoutes(broker), ...dataRoutes(broker), ...groupRoutes(broker), ...adminRoutes(broker), ...keyRoutes(broker), ...schemaRoutes(broker), ...metricsRoutes(broker) },
+    routes: {
+      ...healthRoutes(broker),
+      ...topicRoutes(broker),
+      ...dataRoutes(broker),
+      ...groupRoutes(broker),
+      ...adminRoutes(broker),
+      ...keyRoutes(broker),
+      ...schemaRoutes(broker),
+      ...metricsRoutes(broker),
+    },
     bodyBytesMax: options.bodyBytesMax,
     // The spec sends no CORS headers unless --cors-origin lists origins; a listed one is echoed.
     cors: options.corsOrigins.length === 0 ? { kind: "off" } : { kind: "origins", origins: options.corsOrigins },

@@ -15,14 +15,7 @@
 import { assert } from "../../core/assert.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import { SvcError } from "../../core/errors.ts";
-import {
-  brokerRecordBytesMax,
-  logFlushBytesMax,
-  logIndexIntervalBytes,
-  logSegmentBytesMax,
-  logSegmentBytesMin,
-  MiB,
-} from "../../core/limits.ts";
+import { brokerRecordBytesMax, logFlushBytesMax, logIndexIntervalBytes, logSegmentBytesMax, logSegmentBytesMin, MiB } from "../../core/limits.ts";
 import { appendChunks } from "../../native/append.ts";
 import { encodeProduceFrames, frameBytes, type LogRecord } from "./record.ts";
 import { type RecoveryReport, recoverSegments } from "./recovery.ts";

@@ -81,7 +81,12 @@ export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
  * `timestampMs`: what a partition writes, without a record object made per record. `totalBytes`
  * is their frames' bytes, which the partition summed when the produce arrived.
  */
-export function encodeProduceFrames(records: readonly { key: Uint8Array | null; value: Uint8Array }[], baseOffset: number, timestampMs: number, totalBytes: number): Uint8Array {
+export function encodeProduceFrames(
+  records: readonly { key: Uint8Array | null; value: Uint8Array }[],
+  baseOffset: number,
+  timestampMs: number,
+  totalBytes: number,
+): Uint8Array {
   const out = new Uint8Array(totalBytes);
   const view = new DataView(out.buffer);
   let pos = 0;

@@ -24,7 +24,10 @@ export interface RecoveryReport {
 export function recoverSegments(dir: string, options: SegmentOptions): { segments: Segment[]; report: RecoveryReport } {
   mkdirSync(dir, { recursive: true });
   const names = readdirSync(dir);
-  const bases = names.map(parseSegmentFileName).filter((b): b is number => b !== null).sort((a, b) => a - b);
+  const bases = names
+    .map(parseSegmentFileName)
+    .filter((b): b is number => b !== null)
+    .sort((a, b) => a - b);
   const removedFiles = removeLeftovers(dir, names, new Set(bases));
   const report: RecoveryReport = { segments: [], removedFiles };
   if (bases.length === 0) return { segments: [Segment.create(dir, 0, options)], report };

@@ -387,4 +387,3 @@ function writeFileAtomic(path: string, bytes: Uint8Array): void {
   writeFileSync(temporary, bytes);
   renameSync(temporary, path);
 }
-

@@ -9,7 +9,6 @@ import type { Topic } from "../topics/topic.ts";
 import { produceIdempotent } from "./idempotent.ts";
 import type { ProducePlan, ProduceResult } from "./request.ts";
 
-
 interface PartitionBatch {
   /** Positions in the request of this partition's records, in order. */
   positions: number[];

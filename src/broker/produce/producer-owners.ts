@@ -52,7 +52,10 @@ export class ProducerOwners {
   private batch: ClaimBatch | null = null;
   private timers: ReturnType<typeof setInterval>[] = [];
 
-  constructor(dataDir: string, private readonly clock: Clock) {
+  constructor(
+    dataDir: string,
+    private readonly clock: Clock,
+  ) {
     this.snapshotPath = join(dataDir, "producers.json");
     this.journalPath = join(dataDir, "producers.journal");
     const snapshot = readStoredJson(this.snapshotPath, fileVersion);
@@ -136,7 +139,9 @@ export class ProducerOwners {
 
   /** Every known id with its owner and last use, sorted by id. */
   list(): { producerId: string; owner: string | null; lastUsedMs: number }[] {
-    return [...this.ids].map(([producerId, owned]) => ({ producerId, owner: owned.owner, lastUsedMs: owned.lastUsedMs })).sort((a, b) => (a.producerId < b.producerId ? -1 : 1));
+    return [...this.ids]
+      .map(([producerId, owned]) => ({ producerId, owner: owned.owner, lastUsedMs: owned.lastUsedMs }))
+      .sort((a, b) => (a.producerId < b.producerId ? -1 : 1));
   }
 
   /** Forgets one id now (DELETE /admin/producers/{id}); false when it was not known. */
@@ -214,7 +219,8 @@ export class ProducerOwners {
   private readSnapshot(file: Record<string, unknown>): void {
     if (typeof file.producers !== "object" || file.producers === null) throw damagedFile(this.snapshotPath, "expected producers");
     for (const [id, value] of Object.entries(file.producers as Record<string, { owner?: unknown; last_used_ms?: unknown }>)) {
-      if (!(value?.owner === null || typeof value?.owner === "string") || !Number.isSafeInteger(value.last_used_ms)) throw damagedFile(this.snapshotPath, `producer '${id}'`);
+      if (!(value?.owner === null || typeof value?.owner === "string") || !Number.isSafeInteger(value.last_used_ms))
+        throw damagedFile(this.snapshotPath, `producer '${id}'`);
       if (value.owner === null) this.ids.set(id, { owner: null, lastUsedMs: value.last_used_ms as number });
       else this.setOwner(id, value.owner as string, value.last_used_ms as number);
     }

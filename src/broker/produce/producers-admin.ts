@@ -55,7 +55,11 @@ export async function dropSequenceState(topics: TopicRegistry, producerIds: read
 }
 
 function hasSequenceState(topics: TopicRegistry, producerId: string): boolean {
-  return topics.list().some((topic) =>
-    Array.from({ length: topic.partitionCount }, (_, p) => topic.existingLog(p)).some((log) => log !== null && producerJournalOf(log).producers.has(producerId)),
-  );
+  return topics
+    .list()
+    .some((topic) =>
+      Array.from({ length: topic.partitionCount }, (_, p) => topic.existingLog(p)).some(
+        (log) => log !== null && producerJournalOf(log).producers.has(producerId),
+      ),
+    );
 }

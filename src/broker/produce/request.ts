@@ -53,7 +53,12 @@ export function planProduce(body: unknown, topic: Topic, limits: ProduceLimits):
   const producerId = fields.producer_id === undefined || fields.producer_id === null ? null : textField(fields.producer_id, "producer_id");
   const list = fields.records;
   if (!Array.isArray(list)) throw badRequest(`'records' must be an array of record objects, not ${describeJson(list)}`);
-  return planRecords(producerId, list.map((item, i) => decodeJsonRecord(item, i)), topic, limits);
+  return planRecords(
+    producerId,
+    list.map((item, i) => decodeJsonRecord(item, i)),
+    topic,
+    limits,
+  );
 }
 
 /**
@@ -68,7 +73,8 @@ export function planRecords(producerId: string | null, records: DecodedRecord[],
   // Messages are made only for a record that fails: this loop runs for every record produced.
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
-    if (r.partition !== null && !(r.partition >= 0 && r.partition < topic.partitionCount)) integerIn(r.partition, 0, topic.partitionCount - 1, `records[${i}].partition`);
+    if (r.partition !== null && !(r.partition >= 0 && r.partition < topic.partitionCount))
+      integerIn(r.partition, 0, topic.partitionCount - 1, `records[${i}].partition`);
     const bytes = r.value.length + (r.key?.length ?? 0);
     if (bytes > limits.recordBytesMax) {
       throw new SvcError("body_too_large", `'records[${i}]' has ${bytes} bytes of key and value; the limit is ${limits.recordBytesMax} (--max-record-bytes)`);
@@ -84,7 +90,9 @@ export function planRecords(producerId: string | null, records: DecodedRecord[],
     // retry must land where the original did: round robin would send it elsewhere.
     const unrouted = records.findIndex((r) => r.partition === null && r.key === null);
     if (unrouted >= 0) {
-      throw badRequest(`with 'producer_id', 'records[${unrouted}]' needs a 'partition' or a 'key': its sequence counts per partition, and a retry must reach the same one`);
+      throw badRequest(
+        `with 'producer_id', 'records[${unrouted}]' needs a 'partition' or a 'key': its sequence counts per partition, and a retry must reach the same one`,
+      );
     }
   }
   // The decoded records become the plan's, each given its partition in place: the front made

@@ -11,7 +11,9 @@ import { ByteBudget } from "./byte-budget.ts";
 
 function overBudget(key: ApiKey, what: "produce" | "consume", rate: number, waitMs: number): SvcError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return new SvcError("rate_limited", `key '${key.name}' is over its ${what} quota (${rate} bytes/s); retry in ${seconds} s`, { headers: { "retry-after": String(seconds) } });
+  return new SvcError("rate_limited", `key '${key.name}' is over its ${what} quota (${rate} bytes/s); retry in ${seconds} s`, {
+    headers: { "retry-after": String(seconds) },
+  });
 }
 
 export class Quotas {
@@ -29,7 +31,10 @@ export class Quotas {
     const budget = this.budget(this.produce, key, key.produce_bytes_per_sec);
     if (budget === null) return;
     if (bytes > budget.rate) {
-      throw new SvcError("body_too_large", `the produce holds ${bytes} bytes of keys and values; key '${key.name}' may produce ${budget.rate} bytes per second, so a produce may hold at most that: send smaller batches`);
+      throw new SvcError(
+        "body_too_large",
+        `the produce holds ${bytes} bytes of keys and values; key '${key.name}' may produce ${budget.rate} bytes per second, so a produce may hold at most that: send smaller batches`,
+      );
     }
     const waitMs = budget.tryTake(bytes);
     if (waitMs > 0) throw overBudget(key, "produce", budget.rate, waitMs);

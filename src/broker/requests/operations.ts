@@ -25,7 +25,12 @@ function stillThere(topic: Topic): Topic {
  * producer id, the quota by size, the claim of the id — a refused produce claims none — and the
  * write; answered once the records are on disk.
  */
-export function produceOperation(broker: Broker, principal: Principal, topicName: string, plan: (topic: Topic) => ProducePlan | Promise<ProducePlan>): Promise<ProduceResult[]> {
+export function produceOperation(
+  broker: Broker,
+  principal: Principal,
+  topicName: string,
+  plan: (topic: Topic) => ProducePlan | Promise<ProducePlan>,
+): Promise<ProduceResult[]> {
   const { pipeline } = broker;
   return pipeline.run(principal, {
     action: "write",

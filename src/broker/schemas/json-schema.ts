@@ -31,7 +31,9 @@ export function parseObjectSchema(text: string): Json {
 
 function checkShape(schema: unknown, where: string, depth: number): void {
   if (!isObject(schema) || schema.type !== "object") {
-    throw badRequest(`${where} must be a JSON Schema of an object ({"type": "object", ...}), not ${isObject(schema) ? `one of type ${JSON.stringify(schema.type ?? null)}` : describeJson(schema)}`);
+    throw badRequest(
+      `${where} must be a JSON Schema of an object ({"type": "object", ...}), not ${isObject(schema) ? `one of type ${JSON.stringify(schema.type ?? null)}` : describeJson(schema)}`,
+    );
   }
   if (depth > schemaNestingMax) throw badRequest(`the schema nests object schemas deeper than ${schemaNestingMax} levels`);
   if (schema.properties !== undefined && !isObject(schema.properties)) throw badRequest(`'properties' of ${where} must be an object`);

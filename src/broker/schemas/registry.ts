@@ -109,8 +109,12 @@ export class SchemaRegistry {
   private read(file: Record<string, unknown>): void {
     if (!Array.isArray(file.schemas)) throw damagedFile(this.path, "expected schemas");
     for (const value of file.schemas as StoredSchema[]) {
-      const ok = Number.isSafeInteger(value?.id) && typeof value.subject === "string" && Number.isSafeInteger(value.version) &&
-        (schemaTypes as readonly string[]).includes(value.type) && typeof value.schema === "string";
+      const ok =
+        Number.isSafeInteger(value?.id) &&
+        typeof value.subject === "string" &&
+        Number.isSafeInteger(value.version) &&
+        (schemaTypes as readonly string[]).includes(value.type) &&
+        typeof value.schema === "string";
       if (!ok) throw damagedFile(this.path, "a schema lacks its id, subject, version, type or text");
       this.add(value);
     }

@@ -53,7 +53,9 @@ export function parseConfigChanges(value: unknown, where: string): Partial<Topic
   for (const [name, raw] of Object.entries(fields)) {
     if (name === "cleanup_policy") {
       if (typeof raw !== "string" || !(cleanupPolicies as readonly string[]).includes(raw)) {
-        throw badRequest(`'cleanup_policy' must be one of ${cleanupPolicies.map((p) => `"${p}"`).join(", ")}, not ${typeof raw === "string" ? JSON.stringify(raw) : describeJson(raw)}`);
+        throw badRequest(
+          `'cleanup_policy' must be one of ${cleanupPolicies.map((p) => `"${p}"`).join(", ")}, not ${typeof raw === "string" ? JSON.stringify(raw) : describeJson(raw)}`,
+        );
       }
       changes.cleanup_policy = raw as CleanupPolicy;
     } else {

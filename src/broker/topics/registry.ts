@@ -14,7 +14,10 @@ export class TopicRegistry {
   private readonly deleting = new Set<string>();
   readonly store: TopicStore;
 
-  constructor(dataDir: string, private readonly settings: PartitionSettings) {
+  constructor(
+    dataDir: string,
+    private readonly settings: PartitionSettings,
+  ) {
     this.store = new TopicStore(dataDir);
   }
 

@@ -64,7 +64,9 @@ export class TopicStore {
 
   /** Every stored topic's description, checked as strictly as a request would be. */
   loadAll(): TopicMeta[] {
-    return readdirSync(this.topicsDir).sort().map((name) => this.load(name));
+    return readdirSync(this.topicsDir)
+      .sort()
+      .map((name) => this.load(name));
   }
 
   private load(name: string): TopicMeta {

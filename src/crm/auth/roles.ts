@@ -58,17 +58,22 @@ export class RoleTree {
 
 /** Adds a role under `parentName` (or at the top). */
 export async function addRole(tx: Queryable, name: string, parentName: string | null): Promise<Role> {
-  if (!roleNamePattern.test(name)) throw new SvcError("invalid", "invalid role", { details: [{ field: "name", message: "1 to 64 letters, digits, spaces, '.', '_' or '-'" }] });
+  if (!roleNamePattern.test(name))
+    throw new SvcError("invalid", "invalid role", { details: [{ field: "name", message: "1 to 64 letters, digits, spaces, '.', '_' or '-'" }] });
   const tree = new RoleTree(await loadRoles(tx));
   if (tree.roles.length >= crmRolesMax) throw new SvcError("conflict", `at most ${crmRolesMax} roles`);
   if (tree.byName.has(name)) throw new SvcError("conflict", `role ${JSON.stringify(name)} exists`);
   let parentId: number | null = null;
   if (parentName !== null) {
     const parent = tree.byName.get(parentName);
-    if (parent === undefined) throw new SvcError("invalid", "invalid role", { details: [{ field: "parent", message: `no role ${JSON.stringify(parentName)}` }] });
+    if (parent === undefined)
+      throw new SvcError("invalid", "invalid role", { details: [{ field: "parent", message: `no role ${JSON.stringify(parentName)}` }] });
     parentId = parent.id;
   }
-  const row = await tx.get<{ id: number }>("INSERT INTO roles (name, parent_id, created_at) VALUES ($1, $2, $3) RETURNING id",
-    [name, parentId, new Date().toISOString()]);
+  const row = await tx.get<{ id: number }>("INSERT INTO roles (name, parent_id, created_at) VALUES ($1, $2, $3) RETURNING id", [
+    name,
+    parentId,
+    new Date().toISOString(),
+  ]);
   return { id: Number(row!.id), name, parentId };
 }

@@ -30,10 +30,13 @@ export async function createToken(tx: Queryable, userId: number, name: string): 
   const token = `crm_${Buffer.from(crypto.getRandomValues(new Uint8Array(tokenBytes))).toString("base64url")}`;
   const prefix = token.slice(0, prefixChars);
   const createdAt = new Date().toISOString();
-  const row = await tx.get<{ id: number }>(
-    "INSERT INTO api_tokens (user_id, name, token_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
-    [userId, name, hashToken(token), prefix, createdAt],
-  );
+  const row = await tx.get<{ id: number }>("INSERT INTO api_tokens (user_id, name, token_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id", [
+    userId,
+    name,
+    hashToken(token),
+    prefix,
+    createdAt,
+  ]);
   return { id: Number(row!.id), name, prefix, created_at: createdAt, revoked_at: null, token };
 }
 

@@ -19,7 +19,10 @@ export const usernamePattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 type UserRow = { id: number; username: string; role_id: number | null; is_admin: number };
 
 export const userFromRow = (r: UserRow): User => ({
-  id: Number(r.id), username: r.username, roleId: r.role_id === null ? null : Number(r.role_id), isAdmin: Number(r.is_admin) === 1,
+  id: Number(r.id),
+  username: r.username,
+  roleId: r.role_id === null ? null : Number(r.role_id),
+  isAdmin: Number(r.is_admin) === 1,
 });
 
 export async function findUser(q: Queryable, username: string): Promise<User | null> {
@@ -36,8 +39,9 @@ let absentUserHash: Promise<string> | undefined;
 
 /** The user with this username and password (the /settings page's sign-in), or null. */
 export async function userForPassword(q: Queryable, username: string, password: string): Promise<User | null> {
-  const row = await q.get<UserRow & { password_hash: string | null }>(
-    "SELECT id, username, role_id, is_admin, password_hash FROM users WHERE username = $1", [username]);
+  const row = await q.get<UserRow & { password_hash: string | null }>("SELECT id, username, role_id, is_admin, password_hash FROM users WHERE username = $1", [
+    username,
+  ]);
   const hash = row?.password_hash ?? (await (absentUserHash ??= Bun.password.hash(crypto.randomUUID(), "argon2id")));
   const matches = await Bun.password.verify(password, hash);
   return matches && row !== undefined && row.password_hash !== null ? userFromRow(row) : null;
@@ -58,7 +62,7 @@ const invalid = (field: string, message: string) => new SvcError("invalid", "inv
 
 export async function addUser(tx: Queryable, spec: NewUser): Promise<User> {
   if (!usernamePattern.test(spec.username)) throw invalid("username", "1 to 64 letters, digits, '.', '_', '@' or '-'");
-  if (await findUser(tx, spec.username) !== null) throw new SvcError("conflict", `user ${JSON.stringify(spec.username)} exists`);
+  if ((await findUser(tx, spec.username)) !== null) throw new SvcError("conflict", `user ${JSON.stringify(spec.username)} exists`);
   let roleId: number | null = null;
   if (spec.role !== undefined && spec.role !== null) {
     const role = new RoleTree(await loadRoles(tx)).byName.get(spec.role);

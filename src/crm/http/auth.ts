@@ -26,7 +26,10 @@ export async function authenticate(db: Db, ctx: RequestContext): Promise<User> {
 export type AuthedHandler = (ctx: RequestContext, user: User) => Response | Promise<Response>;
 
 /** A handler that runs only for a valid token's user. */
-export const authed = (db: Db, handler: AuthedHandler): Handler => async (ctx) => handler(ctx, await authenticate(db, ctx));
+export const authed =
+  (db: Db, handler: AuthedHandler): Handler =>
+  async (ctx) =>
+    handler(ctx, await authenticate(db, ctx));
 
 /** A handler only admins may use; others get 403. */
 export const adminOnly = (db: Db, handler: AuthedHandler): Handler =>

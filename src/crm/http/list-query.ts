@@ -11,7 +11,8 @@ import { parseSearch } from "../records/search.ts";
 function positiveInt(params: URLSearchParams, name: string, fallback: number, max: number): number {
   const text = params.get(name);
   if (text === null) return fallback;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new SvcError("bad_request", `${name}: expected a whole number from 1 to ${max}, got ${JSON.stringify(text)}`);
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1)
+    throw new SvcError("bad_request", `${name}: expected a whole number from 1 to ${max}, got ${JSON.stringify(text)}`);
   const n = Number(text);
   if (n > max) throw new SvcError("bad_request", `${name}: at most ${max}, got ${n}`);
   return n;
@@ -23,7 +24,10 @@ export function parseUpdatedSince(text: string): string {
   const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(text);
   const ms = dateOnly ? Date.parse(`${text}T00:00:00Z`) : dateTime ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
-    throw new SvcError("bad_request", `updated_since: expected an ISO-8601 date or date-time with a zone (2024-05-01, 2024-05-01T12:00:00Z), got ${JSON.stringify(text)}`);
+    throw new SvcError(
+      "bad_request",
+      `updated_since: expected an ISO-8601 date or date-time with a zone (2024-05-01, 2024-05-01T12:00:00Z), got ${JSON.stringify(text)}`,
+    );
   }
   return new Date(ms).toISOString();
 }

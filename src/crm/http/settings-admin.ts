@@ -16,7 +16,10 @@ import type { Db } from "../store/db.ts";
 import { adminOnly, objectBody, pathId } from "./auth.ts";
 
 const userView = (u: User, roles: RoleTree) => ({
-  id: u.id, username: u.username, role: roles.roles.find((r) => r.id === u.roleId)?.name ?? null, admin: u.isAdmin,
+  id: u.id,
+  username: u.username,
+  role: roles.roles.find((r) => r.id === u.roleId)?.name ?? null,
+  admin: u.isAdmin,
 });
 
 function only(body: Record<string, unknown>, keys: string[]): void {
@@ -56,10 +59,14 @@ function userAndRoleRoutes(db: Db): RouteTable {
         if (body.admin !== undefined && typeof body.admin !== "boolean") {
           throw new SvcError("invalid", "invalid user", { details: [{ field: "admin", message: "must be true or false" }] });
         }
-        const user = await db.write((tx) => addUser(tx, {
-          username: typeof body.username === "string" ? body.username : "", password: optionalString(body, "password"),
-          role: optionalString(body, "role"), admin: body.admin === true,
-        }));
+        const user = await db.write((tx) =>
+          addUser(tx, {
+            username: typeof body.username === "string" ? body.username : "",
+            password: optionalString(body, "password"),
+            role: optionalString(body, "role"),
+            admin: body.admin === true,
+          }),
+        );
         return json(userView(user, new RoleTree(await loadRoles(db))), 201);
       }),
     },
@@ -111,7 +118,11 @@ function fieldAndSharingRoutes(db: Db): RouteTable {
   };
 }
 
-const ruleKinds: [string, RuleKind][] = [["validation-rules", "validation"], ["workflow-rules", "workflow"], ["flows", "flow"]];
+const ruleKinds: [string, RuleKind][] = [
+  ["validation-rules", "validation"],
+  ["workflow-rules", "workflow"],
+  ["flows", "flow"],
+];
 
 function ruleDefinitionRoutes(db: Db): RouteTable {
   const routes: RouteTable = {};

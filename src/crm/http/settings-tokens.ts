@@ -19,7 +19,9 @@ export function tokenRoutes(db: Db): RouteTable {
         const body = await objectBody(ctx);
         const name = body.name ?? "API token";
         const nameOk = typeof name === "string" && name.trim() !== "" && name.length <= crmTokenNameCharsMax;
-        const details = Object.keys(body).filter((k) => k !== "name").map((field) => ({ field, message: "unknown field" }));
+        const details = Object.keys(body)
+          .filter((k) => k !== "name")
+          .map((field) => ({ field, message: "unknown field" }));
         if (!nameOk) details.push({ field: "name", message: `1 to ${crmTokenNameCharsMax} characters` });
         if (!nameOk || details.length > 0) throw new SvcError("invalid", "invalid token", { details });
         return json(await db.write((tx) => createToken(tx, user.id, name)), 201);

@@ -15,7 +15,11 @@ import { type CustomFieldRow, loadCustomFieldRows } from "./schema.ts";
 export const customFieldNamePattern = /^[a-z][a-z0-9_]{0,39}$/;
 
 const columnType: Record<CustomFieldType, string> = {
-  text: "TEXT", picklist: "TEXT", date: "TEXT", number: "DOUBLE PRECISION", boolean: "INTEGER",
+  text: "TEXT",
+  picklist: "TEXT",
+  date: "TEXT",
+  number: "DOUBLE PRECISION",
+  boolean: "INTEGER",
 };
 
 export interface CustomFieldView {
@@ -32,9 +36,15 @@ export interface CustomFieldView {
 
 export function customFieldView(row: CustomFieldRow): CustomFieldView {
   return {
-    id: Number(row.id), object: row.object as CrmObject, name: row.name, api_name: `${customFieldPrefix}${row.name}`,
-    type: row.type as CustomFieldType, required: Number(row.required) === 1, admin_only: Number(row.admin_only) === 1,
-    values: row.picklist_values === null ? null : (JSON.parse(row.picklist_values) as string[]), created_at: row.created_at,
+    id: Number(row.id),
+    object: row.object as CrmObject,
+    name: row.name,
+    api_name: `${customFieldPrefix}${row.name}`,
+    type: row.type as CustomFieldType,
+    required: Number(row.required) === 1,
+    admin_only: Number(row.admin_only) === 1,
+    values: row.picklist_values === null ? null : (JSON.parse(row.picklist_values) as string[]),
+    created_at: row.created_at,
   };
 }
 
@@ -70,8 +80,12 @@ export function parseCustomFieldSpec(body: unknown): CustomFieldSpec {
   let values: string[] | null = null;
   if (b.type === "picklist") {
     const v = b.values;
-    const ok = Array.isArray(v) && v.length >= 1 && v.length <= crmPicklistValuesMax
-      && v.every((x) => typeof x === "string" && x.length >= 1 && x.length <= crmTextCharsMax) && new Set(v).size === v.length;
+    const ok =
+      Array.isArray(v) &&
+      v.length >= 1 &&
+      v.length <= crmPicklistValuesMax &&
+      v.every((x) => typeof x === "string" && x.length >= 1 && x.length <= crmTextCharsMax) &&
+      new Set(v).size === v.length;
     if (!ok) details.push({ field: "values", message: `a picklist needs 1 to ${crmPicklistValuesMax} distinct non-empty strings` });
     else values = v as string[];
   } else if (b.values !== undefined && b.values !== null) {
@@ -79,8 +93,12 @@ export function parseCustomFieldSpec(body: unknown): CustomFieldSpec {
   }
   if (details.length > 0) throw new SvcError("invalid", "invalid field", { details });
   return {
-    object: b.object as CrmObject, name: b.name as string, type: b.type as CustomFieldType,
-    required: b.required === true, adminOnly: b.admin_only === true, values,
+    object: b.object as CrmObject,
+    name: b.name as string,
+    type: b.type as CustomFieldType,
+    required: b.required === true,
+    adminOnly: b.admin_only === true,
+    values,
   };
 }
 
@@ -93,15 +111,20 @@ export async function addCustomField(tx: Queryable, spec: CustomFieldSpec): Prom
   const row = await tx.get<CustomFieldRow>(
     `INSERT INTO custom_fields (object, name, type, required, admin_only, picklist_values, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, object, name, type, required, admin_only, picklist_values, created_at`,
-    [spec.object, spec.name, spec.type, spec.required ? 1 : 0, spec.adminOnly ? 1 : 0,
-      spec.values === null ? null : JSON.stringify(spec.values), new Date().toISOString()],
+    [
+      spec.object,
+      spec.name,
+      spec.type,
+      spec.required ? 1 : 0,
+      spec.adminOnly ? 1 : 0,
+      spec.values === null ? null : JSON.stringify(spec.values),
+      new Date().toISOString(),
+    ],
   );
   return customFieldView(row!);
 }
 
 export async function listCustomFields(q: Queryable): Promise<CustomFieldView[]> {
-  const rows = await q.all<CustomFieldRow>(
-    "SELECT id, object, name, type, required, admin_only, picklist_values, created_at FROM custom_fields ORDER BY id",
-  );
+  const rows = await q.all<CustomFieldRow>("SELECT id, object, name, type, required, admin_only, picklist_values, created_at FROM custom_fields ORDER BY id");
   return rows.map(customFieldView);
 }

@@ -39,7 +39,13 @@ export interface FieldDef {
 
 type Spec = Partial<Omit<FieldDef, "name" | "type">>;
 const f = (name: string, type: FieldType, spec: Spec = {}): FieldDef => ({
-  name, type, required: false, adminOnly: false, readOnly: false, custom: false, ...spec,
+  name,
+  type,
+  required: false,
+  adminOnly: false,
+  readOnly: false,
+  custom: false,
+  ...spec,
 });
 const text = (name: string, spec: Spec = {}) => f(name, "text", spec);
 const picklist = (name: string, values: string[], spec: Spec = {}) => f(name, "picklist", { values, ...spec });
@@ -53,25 +59,49 @@ const system = [
 
 export const leadStatuses = ["Open - Not Contacted", "Working - Contacted", "Closed - Converted", "Closed - Not Converted"];
 export const opportunityStages = [
-  "Prospecting", "Qualification", "Needs Analysis", "Value Proposition", "Id. Decision Makers",
-  "Perception Analysis", "Proposal/Price Quote", "Negotiation/Review", "Closed Won", "Closed Lost",
+  "Prospecting",
+  "Qualification",
+  "Needs Analysis",
+  "Value Proposition",
+  "Id. Decision Makers",
+  "Perception Analysis",
+  "Proposal/Price Quote",
+  "Negotiation/Review",
+  "Closed Won",
+  "Closed Lost",
 ];
 
 export const standardFields: Record<CrmObject, readonly FieldDef[]> = {
   accounts: [
     ...system,
-    text("name", { required: true }), text("website"), text("phone"), text("industry"),
-    text("billing_city"), text("billing_country"), f("annual_revenue", "number"), f("employees", "number"),
+    text("name", { required: true }),
+    text("website"),
+    text("phone"),
+    text("industry"),
+    text("billing_city"),
+    text("billing_country"),
+    f("annual_revenue", "number"),
+    f("employees", "number"),
     f("description", "longtext"),
   ],
   contacts: [
     ...system,
-    text("first_name"), text("last_name", { required: true }), f("account_id", "reference", { references: "accounts" }),
-    text("email"), text("phone"), text("title"), text("mailing_city"), f("description", "longtext"),
+    text("first_name"),
+    text("last_name", { required: true }),
+    f("account_id", "reference", { references: "accounts" }),
+    text("email"),
+    text("phone"),
+    text("title"),
+    text("mailing_city"),
+    f("description", "longtext"),
   ],
   leads: [
     ...system,
-    text("first_name"), text("last_name", { required: true }), text("company", { required: true }), text("email"), text("phone"),
+    text("first_name"),
+    text("last_name", { required: true }),
+    text("company", { required: true }),
+    text("email"),
+    text("phone"),
     picklist("status", leadStatuses, { required: true, defaultValue: "Open - Not Contacted" }),
     picklist("rating", ["Hot", "Warm", "Cold"]),
     picklist("source", ["Web", "Phone Inquiry", "Partner Referral", "Purchased List", "Other"]),
@@ -79,17 +109,22 @@ export const standardFields: Record<CrmObject, readonly FieldDef[]> = {
   ],
   opportunities: [
     ...system,
-    text("name", { required: true }), f("account_id", "reference", { references: "accounts" }),
+    text("name", { required: true }),
+    f("account_id", "reference", { references: "accounts" }),
     picklist("stage", opportunityStages, { required: true, defaultValue: "Prospecting" }),
-    f("amount", "number"), f("close_date", "date", { required: true }), f("probability", "number"),
+    f("amount", "number"),
+    f("close_date", "date", { required: true }),
+    f("probability", "number"),
     f("description", "longtext"),
   ],
   cases: [
     ...system,
-    text("subject"), picklist("status", ["New", "Working", "Escalated", "Closed"], { required: true, defaultValue: "New" }),
+    text("subject"),
+    picklist("status", ["New", "Working", "Escalated", "Closed"], { required: true, defaultValue: "New" }),
     picklist("priority", ["High", "Medium", "Low"], { required: true, defaultValue: "Medium" }),
     picklist("origin", ["Phone", "Email", "Web"]),
-    f("account_id", "reference", { references: "accounts" }), f("contact_id", "reference", { references: "contacts" }),
+    f("account_id", "reference", { references: "accounts" }),
+    f("contact_id", "reference", { references: "contacts" }),
     f("description", "longtext"),
   ],
 };

@@ -15,13 +15,24 @@ export interface ObjectSchema {
 }
 
 export type CustomFieldRow = {
-  id: number; object: string; name: string; type: string; required: number; admin_only: number; picklist_values: string | null; created_at: string;
+  id: number;
+  object: string;
+  name: string;
+  type: string;
+  required: number;
+  admin_only: number;
+  picklist_values: string | null;
+  created_at: string;
 };
 
 export function customFieldDef(row: CustomFieldRow): FieldDef {
   const def: FieldDef = {
-    name: `${customFieldPrefix}${row.name}`, type: row.type as CustomFieldType, required: Number(row.required) === 1,
-    adminOnly: Number(row.admin_only) === 1, readOnly: false, custom: true,
+    name: `${customFieldPrefix}${row.name}`,
+    type: row.type as CustomFieldType,
+    required: Number(row.required) === 1,
+    adminOnly: Number(row.admin_only) === 1,
+    readOnly: false,
+    custom: true,
   };
   if (row.picklist_values !== null) def.values = JSON.parse(row.picklist_values) as string[];
   return def;

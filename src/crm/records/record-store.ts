@@ -190,10 +190,7 @@ export class RecordStore implements SaveHost {
       }
       columns.push("created_at", "updated_at", "search_text");
       placeholders.push(params.add(now), params.add(now), params.add(searchText(schema, merged)));
-      row = await this.q.get(
-        `INSERT INTO ${object} (${columns.join(", ")}) VALUES (${placeholders.join(", ")}) RETURNING ${schema.columns}`,
-        params.values,
-      );
+      row = await this.q.get(`INSERT INTO ${object} (${columns.join(", ")}) VALUES (${placeholders.join(", ")}) RETURNING ${schema.columns}`, params.values);
     } else {
       columns.push("updated_at", "search_text");
       placeholders.push(params.add(now), params.add(searchText(schema, merged)));

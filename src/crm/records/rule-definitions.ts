@@ -34,13 +34,13 @@ const sameRows = (a: readonly ActiveRow[], b: readonly ActiveRow[]) =>
  * database this process opens (tests open many) and whatever becomes of ids.
  */
 export async function loadRuleSet(q: Queryable, object: CrmObject): Promise<RuleSet> {
-  const rows = await q.all<ActiveRow>(
-    "SELECT id, kind, definition FROM rule_definitions WHERE object = $1 AND active = 1 ORDER BY id",
-    [object],
-  );
+  const rows = await q.all<ActiveRow>("SELECT id, kind, definition FROM rule_definitions WHERE object = $1 AND active = 1 ORDER BY id", [object]);
   const last = built.get(object);
   if (last !== undefined && sameRows(last.rows, rows)) return last.rules;
-  const rules = buildRuleSet(object, rows.map((r) => ({ kind: r.kind as RuleKind, definition: JSON.parse(r.definition) })));
+  const rules = buildRuleSet(
+    object,
+    rows.map((r) => ({ kind: r.kind as RuleKind, definition: JSON.parse(r.definition) })),
+  );
   built.set(object, { rows, rules });
   return rules;
 }
@@ -49,10 +49,9 @@ export async function loadRuleSet(q: Queryable, object: CrmObject): Promise<Rule
 const view = (r: DefinitionRow) => ({ id: Number(r.id), ...(JSON.parse(r.definition) as Record<string, unknown>), created_at: r.created_at });
 
 export async function listRuleDefinitions(q: Queryable, kind: RuleKind) {
-  const rows = await q.all<DefinitionRow>(
-    "SELECT id, kind, object, name, active, definition, created_at FROM rule_definitions WHERE kind = $1 ORDER BY id",
-    [kind],
-  );
+  const rows = await q.all<DefinitionRow>("SELECT id, kind, object, name, active, definition, created_at FROM rule_definitions WHERE kind = $1 ORDER BY id", [
+    kind,
+  ]);
   return rows.map(view);
 }
 

@@ -14,7 +14,10 @@ const trigramChars = 3;
 
 export function parseSearch(q: string): string[] {
   if (q.length > crmSearchCharsMax) throw new SvcError("bad_request", `q: at most ${crmSearchCharsMax} characters`);
-  const terms = q.toLowerCase().split(/\s+/).filter((t) => t !== "");
+  const terms = q
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => t !== "");
   if (terms.length > crmSearchTermsMax) throw new SvcError("bad_request", `q: at most ${crmSearchTermsMax} terms`);
   return terms;
 }

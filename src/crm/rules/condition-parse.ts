@@ -49,11 +49,7 @@ export function parseConditionAt(value: unknown, path: string, problems: Problem
 }
 
 /** A condition on its own (tests, tools): the condition, or every problem found. */
-export function parseCondition(
-  json: unknown,
-  object?: CrmObject,
-  options?: ParseOptions,
-): { condition: Condition } | { details: FieldError[] } {
+export function parseCondition(json: unknown, object?: CrmObject, options?: ParseOptions): { condition: Condition } | { details: FieldError[] } {
   const problems = new Problems(options);
   const condition = parseConditionAt(json, "condition", problems, object);
   if (condition === undefined || !problems.empty) return { details: problems.details() };

@@ -28,12 +28,7 @@ export interface SaveHost {
    * than the client: automation runs in system context (as in Salesforce), so the host should
    * check their types but not the acting user's right to write them.
    */
-  checkFields(
-    object: CrmObject,
-    values: RecordData,
-    isCreate: boolean,
-    automated?: ReadonlySet<string>,
-  ): Promise<FieldError[]>;
+  checkFields(object: CrmObject, values: RecordData, isCreate: boolean, automated?: ReadonlySet<string>): Promise<FieldError[]>;
   /**
    * Inserts (old === null) or updates a row and returns it as stored (id, timestamps included).
    * For an update `values` holds only the fields to change; `old` is the record as last stored.

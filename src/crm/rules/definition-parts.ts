@@ -137,13 +137,7 @@ export function parseObjectName(value: unknown, path: string, problems: Problems
   return undefined;
 }
 
-export function parseChoice<T extends string>(
-  value: unknown,
-  choices: readonly T[],
-  path: string,
-  problems: Problems,
-  fallback?: T,
-): T | undefined {
+export function parseChoice<T extends string>(value: unknown, choices: readonly T[], path: string, problems: Problems, fallback?: T): T | undefined {
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value === "string" && (choices as readonly string[]).includes(value)) return value as T;
   problems.add(path, value === undefined ? "is required" : `must be one of ${choices.join(", ")}`);

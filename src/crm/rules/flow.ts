@@ -87,8 +87,14 @@ export function parseFlow(json: JsonObject, problems: Problems): Flow | undefine
   if (walk.steps > crmFlowStepsMax) problems.add("steps", `a flow has at most ${crmFlowStepsMax} steps, branches included`);
   const active = parseActive(own(json, "active"), "active", problems);
   if (
-    name === undefined || object === undefined || timing === undefined || trigger === undefined ||
-    entryMode === undefined || entry === undefined || steps === undefined || walk.steps > crmFlowStepsMax
+    name === undefined ||
+    object === undefined ||
+    timing === undefined ||
+    trigger === undefined ||
+    entryMode === undefined ||
+    entry === undefined ||
+    steps === undefined ||
+    walk.steps > crmFlowStepsMax
   ) {
     return undefined;
   }
@@ -227,13 +233,7 @@ export interface FlowEffects {
  * Runs steps in order. set_field writes into `changes` (the flow's edits to the triggering record),
  * and later steps see them: conditions and refs read `record` with `changes` laid over it.
  */
-export async function runSteps(
-  steps: readonly Step[],
-  record: RecordData,
-  old: RecordData | null,
-  changes: RecordData,
-  effects: FlowEffects,
-): Promise<void> {
+export async function runSteps(steps: readonly Step[], record: RecordData, old: RecordData | null, changes: RecordData, effects: FlowEffects): Promise<void> {
   for (const step of steps) {
     const current = { ...record, ...changes };
     switch (step.type) {

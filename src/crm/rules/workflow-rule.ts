@@ -10,17 +10,7 @@
 import { crmWorkflowUpdatesMax } from "../../core/limits.ts";
 import { type Condition, evaluate, type Subject, usesChange } from "./condition.ts";
 import { parseConditionAt } from "./condition-parse.ts";
-import {
-  checkKeys,
-  type JsonObject,
-  objectAt,
-  own,
-  parseActive,
-  parseChoice,
-  parseObjectName,
-  parseRuleName,
-  parseSettableField,
-} from "./definition-parts.ts";
+import { checkKeys, type JsonObject, objectAt, own, parseActive, parseChoice, parseObjectName, parseRuleName, parseSettableField } from "./definition-parts.ts";
 import { at, atIndex, type Problems } from "./problems.ts";
 import type { CrmObject, RecordData } from "./record.ts";
 import { parseValueExpr, resolveValue, type ValueExpr } from "./value.ts";

@@ -25,8 +25,7 @@ export interface SharingContext {
   rules: readonly SharingRule[];
 }
 
-const grants = (access: DefaultAccess | SharingRule["access"], level: AccessLevel) =>
-  access === "read_write" || (access === "read" && level === "read");
+const grants = (access: DefaultAccess | SharingRule["access"], level: AccessLevel) => access === "read_write" || (access === "read" && level === "read");
 
 /** Whether `rule` is granted to `user` (directly, through subordinates, or as a manager above). */
 export function ruleAppliesTo(rule: SharingRule, user: User, roles: RoleTree): boolean {

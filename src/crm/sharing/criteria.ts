@@ -54,7 +54,8 @@ function valueProblem(field: FieldDef, op: CriterionOp, value: unknown): string 
     for (const v of value) if (typeProblem(field, v) !== null) return `each value ${typeProblem(field, v)}`;
     return null;
   }
-  if (op === "contains") return textual.has(field.type) && typeof value === "string" && value !== "" ? null : "contains takes a non-empty string on a text field";
+  if (op === "contains")
+    return textual.has(field.type) && typeof value === "string" && value !== "" ? null : "contains takes a non-empty string on a text field";
   if (value === null) return op === "eq" || op === "ne" ? null : `${op} cannot compare with null`;
   if (op !== "eq" && op !== "ne" && !ordered.has(field.type)) return `${op} does not apply to a ${field.type} field`;
   return typeProblem(field, value);

@@ -38,23 +38,36 @@ export interface SharingRule {
 }
 
 type RuleRow = {
-  id: number; object: string; name: string; access: string; target_role_id: number; target_subordinates: number;
-  owner_role_id: number | null; owner_subordinates: number; criteria: string | null;
+  id: number;
+  object: string;
+  name: string;
+  access: string;
+  target_role_id: number;
+  target_subordinates: number;
+  owner_role_id: number | null;
+  owner_subordinates: number;
+  criteria: string | null;
 };
 
 const ruleFromRow = (r: RuleRow): SharingRule => ({
-  id: Number(r.id), object: r.object as CrmObject, name: r.name, access: r.access as SharingRule["access"],
-  targetRoleId: Number(r.target_role_id), targetSubordinates: Number(r.target_subordinates) === 1,
-  ownerRoleId: r.owner_role_id === null ? null : Number(r.owner_role_id), ownerSubordinates: Number(r.owner_subordinates) === 1,
+  id: Number(r.id),
+  object: r.object as CrmObject,
+  name: r.name,
+  access: r.access as SharingRule["access"],
+  targetRoleId: Number(r.target_role_id),
+  targetSubordinates: Number(r.target_subordinates) === 1,
+  ownerRoleId: r.owner_role_id === null ? null : Number(r.owner_role_id),
+  ownerSubordinates: Number(r.owner_subordinates) === 1,
   criteria: r.criteria === null ? null : (JSON.parse(r.criteria) as Criterion[]),
 });
 
 const ruleColumns = "id, object, name, access, target_role_id, target_subordinates, owner_role_id, owner_subordinates, criteria";
 
 export async function loadSharingRules(q: Queryable, object?: CrmObject): Promise<SharingRule[]> {
-  const rows = object === undefined
-    ? await q.all<RuleRow>(`SELECT ${ruleColumns} FROM sharing_rules ORDER BY id`)
-    : await q.all<RuleRow>(`SELECT ${ruleColumns} FROM sharing_rules WHERE object = $1 ORDER BY id`, [object]);
+  const rows =
+    object === undefined
+      ? await q.all<RuleRow>(`SELECT ${ruleColumns} FROM sharing_rules ORDER BY id`)
+      : await q.all<RuleRow>(`SELECT ${ruleColumns} FROM sharing_rules WHERE object = $1 ORDER BY id`, [object]);
   return rows.map(ruleFromRow);
 }
 
@@ -122,12 +135,22 @@ export async function addSharingRule(tx: Queryable, body: unknown): Promise<Shar
     criteria = parseCriteria(b.criteria, await loadSchema(tx, object), "criteria", errors);
   }
   if (errors.length > 0 || object === undefined || target === undefined) throw invalid(errors);
-  if ((await loadSharingRules(tx, object)).length >= crmSharingRulesMax) throw new SvcError("conflict", `at most ${crmSharingRulesMax} sharing rules per object`);
+  if ((await loadSharingRules(tx, object)).length >= crmSharingRulesMax)
+    throw new SvcError("conflict", `at most ${crmSharingRulesMax} sharing rules per object`);
   const row = await tx.get<RuleRow>(
     `INSERT INTO sharing_rules (object, name, access, target_role_id, target_subordinates, owner_role_id, owner_subordinates, criteria, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${ruleColumns}`,
-    [object, b.name, b.access, target.id, target.subordinates ? 1 : 0, owner?.id ?? null, owner?.subordinates ? 1 : 0,
-      criteria === undefined ? null : JSON.stringify(criteria), new Date().toISOString()],
+    [
+      object,
+      b.name,
+      b.access,
+      target.id,
+      target.subordinates ? 1 : 0,
+      owner?.id ?? null,
+      owner?.subordinates ? 1 : 0,
+      criteria === undefined ? null : JSON.stringify(criteria),
+      new Date().toISOString(),
+    ],
   );
   return ruleFromRow(row!);
 }
@@ -140,7 +163,10 @@ export async function deleteSharingRule(tx: Queryable, id: number): Promise<bool
 export function sharingRuleView(rule: SharingRule, roles: RoleTree) {
   const name = (id: number) => roles.roles.find((r) => r.id === id)?.name ?? null;
   return {
-    id: rule.id, object: rule.object, name: rule.name, access: rule.access,
+    id: rule.id,
+    object: rule.object,
+    name: rule.name,
+    access: rule.access,
     share_with: { role: name(rule.targetRoleId), include_subordinates: rule.targetSubordinates },
     ...(rule.ownerRoleId !== null ? { owned_by: { role: name(rule.ownerRoleId), include_subordinates: rule.ownerSubordinates } } : {}),
     ...(rule.criteria !== null ? { criteria: rule.criteria } : {}),

@@ -4,7 +4,7 @@
  * one writer connection. Plain reads go to a second connection, which in WAL mode sees only
  * committed data — never the half-done transaction of a request still in the queue's head.
  */
-import { Database } from "bun:sqlite";
+import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
@@ -14,8 +14,12 @@ import type { Db, Queryable, Row } from "./db.ts";
 /** $1 → ?1: the same numbered parameters in SQLite's spelling. */
 const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, "?$1");
 
-function bindable(params: readonly unknown[]): any[] {
-  return params.map((p) => (p === undefined ? null : typeof p === "boolean" ? (p ? 1 : 0) : p));
+/**
+ * The store's parameters as SQLite binds them: booleans as 0/1 and undefined as NULL. The rest are
+ * already what the store writes (strings, numbers, null, bytes), which the Queryable contract says.
+ */
+function bindable(params: readonly unknown[]): SQLQueryBindings[] {
+  return params.map((p) => (p === undefined ? null : typeof p === "boolean" ? (p ? 1 : 0) : (p as SQLQueryBindings)));
 }
 
 function connection(db: Database): Queryable {
@@ -112,7 +116,10 @@ export function openSqlite(path: string): Db {
   // In the write queue, so it never lands inside a request's transaction; the reader then
   // reloads what the writer analyzed.
   const refresh = setInterval(() => {
-    store.write(async () => optimize(writer)).then(() => reader.exec("ANALYZE sqlite_schema")).catch(() => undefined);
+    store
+      .write(async () => optimize(writer))
+      .then(() => reader.exec("ANALYZE sqlite_schema"))
+      .catch(() => undefined);
   }, optimizeEveryMs);
   refresh.unref();
   return store;

@@ -21,7 +21,6 @@ interface Entry {
   expiresAtMs: number;
 }
 
-
 export class BrowserSessions {
   /** Digest of the cookie value → session; a Map keeps insertion order, oldest first. */
   readonly #sessions = new Map<string, Entry>();

@@ -24,13 +24,16 @@ function layout(title: string, body: string): string {
 
 export function signInPage(error: string | null = null, username = ""): string {
   const problem = error === null ? "" : `<p class="error" id="error" role="alert">${escapeHtml(error)}</p>`;
-  return layout("Sign in", `
+  return layout(
+    "Sign in",
+    `
 <h1>Sign in to manage your API tokens</h1>${problem}
 <form method="post" action="/settings/sign-in">
   <label>Username <input name="username" id="username" autocomplete="username" required value="${escapeHtml(username)}"></label>
   <label>Password <input name="password" id="password" type="password" autocomplete="current-password" required></label>
   <button type="submit" id="sign-in">Sign in</button>
-</form>`);
+</form>`,
+  );
 }
 
 export interface TokensView {
@@ -44,7 +47,10 @@ export interface TokensView {
 
 function tokenRow(token: TokenInfo): string {
   const state = token.revoked_at === null ? "active" : `revoked ${escapeHtml(token.revoked_at)}`;
-  const action = token.revoked_at !== null ? "" : `
+  const action =
+    token.revoked_at !== null
+      ? ""
+      : `
       <form class="inline" method="post" action="/settings/tokens/${token.id}/revoke">
         <button type="submit" class="revoke">Revoke</button>
       </form>`;
@@ -57,14 +63,19 @@ function tokenRow(token: TokenInfo): string {
 }
 
 export function tokensPage(view: TokensView): string {
-  const created = view.created === undefined ? "" : `
+  const created =
+    view.created === undefined
+      ? ""
+      : `
 <section id="created">
   <p>Token <strong>${escapeHtml(view.created.name)}</strong> created. Copy it now: it is not shown again.</p>
   <p class="secret" id="new-token">${escapeHtml(view.created.token)}</p>
 </section>`;
   const problem = view.error === undefined ? "" : `<p class="error" id="error" role="alert">${escapeHtml(view.error)}</p>`;
   const rows = view.tokens.length === 0 ? `<tr><td colspan="5">No tokens yet.</td></tr>` : view.tokens.map(tokenRow).join("");
-  return layout("API tokens", `
+  return layout(
+    "API tokens",
+    `
 <h1>API tokens of ${escapeHtml(view.user.username)}</h1>
 <form method="post" action="/settings/sign-out"><button type="submit" id="sign-out">Sign out</button></form>
 ${problem}${created}
@@ -77,5 +88,6 @@ ${problem}${created}
   <tbody>${rows}
   </tbody>
 </table>
-<p>Send a token as <code>Authorization: Bearer &lt;token&gt;</code> to <code>/api/v1</code>.</p>`);
+<p>Send a token as <code>Authorization: Bearer &lt;token&gt;</code> to <code>/api/v1</code>.</p>`,
+  );
 }

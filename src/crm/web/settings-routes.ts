@@ -19,7 +19,6 @@ import { type User, userForPassword } from "../auth/users.ts";
 import type { Db } from "../store/db.ts";
 import { signInPage, tokensPage } from "./settings-page.ts";
 
-
 const pageHeaders = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-store",

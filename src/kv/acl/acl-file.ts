@@ -67,7 +67,14 @@ function applyRules(user: AclUser, rules: readonly string[]): string | null {
 export function writeAclFile(path: string, acl: AclUsers): void {
   const temporary = `${path}.tmp-${process.pid}`;
   try {
-    writeFileSync(temporary, acl.all().map((user) => `${describeUser(user)}\n`).join(""), { encoding: "latin1", mode: 0o600 });
+    writeFileSync(
+      temporary,
+      acl
+        .all()
+        .map((user) => `${describeUser(user)}\n`)
+        .join(""),
+      { encoding: "latin1", mode: 0o600 },
+    );
     renameSync(temporary, path);
   } catch (error) {
     // The old file stays as it was; what was written of the new one goes.

@@ -40,7 +40,12 @@ export class AclLog {
 
   add(entry: Omit<AclLogEntry, "count" | "createdMs">, nowMs: number): void {
     const at = this.entries.findIndex(
-      (e) => e.reason === entry.reason && e.context === entry.context && e.object === entry.object && e.username === entry.username && nowMs - e.createdMs < groupingWindowMs,
+      (e) =>
+        e.reason === entry.reason &&
+        e.context === entry.context &&
+        e.object === entry.object &&
+        e.username === entry.username &&
+        nowMs - e.createdMs < groupingWindowMs,
     );
     if (at >= 0) {
       const [earlier] = this.entries.splice(at, 1);

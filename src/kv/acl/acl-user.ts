@@ -50,7 +50,10 @@ export class AclUser {
   private allOpen = false;
 
   /** `catalog`: the commands its rules may name (the server's table). */
-  constructor(readonly name: string, readonly catalog: CommandCatalog) {}
+  constructor(
+    readonly name: string,
+    readonly catalog: CommandCatalog,
+  ) {}
 
   /** A copy, for ACL SETUSER to change and swap in only if every rule took. */
   copy(): AclUser {
@@ -79,7 +82,8 @@ export class AclUser {
     try {
       this.applyRule(rule);
     } finally {
-      this.allOpen = this.futureCommands && this.allowed.size === this.catalog.every.length && this.keyPatterns[0] === everything && this.channelPatterns[0] === everything;
+      this.allOpen =
+        this.futureCommands && this.allowed.size === this.catalog.every.length && this.keyPatterns[0] === everything && this.channelPatterns[0] === everything;
     }
   }
 

@@ -108,7 +108,7 @@ export class AclUsers {
   /** The user `name` if it is on and `password` is one of its own (or it is nopass); null otherwise. */
   authenticate(name: string, password: string): AclUser | null {
     const user = this.users.get(name);
-    return user !== undefined && user.accepts(password) ? user : null;
+    return user?.accepts(password) ? user : null;
   }
 
   /** What `user` may not do of the command `spec` with `argv`: its command, a key, a channel; null if nothing. */
@@ -148,9 +148,12 @@ export function noPermission(refusal: Refusal): string {
 
 /** Why EXEC refuses a queued command its user may no longer run, as Redis 7.0 words it. */
 export function noPermissionAtExec(refusal: Refusal): string {
-  const reason = refusal.reason === "command"
-    ? "no permission to execute the command or subcommand"
-    : refusal.reason === "key" ? "no permission to touch the specified keys" : "no permission to access one of the channels used as arguments";
+  const reason =
+    refusal.reason === "command"
+      ? "no permission to execute the command or subcommand"
+      : refusal.reason === "key"
+        ? "no permission to touch the specified keys"
+        : "no permission to access one of the channels used as arguments";
   return `NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ${reason}`;
 }
 

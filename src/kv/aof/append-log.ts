@@ -115,12 +115,19 @@ export class AppendLog implements TurnWriter {
   timestamps = false;
   private stampedSecond = -1;
 
-  constructor(readonly path: string, policy: FsyncPolicy, sizeBytes: number, options: AppendLogOptions = {}) {
+  constructor(
+    readonly path: string,
+    policy: FsyncPolicy,
+    sizeBytes: number,
+    options: AppendLogOptions = {},
+  ) {
     this.logger = options.logger ?? null;
     this.gatherMaxMs = options.gatherMaxMs ?? gatherMaxMsDefault;
-    this.onFatal = options.onFatal ?? ((error) => {
-      throw error;
-    });
+    this.onFatal =
+      options.onFatal ??
+      ((error) => {
+        throw error;
+      });
     this.awaitingBase = options.awaitingBase ?? false;
     this.latency = options.latency ?? null;
     this.file = new LogFile(path, sizeBytes);

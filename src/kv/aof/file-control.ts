@@ -116,7 +116,10 @@ export class AofFileControl {
       if (!rewriteDue(aof.sizeBytes, engine.aofBaseBytes, percentage, minBytes)) return;
     }
     const allowed = engine.persistence.autoRewriteAllowed(engine.clock.nowMs(), (minutes) =>
-      this.logger.warn({ minutes, failuresInARow: engine.persistence.rewriteFailuresInARow }, "automatic append-only file rewrites keep failing; waiting before the next try"),
+      this.logger.warn(
+        { minutes, failuresInARow: engine.persistence.rewriteFailuresInARow },
+        "automatic append-only file rewrites keep failing; waiting before the next try",
+      ),
     );
     if (allowed) this.startRewrite();
   }

@@ -57,7 +57,13 @@ class LoadReply implements Reply {
 
 /** Whether buffer[from, to) is the command name MSET, in any case. */
 function isMset(buffer: Uint8Array, from: number, to: number): boolean {
-  return to - from === 4 && (buffer[from]! | 0x20) === 0x6d && (buffer[from + 1]! | 0x20) === 0x73 && (buffer[from + 2]! | 0x20) === 0x65 && (buffer[from + 3]! | 0x20) === 0x74;
+  return (
+    to - from === 4 &&
+    (buffer[from]! | 0x20) === 0x6d &&
+    (buffer[from + 1]! | 0x20) === 0x73 &&
+    (buffer[from + 2]! | 0x20) === 0x65 &&
+    (buffer[from + 3]! | 0x20) === 0x74
+  );
 }
 
 /** '#': the first byte of an annotation line. */
@@ -213,8 +219,7 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
         if (resolved.name === "multi" && multiOffset === null) {
           multiOffset = parser.starts[i]!;
           commandsBeforeMulti = commands;
-        }
-        else if (resolved.name === "exec" || resolved.name === "discard") multiOffset = null;
+        } else if (resolved.name === "exec" || resolved.name === "discard") multiOffset = null;
         const ranges = parser.byteArgs[i]!;
         if (ranges !== null && session.multi === null) engine.replayMsetBytes(session, parser.bytes, ranges);
         // Queued in a transaction, it runs after these bytes are gone: as strings.
@@ -232,7 +237,10 @@ export function loadAppendLog(engine: Engine, path: string, log: Logger, options
     engine.unregister(session);
   }
   if (reply.errors > 0) {
-    log.warn({ path, errors: reply.errors, first: reply.firstError }, "commands in the append-only file answered errors when replayed; their effects, if any, are loaded");
+    log.warn(
+      { path, errors: reply.errors, first: reply.firstError },
+      "commands in the append-only file answered errors when replayed; their effects, if any, are loaded",
+    );
   }
   const validBytes = multiOffset ?? offset;
   if (multiOffset !== null) commands = commandsBeforeMulti;

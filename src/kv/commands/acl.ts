@@ -102,7 +102,11 @@ function genpass(x: Exec, argv: string[]): void {
     throw new KvError("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096");
   }
   const hexDigits = Math.ceil(Number(bits) / 4);
-  x.reply.bulk(randomBytes(Math.ceil(hexDigits / 2)).toString("hex").slice(0, hexDigits));
+  x.reply.bulk(
+    randomBytes(Math.ceil(hexDigits / 2))
+      .toString("hex")
+      .slice(0, hexDigits),
+  );
 }
 
 function log(x: Exec, argv: string[]): void {
@@ -182,7 +186,11 @@ function dryRun(x: Exec, argv: string[]): void {
 
 export const aclCommands: readonly CommandSpec[] = [
   {
-    name: "acl", arity: -2, flags: [], group: "server", summary: "Users, their permissions, and what they were refused.",
+    name: "acl",
+    arity: -2,
+    flags: [],
+    group: "server",
+    summary: "Users, their permissions, and what they were refused.",
     subcommands: [
       sub("setuser", -3, "Makes or changes a user by its rules.", setUser),
       sub("getuser", 3, "Shows a user's rules.", getUser),
@@ -204,32 +212,39 @@ export const aclCommands: readonly CommandSpec[] = [
       sub("dryrun", -4, "Whether a user may run a command, without running it.", dryRun),
       sub("whoami", 2, "The client's user.", (x) => x.reply.bulk(x.session.user?.name ?? defaultUser), plainFlags),
       sub("genpass", -2, "Makes a random password.", genpass, plainFlags),
-      sub("help", 2, "Shows ACL's subcommands.", (x) => helpReply(x, "ACL", [
-        "CAT [<category>]",
-        "    Return the command categories, or the commands of <category>.",
-        "DELUSER <username> [<username> ...]",
-        "    Delete the users and disconnect their clients.",
-        "DRYRUN <username> <command> [<arg> ...]",
-        "    Return OK if the user may run the command, or why not; nothing is run.",
-        "GETUSER <username>",
-        "    Return the user's flags, passwords, commands, keys and channels.",
-        "GENPASS [<bits>]",
-        "    Return a random password of <bits> bits as hex (default 256).",
-        "LIST",
-        "    Return each user as one line of rules, as the ACL file holds it.",
-        "LOAD",
-        "    Replace every user with the ACL file's, or none if a line is bad.",
-        "LOG [<count> | RESET]",
-        "    Return the newest <count> refusals and failed logins, or empty the log.",
-        "SAVE",
-        "    Write every user to the ACL file.",
-        "SETUSER <username> <rule> [<rule> ...]",
-        "    Make or change the user by its rules, all of them or none.",
-        "USERS",
-        "    Return the users' names.",
-        "WHOAMI",
-        "    Return the name of this connection's user.",
-      ]), helpFlags),
+      sub(
+        "help",
+        2,
+        "Shows ACL's subcommands.",
+        (x) =>
+          helpReply(x, "ACL", [
+            "CAT [<category>]",
+            "    Return the command categories, or the commands of <category>.",
+            "DELUSER <username> [<username> ...]",
+            "    Delete the users and disconnect their clients.",
+            "DRYRUN <username> <command> [<arg> ...]",
+            "    Return OK if the user may run the command, or why not; nothing is run.",
+            "GETUSER <username>",
+            "    Return the user's flags, passwords, commands, keys and channels.",
+            "GENPASS [<bits>]",
+            "    Return a random password of <bits> bits as hex (default 256).",
+            "LIST",
+            "    Return each user as one line of rules, as the ACL file holds it.",
+            "LOAD",
+            "    Replace every user with the ACL file's, or none if a line is bad.",
+            "LOG [<count> | RESET]",
+            "    Return the newest <count> refusals and failed logins, or empty the log.",
+            "SAVE",
+            "    Write every user to the ACL file.",
+            "SETUSER <username> <rule> [<rule> ...]",
+            "    Make or change the user by its rules, all of them or none.",
+            "USERS",
+            "    Return the users' names.",
+            "WHOAMI",
+            "    Return the name of this connection's user.",
+          ]),
+        helpFlags,
+      ),
     ],
   },
 ];

@@ -17,7 +17,13 @@ import { AddOutcome, BloomChain } from "../types/bloom/chain.ts";
 import { latin1Text } from "../types/string/bytes.ts";
 import { chunkAt, decodeHeader, encodeHeader, headerIterator, loadChunk } from "../types/bloom/bloom-dump.ts";
 import {
-  couldNotCreate, invalidInformation, itemExists, loadChunkBadIterator, nonScalingFull, notFound, scanDumpBadIterator,
+  couldNotCreate,
+  invalidInformation,
+  itemExists,
+  loadChunkBadIterator,
+  nonScalingFull,
+  notFound,
+  scanDumpBadIterator,
 } from "../types/bloom/bloom-errors.ts";
 import { type ChainOptions, defaultChainOptions, parseInsert, parseReserve } from "../types/bloom/options.ts";
 
@@ -222,7 +228,13 @@ const write = ["write", "denyoom"] as const;
 const read = ["readonly", "fast"] as const;
 
 const bf = (name: string, flags: CommandSpec["flags"], summary: string, run: (x: Exec, argv: string[]) => void): CommandSpec => ({
-  name, arity: -1, flags, group: "module", summary, keys: key, run,
+  name,
+  arity: -1,
+  flags,
+  group: "module",
+  summary,
+  keys: key,
+  run,
 });
 
 export const bloomCommands: readonly CommandSpec[] = [

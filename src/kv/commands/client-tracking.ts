@@ -44,16 +44,12 @@ export function clientTracking(x: Exec, argv: string[]): void {
   else if (mode === "on") {
     if (!bcast && prefixes.length > 0) throw trackingError("PREFIX option requires BCAST mode to be enabled");
     if (current !== null && current.bcast !== bcast) {
-      throw trackingError(
-        "You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.",
-      );
+      throw trackingError("You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.");
     }
     if (bcast && (optin || optout)) throw trackingError("OPTIN and OPTOUT are not compatible with BCAST");
     if (optin && optout) throw trackingError("You can't specify both OPTIN mode and OPTOUT mode");
     if ((optin && current?.optout) || (optout && current?.optin)) {
-      throw trackingError(
-        "You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.",
-      );
+      throw trackingError("You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.");
     }
     if (bcast) checkPrefixes(current?.prefixes ?? [], prefixes);
     x.engine.tracking.enable(x.session, { redirect, bcast, optin, optout, noloop }, prefixes);

@@ -49,9 +49,7 @@ function auth(x: Exec, argv: string[]): void {
   if (argv.length > 3) throw syntaxError();
   const password = argv.at(-1)!;
   if (argv.length === 2 && x.engine.acl.defaultUser.nopass) {
-    throw new KvError(
-      "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
-    );
+    throw new KvError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?");
   }
   logIn(x, argv[0]!, argv.length === 3 ? argv[1]! : defaultUser, password);
   x.reply.simple("OK");
@@ -85,8 +83,12 @@ function hello(x: Exec, argv: string[]): void {
   // The reply to HELLO is already in the protocol it switches to, as in Redis.
   if (argv.length > 1) x.reply.protocol = Number(argv[1]) as 2 | 3;
   const fields: [string, string | number][] = [
-    ["server", "redis"], ["version", redisCompatibleVersion], ["proto", x.reply.protocol], ["id", x.session.id],
-    ["mode", "standalone"], ["role", "master"],
+    ["server", "redis"],
+    ["version", redisCompatibleVersion],
+    ["proto", x.reply.protocol],
+    ["id", x.session.id],
+    ["mode", "standalone"],
+    ["role", "master"],
   ];
   x.reply.map(fields.length + 1);
   for (const [name, value] of fields) {
@@ -143,13 +145,34 @@ export function clientLine(engine: Engine, s: Session): string {
   const multi = s.multi ?? s.execQueue;
   for (const queued of multi ?? []) multiBytes += argvBytesOf(queued.argv) + queued.argv.length * queuedArgPointerBytes;
   return [
-    `id=${s.id}`, `addr=${s.transport?.peer ?? ""}`, `laddr=${s.transport?.local ?? ""}`, "fd=-1", `name=${s.name}`,
-    `age=${Math.floor((now - s.createdMs) / 1000)}`, `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
-    `flags=${clientFlags(engine, s)}`, `db=${s.dbIndex}`, `sub=${s.channels.size}`, `psub=${s.patterns.size}`, `ssub=${s.shardChannels.size}`,
-    `multi=${multi === null ? -1 : multi.length}`, `qbuf=${mem.queryBytes}`, `qbuf-free=${mem.queryFreeBytes}`, `argv-mem=${mem.argvBytes}`,
-    `multi-mem=${multiBytes}`, `rbs=${mem.replyBufferBytes}`, `rbp=${mem.replyBufferBytes}`, "obl=0", "oll=0", `omem=${mem.outputBytes}`,
-    `tot-mem=${mem.queryBytes + mem.queryFreeBytes + mem.argvBytes + multiBytes + mem.outputBytes + mem.replyBufferBytes}`, "events=r",
-    `cmd=${s.lastCommand}`, `user=${s.user?.name ?? defaultUser}`, `redir=${t === null ? -1 : t.redirect}`, `resp=${s.reply.protocol}`,
+    `id=${s.id}`,
+    `addr=${s.transport?.peer ?? ""}`,
+    `laddr=${s.transport?.local ?? ""}`,
+    "fd=-1",
+    `name=${s.name}`,
+    `age=${Math.floor((now - s.createdMs) / 1000)}`,
+    `idle=${Math.floor((now - s.lastInteractionMs) / 1000)}`,
+    `flags=${clientFlags(engine, s)}`,
+    `db=${s.dbIndex}`,
+    `sub=${s.channels.size}`,
+    `psub=${s.patterns.size}`,
+    `ssub=${s.shardChannels.size}`,
+    `multi=${multi === null ? -1 : multi.length}`,
+    `qbuf=${mem.queryBytes}`,
+    `qbuf-free=${mem.queryFreeBytes}`,
+    `argv-mem=${mem.argvBytes}`,
+    `multi-mem=${multiBytes}`,
+    `rbs=${mem.replyBufferBytes}`,
+    `rbp=${mem.replyBufferBytes}`,
+    "obl=0",
+    "oll=0",
+    `omem=${mem.outputBytes}`,
+    `tot-mem=${mem.queryBytes + mem.queryFreeBytes + mem.argvBytes + multiBytes + mem.outputBytes + mem.replyBufferBytes}`,
+    "events=r",
+    `cmd=${s.lastCommand}`,
+    `user=${s.user?.name ?? defaultUser}`,
+    `redir=${t === null ? -1 : t.redirect}`,
+    `resp=${s.reply.protocol}`,
   ].join(" ");
 }
 
@@ -186,8 +209,7 @@ function clientKill(x: Exec, argv: string[]): void {
       const user = x.engine.acl.get(value);
       if (user === undefined) throw new KvError(`ERR No such user '${value}'`);
       filters.push((s) => (s.user ?? x.engine.acl.defaultUser) === user);
-    }
-    else throw syntaxError();
+    } else throw syntaxError();
   }
   const victims = sessions.filter((s) => (!skipMe || s !== x.session) && filters.every((f) => f(s)));
   for (const s of victims) disconnect(x, s);
@@ -245,7 +267,11 @@ function client(x: Exec, argv: string[]): void {
       setName(s, argv[2]!);
       return x.reply.simple("OK");
     case "list":
-      return x.reply.verbatim(listedClients(x, argv).map((t) => `${clientLine(x.engine, t)}\n`).join(""));
+      return x.reply.verbatim(
+        listedClients(x, argv)
+          .map((t) => `${clientLine(x.engine, t)}\n`)
+          .join(""),
+      );
     case "info":
       return x.reply.verbatim(`${clientLine(x.engine, s)}\n`);
     case "kill":
@@ -275,9 +301,21 @@ function client(x: Exec, argv: string[]): void {
     }
     default:
       return helpReply(x, "CLIENT", [
-        "ID", "GETNAME", "SETNAME <name>", "LIST", "INFO", "KILL <ip:port> | <filter> <value> ...", "NO-EVICT (ON|OFF)",
-        "UNBLOCK <clientid> [TIMEOUT|ERROR]", "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> ...] [OPTIN] [OPTOUT] [NOLOOP]",
-        "TRACKINGINFO", "GETREDIR", "CACHING (YES|NO)", "PAUSE <timeout> [WRITE|ALL]", "UNPAUSE", "REPLY (ON|OFF|SKIP)",
+        "ID",
+        "GETNAME",
+        "SETNAME <name>",
+        "LIST",
+        "INFO",
+        "KILL <ip:port> | <filter> <value> ...",
+        "NO-EVICT (ON|OFF)",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> ...] [OPTIN] [OPTOUT] [NOLOOP]",
+        "TRACKINGINFO",
+        "GETREDIR",
+        "CACHING (YES|NO)",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "UNPAUSE",
+        "REPLY (ON|OFF|SKIP)",
       ]);
   }
 }
@@ -366,23 +404,42 @@ function clientReply(x: Exec, argv: string[]): void {
 const clientPauseMsMax = 2 ** 31 - 1;
 
 const clientSub = (name: string, arity: number, summary: string): CommandSpec => ({
-  name: `client|${name}`, arity, group: "connection", summary, run: client,
+  name: `client|${name}`,
+  arity,
+  group: "connection",
+  summary,
+  run: client,
   // HELP is only text: Redis flags it as it flags every container's HELP.
   flags: name === "help" ? helpFlags : adminClientSubs.has(name) ? ["admin", "noscript", "loading", "stale"] : ["noscript", "loading", "stale"],
 });
 
 export const connectionCommands: readonly CommandSpec[] = [
   { name: "ping", arity: -1, flags: ["fast"], group: "connection", summary: "Returns PONG, or the message.", run: ping },
-  { name: "echo", arity: 2, flags: ["fast", "loading", "stale"], group: "connection", summary: "Returns the message.", run: (x, argv) => x.reply.bulk(argv[1]!) },
   {
-    name: "select", arity: 2, flags: ["loading", "stale", "fast"], group: "connection", summary: "Changes the selected database.",
+    name: "echo",
+    arity: 2,
+    flags: ["fast", "loading", "stale"],
+    group: "connection",
+    summary: "Returns the message.",
+    run: (x, argv) => x.reply.bulk(argv[1]!),
+  },
+  {
+    name: "select",
+    arity: 2,
+    flags: ["loading", "stale", "fast"],
+    group: "connection",
+    summary: "Changes the selected database.",
     run: (x, argv) => {
       x.session.dbIndex = dbIndex(x, argv[1]!);
       x.reply.simple("OK");
     },
   },
   {
-    name: "swapdb", arity: 3, flags: ["write", "fast"], group: "server", summary: "Swaps two databases.",
+    name: "swapdb",
+    arity: 3,
+    flags: ["write", "fast"],
+    group: "server",
+    summary: "Swaps two databases.",
     run: (x, argv) => {
       const a = dbIndex(x, argv[1]!, () => new KvError("ERR invalid first DB index"));
       const b = dbIndex(x, argv[2]!, () => new KvError("ERR invalid second DB index"));
@@ -391,21 +448,54 @@ export const connectionCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "quit", arity: -1, flags: ["allow_busy", "noscript", "loading", "stale", "fast", "no_auth"], group: "connection", summary: "Closes the connection.",
+    name: "quit",
+    arity: -1,
+    flags: ["allow_busy", "noscript", "loading", "stale", "fast", "no_auth"],
+    group: "connection",
+    summary: "Closes the connection.",
     run: (x) => {
       x.session.closing = true;
       x.reply.simple("OK");
     },
   },
   {
-    name: "auth", arity: -2, flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"], group: "connection",
-    summary: "Authenticates the connection.", run: auth,
+    name: "auth",
+    arity: -2,
+    flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"],
+    group: "connection",
+    summary: "Authenticates the connection.",
+    run: auth,
   },
-  { name: "monitor", arity: 1, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Shows every command the server runs, as it runs.", run: monitor },
-  { name: "reset", arity: 1, flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"], group: "connection", summary: "Resets the connection's state.", run: reset },
-  { name: "hello", arity: -1, flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"], group: "connection", summary: "Handshakes with the server (RESP2 only).", run: hello },
   {
-    name: "client", arity: -2, flags: [], group: "connection", summary: "Connection management.",
+    name: "monitor",
+    arity: 1,
+    flags: ["admin", "noscript", "loading", "stale"],
+    group: "server",
+    summary: "Shows every command the server runs, as it runs.",
+    run: monitor,
+  },
+  {
+    name: "reset",
+    arity: 1,
+    flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"],
+    group: "connection",
+    summary: "Resets the connection's state.",
+    run: reset,
+  },
+  {
+    name: "hello",
+    arity: -1,
+    flags: ["noscript", "loading", "stale", "fast", "no_auth", "allow_busy"],
+    group: "connection",
+    summary: "Handshakes with the server (RESP2 only).",
+    run: hello,
+  },
+  {
+    name: "client",
+    arity: -2,
+    flags: [],
+    group: "connection",
+    summary: "Connection management.",
     subcommands: [
       clientSub("id", 2, "Returns the connection's id."),
       clientSub("getname", 2, "Returns the connection's name."),

@@ -97,7 +97,12 @@ function restore(x: Exec, argv: string[]): void {
 export const dumpCommands: readonly CommandSpec[] = [
   { name: "dump", arity: 2, flags: ["readonly"], group: "generic", keys: [1, 1, 1], summary: "Returns a key's value in Redis's serialized form.", run: dump },
   {
-    name: "restore", arity: -4, flags: ["write", "denyoom"], group: "generic", keys: [1, 1, 1],
-    summary: "Creates a key from a serialized value (DUMP's).", run: restore,
+    name: "restore",
+    arity: -4,
+    flags: ["write", "denyoom"],
+    group: "generic",
+    keys: [1, 1, 1],
+    summary: "Creates a key from a serialized value (DUMP's).",
+    run: restore,
   },
 ];

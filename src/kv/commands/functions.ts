@@ -123,50 +123,99 @@ function fcallFlagsFor(this: CommandSpec, engine: Engine, argv: readonly string[
 
 export const functionCommands: readonly CommandSpec[] = [
   {
-    name: "fcall", arity: -3, flags: fcallFlags, group: "scripting", summary: "Runs a function.", movableKeys: countedKeys(2), flagsFor: fcallFlagsFor,
+    name: "fcall",
+    arity: -3,
+    flags: fcallFlags,
+    group: "scripting",
+    summary: "Runs a function.",
+    movableKeys: countedKeys(2),
+    flagsFor: fcallFlagsFor,
     run: (x, argv) => fcall(x, argv, false),
   },
   {
-    name: "fcall_ro", arity: -3, flags: ["readonly", ...fcallFlags], group: "scripting", summary: "Runs a function that declared no-writes.",
-    movableKeys: countedKeys(2), flagsFor: fcallFlagsFor, run: (x, argv) => fcall(x, argv, true),
+    name: "fcall_ro",
+    arity: -3,
+    flags: ["readonly", ...fcallFlags],
+    group: "scripting",
+    summary: "Runs a function that declared no-writes.",
+    movableKeys: countedKeys(2),
+    flagsFor: fcallFlagsFor,
+    run: (x, argv) => fcall(x, argv, true),
   },
   {
-    name: "function", arity: -2, flags: [], group: "scripting", summary: "Function libraries.",
+    name: "function",
+    arity: -2,
+    flags: [],
+    group: "scripting",
+    summary: "Function libraries.",
     subcommands: [
       sub("load", -3, "Loads a library of functions.", load, ["write", "denyoom", "noscript"]),
-      sub("delete", 3, "Deletes a library and its functions.", (x, argv) => {
-        x.engine.functions.delete(argv[2]!);
-        x.engine.dirty++;
-        x.reply.simple("OK");
-      }, ["write", "noscript"]),
-      sub("flush", -2, "Deletes every library.", (x, argv) => {
-        // More than one mode is refused as a subcommand syntax error, as functionFlushCommand does.
-        if (argv.length > 3) throw subcommandSyntaxError("FUNCTION", argv[1]!);
-        if (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase())) {
-          throw new KvError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
-        }
-        x.engine.functions.flush();
-        x.engine.dirty++;
-        x.reply.simple("OK");
-      }, ["write", "noscript"]),
+      sub(
+        "delete",
+        3,
+        "Deletes a library and its functions.",
+        (x, argv) => {
+          x.engine.functions.delete(argv[2]!);
+          x.engine.dirty++;
+          x.reply.simple("OK");
+        },
+        ["write", "noscript"],
+      ),
+      sub(
+        "flush",
+        -2,
+        "Deletes every library.",
+        (x, argv) => {
+          // More than one mode is refused as a subcommand syntax error, as functionFlushCommand does.
+          if (argv.length > 3) throw subcommandSyntaxError("FUNCTION", argv[1]!);
+          if (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase())) {
+            throw new KvError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+          }
+          x.engine.functions.flush();
+          x.engine.dirty++;
+          x.reply.simple("OK");
+        },
+        ["write", "noscript"],
+      ),
       sub("list", -2, "Lists the libraries and their functions.", list, ["noscript"]),
-      sub("dump", 2, "Serializes every library (as Redis's FUNCTION DUMP).", (x) => {
-        const payload = dumpLibraries([...x.engine.functions.libraries.values()].map((library) => library.code));
-        x.reply.bulkBytes(payload, 0, payload.length);
-      }, ["noscript"]),
+      sub(
+        "dump",
+        2,
+        "Serializes every library (as Redis's FUNCTION DUMP).",
+        (x) => {
+          const payload = dumpLibraries([...x.engine.functions.libraries.values()].map((library) => library.code));
+          x.reply.bulkBytes(payload, 0, payload.length);
+        },
+        ["noscript"],
+      ),
       sub("restore", -3, "Loads the libraries of a FUNCTION DUMP payload.", restore, ["write", "denyoom", "noscript"]),
       sub("stats", 2, "Shows the busy function, if any, and the counts.", stats, ["noscript", "allow_busy"]),
       sub("kill", 2, "Ends the busy function, unless it has written.", (x) => killBusyScript(x, "function"), ["noscript", "allow_busy"]),
-      sub("help", 2, "Shows FUNCTION's subcommands.", (x) => helpReply(x, "FUNCTION", [
-        "LOAD [REPLACE] <FUNCTION CODE>", "    Create a new library with the given library name and code.",
-        "DELETE <LIBRARY NAME>", "    Delete the given library.",
-        "LIST [LIBRARYNAME PATTERN] [WITHCODE]", "    Return general information on all the libraries.",
-        "STATS", "    Return information about the current function running and the available engines.",
-        "KILL", "    Kill the current running function.",
-        "FLUSH [ASYNC|SYNC]", "    Delete all the libraries (svc at once, whichever mode is given).",
-        "DUMP", "    Return a serialized payload representing the current libraries.",
-        "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]", "    Restore the libraries of a payload (default APPEND).",
-      ]), helpFlags),
+      sub(
+        "help",
+        2,
+        "Shows FUNCTION's subcommands.",
+        (x) =>
+          helpReply(x, "FUNCTION", [
+            "LOAD [REPLACE] <FUNCTION CODE>",
+            "    Create a new library with the given library name and code.",
+            "DELETE <LIBRARY NAME>",
+            "    Delete the given library.",
+            "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+            "    Return general information on all the libraries.",
+            "STATS",
+            "    Return information about the current function running and the available engines.",
+            "KILL",
+            "    Kill the current running function.",
+            "FLUSH [ASYNC|SYNC]",
+            "    Delete all the libraries (svc at once, whichever mode is given).",
+            "DUMP",
+            "    Return a serialized payload representing the current libraries.",
+            "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+            "    Restore the libraries of a payload (default APPEND).",
+          ]),
+        helpFlags,
+      ),
     ],
   },
 ];

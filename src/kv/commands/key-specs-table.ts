@@ -15,10 +15,7 @@ export const keyFlagOrder: readonly KeyFlag[] = ["RO", "RW", "OW", "RM", "access
 /** Where a spec's keys begin: an argument index, after a keyword searched from `startfrom` (negative: from the end, backwards), or unknown. */
 type BeginSearch = number | readonly [keyword: string, startfrom: number] | null;
 /** How its keys run: a range to `lastkey` (relative to the first; negative from the end) by `step`, or a count at `keynumidx` before them. */
-type FindKeys =
-  | { kind: "range"; lastkey: number; step: number; limit: number }
-  | { kind: "keynum"; keynumidx: number; firstkey: number; step: number }
-  | null;
+type FindKeys = { kind: "range"; lastkey: number; step: number; limit: number } | { kind: "keynum"; keynumidx: number; firstkey: number; step: number } | null;
 
 export interface KeySpec {
   flags: readonly KeyFlag[];

@@ -124,7 +124,12 @@ function georadiusKeys(argv: readonly string[]): KeyRef[] {
     const word = argv[i]!.toLowerCase();
     if ((word === "store" || word === "storedist") && i + 1 < argv.length) stored = ++i;
   }
-  return stored < 0 ? [{ at: 1, flags: noFlags }] : [{ at: 1, flags: noFlags }, { at: stored, flags: noFlags }];
+  return stored < 0
+    ? [{ at: 1, flags: noFlags }]
+    : [
+        { at: 1, flags: noFlags },
+        { at: stored, flags: noFlags },
+      ];
 }
 
 /** XREAD and XREADGROUP: the first half of what follows STREAMS, once the options before it read right; flagless. */
@@ -171,15 +176,31 @@ function bitfieldKeys(argv: readonly string[]): KeyRef[] {
 /** The commands with a key finder of their own, by name (Redis's getkeys_proc). */
 const finders: Readonly<Record<string, (argv: readonly string[]) => KeyRef[]>> = {
   sintercard: counted(0, 1, 2, 1),
-  zunionstore: counted(1, 2, 3, 1), zinterstore: counted(1, 2, 3, 1), zdiffstore: counted(1, 2, 3, 1),
-  zunion: counted(0, 1, 2, 1), zinter: counted(0, 1, 2, 1), zdiff: counted(0, 1, 2, 1), zintercard: counted(0, 1, 2, 1),
-  eval: counted(0, 2, 3, 1), evalsha: counted(0, 2, 3, 1), eval_ro: counted(0, 2, 3, 1), evalsha_ro: counted(0, 2, 3, 1),
-  fcall: counted(0, 2, 3, 1), fcall_ro: counted(0, 2, 3, 1),
-  lmpop: counted(0, 1, 2, 1), zmpop: counted(0, 1, 2, 1), blmpop: counted(0, 2, 3, 1), bzmpop: counted(0, 2, 3, 1),
-  sort: sortKeys, sort_ro: () => [{ at: 1, flags: ["RO", "access"] }],
-  georadius: georadiusKeys, georadiusbymember: georadiusKeys,
-  xread: xreadKeys, xreadgroup: xreadKeys,
-  set: setKeys, bitfield: bitfieldKeys,
+  zunionstore: counted(1, 2, 3, 1),
+  zinterstore: counted(1, 2, 3, 1),
+  zdiffstore: counted(1, 2, 3, 1),
+  zunion: counted(0, 1, 2, 1),
+  zinter: counted(0, 1, 2, 1),
+  zdiff: counted(0, 1, 2, 1),
+  zintercard: counted(0, 1, 2, 1),
+  eval: counted(0, 2, 3, 1),
+  evalsha: counted(0, 2, 3, 1),
+  eval_ro: counted(0, 2, 3, 1),
+  evalsha_ro: counted(0, 2, 3, 1),
+  fcall: counted(0, 2, 3, 1),
+  fcall_ro: counted(0, 2, 3, 1),
+  lmpop: counted(0, 1, 2, 1),
+  zmpop: counted(0, 1, 2, 1),
+  blmpop: counted(0, 2, 3, 1),
+  bzmpop: counted(0, 2, 3, 1),
+  sort: sortKeys,
+  sort_ro: () => [{ at: 1, flags: ["RO", "access"] }],
+  georadius: georadiusKeys,
+  georadiusbymember: georadiusKeys,
+  xread: xreadKeys,
+  xreadgroup: xreadKeys,
+  set: setKeys,
+  bitfield: bitfieldKeys,
 };
 
 /** Whether the command names keys at all (Redis's doesCommandHaveKeys). */

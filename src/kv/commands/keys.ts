@@ -1,10 +1,10 @@
 /**
  * Commands on keys of any type: existence, deletion, renaming, copying, expiry, iteration.
  */
-import { isInt64, parseInt64, } from "../text/args.ts";
+import { isInt64, parseInt64 } from "../text/args.ts";
 import { KvError, noSuchKey, notAnInteger, syntaxError } from "../text/errors.ts";
 import { globMatch } from "../text/glob.ts";
-import { type Keyspace } from "../keyspace/keyspace.ts";
+import type { Keyspace } from "../keyspace/keyspace.ts";
 import { type Value, typeOf } from "../types/value.ts";
 import { encodingOf, sharedIntegersMax } from "../types/encoding.ts";
 import { walkTable } from "../kit/scan-cursors.ts";
@@ -29,12 +29,14 @@ function countKeys(x: Exec, argv: string[], act: (db: Keyspace, key: string, atM
 }
 
 /** UNLINK's deletion (DEL's too under lazyfree-lazy-user-del): a large value is counted as freed the lazy way (lazy-free.ts). */
-const unlinkKey = (x: Exec) => (db: Keyspace, key: string): boolean => {
-  const value = db.get(key);
-  if (value === undefined || !deleteKey(db, key)) return false;
-  x.engine.stats.lazyFree.valueDropped(value);
-  return true;
-};
+const unlinkKey =
+  (x: Exec) =>
+  (db: Keyspace, key: string): boolean => {
+    const value = db.get(key);
+    if (value === undefined || !deleteKey(db, key)) return false;
+    x.engine.stats.lazyFree.valueDropped(value);
+    return true;
+  };
 
 const keyExists = (db: Keyspace, key: string) => db.has(key);
 /** TOUCH reads the key, which records the access time OBJECT IDLETIME reports. */
@@ -233,22 +235,59 @@ const one: readonly [number, number, number] = [1, 1, 1];
 const all: readonly [number, number, number] = [1, -1, 1];
 
 const objectSub = (name: string, summary: string): CommandSpec => ({
-  name: `object|${name}`, arity: 3, flags: ["readonly"], group: "generic", summary, keys: [2, 2, 1], run: object,
+  name: `object|${name}`,
+  arity: 3,
+  flags: ["readonly"],
+  group: "generic",
+  summary,
+  keys: [2, 2, 1],
+  run: object,
 });
 
 export const keyCommands: readonly CommandSpec[] = [
   {
-    name: "del", arity: -2, flags: ["write"], group: "generic", summary: "Deletes keys.", keys: all,
+    name: "del",
+    arity: -2,
+    flags: ["write"],
+    group: "generic",
+    summary: "Deletes keys.",
+    keys: all,
     run: (x, argv) => countKeys(x, argv, x.engine.config.get("lazyfree-lazy-user-del")?.toLowerCase() === "yes" ? unlinkKey(x) : deleteKey),
   },
   {
-    name: "unlink", arity: -2, flags: ["write", "fast"], group: "generic", summary: "Deletes keys, large values freed the lazy way.", keys: all,
+    name: "unlink",
+    arity: -2,
+    flags: ["write", "fast"],
+    group: "generic",
+    summary: "Deletes keys, large values freed the lazy way.",
+    keys: all,
     run: (x, argv) => countKeys(x, argv, unlinkKey(x)),
   },
-  { name: "exists", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Counts how many of the keys exist.", keys: all, run: (x, argv) => countKeys(x, argv, keyExists) },
-  { name: "touch", arity: -2, flags: ["readonly", "fast"], group: "generic", summary: "Updates keys' last access time.", keys: all, run: (x, argv) => countKeys(x, argv, touchKey) },
   {
-    name: "type", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the type of a key's value.", keys: one,
+    name: "exists",
+    arity: -2,
+    flags: ["readonly", "fast"],
+    group: "generic",
+    summary: "Counts how many of the keys exist.",
+    keys: all,
+    run: (x, argv) => countKeys(x, argv, keyExists),
+  },
+  {
+    name: "touch",
+    arity: -2,
+    flags: ["readonly", "fast"],
+    group: "generic",
+    summary: "Updates keys' last access time.",
+    keys: all,
+    run: (x, argv) => countKeys(x, argv, touchKey),
+  },
+  {
+    name: "type",
+    arity: 2,
+    flags: ["readonly", "fast"],
+    group: "generic",
+    summary: "Returns the type of a key's value.",
+    keys: one,
     run: (x, argv) => {
       const value = x.db.get(argv[1]!);
       countLookup(x, argv[1]!, value !== undefined);
@@ -256,7 +295,11 @@ export const keyCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "keys", arity: 2, flags: ["readonly"], group: "generic", summary: "Returns the keys matching a pattern.",
+    name: "keys",
+    arity: 2,
+    flags: ["readonly"],
+    group: "generic",
+    summary: "Returns the keys matching a pattern.",
     run: (x, argv) => {
       const pattern = argv[1]!;
       const keys: string[] = [];
@@ -267,27 +310,118 @@ export const keyCommands: readonly CommandSpec[] = [
   },
   { name: "scan", arity: -2, flags: ["readonly"], group: "generic", summary: "Iterates over the keys of the database.", run: scan },
   { name: "randomkey", arity: 1, flags: ["readonly"], group: "generic", summary: "Returns a random key.", run: randomKey },
-  { name: "rename", arity: 3, flags: ["write"], group: "generic", summary: "Renames a key, replacing the destination.", keys: [1, 2, 1], run: (x, argv) => renameGeneric(x, argv, false) },
-  { name: "renamenx", arity: 3, flags: ["write", "fast"], group: "generic", summary: "Renames a key if the new name is free.", keys: [1, 2, 1], run: (x, argv) => renameGeneric(x, argv, true) },
+  {
+    name: "rename",
+    arity: 3,
+    flags: ["write"],
+    group: "generic",
+    summary: "Renames a key, replacing the destination.",
+    keys: [1, 2, 1],
+    run: (x, argv) => renameGeneric(x, argv, false),
+  },
+  {
+    name: "renamenx",
+    arity: 3,
+    flags: ["write", "fast"],
+    group: "generic",
+    summary: "Renames a key if the new name is free.",
+    keys: [1, 2, 1],
+    run: (x, argv) => renameGeneric(x, argv, true),
+  },
   { name: "move", arity: 3, flags: ["write", "fast"], group: "generic", summary: "Moves a key to another database.", keys: one, run: move },
   { name: "copy", arity: -3, flags: ["write", "denyoom"], group: "generic", summary: "Copies a key's value to another key.", keys: [1, 2, 1], run: copy },
-  { name: "expire", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets a time to live in seconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "s", false) },
-  { name: "pexpire", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets a time to live in milliseconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "ms", false) },
-  { name: "expireat", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets an expiry time as a Unix time in seconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "s", true) },
-  { name: "pexpireat", arity: -3, flags: ["write", "fast"], group: "generic", summary: "Sets an expiry time as a Unix time in milliseconds.", keys: one, run: (x, argv) => expireGeneric(x, argv, "ms", true) },
-  { name: "ttl", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the time to live in seconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "s", false) },
-  { name: "pttl", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the time to live in milliseconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", false) },
-  { name: "expiretime", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the expiry time as a Unix time in seconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "s", true) },
-  { name: "pexpiretime", arity: 2, flags: ["readonly", "fast"], group: "generic", summary: "Returns the expiry time as a Unix time in milliseconds.", keys: one, run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", true) },
+  {
+    name: "expire",
+    arity: -3,
+    flags: ["write", "fast"],
+    group: "generic",
+    summary: "Sets a time to live in seconds.",
+    keys: one,
+    run: (x, argv) => expireGeneric(x, argv, "s", false),
+  },
+  {
+    name: "pexpire",
+    arity: -3,
+    flags: ["write", "fast"],
+    group: "generic",
+    summary: "Sets a time to live in milliseconds.",
+    keys: one,
+    run: (x, argv) => expireGeneric(x, argv, "ms", false),
+  },
+  {
+    name: "expireat",
+    arity: -3,
+    flags: ["write", "fast"],
+    group: "generic",
+    summary: "Sets an expiry time as a Unix time in seconds.",
+    keys: one,
+    run: (x, argv) => expireGeneric(x, argv, "s", true),
+  },
+  {
+    name: "pexpireat",
+    arity: -3,
+    flags: ["write", "fast"],
+    group: "generic",
+    summary: "Sets an expiry time as a Unix time in milliseconds.",
+    keys: one,
+    run: (x, argv) => expireGeneric(x, argv, "ms", true),
+  },
+  {
+    name: "ttl",
+    arity: 2,
+    flags: ["readonly", "fast"],
+    group: "generic",
+    summary: "Returns the time to live in seconds.",
+    keys: one,
+    run: (x, argv) => ttlGeneric(x, argv[1]!, "s", false),
+  },
+  {
+    name: "pttl",
+    arity: 2,
+    flags: ["readonly", "fast"],
+    group: "generic",
+    summary: "Returns the time to live in milliseconds.",
+    keys: one,
+    run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", false),
+  },
+  {
+    name: "expiretime",
+    arity: 2,
+    flags: ["readonly", "fast"],
+    group: "generic",
+    summary: "Returns the expiry time as a Unix time in seconds.",
+    keys: one,
+    run: (x, argv) => ttlGeneric(x, argv[1]!, "s", true),
+  },
+  {
+    name: "pexpiretime",
+    arity: 2,
+    flags: ["readonly", "fast"],
+    group: "generic",
+    summary: "Returns the expiry time as a Unix time in milliseconds.",
+    keys: one,
+    run: (x, argv) => ttlGeneric(x, argv[1]!, "ms", true),
+  },
   { name: "persist", arity: 2, flags: ["write", "fast"], group: "generic", summary: "Removes a key's time to live.", keys: one, run: persist },
   {
-    name: "object", arity: -2, flags: [], group: "generic", summary: "Inspects the internals of a value.",
+    name: "object",
+    arity: -2,
+    flags: [],
+    group: "generic",
+    summary: "Inspects the internals of a value.",
     subcommands: [
       objectSub("encoding", "Returns the internal encoding of a value."),
       objectSub("refcount", "Returns the reference count of a value."),
       objectSub("idletime", "Returns the seconds since a key was last accessed."),
       objectSub("freq", "Returns the access frequency of a key (LFU policies only)."),
-      { name: "object|help", arity: 2, flags: ["loading", "stale"], group: "generic", summary: "Shows OBJECT's subcommands.", run: (x) => helpReply(x, "OBJECT", ["ENCODING <key>", "FREQ <key>", "IDLETIME <key>", "REFCOUNT <key>"]) },
+      {
+        name: "object|help",
+        arity: 2,
+        flags: ["loading", "stale"],
+        group: "generic",
+        summary: "Shows OBJECT's subcommands.",
+        run: (x) => helpReply(x, "OBJECT", ["ENCODING <key>", "FREQ <key>", "IDLETIME <key>", "REFCOUNT <key>"]),
+      },
     ],
   },
 ];

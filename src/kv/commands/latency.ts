@@ -84,7 +84,11 @@ function graph(x: Exec, argv: string[]): void {
 
 export const latencyCommands: readonly CommandSpec[] = [
   {
-    name: "latency", arity: -2, flags: [], group: "server", summary: "The latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR) and each command's call times (HISTOGRAM).",
+    name: "latency",
+    arity: -2,
+    flags: [],
+    group: "server",
+    summary: "The latency monitor (LATEST, HISTORY, RESET, GRAPH, DOCTOR) and each command's call times (HISTOGRAM).",
     subcommands: [
       sub("latest", 2, "Returns each event's latest and worst latency.", latest),
       sub("history", 3, "Returns an event's samples.", history),
@@ -92,15 +96,28 @@ export const latencyCommands: readonly CommandSpec[] = [
       sub("graph", 3, "Draws an event's samples.", graph),
       sub("doctor", 2, "Reports the events seen and their usual causes.", (x) => x.reply.verbatim(latencyDoctor(x.engine.latency))),
       sub("histogram", -2, "Returns commands' call times as cumulative histograms.", histogram),
-      sub("help", 2, "Shows LATENCY's subcommands.", (x) => helpReply(x, "LATENCY", [
-        "DOCTOR", "    Return a report of the latency events seen and what usually causes them.",
-        "GRAPH <event>", "    Return a graph of <event>'s latency samples.",
-        "HISTOGRAM [<command> ...]", "    Return each command's calls and their times as a cumulative histogram (µs: calls at or",
-        "    below), for the named commands (a container's subcommands too) or all those called.",
-        "HISTORY <event>", "    Return <event>'s samples, oldest first, as [unix time, latency in ms] pairs.",
-        "LATEST", "    Return each event's name, the time and latency of its latest sample, and its worst latency.",
-        "RESET [<event> ...]", "    Forget the samples of the named events, or of every event.",
-      ]), helpFlags),
+      sub(
+        "help",
+        2,
+        "Shows LATENCY's subcommands.",
+        (x) =>
+          helpReply(x, "LATENCY", [
+            "DOCTOR",
+            "    Return a report of the latency events seen and what usually causes them.",
+            "GRAPH <event>",
+            "    Return a graph of <event>'s latency samples.",
+            "HISTOGRAM [<command> ...]",
+            "    Return each command's calls and their times as a cumulative histogram (µs: calls at or",
+            "    below), for the named commands (a container's subcommands too) or all those called.",
+            "HISTORY <event>",
+            "    Return <event>'s samples, oldest first, as [unix time, latency in ms] pairs.",
+            "LATEST",
+            "    Return each event's name, the time and latency of its latest sample, and its worst latency.",
+            "RESET [<event> ...]",
+            "    Forget the samples of the named events, or of every event.",
+          ]),
+        helpFlags,
+      ),
     ],
   },
 ];

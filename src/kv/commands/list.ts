@@ -12,7 +12,6 @@ import { typeOf } from "../types/value.ts";
 import type { Reply } from "../kit/reply.ts";
 import { List } from "../types/list/items.ts";
 
-
 type End = "left" | "right";
 
 function parseEnd(text: string): End {
@@ -153,7 +152,9 @@ function lpos(x: Exec, argv: string[]): void {
     if (isKeyword(option, "RANK") && hasValue) {
       rank = parseInteger(argv[++i]!);
       if (rank === 0) {
-        throw new KvError("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list");
+        throw new KvError(
+          "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list",
+        );
       }
       if (argv[i] === "-9223372036854775808") {
         throw new KvError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
@@ -296,13 +297,69 @@ const one: readonly [number, number, number] = [1, 1, 1];
 const write = ["write", "denyoom", "fast"] as const;
 
 export const listCommands: readonly CommandSpec[] = [
-  { name: "lpush", arity: -3, flags: write, group: "list", summary: "Prepends elements to a list.", keys: one, run: (x, argv) => pushGeneric(x, argv, "left", false) },
-  { name: "rpush", arity: -3, flags: write, group: "list", summary: "Appends elements to a list.", keys: one, run: (x, argv) => pushGeneric(x, argv, "right", false) },
-  { name: "lpushx", arity: -3, flags: write, group: "list", summary: "Prepends elements to an existing list.", keys: one, run: (x, argv) => pushGeneric(x, argv, "left", true) },
-  { name: "rpushx", arity: -3, flags: write, group: "list", summary: "Appends elements to an existing list.", keys: one, run: (x, argv) => pushGeneric(x, argv, "right", true) },
-  { name: "lpop", arity: -2, flags: ["write", "fast"], group: "list", summary: "Removes and returns the first elements of a list.", keys: one, run: (x, argv) => popGeneric(x, argv, "left") },
-  { name: "rpop", arity: -2, flags: ["write", "fast"], group: "list", summary: "Removes and returns the last elements of a list.", keys: one, run: (x, argv) => popGeneric(x, argv, "right") },
-  { name: "llen", arity: 2, flags: ["readonly", "fast"], group: "list", summary: "Returns the length of a list.", keys: one, run: (x, argv) => x.reply.integer(getList(x, argv[1]!)?.size ?? 0) },
+  {
+    name: "lpush",
+    arity: -3,
+    flags: write,
+    group: "list",
+    summary: "Prepends elements to a list.",
+    keys: one,
+    run: (x, argv) => pushGeneric(x, argv, "left", false),
+  },
+  {
+    name: "rpush",
+    arity: -3,
+    flags: write,
+    group: "list",
+    summary: "Appends elements to a list.",
+    keys: one,
+    run: (x, argv) => pushGeneric(x, argv, "right", false),
+  },
+  {
+    name: "lpushx",
+    arity: -3,
+    flags: write,
+    group: "list",
+    summary: "Prepends elements to an existing list.",
+    keys: one,
+    run: (x, argv) => pushGeneric(x, argv, "left", true),
+  },
+  {
+    name: "rpushx",
+    arity: -3,
+    flags: write,
+    group: "list",
+    summary: "Appends elements to an existing list.",
+    keys: one,
+    run: (x, argv) => pushGeneric(x, argv, "right", true),
+  },
+  {
+    name: "lpop",
+    arity: -2,
+    flags: ["write", "fast"],
+    group: "list",
+    summary: "Removes and returns the first elements of a list.",
+    keys: one,
+    run: (x, argv) => popGeneric(x, argv, "left"),
+  },
+  {
+    name: "rpop",
+    arity: -2,
+    flags: ["write", "fast"],
+    group: "list",
+    summary: "Removes and returns the last elements of a list.",
+    keys: one,
+    run: (x, argv) => popGeneric(x, argv, "right"),
+  },
+  {
+    name: "llen",
+    arity: 2,
+    flags: ["readonly", "fast"],
+    group: "list",
+    summary: "Returns the length of a list.",
+    keys: one,
+    run: (x, argv) => x.reply.integer(getList(x, argv[1]!)?.size ?? 0),
+  },
   { name: "lrange", arity: 4, flags: ["readonly"], group: "list", summary: "Returns a range of elements of a list.", keys: one, run: lrange },
   { name: "lindex", arity: 3, flags: ["readonly"], group: "list", summary: "Returns the element at an index.", keys: one, run: lindex },
   { name: "lset", arity: 4, flags: ["write", "denyoom"], group: "list", summary: "Sets the element at an index.", keys: one, run: lset },
@@ -311,30 +368,78 @@ export const listCommands: readonly CommandSpec[] = [
   { name: "ltrim", arity: 4, flags: ["write"], group: "list", summary: "Keeps only a range of a list.", keys: one, run: ltrim },
   { name: "lpos", arity: -3, flags: ["readonly"], group: "list", summary: "Returns the indexes of matching elements.", keys: one, run: lpos },
   {
-    name: "lmove", arity: 5, flags: ["write", "denyoom"], group: "list", summary: "Moves an element from one list to another.", keys: [1, 2, 1],
+    name: "lmove",
+    arity: 5,
+    flags: ["write", "denyoom"],
+    group: "list",
+    summary: "Moves an element from one list to another.",
+    keys: [1, 2, 1],
     run: (x, argv) => lmoveGeneric(x, argv[1]!, argv[2]!, parseEnd(argv[3]!), parseEnd(argv[4]!)),
   },
   {
-    name: "rpoplpush", arity: 3, flags: ["write", "denyoom"], group: "list", summary: "Moves the last element of a list to the front of another.", keys: [1, 2, 1],
+    name: "rpoplpush",
+    arity: 3,
+    flags: ["write", "denyoom"],
+    group: "list",
+    summary: "Moves the last element of a list to the front of another.",
+    keys: [1, 2, 1],
     run: (x, argv) => lmoveGeneric(x, argv[1]!, argv[2]!, "right", "left"),
   },
   {
-    name: "lmpop", arity: -4, flags: ["write", "movablekeys"], group: "list", summary: "Pops elements from the first non-empty list.",
+    name: "lmpop",
+    arity: -4,
+    flags: ["write", "movablekeys"],
+    group: "list",
+    summary: "Pops elements from the first non-empty list.",
     // No fixed positions (COMMAND INFO's 0 0 0, as Redis's): the keys follow their count.
-    keys: [0, 0, 0], movableKeys: countedKeys(1), run: lmpop,
+    keys: [0, 0, 0],
+    movableKeys: countedKeys(1),
+    run: lmpop,
   },
-  { name: "blpop", arity: -3, flags: ["write", "noscript", "blocking"], group: "list", summary: "Pops the first element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "left") },
-  { name: "brpop", arity: -3, flags: ["write", "noscript", "blocking"], group: "list", summary: "Pops the last element, blocking until one is available.", keys: [1, -2, 1], run: (x, argv) => bpop(x, argv, "right") },
   {
-    name: "blmove", arity: 6, flags: ["write", "denyoom", "noscript", "blocking"], group: "list", summary: "Moves an element between lists, blocking until one is available.", keys: [1, 2, 1],
+    name: "blpop",
+    arity: -3,
+    flags: ["write", "noscript", "blocking"],
+    group: "list",
+    summary: "Pops the first element, blocking until one is available.",
+    keys: [1, -2, 1],
+    run: (x, argv) => bpop(x, argv, "left"),
+  },
+  {
+    name: "brpop",
+    arity: -3,
+    flags: ["write", "noscript", "blocking"],
+    group: "list",
+    summary: "Pops the last element, blocking until one is available.",
+    keys: [1, -2, 1],
+    run: (x, argv) => bpop(x, argv, "right"),
+  },
+  {
+    name: "blmove",
+    arity: 6,
+    flags: ["write", "denyoom", "noscript", "blocking"],
+    group: "list",
+    summary: "Moves an element between lists, blocking until one is available.",
+    keys: [1, 2, 1],
     run: (x, argv) => blmoveGeneric(x, argv[1]!, argv[2]!, parseEnd(argv[3]!), parseEnd(argv[4]!), argv[5]!),
   },
   {
-    name: "brpoplpush", arity: 4, flags: ["write", "denyoom", "noscript", "blocking"], group: "list", summary: "Moves the last element to another list, blocking until one is available.", keys: [1, 2, 1],
+    name: "brpoplpush",
+    arity: 4,
+    flags: ["write", "denyoom", "noscript", "blocking"],
+    group: "list",
+    summary: "Moves the last element to another list, blocking until one is available.",
+    keys: [1, 2, 1],
     run: (x, argv) => blmoveGeneric(x, argv[1]!, argv[2]!, "right", "left", argv[3]!),
   },
   {
-    name: "blmpop", arity: -5, flags: ["write", "blocking", "movablekeys"], group: "list", summary: "Pops elements from the first non-empty list, blocking until one is.",
-    keys: [0, 0, 0], movableKeys: countedKeys(2), run: blmpop,
+    name: "blmpop",
+    arity: -5,
+    flags: ["write", "blocking", "movablekeys"],
+    group: "list",
+    summary: "Pops elements from the first non-empty list, blocking until one is.",
+    keys: [0, 0, 0],
+    movableKeys: countedKeys(2),
+    run: blmpop,
   },
 ];

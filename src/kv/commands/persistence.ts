@@ -104,15 +104,44 @@ function shutdown(x: Exec, argv: string[]): void {
 }
 
 export const persistenceCommands: readonly CommandSpec[] = [
-  { name: "bgrewriteaof", arity: 1, flags: ["admin", "noscript", "no_async_loading"], group: "server", summary: "Rewrites the append-only file.", run: bgrewriteaof },
-  { name: "save", arity: 1, flags: ["admin", "noscript", "no_multi", "no_async_loading"], group: "server", summary: "Makes every write so far durable.", run: save },
-  { name: "bgsave", arity: -1, flags: ["admin", "noscript", "no_async_loading"], group: "server", summary: "Makes every write so far durable, in the background.", run: bgsave },
   {
-    name: "shutdown", arity: -1, flags: ["admin", "noscript", "loading", "stale", "no_multi", "allow_busy"], group: "server",
-    summary: "Writes and syncs the append-only file, then stops the server.", run: shutdown,
+    name: "bgrewriteaof",
+    arity: 1,
+    flags: ["admin", "noscript", "no_async_loading"],
+    group: "server",
+    summary: "Rewrites the append-only file.",
+    run: bgrewriteaof,
   },
   {
-    name: "lastsave", arity: 1, flags: ["loading", "stale", "fast"], group: "server", summary: "Returns when data was last made durable.",
+    name: "save",
+    arity: 1,
+    flags: ["admin", "noscript", "no_multi", "no_async_loading"],
+    group: "server",
+    summary: "Makes every write so far durable.",
+    run: save,
+  },
+  {
+    name: "bgsave",
+    arity: -1,
+    flags: ["admin", "noscript", "no_async_loading"],
+    group: "server",
+    summary: "Makes every write so far durable, in the background.",
+    run: bgsave,
+  },
+  {
+    name: "shutdown",
+    arity: -1,
+    flags: ["admin", "noscript", "loading", "stale", "no_multi", "allow_busy"],
+    group: "server",
+    summary: "Writes and syncs the append-only file, then stops the server.",
+    run: shutdown,
+  },
+  {
+    name: "lastsave",
+    arity: 1,
+    flags: ["loading", "stale", "fast"],
+    group: "server",
+    summary: "Returns when data was last made durable.",
     run: (x) => x.reply.integer(Math.floor(x.engine.lastSaveMs / 1000)),
   },
 ];

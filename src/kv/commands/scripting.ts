@@ -121,44 +121,95 @@ const sub = subcommandsOf("script", "scripting");
 
 export const scriptingCommands: readonly CommandSpec[] = [
   {
-    name: "eval", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a Lua script.", movableKeys: evalKeys, flagsFor: evalFlagsFor,
+    name: "eval",
+    arity: -3,
+    flags: evalFlags,
+    group: "scripting",
+    summary: "Runs a Lua script.",
+    movableKeys: evalKeys,
+    flagsFor: evalFlagsFor,
     run: (x, argv) => evalScript(x, argv, false),
   },
   {
-    name: "evalsha", arity: -3, flags: evalFlags, group: "scripting", summary: "Runs a cached Lua script by its SHA-1.", movableKeys: evalKeys,
-    flagsFor: evalShaFlagsFor, run: (x, argv) => evalSha(x, argv, false),
+    name: "evalsha",
+    arity: -3,
+    flags: evalFlags,
+    group: "scripting",
+    summary: "Runs a cached Lua script by its SHA-1.",
+    movableKeys: evalKeys,
+    flagsFor: evalShaFlagsFor,
+    run: (x, argv) => evalSha(x, argv, false),
   },
   {
-    name: "eval_ro", arity: -3, flags: ["readonly", ...evalFlags], group: "scripting", summary: "Runs a read-only Lua script.",
-    movableKeys: evalKeys, flagsFor: evalFlagsFor, run: (x, argv) => evalScript(x, argv, true),
+    name: "eval_ro",
+    arity: -3,
+    flags: ["readonly", ...evalFlags],
+    group: "scripting",
+    summary: "Runs a read-only Lua script.",
+    movableKeys: evalKeys,
+    flagsFor: evalFlagsFor,
+    run: (x, argv) => evalScript(x, argv, true),
   },
   {
-    name: "evalsha_ro", arity: -3, flags: ["readonly", ...evalFlags], group: "scripting", summary: "Runs a cached read-only Lua script by its SHA-1.",
-    movableKeys: evalKeys, flagsFor: evalShaFlagsFor, run: (x, argv) => evalSha(x, argv, true),
+    name: "evalsha_ro",
+    arity: -3,
+    flags: ["readonly", ...evalFlags],
+    group: "scripting",
+    summary: "Runs a cached read-only Lua script by its SHA-1.",
+    movableKeys: evalKeys,
+    flagsFor: evalShaFlagsFor,
+    run: (x, argv) => evalSha(x, argv, true),
   },
   {
-    name: "script", arity: -2, flags: [], group: "scripting", summary: "The script cache.",
+    name: "script",
+    arity: -2,
+    flags: [],
+    group: "scripting",
+    summary: "The script cache.",
     subcommands: [
       sub("load", 3, "Compiles a script and keeps it; answers its SHA-1.", (x, argv) => x.reply.bulk(x.engine.scripts.load(argv[2]!)), ["noscript", "stale"]),
-      sub("exists", -3, "Whether each SHA-1 names a cached script.", (x, argv) => {
-        x.reply.array(argv.length - 2);
-        for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.get(argv[i]!.toLowerCase()) !== undefined ? 1 : 0);
-      }, ["noscript"]),
-      sub("flush", -2, "Forgets every cached script.", (x, argv) => {
-        if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) {
-          throw new KvError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
-        }
-        x.engine.scripts.flush();
-        x.reply.simple("OK");
-      }, ["noscript"]),
+      sub(
+        "exists",
+        -3,
+        "Whether each SHA-1 names a cached script.",
+        (x, argv) => {
+          x.reply.array(argv.length - 2);
+          for (let i = 2; i < argv.length; i++) x.reply.integer(x.engine.scripts.get(argv[i]!.toLowerCase()) !== undefined ? 1 : 0);
+        },
+        ["noscript"],
+      ),
+      sub(
+        "flush",
+        -2,
+        "Forgets every cached script.",
+        (x, argv) => {
+          if (argv.length > 3 || (argv.length === 3 && !["ASYNC", "SYNC"].includes(argv[2]!.toUpperCase()))) {
+            throw new KvError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+          }
+          x.engine.scripts.flush();
+          x.reply.simple("OK");
+        },
+        ["noscript"],
+      ),
       sub("kill", 2, "Ends the busy script, unless it has written.", (x) => killBusyScript(x, "eval"), ["noscript", "allow_busy"]),
-      sub("help", 2, "Shows SCRIPT's subcommands.", (x) => helpReply(x, "SCRIPT", [
-        "EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
-        "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache.",
-        "    svc flushes it at once whichever mode is given.",
-        "KILL", "    Kill the currently executing Lua script.",
-        "LOAD <script>", "    Load a script into the scripts cache without executing it.",
-      ]), helpFlags),
+      sub(
+        "help",
+        2,
+        "Shows SCRIPT's subcommands.",
+        (x) =>
+          helpReply(x, "SCRIPT", [
+            "EXISTS <sha1> [<sha1> ...]",
+            "    Return information about the existence of the scripts in the script cache.",
+            "FLUSH [ASYNC|SYNC]",
+            "    Flush the Lua scripts cache.",
+            "    svc flushes it at once whichever mode is given.",
+            "KILL",
+            "    Kill the currently executing Lua script.",
+            "LOAD <script>",
+            "    Load a script into the scripts cache without executing it.",
+          ]),
+        helpFlags,
+      ),
     ],
   },
 ];

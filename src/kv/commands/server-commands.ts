@@ -86,7 +86,15 @@ function command(x: Exec, argv: string[]): void {
   } else if (sub === "list") commandList(x, argv);
   else if (sub === "getkeys" || sub === "getkeysandflags") getkeys(x, argv, sub === "getkeysandflags");
   else if (sub === "help") {
-    helpReply(x, "COMMAND", ["(no subcommand)", "COUNT", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "GETKEYS <full-command>", "GETKEYSANDFLAGS <full-command>"]);
+    helpReply(x, "COMMAND", [
+      "(no subcommand)",
+      "COUNT",
+      "INFO [<command-name> ...]",
+      "DOCS [<command-name> ...]",
+      "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+      "GETKEYS <full-command>",
+      "GETKEYSANDFLAGS <full-command>",
+    ]);
   } else throw new KvError(`ERR unknown subcommand '${argv[1]!.slice(0, 128)}'. Try COMMAND HELP.`);
 }
 
@@ -132,7 +140,8 @@ function getkeys(x: Exec, argv: string[], withFlags: boolean): void {
   const unknownClusterSub = spec?.name === "cluster" && target.length > 1 && !clusterSubcommands.has(target[1]!.toLowerCase());
   if (spec === undefined || unknownClusterSub) throw new KvError("ERR Invalid command specified");
   if (!hasKeys(spec)) throw new KvError("ERR The command has no key arguments");
-  if ((spec.arity > 0 && spec.arity !== target.length) || target.length < -spec.arity) throw new KvError("ERR Invalid number of arguments specified for command");
+  if ((spec.arity > 0 && spec.arity !== target.length) || target.length < -spec.arity)
+    throw new KvError("ERR Invalid number of arguments specified for command");
   const keys = keysWithFlags(spec, target);
   if (keys.length === 0 && !spec.flags.includes("no_mandatory_keys")) throw new KvError("ERR Invalid arguments specified for command");
   x.reply.array(keys.length);
@@ -193,8 +202,7 @@ function config(x: Exec, argv: string[]): void {
     // svc's configuration lives in its flags: there is no file to write CONFIG SET's changes to,
     // which is what Redis answers when started without one.
     throw new KvError("ERR The server is running without a config file");
-  }
-  else helpReply(x, "CONFIG", ["GET <pattern>", "SET <directive> <value>", "RESETSTAT", "REWRITE"]);
+  } else helpReply(x, "CONFIG", ["GET <pattern>", "SET <directive> <value>", "RESETSTAT", "REWRITE"]);
 }
 
 /**
@@ -249,7 +257,12 @@ function slowlogGet(x: Exec, argv: string[]): void {
 export const serverCommands: readonly CommandSpec[] = [
   {
     // A container whose name alone runs too (every command described), as in Redis 7.0.
-    name: "command", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Describes the commands.", run: command,
+    name: "command",
+    arity: -1,
+    flags: ["loading", "stale"],
+    group: "server",
+    summary: "Describes the commands.",
+    run: command,
     subcommands: [
       commandSub("count", 2, "Counts the commands."),
       commandSub("docs", -2, "Documents commands."),
@@ -261,12 +274,27 @@ export const serverCommands: readonly CommandSpec[] = [
     ],
   },
   {
-    name: "info", arity: -1, flags: ["loading", "stale"], group: "server", summary: "Returns information and statistics about the server.",
+    name: "info",
+    arity: -1,
+    flags: ["loading", "stale"],
+    group: "server",
+    summary: "Returns information and statistics about the server.",
     run: (x, argv) => x.reply.verbatim(infoText(x.engine, argv.slice(1))),
   },
-  { name: "dbsize", arity: 1, flags: ["readonly", "fast"], group: "server", summary: "Returns the number of keys in the database.", run: (x) => x.reply.integer(x.db.size) },
   {
-    name: "flushdb", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of the selected database.",
+    name: "dbsize",
+    arity: 1,
+    flags: ["readonly", "fast"],
+    group: "server",
+    summary: "Returns the number of keys in the database.",
+    run: (x) => x.reply.integer(x.db.size),
+  },
+  {
+    name: "flushdb",
+    arity: -1,
+    flags: ["write"],
+    group: "server",
+    summary: "Removes every key of the selected database.",
     run: (x, argv) => {
       const lazy = flushIsLazy(x, argv);
       x.engine.tracking.flushed(x.session, x.engine.sessions.values());
@@ -276,7 +304,11 @@ export const serverCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "flushall", arity: -1, flags: ["write"], group: "server", summary: "Removes every key of every database.",
+    name: "flushall",
+    arity: -1,
+    flags: ["write"],
+    group: "server",
+    summary: "Removes every key of every database.",
     run: (x, argv) => {
       const lazy = flushIsLazy(x, argv);
       x.engine.tracking.flushed(x.session, x.engine.sessions.values());
@@ -288,7 +320,11 @@ export const serverCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "config", arity: -2, flags: [], group: "server", summary: "Reads and changes configuration parameters.",
+    name: "config",
+    arity: -2,
+    flags: [],
+    group: "server",
+    summary: "Reads and changes configuration parameters.",
     subcommands: [
       sub("config", "get", -3, "Returns parameters matching patterns.", config),
       sub("config", "set", -4, "Sets parameters (remembered even when svc does not act on them).", config),
@@ -298,7 +334,11 @@ export const serverCommands: readonly CommandSpec[] = [
     ],
   },
   {
-    name: "time", arity: 1, flags: ["loading", "stale", "fast"], group: "server", summary: "Returns the server time.",
+    name: "time",
+    arity: 1,
+    flags: ["loading", "stale", "fast"],
+    group: "server",
+    summary: "Returns the server time.",
     run: (x) => {
       const micros = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
       x.reply.array(2);
@@ -307,16 +347,31 @@ export const serverCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "memory", arity: -2, flags: [], group: "server", summary: "Memory introspection (STATS, DOCTOR, USAGE, MALLOC-STATS, PURGE).",
+    name: "memory",
+    arity: -2,
+    flags: [],
+    group: "server",
+    summary: "Memory introspection (STATS, DOCTOR, USAGE, MALLOC-STATS, PURGE).",
     subcommands: [
       // Redis asks jemalloc to return dirty pages; our counterpart is a full, synchronous garbage
       // collection, after which the allocator can give freed pages back to the OS.
-      sub("memory", "purge", 2, "Runs a full garbage collection.", (x) => {
-        Bun.gc(true);
-        x.reply.simple("OK");
-      }, []),
+      sub(
+        "memory",
+        "purge",
+        2,
+        "Runs a full garbage collection.",
+        (x) => {
+          Bun.gc(true);
+          x.reply.simple("OK");
+        },
+        [],
+      ),
       {
-        name: "memory|usage", arity: -3, flags: ["readonly"], group: "server", keys: [2, 2, 1],
+        name: "memory|usage",
+        arity: -3,
+        flags: ["readonly"],
+        group: "server",
+        keys: [2, 2, 1],
         summary: "Estimates the bytes a key and its value take.",
         run: (x, argv) => {
           const samples = parseMemoryUsageSamples(argv);
@@ -328,32 +383,74 @@ export const serverCommands: readonly CommandSpec[] = [
       sub("memory", "stats", 2, "Describes where the memory goes.", (x) => replyMemoryStats(x.reply, memoryStats(x.engine)), []),
       sub("memory", "doctor", 2, "Reports memory problems.", (x) => x.reply.verbatim(memoryDoctor(memoryStats(x.engine))), []),
       sub("memory", "malloc-stats", 2, "Returns the runtime's and its allocator's statistics.", (x) => x.reply.verbatim(mallocStats()), []),
-      sub("memory", "help", 2, "Shows MEMORY's subcommands.", (x) => helpReply(x, "MEMORY", [
-        "DOCTOR", "    Return a report of what stands out in the memory use, and what to do about it.",
-        "MALLOC-STATS", "    Return the runtime's heap figures and its allocator's statistics.",
-        "PURGE", "    Run a full garbage collection so freed memory can return to the OS.",
-        "STATS", "    Return where the memory goes, in Redis's fields.",
-        "USAGE <key> [SAMPLES <count>]", "    Return the estimated bytes <key> and its value take. Elements of a large",
-        "    collection are sampled up to <count> times (default: 5, 0 means sample all).",
-      ]), ["loading", "stale"]),
+      sub(
+        "memory",
+        "help",
+        2,
+        "Shows MEMORY's subcommands.",
+        (x) =>
+          helpReply(x, "MEMORY", [
+            "DOCTOR",
+            "    Return a report of what stands out in the memory use, and what to do about it.",
+            "MALLOC-STATS",
+            "    Return the runtime's heap figures and its allocator's statistics.",
+            "PURGE",
+            "    Run a full garbage collection so freed memory can return to the OS.",
+            "STATS",
+            "    Return where the memory goes, in Redis's fields.",
+            "USAGE <key> [SAMPLES <count>]",
+            "    Return the estimated bytes <key> and its value take. Elements of a large",
+            "    collection are sampled up to <count> times (default: 5, 0 means sample all).",
+          ]),
+        ["loading", "stale"],
+      ),
     ],
   },
   {
-    name: "slowlog", arity: -2, flags: [], group: "server", summary: "The log of slow commands (GET, LEN, RESET).",
+    name: "slowlog",
+    arity: -2,
+    flags: [],
+    group: "server",
+    summary: "The log of slow commands (GET, LEN, RESET).",
     subcommands: [
       sub("slowlog", "get", -2, "Returns the newest entries of the slow log.", slowlogGet, slowlogFlags),
       sub("slowlog", "len", 2, "Returns how many entries the slow log holds.", (x) => x.reply.integer(x.engine.slowlog.length), slowlogFlags),
-      sub("slowlog", "reset", 2, "Empties the slow log.", (x) => {
-        x.engine.slowlog.reset();
-        x.reply.simple("OK");
-      }, slowlogFlags),
-      sub("slowlog", "help", 2, "Shows SLOWLOG's subcommands.", (x) => helpReply(x, "SLOWLOG", [
-        "GET [<count>]", "    Return the newest <count> entries (default 10, -1 for all). An entry is: id, Unix time,",
-        "    microseconds taken, the arguments, the client's address, the client's name.",
-        "LEN", "    Return how many entries the log holds.",
-        "RESET", "    Empty the log.",
-      ]), helpFlags),
+      sub(
+        "slowlog",
+        "reset",
+        2,
+        "Empties the slow log.",
+        (x) => {
+          x.engine.slowlog.reset();
+          x.reply.simple("OK");
+        },
+        slowlogFlags,
+      ),
+      sub(
+        "slowlog",
+        "help",
+        2,
+        "Shows SLOWLOG's subcommands.",
+        (x) =>
+          helpReply(x, "SLOWLOG", [
+            "GET [<count>]",
+            "    Return the newest <count> entries (default 10, -1 for all). An entry is: id, Unix time,",
+            "    microseconds taken, the arguments, the client's address, the client's name.",
+            "LEN",
+            "    Return how many entries the log holds.",
+            "RESET",
+            "    Empty the log.",
+          ]),
+        helpFlags,
+      ),
     ],
   },
-  { name: "debug", arity: -2, flags: ["admin", "noscript", "loading", "stale"], group: "server", summary: "Debugging commands (SLEEP, SET-ACTIVE-EXPIRE).", run: debug },
+  {
+    name: "debug",
+    arity: -2,
+    flags: ["admin", "noscript", "loading", "stale"],
+    group: "server",
+    summary: "Debugging commands (SLEEP, SET-ACTIVE-EXPIRE).",
+    run: debug,
+  },
 ];

@@ -185,30 +185,69 @@ const all: readonly [number, number, number] = [1, -1, 1];
 const read = ["readonly", "fast"] as const;
 
 const algebraRead = (name: string, summary: string, op: Algebra): CommandSpec => ({
-  name, arity: -2, flags: ["readonly"], group: "set", summary, keys: all,
+  name,
+  arity: -2,
+  flags: ["readonly"],
+  group: "set",
+  summary,
+  keys: all,
   run: (x, argv) => replySet(x, orderedMembers(op(x, argv.slice(1)))),
 });
 
 /** A *STORE command of sets; its name is also its keyspace event's. */
 const algebraStore = (name: "sinterstore" | "sunionstore" | "sdiffstore", summary: string, op: Algebra): CommandSpec => ({
-  name, arity: -3, flags: ["write", "denyoom"], group: "set", summary, keys: [1, -1, 1],
+  name,
+  arity: -3,
+  flags: ["write", "denyoom"],
+  group: "set",
+  summary,
+  keys: [1, -1, 1],
   run: (x, argv) => storeResult(x, argv[1]!, op(x, argv.slice(2)), name),
 });
 
 export const setCommands: readonly CommandSpec[] = [
   { name: "sadd", arity: -3, flags: ["write", "denyoom", "fast"], group: "set", summary: "Adds members to a set.", keys: one, run: sadd },
   { name: "srem", arity: -3, flags: ["write", "fast"], group: "set", summary: "Removes members from a set.", keys: one, run: srem },
-  { name: "smembers", arity: 2, flags: ["readonly"], group: "set", summary: "Returns every member.", keys: one, run: (x, argv) => replySet(x, orderedMembers(getSet(x, argv[1]!) ?? new MemberSet())) },
-  { name: "sismember", arity: 3, flags: read, group: "set", summary: "Whether a value is a member.", keys: one, run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.has(argv[2]!) ? 1 : 0) },
   {
-    name: "smismember", arity: -3, flags: read, group: "set", summary: "Whether each value is a member.", keys: one,
+    name: "smembers",
+    arity: 2,
+    flags: ["readonly"],
+    group: "set",
+    summary: "Returns every member.",
+    keys: one,
+    run: (x, argv) => replySet(x, orderedMembers(getSet(x, argv[1]!) ?? new MemberSet())),
+  },
+  {
+    name: "sismember",
+    arity: 3,
+    flags: read,
+    group: "set",
+    summary: "Whether a value is a member.",
+    keys: one,
+    run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.has(argv[2]!) ? 1 : 0),
+  },
+  {
+    name: "smismember",
+    arity: -3,
+    flags: read,
+    group: "set",
+    summary: "Whether each value is a member.",
+    keys: one,
     run: (x, argv) => {
       const set = getSet(x, argv[1]!);
       x.reply.array(argv.length - 2);
       for (let i = 2; i < argv.length; i++) x.reply.integer(set?.has(argv[i]!) ? 1 : 0);
     },
   },
-  { name: "scard", arity: 2, flags: read, group: "set", summary: "Returns the number of members.", keys: one, run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.size ?? 0) },
+  {
+    name: "scard",
+    arity: 2,
+    flags: read,
+    group: "set",
+    summary: "Returns the number of members.",
+    keys: one,
+    run: (x, argv) => x.reply.integer(getSet(x, argv[1]!)?.size ?? 0),
+  },
   { name: "spop", arity: -2, flags: ["write", "fast"], group: "set", summary: "Removes and returns random members.", keys: one, run: spop },
   { name: "srandmember", arity: -2, flags: ["readonly"], group: "set", summary: "Returns random members.", keys: one, run: srandmember },
   { name: "smove", arity: 4, flags: ["write", "fast"], group: "set", summary: "Moves a member to another set.", keys: [1, 2, 1], run: smove },
@@ -219,9 +258,15 @@ export const setCommands: readonly CommandSpec[] = [
   algebraStore("sunionstore", "Stores the union of sets.", union),
   algebraStore("sdiffstore", "Stores the difference of the first set and the others.", difference),
   {
-    name: "sintercard", arity: -3, flags: ["readonly", "movablekeys"], group: "set", summary: "Counts the intersection of sets.",
+    name: "sintercard",
+    arity: -3,
+    flags: ["readonly", "movablekeys"],
+    group: "set",
+    summary: "Counts the intersection of sets.",
     // No fixed positions (COMMAND INFO's 0 0 0, as Redis's): the keys follow their count.
-    keys: [0, 0, 0], movableKeys: countedKeys(1), run: sintercard,
+    keys: [0, 0, 0],
+    movableKeys: countedKeys(1),
+    run: sintercard,
   },
   { name: "sscan", arity: -3, flags: ["readonly"], group: "set", summary: "Iterates over members.", keys: one, run: sscan },
 ];

@@ -75,8 +75,7 @@ function parseOptions(argv: readonly string[], readonly: boolean, everyKey: bool
     } else if (isKeyword(word, "GET") && left >= 1) {
       if (!everyKey) throw new KvError("ERR GET option of SORT denied due to insufficient ACL permissions.");
       o.gets.push(argv[++i]!);
-    }
-    else throw syntaxError();
+    } else throw syntaxError();
   }
   return o;
 }
@@ -167,12 +166,22 @@ export function sortCommand(x: Exec, argv: string[], readonly: boolean): void {
 
 export const sortCommands: readonly CommandSpec[] = [
   {
-    name: "sort", arity: -2, flags: ["write", "denyoom", "movablekeys"], group: "generic", keys: [1, 1, 1],
+    name: "sort",
+    arity: -2,
+    flags: ["write", "denyoom", "movablekeys"],
+    group: "generic",
+    keys: [1, 1, 1],
     movableKeys: keyAndOptionKeys(2, ["STORE"], { LIMIT: 2, GET: 1, BY: 1 }),
-    summary: "Sorts a list, set or sorted set's elements, or stores them sorted.", run: (x, argv) => sortCommand(x, argv, false),
+    summary: "Sorts a list, set or sorted set's elements, or stores them sorted.",
+    run: (x, argv) => sortCommand(x, argv, false),
   },
   {
-    name: "sort_ro", arity: -2, flags: ["readonly", "movablekeys"], group: "generic", keys: [1, 1, 1],
-    summary: "Sorts a list, set or sorted set's elements.", run: (x, argv) => sortCommand(x, argv, true),
+    name: "sort_ro",
+    arity: -2,
+    flags: ["readonly", "movablekeys"],
+    group: "generic",
+    keys: [1, 1, 1],
+    summary: "Sorts a list, set or sorted set's elements.",
+    run: (x, argv) => sortCommand(x, argv, true),
   },
 ];

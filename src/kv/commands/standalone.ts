@@ -45,12 +45,36 @@ function wait(x: Exec, argv: string[]): void {
 
 /** CLUSTER with a subcommand Redis knows: refused, as cluster mode is off; any other: unknown. */
 export const clusterSubcommands: ReadonlySet<string> = new Set([
-  "addslots", "addslotsrange", "bumpepoch", "count-failure-reports", "countkeysinslot", "delslots", "delslotsrange", "failover",
-  "flushslots", "forget", "getkeysinslot", "help", "info", "keyslot", "links", "meet", "myid", "nodes", "replicas", "replicate",
-  "reset", "saveconfig", "set-config-epoch", "setslot", "shards", "slaves", "slots",
+  "addslots",
+  "addslotsrange",
+  "bumpepoch",
+  "count-failure-reports",
+  "countkeysinslot",
+  "delslots",
+  "delslotsrange",
+  "failover",
+  "flushslots",
+  "forget",
+  "getkeysinslot",
+  "help",
+  "info",
+  "keyslot",
+  "links",
+  "meet",
+  "myid",
+  "nodes",
+  "replicas",
+  "replicate",
+  "reset",
+  "saveconfig",
+  "set-config-epoch",
+  "setslot",
+  "shards",
+  "slaves",
+  "slots",
 ]);
 
-function cluster(x: Exec, argv: string[]): void {
+function cluster(_x: Exec, argv: string[]): void {
   const sub = argv[1]!;
   if (!clusterSubcommands.has(sub.toLowerCase())) throw new KvError(`ERR unknown subcommand '${sub.slice(0, 128)}'. Try CLUSTER HELP.`);
   throw clusterDisabled();
@@ -61,7 +85,14 @@ const refuseInStandalone = (): void => {
 };
 
 export const standaloneCommands: readonly CommandSpec[] = [
-  { name: "role", arity: 1, flags: ["noscript", "loading", "stale", "fast"], group: "server", summary: "Returns the replication role: master, with no replicas.", run: role },
+  {
+    name: "role",
+    arity: 1,
+    flags: ["noscript", "loading", "stale", "fast"],
+    group: "server",
+    summary: "Returns the replication role: master, with no replicas.",
+    run: role,
+  },
   { name: "wait", arity: 3, flags: ["noscript"], group: "generic", summary: "Waits for replicas to acknowledge writes (there are none).", run: wait },
   { name: "cluster", arity: -2, flags: [], group: "cluster", summary: "Cluster commands: refused, as cluster mode is off.", run: cluster },
   { name: "readonly", arity: 1, flags: ["loading", "stale", "fast"], group: "cluster", summary: "Refused: cluster mode is off.", run: refuseInStandalone },

@@ -212,9 +212,7 @@ function longestCommonSubsequence(a: string, b: string): { text: string; matches
   const table = new Uint32Array((a.length + 1) * width);
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
-      table[i * width + j] = a[i - 1] === b[j - 1]
-        ? table[(i - 1) * width + j - 1]! + 1
-        : Math.max(table[(i - 1) * width + j]!, table[i * width + j - 1]!);
+      table[i * width + j] = a[i - 1] === b[j - 1] ? table[(i - 1) * width + j - 1]! + 1 : Math.max(table[(i - 1) * width + j]!, table[i * width + j - 1]!);
     }
   }
   // Walk back from the end, collecting the subsequence and grouping adjacent matches into ranges,
@@ -296,15 +294,30 @@ const read = ["readonly", "fast"] as const;
 
 export const stringCommands: readonly CommandSpec[] = [
   {
-    name: "get", arity: 2, flags: read, group: "string", summary: "Returns the string value of a key.", keys: one,
+    name: "get",
+    arity: 2,
+    flags: read,
+    group: "string",
+    summary: "Returns the string value of a key.",
+    keys: one,
     run: (x, argv) => replyString(x, argv[1]!),
   },
   {
-    name: "set", arity: -3, flags: write, group: "string", summary: "Sets the string value of a key, with expiry and conditions.", keys: one,
+    name: "set",
+    arity: -3,
+    flags: write,
+    group: "string",
+    summary: "Sets the string value of a key, with expiry and conditions.",
+    keys: one,
     run: (x, argv) => setGeneric(x, argv[1]!, argv[2]!, parseSetOptions(argv, 3), "set"),
   },
   {
-    name: "setnx", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Sets a key only if it does not exist.", keys: one,
+    name: "setnx",
+    arity: 3,
+    flags: ["write", "denyoom", "fast"],
+    group: "string",
+    summary: "Sets a key only if it does not exist.",
+    keys: one,
     run: (x, argv) => {
       if (x.db.has(argv[1]!)) return x.reply.integer(0);
       x.db.set(argv[1]!, argv[2]!);
@@ -313,19 +326,39 @@ export const stringCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "setex", arity: 4, flags: write, group: "string", summary: "Sets a key with a time to live in seconds.", keys: one,
+    name: "setex",
+    arity: 4,
+    flags: write,
+    group: "string",
+    summary: "Sets a key with a time to live in seconds.",
+    keys: one,
     run: (x, argv) => setGeneric(x, argv[1]!, argv[3]!, { condition: null, expiry: { unit: "EX", text: argv[2]! }, keepTtl: false, get: false }, "setex"),
   },
   {
-    name: "psetex", arity: 4, flags: write, group: "string", summary: "Sets a key with a time to live in milliseconds.", keys: one,
+    name: "psetex",
+    arity: 4,
+    flags: write,
+    group: "string",
+    summary: "Sets a key with a time to live in milliseconds.",
+    keys: one,
     run: (x, argv) => setGeneric(x, argv[1]!, argv[3]!, { condition: null, expiry: { unit: "PX", text: argv[2]! }, keepTtl: false, get: false }, "psetex"),
   },
   {
-    name: "getset", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Sets a key and returns its old value.", keys: one,
+    name: "getset",
+    arity: 3,
+    flags: ["write", "denyoom", "fast"],
+    group: "string",
+    summary: "Sets a key and returns its old value.",
+    keys: one,
     run: (x, argv) => setGeneric(x, argv[1]!, argv[2]!, getsetOptions, "getset"),
   },
   {
-    name: "getdel", arity: 2, flags: ["write", "fast"], group: "string", summary: "Returns a key's value and deletes it.", keys: one,
+    name: "getdel",
+    arity: 2,
+    flags: ["write", "fast"],
+    group: "string",
+    summary: "Returns a key's value and deletes it.",
+    keys: one,
     run: (x, argv) => {
       const value = getString(x, argv[1]!);
       if (value !== undefined) deleteKey(x.db, argv[1]!);
@@ -333,18 +366,33 @@ export const stringCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "getex", arity: -2, flags: ["write", "fast"], group: "string", summary: "Returns a key's value and changes its expiry.", keys: one,
+    name: "getex",
+    arity: -2,
+    flags: ["write", "fast"],
+    group: "string",
+    summary: "Returns a key's value and changes its expiry.",
+    keys: one,
     run: getex,
   },
   {
-    name: "mget", arity: -2, flags: read, group: "string", summary: "Returns the values of several keys.", keys: [1, -1, 1],
+    name: "mget",
+    arity: -2,
+    flags: read,
+    group: "string",
+    summary: "Returns the values of several keys.",
+    keys: [1, -1, 1],
     run: (x, argv) => {
       x.reply.array(argv.length - 1);
       for (let i = 1; i < argv.length; i++) replyString(x, argv[i]!, true);
     },
   },
   {
-    name: "mset", arity: -3, flags: write, group: "string", summary: "Sets several keys.", keys: [1, -1, 2],
+    name: "mset",
+    arity: -3,
+    flags: write,
+    group: "string",
+    summary: "Sets several keys.",
+    keys: [1, -1, 2],
     run: (x, argv) => {
       if (argv.length % 2 === 0) throw arityError("mset");
       setPairs(x, argv);
@@ -352,7 +400,12 @@ export const stringCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "msetnx", arity: -3, flags: write, group: "string", summary: "Sets several keys only if none exists.", keys: [1, -1, 2],
+    name: "msetnx",
+    arity: -3,
+    flags: write,
+    group: "string",
+    summary: "Sets several keys only if none exists.",
+    keys: [1, -1, 2],
     run: (x, argv) => {
       if (argv.length % 2 === 0) throw arityError("msetnx");
       for (let i = 1; i < argv.length; i += 2) if (x.db.has(argv[i]!)) return x.reply.integer(0);
@@ -361,7 +414,12 @@ export const stringCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "append", arity: 3, flags: [...write, "fast"], group: "string", summary: "Appends to a key's string value.", keys: one,
+    name: "append",
+    arity: 3,
+    flags: [...write, "fast"],
+    group: "string",
+    summary: "Appends to a key's string value.",
+    keys: one,
     run: (x, argv) => {
       const value = getStringValue(x, argv[1]!);
       checkSize((value?.length ?? 0) + argv[2]!.length);
@@ -374,17 +432,48 @@ export const stringCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "strlen", arity: 2, flags: read, group: "string", summary: "Returns the length of a key's value.", keys: one,
+    name: "strlen",
+    arity: 2,
+    flags: read,
+    group: "string",
+    summary: "Returns the length of a key's value.",
+    keys: one,
     run: (x, argv) => x.reply.integer(getString(x, argv[1]!)?.length ?? 0),
   },
-  { name: "incr", arity: 2, flags: ["write", "denyoom", "fast"], group: "string", summary: "Adds 1 to an integer value.", keys: one, run: (x, argv) => incrGeneric(x, argv[1]!, 1n) },
-  { name: "decr", arity: 2, flags: ["write", "denyoom", "fast"], group: "string", summary: "Subtracts 1 from an integer value.", keys: one, run: (x, argv) => incrGeneric(x, argv[1]!, -1n) },
   {
-    name: "incrby", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Adds an integer to an integer value.", keys: one,
+    name: "incr",
+    arity: 2,
+    flags: ["write", "denyoom", "fast"],
+    group: "string",
+    summary: "Adds 1 to an integer value.",
+    keys: one,
+    run: (x, argv) => incrGeneric(x, argv[1]!, 1n),
+  },
+  {
+    name: "decr",
+    arity: 2,
+    flags: ["write", "denyoom", "fast"],
+    group: "string",
+    summary: "Subtracts 1 from an integer value.",
+    keys: one,
+    run: (x, argv) => incrGeneric(x, argv[1]!, -1n),
+  },
+  {
+    name: "incrby",
+    arity: 3,
+    flags: ["write", "denyoom", "fast"],
+    group: "string",
+    summary: "Adds an integer to an integer value.",
+    keys: one,
     run: (x, argv) => incrGeneric(x, argv[1]!, parseIncrement(argv[2]!)),
   },
   {
-    name: "decrby", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Subtracts an integer from an integer value.", keys: one,
+    name: "decrby",
+    arity: 3,
+    flags: ["write", "denyoom", "fast"],
+    group: "string",
+    summary: "Subtracts an integer from an integer value.",
+    keys: one,
     run: (x, argv) => {
       const by = parseIncrement(argv[2]!);
       if (by === -(2n ** 63n)) throw new KvError("ERR decrement would overflow");
@@ -392,7 +481,12 @@ export const stringCommands: readonly CommandSpec[] = [
     },
   },
   {
-    name: "incrbyfloat", arity: 3, flags: ["write", "denyoom", "fast"], group: "string", summary: "Adds a float to a numeric value.", keys: one,
+    name: "incrbyfloat",
+    arity: 3,
+    flags: ["write", "denyoom", "fast"],
+    group: "string",
+    summary: "Adds a float to a numeric value.",
+    keys: one,
     run: (x, argv) => {
       const result = incrByFloat(getString(x, argv[1]!) ?? "0", argv[2]!);
       x.db.set(argv[1]!, result, true);
@@ -439,4 +533,3 @@ function getex(x: Exec, argv: string[]): void {
   }
   x.reply.bulk(value);
 }
-

@@ -99,7 +99,11 @@ export const transactionCommands: readonly CommandSpec[] = [
   { name: "discard", arity: 1, flags, group: "transactions", summary: "Drops the queued commands.", run: discard },
   { name: "watch", arity: -2, flags, group: "transactions", summary: "Makes EXEC depend on keys staying unchanged.", keys: [1, -1, 1], run: watch },
   {
-    name: "unwatch", arity: 1, flags, group: "transactions", summary: "Forgets the watched keys.",
+    name: "unwatch",
+    arity: 1,
+    flags,
+    group: "transactions",
+    summary: "Forgets the watched keys.",
     run: (x) => {
       x.engine.watches.unwatchAll(x.session);
       x.reply.simple("OK");

@@ -31,7 +31,14 @@ export const memoryParams: Readonly<Record<string, MemoryParam>> = {
 
 /** Redis's memtoull units: k/m/g are powers of 1000, kb/mb/gb powers of 1024. */
 const unitBytes: Readonly<Record<string, number>> = {
-  "": 1, b: 1, k: 1e3, kb: 1024, m: 1e6, mb: MiB, g: 1e9, gb: 1024 * MiB,
+  "": 1,
+  b: 1,
+  k: 1e3,
+  kb: 1024,
+  m: 1e6,
+  mb: MiB,
+  g: 1e9,
+  gb: 1024 * MiB,
 };
 
 /** A memory value ("100", "1mb", "2GB") in bytes, or null when Redis would refuse it. */

@@ -44,5 +44,7 @@ export const redisConfigNames: ReadonlySet<string> = new Set(
   tls-prefer-server-ciphers tls-protocols tls-replication tls-session-cache-size tls-session-cache-timeout
   tls-session-caching tracking-table-max-keys unixsocket unixsocketperm zset-max-listpack-entries
   zset-max-listpack-value zset-max-ziplist-entries zset-max-ziplist-value
-`.split(/\s+/).filter((name) => name !== ""),
+`
+    .split(/\s+/)
+    .filter((name) => name !== ""),
 );

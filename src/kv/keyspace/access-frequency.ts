@@ -23,7 +23,7 @@ export interface FrequencyConfig {
 }
 
 /** The field for `counter` last raised at minute `minute`. */
-const pack = (minute: number, counter: number) => ((minute & minuteMask) * 256 + counter) + 1;
+const pack = (minute: number, counter: number) => (minute & minuteMask) * 256 + counter + 1;
 
 /** Minutes since the Unix epoch, in 16 bits, as Redis's LFU clock. */
 export const minuteOf = (nowMs: number) => Math.floor(nowMs / 60_000) & minuteMask;

@@ -28,11 +28,25 @@ import { keyMemoryBytes } from "../observe/memory-usage.ts";
 import { counterMax } from "./access-frequency.ts";
 
 export type EvictionPolicy =
-  | "noeviction" | "allkeys-lru" | "allkeys-random" | "volatile-lru" | "volatile-random" | "volatile-ttl" | "allkeys-lfu" | "volatile-lfu";
+  | "noeviction"
+  | "allkeys-lru"
+  | "allkeys-random"
+  | "volatile-lru"
+  | "volatile-random"
+  | "volatile-ttl"
+  | "allkeys-lfu"
+  | "volatile-lfu";
 
 /** maxmemory-policy's words, in the order Redis's error lists them. */
 export const evictionPolicies: readonly EvictionPolicy[] = [
-  "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction",
+  "volatile-lru",
+  "volatile-lfu",
+  "volatile-random",
+  "volatile-ttl",
+  "allkeys-lru",
+  "allkeys-lfu",
+  "allkeys-random",
+  "noeviction",
 ];
 
 /** Keys sized per check to keep the mean key size current. */

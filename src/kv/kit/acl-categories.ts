@@ -8,9 +8,20 @@ import type { CommandGroup, CommandSpec } from "./spec.ts";
 
 /** The category each group's commands belong to, as Redis names them. */
 const groupCategory: Partial<Record<CommandGroup, string>> = {
-  generic: "keyspace", string: "string", list: "list", hash: "hash", set: "set", sorted_set: "sortedset",
-  hyperloglog: "hyperloglog", geo: "geo", bitmap: "bitmap", stream: "stream", pubsub: "pubsub", transactions: "transaction",
-  connection: "connection", scripting: "scripting",
+  generic: "keyspace",
+  string: "string",
+  list: "list",
+  hash: "hash",
+  set: "set",
+  sorted_set: "sortedset",
+  hyperloglog: "hyperloglog",
+  geo: "geo",
+  bitmap: "bitmap",
+  stream: "stream",
+  pubsub: "pubsub",
+  transactions: "transaction",
+  connection: "connection",
+  scripting: "scripting",
 };
 
 /**
@@ -59,8 +70,27 @@ const listedByHand: Readonly<Record<string, readonly string[]>> = {
 
 /** Every category, in the order Redis lists a command's (its category bits' order). */
 export const allCategories = [
-  "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog", "geo", "stream",
-  "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection", "transaction", "scripting",
+  "keyspace",
+  "read",
+  "write",
+  "set",
+  "sortedset",
+  "list",
+  "hash",
+  "string",
+  "bitmap",
+  "hyperloglog",
+  "geo",
+  "stream",
+  "pubsub",
+  "admin",
+  "fast",
+  "slow",
+  "blocking",
+  "dangerous",
+  "connection",
+  "transaction",
+  "scripting",
 ];
 
 /** The categories of `spec`, without the leading "@" (Redis writes it in COMMAND INFO only), in Redis's order. */

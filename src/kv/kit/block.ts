@@ -59,7 +59,16 @@ function typedLookup<T extends keyof Blockable>(type: T): (x: Exec, key: string)
  * list and sorted-set pops here, XREADGROUP (commands/stream/read.ts).
  */
 export function serveBlocked(engine: Engine, session: Session, dbIndex: number, keys: readonly string[], serve: (x: Exec) => void): void {
-  const served: Exec = { engine, session, reply: session.reply, db: engine.dbs[dbIndex]!, timeMs: engine.clock.monotonicMs(), countsReads: false, propagate: null, failed: false };
+  const served: Exec = {
+    engine,
+    session,
+    reply: session.reply,
+    db: engine.dbs[dbIndex]!,
+    timeMs: engine.clock.monotonicMs(),
+    countsReads: false,
+    propagate: null,
+    failed: false,
+  };
   const dirtyBefore = engine.dirty;
   engine.rewrite?.beforeServe(dbIndex, keys);
   serve(served);
@@ -83,7 +92,9 @@ export function runBlocking<T extends keyof Blockable>(x: Exec, command: Blockin
     tryServe: (key) => {
       const value = engine.dbs[dbIndex]!.get(key);
       if (value === undefined || typeOf(value) !== command.type) return false;
-      serveBlocked(engine, session, dbIndex, [key, ...(command.destination === undefined ? [] : [command.destination])], (x) => command.serve(x, key, value as Blockable[T]));
+      serveBlocked(engine, session, dbIndex, [key, ...(command.destination === undefined ? [] : [command.destination])], (x) =>
+        command.serve(x, key, value as Blockable[T]),
+      );
       return true;
     },
     timeout: () => {

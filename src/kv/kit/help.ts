@@ -1,4 +1,3 @@
-
 import type { Exec } from "./spec.ts";
 
 /** The shape of Redis's HELP subcommands: a title line, each usage line, then HELP itself. */

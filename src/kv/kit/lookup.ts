@@ -23,8 +23,25 @@ import { type Value, typeOf } from "../types/value.ts";
  * keys up for writing, which Redis does not count.
  */
 const writesCountingReads = new Set([
-  "set", "getset", "getdel", "getex", "copy", "sort", "bitop", "pfmerge", "sunionstore", "sinterstore", "sdiffstore",
-  "zunionstore", "zinterstore", "zdiffstore", "zrangestore", "georadius", "georadiusbymember", "geosearchstore", "xreadgroup",
+  "set",
+  "getset",
+  "getdel",
+  "getex",
+  "copy",
+  "sort",
+  "bitop",
+  "pfmerge",
+  "sunionstore",
+  "sinterstore",
+  "sdiffstore",
+  "zunionstore",
+  "zinterstore",
+  "zdiffstore",
+  "zrangestore",
+  "georadius",
+  "georadiusbymember",
+  "geosearchstore",
+  "xreadgroup",
 ]);
 
 /** Whether a command's key reads count in INFO's keyspace_hits and keyspace_misses. */

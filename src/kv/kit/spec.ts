@@ -10,17 +10,47 @@ import type { Reply } from "./reply.ts";
 import type { Session } from "../server/session.ts";
 
 export type CommandFlag =
-  | "write" | "readonly" | "denyoom" | "admin" | "pubsub" | "noscript" | "blocking"
-  | "loading" | "stale" | "fast" | "no_multi" | "allow_busy" | "movablekeys" | "no_auth" | "skip_slowlog" | "no_async_loading"
-  | "skip_monitor" | "no_mandatory_keys";
+  | "write"
+  | "readonly"
+  | "denyoom"
+  | "admin"
+  | "pubsub"
+  | "noscript"
+  | "blocking"
+  | "loading"
+  | "stale"
+  | "fast"
+  | "no_multi"
+  | "allow_busy"
+  | "movablekeys"
+  | "no_auth"
+  | "skip_slowlog"
+  | "no_async_loading"
+  | "skip_monitor"
+  | "no_mandatory_keys";
 
 /** A container's HELP subcommand: only text, allowed while loading and on a stale replica. */
 export const helpFlags: readonly CommandFlag[] = ["loading", "stale"];
 
 /** Redis's command groups, as COMMAND DOCS reports them. */
 export type CommandGroup =
-  | "generic" | "string" | "list" | "hash" | "set" | "sorted_set" | "hyperloglog" | "geo" | "bitmap" | "stream"
-  | "connection" | "server" | "transactions" | "pubsub" | "cluster" | "module" | "scripting";
+  | "generic"
+  | "string"
+  | "list"
+  | "hash"
+  | "set"
+  | "sorted_set"
+  | "hyperloglog"
+  | "geo"
+  | "bitmap"
+  | "stream"
+  | "connection"
+  | "server"
+  | "transactions"
+  | "pubsub"
+  | "cluster"
+  | "module"
+  | "scripting";
 
 /** What a running command sees. */
 export interface Exec {
@@ -82,9 +112,15 @@ export interface CommandSpec {
 export const adminSubcommandFlags: readonly CommandFlag[] = ["admin", "noscript", "loading", "stale"];
 
 /** Makes the subcommands of `container` ("container|name"), administrative unless their flags say otherwise. */
-export const subcommandsOf = (container: string, group: CommandGroup = "server") =>
+export const subcommandsOf =
+  (container: string, group: CommandGroup = "server") =>
   (name: string, arity: number, summary: string, run: CommandSpec["run"], flags: readonly CommandFlag[] = adminSubcommandFlags): CommandSpec => ({
-    name: `${container}|${name}`, arity, flags, group, summary, run,
+    name: `${container}|${name}`,
+    arity,
+    flags,
+    group,
+    summary,
+    run,
   });
 
 /** A command by name, or a subcommand by its full name ("config|get"), in any case, as COMMAND INFO and LATENCY HISTOGRAM take them. */

@@ -43,8 +43,7 @@ const advice: Readonly<Record<string, string>> = {
     "Slow writes to the append-only file: the disk, or the page cache's writeback, is holding writes up. A dedicated disk, or appendfsync no on a server that can lose the last seconds, helps.",
   "aof-fsync-always":
     "Slow fdatasync under appendfsync always: every write waits for the disk to confirm it. A disk with a faster flush helps; appendfsync everysec trades up to a second of writes for not waiting.",
-  "expire-cycle":
-    "A long active expiry cycle: many keys expiring at the same moment. Spreading the times to live (adding a random part) spreads the work.",
+  "expire-cycle": "A long active expiry cycle: many keys expiring at the same moment. Spreading the times to live (adding a random part) spreads the work.",
   "eviction-cycle":
     "Long evictions: the data is past maxmemory and keys are evicted in bulk. A maxmemory with room for the write load, or fewer large writes at once, shortens them.",
 };

@@ -72,9 +72,16 @@ export function replyMemoryStats(reply: Reply, m: MemoryStats): void {
   const netBytes = Math.max(0, m.usedBytes - m.startupBytes);
   const datasetBytes = Math.max(0, m.usedBytes - m.overheadBytes);
   const integers: [string, number][] = [
-    ["peak.allocated", m.peakBytes], ["total.allocated", m.usedBytes], ["startup.allocated", m.startupBytes],
-    ["replication.backlog", 0], ["clients.slaves", 0], ["clients.normal", m.clientBytes], ["cluster.links", 0],
-    ["aof.buffer", m.aofBufferBytes], ["lua.caches", m.scriptBytes], ["functions.caches", 0],
+    ["peak.allocated", m.peakBytes],
+    ["total.allocated", m.usedBytes],
+    ["startup.allocated", m.startupBytes],
+    ["replication.backlog", 0],
+    ["clients.slaves", 0],
+    ["clients.normal", m.clientBytes],
+    ["cluster.links", 0],
+    ["aof.buffer", m.aofBufferBytes],
+    ["lua.caches", m.scriptBytes],
+    ["functions.caches", 0],
   ];
   const after: [string, number, "integer" | "double"][] = [
     ["overhead.total", m.overheadBytes, "integer"],

@@ -149,7 +149,14 @@ export class ServerStats {
   /** CONFIG RESETSTAT: every counter back to zero. */
   reset(): void {
     this.lazyFree.freedObjects = 0;
-    this.commandsProcessed = this.connectionsReceived = this.rejectedConnections = this.keyspaceHits = this.keyspaceMisses = this.expiredKeys = this.evictedKeys = 0;
+    this.commandsProcessed =
+      this.connectionsReceived =
+      this.rejectedConnections =
+      this.keyspaceHits =
+      this.keyspaceMisses =
+      this.expiredKeys =
+      this.evictedKeys =
+        0;
     this.commands.clear();
     this.netInputBytes = this.netOutputBytes = this.readsProcessed = this.writesProcessed = 0;
     this.errorReplies = 0;

@@ -34,9 +34,9 @@ export interface SlowlogEntry {
 export function loggedArgs(spec: CommandSpec, argv: readonly string[]): string[] {
   const shown = redactSecrets(spec, argv);
   const kept = shown.length > slowlogArgsMax ? slowlogArgsMax - 1 : shown.length;
-  const args = shown.slice(0, kept).map((arg) =>
-    arg.length > slowlogArgBytesMax ? `${arg.slice(0, slowlogArgBytesMax)}... (${arg.length - slowlogArgBytesMax} more bytes)` : arg,
-  );
+  const args = shown
+    .slice(0, kept)
+    .map((arg) => (arg.length > slowlogArgBytesMax ? `${arg.slice(0, slowlogArgBytesMax)}... (${arg.length - slowlogArgBytesMax} more bytes)` : arg));
   if (kept < shown.length) args.push(`... (${shown.length - kept} more arguments)`);
   return args;
 }

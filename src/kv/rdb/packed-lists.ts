@@ -105,11 +105,11 @@ export function ziplistEntries(zl: Uint8Array): string[] | null {
       continue;
     }
     const ints: Record<number, [number, () => string]> = {
-      0xc0: [2, () => String(view.getInt16(at + 1, true))],
-      0xd0: [4, () => String(view.getInt32(at + 1, true))],
-      0xe0: [8, () => int64Text(view, at + 1)],
-      0xf0: [3, () => String(((zl[at + 1]! | (zl[at + 2]! << 8) | (zl[at + 3]! << 16)) << 8) >> 8)],
-      0xfe: [1, () => String(view.getInt8(at + 1))],
+      192: [2, () => String(view.getInt16(at + 1, true))],
+      208: [4, () => String(view.getInt32(at + 1, true))],
+      224: [8, () => int64Text(view, at + 1)],
+      240: [3, () => String(((zl[at + 1]! | (zl[at + 2]! << 8) | (zl[at + 3]! << 16)) << 8) >> 8)],
+      254: [1, () => String(view.getInt8(at + 1))],
     };
     const int = ints[b];
     if (int !== undefined) {

@@ -51,7 +51,6 @@ const scanErrors: Record<number, string> = {
   [statusInvalidBulkLength]: "invalid bulk length",
 };
 
-
 export class NativeRespParser extends RequestBuffer implements RequestParser {
   feed(chunk: Uint8Array): ParseOutput {
     this.append(chunk);

@@ -28,7 +28,6 @@ export interface ParseOutput {
 /** First size of a parser's input buffer; it doubles as needed. */
 const bufferBytesMin = 16 * 1024;
 
-
 /** First byte of a multibulk command; anything else starts an inline one. */
 export const ASTERISK = 0x2a;
 const DOLLAR = 0x24;

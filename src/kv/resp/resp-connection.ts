@@ -147,8 +147,13 @@ export class Connection implements Transport, TurnWriter {
    * closing, replies not piling up.
    */
   private get mayRun(): boolean {
-    return this.session.blocked === null && !this.heldByPause && !this.session.closing && this.writer.pendingBytes <= kvOutputPauseBytes &&
-      this.engine.busyScript?.session !== this.session;
+    return (
+      this.session.blocked === null &&
+      !this.heldByPause &&
+      !this.session.closing &&
+      this.writer.pendingBytes <= kvOutputPauseBytes &&
+      this.engine.busyScript?.session !== this.session
+    );
   }
 
   /**
@@ -246,7 +251,7 @@ export class Connection implements Transport, TurnWriter {
     if (this.closed) return;
     const w = this.writer;
     const aof = this.engine.aof;
-    if (aof !== null && aof.hasUnwritten) return aof.whenWritten(this.onWritten);
+    if (aof?.hasUnwritten) return aof.whenWritten(this.onWritten);
     for (;;) {
       const sendable = this.sendableBytes();
       if (sendable > 0) {

@@ -15,6 +15,7 @@ export type JsonBytes = string | { base64: string };
 
 /** Fatal: invalid UTF-8 is an error, not U+FFFD. ignoreBOM: a leading EF BB BF is data, kept. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the class is every ASCII byte, control characters included, on purpose
 const ascii = /^[\x00-\x7f]*$/;
 const base64Text = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -133,5 +133,4 @@ export class CommandRunner {
       if (wait.signal.aborted) leave();
     });
   }
-
 }

@@ -26,6 +26,7 @@ export function rawPath(url: string): string {
 }
 
 const hex = /^[0-9A-Fa-f]{2}$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the class is every ASCII byte, control characters included, on purpose
 const plain = /^[\x00-\x7f]*$/;
 
 /** One percent-encoded segment as a byte string; a "%" not followed by two hex digits is itself. */

@@ -59,7 +59,7 @@ export function errorCode(message: string): "conflict" | "unavailable" | "forbid
 }
 
 /** The command's value, or its error thrown as the HTTP error the wrapper answers. */
-export function valueOf(outcome: Outcome): Json {
+export function outcomeValue(outcome: Outcome): Json {
   if (!outcome.ok) throw new SvcError(outcome.killed ? "unavailable" : errorCode(outcome.error), outcome.error);
   return outcome.value;
 }
@@ -71,7 +71,7 @@ export function result(value: Json): Response {
 
 /** Runs `argv` and answers its value as `{"result": ...}`, shaped by `shape` when given. */
 export async function runAndAnswer(r: RestRequest, argv: string[], shape?: (value: Json) => Json, options?: RunOptions): Promise<Response> {
-  const value = valueOf(await r.run(argv, options));
+  const value = outcomeValue(await r.run(argv, options));
   return result(shape === undefined ? value : shape(value));
 }
 

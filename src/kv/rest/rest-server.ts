@@ -46,7 +46,14 @@ function handler(pattern: string, run: RestHandler, runner: CommandRunner): Hand
   const positions = paramPositions(pattern);
   return (ctx) => {
     const user = requestUser(ctx.req, runner.engine.acl);
-    return run(new RestRequest(ctx, pathParams(ctx.params, positions, () => ctx.req.url), runner, user));
+    return run(
+      new RestRequest(
+        ctx,
+        pathParams(ctx.params, positions, () => ctx.req.url),
+        runner,
+        user,
+      ),
+    );
   };
 }
 
@@ -75,8 +82,16 @@ export function startRestServer(options: RestServerOptions): HttpService {
   const { engine } = options;
   const runner = new CommandRunner(engine);
   const routes: RestRoutes = {
-    ...stringRoutes, ...listRoutes, ...hashRoutes, ...setRoutes, ...zsetRoutes, ...hyperloglogRoutes,
-    ...bloomRoutes, ...geoRoutes, ...bitmapRoutes, ...serverRoutes,
+    ...stringRoutes,
+    ...listRoutes,
+    ...hashRoutes,
+    ...setRoutes,
+    ...zsetRoutes,
+    ...hyperloglogRoutes,
+    ...bloomRoutes,
+    ...geoRoutes,
+    ...bitmapRoutes,
+    ...serverRoutes,
     ...cmdRoutes(options.blockTimeoutMs, () => engine.config.get("port") ?? "6379"),
   };
   const server = startHttpServer({

@@ -96,7 +96,7 @@ export class FunctionLibraries {
     const name = libraryName(code);
     const old = this.libraries.get(name);
     if (old !== undefined && !replace) throw new KvError(`ERR Library '${name}' already exists`);
-    let registered;
+    let registered: ReturnType<LuaState["loadLibrary"]>;
     try {
       registered = this.state.loadLibrary(Buffer.from(withoutShebang(code), "latin1"), this.loading);
     } catch (error) {

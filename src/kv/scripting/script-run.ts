@@ -20,7 +20,6 @@ import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";
 import type { ScriptFlags } from "./shebang.ts";
 import { unpackWords } from "./words.ts";
 
-
 /** What each command a script runs writes its reply with, into the mailbox unless it outgrows it. */
 const scratch = new RespWriter();
 
@@ -209,14 +208,13 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
   if (flags.includes("noscript")) return refuseCall(engine, argv, out, "ERR This Redis command is not allowed from script");
   const refusal = engine.refusal(session, resolved, argv, "lua");
   if (refusal !== null) return refuseCall(engine, argv, out, scriptNoPermission(refusal));
-  if (readOnly && (flags.includes("write") || mayReplicate.has(resolved.name))) return refuseCall(engine, argv, out, "ERR Write commands are not allowed from read-only scripts.");
+  if (readOnly && (flags.includes("write") || mayReplicate.has(resolved.name)))
+    return refuseCall(engine, argv, out, "ERR Write commands are not allowed from read-only scripts.");
   if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) return refuseCall(engine, argv, out, overMaxmemory().message);
   const persistFailure = engine.aof?.failureReason ?? null;
   if (persistFailure !== null && flags.includes("write")) return refuseCall(engine, argv, out, cannotPersist(persistFailure).message);
   engine.run(resolved, session, argv, out);
 }
-
-
 
 /** What a library's redis.log lines go to while it loads; it can call no command then. */
 export function libraryLoadHost(engine: Engine): ScriptHost {

@@ -25,7 +25,10 @@ export function shebangFlags(body: string): ScriptFlags {
   if (!body.startsWith("#!")) return undeclared;
   const end = body.indexOf("\n");
   if (end < 0) throw new KvError("ERR Invalid script shebang");
-  const [engine, ...options] = body.slice(0, end).split(" ").filter((part) => part !== "");
+  const [engine, ...options] = body
+    .slice(0, end)
+    .split(" ")
+    .filter((part) => part !== "");
   if (engine !== "#!lua") throw new KvError(`ERR Unexpected engine in script shebang: ${engine ?? "#!"}`);
   const flags = { declared: true, noWrites: false, allowOom: false };
   for (const option of options) {

@@ -40,7 +40,7 @@ import { arityError, cannotPersist, KvError, overMaxmemory } from "../text/error
 import { Keyspace } from "../keyspace/keyspace.ts";
 import { formatEventClasses, KeyspaceEvents, parseEventClasses } from "../keyspace/keyspace-events.ts";
 import { PubSub } from "./subscriptions.ts";
-import { ServerStats, usedMemoryBytes } from "../observe/server-stats.ts";
+import { ServerStats } from "../observe/server-stats.ts";
 import type { Reply } from "../kit/reply.ts";
 import type { Latin1Buffer } from "../resp/write-bytes.ts";
 import type { BlockedState, Session } from "./session.ts";
@@ -88,7 +88,10 @@ export class Engine {
   );
   readonly pubsub = new PubSub();
   /** Client-side caching: CLIENT TRACKING's keys and prefixes, and the invalidations (tracking.ts). */
-  readonly tracking = new Tracking((id) => this.sessions.get(id), (send) => writeAtEndOfTurn({ writeAtTurnEnd: send }));
+  readonly tracking = new Tracking(
+    (id) => this.sessions.get(id),
+    (send) => writeAtEndOfTurn({ writeAtTurnEnd: send }),
+  );
   /** The client whose command is running (execute), for CLIENT TRACKING's NOLOOP and ordering. */
   private current: Session | null = null;
   /** A tracking client's command that is not a script's own: the one whose keys its script's reads remember. */
@@ -376,7 +379,9 @@ export class Engine {
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
     if (session.subscribed && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
       return this.reject(
-        session, argv, reply,
+        session,
+        argv,
+        reply,
         `ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
       );
     }
@@ -461,7 +466,16 @@ export class Engine {
     }
     const batched = timedInBatch(spec) && !this.slowlog.logsEverything;
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
-    const exec: Exec = { engine: this, session, reply, db: this.dbs[session.dbIndex]!, timeMs: startedMs, countsReads: countsReads(spec), propagate: null, failed: false };
+    const exec: Exec = {
+      engine: this,
+      session,
+      reply,
+      db: this.dbs[session.dbIndex]!,
+      timeMs: startedMs,
+      countsReads: countsReads(spec),
+      propagate: null,
+      failed: false,
+    };
     const dirtyBefore = this.dirty;
     // A script is shown before the commands it runs (Redis feeds its monitors EVAL up front).
     const monitoredFirst = this.monitors.size > 0 && spec.flags.includes("skip_monitor");
@@ -672,7 +686,10 @@ export class Engine {
     const name = argv[0] ?? "";
     const spec = lookupCommand(name);
     if (spec === undefined) {
-      const args = argv.slice(1, 1 + 128).map((a) => `'${a.slice(0, 128)}' `).join("");
+      const args = argv
+        .slice(1, 1 + 128)
+        .map((a) => `'${a.slice(0, 128)}' `)
+        .join("");
       return `ERR unknown command '${name.slice(0, 128)}', with args beginning with: ${args}`;
     }
     if (!arityOk(spec.arity, argv.length)) return arityError(spec.name).message;

@@ -96,7 +96,7 @@ export interface BlockedState {
    * The command that blocked, set by the engine once it has: when it is served, the time serving
    * took goes to its statistics and SLOWLOG (Engine.blockedServed), as Redis records it then.
    */
-  command?: { spec: CommandSpec; argv: string[]; /** What the call that blocked took, µs. */ micros: number };
+  command?: { spec: CommandSpec; argv: string[] /** What the call that blocked took, µs. */; micros: number };
 }
 
 /** Sessions by name — a channel, a pattern, a watched or waited-on key — with no empty sets. */

@@ -44,7 +44,7 @@ const firstArgument: KeyPositions = [1, 1, 1];
  */
 let lastName = "";
 let lastKeys: KeyPositions = firstArgument;
-let lastMovable: CommandSpec["movableKeys"] = undefined;
+let lastMovable: CommandSpec["movableKeys"];
 
 /** Warms `db`'s entries for the commands' keys, and their members in large sets and hashes. */
 export function warmBatch(db: Keyspace, commands: readonly (readonly string[])[]): void {

@@ -29,7 +29,7 @@ export function parseSmallInteger(text: string): number | null {
   const length = text.length;
   if (length === 0 || length > smallIntegerCharsMax) return null;
   const negative = text.charCodeAt(0) === 45; // "-"
-  let i = negative ? 1 : 0;
+  const i = negative ? 1 : 0;
   // No leading zeros, and no "-0": zero is "0" alone.
   if (i === length || (text.charCodeAt(i) === 48 && length > 1)) return null;
   const n = digitsFrom(text, i);

@@ -4,7 +4,6 @@
  * switch representations ourselves; we report what Redis would.
  */
 import { parseInt64 } from "../text/args.ts";
-import { compactEntriesMax, compactValueBytesMax, hashListpackEntriesMax } from "./compact.ts";
 import type { Value } from "./value.ts";
 import type { MemberSet } from "./set/member-set.ts";
 

@@ -65,7 +65,11 @@ export function randomElement<T>(items: Iterable<T>, size: number): T {
 /** `count` distinct indexes below `size` (count < size), in random order. */
 export function distinctIndexes(count: number, size: number): number[] {
   // Many of them: shuffle all indexes. Few of them: draw until we have enough, rejecting repeats.
-  if (count * 3 > size) return shuffledHead(Array.from({ length: size }, (_, i) => i), count);
+  if (count * 3 > size)
+    return shuffledHead(
+      Array.from({ length: size }, (_, i) => i),
+      count,
+    );
   const picked = new Set<number>();
   while (picked.size < count) picked.add(Math.floor(Math.random() * size));
   return [...picked];

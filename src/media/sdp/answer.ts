@@ -30,7 +30,9 @@ function opusRtp(payloadType: number): Rtp {
 }
 
 function fmtpOf(payloadType: number, parameters: Record<string, string | number>): MediaAttributes["fmtp"] {
-  const config = Object.entries(parameters).map(([k, v]) => `${k}=${v}`).join(";");
+  const config = Object.entries(parameters)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(";");
   return config === "" ? [] : [{ payload: payloadType, config }];
 }
 

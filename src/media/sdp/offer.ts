@@ -15,10 +15,7 @@ import { SvcError } from "../../core/errors.ts";
 import { mediaSlotsPerSessionMax } from "../../core/limits.ts";
 
 /** The header extensions we accept on the client's send m-line; the rest are not answered. */
-export const acceptedSendExtensions = [
-  "urn:ietf:params:rtp-hdrext:sdes:mid",
-  "urn:ietf:params:rtp-hdrext:ssrc-audio-level",
-] as const;
+export const acceptedSendExtensions = ["urn:ietf:params:rtp-hdrext:sdes:mid", "urn:ietf:params:rtp-hdrext:ssrc-audio-level"] as const;
 
 /** Hash functions mediasoup can check a DTLS certificate fingerprint with. */
 const fingerprintAlgorithms = ["sha-1", "sha-224", "sha-256", "sha-384", "sha-512"] as const;
@@ -131,9 +128,7 @@ function sendLineOf(m: MediaDescription, index: number, mid: string): SendLine {
   // Audio has no RTX or simulcast: several SSRCs on a send line means something we cannot forward.
   const ssrcs = [...new Set(ssrcLines.map((s) => Number(s.id)))];
   if (ssrcs.length > 1 || groups.length > 0) throw badOffer(`m-line mid ${mid} sends more than one SSRC; audio sends one`);
-  const extensions = (m.ext ?? [])
-    .filter((e) => (acceptedSendExtensions as readonly string[]).includes(e.uri))
-    .map((e) => ({ uri: e.uri, id: e.value }));
+  const extensions = (m.ext ?? []).filter((e) => (acceptedSendExtensions as readonly string[]).includes(e.uri)).map((e) => ({ uri: e.uri, id: e.value }));
   if (ssrcs.length === 0 && !extensions.some((e) => e.uri === acceptedSendExtensions[0])) {
     throw badOffer(`m-line mid ${mid} sends audio with neither a=ssrc nor the sdes:mid header extension, so its packets cannot be recognised`);
   }
@@ -168,7 +163,8 @@ export function parseOffer(text: string): ParsedOffer {
       rejected.push(index);
       return;
     }
-    if (!m.protocol.includes("SAVPF") && !m.protocol.includes("SAVP")) throw badOffer(`m-line mid ${mid} uses ${m.protocol}; WebRTC media needs UDP/TLS/RTP/SAVPF`);
+    if (!m.protocol.includes("SAVPF") && !m.protocol.includes("SAVP"))
+      throw badOffer(`m-line mid ${mid} uses ${m.protocol}; WebRTC media needs UDP/TLS/RTP/SAVPF`);
     if (m.rtcpMux === undefined) throw badOffer(`m-line mid ${mid} lacks a=rtcp-mux`);
     first ??= m;
     if (direction === "sendonly" || direction === "sendrecv") {

@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { type Partition, Partition as PartitionClass, type ProduceRecord } from "../../../src/broker/log/partition.ts";
 import type { Appender } from "../../../src/broker/log/segment.ts";
 import { ManualClock } from "../../../src/core/clock.ts";
-import { SvcError } from "../../../src/core/errors.ts";
+import type { SvcError } from "../../../src/core/errors.ts";
 import { brokerRecordBytesMax, logSegmentBytesMax, logSegmentBytesMin } from "../../../src/core/limits.ts";
 import { appendChunks } from "../../../src/native/append.ts";
 import { freshDir, plain, record } from "./support.ts";
@@ -40,7 +40,9 @@ describe("Partition", () => {
     expect(readAll(partition)).toEqual(expected);
     await partition.close();
 
-    const logs = readdirSync(dir).filter((n) => n.endsWith(".log")).sort();
+    const logs = readdirSync(dir)
+      .filter((n) => n.endsWith(".log"))
+      .sort();
     expect(logs[0]).toBe("00000000000000000000.log");
     expect(logs.length).toBe(partition.segmentCount);
     const reopened = PartitionClass.open(dir, options);
@@ -90,17 +92,13 @@ describe("Partition", () => {
     const produces = 200;
     const resolvedOrder: number[] = [];
     const results = await Promise.all(
-      Array.from({ length: produces }, (_, i) =>
-        partition.append([record(`p${i}a`), record(`p${i}b`)]).then((r) => (resolvedOrder.push(i), r)),
-      ),
+      Array.from({ length: produces }, (_, i) => partition.append([record(`p${i}a`), record(`p${i}b`)]).then((r) => (resolvedOrder.push(i), r))),
     );
     expect(flushes).toBe(partition.flushCount);
     expect(flushes).toBeLessThan(produces);
     expect(resolvedOrder).toEqual([...resolvedOrder].sort((a, b) => a - b));
     results.forEach((r, i) => expect(r).toMatchObject({ baseOffset: 2 * i, lastOffset: 2 * i + 1 }));
-    expect(readAll(partition, 0, 1000, 1 << 20).map((r) => r.value)).toEqual(
-      Array.from({ length: produces }, (_, i) => [`p${i}a`, `p${i}b`]).flat(),
-    );
+    expect(readAll(partition, 0, 1000, 1 << 20).map((r) => r.value)).toEqual(Array.from({ length: produces }, (_, i) => [`p${i}a`, `p${i}b`]).flat());
     await partition.close();
   });
 

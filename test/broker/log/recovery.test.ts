@@ -17,7 +17,17 @@ async function written(count: number) {
   for (let i = 0; i < count; i++) await partition.append([record(`r${i}`, 20 + (i % 50))]);
   const all = readAll(partition);
   await partition.close();
-  return { dir, all, lastLog: join(dir, readdirSync(dir).filter((n) => n.endsWith(".log")).sort().at(-1)!) };
+  return {
+    dir,
+    all,
+    lastLog: join(
+      dir,
+      readdirSync(dir)
+        .filter((n) => n.endsWith(".log"))
+        .sort()
+        .at(-1)!,
+    ),
+  };
 }
 
 function readAll(partition: Partition) {
@@ -89,7 +99,9 @@ describe("recovery", () => {
 
   test("a deleted index is rebuilt and reads are identical", async () => {
     const { dir, all } = await written(80);
-    const sealed = readdirSync(dir).filter((n) => n.endsWith(".index")).sort()[0]!;
+    const sealed = readdirSync(dir)
+      .filter((n) => n.endsWith(".index"))
+      .sort()[0]!;
     rmSync(join(dir, sealed));
     rmSync(join(dir, sealed.replace(".index", ".timeindex")));
     const { partition, records } = reopen(dir);

@@ -55,7 +55,13 @@ function attach(where: string, dataDir: string, server: SpawnedServer<unknown>):
     return { status: response.status, body: raw === "" ? null : JSON.parse(raw), headers: response.headers };
   };
   return {
-    url, dataDir, proc: server.proc, output: server.output, stop: server.stop, kill: server.kill, send,
+    url,
+    dataDir,
+    proc: server.proc,
+    output: server.output,
+    stop: server.stop,
+    kill: server.kill,
+    send,
     async call(method, path, body) {
       const { status, body: answer } = await send(method, path, body);
       return { status, body: answer };
@@ -73,7 +79,10 @@ export async function highWatermarks(broker: BrokerProcess, topic: string, heade
 export async function readAll(broker: BrokerProcess, topic: string, partition: number, encoding = "utf8"): Promise<any[]> {
   const records: any[] = [];
   for (let offset = 0; ; ) {
-    const { status, body } = await broker.call("GET", `/topics/${topic}/consume?partition=${partition}&offset=${offset}&max_records=10000&encoding=${encoding}`);
+    const { status, body } = await broker.call(
+      "GET",
+      `/topics/${topic}/consume?partition=${partition}&offset=${offset}&max_records=10000&encoding=${encoding}`,
+    );
     if (status !== 200) throw new Error(`consume → ${status} ${JSON.stringify(body)}`);
     records.push(...body.records);
     if (body.next_offset >= body.high_watermark) return records;
@@ -89,9 +98,25 @@ export interface BinaryBrokerProcess extends BrokerProcess {
 
 /** A broker with its binary listener on a free port too (--bind-binary 127.0.0.1:0). */
 export async function startBinaryBroker(dataDir = freshDataDir(), flags: string[] = []): Promise<BinaryBrokerProcess> {
-  const argv = [process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--bind-binary", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn", ...flags];
+  const argv = [
+    process.execPath,
+    cliPath,
+    "broker",
+    "--bind",
+    "127.0.0.1:0",
+    "--bind-binary",
+    "127.0.0.1:0",
+    "--data-dir",
+    dataDir,
+    "--log-level",
+    "warn",
+    ...flags,
+  ];
   const server = await spawnServer("svc broker", argv, brokerAddresses);
   const broker = await attach(server.where.http, dataDir, server);
-  const [host, port] = [server.where.binary.slice(0, server.where.binary.lastIndexOf(":")), Number(server.where.binary.slice(server.where.binary.lastIndexOf(":") + 1))];
+  const [host, port] = [
+    server.where.binary.slice(0, server.where.binary.lastIndexOf(":")),
+    Number(server.where.binary.slice(server.where.binary.lastIndexOf(":") + 1)),
+  ];
   return { ...broker, binaryHost: host, binaryPort: port };
 }

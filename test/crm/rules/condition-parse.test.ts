@@ -25,7 +25,12 @@ describe("parseCondition accepts", () => {
   test("a tree of every op comes back unchanged", () => {
     const tree = {
       any: [
-        { all: [{ field: "stage", op: "eq", value: "Won" }, { field: "stage", op: "ne", value: null }] },
+        {
+          all: [
+            { field: "stage", op: "eq", value: "Won" },
+            { field: "stage", op: "ne", value: null },
+          ],
+        },
         { field: "amount", op: "gte", value: 1.5 },
         { field: "close_date", op: "lt", value: "2026-01-01" },
         { field: "amount", op: "lte", value: 3 },

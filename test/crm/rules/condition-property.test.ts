@@ -14,7 +14,11 @@ const record = fc.record({ a: scalar, b: scalar, c: scalar }, { requiredKeys: []
 
 const comparison: fc.Arbitrary<Comparison> = fc.oneof(
   fc.record({ field: fc.constantFrom(...fields), op: fc.constantFrom("eq", "ne", "changed_to" as const), value: scalar }),
-  fc.record({ field: fc.constantFrom(...fields), op: fc.constantFrom("gt", "gte", "lt", "lte" as const), value: fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom("x", "2026-01-15")) }),
+  fc.record({
+    field: fc.constantFrom(...fields),
+    op: fc.constantFrom("gt", "gte", "lt", "lte" as const),
+    value: fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom("x", "2026-01-15")),
+  }),
   fc.record({ field: fc.constantFrom(...fields), op: fc.constant("in" as const), value: fc.array(scalar, { minLength: 1, maxLength: 4 }) }),
   fc.record({ field: fc.constantFrom(...fields), op: fc.constant("contains" as const), value: fc.constantFrom("x", "20", "-") }),
   fc.record({ field: fc.constantFrom(...fields), op: fc.constantFrom("blank", "not_blank", "changed" as const) }),
@@ -59,18 +63,38 @@ function reference(c: Condition, rec: Record<string, unknown>, old: Record<strin
   const blank = v === null || v === "";
   const changed = old !== null && !eq(v, get(old));
   switch (c.op) {
-    case "eq": return eq(v, c.value);
-    case "ne": return !eq(v, c.value);
-    case "gt": { const n = cmp(v, c.value); return n !== null && n > 0; }
-    case "gte": { const n = cmp(v, c.value); return n !== null && n >= 0; }
-    case "lt": { const n = cmp(v, c.value); return n !== null && n < 0; }
-    case "lte": { const n = cmp(v, c.value); return n !== null && n <= 0; }
-    case "in": return (c.value as unknown[]).some((x) => eq(v, x));
-    case "contains": return typeof v === "string" && v.includes(c.value as string);
-    case "blank": return blank;
-    case "not_blank": return !blank;
-    case "changed": return changed;
-    case "changed_to": return changed && eq(v, c.value);
+    case "eq":
+      return eq(v, c.value);
+    case "ne":
+      return !eq(v, c.value);
+    case "gt": {
+      const n = cmp(v, c.value);
+      return n !== null && n > 0;
+    }
+    case "gte": {
+      const n = cmp(v, c.value);
+      return n !== null && n >= 0;
+    }
+    case "lt": {
+      const n = cmp(v, c.value);
+      return n !== null && n < 0;
+    }
+    case "lte": {
+      const n = cmp(v, c.value);
+      return n !== null && n <= 0;
+    }
+    case "in":
+      return (c.value as unknown[]).some((x) => eq(v, x));
+    case "contains":
+      return typeof v === "string" && v.includes(c.value as string);
+    case "blank":
+      return blank;
+    case "not_blank":
+      return !blank;
+    case "changed":
+      return changed;
+    case "changed_to":
+      return changed && eq(v, c.value);
   }
 }
 
@@ -102,9 +126,26 @@ describe("condition properties", () => {
       fc.anything({ maxDepth: 5 }),
       fc.record(
         {
-          name: fc.oneof(fc.constant("R1"), fc.anything()), object: fc.constantFrom("leads", "cases", "nope"), condition: anyJson,
-          message: fc.anything(), trigger: fc.anything(), updates: fc.anything(), timing: fc.constantFrom("before_save", "after_save", 3),
-          steps: fc.array(fc.record({ type: fc.constantFrom("set_field", "create_record", "decision", "x"), field: fc.anything(), value: fc.anything(), branches: fc.anything(), values: fc.anything() }, { requiredKeys: [] }), { maxLength: 3 }),
+          name: fc.oneof(fc.constant("R1"), fc.anything()),
+          object: fc.constantFrom("leads", "cases", "nope"),
+          condition: anyJson,
+          message: fc.anything(),
+          trigger: fc.anything(),
+          updates: fc.anything(),
+          timing: fc.constantFrom("before_save", "after_save", 3),
+          steps: fc.array(
+            fc.record(
+              {
+                type: fc.constantFrom("set_field", "create_record", "decision", "x"),
+                field: fc.anything(),
+                value: fc.anything(),
+                branches: fc.anything(),
+                values: fc.anything(),
+              },
+              { requiredKeys: [] },
+            ),
+            { maxLength: 3 },
+          ),
         },
         { requiredKeys: [] },
       ),

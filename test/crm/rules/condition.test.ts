@@ -41,7 +41,12 @@ describe("eq and ne", () => {
 
 describe("ordering ops", () => {
   test("numbers order numerically at, below and above the bound", () => {
-    for (const [op, below, at, above] of [["gt", true, false, false], ["gte", true, true, false], ["lt", false, false, true], ["lte", false, true, true]] as const) {
+    for (const [op, below, at, above] of [
+      ["gt", true, false, false],
+      ["gte", true, true, false],
+      ["lt", false, false, true],
+      ["lte", false, true, true],
+    ] as const) {
       expect([op, holds({ field: "amount", op, value: 4999 })]).toEqual([op, below]);
       expect([op, holds({ field: "amount", op, value: 5000 })]).toEqual([op, at]);
       expect([op, holds({ field: "amount", op, value: 5001 })]).toEqual([op, above]);

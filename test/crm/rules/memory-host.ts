@@ -2,7 +2,7 @@
 // typed schema, required fields, an admin-only field, rule definitions parsed as the settings
 // routes store them, a call log (to see the order of execution) and a transaction that restores
 // every table when the save throws, as the real store's database transaction does.
-import { type CrmObject, type FieldError, type RecordData, type SaveHost, type SaveRequest } from "../../../src/crm/rules/contract.ts";
+import type { CrmObject, FieldError, RecordData, SaveHost, SaveRequest } from "../../../src/crm/rules/contract.ts";
 import { buildRuleSet, type RuleKind, type RuleSet, type StoredRule } from "../../../src/crm/rules/rule-set.ts";
 import { save } from "../../../src/crm/rules/save.ts";
 
@@ -33,7 +33,11 @@ export function fieldsOf(object: CrmObject): ReadonlySet<string> {
 
 export class MemoryHost implements SaveHost {
   tables: Record<CrmObject, Map<number, RecordData>> = {
-    accounts: new Map(), contacts: new Map(), leads: new Map(), opportunities: new Map(), cases: new Map(),
+    accounts: new Map(),
+    contacts: new Map(),
+    leads: new Map(),
+    opportunities: new Map(),
+    cases: new Map(),
   };
   rules: StoredRule[] = [];
   log: string[] = [];

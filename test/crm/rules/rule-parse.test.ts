@@ -32,11 +32,28 @@ const cond = { field: "amount", op: "lt", value: 0 };
 
 describe("validation rules", () => {
   test("a rule comes back in canonical form, active by default", () => {
-    expect(accepted("validation", { name: "AmountPositive", object: "opportunities", condition: cond, error_field: "amount", message: "Amount must not be negative" })).toEqual({
-      name: "AmountPositive", object: "opportunities", condition: cond, error_field: "amount", message: "Amount must not be negative", active: true,
+    expect(
+      accepted("validation", {
+        name: "AmountPositive",
+        object: "opportunities",
+        condition: cond,
+        error_field: "amount",
+        message: "Amount must not be negative",
+      }),
+    ).toEqual({
+      name: "AmountPositive",
+      object: "opportunities",
+      condition: cond,
+      error_field: "amount",
+      message: "Amount must not be negative",
+      active: true,
     });
     expect(accepted("validation", { name: "A", object: "leads", condition: { all: [] }, message: "m", active: false, error_field: null })).toEqual({
-      name: "A", object: "leads", condition: { all: [] }, message: "m", active: false,
+      name: "A",
+      object: "leads",
+      condition: { all: [] },
+      message: "m",
+      active: false,
     });
   });
 
@@ -64,7 +81,8 @@ describe("validation rules", () => {
   });
 
   test("a body that is not an object", () => {
-    for (const body of [null, [], "x", 3]) expect(problems("validation", body)).toEqual([{ field: "base", message: "a rule definition must be a JSON object" }]);
+    for (const body of [null, [], "x", 3])
+      expect(problems("validation", body)).toEqual([{ field: "base", message: "a rule definition must be a JSON object" }]);
   });
 
   test(`at most ${crmRuleProblemsMax} problems, then a count of the rest`, () => {
@@ -80,12 +98,39 @@ describe("workflow rules", () => {
   const base = { name: "Hot", object: "leads", trigger: "created_and_edited", condition: { field: "rating", op: "eq", value: "Hot" } };
 
   test("updates take literals, refs and templates", () => {
-    const rule = accepted("workflow", { ...base, updates: [{ field: "status", value: "Working" }, { field: "source", value: { template: "{company} ({rating})" } }, { field: "email", value: null }] });
-    expect(rule).toMatchObject({ trigger: "created_and_edited", active: true, updates: [{ field: "status", value: "Working" }, { field: "source", value: { template: "{company} ({rating})" } }, { field: "email", value: null }] });
+    const rule = accepted("workflow", {
+      ...base,
+      updates: [
+        { field: "status", value: "Working" },
+        { field: "source", value: { template: "{company} ({rating})" } },
+        { field: "email", value: null },
+      ],
+    });
+    expect(rule).toMatchObject({
+      trigger: "created_and_edited",
+      active: true,
+      updates: [
+        { field: "status", value: "Working" },
+        { field: "source", value: { template: "{company} ({rating})" } },
+        { field: "email", value: null },
+      ],
+    });
   });
 
   test("bad triggers, updates and system fields are refused with paths", () => {
-    expect(problems("workflow", { ...base, trigger: "always", updates: [{ field: "id", value: 1 }, { field: "status" }, { field: "status", value: { ref: "nope" } }, { field: "source", value: { template: "{nope}" } }, { field: "status", value: [1] }] })).toEqual([
+    expect(
+      problems("workflow", {
+        ...base,
+        trigger: "always",
+        updates: [
+          { field: "id", value: 1 },
+          { field: "status" },
+          { field: "status", value: { ref: "nope" } },
+          { field: "source", value: { template: "{nope}" } },
+          { field: "status", value: [1] },
+        ],
+      }),
+    ).toEqual([
       { field: "trigger", message: "must be one of created, created_and_edited, created_and_edited_to_meet" },
       { field: "updates[0].field", message: "id is set by the store and cannot be written by a rule" },
       { field: "updates[1].value", message: "is required (null clears the field)" },
@@ -96,9 +141,15 @@ describe("workflow rules", () => {
   });
 
   test("the same field twice in one rule is refused", () => {
-    expect(problems("workflow", { ...base, updates: [{ field: "status", value: "a" }, { field: "status", value: "b" }] })).toEqual([
-      { field: "updates[1].field", message: "status is already updated by this rule" },
-    ]);
+    expect(
+      problems("workflow", {
+        ...base,
+        updates: [
+          { field: "status", value: "a" },
+          { field: "status", value: "b" },
+        ],
+      }),
+    ).toEqual([{ field: "updates[1].field", message: "status is already updated by this rule" }]);
   });
 
   test("changed needs trigger created_and_edited, where Salesforce allows ISCHANGED", () => {
@@ -126,7 +177,11 @@ describe("flows", () => {
 
   test("a flow with every step type, with defaults filled in", () => {
     const steps = [
-      { type: "decision", branches: [{ condition: { field: "industry", op: "eq", value: "Energy" }, steps: [set] }], else: [{ type: "create_record", object: "cases", values: { subject: { template: "Review {name}" }, account_id: { ref: "id" }, priority: "High" } }] },
+      {
+        type: "decision",
+        branches: [{ condition: { field: "industry", op: "eq", value: "Energy" }, steps: [set] }],
+        else: [{ type: "create_record", object: "cases", values: { subject: { template: "Review {name}" }, account_id: { ref: "id" }, priority: "High" } }],
+      },
     ];
     expect(accepted("flow", { ...flow, steps })).toEqual({ ...flow, entry_mode: "every_time", entry: { all: [] }, steps, active: true });
   });
@@ -141,7 +196,18 @@ describe("flows", () => {
   });
 
   test("bad steps are reported at their paths, inside branches too", () => {
-    expect(problems("flow", { ...flow, entry_mode: "sometimes", entry: { any: 1 }, steps: [{ type: "loop" }, { type: "decision", branches: [{ condition: { field: "x", op: "eq", value: 1 }, steps: [{ type: "set_field", field: "id", value: 1 }] }] }, "x"] })).toEqual([
+    expect(
+      problems("flow", {
+        ...flow,
+        entry_mode: "sometimes",
+        entry: { any: 1 },
+        steps: [
+          { type: "loop" },
+          { type: "decision", branches: [{ condition: { field: "x", op: "eq", value: 1 }, steps: [{ type: "set_field", field: "id", value: 1 }] }] },
+          "x",
+        ],
+      }),
+    ).toEqual([
       { field: "entry_mode", message: "must be one of every_time, updated_to_meet" },
       { field: "entry.any", message: "must be an array of conditions" },
       { field: "steps[0].type", message: "must be one of set_field, create_record, decision" },
@@ -156,7 +222,9 @@ describe("flows", () => {
     const ok = [...half, { type: "decision", branches: [{ condition: { all: [] }, steps: half }] }];
     expect(ok.length + half.length).toBe(crmFlowStepsMax - 1);
     accepted("flow", { ...flow, steps: [...ok, set] });
-    expect(problems("flow", { ...flow, steps: [...ok, set, set] })).toEqual([{ field: "steps", message: `a flow has at most ${crmFlowStepsMax} steps, branches included` }]);
+    expect(problems("flow", { ...flow, steps: [...ok, set, set] })).toEqual([
+      { field: "steps", message: `a flow has at most ${crmFlowStepsMax} steps, branches included` },
+    ]);
   });
 
   test(`decisions nest ${crmFlowDecisionDepthMax} deep; one more is refused`, () => {
@@ -173,13 +241,18 @@ describe("flows", () => {
     expect(problems("flow", { ...flow, steps: [{ type: "decision", branches: branches(crmFlowBranchesMax + 1) }] })[0]!.field).toBe("steps[0].branches");
     const values = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`cf_f${i}`, 1]));
     expect("rule" in parseRule("flow", { ...flow, steps: [{ type: "create_record", object: "cases", values: values(crmFlowCreateFieldsMax) }] })).toBe(true);
-    expect(problems("flow", { ...flow, steps: [{ type: "create_record", object: "cases", values: values(crmFlowCreateFieldsMax + 1) }] })[0]!.field).toBe("steps[0].values");
+    expect(problems("flow", { ...flow, steps: [{ type: "create_record", object: "cases", values: values(crmFlowCreateFieldsMax + 1) }] })[0]!.field).toBe(
+      "steps[0].values",
+    );
   });
 });
 
 describe("buildRuleSet", () => {
   test("keeps the object's active rules, each kind sorted by name", () => {
-    const v = (name: string, object = "leads", active = true) => ({ kind: "validation" as const, definition: { name, object, condition: { all: [] }, message: name, active } });
+    const v = (name: string, object = "leads", active = true) => ({
+      kind: "validation" as const,
+      definition: { name, object, condition: { all: [] }, message: name, active },
+    });
     const set = buildRuleSet("leads", [v("B"), v("A"), v("C", "cases"), v("D", "leads", false)]);
     expect(set.validation.map((r) => r.name)).toEqual(["A", "B"]);
     expect(set.workflow).toEqual([]);

@@ -24,12 +24,28 @@ describe("order of execution", () => {
 
   test("before-save flow → validation → insert → workflow update → after-save flow's related record", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "Tier", object: "accounts", timing: "before_save", trigger: "created", steps: [{ type: "set_field", field: "cf_tier", value: "Gold" }] });
+    host.addRule("flow", {
+      name: "Tier",
+      object: "accounts",
+      timing: "before_save",
+      trigger: "created",
+      steps: [{ type: "set_field", field: "cf_tier", value: "Gold" }],
+    });
     // Sees the before-save flow's value: the flow ran first.
     host.addRule("validation", { name: "NeedsTier", object: "accounts", condition: { field: "cf_tier", op: "blank" }, message: "tier missing" });
-    host.addRule("workflow", { name: "Rate", object: "accounts", trigger: "created", condition: { field: "cf_tier", op: "eq", value: "Gold" }, updates: [{ field: "rating", value: "Hot" }] });
+    host.addRule("workflow", {
+      name: "Rate",
+      object: "accounts",
+      trigger: "created",
+      condition: { field: "cf_tier", op: "eq", value: "Gold" },
+      updates: [{ field: "rating", value: "Hot" }],
+    });
     host.addRule("flow", {
-      name: "OpenCase", object: "accounts", timing: "after_save", trigger: "created", entry: { field: "rating", op: "eq", value: "Hot" },
+      name: "OpenCase",
+      object: "accounts",
+      timing: "after_save",
+      trigger: "created",
+      entry: { field: "rating", op: "eq", value: "Hot" },
       steps: [{ type: "create_record", object: "cases", values: { subject: { template: "Welcome {name} ({rating})" }, account_id: { ref: "id" } } }],
     });
     const rec = await host.request("accounts", { name: "Acme" });
@@ -57,8 +73,24 @@ describe("order of execution", () => {
 describe("validation", () => {
   test("every failing rule and every system error comes back in one InvalidRecord; nothing is stored", async () => {
     const host = new MemoryHost();
-    host.addRule("validation", { name: "B_Negative", object: "opportunities", condition: { field: "amount", op: "lt", value: 0 }, error_field: "amount", message: "must not be negative" });
-    host.addRule("validation", { name: "A_Closed", object: "opportunities", condition: { all: [{ field: "stage", op: "eq", value: "Closed Won" }, { field: "close_date", op: "blank" }] }, message: "a won deal needs a close date" });
+    host.addRule("validation", {
+      name: "B_Negative",
+      object: "opportunities",
+      condition: { field: "amount", op: "lt", value: 0 },
+      error_field: "amount",
+      message: "must not be negative",
+    });
+    host.addRule("validation", {
+      name: "A_Closed",
+      object: "opportunities",
+      condition: {
+        all: [
+          { field: "stage", op: "eq", value: "Closed Won" },
+          { field: "close_date", op: "blank" },
+        ],
+      },
+      message: "a won deal needs a close date",
+    });
     host.addRule("validation", { name: "C_Passes", object: "opportunities", condition: { field: "amount", op: "gt", value: 1e9 }, message: "never" });
     const details = await invalid(host.request("opportunities", { name: "", amount: -5, stage: "Closed Won", color: "red" }));
     expect(details).toEqual([
@@ -81,10 +113,24 @@ describe("validation", () => {
   test("changed_to on an update sees the stored record; the same rule lets a create through", async () => {
     const host = new MemoryHost();
     host.addRule("validation", {
-      name: "NoReopen", object: "opportunities", error_field: "stage", message: "a won deal cannot be reopened",
-      condition: { all: [{ field: "stage", op: "changed" }, { field: "stage", op: "ne", value: "Closed Won" }, { field: "stage", op: "ne", value: null }] },
+      name: "NoReopen",
+      object: "opportunities",
+      error_field: "stage",
+      message: "a won deal cannot be reopened",
+      condition: {
+        all: [
+          { field: "stage", op: "changed" },
+          { field: "stage", op: "ne", value: "Closed Won" },
+          { field: "stage", op: "ne", value: null },
+        ],
+      },
     });
-    host.addRule("validation", { name: "Frozen", object: "opportunities", condition: { field: "stage", op: "changed_to", value: "Frozen" }, message: "not by hand" });
+    host.addRule("validation", {
+      name: "Frozen",
+      object: "opportunities",
+      condition: { field: "stage", op: "changed_to", value: "Frozen" },
+      message: "not by hand",
+    });
     await host.request("opportunities", { name: "D", stage: "Frozen" });
     await host.request("opportunities", { stage: "Closed Won" }, 1);
     expect(await invalid(host.request("opportunities", { stage: "Prospecting" }, 1))).toEqual([{ field: "stage", message: "a won deal cannot be reopened" }]);
@@ -141,8 +187,20 @@ describe("workflow rules", () => {
   test("field updates skip custom validation rules but not system validation (which rolls back)", async () => {
     const host = new MemoryHost();
     host.addRule("validation", { name: "NoJunk", object: "leads", condition: { field: "status", op: "eq", value: "Junk" }, message: "no junk" });
-    host.addRule("workflow", { name: "Junk", object: "leads", trigger: "created", condition: { field: "source", op: "eq", value: "spam" }, updates: [{ field: "status", value: "Junk" }] });
-    host.addRule("workflow", { name: "Bad", object: "leads", trigger: "created", condition: { field: "source", op: "eq", value: "bad" }, updates: [{ field: "rating", value: 5 }] });
+    host.addRule("workflow", {
+      name: "Junk",
+      object: "leads",
+      trigger: "created",
+      condition: { field: "source", op: "eq", value: "spam" },
+      updates: [{ field: "status", value: "Junk" }],
+    });
+    host.addRule("workflow", {
+      name: "Bad",
+      object: "leads",
+      trigger: "created",
+      condition: { field: "source", op: "eq", value: "bad" },
+      updates: [{ field: "rating", value: 5 }],
+    });
     expect((await host.request("leads", { ...lead, source: "spam" })).status).toBe("Junk");
     expect(await invalid(host.request("leads", { ...lead, source: "bad" }))).toEqual([{ field: "rating", message: "set by a workflow rule: must be text" }]);
     expect(host.count("leads")).toBe(1);
@@ -163,13 +221,19 @@ describe("before-save flows", () => {
   test("decision branches pick the first match, else runs otherwise; later steps see earlier sets", async () => {
     const host = new MemoryHost();
     host.addRule("flow", {
-      name: "Prio", object: "cases", timing: "before_save", trigger: "created_or_updated",
+      name: "Prio",
+      object: "cases",
+      timing: "before_save",
+      trigger: "created_or_updated",
       steps: [
         { type: "set_field", field: "status", value: { template: "{priority}!" } },
         {
           type: "decision",
           branches: [
-            { condition: { field: "priority", op: "eq", value: "High" }, steps: [{ type: "set_field", field: "subject", value: { template: "[P1] {status}" } }] },
+            {
+              condition: { field: "priority", op: "eq", value: "High" },
+              steps: [{ type: "set_field", field: "subject", value: { template: "[P1] {status}" } }],
+            },
             { condition: { field: "priority", op: "in", value: ["High", "Medium"] }, steps: [{ type: "set_field", field: "subject", value: "medium" }] },
           ],
           else: [{ type: "set_field", field: "subject", value: { ref: "status" } }],
@@ -183,7 +247,15 @@ describe("before-save flows", () => {
 
   test("trigger and entry condition decide whether a flow starts; updated_to_meet needs a transition", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "OnUpdate", object: "cases", timing: "before_save", trigger: "updated", entry: { field: "priority", op: "eq", value: "High" }, entry_mode: "updated_to_meet", steps: [{ type: "set_field", field: "status", value: "Escalated" }] });
+    host.addRule("flow", {
+      name: "OnUpdate",
+      object: "cases",
+      timing: "before_save",
+      trigger: "updated",
+      entry: { field: "priority", op: "eq", value: "High" },
+      entry_mode: "updated_to_meet",
+      steps: [{ type: "set_field", field: "status", value: "Escalated" }],
+    });
     expect((await host.request("cases", { subject: "s", priority: "High" })).status).toBeUndefined();
     expect((await host.request("cases", { status: "Open", priority: "Low" }, 1)).status).toBe("Open");
     expect((await host.request("cases", { priority: "High" }, 1)).status).toBe("Escalated");
@@ -192,7 +264,16 @@ describe("before-save flows", () => {
 
   test("a flow's value is validated with the record, and its fields are marked automated", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "Secret", object: "accounts", timing: "before_save", trigger: "created", steps: [{ type: "set_field", field: "cf_secret", value: "s" }, { type: "set_field", field: "cf_escalations", value: "many" }] });
+    host.addRule("flow", {
+      name: "Secret",
+      object: "accounts",
+      timing: "before_save",
+      trigger: "created",
+      steps: [
+        { type: "set_field", field: "cf_secret", value: "s" },
+        { type: "set_field", field: "cf_escalations", value: "many" },
+      ],
+    });
     expect(await invalid(host.request("accounts", { name: "A" }))).toEqual([{ field: "cf_escalations", message: "must be number" }]);
     expect(host.automatedSeen[0]).toEqual(["cf_escalations", "cf_secret"]);
     // A field the client sent itself stays the client's write, so its permission is checked.
@@ -206,7 +287,13 @@ describe("before-save flows", () => {
 describe("after-save flows", () => {
   test("a related record failing its own validation fails the request, named by flow and object; all rolled back", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "OpenCase", object: "accounts", timing: "after_save", trigger: "created", steps: [{ type: "create_record", object: "cases", values: { account_id: { ref: "id" } } }] });
+    host.addRule("flow", {
+      name: "OpenCase",
+      object: "accounts",
+      timing: "after_save",
+      trigger: "created",
+      steps: [{ type: "create_record", object: "cases", values: { account_id: { ref: "id" } } }],
+    });
     expect(await invalid(host.request("accounts", { name: "Acme" }))).toEqual([{ field: "flows.OpenCase.cases.subject", message: "is required" }]);
     expect(host.count("accounts")).toBe(0);
     expect(host.count("cases")).toBe(0);
@@ -214,9 +301,21 @@ describe("after-save flows", () => {
 
   test("the created record runs its own rules (its workflow and flows) at depth + 1", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "OpenCase", object: "accounts", timing: "after_save", trigger: "created", steps: [{ type: "create_record", object: "cases", values: { subject: "Onboard", account_id: { ref: "id" } } }] });
+    host.addRule("flow", {
+      name: "OpenCase",
+      object: "accounts",
+      timing: "after_save",
+      trigger: "created",
+      steps: [{ type: "create_record", object: "cases", values: { subject: "Onboard", account_id: { ref: "id" } } }],
+    });
     host.addRule("workflow", { name: "CaseStatus", object: "cases", trigger: "created", condition: { all: [] }, updates: [{ field: "status", value: "New" }] });
-    host.addRule("flow", { name: "Contact", object: "cases", timing: "after_save", trigger: "created", steps: [{ type: "create_record", object: "contacts", values: { last_name: { template: "for case {id}" }, account_id: { ref: "account_id" } } }] });
+    host.addRule("flow", {
+      name: "Contact",
+      object: "cases",
+      timing: "after_save",
+      trigger: "created",
+      steps: [{ type: "create_record", object: "contacts", values: { last_name: { template: "for case {id}" }, account_id: { ref: "account_id" } } }],
+    });
     await host.request("accounts", { name: "Acme" });
     expect(host.all("cases")).toEqual([expect.objectContaining({ id: 2, subject: "Onboard", status: "New", account_id: 1 })]);
     expect(host.all("contacts")).toEqual([expect.objectContaining({ last_name: "for case 2", account_id: 1 })]);
@@ -224,8 +323,20 @@ describe("after-save flows", () => {
 
   test("an edit of the triggering record is a nested save; the next flow (by name) sees it", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "A_Rate", object: "accounts", timing: "after_save", trigger: "created", steps: [{ type: "set_field", field: "rating", value: "Warm" }] });
-    host.addRule("flow", { name: "B_Copy", object: "accounts", timing: "after_save", trigger: "created_or_updated", steps: [{ type: "set_field", field: "industry", value: { template: "{rating} lead" } }] });
+    host.addRule("flow", {
+      name: "A_Rate",
+      object: "accounts",
+      timing: "after_save",
+      trigger: "created",
+      steps: [{ type: "set_field", field: "rating", value: "Warm" }],
+    });
+    host.addRule("flow", {
+      name: "B_Copy",
+      object: "accounts",
+      timing: "after_save",
+      trigger: "created_or_updated",
+      steps: [{ type: "set_field", field: "industry", value: { template: "{rating} lead" } }],
+    });
     const rec = await host.request("accounts", { name: "Acme" });
     expect(rec).toMatchObject({ rating: "Warm", industry: "Warm lead" });
     expect(host.log.filter((l) => l.startsWith("update"))).toEqual(["update accounts 1 rating", "update accounts 1 industry"]);
@@ -233,7 +344,13 @@ describe("after-save flows", () => {
 
   test("a flow setting a field to the value it holds does not trigger itself again", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "Tier", object: "accounts", timing: "after_save", trigger: "created_or_updated", steps: [{ type: "set_field", field: "cf_tier", value: "Gold" }] });
+    host.addRule("flow", {
+      name: "Tier",
+      object: "accounts",
+      timing: "after_save",
+      trigger: "created_or_updated",
+      steps: [{ type: "set_field", field: "cf_tier", value: "Gold" }],
+    });
     expect(await host.request("accounts", { name: "Acme" })).toMatchObject({ cf_tier: "Gold" });
     expect(host.log.filter((l) => !l.startsWith("check"))).toEqual(["insert accounts 1", "update accounts 1 cf_tier"]);
   });
@@ -242,7 +359,10 @@ describe("after-save flows", () => {
 describe(`flow depth limit (${crmFlowSaveDepthMax} nested saves)`, () => {
   // Each run appends "x" to the name until it reads "a" followed by `stop` x's: one nested save per x.
   const grow = (stop: number) => ({
-    name: "Grow", object: "accounts", timing: "after_save", trigger: "created_or_updated",
+    name: "Grow",
+    object: "accounts",
+    timing: "after_save",
+    trigger: "created_or_updated",
     entry: { field: "name", op: "ne", value: `a${"x".repeat(stop)}` },
     steps: [{ type: "set_field", field: "name", value: { template: "{name}x" } }],
   });
@@ -266,7 +386,13 @@ describe(`flow depth limit (${crmFlowSaveDepthMax} nested saves)`, () => {
 
   test("a flow that creates records of its own object forever stops at the limit", async () => {
     const host = new MemoryHost();
-    host.addRule("flow", { name: "Clone", object: "accounts", timing: "after_save", trigger: "created", steps: [{ type: "create_record", object: "accounts", values: { name: { template: "copy of {name}" } } }] });
+    host.addRule("flow", {
+      name: "Clone",
+      object: "accounts",
+      timing: "after_save",
+      trigger: "created",
+      steps: [{ type: "create_record", object: "accounts", values: { name: { template: "copy of {name}" } } }],
+    });
     expect(await rejection(host.request("accounts", { name: "a" }))).toBeInstanceOf(FlowDepthExceeded);
     expect(host.count("accounts")).toBe(0);
   });
@@ -274,7 +400,9 @@ describe(`flow depth limit (${crmFlowSaveDepthMax} nested saves)`, () => {
   test("a save requested deeper than the limit is refused before anything runs", async () => {
     const host = new MemoryHost();
     const { save } = await import("../../../src/crm/rules/save.ts");
-    expect(await rejection(save(host, { object: "accounts", old: null, changes: { name: "a" }, depth: crmFlowSaveDepthMax + 1 }))).toBeInstanceOf(FlowDepthExceeded);
+    expect(await rejection(save(host, { object: "accounts", old: null, changes: { name: "a" }, depth: crmFlowSaveDepthMax + 1 }))).toBeInstanceOf(
+      FlowDepthExceeded,
+    );
     expect(host.log).toEqual([]);
   });
 });

@@ -77,9 +77,12 @@ export function crmApiSuite(backend: Backend): void {
 
     test("admin settings are 403 for a non-admin", async () => {
       for (const [method, path, body] of [
-        ["GET", "/api/v1/settings/fields"], ["POST", "/api/v1/settings/fields", { object: "leads", name: "x", type: "text" }],
-        ["PATCH", "/api/v1/settings/sharing/defaults", { leads: "private" }], ["GET", "/api/v1/settings/users"],
-        ["POST", "/api/v1/settings/validation-rules", {}], ["GET", "/api/v1/settings/flows"],
+        ["GET", "/api/v1/settings/fields"],
+        ["POST", "/api/v1/settings/fields", { object: "leads", name: "x", type: "text" }],
+        ["PATCH", "/api/v1/settings/sharing/defaults", { leads: "private" }],
+        ["GET", "/api/v1/settings/users"],
+        ["POST", "/api/v1/settings/validation-rules", {}],
+        ["GET", "/api/v1/settings/flows"],
       ] as const) {
         const r = await call(w.manager, method, path, body);
         expect(r.status, `${method} ${path}`).toBe(403);
@@ -105,7 +108,13 @@ export function crmApiSuite(backend: Backend): void {
     test("every object takes its standard fields", async () => {
       const account = await create(w.alice, "accounts", { name: "Globex", website: "globex.example", employees: 120, annual_revenue: 1.5e6 });
       const contact = await create(w.alice, "contacts", { first_name: "Hank", last_name: "Scorpio", account_id: account.id, email: "h@globex.example" });
-      const opp = await create(w.alice, "opportunities", { name: "Globex deal", account_id: account.id, amount: 50000, close_date: "2025-12-31", probability: 40 });
+      const opp = await create(w.alice, "opportunities", {
+        name: "Globex deal",
+        account_id: account.id,
+        amount: 50000,
+        close_date: "2025-12-31",
+        probability: 40,
+      });
       expect(opp.stage).toBe("Prospecting");
       const kase = await create(w.alice, "cases", { subject: "Doomsday device", account_id: account.id, contact_id: contact.id, priority: "High" });
       expect(kase).toMatchObject({ status: "New", priority: "High", contact_id: contact.id });
@@ -126,27 +135,33 @@ export function crmApiSuite(backend: Backend): void {
       const r = await call(w.alice, "POST", "/api/v1/leads", { last_name: 7, rating: "Lukewarm", nickname: "x", id: 5 });
       expect(r.status).toBe(422);
       expect(r.body.error).toBe("invalid");
-      expect(r.body.details).toEqual(expect.arrayContaining([
-        { field: "id", message: "read-only field" },
-        { field: "last_name", message: "must be a string" },
-        { field: "rating", message: "must be one of: Hot, Warm, Cold" },
-        { field: "nickname", message: "unknown field" },
-        { field: "company", message: "is required" },
-      ]));
+      expect(r.body.details).toEqual(
+        expect.arrayContaining([
+          { field: "id", message: "read-only field" },
+          { field: "last_name", message: "must be a string" },
+          { field: "rating", message: "must be one of: Hot, Warm, Cold" },
+          { field: "nickname", message: "unknown field" },
+          { field: "company", message: "is required" },
+        ]),
+      );
       expect(Object.keys(r.body).sort()).toEqual(["details", "error"]);
       const opp = await call(w.alice, "POST", "/api/v1/opportunities", { name: "x", close_date: "2025-02-30", amount: "10" });
-      expect(opp.body.details).toEqual(expect.arrayContaining([
-        { field: "close_date", message: "must be a date YYYY-MM-DD" },
-        { field: "amount", message: "must be a number" },
-      ]));
+      expect(opp.body.details).toEqual(
+        expect.arrayContaining([
+          { field: "close_date", message: "must be a date YYYY-MM-DD" },
+          { field: "amount", message: "must be a number" },
+        ]),
+      );
       const made = await create(w.alice, "leads", lead("Typed"));
       const p = await call(w.alice, "PATCH", `/api/v1/leads/${made.id}`, { last_name: "", email: false, created_at: "2020-01-01T00:00:00Z" });
       expect(p.status).toBe(422);
-      expect(p.body.details).toEqual(expect.arrayContaining([
-        { field: "created_at", message: "read-only field" },
-        { field: "last_name", message: "is required" },
-        { field: "email", message: "must be a string" },
-      ]));
+      expect(p.body.details).toEqual(
+        expect.arrayContaining([
+          { field: "created_at", message: "read-only field" },
+          { field: "last_name", message: "is required" },
+          { field: "email", message: "must be a string" },
+        ]),
+      );
       expect((await call(w.alice, "GET", `/api/v1/leads/${made.id}`)).body).toEqual(made);
       expect((await call(w.admin, "GET", "/api/v1/leads?per=1")).body.total).toBe(before + 1);
     });
@@ -161,9 +176,16 @@ export function crmApiSuite(backend: Backend): void {
 
     test("bodies that are not a JSON object are refused: 400 malformed, 415 wrong type, 422 array, 413 past the limit", async () => {
       expect((await call(w.alice, "POST", "/api/v1/leads", "{nope")).status).toBe(400);
-      const wrongType = await fetch(`${w.crm.url}/api/v1/leads`, { method: "POST", body: "{}", headers: { authorization: `Bearer ${w.alice}`, "content-type": "text/plain" } });
+      const wrongType = await fetch(`${w.crm.url}/api/v1/leads`, {
+        method: "POST",
+        body: "{}",
+        headers: { authorization: `Bearer ${w.alice}`, "content-type": "text/plain" },
+      });
       expect(wrongType.status).toBe(415);
-      expect((await call(w.alice, "POST", "/api/v1/leads", [])).body).toEqual({ error: "invalid", details: [{ field: "base", message: "expected a JSON object" }] });
+      expect((await call(w.alice, "POST", "/api/v1/leads", [])).body).toEqual({
+        error: "invalid",
+        details: [{ field: "base", message: "expected a JSON object" }],
+      });
       // A body exactly at the limit is read (and refused for its content); one byte more is 413.
       const pad = (total: number) => JSON.stringify({ description: "d".repeat(total - '{"description":""}'.length) });
       const atLimit = await call(w.alice, "POST", "/api/v1/leads", pad(crmRequestBodyBytesMax));
@@ -173,7 +195,9 @@ export function crmApiSuite(backend: Backend): void {
     });
 
     test("50 concurrent creates each get their own record; SQLite's one writer takes them in turn", async () => {
-      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => call(i % 2 ? w.alice : w.bob, "POST", "/api/v1/accounts", { name: `Concurrent ${i}` })));
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => call(i % 2 ? w.alice : w.bob, "POST", "/api/v1/accounts", { name: `Concurrent ${i}` })),
+      );
       expect(replies.map((r) => r.status)).toEqual(Array(50).fill(201));
       expect(new Set(replies.map((r) => r.body.id)).size).toBe(50);
       expect((await call(w.admin, "GET", "/api/v1/accounts?q=concurrent&per=100")).body.total).toBe(50);
@@ -202,7 +226,16 @@ export function crmApiSuite(backend: Backend): void {
       const all = await call(w.bob, "GET", `/api/v1/cases?q=paging&per=${crmPageSizeMax}`);
       expect(all.body.data.length).toBe(25);
       expect((await call(w.bob, "GET", `/api/v1/cases?q=paging&page=${crmPageMax}`)).body).toMatchObject({ data: [], page: crmPageMax, total: 25 });
-      for (const bad of [`per=${crmPageSizeMax + 1}`, `page=${crmPageMax + 1}`, "per=0", "page=0", "page=-1", "per=abc", "page=1.5", "updated_since=yesterday"]) {
+      for (const bad of [
+        `per=${crmPageSizeMax + 1}`,
+        `page=${crmPageMax + 1}`,
+        "per=0",
+        "page=0",
+        "page=-1",
+        "per=abc",
+        "page=1.5",
+        "updated_since=yesterday",
+      ]) {
         const r = await call(w.bob, "GET", `/api/v1/cases?${bad}`);
         expect(r.status, bad).toBe(400);
         expect(r.body.error).toBe("bad_request");
@@ -254,12 +287,25 @@ export function crmApiSuite(backend: Backend): void {
 
   describe(`crm on ${backend.name}: custom and admin-only fields`, () => {
     test("an admin adds cf_ fields of each type; records read and write them by API name with type checks", async () => {
-      for (const [name, type, extra] of [["tier", "picklist", { values: ["Gold", "Silver"] }], ["score", "number"], ["vip", "boolean"], ["renewal", "date"], ["notes", "text"]] as const) {
+      for (const [name, type, extra] of [
+        ["tier", "picklist", { values: ["Gold", "Silver"] }],
+        ["score", "number"],
+        ["vip", "boolean"],
+        ["renewal", "date"],
+        ["notes", "text"],
+      ] as const) {
         const r = await call(w.admin, "POST", "/api/v1/settings/fields", { object: "accounts", name, type, ...extra });
         expect(r.status, JSON.stringify(r.body)).toBe(201);
         expect(r.body).toMatchObject({ api_name: `cf_${name}`, type, required: false, admin_only: false });
       }
-      const made = await create(w.alice, "accounts", { name: "Custom Co", cf_tier: "Gold", cf_score: 9.5, cf_vip: true, cf_renewal: "2026-01-31", cf_notes: "hi" });
+      const made = await create(w.alice, "accounts", {
+        name: "Custom Co",
+        cf_tier: "Gold",
+        cf_score: 9.5,
+        cf_vip: true,
+        cf_renewal: "2026-01-31",
+        cf_notes: "hi",
+      });
       expect(made).toMatchObject({ cf_tier: "Gold", cf_score: 9.5, cf_vip: true, cf_renewal: "2026-01-31", cf_notes: "hi" });
       const bad = await call(w.alice, "PATCH", `/api/v1/accounts/${made.id}`, { cf_tier: "Bronze", cf_score: "9", cf_vip: "yes", cf_renewal: "31/01/2026" });
       expect(bad.status).toBe(422);
@@ -269,7 +315,13 @@ export function crmApiSuite(backend: Backend): void {
       const dup = await call(w.admin, "POST", "/api/v1/settings/fields", { object: "accounts", name: "tier", type: "text" });
       expect(dup.status).toBe(409);
       const listed = (await call(w.admin, "GET", "/api/v1/settings/fields")).body.data;
-      expect(listed.filter((f: { object: string }) => f.object === "accounts").map((f: { api_name: string }) => f.api_name)).toEqual(["cf_tier", "cf_score", "cf_vip", "cf_renewal", "cf_notes"]);
+      expect(listed.filter((f: { object: string }) => f.object === "accounts").map((f: { api_name: string }) => f.api_name)).toEqual([
+        "cf_tier",
+        "cf_score",
+        "cf_vip",
+        "cf_renewal",
+        "cf_notes",
+      ]);
     });
 
     test("a field definition with a bad name, type or picklist is a 422 with every problem", async () => {
@@ -287,11 +339,15 @@ export function crmApiSuite(backend: Backend): void {
       const r = await call(w.alice, "POST", "/api/v1/cases", { subject: "no region" });
       expect(r.body.details).toEqual([{ field: "cf_region", message: "is required" }]);
       const made = await create(w.alice, "cases", { subject: "with region", cf_region: "EU" });
-      expect((await call(w.alice, "PATCH", `/api/v1/cases/${made.id}`, { cf_region: null })).body.details).toEqual([{ field: "cf_region", message: "is required" }]);
+      expect((await call(w.alice, "PATCH", `/api/v1/cases/${made.id}`, { cf_region: null })).body.details).toEqual([
+        { field: "cf_region", message: "is required" },
+      ]);
     });
 
     test("an admin-only field is hidden from non-admins on read and list, and their write to it is a 422 detail on that field", async () => {
-      expect((await call(w.admin, "POST", "/api/v1/settings/fields", { object: "opportunities", name: "margin", type: "number", admin_only: true })).status).toBe(201);
+      expect(
+        (await call(w.admin, "POST", "/api/v1/settings/fields", { object: "opportunities", name: "margin", type: "number", admin_only: true })).status,
+      ).toBe(201);
       const byAdmin = await create(w.admin, "opportunities", { name: "Secret margin", close_date: "2025-06-30", cf_margin: 0.42, owner_id: w.ids.alice });
       expect(byAdmin.cf_margin).toBe(0.42);
       const read = await call(w.alice, "GET", `/api/v1/opportunities/${byAdmin.id}`);
@@ -314,8 +370,7 @@ export function crmApiSuite(backend: Backend): void {
     test("private: an owner sees and changes their own records, a peer gets 404, the manager and the admin see and change them", async () => {
       await setDefaults({ contacts: "private" });
       const mine = await create(w.alice, "contacts", { last_name: "PrivateAlice" });
-      const list = async (token: string) =>
-        (await call(token, "GET", "/api/v1/contacts?q=privatealice")).body.data.map((r: { id: number }) => r.id);
+      const list = async (token: string) => (await call(token, "GET", "/api/v1/contacts?q=privatealice")).body.data.map((r: { id: number }) => r.id);
       expect(await list(w.alice)).toEqual([mine.id]);
       expect(await list(w.bob)).toEqual([]);
       expect((await call(w.bob, "GET", `/api/v1/contacts/${mine.id}`)).status).toBe(404);
@@ -351,7 +406,11 @@ export function crmApiSuite(backend: Backend): void {
       const rep = await create(w.bob, "leads", lead("OwnerShared"));
       expect((await call(token, "GET", `/api/v1/leads/${rep.id}`)).status).toBe(404);
       const rule = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", {
-        object: "leads", name: "reps to support", access: "read", owned_by: { role: "sales-rep" }, share_with: { role: "support" },
+        object: "leads",
+        name: "reps to support",
+        access: "read",
+        owned_by: { role: "sales-rep" },
+        share_with: { role: "support" },
       });
       expect(rule.status, JSON.stringify(rule.body)).toBe(201);
       expect((await call(token, "GET", `/api/v1/leads/${rep.id}`)).status).toBe(200);
@@ -366,8 +425,11 @@ export function crmApiSuite(backend: Backend): void {
     test("a criteria-based sharing rule opens matching records, read_write, to a role and its subordinates", async () => {
       await setDefaults({ opportunities: "private" });
       const rule = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", {
-        object: "opportunities", name: "big deals", access: "read_write",
-        criteria: [{ field: "amount", op: "gte", value: 100000 }], share_with: { role: "sales-manager", include_subordinates: true },
+        object: "opportunities",
+        name: "big deals",
+        access: "read_write",
+        criteria: [{ field: "amount", op: "gte", value: 100000 }],
+        share_with: { role: "sales-manager", include_subordinates: true },
       });
       expect(rule.status, JSON.stringify(rule.body)).toBe(201);
       const big = await create(w.bob, "opportunities", { name: "Criteria big", close_date: "2025-01-01", amount: 250000 });
@@ -379,7 +441,11 @@ export function crmApiSuite(backend: Backend): void {
       expect((await call(w.bob, "PATCH", `/api/v1/opportunities/${big.id}`, { amount: 10 })).status).toBe(200);
       expect((await call(w.alice, "GET", `/api/v1/opportunities/${big.id}`)).status).toBe(404);
       const bad = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", {
-        object: "opportunities", name: "bad", access: "edit", criteria: [{ field: "nope", op: "eq", value: 1 }], share_with: { role: "ghost" },
+        object: "opportunities",
+        name: "bad",
+        access: "edit",
+        criteria: [{ field: "nope", op: "eq", value: 1 }],
+        share_with: { role: "ghost" },
       });
       expect(bad.status).toBe(422);
       expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(["access", "criteria[0].field", "share_with.role"]);
@@ -389,16 +455,37 @@ export function crmApiSuite(backend: Backend): void {
   describe(`crm on ${backend.name}: rules run inside the request's transaction`, () => {
     test("failing validation rules are all reported in one 422 and the record is not stored", async () => {
       const rule = (name: string, condition: unknown, error_field?: string) =>
-        call(w.admin, "POST", "/api/v1/settings/validation-rules", { name, object: "cases", condition, message: `${name} failed`, ...(error_field ? { error_field } : {}) });
-      expect((await rule("urgent_needs_origin", { all: [{ field: "priority", op: "eq", value: "High" }, { field: "origin", op: "blank" }] }, "origin")).status).toBe(201);
+        call(w.admin, "POST", "/api/v1/settings/validation-rules", {
+          name,
+          object: "cases",
+          condition,
+          message: `${name} failed`,
+          ...(error_field ? { error_field } : {}),
+        });
+      expect(
+        (
+          await rule(
+            "urgent_needs_origin",
+            {
+              all: [
+                { field: "priority", op: "eq", value: "High" },
+                { field: "origin", op: "blank" },
+              ],
+            },
+            "origin",
+          )
+        ).status,
+      ).toBe(201);
       expect((await rule("no_test_subjects", { field: "subject", op: "contains", value: "TEST" })).status).toBe(201);
       const before = (await call(w.admin, "GET", "/api/v1/cases?q=ruled")).body.total;
       const r = await call(w.alice, "POST", "/api/v1/cases", { subject: "Ruled TEST", priority: "High", cf_region: "EU" });
       expect(r.status).toBe(422);
-      expect(r.body.details).toEqual(expect.arrayContaining([
-        { field: "origin", message: "urgent_needs_origin failed" },
-        { field: "base", message: "no_test_subjects failed" },
-      ]));
+      expect(r.body.details).toEqual(
+        expect.arrayContaining([
+          { field: "origin", message: "urgent_needs_origin failed" },
+          { field: "base", message: "no_test_subjects failed" },
+        ]),
+      );
       expect((await call(w.admin, "GET", "/api/v1/cases?q=ruled")).body.total).toBe(before);
       expect((await call(w.alice, "POST", "/api/v1/cases", { subject: "Ruled fine", priority: "High", origin: "Web", cf_region: "EU" })).status).toBe(201);
       const listed = (await call(w.admin, "GET", "/api/v1/settings/validation-rules")).body.data;
@@ -407,7 +494,13 @@ export function crmApiSuite(backend: Backend): void {
     });
 
     test("a rule definition the engine refuses is a 422 and is not stored", async () => {
-      const r = await call(w.admin, "POST", "/api/v1/settings/workflow-rules", { name: "x", object: "leads", trigger: "sometimes", condition: { field: "nope", op: "eq", value: 1 }, updates: [] });
+      const r = await call(w.admin, "POST", "/api/v1/settings/workflow-rules", {
+        name: "x",
+        object: "leads",
+        trigger: "sometimes",
+        condition: { field: "nope", op: "eq", value: 1 },
+        updates: [],
+      });
       expect(r.status).toBe(422);
       expect(r.body.error).toBe("invalid");
       expect(r.body.details.length).toBeGreaterThan(0);
@@ -416,7 +509,10 @@ export function crmApiSuite(backend: Backend): void {
 
     test("a workflow rule's field update is stored with the record", async () => {
       const r = await call(w.admin, "POST", "/api/v1/settings/workflow-rules", {
-        name: "hot_leads", object: "leads", trigger: "created_and_edited", condition: { field: "rating", op: "eq", value: "Hot" },
+        name: "hot_leads",
+        object: "leads",
+        trigger: "created_and_edited",
+        condition: { field: "rating", op: "eq", value: "Hot" },
         updates: [{ field: "status", value: "Working - Contacted" }],
       });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -428,8 +524,17 @@ export function crmApiSuite(backend: Backend): void {
 
     test("a flow that creates a related record commits with the save; when the related record is invalid, the whole request rolls back", async () => {
       const flow = await call(w.admin, "POST", "/api/v1/settings/flows", {
-        name: "account_gets_a_case", object: "accounts", timing: "after_save", trigger: "created",
-        steps: [{ type: "create_record", object: "cases", values: { subject: { template: "Welcome {name}" }, account_id: { ref: "id" }, cf_region: { ref: "billing_country" } } }],
+        name: "account_gets_a_case",
+        object: "accounts",
+        timing: "after_save",
+        trigger: "created",
+        steps: [
+          {
+            type: "create_record",
+            object: "cases",
+            values: { subject: { template: "Welcome {name}" }, account_id: { ref: "id" }, cf_region: { ref: "billing_country" } },
+          },
+        ],
       });
       expect(flow.status, JSON.stringify(flow.body)).toBe(201);
       const ok = await create(w.alice, "accounts", { name: "Flowed Co", billing_country: "NZ" });
@@ -454,7 +559,11 @@ export function crmApiSuite(backend: Backend): void {
       fc.record({ field: fc.constant("rating"), op: fc.constant("in"), value: fc.subarray(["Hot", "Warm", "Cold"], { minLength: 1 }) }),
       fc.record({ field: fc.constant("company"), op: fc.constant("contains"), value: fc.constantFrom("acme", "ini", "x") }),
     );
-    const criteriaRule = fc.record({ access: fc.constantFrom("read", "read_write"), criteria: fc.array(criterion, { minLength: 1, maxLength: 2 }), share_with: roleRef });
+    const criteriaRule = fc.record({
+      access: fc.constantFrom("read", "read_write"),
+      criteria: fc.array(criterion, { minLength: 1, maxLength: 2 }),
+      share_with: roleRef,
+    });
     const config = fc.record({
       defaultAccess: fc.constantFrom("private", "read", "read_write"),
       rules: fc.array(fc.oneof(ownerRule, criteriaRule), { maxLength: 3 }),
@@ -465,22 +574,36 @@ export function crmApiSuite(backend: Backend): void {
     const aboveOrSelf = (role: string): string[] => (parent[role] === null ? [role] : [role, ...aboveOrSelf(parent[role]!)]);
     const below = (role: string): string[] => roles.filter((r) => r !== role && aboveOrSelf(r).includes(role));
     type Lead = { owner: string; rating: string | null; company: string };
-    type Rule = { access: string; share_with: { role: string; include_subordinates: boolean }; owned_by?: { role: string; include_subordinates: boolean }; criteria?: { field: string; op: string; value: any }[] };
+    type Rule = {
+      access: string;
+      share_with: { role: string; include_subordinates: boolean };
+      owned_by?: { role: string; include_subordinates: boolean };
+      criteria?: { field: string; op: string; value: any }[];
+    };
     const meets = (lead: Lead, c: { field: string; op: string; value: any }) => {
       const v = c.field === "rating" ? lead.rating : lead.company;
       if (c.op === "eq") return v === c.value;
       if (c.op === "ne") return c.value === null ? v !== null : v === null || v !== c.value;
       if (c.op === "in") return v !== null && c.value.includes(v);
-      return v !== null && v.toLowerCase().includes(c.value);
+      return v?.toLowerCase().includes(c.value);
     };
-    function modelCanRead(userRole: string | null, isAdmin: boolean, user: string, lead: Lead, ownerRole: string | null, defaultAccess: string, rules: Rule[]): boolean {
+    function modelCanRead(
+      userRole: string | null,
+      isAdmin: boolean,
+      user: string,
+      lead: Lead,
+      ownerRole: string | null,
+      defaultAccess: string,
+      rules: Rule[],
+    ): boolean {
       if (isAdmin || defaultAccess !== "private" || lead.owner === user) return true;
       if (userRole !== null && ownerRole !== null && below(userRole).includes(ownerRole)) return true;
       return rules.some((rule) => {
         const t = rule.share_with;
         const granted = userRole !== null && (aboveOrSelf(t.role).includes(userRole) || (t.include_subordinates && below(t.role).includes(userRole)));
         if (!granted) return false;
-        if (rule.owned_by !== undefined) return ownerRole !== null && [rule.owned_by.role, ...(rule.owned_by.include_subordinates ? below(rule.owned_by.role) : [])].includes(ownerRole);
+        if (rule.owned_by !== undefined)
+          return ownerRole !== null && [rule.owned_by.role, ...(rule.owned_by.include_subordinates ? below(rule.owned_by.role) : [])].includes(ownerRole);
         return rule.criteria!.every((c) => meets(lead, c));
       });
     }
@@ -501,38 +624,46 @@ export function crmApiSuite(backend: Backend): void {
       const ids: number[] = [];
       const leads = new Map<number, Lead>();
       for (let i = 0; i < 12; i++) {
-        const made = await create(w.admin, "leads", { last_name: `Propcase${i}`, company: companies[i % 3], rating: ratings[i % 4], owner_id: owners[i % owners.length] });
+        const made = await create(w.admin, "leads", {
+          last_name: `Propcase${i}`,
+          company: companies[i % 3],
+          rating: ratings[i % 4],
+          owner_id: owners[i % owners.length],
+        });
         ids.push(made.id);
         leads.set(made.id, { owner: ownerNames[i % owners.length]!, rating: ratings[i % 4]!, company: companies[i % 3]! });
       }
-      await fc.assert(fc.asyncProperty(config, async ({ defaultAccess, rules }) => {
-        for (const r of (await call(w.admin, "GET", "/api/v1/settings/sharing/rules")).body.data) {
-          if (r.object === "leads") expect((await call(w.admin, "DELETE", `/api/v1/settings/sharing/rules/${r.id}`)).status).toBe(204);
-        }
-        await setDefaults({ leads: defaultAccess });
-        for (const [i, rule] of rules.entries()) {
-          const r = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", { object: "leads", name: `prop ${i}`, ...rule });
-          expect(r.status, JSON.stringify(r.body)).toBe(201);
-        }
-        for (const [who, token] of Object.entries(tokens)) {
-          const listed = await call(token, "GET", "/api/v1/leads?q=propcase&per=100");
-          const listedIds = listed.body.data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
-          expect(listed.body.total).toBe(listedIds.length);
-          const readable: number[] = [];
-          for (const id of ids) {
-            const read = await call(token, "GET", `/api/v1/leads/${id}`);
-            expect([200, 404]).toContain(read.status);
-            if (read.status === 200) readable.push(id);
+      await fc.assert(
+        fc.asyncProperty(config, async ({ defaultAccess, rules }) => {
+          for (const r of (await call(w.admin, "GET", "/api/v1/settings/sharing/rules")).body.data) {
+            if (r.object === "leads") expect((await call(w.admin, "DELETE", `/api/v1/settings/sharing/rules/${r.id}`)).status).toBe(204);
           }
-          expect(listedIds, who).toEqual(readable);
-          const expected = ids.filter((id) => {
-            const lead = leads.get(id)!;
-            return modelCanRead(roleOf[who]!, who === "admin", who, lead, roleOf[lead.owner]!, defaultAccess, rules as Rule[]);
-          });
-          expect(readable, `${who} under ${JSON.stringify({ defaultAccess, rules })}`).toEqual(expected);
-          if (who === "admin" || defaultAccess !== "private") expect(readable).toEqual(ids);
-        }
-      }), { numRuns: 20 });
+          await setDefaults({ leads: defaultAccess });
+          for (const [i, rule] of rules.entries()) {
+            const r = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", { object: "leads", name: `prop ${i}`, ...rule });
+            expect(r.status, JSON.stringify(r.body)).toBe(201);
+          }
+          for (const [who, token] of Object.entries(tokens)) {
+            const listed = await call(token, "GET", "/api/v1/leads?q=propcase&per=100");
+            const listedIds = listed.body.data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
+            expect(listed.body.total).toBe(listedIds.length);
+            const readable: number[] = [];
+            for (const id of ids) {
+              const read = await call(token, "GET", `/api/v1/leads/${id}`);
+              expect([200, 404]).toContain(read.status);
+              if (read.status === 200) readable.push(id);
+            }
+            expect(listedIds, who).toEqual(readable);
+            const expected = ids.filter((id) => {
+              const lead = leads.get(id)!;
+              return modelCanRead(roleOf[who]!, who === "admin", who, lead, roleOf[lead.owner]!, defaultAccess, rules as Rule[]);
+            });
+            expect(readable, `${who} under ${JSON.stringify({ defaultAccess, rules })}`).toEqual(expected);
+            if (who === "admin" || defaultAccess !== "private") expect(readable).toEqual(ids);
+          }
+        }),
+        { numRuns: 20 },
+      );
     });
   });
 }

@@ -69,7 +69,11 @@ export async function makeWorld(backend: Backend): Promise<World> {
   const users = (await crm.call(tokens[0]!, "GET", "/api/v1/settings/users")).body.data as { id: number; username: string }[];
   const id = (name: string) => users.find((u) => u.username === name)!.id;
   return {
-    crm, admin: tokens[0]!, manager: tokens[1]!, alice: tokens[2]!, bob: tokens[3]!,
+    crm,
+    admin: tokens[0]!,
+    manager: tokens[1]!,
+    alice: tokens[2]!,
+    bob: tokens[3]!,
     ids: { admin: id("admin"), manager: id("manager"), alice: id("alice"), bob: id("bob") },
   };
 }

@@ -28,7 +28,9 @@ export interface CrmProcess {
 
 export async function runCrmTool(db: string, args: string[], stdin?: string) {
   const proc = Bun.spawn([process.execPath, cliPath, "crm", ...args, "--db", db], {
-    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe",
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
@@ -46,7 +48,11 @@ export async function startCrm(db: string, flags: string[] = []): Promise<CrmPro
   const server = await spawnServer("svc crm", argv, crmAddress);
   const url = `http://${server.where}`;
   return {
-    url, db, pid: server.proc.pid, output: server.output, stop: server.stop,
+    url,
+    db,
+    pid: server.proc.pid,
+    output: server.output,
+    stop: server.stop,
     async call(token, method, path, body) {
       const headers: Record<string, string> = {};
       if (token !== null) headers.authorization = `Bearer ${token}`;

@@ -36,7 +36,20 @@ const keys = fc.array(k, { minLength: 1, maxLength: 4 });
 const member = fc.constantFrom("a", "b", "c", "d", "e", "1", "2", "10", "-3", "");
 const value = fc.oneof(
   { weight: 4, arbitrary: member },
-  { weight: 1, arbitrary: fc.constantFrom("3.5", "1e3", "0x10", " 1", "9223372036854775807", "-9223372036854775808", "x\u0000y", "\u00ff\u00fe", "abcdefghijklmnopqrstuvwxyz") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "3.5",
+      "1e3",
+      "0x10",
+      " 1",
+      "9223372036854775807",
+      "-9223372036854775808",
+      "x\u0000y",
+      "\u00ff\u00fe",
+      "abcdefghijklmnopqrstuvwxyz",
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 6 }) },
 );
 const int = fc.oneof(
@@ -66,17 +79,43 @@ export const keyCommands = [
   c("exact", tuple(fc.constantFrom("DEL", "UNLINK", "EXISTS", "TOUCH"), keys)),
   c("exact", tuple(lit("TYPE"), k)),
   c("unordered", tuple(lit("KEYS"), fc.constantFrom("*", "k[01]", "k?", "x*", "*2"))),
-  c("scan", tuple(lit("SCAN"), lit("0"), maybe(lit("MATCH"), fc.constantFrom("*", "k1", "k[2-3]")), lit("COUNT"), lit("1000"), maybe(lit("TYPE"), fc.constantFrom("string", "list", "hash", "set", "zset")))),
+  c(
+    "scan",
+    tuple(
+      lit("SCAN"),
+      lit("0"),
+      maybe(lit("MATCH"), fc.constantFrom("*", "k1", "k[2-3]")),
+      lit("COUNT"),
+      lit("1000"),
+      maybe(lit("TYPE"), fc.constantFrom("string", "list", "hash", "set", "zset")),
+    ),
+  ),
   c("exact", tuple(fc.constantFrom("RENAME", "RENAMENX"), k, k)),
   c("exact", tuple(lit("COPY"), k, k, maybe(lit("REPLACE")), maybe(lit("DB"), fc.constantFrom("0", "1", "16", "x")))),
   c("exact", tuple(lit("MOVE"), k, fc.constantFrom("0", "1", "2", "-1", "99"))),
   c("exact", tuple(fc.constantFrom("EXPIRE", "PEXPIRE"), k, expireSeconds, fc.subarray(["NX", "XX", "GT", "LT"], { maxLength: 2 }))),
-  c("exact", tuple(fc.constantFrom("EXPIREAT", "PEXPIREAT"), k, fc.constantFrom("1", "100", "4102444800", "4102444800000", "abc"), fc.subarray(["NX", "XX", "GT", "LT"], { maxLength: 2 }))),
+  c(
+    "exact",
+    tuple(
+      fc.constantFrom("EXPIREAT", "PEXPIREAT"),
+      k,
+      fc.constantFrom("1", "100", "4102444800", "4102444800000", "abc"),
+      fc.subarray(["NX", "XX", "GT", "LT"], { maxLength: 2 }),
+    ),
+  ),
   c("clock", tuple(fc.constantFrom("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"), k)),
   c("exact", tuple(lit("PERSIST"), k)),
   c("encoding", tuple(lit("OBJECT"), fc.constantFrom("ENCODING", "REFCOUNT", "nope"), k)),
   // The byte counts differ by design (docs/kv.md); nil for a missing key and the errors do not.
-  c("shape", tuple(lit("MEMORY"), lit("USAGE"), k, maybe(fc.constantFrom("SAMPLES", "samples", "nope"), maybe(fc.constantFrom("0", "5", "-1", "abc", "9223372036854775808"))))),
+  c(
+    "shape",
+    tuple(
+      lit("MEMORY"),
+      lit("USAGE"),
+      k,
+      maybe(fc.constantFrom("SAMPLES", "samples", "nope"), maybe(fc.constantFrom("0", "5", "-1", "abc", "9223372036854775808"))),
+    ),
+  ),
   c("exact", tuple(lit("SELECT"), fc.constantFrom("0", "1", "0", "16", "x"))),
   c("exact", tuple(lit("SWAPDB"), fc.constantFrom("0", "1"), fc.constantFrom("0", "1", "2", "x"))),
   c("exact", fc.constantFrom(["DBSIZE"], ["PING"], ["PING", "hi"], ["ECHO", "x"], ["NOSUCHCOMMAND", "a"], ["GET"], ["FLUSHDB"])),
@@ -84,13 +123,23 @@ export const keyCommands = [
 
 export const stringCommands = [
   c("exact", tuple(lit("GET"), k)),
-  c("exact", tuple(lit("SET"), k, value, fc.subarray(["NX", "XX", "GET", "KEEPTTL"], { maxLength: 2 }), maybe(fc.constantFrom("EX", "PX", "EXAT", "PXAT"), seconds))),
+  c(
+    "exact",
+    tuple(lit("SET"), k, value, fc.subarray(["NX", "XX", "GET", "KEEPTTL"], { maxLength: 2 }), maybe(fc.constantFrom("EX", "PX", "EXAT", "PXAT"), seconds)),
+  ),
   c("exact", tuple(fc.constantFrom("SETNX", "GETSET", "APPEND"), k, value)),
   c("exact", tuple(fc.constantFrom("SETEX", "PSETEX"), k, seconds, value)),
   c("exact", tuple(fc.constantFrom("GETDEL", "STRLEN", "INCR", "DECR"), k)),
   c("exact", tuple(lit("GETEX"), k, maybe(fc.constantFrom("EX", "PX", "PERSIST", "EXAT")), maybe(seconds))),
   c("exact", tuple(lit("MGET"), keys)),
-  c("exact", tuple(fc.constantFrom("MSET", "MSETNX"), fc.array(fc.tuple(k, value), { minLength: 1, maxLength: 3 }).map((p) => p.flat()), maybe(k))),
+  c(
+    "exact",
+    tuple(
+      fc.constantFrom("MSET", "MSETNX"),
+      fc.array(fc.tuple(k, value), { minLength: 1, maxLength: 3 }).map((p) => p.flat()),
+      maybe(k),
+    ),
+  ),
   c("exact", tuple(fc.constantFrom("INCRBY", "DECRBY"), k, int)),
   c("exact", tuple(lit("INCRBYFLOAT"), k, fc.oneof(float, int))),
   c("exact", tuple(fc.constantFrom("GETRANGE", "SUBSTR"), k, int, int)),
@@ -108,7 +157,28 @@ export const listCommands = [
   c("exact", tuple(lit("LINSERT"), k, fc.constantFrom("BEFORE", "AFTER", "after", "nope"), member, member)),
   c("exact", tuple(lit("LREM"), k, int, member)),
   c("exact", tuple(lit("LTRIM"), k, int, int)),
-  c("exact", tuple(lit("LPOS"), k, member, fc.subarray([["RANK", "-1"], ["RANK", "2"], ["COUNT", "0"], ["COUNT", "2"], ["MAXLEN", "3"], ["RANK", "0"], ["COUNT", "-1"]], { maxLength: 2 }).map((o) => o.flat()))),
+  c(
+    "exact",
+    tuple(
+      lit("LPOS"),
+      k,
+      member,
+      fc
+        .subarray(
+          [
+            ["RANK", "-1"],
+            ["RANK", "2"],
+            ["COUNT", "0"],
+            ["COUNT", "2"],
+            ["MAXLEN", "3"],
+            ["RANK", "0"],
+            ["COUNT", "-1"],
+          ],
+          { maxLength: 2 },
+        )
+        .map((o) => o.flat()),
+    ),
+  ),
   c("exact", tuple(lit("LMOVE"), k, k, end, end)),
   c("exact", tuple(lit("RPOPLPUSH"), k, k)),
   c("exact", tuple(lit("LMPOP"), fc.constantFrom("1", "2", "0", "5"), k, k, end, maybe(lit("COUNT"), int))),
@@ -138,7 +208,15 @@ export const blockingZsetCommands = inMulti(
 );
 
 export const hashCommands = [
-  c("exact", tuple(fc.constantFrom("HSET", "HMSET"), k, fc.array(fc.tuple(member, value), { minLength: 1, maxLength: 3 }).map((p) => p.flat()), maybe(member))),
+  c(
+    "exact",
+    tuple(
+      fc.constantFrom("HSET", "HMSET"),
+      k,
+      fc.array(fc.tuple(member, value), { minLength: 1, maxLength: 3 }).map((p) => p.flat()),
+      maybe(member),
+    ),
+  ),
   c("exact", tuple(lit("HSETNX"), k, member, value)),
   c("exact", tuple(fc.constantFrom("HGET", "HEXISTS", "HSTRLEN"), k, member)),
   c("exact", tuple(lit("HMGET"), k, fc.array(member, { minLength: 1, maxLength: 3 }))),
@@ -170,10 +248,26 @@ export const setCommands = [
 ];
 
 export const zsetCommands = [
-  c("exact", tuple(lit("ZADD"), k, fc.subarray(["NX", "XX", "GT", "LT", "CH", "INCR"], { maxLength: 2 }), fc.array(fc.tuple(float, member), { minLength: 1, maxLength: 3 }).map((p) => p.flat()))),
+  c(
+    "exact",
+    tuple(
+      lit("ZADD"),
+      k,
+      fc.subarray(["NX", "XX", "GT", "LT", "CH", "INCR"], { maxLength: 2 }),
+      fc.array(fc.tuple(float, member), { minLength: 1, maxLength: 3 }).map((p) => p.flat()),
+    ),
+  ),
   // Many pairs at once (valid scores, or one bad score would refuse nearly all of them): a small
   // set then takes them in one repacking (zset/commands.ts).
-  c("exact", tuple(lit("ZADD"), k, fc.subarray(["NX", "CH", "XX"], { maxLength: 2 }), fc.array(fc.tuple(validFloat, member), { minLength: 36, maxLength: 48 }).map((p) => p.flat()))),
+  c(
+    "exact",
+    tuple(
+      lit("ZADD"),
+      k,
+      fc.subarray(["NX", "CH", "XX"], { maxLength: 2 }),
+      fc.array(fc.tuple(validFloat, member), { minLength: 36, maxLength: 48 }).map((p) => p.flat()),
+    ),
+  ),
   c("exact", tuple(lit("ZINCRBY"), k, float, member)),
   c("exact", tuple(lit("ZREM"), k, fc.array(member, { minLength: 1, maxLength: 3 }))),
   c("exact", tuple(lit("ZCARD"), k)),
@@ -193,8 +287,30 @@ export const zsetCommands = [
   c("exact", tuple(lit("ZREMRANGEBYRANK"), k, int, int)),
   c("exact", tuple(lit("ZREMRANGEBYSCORE"), k, scoreBound, scoreBound)),
   c("exact", tuple(lit("ZREMRANGEBYLEX"), k, lexBound, lexBound)),
-  c("exact", tuple(fc.constantFrom("ZUNION", "ZINTER", "ZDIFF"), fc.constantFrom("1", "2", "0"), k, k, maybe(lit("WEIGHTS"), float, float), maybe(lit("AGGREGATE"), fc.constantFrom("SUM", "MIN", "MAX", "AVG")), maybe(lit("WITHSCORES")))),
-  c("exact", tuple(fc.constantFrom("ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"), k, fc.constantFrom("1", "2", "0"), k, k, maybe(lit("WEIGHTS"), float, float), maybe(lit("AGGREGATE"), fc.constantFrom("SUM", "MIN", "MAX")))),
+  c(
+    "exact",
+    tuple(
+      fc.constantFrom("ZUNION", "ZINTER", "ZDIFF"),
+      fc.constantFrom("1", "2", "0"),
+      k,
+      k,
+      maybe(lit("WEIGHTS"), float, float),
+      maybe(lit("AGGREGATE"), fc.constantFrom("SUM", "MIN", "MAX", "AVG")),
+      maybe(lit("WITHSCORES")),
+    ),
+  ),
+  c(
+    "exact",
+    tuple(
+      fc.constantFrom("ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"),
+      k,
+      fc.constantFrom("1", "2", "0"),
+      k,
+      k,
+      maybe(lit("WEIGHTS"), float, float),
+      maybe(lit("AGGREGATE"), fc.constantFrom("SUM", "MIN", "MAX")),
+    ),
+  ),
   c("exact", tuple(lit("ZINTERCARD"), fc.constantFrom("1", "2", "0"), k, k, maybe(lit("LIMIT"), fc.constantFrom("0", "1", "-1")))),
   c("exact", tuple(lit("ZSCAN"), k, lit("0"), maybe(lit("MATCH"), fc.constantFrom("*", "a", "[ab]")))),
 ];

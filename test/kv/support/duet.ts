@@ -87,7 +87,12 @@ class Queued {
   queued: string[][] = [];
   blocked = false;
 
-  constructor(readonly client: RespClient, readonly id: bigint, readonly addr: string, readonly laddr: string) {
+  constructor(
+    readonly client: RespClient,
+    readonly id: bigint,
+    readonly addr: string,
+    readonly laddr: string,
+  ) {
     void this.pump();
     client.closed.then(() => {
       this.closed = true;
@@ -126,7 +131,10 @@ class Player {
   /** What options.save kept last. */
   private saved = "";
 
-  constructor(private readonly port: number, private readonly options: DuetOptions) {}
+  constructor(
+    private readonly port: number,
+    private readonly options: DuetOptions,
+  ) {}
 
   readonly names: Names = {
     id: (id) => {
@@ -136,7 +144,10 @@ class Player {
     text: (text) => {
       let out = text;
       for (const [name, c] of this.conns) {
-        out = out.replace(new RegExp(`\\bid=${c.id}\\b`, "g"), `id=<${name}>`).replaceAll(`addr=${c.addr} `, `addr=<${name}> `).replaceAll(`laddr=${c.laddr} `, "laddr=<server> ");
+        out = out
+          .replace(new RegExp(`\\bid=${c.id}\\b`, "g"), `id=<${name}>`)
+          .replaceAll(`addr=${c.addr} `, `addr=<${name}> `)
+          .replaceAll(`laddr=${c.laddr} `, "laddr=<server> ");
       }
       return out;
     },
@@ -208,7 +219,10 @@ class Player {
         }
         for (const push of this.options.normaliseGroup?.(argv, pushes) ?? pushes) this.lines.push(`${client}< ${this.show(argv, push)}`);
         // EXEC's replies are each normalised as their own command's would be.
-        const shown = word === "EXEC" && Array.isArray(v) && v.length === c.queued.length ? show(v.map((item, i) => this.options.normalise?.(c.queued[i]!, item, this.names) ?? item)) : this.show(argv, v);
+        const shown =
+          word === "EXEC" && Array.isArray(v) && v.length === c.queued.length
+            ? show(v.map((item, i) => this.options.normalise?.(c.queued[i]!, item, this.names) ?? item))
+            : this.show(argv, v);
         this.lines.push(`${client}< ${shown}`);
         const status = v !== null && typeof v === "object" && "s" in v ? v.s : null;
         if (word === "MULTI" && status === "OK") c.inMulti = true;
@@ -223,7 +237,10 @@ class Player {
       c.client.writeRaw(Buffer.concat([encodeCommand(sent), encodeCommand(["PING", marker])]));
       if (this.options.mayBlock?.(argv)) {
         // Either the marker comes back, or the server counts one more blocked client.
-        const blocked = await waitUntil(async () => (c.synced ? false : (await this.blockedClients()) > blockedBefore ? true : undefined), "a reply or a blocked client");
+        const blocked = await waitUntil(
+          async () => (c.synced ? false : (await this.blockedClients()) > blockedBefore ? true : undefined),
+          "a reply or a blocked client",
+        );
         if (blocked) {
           c.blocked = true;
           this.lines.push(`${client} blocked`);
@@ -316,7 +333,11 @@ export async function expectSameDuet(servers: RedisAndKv, steps: Step[], options
   const at = redis.findIndex((line, i) => line !== kv[i]);
   if (at >= 0 || redis.length !== kv.length) {
     const from = at < 0 ? Math.min(redis.length, kv.length) : at;
-    const context = (lines: string[]) => lines.slice(Math.max(0, from - 12), from + 4).map((l, i) => `${i + Math.max(0, from - 12) === from ? ">>" : "  "} ${l}`).join("\n");
+    const context = (lines: string[]) =>
+      lines
+        .slice(Math.max(0, from - 12), from + 4)
+        .map((l, i) => `${i + Math.max(0, from - 12) === from ? ">>" : "  "} ${l}`)
+        .join("\n");
     throw new Error(`transcripts part at line ${from}\n-- redis-server --\n${context(redis)}\n-- svc kv --\n${context(kv)}`);
   }
   expect(kv).toEqual(redis);
@@ -333,7 +354,10 @@ export const propertyTimeoutMs = process.env.SVC_DUET_RUNS === undefined ? 60_00
 export async function duetProperty(servers: RedisAndKv, steps: fc.Arbitrary<Step[]>, options: DuetOptions, numRuns: number): Promise<void> {
   const seed = process.env.SVC_DUET_SEED === undefined ? undefined : Number(process.env.SVC_DUET_SEED);
   const runs = process.env.SVC_DUET_RUNS === undefined ? numRuns : Number(process.env.SVC_DUET_RUNS);
-  await fc.assert(fc.asyncProperty(steps, async (s) => void (await expectSameDuet(servers, s, options))), { numRuns: runs, seed, endOnFailure: true });
+  await fc.assert(
+    fc.asyncProperty(steps, async (s) => void (await expectSameDuet(servers, s, options))),
+    { numRuns: runs, seed, endOnFailure: true },
+  );
 }
 
 /** Every key of database 0 and 1 with its type, value (sets and hashes sorted) and whether it has a time to live. */
@@ -345,8 +369,12 @@ export async function keyspaceLines(c: RespClient): Promise<string[]> {
     for (const key of keys) {
       const type = ((await c.call("TYPE", key)) as { s: string }).s;
       const read: Record<string, string[]> = {
-        string: ["GET", key], list: ["LRANGE", key, "0", "-1"], hash: ["HGETALL", key], set: ["SMEMBERS", key],
-        zset: ["ZRANGE", key, "0", "-1", "WITHSCORES"], stream: ["XRANGE", key, "-", "+"],
+        string: ["GET", key],
+        list: ["LRANGE", key, "0", "-1"],
+        hash: ["HGETALL", key],
+        set: ["SMEMBERS", key],
+        zset: ["ZRANGE", key, "0", "-1", "WITHSCORES"],
+        stream: ["XRANGE", key, "-", "+"],
       };
       let value = read[type] === undefined ? null : await c.call(...read[type]!);
       if (type === "set" && Array.isArray(value)) value = [...value].sort();

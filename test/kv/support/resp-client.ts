@@ -14,8 +14,21 @@ import type { Socket } from "bun";
 import { WriteQueue } from "./wire.ts";
 
 export type RespValue =
-  | string | bigint | null | { s: string } | { e: string } | { nullArray: true } | RespValue[]
-  | { nil: true } | { d: string } | { big: string } | { b: boolean } | { v: string } | { map: RespValue[] } | { set: RespValue[] } | { push: RespValue[] };
+  | string
+  | bigint
+  | null
+  | { s: string }
+  | { e: string }
+  | { nullArray: true }
+  | RespValue[]
+  | { nil: true }
+  | { d: string }
+  | { big: string }
+  | { b: boolean }
+  | { v: string }
+  | { map: RespValue[] }
+  | { set: RespValue[] }
+  | { push: RespValue[] };
 
 /** A reply as one line of JSON, integers marked ":5" so they stay apart from the bulk string "5". */
 export const show = (v: RespValue): string => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `:${x}` : x));
@@ -65,9 +78,12 @@ function parseAt(buf: Buffer, at: number, outOfBand: RespValue[]): { value: Resp
   const line = buf.toString("latin1", at + 1, eol);
   const after = eol + 2;
   switch (String.fromCharCode(buf[at]!)) {
-    case "+": return { value: { s: line }, next: after };
-    case "-": return { value: { e: line }, next: after };
-    case ":": return { value: BigInt(line), next: after };
+    case "+":
+      return { value: { s: line }, next: after };
+    case "-":
+      return { value: { e: line }, next: after };
+    case ":":
+      return { value: BigInt(line), next: after };
     case "$": {
       const length = Number(line);
       if (length < 0) return { value: null, next: after };
@@ -97,11 +113,16 @@ function parseAt(buf: Buffer, at: number, outOfBand: RespValue[]): { value: Resp
       const r = parseItems(buf, after, Number(line), outOfBand);
       return r && { value: { push: r.items }, next: r.next };
     }
-    case "_": return { value: { nil: true }, next: after };
-    case ",": return { value: { d: line }, next: after };
-    case "(": return { value: { big: line }, next: after };
-    case "#": return { value: { b: line === "t" }, next: after };
-    default: throw new Error(`bad reply byte ${buf[at]} at ${at}`);
+    case "_":
+      return { value: { nil: true }, next: after };
+    case ",":
+      return { value: { d: line }, next: after };
+    case "(":
+      return { value: { big: line }, next: after };
+    case "#":
+      return { value: { b: line === "t" }, next: after };
+    default:
+      throw new Error(`bad reply byte ${buf[at]} at ${at}`);
   }
 }
 

@@ -14,10 +14,14 @@ const commandShownChars = 160;
  * expects the same replies; returns svc's.
  */
 export async function sameReplies(
-  redis: RespClient, kv: RespClient, commands: readonly (readonly string[])[], first: readonly (readonly string[])[] = [["FLUSHALL"], ["SCRIPT", "FLUSH"]],
+  redis: RespClient,
+  kv: RespClient,
+  commands: readonly (readonly string[])[],
+  first: readonly (readonly string[])[] = [["FLUSHALL"], ["SCRIPT", "FLUSH"]],
 ): Promise<RespValue[]> {
   const [redisReplies, kvReplies] = await Promise.all([redis, kv].map((client) => client.pipeline([...first, ...commands])));
-  const rows = (replies: RespValue[]) => commands.map((command, i) => ({ command: command.join(" ").slice(0, commandShownChars), reply: show(replies[first.length + i]!) }));
+  const rows = (replies: RespValue[]) =>
+    commands.map((command, i) => ({ command: command.join(" ").slice(0, commandShownChars), reply: show(replies[first.length + i]!) }));
   expect(rows(kvReplies!)).toEqual(rows(redisReplies!));
   return kvReplies!.slice(first.length);
 }

@@ -21,7 +21,12 @@ export interface ServerProcess {
 }
 
 /** A spawned server as the kv tests see it: its port, found in its output. */
-async function spawnServer(name: string, argv: string[], env: Record<string, string | undefined>, readyPort: (output: string) => number | undefined): Promise<ServerProcess> {
+async function spawnServer(
+  name: string,
+  argv: string[],
+  env: Record<string, string | undefined>,
+  readyPort: (output: string) => number | undefined,
+): Promise<ServerProcess> {
   const server = await spawnProcess(name, argv, readyPort, { env });
   return { port: server.where, proc: server.proc, output: server.output, stop: server.stop };
 }
@@ -77,7 +82,24 @@ export { freePort };
 export async function startRedis(args: string[] = []): Promise<ServerProcess> {
   const port = freePort();
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
-  const argv = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", "--enable-debug-command", "local", ...args];
+  const argv = [
+    "redis-server",
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--daemonize",
+    "no",
+    "--enable-debug-command",
+    "local",
+    ...args,
+  ];
   return spawnServer("redis-server", argv, process.env, (output) => (output.includes("Ready to accept connections") ? port : undefined));
 }
 

@@ -122,7 +122,8 @@ export class TrackingTranscript {
 }
 
 /** A RESP3 push's items, or the value itself (a RESP2 message is an array). */
-const pushOf = (value: RespValue): RespValue[] | null => (typeof value === "object" && value !== null && !Array.isArray(value) && "push" in value ? value.push : null);
+const pushOf = (value: RespValue): RespValue[] | null =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && "push" in value ? value.push : null;
 const messageOf = (value: RespValue): RespValue => pushOf(value) ?? value;
 
 async function withFresh<T>(port: number, body: (c: RespClient) => Promise<T>): Promise<T> {

@@ -187,7 +187,11 @@ export async function observe(port: number, steps: readonly Step[], reference?: 
       const ref = reference?.[observed.length];
       await conn.flushed();
       const quietMs = step.quietMs;
-      await conn.settle({ atLeast: ref?.replies.length ?? 0, expectClose: ref?.closed ?? false, ...(quietMs === undefined ? {} : { quietMs, deadlineMs: quietMs + 3000 }) });
+      await conn.settle({
+        atLeast: ref?.replies.length ?? 0,
+        expectClose: ref?.closed ?? false,
+        ...(quietMs === undefined ? {} : { quietMs, deadlineMs: quietMs + 3000 }),
+      });
       observed.push({ replies: conn.received.toString("latin1"), closed: conn.closed });
       if (conn.closed) break;
     }

@@ -23,7 +23,6 @@ export interface MediaUnderTest {
   stop(): Promise<void>;
 }
 
-
 export async function startMedia(flags: string[] = []): Promise<MediaUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-media-"));
   const server = await spawnServer(

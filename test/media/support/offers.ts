@@ -36,7 +36,11 @@ export function baseOffer(slots = 2, options: { send?: boolean } = {}): string {
 /** Each 400 row of the spec's offer rules: the offer, and what the error must name. */
 export function badOffers(): { name: string; offer: string; message: RegExp }[] {
   const ok = baseOffer(2);
-  const without = (pattern: RegExp) => ok.split("\r\n").filter((l) => !pattern.test(l)).join("\r\n");
+  const without = (pattern: RegExp) =>
+    ok
+      .split("\r\n")
+      .filter((l) => !pattern.test(l))
+      .join("\r\n");
   return [
     { name: "not SDP at all", offer: "hello", message: /sdp_offer does not parse/ },
     { name: "no m-lines", offer: "v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n", message: /does not parse: it has no m= lines/ },
@@ -49,7 +53,11 @@ export function badOffers(): { name: string; offer: string; message: RegExp }[] 
     { name: "not bundled", offer: without(/^a=group:BUNDLE/), message: /does not BUNDLE/ },
     { name: "two sending lines", offer: ok.replace("a=recvonly", "a=sendonly"), message: /more than one audio m-line that sends/ },
     { name: "a send line with neither a=ssrc nor the sdes:mid extension", offer: without(/^a=ssrc:1111/), message: /neither a=ssrc nor the sdes:mid/ },
-    { name: "two SSRCs on the send line", offer: ok.replace("a=ssrc:1111 cname:test", "a=ssrc:1111 cname:test\r\na=ssrc:1112 cname:test"), message: /more than one SSRC/ },
+    {
+      name: "two SSRCs on the send line",
+      offer: ok.replace("a=ssrc:1111 cname:test", "a=ssrc:1111 cname:test\r\na=ssrc:1112 cname:test"),
+      message: /more than one SSRC/,
+    },
     { name: "bad fingerprint hash", offer: ok.replaceAll("a=fingerprint:sha-256", "a=fingerprint:md5"), message: /unsupported hash md5/ },
   ];
 }

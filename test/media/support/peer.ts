@@ -51,7 +51,13 @@ export class Peer {
         track.onReceiveRtp.subscribe((rtp) => {
           const mid = transceiver.mid!;
           const list = peer.received.get(mid) ?? [];
-          list.push({ ssrc: rtp.header.ssrc, sequenceNumber: rtp.header.sequenceNumber, timestamp: rtp.header.timestamp, tag: rtp.payload[3] ?? -1, at: Date.now() });
+          list.push({
+            ssrc: rtp.header.ssrc,
+            sequenceNumber: rtp.header.sequenceNumber,
+            timestamp: rtp.header.timestamp,
+            tag: rtp.payload[3] ?? -1,
+            at: Date.now(),
+          });
           peer.received.set(mid, list);
         });
       });
@@ -64,7 +70,11 @@ export class Peer {
   /** Offers, posts the session, applies the answer and waits until ICE and DTLS are connected. */
   static async join(media: MediaUnderTest, user: string, room: string, options: { slots: number; send?: boolean; peers?: string[] | null }): Promise<Peer> {
     const { peer, sdp } = await Peer.offer(user, options);
-    const res = await media.call("POST", "/v1/sessions", { token: media.token(user, room), sdp_offer: sdp, ...(options.peers === undefined ? {} : { peers: options.peers }) });
+    const res = await media.call("POST", "/v1/sessions", {
+      token: media.token(user, room),
+      sdp_offer: sdp,
+      ...(options.peers === undefined ? {} : { peers: options.peers }),
+    });
     if (res.status !== 200) throw new Error(`POST /v1/sessions for ${user}: ${res.status} ${await res.text()}`);
     const body = (await res.json()) as { session_id: number; sdp_answer: string };
     peer.sessionId = body.session_id;

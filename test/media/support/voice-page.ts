@@ -104,9 +104,9 @@ export type VoiceMethod = "join" | "state" | "inbound" | "outbound" | "slots" | 
 
 /** Runs `window.voice[method](...args)` in the page and returns its (JSON-able) result. */
 export async function callVoice<T>(page: Page, method: VoiceMethod, ...args: unknown[]): Promise<T> {
-  const result = await page.evaluate(
-    ([m, a]) => (globalThis as unknown as { voice: Record<string, (...x: unknown[]) => unknown> }).voice[m]!(...a),
-    [method, args] as const,
-  );
+  const result = await page.evaluate(([m, a]) => (globalThis as unknown as { voice: Record<string, (...x: unknown[]) => unknown> }).voice[m]!(...a), [
+    method,
+    args,
+  ] as const);
   return result as T;
 }

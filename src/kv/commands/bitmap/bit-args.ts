@@ -104,4 +104,3 @@ export function writableString(x: Exec, key: string, lengthBytes: number): Mutab
   x.db.set(key, created);
   return created;
 }
-

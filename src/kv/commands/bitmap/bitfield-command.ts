@@ -70,9 +70,10 @@ function readAt(value: string | MutableString | undefined, offset: number, bits:
 function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): boolean {
   const old = fieldValue(op.type, readAt(target, op.offset, op.type.bits));
   // An unsigned SET value is taken as Redis takes it, as the uint64 with the same bits.
-  const result = op.kind === "incrby"
-    ? addInField(op.type, old, op.operand, op.policy)
-    : addInField(op.type, op.type.signed ? op.operand : BigInt.asUintN(64, op.operand), 0n, op.policy);
+  const result =
+    op.kind === "incrby"
+      ? addInField(op.type, old, op.operand, op.policy)
+      : addInField(op.type, op.type.signed ? op.operand : BigInt.asUintN(64, op.operand), 0n, op.policy);
   if (result === null) {
     x.reply.bulk(null);
     return false;

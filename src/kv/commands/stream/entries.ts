@@ -14,7 +14,18 @@ import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } 
 import { typeOf } from "../../types/value.ts";
 import type { Reply } from "../../kit/reply.ts";
 import { Stream, type StreamEntry, type TrimSpec } from "../../types/stream/stream.ts";
-import { makeId, msOf, parseId, parseRangeEnd, parseRangeStart, parseStrictId, seqOf, type StreamId, streamIdMax, streamIdMin } from "../../types/stream/stream-id.ts";
+import {
+  makeId,
+  msOf,
+  parseId,
+  parseRangeEnd,
+  parseRangeStart,
+  parseStrictId,
+  seqOf,
+  type StreamId,
+  streamIdMax,
+  streamIdMin,
+} from "../../types/stream/stream-id.ts";
 
 /** The stream at `key`, undefined when missing; WRONGTYPE for another type. */
 export function getStream(x: Exec, key: string): Stream | undefined {
@@ -135,7 +146,7 @@ function xadd(x: Exec, argv: string[]): void {
   const fieldsAt = args.next + 1;
   const pairs = argv.length - fieldsAt;
   if (pairs < 2 || pairs % 2 === 1) throw arityError("xadd");
-  if (args.id !== null && args.id.seqGiven && args.id.id === streamIdMin) throw new KvError("ERR The ID specified in XADD must be greater than 0-0");
+  if (args.id?.seqGiven && args.id.id === streamIdMin) throw new KvError("ERR The ID specified in XADD must be greater than 0-0");
   let stream = getStream(x, key);
   if (stream === undefined) {
     if (args.noMakeStream) return x.reply.bulk(null);
@@ -257,7 +268,8 @@ function xsetid(x: Exec, argv: string[]): void {
   if (stream === undefined) throw noSuchKey();
   if (stream.length > 0) {
     if (id < stream.edgeId(false)!) throw new KvError("ERR The ID specified in XSETID is smaller than the target stream top item");
-    if (entriesAdded !== -1n && BigInt(stream.length) > entriesAdded) throw new KvError("ERR The entries_added specified in XSETID is smaller than the target stream length");
+    if (entriesAdded !== -1n && BigInt(stream.length) > entriesAdded)
+      throw new KvError("ERR The entries_added specified in XSETID is smaller than the target stream length");
   }
   stream.lastId = id;
   if (entriesAdded !== -1n) stream.entriesAdded = entriesAdded;

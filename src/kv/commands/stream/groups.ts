@@ -47,7 +47,10 @@ const xgroupSyntaxError = (argv: readonly string[]) => subcommandSyntaxError("XG
  * of CREATE and SETID first, then the key's type, then that the key exists (unless MKSTREAM) and
  * that the group does, for the subcommands that need it.
  */
-function xgroupTarget(x: Exec, argv: readonly string[]): { stream: Stream | undefined; group: ConsumerGroup | undefined; makeStream: boolean; entriesRead: bigint | null } {
+function xgroupTarget(
+  x: Exec,
+  argv: readonly string[],
+): { stream: Stream | undefined; group: ConsumerGroup | undefined; makeStream: boolean; entriesRead: bigint | null } {
   const sub = argv[1]!.toLowerCase();
   let makeStream = false;
   let entriesRead: bigint | null = null;
@@ -67,7 +70,9 @@ function xgroupTarget(x: Exec, argv: readonly string[]): { stream: Stream | unde
   const group = stream?.groups.get(argv[3]!);
   if (!makeStream) {
     if (stream === undefined) {
-      throw new KvError("ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.");
+      throw new KvError(
+        "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.",
+      );
     }
     if (group === undefined && sub !== "create" && sub !== "destroy") throw noGroup(`No such consumer group '${argv[3]}' for key name '${key}'`);
   }

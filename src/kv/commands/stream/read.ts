@@ -118,7 +118,9 @@ function resolveSources(x: Exec, args: ReadArgs): Source[] {
     let after: StreamId;
     if (text === "$") {
       if (args.group !== null) {
-        throw new KvError("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.");
+        throw new KvError(
+          "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.",
+        );
       }
       after = stream?.lastId ?? streamIdMin;
     } else if (text === ">") {
@@ -149,7 +151,9 @@ function xread(x: Exec, argv: string[], xreadgroup: boolean): void {
       if (!history && !hasEntriesAfter(stream, group.lastId)) continue;
       seeConsumer(x, key, group, args.group, nowMs, commands);
       const consumerName = args.group.consumer;
-      const rows = history ? readHistory(key, stream, args.group.name, group, consumerName, source.after, args.count, nowMs, commands) : deliverNew(x, key, stream, group, args.group, args.count, nowMs, commands);
+      const rows = history
+        ? readHistory(key, stream, args.group.name, group, consumerName, source.after, args.count, nowMs, commands)
+        : deliverNew(x, key, stream, group, args.group, args.count, nowMs, commands);
       served.push({ key, rows });
     } else if (hasEntriesAfter(stream, source.after)) {
       served.push({ key, rows: entriesAfter(stream, source.after, args.count) });
@@ -192,7 +196,16 @@ function hasEntriesAfter(stream: Stream, after: StreamId): boolean {
  * NOACK) with one delivery, taking it from whoever held it (XGROUP SETID can move the last ID
  * back), and the group's last ID and read count move on, as Redis's streamReplyWithRange does.
  */
-function deliverNew(x: Exec, key: string, stream: Stream, group: ConsumerGroup, args: NonNullable<ReadArgs["group"]>, count: number, nowMs: number, commands: FileCommands): Row[] {
+function deliverNew(
+  x: Exec,
+  key: string,
+  stream: Stream,
+  group: ConsumerGroup,
+  args: NonNullable<ReadArgs["group"]>,
+  count: number,
+  nowMs: number,
+  commands: FileCommands,
+): Row[] {
   const entries = entriesAfter(stream, group.lastId, count);
   const consumer = group.consumers.get(args.consumer)!;
   for (const entry of entries) {
@@ -245,7 +258,17 @@ export function advanceGroup(stream: Stream, group: ConsumerGroup, id: StreamId)
  * counts a delivery, as Redis's streamReplyWithRangeFromConsumerPEL does. The new counts are
  * recorded in the append-only file (Redis does not propagate them), so that a restart keeps them.
  */
-function readHistory(key: string, stream: Stream, groupName: string, group: ConsumerGroup, consumerName: string, after: StreamId, count: number, nowMs: number, commands: FileCommands): Row[] {
+function readHistory(
+  key: string,
+  stream: Stream,
+  groupName: string,
+  group: ConsumerGroup,
+  consumerName: string,
+  after: StreamId,
+  count: number,
+  nowMs: number,
+  commands: FileCommands,
+): Row[] {
   const rows: Row[] = [];
   if (after === streamIdMax) return rows;
   for (const pending of group.pendingRange(after + 1n, streamIdMax)) {
@@ -298,7 +321,16 @@ const seenOf = (stream: Stream | undefined): Seen => ({ stream, entriesAdded: st
  * replaced, or its group destroyed: not when the group moves back (XGROUP SETID) and so has
  * entries to deliver again, which waits for the next entry, as there.
  */
-function tryServe(engine: Engine, session: Session, dbIndex: number, key: string, after: StreamId, seen: Seen, groupArgs: ReadArgs["group"], count: number): boolean {
+function tryServe(
+  engine: Engine,
+  session: Session,
+  dbIndex: number,
+  key: string,
+  after: StreamId,
+  seen: Seen,
+  groupArgs: ReadArgs["group"],
+  count: number,
+): boolean {
   const value = engine.dbs[dbIndex]!.get(key);
   const reply = session.reply;
   if (value === undefined || typeOf(value) !== "stream") {

@@ -63,7 +63,10 @@ function xinfoStream(x: Exec, argv: string[]): void {
     streamHead(reply, stream);
     reply.bulk("groups");
     reply.integer(stream.groups.size);
-    for (const [label, first] of [["first-entry", true], ["last-entry", false]] as const) {
+    for (const [label, first] of [
+      ["first-entry", true],
+      ["last-entry", false],
+    ] as const) {
       reply.bulk(label);
       const entry = stream.edgeEntry(first);
       if (entry === undefined) reply.bulk(null);

@@ -4,13 +4,13 @@
 import { SvcError } from "../../../core/errors.ts";
 import { bytesField, integerField, numberField } from "../body-fields.ts";
 import type { Outcome } from "../command-runner.ts";
-import { type RestRoutes, result, runAndAnswer, valueOf } from "../request.ts";
+import { type RestRoutes, result, runAndAnswer, outcomeValue } from "../request.ts";
 
 /** RedisBloom's answers for a filter that is missing or already there, as 404 and 409. */
 function bloomValue(outcome: Outcome) {
   if (!outcome.ok && outcome.error === "ERR not found") throw new SvcError("not_found", "ERR not found");
   if (!outcome.ok && outcome.error === "ERR item exists") throw new SvcError("conflict", "ERR item exists");
-  return valueOf(outcome);
+  return outcomeValue(outcome);
 }
 
 export const bloomRoutes: RestRoutes = {

@@ -18,8 +18,23 @@ import { type RestRoutes, runAndAnswer } from "../request.ts";
 
 /** Commands whose point is state kept on a connection for its later commands. */
 const connectionState = new Set([
-  "multi", "exec", "discard", "watch", "unwatch", "subscribe", "unsubscribe", "psubscribe", "punsubscribe",
-  "ssubscribe", "sunsubscribe", "select", "auth", "hello", "reset", "quit", "monitor",
+  "multi",
+  "exec",
+  "discard",
+  "watch",
+  "unwatch",
+  "subscribe",
+  "unsubscribe",
+  "psubscribe",
+  "punsubscribe",
+  "ssubscribe",
+  "sunsubscribe",
+  "select",
+  "auth",
+  "hello",
+  "reset",
+  "quit",
+  "monitor",
 ]);
 
 const bad = (message: string) => new SvcError("bad_request", message);

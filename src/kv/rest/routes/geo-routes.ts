@@ -4,14 +4,24 @@
  * they are), so clients do no parsing of their own.
  */
 import { SvcError } from "../../../core/errors.ts";
-import {
-  type Body, bytesField, integerField, numberField, objectListField, optionalBooleanField, optionalWordField,
-} from "../body-fields.ts";
+import { type Body, bytesField, integerField, numberField, objectListField, optionalBooleanField, optionalWordField } from "../body-fields.ts";
 import type { Json } from "../json-reply.ts";
-import { notFound, type RestRoutes, result, runAndAnswer, valueOf } from "../request.ts";
+import { notFound, type RestRoutes, result, runAndAnswer, outcomeValue } from "../request.ts";
 
 const searchFields = [
-  "longitude", "latitude", "member", "radius", "width", "height", "unit", "count", "any", "sort", "withcoord", "withdist", "withhash",
+  "longitude",
+  "latitude",
+  "member",
+  "radius",
+  "width",
+  "height",
+  "unit",
+  "count",
+  "any",
+  "sort",
+  "withcoord",
+  "withdist",
+  "withhash",
 ] as const;
 
 const bad = (message: string) => new SvcError("bad_request", message);
@@ -20,14 +30,10 @@ const bad = (message: string) => new SvcError("bad_request", message);
 function searchArea(body: Body, unit: string): string[] {
   const position = body.longitude !== undefined || body.latitude !== undefined;
   if (position === (body.member !== undefined)) throw bad("give either 'longitude' and 'latitude', or 'member', as the centre");
-  const centre = position
-    ? ["FROMLONLAT", numberField(body, "longitude"), numberField(body, "latitude")]
-    : ["FROMMEMBER", bytesField(body, "member")];
+  const centre = position ? ["FROMLONLAT", numberField(body, "longitude"), numberField(body, "latitude")] : ["FROMMEMBER", bytesField(body, "member")];
   const box = body.width !== undefined || body.height !== undefined;
   if (box === (body.radius !== undefined)) throw bad("give either 'radius', or 'width' and 'height', as the area");
-  const shape = box
-    ? ["BYBOX", numberField(body, "width"), numberField(body, "height"), unit]
-    : ["BYRADIUS", numberField(body, "radius"), unit];
+  const shape = box ? ["BYBOX", numberField(body, "width"), numberField(body, "height"), unit] : ["BYRADIUS", numberField(body, "radius"), unit];
   return [...centre, ...shape];
 }
 
@@ -76,14 +82,14 @@ export const geoRoutes: RestRoutes = {
   },
   "/geo/:key/pos/:member": {
     async GET(r) {
-      const [position] = valueOf(await r.run(["GEOPOS", r.params.key!, r.params.member!])) as Json[];
+      const [position] = outcomeValue(await r.run(["GEOPOS", r.params.key!, r.params.member!])) as Json[];
       return position === null || position === undefined ? notFound("member not found") : result(position);
     },
   },
   "/geo/:key/dist/:member1/:member2": {
     async GET(r) {
       const argv = ["GEODIST", r.params.key!, r.params.member1!, r.params.member2!, r.query("unit", "m")];
-      const distance = valueOf(await r.run(argv));
+      const distance = outcomeValue(await r.run(argv));
       return distance === null ? notFound("member not found") : result(Number(distance));
     },
   },

@@ -4,7 +4,7 @@
 import { SvcError } from "../../../core/errors.ts";
 import { type Body, bytesField } from "../body-fields.ts";
 import { textToBytes } from "../bytes-json.ts";
-import { notFound, type RestRoutes, result, runAndAnswer, valueOf } from "../request.ts";
+import { notFound, type RestRoutes, result, runAndAnswer, outcomeValue } from "../request.ts";
 
 /** HSET's field/value arguments from the `fields` object (field names are UTF-8 text). */
 function fieldArguments(body: Body): string[] {
@@ -33,7 +33,7 @@ export const hashRoutes: RestRoutes = {
   },
   "/hash/:key/:field": {
     async GET(r) {
-      const value = valueOf(await r.run(["HGET", r.params.key!, r.params.field!]));
+      const value = outcomeValue(await r.run(["HGET", r.params.key!, r.params.field!]));
       return value === null ? notFound("field not found") : result(value);
     },
     DELETE: (r) => runAndAnswer(r, ["HDEL", r.params.key!, r.params.field!]),

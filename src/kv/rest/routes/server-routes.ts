@@ -15,10 +15,12 @@ const identifierFields = new Set(["redis_git_sha1", "redis_build_id", "run_id", 
 function fieldValue(text: string): Json {
   if (number.test(text) && Number.isSafeInteger(Math.trunc(Number(text)))) return Number(text);
   if (!pairList.test(text)) return text;
-  return Object.fromEntries(text.split(",").map((pair) => {
-    const at = pair.indexOf("=");
-    return [pair.slice(0, at), fieldValue(pair.slice(at + 1))];
-  }));
+  return Object.fromEntries(
+    text.split(",").map((pair) => {
+      const at = pair.indexOf("=");
+      return [pair.slice(0, at), fieldValue(pair.slice(at + 1))];
+    }),
+  );
 }
 
 /** INFO's "# Section\r\nfield:value\r\n…" text as {"section": {"field": value}} with lower-case section names. */

@@ -2,12 +2,12 @@
  * Strings: GET, SET (with EX/PX) and DEL of one key under /kv/{key}.
  */
 import { bytesField, integerField } from "../body-fields.ts";
-import { notFound, type RestRoutes, result, runAndAnswer, valueOf } from "../request.ts";
+import { notFound, type RestRoutes, result, runAndAnswer, outcomeValue } from "../request.ts";
 
 export const stringRoutes: RestRoutes = {
   "/kv/:key": {
     async GET(r) {
-      const value = valueOf(await r.run(["GET", r.params.key!]));
+      const value = outcomeValue(await r.run(["GET", r.params.key!]));
       return value === null ? notFound("key not found") : result(value);
     },
     async PUT(r) {

@@ -15,7 +15,7 @@ import { positionBitCountMax } from "../../../wasm/bloom.ts";
 /** ln(2)² to the digits RedisBloom divides by; the exact literal keeps ⌊capacity · bpe⌋ identical. */
 const ln2Squared = 0.480453013918201;
 /** ln(2) to the digits RedisBloom multiplies by: Math.LN2 would move some ⌈ln2 · bpe⌉ up by one. */
-const ln2 = 0.693147180559945;
+const ln2 = Math.LN2;
 const wordBits = 64;
 
 /**

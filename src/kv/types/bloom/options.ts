@@ -8,8 +8,19 @@
 import { parseFloatArg, parseInt64 } from "../../text/args.ts";
 import { arityError } from "../../text/errors.ts";
 import {
-  badArgument, badCapacity, badErrorRate, badExpansion, capacityRange, errorRateRange, expansionRange, insertBadCapacity,
-  insertBadErrorRate, insertBadExpansion, noExpansion, nonScalingCannotExpand, unknownArgument,
+  badArgument,
+  badCapacity,
+  badErrorRate,
+  badExpansion,
+  capacityRange,
+  errorRateRange,
+  expansionRange,
+  insertBadCapacity,
+  insertBadErrorRate,
+  insertBadExpansion,
+  noExpansion,
+  nonScalingCannotExpand,
+  unknownArgument,
 } from "./bloom-errors.ts";
 
 /** How a chain is created: what BF.RESERVE and BF.INSERT ask for, or the defaults. */
@@ -94,7 +105,7 @@ export function parseInsert(argv: readonly string[]): InsertArgs {
   let itemsAt = -1;
   let at = 2;
   // A value-taking option must have its value: missing, it is an arity error, as in RedisBloom.
-  const valueOf = () => {
+  const nextValue = () => {
     if (++at === argv.length) throw arityError("bf.insert");
     return argv[at++]!;
   };
@@ -105,11 +116,11 @@ export function parseInsert(argv: readonly string[]): InsertArgs {
         itemsAt = ++at;
         break;
       case "e":
-        if (letterAt(word, 1) === "r") errorRate = toDouble(valueOf()) ?? throwError(insertBadErrorRate);
-        else expansion = parseInt64(valueOf()) ?? throwError(insertBadExpansion);
+        if (letterAt(word, 1) === "r") errorRate = toDouble(nextValue()) ?? throwError(insertBadErrorRate);
+        else expansion = parseInt64(nextValue()) ?? throwError(insertBadExpansion);
         break;
       case "c":
-        capacity = parseInt64(valueOf()) ?? throwError(insertBadCapacity);
+        capacity = parseInt64(nextValue()) ?? throwError(insertBadCapacity);
         break;
       case "n":
         if (letterAt(word, 2) === "c") create = false;

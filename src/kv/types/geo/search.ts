@@ -89,7 +89,15 @@ type CellSet = (Cell | null)[];
 
 /** Centre, N, S, E, W, NE, NW, SE, SW: Redis's scan order. */
 const scanOrder: readonly (readonly [east: -1 | 0 | 1, north: -1 | 0 | 1])[] = [
-  [0, 0], [0, 1], [0, -1], [1, 0], [-1, 0], [1, 1], [-1, 1], [1, -1], [-1, -1],
+  [0, 0],
+  [0, 1],
+  [0, -1],
+  [1, 0],
+  [-1, 0],
+  [1, 1],
+  [-1, 1],
+  [1, -1],
+  [-1, -1],
 ];
 
 const cellsAround = (centre: Cell): Cell[] => scanOrder.map(([east, north]) => neighbour(centre, east, north));
@@ -100,7 +108,9 @@ function sidesFallShort(cells: readonly Cell[], box: Area): boolean {
   const south = decodeArea(cells[2]!);
   const east = decodeArea(cells[3]!);
   const west = decodeArea(cells[4]!);
-  return north.latitudeMax < box.latitudeMax || south.latitudeMin > box.latitudeMin || east.longitudeMax < box.longitudeMax || west.longitudeMin > box.longitudeMin;
+  return (
+    north.latitudeMax < box.latitudeMax || south.latitudeMin > box.latitudeMin || east.longitudeMax < box.longitudeMax || west.longitudeMin > box.longitudeMin
+  );
 }
 
 /** The cells to scan for a shape (Redis's geohashCalculateAreasByShapeWGS84). */

@@ -3,9 +3,7 @@
  * i starts at bit 6i), 12288 bytes. The register work itself runs in wasm (src/wasm/hll.ts); this
  * module applies it to a whole HLL value, header included.
  */
-import {
-  hllDenseAdd, hllDenseHistogram, hllDenseMaxInto, hllDenseRaiseTo, hllDenseSetPatterns,
-} from "../../../wasm/hll.ts";
+import { hllDenseAdd, hllDenseHistogram, hllDenseMaxInto, hllDenseRaiseTo, hllDenseSetPatterns } from "../../../wasm/hll.ts";
 import { denseBytes, headerBytes } from "./header.ts";
 
 const registersOf = (hll: Uint8Array) => hll.subarray(headerBytes, denseBytes);

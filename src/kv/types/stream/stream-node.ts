@@ -83,7 +83,11 @@ export class StreamNode {
    * hold a few entries); one after a full node gets that node's size at once, rather than
    * doubling its way there.
    */
-  constructor(slots = initialSlots, bytes = initialBytes, readonly ids = new NodeIds(slots)) {
+  constructor(
+    slots = initialSlots,
+    bytes = initialBytes,
+    readonly ids = new NodeIds(slots),
+  ) {
     this.starts = new Int32Array(slots);
     this.bytes = Buffer.allocUnsafe(bytes) as Latin1Buffer;
   }

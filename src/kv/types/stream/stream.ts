@@ -15,7 +15,7 @@
  * entry, after XDEL or XSETID), the largest ID XDEL deleted, and how many entries were ever
  * added: Redis 7's consumer group lag is computed from these.
  */
-import { type ConsumerGroup } from "./consumer-group.ts";
+import type { ConsumerGroup } from "./consumer-group.ts";
 import { formatId, type IdBound, idBound, idOf, msOf, seqOf, type StreamId, streamIdMax, streamIdMin } from "./stream-id.ts";
 import { type NodeSlot, type StreamEntry, StreamNode } from "./stream-node.ts";
 

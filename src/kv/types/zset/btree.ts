@@ -204,8 +204,7 @@ function lowerBound(node: Node, score: number, member: string): number {
 }
 
 /** Whether slot `at` of a leaf (a lowerBound result) holds exactly (score, member). */
-const holdsAt = (leaf: Node, at: number, score: number, member: string) =>
-  at < leaf.size && leaf.scores[at] === score && leaf.members[at] === member;
+const holdsAt = (leaf: Node, at: number, score: number, member: string) => at < leaf.size && leaf.scores[at] === score && leaf.members[at] === member;
 
 /** In an inner node: the child whose keys' interval holds (score, member). */
 function route(node: Node, score: number, member: string): number {

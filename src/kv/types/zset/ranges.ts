@@ -15,25 +15,19 @@ export interface ScoreRange {
 }
 
 /** One end of a lexicographic range: "-" (below everything), "+" (above everything) or a string. */
-export type LexBound =
-  | { kind: "-" }
-  | { kind: "+" }
-  | { kind: "value"; value: string; exclusive: boolean };
+export type LexBound = { kind: "-" } | { kind: "+" } | { kind: "value"; value: string; exclusive: boolean };
 
 export interface LexRange {
   min: LexBound;
   max: LexBound;
 }
 
-export const scoreAboveMin = (score: number, range: ScoreRange) =>
-  range.minExclusive ? score > range.min : score >= range.min;
+export const scoreAboveMin = (score: number, range: ScoreRange) => (range.minExclusive ? score > range.min : score >= range.min);
 
-export const scoreBelowMax = (score: number, range: ScoreRange) =>
-  range.maxExclusive ? score < range.max : score <= range.max;
+export const scoreBelowMax = (score: number, range: ScoreRange) => (range.maxExclusive ? score < range.max : score <= range.max);
 
 /** A range that can hold no score at all: min above max, or a point with an open end. */
-export const scoreRangeIsEmpty = (range: ScoreRange) =>
-  range.min > range.max || (range.min === range.max && (range.minExclusive || range.maxExclusive));
+export const scoreRangeIsEmpty = (range: ScoreRange) => range.min > range.max || (range.min === range.max && (range.minExclusive || range.maxExclusive));
 
 export function lexAboveMin(member: string, bound: LexBound): boolean {
   if (bound.kind === "-") return true;

@@ -115,7 +115,13 @@ export class ZSet {
   compactIfSmall(): void {
     if (this.compact || this.size > compactEntriesMax) return;
     const entries = [...this.order.entries()];
-    if (!isCompact(entries.map((e) => e.member), this.size)) return;
+    if (
+      !isCompact(
+        entries.map((e) => e.member),
+        this.size,
+      )
+    )
+      return;
     this.order = packedPairs(entries);
     this.index = null;
   }

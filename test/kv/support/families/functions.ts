@@ -56,27 +56,68 @@ const key = fc.constantFrom("k1", "k2");
 const numkeys = fc.constantFrom("0", "1", "2", "-1", "3", "x");
 
 const fcall = fc
-  .tuple(fc.constantFrom("FCALL", "FCALL", "FCALL_RO", "fcall"), fname, fc.nat(7), fc.array(key, { maxLength: 2 }), fc.array(fc.constantFrom("1", "v", ""), { maxLength: 2 }), numkeys)
+  .tuple(
+    fc.constantFrom("FCALL", "FCALL", "FCALL_RO", "fcall"),
+    fname,
+    fc.nat(7),
+    fc.array(key, { maxLength: 2 }),
+    fc.array(fc.constantFrom("1", "v", ""), { maxLength: 2 }),
+    numkeys,
+  )
   .map(([name, f, shape, keys, args, odd]) => [name, f, shape === 0 ? odd : String(keys.length), ...keys, ...args]);
 const functionCommand = fc.oneof(
   { weight: 6, arbitrary: cmd(lit("FUNCTION"), lit("LOAD"), fc.constantFrom<string[]>([], [], ["REPLACE"], ["replace"]), library) },
   {
     weight: 3,
-    arbitrary: cmd(lit("FUNCTION"), lit("LIST"), fc.constantFrom<string[]>(
-      [], ["WITHCODE"], ["LIBRARYNAME", "lib*"], ["LIBRARYNAME", "liba"], ["LIBRARYNAME", "x*"], ["withcode", "libraryname", "*b"],
-      ["LIBRARYNAME"], ["WITHCODE", "WITHCODE"], ["LIBRARYNAME", "a", "LIBRARYNAME", "b"], ["foo"],
-    )),
+    arbitrary: cmd(
+      lit("FUNCTION"),
+      lit("LIST"),
+      fc.constantFrom<string[]>(
+        [],
+        ["WITHCODE"],
+        ["LIBRARYNAME", "lib*"],
+        ["LIBRARYNAME", "liba"],
+        ["LIBRARYNAME", "x*"],
+        ["withcode", "libraryname", "*b"],
+        ["LIBRARYNAME"],
+        ["WITHCODE", "WITHCODE"],
+        ["LIBRARYNAME", "a", "LIBRARYNAME", "b"],
+        ["foo"],
+      ),
+    ),
   },
   { weight: 2, arbitrary: cmd(lit("FUNCTION"), lit("DELETE"), libname) },
-  { weight: 1, arbitrary: cmd(lit("FUNCTION"), fc.constantFrom<string[]>(["FLUSH"], ["FLUSH", "ASYNC"], ["FLUSH", "SYNC"], ["FLUSH", "LAZY"], ["FLUSH", "SYNC", "ASYNC"])) },
+  {
+    weight: 1,
+    arbitrary: cmd(lit("FUNCTION"), fc.constantFrom<string[]>(["FLUSH"], ["FLUSH", "ASYNC"], ["FLUSH", "SYNC"], ["FLUSH", "LAZY"], ["FLUSH", "SYNC", "ASYNC"])),
+  },
   { weight: 2, arbitrary: fc.constant<string[]>(["FUNCTION", "DUMP"]) },
-  { weight: 2, arbitrary: cmd(lit("FUNCTION"), lit("RESTORE"), lit("<saved>"), fc.constantFrom<string[]>([], ["APPEND"], ["REPLACE"], ["FLUSH"], ["flush"], ["BAD"], ["FLUSH", "x"])) },
+  {
+    weight: 2,
+    arbitrary: cmd(
+      lit("FUNCTION"),
+      lit("RESTORE"),
+      lit("<saved>"),
+      fc.constantFrom<string[]>([], ["APPEND"], ["REPLACE"], ["FLUSH"], ["flush"], ["BAD"], ["FLUSH", "x"]),
+    ),
+  },
   { weight: 1, arbitrary: fc.constant<string[]>(["FUNCTION", "STATS"]) },
   {
     weight: 1,
     arbitrary: fc.constantFrom<string[]>(
-      ["FUNCTION", "KILL"], ["FUNCTION"], ["FUNCTION", "NOSUCH"], ["FUNCTION", "LOAD"], ["FUNCTION", "DELETE"], ["FUNCTION", "DELETE", "a", "b"],
-      ["FUNCTION", "RESTORE"], ["FUNCTION", "RESTORE", "garbage"], ["FUNCTION", "STATS", "x"], ["FUNCTION", "DUMP", "x"], ["FCALL"], ["FCALL", "fa"], ["FCALL_RO", "fa"],
+      ["FUNCTION", "KILL"],
+      ["FUNCTION"],
+      ["FUNCTION", "NOSUCH"],
+      ["FUNCTION", "LOAD"],
+      ["FUNCTION", "DELETE"],
+      ["FUNCTION", "DELETE", "a", "b"],
+      ["FUNCTION", "RESTORE"],
+      ["FUNCTION", "RESTORE", "garbage"],
+      ["FUNCTION", "STATS", "x"],
+      ["FUNCTION", "DUMP", "x"],
+      ["FCALL"],
+      ["FCALL", "fa"],
+      ["FCALL_RO", "fa"],
     ),
   },
 );
@@ -121,7 +162,10 @@ async function functionLines(c: RespClient): Promise<string[]> {
 }
 
 export const options: DuetOptions = {
-  clients: [{ name: "A", protocol: 2 }, { name: "B", protocol: 3 }],
+  clients: [
+    { name: "A", protocol: 2 },
+    { name: "B", protocol: 3 },
+  ],
   reset: [["CONFIG", "RESETSTAT"]],
   // The payload RESTORE steps send: the last FUNCTION DUMP's (empty until one ran).
   save: (argv, reply) => (argv[0]!.toUpperCase() === "FUNCTION" && argv[1]?.toUpperCase() === "DUMP" && typeof reply === "string" ? reply : undefined),

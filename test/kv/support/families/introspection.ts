@@ -23,34 +23,138 @@ const key = fc.constantFrom("s", "l", "h", "missing");
 
 const clientCommands = fc.oneof(
   cmd(lit("CLIENT"), lit("SETNAME"), name),
-  fc.constantFrom<string[]>(["CLIENT", "GETNAME"], ["CLIENT", "ID"], ["CLIENT", "INFO"], ["CLIENT", "LIST"], ["CLIENT", "GETNAME", "x"], ["CLIENT", "SETNAME"], ["CLIENT", "ID", "x"]),
-  cmd(lit("CLIENT"), lit("LIST"), fc.constantFrom<string[]>(["TYPE", "normal"], ["TYPE", "pubsub"], ["TYPE", "master"], ["TYPE", "replica"], ["TYPE", "bad"], ["ID"], ["ID", "abc"], ["ID", "0"], ["FOO"])),
+  fc.constantFrom<string[]>(
+    ["CLIENT", "GETNAME"],
+    ["CLIENT", "ID"],
+    ["CLIENT", "INFO"],
+    ["CLIENT", "LIST"],
+    ["CLIENT", "GETNAME", "x"],
+    ["CLIENT", "SETNAME"],
+    ["CLIENT", "ID", "x"],
+  ),
+  cmd(
+    lit("CLIENT"),
+    lit("LIST"),
+    fc.constantFrom<string[]>(
+      ["TYPE", "normal"],
+      ["TYPE", "pubsub"],
+      ["TYPE", "master"],
+      ["TYPE", "replica"],
+      ["TYPE", "bad"],
+      ["ID"],
+      ["ID", "abc"],
+      ["ID", "0"],
+      ["FOO"],
+    ),
+  ),
   cmd(lit("CLIENT"), lit("LIST"), lit("ID"), fc.array(fc.constantFrom("<id:A>", "<id:B>", "<id:C>", "999999"), { minLength: 1, maxLength: 3 })),
-  cmd(lit("CLIENT"), lit("KILL"), fc.constantFrom<string[]>(
-    ["ID", "<id:C>"], ["ID", "999999"], ["ID", "abc"], ["ID", "<id:A>"], ["ID", "<id:A>", "SKIPME", "no"], ["ID", "<id:C>", "SKIPME", "maybe"],
-    ["TYPE", "pubsub"], ["TYPE", "master"], ["TYPE", "bad"], ["ADDR", "<addr:C>"], ["ADDR", "1.2.3.4:5"], ["<addr:C>"], ["1.2.3.4:5"],
-    ["FOO", "bar"], ["ID"], ["MAXAGE", "100000"], ["USER", "nosuchuser"],
-  )),
+  cmd(
+    lit("CLIENT"),
+    lit("KILL"),
+    fc.constantFrom<string[]>(
+      ["ID", "<id:C>"],
+      ["ID", "999999"],
+      ["ID", "abc"],
+      ["ID", "<id:A>"],
+      ["ID", "<id:A>", "SKIPME", "no"],
+      ["ID", "<id:C>", "SKIPME", "maybe"],
+      ["TYPE", "pubsub"],
+      ["TYPE", "master"],
+      ["TYPE", "bad"],
+      ["ADDR", "<addr:C>"],
+      ["ADDR", "1.2.3.4:5"],
+      ["<addr:C>"],
+      ["1.2.3.4:5"],
+      ["FOO", "bar"],
+      ["ID"],
+      ["MAXAGE", "100000"],
+      ["USER", "nosuchuser"],
+    ),
+  ),
   cmd(lit("CLIENT"), lit("NO-EVICT"), fc.constantFrom("on", "off", "ON", "maybe")),
-  fc.constantFrom<string[]>(["CLIENT", "UNPAUSE"], ["CLIENT", "PAUSE", "abc"], ["CLIENT", "PAUSE", "-1"], ["CLIENT", "PAUSE", "100", "BAD"], ["CLIENT", "PAUSE"], ["CLIENT", "NOSUCH"], ["CLIENT"]),
-  cmd(lit("CLIENT"), lit("UNBLOCK"), fc.constantFrom("<id:C>", "<id:A>", "999999", "abc"), fc.constantFrom<string[]>([], ["TIMEOUT"], ["ERROR"], ["error"], ["BAD"])),
+  fc.constantFrom<string[]>(
+    ["CLIENT", "UNPAUSE"],
+    ["CLIENT", "PAUSE", "abc"],
+    ["CLIENT", "PAUSE", "-1"],
+    ["CLIENT", "PAUSE", "100", "BAD"],
+    ["CLIENT", "PAUSE"],
+    ["CLIENT", "NOSUCH"],
+    ["CLIENT"],
+  ),
+  cmd(
+    lit("CLIENT"),
+    lit("UNBLOCK"),
+    fc.constantFrom("<id:C>", "<id:A>", "999999", "abc"),
+    fc.constantFrom<string[]>([], ["TIMEOUT"], ["ERROR"], ["error"], ["BAD"]),
+  ),
 );
-const infoCommands = cmd(lit("INFO"), fc.constantFrom<string[]>(
-  [], ["server"], ["clients"], ["memory"], ["persistence"], ["stats"], ["replication"], ["cpu"], ["keyspace"], ["errorstats"], ["modules"],
-  ["commandstats"], ["default"], ["everything"], ["all"], ["nosuch"], ["CLIENTS", "memory"], ["latencystats"],
-));
+const infoCommands = cmd(
+  lit("INFO"),
+  fc.constantFrom<string[]>(
+    [],
+    ["server"],
+    ["clients"],
+    ["memory"],
+    ["persistence"],
+    ["stats"],
+    ["replication"],
+    ["cpu"],
+    ["keyspace"],
+    ["errorstats"],
+    ["modules"],
+    ["commandstats"],
+    ["default"],
+    ["everything"],
+    ["all"],
+    ["nosuch"],
+    ["CLIENTS", "memory"],
+    ["latencystats"],
+  ),
+);
 const commandCommands = fc.constantFrom<string[]>(
-  ["COMMAND", "COUNT"], ["COMMAND", "INFO", "get", "set", "nosuch"], ["COMMAND", "INFO", "client", "xinfo"], ["COMMAND", "DOCS", "nosuch"], ["COMMAND", "DOCS", "get"], ["COMMAND", "GETKEYS", "set", "a", "b"],
-  ["COMMAND", "GETKEYS", "get"], ["COMMAND", "GETKEYS", "nosuch", "a"], ["COMMAND", "LIST", "FILTERBY", "ACLCAT", "hyperloglog"], ["COMMAND", "LIST", "FILTERBY", "PATTERN", "xa*"],
-  ["COMMAND", "LIST", "FILTERBY", "BAD", "x"], ["COMMAND", "LIST", "FILTERBY"], ["COMMAND", "NOSUCH"], ["COMMAND", "COUNT", "x"], ["COMMAND", "GETKEYSANDFLAGS", "lmove", "a", "b", "LEFT", "RIGHT"],
+  ["COMMAND", "COUNT"],
+  ["COMMAND", "INFO", "get", "set", "nosuch"],
+  ["COMMAND", "INFO", "client", "xinfo"],
+  ["COMMAND", "DOCS", "nosuch"],
+  ["COMMAND", "DOCS", "get"],
+  ["COMMAND", "GETKEYS", "set", "a", "b"],
+  ["COMMAND", "GETKEYS", "get"],
+  ["COMMAND", "GETKEYS", "nosuch", "a"],
+  ["COMMAND", "LIST", "FILTERBY", "ACLCAT", "hyperloglog"],
+  ["COMMAND", "LIST", "FILTERBY", "PATTERN", "xa*"],
+  ["COMMAND", "LIST", "FILTERBY", "BAD", "x"],
+  ["COMMAND", "LIST", "FILTERBY"],
+  ["COMMAND", "NOSUCH"],
+  ["COMMAND", "COUNT", "x"],
+  ["COMMAND", "GETKEYSANDFLAGS", "lmove", "a", "b", "LEFT", "RIGHT"],
 );
 const objectCommands = fc.oneof(
   cmd(lit("OBJECT"), fc.constantFrom("ENCODING", "REFCOUNT", "IDLETIME", "FREQ", "encoding"), key),
   fc.constantFrom<string[]>(["OBJECT"], ["OBJECT", "ENCODING"], ["OBJECT", "NOSUCH", "s"], ["OBJECT", "ENCODING", "s", "extra"]),
   cmd(lit("MEMORY"), lit("USAGE"), key, fc.constantFrom<string[]>([], ["SAMPLES", "0"], ["SAMPLES", "-1"], ["SAMPLES", "x"], ["FOO", "1"], ["SAMPLES"])),
-  fc.constantFrom<string[]>(["MEMORY"], ["MEMORY", "NOSUCH"], ["MEMORY", "USAGE"], ["DEBUG", "SLEEP", "0"], ["DEBUG", "SET-ACTIVE-EXPIRE", "1"], ["DEBUG", "SLEEP"], ["DEBUG", "NOSUCH"]),
+  fc.constantFrom<string[]>(
+    ["MEMORY"],
+    ["MEMORY", "NOSUCH"],
+    ["MEMORY", "USAGE"],
+    ["DEBUG", "SLEEP", "0"],
+    ["DEBUG", "SET-ACTIVE-EXPIRE", "1"],
+    ["DEBUG", "SLEEP"],
+    ["DEBUG", "NOSUCH"],
+  ),
 );
-const data = fc.constantFrom<string[]>(["SET", "s", "v"], ["SET", "s", "12"], ["RPUSH", "l", "a"], ["HSET", "h", "f", "v"], ["DEL", "s"], ["SUBSCRIBE", "ch"], ["UNSUBSCRIBE"], ["SELECT", "1"], ["SELECT", "0"], ["MULTI"], ["EXEC"]);
+const data = fc.constantFrom<string[]>(
+  ["SET", "s", "v"],
+  ["SET", "s", "12"],
+  ["RPUSH", "l", "a"],
+  ["HSET", "h", "f", "v"],
+  ["DEL", "s"],
+  ["SUBSCRIBE", "ch"],
+  ["UNSUBSCRIBE"],
+  ["SELECT", "1"],
+  ["SELECT", "0"],
+  ["MULTI"],
+  ["EXEC"],
+);
 /** C blocks (BLPOP on an empty key) for UNBLOCK and KILL to find; A's push releases it. */
 const blocking = fc.constantFrom<Step[]>([{ client: "C", argv: ["BLPOP", "empty", "0"] }], [{ client: "A", argv: ["RPUSH", "empty", "x"] }]);
 
@@ -77,7 +181,12 @@ export function clientLines(text: string, names: Names): string {
     .text(text)
     .split("\n")
     .filter((l) => l.startsWith("id=<"))
-    .map((l) => l.split(" ").filter((f) => clientFields.includes(f.slice(0, f.indexOf("=")))).join(" "))
+    .map((l) =>
+      l
+        .split(" ")
+        .filter((f) => clientFields.includes(f.slice(0, f.indexOf("="))))
+        .join(" "),
+    )
     .join("\n");
 }
 
@@ -87,8 +196,14 @@ export function clientLines(text: string, names: Names): string {
  * while the append-only file is on — as it is in the svc under test, not in the redis-server.
  */
 const svcOnlyInfoFields = new Set([
-  "svc_runtime", "pubsub_clients",
-  "aof_current_size", "aof_base_size", "aof_pending_rewrite", "aof_buffer_length", "aof_pending_bio_fsync", "aof_delayed_fsync",
+  "svc_runtime",
+  "pubsub_clients",
+  "aof_current_size",
+  "aof_base_size",
+  "aof_pending_rewrite",
+  "aof_buffer_length",
+  "aof_pending_bio_fsync",
+  "aof_delayed_fsync",
 ]);
 /** Sections listing commands or errors met so far, in Redis's hash-table order: compared sorted. */
 const unorderedSections = new Set(["# Commandstats", "# Errorstats", "# Latencystats"]);
@@ -152,8 +267,15 @@ function normalise(argv: string[], reply: RespValue, names: Names): RespValue {
 }
 
 export const options: DuetOptions = {
-  clients: [{ name: "A", protocol: 2 }, { name: "B", protocol: 3 }, { name: "C", protocol: 2 }],
-  reset: [["DEBUG", "SET-ACTIVE-EXPIRE", "0"], ["CONFIG", "RESETSTAT"]],
+  clients: [
+    { name: "A", protocol: 2 },
+    { name: "B", protocol: 3 },
+    { name: "C", protocol: 2 },
+  ],
+  reset: [
+    ["DEBUG", "SET-ACTIVE-EXPIRE", "0"],
+    ["CONFIG", "RESETSTAT"],
+  ],
   mayBlock: (argv) => argv[0] === "BLPOP",
   normalise,
   snapshot: async (c, names) => [...clientLines((await c.call("CLIENT", "LIST")) as string, names).split("\n"), ...(await keyspaceLines(c))],

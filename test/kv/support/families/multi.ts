@@ -31,18 +31,37 @@ const writes = fc.oneof(
 const reads = fc.oneof(cmd(fc.constantFrom("GET", "EXISTS", "TTL", "TYPE", "STRLEN"), key), fc.constantFrom<string[]>(["DBSIZE"], ["KEYS", "w"]));
 /** Refused while queueing, or failing only when EXEC runs. */
 const failing = fc.constantFrom<string[]>(
-  ["NOSUCHCOMMAND"], ["GET"], ["SET", "x"], ["WATCH"], ["MULTI"], ["INCR", "w", "extra"], ["LPUSH"], ["EVAL"],
-  ["EVAL", "return redis.call('incr', KEYS[1])", "1", "x"], ["EVAL", "error('in a script')", "0"], ["EVALSHA", "0123456789012345678901234567890123456789", "0"],
-  ["EVAL", "return redis.call('multi')", "0"], ["EVAL", "return 1", "-1"], ["INCRBY", "x", "abc"], ["HSET", "x", "f", "v"],
+  ["NOSUCHCOMMAND"],
+  ["GET"],
+  ["SET", "x"],
+  ["WATCH"],
+  ["MULTI"],
+  ["INCR", "w", "extra"],
+  ["LPUSH"],
+  ["EVAL"],
+  ["EVAL", "return redis.call('incr', KEYS[1])", "1", "x"],
+  ["EVAL", "error('in a script')", "0"],
+  ["EVALSHA", "0123456789012345678901234567890123456789", "0"],
+  ["EVAL", "return redis.call('multi')", "0"],
+  ["EVAL", "return 1", "-1"],
+  ["INCRBY", "x", "abc"],
+  ["HSET", "x", "f", "v"],
 );
 const scripts = fc.constantFrom<string[]>(
   ["EVAL", "redis.call('set', KEYS[1], 'from-script'); return redis.call('get', KEYS[1])", "1", "w"],
   ["EVAL", "return redis.call('incr', KEYS[1])", "1", "y"],
-  ["SCRIPT", "LOAD", "return 'loaded'"], ["EVALSHA", new Bun.CryptoHasher("sha1").update("return 'loaded'").digest("hex"), "0"],
-  ["EVAL_RO", "return redis.call('get', KEYS[1])", "1", "w"], ["FUNCTION", "STATS"],
+  ["SCRIPT", "LOAD", "return 'loaded'"],
+  ["EVALSHA", new Bun.CryptoHasher("sha1").update("return 'loaded'").digest("hex"), "0"],
+  ["EVAL_RO", "return redis.call('get', KEYS[1])", "1", "w"],
+  ["FUNCTION", "STATS"],
 );
 /** Blocking commands: inside MULTI they answer at once; outside they are sent only on a key that has data. */
-const blocking = fc.constantFrom<string[]>(["BLPOP", "w", "0"], ["BRPOPLPUSH", "x", "y", "0"], ["BLMOVE", "w", "x", "LEFT", "RIGHT", "0"], ["XREAD", "BLOCK", "0", "STREAMS", "x", "$"]);
+const blocking = fc.constantFrom<string[]>(
+  ["BLPOP", "w", "0"],
+  ["BRPOPLPUSH", "x", "y", "0"],
+  ["BLMOVE", "w", "x", "LEFT", "RIGHT", "0"],
+  ["XREAD", "BLOCK", "0", "STREAMS", "x", "$"],
+);
 const control = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom<string[]>(["MULTI"], ["EXEC"], ["DISCARD"], ["UNWATCH"], ["RESET"], ["exec"]) },
   { weight: 3, arbitrary: cmd(lit("WATCH"), keys) },
@@ -54,7 +73,16 @@ const transaction = fc
   .tuple(
     fc.constantFrom("A", "C"),
     fc.option(keys, { nil: undefined }),
-    fc.array(fc.oneof({ weight: 4, arbitrary: writes }, { weight: 2, arbitrary: reads }, { weight: 2, arbitrary: failing }, { weight: 1, arbitrary: scripts }, { weight: 1, arbitrary: blocking }), { minLength: 0, maxLength: 4 }),
+    fc.array(
+      fc.oneof(
+        { weight: 4, arbitrary: writes },
+        { weight: 2, arbitrary: reads },
+        { weight: 2, arbitrary: failing },
+        { weight: 1, arbitrary: scripts },
+        { weight: 1, arbitrary: blocking },
+      ),
+      { minLength: 0, maxLength: 4 },
+    ),
     fc.option(writes, { nil: undefined }),
     fc.constantFrom("EXEC", "EXEC", "EXEC", "DISCARD"),
   )
@@ -80,7 +108,11 @@ export const steps: fc.Arbitrary<Step[]> = fc
   .map((parts) => parts.flat());
 
 export const options: DuetOptions = {
-  clients: [{ name: "A", protocol: 2 }, { name: "B", protocol: 2 }, { name: "C", protocol: 3 }],
+  clients: [
+    { name: "A", protocol: 2 },
+    { name: "B", protocol: 2 },
+    { name: "C", protocol: 3 },
+  ],
   // Keys whose time has passed stay until a command meets them, on both servers: otherwise
   // whether the cycle ran between two steps would decide what WATCH and EXEC see.
   reset: [["DEBUG", "SET-ACTIVE-EXPIRE", "0"]],

@@ -27,16 +27,35 @@ const publishing = cmd(fc.constantFrom("PUBLISH", "PUBLISH", "SPUBLISH"), channe
 const introspection = fc.oneof(
   cmd(lit("PUBSUB"), fc.constantFrom("CHANNELS", "SHARDCHANNELS", "channels"), fc.constantFrom<string[]>([], ["*"], ["news.*"], ["c?"], ["x"])),
   cmd(lit("PUBSUB"), fc.constantFrom("NUMSUB", "SHARDNUMSUB"), fc.array(channel, { maxLength: 3 })),
-  fc.constantFrom<string[]>(["PUBSUB", "NUMPAT"], ["PUBSUB", "NUMPAT", "x"], ["PUBSUB", "CHANNELS", "a", "b"], ["PUBSUB"], ["PUBSUB", "NOSUCH"], ["PUBSUB", "SHARDCHANNELS", "a", "b"]),
+  fc.constantFrom<string[]>(
+    ["PUBSUB", "NUMPAT"],
+    ["PUBSUB", "NUMPAT", "x"],
+    ["PUBSUB", "CHANNELS", "a", "b"],
+    ["PUBSUB"],
+    ["PUBSUB", "NOSUCH"],
+    ["PUBSUB", "SHARDCHANNELS", "a", "b"],
+  ),
 );
 /** What a subscriber may send (RESP2: only these), and what it may not. */
 const others = fc.constantFrom<string[]>(
-  ["PING"], ["PING", "msg"], ["PING", "a", "b"], ["GET", "k"], ["SET", "k", "v"], ["SUBSCRIBE"], ["PSUBSCRIBE"], ["SSUBSCRIBE"], ["PUBLISH", "c1"],
-  ["SPUBLISH", "c1"], ["RESET"], ["ECHO", "x"], ["CLIENT", "SETNAME", "n"], ["QUIT"],
+  ["PING"],
+  ["PING", "msg"],
+  ["PING", "a", "b"],
+  ["GET", "k"],
+  ["SET", "k", "v"],
+  ["SUBSCRIBE"],
+  ["PSUBSCRIBE"],
+  ["SSUBSCRIBE"],
+  ["PUBLISH", "c1"],
+  ["SPUBLISH", "c1"],
+  ["RESET"],
+  ["ECHO", "x"],
+  ["CLIENT", "SETNAME", "n"],
+  ["QUIT"],
 );
-const inTransaction = fc.tuple(fc.constantFrom("A", "B", "C"), publishing, fc.constantFrom<string[][]>([], [["SUBSCRIBE", "c1"]], [["PUBSUB", "NUMSUB", "c1"]])).map(([client, publish, extra]): Step[] =>
-  [["MULTI"], publish, ...extra, ["EXEC"]].map((argv) => ({ client, argv })),
-);
+const inTransaction = fc
+  .tuple(fc.constantFrom("A", "B", "C"), publishing, fc.constantFrom<string[][]>([], [["SUBSCRIBE", "c1"]], [["PUBSUB", "NUMSUB", "c1"]]))
+  .map(([client, publish, extra]): Step[] => [["MULTI"], publish, ...extra, ["EXEC"]].map((argv) => ({ client, argv })));
 
 const client = fc.constantFrom("A", "B", "C");
 export const steps: fc.Arbitrary<Step[]> = fc
@@ -68,7 +87,9 @@ export function normaliseGroup(argv: string[] | null, values: RespValue[]): Resp
   const out = [...values];
   const word = argv?.[0]?.toLowerCase() ?? "";
   if (argv !== null && argv.length === 1 && unsubscribes.has(word)) {
-    return out.map((v) => (unsubscribes.has(kindOf(v)) ? withItems(v, [...itemsOf(v)!.slice(0, 2), "<count>"]) : v)).sort((a, b) => show(a).localeCompare(show(b)));
+    return out
+      .map((v) => (unsubscribes.has(kindOf(v)) ? withItems(v, [...itemsOf(v)!.slice(0, 2), "<count>"]) : v))
+      .sort((a, b) => show(a).localeCompare(show(b)));
   }
   for (let i = 0; i < out.length; i++) {
     if (kindOf(out[i]!) !== "pmessage") continue;
@@ -91,7 +112,12 @@ export async function pubsubLines(c: RespClient, names: Names): Promise<string[]
     .text(list)
     .split("\n")
     .filter((l) => l.startsWith("id=<"))
-    .map((l) => l.split(" ").filter((f) => subscriptionFields.includes(f.slice(0, f.indexOf("=")))).join(" "))
+    .map((l) =>
+      l
+        .split(" ")
+        .filter((f) => subscriptionFields.includes(f.slice(0, f.indexOf("="))))
+        .join(" "),
+    )
     .sort();
   return [
     `numsub ${show(await c.call("PUBSUB", "NUMSUB", ...channels))}`,
@@ -104,7 +130,11 @@ export async function pubsubLines(c: RespClient, names: Names): Promise<string[]
 }
 
 export const options: DuetOptions = {
-  clients: [{ name: "A", protocol: 2 }, { name: "B", protocol: 2 }, { name: "C", protocol: 3 }],
+  clients: [
+    { name: "A", protocol: 2 },
+    { name: "B", protocol: 2 },
+    { name: "C", protocol: 3 },
+  ],
   normaliseGroup,
   normalise: (argv, reply) => {
     const word = `${argv[0]} ${argv[1] ?? ""}`.toUpperCase();

@@ -108,7 +108,14 @@ const value = fc.constantFrom("1", "10", "v", "", "9223372036854775807", "1.5");
 const numkeys = fc.constantFrom("0", "1", "2", "-1", "3", "abc", "1.5", "");
 
 const evalLike = fc
-  .tuple(fc.constantFrom("EVAL", "EVAL", "EVAL", "EVAL_RO", "eval"), body, fc.nat(9), fc.array(key, { maxLength: 2 }), fc.array(value, { maxLength: 2 }), numkeys)
+  .tuple(
+    fc.constantFrom("EVAL", "EVAL", "EVAL", "EVAL_RO", "eval"),
+    body,
+    fc.nat(9),
+    fc.array(key, { maxLength: 2 }),
+    fc.array(value, { maxLength: 2 }),
+    numkeys,
+  )
   .map(([name, text, shape, keys, args, odd]) => [name, text, shape === 0 ? odd : String(keys.length), ...keys, ...args]);
 const digest = fc.oneof(
   { weight: 6, arbitrary: body.map(sha1) },
@@ -121,12 +128,27 @@ const evalsha = fc
 const script = fc.oneof(
   { weight: 4, arbitrary: cmd(lit("SCRIPT"), lit("LOAD"), body) },
   { weight: 3, arbitrary: cmd(lit("SCRIPT"), lit("EXISTS"), fc.array(digest, { minLength: 0, maxLength: 3 })) },
-  { weight: 1, arbitrary: cmd(lit("SCRIPT"), fc.constantFrom<string[]>(["FLUSH"], ["FLUSH", "ASYNC"], ["FLUSH", "SYNC"], ["flush", "async"], ["FLUSH", "LAZY"], ["FLUSH", "ASYNC", "SYNC"])) },
+  {
+    weight: 1,
+    arbitrary: cmd(
+      lit("SCRIPT"),
+      fc.constantFrom<string[]>(["FLUSH"], ["FLUSH", "ASYNC"], ["FLUSH", "SYNC"], ["flush", "async"], ["FLUSH", "LAZY"], ["FLUSH", "ASYNC", "SYNC"]),
+    ),
+  },
   {
     weight: 1,
     arbitrary: fc.constantFrom<string[]>(
-      ["SCRIPT", "KILL"], ["SCRIPT", "KILL", "x"], ["SCRIPT"], ["SCRIPT", "NOSUCH"], ["SCRIPT", "LOAD"], ["SCRIPT", "LOAD", "a", "b"],
-      ["EVAL"], ["EVAL", "return 1"], ["EVALSHA", "x"], ["EVAL_RO", "return 1"], ["SCRIPT", "EXISTS"],
+      ["SCRIPT", "KILL"],
+      ["SCRIPT", "KILL", "x"],
+      ["SCRIPT"],
+      ["SCRIPT", "NOSUCH"],
+      ["SCRIPT", "LOAD"],
+      ["SCRIPT", "LOAD", "a", "b"],
+      ["EVAL"],
+      ["EVAL", "return 1"],
+      ["EVALSHA", "x"],
+      ["EVAL_RO", "return 1"],
+      ["SCRIPT", "EXISTS"],
     ),
   },
 );
@@ -141,16 +163,19 @@ const data = fc.oneof(
 
 const client = fc.constantFrom("A", "A", "B");
 export const steps: fc.Arbitrary<Step[]> = fc.array(
-  fc.oneof({ weight: 8, arbitrary: by(client, evalLike) }, { weight: 4, arbitrary: by(client, evalsha) }, { weight: 4, arbitrary: by(client, script) }, { weight: 3, arbitrary: by(client, data) }),
+  fc.oneof(
+    { weight: 8, arbitrary: by(client, evalLike) },
+    { weight: 4, arbitrary: by(client, evalsha) },
+    { weight: 4, arbitrary: by(client, script) },
+    { weight: 3, arbitrary: by(client, data) },
+  ),
   { minLength: 1, maxLength: 20 },
 );
 
 /** INFO fields that count what ran: calls and failures per command (not times), errors by code, cached scripts. */
 export async function countsLines(c: RespClient): Promise<string[]> {
   const section = async (name: string) => ((await c.call("INFO", name)) as string).split("\r\n");
-  const commandstats = (await section("commandstats"))
-    .filter((l) => l.startsWith("cmdstat_"))
-    .map((l) => l.replace(/usec=\d+,usec_per_call=[\d.]+,/, ""));
+  const commandstats = (await section("commandstats")).filter((l) => l.startsWith("cmdstat_")).map((l) => l.replace(/usec=\d+,usec_per_call=[\d.]+,/, ""));
   const errorstats = (await section("errorstats")).filter((l) => l.startsWith("errorstat_"));
   const cached = (await section("memory")).filter((l) => l.startsWith("number_of_cached_scripts"));
   return [...commandstats.sort(), ...errorstats.sort(), ...cached];
@@ -158,18 +183,16 @@ export async function countsLines(c: RespClient): Promise<string[]> {
 
 export const options: DuetOptions = {
   // A is RESP2 and B RESP3: scripts' replies are converted for each.
-  clients: [{ name: "A", protocol: 2 }, { name: "B", protocol: 3 }],
+  clients: [
+    { name: "A", protocol: 2 },
+    { name: "B", protocol: 3 },
+  ],
   // Counts start from nothing, so that the sequence's own calls and errors are compared.
   reset: [["CONFIG", "RESETSTAT"]],
-  snapshot: async (c) => [
-    ...(await keyspaceLines(c)),
-    `cached: ${show(await c.call("SCRIPT", "EXISTS", ...bodies.map(sha1)))}`,
-    ...(await countsLines(c)),
-  ],
+  snapshot: async (c) => [...(await keyspaceLines(c)), `cached: ${show(await c.call("SCRIPT", "EXISTS", ...bodies.map(sha1)))}`, ...(await countsLines(c))],
   normalise: (argv, reply) => {
     // SCRIPT HELP is prose; svc's is in its own words (docs/kv.md). The rest is compared exactly.
     if (argv[0]!.toUpperCase() === "SCRIPT" && argv[1]?.toUpperCase() === "HELP") return Array.isArray(reply) ? "<help text>" : reply;
     return reply;
   },
 };
-

@@ -24,22 +24,99 @@ const id = fc.constantFrom("1-1", "1-2", "1-3", "1-4", "1-5", "0-0", "5-0", "abc
 const ids = fc.array(id, { minLength: 1, maxLength: 3 });
 
 const xreadgroup = fc
-  .tuple(group, consumer, count, fc.constantFrom<string[]>([], [], ["NOACK"]), fc.constantFrom<string[]>([], ["BLOCK", "0"], ["BLOCK", "0"]), fc.constantFrom(">", ">", "0", "1-2", "$"))
+  .tuple(
+    group,
+    consumer,
+    count,
+    fc.constantFrom<string[]>([], [], ["NOACK"]),
+    fc.constantFrom<string[]>([], ["BLOCK", "0"], ["BLOCK", "0"]),
+    fc.constantFrom(">", ">", "0", "1-2", "$"),
+  )
   .map(([g, c, n, noack, block, from]) => ["XREADGROUP", "GROUP", g, c, ...n, ...noack, ...block, "STREAMS", "s", from]);
 const groupCommands = fc.oneof(
-  { weight: 3, arbitrary: cmd(lit("XGROUP"), lit("CREATE"), lit("s"), group, fc.constantFrom("$", "0", "1-2"), fc.constantFrom<string[]>([], ["MKSTREAM"], ["ENTRIESREAD", "1"])) },
+  {
+    weight: 3,
+    arbitrary: cmd(
+      lit("XGROUP"),
+      lit("CREATE"),
+      lit("s"),
+      group,
+      fc.constantFrom("$", "0", "1-2"),
+      fc.constantFrom<string[]>([], ["MKSTREAM"], ["ENTRIESREAD", "1"]),
+    ),
+  },
   { weight: 2, arbitrary: cmd(lit("XGROUP"), lit("SETID"), lit("s"), group, fc.constantFrom("$", "0", "1-1", "abc")) },
   { weight: 1, arbitrary: cmd(lit("XGROUP"), lit("DESTROY"), lit("s"), group) },
   { weight: 1, arbitrary: cmd(lit("XGROUP"), fc.constantFrom("CREATECONSUMER", "DELCONSUMER"), lit("s"), group, consumer) },
   { weight: 3, arbitrary: cmd(lit("XACK"), lit("s"), group, ids) },
-  { weight: 3, arbitrary: cmd(lit("XPENDING"), lit("s"), group, fc.constantFrom<string[]>([], ["-", "+", "10"], ["IDLE", "0", "-", "+", "10"], ["-", "+", "10", "c1"], ["-", "+", "0"], ["IDLE", "-1", "-", "+", "1"], ["-", "+"])) },
+  {
+    weight: 3,
+    arbitrary: cmd(
+      lit("XPENDING"),
+      lit("s"),
+      group,
+      fc.constantFrom<string[]>(
+        [],
+        ["-", "+", "10"],
+        ["IDLE", "0", "-", "+", "10"],
+        ["-", "+", "10", "c1"],
+        ["-", "+", "0"],
+        ["IDLE", "-1", "-", "+", "1"],
+        ["-", "+"],
+      ),
+    ),
+  },
   {
     weight: 2,
-    arbitrary: cmd(lit("XCLAIM"), lit("s"), group, consumer, fc.constantFrom("0", "-1", "abc"), ids, fc.constantFrom<string[]>([], ["JUSTID"], ["RETRYCOUNT", "5"], ["FORCE"], ["LASTID", "1-9"], ["IDLE"])),
+    arbitrary: cmd(
+      lit("XCLAIM"),
+      lit("s"),
+      group,
+      consumer,
+      fc.constantFrom("0", "-1", "abc"),
+      ids,
+      fc.constantFrom<string[]>([], ["JUSTID"], ["RETRYCOUNT", "5"], ["FORCE"], ["LASTID", "1-9"], ["IDLE"]),
+    ),
   },
-  { weight: 2, arbitrary: cmd(lit("XAUTOCLAIM"), lit("s"), group, consumer, lit("0"), fc.constantFrom("0", "1-2", "abc"), count, fc.constantFrom<string[]>([], ["JUSTID"])) },
-  { weight: 2, arbitrary: cmd(lit("XINFO"), fc.constantFrom<string[]>(["GROUPS", "s"], ["CONSUMERS", "s", "g1"], ["CONSUMERS", "s", "nogroup"], ["STREAM", "s"], ["STREAM", "s", "FULL"], ["STREAM", "s", "FULL", "COUNT", "1"])) },
-  { weight: 1, arbitrary: fc.constantFrom<string[]>(["DEL", "s"], ["SET", "s", "str"], ["XTRIM", "s", "MAXLEN", "1"], ["XDEL", "s", "1-1"], ["XGROUP", "CREATE", "s"], ["XREADGROUP", "GROUP", "g1", "c1", "STREAMS", "s"], ["XACK", "s"]) },
+  {
+    weight: 2,
+    arbitrary: cmd(
+      lit("XAUTOCLAIM"),
+      lit("s"),
+      group,
+      consumer,
+      lit("0"),
+      fc.constantFrom("0", "1-2", "abc"),
+      count,
+      fc.constantFrom<string[]>([], ["JUSTID"]),
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: cmd(
+      lit("XINFO"),
+      fc.constantFrom<string[]>(
+        ["GROUPS", "s"],
+        ["CONSUMERS", "s", "g1"],
+        ["CONSUMERS", "s", "nogroup"],
+        ["STREAM", "s"],
+        ["STREAM", "s", "FULL"],
+        ["STREAM", "s", "FULL", "COUNT", "1"],
+      ),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<string[]>(
+      ["DEL", "s"],
+      ["SET", "s", "str"],
+      ["XTRIM", "s", "MAXLEN", "1"],
+      ["XDEL", "s", "1-1"],
+      ["XGROUP", "CREATE", "s"],
+      ["XREADGROUP", "GROUP", "g1", "c1", "STREAMS", "s"],
+      ["XACK", "s"],
+    ),
+  },
 );
 
 const client = fc.constantFrom("A", "B", "C");
@@ -50,7 +127,13 @@ export const steps: fc.Arbitrary<Step[]> = fc
       { weight: 4, arbitrary: by(client, xreadgroup) },
       { weight: 4, arbitrary: by(client, fc.constant(["XADD"])) },
       { weight: 6, arbitrary: by(client, groupCommands) },
-      { weight: 1, arbitrary: by(client, fc.constantFrom(["CLIENT", "UNBLOCK", "<id:A>"], ["CLIENT", "UNBLOCK", "<id:B>", "ERROR"], ["CLIENT", "UNBLOCK", "<id:C>", "TIMEOUT"])) },
+      {
+        weight: 1,
+        arbitrary: by(
+          client,
+          fc.constantFrom(["CLIENT", "UNBLOCK", "<id:A>"], ["CLIENT", "UNBLOCK", "<id:B>", "ERROR"], ["CLIENT", "UNBLOCK", "<id:C>", "TIMEOUT"]),
+        ),
+      },
     ),
     { minLength: 1, maxLength: 20 },
   )
@@ -76,7 +159,8 @@ export function withoutTimes(argv: string[], reply: RespValue): RespValue {
     if (typeof v === "bigint" && typeof parentKey === "string" && idleKeys.has(parentKey)) return "<ms>";
     if (Array.isArray(v)) {
       // XPENDING's extended rows: [id, consumer, idle, deliveries].
-      if (word === "XPENDING" && v.length === 4 && typeof v[0] === "string" && typeof v[2] === "bigint" && typeof v[3] === "bigint") return [v[0], v[1]!, "<ms>", v[3]];
+      if (word === "XPENDING" && v.length === 4 && typeof v[0] === "string" && typeof v[2] === "bigint" && typeof v[3] === "bigint")
+        return [v[0], v[1]!, "<ms>", v[3]];
       return v.map((item, i) => walk(item, i % 2 === 1 ? v[i - 1] : undefined));
     }
     if (v !== null && typeof v === "object") {
@@ -101,7 +185,11 @@ async function groupLines(c: RespClient): Promise<string[]> {
 }
 
 export const options: DuetOptions = {
-  clients: [{ name: "A", protocol: 2 }, { name: "B", protocol: 3 }, { name: "C", protocol: 2 }],
+  clients: [
+    { name: "A", protocol: 2 },
+    { name: "B", protocol: 3 },
+    { name: "C", protocol: 2 },
+  ],
   mayBlock: (argv) => argv[0] === "XREADGROUP" && argv.includes("BLOCK"),
   normalise: withoutTimes,
   snapshot: groupLines,

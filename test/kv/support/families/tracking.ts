@@ -26,7 +26,9 @@ const trackingOn = fc
     fc.boolean(),
   )
   .map(([mode, redirect, flags, prefixes, noloop]) => [
-    "CLIENT", "TRACKING", mode,
+    "CLIENT",
+    "TRACKING",
+    mode,
     ...(redirect === null ? [] : ["REDIRECT", redirect]),
     ...flags,
     ...prefixes.flatMap((p) => ["PREFIX", p]),
@@ -44,7 +46,19 @@ const trackingCommands = fc.oneof(
   { weight: 6, arbitrary: validOn },
   { weight: 2, arbitrary: trackingOn },
   { weight: 3, arbitrary: cmd(lit("CLIENT"), lit("CACHING"), fc.constantFrom("yes", "no", "YES", "maybe")) },
-  { weight: 2, arbitrary: fc.constantFrom<string[]>(["CLIENT", "GETREDIR"], ["CLIENT", "TRACKINGINFO"], ["CLIENT", "TRACKING"], ["CLIENT", "CACHING"], ["CLIENT", "GETREDIR", "x"], ["CLIENT", "TRACKING", "on", "PREFIX"], ["CLIENT", "TRACKING", "on", "REDIRECT"], ["CLIENT", "TRACKING", "on", "FOO"]) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<string[]>(
+      ["CLIENT", "GETREDIR"],
+      ["CLIENT", "TRACKINGINFO"],
+      ["CLIENT", "TRACKING"],
+      ["CLIENT", "CACHING"],
+      ["CLIENT", "GETREDIR", "x"],
+      ["CLIENT", "TRACKING", "on", "PREFIX"],
+      ["CLIENT", "TRACKING", "on", "REDIRECT"],
+      ["CLIENT", "TRACKING", "on", "FOO"],
+    ),
+  },
 );
 const reads = fc.oneof(
   cmd(fc.constantFrom("GET", "GET", "STRLEN", "EXISTS", "TYPE", "TTL"), key),
@@ -70,18 +84,16 @@ const writes = fc.oneof(
   fc.constantFrom<string[]>(["FLUSHDB"], ["FLUSHALL"], ["SELECT", "1"], ["SELECT", "0"]),
 );
 /** A transaction that reads and writes (invalidations come after EXEC's reply). */
-const transaction = fc.tuple(fc.constantFrom("A", "B", "D"), fc.array(fc.oneof(reads, writes), { minLength: 1, maxLength: 3 })).map(([client, commands]): Step[] =>
-  [["MULTI"], ...commands, ["EXEC"]].map((argv) => ({ client, argv })),
-);
+const transaction = fc
+  .tuple(fc.constantFrom("A", "B", "D"), fc.array(fc.oneof(reads, writes), { minLength: 1, maxLength: 3 }))
+  .map(([client, commands]): Step[] => [["MULTI"], ...commands, ["EXEC"]].map((argv) => ({ client, argv })));
 
 const client = fc.constantFrom("A", "A", "B", "B", "D");
 
 /** Sequences start with the RESP3 clients (and sometimes D) tracking in a mode Redis accepts. */
-const setup = fc.tuple(validOn, validOn, fc.option(validOn)).map(([a, b, d]): Step[] => [
-  { client: "A", argv: a },
-  { client: "B", argv: b },
-  ...(d === null ? [] : [{ client: "D", argv: d }]),
-]);
+const setup = fc
+  .tuple(validOn, validOn, fc.option(validOn))
+  .map(([a, b, d]): Step[] => [{ client: "A", argv: a }, { client: "B", argv: b }, ...(d === null ? [] : [{ client: "D", argv: d }])]);
 
 const body = fc
   .array(
@@ -90,7 +102,10 @@ const body = fc
       { weight: 6, arbitrary: by(client, reads).map((s) => [s]) },
       { weight: 5, arbitrary: by(fc.constantFrom("A", "B", "C", "D"), writes).map((s) => [s]) },
       { weight: 1, arbitrary: transaction },
-      { weight: 1, arbitrary: fc.constantFrom<Step[]>([{ client: "C", argv: ["SUBSCRIBE", "__redis__:invalidate"] }], [{ client: "C", argv: ["UNSUBSCRIBE"] }]) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<Step[]>([{ client: "C", argv: ["SUBSCRIBE", "__redis__:invalidate"] }], [{ client: "C", argv: ["UNSUBSCRIBE"] }]),
+      },
       // The redirect target leaves: whoever redirected to it is told (tracking-redir-broken).
       { weight: 1, arbitrary: fc.constantFrom<Step[]>([{ client: "D", argv: ["CLIENT", "KILL", "ID", "<id:C>"] }]) },
     ),
@@ -128,9 +143,14 @@ function named(argv: string[], reply: RespValue, names: Names): RespValue {
 async function trackingLines(c: RespClient, names: Names): Promise<string[]> {
   const info = textOf(await c.call("INFO", "stats"));
   const counts = info.split("\r\n").filter((l) => /^tracking_/.test(l));
-  const clients = textOf(await c.call("INFO", "clients")).split("\r\n").filter((l) => /^tracking_clients/.test(l));
+  const clients = textOf(await c.call("INFO", "clients"))
+    .split("\r\n")
+    .filter((l) => /^tracking_clients/.test(l));
   // Each client's flags and redirect as CLIENT LIST shows them (t, B, I, O, …; redir by name).
-  const list = names.text((await c.call("CLIENT", "LIST")) as string).split("\n").filter((l) => l.startsWith("id=<"));
+  const list = names
+    .text((await c.call("CLIENT", "LIST")) as string)
+    .split("\n")
+    .filter((l) => l.startsWith("id=<"));
   const redir = (l: string) => {
     const id = /\bredir=(-?\d+)/.exec(l)?.[1] ?? "";
     return id === "-1" ? "-1" : names.id(id);
@@ -140,7 +160,12 @@ async function trackingLines(c: RespClient, names: Names): Promise<string[]> {
 }
 
 export const options: DuetOptions = {
-  clients: [{ name: "A", protocol: 3 }, { name: "B", protocol: 3 }, { name: "C", protocol: 2 }, { name: "D", protocol: 2 }],
+  clients: [
+    { name: "A", protocol: 3 },
+    { name: "B", protocol: 3 },
+    { name: "C", protocol: 2 },
+    { name: "D", protocol: 2 },
+  ],
   reset: [["DEBUG", "SET-ACTIVE-EXPIRE", "0"]],
   normalise: named,
   snapshot: trackingLines,
