@@ -6,7 +6,8 @@
 import { ManualClock } from "../../src/core/clock.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { Engine } from "../../src/kv/server/engine.ts";
-import { formatDouble, type Reply } from "../../src/kv/kit/reply.ts";
+import type { Reply } from "../../src/kv/kit/reply.ts";
+import { formatDouble } from "../../src/kv/text/format-double.ts";
 import { Session } from "../../src/kv/server/session.ts";
 import { latin1Text } from "../../src/kv/types/string/bytes.ts";
 

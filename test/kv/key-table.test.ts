@@ -1,11 +1,11 @@
-// The keyspace's hash table (src/kv/keyspace/key-table.ts) on its own, against a Map by fast-check: sets,
+// The keyspace's hash table (src/kv/types/key-table.ts) on its own, against a Map by fast-check: sets,
 // overwrites that grow and shrink entries (moving them between sizes), deletes that shift probe
 // runs back, growth and shrinking — with keys and values at and one past the inline limits, and
 // keys that share a prefix so many probes compare bytes. SCAN's walk is checked for its
 // guarantee: every key there from the start to the end of a walk is returned, across resizes.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { hashKey, KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/keyspace/key-table.ts";
+import { hashKey, KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/types/key-table.ts";
 import { List } from "../../src/kv/types/list/items.ts";
 import type { Value } from "../../src/kv/types/value.ts";
 

@@ -1,13 +1,13 @@
-// The keyspace over its key table (src/kv/keyspace/keyspace.ts, src/kv/keyspace/key-table.ts), through commands on an
+// The keyspace over its key table (src/kv/keyspace/keyspace.ts, src/kv/types/key-table.ts), through commands on an
 // engine with a manual clock: values on both sides of the inline limits, reads that record their
 // time, read-modify-writes in place and past an entry's size, expiry met by a write, and walks of
 // the whole keyspace (SCAN, KEYS, RANDOMKEY, SWAPDB, FLUSHDB), and a resize finished by the
-// active runs (src/kv/keyspace/active-rehash.ts).
+// active runs (src/kv/server/active-rehash.ts).
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { activeRehashRun } from "../../src/kv/keyspace/active-rehash.ts";
-import { activeExpireRun, type ExpireCursors } from "../../src/kv/keyspace/expire.ts";
-import { keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/keyspace/key-table.ts";
+import { activeRehashRun } from "../../src/kv/server/active-rehash.ts";
+import { activeExpireRun, type ExpireCursors } from "../../src/kv/server/expire.ts";
+import { keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/types/key-table.ts";
 import { harness } from "./harness.ts";
 
 describe("keyspace", () => {

@@ -11,7 +11,7 @@ import { ManualClock } from "../../src/core/clock.ts";
 import { AppendLog } from "../../src/kv/aof/append-log.ts";
 import { type CommandStats, CommandTiming } from "../../src/kv/observe/command-timing.ts";
 import { lookupCommand } from "../../src/kv/server/command-table.ts";
-import { activeExpireRun } from "../../src/kv/keyspace/expire.ts";
+import { activeExpireRun } from "../../src/kv/server/expire.ts";
 import { LatencyHistogram } from "../../src/kv/observe/latency-histogram.ts";
 import { LatencyMonitor, latencySamplesMax } from "../../src/kv/observe/latency-monitor.ts";
 import type { RespClient, RespValue } from "./support/resp-client.ts";

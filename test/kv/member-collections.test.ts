@@ -6,7 +6,7 @@
 // the other.
 import { beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { valueInlineBytesMax } from "../../src/kv/keyspace/key-table.ts";
+import { valueInlineBytesMax } from "../../src/kv/types/key-table.ts";
 import { hashListpackEntriesMax } from "../../src/kv/types/compact.ts";
 import { FieldMap, smallFieldsMax } from "../../src/kv/types/hash/field-map.ts";
 import { packedItemBytesMax } from "../../src/kv/types/short-strings.ts";

@@ -1,4 +1,4 @@
-// MEMORY USAGE (src/kv/observe/memory-usage.ts) against what building a value really costs: the growth of
+// MEMORY USAGE (src/kv/keyspace/memory-usage.ts) against what building a value really costs: the growth of
 // the JavaScript heap after a full collection, in this process. The estimate is made from each
 // form's layout (memory-sizes.ts), so it must track the heap — within [0.7, 1.4] for one large
 // value of each type and form, and in sum over many small ones — and respond to SAMPLES. Its

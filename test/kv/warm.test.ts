@@ -4,7 +4,7 @@
 // arguments that are not members — the data and every reply stay as they were.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { warmKeysMax } from "../../src/kv/keyspace/key-table.ts";
+import { warmKeysMax } from "../../src/kv/types/key-table.ts";
 import { batchKeys, warmBatch } from "../../src/kv/server/warm.ts";
 import { harness, type Harness } from "./harness.ts";
 

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { CommandBuffer, msetPairsMax } from "../../src/kv/aof/command-buffer.ts";
-import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/keyspace/key-table.ts";
+import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../src/kv/types/key-table.ts";
 import { RespWriter } from "../../src/kv/resp/writer.ts";
-import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../../src/kv/resp/write-bytes.ts";
+import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../../src/kv/text/write-bytes.ts";
 
 const latin1 = (text: string) => Buffer.from(text, "latin1");
 /** Byte strings as the engine holds them: one char per byte, lengths on both sides of the char-by-char limit. */

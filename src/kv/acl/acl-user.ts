@@ -14,7 +14,7 @@
  * rule on a command without subcommands (+select|0).
  */
 import { passwordDigest, passwordMatchesDigest } from "./passwords.ts";
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "../kit/command-info.ts";
 import { globMatch } from "../text/glob.ts";
 import type { CommandCatalog } from "./command-catalog.ts";
 
@@ -182,7 +182,7 @@ export class AclUser {
     throw new AclRuleError("Unknown command or category name in ACL");
   }
 
-  private set(spec: CommandSpec, allow: boolean): void {
+  private set(spec: CommandShape, allow: boolean): void {
     if (allow) this.allowed.add(spec.name);
     else this.allowed.delete(spec.name);
   }
@@ -193,7 +193,7 @@ export class AclUser {
   }
 
   /** Whether the user may run `spec` (a subcommand when the command has them). */
-  mayRun(spec: CommandSpec): boolean {
+  mayRun(spec: CommandShape): boolean {
     return this.allowed.has(spec.name);
   }
 

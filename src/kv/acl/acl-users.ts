@@ -5,7 +5,7 @@
  * acl-file.ts) users live as long as the process, as in Redis.
  */
 import { defaultUser } from "./passwords.ts";
-import { keysOf, type CommandSpec } from "../kit/spec.ts";
+import { keysOf, type CommandShape } from "../kit/command-info.ts";
 import { KvError } from "../text/errors.ts";
 import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
 import { AclRuleError, AclUser } from "./acl-user.ts";
@@ -112,7 +112,7 @@ export class AclUsers {
   }
 
   /** What `user` may not do of the command `spec` with `argv`: its command, a key, a channel; null if nothing. */
-  refusal(user: AclUser, spec: CommandSpec, argv: readonly string[]): Refusal | null {
+  refusal(user: AclUser, spec: CommandShape, argv: readonly string[]): Refusal | null {
     if (user.unrestricted) return null;
     if (!user.mayRun(spec)) return { reason: "command", object: spec.name };
     for (const key of keysOf(spec, argv) ?? []) {

@@ -3,7 +3,7 @@
  * constant time. `requirepass` is the password of the user "default", which every client starts
  * as; with none set, the default user takes any password and every client starts authenticated.
  * RESP clients authenticate with AUTH or HELLO ... AUTH as any user; the REST API checks a bearer
- * token against the default user's passwords (rest/auth.ts).
+ * token against the default user's passwords (rest/rest-auth.ts).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 

@@ -7,9 +7,9 @@
  * rank, a slot of a large hash's or set's member table, a Bloom filter's dump iterator) and can
  * freeze what is left into a copy.
  */
-import type { KeyTable } from "../keyspace/key-table.ts";
+import type { KeyTable } from "../types/key-table.ts";
 import type { Value } from "../types/value.ts";
-import { formatDouble } from "../kit/reply.ts";
+import { formatDouble } from "../text/format-double.ts";
 import { latin1Text } from "../types/string/bytes.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
 import { Stream } from "../types/stream/stream.ts";

@@ -5,7 +5,7 @@
  * gathered into MSETs (pushSet).
  */
 import { writeAll } from "../../core/write-all.ts";
-import { grownBuffer, type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "../resp/write-bytes.ts";
+import { grownBuffer, type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "../text/write-bytes.ts";
 
 /** First size of a command buffer; it doubles as needed. */
 const initialBufferBytes = 64 * 1024;

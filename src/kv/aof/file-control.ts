@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../core/log.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import { AppendLog, type FsyncPolicy } from "./append-log.ts";
 import { loadAppendLog } from "./load.ts";
 import { removeStaleRewriteFiles, rewriteDue } from "./rewrite.ts";
@@ -28,7 +28,7 @@ export class AofFileControl {
   private readonly checkTimer: ReturnType<typeof setInterval>;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: Server,
     private readonly dir: string,
     private readonly logger: Logger,
   ) {

@@ -23,11 +23,12 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, truncateSync } from "node:fs";
 import type { Logger } from "../../core/log.ts";
 import { SvcError } from "../../core/errors.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import type { Reply } from "../kit/reply.ts";
 import { type ParseOutput, ProtocolError, RespParser } from "../resp/parser.ts";
-import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import type { Latin1Buffer } from "../text/write-bytes.ts";
 import { Session } from "../server/session.ts";
+import { annotationByte } from "./log-file.ts";
 
 /**
  * Replies to loaded commands are dropped, as Redis drops them; errors are counted, and the first
@@ -66,8 +67,6 @@ function isMset(buffer: Uint8Array, from: number, to: number): boolean {
   );
 }
 
-/** '#': the first byte of an annotation line. */
-export const annotationByte = 0x23;
 const LF = 0x0a;
 
 /**
@@ -179,7 +178,7 @@ export interface LoadOptions {
   loadTruncated?: boolean;
 }
 
-export function loadAppendLog(engine: Engine, path: string, log: Logger, options: LoadOptions = {}): LoadResult {
+export function loadAppendLog(engine: Server, path: string, log: Logger, options: LoadOptions = {}): LoadResult {
   const chunkBytes = options.chunkBytes ?? loadChunkBytes;
   if (!existsSync(path)) return { commands: 0, sizeBytes: 0 };
   const fd = openSync(path, "r");

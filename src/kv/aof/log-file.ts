@@ -19,7 +19,9 @@
 import { close, closeSync, constants, fstatSync, ftruncateSync, openSync } from "node:fs";
 import { writeAll } from "../../core/write-all.ts";
 import { appendChunks } from "../../native/append.ts";
-import { annotationByte } from "./load.ts";
+
+/** '#': the first byte of an annotation line (a fill of them pads the file's tail; load.ts skips them). */
+export const annotationByte = 0x23;
 
 /**
  * Fill is kept written this far ahead of the commands' end, refilled once less than half is left.

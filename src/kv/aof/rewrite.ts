@@ -32,9 +32,9 @@ import { fsyncDir } from "../../core/atomic-file.ts";
 import { writeAll } from "../../core/write-all.ts";
 import type { Logger } from "../../core/log.ts";
 import { appendChunks } from "../../native/append.ts";
-import type { CommandSpec } from "../kit/spec.ts";
-import { keysOf } from "../kit/spec.ts";
-import { hashKey, type KeyTable } from "../keyspace/key-table.ts";
+import type { CommandShape } from "../kit/command-info.ts";
+import { keysOf } from "../kit/command-info.ts";
+import { hashKey, type KeyTable } from "../types/key-table.ts";
 import type { Keyspace } from "../keyspace/keyspace.ts";
 import type { Value } from "../types/value.ts";
 import type { AppendLog } from "./append-log.ts";
@@ -138,7 +138,7 @@ export class AofRewrite {
   }
 
   /** Called before a write command runs: its keys go to the new file first, as they are now. */
-  beforeWrite(dbIndex: number, spec: CommandSpec, argv: string[]): void {
+  beforeWrite(dbIndex: number, spec: CommandShape, argv: string[]): void {
     if (this.finished) return;
     const keys = spec.keys === undefined && spec.movableKeys === undefined ? null : keysOf(spec, argv);
     if (keys === null || (spec.flags.includes("movablekeys") && spec.movableKeys === undefined) || walkFinishingCommands.has(spec.name)) {

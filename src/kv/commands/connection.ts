@@ -2,7 +2,7 @@
  * Connection commands: PING, ECHO, SELECT, SWAPDB, QUIT, RESET, HELLO and CLIENT.
  */
 import { parseInt64 } from "../text/args.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import { defaultUser } from "../acl/passwords.ts";
 import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../text/errors.ts";
 import { answerBlocked, argvBytesOf, type Session } from "../server/session.ts";
@@ -116,7 +116,7 @@ const queuedArgPointerBytes = 8;
  * t tracking (R its redirect gone, B broadcast), d a watched key changed, c closing after the
  * reply, e CLIENT NO-EVICT on; N for none.
  */
-function clientFlags(engine: Engine, s: Session): string {
+function clientFlags(engine: Server, s: Session): string {
   const t = s.tracking;
   let flags = "";
   if (engine.monitors.has(s)) flags += "O";
@@ -137,7 +137,7 @@ function clientFlags(engine: Engine, s: Session): string {
  * queued — while the sizes of buffers (qbuf-free, rbs, rbp, tot-mem) are svc's own, and fd, obl
  * and oll, which have no counterpart, read -1 and 0.
  */
-export function clientLine(engine: Engine, s: Session): string {
+export function clientLine(engine: Server, s: Session): string {
   const now = engine.clock.nowMs();
   const t = s.tracking;
   const mem = s.transport?.memory?.() ?? { queryBytes: 0, queryFreeBytes: 0, argvBytes: 0, outputBytes: 0, replyBufferBytes: 0 };

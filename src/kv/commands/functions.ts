@@ -4,7 +4,7 @@
  * counted as changes and recorded in the append-only file. DUMP's payload is Redis's
  * (kv/scripting/function-dump.ts).
  */
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import { KvError, subcommandSyntaxError } from "../text/errors.ts";
 import { globMatch } from "../text/glob.ts";
 import { dumpLibraries, restoredLibraries } from "../scripting/function-dump.ts";
@@ -117,7 +117,7 @@ const sub = subcommandsOf("function", "scripting");
 const fcallFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];
 
 /** FCALL's flags: its function's, as declared (Redis's fcallGetCommandFlags). */
-function fcallFlagsFor(this: CommandSpec, engine: Engine, argv: readonly string[]): readonly CommandFlag[] {
+function fcallFlagsFor(this: CommandSpec, engine: Server, argv: readonly string[]): readonly CommandFlag[] {
   return declaredCommandFlags(this, engine.functions.get(argv[1] ?? "")?.flags);
 }
 

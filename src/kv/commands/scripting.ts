@@ -10,7 +10,7 @@ import { replayResp } from "../scripting/resp-replay.ts";
 import { busyScriptError, type ScriptKind } from "../scripting/busy-script.ts";
 import type { ScriptReply } from "../scripting/lua-state.ts";
 import type { ScriptFlags } from "../scripting/shebang.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import { runScript } from "../scripting/script-run.ts";
 import { helpReply } from "../kit/help.ts";
 import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
@@ -104,12 +104,12 @@ export function declaredCommandFlags(spec: CommandSpec, flags: ScriptFlags | nul
 }
 
 /** EVAL's flags: its script's, found by its body (kept or not). */
-function evalFlagsFor(this: CommandSpec, engine: Engine, argv: readonly string[]): readonly CommandFlag[] {
+function evalFlagsFor(this: CommandSpec, engine: Server, argv: readonly string[]): readonly CommandFlag[] {
   return declaredCommandFlags(this, engine.scripts.flagsOfBody(argv[1] ?? ""));
 }
 
 /** EVALSHA's flags: its script's, if one is kept under that SHA-1. */
-function evalShaFlagsFor(this: CommandSpec, engine: Engine, argv: readonly string[]): readonly CommandFlag[] {
+function evalShaFlagsFor(this: CommandSpec, engine: Server, argv: readonly string[]): readonly CommandFlag[] {
   const sha = argv[1] ?? "";
   if (sha.length !== shaHexDigits) return this.flags;
   return declaredCommandFlags(this, engine.scripts.get(sha.toLowerCase())?.flags);

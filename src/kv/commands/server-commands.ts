@@ -6,7 +6,7 @@ import { parseFloatArg, parseInt64 } from "../text/args.ts";
 import { arityError, KvError, subcommandSyntaxError, syntaxError } from "../text/errors.ts";
 import { globMatch } from "../text/glob.ts";
 import { infoText } from "../observe/info.ts";
-import { keyMemoryBytes, parseMemoryUsageSamples } from "../observe/memory-usage.ts";
+import { keyMemoryBytes, parseMemoryUsageSamples } from "../keyspace/memory-usage.ts";
 import { helpReply } from "../kit/help.ts";
 import { canonicalConfigValue } from "../config/config-params.ts";
 import { redisConfigNames } from "../config/redis-config-names.ts";

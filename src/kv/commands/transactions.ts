@@ -5,7 +5,7 @@
  */
 import { noPermissionAtExec } from "../acl/acl-users.ts";
 import { KvError } from "../text/errors.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import type { QueuedCommand, Session } from "../server/session.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
 
@@ -22,7 +22,7 @@ export function endTransaction(x: Exec): void {
 }
 
 /** Leaves MULTI, if in it, and forgets the watched keys (EXEC, DISCARD, RESET, a refused EXEC). */
-export function discardTransaction(engine: Engine, session: Session): void {
+export function discardTransaction(engine: Server, session: Session): void {
   session.multi = null;
   session.multiFailed = false;
   engine.watches.unwatchAll(session);

@@ -24,7 +24,7 @@
  * (access-frequency.ts keeps the counters).
  */
 import type { Keyspace } from "./keyspace.ts";
-import { keyMemoryBytes } from "../observe/memory-usage.ts";
+import { keyMemoryBytes } from "./memory-usage.ts";
 import { counterMax } from "./access-frequency.ts";
 
 export type EvictionPolicy =

@@ -15,10 +15,10 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import type { Value } from "../types/value.ts";
-import { KeyTable } from "./key-table.ts";
+import { KeyTable } from "../types/key-table.ts";
 import { accessed, counterOf, type FrequencyConfig, minuteOf, withCounter } from "./access-frequency.ts";
 import type { KeyEvent, KeyspaceEvents } from "./keyspace-events.ts";
-import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import type { Latin1Buffer } from "../text/write-bytes.ts";
 
 export interface KeyspaceHooks {
   clock: Clock;

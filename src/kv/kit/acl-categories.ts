@@ -4,7 +4,7 @@
  * pubsub) and its group (the data type, keyspace, connection, transaction), and for the few it
  * lists by hand, as it lists them.
  */
-import type { CommandGroup, CommandSpec } from "./spec.ts";
+import type { CommandGroup, CommandShape } from "./command-info.ts";
 
 /** The category each group's commands belong to, as Redis names them. */
 const groupCategory: Partial<Record<CommandGroup, string>> = {
@@ -94,12 +94,12 @@ export const allCategories = [
 ];
 
 /** The categories of `spec`, without the leading "@" (Redis writes it in COMMAND INFO only), in Redis's order. */
-export function aclCategories(spec: CommandSpec): string[] {
+export function aclCategories(spec: CommandShape): string[] {
   const categories = [...(listedByHand[spec.name] ?? derived(spec))];
   return categories.sort((a, b) => allCategories.indexOf(a) - allCategories.indexOf(b));
 }
 
-function derived(spec: CommandSpec): string[] {
+function derived(spec: CommandShape): string[] {
   const categories: string[] = [];
   const add = (category: string | undefined) => {
     if (category !== undefined && !categories.includes(category)) categories.push(category);

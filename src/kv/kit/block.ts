@@ -9,7 +9,7 @@
  * for; a key of another type leaves it waiting, as in Redis, where only a list pushed under the
  * key wakes a list-blocked client.
  */
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import type { Session } from "../server/session.ts";
 import { parseTimeout } from "./timeout-arg.ts";
 import { typeOf } from "../types/value.ts";
@@ -58,7 +58,7 @@ function typedLookup<T extends keyof Blockable>(type: T): (x: Exec, key: string)
  * lookups are Redis's write lookups: no keyspace hit or miss. For every blocking command: the
  * list and sorted-set pops here, XREADGROUP (commands/stream/read.ts).
  */
-export function serveBlocked(engine: Engine, session: Session, dbIndex: number, keys: readonly string[], serve: (x: Exec) => void): void {
+export function serveBlocked(engine: Server, session: Session, dbIndex: number, keys: readonly string[], serve: (x: Exec) => void): void {
   const served: Exec = {
     engine,
     session,

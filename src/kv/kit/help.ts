@@ -1,3 +1,6 @@
+/**
+ * The answer of a container command's HELP subcommand (CONFIG HELP, XINFO HELP, …), in Redis's shape.
+ */
 import type { Exec } from "./spec.ts";
 
 /** The shape of Redis's HELP subcommands: a title line, each usage line, then HELP itself. */

@@ -1,10 +1,10 @@
 /**
  * What the clients' connections hold in buffers, for INFO (clients, memory) and MEMORY STATS.
  */
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 
 /** What the connections hold: the largest query buffer and output now, and all their bytes together. */
-export function clientBuffers(engine: Engine): { maxInput: number; maxOutput: number; totalBytes: number } {
+export function clientBuffers(engine: Server): { maxInput: number; maxOutput: number; totalBytes: number } {
   const buffers = { maxInput: 0, maxOutput: 0, totalBytes: 0 };
   for (const s of engine.sessions.values()) {
     const mem = s.transport?.memory?.();

@@ -12,7 +12,7 @@
  * large value, SUNIONSTORE, EXEC — is timed alone, so a slow command still shows as slow.
  */
 import type { Clock } from "../../core/clock.ts";
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "../kit/command-info.ts";
 import { LatencyHistogram } from "./latency-histogram.ts";
 import type { LatencyMonitor } from "./latency-monitor.ts";
 
@@ -35,12 +35,12 @@ export function trackLatency(stats: CommandStats, micros: number): void {
 const argumentBoundWrites = new Set(["set", "setnx", "setex", "psetex", "getset", "mset", "msetnx"]);
 
 /** Whether a command is timed in a batch (see above) rather than alone. */
-export function timedInBatch(spec: CommandSpec): boolean {
+export function timedInBatch(spec: CommandShape): boolean {
   return spec.flags.includes("fast") || argumentBoundWrites.has(spec.name);
 }
 
 /** The latency monitor's event for a command's time: Redis's, by its "fast" flag. */
-export const latencyEventOf = (spec: CommandSpec): "fast-command" | "command" => (spec.flags.includes("fast") ? "fast-command" : "command");
+export const latencyEventOf = (spec: CommandShape): "fast-command" | "command" => (spec.flags.includes("fast") ? "fast-command" : "command");
 
 export class CommandTiming {
   /** Monotonic ms when the open batch began; -1 when no batch is open. */
@@ -64,7 +64,7 @@ export class CommandTiming {
   }
 
   /** Records a batched command that finished; its time is added when the batch ends. */
-  finishBatched(stats: CommandStats, spec: CommandSpec): void {
+  finishBatched(stats: CommandStats, spec: CommandShape): void {
     this.batch.push(stats);
     // Looked at only while the monitor is on: this runs for every GET and SET.
     if (this.batchAllFast && this.latency?.on && !spec.flags.includes("fast")) this.batchAllFast = false;

@@ -4,7 +4,7 @@
  */
 import os from "node:os";
 import { redisCompatibleVersion } from "../server/version.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import { clientBuffers } from "./client-buffers.ts";
 import { humanBytes } from "../text/human-bytes.ts";
 import { usedMemoryBytes } from "./server-stats.ts";
@@ -24,7 +24,7 @@ const buildId = Bun.hash(`${redisCompatibleVersion} bun ${Bun.version}`).toStrin
 /** Redis's LRU clock ticks in seconds and wraps at 24 bits. */
 const lruClockMax = 2 ** 24;
 
-function server(engine: Engine): Fields {
+function server(engine: Server): Fields {
   const nowMs = engine.clock.nowMs();
   const uptimeSeconds = Math.floor((nowMs - engine.startedMs) / 1000);
   const hz = engine.config.get("hz") ?? "10";
@@ -58,7 +58,7 @@ function server(engine: Engine): Fields {
   ];
 }
 
-function clients(engine: Engine): Fields {
+function clients(engine: Server): Fields {
   let pubsubClients = 0;
   let timedBlocked = 0;
   for (const s of engine.sessions.values()) {
@@ -85,7 +85,7 @@ function clients(engine: Engine): Fields {
  * tables' slabs are most of the data); the allocator fields read the same figures, since Bun does
  * not expose its allocators' own. Scripting and replication hold nothing: svc has neither.
  */
-function memory(engine: Engine): Fields {
+function memory(engine: Server): Fields {
   const usage = process.memoryUsage();
   const used = usedMemoryBytes(usage);
   const stats = engine.stats;
@@ -164,7 +164,7 @@ function memory(engine: Engine): Fields {
  * which make the append-only file durable (svc writes no snapshots); nothing forks, so there is
  * no copy-on-write to report. The aof_ sizes show while the file is on, as in Redis.
  */
-function persistence(engine: Engine): Fields {
+function persistence(engine: Server): Fields {
   const state = engine.persistence;
   const nowMs = engine.clock.nowMs();
   const aof = engine.aof;
@@ -249,7 +249,7 @@ function cpu(): Fields {
  * Every field Redis 7.0 lists, in its order: monitoring reads them by name. Those of machinery svc
  * has not (replication, eviction, forks, defragmentation, I/O threads) are 0.
  */
-function stats(engine: Engine): Fields {
+function stats(engine: Server): Fields {
   const s = engine.stats;
   return [
     ["total_connections_received", s.connectionsReceived],
@@ -306,19 +306,19 @@ function stats(engine: Engine): Fields {
 }
 
 /** Error replies by code, as errorstat_<CODE>:count=<n>, in byte order as Redis's radix tree lists them. */
-function errorstats(engine: Engine): Fields {
+function errorstats(engine: Server): Fields {
   const codes = [...engine.stats.errorCodes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return codes.map(([code, count]) => [`errorstat_${code}`, `count=${count}`]);
 }
 
-function commandstats(engine: Engine): Fields {
+function commandstats(engine: Server): Fields {
   return [...engine.stats.commands].map(([name, s]) => [
     `cmdstat_${name}`,
     `calls=${s.calls},usec=${Math.round(s.usec)},usec_per_call=${s.calls === 0 ? "0.00" : (s.usec / s.calls).toFixed(2)},rejected_calls=${s.rejectedCalls},failed_calls=${s.failedCalls}`,
   ]);
 }
 
-function keyspace(engine: Engine): Fields {
+function keyspace(engine: Server): Fields {
   return engine.dbs.filter((db) => db.size > 0).map((db) => [`db${db.index}`, `keys=${db.size},expires=${db.expiringCount},avg_ttl=${db.avgTtlMs}`]);
 }
 
@@ -326,7 +326,7 @@ function keyspace(engine: Engine): Fields {
  * Each command's latencies at latency-tracking-info-percentiles (latency-histogram.ts), in µs
  * with three decimals, for the commands timed while latency-tracking was on.
  */
-function latencystats(engine: Engine): Fields {
+function latencystats(engine: Server): Fields {
   const percentiles = (engine.config.get("latency-tracking-info-percentiles") ?? "").split(" ").filter((w) => w !== "");
   const fields: Fields = [];
   for (const [name, stats] of engine.stats.commands) {
@@ -338,7 +338,7 @@ function latencystats(engine: Engine): Fields {
   return fields;
 }
 
-const writers: Record<string, (engine: Engine) => Fields> = {
+const writers: Record<string, (engine: Server) => Fields> = {
   server,
   clients,
   memory,
@@ -357,7 +357,7 @@ const writers: Record<string, (engine: Engine) => Fields> = {
 const titles: Record<string, string> = { cpu: "CPU", commandstats: "Commandstats", errorstats: "Errorstats", latencystats: "Latencystats" };
 
 /** INFO's text for the requested sections ("default", "all", "everything" or section names). */
-export function infoText(engine: Engine, requested: readonly string[]): string {
+export function infoText(engine: Server, requested: readonly string[]): string {
   const words = requested.map((s) => s.toLowerCase());
   const sections =
     words.length === 0 || words.includes("default")

@@ -11,7 +11,7 @@
  * DOCTOR and MALLOC-STATS are text for people; their words and layout are svc's.
  */
 import { heapStats } from "bun:jsc";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import { clientBuffers } from "./client-buffers.ts";
 import { humanBytes } from "../text/human-bytes.ts";
 import type { Reply } from "../kit/reply.ts";
@@ -35,7 +35,7 @@ export interface MemoryStats {
   clients: number;
 }
 
-export function memoryStats(engine: Engine): MemoryStats {
+export function memoryStats(engine: Server): MemoryStats {
   const usage = process.memoryUsage();
   const usedBytes = usedMemoryBytes(usage);
   engine.stats.noteMemory(usedBytes);

@@ -6,7 +6,7 @@
  * in turn and then EXEC; administrative commands (CONFIG, DEBUG, SLOWLOG ...) and commands
  * refused before running are not shown, as in Redis.
  */
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "../kit/command-info.ts";
 import { redactSecrets } from "./redact.ts";
 import type { Session } from "../server/session.ts";
 
@@ -55,7 +55,7 @@ export class Monitors {
   }
 
   /** Shows a command `session` ran to every monitor, unless it is administrative. */
-  feed(session: Session, spec: CommandSpec, argv: readonly string[]): void {
+  feed(session: Session, spec: CommandShape, argv: readonly string[]): void {
     if (spec.flags.includes("admin")) return;
     const micros = Math.round((performance.timeOrigin + performance.now()) * 1000);
     const peer = session.inScript ? "lua" : (session.transport?.peer ?? "");

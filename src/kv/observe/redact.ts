@@ -3,14 +3,14 @@
  * passwords in it, which Redis replaces with "(redacted)" — AUTH's arguments, HELLO's AUTH
  * username and password, and the value of a CONFIG SET of a password setting.
  */
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "../kit/command-info.ts";
 
 const redacted = "(redacted)";
 /** Parameters whose values CONFIG SET keeps out of sight, as Redis does. */
 const secretParams = new Set(["requirepass", "masterauth", "masteruser"]);
 
 /** `argv` with its secrets replaced; the same array when it has none. */
-export function redactSecrets(spec: CommandSpec, argv: readonly string[]): readonly string[] {
+export function redactSecrets(spec: CommandShape, argv: readonly string[]): readonly string[] {
   if (spec.name === "auth") return [argv[0]!, ...argv.slice(1).map(() => redacted)];
   if (spec.name === "hello") {
     const shown = argv.slice();

@@ -11,7 +11,7 @@
  * cannot reach a threshold that a command with data-bound work would.
  */
 import type { Clock } from "../../core/clock.ts";
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "../kit/command-info.ts";
 import { redactSecrets } from "./redact.ts";
 import type { Session } from "../server/session.ts";
 
@@ -31,7 +31,7 @@ export interface SlowlogEntry {
 }
 
 /** argv as the log shows it: passwords redacted, at most slowlogArgsMax arguments, each shortened. */
-export function loggedArgs(spec: CommandSpec, argv: readonly string[]): string[] {
+export function loggedArgs(spec: CommandShape, argv: readonly string[]): string[] {
   const shown = redactSecrets(spec, argv);
   const kept = shown.length > slowlogArgsMax ? slowlogArgsMax - 1 : shown.length;
   const args = shown
@@ -65,7 +65,7 @@ export class Slowlog {
    * Logs the command if it took long enough, dropping the oldest entries past lengthMax (so a
    * lowered slowlog-max-len applies at the next entry, as in Redis).
    */
-  consider(spec: CommandSpec, argv: readonly string[], session: Session, micros: number): void {
+  consider(spec: CommandShape, argv: readonly string[], session: Session, micros: number): void {
     if (this.thresholdMicros < 0 || micros < this.thresholdMicros || spec.flags.includes("skip_slowlog")) return;
     this.entries.unshift({
       id: this.nextId++,

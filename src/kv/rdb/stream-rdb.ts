@@ -15,8 +15,8 @@
  */
 import { ListpackWriter } from "./listpack-writer.ts";
 import { listpackEntries } from "./packed-lists.ts";
-import { BadRdbData, type RdbCursor } from "./value-reader.ts";
-import type { RdbOutput } from "./value-writer.ts";
+import { BadRdbData, type RdbCursor } from "./rdb-cursor.ts";
+import type { RdbOutput } from "./rdb-output.ts";
 import { rdbType } from "./value-types.ts";
 import { ConsumerGroup } from "../types/stream/consumer-group.ts";
 import { Stream } from "../types/stream/stream.ts";

@@ -8,7 +8,7 @@
  * last name whose bytes hashed to it, and a colliding name simply replaces it.
  */
 
-import type { Latin1Buffer } from "./write-bytes.ts";
+import type { Latin1Buffer } from "../text/write-bytes.ts";
 
 /** Names longer than this are made afresh: no command name is (the longest is 24 bytes). */
 const internedBytesMax = 24;

@@ -10,7 +10,7 @@
  */
 
 import { commandName } from "./command-names.ts";
-import type { Latin1Buffer } from "./write-bytes.ts";
+import type { Latin1Buffer } from "../text/write-bytes.ts";
 
 /** Longest inline command, or count line, without a newline (Redis's PROTO_INLINE_MAX_SIZE). */
 export const inlineBytesMax = 64 * 1024;

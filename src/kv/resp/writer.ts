@@ -3,8 +3,9 @@
  * written to the socket once (output coalesced per client); what the socket does not take stays
  * queued until it drains.
  */
-import { formatDouble, type Reply } from "../kit/reply.ts";
-import { grownBuffer, type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "./write-bytes.ts";
+import type { Reply } from "../kit/reply.ts";
+import { formatDouble } from "../text/format-double.ts";
+import { grownBuffer, type Latin1Buffer, writeBytes, writeIntLine, writeLatin1 } from "../text/write-bytes.ts";
 
 /** First size of a connection's output buffer; it doubles as needed. */
 const initialBufferBytes = 16 * 1024;

@@ -17,7 +17,8 @@
  *   kept apart, for the HTTP status.
  */
 import { assert } from "../../core/assert.ts";
-import { formatDouble, type Reply } from "../kit/reply.ts";
+import type { Reply } from "../kit/reply.ts";
+import { formatDouble } from "../text/format-double.ts";
 import { latin1Text } from "../types/string/bytes.ts";
 import { bytesToJson, bytesToText } from "./bytes-json.ts";
 

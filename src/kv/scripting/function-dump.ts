@@ -6,8 +6,8 @@
  */
 import { KvError } from "../text/errors.ts";
 import { unframePayload, framePayload } from "../rdb/dump-payload.ts";
-import { BadRdbData, RdbCursor } from "../rdb/value-reader.ts";
-import { RdbOutput } from "../rdb/value-writer.ts";
+import { BadRdbData, RdbCursor } from "../rdb/rdb-cursor.ts";
+import { RdbOutput } from "../rdb/rdb-output.ts";
 
 /** RDB's opcode for a function library (RDB_OPCODE_FUNCTION2), and the pre-release one Redis refuses. */
 const functionRecord = 245;

@@ -11,7 +11,7 @@
 import { KvError } from "../text/errors.ts";
 import { splitInlineArgs } from "../resp/parser.ts";
 import { LuaState, type ScriptHost } from "./lua-state.ts";
-import type { RunTarget } from "./script-run.ts";
+import type { RunTarget } from "./run-target.ts";
 import { withoutShebang } from "./shebang.ts";
 
 /** A registered function, as FCALL finds it and FUNCTION LIST shows it. */

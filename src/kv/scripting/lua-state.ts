@@ -4,7 +4,7 @@
  * as in Redis; both run through here.
  */
 import { luaBusy, luaReplyTooLong, nativeAddon, type RegisteredFunction } from "../../native/addon.ts";
-import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import type { Latin1Buffer } from "../text/write-bytes.ts";
 import { packWords, packWordsInto } from "./words.ts";
 
 /**

@@ -9,7 +9,7 @@
  */
 import { KvError } from "../text/errors.ts";
 import { LuaState } from "./lua-state.ts";
-import type { RunTarget } from "./script-run.ts";
+import type { RunTarget } from "./run-target.ts";
 import { type ScriptFlags, shebangFlags, withoutShebang } from "./shebang.ts";
 
 /** The SHA-1 of `body` (latin1 bytes), 40 hex digits in lower case. */

@@ -9,31 +9,19 @@
  */
 import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskSetProtocol } from "../../native/addon.ts";
 import { scriptNoPermission } from "../acl/acl-users.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../server/session.ts";
 import type { Exec } from "../kit/spec.ts";
-import type { Latin1Buffer } from "../resp/write-bytes.ts";
-import { BusyScript, type BusyRun, type ScriptKind } from "./busy-script.ts";
-import type { LuaState, ScriptHost, ScriptReply } from "./lua-state.ts";
-import type { ScriptFlags } from "./shebang.ts";
+import type { Latin1Buffer } from "../text/write-bytes.ts";
+import { BusyScript, type BusyRun } from "./busy-script.ts";
+import type { ScriptHost, ScriptReply } from "./lua-state.ts";
 import { unpackWords } from "./words.ts";
+import type { RunTarget } from "./run-target.ts";
 
 /** What each command a script runs writes its reply with, into the mailbox unless it outgrows it. */
 const scratch = new RespWriter();
-
-/** A script or function as a run names it. */
-export interface RunTarget {
-  /** A function's name, or a script's SHA-1. */
-  name: string;
-  kind: ScriptKind;
-  /** The Lua state that holds it, and its number there. */
-  state: LuaState;
-  id: number;
-  /** What it declared (a shebang, a function's flags). */
-  flags: ScriptFlags;
-}
 
 /**
  * One script's run as the server sees it: its client, and whether it has written yet. One is
@@ -44,7 +32,7 @@ class ScriptRun implements ScriptHost, BusyRun {
   wrote = false;
   /** The protocol the script's commands reply in: RESP2 until it calls redis.setresp(3). */
   private protocol: 2 | 3 = 2;
-  private engine!: Engine;
+  private engine!: Server;
   private session!: Session;
   private readOnly = false;
   private allowOom = false;
@@ -54,7 +42,7 @@ class ScriptRun implements ScriptHost, BusyRun {
   private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
 
   /** Starts a run for `session`'s command `scriptArgv`. */
-  begin(engine: Engine, session: Session, readOnly: boolean, allowOom: boolean, scriptArgv: readonly string[]): this {
+  begin(engine: Server, session: Session, readOnly: boolean, allowOom: boolean, scriptArgv: readonly string[]): this {
     this.engine = engine;
     this.session = session;
     this.readOnly = readOnly;
@@ -105,7 +93,7 @@ class ScriptRun implements ScriptHost, BusyRun {
  * container's subcommand, that does not exist. Its arguments are not counted: Redis looks the
  * command up by name only.
  */
-function mayRun(engine: Engine, session: Session, argv: string[]): boolean | null {
+function mayRun(engine: Server, session: Session, argv: string[]): boolean | null {
   const spec = engine.commandNamed(argv[0]!);
   if (spec === undefined) return null;
   let target = spec;
@@ -173,7 +161,7 @@ function keepForNext(run: ScriptRun): void {
 const wordsFrom = 3;
 
 /** A run has ended: its writes' transaction closes, and a SELECT inside it is undone. */
-function endRun(engine: Engine, session: Session, wraps: boolean, dbIndex: number): void {
+function endRun(engine: Server, session: Session, wraps: boolean, dbIndex: number): void {
   if (wraps) engine.aof?.endTransaction();
   session.dbIndex = dbIndex;
 }
@@ -186,7 +174,7 @@ function endRun(engine: Engine, session: Session, wraps: boolean, dbIndex: numbe
 const mayReplicate: ReadonlySet<string> = new Set(["publish", "spublish", "pfcount"]);
 
 /** A script's command refused: a rejected call of the command, as Redis's scriptCall counts it. */
-function refuseCall(engine: Engine, argv: string[], out: RespWriter, message: string): void {
+function refuseCall(engine: Server, argv: string[], out: RespWriter, message: string): void {
   engine.countRejectedCall(argv);
   out.error(message);
 }
@@ -198,7 +186,7 @@ function refuseCall(engine: Engine, argv: string[], out: RespWriter, message: st
  * maxmemory — unless `mayGrow`: the script has written (and must be let finish) or allows OOM.
  */
 
-function scriptCall(engine: Engine, session: Session, argv: string[], out: RespWriter, readOnly: boolean, mayGrow: boolean): void {
+function scriptCall(engine: Server, session: Session, argv: string[], out: RespWriter, readOnly: boolean, mayGrow: boolean): void {
   const resolved = engine.resolve(argv);
   if (typeof resolved === "string") {
     const arity = resolved.startsWith("ERR wrong number of arguments");
@@ -217,7 +205,7 @@ function scriptCall(engine: Engine, session: Session, argv: string[], out: RespW
 }
 
 /** What a library's redis.log lines go to while it loads; it can call no command then. */
-export function libraryLoadHost(engine: Engine): ScriptHost {
+export function libraryLoadHost(engine: Server): ScriptHost {
   return {
     call: () => {
       throw new Error("a library called a command while loading: its redis has no call then");
@@ -230,7 +218,7 @@ export function libraryLoadHost(engine: Engine): ScriptHost {
 }
 
 /** A redis.log line (its level byte, then its text) at Redis's levels: debug, verbose, notice, warning. */
-function logLine(engine: Engine, line: Buffer): void {
+function logLine(engine: Server, line: Buffer): void {
   const level = line[0]!;
   const text = line.toString("latin1", 1);
   const fields = { script: true };

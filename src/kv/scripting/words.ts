@@ -5,7 +5,7 @@
  * strings, as the engine holds them, so every byte survives.
  */
 import { commandName } from "../resp/command-names.ts";
-import { type Latin1Buffer, writeLatin1 } from "../resp/write-bytes.ts";
+import { type Latin1Buffer, writeLatin1 } from "../text/write-bytes.ts";
 
 /** The words of `words` from `from` on (a script's keys, then its arguments), packed in one buffer. */
 export function packWords(words: readonly string[], from = 0): Buffer {

@@ -12,7 +12,7 @@
  * - While paused, the active expiry cycle and eviction wait too, as in Redis, so that nothing
  *   changes the data; a key read past its time is still deleted, as a lookup deletes it.
  */
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "../kit/command-info.ts";
 
 /** Commands not flagged write that a WRITE pause holds: Redis's may-replicate ones. */
 const mayReplicate: ReadonlySet<string> = new Set(["eval", "evalsha", "fcall", "publish", "spublish", "pfcount", "script|load", "script|flush"]);
@@ -59,7 +59,7 @@ export class ClientPause {
   }
 
   /** Whether the pause holds `spec` (the engine asks for EXEC's queued commands too). */
-  holds(spec: CommandSpec): boolean {
+  holds(spec: CommandShape): boolean {
     if (this.timer === null) return false;
     return this.all || spec.flags.includes("write") || mayReplicate.has(spec.name);
   }

@@ -5,9 +5,9 @@
  * anything else since made ready served. It waits while a script is busy.
  */
 import { kvCronIntervalMs } from "../../core/limits.ts";
-import { activeRehashRun } from "../keyspace/active-rehash.ts";
+import { activeRehashRun } from "./active-rehash.ts";
 import type { Engine } from "./engine.ts";
-import { activeExpireRun, type ExpireCursors } from "../keyspace/expire.ts";
+import { activeExpireRun, type ExpireCursors } from "./expire.ts";
 import { usedMemoryBytes } from "../observe/server-stats.ts";
 
 /** Starts the runs; returns the function that stops them. */

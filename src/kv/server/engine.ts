@@ -42,7 +42,8 @@ import { formatEventClasses, KeyspaceEvents, parseEventClasses } from "../keyspa
 import { PubSub } from "./subscriptions.ts";
 import { ServerStats } from "../observe/server-stats.ts";
 import type { Reply } from "../kit/reply.ts";
-import type { Latin1Buffer } from "../resp/write-bytes.ts";
+import type { Server } from "../kit/server.ts";
+import type { Latin1Buffer } from "../text/write-bytes.ts";
 import type { BlockedState, Session } from "./session.ts";
 import { Watches } from "./watch.ts";
 
@@ -75,7 +76,7 @@ const growthChecksEvery = 256;
  */
 const evictionTargetShare = 0.99;
 
-export class Engine {
+export class Engine implements Server {
   readonly clock: Clock;
   readonly log: Logger;
   readonly dbs: Keyspace[];

@@ -3,13 +3,13 @@
  * blocking state. The RESP server creates one per connection; the REST API one per request.
  */
 import type { AclUser } from "../acl/acl-user.ts";
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "../kit/command-info.ts";
 import type { Reply } from "../kit/reply.ts";
 import type { ClientTracking } from "./tracking.ts";
 
 /** A command waiting in MULTI, resolved (and so checked) when it was queued. */
 export interface QueuedCommand {
-  spec: CommandSpec;
+  spec: CommandShape;
   argv: string[];
 }
 
@@ -96,7 +96,7 @@ export interface BlockedState {
    * The command that blocked, set by the engine once it has: when it is served, the time serving
    * took goes to its statistics and SLOWLOG (Engine.blockedServed), as Redis records it then.
    */
-  command?: { spec: CommandSpec; argv: string[] /** What the call that blocked took, µs. */; micros: number };
+  command?: { spec: CommandShape; argv: string[] /** What the call that blocked took, µs. */; micros: number };
 }
 
 /** Sessions by name — a channel, a pattern, a watched or waited-on key — with no empty sets. */

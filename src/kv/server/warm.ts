@@ -23,7 +23,7 @@ import type { CommandSpec } from "../kit/spec.ts";
 import { lookupCommand } from "./command-table.ts";
 import type { Keyspace } from "../keyspace/keyspace.ts";
 import type { Value } from "../types/value.ts";
-import { type KeyTable, warmKeysMax } from "../keyspace/key-table.ts";
+import { type KeyTable, warmKeysMax } from "../types/key-table.ts";
 import { FieldMap } from "../types/hash/field-map.ts";
 import { MemberSet } from "../types/set/member-set.ts";
 import { ZSet } from "../types/zset/zset.ts";

@@ -8,6 +8,7 @@ import { getMutableString } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
 import { KvError, notAnInteger, syntaxError } from "../../text/errors.ts";
 import { MutableString } from "../../types/string/bytes.ts";
+import type { RangeUnit } from "../../types/bitmap/bit-range.ts";
 
 export const bitOffsetError = () => new KvError("ERR bit offset is not an integer or out of range");
 
@@ -73,8 +74,6 @@ export function reversedNegatives(start: number, end: number, startText: string,
   return start !== end ? start > end : startText !== endText && BigInt(startText) > BigInt(endText);
 }
 
-export type RangeUnit = "byte" | "bit";
-
 export function parseRangeUnit(text: string): RangeUnit {
   const word = text.toLowerCase();
   if (word === "byte" || word === "bit") return word;
@@ -84,10 +83,6 @@ export function parseRangeUnit(text: string): RangeUnit {
 /** The byte at `index` of a string value, 0 past its end; a plain string is read without conversion. */
 export const byteAt = (value: string | MutableString, index: number): number =>
   typeof value === "string" ? (index < value.length ? value.charCodeAt(index) : 0) : value.byteAt(index);
-
-/** Bytes [from, to) of a string value: a view of a MutableString, a copy of that range only of a plain string. */
-export const byteRange = (value: string | MutableString, from: number, to: number): Uint8Array =>
-  typeof value === "string" ? Buffer.from(value.slice(from, to), "latin1") : value.bytes.subarray(from, to);
 
 /**
  * The string at `key` ready for an in-place write of its first `lengthBytes` bytes: created

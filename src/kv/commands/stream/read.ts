@@ -13,7 +13,7 @@ import { isKeyword, parseInteger } from "../../text/args.ts";
 import { serveBlocked } from "../../kit/block.ts";
 import { countLookup } from "../../kit/lookup.ts";
 import type { Exec } from "../../kit/spec.ts";
-import type { Engine } from "../../server/engine.ts";
+import type { Server } from "../../kit/server.ts";
 import { KvError, syntaxError } from "../../text/errors.ts";
 import { typeOf } from "../../types/value.ts";
 import type { Reply } from "../../kit/reply.ts";
@@ -322,7 +322,7 @@ const seenOf = (stream: Stream | undefined): Seen => ({ stream, entriesAdded: st
  * entries to deliver again, which waits for the next entry, as there.
  */
 function tryServe(
-  engine: Engine,
+  engine: Server,
   session: Session,
   dbIndex: number,
   key: string,

@@ -4,9 +4,8 @@
  * string; internally it is always an inclusive range of bit positions, and the bits of its end
  * bytes that fall outside it are masked off.
  */
-import type { MutableString } from "../string/bytes.ts";
-import { byteRange, type RangeUnit } from "../../commands/bitmap/bit-args.ts";
 import { bitsInByte, findOther, popcount } from "./kernels.ts";
+import type { MutableString } from "../string/bytes.ts";
 
 /** Bits [firstBit, lastBit], inclusive; bit 0 is the most significant bit of byte 0. */
 export interface BitRange {
@@ -76,3 +75,9 @@ export function findBit(value: string | MutableString, bit: 0 | 1, range: BitRan
   b = bit === 1 ? bytes[last]! & ~outside : (bytes[last]! | outside) & 0xff;
   return b !== skip ? origin + last * 8 + firstBitIn(b, bit) : -1;
 }
+
+export type RangeUnit = "byte" | "bit";
+
+/** Bytes [from, to) of a string value: a view of a MutableString, a copy of that range only of a plain string. */
+export const byteRange = (value: string | MutableString, from: number, to: number): Uint8Array =>
+  typeof value === "string" ? Buffer.from(value.slice(from, to), "latin1") : value.bytes.subarray(from, to);

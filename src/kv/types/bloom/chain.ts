@@ -9,7 +9,7 @@
  * present changes nothing and counts nothing, as in RedisBloom.
  */
 import { bloomPositions, positionsPerItem } from "../../../wasm/bloom.ts";
-import { arrayBytes, objectBytes, typedArrayBytes } from "../../observe/memory-sizes.ts";
+import { arrayBytes, objectBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { BloomFilter, type FilterSizing, sizeFilter } from "./filter.ts";
 
 /** The TYPE of a Bloom filter key: the module type name RedisBloom registers. */

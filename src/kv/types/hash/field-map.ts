@@ -15,8 +15,8 @@
  * hashes reply in; a large one in table order (Redis's hash tables are unordered too).
  */
 import { hashListpackEntriesMax } from "../compact.ts";
-import { KeyTable } from "../../keyspace/key-table.ts";
-import { mapBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../../observe/memory-sizes.ts";
+import { KeyTable } from "../key-table.ts";
+import { mapBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { entryAt, fieldAt, findField, nextEntry, packedEntries, valueAt, withoutEntry, withValue } from "./packed-fields.ts";
 import { randomElement } from "../sample.ts";
 import { allPackable, noShorts, packable, withShorts } from "../short-strings.ts";

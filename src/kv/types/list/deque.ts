@@ -15,7 +15,7 @@
  * ring grows by adding blocks to the directory.
  */
 
-import { arrayBytes, objectBytes, sampledBytes, stringBytes } from "../../observe/memory-sizes.ts";
+import { arrayBytes, objectBytes, sampledBytes, stringBytes } from "../memory-sizes.ts";
 
 /** The smallest ring allocated; small lists are the common case. */
 const capacityMin = 8;

@@ -13,7 +13,7 @@
  * string per item), against Redis's 244 (2026-11-26).
  */
 import { compactEntriesMax } from "../compact.ts";
-import { objectBytes, typedArrayBytes } from "../../observe/memory-sizes.ts";
+import { objectBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { Deque } from "./deque.ts";
 import { allPackable, allShorts, insertShort, noShorts, packable, removeShort, replaceShort, shortAt, shortOffset, withShorts } from "../short-strings.ts";
 

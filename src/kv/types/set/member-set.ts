@@ -18,8 +18,8 @@
  * Order: a small set iterates in insertion order, a large one in table order. Redis's sets are
  * unordered either way (its intsets, which are ordered, are reproduced by set.ts).
  */
-import { KeyTable } from "../../keyspace/key-table.ts";
-import { objectBytes, sampledBytes, setBytes, stringBytes, typedArrayBytes } from "../../observe/memory-sizes.ts";
+import { KeyTable } from "../key-table.ts";
+import { objectBytes, sampledBytes, setBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { randomElement } from "../sample.ts";
 import { allShorts, findShort, insertShort, noShorts, packable, removeShort, shortAt, shortOffset, withShorts } from "../short-strings.ts";
 

@@ -15,8 +15,7 @@
  *
  * The IDs are kept beside, as numbers while they fit (node-ids.ts).
  */
-import type { Reply } from "../../kit/reply.ts";
-import { grownBuffer, type Latin1Buffer, writeLatin1 } from "../../resp/write-bytes.ts";
+import { grownBuffer, type Latin1Buffer, writeLatin1 } from "../../text/write-bytes.ts";
 import { NodeIds } from "./node-ids.ts";
 import { type IdBound, idBound, type StreamId } from "./stream-id.ts";
 
@@ -59,11 +58,22 @@ export class StreamEntry {
   }
 
   /** Replies [id, [field, value, …]], the values copied from the node's bytes. */
-  reply(reply: Reply): void {
+  reply(reply: EntrySink): void {
     reply.array(2);
     reply.bulk(this.text);
     this.node.replyFields(reply, this.slot);
   }
+}
+
+/**
+ * What an entry writes itself into: the reply's array and bulk strings, a value straight from the
+ * node's bytes (the command layer's Reply is one). Declared here so a data structure needs nothing
+ * from the layers above it.
+ */
+export interface EntrySink {
+  array(length: number): void;
+  bulk(text: string): void;
+  bulkBytes(bytes: Latin1Buffer, from: number, to: number): void;
 }
 
 export class StreamNode {
@@ -169,7 +179,7 @@ export class StreamNode {
   }
 
   /** Replies the (live) entry's fields and values as an array, values straight from the bytes. */
-  replyFields(reply: Reply, slot: number): void {
+  replyFields(reply: EntrySink, slot: number): void {
     reply.array(this.itemCount(slot));
     this.eachItem(slot, (name, from, to) => (name === null ? reply.bulkBytes(this.bytes, from, to) : reply.bulk(name)));
   }

@@ -8,7 +8,7 @@
  * (decoded once and cached until the next change), OBJECT ENCODING says "raw" as Redis does for
  * a string it has grown in place.
  */
-import { objectBytes, stringBytes, typedArrayBytes } from "../../observe/memory-sizes.ts";
+import { objectBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 
 const initialCapacityBytes = 16;
 /** Redis's SDS_MAX_PREALLOC: growth beyond the length asked for stops doubling here. */

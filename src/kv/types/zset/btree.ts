@@ -30,7 +30,7 @@
  * Like the skip list it replaces, the tree knows nothing about members' scores by name; ZSet
  * pairs it with a Map for member → score, and passes the old score to `delete` and `updateScore`.
  */
-import { arrayBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../../observe/memory-sizes.ts";
+import { arrayBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 
 /**
  * Elements per leaf at most. Larger leaves mean fewer levels and fewer misses per search but

@@ -15,7 +15,7 @@
  * listpack reallocates too); a new score for a member moves pairs within it.
  */
 import { compareShort, noShorts, shortAt, shortEquals, spliceBytes, writeShort } from "../short-strings.ts";
-import { objectBytes, typedArrayBytes } from "../../observe/memory-sizes.ts";
+import { objectBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { FrozenRun, type TreeEntry } from "./btree.ts";
 
 /** A score's bytes after its member: a double as this machine stores it (never leaves the process). */

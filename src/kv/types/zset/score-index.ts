@@ -7,8 +7,8 @@
  *
  * Scores are kept bit for bit: -0 stays -0 (the skiplist encoding keeps it; see zset.ts).
  */
-import { KeyTable } from "../../keyspace/key-table.ts";
-import { mapBytes, objectBytes, stringBytes } from "../../observe/memory-sizes.ts";
+import { KeyTable } from "../key-table.ts";
+import { mapBytes, objectBytes, stringBytes } from "../memory-sizes.ts";
 
 /** Members the Map form holds; one more moves the index into a table (Redis's listpack limit). */
 export const smallScoresMax = 128;

@@ -28,8 +28,8 @@
  */
 import { clampRankRange } from "../../text/args.ts";
 import { compactEntriesMax, isCompact } from "../compact.ts";
-import { objectBytes } from "../../observe/memory-sizes.ts";
-import { formatDouble } from "../../kit/reply.ts";
+import { objectBytes } from "../memory-sizes.ts";
+import { formatDouble } from "../../text/format-double.ts";
 import { BTree, type FrozenRun } from "./btree.ts";
 import { packable } from "../short-strings.ts";
 import { PackedPairs } from "./packed-pairs.ts";

@@ -6,13 +6,13 @@
  * databases' tables: a large hash or set resizing is moved on by changes alone, as in Redis.
  */
 import { kvActiveRehashBudgetMs } from "../../core/limits.ts";
-import type { Engine } from "../server/engine.ts";
+import type { Server } from "../kit/server.ts";
 
 /** Old slots moved per step between looks at the clock (a few microseconds' work). */
 const slotsPerStep = 1024;
 
 /** One run: moves resizes under way on until they end or the budget is spent. */
-export function activeRehashRun(engine: Engine, budgetMs = kvActiveRehashBudgetMs): void {
+export function activeRehashRun(engine: Server, budgetMs = kvActiveRehashBudgetMs): void {
   const deadline = performance.now() + budgetMs;
   for (const db of engine.dbs) {
     while (db.table.resizeStep(slotsPerStep)) if (performance.now() >= deadline) return;

@@ -42,8 +42,8 @@
  * nothing, so that reads with no change between them see the keys in one order (HKEYS, then
  * HVALS); a table no change comes to is moved on by a timer (active-rehash.ts).
  */
-import { decimalDigits, type Latin1Buffer, writeDecimal, writeLatin1 } from "../resp/write-bytes.ts";
-import { arrayBytes, objectBytes, sampledBytes, stringBytes } from "../observe/memory-sizes.ts";
+import { decimalDigits, type Latin1Buffer, writeDecimal, writeLatin1 } from "../text/write-bytes.ts";
+import { arrayBytes, objectBytes, sampledBytes, stringBytes } from "./memory-sizes.ts";
 
 /** Keys up to this long are stored in their entry; longer ones are held as JS strings. */
 export const keyInlineBytesMax = 256;

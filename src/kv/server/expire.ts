@@ -12,8 +12,8 @@
  * slots took 1.4–1.8 ms), and one where most keys have a time is sampled as Redis samples it.
  */
 import { kvExpireCycleBudgetMs, kvExpireSampleKeys } from "../../core/limits.ts";
-import type { Engine } from "../server/engine.ts";
-import type { ExpireTally, Keyspace } from "./keyspace.ts";
+import type { Server } from "../kit/server.ts";
+import type { ExpireTally, Keyspace } from "../keyspace/keyspace.ts";
 
 /** Above this share of expired keys in a batch, the database is looked at again at once. */
 const resampleExpiredRatio = 0.25;
@@ -54,7 +54,7 @@ function sampleBatch(db: Keyspace, cursors: ExpireCursors, slotsLeft: number): {
  * One run over every database within the time budget; what it met, deleted and spent goes to
  * INFO stats (expired_stale_perc, expired_time_cap_reached_count, expire_cycle_cpu_milliseconds).
  */
-export function activeExpireRun(engine: Engine, cursors: ExpireCursors, budgetMs = kvExpireCycleBudgetMs): void {
+export function activeExpireRun(engine: Server, cursors: ExpireCursors, budgetMs = kvExpireCycleBudgetMs): void {
   const startedMs = performance.now();
   const deadline = startedMs + budgetMs;
   let met = 0;

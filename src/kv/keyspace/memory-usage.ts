@@ -7,9 +7,9 @@
  */
 import { isKeyword, parseInt64 } from "../text/args.ts";
 import { notAnInteger, syntaxError } from "../text/errors.ts";
-import type { Keyspace } from "../keyspace/keyspace.ts";
+import type { Keyspace } from "./keyspace.ts";
 import type { Value } from "../types/value.ts";
-import { pointerBytes, stringBytes } from "./memory-sizes.ts";
+import { pointerBytes, stringBytes } from "../types/memory-sizes.ts";
 import { MutableString } from "../types/string/bytes.ts";
 import { BloomChain } from "../types/bloom/chain.ts";
 

@@ -1,0 +1,19 @@
+/**
+ * What a script run names: a cached script or a library function, and where its code lives. The
+ * script cache and the function libraries hold these; script-run.ts runs them.
+ */
+import type { ScriptKind } from "./busy-script.ts";
+import type { LuaState } from "./lua-state.ts";
+import type { ScriptFlags } from "./shebang.ts";
+
+/** A script or function as a run names it. */
+export interface RunTarget {
+  /** A function's name, or a script's SHA-1. */
+  name: string;
+  kind: ScriptKind;
+  /** The Lua state that holds it, and its number there. */
+  state: LuaState;
+  id: number;
+  /** What it declared (a shebang, a function's flags). */
+  flags: ScriptFlags;
+}
