@@ -8,7 +8,7 @@ import { globMatch } from "../text/glob.ts";
 import { infoText } from "../observe/info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../keyspace/memory-usage.ts";
 import { helpReply } from "../kit/help.ts";
-import { canonicalConfigValue } from "../config/config-params.ts";
+import { canonicalConfigValue } from "../config/config-table.ts";
 import { redisConfigNames } from "../config/redis-config-names.ts";
 import { aclCategories } from "../kit/acl-categories.ts";
 import { hasKeys, keysWithFlags } from "./key-specs.ts";

@@ -1,8 +1,8 @@
 /**
  * The parameter names Redis 7.0 knows (CONFIG GET *, aliases included). CONFIG SET refuses any
  * other name as Redis does ("Unknown option"), so that a misspelt parameter is an error rather
- * than a value remembered and never used. Of these, svc acts on those in config-params.ts and
- * engine.ts; the rest are remembered as given (docs/kv.md).
+ * than a value remembered and never used. Of these, svc acts on those in config-table.ts;
+ * the rest are remembered as given (docs/kv.md).
  */
 export const redisConfigNames: ReadonlySet<string> = new Set(
   `

@@ -26,19 +26,19 @@ import { ScriptCache } from "../scripting/script-cache.ts";
 import { FunctionLibraries } from "../scripting/function-libraries.ts";
 import { libraryLoadHost } from "../scripting/script-run.ts";
 import { type BusyScript, busyScriptError } from "../scripting/busy-script.ts";
-import { configAliases, integerParams, memoryParams } from "../config/config-params.ts";
-import type { AppendLog, FsyncPolicy } from "../aof/append-log.ts";
+import { type Configurable, configDefaults, configParamsByName, defaultNumber } from "../config/config-table.ts";
+import type { AppendLog } from "../aof/append-log.ts";
 import { PersistenceState } from "../aof/persistence-state.ts";
 import { AofRewrite } from "../aof/rewrite.ts";
 import { warmBatch } from "./warm.ts";
 import { Tracking } from "./tracking.ts";
 import { ClientPause } from "./client-pause.ts";
-import { Eviction, type EvictionPolicy } from "../keyspace/eviction.ts";
+import { Eviction } from "../keyspace/eviction.ts";
 import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
 import { Keyspace } from "../keyspace/keyspace.ts";
-import { formatEventClasses, KeyspaceEvents, parseEventClasses } from "../keyspace/keyspace-events.ts";
+import { KeyspaceEvents } from "../keyspace/keyspace-events.ts";
 import { PubSub } from "./subscriptions.ts";
 import { ServerStats } from "../observe/server-stats.ts";
 import type { Reply } from "../kit/reply.ts";
@@ -76,7 +76,7 @@ const growthChecksEvery = 256;
  */
 const evictionTargetShare = 0.99;
 
-export class Engine implements Server {
+export class Engine implements Server, Configurable {
   readonly clock: Clock;
   readonly log: Logger;
   readonly dbs: Keyspace[];
@@ -110,17 +110,17 @@ export class Engine implements Server {
   /** maxmemory-policy's evictions (eviction.ts). */
   readonly eviction: Eviction;
   /** lfu-log-factor and lfu-decay-time, shared by the databases' access counters under an LFU policy. */
-  private readonly frequencyConfig: FrequencyConfig = { logFactor: 10, decayMinutes: 1 };
+  readonly frequencyConfig: FrequencyConfig = { logFactor: defaultNumber("lfu-log-factor"), decayMinutes: defaultNumber("lfu-decay-time") };
   /** Commands that may grow the data since memory was last measured. */
   private growthSinceCheck = 0;
   /** CONFIG maxclients: clients connected at once at most (RESP connections and REST requests in flight). */
-  maxClients = integerParams.maxclients!.default;
+  maxClients = defaultNumber("maxclients");
   /** CONFIG stream-node-max-entries: slots per node of a stream (types/stream/stream.ts). */
-  streamNodeEntriesMax = integerParams["stream-node-max-entries"]!.default;
+  streamNodeEntriesMax = defaultNumber("stream-node-max-entries");
   /** The CONFIG limits every connection checks on each read, kept parsed (see setConfig). */
   readonly clientLimits = {
-    bulkBytesMax: memoryParams["proto-max-bulk-len"]!.default,
-    queryBufferBytesMax: memoryParams["client-query-buffer-limit"]!.default,
+    bulkBytesMax: defaultNumber("proto-max-bulk-len"),
+    queryBufferBytesMax: defaultNumber("client-query-buffer-limit"),
   };
   readonly startedMs: number;
   /** Changes to keys so far: a command that moved it changed data (Redis's server.dirty). */
@@ -144,7 +144,7 @@ export class Engine implements Server {
   /** The ACL users, the default user among them, and ACL LOG. */
   readonly acl = new AclUsers(new CommandCatalog(commandTable));
   /** How long commands take, for INFO commandstats (command-timing.ts). */
-  private readonly timing: CommandTiming;
+  readonly timing: CommandTiming;
   /** SLOWLOG's entries (slowlog.ts). */
   readonly slowlog: Slowlog;
   /** LATENCY's events (latency-monitor.ts). */
@@ -160,7 +160,7 @@ export class Engine implements Server {
    */
   busyScript: BusyScript | null = null;
   /** CONFIG busy-reply-threshold in ms (at most 2^32 - 1, the native side's u32): when a script becomes busy. */
-  busyReplyThresholdMs = integerParams["busy-reply-threshold"]!.default;
+  busyReplyThresholdMs = defaultNumber("busy-reply-threshold");
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -201,9 +201,8 @@ export class Engine implements Server {
       },
     });
     this.config = new Map();
-    for (const [name, value] of Object.entries({ ...defaultConfig, databases: String(options.databases), ...options.config })) {
-      this.setConfig(name, value);
-    }
+    const starting: [string, string][] = [...configDefaults(), ["databases", String(options.databases)], ...Object.entries(options.config ?? {})];
+    for (const [name, value] of starting) this.setConfig(name, value);
   }
 
   /** The scripts EVAL and SCRIPT LOAD were given; the Lua state starts with the first. */
@@ -226,44 +225,17 @@ export class Engine implements Server {
     return this.functionLibraries;
   }
 
-  /** Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it. */
+  /**
+   * Sets a CONFIG parameter, already checked with canonicalConfigValue, and applies it as its row
+   * of the table says (config/config-table.ts); an old name and its parameter are set together.
+   */
   setConfig(name: string, value: string): void {
     this.config.set(name, value);
-    const alias = configAliases[name] ?? Object.keys(configAliases).find((old) => configAliases[old] === name);
-    if (alias !== undefined) this.config.set(alias, value);
-    if (name === "notify-keyspace-events") {
-      this.events.configure(value);
-      // Read back as Redis writes it ("KEA" reads "AKE"); the classes come from what was set.
-      this.config.set(name, formatEventClasses(parseEventClasses(value) ?? 0));
-    }
-    if (name === "proto-max-bulk-len") this.clientLimits.bulkBytesMax = Number(value);
-    else if (name === "client-query-buffer-limit") this.clientLimits.queryBufferBytesMax = Number(value);
-    else if (name === "acllog-max-len") this.acl.log.setEntriesMax(Number(value));
-    else if (name === "requirepass") this.acl.setDefaultPassword(value);
-    else if (name === "appendfsync") this.aof?.setPolicy(value as FsyncPolicy);
-    else if (name === "appendonly") this.onAppendonly?.();
-    else if (name === "aof-timestamp-enabled" && this.aof !== null) this.aof.timestamps = value === "yes";
-    else if (name === "slowlog-log-slower-than") this.slowlog.thresholdMicros = Number(value);
-    else if (name === "slowlog-max-len") this.slowlog.lengthMax = Number(value);
-    else if (name === "latency-monitor-threshold") this.latency.thresholdMs = Number(value);
-    else if (name === "latency-tracking") this.timing.tracksLatency = value === "yes";
-    else if (name === "maxclients") this.maxClients = Number(value);
-    else if (name === "stream-node-max-entries") this.streamNodeEntriesMax = Number(value);
-    else if (name === "busy-reply-threshold" || name === "lua-time-limit") this.busyReplyThresholdMs = Math.min(Number(value), 2 ** 32 - 1);
-    else if (name === "tracking-table-max-keys") this.tracking.keysMax = Number(value);
-    else if (name === "maxmemory-policy") {
-      this.eviction.policy = value as EvictionPolicy;
-      for (const db of this.dbs) {
-        db.frequency = value.endsWith("-lfu") ? this.frequencyConfig : null;
-        db.stampsWrites = value.endsWith("-lru");
-      }
-    } else if (name === "lfu-log-factor") this.frequencyConfig.logFactor = Number(value);
-    else if (name === "lfu-decay-time") this.frequencyConfig.decayMinutes = Number(value);
-    else if (name === "maxmemory-samples") this.eviction.samples = Number(value);
-    else if (name === "maxmemory") {
-      this.maxMemoryBytes = Number(value);
-      this.checkMaxmemory();
-    }
+    const param = configParamsByName.get(name);
+    if (param === undefined) return;
+    const other = name === param.name ? param.alias : param.name;
+    if (other !== undefined) this.config.set(other, value);
+    param.apply?.(this, value);
   }
 
   get commands(): ReadonlyMap<string, CommandSpec> {
@@ -786,27 +758,3 @@ export class Engine implements Server {
 function arityOk(arity: number, argc: number): boolean {
   return arity >= 0 ? argc === arity : argc >= -arity;
 }
-
-/** Parameters CONFIG GET reports before anyone sets them; we accept and remember the rest. */
-const defaultConfig: Record<string, string> = {
-  port: "6379",
-  bind: "127.0.0.1",
-  dir: ".",
-  save: "",
-  appendonly: "no",
-  appendfsync: "everysec",
-  "aof-timestamp-enabled": "no",
-  "aof-load-truncated": "yes",
-  "latency-tracking": "yes",
-  "latency-tracking-info-percentiles": "50 99 99.9",
-  // Rewrite the append-only file automatically once it has doubled since its last rewrite.
-  "auto-aof-rewrite-percentage": "100",
-  "maxmemory-policy": "noeviction",
-  timeout: "0",
-  "tcp-keepalive": "300",
-  hz: "10",
-  requirepass: "",
-  "notify-keyspace-events": "",
-  ...Object.fromEntries(Object.entries(integerParams).map(([name, param]) => [name, String(param.default)])),
-  ...Object.fromEntries(Object.entries(memoryParams).map(([name, param]) => [name, String(param.default)])),
-};
