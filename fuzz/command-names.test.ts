@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { commandName } from "../src/kv/resp/command-names.ts";
-import type { Latin1Buffer } from "../src/kv/resp/write-bytes.ts";
+import type { Latin1Buffer } from "../src/kv/text/write-bytes.ts";
 
 const byteName = fc.uint8Array({ minLength: 0, maxLength: 30 });
 /** Few distinct lengths and edge bytes, so names often share a cache slot. */

@@ -1,5 +1,5 @@
 //! The conversions and the sandbox, with a host that answers each command from a table of replies
-//! (the server itself is exercised end to end by test/kv/scripting.test.ts).
+//! (the server itself is exercised end to end by test/kv/scripting/scripting.test.ts).
 
 use std::time::Duration;
 

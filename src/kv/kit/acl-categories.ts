@@ -29,7 +29,7 @@ const groupCategory: Partial<Record<CommandGroup, string>> = {
  * dangerous ones (KEYS, FLUSHALL, SORT …), those filed under a type they do not belong to by
  * group (SORT under list, set and sortedset, WAIT under connection), and the containers CLIENT,
  * OBJECT, PUBSUB, XGROUP and XINFO, which are only slow. Compared with redis-server for every command
- * (test/kv/command-docs.test.ts).
+ * (test/kv/commands/command-docs.test.ts).
  */
 const listedByHand: Readonly<Record<string, readonly string[]>> = {
   swapdb: ["keyspace", "write", "fast", "dangerous"],

@@ -1,6 +1,6 @@
 /**
  * The stream commands' declarations: names, arities, flags and key positions as Redis 7.0's
- * COMMAND INFO gives them (compared in test/kv/command-docs.test.ts).
+ * COMMAND INFO gives them (compared in test/kv/commands/command-docs.test.ts).
  */
 import { isKeyword } from "../../text/args.ts";
 import { helpFlags, type CommandFlag, type CommandSpec, type Exec } from "../../kit/spec.ts";

@@ -8,7 +8,7 @@
  * What is normalised, and why: client ids and addresses become the client's name (they are the
  * server's to choose); CLIENT LIST/INFO keep only the fields that say what a client is and does
  * (name, flags, db, subscriptions, multi, cmd, user, redir, resp) — fd, age, idle, buffer sizes
- * and memory are the server's own (test/kv/client-list.test.ts compares the buffer counts); INFO
+ * and memory are the server's own (test/kv/commands/client-list.test.ts compares the buffer counts); INFO
  * is compared by its field names, section by section (values are times, memory, counters of this
  * process); MEMORY USAGE's number is svc's own estimate (docs/kv.md), so only its type is
  * compared; OBJECT IDLETIME is a time, compared as a non-negative integer; HELP texts are prose.

@@ -4,7 +4,7 @@
  * ended by XGROUP DESTROY, DEL, CLIENT UNBLOCK), XADD with IDs that go up, XACK, XPENDING summary
  * and extended (with IDLE 0 and a consumer), XCLAIM and XAUTOCLAIM with their options, XGROUP
  * CREATE/SETID/DESTROY/CREATECONSUMER/DELCONSUMER, XINFO STREAM [FULL]/GROUPS/CONSUMERS, and
- * wrong arities and bad arguments (test/kv/stream-differential.test.ts generates single-client
+ * wrong arities and bad arguments (test/kv/commands/stream/stream-differential.test.ts generates single-client
  * stream commands in depth). The state compared after a sequence: the stream, XINFO GROUPS and
  * each group's consumers and pending entries.
  *

@@ -1,0 +1,93 @@
+// INFO commandstats' time per command (src/kv/observe/command-timing.ts): commands bounded by their
+// arguments share one clock reading per batch, everything else is timed alone, and the totals
+// add up to the time that passed.
+import { describe, expect, test } from "bun:test";
+import { ManualClock } from "../../../src/core/clock.ts";
+import { CommandTiming, timedInBatch } from "../../../src/kv/observe/command-timing.ts";
+import { createLogger } from "../../../src/core/log.ts";
+import { lookupCommand } from "../../../src/kv/server/command-table.ts";
+import { Engine } from "../../../src/kv/server/engine.ts";
+import { Session } from "../../../src/kv/server/session.ts";
+import { Collector } from "../harness.ts";
+
+const stats = () => ({ calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null });
+const get = lookupCommand("get")!;
+
+describe("which commands are batched", () => {
+  test("fast commands and argument-bound string writes are; data-dependent ones are timed alone", () => {
+    for (const name of ["get", "incr", "lpush", "sadd", "hset", "zadd", "set", "mset", "setex", "append"]) {
+      expect([name, timedInBatch(lookupCommand(name)!)]).toEqual([name, true]);
+    }
+    for (const name of ["keys", "lrange", "del", "smembers", "sunionstore", "exec", "flushall", "debug", "setrange"]) {
+      expect([name, timedInBatch(lookupCommand(name)!)]).toEqual([name, false]);
+    }
+  });
+});
+
+describe("CommandTiming", () => {
+  test("a batch's time is shared evenly; reading the clock once at its start and once at its end", () => {
+    const clock = new ManualClock();
+    let reads = 0;
+    const counting = { nowMs: () => clock.nowMs(), monotonicMs: () => (reads++, clock.monotonicMs()) };
+    const timing = new CommandTiming(counting);
+    const a = stats();
+    const b = stats();
+    expect(timing.startBatched()).toBe(0);
+    clock.advance(1);
+    timing.finishBatched(a, get);
+    expect(timing.startBatched()).toBe(0);
+    clock.advance(2);
+    timing.finishBatched(b, get);
+    timing.finishBatched(a, get);
+    timing.settle();
+    expect(reads).toBe(2);
+    // 3 ms over three calls: 1000 µs each, a twice.
+    expect(a.usec).toBe(2000);
+    expect(b.usec).toBe(1000);
+    // Nothing open: settling reads no clock and adds nothing.
+    timing.settle();
+    expect(reads).toBe(2);
+    expect(a.usec + b.usec).toBe(3000);
+  });
+
+  test("a command timed alone ends the open batch at its own start", () => {
+    const clock = new ManualClock();
+    const timing = new CommandTiming(clock);
+    const fast = stats();
+    timing.startBatched();
+    clock.advance(1);
+    timing.finishBatched(fast, get);
+    const started = timing.endBatch();
+    expect(fast.usec).toBe(1000);
+    clock.advance(5);
+    expect(timing.endBatch() - started).toBe(5);
+    // The slow command's 5 ms did not reach the batch before it.
+    expect(fast.usec).toBe(1000);
+  });
+});
+
+describe("through the engine", () => {
+  test("a pipelined read's slow command keeps its own time; the fast ones around it share theirs", () => {
+    // A real clock: DEBUG SLEEP sleeps for real, which is the work being timed.
+    const engine = new Engine({ databases: 1, log: createLogger({ level: "silent" }) });
+    const collector = new Collector();
+    const session = new Session(collector, null);
+    engine.register(session);
+    const read = [
+      ["SET", "k", "v"],
+      ["GET", "k"],
+      ["DEBUG", "SLEEP", "0.2"],
+      ["GET", "k"],
+      ["GET", "k"],
+    ];
+    for (const argv of read) engine.execute(session, argv);
+    engine.settleTiming();
+    const usec = (name: string) => engine.stats.commands.get(name)!.usec;
+    expect(engine.stats.commands.get("get")!.calls).toBe(3);
+    expect(usec("debug")).toBeGreaterThanOrEqual(200_000);
+    // The 200 ms went to DEBUG, not to the GETs on either side of it (a generous bound: the GETs
+    // themselves take microseconds).
+    expect(usec("get") + usec("set")).toBeLessThan(100_000);
+    expect(usec("get")).toBeGreaterThan(0);
+  });
+});
