@@ -95,6 +95,25 @@ describe("RtpRewriter", () => {
     expect(rewrite(rewriter, "b", 49, 0, 82)).toBeNull();
   });
 
+  test("one source speaking past half the sequence space (32,768 packets, ~11 minutes of Opus) keeps every packet", () => {
+    const rewriter = new RtpRewriter({ ...opus, initialSequenceNumber: 500, initialTimestamp: 0 });
+    rewrite(rewriter, "a", 7, 0, 0);
+    // b takes the slot and talks for 40,000 packets; none of them predates its turn.
+    let dropped = 0;
+    let expected = 501;
+    for (let k = 0; k < 40_000; k++) {
+      const out = rewrite(rewriter, "b", (3_000 + k) % 0x1_0000, k * 960, 20 + k * 20);
+      if (out === null) dropped++;
+      else {
+        expect(out.sequenceNumber).toBe(expected % 0x1_0000);
+        expected++;
+      }
+    }
+    expect(dropped).toBe(0);
+    // A late packet long after the change is just reordering within b: it passes through.
+    expect(rewrite(rewriter, "b", (3_000 + 39_990) % 0x1_0000, 0, 900_000)).not.toBeNull();
+  });
+
   test("seqNewer follows RFC 3550 serial order across the wrap", () => {
     expect(seqNewer(1, 0)).toBe(true);
     expect(seqNewer(0, 0xffff)).toBe(true);

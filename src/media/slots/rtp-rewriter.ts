@@ -13,6 +13,13 @@
 
 const seqModulo = 0x1_0000;
 const tsModulo = 0x1_0000_0000;
+/**
+ * Packets after a change of source during which one numbered before the change is dropped. A
+ * packet the new source sent before its turn arrives within a few packets of the change, if at
+ * all; past this window the comparison would misfire once the source had sent half the sequence
+ * space (32,768 packets, ~11 minutes of Opus) and drop everything for as long again.
+ */
+const staleGuardPackets = 1_000;
 
 /** a is newer than b in RFC 3550 serial-number order (16-bit sequence numbers). */
 export function seqNewer(a: number, b: number): boolean {
@@ -34,8 +41,10 @@ export class RtpRewriter {
   #source: number | null = null;
   #seqOffset = 0;
   #tsOffset = 0;
-  /** Outgoing sequence number of the first packet of the current source; older ones are dropped. */
+  /** Outgoing sequence number of the first packet of the current source; older ones are dropped while guarding. */
   #sourceFirstSeq = 0;
+  /** Whether the current source is still within staleGuardPackets of its first packet. */
+  #guarding = false;
   #started = false;
   #lastSeq = 0;
   #lastTs = 0;
@@ -74,7 +83,8 @@ export class RtpRewriter {
   /**
    * Renumbers one packet from `source`: true with its outgoing numbers in sequenceNumber,
    * timestamp and marker, or false when the packet must be dropped: it predates the moment this
-   * source took the slot, so its number would collide with the previous source's packets.
+   * source took the slot (and arrives within staleGuardPackets of it), so its number would
+   * collide with the previous source's packets.
    */
   rewrite(source: number, sequenceNumber: number, timestamp: number, nowMs: number): boolean {
     let marker = false;
@@ -84,7 +94,10 @@ export class RtpRewriter {
     }
     const seq = (sequenceNumber + this.#seqOffset) % seqModulo;
     const ts = (timestamp + this.#tsOffset) % tsModulo;
-    if (!marker && seqNewer(this.#sourceFirstSeq, seq)) return false;
+    if (!marker && this.#guarding) {
+      if (seqNewer(this.#sourceFirstSeq, seq)) return false;
+      if ((seq - this.#sourceFirstSeq + seqModulo) % seqModulo >= staleGuardPackets) this.#guarding = false;
+    }
     if (!this.#started || seqNewer(seq, this.#lastSeq)) {
       this.#started = true;
       this.#lastSeq = seq;
@@ -109,5 +122,6 @@ export class RtpRewriter {
     this.#seqOffset = (nextSeq - sequenceNumber + seqModulo) % seqModulo;
     this.#tsOffset = (nextTs - timestamp + tsModulo) % tsModulo;
     this.#sourceFirstSeq = nextSeq;
+    this.#guarding = true;
   }
 }
