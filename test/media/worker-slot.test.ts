@@ -7,9 +7,11 @@
  * its receiver offered.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import * as mediasoup from "mediasoup";
 import type { types as ms } from "mediasoup";
 import { readRtpHeader, writeRtpHeader } from "../../src/media/slots/rtp-header.ts";
+import { RtpRewriter } from "../../src/media/slots/rtp-rewriter.ts";
 import { mediasoupWorkerBin } from "../../src/media/worker-bin.ts";
 import { setSlotProducer } from "../../src/media/worker-slot.ts";
 
@@ -158,4 +160,91 @@ describe("a slot switched inside the worker", () => {
   test("a payload type past 7 bits is refused before anything is sent", () => {
     expect(() => setSlotProducer(consumer, null, 128)).toThrow(RangeError);
   });
+});
+
+describe("the worker's numbering against the TypeScript reference (src/media/slots/rtp-rewriter.ts)", () => {
+  let worker: ms.Worker;
+  let router: ms.Router;
+
+  beforeAll(async () => {
+    worker = await mediasoup.createWorker({ logLevel: "warn", workerBin: mediasoupWorkerBin() });
+    router = await worker.createRouter({ mediaCodecs: [opus] });
+  });
+
+  afterAll(() => worker?.close());
+
+  test("property: any run of switches among three sources loses no packet, repeats no number, and numbers as the reference does", async () => {
+    const segment = fc.record({ source: fc.integer({ min: 0, max: 2 }), packets: fc.integer({ min: 1, max: 12 }) });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 3, maxLength: 3 }),
+        async (segments, firstSeqs) => {
+          const transport = await router.createDirectTransport();
+          try {
+            const producers = await Promise.all(
+              [0, 1, 2].map((k) =>
+                transport.produce({
+                  kind: "audio",
+                  rtpParameters: {
+                    codecs: [{ mimeType: "audio/opus", payloadType: producedPayloadType, clockRate: 48_000, channels: 2 }],
+                    encodings: [{ ssrc: 7000 + k }],
+                  },
+                }),
+              ),
+            );
+            const consumer = await transport.consume({ producerId: producers[0]!.id, rtpCapabilities: router.rtpCapabilities });
+            const out: ReturnType<typeof readRtpHeader>[] = [];
+            consumer.on("rtp", (packet) => out.push(readRtpHeader(packet)));
+            const seqs = [...firstSeqs];
+            const tss = [0, 1_000_000, 2_000_000_000];
+            /** Each packet sent: its source, its own numbers, and whether a switch request came just before it. */
+            const sentPackets: { source: number; sequenceNumber: number; timestamp: number; afterSwitch: boolean }[] = [];
+            let current = 0;
+            for (const { source, packets } of segments) {
+              const afterSwitch = source !== current;
+              if (afterSwitch) {
+                await setSlotProducer(consumer, producers[source]!.id);
+                current = source;
+              }
+              for (let i = 0; i < packets; i++) {
+                sentPackets.push({ source, sequenceNumber: seqs[source]!, timestamp: tss[source]!, afterSwitch: afterSwitch && i === 0 });
+                producers[source]!.send(rtpPacket(seqs[source]!, tss[source]!, 7000 + source));
+                seqs[source] = (seqs[source]! + 1) & 0xffff;
+                tss[source] = (tss[source]! + frameTicks) >>> 0;
+              }
+              // Let the worker forward the segment before the next switch: a request and a packet take different paths.
+              for (let tries = 0; tries < 100 && out.length < sentPackets.length; tries++) await Bun.sleep(5);
+            }
+            expect(out.length).toBe(sentPackets.length);
+            // The reference, started where the worker's stream starts, fed the same packets.
+            const reference = new RtpRewriter({
+              clockRate: 48_000,
+              frameTicks,
+              initialSequenceNumber: out[0]!.sequenceNumber,
+              initialTimestamp: out[0]!.timestamp,
+            });
+            sentPackets.forEach((sent, k) => {
+              const packet = out[k]!;
+              expect(reference.rewrite(sent.source, sent.sequenceNumber, sent.timestamp, k)).toBe(true);
+              expect([k, packet.sequenceNumber]).toEqual([k, reference.sequenceNumber]);
+              // The marker: on the first packet after each switch request, never elsewhere. (The
+              // reference also marks the very first packet of the stream, whoever sends it.)
+              expect([k, packet.marker]).toEqual([k, sent.afterSwitch]);
+              if (k > 0) {
+                const step = (packet.timestamp - out[k - 1]!.timestamp + 2 ** 32) % 2 ** 32;
+                // Across a switch at least a frame and at most the wall time that passed (bounded); within a source its own step.
+                if (sent.source !== sentPackets[k - 1]!.source) expect(step).toBeGreaterThanOrEqual(frameTicks);
+                else expect(step).toBe(frameTicks);
+                expect(step).toBeLessThan(48_000 * 5);
+              }
+            });
+          } finally {
+            transport.close();
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  }, 120_000);
 });
