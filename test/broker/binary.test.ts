@@ -13,6 +13,7 @@ import { gzipSync } from "node:zlib";
 import { BinaryClient, BinaryError, recordText } from "../../src/broker/binary/client.ts";
 import { encodeConsumeRequest, encodeProduceRequest } from "../../src/broker/binary/payloads.ts";
 import { encodeClientHandshake, encodeFrame, opcodes } from "../../src/broker/binary/wire.ts";
+import { makeCertificate } from "../support/certificate.ts";
 import { type BinaryBrokerProcess, freshDataDir, startBinaryBroker } from "./support/broker.ts";
 
 let broker: BinaryBrokerProcess;
@@ -258,29 +259,7 @@ describe("TLS", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("with the broker's certificate the binary listener speaks TLS", async () => {
-    const cert = join(dir, "cert.pem");
-    const key = join(dir, "key.pem");
-    const made = Bun.spawnSync([
-      "openssl",
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-days",
-      "1",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    ]);
-    expect(made.exitCode).toBe(0);
+    const { cert, key } = makeCertificate(dir);
     const b = await startBinaryBroker(freshDataDir(), ["--tls-cert", cert, "--tls-key", key]);
     try {
       expect(b.output()).toContain("SV01+TLS on");

@@ -7,43 +7,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { makeCertificate } from "../support/certificate.ts";
 import { brokerAddress, spawnServer } from "../support/spawn.ts";
 import { freshDataDir, startBroker } from "./support/broker.ts";
 
 const cliPath = join(import.meta.dir, "../../src/cli.ts");
 const dir = mkdtempSync(join(tmpdir(), "svc-tls-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A self-signed certificate for 127.0.0.1 and localhost, made here with openssl. */
-function makeCertificate(): { cert: string; key: string } {
-  const cert = join(dir, "cert.pem");
-  const key = join(dir, "key.pem");
-  const made = Bun.spawnSync(
-    [
-      "openssl",
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-days",
-      "1",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    ],
-    { stderr: "pipe" },
-  );
-  if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
-  return { cert, key };
-}
 
 async function refused(flags: string[]): Promise<{ code: number; stderr: string }> {
   const proc = Bun.spawn([process.execPath, cliPath, "broker", "--bind", "127.0.0.1:0", "--data-dir", freshDataDir(), ...flags], {
@@ -55,7 +25,7 @@ async function refused(flags: string[]): Promise<{ code: number; stderr: string 
 }
 
 describe("TLS", () => {
-  const { cert, key } = makeCertificate();
+  const { cert, key } = makeCertificate(dir);
 
   test("with a certificate and key the broker serves HTTPS to curl and to fetch, and not plain HTTP", async () => {
     const argv = [
