@@ -1,7 +1,7 @@
 /**
  * Turns the old bench/RESULTS.md — an append-only log of runs, each under a
  * `## <date> · <machine> · <what>` heading (and, for runs pasted from `./svc bench`, a
- * `## svc bench — <date> · <machine>` line) — into the form of results-file.ts: the newest
+ * `## svc bench — <date> · <machine>` line) — into the form of src/cli/bench-results.ts: the newest
  * result of each benchmark, with the date and machine line of the run it came from.
  *
  * The newest of a benchmark's sections is the one of the latest date; on the same date, the later
@@ -15,7 +15,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defaultIntro, formatResultsFile, normaliseTitle, parseTables, type ResultsFile, type Section, trimBlankLines } from "./results-file.ts";
+import { defaultIntro, formatResultsFile, normaliseTitle, parseTables, type ResultsFile, type Section, trimBlankLines } from "../../src/cli/bench-results.ts";
 
 export interface LogRun {
   /** The `## ` heading's text. */

@@ -1,21 +1,12 @@
 /**
  * `svc bench [name...]`: runs benchmarks in bench/, each as its own process, then records what
  * each printed in bench/RESULTS.md (the latest result of every benchmark, one section each) and
- * prints where it differs from what was recorded there. bench/lib/results-file.ts has the format.
+ * prints where it differs from what was recorded there. bench-results.ts has the format.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, relative, resolve } from "node:path";
-import {
-  defaultIntro,
-  describeUpdate,
-  formatResultsFile,
-  parseBenchOutput,
-  parseResultsFile,
-  serviceOf,
-  services,
-  updateSections,
-} from "../../bench/lib/results-file.ts";
+import { defaultIntro, describeUpdate, formatResultsFile, parseBenchOutput, parseResultsFile, serviceOf, services, updateSections } from "./bench-results.ts";
 import { flag, formatHelp, parseConfig } from "../core/config.ts";
 import { SvcError } from "../core/errors.ts";
 import type { Command } from "./command.ts";

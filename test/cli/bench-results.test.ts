@@ -1,4 +1,4 @@
-// bench/RESULTS.md as data (bench/lib/results-file.ts), its conversion from the old append-only
+// bench/RESULTS.md as data (src/cli/bench-results.ts), its conversion from the old append-only
 // log (bench/lib/results-from-log.ts) and `svc bench`'s recording step (src/cli/bench.ts): real
 // markdown in, real markdown out.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -18,7 +18,7 @@ import {
   type Section,
   serviceOf,
   updateSections,
-} from "../../bench/lib/results-file.ts";
+} from "../../src/cli/bench-results.ts";
 import { measuredFromHeading, parseLog, resultsFromLog, splitClosingNotes } from "../../bench/lib/results-from-log.ts";
 import { recordBenchOutput } from "../../src/cli/bench.ts";
 
