@@ -22,6 +22,19 @@ const offeredPayloadType = 111;
 const frameTicks = 960;
 const frameMs = 20;
 
+/**
+ * Resolves once the worker has handled everything sent to it before: packets a DirectTransport's
+ * producers send, closes and requests all go down the worker's one channel in order, and what it
+ * sends back for them (forwarded packets, events) is read before this request's answer. A barrier,
+ * not a timer, so a loaded machine only makes the tests slower.
+ */
+async function workerCaughtUp(transport: ms.DirectTransport): Promise<void> {
+  await transport.dump();
+  // mediasoup emits the worker's events one setImmediate after reading them, and answers at once:
+  // one more turn lets the events read before the answer out.
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** One Opus-sized RTP packet. */
 function rtpPacket(sequenceNumber: number, timestamp: number, ssrc: number): Buffer {
   const packet = Buffer.alloc(12 + 60, 0xaa);
@@ -49,7 +62,7 @@ describe("a slot switched inside the worker", () => {
       nextTs[name]! += frameTicks;
       await Bun.sleep(frameMs);
     }
-    await Bun.sleep(50);
+    await workerCaughtUp(transport);
   }
 
   beforeAll(async () => {
@@ -119,7 +132,7 @@ describe("a slot switched inside the worker", () => {
     await speak("a", 3);
     // A late packet of a, numbered before the first one the slot forwarded.
     producers.a!.send(rtpPacket(nextSeq.a! - 10, nextTs.a! - 10 * frameTicks, ssrcs.a!));
-    await Bun.sleep(50);
+    await workerCaughtUp(transport);
     const fromA = received.slice(-3);
     expect(fromA.map((p) => p.sequenceNumber)).toEqual([1, 2, 3].map((k) => (beforeA.sequenceNumber + k) & 0xffff));
   });
@@ -142,7 +155,7 @@ describe("a slot switched inside the worker", () => {
       producerClosed = true;
     });
     producers.b!.close();
-    await Bun.sleep(50);
+    await workerCaughtUp(transport);
     expect(producerClosed).toBe(false);
     expect(consumer.closed).toBe(false);
     await setSlotProducer(consumer, producers.c!.id);
@@ -152,7 +165,7 @@ describe("a slot switched inside the worker", () => {
     // Closing the slot itself (a detached or attached one) leaves the worker running.
     await setSlotProducer(consumer, null);
     consumer.close();
-    await Bun.sleep(50);
+    await workerCaughtUp(transport);
     expect(worker.closed).toBe(false);
     expect((await worker.dump()).pid).toBe(worker.pid);
   });
@@ -213,8 +226,8 @@ describe("the worker's numbering against the TypeScript reference (src/media/slo
                 seqs[source] = (seqs[source]! + 1) & 0xffff;
                 tss[source] = (tss[source]! + frameTicks) >>> 0;
               }
-              // Let the worker forward the segment before the next switch: a request and a packet take different paths.
-              for (let tries = 0; tries < 100 && out.length < sentPackets.length; tries++) await Bun.sleep(5);
+              // The segment forwarded before the next switch.
+              await workerCaughtUp(transport);
             }
             expect(out.length).toBe(sentPackets.length);
             // The reference, started where the worker's stream starts, fed the same packets.
