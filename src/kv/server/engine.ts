@@ -76,6 +76,10 @@ const growthChecksEvery = 256;
  */
 const evictionTargetShare = 0.99;
 
+/** ACL's view of the command table: made once, at the first engine, and shared (the table is fixed). */
+let catalog: CommandCatalog | null = null;
+const commandCatalog = (): CommandCatalog => (catalog ??= new CommandCatalog(commandTable));
+
 export class Engine implements Server, Configurable {
   readonly clock: Clock;
   readonly log: Logger;
@@ -142,7 +146,7 @@ export class Engine implements Server, Configurable {
   /** Whether the active expiry cycle deletes expired keys (DEBUG SET-ACTIVE-EXPIRE turns it off). */
   activeExpire = true;
   /** The ACL users, the default user among them, and ACL LOG. */
-  readonly acl = new AclUsers(new CommandCatalog(commandTable));
+  readonly acl = new AclUsers(commandCatalog());
   /** How long commands take, for INFO commandstats (command-timing.ts). */
   readonly timing: CommandTiming;
   /** SLOWLOG's entries (slowlog.ts). */
