@@ -10,7 +10,7 @@ import { sessionPeersMax } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { Room } from "./room.ts";
 import type { ParsedOffer } from "./sdp/offer.ts";
-import { type ListenConfig, Session, type SessionArgs, type SessionEvents } from "./session.ts";
+import { type ListenConfig, Session, type SessionArgs } from "./session.ts";
 import { isValidId, type TokenClaims } from "./token.ts";
 import type { WorkerPool } from "./workers.ts";
 
@@ -30,28 +30,22 @@ export function parsePeers(value: unknown): string[] | null {
   return value as string[];
 }
 
+export interface MediaServerOptions {
+  /** Sessions of one room per worker before the room spreads to another (tests lower it). */
+  roomSessionsPerWorkerMax?: number;
+}
+
 export class MediaServer {
   readonly #byId = new Map<number, Session>();
   readonly #rooms = new Map<string, Room>();
   #nextId = 1;
-  readonly #events: SessionEvents;
 
   constructor(
     readonly workers: WorkerPool,
     private readonly listen: ListenConfig,
     private readonly log: Logger,
-  ) {
-    this.#events = {
-      onPacket: (session, packet) => this.#rooms.get(session.room)?.forward(session, packet),
-      onLevel: (session, level) => {
-        if (this.#byId.get(session.id) === session) this.#rooms.get(session.room)?.setLevel(session.user, level);
-      },
-      onEngineLost: (session) => {
-        this.log.warn({ session: session.id, user: session.user, room: session.room }, "session lost with its media worker");
-        this.#forget(session);
-      },
-    };
-  }
+    private readonly options: MediaServerOptions = {},
+  ) {}
 
   get sessionCount(): number {
     return this.#byId.size;
@@ -76,32 +70,50 @@ export class MediaServer {
     return session;
   }
 
-  /** Builds a session on the least-loaded worker with `build` and makes it the (user, room)'s one. */
+  /** Places a session in its room, builds it there with `build` and makes it the (user, room)'s one. */
   async #open(
     claims: TokenClaims,
     offer: ParsedOffer,
     peers: string[] | null,
     build: (args: SessionArgs) => Promise<{ session: Session; answer: string }>,
   ): Promise<{ session: Session; answer: string }> {
-    const worker = this.workers.leastLoaded();
-    if (worker === null) throw new SvcError("unavailable", "media engine is down: no worker is running");
-    const release = this.workers.hold(worker);
+    let room = this.#rooms.get(claims.room);
+    if (room === undefined) {
+      room = new Room(claims.room, { workers: this.workers, log: this.log, sessionsPerWorkerMax: this.options.roomSessionsPerWorkerMax });
+      this.#rooms.set(claims.room, room);
+    }
     const id = this.#nextId++;
     let created: { session: Session; answer: string };
+    let release = () => {};
     try {
-      created = await build({ id, user: claims.user, room: claims.room, offer, peers, worker, events: this.#events });
+      const placed = await room.place();
+      release = placed.release;
+      created = await build({
+        id,
+        user: claims.user,
+        room: claims.room,
+        offer,
+        peers,
+        home: placed.home,
+        onEngineLost: (session) => {
+          this.log.warn({ session: session.id, user: session.user, room: session.room }, "session lost with its media worker");
+          this.#forget(session);
+        },
+      });
     } catch (error) {
       release();
+      this.#forgetIfIdle(room);
       throw error;
     }
     const { session } = created;
-    session.router.observer.once("close", release);
+    session.onTransportClose(() => {
+      release();
+      this.#forgetIfIdle(room);
+    });
     // Rule 2: at most one session per user and room; the newest wins, even when two raced.
-    const earlier = this.#rooms.get(session.room)?.sessions.get(session.user);
+    const earlier = room.sessions.get(session.user);
     if (earlier !== undefined) this.#close(earlier);
     this.#byId.set(id, session);
-    let room = this.#rooms.get(session.room);
-    if (room === undefined) this.#rooms.set(session.room, (room = new Room(session.room)));
     room.add(session);
     this.log.info(
       { session: id, user: session.user, room: session.room, slots: session.slots.length, sends: session.producer !== undefined, replaced: earlier?.id },
@@ -119,10 +131,13 @@ export class MediaServer {
     return session;
   }
 
-  /** PATCH: the peer set replaces the earlier one; slots of users who left it are freed now. */
-  setPeers(session: Session, peers: string[] | null): void {
+  /**
+   * PATCH: the peer set replaces the earlier one. Resolves once the workers have switched every
+   * slot it changed, so from the next packet on the session hears exactly its new peers.
+   */
+  async setPeers(session: Session, peers: string[] | null): Promise<void> {
     session.peers = peers === null ? null : new Set(peers);
-    this.#rooms.get(session.room)?.reassign();
+    await this.#rooms.get(session.room)?.reassign();
   }
 
   delete(session: Session): void {
@@ -140,7 +155,12 @@ export class MediaServer {
     this.#byId.delete(session.id);
     const room = this.#rooms.get(session.room);
     room?.remove(session);
-    if (room !== undefined && room.size === 0) this.#rooms.delete(session.room);
+    if (room !== undefined) this.#forgetIfIdle(room);
+  }
+
+  /** Drops a room with no session in it or being placed in it (its routers close with their last session). */
+  #forgetIfIdle(room: Room): void {
+    if (room.size === 0 && room.idle && this.#rooms.get(room.name) === room) this.#rooms.delete(room.name);
   }
 
   close(): void {

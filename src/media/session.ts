@@ -1,22 +1,17 @@
 /**
- * One client's session: everything a (user, room) pair has in the media engine, in a router of
- * its own. A router per session (rather than per room) lets each client keep the Opus payload
- * type it offered — a mediasoup consumer sends with its router's payload type, and browsers pick
- * different ones (Chrome 111, Firefox 109, werift 96) — and closing the router closes everything
- * below it at once. Media between sessions of a room crosses Bun (see slot.ts), which is what lets
- * slots switch users at all.
- *
- * Inside the router: the client's WebRtcTransport (ICE-lite, DTLS), the producer of its send
- * m-line, a DirectTransport holding a consumer of that producer (its packets come to Bun to be
- * fanned out) and one relay producer per slot, and an audio-level observer on the producer.
+ * One client's session: everything a (user, room) pair has in the media engine. It lives in its
+ * room's router on one worker (room-router.ts): the client's WebRtcTransport (ICE-lite, DTLS), the
+ * producer of its send m-line (observed by the router's audio-level observer) and one slot
+ * consumer per recvonly m-line. Closing the transport closes all of them; the room's other
+ * routers drop the producer's pipes when it closes.
  */
 import type { types } from "mediasoup";
-import { mediaAudioLevelIntervalMs, mediaSpeakingThresholdDbov } from "../core/limits.ts";
 import { engineCall } from "./engine-call.ts";
+import { opusCodec, type RoomRouter } from "./room-router.ts";
 import { writeAnswer } from "./sdp/answer.ts";
 import type { ParsedOffer } from "./sdp/offer.ts";
-import { random32, Slot } from "./slot.ts";
-import type { Worker } from "./workers.ts";
+import { Slot } from "./slot.ts";
+import { setSlotProducer } from "./worker-slot.ts";
 
 export interface ListenConfig {
   /** Address the UDP sockets bind. */
@@ -40,21 +35,10 @@ export interface SessionArgs {
   room: string;
   offer: ParsedOffer;
   peers: readonly string[] | null;
-  worker: Worker;
-  events: SessionEvents;
-}
-
-export interface SessionEvents {
-  /** A packet the client sent: fan it out to the slots this user feeds. */
-  onPacket(session: Session, packet: Buffer): void;
-  /** The client's audio level (dBov) over the last interval, or null once it fell silent. */
-  onLevel(session: Session, level: number | null): void;
-  /** The router is gone from under the session (its worker died). */
+  /** The room's router the session is placed in. */
+  home: RoomRouter;
+  /** Called once if the transport closes under the session (its worker died). */
   onEngineLost(session: Session): void;
-}
-
-function opusCodec(payloadType: number, parameters: Record<string, string | number> = {}) {
-  return { mimeType: "audio/opus", payloadType, clockRate: 48000, channels: 2, parameters, rtcpFeedback: [] };
 }
 
 /** `T` is the client transport's type: create() makes a WebRtcTransport, bench/media.ts a PlainTransport. */
@@ -69,9 +53,8 @@ export class Session<T extends ClientTransport = ClientTransport> {
     readonly id: number,
     readonly user: string,
     readonly room: string,
-    readonly router: types.Router,
+    readonly home: RoomRouter,
     readonly transport: T,
-    readonly direct: types.DirectTransport,
     peers: readonly string[] | null,
   ) {
     this.peers = peers === null ? null : new Set(peers);
@@ -93,29 +76,44 @@ export class Session<T extends ClientTransport = ClientTransport> {
     return map;
   }
 
+  /** Calls `listener` once the transport closes: the session closed, or its worker died. */
+  onTransportClose(listener: () => void): void {
+    (this.transport as types.Transport).observer.once("close", listener);
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.router.close();
+    this.transport.close();
   }
 
   /**
-   * Builds the session in a router on `worker` and returns it with the SDP answer. Any failure
-   * closes the router, so a refused offer leaves nothing behind.
+   * Builds the session in its room's router and returns it with the SDP answer. Any failure
+   * closes its transport, so a refused offer leaves nothing behind.
    */
   static async create(args: SessionArgs & { listen: ListenConfig }): Promise<{ session: Session; answer: string }> {
     const { offer, listen } = args;
     const session = await Session.build(args, async (router) => {
-      const transport = await engineCall("create transport", () =>
-        router.createWebRtcTransport({
-          listenInfos: [{ protocol: "udp", ip: listen.ip, announcedAddress: listen.announcedAddress, portRange: { min: listen.portMin, max: listen.portMax } }],
-          enableUdp: true,
-          enableTcp: false,
-        }),
+      const transport = await engineCall(
+        "create transport",
+        () =>
+          router.createWebRtcTransport({
+            listenInfos: [
+              { protocol: "udp", ip: listen.ip, announcedAddress: listen.announcedAddress, portRange: { min: listen.portMin, max: listen.portMax } },
+            ],
+            enableUdp: true,
+            enableTcp: false,
+          }),
+        { discard: (late) => late.close() },
       );
-      await engineCall("connect transport", () => transport.connect({ dtlsParameters: { role: offer.clientDtlsRole, fingerprints: offer.fingerprints } }), {
-        fromOffer: true,
-      });
+      try {
+        await engineCall("connect transport", () => transport.connect({ dtlsParameters: { role: offer.clientDtlsRole, fingerprints: offer.fingerprints } }), {
+          fromOffer: true,
+        });
+      } catch (error) {
+        transport.close();
+        throw error;
+      }
       return transport;
     });
     try {
@@ -144,43 +142,32 @@ export class Session<T extends ClientTransport = ClientTransport> {
   }
 
   /**
-   * The session's router and everything in it, on the client transport `openTransport` creates
-   * (and connects) in that router. create() passes a WebRtcTransport; bench/media.ts passes a
-   * PlainTransport so it can drive the same producer, tap, observer and slots with plain RTP.
-   * Any failure closes the router.
+   * The session in its room's router, on the client transport `openTransport` creates (and
+   * connects) there. create() passes a WebRtcTransport; bench/media.ts passes a PlainTransport so
+   * it can drive the same producer, observer and slots with plain RTP. Any failure closes the
+   * transport, which leaves nothing behind.
    */
   static async build<T extends ClientTransport>(args: SessionArgs, openTransport: (router: types.Router) => Promise<T>): Promise<Session<T>> {
-    const { offer, worker } = args;
-    // The router's Opus payload type is the one the client receives on (see the module comment).
-    const routerPayloadType = offer.slots[0]?.opus.payloadType ?? offer.send?.opus.payloadType ?? 100;
-    const router = await engineCall(
-      "create router",
-      () =>
-        worker.createRouter({
-          mediaCodecs: [{ kind: "audio", mimeType: "audio/opus", clockRate: 48000, channels: 2, preferredPayloadType: routerPayloadType }],
-        }),
-      { fromOffer: true, discard: (late) => late.close() },
-    );
+    const { offer, home } = args;
+    const transport = await openTransport(home.router);
     try {
-      const transport = await openTransport(router);
-      const direct = await engineCall("create direct transport", () => router.createDirectTransport());
-      const session = new Session(args.id, args.user, args.room, router, transport, direct, args.peers);
-      if (offer.send !== undefined) await session.#produce(offer.send, args.events);
-      session.slots.push(...(await Promise.all(offer.slots.map((line) => session.#openSlot(line.mid, routerPayloadType, line.opus.parameters)))));
-      router.observer.once("close", () => {
+      const session = new Session(args.id, args.user, args.room, home, transport, args.peers);
+      if (offer.send !== undefined) await session.#produce(offer.send);
+      session.slots.push(...(await Promise.all(offer.slots.map((line) => session.#openSlot(line.mid, line.opus.payloadType, line.opus.parameters)))));
+      session.onTransportClose(() => {
         if (!session.#closed) {
           session.#closed = true;
-          args.events.onEngineLost(session);
+          args.onEngineLost(session);
         }
       });
       return session;
     } catch (error) {
-      router.close();
+      transport.close();
       throw error;
     }
   }
 
-  async #produce(line: NonNullable<ParsedOffer["send"]>, events: SessionEvents): Promise<void> {
+  async #produce(line: NonNullable<ParsedOffer["send"]>): Promise<void> {
     const producer = await engineCall(
       "create producer",
       () =>
@@ -197,32 +184,20 @@ export class Session<T extends ClientTransport = ClientTransport> {
       { fromOffer: true },
     );
     this.producer = producer;
-    const tap = await engineCall("tap producer", () => this.direct.consume({ producerId: producer.id, rtpCapabilities: this.router.rtpCapabilities }));
-    tap.on("rtp", (packet) => events.onPacket(this, packet));
-    const observer = await engineCall("create audio-level observer", () =>
-      this.router.createAudioLevelObserver({ maxEntries: 1, threshold: mediaSpeakingThresholdDbov, interval: mediaAudioLevelIntervalMs }),
-    );
-    await engineCall("observe producer", () => observer.addProducer({ producerId: producer.id }));
-    observer.on("volumes", (volumes) => events.onLevel(this, volumes[0]?.volume ?? null));
-    observer.on("silence", () => events.onLevel(this, null));
+    await engineCall("observe producer", () => this.home.observer.addProducer({ producerId: producer.id }));
   }
 
+  /**
+   * A slot: a consumer on the client's transport, created from the router's placeholder (consume()
+   * needs some producer) and detached at once, which also makes it switchable and sets the payload
+   * type it sends with to the client's.
+   */
   async #openSlot(mid: string, payloadType: number, parameters: Record<string, string | number>): Promise<Slot> {
-    const relaySsrc = random32();
-    const relay = await engineCall(
-      "create slot relay",
-      () =>
-        this.direct.produce({
-          kind: "audio",
-          rtpParameters: { codecs: [opusCodec(payloadType, parameters)], headerExtensions: [], encodings: [{ ssrc: relaySsrc }] },
-        }),
-      { fromOffer: true },
-    );
     const consumer = await engineCall(
       "create slot consumer",
       () =>
         this.transport.consume({
-          producerId: relay.id,
+          producerId: this.home.placeholder.id,
           rtpCapabilities: {
             codecs: [{ kind: "audio", mimeType: "audio/opus", preferredPayloadType: payloadType, clockRate: 48000, channels: 2, parameters, rtcpFeedback: [] }],
             headerExtensions: [],
@@ -230,6 +205,7 @@ export class Session<T extends ClientTransport = ClientTransport> {
         }),
       { fromOffer: true },
     );
-    return new Slot(mid, relaySsrc, payloadType, relay, consumer);
+    await engineCall("detach slot consumer", () => setSlotProducer(consumer, null, payloadType));
+    return new Slot(mid, payloadType, consumer);
   }
 }

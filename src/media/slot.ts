@@ -1,40 +1,23 @@
 /**
  * One receive slot of a session: the client's recvonly m-line `mid`, fed by whichever user the
- * slot chooser puts there. A mediasoup Consumer cannot change its Producer, and a new consumer
- * would bring a new SSRC, so each slot is a fixed pair in the session's router: a relay producer
- * on the DirectTransport (fed by us, from Bun) and its consumer on the client's WebRtcTransport
- * (whose SSRC the answer announced). Packets of the current user are renumbered by an RtpRewriter
- * so the slot stays one continuous stream across changes of user.
+ * slot chooser puts there. It is one mediasoup consumer on the client's transport, whose SSRC
+ * the answer announced; the worker switches it between the producers of its router
+ * (worker-slot.ts), keeping that SSRC and continuing its numbering. No packet passes through Bun.
  */
 import type { types } from "mediasoup";
-import { writeRtpHeader } from "./slots/rtp-header.ts";
-import { RtpRewriter } from "./slots/rtp-rewriter.ts";
-
-/** Opus: 48 kHz clock, 20 ms frames. */
-const opusClockRate = 48_000;
-const opusFrameTicks = 960;
-
-export const random32 = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
+import { engineCall } from "./engine-call.ts";
+import { setSlotProducer } from "./worker-slot.ts";
 
 export class Slot {
   /** The user feeding this slot, or null when it is free. */
   user: string | null = null;
-  readonly #rewriter = new RtpRewriter({
-    clockRate: opusClockRate,
-    frameTicks: opusFrameTicks,
-    // RFC 3550 §5.1: initial sequence number and timestamp are random.
-    initialSequenceNumber: random32() & 0xffff,
-    initialTimestamp: random32(),
-  });
-  #forwarded = 0;
+  /** The producer the worker feeds it from: the user's, as the last switch request named it. */
+  producerId: string | null = null;
 
   constructor(
     readonly mid: string,
-    /** SSRC and payload type of the relay producer (what we write into each packet). */
-    readonly relaySsrc: number,
+    /** The Opus payload type the client offered, which the consumer sends with. */
     readonly payloadType: number,
-    readonly relay: types.Producer,
-    /** The consumer on the client's transport; its SSRC is the one the client sees. */
     readonly consumer: types.Consumer,
   ) {}
 
@@ -43,26 +26,16 @@ export class Slot {
     return this.consumer.rtpParameters.encodings![0]!.ssrc!;
   }
 
-  get forwardedPackets(): number {
-    return this.#forwarded;
-  }
-
-  assign(user: string | null): void {
-    if (user === this.user) return;
-    this.user = user;
-    this.#rewriter.release();
-  }
-
   /**
-   * Sends one packet of the slot's current user (`source`: its session id). `packet` is rewritten
-   * in place (the caller passes the same buffer to every slot the user feeds, with the numbers it
-   * arrived with) and copied by mediasoup before this returns.
+   * Feeds the slot from `user`'s producer `producerId` (null, null: frees it). The request is
+   * sent now, so requests reach the worker in the order they were made; the promise settles when
+   * the worker has switched, after which every packet it forwards on the slot is the new source's.
+   * Undefined when nothing changes.
    */
-  forward(source: number, packet: Buffer, sequenceNumber: number, timestamp: number, marker: boolean, nowMs: number): void {
-    const rewriter = this.#rewriter;
-    if (!rewriter.rewrite(source, sequenceNumber, timestamp, nowMs) || this.relay.closed) return;
-    writeRtpHeader(packet, this.payloadType, marker || rewriter.marker, rewriter.sequenceNumber, rewriter.timestamp, this.relaySsrc);
-    this.relay.send(packet);
-    this.#forwarded += 1;
+  switchTo(user: string | null, producerId: string | null): Promise<unknown> | undefined {
+    this.user = user;
+    if (producerId === this.producerId || this.consumer.closed) return undefined;
+    this.producerId = producerId;
+    return engineCall("switch slot", () => setSlotProducer(this.consumer, producerId));
   }
 }

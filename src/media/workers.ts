@@ -16,7 +16,7 @@ const workerDeathJudgedAfterMs = 50;
 
 export class WorkerPool {
   readonly #slots: (Worker | null)[];
-  /** Routers (one per session) on each worker: new sessions go to the least loaded. */
+  /** Sessions on each worker: a room that needs a new worker takes the least loaded. */
   readonly #load = new Map<Worker, number>();
   #closed = false;
   /** Set when this process got SIGINT, which the workers (same process group) got as well. */
@@ -49,17 +49,17 @@ export class WorkerPool {
     return this.#slots.filter((w): w is Worker => w !== null).map((w) => w.pid);
   }
 
-  /** The live worker carrying the fewest sessions, or null when none is alive. */
-  leastLoaded(): Worker | null {
+  /** The live worker carrying the fewest sessions, not one of `except`; null when there is none. */
+  leastLoaded(except: ReadonlySet<Worker> = new Set()): Worker | null {
     let best: Worker | null = null;
     for (const w of this.#slots) {
-      if (w === null || w.died || w.closed) continue;
+      if (w === null || w.died || w.closed || except.has(w)) continue;
       if (best === null || (this.#load.get(w) ?? 0) < (this.#load.get(best) ?? 0)) best = w;
     }
     return best;
   }
 
-  /** Counts a router on `worker` until the returned function is called. */
+  /** Counts a session on `worker` until the returned function is called. */
   hold(worker: Worker): () => void {
     this.#load.set(worker, (this.#load.get(worker) ?? 0) + 1);
     let released = false;

@@ -3,8 +3,8 @@
 // and the header writer puts exactly those numbers on the wire.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { readRtpHeader, writeRtpHeader } from "../../src/media/slots/rtp-header.ts";
-import { RtpRewriter, seqNewer } from "../../src/media/slots/rtp-rewriter.ts";
+import { readRtpHeader, writeRtpHeader } from "./support/rtp-header.ts";
+import { RtpRewriter, seqNewer } from "./support/rtp-rewriter.ts";
 
 const opus = { clockRate: 48_000, frameTicks: 960 };
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as mediasoup from "mediasoup";
 import type { types as ms } from "mediasoup";
-import { readRtpHeader, writeRtpHeader } from "../../src/media/slots/rtp-header.ts";
-import { RtpRewriter } from "../../src/media/slots/rtp-rewriter.ts";
+import { readRtpHeader, writeRtpHeader } from "./support/rtp-header.ts";
+import { RtpRewriter } from "./support/rtp-rewriter.ts";
 import { mediasoupWorkerBin } from "../../src/media/worker-bin.ts";
 import { setSlotProducer } from "../../src/media/worker-slot.ts";
 
@@ -175,7 +175,7 @@ describe("a slot switched inside the worker", () => {
   });
 });
 
-describe("the worker's numbering against the TypeScript reference (src/media/slots/rtp-rewriter.ts)", () => {
+describe("the worker's numbering against the TypeScript reference (test/media/support/rtp-rewriter.ts)", () => {
   let worker: ms.Worker;
   let router: ms.Router;
 

@@ -61,7 +61,7 @@ export function mediaRoutes(server: MediaServer, secret: string): RouteTable {
     "/v1/sessions/:id": {
       PATCH: async (ctx) => {
         const { body, session } = await ownedSession(ctx);
-        server.setPeers(session, parsePeers(body.peers));
+        await server.setPeers(session, parsePeers(body.peers));
         return noContent();
       },
       DELETE: async (ctx) => {

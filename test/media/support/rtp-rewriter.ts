@@ -1,10 +1,14 @@
 /**
- * One slot's outgoing RTP numbering. A slot is a fixed SSRC the client receives on; the user
- * feeding it changes. Receivers (browsers' jitter buffers, werift) treat a jump in sequence number
- * as loss and a jump back as a stale duplicate, so on every change of source the new source's
- * numbers are shifted to continue where the slot left off: the next sequence number, and a
- * timestamp advanced by the wall time that passed (at least one frame), as Jitsi's SsrcCache and
- * Janus's VideoRoom `switch` do. Within one source, gaps and reordering pass through unchanged.
+ * The TypeScript reference of a worker slot's outgoing RTP numbering (media-worker/patches/0001;
+ * test/media/worker-slot.test.ts checks the worker against it). Until the worker switched slots
+ * itself, svc relayed every slot packet through Bun and renumbered it here.
+ *
+ * A slot is a fixed SSRC the client receives on; the user feeding it changes. Receivers
+ * (browsers' jitter buffers, werift) treat a jump in sequence number as loss and a jump back as a
+ * stale duplicate, so on every change of source the new source's numbers are shifted to continue
+ * where the slot left off: the next sequence number, and a timestamp advanced by the wall time
+ * that passed (at least one frame), as Jitsi's SsrcCache and Janus's VideoRoom `switch` do.
+ * Within one source, gaps and reordering pass through unchanged.
  *
  * Pure state machine: the caller supplies the clock, so tests replay exactly. It runs once per
  * forwarded packet, so it allocates nothing: a source is a number (the slot passes the sending

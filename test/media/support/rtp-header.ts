@@ -1,8 +1,7 @@
 /**
- * The fixed 12-byte RTP header (RFC 3550 §5.1) fields a slot relay rewrites in place: payload
- * type, marker, sequence number, timestamp and SSRC. Extensions and payload are left as they are.
- * Every packet forwarded passes through here, so the fields are read and written as plain bytes:
- * no DataView and no header object per packet.
+ * The fixed 12-byte RTP header (RFC 3550 §5.1) fields the media tests read and write: payload
+ * type, marker, sequence number, timestamp and SSRC, as plain bytes. Extensions and payload are
+ * left as they are.
  */
 
 /** Bytes of the fixed header; a shorter packet is not RTP. */
