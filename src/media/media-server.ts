@@ -116,7 +116,15 @@ export class MediaServer {
     this.#byId.set(id, session);
     room.add(session);
     this.log.info(
-      { session: id, user: session.user, room: session.room, slots: session.slots.length, sends: session.producer !== undefined, replaced: earlier?.id },
+      {
+        session: id,
+        user: session.user,
+        room: session.room,
+        workerPid: session.home.worker.pid,
+        slots: session.slots.length,
+        sends: session.producer !== undefined,
+        replaced: earlier?.id,
+      },
       "session created",
     );
     return created;

@@ -5,12 +5,14 @@
  */
 import { availableParallelism } from "node:os";
 import { flag } from "../core/config.ts";
-import { mediaRtcPortMaxDefault, mediaRtcPortMinDefault } from "../core/limits.ts";
+import { mediaRoomSessionsPerWorkerMax, mediaRtcPortMaxDefault, mediaRtcPortMinDefault } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { mediaDataDirDefault, tokenTool } from "./token-tool.ts";
 
 /** Most workers accepted: one per core is the point, and no machine we target has more. */
 const workersMax = 256;
+/** Most --room-sessions-per-worker accepted: far past what one worker thread forwards. */
+const roomSessionsPerWorkerMax = 100_000;
 
 export const mediaService = defineService({
   name: "media",
@@ -26,6 +28,12 @@ export const mediaService = defineService({
     rtcMinPort: flag.int({ default: mediaRtcPortMinDefault, min: 1, max: 65535, help: "lowest UDP port for media" }),
     rtcMaxPort: flag.int({ default: mediaRtcPortMaxDefault, min: 1, max: 65535, help: "highest UDP port for media" }),
     workers: flag.int({ default: availableParallelism(), min: 1, max: workersMax, help: "mediasoup worker processes (default: the number of cores)" }),
+    roomSessionsPerWorker: flag.int({
+      default: mediaRoomSessionsPerWorkerMax,
+      min: 1,
+      max: roomSessionsPerWorkerMax,
+      help: "sessions of one room on one worker before the room spreads to another (its senders are piped across)",
+    }),
     dataDir: flag.string({ default: mediaDataDirDefault, help: "where a generated token secret is kept" }),
   },
   tools: [tokenTool],

@@ -24,6 +24,7 @@ export interface MediaConfig {
   rtcMinPort: number;
   rtcMaxPort: number;
   workers: number;
+  roomSessionsPerWorker: number;
   dataDir: string;
 }
 
@@ -48,7 +49,7 @@ export async function startMedia(config: MediaConfig, log: Logger): Promise<Runn
   useBuiltWorker();
   const workers = new WorkerPool(config.workers, mediasoupWorkerBin(), log);
   await workers.start();
-  const server = new MediaServer(workers, listen, log);
+  const server = new MediaServer(workers, listen, log, { roomSessionsPerWorkerMax: config.roomSessionsPerWorker });
   const http = startHttpServer({
     name: "media",
     hostname: bind.hostname,
