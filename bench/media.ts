@@ -1,12 +1,13 @@
 /**
- * svc media's slot forwarding against plain mediasoup consumer forwarding, and session setup.
+ * svc media's slots (switched inside the mediasoup worker) against plain mediasoup consumers, the
+ * largest room one worker carries, and session setup.
  *
  * Forwarding. Rooms of 10 and of 50 participants, each sending Opus at 50 packets/s and receiving
- * 3 slots. svc relays every slot through Bun (docs/media.md "Slots": each packet crosses
- * worker → Bun → worker once in and once per slot out, rewritten in between); the baseline is what
- * mediasoup does alone — each receiver holds ordinary consumers of the 3 sources it hears. Both
- * sides see the same senders, levels and receivers, in the same run, one after the other (the
- * order alternates between room sizes, so drift on a shared machine does not favour one side).
+ * 3 slots. In svc each slot is one consumer the worker re-points when slot choice changes its user
+ * (docs/media.md "Slots"); the baseline is what mediasoup does alone — each receiver holds
+ * ordinary consumers of the 3 sources it hears. Both sides see the same senders, levels and
+ * receivers, in the same run, one after the other (the order alternates between room sizes, so
+ * drift on a shared machine does not favour one side). Target: slots/consumers CPU per packet ≤ 1.3×.
  *
  * werift at 50 × 50 packets/s with SRTP in JavaScript would measure werift, not us, on 2 cores,
  * so the participants are lib/rtp-generator.ts: one UDP socket each, plain RTP with the
@@ -16,9 +17,10 @@
  * nearly every receiver hears the same 3 sources; the baseline gives each receiver consumers of
  * the first 3 others — the same shape, 3 hot sources fanned out to the room. The forwarding side
  * (lib/media-forwarder.ts) is its own process, opening one comedia PlainTransport per participant:
- * in `relay` mode through svc's MediaServer — the same router-per-session, tap, observer, slot relays and fan-out as `svc media`, with a
- * PlainTransport where `svc media` has a WebRtcTransport (so no SRTP/DTLS on either side) — and in
- * `consumers` mode one router for the room with plain consumers.
+ * in `slots` mode through svc's MediaServer — the same room router, producers, observer and
+ * switched slot consumers as `svc media`, with a PlainTransport where `svc media` has a
+ * WebRtcTransport (so no SRTP/DTLS on either side) — and in `consumers` mode one router for the
+ * room with plain consumers.
  *
  * Reported per run: forwarded packets/s (what the participants received in the measured window
  * over its wall time), loss (every packet sent in the window, times the slots that hear its
@@ -27,8 +29,13 @@
  * warm-up), receivers whose slot choice is wrong (not 3 other users, or a slot carrying another
  * user than the slot map names), and the forwarding side's CPU (its Bun process plus its mediasoup workers,
  * /proc/<pid>/stat user+system over the window's wall time; 100% = one core; the Bun process's
- * part shown apart), also per 1000 forwarded packets/s. relay/consumers compares the two modes: forwarded packets/s and CPU per
- * packet.
+ * part shown apart), also per 1000 forwarded packets/s. slots/consumers compares the two modes:
+ * forwarded packets/s and CPU per packet.
+ *
+ * Capacity. The same runs on one worker, for growing rooms: the largest room at < 1% loss is
+ * what one worker (one core) carries. Target ≥ 300 participants with 3 slots each. Plain
+ * consumers run at each size too, so a limit of the machine (the load generator shares it) shows
+ * as loss on both sides.
  *
  * Setup. A real `svc media` (--workers 2, the cores of the machine it was written on) and real
  * werift offers (one send line, 3 slots): each POST /v1/sessions is timed until its answer is
@@ -38,7 +45,9 @@
  *
  * SVC_BENCH_MEDIA_SECONDS sets each forwarding run's measured window (default 10; a warm-up of 2 s
  * precedes it); SVC_BENCH_MEDIA_SETUP_SESSIONS the POSTs timed per room size (default 100);
- * SVC_BENCH_MEDIA_ROOMS the room sizes (default "10,50").
+ * SVC_BENCH_MEDIA_ROOMS the room sizes (default "10,50"); SVC_BENCH_MEDIA_CAPACITY_ROOMS the room
+ * sizes tried on one worker (default "100,200,300,400,500"; it stops after the first size where
+ * both modes lose ≥ 1%).
  */
 import { availableParallelism } from "node:os";
 import { median } from "./lib/redis-benchmark.ts";
@@ -51,6 +60,11 @@ import { Peer } from "../test/media/support/peer.ts";
 const measuredSeconds = Number(process.env.SVC_BENCH_MEDIA_SECONDS ?? 10);
 const setupSessionsPerRoomSize = Number(process.env.SVC_BENCH_MEDIA_SETUP_SESSIONS ?? 100);
 const roomSizes = (process.env.SVC_BENCH_MEDIA_ROOMS ?? "10,50").split(",").map(Number);
+const capacityRoomSizes = (process.env.SVC_BENCH_MEDIA_CAPACITY_ROOMS ?? "100,200,300,400,500").split(",").map(Number);
+/** The capacity runs' measured window: shorter, as there are many of them. */
+const capacitySeconds = Math.min(measuredSeconds, 5);
+/** Loss at which a room counts as more than one worker carries. */
+const capacityLossShareMax = 0.01;
 const slotsPerParticipant = 3;
 /** Workers on the forwarding side: one per core, as `svc media` defaults to. */
 const workers = availableParallelism();
@@ -72,6 +86,7 @@ const setupWarmupPosts = 5;
 interface RunResult {
   mode: ForwarderConfig["mode"];
   participants: number;
+  workers: number;
   offeredInPerSec: number;
   forwardedPerSec: number;
   expected: number;
@@ -104,11 +119,11 @@ function choiceMismatches(stats: ForwarderStats, people: Participant[], slotSsrc
   }).length;
 }
 
-async function forwardingRun(mode: ForwarderConfig["mode"], participants: number): Promise<RunResult> {
+async function forwardingRun(mode: ForwarderConfig["mode"], participants: number, workers: number, seconds: number): Promise<RunResult> {
   const ssrcs = Array.from({ length: participants }, randomSsrc);
   const forwarder = await ForwarderProcess.start({ mode, participants, slots: slotsPerParticipant, workers, ssrcs });
   const warmupPackets = warmupSeconds * opusPacketsPerSec;
-  const measuredPackets = Math.round(measuredSeconds * opusPacketsPerSec);
+  const measuredPackets = Math.round(seconds * opusPacketsPerSec);
   const window: PacketWindow = {
     warmedUp: false,
     firstIndex: warmupPackets,
@@ -145,6 +160,7 @@ async function forwardingRun(mode: ForwarderConfig["mode"], participants: number
     return {
       mode,
       participants,
+      workers,
       offeredInPerSec: participants * opusPacketsPerSec,
       forwardedPerSec: received / wallSeconds,
       expected: participants * slotsPerParticipant * measuredPackets,
@@ -169,6 +185,21 @@ async function forwardingRun(mode: ForwarderConfig["mode"], participants: number
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const cpuPer1000 = (r: RunResult) => (r.cpuCores * 100) / (r.forwardedPerSec / 1000);
+const lossShare = (r: RunResult) => (r.expected - r.received) / r.expected;
+
+function printRuns(runs: RunResult[]): void {
+  console.log(
+    "| room | mode | in pkt/s | forwarded pkt/s | expected | lost | seq breaks | slot choice wrong | CPU | of which Bun | CPU % per 1000 fwd pkt/s |",
+  );
+  console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of runs) {
+    console.log(
+      `| ${r.participants} | ${r.mode} | ${fmt(r.offeredInPerSec)} | ${fmt(r.forwardedPerSec)} | ${fmt(r.expected)} | ` +
+        `${fmt(r.expected - r.received)} (${(lossShare(r) * 100).toFixed(2)}%) | ${r.sequenceBreaks} | ` +
+        `${r.mode === "slots" ? r.choiceMismatches : "—"} | ${(r.cpuCores * 100).toFixed(1)}% | ${(r.bunCores * 100).toFixed(1)}% | ${cpuPer1000(r).toFixed(2)} |`,
+    );
+  }
+}
 
 /** Setup latency: POST /v1/sessions until the answer is read, rooms joined one participant at a time. */
 async function setupLatency(): Promise<{ participants: number; samples: number[] }[]> {
@@ -221,39 +252,46 @@ async function setupLatency(): Promise<{ participants: number; samples: number[]
 async function main(): Promise<void> {
   const runs: RunResult[] = [];
   for (const [i, participants] of roomSizes.entries()) {
-    const order: ForwarderConfig["mode"][] = i % 2 === 0 ? ["relay", "consumers"] : ["consumers", "relay"];
-    for (const mode of order) runs.push(await forwardingRun(mode, participants));
+    const order: ForwarderConfig["mode"][] = i % 2 === 0 ? ["slots", "consumers"] : ["consumers", "slots"];
+    for (const mode of order) runs.push(await forwardingRun(mode, participants, workers, measuredSeconds));
   }
 
-  console.log(`### media: slot relay through Bun (svc) vs plain mediasoup consumers, ${measuredSeconds} s per run\n`);
+  console.log(`### media: slots switched in the worker (svc) vs plain mediasoup consumers, ${measuredSeconds} s per run\n`);
   console.log(
     `Plain RTP (PlainTransport, comedia) from lib/rtp-generator.ts at ${opusPacketsPerSec} pkt/s per participant; ` +
       `${slotsPerParticipant} slots per participant; ${workers} mediasoup workers; ` +
       "CPU = forwarding process + its workers (100% = one core).\n",
   );
-  console.log(
-    "| room | mode | in pkt/s | forwarded pkt/s | expected | lost | seq breaks | slot choice wrong | CPU | of which Bun | CPU % per 1000 fwd pkt/s |",
-  );
-  console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-  for (const r of runs) {
-    console.log(
-      `| ${r.participants} | ${r.mode} | ${fmt(r.offeredInPerSec)} | ${fmt(r.forwardedPerSec)} | ${fmt(r.expected)} | ` +
-        `${fmt(r.expected - r.received)} (${(((r.expected - r.received) / r.expected) * 100).toFixed(2)}%) | ${r.sequenceBreaks} | ` +
-        `${r.mode === "relay" ? r.choiceMismatches : "—"} | ${(r.cpuCores * 100).toFixed(1)}% | ${(r.bunCores * 100).toFixed(1)}% | ${cpuPer1000(r).toFixed(2)} |`,
-    );
-  }
-  console.log("\n| room | relay/consumers forwarded pkt/s | relay/consumers CPU per packet |");
-  console.log("|---:|---:|---:|");
+  printRuns(runs);
+  console.log("\n| room | slots/consumers forwarded pkt/s | slots/consumers CPU per packet | target |");
+  console.log("|---:|---:|---:|---:|");
   for (const participants of roomSizes) {
-    const relay = runs.find((r) => r.mode === "relay" && r.participants === participants)!;
+    const slots = runs.find((r) => r.mode === "slots" && r.participants === participants)!;
     const plain = runs.find((r) => r.mode === "consumers" && r.participants === participants)!;
     console.log(
-      `| ${participants} | ${(relay.forwardedPerSec / plain.forwardedPerSec).toFixed(2)}× | ${(cpuPer1000(relay) / cpuPer1000(plain)).toFixed(2)}× |`,
+      `| ${participants} | ${(slots.forwardedPerSec / plain.forwardedPerSec).toFixed(2)}× | ${(cpuPer1000(slots) / cpuPer1000(plain)).toFixed(2)}× | ≤ 1.30× |`,
     );
   }
   const oddities = runs.filter((r) => r.strays > 0 || r.slotsSwitchedInWindow > 0);
   for (const r of oddities)
     console.log(`\nnote: ${r.mode} ${r.participants}: ${r.strays} packets on unknown SSRCs, ${r.slotsSwitchedInWindow} slots switched source while measured`);
+
+  const capacity: RunResult[] = [];
+  for (const [i, participants] of capacityRoomSizes.entries()) {
+    const order: ForwarderConfig["mode"][] = i % 2 === 0 ? ["slots", "consumers"] : ["consumers", "slots"];
+    const sized: RunResult[] = [];
+    for (const mode of order) sized.push(await forwardingRun(mode, participants, 1, capacitySeconds));
+    capacity.push(...sized);
+    if (sized.every((r) => lossShare(r) >= capacityLossShareMax)) break;
+  }
+  console.log(`\n### media: the largest room one worker carries (--workers 1, ${slotsPerParticipant} slots each, ${capacitySeconds} s per run)\n`);
+  printRuns(capacity);
+  const largest = (mode: ForwarderConfig["mode"]) =>
+    Math.max(0, ...capacity.filter((r) => r.mode === mode && lossShare(r) < capacityLossShareMax).map((r) => r.participants));
+  console.log(
+    `\nLargest room at < ${capacityLossShareMax * 100}% loss on one worker: slots ${largest("slots")}, plain consumers ${largest("consumers")} ` +
+      `(target ≥ 300; sizes tried: ${capacityRoomSizes.join(", ")}).`,
+  );
 
   const setup = await setupLatency();
   console.log(

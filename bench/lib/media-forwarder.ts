@@ -4,13 +4,13 @@
  * each with a comedia PlainTransport on 127.0.0.1 that receives its Opus and sends it its slots,
  * in one of two modes:
  *
- * - `relay`: svc's own code — MediaServer.createPlain (sessions as the server makes them, on a
- *   PlainTransport instead of a WebRtcTransport: one router per session, producer, DirectTransport
- *   tap, audio-level observer, a relay producer + consumer per slot) and its rooms (slot choice by
- *   audio level, fan-out through Bun with the RTP rewriter).
+ * - `slots`: svc's own code — MediaServer.createPlain (sessions as the server makes them, on a
+ *   PlainTransport instead of a WebRtcTransport: the room's router, producer, audio-level
+ *   observer, a switched consumer per slot) and its rooms (slot choice by audio level, each change
+ *   one switch request to the worker).
  * - `consumers`: the plain mediasoup baseline — one router for the room, each participant's
  *   producer, one AudioLevelObserver for the room, and for each receiver ordinary consumers of the
- *   `slots` sources it hears (the first others: like the relay's sticky choice, a few hot sources
+ *   `slots` sources it hears (the first others: like svc's sticky choice, a few hot sources
  *   fanned out to nearly everyone). No Bun in the packet path.
  *
  * Protocol: argv[2] is a JSON ForwarderConfig; once built, one line `READY <json ForwarderReady>`
@@ -28,7 +28,7 @@ import { WorkerPool } from "../../src/media/workers.ts";
 import { audioLevelExtensionId, benchPayloadType } from "./rtp-generator.ts";
 
 export interface ForwarderConfig {
-  mode: "relay" | "consumers";
+  mode: "slots" | "consumers";
   participants: number;
   slots: number;
   workers: number;
@@ -44,7 +44,7 @@ export interface ForwarderReady {
 }
 
 export interface ForwarderStats {
-  /** By participant index: slot mid → user ("u<index>"), as the relay's slot choice has it now. */
+  /** By participant index: slot mid → user ("u<index>"), as svc's slot choice has it now. */
   slotMaps: Record<string, string>[];
 }
 
@@ -84,7 +84,7 @@ function offerText(ssrc: number, slots: number): string {
 
 const openPlain = (router: types.Router) => router.createPlainTransport({ listenInfo: plainListen, rtcpMux: true, comedia: true });
 
-async function buildRelay(
+async function buildSlots(
   config: ForwarderConfig,
   pool: WorkerPool,
   log: Logger,
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   const log = createLogger({ level: "warn", destination: { write: (line: string) => void process.stderr.write(line) } });
   const pool = new WorkerPool(config.workers, mediasoupWorkerBin(), log);
   await pool.start();
-  const built = config.mode === "relay" ? await buildRelay(config, pool, log) : await buildConsumers(config, pool);
+  const built = config.mode === "slots" ? await buildSlots(config, pool, log) : await buildConsumers(config, pool);
   const ready: ForwarderReady = { pids: [process.pid, ...pool.pids], participants: built.ready };
   console.log(`READY ${JSON.stringify(ready)}`);
   for await (const line of console) {

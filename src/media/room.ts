@@ -23,7 +23,7 @@ import type { Logger } from "../core/log.ts";
 import { RoomRouter } from "./room-router.ts";
 import type { Session } from "./session.ts";
 import type { Slot } from "./slot.ts";
-import { chooseSlots } from "./slots/slot-chooser.ts";
+import { chooseSlots, rankUsers } from "./slots/slot-chooser.ts";
 import type { Worker, WorkerPool } from "./workers.ts";
 
 /** Pipes between routers cross loopback: every worker runs on this machine. */
@@ -218,13 +218,15 @@ export class Room {
     for (const session of this.sessions.values()) {
       if (session.producer !== undefined && !session.producer.closed && !session.closed) sources.set(session.user, session.producer.id);
     }
+    const priorities = { levels: this.#levels, lastSpoke: this.#lastSpoke };
+    // Ranked once for the room: each session's choice then walks it only as far as it needs.
+    const ranking = rankUsers(sources.keys(), priorities);
     const switches: Promise<unknown>[] = [];
     for (const session of this.sessions.values()) {
       if (session.slots.length === 0 || session.closed) continue;
       const present = session.home.producerIds;
-      const audible = new Set<string>();
-      for (const [user, producerId] of sources) if (session.hears(user) && present.has(producerId)) audible.add(user);
-      const next = chooseSlots({ slots: session.slots.map((s) => s.user), audible, levels: this.#levels, lastSpoke: this.#lastSpoke });
+      const audible = { has: (user: string) => session.hears(user) && present.has(sources.get(user) ?? "") };
+      const next = chooseSlots({ slots: session.slots.map((s) => s.user), audible, ranking, ...priorities });
       session.slots.forEach((slot, i) => {
         const user = next[i]!;
         const producerId = user === null ? null : sources.get(user)!;

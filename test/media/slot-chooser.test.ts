@@ -3,11 +3,14 @@
 // are enough slots.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { chooseSlots, type SlotChoiceInput } from "../../src/media/slots/slot-chooser.ts";
+import { chooseSlots, rankUsers, type SlotChoiceInput } from "../../src/media/slots/slot-chooser.ts";
 
 const users = ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7"];
 
-const input: fc.Arbitrary<SlotChoiceInput> = fc
+/** A chooser input whose `audible` is a Set, so the properties can list who is heard. */
+type Input = SlotChoiceInput & { audible: ReadonlySet<string> };
+
+const input: fc.Arbitrary<Input> = fc
   .record({
     slotCount: fc.integer({ min: 0, max: 5 }),
     audible: fc.subarray(users),
@@ -24,10 +27,11 @@ const input: fc.Arbitrary<SlotChoiceInput> = fc
       seen.add(u);
       return u;
     });
-    return { slots, audible: new Set(audible), levels: new Map(Object.entries(speaking)), lastSpoke: new Map(Object.entries(spoke)) };
+    const priorities = { levels: new Map(Object.entries(speaking)), lastSpoke: new Map(Object.entries(spoke)) };
+    return { slots, audible: new Set(audible), ranking: rankUsers(audible, priorities), ...priorities };
   });
 
-const speaking = (i: SlotChoiceInput, u: string | null) => u !== null && i.levels.has(u) && i.audible.has(u);
+const speaking = (i: Input, u: string | null) => u !== null && i.levels.has(u) && i.audible.has(u);
 
 describe("chooseSlots", () => {
   test("property: every slot holds a heard user or nothing, no user twice, and the slot count never changes", () => {
@@ -88,23 +92,33 @@ describe("chooseSlots", () => {
     );
   });
 
+  test("property: a ranking of every user, heard or not, chooses exactly what a ranking of the heard ones chooses", () => {
+    fc.assert(
+      fc.property(input, (i) => {
+        expect(chooseSlots({ ...i, ranking: rankUsers(users, i) })).toEqual(chooseSlots(i));
+      }),
+    );
+  });
+
   test("more speakers than slots: the loudest take the slots of silent users; the quietest speaker waits", () => {
-    const out = chooseSlots({
-      slots: ["quiet", "talker"],
-      audible: new Set(["quiet", "talker", "loud", "soft"]),
+    const priorities = {
       levels: new Map([
         ["talker", -60],
         ["loud", -20],
         ["soft", -50],
       ]),
-      lastSpoke: new Map(),
-    });
-    expect(out).toEqual(["loud", "talker"]);
+      lastSpoke: new Map([["quiet", 5]]),
+    };
+    const audible = new Set(["quiet", "talker", "loud", "soft"]);
+    const ranking = rankUsers(audible, priorities);
+    expect(ranking).toEqual(["loud", "soft", "talker", "quiet"]);
+    expect(chooseSlots({ slots: ["quiet", "talker"], audible, ranking, ...priorities })).toEqual(["loud", "talker"]);
   });
 
   test("a user who leaves the heard set frees its slot at once, and the slot goes to someone heard", () => {
-    const out = chooseSlots({ slots: ["a", "b"], audible: new Set(["b", "c"]), levels: new Map(), lastSpoke: new Map() });
+    const quiet = { levels: new Map(), lastSpoke: new Map() };
+    const out = chooseSlots({ slots: ["a", "b"], audible: new Set(["b", "c"]), ranking: ["a", "b", "c"], ...quiet });
     expect(out).toEqual(["c", "b"]);
-    expect(chooseSlots({ slots: ["a", "b"], audible: new Set(["b"]), levels: new Map(), lastSpoke: new Map() })).toEqual([null, "b"]);
+    expect(chooseSlots({ slots: ["a", "b"], audible: new Set(["b"]), ranking: ["a", "b", "c"], ...quiet })).toEqual([null, "b"]);
   });
 });

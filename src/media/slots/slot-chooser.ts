@@ -20,14 +20,21 @@ export interface SlotChoiceInput {
   /** Current user per slot, in slot order; null is a free slot. */
   slots: readonly (string | null)[];
   /** Users this session may hear right now: in its peer set, in the room, sending, not itself. */
-  audible: ReadonlySet<string>;
+  audible: { has(user: string): boolean };
+  /**
+   * Users in priority order (rankUsers), at least every audible one. A room ranks its senders
+   * once per change, and each session's choice walks the ranking only as far as it needs.
+   */
+  ranking: readonly string[];
   /** Users speaking now, with their level in dBov (higher is louder). */
   levels: ReadonlyMap<string, number>;
   /** When each user last spoke (any monotonic unit); absent means never. */
   lastSpoke: ReadonlyMap<string, number>;
 }
 
-function byPriority(input: SlotChoiceInput): (a: string, b: string) => number {
+type Priorities = Pick<SlotChoiceInput, "levels" | "lastSpoke">;
+
+function byPriority(input: Priorities): (a: string, b: string) => number {
   return (a, b) => {
     const la = input.levels.get(a);
     const lb = input.levels.get(b);
@@ -58,11 +65,16 @@ function displaceable(slots: readonly (string | null)[], input: SlotChoiceInput)
   return best;
 }
 
+/** `users` from the one a slot should go to first to the last: loudest, then most recently heard. */
+export function rankUsers(users: Iterable<string>, priorities: Priorities): string[] {
+  return [...users].sort(byPriority(priorities));
+}
+
 export function chooseSlots(input: SlotChoiceInput): (string | null)[] {
   const slots = input.slots.map((user) => (user !== null && input.audible.has(user) ? user : null));
   const placed = new Set(slots.filter((u): u is string => u !== null));
-  const waiting = [...input.audible].filter((u) => !placed.has(u)).sort(byPriority(input));
-  for (const user of waiting) {
+  for (const user of input.ranking) {
+    if (placed.has(user) || !input.audible.has(user)) continue;
     let index = slots.indexOf(null);
     if (index === -1) {
       if (!input.levels.has(user)) break;
