@@ -69,3 +69,26 @@ export function setSlotProducer(consumer: types.Consumer, producerId: string | n
   const body = builder.endObject();
   return channel.request(methodConsumerSetProducer, bodyConsumerSetProducer, body, consumer.id);
 }
+
+/**
+ * Checks once that `worker` switches slots: a worker built without our patch answers the request
+ * with "unknown method", and every session on it would fail. Throws an error that says so.
+ */
+export async function probeSlotSupport(worker: types.Worker): Promise<void> {
+  const router = await worker.createRouter({ mediaCodecs: [{ kind: "audio", mimeType: "audio/opus", clockRate: 48000, channels: 2 }] });
+  try {
+    const direct = await router.createDirectTransport();
+    const producer = await direct.produce({
+      kind: "audio",
+      rtpParameters: { codecs: [{ mimeType: "audio/opus", payloadType: 100, clockRate: 48000, channels: 2 }], encodings: [{ ssrc: 1 }] },
+    });
+    const consumer = await direct.consume({ producerId: producer.id, rtpCapabilities: router.rtpCapabilities });
+    await setSlotProducer(consumer, null).catch((error: unknown) => {
+      throw new Error(`this mediasoup worker cannot switch slots (${(error as Error).message}): run ./svc to rebuild media-worker/ with its patches`, {
+        cause: error,
+      });
+    });
+  } finally {
+    router.close();
+  }
+}

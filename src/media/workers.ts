@@ -8,6 +8,7 @@ import { createWorker } from "mediasoup";
 import type { types } from "mediasoup";
 import { mediaWorkerRestartDelayMs } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
+import { probeSlotSupport } from "./worker-slot.ts";
 
 export type Worker = types.Worker;
 
@@ -73,6 +74,12 @@ export class WorkerPool {
 
   async #spawn(index: number): Promise<void> {
     const worker = await createWorker({ logLevel: "warn", workerBin: this.workerBin });
+    try {
+      await probeSlotSupport(worker);
+    } catch (error) {
+      worker.close();
+      throw error;
+    }
     if (this.#closed) {
       worker.close();
       return;

@@ -210,6 +210,8 @@ describe("svc media flags and token tool", () => {
     expect(await refused(["--rtc-min-port", "5000", "--rtc-max-port", "4000"])).toMatch(/--rtc-min-port 5000 is above --rtc-max-port 4000/);
     expect(await refused(["--bind", "0.0.0.0:0"])).toMatch(/--announced-ip/);
     expect(await refused(["--workers", "0"])).toMatch(/--workers: expected an integer/);
+    expect(await refused(["--room-sessions-per-worker", "0"])).toMatch(/--room-sessions-per-worker: expected an integer/);
+    expect(await refused(["--room-sessions-per-worker", "100001"])).toMatch(/--room-sessions-per-worker: expected an integer/);
     expect(await refused(["--token-secret", "short"])).toMatch(/at least 32 bytes/);
   });
 
