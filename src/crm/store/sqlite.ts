@@ -56,25 +56,50 @@ function open(path: string): Database {
 const analysisRowsLimit = 2000;
 /** How often long-lived connections refresh planner statistics, as SQLite advises for PRAGMA optimize. */
 const optimizeEveryMs = 60 * 60 * 1000;
+/** FTS5's shadow tables of an object's search index (`leads_fts_data`, ...): see analyze(). */
+const ftsShadowTable = "name LIKE '%\\_fts\\_%' ESCAPE '\\'";
 
 /**
- * Statistics for tables that changed enough since they were last analyzed (all of them, the first
- * time). Those of FTS5's shadow tables are dropped again: made while they were nearly empty, they
- * steer FTS5's own statements to plans that made bulk inserts 13× slower (60k leads: 47 s instead
- * of 3.5 s), and its statements look rows up by key anyway.
+ * Planner statistics for the store's own tables, never for FTS5's shadow tables. Statistics of
+ * those steer FTS5's statements to plans whose cost grows with the index: a connection that had
+ * them loaded spent 0.2 ms per committed create on an empty table and 3.5 ms by 100k rows, and
+ * made bulk inserts 13× slower. FTS5 looks its rows up by key and needs none. So the tables are
+ * analyzed one by one (PRAGMA optimize would take the shadow tables too).
  */
-function optimize(db: Database): void {
+function analyze(db: Database): void {
   db.exec(`PRAGMA analysis_limit = ${analysisRowsLimit}`);
-  db.exec("PRAGMA optimize = 0x10002");
-  if (db.query("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() !== null) {
-    db.exec("DELETE FROM sqlite_stat1 WHERE tbl LIKE '%\\_fts\\_%' ESCAPE '\\'");
+  const tables = db
+    .query<{ name: string }, []>(
+      `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND NOT ${ftsShadowTable} AND sql NOT LIKE 'CREATE VIRTUAL%'`,
+    )
+    .all();
+  for (const { name } of tables) db.exec(`ANALYZE "${name}"`);
+}
+
+/**
+ * Removes shadow-table statistics an earlier version of the store analyzed. It must run before a
+ * long-lived connection first reads the schema: a connection keeps the statistics it loaded even
+ * after their rows are deleted and it reloads (ANALYZE sqlite_schema), so this runs on a
+ * connection of its own, closed before the writer and reader open.
+ */
+function forgetShadowStatistics(path: string): void {
+  const db = open(path);
+  try {
+    if (db.query("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() !== null) {
+      db.exec(`DELETE FROM sqlite_stat1 WHERE tbl IN (SELECT name FROM sqlite_schema WHERE ${ftsShadowTable})`);
+    }
+  } finally {
+    db.close();
   }
 }
 
 export function openSqlite(path: string): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    mkdirSync(dirname(path), { recursive: true });
+    forgetShadowStatistics(path);
+  }
   const writer = open(path);
-  optimize(writer);
+  analyze(writer);
   // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : open(path);
   const writes = connection(writer);
@@ -117,7 +142,7 @@ export function openSqlite(path: string): Db {
   // reloads what the writer analyzed.
   const refresh = setInterval(() => {
     store
-      .write(async () => optimize(writer))
+      .write(async () => analyze(writer))
       .then(() => reader.exec("ANALYZE sqlite_schema"))
       .catch(() => undefined);
   }, optimizeEveryMs);
