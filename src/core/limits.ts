@@ -216,6 +216,14 @@ export const crmRequestBodyBytesMax = 1 * MiB;
 export const crmPageSizeDefault = 20;
 /** Highest `page` a list accepts: bounds the OFFSET a client can make the database skip. */
 export const crmPageMax = 100_000;
+/**
+ * A list's `total` counts matches up to this many and then says `total_exact: false`, so no list
+ * walks every row a user can see to count them (Salesforce's list views stop counting at 2,000,
+ * Elasticsearch's totals at 10,000 by default). `--list-count-max` changes it.
+ */
+export const crmListCountMaxDefault = 10_000;
+/** The most `--list-count-max` allows: a count that large already walks a million rows. */
+export const crmListCountMaxMax = 1_000_000;
 /** Characters of a text or picklist value (Salesforce's text field maximum). */
 export const crmTextCharsMax = 255;
 /** Characters of a long text value (descriptions). */

@@ -3,7 +3,7 @@
  * The schema is migrated before the port opens; tools beside it add roles, users and tokens.
  */
 import { flag } from "../core/config.ts";
-import { crmRequestBodyBytesMax } from "../core/limits.ts";
+import { crmListCountMaxDefault, crmListCountMaxMax, crmRequestBodyBytesMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { startCrmHttp } from "./http/server.ts";
@@ -19,13 +19,25 @@ export const crmService = defineService({
     bind: flag.string({ default: "127.0.0.1:3000", help: "HTTP address host:port; port 0 picks a free one (printed)" }),
     db: flag.string({ default: dbDefault, help: "the store: sqlite:PATH (WAL) or postgres://user@host:port/db" }),
     maxRequestBodyBytes: flag.bytes({ default: crmRequestBodyBytesMax, min: 1, max: crmRequestBodyBytesMax, help: "largest request body (413 past it)" }),
+    listCountMax: flag.int({
+      default: crmListCountMaxDefault,
+      min: 1,
+      max: crmListCountMaxMax,
+      help: "a list's total counts matches up to this many, then says total_exact: false",
+    }),
   },
   tools: crmTools,
   async start(config, log) {
     const bind = parseBindAddress(config.bind);
     const target = parseDbUrl(config.db);
     const db = await openStore(config.db, log);
-    const http = startCrmHttp(db, { hostname: bind.hostname, port: bind.port, bodyBytesMax: config.maxRequestBodyBytes, log });
+    const http = startCrmHttp(db, {
+      hostname: bind.hostname,
+      port: bind.port,
+      bodyBytesMax: config.maxRequestBodyBytes,
+      listCountMax: config.listCountMax,
+      log,
+    });
     const address = formatBindAddress(bind.hostname, http.port);
     log.info({ address, store: target.kind }, "crm listening (HTTP)");
     return {

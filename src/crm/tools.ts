@@ -12,6 +12,7 @@ import { isSvcError, SvcError } from "../core/errors.ts";
 import { addRole } from "./auth/roles.ts";
 import { createToken } from "./auth/tokens.ts";
 import { addUser, findUser } from "./auth/users.ts";
+import { addUserToAccess, rebuildAllAccess } from "./sharing/sharing-rules.ts";
 import { openStore } from "./store/open.ts";
 import type { Db } from "./store/db.ts";
 
@@ -93,7 +94,11 @@ const userAdd = tool(
   async (db, v) => {
     const password = v.passwordStdin ? await readStdin() : null;
     if (password !== null && password.length < 8) throw new SvcError("bad_config", "--password-stdin: a password needs at least 8 characters");
-    const user = await db.write((tx) => addUser(tx, { username: v.username, role: v.role ?? null, admin: v.admin, password }));
+    const user = await db.write(async (tx) => {
+      const added = await addUser(tx, { username: v.username, role: v.role ?? null, admin: v.admin, password });
+      await addUserToAccess(tx, added);
+      return added;
+    });
     return `user ${user.username} (id ${user.id}${user.isAdmin ? ", admin" : ""})`;
   },
 );
@@ -113,8 +118,21 @@ const tokenCreate = tool(
   },
 );
 
+const sharingRecalculate = tool(
+  "recalculate",
+  "sharing recalculate",
+  "rewrites who-can-read-what for every object: run it after loading records straight into the database",
+  {},
+  async (db) => {
+    const start = performance.now();
+    await db.write((tx) => rebuildAllAccess(tx));
+    return `sharing recalculated in ${((performance.now() - start) / 1000).toFixed(1)} s`;
+  },
+);
+
 export const crmTools: Command[] = [
   group("role", "manage the role hierarchy", [roleAdd]),
   group("user", "manage users", [userAdd]),
   group("token", "manage API tokens", [tokenCreate]),
+  group("sharing", "maintain sharing", [sharingRecalculate]),
 ];

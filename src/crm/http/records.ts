@@ -42,13 +42,14 @@ async function withDefaults(store: RecordStore, object: CrmObject, body: RecordD
   return { ...defaults, ...body };
 }
 
-export function recordRoutes(db: Db): RouteTable {
+/** `listCountMax`: how far a list counts its matches (--list-count-max). */
+export function recordRoutes(db: Db, listCountMax: number): RouteTable {
   return {
     "/api/v1/:object": {
       GET: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const query = parseListQuery(ctx.url);
-        return json(await new RecordStore(db, user).list(object, query));
+        return json(await new RecordStore(db, user).list(object, query, listCountMax));
       }),
       POST: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);

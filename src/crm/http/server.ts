@@ -22,6 +22,8 @@ export interface CrmHttpOptions {
   hostname: string;
   port: number;
   bodyBytesMax: number;
+  /** How far a list counts its matches before `total_exact: false`. */
+  listCountMax: number;
   log: Logger;
 }
 
@@ -49,7 +51,7 @@ export function startCrmHttp(db: Db, options: CrmHttpOptions): HttpService {
       ...settingsRoutes(db),
       ...tokenRoutes(db),
       ...adminRoutes(db),
-      ...recordRoutes(db),
+      ...recordRoutes(db, options.listCountMax),
     },
   });
 }

@@ -11,7 +11,15 @@ import { addUser, listUsers, type User } from "../auth/users.ts";
 import { addCustomField, listCustomFields, parseCustomFieldSpec } from "../objects/custom-fields.ts";
 import { addRuleDefinition, deleteRuleDefinition, listRuleDefinitions } from "../records/rule-definitions.ts";
 import type { RuleKind } from "../rules/rule-set.ts";
-import { addSharingRule, deleteSharingRule, loadDefaultAccess, loadSharingRules, setDefaultAccess, sharingRuleView } from "../sharing/sharing-rules.ts";
+import {
+  addSharingRule,
+  addUserToAccess,
+  deleteSharingRule,
+  loadDefaultAccess,
+  loadSharingRules,
+  setDefaultAccess,
+  sharingRuleView,
+} from "../sharing/sharing-rules.ts";
 import type { Db } from "../store/db.ts";
 import { adminOnly, objectBody, pathId } from "./auth.ts";
 
@@ -59,14 +67,16 @@ function userAndRoleRoutes(db: Db): RouteTable {
         if (body.admin !== undefined && typeof body.admin !== "boolean") {
           throw new SvcError("invalid", "invalid user", { details: [{ field: "admin", message: "must be true or false" }] });
         }
-        const user = await db.write((tx) =>
-          addUser(tx, {
+        const user = await db.write(async (tx) => {
+          const added = await addUser(tx, {
             username: typeof body.username === "string" ? body.username : "",
             password: optionalString(body, "password"),
             role: optionalString(body, "role"),
             admin: body.admin === true,
-          }),
-        );
+          });
+          await addUserToAccess(tx, added);
+          return added;
+        });
         return json(userView(user, new RoleTree(await loadRoles(db))), 201);
       }),
     },

@@ -5,11 +5,12 @@
  * persists through it, inside the same transaction.
  */
 import { loadRoles, RoleTree } from "../auth/roles.ts";
-import type { User } from "../auth/users.ts";
+import { listUsers, type User } from "../auth/users.ts";
 import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 import { checkValues, rowToRecord, searchText, toColumn } from "../objects/values.ts";
 import type { CrmObject, FieldError, RecordData, RuleSet, SaveHost } from "../rules/contract.ts";
 import { type AccessLevel, accessPredicate, type SharingContext } from "../sharing/access.ts";
+import { accessIsMaterialized, accessTable, refreshRecordAccess } from "../sharing/access-rows.ts";
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
@@ -26,7 +27,10 @@ export interface ListResult {
   data: RecordData[];
   page: number;
   per: number;
+  /** Matches the user can see, counted up to the list's count cap. */
   total: number;
+  /** False when there are more than `total`: the count stopped at its cap. */
+  total_exact: boolean;
 }
 
 /** accessPredicate, or an admin's (no sharing settings): every row. */
@@ -79,37 +83,41 @@ export class RecordStore implements SaveHost {
     return Object.fromEntries(Object.entries(record).filter(([name]) => schema.byName.get(name)?.adminOnly !== true));
   }
 
-  async list(object: CrmObject, query: ListQuery): Promise<ListResult> {
+  /** A page of `query`'s matches this user can see, and their count up to `countMax`. */
+  async list(object: CrmObject, query: ListQuery, countMax: number): Promise<ListResult> {
     const [schema, sharing] = await Promise.all([this.schema(object), this.sharing(object)]);
     const p = new SqlParams();
-    const where = [access(sharing, schema, "read", p)];
+    let from: string;
+    let order: string;
+    const where: string[] = [];
+    if (sharing !== null && accessIsMaterialized(sharing.defaultAccess)) {
+      // The user's own access rows, newest first: the page and the count read only what they can see.
+      from = `${accessTable(object)} JOIN ${object} ON id = record_id`;
+      where.push(`user_id = ${p.add(this.user.id)}`);
+      order = "record_created_at DESC, record_id DESC";
+    } else {
+      // An admin, or a default that lets everyone read: the table itself.
+      from = object;
+      where.push(access(sharing, schema, "read", p));
+      order = "created_at DESC, id DESC";
+    }
     const search = searchPredicate(this.q.dialect, object, query.terms, p);
     if (search !== null) where.push(search);
     if (query.updatedSince !== null) where.push(`updated_at >= ${p.add(query.updatedSince)}`);
     const condition = where.join(" AND ");
     const conditionParams = [...p.values];
-    const count = async () => Number((await this.q.get<{ n: number }>(`SELECT count(*) AS n FROM ${object} WHERE ${condition}`, conditionParams))!.n);
     const limit = p.add(query.per);
     const offset = p.add((query.page - 1) * query.per);
-    const page = `FROM ${object} WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`;
-    let rows: Record<string, unknown>[];
-    let total: number;
-    if (search === null || this.q.dialect === "postgres") {
-      // Without a search the page walks the newest-first index and stops after `per` rows, while
-      // the count reads every visible row: two queries, each with its own best plan. PostgreSQL
-      // too with a search: given a window count it walks the date index and tests every row
-      // (4-8x slower at 100k rows, bench/crm.ts).
-      total = await count();
-      rows = await this.q.all(`SELECT ${schema.columns} ${page}`, p.values);
-    } else {
-      // SQLite reads every match of a search anyway (the trigram index knows no date order), so
-      // the count rides along as a window over the same matches instead of searching twice.
-      rows = await this.q.all(`SELECT ${schema.columns}, count(*) OVER () AS total_ ${page}`, p.values);
-      // A page past the last match has no row to carry the count.
-      total = rows.length > 0 ? Number(rows[0]!.total_) : await count();
-    }
+    const rows = await this.q.all(`SELECT ${schema.columns} FROM ${from} WHERE ${condition} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, p.values);
+    // Counted up to the cap and no further, so a count never walks every visible row.
+    const counted = Number(
+      (await this.q.get<{ n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${condition} LIMIT ${Math.trunc(countMax) + 1}) AS matches`,
+        conditionParams,
+      ))!.n,
+    );
     const data = rows.map((row) => rowToRecord(schema, row, this.user.isAdmin));
-    return { data, page: query.page, per: query.per, total };
+    return { data, page: query.page, per: query.per, total: Math.min(counted, countMax), total_exact: counted <= countMax };
   }
 
   /** A record this user can see (every field) and whether they may change it; null when they cannot see it. */
@@ -197,7 +205,16 @@ export class RecordStore implements SaveHost {
       const sets = columns.map((c, i) => `${c} = ${placeholders[i]}`).join(", ");
       row = await this.q.get(`UPDATE ${object} SET ${sets} WHERE id = ${params.add(old.id)} RETURNING ${schema.columns}`, params.values);
     }
+    await this.#refreshAccess(object, Number(row!.id));
     return rowToRecord(schema, row!, true);
+  }
+
+  /** The saved record's materialized access (sharing/access-rows.ts), when its object has any. */
+  async #refreshAccess(object: CrmObject, id: number): Promise<void> {
+    const defaults = await loadDefaultAccess(this.q);
+    if (!accessIsMaterialized(defaults[object])) return;
+    const [schema, users, roles, rules] = await Promise.all([this.schema(object), listUsers(this.q), this.roles(), loadSharingRules(this.q, object)]);
+    await refreshRecordAccess(this.q, { object, schema, users, roles, defaultAccess: defaults[object], rules }, id);
   }
 
   async read(object: CrmObject, id: number): Promise<RecordData | null> {

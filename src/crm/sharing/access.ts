@@ -14,7 +14,7 @@ import type { User } from "../auth/users.ts";
 import type { ObjectSchema } from "../objects/schema.ts";
 import type { SqlParams } from "../store/db.ts";
 import { compileCriteria } from "./criteria.ts";
-import type { DefaultAccess, SharingRule } from "./sharing-rules.ts";
+import type { DefaultAccess, SharingRule } from "./sharing-settings.ts";
 
 export type AccessLevel = "read" | "edit";
 

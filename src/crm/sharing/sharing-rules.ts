@@ -8,34 +8,16 @@
 import { SvcError } from "../../core/errors.ts";
 import { crmSharingRulesMax } from "../../core/limits.ts";
 import { RoleTree, loadRoles } from "../auth/roles.ts";
+import { listUsers, type User } from "../auth/users.ts";
 import { isCrmObject } from "../objects/fields.ts";
 import { loadSchema } from "../objects/schema.ts";
 import { type CrmObject, crmObjects, type FieldError } from "../rules/record.ts";
 import type { Queryable } from "../store/db.ts";
+import { type AccessWorld, addUserAccess, rebuildObjectAccess } from "./access-rows.ts";
 import { type Criterion, parseCriteria } from "./criteria.ts";
+import { accessLevels, type DefaultAccess, defaultAccessDefault, type SharingRule } from "./sharing-settings.ts";
 
-export const accessLevels = ["private", "read", "read_write"] as const;
-export type DefaultAccess = (typeof accessLevels)[number];
-
-/**
- * An object's default access when no admin has set one: Salesforce's default for new orgs,
- * Public Read/Write (docs/crm.md). Admins tighten it per object.
- */
-export const defaultAccessDefault: DefaultAccess = "read_write";
-
-export interface SharingRule {
-  id: number;
-  object: CrmObject;
-  name: string;
-  access: "read" | "read_write";
-  targetRoleId: number;
-  targetSubordinates: boolean;
-  /** Owner-based: the role whose users' records are shared. */
-  ownerRoleId: number | null;
-  ownerSubordinates: boolean;
-  /** Criteria-based: the conditions a record must meet. */
-  criteria: Criterion[] | null;
-}
+export { accessLevels, type DefaultAccess, defaultAccessDefault, type SharingRule } from "./sharing-settings.ts";
 
 type RuleRow = {
   id: number;
@@ -78,6 +60,32 @@ export async function loadDefaultAccess(q: Queryable): Promise<Record<CrmObject,
   return out;
 }
 
+/** Everything that decides who reads `object`'s records, read in the caller's transaction. */
+export async function loadAccessWorld(q: Queryable, object: CrmObject): Promise<AccessWorld> {
+  const [schema, users, roles, defaults, rules] = await Promise.all([
+    loadSchema(q, object),
+    listUsers(q),
+    loadRoles(q).then((r) => new RoleTree(r)),
+    loadDefaultAccess(q),
+    loadSharingRules(q, object),
+  ]);
+  return { object, schema, users, roles, defaultAccess: defaults[object], rules };
+}
+
+/**
+ * Rewrites the materialized access of every object (access-rows.ts): `svc crm sharing
+ * recalculate` after records were loaded straight into the database, and the migration that
+ * introduced it.
+ */
+export async function rebuildAllAccess(tx: Queryable): Promise<void> {
+  for (const object of crmObjects) await rebuildObjectAccess(tx, await loadAccessWorld(tx, object));
+}
+
+/** A new user's materialized access, in the transaction that added them. */
+export async function addUserToAccess(tx: Queryable, user: User): Promise<void> {
+  for (const object of crmObjects) await addUserAccess(tx, await loadAccessWorld(tx, object), user);
+}
+
 /** PATCH /api/v1/settings/sharing/defaults: `{object: access, ...}`, all or nothing. */
 export async function setDefaultAccess(tx: Queryable, body: unknown): Promise<void> {
   const b = body as Record<string, unknown> | null;
@@ -91,6 +99,7 @@ export async function setDefaultAccess(tx: Queryable, body: unknown): Promise<vo
   for (const [object, access] of Object.entries(b)) {
     const changed = await tx.run("UPDATE object_settings SET default_access = $1 WHERE object = $2", [access, object]);
     if (changed === 0) await tx.run("INSERT INTO object_settings (object, default_access) VALUES ($1, $2)", [object, access]);
+    await rebuildObjectAccess(tx, await loadAccessWorld(tx, object as CrmObject));
   }
 }
 
@@ -152,11 +161,15 @@ export async function addSharingRule(tx: Queryable, body: unknown): Promise<Shar
       new Date().toISOString(),
     ],
   );
+  await rebuildObjectAccess(tx, await loadAccessWorld(tx, object));
   return ruleFromRow(row!);
 }
 
 export async function deleteSharingRule(tx: Queryable, id: number): Promise<boolean> {
-  return (await tx.run("DELETE FROM sharing_rules WHERE id = $1", [id])) > 0;
+  const deleted = await tx.get<{ object: string }>("DELETE FROM sharing_rules WHERE id = $1 RETURNING object", [id]);
+  if (deleted === undefined) return false;
+  if (isCrmObject(deleted.object)) await rebuildObjectAccess(tx, await loadAccessWorld(tx, deleted.object));
+  return true;
 }
 
 /** A rule as the settings API shows it, roles by name. */

@@ -57,6 +57,12 @@ function objectTable(d: Dialect, table: string): string[] {
   return statements;
 }
 
+/**
+ * The version that added the materialized read access (src/crm/sharing/access-rows.ts). Opening
+ * the store fills its tables right after applying it (store/open.ts).
+ */
+export const accessRowsVersion = 3;
+
 const migrations: Migration[] = [
   {
     version: 1,
@@ -82,6 +88,19 @@ const migrations: Migration[] = [
       `CREATE INDEX rule_definitions_object ON rule_definitions (object, kind)`,
       ...Object.keys(objectColumns).flatMap((table) => objectTable(d, table)),
     ],
+  },
+  {
+    version: accessRowsVersion,
+    name: "materialized read access per object",
+    statements: (d) =>
+      Object.keys(objectColumns).flatMap((table) => [
+        // One row per (user, record) the user can read, in list order: a user's list is one
+        // range of the primary key, newest first. record_created_at copies the record's (fixed) created_at.
+        `CREATE TABLE ${table}_access (user_id INTEGER NOT NULL, record_created_at TEXT NOT NULL, record_id INTEGER NOT NULL,
+        PRIMARY KEY (user_id, record_created_at, record_id))${d === "sqlite" ? " WITHOUT ROWID" : ""}`,
+        // A record's rows are rewritten when it is saved; a search probes its hits' rows.
+        `CREATE INDEX ${table}_access_record ON ${table}_access (record_id, user_id)`,
+      ]),
   },
 ];
 

@@ -1,7 +1,11 @@
-/** Opens the store a --db value names and brings its schema up to date. */
+/**
+ * Opens the store a --db value names and brings its schema up to date. It sits above the
+ * sharing module because one migration's data (materialized access) is computed, not declared.
+ */
 import type { Logger } from "../../core/log.ts";
 import { type Db, parseDbUrl } from "./db.ts";
-import { migrate } from "./migrations.ts";
+import { rebuildAllAccess } from "../sharing/sharing-rules.ts";
+import { accessRowsVersion, migrate } from "./migrations.ts";
 import { openPostgres } from "./postgres.ts";
 import { openSqlite } from "./sqlite.ts";
 
@@ -9,7 +13,9 @@ export async function openStore(dbUrl: string, log?: Logger): Promise<Db> {
   const target = parseDbUrl(dbUrl);
   const db = target.kind === "sqlite" ? openSqlite(target.path) : await openPostgres(target.url);
   try {
-    await migrate(db, log);
+    const applied = await migrate(db, log);
+    // Records stored before access was materialized get their rows once, when it is introduced.
+    if (applied.includes(accessRowsVersion)) await db.write((tx) => rebuildAllAccess(tx));
   } catch (error) {
     await db.close();
     throw error;

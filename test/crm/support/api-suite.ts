@@ -217,7 +217,8 @@ export function crmApiSuite(backend: Backend): void {
       for (let i = 0; i < 25; i++) made.push((await create(w.bob, "cases", { subject: `Paging case ${i}` })).id);
       const first = await call(w.bob, "GET", "/api/v1/cases?q=paging");
       expect(first.status).toBe(200);
-      expect(Object.keys(first.body).sort()).toEqual(["data", "page", "per", "total"]);
+      expect(Object.keys(first.body).sort()).toEqual(["data", "page", "per", "total", "total_exact"]);
+      expect(first.body.total_exact).toBe(true);
       expect(first.body).toMatchObject({ page: 1, per: 20, total: 25 });
       expect(first.body.data.map((r: { id: number }) => r.id)).toEqual(made.slice().reverse().slice(0, 20));
       const second = await call(w.bob, "GET", "/api/v1/cases?q=paging&page=2");

@@ -53,9 +53,9 @@ export interface World {
 /**
  * Roles ceo > sales-manager > sales-rep; `manager` is a sales-manager, alice and bob are
  * sales-reps; `admin` is an admin without a role. Created with the CLI tools, as a user would.
- * The caller stops `crm`.
+ * `flags` go to the server. The caller stops `crm`.
  */
-export async function makeWorld(backend: Backend): Promise<World> {
+export async function makeWorld(backend: Backend, flags: string[] = []): Promise<World> {
   const db = await backend.freshDb();
   await must(runCrmTool(db, ["role", "add", "--name", "ceo"]));
   await must(runCrmTool(db, ["role", "add", "--name", "sales-manager", "--parent", "ceo"]));
@@ -65,7 +65,7 @@ export async function makeWorld(backend: Backend): Promise<World> {
   await must(runCrmTool(db, ["user", "add", "--username", "alice", "--role", "sales-rep"]));
   await must(runCrmTool(db, ["user", "add", "--username", "bob", "--role", "sales-rep"]));
   const tokens = await Promise.all(["admin", "manager", "alice", "bob"].map((u) => must(runCrmTool(db, ["token", "create", "--user", u]))));
-  const crm = await startCrm(db);
+  const crm = await startCrm(db, flags);
   const users = (await crm.call(tokens[0]!, "GET", "/api/v1/settings/users")).body.data as { id: number; username: string }[];
   const id = (name: string) => users.find((u) => u.username === name)!.id;
   return {
