@@ -14,7 +14,7 @@ import { accessIsMaterialized, accessTable, refreshRecordAccess } from "../shari
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
-import { searchPredicate } from "./search.ts";
+import { matchingIds } from "./search.ts";
 
 export interface ListQuery {
   terms: string[];
@@ -87,35 +87,53 @@ export class RecordStore implements SaveHost {
   async list(object: CrmObject, query: ListQuery, countMax: number): Promise<ListResult> {
     const [schema, sharing] = await Promise.all([this.schema(object), this.sharing(object)]);
     const p = new SqlParams();
-    let from: string;
-    let order: string;
-    const where: string[] = [];
+    const extra = query.updatedSince === null ? [] : [`updated_at >= ${p.add(query.updatedSince)}`];
+    // The ids matching q and updated_since: when there are any, a list is driven from them, so it
+    // costs what the matches cost, not what the user can see.
+    const matches = matchingIds(this.q.dialect, object, query.terms, extra, p);
+    const limit = () => `LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
     if (sharing !== null && accessIsMaterialized(sharing.defaultAccess)) {
-      // The user's own access rows, newest first: the page and the count read only what they can see.
-      from = `${accessTable(object)} JOIN ${object} ON id = record_id`;
-      where.push(`user_id = ${p.add(this.user.id)}`);
-      order = "record_created_at DESC, record_id DESC";
-    } else {
-      // An admin, or a default that lets everyone read: the table itself.
-      from = object;
-      where.push(access(sharing, schema, "read", p));
-      order = "created_at DESC, id DESC";
+      // The user's own access rows, newest first: the page is chosen and the matches counted on
+      // those narrow rows, and only the page's records are read.
+      const user = p.add(this.user.id);
+      const visible =
+        matches === null
+          ? `SELECT record_id, record_created_at FROM ${accessTable(object)} WHERE user_id = ${user}`
+          : // CROSS JOIN keeps SQLite's join order: each match probes its access row.
+            `SELECT record_id, record_created_at FROM (${matches}) AS matches CROSS JOIN ${accessTable(object)} WHERE record_id = match_id AND user_id = ${user}`;
+      const countParams = p.values.length;
+      const chosen = `${visible} ORDER BY record_created_at DESC, record_id DESC ${limit()}`;
+      const pageSql = `SELECT ${schema.columns} FROM ${object} JOIN (${chosen}) AS chosen ON id = record_id ORDER BY record_created_at DESC, record_id DESC`;
+      return this.#page(schema, pageSql, visible, p.values, countParams, query, countMax);
     }
-    const search = searchPredicate(this.q.dialect, object, query.terms, p);
-    if (search !== null) where.push(search);
-    if (query.updatedSince !== null) where.push(`updated_at >= ${p.add(query.updatedSince)}`);
-    const condition = where.join(" AND ");
-    const conditionParams = [...p.values];
-    const limit = p.add(query.per);
-    const offset = p.add((query.page - 1) * query.per);
-    const rows = await this.q.all(`SELECT ${schema.columns} FROM ${from} WHERE ${condition} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, p.values);
-    // Counted up to the cap and no further, so a count never walks every visible row.
-    const counted = Number(
-      (await this.q.get<{ n: number }>(
-        `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${condition} LIMIT ${Math.trunc(countMax) + 1}) AS matches`,
-        conditionParams,
-      ))!.n,
-    );
+    // An admin, or a default that lets everyone read: the table itself (accessPredicate is 1 = 1).
+    const everyone = access(sharing, schema, "read", p);
+    const rows = matches === null ? `SELECT id FROM ${object} WHERE ${everyone}` : matches;
+    const countParams = p.values.length;
+    const pageSql =
+      matches === null
+        ? `SELECT ${schema.columns} FROM ${object} WHERE ${everyone} ORDER BY created_at DESC, id DESC ${limit()}`
+        : `SELECT ${schema.columns} FROM (${matches}) AS matches CROSS JOIN ${object} WHERE id = match_id ORDER BY created_at DESC, id DESC ${limit()}`;
+    return this.#page(schema, pageSql, rows, p.values, countParams, query, countMax);
+  }
+
+  /**
+   * Runs a list's page query and counts the rows of `countedRows` (a SELECT) up to `countMax` and no
+   * further, so a count never walks every row a user can see; it uses the first `countParams`
+   * parameters.
+   */
+  async #page(
+    schema: ObjectSchema,
+    pageSql: string,
+    countedRows: string,
+    params: unknown[],
+    countParams: number,
+    query: ListQuery,
+    countMax: number,
+  ): Promise<ListResult> {
+    const rows = await this.q.all(pageSql, params);
+    const countSql = `SELECT count(*) AS n FROM (${countedRows} LIMIT ${Math.trunc(countMax) + 1}) AS counted`;
+    const counted = Number((await this.q.get<{ n: number }>(countSql, params.slice(0, countParams)))!.n);
     const data = rows.map((row) => rowToRecord(schema, row, this.user.isAdmin));
     return { data, page: query.page, per: query.per, total: Math.min(counted, countMax), total_exact: counted <= countMax };
   }

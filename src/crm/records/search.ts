@@ -39,3 +39,20 @@ export function searchPredicate(dialect: Dialect, table: CrmObject, terms: reado
   }
   return parts.join(" AND ");
 }
+
+/**
+ * The ids (column `match_id`) of `table`'s rows that match `terms` (and `extra`, conditions on
+ * the row), as a query a list can drive from: SQLite answers terms of three characters or more from FTS5 alone,
+ * without reading the rows; anything else reads the matching rows. Null when there is nothing to
+ * match on.
+ */
+export function matchingIds(dialect: Dialect, table: CrmObject, terms: readonly string[], extra: readonly string[], p: SqlParams): string | null {
+  if (terms.length === 0 && extra.length === 0) return null;
+  if (dialect === "sqlite" && extra.length === 0 && terms.every((t) => [...t].length >= trigramChars)) {
+    return `SELECT rowid AS match_id FROM ${table}_fts WHERE ${table}_fts MATCH ${p.add(terms.map(ftsPhrase).join(" AND "))}`;
+  }
+  const conditions = [...extra];
+  const search = searchPredicate(dialect, table, terms, p);
+  if (search !== null) conditions.unshift(search);
+  return `SELECT id AS match_id FROM ${table} WHERE ${conditions.join(" AND ")}`;
+}

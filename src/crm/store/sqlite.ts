@@ -37,6 +37,14 @@ function connection(db: Database): Queryable {
   };
 }
 
+/**
+ * How much of the database file each connection reads through a memory map instead of read()
+ * calls: a list's few thousand index probes (a search's matches against the user's access rows)
+ * took 6.7 ms through SQLite's page cache and 2.5 ms mapped, at 100k leads. Address space, not
+ * memory: the kernel's page cache holds the pages either way.
+ */
+const mmapBytes = 1024 * 1024 * 1024;
+
 function open(path: string): Database {
   const db = new Database(path, { create: true, strict: false });
   db.exec(`PRAGMA busy_timeout = ${crmSqliteBusyTimeoutMs}`);
@@ -44,6 +52,7 @@ function open(path: string): Database {
   // NORMAL in WAL mode: a commit survives a process crash; a power cut may lose the last ones.
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  db.exec(`PRAGMA mmap_size = ${mmapBytes}`);
   return db;
 }
 
