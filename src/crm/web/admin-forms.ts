@@ -43,9 +43,9 @@ function schemaOf(schemas: Schemas, object: unknown): ObjectSchema | undefined {
 }
 
 /** The numbers of a row group's inputs (`prefix.0.field`, `prefix.1.field`, ...) in the form, bounded. */
-function rowNumbers(form: URLSearchParams, prefix: string, part: string, max: number): number[] {
+function rowNumbers(form: URLSearchParams, prefix: string, max: number): number[] {
   const out: number[] = [];
-  for (let i = 0; i < max && form.has(`${prefix}.${i}.${part}`); i++) out.push(i);
+  for (let i = 0; i < max && form.has(`${prefix}.${i}.field`); i++) out.push(i);
   return out;
 }
 
@@ -71,7 +71,7 @@ function jsonInput(form: URLSearchParams, name: string, path: string, out: FormB
  */
 function conditionFrom(form: URLSearchParams, prefix: string, schema: ObjectSchema | undefined, out: FormBody): unknown {
   out.sources.push([prefix, prefix]);
-  const rows = rowNumbers(form, prefix, "field", crmConditionNodesMax)
+  const rows = rowNumbers(form, prefix, crmConditionNodesMax)
     .map((i) => ({ i, row: rowText(form, prefix, i) }))
     .filter((r) => r.row.field.trim() !== "");
   const json = jsonInput(form, `${prefix}.json`, prefix, out);
@@ -119,7 +119,7 @@ export function sharingRuleBody(form: URLSearchParams, schemas: Schemas): FormBo
   if (basis === "owner") out.body.owned_by = roleRef(form, "owned_by", out);
   if (basis === "criteria") {
     const schema = schemaOf(schemas, out.body.object);
-    const rows = rowNumbers(form, "criteria", "field", crmSharingCriteriaMax)
+    const rows = rowNumbers(form, "criteria", crmSharingCriteriaMax)
       .map((i) => ({ i, c: comparisonFromRow(schema, rowText(form, "criteria", i)) }))
       .filter((r) => r.c !== null);
     out.sources.push(["criteria", "criteria"]);
@@ -138,7 +138,7 @@ function ruleBase(form: URLSearchParams, names: string[]): FormBody {
 /** Workflow field updates: `updates.N.field`, `.kind` (value, ref or template) and `.value`. */
 function updatesFrom(form: URLSearchParams, schema: ObjectSchema | undefined, out: FormBody): unknown[] {
   out.sources.push(["updates", "updates"]);
-  const rows = rowNumbers(form, "updates", "field", crmWorkflowUpdatesMax * 2).filter((i) => text(form, `updates.${i}.field`).trim() !== "");
+  const rows = rowNumbers(form, "updates", crmWorkflowUpdatesMax * 2).filter((i) => text(form, `updates.${i}.field`).trim() !== "");
   return rows.map((i, k) => {
     out.sources.push([`updates[${k}]`, `updates.${i}`]);
     const field = text(form, `updates.${i}.field`).trim();
