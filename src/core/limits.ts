@@ -253,6 +253,11 @@ export const crmTokensPerUserMax = 100;
 export const crmTokenNameCharsMax = 100;
 /** Largest form post of the /settings page: a username, a password or a token name. */
 export const crmSettingsFormBytesMax = 16 * KiB;
+/**
+ * Largest form post of the admin pages: a flow's steps as JSON (up to 50 steps, each text up to
+ * 1000 characters) URL-encoded, which can triple its size.
+ */
+export const crmAdminFormBytesMax = 256 * KiB;
 /** Rule definitions (validation, workflow, flow) per object and kind. */
 export const crmRuleDefinitionsMax = 100;
 

@@ -8,7 +8,8 @@ import { crmRuleDefinitionsMax } from "../../core/limits.ts";
 import { type CrmObject, crmObjects } from "../rules/record.ts";
 import { buildRuleSet, parseRule, type RuleKind, type RuleSet } from "../rules/rule-set.ts";
 import type { Queryable } from "../store/db.ts";
-import { loadSchema } from "../objects/schema.ts";
+import { ruleParseOptions } from "../objects/rule-writes.ts";
+import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 
 export interface RuleDefinitionView {
   id: number;
@@ -55,16 +56,18 @@ export async function listRuleDefinitions(q: Queryable, kind: RuleKind) {
   return rows.map(view);
 }
 
-/** Every object's current field names, for the parser to refuse rules naming fields that do not exist. */
-async function fieldNames(q: Queryable): Promise<Map<CrmObject, Set<string>>> {
-  const out = new Map<CrmObject, Set<string>>();
-  for (const object of crmObjects) out.set(object, new Set((await loadSchema(q, object)).fields.map((f) => f.name)));
+/**
+ * Every object's current schema, for the parser to refuse rules naming fields that do not exist or
+ * writing values their fields can never hold (objects/rule-writes.ts).
+ */
+async function schemas(q: Queryable): Promise<Map<CrmObject, ObjectSchema>> {
+  const out = new Map<CrmObject, ObjectSchema>();
+  for (const object of crmObjects) out.set(object, await loadSchema(q, object));
   return out;
 }
 
 export async function addRuleDefinition(tx: Queryable, kind: RuleKind, body: unknown) {
-  const fields = await fieldNames(tx);
-  const parsed = parseRule(kind, body, { fieldsOf: (object) => fields.get(object) });
+  const parsed = parseRule(kind, body, ruleParseOptions(await schemas(tx)));
   if ("details" in parsed) throw new SvcError("invalid", "invalid rule", { details: parsed.details });
   const rule = parsed.rule as { name: string; object: CrmObject; active: boolean };
   const count = await tx.get<{ n: number }>("SELECT count(*) AS n FROM rule_definitions WHERE object = $1 AND kind = $2", [rule.object, kind]);

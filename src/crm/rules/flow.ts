@@ -24,7 +24,7 @@ import {
 } from "./definition-parts.ts";
 import { at, atIndex, type Problems } from "./problems.ts";
 import type { CrmObject, RecordData } from "./record.ts";
-import { parseValueExpr, resolveValue, type ValueExpr } from "./value.ts";
+import { checkWrite, parseValueExpr, resolveValue, type ValueExpr } from "./value.ts";
 
 export const flowTimings = ["before_save", "after_save"] as const;
 export const flowTriggers = ["created", "updated", "created_or_updated"] as const;
@@ -146,6 +146,7 @@ function parseSetField(json: JsonObject, path: string, walk: StepWalk): Step | u
   }
   const value = parseValueExpr(own(json, "value"), at(path, "value"), walk.problems, walk.object);
   if (field === undefined || value === undefined) return undefined;
+  if (walk.object !== undefined) checkWrite(walk.object, field, value, walk.object, at(path, "value"), walk.problems);
   return { type: "set_field", field, value };
 }
 
@@ -175,7 +176,15 @@ function parseCreateRecord(json: JsonObject, path: string, walk: StepWalk): Step
     const field = parseSettableField(key, fieldPath, problems, object);
     const value = parseValueExpr(raw[key], fieldPath, problems, walk.object);
     if (field === undefined || value === undefined) ok = false;
-    else values[field] = value;
+    else {
+      values[field] = value;
+      if (object !== undefined && walk.object !== undefined) checkWrite(object, field, value, walk.object, fieldPath, problems);
+    }
+  }
+  // A required field left out would fail every record this step creates.
+  const required = object === undefined ? undefined : problems.options.requiredOf?.(object);
+  for (const field of required ?? []) {
+    if (!Object.hasOwn(raw, field)) problems.add(at(path, "values"), `${object} needs ${field}: it is required`);
   }
   if (!ok || object === undefined || walk.timing === "before_save") return undefined;
   return { type: "create_record", object, values };

@@ -5,7 +5,7 @@
  * parts every definition is built from (names, texts, choices) are in definition-parts.ts.
  */
 import { crmRuleProblemsMax } from "../../core/limits.ts";
-import { type CrmObject, type FieldError, recordErrorField } from "./record.ts";
+import { type CrmObject, type FieldError, recordErrorField, type ValueExpr } from "./record.ts";
 
 export interface ParseOptions {
   /**
@@ -14,6 +14,16 @@ export interface ParseOptions {
    * field then reads as null).
    */
   fieldsOf?: (object: CrmObject) => ReadonlySet<string> | undefined;
+  /**
+   * Why `value`, written by a rule into `field` of `object`, could never be stored there, or null
+   * when it could. `source` is the object whose record refs and templates read. The engine does
+   * not know field types; when the store passes this, a rule whose write would fail every save it
+   * fires on is refused when it is defined (as Salesforce checks a field update when it is saved)
+   * rather than breaking those saves later.
+   */
+  writeProblem?: (object: CrmObject, field: string, value: ValueExpr, source: CrmObject) => string | null;
+  /** The fields a new record of `object` must be given (required, without a default), for create_record. */
+  requiredOf?: (object: CrmObject) => readonly string[] | undefined;
 }
 
 export class Problems {

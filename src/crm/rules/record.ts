@@ -18,6 +18,14 @@ export const crmObjects: readonly CrmObject[] = ["accounts", "contacts", "leads"
  */
 export type RecordData = Record<string, unknown>;
 
+/**
+ * What automation writes into a field (a workflow field update, a flow's set_field, a value of its
+ * create_record): a literal (null clears the field), `{"ref": field}` (that field of the
+ * triggering record), or `{"template": text}` (text with `{field}` placeholders). Here because the
+ * store checks these against its field types when a rule is defined (ParseOptions.writeProblem).
+ */
+export type ValueExpr = string | number | boolean | null | { ref: string } | { template: string };
+
 /** One entry of a 422 body: `{"error":"invalid","details":[{field, message}]}`. */
 export interface FieldError {
   field: string;

@@ -7,9 +7,9 @@ import { crmRuleTextCharsMax } from "../../core/limits.ts";
 import { fieldValue, type Scalar } from "./compare.ts";
 import { checkKeys, isObject, own, parseFieldOf, scalar } from "./definition-parts.ts";
 import { at, type Problems } from "./problems.ts";
-import type { CrmObject, RecordData } from "./record.ts";
+import type { CrmObject, RecordData, ValueExpr } from "./record.ts";
 
-export type ValueExpr = Scalar | { ref: string } | { template: string };
+export type { ValueExpr } from "./record.ts";
 
 const placeholder = /\{([a-z][a-z0-9_]*)\}/g;
 
@@ -34,6 +34,15 @@ export function parseValueExpr(value: unknown, path: string, problems: Problems,
   }
   problems.add(path, "must be a string, number, boolean, null, {ref} or {template}");
   return undefined;
+}
+
+/**
+ * Reports at `path` a write the store says could never be stored (ParseOptions.writeProblem):
+ * `value` into `field` of `object`, its refs and templates reading a record of `source`.
+ */
+export function checkWrite(object: CrmObject, field: string, value: ValueExpr, source: CrmObject, path: string, problems: Problems): void {
+  const problem = problems.options.writeProblem?.(object, field, value, source) ?? null;
+  if (problem !== null) problems.add(path, problem);
 }
 
 function missing(value: unknown, path: string, problems: Problems): undefined {

@@ -13,7 +13,7 @@ import { parseConditionAt } from "./condition-parse.ts";
 import { checkKeys, type JsonObject, objectAt, own, parseActive, parseChoice, parseObjectName, parseRuleName, parseSettableField } from "./definition-parts.ts";
 import { at, atIndex, type Problems } from "./problems.ts";
 import type { CrmObject, RecordData } from "./record.ts";
-import { parseValueExpr, resolveValue, type ValueExpr } from "./value.ts";
+import { checkWrite, parseValueExpr, resolveValue, type ValueExpr } from "./value.ts";
 
 export const workflowTriggers = ["created", "created_and_edited", "created_and_edited_to_meet"] as const;
 export type WorkflowTrigger = (typeof workflowTriggers)[number];
@@ -88,6 +88,7 @@ function parseUpdate(entry: unknown, path: string, problems: Problems, object: C
   }
   const value = parseValueExpr(own(json, "value"), at(path, "value"), problems, object);
   if (field === undefined || value === undefined) return undefined;
+  if (object !== undefined) checkWrite(object, field, value, object, at(path, "value"), problems);
   return { field, value };
 }
 

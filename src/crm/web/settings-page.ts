@@ -1,26 +1,14 @@
 /**
  * The HTML of the /settings page: a sign-in form, or the signed-in user's API tokens with forms to
- * create and revoke them. Plain server-rendered forms, no script: it works with any browser, and
- * every action is an ordinary POST that the server checks (session cookie, same origin).
+ * create and revoke them (an admin's other pages: admin-pages.ts, rule-pages.ts). Plain
+ * server-rendered forms, no script: it works with any browser, and every action is an ordinary
+ * POST that the server checks (session cookie, same origin).
  */
 import { crmTokenNameCharsMax } from "../../core/limits.ts";
-import { escapeHtml } from "./html.ts";
 import type { TokenInfo } from "../auth/tokens.ts";
 import type { User } from "../auth/users.ts";
-
-const style = `
-  body { font: 15px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
-  h1 { font-size: 1.4rem; } table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
-  th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #ddd; }
-  .error { color: #b00020; } .secret { font-family: ui-monospace, monospace; background: #f4f4f4; padding: .5rem; word-break: break-all; }
-  form.inline { display: inline; } label { display: block; margin: .5rem 0; }`;
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · svc crm</title><style>${style}</style></head>
-<body>${body}</body></html>`;
-}
+import { escapeHtml } from "./html.ts";
+import { layout } from "./layout.ts";
 
 export function signInPage(error: string | null = null, username = ""): string {
   const problem = error === null ? "" : `<p class="error" id="error" role="alert">${escapeHtml(error)}</p>`;
@@ -77,7 +65,6 @@ export function tokensPage(view: TokensView): string {
     "API tokens",
     `
 <h1>API tokens of ${escapeHtml(view.user.username)}</h1>
-<form method="post" action="/settings/sign-out"><button type="submit" id="sign-out">Sign out</button></form>
 ${problem}${created}
 <form method="post" action="/settings/tokens">
   <label>New token name <input name="name" id="token-name" required maxlength="${crmTokenNameCharsMax}"></label>
@@ -89,5 +76,6 @@ ${problem}${created}
   </tbody>
 </table>
 <p>Send a token as <code>Authorization: Bearer &lt;token&gt;</code> to <code>/api/v1</code>.</p>`,
+    view.user,
   );
 }

@@ -1,67 +1,21 @@
 /**
  * Routes of the /settings page (issue 8, item 10): sign in with username and password, then create
- * and revoke your own API tokens. Everything is a plain HTML form post.
- *
- * Protection, since a session cookie authenticates these posts:
- * - the cookie is HttpOnly and SameSite=Strict, so other sites' pages cannot send it;
- * - a post whose Origin header names another host is refused (403) on top of that;
- * - pages carry a CSP that forbids scripts and framing (no clickjacking of the revoke buttons),
- *   and `no-store`, so a token shown once is not kept in the browser's cache.
+ * and revoke your own API tokens; an admin also reaches the admin pages (admin-routes.ts).
+ * Everything is a plain HTML form post, checked as form-posts.ts says.
  */
-import type { BunRequest } from "bun";
-import type { RouteTable } from "../../http/route.ts";
-import { readBodyBytes } from "../../http/body.ts";
-import { isSvcError } from "../../core/errors.ts";
 import { crmSettingsFormBytesMax, crmTokenNameCharsMax } from "../../core/limits.ts";
-import { BrowserSessions, browserSessionTtlMs, sessionCookieName } from "./browser-sessions.ts";
+import type { RouteTable } from "../../http/route.ts";
 import { createToken, listTokens, revokeToken } from "../auth/tokens.ts";
 import { type User, userForPassword } from "../auth/users.ts";
 import type { Db } from "../store/db.ts";
+import { adminRoutes } from "./admin-routes.ts";
+import { BrowserSessions, browserSessionTtlMs, sessionCookieName } from "./browser-sessions.ts";
+import { page, receiveForm, seeOther, sessionId } from "./form-posts.ts";
 import { signInPage, tokensPage } from "./settings-page.ts";
-
-const pageHeaders = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  "x-frame-options": "DENY",
-  // Not no-referrer: under it Chromium sends `Origin: null` with the page's own form posts.
-  "referrer-policy": "same-origin",
-};
-
-function page(html: string, status = 200, extra: Record<string, string> = {}): Response {
-  return new Response(html, { status, headers: { ...pageHeaders, ...extra } });
-}
-
-/** After a post that changed something: back to the page with a GET, so a reload repeats nothing. */
-function seeOther(extra: Record<string, string> = {}): Response {
-  return new Response(null, { status: 303, headers: { location: "/settings", "cache-control": "no-store", ...extra } });
-}
 
 function cookie(req: Request, value: string, maxAgeSeconds: number): string {
   const secure = req.headers.get("x-forwarded-proto") === "https" ? "; Secure" : "";
   return `${sessionCookieName}=${value}; Path=/settings; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
-}
-
-/** True when a browser says the post comes from another site's page. */
-function crossOrigin(req: Request): boolean {
-  const origin = req.headers.get("origin");
-  if (origin === null || origin === "null") return origin === "null";
-  try {
-    return new URL(origin).host !== req.headers.get("host");
-  } catch {
-    return true;
-  }
-}
-
-async function readForm(req: Request): Promise<URLSearchParams | null> {
-  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") return null;
-  const bytes = await readBodyBytes(req, crmSettingsFormBytesMax);
-  return new URLSearchParams(new TextDecoder().decode(bytes));
-}
-
-function sessionId(req: BunRequest): string | undefined {
-  return req.cookies.get(sessionCookieName) ?? undefined;
 }
 
 export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteTable {
@@ -69,23 +23,10 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
     return page(tokensPage({ user, tokens: await listTokens(db, user.id), ...extra }), extra.error === undefined ? 200 : 400);
   }
 
-  /** Runs a post's action after the checks every post shares; answers HTML for every outcome. */
-  async function post(req: Request, action: (form: URLSearchParams) => Promise<Response>): Promise<Response> {
-    if (crossOrigin(req)) return page(signInPage("This form was posted from another site and was refused."), 403);
-    let form: URLSearchParams | null;
-    try {
-      form = await readForm(req);
-    } catch (error) {
-      if (isSvcError(error) && error.code === "body_too_large") {
-        return page(signInPage("The form was too large."), 413, { connection: "close" });
-      }
-      throw error;
-    }
-    if (form === null) return page(signInPage("Expected an HTML form post."), 415);
-    return action(form);
-  }
+  const post = (req: Request, action: (form: URLSearchParams) => Promise<Response>) => receiveForm(req, crmSettingsFormBytesMax, action);
 
   return {
+    ...adminRoutes(db, sessions),
     "/settings": {
       async GET(ctx) {
         const user = sessions.user(sessionId(ctx.req));
@@ -101,14 +42,14 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
           // A fresh id at every sign-in: a session id planted before sign-in is never promoted.
           sessions.end(sessionId(ctx.req));
           const id = sessions.start(user);
-          return seeOther({ "set-cookie": cookie(ctx.req, id, browserSessionTtlMs / 1000) });
+          return seeOther("/settings", { "set-cookie": cookie(ctx.req, id, browserSessionTtlMs / 1000) });
         }),
     },
     "/settings/sign-out": {
       POST: (ctx) =>
         post(ctx.req, async () => {
           sessions.end(sessionId(ctx.req));
-          return seeOther({ "set-cookie": cookie(ctx.req, "", 0) });
+          return seeOther("/settings", { "set-cookie": cookie(ctx.req, "", 0) });
         }),
     },
     "/settings/tokens": {
