@@ -7,14 +7,23 @@
  * pg_trgm GIN index takes the COPY — so the server reads the indexes it would have built itself.
  *
  * SQLite: one prepared INSERT per row, `rowsPerTransaction` to a transaction, through bun:sqlite
- * on the same file the server has open (WAL lets another process write).
- * PostgreSQL: `COPY ... FROM STDIN (FORMAT csv)` through Debian's psql, then ANALYZE (autovacuum
- * would do that soon after a bulk load anyway; doing it now keeps the plans from depending on
- * when it wakes up).
+ * (WAL, so it may run beside a server that has the file open; the benchmark stops it anyway).
+ * PostgreSQL: `COPY ... FROM STDIN (FORMAT csv)` through Debian's psql, the rows streamed to it as
+ * they are generated (a million rows' CSV need not sit in memory, and COPY works while the next
+ * rows are made), then ANALYZE (autovacuum would do that soon after a bulk load anyway; doing it
+ * now keeps the plans from depending on when it wakes up).
+ *
+ * After the loads, afterBulkLoad does what an operator does after an import that bypassed the
+ * server: `svc crm sharing recalculate` when this checkout has it (a store that keeps sharing in
+ * tables maintained on write cannot see rows written behind its back), then, on PostgreSQL,
+ * VACUUM (ANALYZE) of the whole database: autovacuum (insert-triggered since PostgreSQL 13)
+ * would otherwise vacuum the fresh tables, and whatever recalculate filled, in the middle of a
+ * measurement.
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { CrmObject } from "../../src/crm/rules/contract.ts";
+import { runCrmTool } from "../../test/crm/support/process.ts";
 import { postgresBinDir } from "../../test/support/postgres.ts";
 import { generateRows, loadColumns, type Population } from "./crm-data.ts";
 
@@ -22,6 +31,8 @@ import { generateRows, loadColumns, type Population } from "./crm-data.ts";
 const rowsPerTransaction = 20_000;
 /** How long the SQLite loader waits for the server's own writes (there should be none). */
 const sqliteBusyTimeoutMs = 10_000;
+/** CSV lines handed to psql at a time: big enough that the pipe's round trips do not show. */
+const copyChunkRows = 10_000;
 
 export async function loadSqlite(path: string, object: CrmObject, pop: Population, seed: number): Promise<void> {
   const db = new Database(path);
@@ -53,19 +64,90 @@ function csvField(value: unknown): string {
   return /[",\n\r]/.test(text) || text === "" ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-async function psql(url: string, command: string, stdin?: string): Promise<void> {
-  const proc = Bun.spawn([join(postgresBinDir, "psql"), url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command], {
-    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+const psqlPath = join(postgresBinDir, "psql");
+
+async function finish(proc: Bun.Subprocess<any, "pipe", "pipe">, command: string): Promise<string> {
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`psql ${command.slice(0, 60)} exited ${code}:\n${out}${err}`);
+  return out;
+}
+
+/** One SQL command through psql; its unaligned, tuples-only output. */
+export async function psql(url: string, command: string): Promise<string> {
+  const proc = Bun.spawn([psqlPath, url, "-v", "ON_ERROR_STOP=1", "-q", "-A", "-t", "-c", command], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  return (await finish(proc, command)).trim();
 }
 
 export async function loadPostgres(url: string, object: CrmObject, pop: Population, seed: number): Promise<void> {
-  const lines: string[] = [];
-  for (const row of generateRows(object, pop, seed)) lines.push(row.map(csvField).join(","));
-  await psql(url, `COPY ${object} (${loadColumns(object).join(", ")}) FROM STDIN WITH (FORMAT csv)`, `${lines.join("\n")}\n`);
+  const command = `COPY ${object} (${loadColumns(object).join(", ")}) FROM STDIN WITH (FORMAT csv)`;
+  const proc = Bun.spawn([psqlPath, url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const done = finish(proc, command);
+  let lines: string[] = [];
+  const send = async () => {
+    proc.stdin.write(`${lines.join("\n")}\n`);
+    // flush waits for the pipe to take the chunk: psql's pace, not a growing buffer, sets ours.
+    await proc.stdin.flush();
+    lines = [];
+  };
+  try {
+    for (const row of generateRows(object, pop, seed)) {
+      lines.push(row.map(csvField).join(","));
+      if (lines.length === copyChunkRows) await send();
+    }
+    if (lines.length > 0) await send();
+  } finally {
+    await proc.stdin.end();
+  }
+  await done;
   await psql(url, `ANALYZE ${object}`);
+}
+
+/** Rows in a table, read straight from the store (not the API, whose `total` may be capped). */
+export async function countRows(db: string, table: string): Promise<number> {
+  if (db.startsWith("sqlite:")) {
+    const conn = new Database(db.slice("sqlite:".length), { readonly: true });
+    try {
+      return Number((conn.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
+    } finally {
+      conn.close();
+    }
+  }
+  return Number(await psql(db, `SELECT count(*) FROM ${table}`));
+}
+
+/** Seconds each step after a bulk load took; null where the step does not apply. */
+export interface AfterLoad {
+  /** `svc crm sharing recalculate`; null when this checkout has no such tool. */
+  recalculateSeconds: number | null;
+  /** VACUUM (ANALYZE) of the database; null on SQLite, whose store analyzes its tables when it opens. */
+  vacuumSeconds: number | null;
+}
+
+let recalculateKnown: Promise<boolean> | undefined;
+
+/**
+ * Whether `svc crm sharing recalculate` exists. Its --help must succeed and name the tool: in a
+ * checkout without it, `svc crm sharing recalculate --help` prints the server's usage and exits 0.
+ */
+export function hasSharingRecalculate(db: string): Promise<boolean> {
+  recalculateKnown ??= runCrmTool(db, ["sharing", "recalculate", "--help"]).then((r) => r.code === 0 && /sharing recalculate/.test(r.stdout + r.stderr));
+  return recalculateKnown;
+}
+
+/** What an operator runs after an import that bypassed the server (see the header); run with the server stopped. */
+export async function afterBulkLoad(db: string): Promise<AfterLoad> {
+  let recalculateSeconds: number | null = null;
+  if (await hasSharingRecalculate(db)) {
+    const start = performance.now();
+    const r = await runCrmTool(db, ["sharing", "recalculate"]);
+    if (r.code !== 0) throw new Error(`svc crm sharing recalculate failed (${r.code}): ${r.stderr}`);
+    recalculateSeconds = (performance.now() - start) / 1000;
+  }
+  let vacuumSeconds: number | null = null;
+  if (!db.startsWith("sqlite:")) {
+    const start = performance.now();
+    await psql(db, "VACUUM (ANALYZE)");
+    vacuumSeconds = (performance.now() - start) / 1000;
+  }
+  return { recalculateSeconds, vacuumSeconds };
 }
