@@ -37,6 +37,9 @@ export interface ListResult {
 const access = (sharing: SharingContext | null, schema: ObjectSchema, level: AccessLevel, p: SqlParams) =>
   sharing === null ? "1 = 1" : accessPredicate(sharing, schema, level, p);
 
+/** Every match's count, on each row of a page chosen from all the matches. */
+const windowCount = "count(*) OVER () AS total_";
+
 /** Fields the store writes itself, whatever `values` says. */
 const systemManaged = new Set(["id", "created_at", "updated_at"]);
 
@@ -92,6 +95,10 @@ export class RecordStore implements SaveHost {
     // costs what the matches cost, not what the user can see.
     const matches = matchingIds(this.q.dialect, object, query.terms, extra, p);
     const limit = () => `LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
+    // On SQLite a list driven from matches reads every match to sort them, so the count rides
+    // along. PostgreSQL, asked for the count with the page, reads the matches by a sequential scan
+    // instead of the trigram index (2074 matches at 100k leads: 98 ms against 8): it counts apart.
+    const carryCount = matches !== null && this.q.dialect === "sqlite";
     if (sharing !== null && accessIsMaterialized(sharing.defaultAccess)) {
       // The user's own access rows, newest first: the page is chosen and the matches counted on
       // those narrow rows, and only the page's records are read.
@@ -102,8 +109,10 @@ export class RecordStore implements SaveHost {
           : // CROSS JOIN keeps SQLite's join order: each match probes its access row.
             `SELECT record_id, record_created_at FROM (${matches}) AS matches CROSS JOIN ${accessTable(object)} WHERE record_id = match_id AND user_id = ${user}`;
       const countParams = p.values.length;
-      const chosen = `${visible} ORDER BY record_created_at DESC, record_id DESC ${limit()}`;
-      const pageSql = `SELECT ${schema.columns} FROM ${object} JOIN (${chosen}) AS chosen ON id = record_id ORDER BY record_created_at DESC, record_id DESC`;
+      const chosen = `SELECT record_id, record_created_at${carryCount ? `, ${windowCount}` : ""} FROM (${visible}) AS visible
+        ORDER BY record_created_at DESC, record_id DESC ${limit()}`;
+      const pageSql = `SELECT ${schema.columns}${carryCount ? ", total_" : ""} FROM ${object} JOIN (${chosen}) AS chosen ON id = record_id
+        ORDER BY record_created_at DESC, record_id DESC`;
       return this.#page(schema, pageSql, visible, p.values, countParams, query, countMax);
     }
     // An admin, or a default that lets everyone read: the table itself (accessPredicate is 1 = 1).
@@ -113,14 +122,16 @@ export class RecordStore implements SaveHost {
     const pageSql =
       matches === null
         ? `SELECT ${schema.columns} FROM ${object} WHERE ${everyone} ORDER BY created_at DESC, id DESC ${limit()}`
-        : `SELECT ${schema.columns} FROM (${matches}) AS matches CROSS JOIN ${object} WHERE id = match_id ORDER BY created_at DESC, id DESC ${limit()}`;
+        : `SELECT ${schema.columns}${carryCount ? `, ${windowCount}` : ""} FROM (${matches}) AS matches CROSS JOIN ${object} WHERE id = match_id
+            ORDER BY created_at DESC, id DESC ${limit()}`;
     return this.#page(schema, pageSql, rows, p.values, countParams, query, countMax);
   }
 
   /**
    * Runs a list's page query and counts the rows of `countedRows` (a SELECT) up to `countMax` and no
    * further, so a count never walks every row a user can see; it uses the first `countParams`
-   * parameters.
+   * parameters. A page query that carries the count (`total_`, when it read every match anyway)
+   * saves the second query, unless the page is past the last match and has no row to carry it.
    */
   async #page(
     schema: ObjectSchema,
@@ -131,9 +142,10 @@ export class RecordStore implements SaveHost {
     query: ListQuery,
     countMax: number,
   ): Promise<ListResult> {
-    const rows = await this.q.all(pageSql, params);
+    const rows = await this.q.all<Record<string, unknown>>(pageSql, params);
+    const carried = rows[0]?.total_;
     const countSql = `SELECT count(*) AS n FROM (${countedRows} LIMIT ${Math.trunc(countMax) + 1}) AS counted`;
-    const counted = Number((await this.q.get<{ n: number }>(countSql, params.slice(0, countParams)))!.n);
+    const counted = carried !== undefined ? Number(carried) : Number((await this.q.get<{ n: number }>(countSql, params.slice(0, countParams)))!.n);
     const data = rows.map((row) => rowToRecord(schema, row, this.user.isAdmin));
     return { data, page: query.page, per: query.per, total: Math.min(counted, countMax), total_exact: counted <= countMax };
   }
