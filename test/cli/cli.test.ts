@@ -68,6 +68,6 @@ describe("svc CLI", () => {
   test("svc test --only with an unknown step lists the steps", async () => {
     const { stderr, code } = await svc("test", "--only", "format");
     expect(code).toBe(2);
-    expect(stderr).toContain('unknown step "format"; steps are lint, typecheck, bun, cargo');
+    expect(stderr).toContain('unknown step "format"; steps are lint, typecheck, bun, cargo, worker');
   });
 });
