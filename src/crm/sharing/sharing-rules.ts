@@ -12,6 +12,7 @@ import { isCrmObject } from "../objects/fields.ts";
 import { loadSchema } from "../objects/schema.ts";
 import { type CrmObject, crmObjects, type FieldError } from "../rules/record.ts";
 import type { Queryable } from "../store/db.ts";
+import { storableTextProblem } from "../objects/text.ts";
 import { type Criterion, parseCriteria } from "./criteria.ts";
 
 export const accessLevels = ["private", "read", "read_write"] as const;
@@ -122,6 +123,7 @@ export async function addSharingRule(tx: Queryable, body: unknown): Promise<Shar
   const object = typeof b.object === "string" && isCrmObject(b.object) ? b.object : undefined;
   if (object === undefined) errors.push({ field: "object", message: `one of ${crmObjects.join(", ")}` });
   if (typeof b.name !== "string" || b.name.length < 1 || b.name.length > 100) errors.push({ field: "name", message: "1 to 100 characters" });
+  else if (storableTextProblem(b.name) !== null) errors.push({ field: "name", message: storableTextProblem(b.name)! });
   if (b.access !== "read" && b.access !== "read_write") errors.push({ field: "access", message: "read or read_write" });
   const roles = new RoleTree(await loadRoles(tx));
   const target = roleRef(b.share_with, roles, "share_with", errors);

@@ -83,6 +83,12 @@ const migrations: Migration[] = [
       ...Object.keys(objectColumns).flatMap((table) => objectTable(d, table)),
     ],
   },
+  {
+    version: 2,
+    name: "users can be disabled",
+    // Null for an active user; when set, their tokens and password stop working (auth/users.ts).
+    statements: () => ["ALTER TABLE users ADD COLUMN disabled_at TEXT"],
+  },
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;

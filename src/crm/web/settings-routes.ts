@@ -15,7 +15,7 @@ import { isSvcError } from "../../core/errors.ts";
 import { crmSettingsFormBytesMax, crmTokenNameCharsMax } from "../../core/limits.ts";
 import { BrowserSessions, browserSessionTtlMs, sessionCookieName } from "./browser-sessions.ts";
 import { createToken, listTokens, revokeToken } from "../auth/tokens.ts";
-import { type User, userForPassword } from "../auth/users.ts";
+import { activeUser, type User, userForPassword } from "../auth/users.ts";
 import type { Db } from "../store/db.ts";
 import { signInPage, tokensPage } from "./settings-page.ts";
 
@@ -69,6 +69,12 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
     return page(tokensPage({ user, tokens: await listTokens(db, user.id), ...extra }), extra.error === undefined ? 200 : 400);
   }
 
+  /** The session's user, unless they have been disabled since signing in (the CLI may do that while they are). */
+  async function signedIn(req: BunRequest): Promise<User | null> {
+    const user = sessions.user(sessionId(req));
+    return user === null ? null : activeUser(db, user.id);
+  }
+
   /** Runs a post's action after the checks every post shares; answers HTML for every outcome. */
   async function post(req: Request, action: (form: URLSearchParams) => Promise<Response>): Promise<Response> {
     if (crossOrigin(req)) return page(signInPage("This form was posted from another site and was refused."), 403);
@@ -88,7 +94,7 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
   return {
     "/settings": {
       async GET(ctx) {
-        const user = sessions.user(sessionId(ctx.req));
+        const user = await signedIn(ctx.req);
         return user === null ? page(signInPage()) : tokensView(user);
       },
     },
@@ -114,7 +120,7 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
     "/settings/tokens": {
       POST: (ctx) =>
         post(ctx.req, async (form) => {
-          const user = sessions.user(sessionId(ctx.req));
+          const user = await signedIn(ctx.req);
           if (user === null) return page(signInPage("Your session has ended; sign in again."), 401);
           const name = (form.get("name") ?? "").trim();
           if (name === "") return tokensView(user, { error: "A token needs a name." });
@@ -126,7 +132,7 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
     "/settings/tokens/:id/revoke": {
       POST: (ctx) =>
         post(ctx.req, async () => {
-          const user = sessions.user(sessionId(ctx.req));
+          const user = await signedIn(ctx.req);
           if (user === null) return page(signInPage("Your session has ended; sign in again."), 401);
           const id = Number(ctx.params.id);
           // Revoking an already revoked token of one's own changes nothing and is not an error.
