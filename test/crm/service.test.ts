@@ -103,6 +103,6 @@ describe("svc crm tools", () => {
     expect((await runCrmTool(db, ["token", "create"])).code).toBe(2);
     const bare = await runCrmTool(db, ["user"]);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toContain("usage: svc crm user <add>");
+    expect(bare.stderr).toContain("usage: svc crm user <add|list|disable|enable>");
   });
 });

@@ -81,14 +81,15 @@ export async function userForToken(q: Queryable, token: string): Promise<User | 
   return row === undefined ? null : userFromRow(row);
 }
 
-/** A token as an operator's list shows it: whose it is, never its secret. */
+/** A token as an operator's list shows it: whose it is and whether that user is disabled, never its secret. */
 export interface TokenListing extends TokenInfo {
   username: string;
+  userDisabled: boolean;
 }
 
-type ListingRow = TokenRow & { username: string };
-const listing = (r: ListingRow): TokenListing => ({ ...tokenInfo(r), username: r.username });
-const listingColumns = "t.id, t.name, t.prefix, t.created_at, t.revoked_at, u.username";
+type ListingRow = TokenRow & { username: string; disabled_at: string | null };
+const listing = (r: ListingRow): TokenListing => ({ ...tokenInfo(r), username: r.username, userDisabled: r.disabled_at !== null });
+const listingColumns = "t.id, t.name, t.prefix, t.created_at, t.revoked_at, u.username, u.disabled_at";
 
 /** Every user's tokens (or one user's), oldest first, revoked ones included: `svc crm token list`. */
 export async function listAllTokens(q: Queryable, userId?: number): Promise<TokenListing[]> {
@@ -113,4 +114,10 @@ export async function revokeAnyToken(tx: Queryable, tokenId: number): Promise<{ 
   const revokedAt = new Date().toISOString();
   await tx.run("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2", [revokedAt, tokenId]);
   return { token: { ...listing(row), revoked_at: revokedAt }, wasRevoked: false };
+}
+
+/** How many live (unrevoked) tokens each user has (users without any are absent): `svc crm user list`. */
+export async function liveTokensPerUser(q: Queryable): Promise<Map<number, number>> {
+  const rows = await q.all<{ user_id: number; n: number }>("SELECT user_id, count(*) AS n FROM api_tokens WHERE revoked_at IS NULL GROUP BY user_id");
+  return new Map(rows.map((r) => [Number(r.user_id), Number(r.n)]));
 }

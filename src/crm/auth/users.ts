@@ -75,22 +75,6 @@ export async function activeUser(q: Queryable, id: number): Promise<User | null>
   return row === undefined ? null : userFromRow(row);
 }
 
-/**
- * Disables (or enables again) a user; null when there is no such user. A disabled user's tokens
- * and password stop working at once, but stay stored, so enabling them restores their access as
- * it was; the records they own keep them as owner (docs/crm.md). Disabling twice keeps the first time.
- */
-export async function setUserDisabled(tx: Queryable, username: string, disabled: boolean): Promise<UserListing | null> {
-  if (!usernamePattern.test(username)) return null;
-  const row = disabled
-    ? await tx.get<ListingRow>(`UPDATE users SET disabled_at = COALESCE(disabled_at, $1) WHERE username = $2 RETURNING ${listingColumns}`, [
-        new Date().toISOString(),
-        username,
-      ])
-    : await tx.get<ListingRow>(`UPDATE users SET disabled_at = NULL WHERE username = $1 RETURNING ${listingColumns}`, [username]);
-  return row === undefined ? null : listing(row);
-}
-
 export interface NewUser {
   username: string;
   password?: string | null;
@@ -119,4 +103,19 @@ export async function addUser(tx: Queryable, spec: NewUser): Promise<User> {
     [spec.username, hash, roleId, spec.admin ? 1 : 0, new Date().toISOString()],
   );
   return { id: Number(row!.id), username: spec.username, roleId, isAdmin: spec.admin === true };
+}
+
+/**
+ * Disables (or enables again) a user: the user as they now are and whether this changed anything
+ * (disabling twice keeps the first time); null when there is no such user. A disabled user's tokens
+ * and password stop working at once but stay stored, so enabling them restores their access as it
+ * was; the records they own keep them as owner (docs/crm.md).
+ */
+export async function setUserDisabled(tx: Queryable, username: string, disabled: boolean): Promise<{ user: UserListing; changed: boolean } | null> {
+  const before = await findUser(tx, username);
+  if (before === null) return null;
+  if ((before.disabledAt !== null) === disabled) return { user: before, changed: false };
+  const disabledAt = disabled ? new Date().toISOString() : null;
+  await tx.run("UPDATE users SET disabled_at = $1 WHERE id = $2", [disabledAt, before.id]);
+  return { user: { ...before, disabledAt }, changed: true };
 }

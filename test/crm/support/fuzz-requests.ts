@@ -10,7 +10,8 @@ import fc from "fast-check";
 import { customFieldTypes, type FieldDef, standardFields } from "../../../src/crm/objects/fields.ts";
 import { crmObjects } from "../../../src/crm/rules/record.ts";
 
-export type Actor = "admin" | "manager" | "rep" | "anonymous" | "bogus";
+/** Who sends a request: `disabled` holds the token of a user the CLI disabled; `bogus` one that never existed. */
+export type Actor = "admin" | "manager" | "rep" | "anonymous" | "bogus" | "disabled";
 
 export type FuzzBody = { json: unknown } | { raw: string; contentType: string };
 
@@ -548,7 +549,7 @@ const withActor = (weights: Record<Actor, number>, requests: fc.Arbitrary<Omit<F
 
 /** Records as every kind of user; settings mostly as the admin (for others they are 403 at once). */
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
-  { weight: 12, arbitrary: withActor({ admin: 3, manager: 2, rep: 3, anonymous: 1, bogus: 1 }, recordRequests) },
-  { weight: 7, arbitrary: withActor({ admin: 8, manager: 1, rep: 1, anonymous: 1, bogus: 0 }, settingsRequests) },
-  { weight: 1, arbitrary: withActor({ admin: 1, manager: 0, rep: 1, anonymous: 1, bogus: 0 }, webRequests) },
+  { weight: 12, arbitrary: withActor({ admin: 3, manager: 2, rep: 3, anonymous: 1, bogus: 1, disabled: 1 }, recordRequests) },
+  { weight: 7, arbitrary: withActor({ admin: 8, manager: 1, rep: 1, anonymous: 1, bogus: 0, disabled: 1 }, settingsRequests) },
+  { weight: 1, arbitrary: withActor({ admin: 1, manager: 0, rep: 1, anonymous: 1, bogus: 0, disabled: 0 }, webRequests) },
 );

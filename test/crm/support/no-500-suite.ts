@@ -1,8 +1,9 @@
 /**
  * The property of docs/crm.md "Errors", run against a real `svc crm` on each database: whatever a
- * client sends — to any route, as an admin, a manager, a rep, with no token or a bogus one — the
- * answer is never a 5xx; an /api/v1 refusal has the spec's error body with the code its status
- * means; and a refusal (any 4xx) changes nothing in the database, schema included.
+ * client sends — to any route, as an admin, a manager, a rep, with no token, a bogus one or a
+ * disabled user's — the answer is never a 5xx; an /api/v1 refusal has the spec's error body with
+ * the code its status means; without a working token every /api/v1 route it reaches is 401; and a
+ * refusal (any 4xx) changes nothing in the database, schema included.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -29,7 +30,15 @@ export function crmNo500Suite(backend: Backend, options: No500Options): void {
 
   beforeAll(async () => {
     w = await makeWorld(backend);
-    Object.assign(tokens, { admin: w.admin, manager: w.manager, rep: w.alice, anonymous: null, bogus: `crm_${"A".repeat(43)}` });
+    const tool = async (args: string[]) => {
+      const r = await w.crm.tool(args);
+      if (r.code !== 0) throw new Error(`svc crm ${args.join(" ")}: ${r.stderr}`);
+      return r.stdout.trim();
+    };
+    await tool(["user", "add", "--username", "dora", "--role", "sales-rep"]);
+    const disabled = await tool(["token", "create", "--user", "dora"]);
+    await tool(["user", "disable", "--username", "dora"]);
+    Object.assign(tokens, { admin: w.admin, manager: w.manager, rep: w.alice, anonymous: null, bogus: `crm_${"A".repeat(43)}`, disabled });
     const must = async (token: string, method: string, path: string, body?: unknown) => {
       const r = await w.crm.call(token, method, path, body);
       if (r.status >= 300) throw new Error(`setup ${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -102,6 +111,10 @@ export function crmNo500Suite(backend: Backend, options: No500Options): void {
             stats.set(key, (stats.get(key) ?? 0) + 1);
             const what = `${r.actor} ${r.method} ${r.path} → ${status} ${text.slice(0, 300)}`;
             expect(status, what).toBeLessThan(500);
+            // Routing (404 for no route, 405 for another method) answers before authentication.
+            if (["anonymous", "bogus", "disabled"].includes(r.actor) && r.path.startsWith("/api/v1") && status !== 404 && status !== 405) {
+              expect(status, what).toBe(401);
+            }
             if (status >= 400 && r.path.startsWith("/api/v1")) {
               const body = JSON.parse(text);
               expect(errorStatus[body.error as keyof typeof errorStatus] as number, what).toBe(status);
