@@ -10,8 +10,6 @@ import { isCalendarDate, parseInstant } from "./iso-time.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { storableTextProblem } from "./text.ts";
 
-export { isCalendarDate } from "./iso-time.ts";
-
 /** The field every record has and that is never empty: on create null means "the caller" (docs/crm.md). */
 export const ownerField = "owner_id";
 

@@ -43,14 +43,13 @@ export function parseCriteria(raw: unknown, schema: ObjectSchema, at: string, er
       return;
     }
     const problem = valueProblem(field, item.op!, item.value);
-    if (problem !== null) errors.push({ field: `${here}.value`, message: problem });
+    if (problem !== null) {
+      errors.push({ field: `${here}.value`, message: problem });
+      return;
+    }
     // Timestamps are kept as the UTC text rows hold, so the SQL compares instants, not spellings.
-    else
-      out.push({
-        field: field.name,
-        op: item.op!,
-        value: Array.isArray(item.value) ? item.value.map((v) => canonicalValue(field, v)) : canonicalValue(field, item.value),
-      });
+    const value = Array.isArray(item.value) ? item.value.map((v) => canonicalValue(field, v)) : canonicalValue(field, item.value);
+    out.push({ field: field.name, op: item.op!, value });
   });
   return out;
 }

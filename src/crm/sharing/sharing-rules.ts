@@ -122,8 +122,8 @@ export async function addSharingRule(tx: Queryable, body: unknown): Promise<Shar
   for (const key of Object.keys(b)) if (!ruleKeys.has(key)) errors.push({ field: key, message: "unknown field" });
   const object = typeof b.object === "string" && isCrmObject(b.object) ? b.object : undefined;
   if (object === undefined) errors.push({ field: "object", message: `one of ${crmObjects.join(", ")}` });
-  if (typeof b.name !== "string" || b.name.length < 1 || b.name.length > 100) errors.push({ field: "name", message: "1 to 100 characters" });
-  else if (storableTextProblem(b.name) !== null) errors.push({ field: "name", message: storableTextProblem(b.name)! });
+  const nameProblem = typeof b.name !== "string" || b.name.length < 1 || b.name.length > 100 ? "1 to 100 characters" : storableTextProblem(b.name);
+  if (nameProblem !== null) errors.push({ field: "name", message: nameProblem });
   if (b.access !== "read" && b.access !== "read_write") errors.push({ field: "access", message: "read or read_write" });
   const roles = new RoleTree(await loadRoles(tx));
   const target = roleRef(b.share_with, roles, "share_with", errors);
