@@ -41,7 +41,8 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(args);
   } catch (error) {
     if (isSvcError(error) && error.code === "bad_config") {
-      const full = named === command ? name : `${name} ${command.name}`;
+      // The words that chose the command: "crm token revoke", not just its last one.
+      const full = [name, ...rest.slice(0, rest.length - args.length)].join(" ");
       process.stderr.write(`svc ${full}: ${error.message}\nsvc ${full} --help lists the flags.\n`);
       return usageExitCode;
     }

@@ -1,4 +1,5 @@
 /** `svc <service> [flags]`: runs one service in the foreground; `svc <service> <tool> ...` runs one of its tools. */
+import { SvcError } from "../core/errors.ts";
 import type { Service } from "../service.ts";
 import { runService } from "./run-service.ts";
 import type { Command } from "./command.ts";
@@ -13,6 +14,11 @@ export function serviceCommand(service: Service): Command {
     help: () => `usage: svc ${service.name} [flags]\n\n${service.summary}\n\nflags:\n${service.flagHelp()}${toolHelp}`,
     subcommands: tools,
     async run(args) {
+      // A first word that names no tool is a mistyped tool, not a stray argument to the service.
+      const first = args[0];
+      if (tools.length > 0 && first !== undefined && !first.startsWith("-")) {
+        throw new SvcError("bad_config", `unknown tool ${JSON.stringify(first)}; tools: ${tools.map((t) => t.name).join(", ")}`);
+      }
       const { log, start } = service.configure(args);
       return runService(service.name, start, log);
     },

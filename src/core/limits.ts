@@ -251,6 +251,14 @@ export const crmPostgresPoolMax = 10;
 export const crmTokensPerUserMax = 100;
 /** Characters of an API token's name (settings API and /settings page alike). */
 export const crmTokenNameCharsMax = 100;
+/**
+ * Highest record, user, token and rule id: PostgreSQL's INTEGER, the id column of both stores. A
+ * path id past it is 404 and a reference past it a 422, without asking the database.
+ */
+export const crmRecordIdMax = 2_147_483_647;
+/** Characters of a user's sign-in password: at least 8 (NIST SP 800-63B's floor); the cap bounds argon2id's input. */
+export const crmPasswordCharsMin = 8;
+export const crmPasswordCharsMax = 1024;
 /** Largest form post of the /settings page: a username, a password or a token name. */
 export const crmSettingsFormBytesMax = 16 * KiB;
 /**

@@ -47,7 +47,7 @@ describe("svc crm flags", () => {
     await second.stop();
     const db = new Database(path, { readonly: true });
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
-    expect(db.query("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 3 }]);
+    expect(db.query("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     db.close();
   });
 });
@@ -103,6 +103,6 @@ describe("svc crm tools", () => {
     expect((await runCrmTool(db, ["token", "create"])).code).toBe(2);
     const bare = await runCrmTool(db, ["user"]);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toContain("usage: svc crm user <add>");
+    expect(bare.stderr).toContain("usage: svc crm user <add|list|disable|enable>");
   });
 });

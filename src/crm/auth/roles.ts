@@ -77,3 +77,9 @@ export async function addRole(tx: Queryable, name: string, parentName: string | 
   ]);
   return { id: Number(row!.id), name, parentId };
 }
+
+/** How many users each role has (roles without users are absent): `svc crm role list`. */
+export async function usersPerRole(q: Queryable): Promise<Map<number, number>> {
+  const rows = await q.all<{ role_id: number; n: number }>("SELECT role_id, count(*) AS n FROM users WHERE role_id IS NOT NULL GROUP BY role_id");
+  return new Map(rows.map((r) => [Number(r.role_id), Number(r.n)]));
+}

@@ -4,6 +4,7 @@
  * not tell a guesser which tokens once existed.
  */
 import { SvcError } from "../../core/errors.ts";
+import { crmRecordIdMax } from "../../core/limits.ts";
 import { bearerToken } from "../../http/bearer.ts";
 import type { Handler, RequestContext } from "../../http/route.ts";
 import { userForToken } from "../auth/tokens.ts";
@@ -38,10 +39,10 @@ export const adminOnly = (db: Db, handler: AuthedHandler): Handler =>
     return handler(ctx, user);
   });
 
-/** A path id: a positive integer, else the resource cannot exist (404). */
+/** A path id: a whole number from 1 to crmRecordIdMax, else the resource cannot exist (404, without asking the store). */
 export function pathId(ctx: RequestContext, what: string): number {
   const text = ctx.params.id ?? "";
-  if (!/^[1-9]\d{0,14}$/.test(text)) throw new SvcError("not_found", `no ${what} ${JSON.stringify(text)}`);
+  if (!/^[1-9]\d{0,9}$/.test(text) || Number(text) > crmRecordIdMax) throw new SvcError("not_found", `no ${what} ${JSON.stringify(text)}`);
   return Number(text);
 }
 

@@ -5,6 +5,8 @@
  */
 import { SvcError } from "../../core/errors.ts";
 import { crmPageMax, crmPageSizeDefault, crmPageSizeMax } from "../../core/limits.ts";
+import { parseInstant } from "../objects/iso-time.ts";
+import { storableTextProblem } from "../objects/text.ts";
 import type { ListQuery } from "../records/record-store.ts";
 import { parseSearch } from "../records/search.ts";
 
@@ -18,25 +20,34 @@ function positiveInt(params: URLSearchParams, name: string, fallback: number, ma
   return n;
 }
 
-/** An ISO-8601 date or date-time, as the UTC timestamp text rows store (so it compares as text). */
+/**
+ * An ISO-8601 date (midnight UTC) or date-time with a zone, read exactly (objects/iso-time.ts:
+ * 2024-02-30 and 24:00 are refused, not rolled over), as the UTC text rows store, so it compares
+ * as text.
+ */
 export function parseUpdatedSince(text: string): string {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
-  const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(text);
-  const ms = dateOnly ? Date.parse(`${text}T00:00:00Z`) : dateTime ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
+  const since = parseInstant(text);
+  if (since === null) {
     throw new SvcError(
       "bad_request",
-      `updated_since: expected an ISO-8601 date or date-time with a zone (2024-05-01, 2024-05-01T12:00:00Z), got ${JSON.stringify(text)}`,
+      `updated_since: expected an ISO-8601 date or date-time with a zone, years 0000 to 9999 (2024-05-01, 2024-05-01T12:00:00Z), got ${JSON.stringify(text)}`,
     );
   }
-  return new Date(ms).toISOString();
+  return since;
+}
+
+/** `q` as search terms. A NUL would end FTS5's query text early (a syntax error) and PostgreSQL refuses it in any text. */
+function searchTerms(q: string): string[] {
+  const problem = storableTextProblem(q);
+  if (problem !== null) throw new SvcError("bad_request", `q: ${problem}`);
+  return parseSearch(q);
 }
 
 export function parseListQuery(url: URL): ListQuery {
   const params = url.searchParams;
   const since = params.get("updated_since");
   return {
-    terms: parseSearch(params.get("q") ?? ""),
+    terms: searchTerms(params.get("q") ?? ""),
     updatedSince: since === null || since === "" ? null : parseUpdatedSince(since),
     page: positiveInt(params, "page", 1, crmPageMax),
     per: positiveInt(params, "per", crmPageSizeDefault, crmPageSizeMax),

@@ -8,6 +8,7 @@ import type { Logger } from "../../core/log.ts";
 import { json, text } from "../../http/response.ts";
 import { type HttpService, startHttpServer } from "../../http/server.ts";
 import type { Db } from "../store/db.ts";
+import { isStoreRefusal } from "../store/store-errors.ts";
 import { recordRoutes } from "./records.ts";
 import { adminRoutes } from "./settings-admin.ts";
 import { tokenRoutes } from "./settings-tokens.ts";
@@ -36,7 +37,11 @@ export function startCrmHttp(db: Db, options: CrmHttpOptions): HttpService {
     // The bearer token is the authentication, never a cookie, so any origin may call.
     cors: { kind: "any" },
     log: options.log,
-    errorBody: crmErrorBody,
+    errorBody(error) {
+      // A database refused what our checks let through: answered as a 4xx, but a check is missing.
+      if (isStoreRefusal(error)) options.log.warn({ err: error.cause, status: error.status }, "crm store refused input its checks let through");
+      return crmErrorBody(error);
+    },
     routes: {
       "/healthz": {
         GET: async () => {

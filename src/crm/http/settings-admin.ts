@@ -23,11 +23,12 @@ import {
 import type { Db } from "../store/db.ts";
 import { adminOnly, objectBody, pathId } from "./auth.ts";
 
-const userView = (u: User, roles: RoleTree) => ({
+const userView = (u: User & { disabledAt?: string | null }, roles: RoleTree) => ({
   id: u.id,
   username: u.username,
   role: roles.roles.find((r) => r.id === u.roleId)?.name ?? null,
   admin: u.isAdmin,
+  disabled_at: u.disabledAt ?? null,
 });
 
 function only(body: Record<string, unknown>, keys: string[]): void {

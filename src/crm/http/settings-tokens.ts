@@ -4,10 +4,9 @@
  * then on. Another user's token id is 404, as if it did not exist.
  */
 import { SvcError } from "../../core/errors.ts";
-import { crmTokenNameCharsMax } from "../../core/limits.ts";
 import { json, noContent } from "../../http/response.ts";
 import type { RouteTable } from "../../http/route.ts";
-import { createToken, listTokens, revokeToken } from "../auth/tokens.ts";
+import { createToken, listTokens, revokeToken, tokenNameProblem } from "../auth/tokens.ts";
 import type { Db } from "../store/db.ts";
 import { authed, objectBody, pathId } from "./auth.ts";
 
@@ -18,13 +17,13 @@ export function tokenRoutes(db: Db): RouteTable {
       POST: authed(db, async (ctx, user) => {
         const body = await objectBody(ctx);
         const name = body.name ?? "API token";
-        const nameOk = typeof name === "string" && name.trim() !== "" && name.length <= crmTokenNameCharsMax;
+        const problem = tokenNameProblem(name);
         const details = Object.keys(body)
           .filter((k) => k !== "name")
           .map((field) => ({ field, message: "unknown field" }));
-        if (!nameOk) details.push({ field: "name", message: `1 to ${crmTokenNameCharsMax} characters` });
-        if (!nameOk || details.length > 0) throw new SvcError("invalid", "invalid token", { details });
-        return json(await db.write((tx) => createToken(tx, user.id, name)), 201);
+        if (problem !== null) details.push({ field: "name", message: problem });
+        if (details.length > 0) throw new SvcError("invalid", "invalid token", { details });
+        return json(await db.write((tx) => createToken(tx, user.id, name as string)), 201);
       }),
     },
     "/api/v1/settings/tokens/:id": {

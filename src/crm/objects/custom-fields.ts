@@ -10,6 +10,7 @@ import { type CrmObject, crmObjects, type FieldError } from "../rules/record.ts"
 import type { Queryable } from "../store/db.ts";
 import { customFieldPrefix, type CustomFieldType, customFieldTypes, isCrmObject } from "./fields.ts";
 import { type CustomFieldRow, loadCustomFieldRows } from "./schema.ts";
+import { storableTextProblem } from "./text.ts";
 
 /** Lower-case letters, digits and underscores; with the prefix it stays a plain SQL identifier. */
 export const customFieldNamePattern = /^[a-z][a-z0-9_]{0,39}$/;
@@ -86,7 +87,9 @@ export function parseCustomFieldSpec(body: unknown): CustomFieldSpec {
       v.length <= crmPicklistValuesMax &&
       v.every((x) => typeof x === "string" && x.length >= 1 && x.length <= crmTextCharsMax) &&
       new Set(v).size === v.length;
+    const unstorable = ok ? v.flatMap((x, i) => [storableTextProblem(x)].filter((p) => p !== null).map((message) => ({ field: `values[${i}]`, message }))) : [];
     if (!ok) details.push({ field: "values", message: `a picklist needs 1 to ${crmPicklistValuesMax} distinct non-empty strings` });
+    else if (unstorable.length > 0) details.push(...unstorable);
     else values = v as string[];
   } else if (b.values !== undefined && b.values !== null) {
     details.push({ field: "values", message: "only a picklist has values" });

@@ -3,21 +3,28 @@
  * picklists, dates ("YYYY-MM-DD") and timestamps as strings, numbers as numbers, booleans as
  * booleans; the tables store booleans as 0/1 in both databases, so one SQL serves both.
  */
-import { crmLongTextCharsMax, crmTextCharsMax } from "../../core/limits.ts";
+import { crmLongTextCharsMax, crmRecordIdMax, crmTextCharsMax } from "../../core/limits.ts";
 import type { FieldError, RecordData } from "../rules/record.ts";
 import { type FieldDef, searchFields } from "./fields.ts";
+import { isCalendarDate, parseInstant } from "./iso-time.ts";
 import type { ObjectSchema } from "./schema.ts";
+import { storableTextProblem } from "./text.ts";
 
-const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** The field every record has and that is never empty: on create null means "the caller" (docs/crm.md). */
+export const ownerField = "owner_id";
 
-export function isCalendarDate(text: string): boolean {
-  const m = datePattern.exec(text);
-  if (m === null) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+const isTextual = (field: FieldDef) => field.type === "text" || field.type === "longtext" || field.type === "picklist";
+
+/**
+ * An absent value: null, text of only whitespace, or "" in a picklist (one of its values, or
+ * nothing). In a number, date or reference field "" is a value of the wrong type: it used to reach
+ * the column, where PostgreSQL refused it and SQLite stored it.
+ */
+function isBlank(field: FieldDef, v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (typeof v !== "string") return false;
+  return field.type === "picklist" ? v === "" : (field.type === "text" || field.type === "longtext") && v.trim() === "";
 }
-
-const isBlank = (v: unknown) => v === null || v === undefined || (typeof v === "string" && v.trim() === "");
 
 /** Why `value` cannot be stored in `field`, or null when it can (blank is checked elsewhere). */
 export function typeProblem(field: FieldDef, value: unknown): string | null {
@@ -26,7 +33,7 @@ export function typeProblem(field: FieldDef, value: unknown): string | null {
     case "longtext": {
       const max = field.type === "text" ? crmTextCharsMax : crmLongTextCharsMax;
       if (typeof value !== "string") return "must be a string";
-      return value.length > max ? `at most ${max} characters` : null;
+      return value.length > max ? `at most ${max} characters` : storableTextProblem(value);
     }
     case "picklist":
       if (typeof value !== "string") return "must be a string";
@@ -39,10 +46,17 @@ export function typeProblem(field: FieldDef, value: unknown): string | null {
       return typeof value === "string" && isCalendarDate(value) ? null : "must be a date YYYY-MM-DD";
     case "reference":
     case "id":
-      return Number.isSafeInteger(value) && (value as number) > 0 ? null : "must be a record id (a positive integer)";
+      return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= crmRecordIdMax
+        ? null
+        : `must be a record id (a whole number from 1 to ${crmRecordIdMax})`;
     case "timestamp":
-      return typeof value === "string" && !Number.isNaN(Date.parse(value)) ? null : "must be an ISO-8601 timestamp";
+      return typeof value === "string" && parseInstant(value) !== null ? null : "must be an ISO-8601 date or date-time with a zone";
   }
+}
+
+/** A value as it is compared with stored ones: timestamps in the UTC text rows hold, the rest as given. */
+export function canonicalValue(field: FieldDef, value: unknown): unknown {
+  return field.type === "timestamp" && typeof value === "string" ? (parseInstant(value) ?? value) : value;
 }
 
 export interface CheckOptions {
@@ -70,7 +84,12 @@ export function checkValues(schema: ObjectSchema, values: RecordData, options: C
       errors.push({ field: name, message: "only an admin may set this field" });
       continue;
     }
-    if (isBlank(value)) {
+    if (name === ownerField && value === null) {
+      // On a create the store fills in the caller; a stored record cannot lose its owner.
+      if (!options.isCreate) errors.push({ field: name, message: "a record always has an owner" });
+      continue;
+    }
+    if (isBlank(field, value)) {
       if (field.required) errors.push({ field: name, message: "is required" });
       continue;
     }
@@ -90,7 +109,7 @@ export function checkValues(schema: ObjectSchema, values: RecordData, options: C
 export function toColumn(field: FieldDef, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (field.type === "boolean") return value ? 1 : 0;
-  if ((field.type === "text" || field.type === "longtext") && value === "") return null;
+  if (isTextual(field) && value === "") return null;
   return value;
 }
 

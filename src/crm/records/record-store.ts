@@ -7,7 +7,7 @@
 import { loadRoles, RoleTree } from "../auth/roles.ts";
 import { listUsers, type User } from "../auth/users.ts";
 import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
-import { checkValues, rowToRecord, searchText, toColumn } from "../objects/values.ts";
+import { checkValues, ownerField, rowToRecord, searchText, toColumn } from "../objects/values.ts";
 import type { CrmObject, FieldError, RecordData, RuleSet, SaveHost } from "../rules/contract.ts";
 import { type AccessLevel, accessPredicate, type SharingContext } from "../sharing/access.ts";
 import { accessIsMaterialized, accessTable, refreshRecordAccess } from "../sharing/access-rows.ts";
@@ -208,6 +208,8 @@ export class RecordStore implements SaveHost {
     for (const [name, value] of Object.entries(values)) {
       const field = schema.byName.get(name);
       if (field === undefined || systemManaged.has(name)) continue;
+      // A create's null owner is the caller (checkValues refuses it on an update), added below.
+      if (old === null && name === ownerField && value === null) continue;
       columns.push(name);
       placeholders.push(params.add(toColumn(field, value)));
     }
@@ -222,8 +224,8 @@ export class RecordStore implements SaveHost {
     const merged = { ...old, ...values };
     let row: Record<string, unknown> | undefined;
     if (old === null) {
-      if (!("owner_id" in values) || values.owner_id === null) {
-        columns.push("owner_id");
+      if (!(ownerField in values) || values.owner_id === null) {
+        columns.push(ownerField);
         placeholders.push(params.add(this.user.id));
       }
       columns.push("created_at", "updated_at", "search_text");

@@ -7,7 +7,8 @@ import { crmSharingCriteriaMax } from "../../core/limits.ts";
 import type { FieldError } from "../rules/record.ts";
 import type { FieldDef } from "../objects/fields.ts";
 import type { ObjectSchema } from "../objects/schema.ts";
-import { toColumn, typeProblem } from "../objects/values.ts";
+import { storableTextProblem } from "../objects/text.ts";
+import { canonicalValue, toColumn, typeProblem } from "../objects/values.ts";
 import { escapeLike, type SqlParams } from "../store/db.ts";
 
 export const criterionOps = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "contains"] as const;
@@ -42,8 +43,13 @@ export function parseCriteria(raw: unknown, schema: ObjectSchema, at: string, er
       return;
     }
     const problem = valueProblem(field, item.op!, item.value);
-    if (problem !== null) errors.push({ field: `${here}.value`, message: problem });
-    else out.push({ field: field.name, op: item.op!, value: item.value });
+    if (problem !== null) {
+      errors.push({ field: `${here}.value`, message: problem });
+      return;
+    }
+    // Timestamps are kept as the UTC text rows hold, so the SQL compares instants, not spellings.
+    const value = Array.isArray(item.value) ? item.value.map((v) => canonicalValue(field, v)) : canonicalValue(field, item.value);
+    out.push({ field: field.name, op: item.op!, value });
   });
   return out;
 }
@@ -55,7 +61,9 @@ function valueProblem(field: FieldDef, op: CriterionOp, value: unknown): string 
     return null;
   }
   if (op === "contains")
-    return textual.has(field.type) && typeof value === "string" && value !== "" ? null : "contains takes a non-empty string on a text field";
+    return textual.has(field.type) && typeof value === "string" && value !== ""
+      ? storableTextProblem(value)
+      : "contains takes a non-empty string on a text field";
   if (value === null) return op === "eq" || op === "ne" ? null : `${op} cannot compare with null`;
   if (op !== "eq" && op !== "ne" && !ordered.has(field.type)) return `${op} does not apply to a ${field.type} field`;
   return typeProblem(field, value);

@@ -13,6 +13,7 @@ import { isCrmObject } from "../objects/fields.ts";
 import { loadSchema } from "../objects/schema.ts";
 import { type CrmObject, crmObjects, type FieldError } from "../rules/record.ts";
 import type { Queryable } from "../store/db.ts";
+import { storableTextProblem } from "../objects/text.ts";
 import { type AccessWorld, addUserAccess, rebuildObjectAccess } from "./access-rows.ts";
 import { type Criterion, parseCriteria } from "./criteria.ts";
 import { accessLevels, type DefaultAccess, defaultAccessDefault, type SharingRule } from "./sharing-settings.ts";
@@ -130,7 +131,8 @@ export async function addSharingRule(tx: Queryable, body: unknown): Promise<Shar
   for (const key of Object.keys(b)) if (!ruleKeys.has(key)) errors.push({ field: key, message: "unknown field" });
   const object = typeof b.object === "string" && isCrmObject(b.object) ? b.object : undefined;
   if (object === undefined) errors.push({ field: "object", message: `one of ${crmObjects.join(", ")}` });
-  if (typeof b.name !== "string" || b.name.length < 1 || b.name.length > 100) errors.push({ field: "name", message: "1 to 100 characters" });
+  const nameProblem = typeof b.name !== "string" || b.name.length < 1 || b.name.length > 100 ? "1 to 100 characters" : storableTextProblem(b.name);
+  if (nameProblem !== null) errors.push({ field: "name", message: nameProblem });
   if (b.access !== "read" && b.access !== "read_write") errors.push({ field: "access", message: "read or read_write" });
   const roles = new RoleTree(await loadRoles(tx));
   const target = roleRef(b.share_with, roles, "share_with", errors);

@@ -90,6 +90,12 @@ const migrations: Migration[] = [
     ],
   },
   {
+    version: 2,
+    name: "users can be disabled",
+    // Null for an active user; when set, their tokens and password stop working (auth/users.ts).
+    statements: () => ["ALTER TABLE users ADD COLUMN disabled_at TEXT"],
+  },
+  {
     version: accessRowsVersion,
     name: "materialized read access per object",
     statements: (d) =>

@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
 import { crmSqliteBusyTimeoutMs, crmWriteQueueMax } from "../../core/limits.ts";
 import type { Db, Queryable, Row } from "./db.ts";
+import { fromStoreError } from "./store-errors.ts";
 
 /** $1 → ?1: the same numbered parameters in SQLite's spelling. */
 const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, "?$1");
@@ -22,17 +23,26 @@ function bindable(params: readonly unknown[]): SQLQueryBindings[] {
   return params.map((p) => (p === undefined ? null : typeof p === "boolean" ? (p ? 1 : 0) : (p as SQLQueryBindings)));
 }
 
+/** Runs one statement; a refusal that client input can cause becomes its 4xx (store-errors.ts). */
+function statement<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw fromStoreError(error);
+  }
+}
+
 function connection(db: Database): Queryable {
   return {
     dialect: "sqlite",
     async all<T>(sql: string, params: readonly unknown[] = []) {
-      return db.query(toSqlite(sql)).all(...bindable(params)) as T[];
+      return statement(() => db.query(toSqlite(sql)).all(...bindable(params)) as T[]);
     },
     async get<T>(sql: string, params: readonly unknown[] = []) {
-      return (db.query(toSqlite(sql)).get(...bindable(params)) ?? undefined) as T | undefined;
+      return statement(() => (db.query(toSqlite(sql)).get(...bindable(params)) ?? undefined) as T | undefined);
     },
     async run(sql: string, params: readonly unknown[] = []) {
-      return db.query(toSqlite(sql)).run(...bindable(params)).changes;
+      return statement(() => db.query(toSqlite(sql)).run(...bindable(params)).changes);
     },
   };
 }
@@ -117,7 +127,8 @@ export function openSqlite(path: string): Db {
   let queued = 0;
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    writer.exec("BEGIN IMMEDIATE");
+    // Busy past busy_timeout (a CLI tool holding the lock): 503, try again.
+    statement(() => writer.exec("BEGIN IMMEDIATE"));
     try {
       const result = await fn(writes);
       writer.exec("COMMIT");

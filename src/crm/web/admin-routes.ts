@@ -15,7 +15,7 @@ import { isSvcError, SvcError } from "../../core/errors.ts";
 import { crmAdminFormBytesMax } from "../../core/limits.ts";
 import type { RequestContext, RouteTable } from "../../http/route.ts";
 import { loadRoles, RoleTree } from "../auth/roles.ts";
-import { findUser, type User } from "../auth/users.ts";
+import { activeUser, type User } from "../auth/users.ts";
 import { addCustomField, listCustomFields, parseCustomFieldSpec } from "../objects/custom-fields.ts";
 import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 import { addRuleDefinition, deleteRuleDefinition, listRuleDefinitions } from "../records/rule-definitions.ts";
@@ -78,8 +78,10 @@ export function adminRoutes(db: Db, sessions: BrowserSessions): RouteTable {
   async function signedInAdmin(ctx: RequestContext, posting: boolean): Promise<User | Response> {
     const session = sessions.user(sessionId(ctx.req));
     if (session === null) return posting ? page(signInPage("Your session has ended; sign in again."), 401) : page(signInPage());
-    const user = await findUser(db, session.username);
-    if (user === null || user.id !== session.id || !user.isAdmin) return page(forbiddenPage(session), 403);
+    // Read again on every request: an admin demoted or disabled (by the CLI, say) loses these pages at once.
+    const user = await activeUser(db, session.id);
+    if (user === null) return posting ? page(signInPage("Your session has ended; sign in again."), 401) : page(signInPage());
+    if (!user.isAdmin) return page(forbiddenPage(session), 403);
     return user;
   }
 

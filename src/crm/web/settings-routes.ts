@@ -4,9 +4,10 @@
  * Everything is a plain HTML form post, checked as form-posts.ts says.
  */
 import { crmSettingsFormBytesMax, crmTokenNameCharsMax } from "../../core/limits.ts";
+import type { BunRequest } from "bun";
 import type { RouteTable } from "../../http/route.ts";
 import { createToken, listTokens, revokeToken } from "../auth/tokens.ts";
-import { type User, userForPassword } from "../auth/users.ts";
+import { activeUser, type User, userForPassword } from "../auth/users.ts";
 import type { Db } from "../store/db.ts";
 import { adminRoutes } from "./admin-routes.ts";
 import { BrowserSessions, browserSessionTtlMs, sessionCookieName } from "./browser-sessions.ts";
@@ -25,11 +26,17 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
 
   const post = (req: Request, action: (form: URLSearchParams) => Promise<Response>) => receiveForm(req, crmSettingsFormBytesMax, action);
 
+  /** The session's user, unless they have been disabled since signing in (the CLI may do that while they are). */
+  async function signedIn(req: BunRequest): Promise<User | null> {
+    const user = sessions.user(sessionId(req));
+    return user === null ? null : activeUser(db, user.id);
+  }
+
   return {
     ...adminRoutes(db, sessions),
     "/settings": {
       async GET(ctx) {
-        const user = sessions.user(sessionId(ctx.req));
+        const user = await signedIn(ctx.req);
         return user === null ? page(signInPage()) : tokensView(user);
       },
     },
@@ -55,7 +62,7 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
     "/settings/tokens": {
       POST: (ctx) =>
         post(ctx.req, async (form) => {
-          const user = sessions.user(sessionId(ctx.req));
+          const user = await signedIn(ctx.req);
           if (user === null) return page(signInPage("Your session has ended; sign in again."), 401);
           const name = (form.get("name") ?? "").trim();
           if (name === "") return tokensView(user, { error: "A token needs a name." });
@@ -67,7 +74,7 @@ export function settingsRoutes(db: Db, sessions = new BrowserSessions()): RouteT
     "/settings/tokens/:id/revoke": {
       POST: (ctx) =>
         post(ctx.req, async () => {
-          const user = sessions.user(sessionId(ctx.req));
+          const user = await signedIn(ctx.req);
           if (user === null) return page(signInPage("Your session has ended; sign in again."), 401);
           const id = Number(ctx.params.id);
           // Revoking an already revoked token of one's own changes nothing and is not an error.

@@ -1,0 +1,5 @@
+// Random requests to every route of `svc crm --db postgres://...`: never a 5xx, and a refusal changes nothing.
+import { postgresBackend } from "./support/crm.ts";
+import { crmNo500Suite } from "./support/no-500-suite.ts";
+
+crmNo500Suite(postgresBackend(), { runs: 1500, timeoutMs: 120_000 });
