@@ -603,7 +603,7 @@ function printLoad(results: Map<Store, { loaded: Loaded }>, objects: readonly Cr
 
 const loadNote =
   "set-up, not measured by the API: prepared INSERTs on SQLite with the FTS5 triggers, COPY + ANALYZE on PostgreSQL, with the server stopped; " +
-  "then `svc crm sharing recalculate` (— where this checkout has no such tool) and, on PostgreSQL, VACUUM (ANALYZE) of the database. Seconds:\n";
+  "then `svc crm sharing recalculate` (a — where the checkout has no such tool) and, on PostgreSQL, VACUUM (ANALYZE) of the database. Seconds:\n";
 
 function printLists(results: Map<Store, { lists: ListResult[] }>, rows: ListRow[], targetMs: number): void {
   const cols = [...results.keys()];
