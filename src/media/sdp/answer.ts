@@ -1,6 +1,6 @@
 /**
  * The SDP answer to a parsed offer (RFC 3264, RFC 8829 §5.3): same m-lines in the same order, the
- * send line answered recvonly, each slot line answered sendonly with its relay consumer's SSRC,
+ * send line answered recvonly, each slot line answered sendonly with its slot consumer's SSRC,
  * everything else rejected with port 0. We are ICE-lite (RFC 8445 §2.5) with host candidates only,
  * and the client's BUNDLE group is answered as one transport.
  */
