@@ -10,7 +10,7 @@ import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 import { checkValues, ownerField, rowToRecord, searchText, toColumn } from "../objects/values.ts";
 import type { CrmObject, FieldError, RecordData, RuleSet, SaveHost } from "../rules/contract.ts";
 import { type AccessLevel, accessPredicate, type SharingContext } from "../sharing/access.ts";
-import { accessIsMaterialized, accessTable, refreshRecordAccess } from "../sharing/access-rows.ts";
+import { accessIsMaterialized, accessTable, lockForRecordAccess, refreshRecordAccess } from "../sharing/access-rows.ts";
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
@@ -243,6 +243,7 @@ export class RecordStore implements SaveHost {
 
   /** The saved record's materialized access (sharing/access-rows.ts), when its object has any. */
   async #refreshAccess(object: CrmObject, id: number): Promise<void> {
+    await lockForRecordAccess(this.q);
     const defaults = await loadDefaultAccess(this.q);
     if (!accessIsMaterialized(defaults[object])) return;
     const [schema, users, roles, rules] = await Promise.all([this.schema(object), listUsers(this.q), this.roles(), loadSharingRules(this.q, object)]);

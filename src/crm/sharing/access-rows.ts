@@ -57,7 +57,26 @@ async function insertRows(tx: Queryable, world: AccessWorld, users: readonly Use
   }
 }
 
-/** Rewrites the rows of one record, after it was created or changed. */
+/**
+ * PostgreSQL runs requests' transactions side by side, and a rebuild (DELETE every row, then one
+ * INSERT ... SELECT per user) racing a record's save would lose that record's rows or write them
+ * twice. So saves hold this lock shared and rebuilds exclusively, each until its transaction
+ * ends: saves still run beside one another, and a rebuild waits for the saves in flight and holds
+ * off new ones until it commits. A save takes it before it reads the sharing settings. SQLite
+ * writes one transaction at a time already.
+ */
+const accessRowsLockKey = 727_273;
+
+/** Taken by a record's save before it reads anything its access rows depend on. */
+export async function lockForRecordAccess(tx: Queryable): Promise<void> {
+  if (tx.dialect === "postgres") await tx.run(`SELECT pg_advisory_xact_lock_shared(${accessRowsLockKey})`);
+}
+
+async function lockForRebuild(tx: Queryable): Promise<void> {
+  if (tx.dialect === "postgres") await tx.run(`SELECT pg_advisory_xact_lock(${accessRowsLockKey})`);
+}
+
+/** Rewrites the rows of one record, after it was created or changed (under lockForRecordAccess). */
 export async function refreshRecordAccess(tx: Queryable, world: AccessWorld, recordId: number): Promise<void> {
   await tx.run(`DELETE FROM ${accessTable(world.object)} WHERE record_id = $1`, [recordId]);
   if (!accessIsMaterialized(world.defaultAccess)) return;
@@ -66,6 +85,7 @@ export async function refreshRecordAccess(tx: Queryable, world: AccessWorld, rec
 
 /** Rewrites every row of the object: after its default or its sharing rules changed. */
 export async function rebuildObjectAccess(tx: Queryable, world: AccessWorld): Promise<void> {
+  await lockForRebuild(tx);
   await tx.run(`DELETE FROM ${accessTable(world.object)}`);
   if (!accessIsMaterialized(world.defaultAccess)) return;
   // One statement per user: each is one pass over the table with that user's predicate.
@@ -74,6 +94,7 @@ export async function rebuildObjectAccess(tx: Queryable, world: AccessWorld): Pr
 
 /** Writes a new user's rows (other users' access does not change: the user owns nothing yet). */
 export async function addUserAccess(tx: Queryable, world: AccessWorld, user: User): Promise<void> {
+  await lockForRebuild(tx);
   await tx.run(`DELETE FROM ${accessTable(world.object)} WHERE user_id = $1`, [user.id]);
   if (!accessIsMaterialized(world.defaultAccess)) return;
   await insertRows(tx, world, [user], () => "1 = 1");
