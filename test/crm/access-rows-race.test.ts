@@ -1,7 +1,7 @@
 // Materialized read access under concurrency on PostgreSQL, where a request's transactions run
 // side by side: creates racing a sharing rule that is added, removed and added again must end
-// with every user's list equal to what their single reads allow. (SQLite runs writes one at a
-// time, so the race exists only here.)
+// with every user's list equal to what their single reads allow, and concurrent changes of a
+// default all succeed. (SQLite runs writes one at a time, so these races exist only here.)
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeWorld, postgresBackend, type World } from "./support/crm.ts";
 
@@ -52,6 +52,19 @@ describe("materialized read access under concurrent writes (PostgreSQL)", () => 
       expect(reads.every((s) => s === 200)).toBe(true);
       const list = (await w.crm.call(w.bob, "GET", "/api/v1/leads?q=racing&per=100")).body;
       expect([list.total, list.data.length]).toEqual([creates, creates]);
+    },
+    hookMs,
+  );
+
+  test(
+    "two admins setting an object's default at once both succeed, and one of theirs stands",
+    async () => {
+      const answers = await Promise.all(
+        ["read", "private", "read", "private"].map((access) => w.crm.call(w.admin, "PATCH", "/api/v1/settings/sharing/defaults", { contacts: access })),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      const settings = (await w.crm.call(w.admin, "GET", "/api/v1/settings/sharing")).body;
+      expect(["read", "private"]).toContain(settings.defaults.contacts);
     },
     hookMs,
   );

@@ -98,8 +98,12 @@ export async function setDefaultAccess(tx: Queryable, body: unknown): Promise<vo
   }
   if (errors.length > 0) throw invalid(errors);
   for (const [object, access] of Object.entries(b)) {
-    const changed = await tx.run("UPDATE object_settings SET default_access = $1 WHERE object = $2", [access, object]);
-    if (changed === 0) await tx.run("INSERT INTO object_settings (object, default_access) VALUES ($1, $2)", [object, access]);
+    // One upsert: two admins setting a default at once on PostgreSQL both found no row to update
+    // and the second insert failed (409).
+    await tx.run(
+      "INSERT INTO object_settings (object, default_access) VALUES ($1, $2) ON CONFLICT (object) DO UPDATE SET default_access = excluded.default_access",
+      [object, access],
+    );
     await rebuildObjectAccess(tx, await loadAccessWorld(tx, object as CrmObject));
   }
 }
