@@ -33,7 +33,7 @@ export function opusCodec(payloadType: number, parameters: Record<string, string
   return { mimeType: "audio/opus", payloadType, clockRate: 48000, channels: 2, parameters, rtcpFeedback: [] };
 }
 
-export const random32 = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
+const random32 = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
 
 export class RoomRouter {
   /** Producers a slot here can be switched to: this router's senders and the piped-in ones. */

@@ -71,11 +71,6 @@ export class Room {
     return [...this.#placements.values()].every((p) => p.members === 0);
   }
 
-  /** Workers the room has a router on, in the order they were added (tests and logs). */
-  get workers(): Worker[] {
-    return [...this.#placements.keys()];
-  }
-
   /**
    * A router for a new session, and the function to call once that session is gone (or was never
    * built). Throws 503 when no worker is running or the router cannot be opened.

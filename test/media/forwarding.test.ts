@@ -7,6 +7,7 @@ import { waitUntil } from "../support/wait.ts";
 import { announcedSsrc } from "./support/answers.ts";
 import { type MediaUnderTest, startMedia } from "./support/media.ts";
 import { Peer, type Received } from "./support/peer.ts";
+import { expectMonotonic } from "./support/sequence.ts";
 
 let media: MediaUnderTest;
 const peers: Peer[] = [];
@@ -37,15 +38,6 @@ async function patch(peer: Peer, room: string, list: string[] | null): Promise<v
 }
 
 const tagged = (list: Received[], tag: number) => list.filter((r) => r.tag === tag);
-
-/** Sequence numbers step forward (mod 2^16) between consecutive packets. */
-function expectMonotonic(list: Received[]): void {
-  for (let i = 1; i < list.length; i++) {
-    const step = (list[i]!.sequenceNumber - list[i - 1]!.sequenceNumber + 0x10000) % 0x10000;
-    expect(step).toBeGreaterThan(0);
-    expect(step).toBeLessThan(0x8000);
-  }
-}
 
 describe("forwarding between real WebRTC peers", () => {
   test("ICE and DTLS connect, and A's audio arrives on B's slot under the SSRC B's answer announced", async () => {

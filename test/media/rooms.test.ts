@@ -8,6 +8,7 @@ import { waitUntil } from "../support/wait.ts";
 import { announcedSsrc } from "./support/answers.ts";
 import { type MediaUnderTest, startMedia } from "./support/media.ts";
 import { Peer, type Received } from "./support/peer.ts";
+import { expectMonotonic } from "./support/sequence.ts";
 
 let media: MediaUnderTest;
 const peers: Peer[] = [];
@@ -48,15 +49,6 @@ function workerOf(peer: Peer): number {
 
 /** Everything `peer` received tagged `tag`, over all its slots. */
 const taggedAnywhere = (peer: Peer, tag: number): Received[] => [...peer.received.values()].flat().filter((r) => r.tag === tag);
-
-/** Sequence numbers step forward (mod 2^16) between consecutive packets of one slot. */
-function expectMonotonic(list: Received[]): void {
-  for (let i = 1; i < list.length; i++) {
-    const step = (list[i]!.sequenceNumber - list[i - 1]!.sequenceNumber + 0x10000) % 0x10000;
-    expect(step).toBeGreaterThan(0);
-    expect(step).toBeLessThan(0x8000);
-  }
-}
 
 describe("a room spanning two workers", () => {
   let a: Peer;
