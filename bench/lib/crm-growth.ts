@@ -17,6 +17,7 @@
 import { writeFileSync } from "node:fs";
 import { psql } from "./crm-load.ts";
 import { cpuSeconds } from "./process-cpu.ts";
+import { latencyMs } from "./wrk.ts";
 
 export interface SliceRun {
   url: string;
@@ -84,15 +85,6 @@ response = function(status, headers, body)
   end
 end
 `;
-}
-
-/** wrk prints latencies with a unit suffix; everything here is in milliseconds. */
-const msPerUnit: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
-
-function latencyMs(out: string, percentile: string): number {
-  const match = new RegExp(`^\\s+${percentile}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(out);
-  if (match === null) throw new Error(`no ${percentile}% latency in wrk output:\n${out}`);
-  return Number(match[1]) * msPerUnit[match[2]!]!;
 }
 
 /** One slice: `creates` POSTs, then wrk's percentiles and the wall time. */

@@ -27,7 +27,7 @@ export interface WrkResult {
 /** wrk prints latencies with a unit suffix; everything here is reported in milliseconds. */
 const msPerUnit: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
 
-function latencyMs(out: string, percentile: string): number {
+export function latencyMs(out: string, percentile: string): number {
   const match = new RegExp(`^\\s+${percentile}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(out);
   if (match === null) throw new Error(`no ${percentile}% latency in wrk output:\n${out}`);
   return Number(match[1]) * msPerUnit[match[2]!]!;

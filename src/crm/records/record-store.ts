@@ -10,7 +10,7 @@ import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 import { checkValues, ownerField, rowToRecord, searchText, toColumn } from "../objects/values.ts";
 import type { CrmObject, FieldError, RecordData, RuleSet, SaveHost } from "../rules/contract.ts";
 import { type AccessLevel, accessPredicate, type SharingContext } from "../sharing/access.ts";
-import { accessIsMaterialized, accessTable, lockForRecordAccess, refreshRecordAccess } from "../sharing/access-rows.ts";
+import { type AccessWorld, accessIsMaterialized, accessTable, lockForRecordAccess, refreshRecordAccess } from "../sharing/access-rows.ts";
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
@@ -46,6 +46,7 @@ const systemManaged = new Set(["id", "created_at", "updated_at"]);
 export class RecordStore implements SaveHost {
   readonly #schemas = new Map<CrmObject, Promise<ObjectSchema>>();
   readonly #sharing = new Map<CrmObject, Promise<SharingContext>>();
+  readonly #accessWorlds = new Map<CrmObject, Promise<AccessWorld | null>>();
   #roles: Promise<RoleTree> | undefined;
 
   constructor(
@@ -243,11 +244,24 @@ export class RecordStore implements SaveHost {
 
   /** The saved record's materialized access (sharing/access-rows.ts), when its object has any. */
   async #refreshAccess(object: CrmObject, id: number): Promise<void> {
+    let world = this.#accessWorlds.get(object);
+    if (world === undefined) this.#accessWorlds.set(object, (world = this.#loadAccessWorld(object)));
+    const loaded = await world;
+    if (loaded !== null) await refreshRecordAccess(this.q, loaded, id);
+  }
+
+  /**
+   * What `object`'s access rows depend on, or null when it keeps none. Read after taking the save
+   * lock, never from what this store read before it (sharing()): a rebuild that committed while
+   * we waited for the lock changed it. The lock lasts to the end of the transaction, so the saves
+   * after the first one (a flow's creates) reuse what it read.
+   */
+  async #loadAccessWorld(object: CrmObject): Promise<AccessWorld | null> {
     await lockForRecordAccess(this.q);
     const defaults = await loadDefaultAccess(this.q);
-    if (!accessIsMaterialized(defaults[object])) return;
+    if (!accessIsMaterialized(defaults[object])) return null;
     const [schema, users, roles, rules] = await Promise.all([this.schema(object), listUsers(this.q), this.roles(), loadSharingRules(this.q, object)]);
-    await refreshRecordAccess(this.q, { object, schema, users, roles, defaultAccess: defaults[object], rules }, id);
+    return { object, schema, users, roles, defaultAccess: defaults[object], rules };
   }
 
   async read(object: CrmObject, id: number): Promise<RecordData | null> {

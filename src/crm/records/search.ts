@@ -25,7 +25,7 @@ export function parseSearch(q: string): string[] {
 const ftsPhrase = (term: string) => `"${term.replace(/"/g, '""')}"`;
 
 /** The SQL condition for `terms` over `table`, or null when there are none. */
-export function searchPredicate(dialect: Dialect, table: CrmObject, terms: readonly string[], p: SqlParams): string | null {
+function searchPredicate(dialect: Dialect, table: CrmObject, terms: readonly string[], p: SqlParams): string | null {
   if (terms.length === 0) return null;
   const parts: string[] = [];
   if (dialect === "sqlite") {
