@@ -2,10 +2,9 @@
 // side by side: creates racing a sharing rule that is added, removed and added again must end
 // with every user's list equal to what their single reads allow, and concurrent changes of a
 // default all succeed. (SQLite runs writes one at a time, so these races exist only here.)
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeWorld, postgresBackend, type World } from "./support/crm.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { postgresBackend, type World, worldForSuite, worldHookMs } from "./support/crm.ts";
 
-const hookMs = 60_000;
 const backend = postgresBackend();
 const creates = 60;
 /** Creates in flight at once: more than the server's pool, so transactions overlap the rule's. */
@@ -13,11 +12,12 @@ const concurrency = 12;
 
 describe("materialized read access under concurrent writes (PostgreSQL)", () => {
   let w: World;
+  worldForSuite(backend, (made) => {
+    w = made;
+  });
   beforeAll(async () => {
-    w = await makeWorld(backend);
     expect((await w.crm.call(w.admin, "PATCH", "/api/v1/settings/sharing/defaults", { leads: "private" })).status).toBe(200);
-  }, hookMs);
-  afterAll(() => w?.crm.stop(), hookMs);
+  });
 
   test(
     "creates racing a sharing rule's changes leave each list equal to the single reads",
@@ -53,7 +53,7 @@ describe("materialized read access under concurrent writes (PostgreSQL)", () => 
       const list = (await w.crm.call(w.bob, "GET", "/api/v1/leads?q=racing&per=100")).body;
       expect([list.total, list.data.length]).toEqual([creates, creates]);
     },
-    hookMs,
+    worldHookMs,
   );
 
   test(
@@ -66,6 +66,6 @@ describe("materialized read access under concurrent writes (PostgreSQL)", () => 
       const settings = (await w.crm.call(w.admin, "GET", "/api/v1/settings/sharing")).body;
       expect(["read", "private"]).toContain(settings.defaults.contacts);
     },
-    hookMs,
+    worldHookMs,
   );
 });

@@ -2,21 +2,21 @@
 // outside the API: records loaded straight into the database appear in lists once an operator
 // runs `svc crm sharing recalculate`, and a database from before the access tables existed gets
 // them, filled, when the server that introduced them first opens it.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { makeWorld, sqliteBackend, type World } from "./support/crm.ts";
+import { sqliteBackend, type World, worldForSuite } from "./support/crm.ts";
 import { startCrm } from "./support/process.ts";
 
-const hookMs = 60_000;
 const backend = sqliteBackend();
 
 describe("materialized read access on SQLite", () => {
   let w: World;
+  worldForSuite(backend, (made) => {
+    w = made;
+  });
   beforeAll(async () => {
-    w = await makeWorld(backend);
     expect((await w.crm.call(w.admin, "PATCH", "/api/v1/settings/sharing/defaults", { leads: "private" })).status).toBe(200);
-  }, hookMs);
-  afterAll(() => w?.crm.stop(), hookMs);
+  });
 
   const path = () => w.crm.db.replace(/^sqlite:/, "");
   const totals = async () =>

@@ -3,23 +3,26 @@
 // past it, it stops at the cap, while the page itself is unaffected. The same for an admin (the
 // table itself), for a rep under a private default (their materialized access rows) and for a
 // search, on SQLite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Backend, makeWorld, postgresBackend, sqliteBackend, type World } from "./support/crm.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { type Backend, postgresBackend, sqliteBackend, type World, worldForSuite } from "./support/crm.ts";
 import { runCrmTool } from "./support/process.ts";
 
 const countMax = 3;
-/** Starting PostgreSQL and the server on a loaded 2-core machine: a bound, not a timing claim. */
-const hookMs = 60_000;
 
 function suite(backend: Backend): void {
   describe(`list counts on ${backend.name}`, () => {
     let w: World;
+    worldForSuite(
+      backend,
+      (made) => {
+        w = made;
+      },
+      ["--list-count-max", String(countMax)],
+    );
     beforeAll(async () => {
-      w = await makeWorld(backend, ["--list-count-max", String(countMax)]);
       const defaults = await w.crm.call(w.admin, "PATCH", "/api/v1/settings/sharing/defaults", { leads: "private" });
       expect(defaults.status).toBe(200);
-    }, hookMs);
-    afterAll(() => w?.crm.stop(), hookMs);
+    });
 
     const list = async (token: string, query = "") => (await w.crm.call(token, "GET", `/api/v1/leads${query}`)).body;
     const create = async (token: string, company: string) => {

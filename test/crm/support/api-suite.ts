@@ -3,25 +3,23 @@
  * against a real `svc crm` process: authentication and tokens, list/read/create/change, custom
  * and admin-only fields, sharing, and rules running inside the request's one transaction.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { crmPageMax, crmPageSizeMax, crmRequestBodyBytesMax } from "../../../src/core/limits.ts";
-import { type Backend, makeWorld, type World } from "./crm.ts";
+import { type Backend, type World, worldForSuite } from "./crm.ts";
 
 /**
  * The world takes a database (initdb, for PostgreSQL), seven tool processes and a server: a bound
  * on a loaded 2-core machine, not a timing claim.
  */
-const hookMs = 60_000;
 
 const lead = (last: string, extra: Record<string, unknown> = {}) => ({ last_name: last, company: `${last} Inc`, ...extra });
 
 export function crmApiSuite(backend: Backend): void {
   let w: World;
-  beforeAll(async () => {
-    w = await makeWorld(backend);
-  }, hookMs);
-  afterAll(() => w?.crm.stop(), hookMs);
+  worldForSuite(backend, (made) => {
+    w = made;
+  });
   const call = (token: string | null, method: string, path: string, body?: unknown) => w.crm.call(token, method, path, body);
   const create = async (token: string, object: string, body: unknown) => {
     const r = await call(token, "POST", `/api/v1/${object}`, body);

@@ -3,7 +3,7 @@
  * server gets a fresh database, is started as its own process on a free port, and is driven with
  * fetch (process.ts). Its CLI tools run as processes against the same database.
  */
-import { afterAll } from "bun:test";
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,4 +76,20 @@ export async function makeWorld(backend: Backend, flags: string[] = []): Promise
     bob: tokens[3]!,
     ids: { admin: id("admin"), manager: id("manager"), alice: id("alice"), bob: id("bob") },
   };
+}
+
+/** Making a world (PostgreSQL, the CLI tools, a server) on a loaded 2-core machine: a bound, not a timing claim. */
+export const worldHookMs = 60_000;
+
+/**
+ * A world for the tests of the block this is called in: made before them and handed to `use`,
+ * its server stopped after them. `flags` go to the server.
+ */
+export function worldForSuite(backend: Backend, use: (w: World) => void, flags: string[] = []): void {
+  let made: World | undefined;
+  beforeAll(async () => {
+    made = await makeWorld(backend, flags);
+    use(made);
+  }, worldHookMs);
+  afterAll(() => made?.crm.stop(), worldHookMs);
 }

@@ -4,18 +4,15 @@
  * cannot keep, ids at and past the store's integer range, blank values in typed fields, and two
  * requests racing for one name — with the status and body the client gets and what is stored after.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { crmPasswordCharsMax, crmPasswordCharsMin, crmRecordIdMax } from "../../../src/core/limits.ts";
-import { type Backend, makeWorld, type World } from "./crm.ts";
-
-const hookMs = 60_000;
+import { type Backend, type World, worldForSuite } from "./crm.ts";
 
 export function crmInputSuite(backend: Backend): void {
   let w: World;
-  beforeAll(async () => {
-    w = await makeWorld(backend);
-  }, hookMs);
-  afterAll(() => w?.crm.stop(), hookMs);
+  worldForSuite(backend, (made) => {
+    w = made;
+  });
   const call = (token: string | null, method: string, path: string, body?: unknown) => w.crm.call(token, method, path, body);
   const created = async (token: string, object: string, body: unknown) => {
     const r = await call(token, "POST", `/api/v1/${object}`, body);
