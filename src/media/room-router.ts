@@ -38,8 +38,6 @@ const random32 = (): number => crypto.getRandomValues(new Uint32Array(1))[0]!;
 export class RoomRouter {
   /** Producers a slot here can be switched to: this router's senders and the piped-in ones. */
   readonly producerIds = new Set<string>();
-  /** Sessions placed here, counting those still being built. */
-  members = 0;
 
   private constructor(
     readonly worker: Worker,

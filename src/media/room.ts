@@ -109,14 +109,14 @@ export class Room {
 
   /** The worker of the room's first router with room left; else a new one, least loaded first. */
   #chooseWorker(): Worker | null {
-    let fullest: Worker | null = null;
+    let leastCrowded: Worker | null = null;
     for (const [worker, placement] of this.#placements) {
       if (worker.died || worker.closed) continue;
       if (placement.members < this.#sessionsPerWorkerMax) return worker;
-      if (fullest === null || placement.members < this.#placements.get(fullest)!.members) fullest = worker;
+      if (leastCrowded === null || placement.members < this.#placements.get(leastCrowded)!.members) leastCrowded = worker;
     }
     // Every worker full (or all in use): the room's least crowded router takes one more.
-    return this.options.workers.leastLoaded(new Set(this.#placements.keys())) ?? fullest;
+    return this.options.workers.leastLoaded(new Set(this.#placements.keys())) ?? leastCrowded;
   }
 
   #openRouter(worker: Worker): Promise<RoomRouter> {
