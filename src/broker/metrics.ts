@@ -53,6 +53,16 @@ export class BrokerMetrics {
     partitionGauge("svc_partition_end_offset", "The partition's high watermark: the offset the next record gets.", (s) => s.high_watermark);
     partitionGauge("svc_partition_size_bytes", "Bytes of the partition's segments on disk.", (s) => s.size_bytes);
     partitionGauge("svc_partition_segment_count", "Segments of the partition, the active one included.", (s) => s.segment_count);
+    r.counter({
+      name: "svc_partition_flushes_total",
+      help: "Writes of the partition's log since it was opened: each is one write and at most one fdatasync, shared by every produce waiting (group commit).",
+      labelNames: ["topic", "partition"],
+      collect: (set) => {
+        for (const topic of topics.list()) {
+          for (let p = 0; p < topic.partitionCount; p++) set([topic.name, String(p)], topic.existingLog(p)?.flushCount ?? 0);
+        }
+      },
+    });
     this.recordsProduced = r.counter({
       name: "svc_topic_records_produced_total",
       help: "Records written to the topic (duplicates of idempotent retries not counted).",

@@ -28,6 +28,16 @@ interface MetricOptions {
   labelNames?: readonly string[];
 }
 
+/** A counter or gauge may be read at scrape time instead of kept up to date on every change. */
+export interface CollectedOptions extends MetricOptions {
+  /**
+   * Reports the metric's series when it is scraped (the broker reads partition offsets and flush
+   * counts this way). Such a metric shows only what collect reports, and keeps nothing between
+   * scrapes, so a scrape of thousands of partitions makes no series objects or keys.
+   */
+  collect?: (set: (labelValues: readonly string[], value: number) => void) => void;
+}
+
 // ---- text format -------------------------------------------------------------------------------
 
 const escapeHelp = (text: string) => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
@@ -69,6 +79,8 @@ abstract class Metric<Child> {
   readonly help: string;
   readonly labelNames: readonly string[];
   protected readonly children = new Map<string, { values: readonly string[]; child: Child }>();
+  /** Set by a collected counter or gauge (CollectedOptions): its series are read at scrape time. */
+  protected collect: CollectedOptions["collect"];
 
   constructor(options: MetricOptions, reserved: readonly string[] = []) {
     assert(metricNamePattern.test(options.name), `invalid metric name ${JSON.stringify(options.name)}`);
@@ -119,6 +131,15 @@ abstract class Metric<Child> {
   /** HELP, TYPE and the sample lines of every series the filter admits. */
   expose(filter: SeriesFilter | undefined): string {
     let out = `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} ${this.type}\n`;
+    const collect = this.collect;
+    if (collect !== undefined) {
+      collect((values, value) => {
+        assert(values.length === this.labelNames.length, `${this.name} takes ${this.labelNames.length} label values, got ${values.length}`);
+        if (filter && !filter(labelsObject(this.labelNames, values), this.name)) return;
+        out += `${this.name}${formatLabels(this.labelNames, values)} ${formatValue(value)}\n`;
+      });
+      return out;
+    }
     for (const { values, child } of this.series()) {
       if (filter && !filter(labelsObject(this.labelNames, values), this.name)) continue;
       for (const line of this.sampleLines(values, child)) out += `${line}\n`;
@@ -141,9 +162,10 @@ export class CounterChild {
 
 export class Counter extends Metric<CounterChild> {
   readonly type = "counter";
-  constructor(options: MetricOptions) {
+  constructor(options: CollectedOptions) {
     super(options);
-    this.initUnlabelled();
+    this.collect = options.collect;
+    if (this.collect === undefined) this.initUnlabelled();
   }
   protected newChild() {
     return new CounterChild();
@@ -170,19 +192,9 @@ export class GaugeChild {
   }
 }
 
-export interface GaugeOptions extends MetricOptions {
-  /**
-   * Reads the gauge's series at scrape time instead of keeping them up to date on every change
-   * (the broker reads partition offsets this way). Such a gauge shows only what collect set.
-   */
-  collect?: (set: (labelValues: readonly string[], value: number) => void) => void;
-}
-
 export class Gauge extends Metric<GaugeChild> {
   readonly type = "gauge";
-  private readonly collect: GaugeOptions["collect"];
-
-  constructor(options: GaugeOptions) {
+  constructor(options: CollectedOptions) {
     super(options);
     this.collect = options.collect;
     if (this.collect === undefined) this.initUnlabelled();
@@ -192,21 +204,6 @@ export class Gauge extends Metric<GaugeChild> {
   }
   protected sampleLines(values: readonly string[], child: GaugeChild) {
     return [`${this.name}${formatLabels(this.labelNames, values)} ${formatValue(child.value)}`];
-  }
-  /**
-   * A collected gauge writes its lines as collect reports them: nothing is kept between scrapes,
-   * so a scrape of thousands of partitions makes no series objects or keys.
-   */
-  override expose(filter: SeriesFilter | undefined): string {
-    const collect = this.collect;
-    if (collect === undefined) return super.expose(filter);
-    let out = `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} ${this.type}\n`;
-    collect((values, value) => {
-      assert(values.length === this.labelNames.length, `${this.name} takes ${this.labelNames.length} label values, got ${values.length}`);
-      if (filter && !filter(labelsObject(this.labelNames, values), this.name)) return;
-      out += `${this.name}${formatLabels(this.labelNames, values)} ${formatValue(value)}\n`;
-    });
-    return out;
   }
   set(v: number): void {
     this.labels().set(v);
@@ -288,11 +285,11 @@ export class MetricsRegistry {
     return metric;
   }
 
-  counter(options: MetricOptions): Counter {
+  counter(options: CollectedOptions): Counter {
     return this.register(new Counter(options));
   }
 
-  gauge(options: GaugeOptions): Gauge {
+  gauge(options: CollectedOptions): Gauge {
     return this.register(new Gauge(options));
   }
 

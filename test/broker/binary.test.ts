@@ -151,11 +151,11 @@ describe("requests", () => {
           : encodeFrame(id, opcodes.ping, new Uint8Array([i])),
       );
     }
-    const waited = async () => {
-      const text = await (await fetch(`${broker.url}/metrics`, { headers: bearer(admin) })).text();
-      return Number(/^svc_binary_requests_waited_total (\d+)$/m.exec(text)![1]);
-    };
+    const metricsText = async () => (await fetch(`${broker.url}/metrics`, { headers: bearer(admin) })).text();
+    const waited = async () => Number(/^svc_binary_requests_waited_total (\d+)$/m.exec(await metricsText())![1]);
     const waitedBefore = await waited();
+    const flushes = async () => Number(/^svc_partition_flushes_total\{topic="orders",partition="1"\} (\d+)$/m.exec(await metricsText())?.[1] ?? 0);
+    const flushesBefore = await flushes();
     const answers = ids.map((id) => client.answerTo(id));
     client.writeRaw(Buffer.concat(frames));
     const frameAnswers = await Promise.all(answers);
@@ -164,6 +164,11 @@ describe("requests", () => {
       .filter((f) => f.opcode === opcodes.produceResponse)
       .map((f) => Number(new DataView(f.payload.buffer, f.payload.byteOffset).getBigUint64(8)));
     expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+    // In order without one fdatasync each: a produce waits for the one before it to take its
+    // place in the partition's queue, not for its write, so those in flight share group commits.
+    const flushed = (await flushes()) - flushesBefore;
+    expect(flushed).toBeGreaterThanOrEqual(1);
+    expect(flushed).toBeLessThan(16);
     // 32 ran at once; those past them waited their turn (each counted once) instead of failing.
     const waitedNow = (await waited()) - waitedBefore;
     expect(waitedNow).toBeGreaterThanOrEqual(1);

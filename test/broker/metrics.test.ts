@@ -132,6 +132,10 @@ describe("the spec's series", () => {
     expect(value("svc_retention_bytes_reclaimed_total", { topic: "logs", partition: "0" })).toBeGreaterThan(0);
     expect(value("svc_compaction_runs_total", { topic: "table", partition: "0" })).toBe(1);
     expect(value("svc_compaction_records_dropped_total", { topic: "table", partition: "0" })).toBeGreaterThan(0);
+    // Ours, beside the spec's: one write per produce here, since each waited for the one before.
+    expect(value("svc_partition_flushes_total", { topic: "orders", partition: "0" })).toBe(1);
+    expect(value("svc_partition_flushes_total", { topic: "orders", partition: "1" })).toBe(1);
+    expect(value("svc_partition_flushes_total", { topic: "logs", partition: "0" })).toBe(8);
     // The produces of beforeAll: orders, payments, 8 to logs, 8 to table.
     expect(find(samples, "svc_broker_requests_total", { action: "write", outcome: "ok" })[0]!.value).toBe(18);
   });

@@ -89,7 +89,7 @@ export class BinaryConnection {
   private inFlight = 0;
   /** A frame taken off the wire that waits for room (in-flight slots or the byte budget). */
   private held: Frame | null = null;
-  /** Per topic, the last produce of this connection: the next one waits for it. */
+  /** Per topic, when the last produce of this connection holds its place in line: the next one waits for that. */
   private readonly produceChains = new Map<string, Promise<unknown>>();
   /** Output the socket did not take yet. */
   private pending: Uint8Array[] = [];
@@ -248,17 +248,28 @@ export class BinaryConnection {
     const payload = this.inflate(frame.payload);
     if (frame.opcode === opcodes.produce) {
       const topic = checkTopicName(payloadTopic(payload, "produce"), "topic");
+      // The next produce to this topic starts once this one holds its place in the partitions'
+      // queues (or has failed): that keeps their order without waiting for the disk, so the
+      // requests a client has in flight share one group commit.
       const previous = this.produceChains.get(topic) ?? Promise.resolve();
+      let inLine!: () => void;
+      const placed = new Promise<void>((resolve) => (inLine = resolve));
       const result = previous.then(() =>
-        produceOperation(this.broker, principal, topic, (t) => {
-          const request = decodeProduceRequest(payload);
-          return planRecords(request.producerId, request.records, t, this.broker.options);
-        }),
+        produceOperation(
+          this.broker,
+          principal,
+          topic,
+          (t) => {
+            const request = decodeProduceRequest(payload);
+            return planRecords(request.producerId, request.records, t, this.broker.options);
+          },
+          inLine,
+        ),
       );
-      const settled = result.catch(() => undefined);
-      this.produceChains.set(topic, settled);
-      void settled.then(() => {
-        if (this.produceChains.get(topic) === settled) this.produceChains.delete(topic);
+      void result.then(inLine, inLine);
+      this.produceChains.set(topic, placed);
+      void placed.then(() => {
+        if (this.produceChains.get(topic) === placed) this.produceChains.delete(topic);
       });
       return [opcodes.produceResponse, encodeProduceResponse(await result, frameHeaderBytes)];
     }

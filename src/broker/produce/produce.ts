@@ -26,20 +26,35 @@ function byPartition(plan: ProducePlan): Map<number, PartitionBatch> {
   return batches;
 }
 
-export async function produce(topic: Topic, plan: ProducePlan): Promise<ProduceResult[]> {
-  if (plan.producerId !== null) return produceIdempotent(topic, plan, plan.producerId);
+/**
+ * Writes `plan`. `queued` is called once the produce holds its place in line: its appends are in
+ * their partitions' group-commit queues (or, for an idempotent producer, it is in that producer's
+ * queue, which appends in the same order). A later produce started after that lands after it, so
+ * a front that must keep a connection's produces in order waits for this, not for the disk —
+ * and the produces it has in flight share one fdatasync.
+ */
+export async function produce(topic: Topic, plan: ProducePlan, queued?: () => void): Promise<ProduceResult[]> {
+  if (plan.producerId !== null) {
+    const written = produceIdempotent(topic, plan, plan.producerId);
+    queued?.();
+    return written;
+  }
   const { records } = plan;
   // The usual batch: every record to one partition, appended as it is, nothing regrouped.
   const partition = records[0]!.partition;
   if (records.every((r) => r.partition === partition)) {
-    const appended = await topic.logForWrite(partition).append(records);
+    const append = topic.logForWrite(partition).append(records);
+    queued?.();
+    const appended = await append;
     return records.map((_, i) => ({ partition, offset: appended.baseOffset + i }));
   }
   const results = new Array<ProduceResult>(plan.records.length);
+  // Each async callback runs up to its first await at once: every append is queued before map returns.
   const appends = [...byPartition(plan)].map(async ([partition, batch]) => {
     const appended = await topic.logForWrite(partition).append(batch.records);
     batch.positions.forEach((position, i) => (results[position] = { partition, offset: appended.baseOffset + i }));
   });
+  queued?.();
   await Promise.all(appends);
   return results;
 }

@@ -23,13 +23,15 @@ function stillThere(topic: Topic): Topic {
  * Produces to `topicName` as `principal`: `plan` decodes and checks the request against the
  * topic (after the grant, so a refused request's body is never read). Then ownership of the
  * producer id, the quota by size, the claim of the id — a refused produce claims none — and the
- * write; answered once the records are on disk.
+ * write; answered once the records are on disk. `queued`, if given, is called once the produce
+ * holds its place in its partitions' order (produce.ts), and not at all if it is refused first.
  */
 export function produceOperation(
   broker: Broker,
   principal: Principal,
   topicName: string,
   plan: (topic: Topic) => ProducePlan | Promise<ProducePlan>,
+  queued?: () => void,
 ): Promise<ProduceResult[]> {
   const { pipeline } = broker;
   return pipeline.run(principal, {
@@ -44,7 +46,7 @@ export function produceOperation(
       const bytes = keyValueBytes(checked.records);
       meter.admitProduce(bytes);
       if (checked.producerId !== null) await broker.producerOwners.use(checked.producerId, actor);
-      const results = await produce(topic, checked);
+      const results = await produce(topic, checked, queued);
       if (checked.producerId === null) meter.produced(topicName, checked.records.length, bytes);
       else {
         // Retries an idempotent producer sent again were not written, and do not count.
