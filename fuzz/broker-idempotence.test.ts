@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Partition } from "../src/broker/log/partition.ts";
+import { frameStarts, unstampedFrames } from "../src/broker/log/record.ts";
 import { produceIdempotent } from "../src/broker/produce/idempotent.ts";
 import { attachProducerJournal } from "../src/broker/produce/producer-journal.ts";
 import type { ProducePlan } from "../src/broker/produce/request.ts";
@@ -100,9 +101,14 @@ test("produce decisions and offsets equal the reference model, across reopens", 
             for (let i = 0; i < burst; i++) planned.push({ partition, sequence: start + i });
             running.set(partition, start + burst);
           }
+          const run = unstampedFrames(planned.map((r) => ({ key: null, value: new TextEncoder().encode(`${producer}${r.sequence}`) })));
           const plan: ProducePlan = {
             producerId: producer,
-            records: planned.map((r) => ({ ...r, key: null, value: new TextEncoder().encode(`${producer}${r.sequence}`) })),
+            run,
+            starts: frameStarts(run),
+            partitions: Float64Array.from(planned, (r) => r.partition),
+            sequences: Float64Array.from(planned, (r) => r.sequence),
+            keyValueBytes: 0,
           };
           const expected = model.produce(producer, planned);
           const got = await produceIdempotent(open.topic, plan, producer).then(

@@ -1,10 +1,22 @@
-// The batch checksum calls for broker record frames (native/log/src/frames.rs) against their
-// TypeScript references: sealing the same frames writes the same bytes, and the checked prefix of
-// any buffer — whole, cut anywhere, with any byte damaged, or arbitrary — is the same length.
+// The batch calls on broker record frames (native/log/src/frames.rs) against their TypeScript
+// references: sealing or stamping the same frames writes the same bytes, the checked prefix of
+// any buffer — whole, cut anywhere, with any byte damaged, or arbitrary — is the same length, and
+// a binary produce's records — well formed, cut, damaged or arbitrary — become the same frames,
+// partitions and sequences, or are refused by both.
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { encodeRecords, frameBodyBytesMax } from "../src/broker/log/record.ts";
-import { checkedFramesPrefix, checkedFramesPrefixReference, sealFrames, sealFramesReference } from "../src/native/frames.ts";
+import { encodeProduceRequest } from "../src/broker/binary/payloads.ts";
+import { decodeRecords, encodeRecords, frameBodyBytesMax } from "../src/broker/log/record.ts";
+import {
+  checkedFramesPrefix,
+  checkedFramesPrefixReference,
+  frameProduceRecords,
+  frameProduceRecordsReference,
+  sealFrames,
+  sealFramesReference,
+  stampFrames,
+  stampFramesReference,
+} from "../src/native/frames.ts";
 
 const record = fc.record({
   offset: fc.nat(),
@@ -58,4 +70,65 @@ test("lengths that do not tile the buffer are refused by both", () => {
   padded.set(sealed);
   expect(() => sealFrames(padded, frameBodyBytesMax)).toThrow("do not tile");
   expect(() => sealFramesReference(padded, frameBodyBytesMax)).toThrow("do not tile");
+});
+
+test("stamping frames natively writes exactly what the reference writes, and they read back stamped", () => {
+  fc.assert(
+    fc.property(frames, fc.integer({ min: 0, max: 2 ** 52 }), fc.integer({ min: -(2 ** 52), max: 2 ** 52 }), (sealed, base, time) => {
+      const native = Uint8Array.from(sealed);
+      const reference = Uint8Array.from(sealed);
+      expect(stampFrames(native, base, time, frameBodyBytesMax)).toBe(stampFramesReference(reference, base, time, frameBodyBytesMax));
+      expect(native).toEqual(reference);
+      const read = decodeRecords(native);
+      expect(read.stop).toBe("end");
+      expect(read.records.map((r) => [r.offset, r.timestampMs])).toEqual(read.records.map((_, i) => [base + i, time]));
+    }),
+    { numRuns: 300 },
+  );
+  expect(() => stampFrames(new Uint8Array(0), 2 ** 53, 0, frameBodyBytesMax)).toThrow("safe integer");
+  expect(() => stampFramesReference(new Uint8Array(0), 2 ** 53, 0, frameBodyBytesMax)).toThrow("safe integer");
+});
+
+/** A binary produce's records (the payload after its count), well formed or damaged, and the count it claims. */
+const produceRecords = fc
+  .tuple(
+    fc.array(
+      fc.record({
+        key: fc.option(fc.uint8Array({ maxLength: 20 }), { nil: null }),
+        value: fc.uint8Array({ maxLength: 60 }),
+        partition: fc.option(fc.nat({ max: 2 ** 31 - 1 }), { nil: null }),
+        sequence: fc.option(fc.maxSafeNat(), { nil: null }),
+      }),
+      { maxLength: 8 },
+    ),
+    fc.nat(),
+    fc.nat(),
+    fc.integer({ min: 0, max: 255 }),
+    fc.integer({ min: -1, max: 1 }),
+  )
+  .map(([records, cut, at, flip, countSkew]) => {
+    const payload = encodeProduceRequest({ topic: "t", producerId: null, records });
+    // topic_len, "t", producer_id_len, count: the records start after these 11 bytes.
+    const src = payload.slice(11, payload.length - (cut % 3 === 0 ? cut % 5 : 0));
+    if (src.length > 0 && flip > 0) src[at % src.length]! ^= flip;
+    return { src, count: Math.max(0, records.length + countSkew) };
+  });
+
+test("a binary produce's records become the same frames natively as by the reference, or neither takes them", () => {
+  const arbitrary = fc.tuple(fc.uint8Array({ maxLength: 120 }), fc.nat({ max: 6 })).map(([src, count]) => ({ src, count }));
+  fc.assert(
+    fc.property(fc.oneof(produceRecords, arbitrary), fc.nat({ max: 4 }), ({ src, count }, lead) => {
+      // The records may start anywhere in the payload.
+      const payload = new Uint8Array(lead + src.length);
+      payload.set(src, lead);
+      const size = src.length + 12 * count;
+      const made = () => ({ out: new Uint8Array(size).fill(0xee), partitions: new Float64Array(count), sequences: new Float64Array(count) });
+      const native = made();
+      const reference = made();
+      const ok = frameProduceRecords(payload, lead, count, native.out, native.partitions, native.sequences);
+      expect(ok).toBe(frameProduceRecordsReference(payload, lead, count, reference.out, reference.partitions, reference.sequences));
+      if (ok) expect(native).toEqual(reference);
+    }),
+    { numRuns: 3000 },
+  );
 });

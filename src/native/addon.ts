@@ -13,6 +13,8 @@ export interface NativeAddon {
   crc32c(data: Uint8Array, start: number, end: number, seed: number): number;
   sealFrames(frames: Uint8Array, bodyBytesMax: number): number;
   checkedFramesPrefix(data: Uint8Array, start: number, end: number, bodyBytesMax: number): number;
+  stampFrames(frames: Uint8Array, baseOffset: number, timestampMs: number, bodyBytesMax: number): number;
+  frameProduceRecords(payload: Uint8Array, at: number, count: number, out: Uint8Array, partitions: Float64Array, sequences: Float64Array): boolean;
   appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number>;
   writeChunksAt(fd: number, chunks: Uint8Array[], position: number, sync: boolean): Promise<void>;
   respScanBind(state: Float64Array, out: Uint32Array): number;

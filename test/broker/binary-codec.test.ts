@@ -1,7 +1,8 @@
 // The SV01 wire format (src/broker/binary/): payloads round-trip through their encoders and
 // decoders, arbitrary bytes never crash or hang a decoder (a 400 at worst), frames split at every
 // byte boundary read as the whole, a length past the bound is refused before the frame is
-// buffered, and one produce request checked byte by byte against the layout docs/broker.md shows.
+// buffered, the broker's native produce decoder reads what the reference reads, and one produce
+// request checked byte by byte against the layout docs/broker.md shows.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { SvcError } from "../../src/core/errors.ts";
@@ -9,6 +10,7 @@ import { FrameReader, WireError } from "../../src/broker/binary/frame-reader.ts"
 import {
   decodeConsumeRequest,
   decodeConsumeResponse,
+  decodeProduceFrames,
   decodeProduceRequest,
   decodeProduceResponse,
   encodeConsumeRequest,
@@ -18,6 +20,7 @@ import {
   type ProduceRequest,
 } from "../../src/broker/binary/payloads.ts";
 import { encodeClientHandshake, encodeFrame } from "../../src/broker/binary/wire.ts";
+import { unstampedFrames } from "../../src/broker/log/record.ts";
 
 const bytes = (max: number) => fc.uint8Array({ maxLength: max });
 const produceRequest: fc.Arbitrary<ProduceRequest> = fc.record({
@@ -84,10 +87,51 @@ describe("payloads", () => {
     );
   });
 
+  test("the broker's produce decoder (records as frames, natively) reads what the reference reads, or refuses with its message", () => {
+    const damaged = fc.tuple(produceRequest, fc.nat(), fc.nat(), fc.integer({ min: 1, max: 255 })).map(([request, cut, at, flip]) => {
+      const whole = encodeProduceRequest(request);
+      const bytes = whole.slice(0, whole.length - (cut % 4 === 0 ? 0 : cut % 7));
+      if (cut % 3 === 0 && bytes.length > 0) bytes[at % bytes.length]! ^= flip;
+      return bytes;
+    });
+    const attempt = <T>(decode: () => T): T | string => {
+      try {
+        return decode();
+      } catch (error) {
+        return `${(error as SvcError).status} ${(error as Error).message}`;
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          produceRequest.map((r) => encodeProduceRequest(r)),
+          damaged,
+          bytes(200),
+        ),
+        (payload) => {
+          const fast = attempt(() => decodeProduceFrames(payload));
+          const reference = attempt(() => decodeProduceRequest(payload));
+          if (typeof reference === "string") return expect(fast).toBe(reference);
+          expect(fast).toEqual({
+            topic: reference.topic,
+            producerId: reference.producerId,
+            records: {
+              run: unstampedFrames(reference.records),
+              partitions: Float64Array.from(reference.records, (r) => r.partition ?? -1),
+              sequences: Float64Array.from(reference.records, (r) => r.sequence ?? -1),
+            },
+          });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   test("arbitrary bytes never crash a decoder: each decodes or is a 400", () => {
     fc.assert(
       fc.property(bytes(200), (payload) => {
         outcome(() => decodeProduceRequest(payload));
+        outcome(() => decodeProduceFrames(payload));
         outcome(() => decodeConsumeRequest(payload));
         outcome(() => decodeProduceResponse(payload));
         outcome(() => decodeConsumeResponse(payload));

@@ -44,6 +44,34 @@ pub fn seal_frames(mut frames: Uint8Array, body_max: u32) -> Result<u32> {
         .ok_or_else(|| Error::new(Status::InvalidArg, "frame lengths do not tile the buffer".to_string()))
 }
 
+/// Writes each frame's offset (from `base_offset`), its timestamp and its CRC32C, for every frame
+/// of a produce laid out before its flush; returns the number of frames.
+#[napi(js_name = "stampFrames")]
+pub fn stamp_frames(mut frames: Uint8Array, base_offset: f64, timestamp_ms: f64, body_max: u32) -> Result<u32> {
+    let safe = |n: f64| n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0;
+    if !(safe(base_offset) && base_offset >= 0.0 && safe(timestamp_ms)) {
+        return Err(Error::new(Status::InvalidArg, format!("offset {base_offset} or timestamp {timestamp_ms} is not a safe integer")));
+    }
+    // SAFETY: as in seal_frames.
+    let bytes = unsafe { frames.as_mut() };
+    svc_log::frames::stamp_frames(bytes, base_offset as u64, timestamp_ms as i64, body_max)
+        .map(|n| n as u32)
+        .ok_or_else(|| Error::new(Status::InvalidArg, "frame lengths do not tile the buffer".to_string()))
+}
+
+/// Lays out the `count` records of a binary produce payload, from byte `at` to its end, as log
+/// frames in `out`, and each record's partition and sequence (-1: none) in `partitions` and
+/// `sequences`: one call for a whole request. False at anything malformed.
+#[napi(js_name = "frameProduceRecords")]
+pub fn frame_produce_records(payload: &[u8], at: u32, count: u32, mut out: Uint8Array, mut partitions: Float64Array, mut sequences: Float64Array) -> bool {
+    let Some(src) = payload.get(at as usize..) else { return false };
+    // SAFETY: the three arrays are JavaScript's, distinct from `payload` (the caller made them for
+    // this call), and alive for this synchronous call; nothing else runs JavaScript until it returns.
+    let (out, partitions, sequences) = unsafe { (out.as_mut(), partitions.as_mut(), sequences.as_mut()) };
+    let routing = svc_log::frames::ProduceRouting { partitions, sequences };
+    svc_log::frames::frame_produce_records(src, count as usize, out, routing).is_some()
+}
+
 /// Bytes of the longest run of whole, checksum-valid frames at the start of `data[start..end]`.
 #[napi(js_name = "checkedFramesPrefix")]
 pub fn checked_frames_prefix(data: &[u8], start: u32, end: u32, body_max: u32) -> Result<u32> {

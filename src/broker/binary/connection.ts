@@ -27,7 +27,7 @@ import { planRecords } from "../produce/request.ts";
 import { produceOperation, readOperation } from "../requests/operations.ts";
 import { checkTopicName } from "../topics/names.ts";
 import { FrameReader, WireError } from "./frame-reader.ts";
-import { decodeConsumeRequest, decodeProduceRequest, encodeConsumeResponse, encodeProduceResponse, payloadTopic } from "./payloads.ts";
+import { decodeConsumeRequest, decodeProduceFrames, encodeConsumeResponse, encodeProduceResponse, payloadTopic } from "./payloads.ts";
 import {
   encodeServerHandshake,
   features,
@@ -260,7 +260,7 @@ export class BinaryConnection {
           principal,
           topic,
           (t) => {
-            const request = decodeProduceRequest(payload);
+            const request = decodeProduceFrames(payload);
             return planRecords(request.producerId, request.records, t, this.broker.options);
           },
           inLine,

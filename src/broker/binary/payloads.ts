@@ -11,9 +11,11 @@
  *   consume response   next_offset u64 | high_watermark u64 | count u32 |
  *                      count × (partition u32 | offset u64 | timestamp_ms i64 | key_len i32 | key | value_len u32 | value)
  */
+import { AssertionError } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
-import type { LogRecord } from "../log/record.ts";
-import type { DecodedRecord, ProduceResult } from "../produce/request.ts";
+import { frameProduceRecords } from "../../native/frames.ts";
+import { frameOverheadBytes, type LogRecord } from "../log/record.ts";
+import type { DecodedRecords, ProduceResult } from "../produce/request.ts";
 import { noSequence } from "./wire.ts";
 
 const twoPow32 = 0x1_0000_0000;
@@ -153,10 +155,19 @@ class PayloadWriter {
   }
 }
 
+/** A produce record's fields as the client sends them. */
+export interface ProduceRecordFields {
+  key: Uint8Array | null;
+  value: Uint8Array;
+  /** null routes by key, else round robin. */
+  partition: number | null;
+  sequence: number | null;
+}
+
 export interface ProduceRequest {
   topic: string;
   producerId: string | null;
-  records: DecodedRecord[];
+  records: ProduceRecordFields[];
 }
 
 export interface ConsumeRequest {
@@ -180,7 +191,8 @@ export function payloadTopic(payload: Uint8Array, what: string): string {
   return reader.text(reader.u16("topic_len"), "topic");
 }
 
-export function decodeProduceRequest(payload: Uint8Array): ProduceRequest {
+/** Reads a produce payload's fields up to its records: the topic, the producer id and the count. */
+function produceHead(payload: Uint8Array): { r: PayloadReader; topic: string; producerId: string | null; count: number } {
   const r = new PayloadReader(payload, "produce");
   const topic = r.text(r.u16("topic_len"), "topic");
   const producerIdLength = r.i32("producer_id_len");
@@ -190,7 +202,31 @@ export function decodeProduceRequest(payload: Uint8Array): ProduceRequest {
   // Each record takes at least its fixed fields: a count the payload cannot hold is refused
   // before anything is made for it.
   if (count * produceRecordFixedBytes > r.remaining) throw r.fail(`count is ${count}, more records than its ${r.remaining} remaining bytes can hold`);
+  return { r, topic, producerId, count };
+}
+
+/** A produce payload with a record object per record: the reference decodeProduceFrames is tested against, and what says why a payload is refused. */
+export function decodeProduceRequest(payload: Uint8Array): ProduceRequest {
+  const { r, topic, producerId, count } = produceHead(payload);
   return { topic, producerId, records: decodeProduceRecords(payload, payload.length - r.remaining, count, r) };
+}
+
+/**
+ * A produce payload as the broker runs it: the records laid out as log frames by one native call
+ * (src/native/frames.ts), never an object per record. A payload it refuses is read again by the
+ * reference decoder, whose 400 names the field.
+ */
+export function decodeProduceFrames(payload: Uint8Array): { topic: string; producerId: string | null; records: DecodedRecords } {
+  const { r, topic, producerId, count } = produceHead(payload);
+  const at = payload.length - r.remaining;
+  const frames = new Uint8Array(r.remaining + (frameOverheadBytes - produceRecordFixedBytes) * count);
+  const partitions = new Float64Array(count);
+  const sequences = new Float64Array(count);
+  if (!frameProduceRecords(payload, at, count, frames, partitions, sequences)) {
+    decodeProduceRecords(payload, at, count, r);
+    throw new AssertionError("the native produce decoder refused a payload its reference reads");
+  }
+  return { topic, producerId, records: { run: { frames, count }, partitions, sequences } };
 }
 
 /**
@@ -198,10 +234,10 @@ export function decodeProduceRequest(payload: Uint8Array): ProduceRequest {
  * are read in place and messages are made only for a record that is wrong. Keys and values are
  * views into the payload (the connection's own copy), copied once, into the log's frames.
  */
-function decodeProduceRecords(payload: Uint8Array, at: number, count: number, r: PayloadReader): DecodedRecord[] {
+function decodeProduceRecords(payload: Uint8Array, at: number, count: number, r: PayloadReader): ProduceRecordFields[] {
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const end = payload.length;
-  const records = new Array<DecodedRecord>(count);
+  const records = new Array<ProduceRecordFields>(count);
   const cut = (i: number, field: string) => r.fail(`it ends inside records[${i}].${field}`);
   for (let i = 0; i < count; i++) {
     if (end - at < 4) throw cut(i, "key_len");

@@ -12,12 +12,13 @@
  * covers many produces, and with a single producer nothing waits for a timer. A produce resolves
  * with its offsets only after its flush's sync, and that is also when its records become readable.
  */
-import { assert } from "../../core/assert.ts";
+import { AssertionError, assert } from "../../core/assert.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import { SvcError } from "../../core/errors.ts";
 import { brokerRecordBytesMax, logFlushBytesMax, logIndexIntervalBytes, logSegmentBytesMax, logSegmentBytesMin, MiB } from "../../core/limits.ts";
 import { appendChunks } from "../../native/append.ts";
-import { encodeProduceFrames, frameBytes, type LogRecord } from "./record.ts";
+import { stampFrames } from "../../native/frames.ts";
+import { type FrameRun, frameBodyBytesMax, frameKeyValueBytes, frameOverheadBytes, type LogRecord, unstampedFrames } from "./record.ts";
 import { type RecoveryReport, recoverSegments } from "./recovery.ts";
 import { type Appender, type AppendedProduce, Segment, type SegmentOptions } from "./segment.ts";
 
@@ -88,10 +89,8 @@ export interface WriteHook {
 }
 
 interface PendingProduce {
-  records: readonly ProduceRecord[];
+  run: FrameRun;
   tag: unknown;
-  /** The records' frames' bytes. */
-  bytes: number;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
@@ -219,27 +218,54 @@ export class Partition {
   }
 
   /**
-   * Appends `records` as one produce. Resolves once they are on disk, with their offsets; rejects
-   * without writing anything when a record is too large or the partition cannot write.
+   * Appends `records` — record objects, or a produce's frames laid out already — as one produce.
+   * Resolves once they are on disk, with their offsets; rejects without writing anything when a
+   * record is too large or the partition cannot write.
    */
-  append(records: readonly ProduceRecord[], tag?: unknown): Promise<AppendResult> {
+  append(records: FrameRun | readonly ProduceRecord[], tag?: unknown): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new SvcError("unavailable", `partition ${this.dir} is closed`));
     if (this.failure !== null) return Promise.reject(this.failure);
-    if (records.length === 0) return Promise.reject(new SvcError("bad_request", "a produce needs at least one record"));
-    let bytes = 0;
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!;
-      const recordBytes = (record.key?.length ?? 0) + record.value.length;
-      if (recordBytes > this.recordBytesMax) {
-        const message = `record ${i} has ${recordBytes} bytes of key and value; the limit is ${this.recordBytesMax}`;
-        return Promise.reject(new SvcError("body_too_large", message));
-      }
-      bytes += frameBytes(record.key, record.value);
-    }
+    const count = "frames" in records ? records.count : records.length;
+    if (count === 0) return Promise.reject(new SvcError("bad_request", "a produce needs at least one record"));
+    // Record objects are measured before they are framed: framing refuses what no frame can hold.
+    const refused = "frames" in records ? this.refusal(records) : this.oversized(records);
+    if (refused !== null) return Promise.reject(refused);
+    const run = "frames" in records ? records : unstampedFrames(records);
     return new Promise((resolve, reject) => {
-      this.pending.push({ records, tag, bytes, resolve, reject });
+      this.pending.push({ run, tag, resolve, reject });
       this.queueFlush();
     });
+  }
+
+  /**
+   * Why the run cannot be appended, or null: a record past recordBytesMax, or frames that do not
+   * tile it — checked here, so one bad produce cannot fail the flush it would share with others.
+   */
+  private refusal(run: FrameRun): SvcError | AssertionError | null {
+    const { frames } = run;
+    const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
+    let pos = 0;
+    for (let i = 0; i < run.count; i++) {
+      if (frames.length - pos < frameOverheadBytes || view.getUint32(pos, true) > frameBodyBytesMax) break;
+      const recordBytes = frameKeyValueBytes(view, pos);
+      if (recordBytes < 0) break;
+      if (recordBytes > this.recordBytesMax) return this.tooLarge(i, recordBytes);
+      pos += frameOverheadBytes + recordBytes;
+    }
+    return pos === frames.length ? null : new AssertionError(`a produce's ${frames.length} bytes are not the frames of ${run.count} records`);
+  }
+
+  /** A refusal of the first record object whose key and value pass recordBytesMax, or null. */
+  private oversized(records: readonly ProduceRecord[]): SvcError | null {
+    for (let i = 0; i < records.length; i++) {
+      const recordBytes = (records[i]!.key?.length ?? 0) + records[i]!.value.length;
+      if (recordBytes > this.recordBytesMax) return this.tooLarge(i, recordBytes);
+    }
+    return null;
+  }
+
+  private tooLarge(i: number, recordBytes: number): SvcError {
+    return new SvcError("body_too_large", `record ${i} has ${recordBytes} bytes of key and value; the limit is ${this.recordBytesMax}`);
   }
 
   /** Installs the hook told about tagged produces; set once, before the first append. */
@@ -273,8 +299,8 @@ export class Partition {
     try {
       if (this.failure !== null) throw this.failure;
       const timestampMs = this.clock.nowMs();
-      const batchBytes = batch.reduce((sum, p) => sum + p.bytes, 0);
-      const batchRecords = batch.reduce((sum, p) => sum + p.records.length, 0);
+      const batchBytes = batch.reduce((sum, p) => sum + p.run.frames.length, 0);
+      const batchRecords = batch.reduce((sum, p) => sum + p.run.count, 0);
       if (this.shouldRoll(batchBytes, batchRecords, timestampMs)) this.roll();
       const results = await this.writeBatch(batch, timestampMs);
       batch.forEach((p, i) => p.resolve(results[i]!));
@@ -289,8 +315,8 @@ export class Partition {
   private takeBatch(): PendingProduce[] {
     let taken = 0;
     let bytes = 0;
-    while (taken < this.pending.length && (taken === 0 || bytes + this.pending[taken]!.bytes <= logFlushBytesMax)) {
-      bytes += this.pending[taken]!.bytes;
+    while (taken < this.pending.length && (taken === 0 || bytes + this.pending[taken]!.run.frames.length <= logFlushBytesMax)) {
+      bytes += this.pending[taken]!.run.frames.length;
       taken++;
     }
     return this.pending.splice(0, taken);
@@ -305,13 +331,15 @@ export class Partition {
     const results: AppendResult[] = [];
     const tagged: TaggedAppend[] = [];
     for (const produce of batch) {
-      const { records } = produce;
-      if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count: records.length });
-      chunks.push(encodeProduceFrames(records, offset, timestampMs, produce.bytes));
-      appended.push({ records, baseOffset: offset });
-      results.push({ baseOffset: offset, lastOffset: offset + records.length - 1, timestampMs });
-      offset += records.length;
-      recordCount += records.length;
+      const { frames, count } = produce.run;
+      if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count });
+      // Offsets, timestamps and checksums of the whole produce in one native call.
+      stampFrames(frames, offset, timestampMs, frameBodyBytesMax);
+      chunks.push(frames);
+      appended.push({ frames, count, baseOffset: offset });
+      results.push({ baseOffset: offset, lastOffset: offset + count - 1, timestampMs });
+      offset += count;
+      recordCount += count;
     }
     const hook = tagged.length > 0 ? this.writeHook : null;
     if (hook !== null) {

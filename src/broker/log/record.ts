@@ -45,9 +45,9 @@ export function keyValueBytes(records: readonly { key: Uint8Array | null; value:
 /** Bytes of a frame around its key and value. */
 export const frameOverheadBytes = 32;
 /** The length field itself, not counted in bodyBytes. */
-const lengthFieldBytes = 4;
+export const frameLengthFieldBytes = 4;
 /** bodyBytes of a record with an empty key and an empty value. */
-const bodyBytesMin = frameOverheadBytes - lengthFieldBytes;
+const bodyBytesMin = frameOverheadBytes - frameLengthFieldBytes;
 /**
  * The largest bodyBytes a reader accepts. A record's key plus value is at most the spec's 8 MiB; a
  * larger length field can only be damage, and refusing it keeps a flipped high bit from making a
@@ -77,23 +77,64 @@ export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
 }
 
 /**
- * Encodes one produce's records as frames at offsets from `baseOffset`, all stamped
- * `timestampMs`: what a partition writes, without a record object made per record. `totalBytes`
- * is their frames' bytes, which the partition summed when the produce arrived.
+ * One produce's records for one partition as frames back to back, laid out when the produce
+ * arrived — by the binary front natively, from its payload in one call, or by unstampedFrames —
+ * with each frame's offset, timestamp and CRC left for the flush that writes them (stampFrames):
+ * a record is copied once, into its frame, and never held as an object.
  */
-export function encodeProduceFrames(
-  records: readonly { key: Uint8Array | null; value: Uint8Array }[],
-  baseOffset: number,
-  timestampMs: number,
-  totalBytes: number,
-): Uint8Array {
-  const out = new Uint8Array(totalBytes);
-  const view = new DataView(out.buffer);
+export interface FrameRun {
+  frames: Uint8Array;
+  count: number;
+}
+
+/** `records` as a FrameRun: what a front that decoded record objects (JSON) hands to the log. */
+export function unstampedFrames(records: readonly { key: Uint8Array | null; value: Uint8Array }[]): FrameRun {
+  let total = 0;
+  for (let i = 0; i < records.length; i++) total += frameBytes(records[i]!.key, records[i]!.value);
+  const frames = new Uint8Array(total);
+  const view = new DataView(frames.buffer);
   let pos = 0;
-  for (let i = 0; i < records.length; i++) pos = encodeFrame(out, view, pos, records[i]!.key, records[i]!.value, baseOffset + i, timestampMs);
-  if (pos !== totalBytes) throw new AssertionError(`the frames of ${records.length} records take ${pos} bytes, not ${totalBytes}`);
-  sealFrames(out, frameBodyBytesMax);
-  return out;
+  for (let i = 0; i < records.length; i++) pos = encodeFrame(frames, view, pos, records[i]!.key, records[i]!.value, 0, 0);
+  return { frames, count: records.length };
+}
+
+/** Key plus value bytes of the frame at `pos` (its body less the fixed fields). */
+export function frameKeyValueBytes(view: DataView, pos: number): number {
+  return view.getUint32(pos, true) - bodyBytesMin;
+}
+
+/** The key of the frame at `pos`, a view into `frames`; null for none. */
+export function frameKey(frames: Uint8Array, view: DataView, pos: number): Uint8Array | null {
+  const keyLength = view.getInt32(pos + 24, true);
+  return keyLength === -1 ? null : frames.subarray(pos + 28, pos + 28 + keyLength);
+}
+
+/** Where each of the run's frames starts, reading their length fields. */
+export function frameStarts(run: FrameRun): Uint32Array {
+  const view = new DataView(run.frames.buffer, run.frames.byteOffset, run.frames.byteLength);
+  const starts = new Uint32Array(run.count);
+  let pos = 0;
+  for (let i = 0; i < run.count; i++) {
+    starts[i] = pos;
+    pos += frameLengthFieldBytes + view.getUint32(pos, true);
+  }
+  return starts;
+}
+
+/** The frames at `positions` (indexes into `starts`), in that order, as a run of their own. */
+export function selectFrames(run: FrameRun, starts: Uint32Array, positions: readonly number[]): FrameRun {
+  const view = new DataView(run.frames.buffer, run.frames.byteOffset, run.frames.byteLength);
+  let total = 0;
+  for (const p of positions) total += frameLengthFieldBytes + view.getUint32(starts[p]!, true);
+  const frames = new Uint8Array(total);
+  let at = 0;
+  for (const p of positions) {
+    const start = starts[p]!;
+    const end = start + frameLengthFieldBytes + view.getUint32(start, true);
+    frames.set(run.frames.subarray(start, end), at);
+    at += end - start;
+  }
+  return { frames, count: positions.length };
 }
 
 function encodeFrame(out: Uint8Array, view: DataView, start: number, key: Uint8Array | null, value: Uint8Array, offset: number, timestampMs: number): number {
@@ -103,7 +144,7 @@ function encodeFrame(out: Uint8Array, view: DataView, start: number, key: Uint8A
     throw new AssertionError(`record at offset ${offset} (timestamp ${timestampMs}, ${keyLength + value.length} bytes) cannot be framed`);
   }
   const end = start + frameOverheadBytes + keyLength + value.length;
-  view.setUint32(start, end - start - lengthFieldBytes, true);
+  view.setUint32(start, end - start - frameLengthFieldBytes, true);
   writeU53(view, start + 8, offset);
   writeI53(view, start + 16, timestampMs);
   view.setInt32(start + 24, key === null ? -1 : keyLength, true);
@@ -146,12 +187,12 @@ export function checkedFramesEnd(bytes: Uint8Array, pos: number): number {
  */
 export function readFrame(bytes: Uint8Array, view: DataView, pos: number, checkedEnd = 0): FrameRead {
   const available = bytes.length - pos;
-  if (available < lengthFieldBytes) return { kind: "torn", needBytes: lengthFieldBytes };
+  if (available < frameLengthFieldBytes) return { kind: "torn", needBytes: frameLengthFieldBytes };
   const bodyBytes = view.getUint32(pos, true);
   if (bodyBytes < bodyBytesMin || bodyBytes > frameBodyBytesMax) {
     return { kind: "corrupt", reason: `frame length ${bodyBytes} is outside ${bodyBytesMin}..${frameBodyBytesMax}` };
   }
-  const total = lengthFieldBytes + bodyBytes;
+  const total = frameLengthFieldBytes + bodyBytes;
   if (available < total) return { kind: "torn", needBytes: total };
   const end = pos + total;
   if (end > checkedEnd && crc32c(bytes, pos + 8, end) !== view.getUint32(pos + 4, true)) return { kind: "corrupt", reason: "CRC mismatch" };

@@ -18,7 +18,7 @@ import { AssertionError, assert } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
 import { scanFrames, type Visit } from "./frame-scan.ts";
 import { OffsetIndex } from "./offset-index.ts";
-import { frameBytes, type LogRecord } from "./record.ts";
+import { frameLengthFieldBytes, type LogRecord } from "./record.ts";
 import { TimeIndex } from "./time-index.ts";
 
 /** Writes `chunks` at the end of `fd` and, if `sync`, fdatasyncs; resolves to the file's length. */
@@ -62,9 +62,10 @@ export interface SegmentRead {
   reachedEnd: boolean;
 }
 
-/** One produce's part of an append: its records, written at offsets from `baseOffset`. */
+/** One produce's part of an append: `count` frames back to back, written at offsets from `baseOffset`. */
 export interface AppendedProduce {
-  records: readonly { key: Uint8Array | null; value: Uint8Array }[];
+  frames: Uint8Array;
+  count: number;
   baseOffset: number;
 }
 
@@ -237,12 +238,15 @@ export class Segment {
     }
     let position = start;
     this.firstTimestampMs ??= timestampMs;
-    for (const { records, baseOffset } of produces) {
-      for (let i = 0; i < records.length; i++) {
-        const bytes = frameBytes(records[i]!.key, records[i]!.value);
+    for (const { frames, count, baseOffset } of produces) {
+      const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
+      let at = 0;
+      for (let i = 0; i < count; i++) {
+        const bytes = frameLengthFieldBytes + view.getUint32(at, true);
         // No message is built unless it fails: this runs for every record written.
         if (this.indexRecord(baseOffset + i, timestampMs, position, bytes) !== "continue") throw new AssertionError(`append out of order at ${baseOffset + i}`);
         position += bytes;
+        at += bytes;
       }
     }
   }

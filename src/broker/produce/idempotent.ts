@@ -14,6 +14,7 @@
  * inside the partition's flush, once the records are synced (producer-journal.ts).
  */
 import { SvcError } from "../../core/errors.ts";
+import { selectFrames } from "../log/record.ts";
 import type { Topic } from "../topics/topic.ts";
 import { producerJournalOf, type SequenceTag } from "./producer-journal.ts";
 import { SequenceWindow } from "./producer-state.ts";
@@ -55,14 +56,14 @@ interface PartitionPart {
 export function produceIdempotent(topic: Topic, plan: ProducePlan, producerId: string): Promise<ProduceResult[]> {
   return inProducerOrder(topic, producerId, async () => {
     const parts = judge(topic, plan, producerId);
-    const results = new Array<ProduceResult>(plan.records.length);
+    const results = new Array<ProduceResult>(plan.run.count);
     await Promise.all(
       parts.map(async (part) => {
         let baseOffset = 0;
         if (part.writePositions.length > 0) {
           const tag: SequenceTag = { producerId, firstSequence: part.firstSequence };
-          const records = part.writePositions.map((position) => ({ key: plan.records[position]!.key, value: plan.records[position]!.value }));
-          baseOffset = (await topic.logForWrite(part.partition).append(records, tag)).baseOffset;
+          const frames = selectFrames(plan.run, plan.starts, part.writePositions);
+          baseOffset = (await topic.logForWrite(part.partition).append(frames, tag)).baseOffset;
           part.writePositions.forEach((position, i) => (results[position] = { partition: part.partition, offset: baseOffset + i }));
         }
         for (const [position, offset] of part.duplicates) {
@@ -77,20 +78,20 @@ export function produceIdempotent(topic: Topic, plan: ProducePlan, producerId: s
 /** Decides every record of the request; throws a 400 (nothing written) at the first refusal. */
 function judge(topic: Topic, plan: ProducePlan, producerId: string): PartitionPart[] {
   const parts = new Map<number, { part: PartitionPart; trial: SequenceWindow }>();
-  plan.records.forEach((record, position) => {
-    let entry = parts.get(record.partition);
+  plan.partitions.forEach((partition, position) => {
+    let entry = parts.get(partition);
     if (entry === undefined) {
-      const log = topic.existingLog(record.partition);
+      const log = topic.existingLog(partition);
       // A trial copy: the committed window changes only once records are on disk.
       const trial = log === null ? undefined : producerJournalOf(log).window(producerId).clone();
-      entry = { part: { partition: record.partition, writePositions: [], firstSequence: 0, duplicates: new Map() }, trial: trial ?? new SequenceWindow() };
+      entry = { part: { partition, writePositions: [], firstSequence: 0, duplicates: new Map() }, trial: trial ?? new SequenceWindow() };
       entry.part.firstSequence = entry.trial.next;
-      parts.set(record.partition, entry);
+      parts.set(partition, entry);
     }
     const { part, trial } = entry;
-    const sequence = record.sequence!;
+    const sequence = plan.sequences[position]!;
     const decision = trial.decide(sequence);
-    const where = `records[${position}] (partition ${record.partition}, sequence ${sequence})`;
+    const where = `records[${position}] (partition ${partition}, sequence ${sequence})`;
     switch (decision.kind) {
       case "accept":
         // Placeholder offset −(k+1): a later record of this request may repeat this sequence.

@@ -4,26 +4,26 @@
  * shares its fdatasync with other requests), answered once every append is on disk, with the
  * results in the request's order.
  */
-import type { ProduceRecord } from "../log/partition.ts";
+import { selectFrames } from "../log/record.ts";
 import type { Topic } from "../topics/topic.ts";
 import { produceIdempotent } from "./idempotent.ts";
 import type { ProducePlan, ProduceResult } from "./request.ts";
 
-interface PartitionBatch {
-  /** Positions in the request of this partition's records, in order. */
-  positions: number[];
-  records: ProduceRecord[];
+/** The positions in the request of each partition's records, in order. */
+function byPartition(plan: ProducePlan): Map<number, number[]> {
+  const positions = new Map<number, number[]>();
+  plan.partitions.forEach((partition, position) => {
+    let list = positions.get(partition);
+    if (list === undefined) positions.set(partition, (list = []));
+    list.push(position);
+  });
+  return positions;
 }
 
-function byPartition(plan: ProducePlan): Map<number, PartitionBatch> {
-  const batches = new Map<number, PartitionBatch>();
-  plan.records.forEach((record, position) => {
-    let batch = batches.get(record.partition);
-    if (batch === undefined) batches.set(record.partition, (batch = { positions: [], records: [] }));
-    batch.positions.push(position);
-    batch.records.push({ key: record.key, value: record.value });
-  });
-  return batches;
+/** Whether every element of `values` is `value` (a loop: `every` with a callback costs ~6 µs a 1,000). */
+function allEqual(values: Float64Array, value: number): boolean {
+  for (let i = 0; i < values.length; i++) if (values[i] !== value) return false;
+  return true;
 }
 
 /**
@@ -39,20 +39,22 @@ export async function produce(topic: Topic, plan: ProducePlan, queued?: () => vo
     queued?.();
     return written;
   }
-  const { records } = plan;
-  // The usual batch: every record to one partition, appended as it is, nothing regrouped.
-  const partition = records[0]!.partition;
-  if (records.every((r) => r.partition === partition)) {
-    const append = topic.logForWrite(partition).append(records);
+  const { run, partitions } = plan;
+  // The usual batch: every record to one partition, its frames appended as they are.
+  const partition = partitions[0]!;
+  if (allEqual(partitions, partition)) {
+    const append = topic.logForWrite(partition).append(run);
     queued?.();
-    const appended = await append;
-    return records.map((_, i) => ({ partition, offset: appended.baseOffset + i }));
+    const { baseOffset } = await append;
+    const results = new Array<ProduceResult>(run.count);
+    for (let i = 0; i < run.count; i++) results[i] = { partition, offset: baseOffset + i };
+    return results;
   }
-  const results = new Array<ProduceResult>(plan.records.length);
+  const results = new Array<ProduceResult>(run.count);
   // Each async callback runs up to its first await at once: every append is queued before map returns.
-  const appends = [...byPartition(plan)].map(async ([partition, batch]) => {
-    const appended = await topic.logForWrite(partition).append(batch.records);
-    batch.positions.forEach((position, i) => (results[position] = { partition, offset: appended.baseOffset + i }));
+  const appends = [...byPartition(plan)].map(async ([partition, positions]) => {
+    const appended = await topic.logForWrite(partition).append(selectFrames(run, plan.starts, positions));
+    positions.forEach((position, i) => (results[position] = { partition, offset: appended.baseOffset + i }));
   });
   queued?.();
   await Promise.all(appends);

@@ -7,9 +7,8 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Broker } from "../broker.ts";
 import { type PartitionRead, type ReadParams, readPartition } from "../consume/consume.ts";
-import { keyValueBytes } from "../log/record.ts";
 import { produce } from "../produce/produce.ts";
-import type { ProducePlan, ProduceResult } from "../produce/request.ts";
+import { keyValueBytesAt, type ProducePlan, type ProduceResult } from "../produce/request.ts";
 import type { Topic } from "../topics/topic.ts";
 import { SvcError } from "../../core/errors.ts";
 
@@ -43,15 +42,15 @@ export function produceOperation(
       stillThere(topic);
       const actor = pipeline.actorOf(principal);
       if (checked.producerId !== null) broker.producerOwners.check(checked.producerId, actor);
-      const bytes = keyValueBytes(checked.records);
+      const bytes = checked.keyValueBytes;
       meter.admitProduce(bytes);
       if (checked.producerId !== null) await broker.producerOwners.use(checked.producerId, actor);
       const results = await produce(topic, checked, queued);
-      if (checked.producerId === null) meter.produced(topicName, checked.records.length, bytes);
+      if (checked.producerId === null) meter.produced(topicName, checked.run.count, bytes);
       else {
         // Retries an idempotent producer sent again were not written, and do not count.
-        const written = checked.records.filter((_, i) => results[i]!.duplicate !== true);
-        meter.produced(topicName, written.length, keyValueBytes(written));
+        const written = results.flatMap((r, position) => (r.duplicate === true ? [] : [position]));
+        meter.produced(topicName, written.length, keyValueBytesAt(checked, written));
       }
       return results;
     },
