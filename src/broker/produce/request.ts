@@ -50,14 +50,10 @@ export interface ProduceLimits {
 const bodyFields = ["producer_id", "records"] as const;
 const recordFields = ["key", "value", "partition", "sequence"] as const;
 
-/** A record as the JSON front decodes it. */
-interface JsonRecord {
+/** A record's key and value as the JSON front decodes them. */
+interface ProduceRecordBytes {
   key: Uint8Array | null;
   value: Uint8Array;
-  /** -1: none named. */
-  partition: number;
-  /** -1: none. */
-  sequence: number;
 }
 
 /** A produce body (JSON, from HTTP) as a plan; a 4xx naming the field at the first problem. */
@@ -66,14 +62,14 @@ export function planProduce(body: unknown, topic: Topic, limits: ProduceLimits):
   const producerId = fields.producer_id === undefined || fields.producer_id === null ? null : textField(fields.producer_id, "producer_id");
   const list = fields.records;
   if (!Array.isArray(list)) throw badRequest(`'records' must be an array of record objects, not ${describeJson(list)}`);
-  const records = list.map((item, i) => decodeJsonRecord(item, i));
-  // Measured before they are framed: a frame cannot hold what --max-record-bytes refuses.
+  const records = new Array<ProduceRecordBytes>(list.length);
+  const partitions = new Float64Array(list.length);
+  const sequences = new Float64Array(list.length);
+  for (let i = 0; i < list.length; i++) records[i] = decodeJsonRecord(list[i], i, partitions, sequences);
+  // Measured before they are framed (a frame cannot hold what --max-record-bytes refuses), after
+  // every record's fields are read, so a malformed field is named first as planRecords would.
   records.forEach((r, i) => checkRecordBytes(i, (r.key?.length ?? 0) + r.value.length, limits));
-  const decoded: DecodedRecords = {
-    run: unstampedFrames(records),
-    partitions: Float64Array.from(records, (r) => r.partition),
-    sequences: Float64Array.from(records, (r) => r.sequence),
-  };
+  const decoded: DecodedRecords = { run: unstampedFrames(records), partitions, sequences };
   return planRecords(producerId, decoded, topic, limits);
 }
 
@@ -99,27 +95,28 @@ export function planRecords(producerId: string | null, decoded: DecodedRecords, 
   const starts = new Uint32Array(count);
   let keyValueBytes = 0;
   let sequenced = 0;
-  let unrouted = -1;
   // Messages are made only for a record that fails: this loop runs for every record produced.
   for (let i = 0, pos = 0; i < count; i++) {
     starts[i] = pos;
     const partition = partitions[i]!;
     if (partition !== -1 && !(partition >= 0 && partition < topic.partitionCount)) integerIn(partition, 0, topic.partitionCount - 1, `records[${i}].partition`);
     const bytes = frameKeyValueBytes(view, pos);
-    checkRecordBytes(i, bytes, limits);
+    if (bytes > limits.recordBytesMax) checkRecordBytes(i, bytes, limits);
     keyValueBytes += bytes;
     if (sequences[i] !== -1) sequenced++;
-    if (unrouted === -1 && partition === -1 && frameKey(frames, view, pos) === null) unrouted = i;
     pos += frameOverheadBytes + bytes;
   }
   if (producerId !== null && sequenced !== count) throw badRequest("with 'producer_id', every record needs a 'sequence'");
   if (producerId === null && sequenced > 0) throw badRequest("a record with 'sequence' needs the request's 'producer_id'");
-  if (producerId !== null && unrouted >= 0) {
+  if (producerId !== null) {
     // Sequences count per partition, so the producer must know each record's partition, and a
     // retry must land where the original did: round robin would send it elsewhere.
-    throw badRequest(
-      `with 'producer_id', 'records[${unrouted}]' needs a 'partition' or a 'key': its sequence counts per partition, and a retry must reach the same one`,
-    );
+    for (let i = 0; i < count; i++) {
+      if (partitions[i] !== -1 || frameKey(frames, view, starts[i]!) !== null) continue;
+      throw badRequest(
+        `with 'producer_id', 'records[${i}]' needs a 'partition' or a 'key': its sequence counts per partition, and a retry must reach the same one`,
+      );
+    }
   }
   for (let i = 0; i < count; i++) {
     if (partitions[i] !== -1) continue;
@@ -140,14 +137,15 @@ export function keyValueBytesAt(plan: ProducePlan, positions: readonly number[])
 
 const encoder = new TextEncoder();
 
-function decodeJsonRecord(item: unknown, i: number): JsonRecord {
+/** Record `i` of a JSON body; its partition and sequence (-1: none) go to `partitions[i]` and `sequences[i]`. */
+function decodeJsonRecord(item: unknown, i: number, partitions: Float64Array, sequences: Float64Array): ProduceRecordBytes {
   const where = `records[${i}]`;
   const fields = objectFields(item, recordFields, where);
   if (fields.value === undefined) throw badRequest(`'${where}.value' is required`);
   const value = textField(fields.value, `${where}.value`);
   const key = fields.key === undefined || fields.key === null ? null : textField(fields.key, `${where}.key`);
   const absent = (v: unknown) => v === undefined || v === null;
-  const partition = absent(fields.partition) ? -1 : integerIn(fields.partition, 0, Number.MAX_SAFE_INTEGER, `${where}.partition`);
-  const sequence = absent(fields.sequence) ? -1 : integerIn(fields.sequence, 0, Number.MAX_SAFE_INTEGER, `${where}.sequence`);
-  return { key: key === null ? null : encoder.encode(key), value: encoder.encode(value), partition, sequence };
+  partitions[i] = absent(fields.partition) ? -1 : integerIn(fields.partition, 0, Number.MAX_SAFE_INTEGER, `${where}.partition`);
+  sequences[i] = absent(fields.sequence) ? -1 : integerIn(fields.sequence, 0, Number.MAX_SAFE_INTEGER, `${where}.sequence`);
+  return { key: key === null ? null : encoder.encode(key), value: encoder.encode(value) };
 }
