@@ -1,22 +1,29 @@
 // Segment append: the native path (writev + fdatasync on a worker thread) leaves exactly the
-// bytes and length the node:fs reference does, for arbitrary sequences of batches.
+// bytes and length the node:fs reference does, for arbitrary sequences of batches — and so does a
+// flush of unstamped frames that the native path stamps on its thread.
 import { afterAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { appendChunks, appendChunksReference } from "../src/native/append.ts";
+import { decodeRecords, frameBodyBytesMax, unstampedFrames } from "../src/broker/log/record.ts";
+import { appendChunks, appendChunksReference, type ChunkStamps } from "../src/native/append.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-append-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let fileCounter = 0;
 
-async function appendAll(impl: typeof appendChunks, batches: Uint8Array[][], sync: boolean): Promise<{ lengths: number[]; contents: Buffer }> {
+async function appendAll(
+  impl: typeof appendChunks,
+  batches: Uint8Array[][],
+  sync: boolean,
+  stamps: (ChunkStamps | undefined)[] = [],
+): Promise<{ lengths: number[]; contents: Buffer }> {
   const path = join(dir, `${++fileCounter}.log`);
   const fd = openSync(path, "a");
   try {
     const lengths: number[] = [];
-    for (const batch of batches) lengths.push(await impl(fd, batch, sync));
+    for (const [i, batch] of batches.entries()) lengths.push(await impl(fd, batch, sync, stamps[i]));
     return { lengths, contents: readFileSync(path) };
   } finally {
     closeSync(fd);
@@ -36,6 +43,40 @@ describe("appendChunks", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  test("stamped on the way: native and reference write the same frames, each at its offset and time", async () => {
+    const records = fc.array(fc.record({ key: fc.option(fc.uint8Array({ maxLength: 10 }), { nil: null }), value: fc.uint8Array({ maxLength: 80 }) }), {
+      minLength: 1,
+      maxLength: 6,
+    });
+    const flushes = fc.array(fc.array(records, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 });
+    await fc.assert(
+      fc.asyncProperty(flushes, fc.integer({ min: 0, max: 2 ** 45 }), async (input, timestampMs) => {
+        // Each run is framed anew for each side: stamping writes into the chunks.
+        const chunksOf = () => input.map((flush) => flush.map((produce) => unstampedFrames(produce).frames));
+        let next = 0;
+        const stamps = input.map((flush) => ({
+          baseOffsets: flush.map((produce) => ((next += produce.length), next - produce.length)),
+          timestampMs,
+          bodyBytesMax: frameBodyBytesMax,
+        }));
+        const native = await appendAll(appendChunks, chunksOf(), true, stamps);
+        const reference = await appendAll(appendChunksReference, chunksOf(), true, stamps);
+        expect(native.lengths).toEqual(reference.lengths);
+        expect(native.contents.equals(reference.contents)).toBe(true);
+        const read = decodeRecords(new Uint8Array(native.contents));
+        expect(read.stop).toBe("end");
+        expect(read.records.map((r) => [r.offset, r.timestampMs, r.key, r.value])).toEqual(
+          input.flat(2).map((r, offset) => [offset, timestampMs, r.key, r.value]),
+        );
+      }),
+      { numRuns: 60 },
+    );
+    const frames = unstampedFrames([{ key: null, value: new Uint8Array(3) }]).frames;
+    for (const append of [appendChunks, appendChunksReference]) {
+      await expect(append(0, [frames], false, { baseOffsets: [], timestampMs: 0, bodyBytesMax: frameBodyBytesMax })).rejects.toThrow(/one safe/);
+    }
   });
 
   test("a batch of more chunks than one writev takes (IOV_MAX 1024) is written whole", async () => {

@@ -16,6 +16,7 @@ export interface NativeAddon {
   stampFrames(frames: Uint8Array, baseOffset: number, timestampMs: number, bodyBytesMax: number): number;
   frameProduceRecords(payload: Uint8Array, at: number, count: number, out: Uint8Array, partitions: Float64Array, sequences: Float64Array): boolean;
   appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number>;
+  appendStampedChunks(fd: number, chunks: Uint8Array[], baseOffsets: number[], timestampMs: number, bodyBytesMax: number, sync: boolean): Promise<number>;
   writeChunksAt(fd: number, chunks: Uint8Array[], position: number, sync: boolean): Promise<void>;
   respScanBind(state: Float64Array, out: Uint32Array): number;
   respScan(buf: Uint8Array, binding: number): number;

@@ -13,10 +13,25 @@
 import { fdatasyncSync, fstatSync, writevSync } from "node:fs";
 import { writeAll } from "../core/write-all.ts";
 import { nativeAddon } from "./addon.ts";
+import { stampFramesReference } from "./frames.ts";
 
-/** Appends `chunks` in order; resolves to the file's length afterwards. */
-export function appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number> {
-  return nativeAddon.appendChunks(fd, chunks, sync);
+/**
+ * What a flush of broker record frames laid out before it (src/broker/log/record.ts) writes into
+ * them on the way to disk: chunk i's frames get offsets from `baseOffsets[i]`, `timestampMs` and
+ * their CRCs, as stampFrames does — on the worker thread, so the JavaScript thread never spends a
+ * flush's checksumming. The chunks are the append's until it settles: nothing may read them.
+ */
+export interface ChunkStamps {
+  baseOffsets: number[];
+  timestampMs: number;
+  /** The largest frame body a chunk may hold. */
+  bodyBytesMax: number;
+}
+
+/** Appends `chunks` in order, stamped first when `stamps` is given; resolves to the file's length afterwards. */
+export function appendChunks(fd: number, chunks: Uint8Array[], sync: boolean, stamps?: ChunkStamps): Promise<number> {
+  if (stamps === undefined) return nativeAddon.appendChunks(fd, chunks, sync);
+  return nativeAddon.appendStampedChunks(fd, chunks, stamps.baseOffsets, stamps.timestampMs, stamps.bodyBytesMax, sync);
 }
 
 /** writev may take only part of a batch; this is the loop that finishes it. */
@@ -32,7 +47,11 @@ function writevAll(fd: number, chunks: Uint8Array[]): void {
   }
 }
 
-export async function appendChunksReference(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number> {
+export async function appendChunksReference(fd: number, chunks: Uint8Array[], sync: boolean, stamps?: ChunkStamps): Promise<number> {
+  if (stamps !== undefined && stamps.baseOffsets.length !== chunks.length) {
+    throw new RangeError("one safe, non-negative base offset per chunk and a safe timestamp are needed");
+  }
+  if (stamps !== undefined) chunks.forEach((chunk, i) => stampFramesReference(chunk, stamps.baseOffsets[i]!, stamps.timestampMs, stamps.bodyBytesMax));
   writevAll(fd, chunks);
   if (sync) fdatasyncSync(fd);
   return fstatSync(fd).size;

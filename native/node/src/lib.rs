@@ -90,6 +90,16 @@ pub struct AppendChunks {
     fd: i32,
     chunks: Vec<Buffer>,
     sync: bool,
+    /// Set for a flush of produces laid out before it: each chunk's frames are stamped first.
+    stamps: Option<Stamps>,
+}
+
+/// Offsets, timestamp and CRCs a flush writes into its chunks' frames before they go to disk.
+struct Stamps {
+    /// The offset of each chunk's first frame.
+    base_offsets: Vec<f64>,
+    timestamp_ms: f64,
+    body_max: u32,
 }
 
 impl Task for AppendChunks {
@@ -97,6 +107,19 @@ impl Task for AppendChunks {
     type JsValue = f64;
 
     fn compute(&mut self) -> Result<Self::Output> {
+        if let Some(stamps) = &self.stamps {
+            let safe = |n: f64| n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0;
+            if stamps.base_offsets.len() != self.chunks.len() || !stamps.base_offsets.iter().all(|&b| safe(b) && b >= 0.0) || !safe(stamps.timestamp_ms) {
+                return Err(Error::new(Status::InvalidArg, "one safe, non-negative base offset per chunk and a safe timestamp are needed".to_string()));
+            }
+            for (chunk, &base) in self.chunks.iter_mut().zip(&stamps.base_offsets) {
+                // SAFETY: the flush hands its chunks over for the task's life: no JavaScript reads
+                // or writes them until it settles (segment.ts), so this thread's view is the only one.
+                let frames = unsafe { std::slice::from_raw_parts_mut(chunk.as_ptr() as *mut u8, chunk.len()) };
+                svc_log::frames::stamp_frames(frames, base as u64, stamps.timestamp_ms as i64, stamps.body_max)
+                    .ok_or_else(|| Error::new(Status::InvalidArg, "frame lengths do not tile a chunk".to_string()))?;
+            }
+        }
         // The descriptor belongs to the JavaScript side, which keeps it open until this task
         // settles; ManuallyDrop stops the File from closing it here.
         let file = ManuallyDrop::new(unsafe { File::from_raw_fd(self.fd) });
@@ -117,7 +140,17 @@ impl Task for AppendChunks {
 /// must not start another append on it until this one settles.
 #[napi(ts_return_type = "Promise<number>")]
 pub fn append_chunks(fd: i32, chunks: Vec<Buffer>, sync: bool) -> AsyncTask<AppendChunks> {
-    AsyncTask::new(AppendChunks { fd, chunks, sync })
+    AsyncTask::new(AppendChunks { fd, chunks, sync, stamps: None })
+}
+
+/// As appendChunks, for chunks of frames laid out before their flush: on the worker thread, first
+/// stamps chunk i's frames with offsets from `base_offsets[i]`, `timestamp_ms` and their CRCs
+/// (stampFrames), so the JavaScript thread never spends a flush's checksumming. The chunks must
+/// not be touched by JavaScript until the task settles.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn append_stamped_chunks(fd: i32, chunks: Vec<Buffer>, base_offsets: Vec<f64>, timestamp_ms: f64, body_max: u32, sync: bool) -> AsyncTask<AppendChunks> {
+    let stamps = Some(Stamps { base_offsets, timestamp_ms, body_max });
+    AsyncTask::new(AppendChunks { fd, chunks, sync, stamps })
 }
 
 /// One positional write of a batch of chunks (and its sync) to an append-only file, run on a

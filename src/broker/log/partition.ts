@@ -17,7 +17,6 @@ import { type Clock, systemClock } from "../../core/clock.ts";
 import { SvcError } from "../../core/errors.ts";
 import { brokerRecordBytesMax, logFlushBytesMax, logIndexIntervalBytes, logSegmentBytesMax, logSegmentBytesMin, MiB } from "../../core/limits.ts";
 import { appendChunks } from "../../native/append.ts";
-import { stampFrames } from "../../native/frames.ts";
 import { type FrameRun, frameBodyBytesMax, frameKeyValueBytes, frameOverheadBytes, type LogRecord, unstampedFrames } from "./record.ts";
 import { type RecoveryReport, recoverSegments } from "./recovery.ts";
 import { type Appender, type AppendedProduce, Segment, type SegmentOptions } from "./segment.ts";
@@ -327,15 +326,12 @@ export class Partition {
     let offset = this.active.nextOffset;
     let recordCount = 0;
     const appended: AppendedProduce[] = [];
-    const chunks: Uint8Array[] = [];
     const results: AppendResult[] = [];
     const tagged: TaggedAppend[] = [];
     for (const produce of batch) {
       const { frames, count } = produce.run;
       if (produce.tag !== undefined) tagged.push({ tag: produce.tag, baseOffset: offset, count });
-      // Offsets, timestamps and checksums of the whole produce in one native call.
-      stampFrames(frames, offset, timestampMs, frameBodyBytesMax);
-      chunks.push(frames);
+      // Its offsets, timestamp and checksums are written by the appender, off this thread.
       appended.push({ frames, count, baseOffset: offset });
       results.push({ baseOffset: offset, lastOffset: offset + count - 1, timestampMs });
       offset += count;
@@ -347,7 +343,7 @@ export class Partition {
       await hook.beforeWrite(tagged);
     }
     const sync = this.recordsSinceSync + recordCount >= this.flushEveryRecords;
-    await this.active.append(appended, timestampMs, chunks, sync);
+    await this.active.append(appended, timestampMs, sync);
     this.recordsSinceSync = sync ? 0 : this.recordsSinceSync + recordCount;
     this.flushCount++;
     if (hook !== null) {

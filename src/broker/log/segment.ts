@@ -18,11 +18,15 @@ import { AssertionError, assert } from "../../core/assert.ts";
 import { SvcError } from "../../core/errors.ts";
 import { scanFrames, type Visit } from "./frame-scan.ts";
 import { OffsetIndex } from "./offset-index.ts";
-import { frameLengthFieldBytes, type LogRecord } from "./record.ts";
+import type { ChunkStamps } from "../../native/append.ts";
+import { frameBodyBytesMax, frameLengthFieldBytes, type LogRecord } from "./record.ts";
 import { TimeIndex } from "./time-index.ts";
 
-/** Writes `chunks` at the end of `fd` and, if `sync`, fdatasyncs; resolves to the file's length. */
-export type Appender = (fd: number, chunks: Uint8Array[], sync: boolean) => Promise<number>;
+/**
+ * Writes `chunks` at the end of `fd`, stamping their frames first as `stamps` says, and, if
+ * `sync`, fdatasyncs; resolves to the file's length. (src/native/append.ts's appendChunks.)
+ */
+export type Appender = (fd: number, chunks: Uint8Array[], sync: boolean, stamps: ChunkStamps) => Promise<number>;
 
 /** How much a recovery or index-rebuild scan reads at once. */
 const scanChunkBytes = 1024 * 1024;
@@ -62,7 +66,7 @@ export interface SegmentRead {
   reachedEnd: boolean;
 }
 
-/** One produce's part of an append: `count` frames back to back, written at offsets from `baseOffset`. */
+/** One produce's part of an append: `count` frames back to back, laid out but not stamped (record.ts), written at offsets from `baseOffset`. */
 export interface AppendedProduce {
   frames: Uint8Array;
   count: number;
@@ -215,16 +219,18 @@ export class Segment {
   }
 
   /**
-   * Appends encoded frames — `produces` are what they hold, in order: each produce's records at
-   * offsets from its base, all stamped `timestampMs` — with one write and, when `sync`, one
-   * fdatasync, then makes them readable. On failure the file is cut back to where it was, so a
-   * failed flush leaves no partial frame behind.
+   * Appends the frames of `produces`, in order — each produce's records at offsets from its base,
+   * all stamped `timestampMs` by the appender on its way to disk — with one write and, when
+   * `sync`, one fdatasync, then makes them readable. On failure the file is cut back to where it
+   * was, so a failed flush leaves no partial frame behind.
    */
-  async append(produces: readonly AppendedProduce[], timestampMs: number, chunks: Uint8Array[], sync = true): Promise<void> {
+  async append(produces: readonly AppendedProduce[], timestampMs: number, sync = true): Promise<void> {
     assert(this.writable, `segment ${this.baseOffset} is sealed`);
     const start = this.sizeBytes;
+    const chunks = produces.map((p) => p.frames);
+    const stamps = { baseOffsets: produces.map((p) => p.baseOffset), timestampMs, bodyBytesMax: frameBodyBytesMax };
     try {
-      await this.options.appender(this.fd, chunks, sync);
+      await this.options.appender(this.fd, chunks, sync, stamps);
       // A sync covers the whole file, so it also covers earlier appends made without one.
       this.unsynced = !sync;
     } catch (error) {

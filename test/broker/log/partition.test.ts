@@ -60,9 +60,9 @@ describe("Partition", () => {
 
   test("--flush-every-records: a sync once that many records are written since the last one, and on a roll", async () => {
     const syncs: boolean[] = [];
-    const recording: Appender = (fd, chunks, sync) => {
+    const recording: Appender = (fd, chunks, sync, stamps) => {
       syncs.push(sync);
-      return appendChunks(fd, chunks, sync);
+      return appendChunks(fd, chunks, sync, stamps);
     };
     const dir = freshDir();
     const partition = PartitionClass.open(dir, { appender: recording, flushEveryRecords: 3 });
@@ -71,7 +71,7 @@ describe("Partition", () => {
     expect(syncs).toEqual([false, false, true, false, true, false]);
     // The default syncs every flush.
     const everyOne: boolean[] = [];
-    const strict = PartitionClass.open(freshDir(), { appender: (fd, chunks, sync) => (everyOne.push(sync), appendChunks(fd, chunks, sync)) });
+    const strict = PartitionClass.open(freshDir(), { appender: (fd, chunks, sync, stamps) => (everyOne.push(sync), appendChunks(fd, chunks, sync, stamps)) });
     for (let i = 0; i < 3; i++) await strict.append([record("x")]);
     expect(everyOne).toEqual([true, true, true]);
     await Promise.all([partition.close(), strict.close()]);
@@ -83,10 +83,10 @@ describe("Partition", () => {
 
   test("concurrent produces group-commit: fewer flushes than produces, all resolve in order with consecutive offsets", async () => {
     let flushes = 0;
-    const slowAppender: Appender = async (fd, chunks, sync) => {
+    const slowAppender: Appender = async (fd, chunks, sync, stamps) => {
       flushes++;
       await Bun.sleep(2);
-      return appendChunks(fd, chunks, sync);
+      return appendChunks(fd, chunks, sync, stamps);
     };
     const partition = PartitionClass.open(freshDir(), { appender: slowAppender });
     const produces = 200;
@@ -105,10 +105,10 @@ describe("Partition", () => {
   test("a produce made while a flush is in flight is not visible, and resolves only after its own flush", async () => {
     let release: () => void = () => {};
     let calls = 0;
-    const gatedAppender: Appender = async (fd, chunks, sync) => {
+    const gatedAppender: Appender = async (fd, chunks, sync, stamps) => {
       calls++;
       if (calls === 1) await new Promise<void>((r) => (release = r));
-      return appendChunks(fd, chunks, sync);
+      return appendChunks(fd, chunks, sync, stamps);
     };
     const partition = PartitionClass.open(freshDir(), { appender: gatedAppender });
     const first = partition.append([record("first")]);
@@ -186,12 +186,12 @@ describe("Partition", () => {
 
   test("a failed write rejects its produces, leaves no bytes behind, and the next produce reuses the offsets", async () => {
     let fail = false;
-    const flaky: Appender = async (fd, chunks, sync) => {
+    const flaky: Appender = async (fd, chunks, sync, stamps) => {
       if (fail) {
         await appendChunks(fd, [chunks[0]!.subarray(0, 10)], false); // a partial write, then an error
         throw new Error("ENOSPC: no space left on device");
       }
-      return appendChunks(fd, chunks, sync);
+      return appendChunks(fd, chunks, sync, stamps);
     };
     const dir = freshDir();
     const partition = PartitionClass.open(dir, { appender: flaky });
