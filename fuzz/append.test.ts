@@ -76,6 +76,7 @@ describe("appendChunks", () => {
     const frames = unstampedFrames([{ key: null, value: new Uint8Array(3) }]).frames;
     for (const append of [appendChunks, appendChunksReference]) {
       await expect(append(0, [frames], false, { baseOffsets: [], timestampMs: 0, bodyBytesMax: frameBodyBytesMax })).rejects.toThrow(/one safe/);
+      await expect(append(0, [frames], false, { baseOffsets: [2 ** 53], timestampMs: 0, bodyBytesMax: frameBodyBytesMax })).rejects.toThrow(/safe/);
     }
   });
 

@@ -1,12 +1,12 @@
 // The batch calls on broker record frames (native/log/src/frames.rs) against their TypeScript
-// references: sealing or stamping the same frames writes the same bytes, the checked prefix of
+// references: sealing the same frames writes the same bytes, the checked prefix of
 // any buffer — whole, cut anywhere, with any byte damaged, or arbitrary — is the same length, and
 // a binary produce's records — well formed, cut, damaged or arbitrary — become the same frames,
 // partitions and sequences, or are refused by both.
 import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { encodeProduceRequest } from "../src/broker/binary/payloads.ts";
-import { decodeRecords, encodeRecords, frameBodyBytesMax } from "../src/broker/log/record.ts";
+import { encodeRecords, frameBodyBytesMax } from "../src/broker/log/record.ts";
 import {
   checkedFramesPrefix,
   checkedFramesPrefixReference,
@@ -14,8 +14,6 @@ import {
   frameProduceRecordsReference,
   sealFrames,
   sealFramesReference,
-  stampFrames,
-  stampFramesReference,
 } from "../src/native/frames.ts";
 
 const record = fc.record({
@@ -70,23 +68,6 @@ test("lengths that do not tile the buffer are refused by both", () => {
   padded.set(sealed);
   expect(() => sealFrames(padded, frameBodyBytesMax)).toThrow("do not tile");
   expect(() => sealFramesReference(padded, frameBodyBytesMax)).toThrow("do not tile");
-});
-
-test("stamping frames natively writes exactly what the reference writes, and they read back stamped", () => {
-  fc.assert(
-    fc.property(frames, fc.integer({ min: 0, max: 2 ** 52 }), fc.integer({ min: -(2 ** 52), max: 2 ** 52 }), (sealed, base, time) => {
-      const native = Uint8Array.from(sealed);
-      const reference = Uint8Array.from(sealed);
-      expect(stampFrames(native, base, time, frameBodyBytesMax)).toBe(stampFramesReference(reference, base, time, frameBodyBytesMax));
-      expect(native).toEqual(reference);
-      const read = decodeRecords(native);
-      expect(read.stop).toBe("end");
-      expect(read.records.map((r) => [r.offset, r.timestampMs])).toEqual(read.records.map((_, i) => [base + i, time]));
-    }),
-    { numRuns: 300 },
-  );
-  expect(() => stampFrames(new Uint8Array(0), 2 ** 53, 0, frameBodyBytesMax)).toThrow("safe integer");
-  expect(() => stampFramesReference(new Uint8Array(0), 2 ** 53, 0, frameBodyBytesMax)).toThrow("safe integer");
 });
 
 /** A binary produce's records (the payload after its count), well formed or damaged, and the count it claims. */

@@ -13,7 +13,6 @@ export interface NativeAddon {
   crc32c(data: Uint8Array, start: number, end: number, seed: number): number;
   sealFrames(frames: Uint8Array, bodyBytesMax: number): number;
   checkedFramesPrefix(data: Uint8Array, start: number, end: number, bodyBytesMax: number): number;
-  stampFrames(frames: Uint8Array, baseOffset: number, timestampMs: number, bodyBytesMax: number): number;
   frameProduceRecords(payload: Uint8Array, at: number, count: number, out: Uint8Array, partitions: Float64Array, sequences: Float64Array): boolean;
   appendChunks(fd: number, chunks: Uint8Array[], sync: boolean): Promise<number>;
   appendStampedChunks(fd: number, chunks: Uint8Array[], baseOffsets: number[], timestampMs: number, bodyBytesMax: number, sync: boolean): Promise<number>;

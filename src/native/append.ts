@@ -18,7 +18,7 @@ import { stampFramesReference } from "./frames.ts";
 /**
  * What a flush of broker record frames laid out before it (src/broker/log/record.ts) writes into
  * them on the way to disk: chunk i's frames get offsets from `baseOffsets[i]`, `timestampMs` and
- * their CRCs, as stampFrames does — on the worker thread, so the JavaScript thread never spends a
+ * their CRCs, as stampFramesReference does — on the worker thread, so the JavaScript thread never spends a
  * flush's checksumming. The chunks are the append's until it settles: nothing may read them.
  */
 export interface ChunkStamps {

@@ -1,11 +1,12 @@
 /**
  * Broker record frames, a whole run of frames per call (native/log/src/frames.rs):
- * `sealFrames` writes every frame's CRC32C in a batch, `stampFrames` its offsets, timestamps and
- * CRCs (a produce's frames, laid out when it arrived, at its flush), `checkedFramesPrefix` finds
- * how many bytes at the start of a read buffer are whole frames whose CRCs match, and
- * `frameProduceRecords` lays out the records of a binary (SV01) produce as frames. One native call
- * per batch or read replaces one per record (each crossing costs ~120 ns in Bun, more than the
- * work on a small record). The references below are the same contracts in TypeScript, for the tests.
+ * `sealFrames` writes every frame's CRC32C in a batch, `checkedFramesPrefix` finds how many bytes
+ * at the start of a read buffer are whole frames whose CRCs match, and `frameProduceRecords` lays
+ * out the records of a binary (SV01) produce as frames. (A flush stamps its frames' offsets,
+ * timestamps and CRCs on its write thread: append.ts; `stampFramesReference` below is that step.)
+ * One native call per batch or read replaces one per record (each crossing costs ~120 ns in Bun,
+ * more than the work on a small record). The references below are the same contracts in
+ * TypeScript, for the tests.
  *
  * A frame starts with `bodyBytes: u32` (the bytes after that field) and `crc: u32`, the CRC32C of
  * the frame from byte 8 to its end (src/broker/log/record.ts has the whole layout).
@@ -21,11 +22,6 @@ const bodyBytesMin = 28;
 /** Seals every frame of `frames` (back to back from its start); returns how many. Throws if the lengths do not tile it. */
 export function sealFrames(frames: Uint8Array, bodyBytesMax: number): number {
   return nativeAddon.sealFrames(frames, bodyBytesMax);
-}
-
-/** Stamps every frame of `frames` with its offset (from `baseOffset`), `timestampMs` and its CRC; returns how many. Throws if the lengths do not tile it. */
-export function stampFrames(frames: Uint8Array, baseOffset: number, timestampMs: number, bodyBytesMax: number): number {
-  return nativeAddon.stampFrames(frames, baseOffset, timestampMs, bodyBytesMax);
 }
 
 /**
@@ -87,6 +83,7 @@ export function checkedFramesPrefixReference(data: Uint8Array, start: number, en
 
 const twoPow32 = 0x1_0000_0000;
 
+/** Writes every frame's offset (from `baseOffset`), `timestampMs` and CRC; returns how many. Throws if the lengths do not tile `frames`. */
 export function stampFramesReference(frames: Uint8Array, baseOffset: number, timestampMs: number, bodyBytesMax: number): number {
   if (!(Number.isSafeInteger(baseOffset) && baseOffset >= 0 && Number.isSafeInteger(timestampMs))) {
     throw new RangeError(`offset ${baseOffset} or timestamp ${timestampMs} is not a safe integer`);

@@ -44,21 +44,6 @@ pub fn seal_frames(mut frames: Uint8Array, body_max: u32) -> Result<u32> {
         .ok_or_else(|| Error::new(Status::InvalidArg, "frame lengths do not tile the buffer".to_string()))
 }
 
-/// Writes each frame's offset (from `base_offset`), its timestamp and its CRC32C, for every frame
-/// of a produce laid out before its flush; returns the number of frames.
-#[napi(js_name = "stampFrames")]
-pub fn stamp_frames(mut frames: Uint8Array, base_offset: f64, timestamp_ms: f64, body_max: u32) -> Result<u32> {
-    let safe = |n: f64| n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0;
-    if !(safe(base_offset) && base_offset >= 0.0 && safe(timestamp_ms)) {
-        return Err(Error::new(Status::InvalidArg, format!("offset {base_offset} or timestamp {timestamp_ms} is not a safe integer")));
-    }
-    // SAFETY: as in seal_frames.
-    let bytes = unsafe { frames.as_mut() };
-    svc_log::frames::stamp_frames(bytes, base_offset as u64, timestamp_ms as i64, body_max)
-        .map(|n| n as u32)
-        .ok_or_else(|| Error::new(Status::InvalidArg, "frame lengths do not tile the buffer".to_string()))
-}
-
 /// Lays out the `count` records of a binary produce payload, from byte `at` to its end, as log
 /// frames in `out`, and each record's partition and sequence (-1: none) in `partitions` and
 /// `sequences`: one call for a whole request. False at anything malformed.
@@ -145,7 +130,7 @@ pub fn append_chunks(fd: i32, chunks: Vec<Buffer>, sync: bool) -> AsyncTask<Appe
 
 /// As appendChunks, for chunks of frames laid out before their flush: on the worker thread, first
 /// stamps chunk i's frames with offsets from `base_offsets[i]`, `timestamp_ms` and their CRCs
-/// (stampFrames), so the JavaScript thread never spends a flush's checksumming. The chunks must
+/// (svc_log::frames::stamp_frames), so the JavaScript thread never spends a flush's checksumming. The chunks must
 /// not be touched by JavaScript until the task settles.
 #[napi(ts_return_type = "Promise<number>")]
 pub fn append_stamped_chunks(fd: i32, chunks: Vec<Buffer>, base_offsets: Vec<f64>, timestamp_ms: f64, body_max: u32, sync: bool) -> AsyncTask<AppendChunks> {

@@ -79,8 +79,9 @@ export function encodeRecords(records: readonly LogRecord[]): Uint8Array {
 /**
  * One produce's records for one partition as frames back to back, laid out when the produce
  * arrived — by the binary front natively, from its payload in one call, or by unstampedFrames —
- * with each frame's offset, timestamp and CRC left for the flush that writes them (stampFrames):
- * a record is copied once, into its frame, and never held as an object.
+ * with each frame's offset, timestamp and CRC left for the flush that writes them (appendChunks
+ * stamps them on its write thread): a record is copied once, into its frame, and never held as
+ * an object.
  */
 export interface FrameRun {
   frames: Uint8Array;
