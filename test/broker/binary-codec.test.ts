@@ -1,11 +1,13 @@
 // The SV01 wire format (src/broker/binary/): payloads round-trip through their encoders and
 // decoders, arbitrary bytes never crash or hang a decoder (a 400 at worst), frames split at every
 // byte boundary read as the whole, a length past the bound is refused before the frame is
-// buffered, the broker's native produce decoder reads what the reference reads, and one produce
-// request checked byte by byte against the layout docs/broker.md shows.
+// buffered, the broker's native produce decoder reads what the reference reads, lz4 payloads are
+// the standard LZ4 block after its size, compressed payloads of any bytes inflate or are a 4xx,
+// and one produce request checked byte by byte against the layout docs/broker.md shows.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { SvcError } from "../../src/core/errors.ts";
+import { compress, inflate } from "../../src/broker/binary/compression.ts";
 import { FrameReader, WireError } from "../../src/broker/binary/frame-reader.ts";
 import {
   decodeConsumeRequest,
@@ -21,6 +23,7 @@ import {
 } from "../../src/broker/binary/payloads.ts";
 import { encodeClientHandshake, encodeFrame } from "../../src/broker/binary/wire.ts";
 import { unstampedFrames } from "../../src/broker/log/record.ts";
+import { decodeLz4Block } from "./support/lz4-block.ts";
 
 const bytes = (max: number) => fc.uint8Array({ maxLength: max });
 const produceRequest: fc.Arbitrary<ProduceRequest> = fc.record({
@@ -124,6 +127,46 @@ describe("payloads", () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  test("an lz4 payload is the inflated size (u32, little-endian) and one standard LZ4 block", () => {
+    // Runs of repeated bytes, so the blocks hold matches (overlapping ones too), not only literals.
+    const compressible = fc
+      .array(fc.tuple(fc.uint8Array({ maxLength: 20 }), fc.integer({ min: 1, max: 40 })), { maxLength: 30 })
+      .map((parts) => Uint8Array.from(parts.flatMap(([bytes, times]) => Array.from({ length: times }, () => [...bytes]).flat())));
+    fc.assert(
+      fc.property(fc.oneof(compressible, bytes(300)), (original) => {
+        const payload = compress("lz4", original);
+        const size = new DataView(payload.buffer, payload.byteOffset).getUint32(0, true);
+        expect(size).toBe(original.length);
+        expect(decodeLz4Block(payload.subarray(4), size)).toEqual(original);
+        expect(inflate("lz4", payload, original.length)).toEqual(original);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test("arbitrary bytes as a compressed payload inflate, or are a 400 or (past the bound) a 413", () => {
+    const statusOf = (codec: "gzip" | "lz4", payload: Uint8Array) => {
+      try {
+        inflate(codec, payload, 4096);
+        return 200;
+      } catch (error) {
+        expect(error).toBeInstanceOf(SvcError);
+        return (error as SvcError).status;
+      }
+    };
+    fc.assert(
+      fc.property(bytes(200), fc.nat(), fc.integer({ min: 1, max: 255 }), (original, at, flip) => {
+        for (const codec of ["gzip", "lz4"] as const) {
+          expect([200, 400, 413]).toContain(statusOf(codec, original));
+          const damaged = Uint8Array.from(compress(codec, original));
+          damaged[at % damaged.length]! ^= flip;
+          expect([200, 400, 413]).toContain(statusOf(codec, damaged));
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -9,10 +9,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect as netConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { compressSync as lz4Compress } from "lz4-napi";
 import { gzipSync } from "node:zlib";
 import { BinaryClient, BinaryError, recordText } from "../../src/broker/binary/client.ts";
+import { type Codec, inflate } from "../../src/broker/binary/compression.ts";
 import { encodeConsumeRequest, encodeProduceRequest } from "../../src/broker/binary/payloads.ts";
-import { encodeClientHandshake, encodeFrame, opcodes } from "../../src/broker/binary/wire.ts";
+import { encodeClientHandshake, encodeFrame, features, opcodes } from "../../src/broker/binary/wire.ts";
 import { makeCertificate } from "../support/certificate.ts";
 import { type BinaryBrokerProcess, freshDataDir, startBinaryBroker } from "./support/broker.ts";
 
@@ -21,7 +23,7 @@ let admin: string;
 let writer: { secret: string; id: string };
 let reader: string;
 
-const connect = (token?: string, gzip = false) => BinaryClient.connect({ host: broker.binaryHost, port: broker.binaryPort, token, gzip });
+const connect = (token?: string, compression?: Codec) => BinaryClient.connect({ host: broker.binaryHost, port: broker.binaryPort, token, compression });
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
 async function refusal(promise: Promise<unknown>): Promise<BinaryError> {
@@ -189,8 +191,8 @@ describe("connections", () => {
   });
 
   test("a gzip bomb is refused without inflating it whole; the connection goes on", async () => {
-    const client = await connect(writer.secret, true);
-    expect(client.gzip).toBe(true);
+    const client = await connect(writer.secret, "gzip");
+    expect(client.codec).toBe("gzip");
     const bomb = encodeProduceRequest({
       topic: "orders",
       producerId: null,
@@ -201,6 +203,46 @@ describe("connections", () => {
     const answer = await refusal(client.produce("orders", [{ key: null, value: new Uint8Array(4 * 1024 * 1024), partition: 0 }]));
     expect(answer.status).toBe(413);
     expect(answer.message).toContain("inflates past 1048576 bytes");
+    expect((await client.produce("orders", [{ value: "small", partition: 0 }]))[0]!.partition).toBe(0);
+    client.close();
+  });
+
+  test("lz4: a client asking for gzip and lz4 gets lz4; records go both ways compressed and read back over HTTP", async () => {
+    const hello = await rawExchange(encodeClientHandshake(features.gzip | features.lz4, new TextEncoder().encode(writer.secret)));
+    expect([hello[4], hello.readUInt32BE(5)]).toEqual([0, features.lz4]);
+    const client = await connect(writer.secret, "lz4");
+    expect(client.codec).toBe("lz4");
+    const value = "lz4 ".repeat(500);
+    const [written] = await client.produce("orders", [{ key: "z", value, partition: 1 }]);
+    const http = await broker.send("GET", `/topics/orders/consume?partition=1&offset=${written!.offset}&max_records=1`, undefined, bearer(admin));
+    expect(http.body.records[0]).toMatchObject({ key: "z", value });
+    expect((await client.consume("orders", { partition: 1, offset: written!.offset, maxRecords: 1 })).records.map(recordText)).toEqual([{ key: "z", value }]);
+    client.close();
+  });
+
+  test("lz4: a payload claiming more than the bound is refused before anything is inflated, bad bytes are a 400, and the connection goes on", async () => {
+    const client = await connect(writer.secret, "lz4");
+    const ask = async (id: number, payload: Uint8Array) => {
+      const answer = client.answerTo(id);
+      client.writeRaw(encodeFrame(id, opcodes.produce, payload));
+      const frame = await answer;
+      return { opcode: frame.opcode, text: new TextDecoder().decode(inflate("lz4", frame.payload, 1 << 20)) };
+    };
+    // A real bomb: 4 MiB of zeros in a few KiB.
+    const bomb = lz4Compress(
+      Buffer.from(
+        encodeProduceRequest({ topic: "orders", producerId: null, records: [{ key: null, value: new Uint8Array(4 << 20), partition: 0, sequence: null }] }),
+      ),
+    );
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    expect(await ask(7_001, bomb)).toEqual({ opcode: opcodes.error, text: "413 the payload inflates past 1048576 bytes (--max-request-body-bytes)" });
+    // A size of 4 GiB - 1 and nothing behind it: refused by its size alone.
+    expect((await ask(7_002, new Uint8Array([0xff, 0xff, 0xff, 0xff]))).text).toStartWith("413 ");
+    // One past the bound, and at it (then the bytes are not lz4: 400).
+    const sized = (size: number) => new Uint8Array([size & 0xff, (size >> 8) & 0xff, (size >> 16) & 0xff, size >>> 24, 0xf0, 0x00]);
+    expect((await ask(7_003, sized((1 << 20) + 1))).text).toStartWith("413 ");
+    expect((await ask(7_004, sized(1 << 20))).text).toStartWith("400 the payload is not valid lz4");
+    expect((await ask(7_005, new Uint8Array([1, 2]))).text).toStartWith("400 the payload is not valid lz4");
     expect((await client.produce("orders", [{ value: "small", partition: 0 }]))[0]!.partition).toBe(0);
     client.close();
   });

@@ -1,6 +1,6 @@
 //! sv01-load: drives the broker's SV01 binary protocol so that a benchmark measures the broker,
 //! not a JavaScript client. It sends one prebuilt request payload (produce or consume, made and,
-//! with gzip, compressed by the benchmark) over `connections` connections, `depth` requests in
+//! with gzip or lz4, compressed by the benchmark) over `connections` connections, `depth` requests in
 //! flight on each, for `seconds`, and prints one JSON line: requests per second and the p50 and
 //! p99 latency in milliseconds. Any error frame or closed connection fails the run (exit 1), so a
 //! table never shows the rate of errors.

@@ -2,7 +2,7 @@
  * A client of the broker's SV01 binary protocol, for applications and for our tests (docs/broker.md,
  * "Binary protocol"):
  *
- *   const client = await BinaryClient.connect({ host: "127.0.0.1", port: 9092, token: secret, gzip: true });
+ *   const client = await BinaryClient.connect({ host: "127.0.0.1", port: 9092, token: secret, compression: "lz4" });
  *   const results = await client.produce("orders", [{ key: "k1", value: "hello" }]);
  *   const read = await client.consume("orders", { partition: 0, offset: 0 });
  *   client.close();
@@ -12,9 +12,9 @@
  * `status` is the HTTP status the same failure gets (429 with a quota, 403 without a grant...).
  */
 import type { Socket } from "bun";
-import { gunzipSync, gzipSync } from "node:zlib";
 import type { LogRecord } from "../log/record.ts";
 import type { ProduceResult } from "../produce/request.ts";
+import { type Codec, codecOf, compress, inflate } from "./compression.ts";
 import { FrameReader } from "./frame-reader.ts";
 import { type ConsumeResponse, decodeConsumeResponse, decodeProduceResponse, encodeConsumeRequest, encodeProduceRequest } from "./payloads.ts";
 import { encodeClientHandshake, features, type Frame, frameHeaderBytes, opcodes, withHeaderRoom, writeFrameHeader } from "./wire.ts";
@@ -40,8 +40,8 @@ export interface ConnectOptions {
   port: number;
   /** An API key's secret; needed with `--auth required`. */
   token?: string;
-  /** Ask for gzip-compressed payloads. */
-  gzip?: boolean;
+  /** Ask for compressed payloads (compression.ts); the broker may accept only some. */
+  compression?: Codec;
   /** Connect with TLS, trusting `ca` (PEM) if given. */
   tls?: { ca?: string };
 }
@@ -68,8 +68,8 @@ export class BinaryClient {
   private constructor(
     private readonly socket: Socket<undefined>,
     private readonly reader: FrameReader,
-    /** Whether the broker accepted gzip. */
-    readonly gzip: boolean,
+    /** The codec the broker accepted; null for none. */
+    readonly codec: Codec | null,
   ) {}
 
   /** Connects and completes the handshake; rejects with the broker's status and message if it is refused. */
@@ -87,7 +87,8 @@ export class BinaryClient {
         ...(options.tls === undefined ? {} : { tls: options.tls.ca === undefined ? true : { ca: options.tls.ca } }),
         socket: {
           open(socket) {
-            socket.write(encodeClientHandshake(options.gzip === true ? features.gzip : 0, encoder.encode(options.token ?? "")));
+            const asked = options.compression === undefined ? 0 : features[options.compression];
+            socket.write(encodeClientHandshake(asked, encoder.encode(options.token ?? "")));
           },
           data(socket, bytes) {
             reader.push(bytes);
@@ -101,7 +102,7 @@ export class BinaryClient {
                   socket.end();
                   return;
                 }
-                client = new BinaryClient(socket, reader, (answer.accepted & features.gzip) !== 0);
+                client = new BinaryClient(socket, reader, codecOf(answer.accepted));
                 resolve(client);
               }
               client.takeFrames();
@@ -184,7 +185,7 @@ export class BinaryClient {
   /** Sends `framed` (a payload after a frame header's room) and answers the response's payload. */
   private async request(opcode: number, framed: Uint8Array, expected: number): Promise<Uint8Array> {
     const frame = await this.frame(opcode, framed);
-    const body = this.gzip ? new Uint8Array(gunzipSync(frame.payload)) : frame.payload;
+    const body = this.inflated(frame.payload);
     if (frame.opcode === opcodes.error) {
       const text = new TextDecoder().decode(body);
       const status = /^(\d{3}) /.exec(text);
@@ -194,13 +195,18 @@ export class BinaryClient {
     return body;
   }
 
-  /** Sends a payload that follows a frame header's room in `framed` (compressed if gzip was agreed); answers the response frame. */
+  /** A response's payload as the broker meant it. */
+  private inflated(payload: Uint8Array): Uint8Array {
+    return this.codec === null ? payload : inflate(this.codec, payload, responseBytesMax);
+  }
+
+  /** Sends a payload that follows a frame header's room in `framed` (compressed if a codec was agreed); answers the response frame. */
   private frame(opcode: number, framed: Uint8Array): Promise<Frame> {
     if (this.failure !== null) return Promise.reject(this.failure);
     const requestId = this.nextId;
     this.nextId = this.nextId === 0xffffffff ? 1 : this.nextId + 1;
     const answer = this.answerTo(requestId);
-    const out = this.gzip ? withHeaderRoom(gzipSync(framed.subarray(frameHeaderBytes))) : framed;
+    const out = this.codec === null ? framed : withHeaderRoom(compress(this.codec, framed.subarray(frameHeaderBytes)));
     this.socket.write(writeFrameHeader(out, requestId, opcode));
     return answer;
   }
@@ -209,7 +215,7 @@ export class BinaryClient {
     for (let frame = this.reader.takeFrame(); frame !== null; frame = this.reader.takeFrame()) {
       const waiting = this.pending.get(frame.requestId);
       if (waiting === undefined) {
-        const body = this.gzip ? new Uint8Array(gunzipSync(frame.payload)) : frame.payload;
+        const body = this.inflated(frame.payload);
         this.notices.push(new TextDecoder().decode(body));
         continue;
       }

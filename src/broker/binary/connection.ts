@@ -11,13 +11,13 @@
  *   connection together; a frame that would pass it waits like the 33rd.
  * - Output the client has not read is bounded: past `unreadOutputBytesMax` the connection is
  *   closed, so a client that stops reading cannot make the broker hold its responses forever.
- * - gzip: the spec wants grants checked against the topic before a compressed frame is inflated,
- *   but the topic is inside the compressed payload. So at the frame's start the key must be live
- *   and hold the opcode's action on some prefix; the payload is then inflated with its size capped
- *   at --max-request-body-bytes (a bomb is refused without being inflated whole), and the topic's
- *   own grant is checked by the operation before anything else happens.
+ * - gzip or lz4 (compression.ts): the spec wants grants checked against the topic before a
+ *   compressed frame is inflated, but the topic is inside the compressed payload. So at the
+ *   frame's start the key must be live and hold the opcode's action on some prefix; the payload is
+ *   then inflated with its size capped at --max-request-body-bytes (a bomb is refused without
+ *   being inflated whole), and the topic's own grant is checked by the operation before anything
+ *   else happens.
  */
-import { gunzipSync, gzipSync } from "node:zlib";
 import { isSvcError, SvcError } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Action } from "../auth/authorizer.ts";
@@ -26,19 +26,10 @@ import type { Broker } from "../broker.ts";
 import { planRecords } from "../produce/request.ts";
 import { produceOperation, readOperation } from "../requests/operations.ts";
 import { checkTopicName } from "../topics/names.ts";
+import { acceptedFeatures, type Codec, codecOf, compress, inflate } from "./compression.ts";
 import { FrameReader, WireError } from "./frame-reader.ts";
 import { decodeConsumeRequest, decodeProduceFrames, encodeConsumeResponse, encodeProduceResponse, payloadTopic } from "./payloads.ts";
-import {
-  encodeServerHandshake,
-  features,
-  type Frame,
-  frameHeaderBytes,
-  handshakeStatus,
-  knownFeatures,
-  opcodes,
-  withHeaderRoom,
-  writeFrameHeader,
-} from "./wire.ts";
+import { encodeServerHandshake, type Frame, frameHeaderBytes, handshakeStatus, opcodes, withHeaderRoom, writeFrameHeader } from "./wire.ts";
 
 export interface BinaryLimits {
   /** --max-request-body-bytes: largest payload, compressed or inflated. */
@@ -84,7 +75,8 @@ const actionOf: Record<number, Action> = { [opcodes.produce]: "write", [opcodes.
 export class BinaryConnection {
   private readonly reader: FrameReader;
   private principal: Principal | null = null;
-  private gzip = false;
+  /** The payload codec the handshake agreed on; null for none. */
+  private codec: Codec | null = null;
   private closed = false;
   private inFlight = 0;
   /** A frame taken off the wire that waits for room (in-flight slots or the byte budget). */
@@ -171,7 +163,7 @@ export class BinaryConnection {
     if (hello === null) return false;
     const { pipeline } = this.broker;
     if (!hello.magicOk) return this.refuse(handshakeStatus.badMagic, "bad magic: a connection starts with SV01");
-    const accepted = hello.requested & knownFeatures;
+    const accepted = acceptedFeatures(hello.requested);
     if (pipeline.authRequired && hello.token.length === 0)
       return this.refuse(handshakeStatus.authRequired, "this broker requires an API key in the handshake token");
     let principal: Principal;
@@ -181,7 +173,7 @@ export class BinaryConnection {
       return this.refuse(handshakeStatus.authFailed, isSvcError(error) ? error.message : "authentication failed");
     }
     this.principal = principal;
-    this.gzip = (accepted & features.gzip) !== 0;
+    this.codec = codecOf(accepted);
     this.send(encodeServerHandshake(handshakeStatus.ok, accepted, "ok"));
     return true;
   }
@@ -288,22 +280,14 @@ export class BinaryConnection {
     return [opcodes.consumeResponse, encodeConsumeResponse({ ...read, partition }, frameHeaderBytes)];
   }
 
-  /** The payload as sent, inflated if gzip was negotiated — never past the payload bound. */
+  /** The payload as sent, inflated if a codec was negotiated — never past the payload bound. */
   private inflate(payload: Uint8Array): Uint8Array {
-    if (!this.gzip) return payload;
-    try {
-      return gunzipSync(payload, { maxOutputLength: this.limits.payloadBytesMax });
-    } catch (error) {
-      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || error instanceof RangeError) {
-        throw new SvcError("body_too_large", `the payload inflates past ${this.limits.payloadBytesMax} bytes (--max-request-body-bytes)`);
-      }
-      throw new SvcError("bad_request", `the payload is not valid gzip: ${(error as Error).message}`);
-    }
+    return this.codec === null ? payload : inflate(this.codec, payload, this.limits.payloadBytesMax);
   }
 
-  /** Sends a response whose payload follows a header's room in `framed`, compressed if gzip was negotiated. */
+  /** Sends a response whose payload follows a header's room in `framed`, compressed if a codec was negotiated. */
   private sendFrame(requestId: number, opcode: number, framed: Uint8Array): void {
-    const out = this.gzip ? withHeaderRoom(gzipSync(framed.subarray(frameHeaderBytes))) : framed;
+    const out = this.codec === null ? framed : withHeaderRoom(compress(this.codec, framed.subarray(frameHeaderBytes)));
     this.send(writeFrameHeader(out, requestId, opcode));
   }
 

@@ -8,16 +8,14 @@
  *   handshake, server → client   magic "SV01" | status u8 | features u32 | msg_len u32 | msg
  *   frame, either way            length u32 | request_id u32 | opcode u8 | payload
  *
- * `length` counts the bytes after itself (request id, opcode, payload). With gzip negotiated the
- * payload of every frame is gzip-compressed; the five header bytes are not.
+ * `length` counts the bytes after itself (request id, opcode, payload). With gzip or lz4
+ * negotiated the payload of every frame is compressed (compression.ts); the header is not.
  */
 
 export const magic = new Uint8Array([0x53, 0x56, 0x30, 0x31]); // "SV01"
 
-/** Feature bits of the handshake. */
-export const features = { gzip: 0x1 } as const;
-/** Every feature bit this broker can accept. */
-export const knownFeatures = features.gzip;
+/** Feature bits of the handshake: gzip is the spec's, lz4 ours (compression.ts). */
+export const features = { gzip: 0x1, lz4: 0x2 } as const;
 
 export const handshakeStatus = { ok: 0, badMagic: 1, authFailed: 2, authRequired: 3 } as const;
 export type HandshakeStatus = (typeof handshakeStatus)[keyof typeof handshakeStatus];
@@ -44,7 +42,7 @@ export const frameLengthOverheadBytes = 5;
 /** i64's least value: a produce record's "no sequence". */
 export const noSequence = -(2n ** 63n);
 
-/** A frame as read off the wire, its payload still compressed if gzip was negotiated. */
+/** A frame as read off the wire, its payload still compressed if a codec was negotiated. */
 export interface Frame {
   requestId: number;
   opcode: number;
