@@ -566,6 +566,11 @@ export function crmApiSuite(backend: Backend): void {
     const config = fc.record({
       defaultAccess: fc.constantFrom("private", "read", "read_write"),
       rules: fc.array(fc.oneof(ownerRule, criteriaRule), { maxLength: 3 }),
+      // Saves made under those rules: each rewrites its lead's access rows one record at a time
+      // (the rules' own change rebuilt every row).
+      saves: fc.array(fc.record({ lead: fc.nat({ max: 11 }), rating: fc.constantFrom("Hot", "Warm", "Cold", null), owner: fc.nat({ max: 5 }) }), {
+        maxLength: 4,
+      }),
     });
 
     // An independent model of the sharing rules docs/crm.md states, to check the server against.
@@ -633,7 +638,7 @@ export function crmApiSuite(backend: Backend): void {
         leads.set(made.id, { owner: ownerNames[i % owners.length]!, rating: ratings[i % 4]!, company: companies[i % 3]! });
       }
       await fc.assert(
-        fc.asyncProperty(config, async ({ defaultAccess, rules }) => {
+        fc.asyncProperty(config, async ({ defaultAccess, rules, saves }) => {
           for (const r of (await call(w.admin, "GET", "/api/v1/settings/sharing/rules")).body.data) {
             if (r.object === "leads") expect((await call(w.admin, "DELETE", `/api/v1/settings/sharing/rules/${r.id}`)).status).toBe(204);
           }
@@ -641,6 +646,12 @@ export function crmApiSuite(backend: Backend): void {
           for (const [i, rule] of rules.entries()) {
             const r = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", { object: "leads", name: `prop ${i}`, ...rule });
             expect(r.status, JSON.stringify(r.body)).toBe(201);
+          }
+          for (const save of saves) {
+            const id = ids[save.lead]!;
+            const changed = await call(w.admin, "PATCH", `/api/v1/leads/${id}`, { rating: save.rating, owner_id: owners[save.owner] });
+            expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+            leads.set(id, { ...leads.get(id)!, rating: save.rating, owner: ownerNames[save.owner]! });
           }
           for (const [who, token] of Object.entries(tokens)) {
             const listed = await call(token, "GET", "/api/v1/leads?q=propcase&per=100");
