@@ -241,6 +241,12 @@ export const crmSharingCriteriaMax = 10;
 /** Terms of a search text `q`, and its characters. */
 export const crmSearchTermsMax = 8;
 export const crmSearchCharsMax = 200;
+/**
+ * Settings a crm process keeps between requests at one settings version (store/settings-cache.ts),
+ * signed-in tokens included: past this many the cache starts over, so a flood of distinct tokens
+ * cannot grow it without bound.
+ */
+export const crmSettingsCacheEntriesMax = 10_000;
 /** Write transactions waiting for SQLite's one writer before new ones are refused with 503. */
 export const crmWriteQueueMax = 1024;
 /** How long SQLite waits for a lock another process (a CLI tool) holds. */

@@ -7,7 +7,7 @@ import { SvcError } from "../../core/errors.ts";
 import { crmRecordIdMax } from "../../core/limits.ts";
 import { bearerToken } from "../../http/bearer.ts";
 import type { Handler, RequestContext } from "../../http/route.ts";
-import { userForToken } from "../auth/tokens.ts";
+import { hashToken, userForToken } from "../auth/tokens.ts";
 import type { User } from "../auth/users.ts";
 import type { Db } from "../store/db.ts";
 
@@ -19,7 +19,14 @@ const unauthorized = () =>
 export async function authenticate(db: Db, ctx: RequestContext): Promise<User> {
   const token = bearerToken(ctx.req);
   if (token === null) throw unauthorized();
-  const user = await userForToken(db, token);
+  // Kept while no token, user or role changes (store/settings-cache.ts); an unknown token is not
+  // kept, so guesses cannot fill the cache.
+  const settings = await db.settings.snapshot(db);
+  const user = await settings.get(
+    `token:${hashToken(token)}`,
+    () => userForToken(db, token),
+    (found) => found !== null,
+  );
   if (user === null) throw unauthorized();
   return user;
 }

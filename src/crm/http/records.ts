@@ -49,13 +49,13 @@ export function recordRoutes(db: Db, listCountMax: number): RouteTable {
       GET: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const query = parseListQuery(ctx.url);
-        return json(await new RecordStore(db, user).list(object, query, listCountMax));
+        return json(await new RecordStore(db, user, db.settings).list(object, query, listCountMax));
       }),
       POST: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const body = await objectBody(ctx);
         const record = await db.write(async (tx) => {
-          const store = new RecordStore(tx, user);
+          const store = new RecordStore(tx, user, db.settings);
           await readOnlyErrors(store, object, body, true);
           const stored = await saveRecord(store, { object, old: null, changes: await withDefaults(store, object, body, user), depth: 0 });
           return store.view(object, stored);
@@ -67,7 +67,7 @@ export function recordRoutes(db: Db, listCountMax: number): RouteTable {
       GET: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const id = pathId(ctx, `${object} record`);
-        const store = new RecordStore(db, user);
+        const store = new RecordStore(db, user, db.settings);
         const found = await store.readShared(object, id);
         if (found === null) throw notFound(object, id);
         return json(await store.view(object, found.record));
@@ -77,7 +77,7 @@ export function recordRoutes(db: Db, listCountMax: number): RouteTable {
         const id = pathId(ctx, `${object} record`);
         const body = await objectBody(ctx);
         const record = await db.write(async (tx) => {
-          const store = new RecordStore(tx, user);
+          const store = new RecordStore(tx, user, db.settings);
           const found = await store.readShared(object, id);
           if (found === null) throw notFound(object, id);
           if (!found.canEdit) throw new SvcError("forbidden", `you may read ${object} record ${id} but not change it`);

@@ -1,8 +1,9 @@
 /**
  * One request's view of the records: who asks (sharing, admin-only fields), on which connection
  * (the request's transaction, or plain reads), with schemas and sharing settings read once per
- * request. It is also the rules engine's SaveHost (rules/contract.ts): the engine validates and
- * persists through it, inside the same transaction.
+ * request — and, given the store's settings cache, once per change of them (store/settings-cache.ts).
+ * It is also the rules engine's SaveHost (rules/contract.ts): the engine validates and persists
+ * through it, inside the same transaction.
  */
 import { loadRoles, RoleTree } from "../auth/roles.ts";
 import { listUsers, type User } from "../auth/users.ts";
@@ -13,6 +14,7 @@ import { type AccessLevel, accessPredicate, type SharingContext } from "../shari
 import { type AccessWorld, accessIsMaterialized, accessTable, lockForRecordAccess, refreshRecordAccess } from "../sharing/access-rows.ts";
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
+import type { SettingsCache, SettingsSnapshot } from "../store/settings-cache.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
 import { matchingIds } from "./search.ts";
 
@@ -48,20 +50,34 @@ export class RecordStore implements SaveHost {
   readonly #sharing = new Map<CrmObject, Promise<SharingContext>>();
   readonly #accessWorlds = new Map<CrmObject, Promise<AccessWorld | null>>();
   #roles: Promise<RoleTree> | undefined;
+  #snapshot: Promise<SettingsSnapshot> | undefined;
 
   constructor(
     readonly q: Queryable,
     readonly user: User,
+    /** Settings kept between requests; without it every request reads them (tools, tests). */
+    private readonly settings?: SettingsCache,
   ) {}
+
+  /** `load`'s settings, from what the cache keeps at the version this request sees when there is one. */
+  async #kept<T>(key: string, load: () => Promise<T>, snapshot = this.#snapshotOnce()): Promise<T> {
+    const settings = await snapshot;
+    return settings === null ? load() : settings.get(key, load);
+  }
+
+  #snapshotOnce(): Promise<SettingsSnapshot | null> {
+    if (this.settings === undefined) return Promise.resolve(null);
+    return (this.#snapshot ??= this.settings.snapshot(this.q));
+  }
 
   schema(object: CrmObject): Promise<ObjectSchema> {
     let schema = this.#schemas.get(object);
-    if (schema === undefined) this.#schemas.set(object, (schema = loadSchema(this.q, object)));
+    if (schema === undefined) this.#schemas.set(object, (schema = this.#kept(`schema:${object}`, () => loadSchema(this.q, object))));
     return schema;
   }
 
   roles(): Promise<RoleTree> {
-    return (this.#roles ??= loadRoles(this.q).then((roles) => new RoleTree(roles)));
+    return (this.#roles ??= this.#kept("roles", async () => new RoleTree(await loadRoles(this.q))));
   }
 
   /**
@@ -76,7 +92,11 @@ export class RecordStore implements SaveHost {
   }
 
   async #loadSharing(object: CrmObject): Promise<SharingContext> {
-    const [roles, defaults, rules] = await Promise.all([this.roles(), loadDefaultAccess(this.q), loadSharingRules(this.q, object)]);
+    const [roles, defaults, rules] = await Promise.all([
+      this.roles(),
+      this.#kept("defaults", () => loadDefaultAccess(this.q)),
+      this.#kept(`sharing:${object}`, () => loadSharingRules(this.q, object)),
+    ]);
     return { user: this.user, roles, defaultAccess: defaults[object], rules };
   }
 
@@ -169,7 +189,7 @@ export class RecordStore implements SaveHost {
   // ---- SaveHost ------------------------------------------------------------------------------
 
   rulesFor(object: CrmObject): Promise<RuleSet> {
-    return loadRuleSet(this.q, object);
+    return this.#kept(`rules:${object}`, () => loadRuleSet(this.q, object));
   }
 
   async checkFields(object: CrmObject, values: RecordData, isCreate: boolean, automated?: ReadonlySet<string>): Promise<FieldError[]> {
@@ -258,9 +278,16 @@ export class RecordStore implements SaveHost {
    */
   async #loadAccessWorld(object: CrmObject): Promise<AccessWorld | null> {
     await lockForRecordAccess(this.q);
-    const defaults = await loadDefaultAccess(this.q);
+    // The version as it is now, after the lock: what the cache keeps for it is what the lock protects.
+    const now = this.settings === undefined ? Promise.resolve(null) : this.settings.snapshot(this.q);
+    const defaults = await this.#kept("defaults", () => loadDefaultAccess(this.q), now);
     if (!accessIsMaterialized(defaults[object])) return null;
-    const [schema, users, roles, rules] = await Promise.all([this.schema(object), listUsers(this.q), this.roles(), loadSharingRules(this.q, object)]);
+    const [schema, users, roles, rules] = await Promise.all([
+      this.schema(object),
+      this.#kept("users", () => listUsers(this.q), now),
+      this.#kept("roles", async () => new RoleTree(await loadRoles(this.q)), now),
+      this.#kept(`sharing:${object}`, () => loadSharingRules(this.q, object), now),
+    ]);
     return { object, schema, users, roles, defaultAccess: defaults[object], rules };
   }
 

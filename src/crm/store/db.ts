@@ -5,6 +5,7 @@
  * full-text search) the caller asks `dialect`.
  */
 import { SvcError } from "../../core/errors.ts";
+import type { SettingsCache } from "./settings-cache.ts";
 
 export type Dialect = "sqlite" | "postgres";
 export type Row = Record<string, unknown>;
@@ -25,6 +26,8 @@ export interface Db extends Queryable {
    */
   write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Settings this process keeps between requests, for as long as they stay the same (settings-cache.ts). */
+  readonly settings: SettingsCache;
 }
 
 /** Numbered placeholders built up as a query is assembled, so fragments can be composed. */

@@ -63,6 +63,12 @@ function objectTable(d: Dialect, table: string): string[] {
  */
 export const accessRowsVersion = 3;
 
+/** Every table whose rows a crm process may keep between requests (store/settings-cache.ts). */
+const settingsTables = ["roles", "users", "api_tokens", "object_settings", "sharing_rules", "custom_fields", "rule_definitions"];
+
+/** SQL for a fresh random settings version token. */
+const newVersionToken = (d: Dialect) => (d === "postgres" ? "md5(random()::text || clock_timestamp()::text)" : "lower(hex(randomblob(16)))");
+
 const migrations: Migration[] = [
   {
     version: 1,
@@ -107,6 +113,34 @@ const migrations: Migration[] = [
         // A record's rows are rewritten when it is saved; a search probes its hits' rows.
         `CREATE INDEX ${table}_access_record ON ${table}_access (record_id, user_id)`,
       ]),
+  },
+  {
+    version: 4,
+    name: "a settings version that every change of settings renews",
+    // One row whose token every changed row of a settings table replaces with a random one, in the
+    // writing transaction (store/settings-cache.ts): a process keeps settings while the token it
+    // reads is the one it read them at. Random, not a counter, so a rolled-back change's token is
+    // never seen again. Per row, so a statement that changes nothing (a refused request's) renews
+    // nothing.
+    statements: (d) => [
+      "CREATE TABLE settings_version (id INTEGER PRIMARY KEY CHECK (id = 1), token TEXT NOT NULL)",
+      `INSERT INTO settings_version (id, token) VALUES (1, ${newVersionToken(d)})`,
+      ...(d === "postgres"
+        ? [
+            `CREATE FUNCTION renew_settings_version() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN UPDATE settings_version SET token = ${newVersionToken(d)}; RETURN NULL; END $$`,
+            ...settingsTables.map(
+              (t) =>
+                `CREATE TRIGGER ${t}_renews_settings AFTER INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION renew_settings_version()`,
+            ),
+          ]
+        : settingsTables.flatMap((t) =>
+            ["INSERT", "UPDATE", "DELETE"].map(
+              (event) =>
+                `CREATE TRIGGER ${t}_${event.toLowerCase()}_renews_settings AFTER ${event} ON ${t} BEGIN UPDATE settings_version SET token = ${newVersionToken(d)}; END`,
+            ),
+          )),
+    ],
   },
 ];
 

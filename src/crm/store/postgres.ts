@@ -5,6 +5,7 @@
 import { SQL } from "bun";
 import { crmPostgresPoolMax } from "../../core/limits.ts";
 import type { Db, Queryable } from "./db.ts";
+import { SettingsCache } from "./settings-cache.ts";
 import { fromStoreError } from "./store-errors.ts";
 
 function bindable(params: readonly unknown[]): unknown[] {
@@ -42,6 +43,7 @@ export async function openPostgres(url: string): Promise<Db> {
   await sql.unsafe("SELECT 1");
   return {
     ...connection(sql),
+    settings: new SettingsCache(),
     write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // A serialization failure or deadlock can also surface at BEGIN or COMMIT.
       return (sql.begin((tx) => fn(connection(tx as unknown as SQL))) as Promise<T>).catch((error) => {

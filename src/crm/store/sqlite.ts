@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
 import { crmSqliteBusyTimeoutMs, crmWriteQueueMax } from "../../core/limits.ts";
 import type { Db, Queryable, Row } from "./db.ts";
+import { SettingsCache } from "./settings-cache.ts";
 import { fromStoreError } from "./store-errors.ts";
 
 /** $1 → ?1: the same numbered parameters in SQLite's spelling. */
@@ -141,6 +142,7 @@ export function openSqlite(path: string): Db {
 
   const store: Db = {
     ...reads,
+    settings: new SettingsCache(),
     write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       if (queued >= crmWriteQueueMax) {
         return Promise.reject(new SvcError("unavailable", "too many writes waiting; try again", { headers: { "retry-after": "1" } }));
