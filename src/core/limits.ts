@@ -88,9 +88,12 @@ export const logSegmentBytesMin = 1 * KiB;
 export const logSegmentBytesMax = 2 * GiB;
 /**
  * Bytes of produces one group-commit flush takes at most (a single larger produce still goes
- * alone): it bounds how far one write overshoots segment_bytes and how long one sync holds.
+ * alone): it bounds how far one write overshoots segment_bytes and how long one sync holds. A
+ * larger flush did not sync faster per byte: durable 1,000-record produces of 1 KiB (1 MB each,
+ * 16 in flight) ran at 360–422 a second with 16 MiB flushes, 413 with 4 MiB and 626–646 with
+ * 2 MiB; of 100 B (132 KB each), 4,260 with 16 MiB and 4,718 with 2 MiB.
  */
-export const logFlushBytesMax = 16 * MiB;
+export const logFlushBytesMax = 2 * MiB;
 
 // ---- Broker retention (src/broker/retention-scheduler.ts; the spec leaves the schedule open) ----
 /**
