@@ -253,21 +253,37 @@ export class RecordStore implements SaveHost {
       placeholders.push(params.add(now), params.add(now), params.add(searchText(schema, merged)));
       row = await this.q.get(`INSERT INTO ${object} (${columns.join(", ")}) VALUES (${placeholders.join(", ")}) RETURNING ${schema.columns}`, params.values);
     } else {
-      columns.push("updated_at", "search_text");
-      placeholders.push(params.add(now), params.add(searchText(schema, merged)));
+      columns.push("updated_at");
+      placeholders.push(params.add(now));
+      // Set only when it changes: the search index's trigger runs whenever the column is set (a
+      // workflow's field update would re-index the record for nothing).
+      const search = searchText(schema, merged);
+      if (search !== searchText(schema, old)) {
+        columns.push("search_text");
+        placeholders.push(params.add(search));
+      }
       const sets = columns.map((c, i) => `${c} = ${placeholders[i]}`).join(", ");
       row = await this.q.get(`UPDATE ${object} SET ${sets} WHERE id = ${params.add(old.id)} RETURNING ${schema.columns}`, params.values);
     }
-    await this.#refreshAccess(object, Number(row!.id));
+    await this.#refreshAccess(object, Number(row!.id), old, merged);
     return rowToRecord(schema, row!, true);
   }
 
-  /** The saved record's materialized access (sharing/access-rows.ts), when its object has any. */
-  async #refreshAccess(object: CrmObject, id: number): Promise<void> {
+  /**
+   * The saved record's materialized access (sharing/access-rows.ts), when its object has any: on
+   * a create, and on a change of what access depends on — the owner, or a field a criteria rule
+   * reads. A change of anything else leaves who can read the record as it was.
+   */
+  async #refreshAccess(object: CrmObject, id: number, old: RecordData | null, merged: RecordData): Promise<void> {
     let world = this.#accessWorlds.get(object);
     if (world === undefined) this.#accessWorlds.set(object, (world = this.#loadAccessWorld(object)));
     const loaded = await world;
-    if (loaded !== null) await refreshRecordAccess(this.q, loaded, id);
+    if (loaded === null) return;
+    if (old !== null) {
+      const decisive = [ownerField, ...loaded.rules.flatMap((rule) => (rule.criteria ?? []).map((c) => c.field))];
+      if (decisive.every((field) => merged[field] === old[field])) return;
+    }
+    await refreshRecordAccess(this.q, loaded, id);
   }
 
   /**
