@@ -130,8 +130,7 @@ const migrations: Migration[] = [
             `CREATE FUNCTION renew_settings_version() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN UPDATE settings_version SET token = ${newVersionToken(d)}; RETURN NULL; END $$`,
             ...settingsTables.map(
-              (t) =>
-                `CREATE TRIGGER ${t}_renews_settings AFTER INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION renew_settings_version()`,
+              (t) => `CREATE TRIGGER ${t}_renews_settings AFTER INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION renew_settings_version()`,
             ),
           ]
         : settingsTables.flatMap((t) =>
