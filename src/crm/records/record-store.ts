@@ -60,8 +60,8 @@ export class RecordStore implements SaveHost {
   ) {}
 
   /** `load`'s settings, from what the cache keeps at the version this request sees when there is one. */
-  async #kept<T>(key: string, load: () => Promise<T>, snapshot = this.#snapshotOnce()): Promise<T> {
-    const settings = await snapshot;
+  async #kept<T>(key: string, load: () => Promise<T>, at?: Promise<SettingsSnapshot | null>): Promise<T> {
+    const settings = await (at ?? this.#snapshotOnce());
     return settings === null ? load() : settings.get(key, load);
   }
 
@@ -77,7 +77,20 @@ export class RecordStore implements SaveHost {
   }
 
   roles(): Promise<RoleTree> {
-    return (this.#roles ??= this.#kept("roles", async () => new RoleTree(await loadRoles(this.q))));
+    return (this.#roles ??= this.#roleTree());
+  }
+
+  // Each setting under one cache key with one loader; `at` is the version to read it at.
+  #roleTree(at?: Promise<SettingsSnapshot | null>): Promise<RoleTree> {
+    return this.#kept("roles", async () => new RoleTree(await loadRoles(this.q)), at);
+  }
+
+  #defaultAccess(at?: Promise<SettingsSnapshot | null>): ReturnType<typeof loadDefaultAccess> {
+    return this.#kept("defaults", () => loadDefaultAccess(this.q), at);
+  }
+
+  #sharingRules(object: CrmObject, at?: Promise<SettingsSnapshot | null>): ReturnType<typeof loadSharingRules> {
+    return this.#kept(`sharing:${object}`, () => loadSharingRules(this.q, object), at);
   }
 
   /**
@@ -92,11 +105,7 @@ export class RecordStore implements SaveHost {
   }
 
   async #loadSharing(object: CrmObject): Promise<SharingContext> {
-    const [roles, defaults, rules] = await Promise.all([
-      this.roles(),
-      this.#kept("defaults", () => loadDefaultAccess(this.q)),
-      this.#kept(`sharing:${object}`, () => loadSharingRules(this.q, object)),
-    ]);
+    const [roles, defaults, rules] = await Promise.all([this.roles(), this.#defaultAccess(), this.#sharingRules(object)]);
     return { user: this.user, roles, defaultAccess: defaults[object], rules };
   }
 
@@ -296,13 +305,13 @@ export class RecordStore implements SaveHost {
     await lockForRecordAccess(this.q);
     // The version as it is now, after the lock: what the cache keeps for it is what the lock protects.
     const now = this.settings === undefined ? Promise.resolve(null) : this.settings.snapshot(this.q);
-    const defaults = await this.#kept("defaults", () => loadDefaultAccess(this.q), now);
+    const defaults = await this.#defaultAccess(now);
     if (!accessIsMaterialized(defaults[object])) return null;
     const [schema, users, roles, rules] = await Promise.all([
       this.schema(object),
       this.#kept("users", () => listUsers(this.q), now),
-      this.#kept("roles", async () => new RoleTree(await loadRoles(this.q)), now),
-      this.#kept(`sharing:${object}`, () => loadSharingRules(this.q, object), now),
+      this.#roleTree(now),
+      this.#sharingRules(object, now),
     ]);
     return { object, schema, users, roles, defaultAccess: defaults[object], rules };
   }
