@@ -89,8 +89,8 @@ export function stampFramesReference(frames: Uint8Array, baseOffset: number, tim
     throw new RangeError(`offset ${baseOffset} or timestamp ${timestampMs} is not a safe integer`);
   }
   const view = viewOf(frames);
-  let count = 0;
-  for (let pos = 0; pos < frames.length; count++) {
+  // Offsets and timestamps first, then every CRC as sealing writes them.
+  for (let pos = 0, count = 0; pos < frames.length; count++) {
     const end = frameEnd(view, pos, frames.length, bodyBytesMax);
     if (end === -1) throw new RangeError("frame lengths do not tile the buffer");
     const offset = baseOffset + count;
@@ -99,10 +99,9 @@ export function stampFramesReference(frames: Uint8Array, baseOffset: number, tim
     const high = Math.floor(timestampMs / twoPow32);
     view.setUint32(pos + 16, timestampMs - high * twoPow32, true);
     view.setInt32(pos + 20, high, true);
-    view.setUint32(pos + lengthFieldBytes, crc32cReference(frames, pos + crcCoversFrom, end), true);
     pos = end;
   }
-  return count;
+  return sealFramesReference(frames, bodyBytesMax);
 }
 
 /** An SV01 record's fields besides its key and value; a frame's. */

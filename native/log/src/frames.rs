@@ -43,12 +43,17 @@ pub fn seal_frames(buf: &mut [u8], body_max: u32) -> Option<usize> {
     let mut frames = 0;
     while pos < buf.len() {
         let end = frame_end(buf, pos, body_max)?;
-        let crc = crc32c(&buf[pos + CRC_COVERS_FROM..end]);
-        buf[pos + LENGTH_FIELD_BYTES..pos + CRC_COVERS_FROM].copy_from_slice(&crc.to_le_bytes());
+        seal_frame(buf, pos, end);
         pos = end;
         frames += 1;
     }
     Some(frames)
+}
+
+/// Writes the CRC of the frame at `buf[pos..end]`.
+fn seal_frame(buf: &mut [u8], pos: usize, end: usize) {
+    let crc = crc32c(&buf[pos + CRC_COVERS_FROM..end]);
+    buf[pos + LENGTH_FIELD_BYTES..pos + CRC_COVERS_FROM].copy_from_slice(&crc.to_le_bytes());
 }
 
 /// Writes every frame's offset (from `base_offset`, one more per frame), its timestamp and then its
@@ -62,8 +67,8 @@ pub fn stamp_frames(buf: &mut [u8], base_offset: u64, timestamp_ms: i64, body_ma
         let end = frame_end(buf, pos, body_max)?;
         buf[pos + OFFSET_AT..pos + OFFSET_AT + 8].copy_from_slice(&(base_offset + frames).to_le_bytes());
         buf[pos + TIMESTAMP_AT..pos + TIMESTAMP_AT + 8].copy_from_slice(&timestamp_ms.to_le_bytes());
-        let crc = crc32c(&buf[pos + CRC_COVERS_FROM..end]);
-        buf[pos + LENGTH_FIELD_BYTES..pos + CRC_COVERS_FROM].copy_from_slice(&crc.to_le_bytes());
+        // In the same pass, while the frame is in cache.
+        seal_frame(buf, pos, end);
         pos = end;
         frames += 1;
     }
