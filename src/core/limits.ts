@@ -227,6 +227,16 @@ export const crmPageMax = 100_000;
 export const crmListCountMaxDefault = 10_000;
 /** The most `--list-count-max` allows: a count that large already walks a million rows. */
 export const crmListCountMaxMax = 1_000_000;
+/**
+ * A search (q, updated_since) looks for its page among the user's this many newest records first,
+ * each checked on its own row, and its `total` then says "at least" (docs/crm.md). They lie
+ * together on disk (ids in order), ~0.4 µs each on SQLite, where checking each match's visibility
+ * is a random read (~1.6 µs): 2,000 hold page 1 of a term one record in a hundred matches.
+ * `--search-newest-rows` changes it.
+ */
+export const crmSearchNewestRowsDefault = 2_000;
+/** The most `--search-newest-rows` allows. */
+export const crmSearchNewestRowsMax = 1_000_000;
 /** Characters of a text or picklist value (Salesforce's text field maximum). */
 export const crmTextCharsMax = 255;
 /** Characters of a long text value (descriptions). */

@@ -3,7 +3,7 @@
  * The schema is migrated before the port opens; tools beside it add roles, users and tokens.
  */
 import { flag } from "../core/config.ts";
-import { crmListCountMaxDefault, crmListCountMaxMax, crmRequestBodyBytesMax } from "../core/limits.ts";
+import { crmListCountMaxDefault, crmListCountMaxMax, crmRequestBodyBytesMax, crmSearchNewestRowsDefault, crmSearchNewestRowsMax } from "../core/limits.ts";
 import { defineService } from "../service.ts";
 import { formatBindAddress, parseBindAddress } from "../core/bind-address.ts";
 import { startCrmHttp } from "./http/server.ts";
@@ -25,6 +25,12 @@ export const crmService = defineService({
       max: crmListCountMaxMax,
       help: "a list's total counts matches up to this many, then says total_exact: false",
     }),
+    searchNewestRows: flag.int({
+      default: crmSearchNewestRowsDefault,
+      min: 1,
+      max: crmSearchNewestRowsMax,
+      help: "a search looks for its page among the user's this many newest records first; its total then says at least",
+    }),
   },
   tools: crmTools,
   async start(config, log) {
@@ -35,7 +41,7 @@ export const crmService = defineService({
       hostname: bind.hostname,
       port: bind.port,
       bodyBytesMax: config.maxRequestBodyBytes,
-      listCountMax: config.listCountMax,
+      listLimits: { countMax: config.listCountMax, searchNewestRows: config.searchNewestRows },
       log,
     });
     const address = formatBindAddress(bind.hostname, http.port);

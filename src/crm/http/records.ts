@@ -8,7 +8,7 @@ import { json } from "../../http/response.ts";
 import type { RequestContext, RouteTable } from "../../http/route.ts";
 import type { User } from "../auth/users.ts";
 import { isCrmObject } from "../objects/fields.ts";
-import { RecordStore } from "../records/record-store.ts";
+import { type ListLimits, RecordStore } from "../records/record-store.ts";
 import { saveRecord } from "../records/save-record.ts";
 import type { CrmObject, FieldError, RecordData } from "../rules/record.ts";
 import type { Db } from "../store/db.ts";
@@ -42,14 +42,14 @@ async function withDefaults(store: RecordStore, object: CrmObject, body: RecordD
   return { ...defaults, ...body };
 }
 
-/** `listCountMax`: how far a list counts its matches (--list-count-max). */
-export function recordRoutes(db: Db, listCountMax: number): RouteTable {
+/** `limits`: how far a list counts and looks (--list-count-max, --search-newest-rows). */
+export function recordRoutes(db: Db, limits: ListLimits): RouteTable {
   return {
     "/api/v1/:object": {
       GET: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const query = parseListQuery(ctx.url);
-        return json(await new RecordStore(db, user, db.settings).list(object, query, listCountMax));
+        return json(await new RecordStore(db, user, db.settings).list(object, query, limits));
       }),
       POST: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);

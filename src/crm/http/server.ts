@@ -7,6 +7,7 @@ import type { SvcError } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { json, text } from "../../http/response.ts";
 import { type HttpService, startHttpServer } from "../../http/server.ts";
+import type { ListLimits } from "../records/record-store.ts";
 import type { Db } from "../store/db.ts";
 import { isStoreRefusal } from "../store/store-errors.ts";
 import { recordRoutes } from "./records.ts";
@@ -23,8 +24,8 @@ export interface CrmHttpOptions {
   hostname: string;
   port: number;
   bodyBytesMax: number;
-  /** How far a list counts its matches before `total_exact: false`. */
-  listCountMax: number;
+  /** How far a list counts and looks (--list-count-max, --search-newest-rows). */
+  listLimits: ListLimits;
   log: Logger;
 }
 
@@ -56,7 +57,7 @@ export function startCrmHttp(db: Db, options: CrmHttpOptions): HttpService {
       ...settingsRoutes(db),
       ...tokenRoutes(db),
       ...adminRoutes(db),
-      ...recordRoutes(db, options.listCountMax),
+      ...recordRoutes(db, options.listLimits),
     },
   });
 }

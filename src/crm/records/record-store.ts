@@ -16,7 +16,7 @@ import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts
 import { type Queryable, SqlParams } from "../store/db.ts";
 import type { SettingsCache, SettingsSnapshot } from "../store/settings-cache.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
-import { matchingIds } from "./search.ts";
+import { listedIds, matchingIds, rowMatches } from "./search.ts";
 
 export interface ListQuery {
   terms: string[];
@@ -34,6 +34,18 @@ export interface ListResult {
   /** False when there are more than `total`: the count stopped at its cap. */
   total_exact: boolean;
 }
+
+/** How far a list counts and looks (--list-count-max, --search-newest-rows). */
+export interface ListLimits {
+  /** A list's `total` counts matches up to this many, then says `total_exact: false`. */
+  countMax: number;
+  /** A search looks for its page among the user's this many newest records first. */
+  searchNewestRows: number;
+}
+
+/** `updated_since` as conditions on a row (`column` prefixes the column: "" or an alias and a dot). */
+const updatedSince = (query: ListQuery, column: string, p: SqlParams): string[] =>
+  query.updatedSince === null ? [] : [`${column}updated_at >= ${p.add(query.updatedSince)}`];
 
 /** accessPredicate, or an admin's (no sharing settings): every row. */
 const access = (sharing: SharingContext | null, schema: ObjectSchema, level: AccessLevel, p: SqlParams) =>
@@ -116,14 +128,90 @@ export class RecordStore implements SaveHost {
     return Object.fromEntries(Object.entries(record).filter(([name]) => schema.byName.get(name)?.adminOnly !== true));
   }
 
-  /** A page of `query`'s matches this user can see, and their count up to `countMax`. */
-  async list(object: CrmObject, query: ListQuery, countMax: number): Promise<ListResult> {
+  /**
+   * A page of `query`'s matches this user can see, and their count up to `limits.countMax`. A
+   * search (q or updated_since) looks for its page among the user's `limits.searchNewestRows`
+   * newest visible records first (fromNewest), so a common term costs what a page costs rather
+   * than what its matches cost. A page not found there is chosen from all the matches, whose ids
+   * are read once and exactly counted.
+   */
+  async list(object: CrmObject, query: ListQuery, limits: ListLimits): Promise<ListResult> {
     const [schema, sharing] = await Promise.all([this.schema(object), this.sharing(object)]);
     const p = new SqlParams();
-    const extra = query.updatedSince === null ? [] : [`updated_at >= ${p.add(query.updatedSince)}`];
-    // The ids matching q and updated_since: when there are any, a list is driven from them, so it
-    // costs what the matches cost, not what the user can see.
-    const matches = matchingIds(this.q.dialect, object, query.terms, extra, p);
+    const matches = matchingIds(this.q.dialect, object, query.terms, updatedSince(query, "", p), p);
+    if (matches === null) return this.#fromMatches(object, schema, sharing, query, limits.countMax, null, p);
+    const newest = await this.#fromNewest(object, schema, sharing, query, limits);
+    if (newest !== null) return newest;
+    // Read once: PostgreSQL would otherwise search its trigram index for the page and again for the count.
+    const ids = (await this.q.all<{ match_id: number }>(matches, p.values)).map((r) => Number(r.match_id));
+    const listed = new SqlParams();
+    return this.#fromMatches(object, schema, sharing, query, limits.countMax, listedIds(this.q.dialect, ids, listed), listed);
+  }
+
+  /**
+   * The page read from the user's `searchNewestRows` newest visible records, newest first, each
+   * checked against the search on its own row, stopping once the page and one match past it are
+   * found; null when the page does not lie among those records. `total` then says "at least": the
+   * matches up to the one past the page (total_exact false), as a mail search shows "1-20 of many"
+   * rather than count every match. When those records are all the user can see, the page is
+   * always served from them and counted exactly.
+   */
+  async #fromNewest(object: CrmObject, schema: ObjectSchema, sharing: SharingContext | null, query: ListQuery, limits: ListLimits): Promise<ListResult | null> {
+    const p = new SqlParams();
+    const rows = Math.trunc(limits.searchNewestRows) + 1;
+    const newest =
+      sharing !== null && accessIsMaterialized(sharing.defaultAccess)
+        ? `SELECT record_id, record_created_at FROM ${accessTable(object)} WHERE user_id = ${p.add(this.user.id)}
+          ORDER BY record_created_at DESC, record_id DESC LIMIT ${rows}`
+        : `SELECT id AS record_id, created_at AS record_created_at FROM ${object} WHERE ${access(sharing, schema, "read", p)}
+          ORDER BY created_at DESC, id DESC LIMIT ${rows}`;
+    const newestParams = p.values.length;
+    const hit = rowMatches(this.q.dialect, "o", query.terms, updatedSince(query, "o.", p), p);
+    const hitParams = p.values.length;
+    const skipped = (query.page - 1) * query.per;
+    // CROSS JOIN keeps SQLite's join order: the newest rows first, each probing its record. The
+    // page selects the record's columns unqualified: the newest rows name theirs record_*.
+    const hits = `FROM (${newest}) AS newest CROSS JOIN ${object} AS o WHERE o.id = newest.record_id AND ${hit}`;
+    // How many newest rows there are rides along on each row (asked apart when none is found).
+    const lookedAt = `SELECT count(*) AS n FROM (${newest}) AS newest`;
+    const found = await this.q.all<Record<string, unknown>>(
+      `SELECT ${schema.columns}, (${lookedAt}) AS looked_ ${hits} ORDER BY newest.record_created_at DESC, newest.record_id DESC
+        LIMIT ${p.add(query.per + 1)} OFFSET ${p.add(skipped)}`,
+      p.values,
+    );
+    const more = found.length > query.per;
+    const looked = found[0]?.looked_ ?? (await this.q.get<{ n: number }>(lookedAt, p.values.slice(0, newestParams)))!.n;
+    let total = skipped + found.length;
+    let exact = false;
+    if (Number(looked) < rows) {
+      // The newest rows are all the user can see: the count is exact, and cheap at this size.
+      exact = true;
+      if (more || (found.length === 0 && skipped > 0)) {
+        total = Number((await this.q.get<{ n: number }>(`SELECT count(*) AS n ${hits}`, p.values.slice(0, hitParams)))!.n);
+      }
+    } else if (!more) return null;
+    return {
+      data: found.slice(0, query.per).map((row) => rowToRecord(schema, row, this.user.isAdmin)),
+      page: query.page,
+      per: query.per,
+      total: Math.min(total, limits.countMax),
+      total_exact: exact && total <= limits.countMax,
+    };
+  }
+
+  /**
+   * A page chosen from all of `matches` (a SELECT of match_id whose parameters `p` holds), or of
+   * all the records when it is null, counted up to `countMax`.
+   */
+  async #fromMatches(
+    object: CrmObject,
+    schema: ObjectSchema,
+    sharing: SharingContext | null,
+    query: ListQuery,
+    countMax: number,
+    matches: string | null,
+    p: SqlParams,
+  ): Promise<ListResult> {
     const limit = () => `LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
     // On SQLite a list driven from matches reads every match to sort them, so the count rides
     // along. PostgreSQL, asked for the count with the page, reads the matches by a sequential scan

@@ -41,6 +41,20 @@ function searchPredicate(dialect: Dialect, table: CrmObject, terms: readonly str
 }
 
 /**
+ * The SQL condition that a row of alias `row` matches `terms` and `extra` (conditions on that
+ * row), read from the row itself rather than the trigram index: for rows already chosen some
+ * other way (a list read from the user's newest records), where asking the index would read every
+ * match. The same substring match as the index gives: `search_text` is kept lower-cased, as the
+ * terms are.
+ */
+export function rowMatches(dialect: Dialect, row: string, terms: readonly string[], extra: readonly string[], p: SqlParams): string {
+  const parts = terms.map((t) =>
+    dialect === "sqlite" ? `instr(${row}.search_text, ${p.add(t)}) > 0` : `${row}.search_text LIKE ${p.add(`%${escapeLike(t)}%`)}`,
+  );
+  return [...parts, ...extra].join(" AND ") || "1 = 1";
+}
+
+/**
  * The ids (column `match_id`) of `table`'s rows that match `terms` (and `extra`, conditions on
  * the row), as a query a list can drive from: SQLite answers terms of three characters or more from FTS5 alone,
  * without reading the rows; anything else reads the matching rows. Null when there is nothing to
@@ -55,4 +69,14 @@ export function matchingIds(dialect: Dialect, table: CrmObject, terms: readonly 
   const search = searchPredicate(dialect, table, terms, p);
   if (search !== null) conditions.unshift(search);
   return `SELECT id AS match_id FROM ${table} WHERE ${conditions.join(" AND ")}`;
+}
+
+/**
+ * Ids already found, as a query a list can drive from (column `match_id`), so a search whose
+ * matches were read once is not asked of the index again.
+ */
+export function listedIds(dialect: Dialect, ids: readonly number[], p: SqlParams): string {
+  return dialect === "sqlite"
+    ? `SELECT value AS match_id FROM json_each(${p.add(JSON.stringify(ids))})`
+    : `SELECT unnest(${p.add(`{${ids.join(",")}}`)}::bigint[]) AS match_id`;
 }
