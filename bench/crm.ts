@@ -20,8 +20,9 @@
  * records): bearer auth, the sharing predicate, the trigram search and the count for `total`,
  * one page of 20 newest first — and page 200 of the rep's leads, the OFFSET a deep pager asks
  * for. p50/p99 are wrk's. "visible / all" is the user's `total` against an admin's for the same
- * request: how much sharing cut away (a `+` where the store answered total_exact: false, a count
- * capped at its limit). Target: p99 ≤ 10 ms on every row.
+ * request: how much sharing cut away (a `+` where the store answered total_exact: false: a count
+ * capped at its limit, or a search answered from the user's newest records, which says "at
+ * least"). Target: p99 ≤ 10 ms on every row.
  *
  * Creates: POST /api/v1/opportunities as a rep, with 5 validation rules, 2 workflow rules and 1
  * after-save flow on the object. Four bodies in rotation, all valid; one of them fires a workflow
@@ -390,7 +391,7 @@ function listPath({ object, q, page }: ListRow): string {
   return `/api/v1/${object}${query === "" ? "" : `?${query}`}`;
 }
 
-/** A list answer's `total` as the table shows it: `+` when the store says the count stopped at a cap. */
+/** A list answer's `total` as the table shows it: `+` when the store says it is a lower bound (total_exact: false). */
 const totalText = (answer: any) => `${fmt(answer.total)}${answer.total_exact === false ? "+" : ""}`;
 
 interface ListResult {
@@ -609,7 +610,7 @@ function printLists(results: Map<Store, { lists: ListResult[] }>, rows: ListRow[
   const cols = [...results.keys()];
   const first = results.get(cols[0]!)!;
   console.log(
-    "visible / all: the user's `total` against an admin's for the same request (`+`: the store's count stopped at its cap). " +
+    "visible / all: the user's `total` against an admin's for the same request (`+`: at least that many, total_exact: false — a count stopped at its cap, or a search answered from the user's newest records). " +
       `Target: p99 ≤ ${targetMs} ms on every row.\n`,
   );
   const heads = cols.flatMap((c) => [`${storeTitle[c]} req/s`, "p50 ms", "p99 ms", "CPU"]);
