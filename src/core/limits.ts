@@ -235,6 +235,13 @@ export const crmListCountMaxMax = 1_000_000;
  * `--search-newest-rows` changes it.
  */
 export const crmSearchNewestRowsDefault = 2_000;
+/**
+ * A first page of a search is looked for among this share of --search-newest-rows first (500 of
+ * 2,000): a term that matches none or few of them would not fill the page from the rest either,
+ * and is then read from its matches at once (a failing look at 2,000 rows cost 1.3 ms of a 5 ms
+ * search at 1M leads on SQLite).
+ */
+export const crmSearchFirstLookShare = 4;
 /** The most `--search-newest-rows` allows. */
 export const crmSearchNewestRowsMax = 1_000_000;
 /** Characters of a text or picklist value (Salesforce's text field maximum). */

@@ -5,6 +5,7 @@
  * It is also the rules engine's SaveHost (rules/contract.ts): the engine validates and persists
  * through it, inside the same transaction.
  */
+import { crmSearchFirstLookShare } from "../../core/limits.ts";
 import { loadRoles, RoleTree } from "../auth/roles.ts";
 import { listUsers, type User } from "../auth/users.ts";
 import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
@@ -16,7 +17,7 @@ import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts
 import { type Queryable, SqlParams } from "../store/db.ts";
 import type { SettingsCache, SettingsSnapshot } from "../store/settings-cache.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
-import { listedIds, matchingIds, rowMatches } from "./search.ts";
+import { matchingIds, postgresIds, rowMatches } from "./search.ts";
 
 export interface ListQuery {
   terms: string[];
@@ -142,10 +143,13 @@ export class RecordStore implements SaveHost {
     if (matches === null) return this.#fromMatches(object, schema, sharing, query, limits.countMax, null, p);
     const newest = await this.#fromNewest(object, schema, sharing, query, limits);
     if (newest !== null) return newest;
-    // Read once: PostgreSQL would otherwise search its trigram index for the page and again for the count.
+    // SQLite reads the matches once, in the page's query, which carries the count. PostgreSQL
+    // counts apart (fromMatches), so its ids are read first: its trigram index, and the check of
+    // each match's row, are then asked once rather than for the page and again for the count.
+    if (this.q.dialect === "sqlite") return this.#fromMatches(object, schema, sharing, query, limits.countMax, matches, p);
     const ids = (await this.q.all<{ match_id: number }>(matches, p.values)).map((r) => Number(r.match_id));
     const listed = new SqlParams();
-    return this.#fromMatches(object, schema, sharing, query, limits.countMax, listedIds(this.q.dialect, ids, listed), listed);
+    return this.#fromMatches(object, schema, sharing, query, limits.countMax, postgresIds(ids, listed), listed);
   }
 
   /**
@@ -158,44 +162,58 @@ export class RecordStore implements SaveHost {
    */
   async #fromNewest(object: CrmObject, schema: ObjectSchema, sharing: SharingContext | null, query: ListQuery, limits: ListLimits): Promise<ListResult | null> {
     const p = new SqlParams();
-    const rows = Math.trunc(limits.searchNewestRows) + 1;
-    const newest =
-      sharing !== null && accessIsMaterialized(sharing.defaultAccess)
-        ? `SELECT record_id, record_created_at FROM ${accessTable(object)} WHERE user_id = ${p.add(this.user.id)}
-          ORDER BY record_created_at DESC, record_id DESC LIMIT ${rows}`
-        : `SELECT id AS record_id, created_at AS record_created_at FROM ${object} WHERE ${access(sharing, schema, "read", p)}
-          ORDER BY created_at DESC, id DESC LIMIT ${rows}`;
+    const materialized = sharing !== null && accessIsMaterialized(sharing.defaultAccess);
+    const visible = materialized ? `user_id = ${p.add(this.user.id)}` : access(sharing, schema, "read", p);
     const newestParams = p.values.length;
+    /** The user's `rows` newest visible records. */
+    const newest = (rows: number) =>
+      materialized
+        ? `SELECT record_id, record_created_at FROM ${accessTable(object)} WHERE ${visible} ORDER BY record_created_at DESC, record_id DESC LIMIT ${rows}`
+        : `SELECT id AS record_id, created_at AS record_created_at FROM ${object} WHERE ${visible} ORDER BY created_at DESC, id DESC LIMIT ${rows}`;
     const hit = rowMatches(this.q.dialect, "o", query.terms, updatedSince(query, "o.", p), p);
     const hitParams = p.values.length;
     const skipped = (query.page - 1) * query.per;
-    // CROSS JOIN keeps SQLite's join order: the newest rows first, each probing its record. The
-    // page selects the record's columns unqualified: the newest rows name theirs record_*.
-    const hits = `FROM (${newest}) AS newest CROSS JOIN ${object} AS o WHERE o.id = newest.record_id AND ${hit}`;
-    // How many newest rows there are rides along on each row (asked apart when none is found).
-    const lookedAt = `SELECT count(*) AS n FROM (${newest}) AS newest`;
-    const found = await this.q.all<Record<string, unknown>>(
-      `SELECT ${schema.columns}, (${lookedAt}) AS looked_ ${hits} ORDER BY newest.record_created_at DESC, newest.record_id DESC
-        LIMIT ${p.add(query.per + 1)} OFFSET ${p.add(skipped)}`,
-      p.values,
-    );
-    const more = found.length > query.per;
-    const looked = found[0]?.looked_ ?? (await this.q.get<{ n: number }>(lookedAt, p.values.slice(0, newestParams)))!.n;
-    let total = skipped + found.length;
-    let exact = false;
-    if (Number(looked) < rows) {
-      // The newest rows are all the user can see: the count is exact, and cheap at this size.
-      exact = true;
-      if (more || (found.length === 0 && skipped > 0)) {
-        total = Number((await this.q.get<{ n: number }>(`SELECT count(*) AS n ${hits}`, p.values.slice(0, hitParams)))!.n);
+    const wanted = skipped + query.per + 1;
+    const lastRows = Math.trunc(limits.searchNewestRows) + 1;
+    // A first page is looked for among fewer rows first: a rare term shows itself there, and
+    // the rest of the rows are not read for it.
+    const firstRows = Math.trunc(limits.searchNewestRows / crmSearchFirstLookShare) + 1;
+    const looks = skipped === 0 && firstRows > 1 ? [firstRows, lastRows] : [lastRows];
+    const limit = `LIMIT ${p.add(query.per + 1)} OFFSET ${p.add(skipped)}`;
+    for (const rows of looks) {
+      // CROSS JOIN keeps SQLite's join order: the newest rows first, each probing its record.
+      // The page selects the record's columns unqualified: the newest rows name theirs record_*.
+      const hits = `FROM (${newest(rows)}) AS newest CROSS JOIN ${object} AS o WHERE o.id = newest.record_id AND ${hit}`;
+      // How many newest rows there are rides along on each row (asked apart when none is found).
+      const lookedAt = `SELECT count(*) AS n FROM (${newest(rows)}) AS newest`;
+      const found = await this.q.all<Record<string, unknown>>(
+        `SELECT ${schema.columns}, (${lookedAt}) AS looked_ ${hits} ORDER BY newest.record_created_at DESC, newest.record_id DESC ${limit}`,
+        p.values,
+      );
+      const more = found.length > query.per;
+      const looked = Number(found[0]?.looked_ ?? (await this.q.get<{ n: number }>(lookedAt, p.values.slice(0, newestParams)))!.n);
+      if (looked < rows) {
+        // The newest rows are all the user can see: the count is exact, and cheap at this size.
+        const countAll = more || (found.length === 0 && skipped > 0);
+        const total = countAll
+          ? Number((await this.q.get<{ n: number }>(`SELECT count(*) AS n ${hits}`, p.values.slice(0, hitParams)))!.n)
+          : skipped + found.length;
+        return this.#newestPage(schema, query, found, total, total <= limits.countMax, limits.countMax);
       }
-    } else if (!more) return null;
+      if (more) return this.#newestPage(schema, query, found, skipped + found.length, false, limits.countMax);
+      // Matches as sparse as the first rows show would not fill the page from the rest.
+      if (found.length * (lastRows / rows) < wanted) return null;
+    }
+    return null;
+  }
+
+  #newestPage(schema: ObjectSchema, query: ListQuery, found: Record<string, unknown>[], total: number, exact: boolean, countMax: number): ListResult {
     return {
       data: found.slice(0, query.per).map((row) => rowToRecord(schema, row, this.user.isAdmin)),
       page: query.page,
       per: query.per,
-      total: Math.min(total, limits.countMax),
-      total_exact: exact && total <= limits.countMax,
+      total: Math.min(total, countMax),
+      total_exact: exact,
     };
   }
 

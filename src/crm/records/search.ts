@@ -72,11 +72,9 @@ export function matchingIds(dialect: Dialect, table: CrmObject, terms: readonly 
 }
 
 /**
- * Ids already found, as a query a list can drive from (column `match_id`), so a search whose
- * matches were read once is not asked of the index again.
+ * Ids already found, as a PostgreSQL query a list can drive from (column `match_id`), so a search
+ * whose matches were read once is not asked of the trigram index again.
  */
-export function listedIds(dialect: Dialect, ids: readonly number[], p: SqlParams): string {
-  return dialect === "sqlite"
-    ? `SELECT value AS match_id FROM json_each(${p.add(JSON.stringify(ids))})`
-    : `SELECT unnest(${p.add(`{${ids.join(",")}}`)}::bigint[]) AS match_id`;
+export function postgresIds(ids: readonly number[], p: SqlParams): string {
+  return `SELECT unnest(${p.add(`{${ids.join(",")}}`)}::bigint[]) AS match_id`;
 }
