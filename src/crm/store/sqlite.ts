@@ -8,7 +8,7 @@ import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
-import { crmSqliteBusyTimeoutMs, crmWriteQueueMax } from "../../core/limits.ts";
+import { crmSqliteBusyTimeoutMs, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
 import type { Db, Queryable, Row } from "./db.ts";
 import { SettingsCache } from "./settings-cache.ts";
 import { fromStoreError } from "./store-errors.ts";
@@ -124,8 +124,20 @@ export function openSqlite(path: string): Db {
   const reader = path === ":memory:" ? writer : open(path);
   const writes = connection(writer);
   const reads = connection(reader);
-  let tail: Promise<unknown> = Promise.resolve();
-  let queued = 0;
+  /** Write transactions waiting for the writer, and whether it is busy with a group of them. */
+  const waiting: Waiting[] = [];
+  let writing = false;
+  let scheduled = false;
+
+  /**
+   * What the writer has changed so far: rows (triggers' included) and the schema (an ALTER TABLE
+   * changes no row), as one string to compare.
+   */
+  const changes = () => {
+    const rows = (writer.query("SELECT total_changes() AS n").get() as { n: number }).n;
+    const schema = (writer.query("PRAGMA schema_version").get() as { schema_version: number }).schema_version;
+    return `${rows}/${schema}`;
+  };
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     // Busy past busy_timeout (a CLI tool holding the lock): 503, try again.
@@ -140,22 +152,91 @@ export function openSqlite(path: string): Db {
     }
   }
 
+  /**
+   * The waiting transactions as one: each request's work runs in turn in one transaction, and one
+   * COMMIT makes them all durable before any is answered. One that fails having written nothing
+   * (a 422, a 404) is answered and the rest go on. One that fails after writing, or a COMMIT that
+   * fails, rolls the group back, and each runs again in a transaction of its own, as if alone.
+   * Savepoints would let one be undone alone, but FTS5 writes its pending index at each.
+   */
+  async function commitGroup(group: Waiting[]): Promise<void> {
+    if (group.length === 1) return settle(group[0]!, () => transaction(group[0]!.fn));
+    try {
+      statement(() => writer.exec("BEGIN IMMEDIATE"));
+    } catch (error) {
+      for (const w of group) w.reject(error);
+      return;
+    }
+    const outcomes: (() => void)[] = [];
+    for (const w of group) {
+      const before = changes();
+      try {
+        const value = await w.fn(writes);
+        outcomes.push(() => w.resolve(value));
+      } catch (error) {
+        if (writer.inTransaction && changes() === before) {
+          outcomes.push(() => w.reject(error));
+          continue;
+        }
+        return alone(group);
+      }
+    }
+    try {
+      writer.exec("COMMIT");
+    } catch {
+      return alone(group);
+    }
+    for (const outcome of outcomes) outcome();
+  }
+
+  /** A group undone: each of its transactions again, one by one. */
+  async function alone(group: Waiting[]): Promise<void> {
+    if (writer.inTransaction) writer.exec("ROLLBACK");
+    for (const w of group) await settle(w, () => transaction(w.fn));
+  }
+
+  async function settle(w: Waiting, run: () => Promise<unknown>): Promise<void> {
+    try {
+      w.resolve(await run());
+    } catch (error) {
+      w.reject(error);
+    }
+  }
+
+  /**
+   * The next group starts after the event loop has read what the sockets hold, so requests that
+   * arrived while one group committed join the next rather than each waiting for its own commit.
+   */
+  function schedule(): void {
+    if (writing || scheduled || waiting.length === 0) return;
+    scheduled = true;
+    setImmediate(async () => {
+      scheduled = false;
+      writing = true;
+      try {
+        await commitGroup(waiting.splice(0, crmWriteGroupMax));
+      } finally {
+        writing = false;
+        schedule();
+      }
+    });
+  }
+
   const store: Db = {
     ...reads,
     settings: new SettingsCache(),
     write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      if (queued >= crmWriteQueueMax) {
+      if (waiting.length >= crmWriteQueueMax) {
         return Promise.reject(new SvcError("unavailable", "too many writes waiting; try again", { headers: { "retry-after": "1" } }));
       }
-      queued += 1;
-      const run = () => transaction(fn).finally(() => (queued -= 1));
-      const result = tail.then(run, run);
-      tail = result.catch(() => undefined);
-      return result;
+      return new Promise<T>((resolve, reject) => {
+        waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        schedule();
+      });
     },
     async close() {
       clearInterval(refresh);
-      await tail;
+      while (writing || scheduled || waiting.length > 0) await new Promise((resolve) => setImmediate(resolve));
       if (reader !== writer) reader.close();
       writer.close();
     },
@@ -170,6 +251,13 @@ export function openSqlite(path: string): Db {
   }, optimizeEveryMs);
   refresh.unref();
   return store;
+}
+
+/** A request's write transaction waiting for SQLite's one writer. */
+interface Waiting {
+  fn: (tx: Queryable) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
 }
 
 export type { Row };
