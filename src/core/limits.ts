@@ -236,10 +236,10 @@ export const crmListCountMaxMax = 1_000_000;
  */
 export const crmSearchNewestRowsDefault = 2_000;
 /**
- * A first page of a search is looked for among this share of --search-newest-rows first (500 of
- * 2,000): a term that matches none or few of them would not fill the page from the rest either,
- * and is then read from its matches at once (a failing look at 2,000 rows cost 1.3 ms of a 5 ms
- * search at 1M leads on SQLite).
+ * On SQLite a first page of a search is looked for among this share of --search-newest-rows first
+ * (500 of 2,000): a term that matches none or few of them would not fill the page from the rest
+ * either, and is then read from its matches at once (a failing look at 2,000 rows cost 1.3 ms of a
+ * 5 ms search at 1M leads).
  */
 export const crmSearchFirstLookShare = 4;
 /** The most `--search-newest-rows` allows. */

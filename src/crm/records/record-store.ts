@@ -175,10 +175,12 @@ export class RecordStore implements SaveHost {
     const skipped = (query.page - 1) * query.per;
     const wanted = skipped + query.per + 1;
     const lastRows = Math.trunc(limits.searchNewestRows) + 1;
-    // A first page is looked for among fewer rows first: a rare term shows itself there, and
-    // the rest of the rows are not read for it.
+    // On SQLite a first page is looked for among fewer rows first: a rare term shows itself
+    // there, and the rest of the rows are not read for it. PostgreSQL plans every statement (~1
+    // ms), more than the rows a first look saves it: a 2% term's first page went from 7.8 to 11.9
+    // ms p99 at 100k leads with it.
     const firstRows = Math.trunc(limits.searchNewestRows / crmSearchFirstLookShare) + 1;
-    const looks = skipped === 0 && firstRows > 1 ? [firstRows, lastRows] : [lastRows];
+    const looks = this.q.dialect === "sqlite" && skipped === 0 && firstRows > 1 ? [firstRows, lastRows] : [lastRows];
     const limit = `LIMIT ${p.add(query.per + 1)} OFFSET ${p.add(skipped)}`;
     for (const rows of looks) {
       // CROSS JOIN keeps SQLite's join order: the newest rows first, each probing its record.
