@@ -133,8 +133,8 @@ export class RecordStore implements SaveHost {
    * A page of `query`'s matches this user can see, and their count up to `limits.countMax`. A
    * search (q or updated_since) looks for its page among the user's `limits.searchNewestRows`
    * newest visible records first (fromNewest), so a common term costs what a page costs rather
-   * than what its matches cost. A page not found there is chosen from all the matches, whose ids
-   * are read once and exactly counted.
+   * than what its matches cost. A page not found there is chosen from all the matches, and they
+   * are counted exactly.
    */
   async list(object: CrmObject, query: ListQuery, limits: ListLimits): Promise<ListResult> {
     const [schema, sharing] = await Promise.all([this.schema(object), this.sharing(object)]);
@@ -209,6 +209,7 @@ export class RecordStore implements SaveHost {
     return null;
   }
 
+  /** The answer of a page found among the newest rows (`found` holds it and the match after it, if any). */
   #newestPage(schema: ObjectSchema, query: ListQuery, found: Record<string, unknown>[], total: number, exact: boolean, countMax: number): ListResult {
     return {
       data: found.slice(0, query.per).map((row) => rowToRecord(schema, row, this.user.isAdmin)),

@@ -195,6 +195,7 @@ export function openSqlite(path: string): Db {
     for (const w of group) await settle(w, () => transaction(w.fn));
   }
 
+  /** Answers `w` with what `run` gives, or the error it throws. */
   async function settle(w: Waiting, run: () => Promise<unknown>): Promise<void> {
     try {
       w.resolve(await run());
