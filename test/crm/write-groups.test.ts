@@ -6,7 +6,7 @@
 // fields, whose ALTER TABLE changes no row: two admins adding the same field at once make one
 // column. And an acknowledged create survives kill -9.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { sqliteBackend, startCrm, type World, worldForSuite } from "./support/crm.ts";
+import { sqliteBackend, startCrm, type World, welcomeCaseFlow, worldForSuite } from "./support/crm.ts";
 
 const isAlive = (pid: number) => {
   try {
@@ -26,19 +26,7 @@ describe("SQLite write transactions committed together", () => {
   beforeAll(async () => {
     const field = await w.crm.call(w.admin, "POST", "/api/v1/settings/fields", { object: "cases", name: "region", type: "text", required: true });
     expect(field.status).toBe(201);
-    const flow = await w.crm.call(w.admin, "POST", "/api/v1/settings/flows", {
-      name: "account_gets_a_case",
-      object: "accounts",
-      timing: "after_save",
-      trigger: "created",
-      steps: [
-        {
-          type: "create_record",
-          object: "cases",
-          values: { subject: { template: "Welcome {name}" }, account_id: { ref: "id" }, cf_region: { ref: "billing_country" } },
-        },
-      ],
-    });
+    const flow = await w.crm.call(w.admin, "POST", "/api/v1/settings/flows", welcomeCaseFlow);
     expect(flow.status, JSON.stringify(flow.body)).toBe(201);
   });
 

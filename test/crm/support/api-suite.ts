@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { crmPageMax, crmPageSizeMax, crmRequestBodyBytesMax } from "../../../src/core/limits.ts";
-import { type Backend, type World, worldForSuite } from "./crm.ts";
+import { type Backend, type World, welcomeCaseFlow, worldForSuite } from "./crm.ts";
 
 /**
  * The world takes a database (initdb, for PostgreSQL), seven tool processes and a server: a bound
@@ -522,19 +522,7 @@ export function crmApiSuite(backend: Backend): void {
     });
 
     test("a flow that creates a related record commits with the save; when the related record is invalid, the whole request rolls back", async () => {
-      const flow = await call(w.admin, "POST", "/api/v1/settings/flows", {
-        name: "account_gets_a_case",
-        object: "accounts",
-        timing: "after_save",
-        trigger: "created",
-        steps: [
-          {
-            type: "create_record",
-            object: "cases",
-            values: { subject: { template: "Welcome {name}" }, account_id: { ref: "id" }, cf_region: { ref: "billing_country" } },
-          },
-        ],
-      });
+      const flow = await call(w.admin, "POST", "/api/v1/settings/flows", welcomeCaseFlow);
       expect(flow.status, JSON.stringify(flow.body)).toBe(201);
       const ok = await create(w.alice, "accounts", { name: "Flowed Co", billing_country: "NZ" });
       const cases = (await call(w.alice, "GET", "/api/v1/cases?q=welcome%20flowed")).body.data;

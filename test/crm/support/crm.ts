@@ -93,3 +93,22 @@ export function worldForSuite(backend: Backend, use: (w: World) => void, flags: 
   }, worldHookMs);
   afterAll(() => made?.crm.stop(), worldHookMs);
 }
+
+/**
+ * An after-save flow on accounts that creates a "Welcome {name}" case carrying the account's
+ * billing_country as cf_region. With cases' cf_region required, an account without a country is
+ * refused after it was written: its case is invalid, so the request rolls back.
+ */
+export const welcomeCaseFlow = {
+  name: "account_gets_a_case",
+  object: "accounts",
+  timing: "after_save",
+  trigger: "created",
+  steps: [
+    {
+      type: "create_record",
+      object: "cases",
+      values: { subject: { template: "Welcome {name}" }, account_id: { ref: "id" }, cf_region: { ref: "billing_country" } },
+    },
+  ],
+};
