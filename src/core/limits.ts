@@ -274,6 +274,8 @@ export const crmWriteQueueMax = 1024;
  * writer comes free. A commit cost 193 µs of a 540 µs create (WAL pages, FTS5's new segment).
  */
 export const crmWriteGroupMax = 32;
+/** How often the serving process's checkpointer thread copies SQLite's write-ahead log into the database (store/checkpointer.ts). */
+export const crmCheckpointEveryMs = 100;
 /** How long SQLite waits for a lock another process (a CLI tool) holds. */
 export const crmSqliteBusyTimeoutMs = 5000;
 /** Connections to PostgreSQL per server process. */

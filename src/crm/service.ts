@@ -36,7 +36,7 @@ export const crmService = defineService({
   async start(config, log) {
     const bind = parseBindAddress(config.bind);
     const target = parseDbUrl(config.db);
-    const db = await openStore(config.db, log);
+    const db = await openStore(config.db, log, { serving: true });
     const http = startCrmHttp(db, {
       hostname: bind.hostname,
       port: bind.port,

@@ -8,7 +8,8 @@ import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
-import { crmSqliteBusyTimeoutMs, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
+import { crmCheckpointEveryMs, crmSqliteBusyTimeoutMs, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
+import type { CheckpointerMessage } from "./checkpointer.ts";
 import type { Db, Queryable, Row } from "./db.ts";
 import { SettingsCache } from "./settings-cache.ts";
 import { fromStoreError } from "./store-errors.ts";
@@ -113,13 +114,21 @@ function forgetShadowStatistics(path: string): void {
   }
 }
 
-export function openSqlite(path: string): Db {
+/** How long a closing store waits for its checkpointer thread to close its connection. */
+const checkpointerStopMs = 1000;
+
+/**
+ * Opens the store at `path`. `checkpointApart` (a serving process): the write-ahead log is copied
+ * into the database by a thread of its own (checkpointer.ts), never inside a request's COMMIT.
+ */
+export function openSqlite(path: string, options: { checkpointApart?: boolean } = {}): Db {
   if (path !== ":memory:") {
     mkdirSync(dirname(path), { recursive: true });
     forgetShadowStatistics(path);
   }
   const writer = open(path);
   analyze(writer);
+  const checkpointer = options.checkpointApart === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
   // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : open(path);
   const writes = connection(writer);
@@ -237,6 +246,7 @@ export function openSqlite(path: string): Db {
     },
     async close() {
       clearInterval(refresh);
+      if (checkpointer !== null) await stopCheckpointer(checkpointer);
       while (writing || scheduled || waiting.length > 0) await new Promise((resolve) => setImmediate(resolve));
       if (reader !== writer) reader.close();
       writer.close();
@@ -252,6 +262,27 @@ export function openSqlite(path: string): Db {
   }, optimizeEveryMs);
   refresh.unref();
   return store;
+}
+
+/** Turns off the writer's own checkpoints and starts the thread that makes them instead. */
+function startCheckpointer(writer: Database, path: string): Worker {
+  writer.exec("PRAGMA wal_autocheckpoint = 0");
+  const worker = new Worker(new URL("./checkpointer.ts", import.meta.url).href);
+  worker.postMessage({ path, everyMs: crmCheckpointEveryMs } satisfies CheckpointerMessage);
+  // The thread never keeps the process alive; it ends with it.
+  worker.unref();
+  return worker;
+}
+
+/** Asks the checkpointer to close its connection, and ends the thread. */
+async function stopCheckpointer(worker: Worker): Promise<void> {
+  const stopped = new Promise<void>((resolve) => {
+    worker.onmessage = () => resolve();
+    setTimeout(resolve, checkpointerStopMs).unref();
+  });
+  worker.postMessage("stop" satisfies CheckpointerMessage);
+  await stopped;
+  worker.terminate();
 }
 
 /** A request's write transaction waiting for SQLite's one writer. */
