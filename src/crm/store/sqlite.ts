@@ -114,6 +114,8 @@ function forgetShadowStatistics(path: string): void {
   }
 }
 
+/** SQLite's own checkpoint threshold (log pages), which the writer goes back to without its checkpointer. */
+const sqliteAutoCheckpointPages = 1000;
 /** How long a closing store waits for its checkpointer thread to close its connection. */
 const checkpointerStopMs = 1000;
 
@@ -268,6 +270,8 @@ export function openSqlite(path: string, options: { checkpointApart?: boolean } 
 function startCheckpointer(writer: Database, path: string): Worker {
   writer.exec("PRAGMA wal_autocheckpoint = 0");
   const worker = new Worker(new URL("./checkpointer.ts", import.meta.url).href);
+  // A thread that fails must not leave the log growing without end: the writer checkpoints again.
+  worker.addEventListener("error", () => writer.exec(`PRAGMA wal_autocheckpoint = ${sqliteAutoCheckpointPages}`));
   worker.postMessage({ path, everyMs: crmCheckpointEveryMs } satisfies CheckpointerMessage);
   // The thread never keeps the process alive; it ends with it.
   worker.unref();
