@@ -271,7 +271,13 @@ function startCheckpointer(writer: Database, path: string): Worker {
   writer.exec("PRAGMA wal_autocheckpoint = 0");
   const worker = new Worker(new URL("./checkpointer.ts", import.meta.url).href);
   // A thread that fails must not leave the log growing without end: the writer checkpoints again.
-  worker.addEventListener("error", () => writer.exec(`PRAGMA wal_autocheckpoint = ${sqliteAutoCheckpointPages}`));
+  worker.addEventListener("error", () => {
+    try {
+      writer.exec(`PRAGMA wal_autocheckpoint = ${sqliteAutoCheckpointPages}`);
+    } catch {
+      // The store has closed: its last connection's close checkpointed the log.
+    }
+  });
   worker.postMessage({ path, everyMs: crmCheckpointEveryMs } satisfies CheckpointerMessage);
   // The thread never keeps the process alive; it ends with it.
   worker.unref();
