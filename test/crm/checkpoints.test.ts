@@ -11,15 +11,6 @@ import { describe, expect, test } from "bun:test";
 import { crmCheckpointEveryMs } from "../../src/core/limits.ts";
 import { sqliteBackend, startCrm, type World, worldForSuite } from "./support/crm.ts";
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe("SQLite checkpoints apart from requests", () => {
   let w: World;
   worldForSuite(sqliteBackend(), (made) => {
@@ -34,8 +25,7 @@ describe("SQLite checkpoints apart from requests", () => {
       made.push(r.body.id);
     }
     await Bun.sleep(crmCheckpointEveryMs * 5);
-    process.kill(w.crm.pid, "SIGKILL");
-    while (isAlive(w.crm.pid)) await Bun.sleep(10);
+    await w.crm.crash();
     const path = w.crm.db.slice("sqlite:".length);
     // The database file alone, without its log: what checkpoints have copied into it.
     const dir = mkdtempSync(join(tmpdir(), "svc-crm-file-"));

@@ -8,15 +8,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { sqliteBackend, startCrm, type World, welcomeCaseFlow, worldForSuite } from "./support/crm.ts";
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe("SQLite write transactions committed together", () => {
   let w: World;
   worldForSuite(sqliteBackend(), (made) => {
@@ -72,8 +63,7 @@ describe("SQLite write transactions committed together", () => {
       Array.from({ length: 16 }, (_, i) => w.crm.call(w.alice, "POST", "/api/v1/accounts", { name: `Killed${i} Co`, billing_country: "NZ" })),
     );
     expect(replies.every((r) => r.status === 201)).toBe(true);
-    process.kill(w.crm.pid, "SIGKILL");
-    while (isAlive(w.crm.pid)) await Bun.sleep(10);
+    await w.crm.crash();
     const again = await startCrm(w.crm.db);
     try {
       const found = (await again.call(w.admin, "GET", "/api/v1/accounts?q=killed&per=100")).body;

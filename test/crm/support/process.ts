@@ -20,6 +20,8 @@ export interface CrmProcess {
   pid: number;
   output(): string;
   stop(): Promise<void>;
+  /** Kills the server with SIGKILL, as a crash would, and waits until it is gone. */
+  crash(): Promise<void>;
   /** fetch with a bearer token (or none), a JSON body (a string is sent as is), the parsed answer. */
   call(token: string | null, method: string, path: string, body?: unknown): Promise<Reply>;
   /** Runs `svc crm <args>` against this server's database. */
@@ -53,6 +55,10 @@ export async function startCrm(db: string, flags: string[] = []): Promise<CrmPro
     pid: server.proc.pid,
     output: server.output,
     stop: server.stop,
+    async crash() {
+      server.proc.kill("SIGKILL");
+      await server.proc.exited;
+    },
     async call(token, method, path, body) {
       const headers: Record<string, string> = {};
       if (token !== null) headers.authorization = `Bearer ${token}`;
