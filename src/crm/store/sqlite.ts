@@ -145,8 +145,10 @@ export function openSqlite(path: string, options: { checkpointApart?: boolean } 
    * changes no row), as one string to compare.
    */
   const changes = () => {
-    const rows = (writer.query("SELECT total_changes() AS n").get() as { n: number }).n;
-    const schema = (writer.query("PRAGMA schema_version").get() as { schema_version: number }).schema_version;
+    const { rows, schema } = writer.query("SELECT total_changes() AS rows, schema_version AS schema FROM pragma_schema_version").get() as {
+      rows: number;
+      schema: number;
+    };
     return `${rows}/${schema}`;
   };
 
@@ -248,8 +250,10 @@ export function openSqlite(path: string, options: { checkpointApart?: boolean } 
     },
     async close() {
       clearInterval(refresh);
-      if (checkpointer !== null) await stopCheckpointer(checkpointer);
+      // The writes still waiting commit first; the checkpointer then closes, and the last
+      // connection's close checkpoints what is left.
       while (writing || scheduled || waiting.length > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (checkpointer !== null) await stopCheckpointer(checkpointer);
       if (reader !== writer) reader.close();
       writer.close();
     },
