@@ -401,7 +401,7 @@ export class RecordStore implements SaveHost {
       const decisive = [ownerField, ...loaded.rules.flatMap((rule) => (rule.criteria ?? []).map((c) => c.field))];
       if (decisive.every((field) => merged[field] === old[field])) return;
     }
-    await refreshRecordAccess(this.q, loaded, id);
+    await refreshRecordAccess(this.q, loaded, id, old === null);
   }
 
   /**
@@ -412,8 +412,10 @@ export class RecordStore implements SaveHost {
    */
   async #loadAccessWorld(object: CrmObject): Promise<AccessWorld | null> {
     await lockForRecordAccess(this.q);
-    // The version as it is now, after the lock: what the cache keeps for it is what the lock protects.
-    const now = this.settings === undefined ? Promise.resolve(null) : this.settings.snapshot(this.q);
+    // The version as it is now, after the lock: what the cache keeps for it is what the lock
+    // protects. On SQLite the transaction has held the database's one write lock since it began,
+    // so the version this store read first is still the one now.
+    const now = this.q.dialect === "sqlite" ? this.#snapshotOnce() : (this.settings?.snapshot(this.q) ?? Promise.resolve(null));
     const defaults = await this.#defaultAccess(now);
     if (!accessIsMaterialized(defaults[object])) return null;
     const [schema, users, roles, rules] = await Promise.all([

@@ -114,9 +114,14 @@ function readersOf(world: AccessWorld, facts: RecordFacts): User[] {
 /** Rows per INSERT of one record's readers: three parameters each, far below either store's limit. */
 const rowsPerInsert = 500;
 
-/** Rewrites the rows of one record, after it was created or changed (under lockForRecordAccess). */
-export async function refreshRecordAccess(tx: Queryable, world: AccessWorld, recordId: number): Promise<void> {
-  await tx.run(`DELETE FROM ${accessTable(world.object)} WHERE record_id = $1`, [recordId]);
+/**
+ * Rewrites the rows of one record, after it was created (`created`) or changed (under
+ * lockForRecordAccess). A new record has no rows to remove: ids are never used twice
+ * (AUTOINCREMENT, an identity column) and a rebuild that could have written its rows waits for
+ * the lock this transaction holds.
+ */
+export async function refreshRecordAccess(tx: Queryable, world: AccessWorld, recordId: number, created = false): Promise<void> {
+  if (!created) await tx.run(`DELETE FROM ${accessTable(world.object)} WHERE record_id = $1`, [recordId]);
   if (!accessIsMaterialized(world.defaultAccess)) return;
   const p = new SqlParams();
   const id = p.add(recordId);

@@ -34,17 +34,30 @@ function statement<T>(run: () => T): T {
   }
 }
 
-function connection(db: Database): Queryable {
+/** A statement that only reads: the writer's count of what may have written skips it. */
+const readOnlyStatement = /^\s*SELECT\b/i;
+
+/**
+ * Statements on `db`. `wrote` is told of each one that succeeded and may have changed something
+ * (anything but a SELECT: an INSERT, an UPDATE that matched no row, an ALTER TABLE); a statement
+ * that fails changes nothing, as SQLite undoes it alone.
+ */
+function connection(db: Database, wrote?: () => void): Queryable {
+  const counted = <T>(sql: string, run: () => T): T => {
+    const result = statement(run);
+    if (wrote !== undefined && !readOnlyStatement.test(sql)) wrote();
+    return result;
+  };
   return {
     dialect: "sqlite",
     async all<T>(sql: string, params: readonly unknown[] = []) {
-      return statement(() => db.query(toSqlite(sql)).all(...bindable(params)) as T[]);
+      return counted(sql, () => db.query(toSqlite(sql)).all(...bindable(params)) as T[]);
     },
     async get<T>(sql: string, params: readonly unknown[] = []) {
-      return statement(() => (db.query(toSqlite(sql)).get(...bindable(params)) ?? undefined) as T | undefined);
+      return counted(sql, () => (db.query(toSqlite(sql)).get(...bindable(params)) ?? undefined) as T | undefined);
     },
     async run(sql: string, params: readonly unknown[] = []) {
-      return statement(() => db.query(toSqlite(sql)).run(...bindable(params)).changes);
+      return counted(sql, () => db.query(toSqlite(sql)).run(...bindable(params)).changes);
     },
   };
 }
@@ -133,24 +146,19 @@ export function openSqlite(path: string, options: { checkpointApart?: boolean } 
   const checkpointer = options.checkpointApart === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
   // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : open(path);
-  const writes = connection(writer);
+  /**
+   * Statements the writer has run that may have changed something (connection's `wrote`): a
+   * request in a group that fails with this count where it was wrote nothing, and the group goes
+   * on without it. Counted in the process, as asking SQLite (total_changes(), schema_version)
+   * was a statement per request.
+   */
+  let writeStatements = 0;
+  const writes = connection(writer, () => writeStatements++);
   const reads = connection(reader);
   /** Write transactions waiting for the writer, and whether it is busy with a group of them. */
   const waiting: Waiting[] = [];
   let writing = false;
   let scheduled = false;
-
-  /**
-   * What the writer has changed so far: rows (triggers' included) and the schema (an ALTER TABLE
-   * changes no row), as one string to compare.
-   */
-  const changes = () => {
-    const { rows, schema } = writer.query("SELECT total_changes() AS rows, schema_version AS schema FROM pragma_schema_version").get() as {
-      rows: number;
-      schema: number;
-    };
-    return `${rows}/${schema}`;
-  };
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     // Busy past busy_timeout (a CLI tool holding the lock): 503, try again.
@@ -182,12 +190,12 @@ export function openSqlite(path: string, options: { checkpointApart?: boolean } 
     }
     const outcomes: (() => void)[] = [];
     for (const w of group) {
-      const before = changes();
+      const before = writeStatements;
       try {
         const value = await w.fn(writes);
         outcomes.push(() => w.resolve(value));
       } catch (error) {
-        if (writer.inTransaction && changes() === before) {
+        if (writer.inTransaction && writeStatements === before) {
           outcomes.push(() => w.reject(error));
           continue;
         }
