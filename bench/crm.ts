@@ -470,7 +470,7 @@ async function benchStore(store: Store, dir: string, pg: () => Promise<PostgresS
       join(dir, "create.lua"),
     );
     const createdCases = (await countRows(db, "cases")) - casesBefore - 1;
-    console.error(`crm bench: ${store}: creates ${fmt(creates.requestsPerSec)}/s`);
+    console.error(`crm bench: ${store}: creates ${fmt(creates.requestsPerSec)}/s, p99 ${ms(creates.p99Ms)} ms, server CPU ${pct(creates.cpu)}`);
     return { loaded, lists, creates, createdCases };
   } finally {
     await crm.stop();
@@ -603,7 +603,7 @@ function printLoad(results: Map<Store, { loaded: Loaded }>, objects: readonly Cr
 }
 
 const loadNote =
-  "set-up, not measured by the API: prepared INSERTs on SQLite with the FTS5 triggers, COPY + ANALYZE on PostgreSQL, with the server stopped; " +
+  "set-up, not measured by the API: prepared INSERTs on SQLite, then its search index in batches, COPY + ANALYZE on PostgreSQL, with the server stopped; " +
   "then `svc crm sharing recalculate` (a — where the checkout has no such tool) and, on PostgreSQL, VACUUM (ANALYZE) of the database. Seconds:\n";
 
 function printLists(results: Map<Store, { lists: ListResult[] }>, rows: ListRow[], targetMs: number): void {

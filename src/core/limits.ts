@@ -276,6 +276,13 @@ export const crmWriteQueueMax = 1024;
 export const crmWriteGroupMax = 32;
 /** How often the serving process's checkpointer thread copies SQLite's write-ahead log into the database (store/checkpointer.ts). */
 export const crmCheckpointEveryMs = 100;
+/**
+ * How often a SQLite store indexes the records created since its last batch (store/search-backlog.ts),
+ * and the most it indexes of one object in one batch: at 3,000 creates/s a batch holds ~300, and
+ * a backlog a crash or a bulk load left is worked off in steps that keep a request's wait short.
+ */
+export const crmSearchIndexEveryMs = 50;
+export const crmSearchIndexBatchRows = 5_000;
 /** How long SQLite waits for a lock another process (a CLI tool) holds. */
 export const crmSqliteBusyTimeoutMs = 5000;
 /** Connections to PostgreSQL per server process. */

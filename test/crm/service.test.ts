@@ -47,7 +47,13 @@ describe("svc crm flags", () => {
     await second.stop();
     const db = new Database(path, { readonly: true });
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
-    expect(db.query("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(db.query("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+      { version: 4 },
+      { version: 5 },
+    ]);
     db.close();
   });
 });

@@ -9,6 +9,7 @@ import { SvcError } from "../../core/errors.ts";
 import { crmSearchCharsMax, crmSearchTermsMax } from "../../core/limits.ts";
 import type { CrmObject } from "../rules/record.ts";
 import { type Dialect, escapeLike, type SqlParams } from "../store/db.ts";
+import { pendingMatches } from "../store/search-backlog.ts";
 
 const trigramChars = 3;
 
@@ -30,9 +31,7 @@ function searchPredicate(dialect: Dialect, table: CrmObject, terms: readonly str
   const parts: string[] = [];
   if (dialect === "sqlite") {
     const indexed = terms.filter((t) => [...t].length >= trigramChars);
-    if (indexed.length > 0) {
-      parts.push(`id IN (SELECT rowid FROM ${table}_fts WHERE ${table}_fts MATCH ${p.add(indexed.map(ftsPhrase).join(" AND "))})`);
-    }
+    if (indexed.length > 0) parts.push(`id IN (${sqliteMatches(table, indexed, p)})`);
     for (const t of terms.filter((t) => [...t].length < trigramChars)) parts.push(contains("sqlite", "search_text", t, p));
   } else {
     for (const t of terms) parts.push(`search_text LIKE ${p.add(`%${escapeLike(t)}%`)}`);
@@ -69,13 +68,22 @@ function contains(dialect: Dialect, column: string, term: string, p: SqlParams):
  */
 export function matchingIds(dialect: Dialect, table: CrmObject, terms: readonly string[], extra: readonly string[], p: SqlParams): string | null {
   if (terms.length === 0 && extra.length === 0) return null;
-  if (dialect === "sqlite" && extra.length === 0 && terms.every((t) => [...t].length >= trigramChars)) {
-    return `SELECT rowid AS match_id FROM ${table}_fts WHERE ${table}_fts MATCH ${p.add(terms.map(ftsPhrase).join(" AND "))}`;
-  }
+  if (dialect === "sqlite" && extra.length === 0 && terms.every((t) => [...t].length >= trigramChars)) return sqliteMatches(table, terms, p);
   const conditions = [...extra];
   const search = searchPredicate(dialect, table, terms, p);
   if (search !== null) conditions.unshift(search);
   return `SELECT id AS match_id FROM ${table} WHERE ${conditions.join(" AND ")}`;
+}
+
+/**
+ * The ids (column `match_id`) of `table`'s rows holding every one of `terms` (each of three
+ * characters or more): those in SQLite's search index, from FTS5, and those created since its
+ * last batch (store/search-backlog.ts), each checked on its row. The two never share a row.
+ */
+function sqliteMatches(table: CrmObject, terms: readonly string[], p: SqlParams): string {
+  const indexed = `SELECT rowid AS match_id FROM ${table}_fts WHERE ${table}_fts MATCH ${p.add(terms.map(ftsPhrase).join(" AND "))}`;
+  const pending = pendingMatches(table, terms.map((t) => contains("sqlite", "search_text", t, p)).join(" AND "));
+  return `${indexed} UNION ALL ${pending}`;
 }
 
 /**

@@ -141,6 +141,34 @@ const migrations: Migration[] = [
           )),
     ],
   },
+  {
+    version: 5,
+    name: "SQLite's search index written in batches",
+    // store/search-backlog.ts: records above an object's `upto` wait for the next batch; the
+    // index's triggers act only at or below it. Every record that exists now is indexed already.
+    statements: (d) =>
+      d === "postgres"
+        ? []
+        : [
+            "CREATE TABLE search_indexed (object TEXT PRIMARY KEY, upto INTEGER NOT NULL)",
+            ...Object.keys(objectColumns).flatMap((table) => {
+              const indexed = (row: string) => `WHEN ${row}.id <= (SELECT upto FROM search_indexed WHERE object = '${table}')`;
+              return [
+                `INSERT INTO search_indexed (object, upto) SELECT '${table}', coalesce(max(id), 0) FROM ${table}`,
+                `DROP TRIGGER ${table}_fts_insert`,
+                `DROP TRIGGER ${table}_fts_update`,
+                `DROP TRIGGER ${table}_fts_delete`,
+                `CREATE TRIGGER ${table}_fts_insert AFTER INSERT ON ${table} ${indexed("new")} BEGIN
+                   INSERT INTO ${table}_fts(rowid, search_text) VALUES (new.id, new.search_text); END`,
+                `CREATE TRIGGER ${table}_fts_update AFTER UPDATE OF search_text ON ${table} ${indexed("old")} BEGIN
+                   INSERT INTO ${table}_fts(${table}_fts, rowid, search_text) VALUES ('delete', old.id, old.search_text);
+                   INSERT INTO ${table}_fts(rowid, search_text) VALUES (new.id, new.search_text); END`,
+                `CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} ${indexed("old")} BEGIN
+                   INSERT INTO ${table}_fts(${table}_fts, rowid, search_text) VALUES ('delete', old.id, old.search_text); END`,
+              ];
+            }),
+          ],
+  },
 ];
 
 export const schemaVersion = migrations[migrations.length - 1]!.version;

@@ -8,9 +8,11 @@ import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
-import { crmCheckpointEveryMs, crmSqliteBusyTimeoutMs, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
+import { crmCheckpointEveryMs, crmSearchIndexEveryMs, crmSqliteBusyTimeoutMs, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
+import { crmObjects } from "../rules/record.ts";
 import type { CheckpointerMessage } from "./checkpointer.ts";
 import type { Db, Queryable, Row } from "./db.ts";
+import { indexBacklog, indexedUpto } from "./search-backlog.ts";
 import { SettingsCache } from "./settings-cache.ts";
 import { fromStoreError } from "./store-errors.ts";
 
@@ -127,23 +129,28 @@ function forgetShadowStatistics(path: string): void {
   }
 }
 
+/** One row when some object has records its search index is waiting for (search-backlog.ts), else none. */
+const backlogCheck = `SELECT 1 WHERE ${crmObjects.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE id > ${indexedUpto(t)})`).join(" OR ")}`;
+
 /** SQLite's own checkpoint threshold (log pages), which the writer goes back to without its checkpointer. */
 const sqliteAutoCheckpointPages = 1000;
 /** How long a closing store waits for its checkpointer thread to close its connection. */
 const checkpointerStopMs = 1000;
 
 /**
- * Opens the store at `path`. `checkpointApart` (a serving process): the write-ahead log is copied
- * into the database by a thread of its own (checkpointer.ts), never inside a request's COMMIT.
+ * Opens the store at `path`. `serving` (a server's store): the write-ahead log is copied into the
+ * database by a thread of its own (checkpointer.ts), never inside a request's COMMIT, and new
+ * records are indexed for search in batches (search-backlog.ts). A tool's store does neither: it
+ * leaves what it creates to the server's next batch.
  */
-export function openSqlite(path: string, options: { checkpointApart?: boolean } = {}): Db {
+export function openSqlite(path: string, options: { serving?: boolean } = {}): Db {
   if (path !== ":memory:") {
     mkdirSync(dirname(path), { recursive: true });
     forgetShadowStatistics(path);
   }
   const writer = open(path);
   analyze(writer);
-  const checkpointer = options.checkpointApart === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
+  const checkpointer = options.serving === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
   // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : open(path);
   /**
@@ -244,6 +251,32 @@ export function openSqlite(path: string, options: { checkpointApart?: boolean } 
     });
   }
 
+  /** The search backlog's batch waiting or running (search-backlog.ts); null when none is. */
+  let indexing: Promise<unknown> | null = null;
+  /**
+   * Queues a batch of every object's search backlog, when a read (which takes no lock) finds one:
+   * an idle server never asks for the write lock. A failed batch (the table not migrated yet, a
+   * tool holding the lock) is tried again at the next tick.
+   */
+  function indexSoon(): void {
+    if (indexing !== null) return;
+    try {
+      if (reader.query(backlogCheck).get() === null) return;
+    } catch {
+      return;
+    }
+    indexing = store
+      .write(async (tx) => {
+        for (const table of crmObjects) await indexBacklog(tx, table);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        indexing = null;
+      });
+  }
+  const indexer = options.serving === true ? setInterval(indexSoon, crmSearchIndexEveryMs) : null;
+  indexer?.unref();
+
   const store: Db = {
     ...reads,
     settings: new SettingsCache(),
@@ -258,6 +291,8 @@ export function openSqlite(path: string, options: { checkpointApart?: boolean } 
     },
     async close() {
       clearInterval(refresh);
+      if (indexer !== null) clearInterval(indexer);
+      await indexing;
       // The writes still waiting commit first; the checkpointer then closes, and the last
       // connection's close checkpoints what is left.
       while (writing || scheduled || waiting.length > 0) await new Promise((resolve) => setImmediate(resolve));

@@ -22,9 +22,14 @@ function sqliteSnapshots(path: string): DbSnapshots {
   return {
     async take() {
       const out = new Map<string, string>();
-      // Planner statistics (sqlite_stat*) are refreshed by the server on its own schedule.
+      // Planner statistics (sqlite_stat*) are refreshed by the server on its own schedule, and so
+      // is the search index (FTS5's shadow tables, search_indexed: store/search-backlog.ts), which
+      // the records' own rows, compared here, are indexed from.
       const tables = db
-        .query("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")
+        .query(
+          `SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%' AND sql NOT LIKE 'CREATE VIRTUAL%'
+           AND name NOT LIKE '%\\_fts\\_%' ESCAPE '\\' AND name <> 'search_indexed' ORDER BY name`,
+        )
         .all() as { name: string; sql: string }[];
       for (const { name, sql } of tables) {
         const rows = db.query(`SELECT * FROM "${name}" ORDER BY 1`).all() as Record<string, unknown>[];
