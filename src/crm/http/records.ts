@@ -49,7 +49,7 @@ export function recordRoutes(db: Db, limits: ListLimits): RouteTable {
       GET: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const query = parseListQuery(ctx.url);
-        return json(await new RecordStore(db, user, db.settings).list(object, query, limits));
+        return json(await new RecordStore(db, user, db.settings, db.searchReads).list(object, query, limits));
       }),
       POST: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);

@@ -70,6 +70,8 @@ export class RecordStore implements SaveHost {
     readonly user: User,
     /** Settings kept between requests; without it every request reads them (tools, tests). */
     private readonly settings?: SettingsCache,
+    /** Where a search's statements go, when not to `q` (Db.searchReads). */
+    private readonly searchReads?: Queryable,
   ) {}
 
   /** `load`'s settings, from what the cache keeps at the version this request sees when there is one. */
@@ -140,16 +142,17 @@ export class RecordStore implements SaveHost {
     const [schema, sharing] = await Promise.all([this.schema(object), this.sharing(object)]);
     const p = new SqlParams();
     const matches = matchingIds(this.q.dialect, object, query.terms, updatedSince(query, "", p), p);
-    if (matches === null) return this.#fromMatches(object, schema, sharing, query, limits.countMax, null, p);
-    const newest = await this.#fromNewest(object, schema, sharing, query, limits);
+    if (matches === null) return this.#fromMatches(this.q, object, schema, sharing, query, limits.countMax, null, p);
+    const q = this.searchReads ?? this.q;
+    const newest = await this.#fromNewest(q, object, schema, sharing, query, limits);
     if (newest !== null) return newest;
     // SQLite reads the matches once, in the page's query, which carries the count. PostgreSQL
     // counts apart (fromMatches), so its ids are read first: its trigram index, and the check of
     // each match's row, are then asked once rather than for the page and again for the count.
-    if (this.q.dialect === "sqlite") return this.#fromMatches(object, schema, sharing, query, limits.countMax, matches, p);
-    const ids = (await this.q.all<{ match_id: number }>(matches, p.values)).map((r) => Number(r.match_id));
+    if (q.dialect === "sqlite") return this.#fromMatches(q, object, schema, sharing, query, limits.countMax, matches, p);
+    const ids = (await q.all<{ match_id: number }>(matches, p.values)).map((r) => Number(r.match_id));
     const listed = new SqlParams();
-    return this.#fromMatches(object, schema, sharing, query, limits.countMax, postgresIds(ids, listed), listed);
+    return this.#fromMatches(q, object, schema, sharing, query, limits.countMax, postgresIds(ids, listed), listed);
   }
 
   /**
@@ -160,7 +163,14 @@ export class RecordStore implements SaveHost {
    * rather than count every match. When those records are all the user can see, the page is
    * always served from them and counted exactly.
    */
-  async #fromNewest(object: CrmObject, schema: ObjectSchema, sharing: SharingContext | null, query: ListQuery, limits: ListLimits): Promise<ListResult | null> {
+  async #fromNewest(
+    q: Queryable,
+    object: CrmObject,
+    schema: ObjectSchema,
+    sharing: SharingContext | null,
+    query: ListQuery,
+    limits: ListLimits,
+  ): Promise<ListResult | null> {
     const p = new SqlParams();
     const materialized = sharing !== null && accessIsMaterialized(sharing.defaultAccess);
     const visible = materialized ? `user_id = ${p.add(this.user.id)}` : access(sharing, schema, "read", p);
@@ -170,7 +180,7 @@ export class RecordStore implements SaveHost {
       materialized
         ? `SELECT record_id, record_created_at FROM ${accessTable(object)} WHERE ${visible} ORDER BY record_created_at DESC, record_id DESC LIMIT ${rows}`
         : `SELECT id AS record_id, created_at AS record_created_at FROM ${object} WHERE ${visible} ORDER BY created_at DESC, id DESC LIMIT ${rows}`;
-    const hit = rowMatches(this.q.dialect, "o", query.terms, updatedSince(query, "o.", p), p);
+    const hit = rowMatches(q.dialect, "o", query.terms, updatedSince(query, "o.", p), p);
     const hitParams = p.values.length;
     const skipped = (query.page - 1) * query.per;
     const wanted = skipped + query.per + 1;
@@ -180,7 +190,7 @@ export class RecordStore implements SaveHost {
     // ms), more than the rows a first look saves it: a 2% term's first page went from 7.8 to 11.9
     // ms p99 at 100k leads with it.
     const firstRows = Math.trunc(limits.searchNewestRows / crmSearchFirstLookShare) + 1;
-    const looks = this.q.dialect === "sqlite" && skipped === 0 && firstRows > 1 ? [firstRows, lastRows] : [lastRows];
+    const looks = q.dialect === "sqlite" && skipped === 0 && firstRows > 1 ? [firstRows, lastRows] : [lastRows];
     const limit = `LIMIT ${p.add(query.per + 1)} OFFSET ${p.add(skipped)}`;
     for (const rows of looks) {
       // CROSS JOIN keeps SQLite's join order: the newest rows first, each probing its record.
@@ -188,18 +198,16 @@ export class RecordStore implements SaveHost {
       const hits = `FROM (${newest(rows)}) AS newest CROSS JOIN ${object} AS o WHERE o.id = newest.record_id AND ${hit}`;
       // How many newest rows there are rides along on each row (asked apart when none is found).
       const lookedAt = `SELECT count(*) AS n FROM (${newest(rows)}) AS newest`;
-      const found = await this.q.all<Record<string, unknown>>(
+      const found = await q.all<Record<string, unknown>>(
         `SELECT ${schema.columns}, (${lookedAt}) AS looked_ ${hits} ORDER BY newest.record_created_at DESC, newest.record_id DESC ${limit}`,
         p.values,
       );
       const more = found.length > query.per;
-      const looked = Number(found[0]?.looked_ ?? (await this.q.get<{ n: number }>(lookedAt, p.values.slice(0, newestParams)))!.n);
+      const looked = Number(found[0]?.looked_ ?? (await q.get<{ n: number }>(lookedAt, p.values.slice(0, newestParams)))!.n);
       if (looked < rows) {
         // The newest rows are all the user can see: the count is exact, and cheap at this size.
         const countAll = more || (found.length === 0 && skipped > 0);
-        const total = countAll
-          ? Number((await this.q.get<{ n: number }>(`SELECT count(*) AS n ${hits}`, p.values.slice(0, hitParams)))!.n)
-          : skipped + found.length;
+        const total = countAll ? Number((await q.get<{ n: number }>(`SELECT count(*) AS n ${hits}`, p.values.slice(0, hitParams)))!.n) : skipped + found.length;
         return this.#newestPage(schema, query, found, total, total <= limits.countMax, limits.countMax);
       }
       if (more) return this.#newestPage(schema, query, found, skipped + found.length, false, limits.countMax);
@@ -225,6 +233,7 @@ export class RecordStore implements SaveHost {
    * all the records when it is null, counted up to `countMax`.
    */
   async #fromMatches(
+    q: Queryable,
     object: CrmObject,
     schema: ObjectSchema,
     sharing: SharingContext | null,
@@ -237,7 +246,7 @@ export class RecordStore implements SaveHost {
     // On SQLite a list driven from matches reads every match to sort them, so the count rides
     // along. PostgreSQL, asked for the count with the page, reads the matches by a sequential scan
     // instead of the trigram index (2074 matches at 100k leads: 98 ms against 8): it counts apart.
-    const carryCount = matches !== null && this.q.dialect === "sqlite";
+    const carryCount = matches !== null && q.dialect === "sqlite";
     if (sharing !== null && accessIsMaterialized(sharing.defaultAccess)) {
       // The user's own access rows, newest first: the page is chosen and the matches counted on
       // those narrow rows, and only the page's records are read.
@@ -252,7 +261,7 @@ export class RecordStore implements SaveHost {
         ORDER BY record_created_at DESC, record_id DESC ${limit()}`;
       const pageSql = `SELECT ${schema.columns}${carryCount ? ", total_" : ""} FROM ${object} JOIN (${chosen}) AS chosen ON id = record_id
         ORDER BY record_created_at DESC, record_id DESC`;
-      return this.#page(schema, pageSql, visible, p.values, countParams, query, countMax);
+      return this.#page(q, schema, pageSql, visible, p.values, countParams, query, countMax);
     }
     // An admin, or a default that lets everyone read: the table itself (accessPredicate is 1 = 1).
     const everyone = access(sharing, schema, "read", p);
@@ -263,7 +272,7 @@ export class RecordStore implements SaveHost {
         ? `SELECT ${schema.columns} FROM ${object} WHERE ${everyone} ORDER BY created_at DESC, id DESC ${limit()}`
         : `SELECT ${schema.columns}${carryCount ? `, ${windowCount}` : ""} FROM (${matches}) AS matches CROSS JOIN ${object} WHERE id = match_id
             ORDER BY created_at DESC, id DESC ${limit()}`;
-    return this.#page(schema, pageSql, rows, p.values, countParams, query, countMax);
+    return this.#page(q, schema, pageSql, rows, p.values, countParams, query, countMax);
   }
 
   /**
@@ -273,6 +282,7 @@ export class RecordStore implements SaveHost {
    * saves the second query, unless the page is past the last match and has no row to carry it.
    */
   async #page(
+    q: Queryable,
     schema: ObjectSchema,
     pageSql: string,
     countedRows: string,
@@ -281,10 +291,10 @@ export class RecordStore implements SaveHost {
     query: ListQuery,
     countMax: number,
   ): Promise<ListResult> {
-    const rows = await this.q.all<Record<string, unknown>>(pageSql, params);
+    const rows = await q.all<Record<string, unknown>>(pageSql, params);
     const carried = rows[0]?.total_;
     const countSql = `SELECT count(*) AS n FROM (${countedRows} LIMIT ${Math.trunc(countMax) + 1}) AS counted`;
-    const counted = carried !== undefined ? Number(carried) : Number((await this.q.get<{ n: number }>(countSql, params.slice(0, countParams)))!.n);
+    const counted = carried !== undefined ? Number(carried) : Number((await q.get<{ n: number }>(countSql, params.slice(0, countParams)))!.n);
     const data = rows.map((row) => rowToRecord(schema, row, this.user.isAdmin));
     return { data, page: query.page, per: query.per, total: Math.min(counted, countMax), total_exact: counted <= countMax };
   }

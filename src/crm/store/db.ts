@@ -26,6 +26,11 @@ export interface Db extends Queryable {
    */
   write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Where a search's reads go, when not to this connection: a serving SQLite store's threads
+   * (search-readers.ts). Committed data only, as the plain reads.
+   */
+  readonly searchReads?: Queryable;
   /** Settings this process keeps between requests, for as long as they stay the same (settings-cache.ts). */
   readonly settings: SettingsCache;
 }

@@ -8,11 +8,20 @@ import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
-import { crmCheckpointEveryMs, crmSearchIndexEveryMs, crmSqliteBusyTimeoutMs, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
+import {
+  crmCheckpointEveryMs,
+  crmSearchIndexEveryMs,
+  crmSearchReaderThreads,
+  crmSqliteBusyTimeoutMs,
+  crmSqliteMmapBytes,
+  crmWriteGroupMax,
+  crmWriteQueueMax,
+} from "../../core/limits.ts";
 import { crmObjects } from "../rules/record.ts";
 import type { CheckpointerMessage } from "./checkpointer.ts";
 import type { Db, Queryable, Row } from "./db.ts";
 import { indexBacklog, indexedUpto } from "./search-backlog.ts";
+import { SearchReaders } from "./search-readers.ts";
 import { SettingsCache } from "./settings-cache.ts";
 import { fromStoreError } from "./store-errors.ts";
 
@@ -26,6 +35,9 @@ const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, "?$1");
 function bindable(params: readonly unknown[]): SQLQueryBindings[] {
   return params.map((p) => (p === undefined ? null : typeof p === "boolean" ? (p ? 1 : 0) : (p as SQLQueryBindings)));
 }
+
+/** A statement and its parameters as bun:sqlite takes them (the search readers' threads too). */
+const prepared = (sql: string, params: readonly unknown[]): [string, SQLQueryBindings[]] => [toSqlite(sql), bindable(params)];
 
 /** Runs one statement; a refusal that client input can cause becomes its 4xx (store-errors.ts). */
 function statement<T>(run: () => T): T {
@@ -64,14 +76,6 @@ function connection(db: Database, wrote?: () => void): Queryable {
   };
 }
 
-/**
- * How much of the database file each connection reads through a memory map instead of read()
- * calls: a list's few thousand index probes (a search's matches against the user's access rows)
- * took 6.7 ms through SQLite's page cache and 2.5 ms mapped, at 100k leads. Address space, not
- * memory: the kernel's page cache holds the pages either way.
- */
-const mmapBytes = 1024 * 1024 * 1024;
-
 function open(path: string): Database {
   const db = new Database(path, { create: true, strict: false });
   db.exec(`PRAGMA busy_timeout = ${crmSqliteBusyTimeoutMs}`);
@@ -79,7 +83,7 @@ function open(path: string): Database {
   // NORMAL in WAL mode: a commit survives a process crash; a power cut may lose the last ones.
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
-  db.exec(`PRAGMA mmap_size = ${mmapBytes}`);
+  db.exec(`PRAGMA mmap_size = ${crmSqliteMmapBytes}`);
   return db;
 }
 
@@ -153,6 +157,7 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
   const checkpointer = options.serving === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
   // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : open(path);
+  const searchReaders = options.serving === true && path !== ":memory:" ? new SearchReaders(path, crmSearchReaderThreads, prepared, fromStoreError) : undefined;
   /**
    * Statements the writer has run that may have changed something (connection's `wrote`): a
    * request in a group that fails with this count where it was wrote nothing, and the group goes
@@ -279,6 +284,7 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
 
   const store: Db = {
     ...reads,
+    searchReads: searchReaders,
     settings: new SettingsCache(),
     write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       if (waiting.length >= crmWriteQueueMax) {
@@ -296,17 +302,21 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
       // The writes still waiting commit first; the checkpointer then closes, and the last
       // connection's close checkpoints what is left.
       while (writing || scheduled || waiting.length > 0) await new Promise((resolve) => setImmediate(resolve));
+      await searchReaders?.close();
       if (checkpointer !== null) await stopCheckpointer(checkpointer);
       if (reader !== writer) reader.close();
       writer.close();
     },
   };
-  // In the write queue, so it never lands inside a request's transaction; the reader then
-  // reloads what the writer analyzed.
+  // In the write queue, so it never lands inside a request's transaction; the readers then
+  // reload what the writer analyzed.
   const refresh = setInterval(() => {
     store
       .write(async () => analyze(writer))
-      .then(() => reader.exec("ANALYZE sqlite_schema"))
+      .then(() => {
+        reader.exec("ANALYZE sqlite_schema");
+        searchReaders?.reloadStatistics();
+      })
       .catch(() => undefined);
   }, optimizeEveryMs);
   refresh.unref();

@@ -1,0 +1,115 @@
+/**
+ * A serving SQLite store's search readers: threads (search-reader-thread.ts) with read-only
+ * connections of their own, which run the statements of searches (RecordStore.list with `q` or
+ * `updated_since`). bun:sqlite is synchronous, so on the main thread a search of a few
+ * milliseconds — a rare term at a million records reads its matches from the index and checks each
+ * one's access row — held up every request behind it, and used one core of two. A thread costs a
+ * hop each way (~80 µs), more than a plain list's statements take, so only searches go there.
+ *
+ * Each statement goes to the thread with the fewest in flight. In WAL mode every connection sees
+ * what is committed when its statement starts, as the main thread's reader does: a search sent
+ * after a create was answered finds it.
+ */
+import type { SQLQueryBindings } from "bun:sqlite";
+import type { Queryable } from "./db.ts";
+import type { SearchReaderAnswer, SearchReaderMessage } from "./search-reader-thread.ts";
+
+/** How long close() waits for a thread to close its connection. */
+const stopWaitMs = 1000;
+
+interface Thread {
+  worker: Worker;
+  /** Statements sent and not yet answered. */
+  inFlight: number;
+}
+
+interface Asked {
+  resolve: (rows: unknown) => void;
+  reject: (error: unknown) => void;
+  thread: Thread;
+}
+
+export class SearchReaders implements Queryable {
+  readonly dialect = "sqlite";
+  readonly #threads: Thread[];
+  readonly #asked = new Map<number, Asked>();
+  #nextId = 1;
+
+  /**
+   * `threads` threads on the database at `path`. `prepare` is the store's own rewriting of a
+   * statement and its parameters for SQLite (sqlite.ts), and `mapError` its mapping of SQLite's
+   * errors (store-errors.ts).
+   */
+  constructor(
+    path: string,
+    threads: number,
+    private readonly prepare: (sql: string, params: readonly unknown[]) => [string, SQLQueryBindings[]],
+    private readonly mapError: (error: unknown) => unknown,
+  ) {
+    this.#threads = Array.from({ length: threads }, () => {
+      const worker = new Worker(new URL("./search-reader-thread.ts", import.meta.url).href);
+      const thread: Thread = { worker, inFlight: 0 };
+      worker.onmessage = (event: MessageEvent<SearchReaderAnswer | "stopped">) => this.#answered(event.data);
+      worker.postMessage({ open: path } satisfies SearchReaderMessage);
+      // The threads never keep the process alive; they end with it.
+      worker.unref();
+      return thread;
+    });
+  }
+
+  all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return this.#ask("all", sql, params) as Promise<T[]>;
+  }
+
+  get<T>(sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
+    return this.#ask("get", sql, params) as Promise<T | undefined>;
+  }
+
+  run(): Promise<number> {
+    return Promise.reject(new Error("the search readers only read: writes go through the store's writer"));
+  }
+
+  /** Has each thread's connection load the planner statistics the writer has just made. */
+  reloadStatistics(): void {
+    for (const { worker } of this.#threads) worker.postMessage("analyze" satisfies SearchReaderMessage);
+  }
+
+  /** Closes the threads' connections and ends them; statements still unanswered are refused. */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.#threads.map(
+        ({ worker }) =>
+          new Promise<void>((resolve) => {
+            worker.addEventListener("message", (event) => event.data === "stopped" && resolve());
+            setTimeout(resolve, stopWaitMs).unref();
+            worker.postMessage("stop" satisfies SearchReaderMessage);
+          }),
+      ),
+    );
+    for (const { worker } of this.#threads) worker.terminate();
+    for (const asked of this.#asked.values()) asked.reject(new Error("the store closed before a search was answered"));
+    this.#asked.clear();
+  }
+
+  #ask(mode: "all" | "get", sql: string, params: readonly unknown[]): Promise<unknown> {
+    const thread = this.#threads.reduce((least, t) => (t.inFlight < least.inFlight ? t : least));
+    const id = this.#nextId++;
+    const [prepared, bindings] = this.prepare(sql, params);
+    return new Promise((resolve, reject) => {
+      this.#asked.set(id, { resolve, reject, thread });
+      thread.inFlight++;
+      thread.worker.postMessage({ id, mode, sql: prepared, params: bindings } satisfies SearchReaderMessage);
+    });
+  }
+
+  #answered(answer: SearchReaderAnswer | "stopped"): void {
+    if (answer === "stopped") return;
+    const asked = this.#asked.get(answer.id);
+    if (asked === undefined) return;
+    this.#asked.delete(answer.id);
+    asked.thread.inFlight--;
+    if ("rows" in answer) return asked.resolve(answer.rows);
+    const error = Object.assign(new Error(answer.error.message), { name: answer.error.name, code: answer.error.code });
+    asked.reject(this.mapError(error));
+  }
+}
