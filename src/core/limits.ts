@@ -242,6 +242,8 @@ export const crmSearchNewestRowsDefault = 2_000;
  * 5 ms search at 1M leads).
  */
 export const crmSearchFirstLookShare = 4;
+/** Searches a crm store remembers as rare (records/record-store.ts, rareSearches) before it starts over. */
+export const crmRareSearchesMax = 10_000;
 /** The most `--search-newest-rows` allows. */
 export const crmSearchNewestRowsMax = 1_000_000;
 /** Characters of a text or picklist value (Salesforce's text field maximum). */
