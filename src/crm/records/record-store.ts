@@ -171,7 +171,8 @@ export class RecordStore implements SaveHost {
     const q = this.searchReads ?? this.q;
     const rare = rareSearchesOf(this.q);
     const search = `${this.user.id}\n${object}\n${query.updatedSince ?? ""}\n${query.terms.join(" ")}`;
-    // The matches up to the one past the page: the walk finds no fewer than it found last time.
+    // The matches the walk must find: the pages before, this one, and one past it. A walk that
+    // could not find `failedAt` of them cannot find more (until records are added).
     const wanted = query.page * query.per + 1;
     const failedAt = rare.get(search);
     const knownRare = failedAt !== undefined && wanted >= failedAt;

@@ -160,9 +160,9 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
   const searchReaders = options.serving === true && path !== ":memory:" ? new SearchReaders(path, crmSearchReaderThreads, prepared, fromStoreError) : undefined;
   /**
    * Statements the writer has run that may have changed something (connection's `wrote`): a
-   * request in a group that fails with this count where it was wrote nothing, and the group goes
-   * on without it. Counted in the process, as asking SQLite (total_changes(), schema_version)
-   * was a statement per request.
+   * request in a group that fails with the count where it was wrote nothing, and the group goes
+   * on without it. Counted here, as asking SQLite (total_changes(), schema_version) was one more
+   * statement per request.
    */
   let writeStatements = 0;
   const writes = connection(writer, () => writeStatements++);
