@@ -10,11 +10,17 @@ import type { Handler, RequestContext } from "../../http/route.ts";
 import { hashToken, userForToken } from "../auth/tokens.ts";
 import type { User } from "../auth/users.ts";
 import type { Db } from "../store/db.ts";
+import type { SettingsSnapshot } from "../store/settings-cache.ts";
 
 const unauthorized = () =>
   new SvcError("unauthorized", "a valid API token is required: Authorization: Bearer <token>", {
     headers: { "www-authenticate": 'Bearer realm="crm"' },
   });
+
+/** The settings each request was signed in at: its other reads outside a transaction use them (RecordStoreOptions.seen). */
+const seenAt = new WeakMap<RequestContext, SettingsSnapshot>();
+
+export const settingsSeenBy = (ctx: RequestContext): SettingsSnapshot | undefined => seenAt.get(ctx);
 
 export async function authenticate(db: Db, ctx: RequestContext): Promise<User> {
   const token = bearerToken(ctx.req);
@@ -22,6 +28,7 @@ export async function authenticate(db: Db, ctx: RequestContext): Promise<User> {
   // Kept while no token, user or role changes (store/settings-cache.ts); an unknown token is not
   // kept, so guesses cannot fill the cache.
   const settings = await db.settings.snapshot(db);
+  seenAt.set(ctx, settings);
   const user = await settings.get(
     `token:${hashToken(token)}`,
     () => userForToken(db, token),

@@ -12,7 +12,7 @@ import { type ListLimits, RecordStore } from "../records/record-store.ts";
 import { saveRecord } from "../records/save-record.ts";
 import type { CrmObject, FieldError, RecordData } from "../rules/record.ts";
 import type { Db } from "../store/db.ts";
-import { authed, objectBody, pathId } from "./auth.ts";
+import { authed, objectBody, pathId, settingsSeenBy } from "./auth.ts";
 import { parseListQuery } from "./list-query.ts";
 
 function objectOf(ctx: RequestContext): CrmObject {
@@ -49,13 +49,15 @@ export function recordRoutes(db: Db, limits: ListLimits): RouteTable {
       GET: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const query = parseListQuery(ctx.url);
-        return json(await new RecordStore(db, user, db.settings, db.searchReads).list(object, query, limits));
+        return json(
+          await new RecordStore(db, user, { settings: db.settings, searchReads: db.searchReads, seen: settingsSeenBy(ctx) }).list(object, query, limits),
+        );
       }),
       POST: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const body = await objectBody(ctx);
         const record = await db.write(async (tx) => {
-          const store = new RecordStore(tx, user, db.settings);
+          const store = new RecordStore(tx, user, { settings: db.settings });
           await readOnlyErrors(store, object, body, true);
           const stored = await saveRecord(store, { object, old: null, changes: await withDefaults(store, object, body, user), depth: 0 });
           return store.view(object, stored);
@@ -67,7 +69,7 @@ export function recordRoutes(db: Db, limits: ListLimits): RouteTable {
       GET: authed(db, async (ctx, user) => {
         const object = objectOf(ctx);
         const id = pathId(ctx, `${object} record`);
-        const store = new RecordStore(db, user, db.settings);
+        const store = new RecordStore(db, user, { settings: db.settings, seen: settingsSeenBy(ctx) });
         const found = await store.readShared(object, id);
         if (found === null) throw notFound(object, id);
         return json(await store.view(object, found.record));
@@ -77,7 +79,7 @@ export function recordRoutes(db: Db, limits: ListLimits): RouteTable {
         const id = pathId(ctx, `${object} record`);
         const body = await objectBody(ctx);
         const record = await db.write(async (tx) => {
-          const store = new RecordStore(tx, user, db.settings);
+          const store = new RecordStore(tx, user, { settings: db.settings });
           const found = await store.readShared(object, id);
           if (found === null) throw notFound(object, id);
           if (!found.canEdit) throw new SvcError("forbidden", `you may read ${object} record ${id} but not change it`);

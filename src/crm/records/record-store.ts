@@ -79,6 +79,19 @@ function remember(known: Map<string, number>, search: string, failedAt: number):
   known.set(search, failedAt);
 }
 
+export interface RecordStoreOptions {
+  /** Settings kept between requests; without it every request reads them (tools, tests). */
+  settings?: SettingsCache;
+  /** Where a search's statements go, when not to the store's own connection (Db.searchReads). */
+  searchReads?: Queryable;
+  /**
+   * The settings as this request already read them (when it was signed in), for a store that
+   * reads outside a transaction: the request is answered as of that moment, and does not read
+   * the version again. Never for a write's store, which reads it inside its transaction.
+   */
+  seen?: SettingsSnapshot;
+}
+
 /** Fields the store writes itself, whatever `values` says. */
 const systemManaged = new Set(["id", "created_at", "updated_at"]);
 
@@ -89,14 +102,18 @@ export class RecordStore implements SaveHost {
   #roles: Promise<RoleTree> | undefined;
   #snapshot: Promise<SettingsSnapshot> | undefined;
 
+  private readonly settings?: SettingsCache;
+  private readonly searchReads?: Queryable;
+
   constructor(
     readonly q: Queryable,
     readonly user: User,
-    /** Settings kept between requests; without it every request reads them (tools, tests). */
-    private readonly settings?: SettingsCache,
-    /** Where a search's statements go, when not to `q` (Db.searchReads). */
-    private readonly searchReads?: Queryable,
-  ) {}
+    options: RecordStoreOptions = {},
+  ) {
+    this.settings = options.settings;
+    this.searchReads = options.searchReads;
+    if (options.seen !== undefined) this.#snapshot = Promise.resolve(options.seen);
+  }
 
   /** `load`'s settings, from what the cache keeps at the version this request sees when there is one. */
   async #kept<T>(key: string, load: () => Promise<T>, at?: Promise<SettingsSnapshot | null>): Promise<T> {
