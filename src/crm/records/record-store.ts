@@ -312,10 +312,11 @@ export class RecordStore implements SaveHost {
     p: SqlParams,
   ): Promise<ListResult> {
     const limit = () => `LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
-    // On SQLite a list driven from matches reads every match to sort them, so the count rides
-    // along. PostgreSQL, asked for the count with the page, reads the matches by a sequential scan
-    // instead of the trigram index (2074 matches at 100k leads: 98 ms against 8): it counts apart.
-    const carryCount = matches !== null && q.dialect === "sqlite";
+    // A list driven from matches (SQLite's index, the ids PostgreSQL read first) reads every match
+    // to sort them, so the count rides along. PostgreSQL, asked for the count with a page read
+    // from its trigram index, read the matches by a sequential scan instead (2074 matches at 100k
+    // leads: 98 ms against 8): that is why its ids are read first (fromAllMatches).
+    const carryCount = matches !== null;
     if (sharing !== null && accessIsMaterialized(sharing.defaultAccess)) {
       // The user's own access rows, newest first: the page is chosen and the matches counted on
       // those narrow rows, and only the page's records are read.
