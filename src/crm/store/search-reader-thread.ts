@@ -16,9 +16,19 @@ export type SearchReaderAnswer = { id: number; rows: unknown } | { id: number; e
 declare const self: Worker;
 
 let db: Database | null = null;
+let path = "";
 
 /** Only as a Worker: imported on the main thread (a test importing every module), it does nothing. */
 if (!Bun.isMainThread) self.onmessage = onMessage;
+
+function open(at: string): Database {
+  const opened = new Database(at);
+  opened.exec(`PRAGMA busy_timeout = ${crmSqliteBusyTimeoutMs}`);
+  opened.exec(`PRAGMA mmap_size = ${crmSqliteMmapBytes}`);
+  // Reads only: a statement that would write fails here rather than taking the write lock.
+  opened.exec("PRAGMA query_only = ON");
+  return opened;
+}
 
 function onMessage(event: MessageEvent<SearchReaderMessage>): void {
   const message = event.data;
@@ -29,26 +39,27 @@ function onMessage(event: MessageEvent<SearchReaderMessage>): void {
     return;
   }
   if (message === "analyze") {
-    db?.exec("ANALYZE sqlite_schema");
+    // A new connection loads the statistics as they are now (ANALYZE sqlite_schema, which
+    // reloads them in place, counts as a write, which query_only refuses).
+    db?.close();
+    db = open(path);
     return;
   }
   if ("open" in message) {
-    db = new Database(message.open);
-    db.exec(`PRAGMA busy_timeout = ${crmSqliteBusyTimeoutMs}`);
-    db.exec(`PRAGMA mmap_size = ${crmSqliteMmapBytes}`);
-    // Reads only: a statement that would write fails here rather than taking the write lock.
-    db.exec("PRAGMA query_only = ON");
+    path = message.open;
+    db = open(path);
     return;
   }
+  // No connection (it could not open): failing the thread hands its searches back (search-readers.ts).
+  if (db === null) throw new Error("a search reader has no connection to the database");
+  let answer: SearchReaderAnswer;
   try {
-    const statement = db!.query(message.sql);
+    const statement = db.query(message.sql);
     const rows = message.mode === "all" ? statement.all(...message.params) : (statement.get(...message.params) ?? undefined);
-    self.postMessage({ id: message.id, rows } satisfies SearchReaderAnswer);
+    answer = { id: message.id, rows };
   } catch (error) {
     const e = error as Error & { code?: unknown };
-    self.postMessage({
-      id: message.id,
-      error: { name: e.name, message: e.message, code: typeof e.code === "string" ? e.code : undefined },
-    } satisfies SearchReaderAnswer);
+    answer = { id: message.id, error: { name: String(e.name), message: String(e.message), code: typeof e.code === "string" ? e.code : undefined } };
   }
+  queueMicrotask(() => self.postMessage(answer));
 }

@@ -8,12 +8,20 @@
  *
  * Each statement goes to the thread with the fewest in flight. In WAL mode every connection sees
  * what is committed when its statement starts, as the main thread's reader does: a search sent
- * after a create was answered finds it.
+ * after a create was answered finds it. A thread that fails (its connection cannot open, it runs
+ * out of memory) is dropped, and what it was asked is asked again of the store's own reader, which
+ * takes every search once no thread is left: reads can be asked twice.
  */
 import type { SQLQueryBindings } from "bun:sqlite";
 import type { Queryable } from "./db.ts";
 import type { SearchReaderAnswer, SearchReaderMessage } from "./search-reader-thread.ts";
 
+/**
+ * How long a search waits for its thread before the store's own reader is asked instead. In
+ * `bun test` (Bun 1.4.5) a thread's answer was now and then never delivered, in one run of two
+ * of a test file; a search is a few milliseconds at most.
+ */
+const searchAnswerWaitMs = 2000;
 /** How long close() waits for a thread to close its connection. */
 const stopWaitMs = 1000;
 
@@ -24,6 +32,11 @@ interface Thread {
 }
 
 interface Asked {
+  /** Asks the store's own reader instead, if the thread has not answered by then (see #ask). */
+  late: ReturnType<typeof setTimeout>;
+  mode: "all" | "get";
+  sql: string;
+  params: readonly unknown[];
   resolve: (rows: unknown) => void;
   reject: (error: unknown) => void;
   thread: Thread;
@@ -31,28 +44,29 @@ interface Asked {
 
 export class SearchReaders implements Queryable {
   readonly dialect = "sqlite";
-  readonly #threads: Thread[];
+  /** The threads still running. */
+  #threads: Thread[];
   readonly #asked = new Map<number, Asked>();
   #nextId = 1;
 
   /**
    * `threads` threads on the database at `path`. `prepare` is the store's own rewriting of a
-   * statement and its parameters for SQLite (sqlite.ts), and `mapError` its mapping of SQLite's
-   * errors (store-errors.ts).
+   * statement and its parameters for SQLite (sqlite.ts), `mapError` its mapping of SQLite's
+   * errors (store-errors.ts), and `fallback` its own reader.
    */
   constructor(
     path: string,
     threads: number,
     private readonly prepare: (sql: string, params: readonly unknown[]) => [string, SQLQueryBindings[]],
     private readonly mapError: (error: unknown) => unknown,
+    private readonly fallback: Queryable,
   ) {
     this.#threads = Array.from({ length: threads }, () => {
       const worker = new Worker(new URL("./search-reader-thread.ts", import.meta.url).href);
       const thread: Thread = { worker, inFlight: 0 };
       worker.onmessage = (event: MessageEvent<SearchReaderAnswer | "stopped">) => this.#answered(event.data);
+      worker.addEventListener("error", () => this.#failed(thread));
       worker.postMessage({ open: path } satisfies SearchReaderMessage);
-      // The threads never keep the process alive; they end with it.
-      worker.unref();
       return thread;
     });
   }
@@ -92,20 +106,46 @@ export class SearchReaders implements Queryable {
   }
 
   #ask(mode: "all" | "get", sql: string, params: readonly unknown[]): Promise<unknown> {
+    // Only reads: what a thread was asked may be asked again of the store's own reader.
+    if (!/^\s*SELECT\b/i.test(sql)) return Promise.reject(new Error("the search readers only read: writes go through the store's writer"));
+    if (this.#threads.length === 0) return this.fallback[mode](sql, params);
     const thread = this.#threads.reduce((least, t) => (t.inFlight < least.inFlight ? t : least));
     const id = this.#nextId++;
     const [prepared, bindings] = this.prepare(sql, params);
     return new Promise((resolve, reject) => {
-      this.#asked.set(id, { resolve, reject, thread });
+      const late = setTimeout(() => this.#late(id), searchAnswerWaitMs);
+      this.#asked.set(id, { late, mode, sql, params, resolve, reject, thread });
       thread.inFlight++;
       thread.worker.postMessage({ id, mode, sql: prepared, params: bindings } satisfies SearchReaderMessage);
     });
+  }
+
+  /** An answer that has not come: the store's own reader is asked instead (a late answer is dropped). */
+  #late(id: number): void {
+    const asked = this.#asked.get(id);
+    if (asked === undefined) return;
+    this.#asked.delete(id);
+    asked.thread.inFlight--;
+    this.fallback[asked.mode](asked.sql, asked.params).then(asked.resolve, asked.reject);
+  }
+
+  /** Drops a thread that failed; what it was asked goes to the store's own reader. */
+  #failed(thread: Thread): void {
+    if (!this.#threads.includes(thread)) return;
+    this.#threads = this.#threads.filter((t) => t !== thread);
+    thread.worker.terminate();
+    for (const [id, asked] of this.#asked) {
+      if (asked.thread !== thread) continue;
+      this.#asked.delete(id);
+      this.fallback[asked.mode](asked.sql, asked.params).then(asked.resolve, asked.reject);
+    }
   }
 
   #answered(answer: SearchReaderAnswer | "stopped"): void {
     if (answer === "stopped") return;
     const asked = this.#asked.get(answer.id);
     if (asked === undefined) return;
+    clearTimeout(asked.late);
     this.#asked.delete(answer.id);
     asked.thread.inFlight--;
     if ("rows" in answer) return asked.resolve(answer.rows);

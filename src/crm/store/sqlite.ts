@@ -157,7 +157,9 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
   const checkpointer = options.serving === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
   // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : open(path);
-  const searchReaders = options.serving === true && path !== ":memory:" ? new SearchReaders(path, crmSearchReaderThreads, prepared, fromStoreError) : undefined;
+  const reads = connection(reader);
+  const searchReaders =
+    options.serving === true && path !== ":memory:" ? new SearchReaders(path, crmSearchReaderThreads, prepared, fromStoreError, reads) : undefined;
   /**
    * Statements the writer has run that may have changed something (connection's `wrote`): a
    * request in a group that fails with the count where it was wrote nothing, and the group goes
@@ -166,7 +168,6 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
    */
   let writeStatements = 0;
   const writes = connection(writer, () => writeStatements++);
-  const reads = connection(reader);
   /** Write transactions waiting for the writer, and whether it is busy with a group of them. */
   const waiting: Waiting[] = [];
   let writing = false;

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../../src/crm/store/open.ts";
+import { SearchReaders } from "../../../src/crm/store/search-readers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "svc-crm-readers-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -36,11 +37,34 @@ describe("SQLite search readers", () => {
       // Many at once: each answer is its own statement's.
       const many = await Promise.all(Array.from({ length: 40 }, (_, i) => readers.get<{ v: number }>("SELECT $1 AS v", [i])));
       expect(many.map((r) => r!.v)).toEqual(Array.from({ length: 40 }, (_, i) => i));
-      await expect(readers.all("INSERT INTO roles (name, created_at) VALUES ('x', $1) RETURNING id", [now])).rejects.toThrow(/readonly|read-only|query_only/i);
+      await expect(readers.all("INSERT INTO roles (name, created_at) VALUES ('x', $1) RETURNING id", [now])).rejects.toThrow(/only read/);
+      // The statistics reloaded (the store does so hourly): the threads go on answering.
+      (readers as SearchReaders).reloadStatistics();
+      expect(await readers.get<{ n: number }>("SELECT count(*) AS n FROM leads")).toEqual({ n: 50 });
       await expect(readers.run("DELETE FROM leads")).rejects.toThrow(/only read/);
       await expect(readers.all("SELECT * FROM no_such_table")).rejects.toThrow(/no such table/);
       expect(Number((await store.get<{ n: number }>("SELECT count(*) AS n FROM roles"))!.n)).toBe(0);
     } finally {
+      await store.close();
+    }
+  });
+
+  test("threads that fail are dropped, and what they were asked is answered by the store's own reader", async () => {
+    const store = await openStore(`sqlite:${join(root, "fallback.db")}`);
+    // Threads whose database cannot be opened (a directory that does not exist) fail at once.
+    const readers = new SearchReaders(
+      join(root, "no-such-dir", "crm.db"),
+      2,
+      (sql, params) => [sql.replace(/\$(\d+)/g, "?$1"), params as never],
+      (e) => e,
+      store,
+    );
+    try {
+      const asked = await Promise.all(Array.from({ length: 10 }, (_, i) => readers.get<{ v: number }>("SELECT $1 AS v", [i])));
+      expect(asked.map((r) => r!.v)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+      expect(await readers.all("SELECT count(*) AS n FROM leads")).toEqual([{ n: 0 }]);
+    } finally {
+      await readers.close();
       await store.close();
     }
   });
