@@ -35,6 +35,9 @@ export interface Db extends Queryable {
   readonly settings: SettingsCache;
 }
 
+/** Whether `sql` only reads (a SELECT): nothing else may be asked twice or left out of a count of writes. */
+export const readsOnly = (sql: string) => /^\s*SELECT\b/i.test(sql);
+
 /** Numbered placeholders built up as a query is assembled, so fragments can be composed. */
 export class SqlParams {
   readonly values: unknown[] = [];

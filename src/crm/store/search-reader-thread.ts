@@ -4,8 +4,8 @@
  * answers with their rows, or with the error SQLite raised (its name, message and code, which the
  * main thread maps as it maps its own: store-errors.ts).
  */
-import { Database, type SQLQueryBindings } from "bun:sqlite";
-import { crmSqliteBusyTimeoutMs, crmSqliteMmapBytes } from "../../core/limits.ts";
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { openConnection } from "./sqlite-connection.ts";
 
 /** What the store sends: the database to open, a statement, "reload the planner statistics", or "stop". */
 export type SearchReaderMessage = { open: string } | { id: number; mode: "all" | "get"; sql: string; params: SQLQueryBindings[] } | "analyze" | "stop";
@@ -22,9 +22,7 @@ let path = "";
 if (!Bun.isMainThread) self.onmessage = onMessage;
 
 function open(at: string): Database {
-  const opened = new Database(at);
-  opened.exec(`PRAGMA busy_timeout = ${crmSqliteBusyTimeoutMs}`);
-  opened.exec(`PRAGMA mmap_size = ${crmSqliteMmapBytes}`);
+  const opened = openConnection(at);
   // Reads only: a statement that would write fails here rather than taking the write lock.
   opened.exec("PRAGMA query_only = ON");
   return opened;
@@ -61,5 +59,5 @@ function onMessage(event: MessageEvent<SearchReaderMessage>): void {
     const e = error as Error & { code?: unknown };
     answer = { id: message.id, error: { name: String(e.name), message: String(e.message), code: typeof e.code === "string" ? e.code : undefined } };
   }
-  queueMicrotask(() => self.postMessage(answer));
+  self.postMessage(answer);
 }

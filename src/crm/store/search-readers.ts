@@ -13,8 +13,9 @@
  * takes every search once no thread is left: reads can be asked twice.
  */
 import type { SQLQueryBindings } from "bun:sqlite";
-import type { Queryable } from "./db.ts";
+import { type Queryable, readsOnly } from "./db.ts";
 import type { SearchReaderAnswer, SearchReaderMessage } from "./search-reader-thread.ts";
+import { stopThread } from "./threads.ts";
 
 /**
  * How long a search waits for its thread before the store's own reader is asked instead. In
@@ -90,24 +91,14 @@ export class SearchReaders implements Queryable {
 
   /** Closes the threads' connections and ends them; statements still unanswered are refused. */
   async close(): Promise<void> {
-    await Promise.all(
-      this.#threads.map(
-        ({ worker }) =>
-          new Promise<void>((resolve) => {
-            worker.addEventListener("message", (event) => event.data === "stopped" && resolve());
-            setTimeout(resolve, stopWaitMs).unref();
-            worker.postMessage("stop" satisfies SearchReaderMessage);
-          }),
-      ),
-    );
-    for (const { worker } of this.#threads) worker.terminate();
+    await Promise.all(this.#threads.map(({ worker }) => stopThread(worker, stopWaitMs)));
     for (const asked of this.#asked.values()) asked.reject(new Error("the store closed before a search was answered"));
     this.#asked.clear();
   }
 
   #ask(mode: "all" | "get", sql: string, params: readonly unknown[]): Promise<unknown> {
     // Only reads: what a thread was asked may be asked again of the store's own reader.
-    if (!/^\s*SELECT\b/i.test(sql)) return Promise.reject(new Error("the search readers only read: writes go through the store's writer"));
+    if (!readsOnly(sql)) return Promise.reject(new Error("the search readers only read: writes go through the store's writer"));
     if (this.#threads.length === 0) return this.fallback[mode](sql, params);
     const thread = this.#threads.reduce((least, t) => (t.inFlight < least.inFlight ? t : least));
     const id = this.#nextId++;
@@ -123,10 +114,7 @@ export class SearchReaders implements Queryable {
   /** An answer that has not come: the store's own reader is asked instead (a late answer is dropped). */
   #late(id: number): void {
     const asked = this.#asked.get(id);
-    if (asked === undefined) return;
-    this.#asked.delete(id);
-    asked.thread.inFlight--;
-    this.fallback[asked.mode](asked.sql, asked.params).then(asked.resolve, asked.reject);
+    if (asked !== undefined) this.#askStoreInstead(id, asked);
   }
 
   /** Drops a thread that failed; what it was asked goes to the store's own reader. */
@@ -134,11 +122,15 @@ export class SearchReaders implements Queryable {
     if (!this.#threads.includes(thread)) return;
     this.#threads = this.#threads.filter((t) => t !== thread);
     thread.worker.terminate();
-    for (const [id, asked] of this.#asked) {
-      if (asked.thread !== thread) continue;
-      this.#asked.delete(id);
-      this.fallback[asked.mode](asked.sql, asked.params).then(asked.resolve, asked.reject);
-    }
+    for (const [id, asked] of this.#asked) if (asked.thread === thread) this.#askStoreInstead(id, asked);
+  }
+
+  /** Takes statement `id` from its thread and asks the store's own reader. */
+  #askStoreInstead(id: number, asked: Asked): void {
+    clearTimeout(asked.late);
+    this.#asked.delete(id);
+    asked.thread.inFlight--;
+    this.fallback[asked.mode](asked.sql, asked.params).then(asked.resolve, asked.reject);
   }
 
   #answered(answer: SearchReaderAnswer | "stopped"): void {

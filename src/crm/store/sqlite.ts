@@ -4,26 +4,20 @@
  * one writer connection. Plain reads go to a second connection, which in WAL mode sees only
  * committed data — never the half-done transaction of a request still in the queue's head.
  */
-import { Database, type SQLQueryBindings } from "bun:sqlite";
+import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
-import {
-  crmCheckpointEveryMs,
-  crmSearchIndexEveryMs,
-  crmSearchReaderThreads,
-  crmSqliteBusyTimeoutMs,
-  crmSqliteMmapBytes,
-  crmWriteGroupMax,
-  crmWriteQueueMax,
-} from "../../core/limits.ts";
+import { crmCheckpointEveryMs, crmSearchIndexEveryMs, crmSearchReaderThreads, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
 import { crmObjects } from "../rules/record.ts";
 import type { CheckpointerMessage } from "./checkpointer.ts";
-import type { Db, Queryable, Row } from "./db.ts";
+import { type Db, type Queryable, type Row, readsOnly } from "./db.ts";
 import { indexBacklog, indexedUpto } from "./search-backlog.ts";
 import { SearchReaders } from "./search-readers.ts";
 import { SettingsCache } from "./settings-cache.ts";
+import { openConnection } from "./sqlite-connection.ts";
 import { fromStoreError } from "./store-errors.ts";
+import { stopThread } from "./threads.ts";
 
 /** $1 → ?1: the same numbered parameters in SQLite's spelling. */
 const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, "?$1");
@@ -48,9 +42,6 @@ function statement<T>(run: () => T): T {
   }
 }
 
-/** A statement that only reads: the writer's count of what may have written skips it. */
-const readOnlyStatement = /^\s*SELECT\b/i;
-
 /**
  * Statements on `db`. `wrote` is told of each one that succeeded and may have changed something
  * (anything but a SELECT: an INSERT, an UPDATE that matched no row, an ALTER TABLE); a statement
@@ -59,7 +50,7 @@ const readOnlyStatement = /^\s*SELECT\b/i;
 function connection(db: Database, wrote?: () => void): Queryable {
   const counted = <T>(sql: string, run: () => T): T => {
     const result = statement(run);
-    if (wrote !== undefined && !readOnlyStatement.test(sql)) wrote();
+    if (wrote !== undefined && !readsOnly(sql)) wrote();
     return result;
   };
   return {
@@ -74,17 +65,6 @@ function connection(db: Database, wrote?: () => void): Queryable {
       return counted(sql, () => db.query(toSqlite(sql)).run(...bindable(params)).changes);
     },
   };
-}
-
-function open(path: string): Database {
-  const db = new Database(path, { create: true, strict: false });
-  db.exec(`PRAGMA busy_timeout = ${crmSqliteBusyTimeoutMs}`);
-  db.exec("PRAGMA journal_mode = WAL");
-  // NORMAL in WAL mode: a commit survives a process crash; a power cut may lose the last ones.
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
-  db.exec(`PRAGMA mmap_size = ${crmSqliteMmapBytes}`);
-  return db;
 }
 
 /**
@@ -123,7 +103,7 @@ function analyze(db: Database): void {
  * connection of its own, closed before the writer and reader open.
  */
 function forgetShadowStatistics(path: string): void {
-  const db = open(path);
+  const db = openConnection(path);
   try {
     if (db.query("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() !== null) {
       db.exec(`DELETE FROM sqlite_stat1 WHERE tbl IN (SELECT name FROM sqlite_schema WHERE ${ftsShadowTable})`);
@@ -152,11 +132,11 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
     mkdirSync(dirname(path), { recursive: true });
     forgetShadowStatistics(path);
   }
-  const writer = open(path);
+  const writer = openConnection(path);
   analyze(writer);
   const checkpointer = options.serving === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
   // Opened after: it loads the statistics just made.
-  const reader = path === ":memory:" ? writer : open(path);
+  const reader = path === ":memory:" ? writer : openConnection(path);
   const reads = connection(reader);
   const searchReaders =
     options.serving === true && path !== ":memory:" ? new SearchReaders(path, crmSearchReaderThreads, prepared, fromStoreError, reads) : undefined;
@@ -304,7 +284,7 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
       // connection's close checkpoints what is left.
       while (writing || scheduled || waiting.length > 0) await new Promise((resolve) => setImmediate(resolve));
       await searchReaders?.close();
-      if (checkpointer !== null) await stopCheckpointer(checkpointer);
+      if (checkpointer !== null) await stopThread(checkpointer, checkpointerStopMs);
       if (reader !== writer) reader.close();
       writer.close();
     },
@@ -340,17 +320,6 @@ function startCheckpointer(writer: Database, path: string): Worker {
   // The thread never keeps the process alive; it ends with it.
   worker.unref();
   return worker;
-}
-
-/** Asks the checkpointer to close its connection, and ends the thread. */
-async function stopCheckpointer(worker: Worker): Promise<void> {
-  const stopped = new Promise<void>((resolve) => {
-    worker.onmessage = () => resolve();
-    setTimeout(resolve, checkpointerStopMs).unref();
-  });
-  worker.postMessage("stop" satisfies CheckpointerMessage);
-  await stopped;
-  worker.terminate();
 }
 
 /** A request's write transaction waiting for SQLite's one writer. */
