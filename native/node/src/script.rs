@@ -27,6 +27,7 @@ use std::time::Duration;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
+use svc_script::word_cache::with_word_cache;
 use svc_script::{words, Outcome};
 
 /// What `luaRun` and `luaResume` return when the reply is too long for the mailbox:
@@ -120,10 +121,17 @@ impl<'a> JsHost<'a> {
     fn exchange(&mut self, args: &[&[u8]]) -> Result<Option<usize>> {
         self.call = self.function(self.state.call, self.call)?;
         let answer = if words::packed_bytes(args) <= self.state.mailbox_bytes {
-            // SAFETY: JavaScript writes the mailbox only inside `call`, not now.
-            // A word the script was given crosses as a reference to it (svc_script::words).
-            svc_script::with_run_words(|run| words::pack_into_referring(args, unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) }, |word| run.find(word)));
-            self.invoke(self.call, &[])?
+            {
+                // SAFETY: JavaScript writes the mailbox only inside `call`, not now.
+                let mailbox = unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) };
+                // A word the script was given crosses as a reference to it, and one the server
+                // holds in the word cache as that (svc_script::words).
+                svc_script::with_run_words(|run| with_word_cache(|cache| words::pack_into_cached(args, mailbox, |word| run.find(word), cache)));
+            }
+            let answer = self.invoke(self.call, &[]);
+            // The server read every word if `call` returned, and may not have if it threw.
+            with_word_cache(|cache| if answer.is_ok() { cache.confirm() } else { cache.forget_pending() });
+            answer?
         } else {
             let words = self.buffer(&words::pack(args))?;
             self.invoke(self.call, &[words])?

@@ -25,6 +25,7 @@ mod resp_to_lua;
 mod run;
 mod rust_functions;
 mod struct_lib;
+pub mod word_cache;
 pub mod words;
 
 use std::cell::{Cell, Ref, RefCell};

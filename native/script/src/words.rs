@@ -5,7 +5,10 @@
 //! A command a script calls crosses to JavaScript with a word the script was given (KEYS[1],
 //! ARGV[2]) as a reference rather than its bytes: its length field is RUN_WORD_REFERENCE plus the
 //! word's number among the run's keys and arguments, and no bytes follow. The server holds those
-//! words already, as strings, and reuses them instead of reading the bytes again.
+//! words already, as strings, and reuses them instead of reading the bytes again. Other words it
+//! holds already cross as references to the word cache (word_cache.rs, pack_into_cached).
+
+use crate::word_cache::{Lookup, WordCache};
 
 /// The words packed at the start of `bytes` and the bytes they take, or None when they are not
 /// in that format.
@@ -49,9 +52,20 @@ pub fn packed_bytes(words: &[&[u8]]) -> usize {
     4 + words.iter().map(|w| 4 + w.len()).sum::<usize>()
 }
 
-/// A packed length with this bit set is a reference to the running script's word numbered by the
-/// rest of it (pack_into_referring).
+/// A packed length from this on is not a length (no word is 2 GiB: Lua's memory is bounded below
+/// that) but one of three marks, told apart by their top three bits:
+///
+/// - RUN_WORD_REFERENCE + n: the running script's word numbered n (pack_into_referring);
+/// - CACHED_WORD + slot: the word the server holds in that slot of the word cache (word_cache.rs);
+/// - CACHE_THIS_WORD + (slot << 8) + length: the word's bytes follow, and the server keeps it in
+///   that slot of the word cache.
+///
+/// No bytes follow the first two.
 pub const RUN_WORD_REFERENCE: u32 = 1 << 31;
+/// Run words numbered from this on cross with their bytes: n must stay below CACHED_WORD.
+pub const RUN_WORDS_REFERRED_MAX: u32 = 1 << 30;
+pub const CACHED_WORD: u32 = 0b110 << 29;
+pub const CACHE_THIS_WORD: u32 = 0b111 << 29;
 
 /// Packs `words` at the start of `out`, which has room for them packed whole (packed_bytes), each
 /// word `reference` numbers written as a reference to that word of the run (RUN_WORD_REFERENCE);
@@ -72,13 +86,88 @@ pub fn pack_into_referring(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&
     at
 }
 
+/// Packs `words` as pack_into_referring does, and besides: a word `cache` holds crosses as
+/// CACHED_WORD and its slot; a word it does not, but keeps from now on, as CACHE_THIS_WORD, its
+/// slot and length, then its bytes. `out` has room for them packed whole (packed_bytes).
+pub fn pack_into_cached(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> Option<u32>, cache: &mut WordCache) -> usize {
+    for word in words {
+        cache.prefetch(word);
+    }
+    out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
+    let mut at = 4;
+    for word in words {
+        let (mark, bytes) = match reference(word).filter(|&n| n < RUN_WORDS_REFERRED_MAX) {
+            Some(number) => (RUN_WORD_REFERENCE | number, &[][..]),
+            None => match cache.lookup(word) {
+                Lookup::Held(slot) => (CACHED_WORD | slot, &[][..]),
+                Lookup::Keep(slot) => (CACHE_THIS_WORD | (slot << 8) | word.len() as u32, *word),
+                Lookup::Uncached => (word.len() as u32, *word),
+            },
+        };
+        out[at..at + 4].copy_from_slice(&mark.to_le_bytes());
+        out[at + 4..at + 4 + bytes.len()].copy_from_slice(bytes);
+        at += 4 + bytes.len();
+    }
+    at
+}
+
 fn read_u32(bytes: &[u8], at: usize) -> Option<usize> {
     bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("four bytes")) as usize)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{pack, pack_into_referring, unpack, unpack_prefix, RUN_WORD_REFERENCE};
+    use super::{pack, pack_into_cached, pack_into_referring, read_u32, unpack, unpack_prefix, CACHED_WORD, CACHE_THIS_WORD, RUN_WORD_REFERENCE};
+    use crate::word_cache::{WordCache, SLOTS};
+
+    /// Reads words packed by pack_into_cached as the server does (src/kv/scripting/words.ts),
+    /// keeping its own copy of the cache's words in `held`.
+    fn unpack_cached(bytes: &[u8], run: &[&[u8]], held: &mut [Vec<u8>]) -> Vec<Vec<u8>> {
+        let count = read_u32(bytes, 0).unwrap();
+        let mut at = 4;
+        let mut words = Vec::new();
+        for _ in 0..count {
+            let mark = read_u32(bytes, at).unwrap() as u32;
+            at += 4;
+            if mark >= CACHE_THIS_WORD {
+                let (slot, length) = (((mark - CACHE_THIS_WORD) >> 8) as usize, (mark & 0xff) as usize);
+                held[slot] = bytes[at..at + length].to_vec();
+                words.push(held[slot].clone());
+                at += length;
+            } else if mark >= CACHED_WORD {
+                words.push(held[(mark - CACHED_WORD) as usize].clone());
+            } else if mark >= RUN_WORD_REFERENCE {
+                words.push(run[(mark - RUN_WORD_REFERENCE) as usize].to_vec());
+            } else {
+                words.push(bytes[at..at + mark as usize].to_vec());
+                at += mark as usize;
+            }
+        }
+        words
+    }
+
+    #[test]
+    fn cached_words_unpack_as_they_were_packed_and_cross_shorter_when_held() {
+        let mut cache = WordCache::default();
+        let mut held = vec![Vec::new(); SLOTS];
+        let run: Vec<&[u8]> = vec![b"bull:q:1"];
+        let long = vec![b'x'; 64];
+        let distinct: Vec<String> = (0..3000).map(|n| format!("k{n}")).collect();
+        let mut commands: Vec<Vec<&[u8]>> = vec![vec![b"HGET", b"bull:q:1", b"field"], vec![b"HGET", b"bull:q:1", b"field"], vec![b"SET", b"", &long, b"field"]];
+        commands.extend(distinct.iter().map(|k| vec![&b"HSET"[..], b"h", k.as_bytes(), b"field"]));
+        commands.push(vec![b"HGET", b"bull:q:1", b"field"]);
+        let mut out = vec![0u8; 1024];
+        for (i, words) in commands.iter().enumerate() {
+            let written = pack_into_cached(words, &mut out, |w| run.iter().position(|r| *r == w).map(|n| n as u32), &mut cache);
+            cache.confirm();
+            let unpacked = unpack_cached(&out[..written], &run, &mut held);
+            assert_eq!(unpacked, words.iter().map(|w| w.to_vec()).collect::<Vec<_>>(), "command {i}");
+            if i == 1 {
+                // All three held or given: four bytes each, no bytes of their own.
+                assert_eq!(written, 4 + 3 * 4);
+            }
+        }
+    }
 
     #[test]
     fn words_round_trip() {

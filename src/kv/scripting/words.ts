@@ -45,6 +45,11 @@ function readU32(bytes: Uint8Array, at: number): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }
 
+/** The i32, little-endian, at `at` (which has room). */
+function readI32(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
 /** A u32, little-endian, at `at` (which has room). */
 function writeU32(out: Uint8Array, at: number, n: number): void {
   out[at] = n & 0xff;
@@ -53,33 +58,41 @@ function writeU32(out: Uint8Array, at: number, n: number): void {
   out[at + 3] = n >>> 24;
 }
 
-/** Words of at most this many bytes are looked for among recent words before a string is made of them. */
-const recentWordBytesMax = 24;
-/** Slots of the table of recent words (a power of two). */
-const recentWordSlots = 1024;
-/** Recent words by their length and three of their bytes: a slot holds the last word that fell in it. */
-const recentWords: (string | undefined)[] = new Array(recentWordSlots).fill(undefined);
-
 /**
- * A packed length at or past this is a reference, with no bytes after it: the running script's
- * word numbered by the rest (native/script/src/words.rs). The native side writes one for each
- * word of a command that is a word the script was given — KEYS[1], ARGV[2], or a string equal
- * to one — so the string the server already holds is used again: no bytes compared, no string
+ * A packed length from this on is not a length but a mark, told apart by its top three bits
+ * (native/script/src/words.rs):
+ *
+ * - runWordReference + n: the running script's word numbered n. The native side writes one for
+ *   each word of a command that is a word the script was given — KEYS[1], ARGV[2], or a string
+ *   equal to one.
+ * - cachedWord + slot: the word kept in that slot of the word cache (below).
+ * - cacheThisWord + (slot << 8) + length: the word's bytes follow; it is kept in that slot.
+ *
+ * Either way the string the server already holds is used again: no bytes compared, no string
  * made, and its hash kept.
  */
 export const runWordReference = 2 ** 31;
+export const cachedWord = 0b110 * 2 ** 29;
+export const cacheThisWord = 0b111 * 2 ** 29;
+
+/**
+ * The word cache: the words of scripts' commands the native side knows the server holds, by slot
+ * (native/script/src/word_cache.rs keeps their bytes in the same slots, and explains the table).
+ * A script's commands repeat their names, field names and the keys they build; making a string of
+ * a word's bytes is a native call (~45 ns) and garbage, and comparing bytes with a string made
+ * before cost as much. One table for the thread, as the native side keeps one.
+ */
+export const wordCacheSlots = 1024;
+const wordCache: (string | undefined)[] = new Array(wordCacheSlots).fill(undefined);
 
 /**
  * The words packed at the start of `bytes`, which they fill unless `whole` is false (the mailbox
  * they cross in, native/node/src/script.rs); throws a RangeError on bytes not in that form. A
  * reference (runWordReference) is the word of `runWords` it numbers, counted from `runWordsFrom`.
+ * A command's name made from bytes is interned as a request's command name is (command-names.ts).
  *
- * Of the words made from bytes, the first (the command's name) is interned as a request's
- * command name is (command-names.ts), and a later one that has the bytes of a recent word is
- * that string (recentWord): a script's commands repeat the words written in it — of the ~76
- * words a BullMQ job's commands name that its scripts were not given, most are "event", "jobId",
- * "0", "MAXLEN" and a few more. Comparing a short word's bytes costs less than making a string (a
- * native call, ~45 ns, and garbage), and a string used again keeps its hash.
+ * Lengths are read as signed 32-bit numbers, so that a mark is negative and stays a small
+ * integer to the compiler (read unsigned, a mark is past 2^31 and made a double).
  */
 export function unpackWords(bytes: Buffer, whole = true, runWords: readonly string[] = [], runWordsFrom = 0): string[] {
   const end = bytes.length;
@@ -90,38 +103,34 @@ export function unpackWords(bytes: Buffer, whole = true, runWords: readonly stri
   let at = 4;
   for (let i = 0; i < count; i++) {
     if (at + 4 > end) throw new RangeError("packed words run past their buffer");
-    const length = readU32(bytes, at);
+    let length = readI32(bytes, at);
     at += 4;
-    if (length >= runWordReference) {
-      const word = runWords[runWordsFrom + length - runWordReference];
-      if (word === undefined) throw new RangeError("packed words refer to a word the script was not given");
-      words.push(word);
-      continue;
+    let slot = -1;
+    if (length < 0) {
+      const mark = (length >>> 29) & 0b11;
+      const rest = length & 0x1fffffff;
+      if (mark === 0b11) {
+        slot = rest >>> 8;
+        if (slot >= wordCacheSlots) throw new RangeError("packed words keep a word past the word cache");
+        length = rest & 0xff;
+      } else if (mark === 0b10) {
+        const word = rest < wordCacheSlots ? wordCache[rest] : undefined;
+        if (word === undefined) throw new RangeError("packed words refer to a word the word cache does not hold");
+        words.push(word);
+        continue;
+      } else {
+        const word = runWords[runWordsFrom + (length & 0x3fffffff)];
+        if (word === undefined) throw new RangeError("packed words refer to a word the script was not given");
+        words.push(word);
+        continue;
+      }
     }
     if (at + length > end) throw new RangeError("packed words run past their buffer");
-    words.push(i === 0 ? commandName(latin1, at, at + length) : recentWord(latin1, at, length));
+    const word = i === 0 ? commandName(latin1, at, at + length) : latin1.latin1Slice(at, at + length);
+    if (slot >= 0) wordCache[slot] = word;
+    words.push(word);
     at += length;
   }
   if (whole && at !== end) throw new RangeError("packed words end before their buffer does");
   return words;
-}
-
-/**
- * The word at `at` of `length` bytes: the recent word with those bytes, if one is kept. Its slot
- * is found from its length and its first, middle and last bytes — hashing every byte cost more
- * than the strings it saved under BullMQ — so words that differ only elsewhere take turns in one
- * slot, and a miss costs a comparison.
- */
-function recentWord(bytes: Latin1Buffer, at: number, length: number): string {
-  if (length > recentWordBytesMax || length === 0) return bytes.latin1Slice(at, at + length);
-  const slot = (length * 61 + bytes[at]! * 31 + bytes[at + (length >>> 1)]! * 7 + bytes[at + length - 1]!) & (recentWordSlots - 1);
-  const recent = recentWords[slot];
-  if (recent !== undefined && recent.length === length) {
-    let i = 0;
-    while (i < length && recent.charCodeAt(i) === bytes[at + i]) i++;
-    if (i === length) return recent;
-  }
-  const word = bytes.latin1Slice(at, at + length);
-  recentWords[slot] = word;
-  return word;
 }

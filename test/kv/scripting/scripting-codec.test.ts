@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { RespWriter } from "../../../src/kv/resp/writer.ts";
 import { replayResp, replayRespByLines } from "../../../src/kv/scripting/resp-replay.ts";
-import { packWords, runWordReference, unpackWords } from "../../../src/kv/scripting/words.ts";
+import { cachedWord, cacheThisWord, packWords, runWordReference, unpackWords, wordCacheSlots } from "../../../src/kv/scripting/words.ts";
 
 const byteString = fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 40 }).map((codes) => String.fromCharCode(...codes));
 
@@ -86,6 +86,51 @@ describe("words packed for the native Lua scripts", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  test("words the word cache holds, keeps or passes by cross exactly (the native side's marks, a model of its table == the words)", () => {
+    // The native side (word_cache.rs) keeps a word of 1 to 63 bytes in the slot its bytes hash
+    // to; here a word's slot is drawn, so that words share slots, replace each other and come
+    // back. A word in its slot crosses as a mark alone, any other kept one with its bytes.
+    const word = fc.oneof(fc.constantFrom("hget", "HGET", "field", "\u00ff\u0000", "x".repeat(63), "x".repeat(64), ""), byteString);
+    const slotOf = new Map<string, number>();
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(word, { minLength: 1, maxLength: 10 }), { maxLength: 15 }),
+        fc.integer({ min: 0, max: wordCacheSlots - 1 }),
+        (commands, seed) => {
+          const held: (string | undefined)[] = [];
+          for (const command of commands) {
+            const parts: Buffer[] = [u32(command.length)];
+            for (const w of command) {
+              if (w.length === 0 || w.length > 63) {
+                parts.push(u32(w.length), Buffer.from(w, "latin1"));
+                continue;
+              }
+              if (!slotOf.has(w)) slotOf.set(w, (seed + slotOf.size * 7) % 16);
+              const slot = slotOf.get(w)!;
+              if (held[slot] === w) parts.push(u32(cachedWord + slot));
+              else {
+                held[slot] = w;
+                parts.push(u32(cacheThisWord + slot * 256 + w.length), Buffer.from(w, "latin1"));
+              }
+            }
+            expect(unpackWords(Buffer.concat(parts))).toEqual(command);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  test("a mark for a slot the word cache does not hold, or past its last slot, is refused with a RangeError", () => {
+    /** One word, packed. */
+    const words = (...parts: Buffer[]) => Buffer.concat([u32(1), ...parts]);
+    expect(() => unpackWords(words(u32(cacheThisWord + wordCacheSlots * 256 + 1), Buffer.from("a")))).toThrow(RangeError);
+    expect(() => unpackWords(words(u32(cachedWord + wordCacheSlots)))).toThrow(RangeError);
+    // The last slot is a slot.
+    expect(unpackWords(words(u32(cacheThisWord + (wordCacheSlots - 1) * 256 + 1), Buffer.from("z")))).toEqual(["z"]);
+    expect(unpackWords(words(u32(cachedWord + wordCacheSlots - 1)))).toEqual(["z"]);
   });
 
   test("a reference to a word the script was not given is refused with a RangeError", () => {

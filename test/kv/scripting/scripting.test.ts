@@ -120,6 +120,26 @@ describe("scripts side by side with redis-server", () => {
     );
   });
 
+  test("words a script's commands repeat, build or name once reach them exactly, past the native side's word cache and its 63-byte words (fast-check)", async () => {
+    // Words that recur, lengths either side of the longest word the cache keeps, and thousands
+    // of distinct words in between, which pass through every one of its 1,024 slots.
+    const word = fc.oneof(
+      fc.constantFrom("f", "F", "field", "\u00ff\u0000", ""),
+      fc.integer({ min: 61, max: 65 }).map((n) => "w".repeat(n)),
+      bytes,
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(word, { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 3000 }), async (words, distinct) => {
+        const pushes = words.map((w) => `redis.call('rpush', KEYS[1], ${luaString(w)})`).join(" ");
+        const body = `${pushes} for i = 1, ${distinct} do redis.call('hset', KEYS[2], 'k' .. i, 'v' .. i) end ${pushes}
+          return {redis.call('lrange', KEYS[1], 0, -1), redis.call('hlen', KEYS[2]), redis.call('hget', KEYS[2], 'k' .. ${distinct})}`;
+        const [reply] = await sameOnBoth([evalOf(body, "2", "list", "hash")]);
+        expect((reply as RespValue[])[0]).toEqual([...words, ...words]);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
   test("KEYS, ARGV and numkeys, at their limits and past them", async () => {
     await sameOnBoth([
       evalOf("return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], #KEYS, #ARGV}", "2", "a", "b", "c", "d"),
