@@ -9,7 +9,10 @@
  * the commands (a connection's read, EXEC, a REST request) is done with them.
  *
  * Every other command — anything whose time depends on the data it meets: KEYS, LRANGE, DEL of a
- * large value, SUNIONSTORE, EXEC — is timed alone, so a slow command still shows as slow.
+ * large value, SUNIONSTORE, EXEC — is timed alone, so a slow command still shows as slow. The
+ * commands one of those runs itself (a script's, EXEC's) share a batch that starts with it, so a
+ * script calling INCR reads the clock twice, not three times; their time includes the Lua
+ * between them, as it did when their batch began with the first of them.
  */
 import type { Clock } from "../../core/clock.ts";
 import type { CommandShape } from "../kit/command-info.ts";
@@ -61,6 +64,15 @@ export class CommandTiming {
   startBatched(): number {
     if (this.batchStartedMs < 0) this.batchStartedMs = this.clock.monotonicMs();
     return this.batchStartedMs;
+  }
+
+  /**
+   * Opens a batch at `atMs` (a reading just taken) unless one is open: a command timed alone
+   * opens one at its start for the commands it runs itself (a script's, EXEC's), which then need
+   * no reading of their own. The command's own end closes it.
+   */
+  openBatchAt(atMs: number): void {
+    if (this.batchStartedMs < 0) this.batchStartedMs = atMs;
   }
 
   /** Records a batched command that finished; its time is added when the batch ends. */

@@ -443,6 +443,7 @@ export class Engine implements Server, Configurable {
     }
     const batched = timedInBatch(spec) && !this.slowlog.logsEverything;
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
+    if (!batched) this.timing.openBatchAt(startedMs);
     const exec: Exec = {
       engine: this,
       session,
