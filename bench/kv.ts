@@ -23,7 +23,9 @@
  * Every server first gets an unmeasured warm-up run of the same tests (lib/redis-benchmark.ts).
  *
  * SVC_BENCH_KV_REQUESTS lowers the request count for a quick look (default 500000);
- * SVC_BENCH_KV_MEMORY_KEYS the key count of the memory test (default 1000000).
+ * SVC_BENCH_KV_MEMORY_KEYS the key count of the memory test (default 1000000);
+ * SVC_BENCH_KV_PARTS runs only the parts it names, comma-separated, of: engine (the table and
+ * memory), ttl, scripts, bullmq, streams, aof, aof-files, rest (default all of them).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,7 +57,26 @@ const pipelines = [1, 16];
 const roundsFor = (pipeline: number) => (pipeline === 1 ? 1 : 5);
 const memoryKeys = Number(process.env.SVC_BENCH_KV_MEMORY_KEYS ?? 1_000_000);
 
+const parts = ["engine", "ttl", "scripts", "bullmq", "streams", "aof", "aof-files", "rest"] as const;
+const partsAsked = (process.env.SVC_BENCH_KV_PARTS ?? parts.join(",")).split(",").map((part) => part.trim());
+for (const part of partsAsked) {
+  if (!(parts as readonly string[]).includes(part)) throw new Error(`SVC_BENCH_KV_PARTS names '${part}': the parts are ${parts.join(", ")}`);
+}
+const runs = (part: (typeof parts)[number]) => partsAsked.includes(part);
+
 async function main(): Promise<void> {
+  if (runs("engine")) await engineComparison();
+  if (runs("ttl")) await ttlComparison();
+  if (runs("scripts")) await scriptComparison();
+  if (runs("bullmq")) await bullmqComparison();
+  if (runs("streams")) await streamComparison();
+  if (runs("aof")) await aofComparison();
+  if (runs("aof-files")) await aofFileComparison();
+  if (runs("rest")) await restComparison();
+}
+
+/** The table of redis-benchmark's tests on both servers, then memory. */
+async function engineComparison(): Promise<void> {
   let redis: ServerProcess | undefined;
   let kvTs: ServerProcess | undefined;
   let kvNative: ServerProcess | undefined;
@@ -118,13 +139,6 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([redis?.stop(), kvTs?.stop(), kvNative?.stop()]);
   }
-  await ttlComparison();
-  await scriptComparison();
-  await bullmqComparison();
-  await streamComparison();
-  await aofComparison();
-  await aofFileComparison();
-  await restComparison();
 }
 
 /** Items in each key of the small collections' memory test. */
