@@ -126,7 +126,7 @@ impl<'a> JsHost<'a> {
                 let mailbox = unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) };
                 // A word the script was given crosses as a reference to it, and one the server
                 // holds in the word cache as that (svc_script::words).
-                svc_script::with_run_words(|run| with_word_cache(|cache| words::pack_into_cached(args, mailbox, |word| run.find(word), cache)));
+                svc_script::with_run_words(|run| with_word_cache(|cache| words::pack_into(args, mailbox, |word| run.find(word), Some(cache))));
             }
             let answer = self.invoke(self.call, &[]);
             // The server read every word if `call` returned, and may not have if it threw.

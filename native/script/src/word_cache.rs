@@ -73,10 +73,12 @@ impl Default for WordCache {
 impl WordCache {
     /// Finds `word`, or makes room for it (see Lookup).
     pub fn lookup(&mut self, word: &[u8]) -> Lookup {
-        if word.is_empty() || word.len() > WORD_BYTES_MAX {
-            return Lookup::Uncached;
-        }
-        let number = slot_of(word);
+        self.lookup_in(word, slot_for(word))
+    }
+
+    /// lookup, with `word`'s slot (slot_for) found already.
+    pub fn lookup_in(&mut self, word: &[u8], slot: Option<u32>) -> Lookup {
+        let Some(number) = slot else { return Lookup::Uncached };
         let slot = &mut self.slots[number as usize];
         if usize::from(slot.length) == word.len() && &slot.bytes[..word.len()] == word {
             return Lookup::Held(number);
@@ -87,14 +89,12 @@ impl WordCache {
         Lookup::Keep(number)
     }
 
-    /// Starts reading `word`'s slot into the processor's cache. A command's words are looked up
-    /// one after another, and their slots, far apart, are rarely in the cache: asked for together,
-    /// their reads from memory overlap.
-    pub fn prefetch(&self, word: &[u8]) {
-        if word.is_empty() || word.len() > WORD_BYTES_MAX {
-            return;
-        }
-        let line: *const Slot = &self.slots[slot_of(word) as usize];
+    /// Starts reading `word`'s slot into the processor's cache, and returns it (slot_for). A
+    /// command's words are looked up one after another, and their slots, far apart, are rarely in
+    /// the cache: asked for together, their reads from memory overlap.
+    pub fn prefetch(&self, word: &[u8]) -> Option<u32> {
+        let number = slot_for(word)?;
+        let line: *const Slot = &self.slots[number as usize];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a hint with an address inside the table; it reads nothing the program sees.
         unsafe {
@@ -102,6 +102,7 @@ impl WordCache {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = line;
+        Some(number)
     }
 
     /// The server has read every word sent since the last confirm: what they filled is held.
@@ -117,6 +118,12 @@ impl WordCache {
         }
         self.pending.clear();
     }
+}
+
+/// The slot `word` takes, or None for a word not kept: the empty word, and words past
+/// WORD_BYTES_MAX.
+pub fn slot_for(word: &[u8]) -> Option<u32> {
+    (!word.is_empty() && word.len() <= WORD_BYTES_MAX).then(|| slot_of(word))
 }
 
 /// The slot `word` (1 to WORD_BYTES_MAX bytes) hashes to: eight bytes at a time, multiplied and

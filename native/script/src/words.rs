@@ -6,9 +6,9 @@
 //! ARGV[2]) as a reference rather than its bytes: its length field is RUN_WORD_REFERENCE plus the
 //! word's number among the run's keys and arguments, and no bytes follow. The server holds those
 //! words already, as strings, and reuses them instead of reading the bytes again. Other words it
-//! holds already cross as references to the word cache (word_cache.rs, pack_into_cached).
+//! holds already cross as references to the word cache (word_cache.rs, pack_into).
 
-use crate::word_cache::{Lookup, WordCache};
+use crate::word_cache::{slot_for, Lookup, WordCache};
 
 /// The words packed at the start of `bytes` and the bytes they take, or None when they are not
 /// in that format.
@@ -43,7 +43,7 @@ pub fn count(bytes: &[u8]) -> usize {
 
 pub fn pack(words: &[&[u8]]) -> Vec<u8> {
     let mut out = vec![0; packed_bytes(words)];
-    pack_into_referring(words, &mut out, |_| None);
+    pack_into(words, &mut out, |_| None, None);
     out
 }
 
@@ -55,7 +55,7 @@ pub fn packed_bytes(words: &[&[u8]]) -> usize {
 /// A packed length from this on is not a length (no word is 2 GiB: Lua's memory is bounded below
 /// that) but one of three marks, told apart by their top three bits:
 ///
-/// - RUN_WORD_REFERENCE + n: the running script's word numbered n (pack_into_referring);
+/// - RUN_WORD_REFERENCE + n: the running script's word numbered n;
 /// - CACHED_WORD + slot: the word the server holds in that slot of the word cache (word_cache.rs);
 /// - CACHE_THIS_WORD + (slot << 8) + length: the word's bytes follow, and the server keeps it in
 ///   that slot of the word cache.
@@ -67,42 +67,35 @@ pub const RUN_WORDS_REFERRED_MAX: u32 = 1 << 30;
 pub const CACHED_WORD: u32 = 0b110 << 29;
 pub const CACHE_THIS_WORD: u32 = 0b111 << 29;
 
-/// Packs `words` at the start of `out`, which has room for them packed whole (packed_bytes), each
-/// word `reference` numbers written as a reference to that word of the run (RUN_WORD_REFERENCE);
-/// returns the bytes written.
-pub fn pack_into_referring(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> Option<u32>) -> usize {
-    out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
-    let mut at = 4;
-    for word in words {
-        if let Some(number) = reference(word) {
-            out[at..at + 4].copy_from_slice(&(RUN_WORD_REFERENCE | number).to_le_bytes());
-            at += 4;
-            continue;
-        }
-        out[at..at + 4].copy_from_slice(&(word.len() as u32).to_le_bytes());
-        out[at + 4..at + 4 + word.len()].copy_from_slice(word);
-        at += 4 + word.len();
-    }
-    at
-}
+/// Words of a command whose word-cache slots are found, and read into the processor's cache,
+/// before any is looked up (the rest are found as they are looked up).
+const WORDS_PREFETCHED: usize = 16;
 
-/// Packs `words` as pack_into_referring does, and besides: a word `cache` holds crosses as
-/// CACHED_WORD and its slot; a word it does not, but keeps from now on, as CACHE_THIS_WORD, its
-/// slot and length, then its bytes. `out` has room for them packed whole (packed_bytes).
-pub fn pack_into_cached(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> Option<u32>, cache: &mut WordCache) -> usize {
-    for word in words {
-        cache.prefetch(word);
+/// Packs `words` at the start of `out`, which has room for them packed whole (packed_bytes), and
+/// returns the bytes written. A word `reference` numbers crosses as a reference to that word of
+/// the run (RUN_WORD_REFERENCE); with a `cache`, a word it holds crosses as CACHED_WORD and its
+/// slot, and one it does not, but keeps from now on, as CACHE_THIS_WORD, its slot and length, then
+/// its bytes.
+pub fn pack_into(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> Option<u32>, mut cache: Option<&mut WordCache>) -> usize {
+    let mut slots = [None; WORDS_PREFETCHED];
+    if let Some(cache) = &cache {
+        for (slot, word) in slots.iter_mut().zip(words) {
+            *slot = cache.prefetch(word);
+        }
     }
     out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
     let mut at = 4;
-    for word in words {
-        let (mark, bytes) = match reference(word).filter(|&n| n < RUN_WORDS_REFERRED_MAX) {
-            Some(number) => (RUN_WORD_REFERENCE | number, &[][..]),
-            None => match cache.lookup(word) {
-                Lookup::Held(slot) => (CACHED_WORD | slot, &[][..]),
-                Lookup::Keep(slot) => (CACHE_THIS_WORD | (slot << 8) | word.len() as u32, *word),
-                Lookup::Uncached => (word.len() as u32, *word),
-            },
+    for (i, word) in words.iter().enumerate() {
+        let lookup = match (reference(word).filter(|&n| n < RUN_WORDS_REFERRED_MAX), cache.as_deref_mut()) {
+            (Some(number), _) => Err(number),
+            (None, Some(cache)) => Ok(cache.lookup_in(word, slots.get(i).copied().unwrap_or_else(|| slot_for(word)))),
+            (None, None) => Ok(Lookup::Uncached),
+        };
+        let (mark, bytes) = match lookup {
+            Err(number) => (RUN_WORD_REFERENCE | number, &[][..]),
+            Ok(Lookup::Held(slot)) => (CACHED_WORD | slot, &[][..]),
+            Ok(Lookup::Keep(slot)) => (CACHE_THIS_WORD | (slot << 8) | word.len() as u32, *word),
+            Ok(Lookup::Uncached) => (word.len() as u32, *word),
         };
         out[at..at + 4].copy_from_slice(&mark.to_le_bytes());
         out[at + 4..at + 4 + bytes.len()].copy_from_slice(bytes);
@@ -117,10 +110,10 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{pack, pack_into_cached, pack_into_referring, read_u32, unpack, unpack_prefix, CACHED_WORD, CACHE_THIS_WORD, RUN_WORD_REFERENCE};
+    use super::{pack, pack_into, read_u32, unpack, unpack_prefix, CACHED_WORD, CACHE_THIS_WORD, RUN_WORD_REFERENCE};
     use crate::word_cache::{WordCache, SLOTS};
 
-    /// Reads words packed by pack_into_cached as the server does (src/kv/scripting/words.ts),
+    /// Reads words packed by pack_into with a cache as the server does (src/kv/scripting/words.ts),
     /// keeping its own copy of the cache's words in `held`.
     fn unpack_cached(bytes: &[u8], run: &[&[u8]], held: &mut [Vec<u8>]) -> Vec<Vec<u8>> {
         let count = read_u32(bytes, 0).unwrap();
@@ -158,7 +151,7 @@ mod tests {
         commands.push(vec![b"HGET", b"bull:q:1", b"field"]);
         let mut out = vec![0u8; 1024];
         for (i, words) in commands.iter().enumerate() {
-            let written = pack_into_cached(words, &mut out, |w| run.iter().position(|r| *r == w).map(|n| n as u32), &mut cache);
+            let written = pack_into(words, &mut out, |w| run.iter().position(|r| *r == w).map(|n| n as u32), Some(&mut cache));
             cache.confirm();
             let unpacked = unpack_cached(&out[..written], &run, &mut held);
             assert_eq!(unpacked, words.iter().map(|w| w.to_vec()).collect::<Vec<_>>(), "command {i}");
@@ -185,13 +178,13 @@ mod tests {
     fn referred_words_take_a_length_field_only() {
         let words: Vec<&[u8]> = vec![b"GET", b"key", b"x"];
         let mut out = vec![0; 64];
-        let written = pack_into_referring(&words, &mut out, |word| (word == b"key").then_some(5));
+        let written = pack_into(&words, &mut out, |word| (word == b"key").then_some(5), None);
         let mut expected = vec![3, 0, 0, 0, 3, 0, 0, 0, b'G', b'E', b'T'];
         expected.extend_from_slice(&(RUN_WORD_REFERENCE | 5).to_le_bytes());
         expected.extend_from_slice(&[1, 0, 0, 0, b'x']);
         assert_eq!(&out[..written], &expected[..]);
         // Referring to none packs as pack does.
-        let written = pack_into_referring(&words, &mut out, |_| None);
+        let written = pack_into(&words, &mut out, |_| None, None);
         assert_eq!(&out[..written], &pack(&words)[..]);
     }
 }

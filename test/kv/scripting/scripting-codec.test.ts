@@ -36,7 +36,7 @@ function write(t: Tree, out: RespWriter): void {
 }
 
 /**
- * Words packed as native/script's pack_into_referring packs them: a word whose `references`
+ * Words packed as native/script's pack_into packs them without a word cache: a word whose `references`
  * entry is n ≥ 0 as a reference to the script's word n (runWordReference + n, no bytes).
  */
 function packReferring(words: string[], references: number[]): Buffer {
