@@ -86,16 +86,18 @@ pub fn pack_into(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> O
     out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
     let mut at = 4;
     for (i, word) in words.iter().enumerate() {
-        let lookup = match (reference(word).filter(|&n| n < RUN_WORDS_REFERRED_MAX), cache.as_deref_mut()) {
-            (Some(number), _) => Err(number),
-            (None, Some(cache)) => Ok(cache.lookup_in(word, slots.get(i).copied().unwrap_or_else(|| slot_for(word)))),
-            (None, None) => Ok(Lookup::Uncached),
-        };
-        let (mark, bytes) = match lookup {
-            Err(number) => (RUN_WORD_REFERENCE | number, &[][..]),
-            Ok(Lookup::Held(slot)) => (CACHED_WORD | slot, &[][..]),
-            Ok(Lookup::Keep(slot)) => (CACHE_THIS_WORD | (slot << 8) | word.len() as u32, *word),
-            Ok(Lookup::Uncached) => (word.len() as u32, *word),
+        let (mark, bytes) = if let Some(number) = reference(word).filter(|&n| n < RUN_WORDS_REFERRED_MAX) {
+            (RUN_WORD_REFERENCE | number, &[][..])
+        } else {
+            let lookup = match cache.as_deref_mut() {
+                Some(cache) => cache.lookup_in(word, slots.get(i).copied().unwrap_or_else(|| slot_for(word))),
+                None => Lookup::Uncached,
+            };
+            match lookup {
+                Lookup::Held(slot) => (CACHED_WORD | slot, &[][..]),
+                Lookup::Keep(slot) => (CACHE_THIS_WORD | (slot << 8) | word.len() as u32, *word),
+                Lookup::Uncached => (word.len() as u32, *word),
+            }
         };
         out[at..at + 4].copy_from_slice(&mark.to_le_bytes());
         out[at + 4..at + 4 + bytes.len()].copy_from_slice(bytes);
