@@ -17,7 +17,7 @@ import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts
 import { type Queryable, SqlParams } from "../store/db.ts";
 import type { SettingsCache, SettingsSnapshot } from "../store/settings-cache.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
-import { matchingIds, postgresIds, rowMatches } from "./search.ts";
+import { matchingIds, postgresMatchingRows, rowMatches } from "./search.ts";
 
 export interface ListQuery {
   terms: string[];
@@ -215,13 +215,35 @@ export class RecordStore implements SaveHost {
     matches: string,
     p: SqlParams,
   ): Promise<ListResult> {
-    // SQLite reads the matches once, in the page's query, which carries the count. PostgreSQL
-    // counts apart (fromMatches), so its ids are read first: its trigram index, and the check of
-    // each match's row, are then asked once rather than for the page and again for the count.
     if (q.dialect === "sqlite") return this.#fromMatches(q, object, schema, sharing, query, countMax, matches, p);
-    const ids = (await q.all<{ match_id: number }>(matches, p.values)).map((r) => Number(r.match_id));
-    const listed = new SqlParams();
-    return this.#fromMatches(q, object, schema, sharing, query, countMax, postgresIds(ids, listed), listed);
+    return this.#fromVisibleMatches(q, object, schema, sharing, query, countMax);
+  }
+
+  /**
+   * PostgreSQL's page chosen from all of a search's matches, counted exactly, in one statement.
+   * Its trigram index is lossy, so every match's row is read to check it; the same read says
+   * whether the user can see the record (accessPredicate, which single reads use too), so no
+   * access row is probed: at 1M leads `ann smi` (2,012 matches) went 12.5 → 8 ms a request, two
+   * statements and 2,012 probes fewer. The matches are MATERIALIZED: PostgreSQL's generic plan for
+   * a LIKE of an unknown pattern otherwise walked the whole table backward by created_at (385 ms)
+   * to stop at a page, though the count needs every match anyway.
+   */
+  async #fromVisibleMatches(
+    q: Queryable,
+    object: CrmObject,
+    schema: ObjectSchema,
+    sharing: SharingContext | null,
+    query: ListQuery,
+    countMax: number,
+  ): Promise<ListResult> {
+    const p = new SqlParams();
+    const rows = postgresMatchingRows(object, query.terms, [...updatedSince(query, "", p), access(sharing, schema, "read", p)], p);
+    const countParams = p.values.length;
+    const chosen = `SELECT id AS record_id, created_at AS record_created_at, ${windowCount} FROM matches
+      ORDER BY created_at DESC, id DESC LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
+    const pageSql = `WITH matches AS MATERIALIZED (${rows})
+      SELECT ${schema.columns}, total_ FROM ${object} JOIN (${chosen}) AS chosen ON id = record_id ORDER BY record_created_at DESC, record_id DESC`;
+    return this.#page(q, schema, pageSql, rows, p.values, countParams, query, countMax);
   }
 
   /**
@@ -312,10 +334,8 @@ export class RecordStore implements SaveHost {
     p: SqlParams,
   ): Promise<ListResult> {
     const limit = () => `LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
-    // A list driven from matches (SQLite's index, the ids PostgreSQL read first) reads every match
-    // to sort them, so the count rides along. PostgreSQL, asked for the count with a page read
-    // from its trigram index, read the matches by a sequential scan instead (2074 matches at 100k
-    // leads: 98 ms against 8): that is why its ids are read first (fromAllMatches).
+    // A list driven from matches (SQLite's index) reads every match to sort them, so the count
+    // rides along. (PostgreSQL's searches take fromVisibleMatches.)
     const carryCount = matches !== null;
     if (sharing !== null && accessIsMaterialized(sharing.defaultAccess)) {
       // The user's own access rows, newest first: the page is chosen and the matches counted on
