@@ -279,6 +279,17 @@ export const crmWriteGroupMax = 32;
 /** How often the serving process's checkpointer thread copies SQLite's write-ahead log into the database (store/checkpointer.ts). */
 export const crmCheckpointEveryMs = 100;
 /**
+ * Pages of SQLite's write-ahead log past which the writer finishes a checkpoint itself, between
+ * two write transactions, so that the next one starts the log again from its beginning. The
+ * checkpointer thread's checkpoints never finish while writes go on (each commit adds pages while
+ * it copies), and SQLite starts the log again only after one that copied every page: under a
+ * steady 3,600 creates/s the log had grown to 3.7 GB in 40 s, and every read, which looks its pages
+ * up in the log's index first, got slower with it (creates fell from 3,650 to 2,700/s).
+ */
+export const crmSqliteLogPagesMax = 4096;
+/** Bytes of SQLite's write-ahead log file kept when the log starts again (PRAGMA journal_size_limit); the rest is truncated. */
+export const crmSqliteLogKeptBytes = 64 * 1024 * 1024;
+/**
  * How often a SQLite store indexes the records created since its last batch (store/search-backlog.ts),
  * and the most it indexes of one object in one batch: at 3,000 creates/s a batch holds ~300, and
  * a backlog a crash or a bulk load left is worked off in steps that keep a request's wait short.

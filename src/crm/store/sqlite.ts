@@ -8,9 +8,17 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
-import { crmCheckpointEveryMs, crmSearchIndexEveryMs, crmSearchReaderThreads, crmWriteGroupMax, crmWriteQueueMax } from "../../core/limits.ts";
+import {
+  crmCheckpointEveryMs,
+  crmSearchIndexEveryMs,
+  crmSearchReaderThreads,
+  crmSqliteLogKeptBytes,
+  crmSqliteLogPagesMax,
+  crmWriteGroupMax,
+  crmWriteQueueMax,
+} from "../../core/limits.ts";
 import { crmObjects } from "../rules/record.ts";
-import type { CheckpointerMessage } from "./checkpointer.ts";
+import type { CheckpointerMessage, CheckpointerReply } from "./checkpointer.ts";
 import { type Db, type Queryable, type Row, readsOnly } from "./db.ts";
 import { indexBacklog, indexedUpto } from "./search-backlog.ts";
 import { SearchReaders } from "./search-readers.ts";
@@ -134,7 +142,14 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
   }
   const writer = openConnection(path);
   analyze(writer);
-  const checkpointer = options.serving === true && path !== ":memory:" ? startCheckpointer(writer, path) : null;
+  /** The checkpointer thread found the log past its bound: the writer finishes a checkpoint before its next transaction. */
+  let logTooLong = false;
+  const checkpointer =
+    options.serving === true && path !== ":memory:"
+      ? startCheckpointer(writer, path, () => {
+          logTooLong = true;
+        })
+      : null;
   // Opened after: it loads the statistics just made.
   const reader = path === ":memory:" ? writer : openConnection(path);
   const reads = connection(reader);
@@ -229,6 +244,10 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
       scheduled = false;
       writing = true;
       try {
+        if (logTooLong) {
+          logTooLong = false;
+          finishCheckpoint(writer);
+        }
         await commitGroup(waiting.splice(0, crmWriteGroupMax));
       } finally {
         writing = false;
@@ -304,10 +323,17 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
   return store;
 }
 
-/** Turns off the writer's own checkpoints and starts the thread that makes them instead. */
-function startCheckpointer(writer: Database, path: string): Worker {
+/**
+ * Turns off the writer's own checkpoints and starts the thread that makes them instead;
+ * `onLogTooLong` hears when the log has grown past crmSqliteLogPagesMax.
+ */
+function startCheckpointer(writer: Database, path: string, onLogTooLong: () => void): Worker {
   writer.exec("PRAGMA wal_autocheckpoint = 0");
+  writer.exec(`PRAGMA journal_size_limit = ${crmSqliteLogKeptBytes}`);
   const worker = new Worker(new URL("./checkpointer.ts", import.meta.url).href);
+  worker.addEventListener("message", (event: MessageEvent<CheckpointerReply>) => {
+    if (event.data === "log too long") onLogTooLong();
+  });
   // A thread that fails must not leave the log growing without end: the writer checkpoints again.
   worker.addEventListener("error", () => {
     try {
@@ -316,10 +342,25 @@ function startCheckpointer(writer: Database, path: string): Worker {
       // The store has closed: its last connection's close checkpointed the log.
     }
   });
-  worker.postMessage({ path, everyMs: crmCheckpointEveryMs } satisfies CheckpointerMessage);
+  worker.postMessage({ path, everyMs: crmCheckpointEveryMs, logPagesMax: crmSqliteLogPagesMax } satisfies CheckpointerMessage);
   // The thread never keeps the process alive; it ends with it.
   worker.unref();
   return worker;
+}
+
+/**
+ * Copies what the checkpointer thread has not yet copied of the log, on the writer between two
+ * transactions, so no page is added meanwhile and the checkpoint covers the whole log: the next
+ * transaction then starts the log again from its beginning (unless a reader still reads an older
+ * part of it; the thread asks again). PASSIVE waits for no reader. It costs the main thread the
+ * pages written since the thread's last checkpoint and the database file's sync.
+ */
+function finishCheckpoint(writer: Database): void {
+  try {
+    writer.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  } catch {
+    // Busy (the thread's own checkpoint is running): it asks again.
+  }
 }
 
 /** A request's write transaction waiting for SQLite's one writer. */
