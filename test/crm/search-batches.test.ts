@@ -1,7 +1,8 @@
 // A SQLite server indexes new records for search in batches (store/search-backlog.ts), not in
 // each create's transaction. Seen from outside: a record is found by a search as soon as its
 // create is answered; records whose batch never ran (the server killed at once) are found after
-// a restart all the same, and the restarted server indexes them without being asked.
+// a restart all the same, and the restarted server indexes them without being asked; a batch
+// that cannot be written is logged once per run of failures.
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { waitUntil } from "../support/wait.ts";
@@ -51,6 +52,32 @@ describe("SQLite search index written in batches", () => {
       expect(after.data).toEqual(found.data);
     } finally {
       await again.stop();
+    }
+  }, 30_000);
+
+  test("a batch that cannot be written is logged once, not at every retry, and the backlog is indexed once it can be", async () => {
+    const server = await startCrm(w.crm.db);
+    const path = w.crm.db.slice("sqlite:".length);
+    const alter = (sql: string) => {
+      const db = new Database(path);
+      db.exec(sql);
+      db.close();
+    };
+    try {
+      // A batch ends by moving the index's mark: refused, every batch fails (as on a damaged file).
+      alter("CREATE TRIGGER refuse_batches BEFORE UPDATE ON search_indexed BEGIN SELECT RAISE(ABORT, 'refused'); END");
+      const r = await server.call(w.alice, "POST", "/api/v1/leads", { last_name: "Unindexed", company: "Acme" });
+      expect(r.status).toBe(201);
+      const warning = "the search index could not take new records";
+      await waitUntil(() => (server.output().includes(warning) ? true : undefined), "the failed batch logged");
+      // Retried every 50 ms: several more fail, and none of them is logged again.
+      await Bun.sleep(300);
+      expect(server.output().split(warning).length - 1).toBe(1);
+      expect((await server.call(w.alice, "GET", "/api/v1/leads?q=unindexed")).body.total).toBe(1);
+      alter("DROP TRIGGER refuse_batches");
+      await waitUntil(() => (indexed(path, "unindexed").ids.includes(r.body.id) ? true : undefined), "the backlog indexed");
+    } finally {
+      await server.stop();
     }
   }, 30_000);
 });

@@ -12,7 +12,7 @@ import { openSqlite } from "./sqlite.ts";
 /** `serving`: the store of a long-running server (SQLite then checkpoints on a thread of its own and indexes searches in batches). */
 export async function openStore(dbUrl: string, log?: Logger, options: { serving?: boolean } = {}): Promise<Db> {
   const target = parseDbUrl(dbUrl);
-  const db = target.kind === "sqlite" ? openSqlite(target.path, { serving: options.serving }) : await openPostgres(target.url);
+  const db = target.kind === "sqlite" ? openSqlite(target.path, { serving: options.serving, log }) : await openPostgres(target.url);
   try {
     const applied = await migrate(db, log);
     // Records stored before access was materialized get their rows once, when it is introduced.

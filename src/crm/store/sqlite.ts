@@ -8,6 +8,7 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../core/errors.ts";
+import type { Logger } from "../../core/log.ts";
 import {
   crmCheckpointEveryMs,
   crmSearchIndexEveryMs,
@@ -135,7 +136,7 @@ const checkpointerStopMs = 1000;
  * records are indexed for search in batches (search-backlog.ts). A tool's store does neither: it
  * leaves what it creates to the server's next batch.
  */
-export function openSqlite(path: string, options: { serving?: boolean } = {}): Db {
+export function openSqlite(path: string, options: { serving?: boolean; log?: Logger } = {}): Db {
   if (path !== ":memory:") {
     mkdirSync(dirname(path), { recursive: true });
     forgetShadowStatistics(path);
@@ -261,8 +262,10 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
   /**
    * Queues a batch of every object's search backlog, when a read (which takes no lock) finds one:
    * an idle server never asks for the write lock. A failed batch (the table not migrated yet, a
-   * tool holding the lock) is tried again at the next tick.
+   * tool holding the lock) is tried again at the next tick; the first failure of a run of them is
+   * logged, and the batch that ends it, since searches read the backlog row by row meanwhile.
    */
+  let batchesFailing = false;
   function indexSoon(): void {
     if (indexing !== null) return;
     try {
@@ -274,7 +277,21 @@ export function openSqlite(path: string, options: { serving?: boolean } = {}): D
       .write(async (tx) => {
         for (const table of crmObjects) await indexBacklog(tx, table);
       })
-      .catch(() => undefined)
+      .then(
+        () => {
+          if (batchesFailing) options.log?.info("the search index takes new records again");
+          batchesFailing = false;
+        },
+        (error: unknown) => {
+          if (!batchesFailing) {
+            options.log?.warn(
+              { err: error },
+              `the search index could not take new records; trying again every ${crmSearchIndexEveryMs} ms (searches read them row by row meanwhile)`,
+            );
+          }
+          batchesFailing = true;
+        },
+      )
       .finally(() => {
         indexing = null;
       });
