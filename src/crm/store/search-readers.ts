@@ -18,9 +18,10 @@ import type { SearchReaderAnswer, SearchReaderMessage } from "./search-reader-th
 import { stopThread } from "./threads.ts";
 
 /**
- * How long a search waits for its thread before the store's own reader is asked instead. In
- * `bun test` (Bun 1.4.5) a thread's answer was now and then never delivered, in one run of two
- * of a test file; a search is a few milliseconds at most.
+ * How long a search waits for its thread before the store's own reader is asked instead, should a
+ * thread stall: a search is a few milliseconds at most. (Under `bun test`, Bun 1.4.5's
+ * `expect(promise).rejects` on a promise a thread's message settles takes no Worker message until
+ * a timer fires, so such a test waited for this; tests await those with try/catch.)
  */
 const searchAnswerWaitMs = 2000;
 /** How long close() waits for a thread to close its connection. */
