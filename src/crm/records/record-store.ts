@@ -223,7 +223,7 @@ export class RecordStore implements SaveHost {
    * PostgreSQL's page chosen from all of a search's matches, counted exactly, in one statement.
    * Its trigram index is lossy, so every match's row is read to check it; the same read says
    * whether the user can see the record (accessPredicate, which single reads use too), so no
-   * access row is probed: at 1M leads `ann smi` (2,012 matches) went 12.5 → 8 ms a request, two
+   * access row is probed: at 1M leads `ann smi` (2,012 matches) went 12.5 → 7.5 ms a request, two
    * statements and 2,012 probes fewer. The matches are MATERIALIZED: PostgreSQL's generic plan for
    * a LIKE of an unknown pattern otherwise walked the whole table backward by created_at (385 ms)
    * to stop at a page, though the count needs every match anyway.
