@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { crmPageMax, crmPageSizeMax, crmRequestBodyBytesMax } from "../../../src/core/limits.ts";
-import { type Backend, type World, welcomeCaseFlow, worldForSuite } from "./crm.ts";
+import { type Backend, startCrm, type World, welcomeCaseFlow, worldForSuite } from "./crm.ts";
 
 /**
  * The world takes a database (initdb, for PostgreSQL), seven tool processes and a server: a bound
@@ -600,7 +600,7 @@ export function crmApiSuite(backend: Backend): void {
       });
     }
 
-    test("for random defaults and sharing rules, each user's list holds exactly the records their single reads allow, as the model says", async () => {
+    test("for random defaults and sharing rules, each user's list holds exactly the records their single reads allow, as the model says, from the newest records and from all the matches alike", async () => {
       expect((await call(w.admin, "POST", "/api/v1/settings/roles", { name: "support", parent: "ceo" })).status).toBeOneOf([201, 409]);
       const tokens: Record<string, string> = { admin: w.admin, manager: w.manager, alice: w.alice, bob: w.bob };
       const roleless = await call(w.admin, "POST", "/api/v1/settings/users", { username: "nora" });
@@ -625,43 +625,56 @@ export function crmApiSuite(backend: Backend): void {
         ids.push(made.id);
         leads.set(made.id, { owner: ownerNames[i % owners.length]!, rating: ratings[i % 4]!, company: companies[i % 3]! });
       }
-      await fc.assert(
-        fc.asyncProperty(config, async ({ defaultAccess, rules, saves }) => {
-          for (const r of (await call(w.admin, "GET", "/api/v1/settings/sharing/rules")).body.data) {
-            if (r.object === "leads") expect((await call(w.admin, "DELETE", `/api/v1/settings/sharing/rules/${r.id}`)).status).toBe(204);
-          }
-          await setDefaults({ leads: defaultAccess });
-          for (const [i, rule] of rules.entries()) {
-            const r = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", { object: "leads", name: `prop ${i}`, ...rule });
-            expect(r.status, JSON.stringify(r.body)).toBe(201);
-          }
-          for (const save of saves) {
-            const id = ids[save.lead]!;
-            const changed = await call(w.admin, "PATCH", `/api/v1/leads/${id}`, { rating: save.rating, owner_id: owners[save.owner] });
-            expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-            leads.set(id, { ...leads.get(id)!, rating: save.rating, owner: ownerNames[save.owner]! });
-          }
-          for (const [who, token] of Object.entries(tokens)) {
-            const listed = await call(token, "GET", "/api/v1/leads?q=propcase&per=100");
-            const listedIds = listed.body.data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
-            expect(listed.body.total).toBe(listedIds.length);
-            const readable: number[] = [];
-            for (const id of ids) {
-              const read = await call(token, "GET", `/api/v1/leads/${id}`);
-              expect([200, 404]).toContain(read.status);
-              if (read.status === 200) readable.push(id);
+      // A second server on the same store that looks among no more than one newest record, so its
+      // searches are chosen from all the matches (on PostgreSQL, decided on each match's own row).
+      const fromMatches = await startCrm(w.crm.db, ["--search-newest-rows", "1"]);
+      try {
+        await fc.assert(
+          fc.asyncProperty(config, async ({ defaultAccess, rules, saves }) => {
+            for (const r of (await call(w.admin, "GET", "/api/v1/settings/sharing/rules")).body.data) {
+              if (r.object === "leads") expect((await call(w.admin, "DELETE", `/api/v1/settings/sharing/rules/${r.id}`)).status).toBe(204);
             }
-            expect(listedIds, who).toEqual(readable);
-            const expected = ids.filter((id) => {
-              const lead = leads.get(id)!;
-              return modelCanRead(roleOf[who]!, who === "admin", who, lead, roleOf[lead.owner]!, defaultAccess, rules as Rule[]);
-            });
-            expect(readable, `${who} under ${JSON.stringify({ defaultAccess, rules })}`).toEqual(expected);
-            if (who === "admin" || defaultAccess !== "private") expect(readable).toEqual(ids);
-          }
-        }),
-        { numRuns: 20 },
-      );
+            await setDefaults({ leads: defaultAccess });
+            for (const [i, rule] of rules.entries()) {
+              const r = await call(w.admin, "POST", "/api/v1/settings/sharing/rules", { object: "leads", name: `prop ${i}`, ...rule });
+              expect(r.status, JSON.stringify(r.body)).toBe(201);
+            }
+            for (const save of saves) {
+              const id = ids[save.lead]!;
+              const changed = await call(w.admin, "PATCH", `/api/v1/leads/${id}`, { rating: save.rating, owner_id: owners[save.owner] });
+              expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+              leads.set(id, { ...leads.get(id)!, rating: save.rating, owner: ownerNames[save.owner]! });
+            }
+            for (const [who, token] of Object.entries(tokens)) {
+              const listed = await call(token, "GET", "/api/v1/leads?q=propcase&per=100");
+              const listedIds = listed.body.data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
+              expect(listed.body.total).toBe(listedIds.length);
+              const matched = (await fromMatches.call(token, "GET", "/api/v1/leads?q=propcase&per=100")).body;
+              expect(
+                matched.data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b),
+                who,
+              ).toEqual(listedIds);
+              expect([matched.total, matched.total_exact]).toEqual([listedIds.length, true]);
+              const readable: number[] = [];
+              for (const id of ids) {
+                const read = await call(token, "GET", `/api/v1/leads/${id}`);
+                expect([200, 404]).toContain(read.status);
+                if (read.status === 200) readable.push(id);
+              }
+              expect(listedIds, who).toEqual(readable);
+              const expected = ids.filter((id) => {
+                const lead = leads.get(id)!;
+                return modelCanRead(roleOf[who]!, who === "admin", who, lead, roleOf[lead.owner]!, defaultAccess, rules as Rule[]);
+              });
+              expect(readable, `${who} under ${JSON.stringify({ defaultAccess, rules })}`).toEqual(expected);
+              if (who === "admin" || defaultAccess !== "private") expect(readable).toEqual(ids);
+            }
+          }),
+          { numRuns: 20 },
+        );
+      } finally {
+        await fromMatches.stop();
+      }
     });
   });
 }
