@@ -198,25 +198,15 @@ export class RecordStore implements SaveHost {
       if (newest !== null) return newest;
       remember(rare, search, Math.min(wanted, failedAt ?? wanted));
     }
-    const listed = await this.#fromAllMatches(q, object, schema, sharing, query, limits.countMax, matches, p);
+    // Chosen from all the matches, counted exactly: SQLite drives the page from its index's
+    // matches; PostgreSQL decides each match on its own row (fromVisibleMatches).
+    const listed =
+      q.dialect === "sqlite"
+        ? await this.#fromMatches(q, object, schema, sharing, query, limits.countMax, matches, p)
+        : await this.#fromVisibleMatches(q, object, schema, sharing, query, limits.countMax);
     // Matches enough that the page may now be among the newest records: look there again.
     if (knownRare && listed.total > limits.searchNewestRows) rare.delete(search);
     return listed;
-  }
-
-  /** A search's page chosen from all its matches (`matches`, a SELECT of match_id whose parameters `p` holds), counted exactly. */
-  async #fromAllMatches(
-    q: Queryable,
-    object: CrmObject,
-    schema: ObjectSchema,
-    sharing: SharingContext | null,
-    query: ListQuery,
-    countMax: number,
-    matches: string,
-    p: SqlParams,
-  ): Promise<ListResult> {
-    if (q.dialect === "sqlite") return this.#fromMatches(q, object, schema, sharing, query, countMax, matches, p);
-    return this.#fromVisibleMatches(q, object, schema, sharing, query, countMax);
   }
 
   /**

@@ -87,10 +87,14 @@ function contains(dialect: Dialect, column: string, term: string, p: SqlParams):
 export function matchingIds(dialect: Dialect, table: CrmObject, terms: readonly string[], extra: readonly string[], p: SqlParams): string | null {
   if (terms.length === 0 && extra.length === 0) return null;
   if (dialect === "sqlite" && extra.length === 0 && terms.every((t) => [...t].length >= trigramChars)) return sqliteMatches(table, terms, p);
-  const conditions = [...extra];
+  return rowsMatching(dialect, table, "id AS match_id", terms, extra, p);
+}
+
+/** `columns` of `table`'s rows that match `terms` and every one of `conditions`, read from the rows. */
+function rowsMatching(dialect: Dialect, table: CrmObject, columns: string, terms: readonly string[], conditions: readonly string[], p: SqlParams): string {
   const search = searchPredicate(dialect, table, terms, p);
-  if (search !== null) conditions.unshift(search);
-  return `SELECT id AS match_id FROM ${table} WHERE ${conditions.join(" AND ")}`;
+  const all = search === null ? conditions : [search, ...conditions];
+  return `SELECT ${columns} FROM ${table} WHERE ${all.join(" AND ")}`;
 }
 
 /**
@@ -110,7 +114,5 @@ function sqliteMatches(table: CrmObject, terms: readonly string[], p: SqlParams)
  * matches decides each one on the row the trigram index's check reads anyway.
  */
 export function postgresMatchingRows(table: CrmObject, terms: readonly string[], conditions: readonly string[], p: SqlParams): string {
-  const search = searchPredicate("postgres", table, terms, p);
-  const all = search === null ? conditions : [search, ...conditions];
-  return `SELECT id, created_at FROM ${table} WHERE ${all.join(" AND ")}`;
+  return rowsMatching("postgres", table, "id, created_at", terms, conditions, p);
 }

@@ -625,6 +625,7 @@ export function crmApiSuite(backend: Backend): void {
         ids.push(made.id);
         leads.set(made.id, { owner: ownerNames[i % owners.length]!, rating: ratings[i % 4]!, company: companies[i % 3]! });
       }
+      const sortedIds = (page: { data: { id: number }[] }) => page.data.map((r) => r.id).sort((a, b) => a - b);
       // A second server on the same store that looks among no more than one newest record, so its
       // searches are chosen from all the matches (on PostgreSQL, decided on each match's own row).
       const fromMatches = await startCrm(w.crm.db, ["--search-newest-rows", "1"]);
@@ -647,13 +648,10 @@ export function crmApiSuite(backend: Backend): void {
             }
             for (const [who, token] of Object.entries(tokens)) {
               const listed = await call(token, "GET", "/api/v1/leads?q=propcase&per=100");
-              const listedIds = listed.body.data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
+              const listedIds = sortedIds(listed.body);
               expect(listed.body.total).toBe(listedIds.length);
               const matched = (await fromMatches.call(token, "GET", "/api/v1/leads?q=propcase&per=100")).body;
-              expect(
-                matched.data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b),
-                who,
-              ).toEqual(listedIds);
+              expect(sortedIds(matched), who).toEqual(listedIds);
               expect([matched.total, matched.total_exact]).toEqual([listedIds.length, true]);
               const readable: number[] = [];
               for (const id of ids) {
