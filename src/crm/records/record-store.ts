@@ -11,12 +11,13 @@ import { listUsers, type User } from "../auth/users.ts";
 import { loadSchema, type ObjectSchema } from "../objects/schema.ts";
 import { checkValues, ownerField, rowToRecord, searchText, toColumn } from "../objects/values.ts";
 import type { CrmObject, FieldError, RecordData, RuleSet, SaveHost } from "../rules/contract.ts";
-import { type AccessLevel, accessPredicate, type SharingContext } from "../sharing/access.ts";
+import { type AccessLevel, accessibleOwners, accessPredicate, type SharingContext } from "../sharing/access.ts";
 import { type AccessWorld, accessIsMaterialized, accessTable, lockForRecordAccess, refreshRecordAccess } from "../sharing/access-rows.ts";
 import { loadDefaultAccess, loadSharingRules } from "../sharing/sharing-rules.ts";
 import { type Queryable, SqlParams } from "../store/db.ts";
 import type { SettingsCache, SettingsSnapshot } from "../store/settings-cache.ts";
 import { loadRuleSet } from "./rule-definitions.ts";
+import { ownersMatchingRows, searchesPerOwner } from "./owner-search.ts";
 import { matchingIds, postgresMatchingRows, rowMatches } from "./search.ts";
 
 export interface ListQuery {
@@ -227,7 +228,12 @@ export class RecordStore implements SaveHost {
     countMax: number,
   ): Promise<ListResult> {
     const p = new SqlParams();
-    const rows = postgresMatchingRows(object, query.terms, [...updatedSince(query, "", p), access(sharing, schema, "read", p)], p);
+    const users = sharing === null ? [] : await this.#kept("users", () => listUsers(this.q));
+    const owners = sharing === null ? null : accessibleOwners(sharing, users, "read");
+    const rows =
+      owners !== null && searchesPerOwner(owners, users.length, query.terms)
+        ? ownersMatchingRows(object, owners, query.terms, updatedSince(query, "r.", p), p)
+        : postgresMatchingRows(object, query.terms, [...updatedSince(query, "", p), access(sharing, schema, "read", p)], p);
     const countParams = p.values.length;
     const chosen = `SELECT id AS record_id, created_at AS record_created_at, ${windowCount} FROM matches
       ORDER BY created_at DESC, id DESC LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;

@@ -35,24 +35,53 @@ export function ruleAppliesTo(rule: SharingRule, user: User, roles: RoleTree): b
 }
 
 const ownedByRoles = (roleIds: readonly number[], p: SqlParams) =>
-  roleIds.length === 0 ? "1 = 0" : `owner_id IN (SELECT id FROM users WHERE role_id IN (${roleIds.map((id) => p.add(id)).join(", ")}))`;
+  `owner_id IN (SELECT id FROM users WHERE role_id IN (${roleIds.map((id) => p.add(id)).join(", ")}))`;
 
-/** The SQL condition under which `ctx.user` has at least `level` access to a row of `schema`. */
-export function accessPredicate(ctx: SharingContext, schema: ObjectSchema, level: AccessLevel, p: SqlParams): string {
+/**
+ * What gives `ctx.user` `level` access to a row, apart from owning it: everything (an admin, or a
+ * default that grants it), the records owned by users in `ownerRoleIds` (the hierarchy below, and
+ * owner-based rules), and the records each of `criteria`'s rules opens.
+ */
+interface Grants {
+  everything: boolean;
+  ownerRoleIds: number[];
+  criteria: SharingRule[];
+}
+
+function grantsOf(ctx: SharingContext, level: AccessLevel): Grants {
   const { user, roles } = ctx;
-  if (user.isAdmin || grants(ctx.defaultAccess, level)) return "1 = 1";
-  const terms = [`owner_id = ${p.add(user.id)}`];
-  if (user.roleId !== null) {
-    const below = roles.below(user.roleId);
-    if (below.length > 0) terms.push(ownedByRoles(below, p));
-  }
+  if (user.isAdmin || grants(ctx.defaultAccess, level)) return { everything: true, ownerRoleIds: [], criteria: [] };
+  const ownerRoleIds = new Set(user.roleId === null ? [] : roles.below(user.roleId));
+  const criteria: SharingRule[] = [];
   for (const rule of ctx.rules) {
     if (!grants(rule.access, level) || !ruleAppliesTo(rule, user, roles)) continue;
     if (rule.ownerRoleId !== null) {
-      terms.push(ownedByRoles([rule.ownerRoleId, ...(rule.ownerSubordinates ? roles.below(rule.ownerRoleId) : [])], p));
+      for (const id of [rule.ownerRoleId, ...(rule.ownerSubordinates ? roles.below(rule.ownerRoleId) : [])]) ownerRoleIds.add(id);
     } else if (rule.criteria !== null) {
-      terms.push(compileCriteria(rule.criteria, schema, p));
+      criteria.push(rule);
     }
   }
+  return { everything: false, ownerRoleIds: [...ownerRoleIds], criteria };
+}
+
+/** The SQL condition under which `ctx.user` has at least `level` access to a row of `schema`. */
+export function accessPredicate(ctx: SharingContext, schema: ObjectSchema, level: AccessLevel, p: SqlParams): string {
+  const g = grantsOf(ctx, level);
+  if (g.everything) return "1 = 1";
+  const terms = [`owner_id = ${p.add(ctx.user.id)}`];
+  if (g.ownerRoleIds.length > 0) terms.push(ownedByRoles(g.ownerRoleIds, p));
+  for (const rule of g.criteria) terms.push(compileCriteria(rule.criteria!, schema, p));
   return `(${terms.join(" OR ")})`;
+}
+
+/**
+ * The ids of the users whose records `ctx.user` has `level` access to, when owning is all that
+ * decides it (accessPredicate's terms are the owner and owner roles only); null when something
+ * else may open a record (a default, a criteria-based rule). `users` is every user.
+ */
+export function accessibleOwners(ctx: SharingContext, users: readonly User[], level: AccessLevel): number[] | null {
+  const g = grantsOf(ctx, level);
+  if (g.everything || g.criteria.length > 0) return null;
+  const roleIds = new Set(g.ownerRoleIds);
+  return users.filter((u) => u.id === ctx.user.id || (u.roleId !== null && roleIds.has(u.roleId))).map((u) => u.id);
 }
