@@ -61,6 +61,16 @@ const access = (sharing: SharingContext | null, schema: ObjectSchema, level: Acc
  */
 const cappedCount = (rows: string, countMax: number) => `(SELECT count(*) FROM (${rows} LIMIT ${Math.trunc(countMax) + 1}) AS counted)`;
 
+/**
+ * A page's LIMIT and OFFSET. The row count is written into the statement, and so is an OFFSET of
+ * 0 (the first page, most requests); a later page's OFFSET is bound, so deep pagers do not make a
+ * prepared statement per page. PostgreSQL costs a generic plan's bound LIMIT or OFFSET as a tenth
+ * of the rows, above what its custom plans cost, so it planned the statement again on every run:
+ * ~0.1 ms of a 1.1 ms search from the newest rows at 100k contacts. With the numbers in the text
+ * the generic plan costs the same and is kept. `rows` is a whole number the request checked.
+ */
+const pageLimit = (rows: number, skipped: number, p: SqlParams) => `LIMIT ${Math.trunc(rows)} OFFSET ${skipped === 0 ? "0" : p.add(skipped)}`;
+
 /** Every match's count, on each row of a page chosen from all the matches. */
 const windowCount = "count(*) OVER () AS total_";
 
@@ -244,7 +254,7 @@ export class RecordStore implements SaveHost {
         : postgresMatchingRows(object, query.terms, [...updatedSince(query, "", p), access(sharing, schema, "read", p)], p);
     const countParams = p.values.length;
     const chosen = `SELECT id AS record_id, created_at AS record_created_at, ${windowCount} FROM matches
-      ORDER BY created_at DESC, id DESC LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
+      ORDER BY created_at DESC, id DESC ${pageLimit(query.per, (query.page - 1) * query.per, p)}`;
     const pageSql = `WITH matches AS MATERIALIZED (${rows})
       SELECT ${schema.columns}, total_ FROM ${object} JOIN (${chosen}) AS chosen ON id = record_id ORDER BY record_created_at DESC, record_id DESC`;
     return this.#page(q, schema, pageSql, rows, p.values, countParams, query, countMax);
@@ -286,7 +296,7 @@ export class RecordStore implements SaveHost {
     // ms p99 at 100k leads with it.
     const firstRows = Math.trunc(limits.searchNewestRows / crmSearchFirstLookShare) + 1;
     const looks = q.dialect === "sqlite" && skipped === 0 && firstRows > 1 ? [firstRows, lastRows] : [lastRows];
-    const limit = `LIMIT ${p.add(query.per + 1)} OFFSET ${p.add(skipped)}`;
+    const limit = pageLimit(query.per + 1, skipped, p);
     for (const rows of looks) {
       // CROSS JOIN keeps SQLite's join order: the newest rows first, each probing its record.
       // The page selects the record's columns unqualified: the newest rows name theirs record_*.
@@ -361,7 +371,7 @@ export class RecordStore implements SaveHost {
     matches: string | null,
     p: SqlParams,
   ): Promise<ListResult> {
-    const limit = () => `LIMIT ${p.add(query.per)} OFFSET ${p.add((query.page - 1) * query.per)}`;
+    const limit = () => pageLimit(query.per, (query.page - 1) * query.per, p);
     // A list driven from matches (SQLite's index) reads every match to sort them, so the count
     // rides along. (PostgreSQL's searches take fromVisibleMatches.)
     const carryCount = matches !== null;
