@@ -7,17 +7,20 @@ import { postgresBackend } from "../support/crm.ts";
 const backend = postgresBackend();
 
 describe("PostgreSQL store sessions", () => {
-  test("every pooled connection plans without Memoize", async () => {
+  test("every pooled connection plans without Memoize and runs without JIT", async () => {
     const db = await openStore(await backend.freshDb());
     try {
       // Statements side by side, so that several of the pool's connections answer.
       const answers = await Promise.all(
         Array.from({ length: 12 }, () =>
-          db.get<{ enable_memoize: string; pid: number }>("SELECT current_setting('enable_memoize') AS enable_memoize, pg_backend_pid() AS pid"),
+          db.get<{ enable_memoize: string; jit: string; pid: number }>(
+            "SELECT current_setting('enable_memoize') AS enable_memoize, current_setting('jit') AS jit, pg_backend_pid() AS pid",
+          ),
         ),
       );
       expect(new Set(answers.map((a) => a!.pid)).size).toBeGreaterThan(1);
       expect(new Set(answers.map((a) => a!.enable_memoize))).toEqual(new Set(["off"]));
+      expect(new Set(answers.map((a) => a!.jit))).toEqual(new Set(["off"]));
     } finally {
       await db.close();
     }
