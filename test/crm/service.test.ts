@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { schemaVersion } from "../../src/crm/store/migrations.ts";
 import { cliPath, runCrmTool, startCrm } from "./support/crm.ts";
 import { crmAddress, spawnServer } from "../support/spawn.ts";
 
@@ -47,13 +48,10 @@ describe("svc crm flags", () => {
     await second.stop();
     const db = new Database(path, { readonly: true });
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
-    expect(db.query("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([
-      { version: 1 },
-      { version: 2 },
-      { version: 3 },
-      { version: 4 },
-      { version: 5 },
-    ]);
+    // Every version once (SQLite's list includes those with nothing to do on it, such as 6).
+    expect(db.query("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual(
+      Array.from({ length: schemaVersion }, (_, i) => ({ version: i + 1 })),
+    );
     db.close();
   });
 });
