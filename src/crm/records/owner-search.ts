@@ -6,10 +6,11 @@
  * owner instead: at 1M leads `ann smi` for a rep who sees three owners read 388 rows instead of
  * 2,012, 6.3 → 2.1 ms a request.
  *
- * Each owner's scan costs its share of the matches and little else (owners without a match: ~3.5
- * µs each, a thousand of them 3.6–4.0 ms a statement), but where the owners hold most records the scans together read about what one
- * scan of everyone's would, twice over at worst (all sixteen owners: 12.5 against 6.3 ms). So
- * the owners' scans are taken only while the owners are a small share of the users.
+ * Each owner's scan costs its share of the matches and little else (an owner without a match
+ * ~3.5 µs; a thousand of them 3.6–4.0 ms a statement), but where the owners hold most records the
+ * scans together read about what one scan of everyone's would, twice over at worst (all sixteen
+ * owners: 12.5 against 6.3 ms). So the owners' scans are taken only while the owners are a small
+ * share of the users.
  */
 import { crmSearchOwnerShareMax } from "../../core/limits.ts";
 import type { CrmObject } from "../rules/record.ts";
