@@ -15,25 +15,23 @@
 import { crmSearchOwnerShareMax } from "../../core/limits.ts";
 import type { CrmObject } from "../rules/record.ts";
 import type { SqlParams } from "../store/db.ts";
-import { rowMatches } from "./search.ts";
-
-/** A term gives the index keys only with a window of three characters. */
-const keyedTerm = (term: string) => [...term].length >= 3;
+import { hasTrigram, rowMatches } from "./search.ts";
 
 /** Whether a search by someone who sees `owners` of `users` users' records asks per owner. */
 export function searchesPerOwner(owners: readonly number[], users: number, terms: readonly string[]): boolean {
-  return owners.length * crmSearchOwnerShareMax <= users && terms.some(keyedTerm);
+  return owners.length * crmSearchOwnerShareMax <= users && terms.some(hasTrigram);
 }
 
 /**
  * The `id` and `created_at` of `table`'s rows owned by one of `owners` that match `terms` and
- * every one of `conditions` (on the row, unqualified). The index narrows each owner's rows to
+ * every one of `conditions` (on the row, which is named `r`). The index narrows each owner's rows to
  * those holding every three-character window of the keyed terms; each is then checked exactly.
  */
 export function ownersMatchingRows(table: CrmObject, owners: readonly number[], terms: readonly string[], conditions: readonly string[], p: SqlParams): string {
   const ownerList = `${p.add(`{${owners.join(",")}}`)}::integer[]`;
   const keys = terms
-    .filter(keyedTerm)
+    // A term gives the index keys only with a window of three characters.
+    .filter(hasTrigram)
     .map((t) => `search_owner_grams(owner_.id, ${p.add(t)})`)
     .join(" || ");
   const exact = rowMatches("postgres", "r", terms, conditions, p);

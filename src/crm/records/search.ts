@@ -13,6 +13,9 @@ import { pendingMatches } from "../store/search-backlog.ts";
 
 const trigramChars = 3;
 
+/** Whether `text` has a trigram: three characters (not bytes) or more. */
+export const hasTrigram = (text: string): boolean => [...text].length >= trigramChars;
+
 export function parseSearch(q: string): string[] {
   if (q.length > crmSearchCharsMax) throw new SvcError("bad_request", `q: at most ${crmSearchCharsMax} characters`);
   const terms = q
@@ -30,9 +33,9 @@ function searchPredicate(dialect: Dialect, table: CrmObject, terms: readonly str
   if (terms.length === 0) return null;
   const parts: string[] = [];
   if (dialect === "sqlite") {
-    const indexed = terms.filter((t) => [...t].length >= trigramChars);
+    const indexed = terms.filter(hasTrigram);
     if (indexed.length > 0) parts.push(`id IN (${sqliteMatches(table, indexed, p)})`);
-    for (const t of terms.filter((t) => [...t].length < trigramChars)) parts.push(contains("sqlite", "search_text", t, p));
+    for (const t of terms.filter((t) => !hasTrigram(t))) parts.push(contains("sqlite", "search_text", t, p));
   } else {
     for (const t of terms) parts.push(postgresTermMatch(t, p));
   }
@@ -53,7 +56,7 @@ const wordRun = /[\p{L}\p{N}]+/gu;
  */
 function postgresTermMatch(term: string, p: SqlParams): string {
   const words = term.match(wordRun) ?? [];
-  if (words.join("") === term || !words.some((w) => [...w].length >= trigramChars)) return `search_text LIKE ${p.add(`%${escapeLike(term)}%`)}`;
+  if (words.join("") === term || !words.some(hasTrigram)) return `search_text LIKE ${p.add(`%${escapeLike(term)}%`)}`;
   return `search_text LIKE ${p.add(`%${words.join("%")}%`)} AND ${contains("postgres", "search_text", term, p)}`;
 }
 
@@ -86,7 +89,7 @@ function contains(dialect: Dialect, column: string, term: string, p: SqlParams):
  */
 export function matchingIds(dialect: Dialect, table: CrmObject, terms: readonly string[], extra: readonly string[], p: SqlParams): string | null {
   if (terms.length === 0 && extra.length === 0) return null;
-  if (dialect === "sqlite" && extra.length === 0 && terms.every((t) => [...t].length >= trigramChars)) return sqliteMatches(table, terms, p);
+  if (dialect === "sqlite" && extra.length === 0 && terms.every(hasTrigram)) return sqliteMatches(table, terms, p);
   return rowsMatching(dialect, table, "id AS match_id", terms, extra, p);
 }
 
