@@ -249,13 +249,19 @@ export class Tracking {
       r.bulk("message");
       r.bulk(invalidateChannel);
     } else return; // A RESP2 connection cannot take a message between its replies.
-    writeKeys(r, keys);
+    // "Everything" is a null in the tracking client's protocol, as Redis 7.0 writes it: a RESP2
+    // client's redirect target gets RESP2's null bulk even in a RESP3 push. Only the reverse is
+    // not followed: a RESP2 subscriber gets RESP2's null, where Redis writes a "_" it cannot parse.
+    if (keys === null) r.encoded(session.reply.protocol === 3 && r.protocol === 3 ? resp3Null : resp2NullBulk);
+    else writeKeys(r, keys);
     target.transport?.flush();
   }
 }
 
-function writeKeys(r: Reply, keys: readonly string[] | null): void {
-  if (keys === null) return r.bulk(null);
+const resp3Null = Buffer.from("_\r\n");
+const resp2NullBulk = Buffer.from("$-1\r\n");
+
+function writeKeys(r: Reply, keys: readonly string[]): void {
   r.array(keys.length);
   for (const key of keys) r.bulk(key);
 }

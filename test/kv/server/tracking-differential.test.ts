@@ -59,4 +59,20 @@ describe("discrepancies the generated runs found, kept as cases", () => {
       options,
     );
   });
+  test("a flush tells a redirecting client's target null in the redirecting client's protocol, whoever flushes", async () => {
+    await expectSameDuet(
+      servers,
+      [
+        // A speaks RESP3, D RESP2 and redirects to A: A is told "everything" twice, its own as
+        // RESP3's null and D's as RESP2's, as Redis 7.0 writes D's null into A's push.
+        s("A", "CLIENT", "TRACKING", "on"),
+        s("D", "CLIENT", "TRACKING", "on", "REDIRECT", "<id:A>"),
+        s("D", "FLUSHALL"),
+        s("A", "PING"),
+        s("B", "FLUSHDB"),
+        s("A", "PING"),
+      ],
+      options,
+    );
+  });
 });
