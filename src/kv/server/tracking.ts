@@ -252,14 +252,19 @@ export class Tracking {
     // "Everything" is a null in the tracking client's protocol, as Redis 7.0 writes it: a RESP2
     // client's redirect target gets RESP2's null bulk even in a RESP3 push. Only the reverse is
     // not followed: a RESP2 subscriber gets RESP2's null, where Redis writes a "_" it cannot parse.
-    if (keys === null) r.encoded(session.reply.protocol === 3 && r.protocol === 3 ? resp3Null : resp2NullBulk);
+    if (keys === null) writeNull(r, session.reply.protocol === 3 && r.protocol === 3 ? 3 : 2);
     else writeKeys(r, keys);
     target.transport?.flush();
   }
 }
 
-const resp3Null = Buffer.from("_\r\n");
-const resp2NullBulk = Buffer.from("$-1\r\n");
+/** A null as `protocol` writes it, whichever protocol `r`'s client speaks. */
+function writeNull(r: Reply, protocol: 2 | 3): void {
+  const own = r.protocol;
+  r.protocol = protocol;
+  r.bulk(null);
+  r.protocol = own;
+}
 
 function writeKeys(r: Reply, keys: readonly string[]): void {
   r.array(keys.length);
