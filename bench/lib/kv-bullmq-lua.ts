@@ -3,9 +3,9 @@
  * cost (EVALSHA of `return 1`), a redis.call's (PING, which does nothing itself), plain Lua, and
  * the cmsgpack and cjson calls BullMQ makes on every job (it packs a job's options with msgpack and
  * encodes events as JSON), and making the local functions each of its scripts defines on every
- * run (moveToFinished defines 37). Each is timed by the server itself: INFO commandstats' µs per
- * EVALSHA, divided by the times the script repeats the thing, so neither the client nor the
- * network is in it. Part of `svc bench kv`, after the BullMQ table (lib/kv-bullmq.ts).
+ * run (moveToFinished defines 37); then some of BullMQ's own commands called from a script. Each
+ * is timed by the server itself: INFO commandstats' µs per EVALSHA, divided by the times the
+ * script repeats the thing, so neither the client nor the network is in it. Part of `svc bench kv`, after the BullMQ table (lib/kv-bullmq.ts).
  */
 import { RespClient } from "../../test/kv/support/resp-client.ts";
 import { median, redisCli } from "./redis-benchmark.ts";
@@ -42,6 +42,29 @@ const cases: { name: string; body: string; repeats: number }[] = [
     repeats: 1000,
   },
   { name: "20 local functions defined, per script run", body: "local f = {} for i = 1, 20 do f[i] = function(x) return x + i end end return #f", repeats: 1 },
+  // BullMQ's own commands, each on keys shaped like its own, the Lua that names them included:
+  // what a command costs once called from a script, where the cases above cost the crossing.
+  { name: "EXISTS of a job that is not there, per call", body: "for i = 1, 1000 do redis.call('exists', 'bq:job:' .. i) end return 1", repeats: 1000 },
+  {
+    name: "HMSET of a job's six fields, then DEL of the job, per pair",
+    body:
+      "for i = 1, 1000 do local k = 'bq:job:' .. i " +
+      "redis.call('hmset', k, 'name', 'job', 'data', '{\"n\":1}', 'opts', '{\"attempts\":0}', 'timestamp', '1764489600000', 'delay', '0', 'priority', '0') " +
+      "redis.call('del', k) end return 1",
+    repeats: 1000,
+  },
+  {
+    name: "XADD MAXLEN ~ 10000 to the events stream, per call",
+    body: "for i = 1, 1000 do redis.call('xadd', 'bq:events', 'MAXLEN', '~', 10000, '*', 'event', 'added', 'jobId', i, 'name', 'job') end return 1",
+    repeats: 1000,
+  },
+  {
+    name: "ZADD of a new member, then ZREM of it, per pair",
+    body:
+      "redis.call('zadd', 'bq:delayed', 0, 'kept') " +
+      "for i = 1, 1000 do redis.call('zadd', 'bq:delayed', i, 'j' .. i) redis.call('zrem', 'bq:delayed', 'j' .. i) end return 1",
+    repeats: 1000,
+  },
 ];
 /** EVALSHAs per measurement: a case that repeats its work 1000 times needs fewer. */
 const callsFor = (repeats: number) => (repeats === 1 ? 2000 : 20);
