@@ -5,7 +5,8 @@
  * encodes events as JSON), and making the local functions each of its scripts defines on every
  * run (moveToFinished defines 37); then some of BullMQ's own commands called from a script. Each
  * is timed by the server itself: INFO commandstats' µs per EVALSHA, divided by the times the
- * script repeats the thing, so neither the client nor the network is in it. Part of `svc bench kv`, after the BullMQ table (lib/kv-bullmq.ts).
+ * script repeats the thing, so neither the client nor the network is in it. Part of `svc bench
+ * kv`, after the BullMQ table (lib/kv-bullmq.ts).
  */
 import { RespClient } from "../../test/kv/support/resp-client.ts";
 import { median, redisCli } from "./redis-benchmark.ts";
