@@ -110,8 +110,9 @@ function linsert(x: Exec, argv: string[]): void {
 }
 
 function lrem(x: Exec, argv: string[]): void {
-  const [, key, countText, value] = argv as [string, string, string, string];
-  const count = parseInteger(countText);
+  const key = argv[1]!;
+  const count = parseInteger(argv[2]!);
+  const value = argv[3]!;
   const list = getList(x, key);
   if (list === undefined) return x.reply.integer(0);
   // A negative count removes from the tail.
