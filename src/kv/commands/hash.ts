@@ -3,7 +3,7 @@
  * insertion order, which is the order Redis's compact (listpack) hashes reply in, so small hashes
  * answer HGETALL in the same order as Redis; large ones are unordered in Redis anyway.
  */
-import { isInt64, parseInt64 } from "../text/args.ts";
+import { isInt64, parseInt64, parseSmallInteger } from "../text/args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";
 import { afterRemoval, getHash, replyStrings } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
@@ -59,6 +59,21 @@ function hdel(x: Exec, argv: string[]): void {
 
 function hincrby(x: Exec, argv: string[]): void {
   const [, key, field, byText] = argv as [string, string, string, string];
+  // Small integers (below 10^15, so their sum is exact) add as numbers: BigInt arithmetic made
+  // HINCRBY, which BullMQ runs twice a job, allocate three BigInts a call.
+  const bySmall = parseSmallInteger(byText);
+  if (bySmall !== null) {
+    const existing = getHash(x, key);
+    const current = existing?.get(field);
+    const base = current === undefined ? 0 : parseSmallInteger(current);
+    if (base !== null) {
+      const result = base + bySmall;
+      const hash = existing ?? new FieldMap();
+      hash.set(field, String(result));
+      store(x, key, hash, existing, "hincrby");
+      return x.reply.integer(result);
+    }
+  }
   const by = parseInt64(byText);
   if (by === null) throw notAnInteger();
   const existing = getHash(x, key);
@@ -148,7 +163,11 @@ export const hashCommands: readonly CommandSpec[] = [
     group: "hash",
     summary: "Returns a field's value.",
     keys: one,
-    run: (x, argv) => x.reply.bulk(getHash(x, argv[1]!)?.get(argv[2]!) ?? null),
+    run: (x, argv) => {
+      const hash = getHash(x, argv[1]!);
+      if (hash === undefined) x.reply.bulk(null);
+      else hash.writeValue(argv[2]!, x.reply);
+    },
   },
   {
     name: "hmget",
@@ -159,10 +178,11 @@ export const hashCommands: readonly CommandSpec[] = [
     keys: one,
     run: (x, argv) => {
       const hash = getHash(x, argv[1]!);
-      replyStrings(
-        x,
-        argv.slice(2).map((f) => hash?.get(f) ?? null),
-      );
+      x.reply.array(argv.length - 2);
+      for (let i = 2; i < argv.length; i++) {
+        if (hash === undefined) x.reply.bulk(null);
+        else hash.writeValue(argv[i]!, x.reply);
+      }
     },
   },
   {
@@ -175,10 +195,7 @@ export const hashCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       const hash = getHash(x, argv[1]!);
       x.reply.map(hash?.size ?? 0);
-      for (const [field, value] of hash ?? []) {
-        x.reply.bulk(field);
-        x.reply.bulk(value);
-      }
+      hash?.writeEntries(x.reply);
     },
   },
   { name: "hdel", arity: -3, flags: ["write", "fast"], group: "hash", summary: "Deletes fields.", keys: one, run: hdel },

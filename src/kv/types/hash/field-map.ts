@@ -19,7 +19,17 @@ import { KeyTable } from "../key-table.ts";
 import { mapBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { entryAt, fieldAt, findField, nextEntry, packedEntries, valueAt, withoutEntry, withValue } from "./packed-fields.ts";
 import { randomElement } from "../sample.ts";
-import { allPackable, noShorts, packable, withShorts } from "../short-strings.ts";
+import { allPackable, noShorts, packable, skipShort, withShorts } from "../short-strings.ts";
+
+/**
+ * Where a hash writes its values for a reply: bulk strings, and for a packed hash straight from its
+ * bytes (the command layer's Reply is one). Declared here so a data structure needs nothing from
+ * the layers above it.
+ */
+export interface ValueSink {
+  bulk(value: string | null): void;
+  bulkBytes(bytes: Uint8Array, from: number, to: number): void;
+}
 
 /**
  * Fields a hash keeps in its small forms; one more moves it into a table. Redis keeps a listpack
@@ -84,6 +94,42 @@ export class FieldMap implements Iterable<[string, string]> {
     if (this.small !== null) return this.small.get(field);
     const ref = this.table!.find(field);
     return ref === -1 ? undefined : this.table!.valueOf(ref);
+  }
+
+  /**
+   * Writes the field's value into `sink`, a null bulk string if the hash has no such field. A
+   * packed hash writes the bytes it holds: no string is made, which in BullMQ's scripts (an HGET
+   * or HMGET of a job on every call) was most of what reading a field cost.
+   */
+  writeValue(field: string, sink: ValueSink): void {
+    const packed = this.packed;
+    if (packed === null) return sink.bulk(this.get(field) ?? null);
+    const at = findField(packed, field);
+    if (at === -1) return sink.bulk(null);
+    const value = skipShort(packed, at);
+    sink.bulkBytes(packed, value + 1, skipShort(packed, value));
+  }
+
+  /**
+   * Writes every field and its value into `sink`, as bulk strings, in the hash's order (HGETALL;
+   * the caller writes the header). A packed hash writes its bytes, making no strings: HGETALL of
+   * a BullMQ job (a dozen fields) made 24 strings and 12 pairs, ~2.4 µs, to copy bytes it held.
+   */
+  writeEntries(sink: ValueSink): void {
+    const packed = this.packed;
+    if (packed === null) {
+      for (const [field, value] of this.small ?? this.entries()) {
+        sink.bulk(field);
+        sink.bulk(value);
+      }
+      return;
+    }
+    for (let at = 0; at < packed.length; ) {
+      const value = skipShort(packed, at);
+      sink.bulkBytes(packed, at + 1, value);
+      at = skipShort(packed, value);
+      sink.bulkBytes(packed, value + 1, at);
+    }
   }
 
   /** Sets the field's value; returns whether the field was new. */
