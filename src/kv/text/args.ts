@@ -144,10 +144,27 @@ function parseDigits(text: string): number | null {
   return n === null ? null : text.charCodeAt(0) === 45 ? -n : n;
 }
 
-/** Case-insensitive keyword comparison without allocating for the common mismatch. */
+/**
+ * Whether `arg` is the keyword `upper` (ASCII capitals) in any case, as Redis's strcasecmp
+ * compares: char by char, with a–z folded, making no string (toUpperCase made one for every
+ * option of every XADD and SET). No other latin1 char folds to an ASCII letter of the same
+ * length, so the answers are toUpperCase's.
+ */
 export function isKeyword(arg: string, upper: string): boolean {
-  return arg.length === upper.length && arg.toUpperCase() === upper;
+  const length = upper.length;
+  if (arg.length !== length) return false;
+  for (let i = 0; i < length; i++) {
+    const c = arg.charCodeAt(i);
+    const u = upper.charCodeAt(i);
+    if (c !== u && !(c >= LOWER_A && c <= LOWER_Z && c - caseBit === u)) return false;
+  }
+  return true;
 }
+
+const LOWER_A = 0x61;
+const LOWER_Z = 0x7a;
+/** What separates an ASCII lower-case letter from its capital. */
+const caseBit = 0x20;
 
 /**
  * Normalises a start/stop pair of 0-based indexes or ranks as LRANGE, LTRIM, ZRANGE and

@@ -13,6 +13,7 @@ import type { Exec } from "../../kit/spec.ts";
 import { arityError, KvError, noSuchKey, notAnInteger, syntaxError, wrongType } from "../../text/errors.ts";
 import { typeOf } from "../../types/value.ts";
 import type { Reply } from "../../kit/reply.ts";
+import { writeDecimal } from "../../text/write-bytes.ts";
 import { Stream, type StreamEntry, type TrimSpec } from "../../types/stream/stream.ts";
 import {
   makeId,
@@ -158,24 +159,42 @@ function xadd(x: Exec, argv: string[]): void {
   const fields = argv.slice(fieldsAt);
   const nodeEntriesMax = x.engine.streamNodeEntriesMax;
   const { lastMs, lastSeq } = stream;
-  let text: string;
   // `*`, the usual case: the next ID made from numbers — the time now, or the last ID's time and
-  // the next sequence number when the clock is not past it.
-  if (args.id === null && nowMs > lastMs) text = stream.appendAt(nowMs, 0, fields, nodeEntriesMax);
-  else if (args.id === null && lastMs < numberIdMax && lastSeq < numberIdMax) text = stream.appendAt(lastMs, lastSeq + 1, fields, nodeEntriesMax);
-  else {
+  // the next sequence number when the clock is not past it — and written into the reply from
+  // them; its text is made only for the append-only file.
+  let text: string | null = null;
+  if (args.id === null && (nowMs > lastMs || (lastMs < numberIdMax && lastSeq < numberIdMax))) {
+    const ms = nowMs > lastMs ? nowMs : lastMs;
+    const seq = nowMs > lastMs ? 0 : lastSeq + 1;
+    stream.appendAt(ms, seq, fields, nodeEntriesMax);
+    replyNumberId(x.reply, ms, seq);
+    if (x.engine.aof !== null) text = `${ms}-${seq}`;
+  } else {
     const id = nextId(stream, args.id, nowMs);
     // The stream made above stays only if it holds something: Redis checks 0-0 before making it
     // for this reason, and any other ID is above a new stream's 0-0.
     if (id <= stream.lastId) throw new KvError("ERR The ID specified in XADD is equal or smaller than the target stream top item");
     text = stream.append(id, fields, nodeEntriesMax);
+    x.reply.bulk(text);
   }
-  x.reply.bulk(text);
   x.db.modified(key);
   x.db.notify("xadd", key);
   if (args.trim !== null && stream.trim(args.trim) > 0) x.db.notify("xtrim", key);
   // Only the file reads what is recorded: no need to build it without one.
-  if (x.engine.aof !== null) x.propagate = [["XADD", key, ...(args.trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...fields]];
+  if (text !== null) x.propagate = [["XADD", key, ...(args.trim === null ? [] : ["MAXLEN", "=", String(stream.length)]), text, ...fields]];
+}
+
+/** Room for `<ms>-<seq>` with both below 2^53: 16 digits, a dash, 16 digits. */
+const numberIdBytesMax = 33;
+const numberIdScratch = new Uint8Array(numberIdBytesMax);
+const DASH = 0x2d;
+
+/** Writes the ID `<ms>-<seq>` as a bulk string from its numbers, making no string. */
+function replyNumberId(reply: Reply, ms: number, seq: number): void {
+  let at = writeDecimal(numberIdScratch, 0, ms);
+  numberIdScratch[at++] = DASH;
+  at = writeDecimal(numberIdScratch, at, seq);
+  reply.bulkBytes(numberIdScratch, 0, at);
 }
 
 /**

@@ -74,15 +74,14 @@ export class Stream {
     return (this.lastSeqNumber ??= Number(seqOf(this.last)));
   }
 
-  /** append for an ID given as numbers, both below 2^53 (XADD `*`). */
-  appendAt(ms: number, seq: number, fields: readonly string[], nodeEntriesMax: number): string {
+  /** append for an ID given as numbers, both below 2^53 (XADD `*`); the caller writes the ID as it needs it. */
+  appendAt(ms: number, seq: number, fields: readonly string[], nodeEntriesMax: number): void {
     // The next sequence number in the same ms is one step from the last ID: no bigint to build.
     const id = ms === this.lastMs && seq === this.lastSeq + 1 ? this.last + 1n : idOf(ms, seq);
     this.nodeWithRoom(nodeEntriesMax, id).push(null, fields, ms, seq);
     this.added(id);
     this.lastMsNumber = ms;
     this.lastSeqNumber = seq;
-    return `${ms}-${seq}`;
   }
 
   /**
