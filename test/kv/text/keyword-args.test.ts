@@ -12,7 +12,12 @@ const byUpperCase = (arg: string, upper: string) => arg.length === upper.length 
 
 /** Latin1 text near a keyword: its letters in any case, with a char swapped for an odd one now and then. */
 const nearKeyword = fc
-  .tuple(fc.constantFrom(...keywords), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), fc.nat(11), fc.constantFrom("ÿ", "µ", "ß", "_", "@", "{", "`", "\u00e9"))
+  .tuple(
+    fc.constantFrom(...keywords),
+    fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+    fc.nat(11),
+    fc.constantFrom("ÿ", "µ", "ß", "_", "@", "{", "`", "\u00e9"),
+  )
   .map(([keyword, lower, at, odd]) => {
     const chars = [...keyword].map((c, i) => (lower[i] ? c.toLowerCase() : c));
     if (at < chars.length && lower[11]) chars[at] = odd;
