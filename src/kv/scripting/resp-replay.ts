@@ -13,6 +13,7 @@ const MINUS = 0x2d;
 const LF = 0x0a;
 const COLON = 0x3a;
 const DOLLAR = 0x24;
+const ASTERISK = 0x2a;
 const O = 0x4f;
 const K = 0x4b;
 const integerText = /^-?\d{1,19}$/;
@@ -106,6 +107,13 @@ function replayAt(bytes: Buffer, at: number, reply: Reply): number {
     if (n >= 0 && next + n + 2 <= replayEnd) {
       reply.bulkBytes(bytes, next, next + n);
       return next + n + 2;
+    }
+  } else if (type === ASTERISK) {
+    // An array's count read from its bytes, as lengths are: BullMQ's scripts answer arrays.
+    const count = shortInteger(bytes, at + 1);
+    if (count >= 0) {
+      reply.array(count);
+      return replayItems(bytes, shortLineEnd + 2, count, reply, replayAt);
     }
   }
   return replayLine(bytes, at, reply, replayAt);

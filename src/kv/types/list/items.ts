@@ -15,6 +15,7 @@
 import { compactEntriesMax } from "../compact.ts";
 import { objectBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { Deque } from "./deque.ts";
+import { writeBytes } from "../../text/write-bytes.ts";
 import {
   allPackable,
   allShorts,
@@ -167,13 +168,13 @@ export class List implements Iterable<string> {
       const out = new Uint8Array(items.length - removed * itemBytes);
       let to = 0;
       let from = 0;
+      // writeBytes copies short runs byte by byte: a subarray per run was most of LREM's cost.
       for (let m = first; m < matches.length; m++) {
         const at = matches[m]!;
-        out.set(items.subarray(from, at), to);
-        to += at - from;
+        to = writeBytes(out, to, items, from, at);
         from = at + itemBytes;
       }
-      out.set(items.subarray(from), to);
+      writeBytes(out, to, items, from, items.length);
       this.items = out.length === 0 ? noShorts : out;
       this.itemCount -= removed;
     }
