@@ -23,6 +23,12 @@ import type { Latin1Buffer } from "../text/write-bytes.ts";
 export interface KeyspaceHooks {
   clock: Clock;
   /**
+   * While a script runs, busy slices included: the Unix ms it started at, which keys' times are
+   * judged against, as Redis 7.0 judges them — a key cannot expire in the middle of a script, so
+   * the commands it runs and propagates see one state. -1 while none runs.
+   */
+  scriptStartedMs: number;
+  /**
    * A key's value or existence changed (WATCH's "touched"). `invalidates`: false when a whole
    * database is flushed or swapped, which client-side caching is told of otherwise, or not at all.
    * `expired`: the key was deleted because its time had passed (no client changed it).
@@ -127,7 +133,10 @@ export class Keyspace {
    */
   private passed(ref: number): boolean {
     const at = this.table.expiresAt(ref);
-    return at !== Infinity && at <= this.hooks.clock.nowMs() && !this.expiryPaused;
+    if (at === Infinity || this.expiryPaused) return false;
+    const frozen = this.hooks.scriptStartedMs;
+    // Passed means before now, not at it: Redis's keyIsExpired answers `now > when`.
+    return at < (frozen >= 0 ? frozen : this.hooks.clock.nowMs());
   }
 
   /** Deletes a key whose time has passed, and reports it. */
@@ -350,7 +359,8 @@ export class Keyspace {
       const at = this.table.expiresAt(ref);
       if (at === Infinity) continue;
       tally.timed++;
-      if (at <= now) {
+      // As passed(): Redis's cycle deletes a key once `now > when`.
+      if (at < now) {
         if (!this.expiryPaused) stepExpired.push(this.table.keyOf(ref));
       } else {
         tally.ttlSumMs += at - now;

@@ -83,6 +83,9 @@ export interface Server {
   countRejectedCall(argv: string[]): void;
   settleTiming(): void;
   scriptBusy(busy: BusyScript): void;
+  /** A script starts (and, below, ends): meanwhile keys' times are judged against its start, as in Redis 7.0. */
+  startScriptClock(): void;
+  stopScriptClock(): void;
 
   // ---- clients, memory, persistence ----
   refusal(session: Session, spec: CommandSpec, argv: string[], context: AclContext): Refusal | null;

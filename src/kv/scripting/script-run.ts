@@ -126,6 +126,7 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.
   const wraps = !session.inExec;
   if (wraps) engine.aof?.beginTransaction();
+  engine.startScriptClock();
   session.inScript = true;
   let reply: ScriptReply | null;
   try {
@@ -160,8 +161,12 @@ function keepForNext(run: ScriptRun): void {
 /** Where EVAL's and FCALL's keys and arguments start: after the script (or function) and numkeys. */
 const wordsFrom = 3;
 
-/** A run has ended: its writes' transaction closes, and a SELECT inside it is undone. */
+/**
+ * A run has ended: its writes' transaction closes, a SELECT inside it is undone, and keys' times
+ * are judged against the clock again.
+ */
 function endRun(engine: Server, session: Session, wraps: boolean, dbIndex: number): void {
+  engine.stopScriptClock();
   if (wraps) engine.aof?.endTransaction();
   session.dbIndex = dbIndex;
 }

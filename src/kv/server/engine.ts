@@ -37,7 +37,7 @@ import { Eviction } from "../keyspace/eviction.ts";
 import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
-import { Keyspace } from "../keyspace/keyspace.ts";
+import { Keyspace, type KeyspaceHooks } from "../keyspace/keyspace.ts";
 import { KeyspaceEvents } from "../keyspace/keyspace-events.ts";
 import { PubSub } from "./subscriptions.ts";
 import { ServerStats } from "../observe/server-stats.ts";
@@ -163,6 +163,8 @@ export class Engine implements Server, Configurable {
    * (scripting/busy-script.ts); null when none is.
    */
   busyScript: BusyScript | null = null;
+  /** What every database reports to, and the script's start its keys' times are judged against. */
+  private readonly keyspaceHooks: KeyspaceHooks;
   /** CONFIG busy-reply-threshold in ms (at most 2^32 - 1, the native side's u32): when a script becomes busy. */
   busyReplyThresholdMs = defaultNumber("busy-reply-threshold");
 
@@ -174,8 +176,9 @@ export class Engine implements Server, Configurable {
     this.log = options.log;
     this.startedMs = this.clock.nowMs();
     this.lastSaveMs = this.startedMs;
-    const hooks = {
+    const hooks: KeyspaceHooks = {
       clock: this.clock,
+      scriptStartedMs: -1,
       onModified: (db: Keyspace, key: string, invalidates = true, expired = false, swappedWith?: Keyspace) => {
         this.dirty++;
         this.watches.touched(db, key, swappedWith);
@@ -194,6 +197,7 @@ export class Engine implements Server, Configurable {
       },
       events: this.events,
     };
+    this.keyspaceHooks = hooks;
     this.dbs = Array.from({ length: options.databases }, (_, i) => new Keyspace(i, hooks));
     this.eviction = new Eviction({
       dbs: this.dbs,
@@ -207,6 +211,16 @@ export class Engine implements Server, Configurable {
     this.config = new Map();
     const starting: [string, string][] = [...configDefaults(), ["databases", String(options.databases)], ...Object.entries(options.config ?? {})];
     for (const [name, value] of starting) this.setConfig(name, value);
+  }
+
+  /** A script starts: until it ends, keys' times are judged against this moment (KeyspaceHooks.scriptStartedMs). */
+  startScriptClock(): void {
+    this.keyspaceHooks.scriptStartedMs = this.clock.nowMs();
+  }
+
+  /** The script has ended: keys' times are judged against the clock again. */
+  stopScriptClock(): void {
+    this.keyspaceHooks.scriptStartedMs = -1;
   }
 
   /** The scripts EVAL and SCRIPT LOAD were given; the Lua state starts with the first. */

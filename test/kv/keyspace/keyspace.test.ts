@@ -98,6 +98,37 @@ describe("keyspace", () => {
     expect(kv.run("GET", "k")).toBe("new");
   });
 
+  test("a key lives through the millisecond of its time and is gone the next, as Redis's `now > when`", () => {
+    const kv = harness();
+    kv.run("SET", "k", "v", "PX", 100);
+    kv.clock.advance(100);
+    expect(kv.run("PTTL", "k")).toBe(0);
+    expect(kv.run("GET", "k")).toBe("v");
+    kv.clock.advance(1);
+    expect(kv.run("GET", "k")).toBeNull();
+    expect(kv.run("EXISTS", "k")).toBe(0);
+  });
+
+  test("a key whose time passes during a script stays until the script ends, as in Redis 7.0", () => {
+    const kv = harness();
+    kv.run("SET", "k", "v", "PX", 10);
+    // DEBUG SLEEP is refused in scripts; a script's commands run on the harness's clock, which
+    // only the test moves, so the clock is moved from inside the script by a command hook.
+    const script = "local before = redis.call('EXISTS', KEYS[1]) redis.call('PING') return {before, redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[1])}";
+    const ping = kv.engine.commandNamed("ping")!;
+    const run = ping.run!;
+    ping.run = (x, argv) => {
+      kv.clock.advance(50);
+      run(x, argv);
+    };
+    try {
+      expect(kv.run("EVAL", script, 1, "k")).toEqual([1, 1, "v"]);
+    } finally {
+      ping.run = run;
+    }
+    expect(kv.run("EXISTS", "k")).toBe(0);
+  });
+
   test("INCR keeps a live key's time to live", () => {
     const kv = harness();
     kv.run("SET", "n", "5", "PX", 1000);

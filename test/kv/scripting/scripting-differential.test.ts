@@ -40,6 +40,19 @@ describe("scripting against redis-server, fixed", () => {
 });
 
 describe("discrepancies the generated runs found, kept as cases", () => {
+  test("a key whose time passes while a script runs stays for the rest of it (Redis judges times against the script's start), and is gone after", async () => {
+    const a = (...argv: string[]): Step => ({ client: "A", argv });
+    // 20 million empty iterations outlast the key's 5 ms on any machine (a Lua 5.1 loop step takes
+    // more than a nanosecond), which the script's last reply confirms; a loop timed on TIME would
+    // call TIME a different number of times on each server.
+    const spin =
+      "redis.call('SET', KEYS[1], 'v', 'PX', 5) local t = redis.call('TIME') " +
+      "for i = 1, 20000000 do end " +
+      "local u = redis.call('TIME') " +
+      "return {redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1]), (u[1] - t[1]) * 1000000 + u[2] - t[2] > 5000}";
+    await expectSameDuet(servers, [a("EVAL", spin, "1", "k1"), a("EXISTS", "k1"), a("GET", "k1")], options);
+  });
+
   test("EVALSHA with a digest of the wrong length is NOSCRIPT before numkeys is read; SELECT past a C int is Redis's range error", async () => {
     const a = (...argv: string[]): Step => ({ client: "A", argv });
     await expectSameDuet(
