@@ -44,6 +44,9 @@ function exec(x: Exec): void {
   x.session.inExec = true;
   x.session.execQueue = queued;
   x.engine.aof?.beginTransaction();
+  // Its commands judge keys' times against EXEC's start, as Redis's: a key whose time passes
+  // while they run stays for all of them.
+  x.engine.fixCommandTime();
   runQueued(x, queued, 0);
 }
 

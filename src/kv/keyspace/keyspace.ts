@@ -29,6 +29,13 @@ export interface KeyspaceHooks {
    */
   scriptStartedMs: number;
   /**
+   * While a command runs, with the commands it runs itself (EXEC's, a script's): the Unix ms its
+   * keys' times are judged against, read the first time one is (commandTimeUnread until then), as
+   * Redis's call() fixes the time for a command — so EXEC's commands see one moment, and a
+   * command that looks a key up twice sees it the same both times. noCommandRunning otherwise.
+   */
+  commandStartedMs: number;
+  /**
    * A key's value or existence changed (WATCH's "touched"). `invalidates`: false when a whole
    * database is flushed or swapped, which client-side caching is told of otherwise, or not at all.
    * `expired`: the key was deleted because its time had passed (no client changed it).
@@ -40,6 +47,10 @@ export interface KeyspaceHooks {
   /** Where keyspace notifications go (keyspace-events.ts). */
   events: KeyspaceEvents;
 }
+
+/** KeyspaceHooks.commandStartedMs while no command runs, and while one runs that has not read the time. */
+export const noCommandRunning = -1;
+export const commandTimeUnread = -2;
 
 /** An access counter read outside an LFU policy does not decay. */
 const noDecay: FrequencyConfig = { logFactor: 0, decayMinutes: 0 };
@@ -133,10 +144,19 @@ export class Keyspace {
    */
   private passed(ref: number): boolean {
     const at = this.table.expiresAt(ref);
-    if (at === Infinity || this.expiryPaused) return false;
-    const frozen = this.hooks.scriptStartedMs;
     // Passed means before now, not at it: Redis's keyIsExpired answers `now > when`.
-    return at < (frozen >= 0 ? frozen : this.hooks.clock.nowMs());
+    return at !== Infinity && !this.expiryPaused && at < this.expiryNowMs();
+  }
+
+  /** The moment keys' times are judged against: the running script's start, the running command's, or now. */
+  private expiryNowMs(): number {
+    const hooks = this.hooks;
+    if (hooks.scriptStartedMs >= 0) return hooks.scriptStartedMs;
+    const command = hooks.commandStartedMs;
+    if (command >= 0) return command;
+    const now = hooks.clock.nowMs();
+    if (command === commandTimeUnread) hooks.commandStartedMs = now;
+    return now;
   }
 
   /** Deletes a key whose time has passed, and reports it. */
@@ -446,9 +466,9 @@ export class Keyspace {
 
   /** Live keys, skipping (without deleting) expired ones. */
   *liveKeys(): Generator<string> {
-    const now = this.hooks.clock.nowMs();
+    const now = this.expiryNowMs();
     // Nothing changes the table while the caller takes the keys (KEYS): walked as it stands.
-    for (const ref of this.table.walkRefs()) if (this.table.expiresAt(ref) > now) yield this.table.keyOf(ref);
+    for (const ref of this.table.walkRefs()) if (this.table.expiresAt(ref) >= now) yield this.table.keyOf(ref);
   }
 
   /** Exchanges contents with another database (SWAPDB); clients stay on their index. */

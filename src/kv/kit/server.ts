@@ -86,6 +86,8 @@ export interface Server {
   /** A script starts (and, below, ends): meanwhile keys' times are judged against its start, as in Redis 7.0. */
   startScriptClock(): void;
   stopScriptClock(): void;
+  /** The running command judges keys' times against now from here on, not against when it first looks at one (EXEC). */
+  fixCommandTime(): void;
 
   // ---- clients, memory, persistence ----
   refusal(session: Session, spec: CommandSpec, argv: string[], context: AclContext): Refusal | null;

@@ -37,7 +37,7 @@ import { Eviction } from "../keyspace/eviction.ts";
 import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
-import { Keyspace, type KeyspaceHooks } from "../keyspace/keyspace.ts";
+import { commandTimeUnread, Keyspace, type KeyspaceHooks, noCommandRunning } from "../keyspace/keyspace.ts";
 import { KeyspaceEvents } from "../keyspace/keyspace-events.ts";
 import { PubSub } from "./subscriptions.ts";
 import { ServerStats } from "../observe/server-stats.ts";
@@ -179,6 +179,7 @@ export class Engine implements Server, Configurable {
     const hooks: KeyspaceHooks = {
       clock: this.clock,
       scriptStartedMs: -1,
+      commandStartedMs: noCommandRunning,
       onModified: (db: Keyspace, key: string, invalidates = true, expired = false, swappedWith?: Keyspace) => {
         this.dirty++;
         this.watches.touched(db, key, swappedWith);
@@ -221,6 +222,11 @@ export class Engine implements Server, Configurable {
   /** The script has ended: keys' times are judged against the clock again. */
   stopScriptClock(): void {
     this.keyspaceHooks.scriptStartedMs = -1;
+  }
+
+  fixCommandTime(): void {
+    const hooks = this.keyspaceHooks;
+    if (hooks.commandStartedMs === commandTimeUnread) hooks.commandStartedMs = this.clock.nowMs();
   }
 
   /** The scripts EVAL and SCRIPT LOAD were given; the Lua state starts with the first. */
@@ -611,6 +617,20 @@ export class Engine implements Server, Configurable {
 
   /** Runs the command's handler; a failure is answered as an error. Returns whether it succeeded. */
   private runHandler(spec: CommandSpec, exec: Exec, argv: string[]): boolean {
+    // The outermost command (not one EXEC or a script runs) judges keys' times against one
+    // moment, read when it first needs it (KeyspaceHooks.commandStartedMs), as Redis's call()
+    // fixes the time for a command and the commands it runs. callHandler throws nothing, so the
+    // moment is always let go.
+    const hooks = this.keyspaceHooks;
+    const outermost = hooks.commandStartedMs === noCommandRunning;
+    if (outermost) hooks.commandStartedMs = commandTimeUnread;
+    const succeeded = this.callHandler(spec, exec, argv);
+    if (outermost) hooks.commandStartedMs = noCommandRunning;
+    return succeeded;
+  }
+
+  /** Runs the command's handler; a failure is answered as an error. Returns whether it succeeded. */
+  private callHandler(spec: CommandSpec, exec: Exec, argv: string[]): boolean {
     try {
       spec.run!(exec, argv);
       return true;

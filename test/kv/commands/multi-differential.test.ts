@@ -76,3 +76,23 @@ describe("WATCH of a key whose time has passed (found by the generated runs)", (
     );
   });
 });
+
+describe("time inside a transaction (found side by side)", () => {
+  test("EXEC's commands judge keys' times against EXEC's start: a key whose time passes while they run stays for all of them", async () => {
+    await expectSameDuet(
+      servers,
+      [
+        s("A", "MULTI"),
+        s("A", "SET", "k", "v", "PX", "5"),
+        s("A", "DEBUG", "SLEEP", "0.02"),
+        s("A", "EXISTS", "k"),
+        s("A", "GET", "k"),
+        s("A", "PTTL", "k"),
+        s("A", "KEYS", "k"),
+        s("A", "EXEC"),
+        s("A", "EXISTS", "k"),
+      ],
+      options,
+    );
+  });
+});
