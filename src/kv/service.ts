@@ -68,6 +68,11 @@ export const kvService = defineService({
     requirepass: flag.string({ default: "", help: "password clients must give (AUTH, or a REST bearer token); empty for none" }),
     aclfile: flag.string({ default: "", help: "ACL users file (user lines, as ACL SAVE writes them), loaded at start; empty for none" }),
     databases: flag.int({ default: kvDatabasesDefault, min: 1, max: 1_000_000, help: "number of databases (SELECT 0..n-1)" }),
+    enableDebugCommand: flag.enum({
+      default: "no",
+      choices: ["no", "yes", "local"],
+      help: "DEBUG: refused (no, Redis 7's default), allowed from this machine only (local), or allowed (yes)",
+    }),
     respParser: flag.enum({
       default: "ts",
       choices: ["ts", "native"],
@@ -89,6 +94,7 @@ export const kvService = defineService({
         appendfilename: aofFileName,
         "aof-timestamp-enabled": config.aofTimestampEnabled,
         "aof-load-truncated": config.aofLoadTruncated,
+        "enable-debug-command": config.enableDebugCommand,
       },
     });
     // The file's users, the default user among them, replace what requirepass set, as in Redis;

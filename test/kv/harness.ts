@@ -87,7 +87,8 @@ export interface Harness {
 
 export function harness(databases = 16): Harness {
   const clock = new ManualClock();
-  const engine = new Engine({ databases, clock, log: createLogger({ level: "silent" }) });
+  // DEBUG allowed, as the side-by-side servers allow it: tests use it.
+  const engine = new Engine({ databases, clock, log: createLogger({ level: "silent" }), config: { "enable-debug-command": "yes" } });
   const session = () => {
     const collector = new Collector();
     const s = new Session(collector, null);

@@ -44,7 +44,7 @@ import { ServerStats } from "../observe/server-stats.ts";
 import type { Reply } from "../kit/reply.ts";
 import type { Server } from "../kit/server.ts";
 import type { Latin1Buffer } from "../text/write-bytes.ts";
-import type { BlockedState, Session } from "./session.ts";
+import { type BlockedState, isLocalClient, type Session } from "./session.ts";
 import { Watches } from "./watch.ts";
 
 export interface EngineOptions {
@@ -59,6 +59,10 @@ export type { CommandStats };
 
 /** Commands a subscribed RESP2 client may still send. */
 const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "ping", "quit", "reset"]);
+/** Redis 7.0's refusal of DEBUG that enable-debug-command does not allow. */
+const debugNotAllowed =
+  'ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, ' +
+  "otherwise you need to set this option in the configuration file, and then restart the server.";
 /** Commands that run at once inside MULTI instead of being queued. */
 const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit", "reset"]);
 /** What a client in MULTI may still send past maxmemory (EXEC only if its queue cannot grow the data). */
@@ -214,6 +218,12 @@ export class Engine implements Server, Configurable {
     for (const [name, value] of starting) this.setConfig(name, value);
   }
 
+  /** Whether `session` may run DEBUG: enable-debug-command yes, or local and the client is on this machine (Redis's islocalClient). */
+  private debugAllowed(session: Session): boolean {
+    const mode = this.config.get("enable-debug-command");
+    return mode === "yes" || (mode === "local" && isLocalClient(session));
+  }
+
   /** A script starts: until it ends, keys' times are judged against this moment (KeyspaceHooks.scriptStartedMs). */
   startScriptClock(): void {
     this.keyspaceHooks.scriptStartedMs = this.clock.nowMs();
@@ -350,6 +360,8 @@ export class Engine implements Server, Configurable {
     }
     const name = resolved.name;
     session.lastCommand = name;
+    // A protected command, before authentication, as Redis's processCommand orders it.
+    if (name === "debug" && !this.debugAllowed(session)) return this.reject(session, argv, reply, debugNotAllowed);
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
     // AUTH and HELLO are never refused; checked only for a user with limits.
     if (session.user !== null && !session.user.unrestricted && !resolved.flags.includes("no_auth")) {

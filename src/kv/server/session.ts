@@ -58,6 +58,19 @@ export function writePush(session: Session, write: () => void): void {
   session.silencedFrom = transport.outputMark();
 }
 
+/** Peer addresses of this machine: IPv4's and IPv6's loopback, and the first as IPv6 writes it. */
+const loopbackAddresses: ReadonlySet<string> = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+
+/**
+ * Whether the client connects from this machine, as Redis's islocalClient decides (its loopback
+ * address); a session of no connection (the server's own) is. A REST request counts by its peer.
+ */
+export function isLocalClient(session: Session): boolean {
+  const peer = session.transport?.peer;
+  if (peer === undefined) return true;
+  return loopbackAddresses.has(peer.slice(0, peer.lastIndexOf(":")));
+}
+
 /** The bytes of a command's arguments, as Redis's argv_len_sum counts them. */
 export function argvBytesOf(argv: readonly string[]): number {
   let bytes = 0;

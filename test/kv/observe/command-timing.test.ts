@@ -69,7 +69,7 @@ describe("CommandTiming", () => {
 describe("through the engine", () => {
   test("a pipelined read's slow command keeps its own time; the fast ones around it share theirs", () => {
     // A real clock: DEBUG SLEEP sleeps for real, which is the work being timed.
-    const engine = new Engine({ databases: 1, log: createLogger({ level: "silent" }) });
+    const engine = new Engine({ databases: 1, log: createLogger({ level: "silent" }), config: { "enable-debug-command": "yes" } });
     const collector = new Collector();
     const session = new Session(collector, null);
     engine.register(session);

@@ -42,11 +42,13 @@ export interface KvStartOptions {
 
 /**
  * Starts `svc kv --port 0 --http-port 0` (plus `args`, whose flags win) and waits for the ports it
- * prints: RESP's and the REST API's, each on its own endpoint line.
+ * prints: RESP's and the REST API's, each on its own endpoint line. DEBUG is allowed from this
+ * machine, as startRedis allows it (tests sleep and switch active expiry with it).
  */
 export async function startKv(args: string[] = [], options: KvStartOptions = {}): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), "svc-kv-"));
-  let argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", "--port", "0", "--http-port", "0", "--dir", dir, ...args];
+  const defaults = ["--port", "0", "--http-port", "0", "--dir", dir, "--enable-debug-command", "local"];
+  let argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", ...defaults, ...args];
   if (options.fileSizeLimitBytes !== undefined) {
     // The shell sets the limit on itself, then becomes the server (exec keeps the pid), which
     // inherits the limit and the ignored signal. ulimit counts 512-byte blocks.
