@@ -25,7 +25,7 @@ export interface KeyspaceHooks {
   /**
    * While a script runs, busy slices included: the Unix ms it started at, which keys' times are
    * judged against, as Redis 7.0 judges them — a key cannot expire in the middle of a script, so
-   * the commands it runs and propagates see one state. -1 while none runs.
+   * the commands it runs and propagates see one state. noScriptRunning while none runs.
    */
   scriptStartedMs: number;
   /**
@@ -48,6 +48,8 @@ export interface KeyspaceHooks {
   events: KeyspaceEvents;
 }
 
+/** KeyspaceHooks.scriptStartedMs while no script runs. */
+export const noScriptRunning = -1;
 /** KeyspaceHooks.commandStartedMs while no command runs, and while one runs that has not read the time. */
 export const noCommandRunning = -1;
 export const commandTimeUnread = -2;

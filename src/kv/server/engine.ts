@@ -37,7 +37,7 @@ import { Eviction } from "../keyspace/eviction.ts";
 import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
-import { commandTimeUnread, Keyspace, type KeyspaceHooks, noCommandRunning } from "../keyspace/keyspace.ts";
+import { commandTimeUnread, Keyspace, type KeyspaceHooks, noCommandRunning, noScriptRunning } from "../keyspace/keyspace.ts";
 import { KeyspaceEvents } from "../keyspace/keyspace-events.ts";
 import { PubSub } from "./subscriptions.ts";
 import { ServerStats } from "../observe/server-stats.ts";
@@ -182,7 +182,7 @@ export class Engine implements Server, Configurable {
     this.lastSaveMs = this.startedMs;
     const hooks: KeyspaceHooks = {
       clock: this.clock,
-      scriptStartedMs: -1,
+      scriptStartedMs: noScriptRunning,
       commandStartedMs: noCommandRunning,
       onModified: (db: Keyspace, key: string, invalidates = true, expired = false, swappedWith?: Keyspace) => {
         this.dirty++;
@@ -231,9 +231,10 @@ export class Engine implements Server, Configurable {
 
   /** The script has ended: keys' times are judged against the clock again. */
   stopScriptClock(): void {
-    this.keyspaceHooks.scriptStartedMs = -1;
+    this.keyspaceHooks.scriptStartedMs = noScriptRunning;
   }
 
+  /** EXEC: the command judges keys' times against now from here on, not against when it first looks at one. */
   fixCommandTime(): void {
     const hooks = this.keyspaceHooks;
     if (hooks.commandStartedMs === commandTimeUnread) hooks.commandStartedMs = this.clock.nowMs();

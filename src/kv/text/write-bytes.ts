@@ -145,7 +145,7 @@ export function writeLatin1(bytes: Latin1Buffer, at: number, text: string): numb
 
 /**
  * Bytes up to this many are copied one by one, which beats making the subarray that a native
- * copy needs: copies of 33–64 bytes took 31–39 ns so against 75–90 through a subarray; the two
+ * copy needs: copies of 33–64 bytes took 31–39 ns so, against 75–90 through a subarray; the two
  * meet near 110 bytes (2026-11-30). 64 is the longest item a packed collection holds.
  */
 const byteByByteBytesMax = 64;
