@@ -15,7 +15,7 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import type { Value } from "../types/value.ts";
-import { KeyTable } from "../types/key-table.ts";
+import { blockSlots, KeyTable } from "../types/key-table.ts";
 import { accessed, counterOf, type FrequencyConfig, minuteOf, withCounter } from "./access-frequency.ts";
 import type { KeyEvent, KeyspaceEvents } from "./keyspace-events.ts";
 import type { Latin1Buffer } from "../text/write-bytes.ts";
@@ -363,17 +363,17 @@ export class Keyspace {
   }
 
   /**
-   * One step of the active expiry cycle's walk of the table (a SCAN-style cursor, so a walk that
-   * spans resizes still visits every key): looks at the keys homed at up to `homes` slots from
-   * `cursor`, deletes those whose time has passed, adds to `tally` how many had a time, how many
+   * One step of the active expiry cycle's walk of the table (KeyTable.blockRefsStep: SCAN's cursor
+   * over blocks of home slots, so a walk that spans resizes still visits every key): looks at the
+   * keys homed at `homes` slots (whole blocks) from `cursor`, deletes those whose time has passed, adds to `tally` how many had a time, how many
    * it deleted, and the time left to the others (for INFO's avg_ttl), and returns the next cursor
    * (0 once the walk is complete).
    */
   expireStep(cursor: number, homes: number, tally: ExpireTally): number {
     const refs = stepRefs;
     let next = cursor;
-    for (let home = 0; home < homes; home++) {
-      next = this.table.scanRefsStep(next, refs);
+    for (let home = 0; home < homes; home += blockSlots) {
+      next = this.table.blockRefsStep(next, refs);
       if (next === 0) break;
     }
     const now = this.hooks.clock.nowMs();

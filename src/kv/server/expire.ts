@@ -4,12 +4,15 @@
  * of a batch had expired and the run's time budget lasts.
  *
  * Redis samples its dict of expiring keys. Ours keeps no such list (the times are in the keys'
- * entries, keyspace.ts), so each database is walked with a SCAN-style cursor that resumes where
- * the last run stopped: over time every key is visited, across resizes too. A batch ends once it
- * has met kvExpireSampleKeys keys with a time, or walked walkSlotsMax home slots: where few keys
- * have a time, a run walks that far and stops, so a database of 1M keys with a handful of times
- * (2M slots) is walked through in ~26 s of runs, each ~0.8 ms here (measured 2026-11-27: 16k
- * slots took 1.4–1.8 ms), and one where most keys have a time is sampled as Redis samples it.
+ * entries, keyspace.ts), so each database is walked with a SCAN-style cursor, over blocks of 16
+ * home slots (KeyTable.blockRefsStep), that resumes where the last run stopped: over time every
+ * key is visited, across resizes too. A batch ends once it has met kvExpireSampleKeys keys with a
+ * time, or walked walkSlotsMax home slots: where few keys have a time, a run walks that far and
+ * stops, so a database of 1M keys with a handful of times (2M slots) is walked through in ~26 s
+ * of runs, and one where most keys have a time is sampled as Redis samples it. In process
+ * (2026-11-30), a run over 50k keys with ten times took 0.11–0.18 ms (0.39–0.41 when the walk
+ * went home by home in SCAN's order, a cache miss each), and 100k keys expiring among 200k were
+ * deleted at 420–470 ns a key (690–860; Redis ~100).
  */
 import { kvExpireCycleBudgetMs, kvExpireSampleKeys } from "../../core/limits.ts";
 import type { Server } from "../kit/server.ts";

@@ -120,6 +120,32 @@ function reverseBits(v: number): number {
   return ((v >>> 16) | (v << 16)) >>> 0;
 }
 
+/**
+ * Home slots a block walk (blockRefsStep) takes at once: a run of them shares cache lines, where
+ * SCAN's order reads a line or two for each home. capacityMin, so that every table holds whole
+ * blocks.
+ */
+export const blockSlots = capacityMin;
+const blockLowBits = blockSlots - 1;
+
+/** The block after `cursor` in a walk of `mask`'s blocks: SCAN's order over the bits above a block's. */
+const nextBlockCursor = (cursor: number, mask: number) => nextCursor(cursor | blockLowBits, mask) & ~blockLowBits;
+
+/**
+ * Adds to `out` the refs in `slots` (of `mask`) of the entries homed in [from, to) (to ≤ the
+ * slots' number): an entry sits at or after its home, within its run, so the slots from `from` up
+ * to the first free one at or after `to` (wrapping round the end) hold all of them.
+ */
+function refsHomedIn(slots: Int32Array, mask: number, from: number, to: number, out: number[]): void {
+  // Past `to`, the run goes on, round the end if need be, but not back to `from`.
+  for (let i = from; i < to || (i < from + mask + 1 && slots[(i & mask) * 2] !== EMPTY); i++) {
+    const hash = slots[(i & mask) * 2]!;
+    if (hash === EMPTY || hash === MOVED) continue;
+    const home = hash & mask;
+    if (home >= from && home < to) out.push(slots[(i & mask) * 2 + 1]!);
+  }
+}
+
 /** Adds to `out` the refs in `slots` (of `mask`) of the entries whose home slot is `home`. */
 function refsHomedAt(slots: Int32Array, mask: number, home: number, out: number[]): void {
   for (let i = home; slots[i * 2] !== EMPTY; i = (i + 1) & mask) {
@@ -786,24 +812,44 @@ export class KeyTable<V extends string | object = string | object> {
   }
 
   /**
+   * scanRefsStep a block of blockSlots home slots at a time: a walk with the same promise (every
+   * entry present throughout is met, across resizes, as Redis's dictScan promises), in steps of
+   * 16 homes whose slots are read front to back. The active expiry cycle walks the whole table so;
+   * in SCAN's order each home was a cache miss of its own. `cursor` is 0 to start, and 0 again
+   * once the walk is complete.
+   */
+  blockRefsStep(cursor: number, out: number[]): number {
+    if (this.oldSlots === null) {
+      const from = cursor & this.mask;
+      refsHomedIn(this.slots, this.mask, from, from + blockSlots, out);
+      return nextBlockCursor(cursor, this.mask);
+    }
+    // Mid-resize, as scanRefsStep: the smaller set of slots' block for the cursor, then every
+    // block of the larger set that reduces to it; the cursor counts in the smaller.
+    const oldIsSmaller = this.oldMask < this.mask;
+    const [small, smallMask] = oldIsSmaller ? [this.oldSlots, this.oldMask] : [this.slots, this.mask];
+    const [large, largeMask] = oldIsSmaller ? [this.slots, this.mask] : [this.oldSlots, this.oldMask];
+    const smallFrom = cursor & smallMask;
+    refsHomedIn(small, smallMask, smallFrom, smallFrom + blockSlots, out);
+    let v = cursor;
+    do {
+      const from = v & largeMask;
+      refsHomedIn(large, largeMask, from, from + blockSlots, out);
+      v = nextBlockCursor(v, largeMask);
+    } while ((v & (smallMask ^ largeMask)) !== 0);
+    return v;
+  }
+
+  /**
    * Adds to `out` the refs of the entries whose home slot is in [from, to) (to ≤ capacity): one
    * step of a walk in slot order, which reads the slots front to back rather than scanStep's
    * scattered order, but is only complete while the table neither grows nor shrinks
-   * (slotWalker). An entry sits at or after its home, within its run, so the slots from `from` up
-   * to the first free one at or after `to` (wrapping round the end) hold all of them.
+   * (slotWalker).
    */
   entriesHomedIn(from: number, to: number, out: number[]): void {
     // A walk in slot order needs every key in the slots it walks.
     this.settle();
-    const slots = this.slots;
-    const mask = this.mask;
-    // Past `to`, the run goes on, round the end if need be, but not back to `from`.
-    for (let i = from; i < to || (i < from + mask + 1 && slots[(i & mask) * 2] !== EMPTY); i++) {
-      const hash = slots[(i & mask) * 2]!;
-      if (hash === EMPTY) continue;
-      const home = hash & mask;
-      if (home >= from && home < to) out.push(slots[(i & mask) * 2 + 1]!);
-    }
+    refsHomedIn(this.slots, this.mask, from, to, out);
   }
 
   /**

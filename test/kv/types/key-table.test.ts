@@ -342,6 +342,65 @@ describe("KeyTable", () => {
     );
   });
 
+  test("a block walk (the expiry cycle's) meets every entry present throughout, while the table grows and shrinks", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2000 }), fc.array(op, { maxLength: 3000 }), fc.integer({ min: 1, max: 50 }), (initial, ops, opsPerStep) => {
+        const table = new KeyTable<Value>();
+        for (let i = 0; i < initial; i++) table.set(`base:${i}`, "v");
+        const present = new Set(table.keys());
+        const seen = new Set<string>();
+        let cursor = 0;
+        let next = 0;
+        let steps = 0;
+        do {
+          const refs: number[] = [];
+          cursor = table.blockRefsStep(cursor, refs);
+          for (const ref of refs) seen.add(table.keyOf(ref));
+          for (let i = 0; i < opsPerStep && next < ops.length; i++, next++) {
+            const step = ops[next]!;
+            if (step.kind === "clear") continue;
+            if (step.kind === "set") table.set(step.key, step.value);
+            else table.delete(step.key);
+            present.delete(step.key);
+          }
+          steps++;
+        } while (cursor !== 0);
+        for (const k of present) expect(seen.has(k)).toBe(true);
+        // A block at a time: a walk of a table that did not change takes capacity / 16 steps.
+        if (ops.length === 0) expect(steps).toBe(Math.max(1, table.capacity / 16));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test("a block walk meets every kept key while most of the table is deleted under it (it shrinks), or it grows eightfold", () => {
+    for (const [initial, change] of [
+      [4000, "shrink"],
+      [500, "grow"],
+    ] as const) {
+      for (let pausedAt = 1; pausedAt < 40; pausedAt += 3) {
+        const table = new KeyTable<Value>();
+        for (let i = 0; i < initial; i++) table.set(`k:${i}`, "v");
+        const kept = new Set<string>();
+        for (let i = 0; i < initial; i += 40) kept.add(`k:${i}`);
+        const seen = new Set<string>();
+        let cursor = 0;
+        let steps = 0;
+        do {
+          const refs: number[] = [];
+          cursor = table.blockRefsStep(cursor, refs);
+          for (const ref of refs) seen.add(table.keyOf(ref));
+          if (++steps === pausedAt) {
+            if (change === "shrink") {
+              for (let i = 0; i < initial; i++) if (!kept.has(`k:${i}`)) table.delete(`k:${i}`);
+            } else for (let i = initial; i < initial * 8; i++) table.set(`k:${i}`, "v");
+          }
+        } while (cursor !== 0);
+        for (const k of kept) expect(seen.has(k)).toBe(true);
+      }
+    }
+  });
+
   test("randomKey returns a key of the table, and undefined for an empty one", () => {
     const table = new KeyTable<Value>();
     expect(table.randomKey()).toBeUndefined();
