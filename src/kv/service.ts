@@ -73,6 +73,11 @@ export const kvService = defineService({
       choices: ["no", "yes", "local"],
       help: "DEBUG: refused (no, Redis 7's default), allowed from this machine only (local), or allowed (yes)",
     }),
+    enableModuleCommand: flag.enum({
+      default: "no",
+      choices: ["no", "yes", "local"],
+      help: "MODULE LOAD, LOADEX and UNLOAD: refused (no, Redis 7's default), from this machine only (local), or allowed (yes); svc loads no modules either way",
+    }),
     respParser: flag.enum({
       default: "ts",
       choices: ["ts", "native"],
@@ -95,6 +100,7 @@ export const kvService = defineService({
         "aof-timestamp-enabled": config.aofTimestampEnabled,
         "aof-load-truncated": config.aofLoadTruncated,
         "enable-debug-command": config.enableDebugCommand,
+        "enable-module-command": config.enableModuleCommand,
       },
     });
     // The file's users, the default user among them, replace what requirepass set, as in Redis;

@@ -103,9 +103,9 @@ export const configParams: readonly ConfigParam[] = [
   { name: "pidfile", type: immutable },
   { name: "logfile", type: immutable },
   { name: "supervised", type: immutable },
-  // Redis 7.0's protected actions: DEBUG (no: refused; local: from a loopback client only; yes),
-  // set at start (--enable-debug-command). svc has no MODULE command nor protected configs, whose
-  // switches are reported as Redis's defaults.
+  // Redis 7.0's protected actions: DEBUG, and MODULE LOAD, LOADEX and UNLOAD (no: refused;
+  // local: from a loopback client only; yes), set at start (--enable-debug-command,
+  // --enable-module-command). svc has no protected configs; that switch reads Redis's default.
   { name: "enable-debug-command", type: immutable, default: "no" },
   { name: "enable-module-command", type: immutable, default: "no" },
   { name: "enable-protected-configs", type: immutable, default: "no" },

@@ -13,6 +13,7 @@ import { dumpCommands } from "../commands/dump.ts";
 import { serverCommands } from "../commands/server-commands.ts";
 import { sortCommands } from "../commands/sort.ts";
 import { standaloneCommands } from "../commands/standalone.ts";
+import { moduleCommands } from "../commands/modules.ts";
 import type { CommandSpec } from "../kit/spec.ts";
 import { functionCommands } from "../commands/functions.ts";
 import { scriptingCommands } from "../commands/scripting.ts";
@@ -34,6 +35,7 @@ const declarations: readonly CommandSpec[] = [
   ...latencyCommands,
   ...aclCommands,
   ...standaloneCommands,
+  ...moduleCommands,
   ...persistenceCommands,
   ...keyCommands,
   ...sortCommands,

@@ -1,7 +1,9 @@
-// DEBUG is a protected command in Redis 7.0: refused unless enable-debug-command, set at start,
-// is "yes", or "local" and the client is on the same machine. Side by side with redis-server
-// started with each setting: the same refusal (counted as a rejected call, and aborting a
-// transaction it was queued in), the same CONFIG answers, the same commands allowed.
+// DEBUG, and MODULE's LOAD, LOADEX and UNLOAD, are protected in Redis 7.0: refused unless their
+// switch (enable-debug-command, enable-module-command), set at start, is "yes", or "local" and
+// the client is on the same machine. Side by side with redis-server started with each setting:
+// the same refusal (counted as a rejected call, and aborting a transaction it was queued in), the
+// same CONFIG answers, the same commands allowed — and MODULE as a server with no module loaded
+// answers it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RespClient, type RespValue } from "../support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "../support/servers.ts";
@@ -11,9 +13,9 @@ const settings = ["no", "local", "yes"] as const;
 const pairs = new Map<string, { servers: ServerProcess[]; clients: RespClient[] }>();
 
 beforeAll(async () => {
-  const started = settings.map((setting) => [setting, ["--enable-debug-command", setting]] as const);
+  const started = settings.map((setting) => [setting, ["--enable-debug-command", setting, "--enable-module-command", setting]] as const);
   // And a pair whose clients must authenticate first.
-  const withPassword = [...started, ["no, with a password", ["--enable-debug-command", "no", "--requirepass", "pw"]] as const];
+  const withPassword = [...started, ["no, with a password", ["--enable-debug-command", "no", "--enable-module-command", "no", "--requirepass", "pw"]] as const];
   for (const [name, flags] of withPassword) {
     const servers = await Promise.all([startRedis([...flags]), startKv([...flags])]);
     const clients = await Promise.all(servers.map((server) => RespClient.connect(server.port)));
@@ -43,9 +45,10 @@ function pairsOf(reply: RespValue): string[] {
   return pairs.sort();
 }
 
-const refusal =
-  'ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, ' +
+const refusalOf = (command: string) =>
+  `ERR ${command} command not allowed. If the enable-${command.toLowerCase()}-command option is set to "local", you can run it from a local connection, ` +
   "otherwise you need to set this option in the configuration file, and then restart the server.";
+const refusal = refusalOf("DEBUG");
 
 describe("DEBUG as enable-debug-command allows it, side by side with redis-server", () => {
   test("no (Redis 7's default): refused, a rejected call; in MULTI the transaction aborts", async () => {
@@ -102,6 +105,48 @@ describe("DEBUG as enable-debug-command allows it, side by side with redis-serve
       expect(kv[0]).toEqual(["enable-debug-command", setting]);
       // A pattern's matches come in the order of Redis's dict of parameters: compared as pairs.
       expect(pairsOf(kv[2]!)).toEqual(pairsOf(redis[2]!));
+    }
+  });
+});
+
+describe("MODULE as a server with no module loaded answers it, side by side with redis-server", () => {
+  const commands = [
+    ["MODULE", "LIST"],
+    ["MODULE", "LOAD", "/nonexistent.so"],
+    ["MODULE", "LOADEX", "/nonexistent.so", "CONFIG", "a", "b", "ARGS", "x"],
+    ["MODULE", "UNLOAD", "bf"],
+    ["MODULE", "UNLOAD"],
+    ["MODULE", "LIST", "x"],
+    ["MODULE"],
+    ["MODULE", "NOSUCH"],
+    ["MODULE", "HELP"],
+  ];
+
+  test("no: LOAD, LOADEX and UNLOAD refused (a wrong count of words first); LIST empty; HELP", async () => {
+    const [redis, kv] = await onBoth("no", commands);
+    expect(kv).toEqual(redis);
+    expect(kv[0]).toEqual([]);
+    expect(kv[1]).toEqual({ e: refusalOf("MODULE") });
+    expect(kv[3]).toEqual({ e: refusalOf("MODULE") });
+  });
+
+  test("local and yes: nothing loads and nothing is there to unload", async () => {
+    for (const setting of ["local", "yes"]) {
+      const [redis, kv] = await onBoth(setting, commands);
+      expect(kv).toEqual(redis);
+      expect(kv[1]).toEqual({ e: "ERR Error loading the extension. Please check the server logs." });
+      expect(kv[3]).toEqual({ e: "ERR Error unloading module: no such module with that name" });
+    }
+  });
+
+  test("it is fixed at start as DEBUG's switch is", async () => {
+    for (const setting of settings) {
+      const [redis, kv] = await onBoth(setting, [
+        ["CONFIG", "GET", "enable-module-command"],
+        ["CONFIG", "SET", "enable-module-command", "yes"],
+      ]);
+      expect(kv).toEqual(redis);
+      expect(kv[0]).toEqual(["enable-module-command", setting]);
     }
   });
 });
