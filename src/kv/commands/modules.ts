@@ -14,10 +14,9 @@ const loadingFlags: readonly CommandFlag[] = ["admin", "noscript", "no_async_loa
 
 const notLoaded = () => new KvError("ERR Error loading the extension. Please check the server logs.");
 
-/** The subcommands enable-module-command guards. */
-export const protectedModuleSubcommands: ReadonlySet<string> = new Set(["module|load", "module|loadex", "module|unload"]);
-
 const sub = subcommandsOf("module");
+/** A subcommand that loads or unloads, which enable-module-command guards. */
+const guarded: typeof sub = (...args) => ({ ...sub(...args), protectedBy: "enable-module-command" });
 
 export const moduleCommands: readonly CommandSpec[] = [
   {
@@ -28,7 +27,7 @@ export const moduleCommands: readonly CommandSpec[] = [
     summary: "Loadable modules: svc loads none.",
     subcommands: [
       sub("list", 2, "Lists the loaded modules: none.", (x) => x.reply.array(0), ["admin", "noscript"]),
-      sub(
+      guarded(
         "load",
         -3,
         "Would load a module; svc loads none.",
@@ -37,7 +36,7 @@ export const moduleCommands: readonly CommandSpec[] = [
         },
         loadingFlags,
       ),
-      sub(
+      guarded(
         "loadex",
         -3,
         "Would load a module with configurations; svc loads none.",
@@ -46,7 +45,7 @@ export const moduleCommands: readonly CommandSpec[] = [
         },
         loadingFlags,
       ),
-      sub(
+      guarded(
         "unload",
         3,
         "Would unload a module; none is loaded.",

@@ -451,6 +451,7 @@ export const serverCommands: readonly CommandSpec[] = [
     flags: ["admin", "noscript", "loading", "stale"],
     group: "server",
     summary: "Debugging commands (SLEEP, SET-ACTIVE-EXPIRE).",
+    protectedBy: "enable-debug-command",
     run: debug,
   },
 ];

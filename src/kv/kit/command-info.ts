@@ -80,7 +80,16 @@ export interface CommandShape<X = unknown, E = unknown> {
    * before it runs (maxmemory, an append-only file that cannot be written), not on every command.
    */
   flagsFor?(engine: E, argv: readonly string[]): readonly CommandFlag[];
+  /**
+   * A protected command (Redis's CMD_PROTECTED: DEBUG, MODULE LOAD …): the start-time switch that
+   * allows it (no, local, yes), checked before authentication.
+   */
+  protectedBy?: ProtectedSwitch;
 }
+
+/** The switches of Redis 7.0's protected commands, and the command each names in its refusal. */
+export const protectedSwitches = { "enable-debug-command": "DEBUG", "enable-module-command": "MODULE" } as const;
+export type ProtectedSwitch = keyof typeof protectedSwitches;
 
 /** The flags of an administrative subcommand (CONFIG SET, ACL SETUSER, LATENCY RESET …), as Redis flags them. */
 export const adminSubcommandFlags: readonly CommandFlag[] = ["admin", "noscript", "loading", "stale"];

@@ -19,6 +19,8 @@ export {
   helpFlags,
   keyAndOptionKeys,
   keysOf,
+  type ProtectedSwitch,
+  protectedSwitches,
 } from "./command-info.ts";
 
 /** What a running command sees. */

@@ -12,7 +12,7 @@ import { systemErrorText } from "../../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
 import { type CommandStats, CommandTiming, latencyEventOf, timedInBatch, trackLatency } from "../observe/command-timing.ts";
 import { countsReads } from "../kit/lookup.ts";
-import { type CommandFlag, type CommandSpec, type Exec, keysOf } from "../kit/spec.ts";
+import { type CommandFlag, type CommandSpec, type Exec, keysOf, type ProtectedSwitch, protectedSwitches } from "../kit/spec.ts";
 import { commandTable, lookupCommand } from "./command-table.ts";
 import { discardTransaction } from "../commands/transactions.ts";
 import { clientLine } from "../commands/connection.ts";
@@ -38,7 +38,6 @@ import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
 import { arityError, cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
 import { commandTimeUnread, Keyspace, type KeyspaceHooks, noCommandRunning, noScriptRunning } from "../keyspace/keyspace.ts";
-import { protectedModuleSubcommands } from "../commands/modules.ts";
 import { KeyspaceEvents } from "../keyspace/keyspace-events.ts";
 import { PubSub } from "./subscriptions.ts";
 import { ServerStats } from "../observe/server-stats.ts";
@@ -60,9 +59,9 @@ export type { CommandStats };
 
 /** Commands a subscribed RESP2 client may still send. */
 const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "ping", "quit", "reset"]);
-/** Redis 7.0's refusal of a protected command (DEBUG, MODULE) its enable-… switch does not allow. */
-const notAllowed = (command: "DEBUG" | "MODULE") =>
-  `ERR ${command} command not allowed. If the enable-${command.toLowerCase()}-command option is set to "local", you can run it from a local connection, ` +
+/** Redis 7.0's refusal of a protected command (DEBUG, MODULE LOAD …) its switch does not allow. */
+const notAllowed = (option: ProtectedSwitch) =>
+  `ERR ${protectedSwitches[option]} command not allowed. If the ${option} option is set to "local", you can run it from a local connection, ` +
   "otherwise you need to set this option in the configuration file, and then restart the server.";
 /** Commands that run at once inside MULTI instead of being queued. */
 const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit", "reset"]);
@@ -224,7 +223,7 @@ export class Engine implements Server, Configurable {
    * (enable-debug-command, enable-module-command) guards: yes, or local and the client is on this
    * machine (Redis's islocalClient).
    */
-  private protectedAllowed(option: string, session: Session): boolean {
+  private protectedAllowed(option: ProtectedSwitch, session: Session): boolean {
     const mode = this.config.get(option);
     return mode === "yes" || (mode === "local" && isLocalClient(session));
   }
@@ -367,10 +366,8 @@ export class Engine implements Server, Configurable {
     const name = resolved.name;
     session.lastCommand = name;
     // A protected command, before authentication, as Redis's processCommand orders it.
-    if (name === "debug" && !this.protectedAllowed("enable-debug-command", session)) return this.reject(session, argv, reply, notAllowed("DEBUG"));
-    if (protectedModuleSubcommands.has(name) && !this.protectedAllowed("enable-module-command", session)) {
-      return this.reject(session, argv, reply, notAllowed("MODULE"));
-    }
+    const guard = resolved.protectedBy;
+    if (guard !== undefined && !this.protectedAllowed(guard, session)) return this.reject(session, argv, reply, notAllowed(guard));
     if (!session.authenticated && !resolved.flags.includes("no_auth")) return this.reject(session, argv, reply, "NOAUTH Authentication required.");
     // AUTH and HELLO are never refused; checked only for a user with limits.
     if (session.user !== null && !session.user.unrestricted && !resolved.flags.includes("no_auth")) {
