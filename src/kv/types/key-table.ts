@@ -126,31 +126,29 @@ function reverseBits(v: number): number {
  * blocks.
  */
 export const blockSlots = capacityMin;
-const blockLowBits = blockSlots - 1;
 
-/** The block after `cursor` in a walk of `mask`'s blocks: SCAN's order over the bits above a block's. */
-const nextBlockCursor = (cursor: number, mask: number) => nextCursor(cursor | blockLowBits, mask) & ~blockLowBits;
+/**
+ * The cursor after `cursor` in a walk of `mask`'s slots `width` (a power of two) homes at a
+ * time: SCAN's order over the bits above a step's; width 1 is SCAN's own.
+ */
+const nextWalkCursor = (cursor: number, mask: number, width: number) => nextCursor(cursor | (width - 1), mask) & ~(width - 1);
 
 /**
  * Adds to `out` the refs in `slots` (of `mask`) of the entries homed in [from, to) (to ≤ the
  * slots' number): an entry sits at or after its home, within its run, so the slots from `from` up
- * to the first free one at or after `to` (wrapping round the end) hold all of them.
+ * to the first free one at or after `to - 1` (wrapping round the end) hold all of them.
  */
 function refsHomedIn(slots: Int32Array, mask: number, from: number, to: number, out: number[]): void {
-  // Past `to`, the run goes on, round the end if need be, but not back to `from`.
-  for (let i = from; i < to || (i < from + mask + 1 && slots[(i & mask) * 2] !== EMPTY); i++) {
+  for (let i = from; i < from + mask + 1; i++) {
     const hash = slots[(i & mask) * 2]!;
-    if (hash === EMPTY || hash === MOVED) continue;
+    if (hash === EMPTY) {
+      // No run goes on past a free slot: beyond it only homes after it are left.
+      if (i + 1 >= to) return;
+      continue;
+    }
+    if (hash === MOVED) continue;
     const home = hash & mask;
     if (home >= from && home < to) out.push(slots[(i & mask) * 2 + 1]!);
-  }
-}
-
-/** Adds to `out` the refs in `slots` (of `mask`) of the entries whose home slot is `home`. */
-function refsHomedAt(slots: Int32Array, mask: number, home: number, out: number[]): void {
-  for (let i = home; slots[i * 2] !== EMPTY; i = (i + 1) & mask) {
-    const hash = slots[i * 2]!;
-    if (hash !== MOVED && (hash & mask) === home) out.push(slots[i * 2 + 1]!);
   }
 }
 
@@ -792,23 +790,7 @@ export class KeyTable<V extends string | object = string | object> {
 
   /** scanStep, adding the entries' refs to `out` rather than their keys (no string is made). */
   scanRefsStep(cursor: number, out: number[]): number {
-    if (this.oldSlots === null) {
-      refsHomedAt(this.slots, this.mask, cursor & this.mask, out);
-      return nextCursor(cursor, this.mask);
-    }
-    // Mid-resize, as Redis's dictScan mid-rehash: the smaller set of slots' home for the cursor,
-    // then every home in the larger set that reduces to it; the cursor counts in the smaller.
-    const oldIsSmaller = this.oldMask < this.mask;
-    const [small, smallMask] = oldIsSmaller ? [this.oldSlots, this.oldMask] : [this.slots, this.mask];
-    const [large, largeMask] = oldIsSmaller ? [this.slots, this.mask] : [this.oldSlots, this.oldMask];
-    refsHomedAt(small, smallMask, cursor & smallMask, out);
-    let v = cursor;
-    do {
-      refsHomedAt(large, largeMask, v & largeMask, out);
-      v = nextCursor(v, largeMask);
-    } while ((v & (smallMask ^ largeMask)) !== 0);
-    // The larger set's extra bits have wrapped to 0, carrying one into the smaller's: v is next.
-    return v;
+    return this.walkStep(cursor, out, 1);
   }
 
   /**
@@ -819,24 +801,31 @@ export class KeyTable<V extends string | object = string | object> {
    * once the walk is complete.
    */
   blockRefsStep(cursor: number, out: number[]): number {
+    return this.walkStep(cursor, out, blockSlots);
+  }
+
+  /** One step of a SCAN-order walk, `width` homes at a time (scanRefsStep, blockRefsStep). */
+  private walkStep(cursor: number, out: number[], width: number): number {
     if (this.oldSlots === null) {
       const from = cursor & this.mask;
-      refsHomedIn(this.slots, this.mask, from, from + blockSlots, out);
-      return nextBlockCursor(cursor, this.mask);
+      refsHomedIn(this.slots, this.mask, from, from + width, out);
+      return nextWalkCursor(cursor, this.mask, width);
     }
-    // Mid-resize, as scanRefsStep: the smaller set of slots' block for the cursor, then every
-    // block of the larger set that reduces to it; the cursor counts in the smaller.
+    // Mid-resize, as Redis's dictScan mid-rehash: the smaller set of slots' homes for the cursor,
+    // then every step of homes in the larger set that reduces to them; the cursor counts in the
+    // smaller.
     const oldIsSmaller = this.oldMask < this.mask;
     const [small, smallMask] = oldIsSmaller ? [this.oldSlots, this.oldMask] : [this.slots, this.mask];
     const [large, largeMask] = oldIsSmaller ? [this.slots, this.mask] : [this.oldSlots, this.oldMask];
     const smallFrom = cursor & smallMask;
-    refsHomedIn(small, smallMask, smallFrom, smallFrom + blockSlots, out);
+    refsHomedIn(small, smallMask, smallFrom, smallFrom + width, out);
     let v = cursor;
     do {
       const from = v & largeMask;
-      refsHomedIn(large, largeMask, from, from + blockSlots, out);
-      v = nextBlockCursor(v, largeMask);
+      refsHomedIn(large, largeMask, from, from + width, out);
+      v = nextWalkCursor(v, largeMask, width);
     } while ((v & (smallMask ^ largeMask)) !== 0);
+    // The larger set's extra bits have wrapped to 0, carrying one into the smaller's: v is next.
     return v;
   }
 

@@ -5,7 +5,7 @@
 // guarantee: every key there from the start to the end of a walk is returned, across resizes.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { hashKey, KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../../src/kv/types/key-table.ts";
+import { blockSlots, hashKey, KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../../src/kv/types/key-table.ts";
 import { List } from "../../../src/kv/types/list/items.ts";
 import type { Value } from "../../../src/kv/types/value.ts";
 
@@ -53,6 +53,41 @@ function expectSame(table: KeyTable<Value>, model: Map<string, Value>): void {
     // Objects come back as the same object; strings as equal text.
     expect(table.valueOf(ref)).toBe(v);
   }
+}
+
+/**
+ * A walk by `step` (one of KeyTable's cursor walks, adding the keys it meets to `keys`) meets every
+ * key present throughout, while generated sets and deletes run between its steps; one over a
+ * table that did not change takes a step per `homesPerStep` slots.
+ */
+function walkMeetsEveryKeyPresentThroughout(step: (table: KeyTable<Value>, cursor: number, keys: string[]) => number, homesPerStep = 1): void {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 2000 }), fc.array(op, { maxLength: 3000 }), fc.integer({ min: 1, max: 50 }), (initial, ops, opsPerStep) => {
+      const table = new KeyTable<Value>();
+      for (let i = 0; i < initial; i++) table.set(`base:${i}`, "v");
+      const present = new Set(table.keys());
+      const seen = new Set<string>();
+      let cursor = 0;
+      let next = 0;
+      let steps = 0;
+      do {
+        const keys: string[] = [];
+        cursor = step(table, cursor, keys);
+        for (const k of keys) seen.add(k);
+        for (let i = 0; i < opsPerStep && next < ops.length; i++, next++) {
+          const change = ops[next]!;
+          if (change.kind === "clear") continue;
+          if (change.kind === "set") table.set(change.key, change.value);
+          else table.delete(change.key);
+          present.delete(change.key);
+        }
+        steps++;
+      } while (cursor !== 0);
+      for (const k of present) expect(seen.has(k)).toBe(true);
+      if (ops.length === 0 && homesPerStep > 1) expect(steps).toBe(Math.max(1, table.capacity / homesPerStep));
+    }),
+    { numRuns: 60 },
+  );
 }
 
 describe("KeyTable", () => {
@@ -316,61 +351,16 @@ describe("KeyTable", () => {
   });
 
   test("a SCAN walk returns every key present throughout, while the table grows and shrinks", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2000 }), fc.array(op, { maxLength: 3000 }), fc.integer({ min: 1, max: 50 }), (initial, ops, opsPerStep) => {
-        const table = new KeyTable<Value>();
-        for (let i = 0; i < initial; i++) table.set(`base:${i}`, "v");
-        const present = new Set(table.keys());
-        const seen = new Set<string>();
-        let cursor = 0;
-        let next = 0;
-        do {
-          const out: string[] = [];
-          cursor = table.scanStep(cursor, out);
-          for (const k of out) seen.add(k);
-          for (let i = 0; i < opsPerStep && next < ops.length; i++, next++) {
-            const step = ops[next]!;
-            if (step.kind === "clear") continue;
-            if (step.kind === "set") table.set(step.key, step.value);
-            else table.delete(step.key);
-            present.delete(step.key);
-          }
-        } while (cursor !== 0);
-        for (const k of present) expect(seen.has(k)).toBe(true);
-      }),
-      { numRuns: 60 },
-    );
+    walkMeetsEveryKeyPresentThroughout((table, cursor, keys) => table.scanStep(cursor, keys));
   });
 
   test("a block walk (the expiry cycle's) meets every entry present throughout, while the table grows and shrinks", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2000 }), fc.array(op, { maxLength: 3000 }), fc.integer({ min: 1, max: 50 }), (initial, ops, opsPerStep) => {
-        const table = new KeyTable<Value>();
-        for (let i = 0; i < initial; i++) table.set(`base:${i}`, "v");
-        const present = new Set(table.keys());
-        const seen = new Set<string>();
-        let cursor = 0;
-        let next = 0;
-        let steps = 0;
-        do {
-          const refs: number[] = [];
-          cursor = table.blockRefsStep(cursor, refs);
-          for (const ref of refs) seen.add(table.keyOf(ref));
-          for (let i = 0; i < opsPerStep && next < ops.length; i++, next++) {
-            const step = ops[next]!;
-            if (step.kind === "clear") continue;
-            if (step.kind === "set") table.set(step.key, step.value);
-            else table.delete(step.key);
-            present.delete(step.key);
-          }
-          steps++;
-        } while (cursor !== 0);
-        for (const k of present) expect(seen.has(k)).toBe(true);
-        // A block at a time: a walk of a table that did not change takes capacity / 16 steps.
-        if (ops.length === 0) expect(steps).toBe(Math.max(1, table.capacity / 16));
-      }),
-      { numRuns: 60 },
-    );
+    walkMeetsEveryKeyPresentThroughout((table, cursor, keys) => {
+      const refs: number[] = [];
+      const next = table.blockRefsStep(cursor, refs);
+      for (const ref of refs) keys.push(table.keyOf(ref));
+      return next;
+    }, blockSlots);
   });
 
   test("a block walk meets every kept key while most of the table is deleted under it (it shrinks), or it grows eightfold", () => {
