@@ -2,12 +2,12 @@
  * Strings: the value is a latin1 byte string. Integers are kept as their decimal text, as Redis
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
-import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax } from "../text/args.ts";
+import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax, smallStepMax, smallStepMin, sumWithInteger } from "../text/args.ts";
 import { parseLongLong } from "../resp/parser.ts";
 import { expireAtOrDelete } from "../kit/lookup.ts";
 import { deleteKey, getString, getStringRef, getStringValue, getValue, replyString, stringAt } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
-import { arityError, KvError, notAnInteger, overflow, syntaxError } from "../text/errors.ts";
+import { arityError, KvError, notAnInteger, syntaxError } from "../text/errors.ts";
 import { typeOf } from "../types/value.ts";
 import { incrByFloat } from "../text/long-double.ts";
 import { MutableString } from "../types/string/bytes.ts";
@@ -99,17 +99,7 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
 function incrGeneric(x: Exec, key: string, by: bigint): void {
   const ref = getStringRef(x, key);
   if (ref !== -1 && by >= smallStepMin && by <= smallStepMax && incrementInPlace(x, ref, key, Number(by))) return;
-  const current = ref === -1 ? undefined : stringAt(x, ref);
-  // Common case in plain numbers: a short current value and a small step cannot leave 2^53.
-  const small = current === undefined ? 0 : parseSmallInteger(current);
-  let result: number | bigint;
-  if (small !== null && by >= smallStepMin && by <= smallStepMax) result = small + Number(by);
-  else {
-    const base = current === undefined ? 0n : parseInt64(current);
-    if (base === null) throw notAnInteger();
-    result = base + by;
-    if (!isInt64(result)) throw overflow();
-  }
+  const result = sumWithInteger(ref === -1 ? undefined : stringAt(x, ref), by, notAnInteger);
   if (ref === -1) x.db.set(key, String(result), true);
   else x.db.overwrite(ref, key, String(result));
   x.db.notify("incrby", key);
@@ -135,10 +125,6 @@ function incrementInPlace(x: Exec, ref: number, key: string, by: number): boolea
   x.reply.integer(result);
   return true;
 }
-
-/** Steps that keep a sum with a parseSmallInteger value below 2^53 (constants: BigInt negation allocates). */
-const smallStepMax = 10n ** 15n;
-const smallStepMin = -smallStepMax;
 
 function parseIncrement(text: string): bigint {
   const n = parseInt64(text);

@@ -2,7 +2,7 @@
  * Parsing command arguments the way Redis does (its string2ll and strtod checks), so the same
  * input is accepted or refused with the same error.
  */
-import { KvError, notAFloat, notAnInteger, syntaxError } from "./errors.ts";
+import { KvError, notAFloat, notAnInteger, overflow, syntaxError } from "./errors.ts";
 
 const int64Min = -(2n ** 63n);
 /** C's LONG_MAX on 64-bit Linux: the upper bound of most of Redis's count arguments. */
@@ -19,6 +19,26 @@ export function parseInt64(text: string): bigint | null {
 
 /** Longest integer text that parseSmallInteger reads: below 10^15, so exact in a double. */
 export const smallIntegerCharsMax = 15;
+
+/** Steps that keep a sum with a parseSmallInteger value below 2^53 (constants: BigInt negation allocates). */
+export const smallStepMax = 10n ** 15n;
+export const smallStepMin = -smallStepMax;
+
+/**
+ * The integer `current` holds (0 when undefined) plus `by`, as INCRBY and HINCRBY add: in plain
+ * numbers while both are small (a short value and a step below 10^15 cannot leave 2^53), else in
+ * int64 — `notInteger()` for a value that is not one, Redis's overflow error past int64.
+ */
+export function sumWithInteger(current: string | undefined, by: number | bigint, notInteger: () => KvError): number | bigint {
+  const small = current === undefined ? 0 : parseSmallInteger(current);
+  const smallBy = typeof by === "number" ? by : by >= smallStepMin && by <= smallStepMax ? Number(by) : null;
+  if (small !== null && smallBy !== null) return small + smallBy;
+  const base = current === undefined ? 0n : parseInt64(current);
+  if (base === null) throw notInteger();
+  const result = base + BigInt(by);
+  if (!isInt64(result)) throw overflow();
+  return result;
+}
 
 /**
  * An integer argument of at most 15 characters as a plain number, or null for anything else —
