@@ -13,18 +13,15 @@
  * Not part of `svc bench kv`, whose BullMQ table (kv-bullmq.ts) is the measure: this is the
  * microscope. Both ends of a replay reach the same state (the same keys left), which it checks.
  */
-import { type Job, Queue, Worker } from "bullmq";
 import { createLogger } from "../../src/core/log.ts";
 import { Engine } from "../../src/kv/server/engine.ts";
 import { Session } from "../../src/kv/server/session.ts";
 import { RespWriter } from "../../src/kv/resp/writer.ts";
 import { RespClient } from "../../test/kv/support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "../../test/kv/support/servers.ts";
+import { bulkQueueAndWorker, runJobsInBulk } from "./kv-bullmq.ts";
 import { median } from "./redis-benchmark.ts";
 
-/** Jobs added in bulk batches of this many, as kv-bullmq.ts adds them. */
-const addBatch = 500;
-const workerConcurrency = 10;
 /** Rounds run before those measured (svc's JIT settles over the first ones). */
 const warmUpRounds = 10;
 /** Commands sent in one pipeline while replaying over a socket. */
@@ -85,23 +82,10 @@ async function record(jobs: number): Promise<string[][]> {
   const redis = await startRedis();
   const monitor = Bun.spawn(["redis-cli", "-p", String(redis.port), "monitor"], { stdout: "pipe" });
   await Bun.sleep(200);
-  const connection = { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null };
-  const queue = new Queue("replay", { connection });
-  const worker = new Worker("replay", async (job: Job<{ n: number }>) => job.data.n * 2, { connection, concurrency: workerConcurrency, autorun: false });
+  const { queue, worker } = bulkQueueAndWorker(redis, "replay");
   try {
     await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
-    let completed = 0;
-    const done = new Promise<void>((resolve) => worker.on("completed", () => ++completed === jobs && resolve()));
-    void worker.run();
-    for (let first = 0; first < jobs; first += addBatch) {
-      const batch = Array.from({ length: Math.min(addBatch, jobs - first) }, (_, i) => ({
-        name: "job",
-        data: { n: first + i },
-        opts: { removeOnComplete: true },
-      }));
-      await queue.addBulk(batch);
-    }
-    await done;
+    await runJobsInBulk(queue, worker, jobs);
   } finally {
     await worker.close();
     await queue.close();

@@ -72,26 +72,38 @@ function completions(worker: Worker, count: number): Promise<void> {
 
 const processor = async (job: Job<{ n: number }>) => job.data.n * 2;
 
+/** A Queue named `queueName` on `server`, and a Worker of concurrency workerConcurrency for it, not yet running. */
+export function bulkQueueAndWorker(server: ServerProcess, queueName: string): { queue: Queue; worker: Worker } {
+  const connection = connectionTo(server);
+  return {
+    queue: new Queue(queueName, { connection }),
+    worker: new Worker(queueName, processor, { connection, concurrency: workerConcurrency, autorun: false }),
+  };
+}
+
+/** Runs `worker` while `count` jobs are added in bulk (addBulk of addBatch); resolves once all have completed. */
+export async function runJobsInBulk(queue: Queue, worker: Worker, count: number): Promise<void> {
+  const done = completions(worker, count);
+  void worker.run();
+  for (let first = 0; first < count; first += addBatch) {
+    const batch = Array.from({ length: Math.min(addBatch, count - first) }, (_, i) => ({
+      name: "job",
+      data: { n: first + i },
+      opts: { removeOnComplete: true },
+    }));
+    await queue.addBulk(batch);
+  }
+  await done;
+}
+
 /** Adds `count` jobs in bulk while one Worker runs them; the time from the first add to the last completion. */
 async function bulkRound(server: ServerProcess, queueName: string, count: number): Promise<Round> {
-  const connection = connectionTo(server);
-  const queue = new Queue(queueName, { connection });
-  const worker = new Worker(queueName, processor, { connection, concurrency: workerConcurrency, autorun: false });
+  const { queue, worker } = bulkQueueAndWorker(server, queueName);
   try {
     await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
-    const done = completions(worker, count);
     const cpuBefore = cpuSeconds(server.proc.pid);
     const started = performance.now();
-    void worker.run();
-    for (let first = 0; first < count; first += addBatch) {
-      const batch = Array.from({ length: Math.min(addBatch, count - first) }, (_, i) => ({
-        name: "job",
-        data: { n: first + i },
-        opts: { removeOnComplete: true },
-      }));
-      await queue.addBulk(batch);
-    }
-    await done;
+    await runJobsInBulk(queue, worker, count);
     const seconds = (performance.now() - started) / 1000;
     return { jobsPerSec: count / seconds, cpuMicrosPerJob: ((cpuSeconds(server.proc.pid) - cpuBefore) * 1e6) / count };
   } finally {
