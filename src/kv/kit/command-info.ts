@@ -85,6 +85,14 @@ export interface CommandShape<X = unknown, E = unknown> {
    * allows it (no, local, yes), checked before authentication.
    */
   protectedBy?: ProtectedSwitch;
+  /**
+   * The command's number in the dispatch table (command-table.ts numbers each command and
+   * subcommand once, at start): an engine keeps each command's statistics in an array by it, as
+   * finding them by name was a tenth of a script's call of INCR.
+   */
+  statsIndex?: number;
+  /** What every call's path asks of the command, as bits worked out once (server/command-traits.ts). */
+  traits?: number;
 }
 
 /** The switches of Redis 7.0's protected commands, and the command each names in its refusal. */

@@ -62,6 +62,8 @@ export class ServerStats {
   evictedKeys = 0;
   /** Per command name (commandstats). */
   readonly commands = new Map<string, CommandStats>();
+  /** The same statistics by the command's CommandShape.statsIndex, once looked up by name. */
+  readonly commandsByIndex: (CommandStats | undefined)[] = [];
   /** Bytes read from and written to client sockets. */
   netInputBytes = 0;
   netOutputBytes = 0;
@@ -158,6 +160,7 @@ export class ServerStats {
       this.evictedKeys =
         0;
     this.commands.clear();
+    this.commandsByIndex.length = 0;
     this.netInputBytes = this.netOutputBytes = this.readsProcessed = this.writesProcessed = 0;
     this.errorReplies = 0;
     this.errorCodes.clear();

@@ -13,6 +13,7 @@ import type { Server } from "../kit/server.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../server/session.ts";
+import { traitDenyoom, traitNoscript, traitsOf, traitWrite } from "../server/command-traits.ts";
 import type { Exec } from "../kit/spec.ts";
 import type { Latin1Buffer } from "../text/write-bytes.ts";
 import { BusyScript, type BusyRun } from "./busy-script.ts";
@@ -197,15 +198,15 @@ function scriptCall(engine: Server, session: Session, argv: string[], out: RespW
     const arity = resolved.startsWith("ERR wrong number of arguments");
     return refuseCall(engine, argv, out, arity ? "ERR Wrong number of args calling Redis command from script" : "ERR Unknown Redis command called from script");
   }
-  const flags = resolved.flags;
-  if (flags.includes("noscript")) return refuseCall(engine, argv, out, "ERR This Redis command is not allowed from script");
+  const traits = traitsOf(resolved);
+  if ((traits & traitNoscript) !== 0) return refuseCall(engine, argv, out, "ERR This Redis command is not allowed from script");
   const refusal = engine.refusal(session, resolved, argv, "lua");
   if (refusal !== null) return refuseCall(engine, argv, out, scriptNoPermission(refusal));
-  if (readOnly && (flags.includes("write") || mayReplicate.has(resolved.name)))
+  if (readOnly && ((traits & traitWrite) !== 0 || mayReplicate.has(resolved.name)))
     return refuseCall(engine, argv, out, "ERR Write commands are not allowed from read-only scripts.");
-  if (!mayGrow && engine.overMaxmemory && flags.includes("denyoom")) return refuseCall(engine, argv, out, overMaxmemory().message);
+  if (!mayGrow && engine.overMaxmemory && (traits & traitDenyoom) !== 0) return refuseCall(engine, argv, out, overMaxmemory().message);
   const persistFailure = engine.aof?.failureReason ?? null;
-  if (persistFailure !== null && flags.includes("write")) return refuseCall(engine, argv, out, cannotPersist(persistFailure).message);
+  if (persistFailure !== null && (traits & traitWrite) !== 0) return refuseCall(engine, argv, out, cannotPersist(persistFailure).message);
   engine.run(resolved, session, argv, out);
 }
 

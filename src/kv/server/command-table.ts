@@ -15,6 +15,7 @@ import { sortCommands } from "../commands/sort.ts";
 import { standaloneCommands } from "../commands/standalone.ts";
 import { moduleCommands } from "../commands/modules.ts";
 import type { CommandSpec } from "../kit/spec.ts";
+import { workOutTraits } from "./command-traits.ts";
 import { functionCommands } from "../commands/functions.ts";
 import { scriptingCommands } from "../commands/scripting.ts";
 import { transactionCommands } from "../commands/transactions.ts";
@@ -57,6 +58,15 @@ const declarations: readonly CommandSpec[] = [
 ];
 
 export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));
+
+// Each command and subcommand numbered (CommandShape.statsIndex), its traits worked out.
+let numbered = 0;
+for (const spec of declarations) {
+  for (const each of [spec, ...(spec.subcommands ?? [])]) {
+    each.statsIndex = numbered++;
+    each.traits = workOutTraits(each);
+  }
+}
 
 const byAnyCase = new Map<string, CommandSpec>();
 for (const spec of declarations) {

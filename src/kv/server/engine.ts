@@ -10,8 +10,8 @@ import { type Clock, systemClock } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import { systemErrorText } from "../../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
-import { type CommandStats, CommandTiming, latencyEventOf, timedInBatch, trackLatency } from "../observe/command-timing.ts";
-import { countsReads } from "../kit/lookup.ts";
+import { type CommandStats, CommandTiming, latencyEventOf, trackLatency } from "../observe/command-timing.ts";
+import { traitCountsReads, traitsOf, traitTimedInBatch, traitWrite } from "./command-traits.ts";
 import { type CommandFlag, type CommandSpec, type Exec, keysOf, type ProtectedSwitch, protectedSwitches } from "../kit/spec.ts";
 import { commandTable, lookupCommand } from "./command-table.ts";
 import { discardTransaction } from "../commands/transactions.ts";
@@ -479,7 +479,8 @@ export class Engine implements Server, Configurable {
       this.stats.commandsProcessed++;
       return this.replay(session, spec, argv, reply, this.clock.monotonicMs());
     }
-    const batched = timedInBatch(spec) && !this.slowlog.logsEverything;
+    const traits = traitsOf(spec);
+    const batched = (traits & traitTimedInBatch) !== 0 && !this.slowlog.logsEverything;
     const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
     if (!batched) this.timing.openBatchAt(startedMs);
     const exec: Exec = {
@@ -488,7 +489,7 @@ export class Engine implements Server, Configurable {
       reply,
       db: this.dbs[session.dbIndex]!,
       timeMs: startedMs,
-      countsReads: countsReads(spec),
+      countsReads: (traits & traitCountsReads) !== 0,
       propagate: null,
       failed: false,
     };
@@ -496,7 +497,7 @@ export class Engine implements Server, Configurable {
     // A script is shown before the commands it runs (Redis feeds its monitors EVAL up front).
     const monitoredFirst = this.monitors.size > 0 && spec.flags.includes("skip_monitor");
     if (monitoredFirst) this.monitors.feed(session, spec, argv);
-    if (this.rewrite !== null && spec.flags.includes("write")) this.rewrite.beforeWrite(exec.db.index, spec, argv);
+    if (this.rewrite !== null && (traits & traitWrite) !== 0) this.rewrite.beforeWrite(exec.db.index, spec, argv);
     if (session.tracking !== null && !session.inScript) this.outerCommand = [spec, argv];
     if (exec.db.frequency !== null) exec.db.countedKey = null;
     const busyBefore = this.busyScript;
@@ -504,7 +505,7 @@ export class Engine implements Server, Configurable {
     const wentBusy = this.busyScript !== busyBefore;
     if (this.dirty !== dirtyBefore) this.propagate(exec, argv, spec);
     if (session.tracking !== null && !session.tracking.bcast) this.rememberTracked(session, spec, argv);
-    const stats = this.statsFor(spec.name);
+    const stats = this.statsFor(spec);
     stats.calls++;
     let micros = 0;
     if (batched) this.timing.finishBatched(stats, spec);
@@ -574,7 +575,7 @@ export class Engine implements Server, Configurable {
    * then to its histogram, SLOWLOG and (when `monitored`) the latency monitor.
    */
   private timedLate(spec: CommandSpec, argv: string[], session: Session, micros: number, failed: boolean, monitored = true): void {
-    const stats = this.statsFor(spec.name);
+    const stats = this.statsFor(spec);
     stats.usec += micros;
     if (failed) stats.failedCalls++;
     this.considerSlow(spec, argv, session, micros, stats, monitored);
@@ -763,7 +764,7 @@ export class Engine implements Server, Configurable {
     if (x.propagate !== null) this.aof.append(x.db.index, x.propagate);
     // Only write commands are recorded as sent: a read that changed data did so by expiring a
     // key, which was recorded as a DEL when it happened.
-    else if (spec?.flags.includes("write")) this.aof.append(x.db.index, [argv]);
+    else if (spec !== undefined && (traitsOf(spec) & traitWrite) !== 0) this.aof.append(x.db.index, [argv]);
   }
 
   /**
@@ -782,12 +783,20 @@ export class Engine implements Server, Configurable {
     }
   }
 
-  private statsFor(name: string): CommandStats {
-    let stats = this.stats.commands.get(name);
+  /** The statistics of `spec`, made at its first call; found by its number in the table (CommandShape.statsIndex). */
+  private statsFor(spec: CommandSpec): CommandStats {
+    const index = spec.statsIndex;
+    const byIndex = this.stats.commandsByIndex;
+    if (index !== undefined) {
+      const known = byIndex[index];
+      if (known !== undefined) return known;
+    }
+    let stats = this.stats.commands.get(spec.name);
     if (stats === undefined) {
       stats = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null };
-      this.stats.commands.set(name, stats);
+      this.stats.commands.set(spec.name, stats);
     }
+    if (index !== undefined) byIndex[index] = stats;
     return stats;
   }
 
@@ -798,7 +807,7 @@ export class Engine implements Server, Configurable {
   /** A command refused before it ran (here, or a script's: script-run.ts) counts as a rejected call of what argv names. */
   countRejectedCall(argv: string[]): void {
     const spec = this.lookedUp(argv);
-    if (spec !== undefined) this.statsFor(spec.name).rejectedCalls++;
+    if (spec !== undefined) this.statsFor(spec).rejectedCalls++;
   }
 
   /**
