@@ -48,9 +48,7 @@ describe("the dispatch table", () => {
       return out.buffer.latin1Slice(0, out.length);
     };
     const calls = () =>
-      Object.fromEntries(
-        (run("INFO", "commandstats").match(/cmdstat_[a-z|]+:calls=\d+/g) ?? []).map((line) => line.slice("cmdstat_".length).split(":calls=")),
-      );
+      Object.fromEntries((run("INFO", "commandstats").match(/cmdstat_[a-z|]+:calls=\d+/g) ?? []).map((line) => line.slice("cmdstat_".length).split(":calls=")));
     run("SET", "k", "1");
     run("INCR", "k");
     run("INCR", "k");
