@@ -87,8 +87,8 @@ export interface CommandShape<X = unknown, E = unknown> {
   protectedBy?: ProtectedSwitch;
   /**
    * The command's number in the dispatch table (command-table.ts numbers each command and
-   * subcommand once, at start): an engine keeps each command's statistics in an array by it, as
-   * finding them by name was a tenth of a script's call of INCR.
+   * subcommand once, at start): an engine keeps each command's statistics in an array by it
+   * rather than finding them by name in a Map on every call (10–20 ns of a script's ~500 ns INCR).
    */
   statsIndex?: number;
   /** What every call's path asks of the command, as bits worked out once (server/command-traits.ts). */

@@ -2,7 +2,8 @@
  * What the path every command takes asks of it — is it timed in a batch, do its reads count, may
  * a script call it, does it write — as bits worked out once per command when the dispatch table
  * is built (command-table.ts sets CommandShape.traits). Read from the flags on every call, those
- * were a few string compares each and a set lookup: some 30 ns of a script's ~500 ns call.
+ * were a few string compares each and a set lookup; with the statistics found by number
+ * (CommandShape.statsIndex), a script's EXISTS went from 338–382 to 305–334 ns in process.
  */
 import type { CommandSpec } from "../kit/spec.ts";
 import { countsReads } from "../kit/lookup.ts";
