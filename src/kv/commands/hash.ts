@@ -73,6 +73,12 @@ function hincrby(x: Exec, argv: string[]): void {
 
 const hashValueNotAnInteger = () => new KvError("ERR hash value is not an integer");
 
+/** A field's value as a bulk string (HGET, HMGET), null when the hash or the field is missing. */
+function replyField(x: Exec, hash: Hash | undefined, field: string): void {
+  if (hash === undefined) x.reply.bulk(null);
+  else hash.writeValue(field, x.reply);
+}
+
 function hincrbyfloat(x: Exec, argv: string[]): void {
   const [, key, field, byText] = argv as [string, string, string, string];
   const by = parseLongDouble(byText);
@@ -148,11 +154,7 @@ export const hashCommands: readonly CommandSpec[] = [
     group: "hash",
     summary: "Returns a field's value.",
     keys: one,
-    run: (x, argv) => {
-      const hash = getHash(x, argv[1]!);
-      if (hash === undefined) x.reply.bulk(null);
-      else hash.writeValue(argv[2]!, x.reply);
-    },
+    run: (x, argv) => replyField(x, getHash(x, argv[1]!), argv[2]!),
   },
   {
     name: "hmget",
@@ -164,10 +166,7 @@ export const hashCommands: readonly CommandSpec[] = [
     run: (x, argv) => {
       const hash = getHash(x, argv[1]!);
       x.reply.array(argv.length - 2);
-      for (let i = 2; i < argv.length; i++) {
-        if (hash === undefined) x.reply.bulk(null);
-        else hash.writeValue(argv[i]!, x.reply);
-      }
+      for (let i = 2; i < argv.length; i++) replyField(x, hash, argv[i]!);
     },
   },
   {

@@ -12,7 +12,10 @@ import { KvError } from "../text/errors.ts";
 /** Redis 7.0's flags for the subcommands that load and unload. */
 const loadingFlags: readonly CommandFlag[] = ["admin", "noscript", "no_async_loading"];
 
-const notLoaded = () => new KvError("ERR Error loading the extension. Please check the server logs.");
+/** LOAD's and LOADEX's answer: no module can be loaded. */
+const refuseLoad = (): never => {
+  throw new KvError("ERR Error loading the extension. Please check the server logs.");
+};
 
 const sub = subcommandsOf("module");
 /** A subcommand that loads or unloads, which enable-module-command guards. */
@@ -27,24 +30,8 @@ export const moduleCommands: readonly CommandSpec[] = [
     summary: "Loadable modules: svc loads none.",
     subcommands: [
       sub("list", 2, "Lists the loaded modules: none.", (x) => x.reply.array(0), ["admin", "noscript"]),
-      guarded(
-        "load",
-        -3,
-        "Would load a module; svc loads none.",
-        () => {
-          throw notLoaded();
-        },
-        loadingFlags,
-      ),
-      guarded(
-        "loadex",
-        -3,
-        "Would load a module with configurations; svc loads none.",
-        () => {
-          throw notLoaded();
-        },
-        loadingFlags,
-      ),
+      guarded("load", -3, "Would load a module; svc loads none.", refuseLoad, loadingFlags),
+      guarded("loadex", -3, "Would load a module with configurations; svc loads none.", refuseLoad, loadingFlags),
       guarded(
         "unload",
         3,

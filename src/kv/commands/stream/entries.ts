@@ -163,9 +163,10 @@ function xadd(x: Exec, argv: string[]): void {
   // the next sequence number when the clock is not past it — and written into the reply from
   // them; its text is made only for the append-only file.
   let text: string | null = null;
-  if (args.id === null && (nowMs > lastMs || (lastMs < numberIdMax && lastSeq < numberIdMax))) {
-    const ms = nowMs > lastMs ? nowMs : lastMs;
-    const seq = nowMs > lastMs ? 0 : lastSeq + 1;
+  const clockPastLast = nowMs > lastMs;
+  if (args.id === null && (clockPastLast || (lastMs < numberIdMax && lastSeq < numberIdMax))) {
+    const ms = clockPastLast ? nowMs : lastMs;
+    const seq = clockPastLast ? 0 : lastSeq + 1;
     stream.appendAt(ms, seq, fields, nodeEntriesMax);
     replyNumberId(x.reply, ms, seq);
     if (x.engine.aof !== null) text = `${ms}-${seq}`;
