@@ -206,6 +206,30 @@ describe("differential against redis-server", () => {
     await runBoth(steps, 2);
     await runBoth(steps, 3);
   });
+  test("INCRBY and DECRBY at the edges of a step added as a plain number (15 chars, and 16) and of int64", async () => {
+    const exact = (...argv: string[]) => ({ argv, compare: "exact" as const });
+    await runBoth([
+      exact("DECRBY", "a", "0"),
+      exact("SET", "b", "999999999999999"),
+      exact("INCRBY", "b", "999999999999999"),
+      exact("INCRBY", "b", "-999999999999999"),
+      exact("DECRBY", "b", "-1000000000000000"),
+      exact("DECRBY", "b", "1000000000000000"),
+      exact("SET", "c", "9223372036854775800"),
+      exact("INCRBY", "c", "7"),
+      exact("INCRBY", "c", "1"),
+      exact("DECRBY", "d", "-9223372036854775808"),
+      exact("DECRBY", "d", "9223372036854775807"),
+      exact("DECR", "d"),
+      exact("DECR", "d"),
+      exact("INCRBY", "e", "-0"),
+      exact("INCRBY", "e", "0000000000000001"),
+      exact("SET", "f", "-5"),
+      exact("DECRBY", "f", "-5"),
+      exact("INCR", "f"),
+      exact("GET", "f"),
+    ]);
+  });
   differential("keys and strings", [...families.keyCommands, ...families.stringCommands]);
   differential("lists", [...families.listCommands, ...families.keyCommands.slice(0, 3)], [families.blockingListCommands]);
   differential("hashes", [...families.hashCommands, ...families.keyCommands.slice(0, 3)]);

@@ -3,11 +3,11 @@
  * insertion order, which is the order Redis's compact (listpack) hashes reply in, so small hashes
  * answer HGETALL in the same order as Redis; large ones are unordered in Redis anyway.
  */
-import { parseInt64, parseSmallInteger, sumWithInteger } from "../text/args.ts";
+import { parseStep, sumWithInteger } from "../text/args.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../kit/scan-args.ts";
 import { afterRemoval, getHash, replyStrings } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
-import { arityError, KvError, notAFloat, notAnInteger } from "../text/errors.ts";
+import { arityError, KvError, notAFloat } from "../text/errors.ts";
 import { globMatch } from "../text/glob.ts";
 import type { KeyEvent } from "../keyspace/keyspace-events.ts";
 import { parseLongDouble, sumText } from "../text/long-double.ts";
@@ -61,8 +61,7 @@ function hincrby(x: Exec, argv: string[]): void {
   const [, key, field, byText] = argv as [string, string, string, string];
   // A small step stays a number: BigInt arithmetic made HINCRBY, which BullMQ runs twice a job,
   // allocate three BigInts a call.
-  const by = parseSmallInteger(byText) ?? parseInt64(byText);
-  if (by === null) throw notAnInteger();
+  const by = parseStep(byText);
   const existing = getHash(x, key);
   const result = sumWithInteger(existing?.get(field), by, hashValueNotAnInteger);
   const hash = existing ?? new FieldMap();

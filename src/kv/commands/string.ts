@@ -2,7 +2,7 @@
  * Strings: the value is a latin1 byte string. Integers are kept as their decimal text, as Redis
  * presents them; INCR and friends parse, add with 64-bit overflow checks, and store text again.
  */
-import { isInt64, parseInt64, parseInteger, parseSmallInteger, smallIntegerCharsMax, smallStepMax, smallStepMin, sumWithInteger } from "../text/args.ts";
+import { int64Min, isInt64, parseInt64, parseInteger, parseSmallInteger, parseStep, smallIntegerCharsMax, sumWithInteger } from "../text/args.ts";
 import { parseLongLong } from "../resp/parser.ts";
 import { expireAtOrDelete } from "../kit/lookup.ts";
 import { deleteKey, getString, getStringRef, getStringValue, getValue, replyString, stringAt } from "../kit/lookup.ts";
@@ -96,9 +96,13 @@ function setGeneric(x: Exec, key: string, value: string, options: Readonly<SetOp
 
 // ---- integers ---------------------------------------------------------------------------------
 
-function incrGeneric(x: Exec, key: string, by: bigint): void {
+/**
+ * INCR and its kin: adds `by` — a number when small (parseStep), so the common case compares and
+ * adds no BigInts — to the integer at `key`.
+ */
+function incrGeneric(x: Exec, key: string, by: number | bigint): void {
   const ref = getStringRef(x, key);
-  if (ref !== -1 && by >= smallStepMin && by <= smallStepMax && incrementInPlace(x, ref, key, Number(by))) return;
+  if (ref !== -1 && typeof by === "number" && incrementInPlace(x, ref, key, by)) return;
   const result = sumWithInteger(ref === -1 ? undefined : stringAt(x, ref), by, notAnInteger);
   if (ref === -1) x.db.set(key, String(result), true);
   else x.db.overwrite(ref, key, String(result));
@@ -124,12 +128,6 @@ function incrementInPlace(x: Exec, ref: number, key: string, by: number): boolea
   x.db.notify("incrby", key);
   x.reply.integer(result);
   return true;
-}
-
-function parseIncrement(text: string): bigint {
-  const n = parseInt64(text);
-  if (n === null) throw notAnInteger();
-  return n;
 }
 
 // ---- ranges -----------------------------------------------------------------------------------
@@ -433,7 +431,7 @@ export const stringCommands: readonly CommandSpec[] = [
     group: "string",
     summary: "Adds 1 to an integer value.",
     keys: one,
-    run: (x, argv) => incrGeneric(x, argv[1]!, 1n),
+    run: (x, argv) => incrGeneric(x, argv[1]!, 1),
   },
   {
     name: "decr",
@@ -442,7 +440,7 @@ export const stringCommands: readonly CommandSpec[] = [
     group: "string",
     summary: "Subtracts 1 from an integer value.",
     keys: one,
-    run: (x, argv) => incrGeneric(x, argv[1]!, -1n),
+    run: (x, argv) => incrGeneric(x, argv[1]!, -1),
   },
   {
     name: "incrby",
@@ -451,7 +449,7 @@ export const stringCommands: readonly CommandSpec[] = [
     group: "string",
     summary: "Adds an integer to an integer value.",
     keys: one,
-    run: (x, argv) => incrGeneric(x, argv[1]!, parseIncrement(argv[2]!)),
+    run: (x, argv) => incrGeneric(x, argv[1]!, parseStep(argv[2]!)),
   },
   {
     name: "decrby",
@@ -461,9 +459,10 @@ export const stringCommands: readonly CommandSpec[] = [
     summary: "Subtracts an integer from an integer value.",
     keys: one,
     run: (x, argv) => {
-      const by = parseIncrement(argv[2]!);
-      if (by === -(2n ** 63n)) throw new KvError("ERR decrement would overflow");
-      incrGeneric(x, argv[1]!, -by);
+      const by = parseStep(argv[2]!);
+      if (by === int64Min) throw new KvError("ERR decrement would overflow");
+      // 0 - by: a small step's negation, without the -0 that -0 would give.
+      incrGeneric(x, argv[1]!, typeof by === "number" ? 0 - by : -by);
     },
   },
   {

@@ -4,7 +4,7 @@
  */
 import { KvError, notAFloat, notAnInteger, overflow, syntaxError } from "./errors.ts";
 
-const int64Min = -(2n ** 63n);
+export const int64Min = -(2n ** 63n);
 /** C's LONG_MAX on 64-bit Linux: the upper bound of most of Redis's count arguments. */
 export const int64Max = 2n ** 63n - 1n;
 /** Digits of a decimal integer as Redis's string2ll accepts it: no sign "+", no leading zeros. */
@@ -21,8 +21,19 @@ export function parseInt64(text: string): bigint | null {
 export const smallIntegerCharsMax = 15;
 
 /** Steps that keep a sum with a parseSmallInteger value below 2^53 (constants: BigInt negation allocates). */
-export const smallStepMax = 10n ** 15n;
-export const smallStepMin = -smallStepMax;
+const smallStepMax = 10n ** 15n;
+const smallStepMin = -smallStepMax;
+
+/**
+ * An integer step (INCRBY's, DECRBY's, HINCRBY's): a number while it has at most
+ * smallIntegerCharsMax chars, so the common case adds no BigInts, else an int64; Redis's error
+ * for anything else.
+ */
+export function parseStep(text: string): number | bigint {
+  const n = parseSmallInteger(text) ?? parseInt64(text);
+  if (n === null) throw notAnInteger();
+  return n;
+}
 
 /**
  * The integer `current` holds (0 when undefined) plus `by`, as INCRBY and HINCRBY add: in plain
