@@ -25,9 +25,10 @@ export interface NativeAddon {
    * run. `call` runs one command for a script: its words are packed (kv/scripting/words.ts) in
    * the mailbox, or in `words` when they do not fit; it writes the RESP2 reply at the mailbox's
    * start and returns its length — or, for a reply too long for the mailbox, returns the reply in
-   * a buffer of its own. `log` gets a level byte (0-3), then redis.log's text.
+   * a buffer of its own; or returns undefined when it failed, and the run fails. `log` gets a
+   * level byte (0-3), then redis.log's text.
    */
-  luaOpen(memoryBytesMax: number, mailbox: Buffer, call: (words?: Buffer) => number | Uint8Array, log: (line: Buffer) => void): number;
+  luaOpen(memoryBytesMax: number, mailbox: Buffer, call: (words?: Buffer) => number | Uint8Array | undefined, log: (line: Buffer) => void): number;
   /** Closes state `lua`: its scripts and functions are gone. */
   luaClose(lua: number): void;
   /** Compiles `body`, whose SHA-1 is `sha`, and keeps it; returns its number, or throws Lua's compile error. */
@@ -40,14 +41,8 @@ export interface NativeAddon {
   luaUsedMemory(lua: number): number;
   /** Keeps `words` (packed) as the next run's keys and arguments, when they do not fit the mailbox. */
   luaStageWords(lua: number, words: Uint8Array): void;
-  /**
-   * Starts script `id`. Its keys, then its arguments (the first `keyCount` keys), are packed in
-   * the mailbox, or were staged. Returns the reply's length × 2, + 1 if it is an error already
-   * counted (its command's), the RESP2 reply being at the mailbox's start; or, for a reply too
-   * long for the mailbox, luaReplyTooLong, and luaTakeReply has it; or, for a script that ran
-   * past `busyAfterMs` and stopped, luaBusy: luaResume goes on with it.
-   */
-  luaRun(lua: number, id: number, keyCount: number, busyAfterMs: number): number;
+  /** Throws why the last luaRun (lua-run.ts, through Bun's FFI) answered luaFailed. */
+  luaTakeFailure(): void;
   /** Goes on with the busy script for one more slice, killed first if `kill`; answers as luaRun. */
   luaResume(lua: number, kill: boolean): number;
   /** The last run's reply when luaRun or luaResume answered luaReplyTooLong: the counted byte, then the reply. */
@@ -56,9 +51,9 @@ export interface NativeAddon {
    * Keeps `ask`, which answers what a running script asks besides its commands and log lines,
    * for every state: `ask(luaAskSetProtocol, protocol)` (redis.setresp) sets the protocol its
    * commands reply in; `ask(luaAskMayRun, words)` (redis.acl_check_cmd) answers whether its user
-   * may run the command packed in `words` (luaAnswer*).
+   * may run the command packed in `words` (luaAnswer*). Undefined: it failed, and the run fails.
    */
-  luaSetAsk(ask: (question: number, argument: number | Buffer) => number): void;
+  luaSetAsk(ask: (question: number, argument: number | Buffer) => number | undefined): void;
 }
 
 /** `ask`'s questions and answers (native/node/src/script.rs's ASK_*). */

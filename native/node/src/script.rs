@@ -7,7 +7,8 @@
 //! Why numbers and free functions rather than a class: napi-rs 3 records every call of a class
 //! instance's method as a borrow of it, in a table shared by the process under a lock, and Bun
 //! charges ~60 ns for each typed-array argument. A trivial method call cost ~300 ns; a run now
-//! crosses with four numbers.
+//! crosses with four numbers, and not through N-API at all: `luaRun` is the C function
+//! svc_lua_run, which Bun's FFI calls (see there).
 //!
 //! Words (KEYS and ARGV, a command's arguments) cross as one buffer: a u32 count, then each word
 //! as a u32 length and its bytes, little-endian (svc_script::words; src/kv/scripting/words.ts on
@@ -49,6 +50,9 @@ struct LuaState {
     mailbox_bytes: usize,
     /// A run's words when they do not fit the mailbox (luaStageWords), until the run.
     staged: RefCell<Option<Vec<u8>>>,
+    /// The environment luaOpen was called in, for runs started through svc_lua_run (no N-API
+    /// call gives one there).
+    env: sys::napi_env,
 }
 
 thread_local! {
@@ -120,24 +124,30 @@ impl<'a> JsHost<'a> {
     /// when it was too long for it and is in own_reply.
     fn exchange(&mut self, args: &[&[u8]]) -> Result<Option<usize>> {
         self.call = self.function(self.state.call, self.call)?;
-        let answer = if words::packed_bytes(args) <= self.state.mailbox_bytes {
-            {
-                // SAFETY: JavaScript writes the mailbox only inside `call`, not now.
-                let mailbox = unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) };
-                // A word the script was given crosses as a reference to it, and one the server
-                // holds in the word cache as that (svc_script::words).
-                svc_script::with_run_words(|run| with_word_cache(|cache| words::pack_into(args, mailbox, |word| run.find(word), Some(cache))));
-            }
-            let answer = self.invoke(self.call, &[]);
-            // The server read every word if `call` returned, and may not have if it threw.
-            with_word_cache(|cache| if answer.is_ok() { cache.confirm() } else { cache.forget_pending() });
-            answer?
-        } else {
+        if words::packed_bytes(args) > self.state.mailbox_bytes {
             let words = self.buffer(&words::pack(args))?;
-            self.invoke(self.call, &[words])?
-        };
+            let answer = self.invoke(self.call, &[words])?;
+            return self.reply_of(answer);
+        }
+        {
+            // SAFETY: JavaScript writes the mailbox only inside `call`, not now.
+            let mailbox = unsafe { std::slice::from_raw_parts_mut(self.state.mailbox_at, self.state.mailbox_bytes) };
+            // A word the script was given crosses as a reference to it, and one the server
+            // holds in the word cache as that (svc_script::words).
+            svc_script::with_run_words(|run| with_word_cache(|cache| words::pack_into(args, mailbox, |word| run.find(word), Some(cache))));
+        }
+        let reply = self.invoke(self.call, &[]).and_then(|answer| self.reply_of(answer));
+        // The server read every word if `call` answered, and may not have if it failed (it
+        // threw, or answered undefined).
+        with_word_cache(|cache| if reply.is_ok() { cache.confirm() } else { cache.forget_pending() });
+        reply
+    }
+
+    /// The reply `answer` (what `call` returned) gives: the length of the reply at the mailbox's
+    /// start, or None for a reply in a typed array of its own, copied into own_reply.
+    fn reply_of(&mut self, answer: sys::napi_value) -> Result<Option<usize>> {
         let mut length = 0u32;
-        // SAFETY: `answer` is the value `call` returned: a number, or a typed array.
+        // SAFETY: `answer` is a value of this env, made in the call still running.
         unsafe {
             if sys::napi_get_value_uint32(self.env, answer, &mut length) == sys::Status::napi_ok {
                 if length as usize > self.state.mailbox_bytes {
@@ -219,6 +229,9 @@ impl JsHost<'_> {
     }
 }
 
+/// What a script's command answers once the server has failed to run one of them.
+const FAILED_COMMAND: &[u8] = b"-ERR the server failed to run the command\r\n";
+
 impl svc_script::Host for JsHost<'_> {
     fn set_protocol(&mut self, protocol: u8) {
         let asked = self.number(u32::from(protocol)).and_then(|argument| self.ask(ASK_SET_PROTOCOL, argument));
@@ -240,13 +253,18 @@ impl svc_script::Host for JsHost<'_> {
     }
 
     fn call(&mut self, args: &[&[u8]]) -> &[u8] {
+        if self.failure.is_some() {
+            // The run fails with the server's error once it returns: the server runs none of
+            // the script's commands after it.
+            return FAILED_COMMAND;
+        }
         match self.exchange(args) {
             // SAFETY: the mailbox is written by JavaScript only inside the next `call`.
             Ok(Some(length)) => unsafe { std::slice::from_raw_parts(self.state.mailbox_at, length) },
             Ok(None) => &self.own_reply,
             Err(error) => {
                 self.failure.get_or_insert(error);
-                b"-ERR the server failed to run the command\r\n"
+                FAILED_COMMAND
             }
         }
     }
@@ -304,6 +322,7 @@ pub fn lua_open(env: Env, memory_bytes_max: f64, mut mailbox: Uint8Array, call: 
         mailbox_at,
         mailbox_bytes,
         staged: RefCell::new(None),
+        env: env.raw(),
     };
     STATES.with_borrow_mut(|states| {
         states.push(Some(Rc::new(state)));
@@ -369,50 +388,43 @@ pub fn lua_stage_words(handle: u32, words: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Exports `luaRun` as a plain N-API function (lua_run_raw) rather than through #[napi]: the
-/// code napi-rs wraps each export in opens and closes a scope for borrowed arguments, ~100 ns
-/// a call, a tenth of running a short script.
-#[napi(module_exports)]
-pub fn export_lua_run(exports: Object, env: Env) -> Result<()> {
-    let mut function = ptr::null_mut();
-    // SAFETY: a function made and set on the exports during the module's registration.
-    unsafe {
-        check_status!(sys::napi_create_function(env.raw(), c"luaRun".as_ptr(), 6, Some(lua_run_raw), ptr::null_mut(), &mut function))?;
-        check_status!(sys::napi_set_named_property(env.raw(), exports.raw(), c"luaRun".as_ptr(), function))
-    }
+thread_local! {
+    /// Why the last svc_lua_run failed, until luaTakeFailure takes it.
+    static FAILURE: RefCell<Option<Error>> = const { RefCell::new(None) };
 }
 
-/// `luaRun(lua, id, keyCount, busyAfterMs)`: lua_run with four u32 arguments, its answer a
-/// number, its failure thrown.
-unsafe extern "C" fn lua_run_raw(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+/// What svc_lua_run returns when the run failed: luaTakeFailure throws why.
+const FAILED: u32 = u32::MAX - 2;
+
+/// `luaRun(lua, id, keyCount, busyAfterMs)`: lua_run as a plain C function, which the server
+/// calls through Bun's FFI (src/native/lua-run.ts) rather than N-API: an FFI call of four
+/// numbers costs ~8 ns, an N-API one ~90 (the call, a handle scope, reading each argument and
+/// making the answer a value), a tenth of a short script's run. With no N-API call under way
+/// there is no env to be given: the state keeps the one it was opened in, which lives as long
+/// as the thread's JavaScript does. Its answer is lua_run's, or FAILED.
+///
+/// Values it makes for the server's `call` (a command's words too long for the mailbox, the
+/// call's answer) are kept only in locals on this thread's stack, where JavaScript's collector
+/// finds them: no handle scope is open to hold them, and none is needed.
+#[no_mangle]
+pub extern "C" fn svc_lua_run(handle: u32, id: u32, key_count: u32, busy_after_ms: u32) -> u32 {
     let outcome = std::panic::catch_unwind(|| {
-        let mut argc = 4;
-        let mut argv = [ptr::null_mut(); 4];
-        check_status!(sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()))?;
-        let four_numbers = || Error::new(Status::InvalidArg, "luaRun takes four numbers");
-        if argc < 4 {
-            return Err(four_numbers());
-        }
-        let mut numbers = [0u32; 4];
-        for (value, number) in argv.iter().zip(numbers.iter_mut()) {
-            check_status!(sys::napi_get_value_uint32(env, *value, number)).map_err(|_| four_numbers())?;
-        }
-        let answer = lua_run(Env::from_raw(env), numbers[0], numbers[1], numbers[2], numbers[3])?;
-        let mut result = ptr::null_mut();
-        check_status!(sys::napi_create_uint32(env, answer, &mut result))?;
-        Ok(result)
+        let env = state(handle)?.env;
+        lua_run(Env::from_raw(env), handle, id, key_count, busy_after_ms)
     });
     let error = match outcome {
-        Ok(Ok(result)) => return result,
+        Ok(Ok(answer)) => return answer,
         Ok(Err(error)) => error,
         Err(_) => Error::new(Status::GenericFailure, "luaRun panicked"),
     };
-    // A JavaScript exception from the server's `call` is pending already: it is what is thrown.
-    if error.status != Status::PendingException {
-        let message = std::ffi::CString::new(error.reason.replace('\0', " ")).unwrap_or_default();
-        sys::napi_throw_error(env, ptr::null(), message.as_ptr());
-    }
-    ptr::null_mut()
+    FAILURE.set(Some(error));
+    FAILED
+}
+
+/// Throws why the last svc_lua_run answered FAILED (nothing if it did not).
+#[napi(js_name = "luaTakeFailure")]
+pub fn lua_take_failure() -> Result<()> {
+    FAILURE.take().map_or(Ok(()), Err)
 }
 
 /// Starts script or function `id`. Its keys, then its arguments (the first `key_count` of them

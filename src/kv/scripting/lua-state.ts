@@ -4,6 +4,7 @@
  * as in Redis; both run through here.
  */
 import { luaBusy, luaReplyTooLong, nativeAddon, type RegisteredFunction } from "../../native/addon.ts";
+import { luaFailed, luaRun } from "../../native/lua-run.ts";
 import type { Latin1Buffer } from "../text/write-bytes.ts";
 import { packWords, packWordsInto } from "./words.ts";
 
@@ -28,9 +29,46 @@ const mailboxBytes = 256 * 1024;
 const mailbox = Buffer.alloc(mailboxBytes) as Latin1Buffer;
 /** The script running now, in whichever state, which those functions reach. */
 let running: ScriptHost | null = null;
-const call = (words?: Buffer) => running!.call(words ?? mailbox, words === undefined, mailbox);
-const log = (line: Buffer) => running!.log(line);
-nativeAddon.luaSetAsk((question, argument) => running!.ask(question, argument));
+/**
+ * What the server's side of a run threw (a bug: commands answer their errors), kept until the
+ * native call returns and thrown then. Nothing is thrown into the native side: luaRun is an FFI
+ * call, across which a pending exception would not be thrown where it returns. The native side
+ * gets no answer, fails the run, and calls the server no more in it.
+ */
+let thrown: { error: unknown } | null = null;
+const call = (words?: Buffer) => {
+  if (thrown !== null) return undefined;
+  try {
+    return running!.call(words ?? mailbox, words === undefined, mailbox);
+  } catch (error) {
+    thrown ??= { error };
+    return undefined;
+  }
+};
+const log = (line: Buffer) => {
+  try {
+    running!.log(line);
+  } catch (error) {
+    thrown ??= { error };
+  }
+};
+nativeAddon.luaSetAsk((question, argument) => {
+  try {
+    return running!.ask(question, argument);
+  } catch (error) {
+    thrown ??= { error };
+    return undefined;
+  }
+});
+
+/** Throws what the server's side of the run that just returned threw, if it did. */
+function rethrowFromServer(): void {
+  if (thrown === null) return;
+  const { error } = thrown;
+  thrown = null;
+  throw error;
+}
+
 /** A reply in the mailbox, as LuaState.reply gives it. */
 const mailboxReply: ScriptReply = { bytes: mailbox, end: 0, counted: false };
 /** A state dropped without close() (an engine a test let go) is closed once collected. */
@@ -105,10 +143,11 @@ export class LuaState {
     running = host;
     let answer: number;
     try {
-      answer = nativeAddon.luaRun(this.lua, id, keyCount, busyAfterMs);
+      answer = luaRun(this.lua, id, keyCount, busyAfterMs);
     } finally {
       running = outer;
     }
+    if (answer === luaFailed || thrown !== null) failed();
     return this.reply(answer);
   }
 
@@ -136,7 +175,10 @@ export class LuaState {
   }
 }
 
-/** Runs `f` with `host` answering the running script's commands and log lines. */
+/**
+ * Runs `f` (an N-API call) with `host` answering the running script's commands and log lines;
+ * what the server's side threw is thrown in place of what `f` answers or throws.
+ */
 function hosting<T>(host: ScriptHost, f: () => T): T {
   const outer = running;
   running = host;
@@ -144,5 +186,16 @@ function hosting<T>(host: ScriptHost, f: () => T): T {
     return f();
   } finally {
     running = outer;
+    rethrowFromServer();
   }
+}
+
+/** A run failed (luaFailed), or the server's side threw in it: throws what the server threw, else why the native side failed. */
+function failed(): never {
+  try {
+    nativeAddon.luaTakeFailure();
+  } finally {
+    rethrowFromServer();
+  }
+  throw new Error("a script's run failed, and the native side does not say why");
 }
