@@ -139,13 +139,17 @@ impl Scripts {
         let library_runner = runners.get("library")?;
         let script_env = runners.get("env")?;
         let (handler, script_names) = (runners.get::<Function>("handler")?, runners.get::<Table>("script_names")?);
+        // Every script's KEYS and ARGV: two tables refilled by each run (run_entry says why).
+        let (keys, argv) = (lua.create_table()?, lua.create_table()?);
+        script_names.raw_set("KEYS", &keys)?;
+        script_names.raw_set("ARGV", &argv)?;
         let mut state = std::ptr::null_mut();
         let mut entry = 0;
-        // SAFETY: pushes the three upvalues and makes the closure on the main thread's stack,
+        // SAFETY: pushes the five upvalues and makes the closure on the main thread's stack,
         // protected; the registry keeps it.
         unsafe {
-            lua.exec_raw::<()>((handler, script_names, &compiled), |raw| {
-                ffi::lua_pushcclosure(raw, run::run_entry, 3);
+            lua.exec_raw::<()>((handler, script_names, &compiled, keys, argv), |raw| {
+                ffi::lua_pushcclosure(raw, run::run_entry, 5);
                 entry = ffi::luaL_ref(raw, ffi::LUA_REGISTRYINDEX);
                 state = raw;
             })?;

@@ -486,15 +486,28 @@ unsafe fn execute(state: *mut ffi::lua_State, entry: c_int, job: *mut Job) {
 }
 
 /// The upvalues of `run_entry`: sandbox.lua's error handler, the names scripts see as globals
-/// (where KEYS and ARGV go), and the table of compiled scripts and registered functions.
+/// (where KEYS and ARGV are), the table of compiled scripts and registered functions, and the
+/// tables scripts see as KEYS and ARGV.
 pub(crate) const HANDLER_UPVALUE: c_int = 1;
 pub(crate) const SCRIPT_NAMES_UPVALUE: c_int = 2;
 pub(crate) const SCRIPTS_UPVALUE: c_int = 3;
+pub(crate) const KEYS_UPVALUE: c_int = 4;
+pub(crate) const ARGV_UPVALUE: c_int = 5;
+
+/// Words a script's KEYS or ARGV table is refilled with at most (refill_words): a run with more
+/// gets a new table, so that one run of many words leaves no large table behind for the rest.
+const REFILLED_WORDS_MAX: usize = 64;
 
 /// Pushes a new table of the words packed in `packed`, from the `from`th, `count` of them; the
 /// first RUN_WORDS_REMEMBERED words of the run are remembered in `run` as they are pushed.
 unsafe fn push_words(state: *mut ffi::lua_State, packed: &[u8], from: usize, count: usize, run: &Run) {
     ffi::lua_createtable(state, count as c_int, 0);
+    fill_words(state, ffi::lua_gettop(state), packed, from, count, run);
+}
+
+/// Sets `[1..count]` of the (empty) table at stack index `table` to the words packed in `packed`
+/// from the `from`th; the first RUN_WORDS_REMEMBERED words of the run are remembered in `run`.
+unsafe fn fill_words(state: *mut ffi::lua_State, table: c_int, packed: &[u8], from: usize, count: usize, run: &Run) {
     let mut i = 0;
     words::each(packed, |word| {
         if i >= from && i < from + count {
@@ -503,10 +516,49 @@ unsafe fn push_words(state: *mut ffi::lua_State, packed: &[u8], from: usize, cou
                 let lua = ffi::lua_tolstring(state, -1, std::ptr::null_mut()).cast::<u8>();
                 run.words.borrow_mut().push(RunWord { lua, given: word.as_ptr(), length: word.len() });
             }
-            ffi::lua_rawseti(state, -2, (i - from) as ffi::lua_Integer + 1);
+            ffi::lua_rawseti(state, table, (i - from) as ffi::lua_Integer + 1);
         }
         i += 1;
     });
+}
+
+/// Makes the script's table `name` (KEYS or ARGV, kept in upvalue `upvalue` of run_entry and in
+/// the script names) hold the words packed in `packed`, from the `from`th, `count` of them, as
+/// push_words would make it. The table of the run before is emptied and filled again rather than
+/// a new one made: two tables a run were a tenth of a short script's time, in their allocation
+/// and in the collector's work on them. A script cannot keep a table from one run to the next (the
+/// globals and libraries it could store one in are read-only, and `setfenv` is gone), so no run
+/// sees what another did to it. A function gets new tables (push_words): a library's functions
+/// share its locals, where one could keep its keys.
+unsafe fn refill_words(state: *mut ffi::lua_State, upvalue: c_int, name: &std::ffi::CStr, packed: &[u8], from: usize, count: usize, run: &Run) {
+    let slot = ffi::lua_upvalueindex(upvalue);
+    if count > REFILLED_WORDS_MAX || ffi::lua_objlen(state, slot) > REFILLED_WORDS_MAX {
+        push_words(state, packed, from, count, run);
+        ffi::lua_pushvalue(state, -1);
+        ffi::lua_replace(state, slot);
+        ffi::lua_pushstring(state, name.as_ptr());
+        ffi::lua_insert(state, -2);
+        ffi::lua_rawset(state, ffi::lua_upvalueindex(SCRIPT_NAMES_UPVALUE));
+        return;
+    }
+    ffi::lua_pushvalue(state, slot);
+    let table = ffi::lua_gettop(state);
+    // Whatever the last run left in it, its words and anything it added, goes; so does a
+    // metatable it set. Clearing a field during lua_next is allowed.
+    ffi::lua_pushnil(state);
+    while ffi::lua_next(state, table) != 0 {
+        ffi::lua_pop(state, 1);
+        ffi::lua_pushvalue(state, -1);
+        ffi::lua_pushnil(state);
+        ffi::lua_rawset(state, table);
+    }
+    if ffi::lua_getmetatable(state, table) != 0 {
+        ffi::lua_pop(state, 1);
+        ffi::lua_pushnil(state);
+        ffi::lua_setmetatable(state, table);
+    }
+    fill_words(state, table, packed, from, count, run);
+    ffi::lua_pop(state, 1);
 }
 
 /// Runs a script or function as the `Job` (the lightuserdata argument) says, protected by the
@@ -537,13 +589,8 @@ pub(crate) unsafe extern "C-unwind" fn run_entry(state: *mut ffi::lua_State) -> 
         2
     } else {
         // A script reads them as the globals KEYS and ARGV.
-        let names = ffi::lua_upvalueindex(SCRIPT_NAMES_UPVALUE);
-        ffi::lua_pushstring(state, c"KEYS".as_ptr());
-        push_words(state, &job.words, 0, key_count, run);
-        ffi::lua_rawset(state, names);
-        ffi::lua_pushstring(state, c"ARGV".as_ptr());
-        push_words(state, &job.words, key_count, total - key_count, run);
-        ffi::lua_rawset(state, names);
+        refill_words(state, KEYS_UPVALUE, c"KEYS", &job.words, 0, key_count, run);
+        refill_words(state, ARGV_UPVALUE, c"ARGV", &job.words, key_count, total - key_count, run);
         0
     };
     let status = ffi::lua_pcall(state, arguments, 1, 1);

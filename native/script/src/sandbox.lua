@@ -100,7 +100,7 @@ local function environment(names)
 end
 
 -- `names` for scripts: the sandboxed globals, copied here once they are complete (nothing changes
--- them after this file has run), and KEYS and ARGV, which each run sets.
+-- them after this file has run), and KEYS and ARGV, which each run fills (lib.rs, run.rs).
 local script_names = {}
 for name, value in pairs(real) do script_names[name] = value end
 local env = environment(script_names)
@@ -247,7 +247,7 @@ local loading_names = setmetatable({ redis = environment(load_names) }, { __inde
 return {
   -- What lib.rs's run_entry runs scripts and functions with: the error handler, as the error
   -- function of its lua_pcall (what xpcall is), the scripts' environment, set on each script
-  -- when it is compiled, and the names that environment shows, where each run sets KEYS and ARGV.
+  -- when it is compiled, and the names that environment shows, with the KEYS and ARGV each run fills.
   handler = handler,
   env = env,
   script_names = script_names,

@@ -481,3 +481,32 @@ fn a_command_naming_a_word_the_script_was_given_refers_to_it() {
     // Outside a run nothing is.
     assert_eq!(super::run_word(b"k1"), None);
 }
+
+#[test]
+fn each_run_sees_only_its_own_keys_and_arguments() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    // What a run may do to the KEYS and ARGV tables it was given (run.rs's refill_words keeps
+    // the two tables from run to run): add to them, take from them, give them a metatable.
+    let meddle = "KEYS[5] = 'x'; KEYS.extra = 1; ARGV[1] = nil; table.insert(ARGV, 'y'); \
+                  setmetatable(KEYS, { __index = function() return 'from a metatable' end }); return 1";
+    let show = "local parts = {} \
+                for k, v in pairs(KEYS) do parts[#parts + 1] = 'K' .. tostring(k) .. '=' .. v end \
+                for k, v in pairs(ARGV) do parts[#parts + 1] = 'A' .. tostring(k) .. '=' .. v end \
+                table.sort(parts) \
+                return table.concat(parts, ' ') .. ' #' .. #KEYS .. '/' .. #ARGV .. ' ' .. tostring(getmetatable(KEYS)) .. ' ' .. tostring(KEYS[9])";
+    assert_eq!(eval(&scripts, meddle, &["a", "b"], &["c", "d", "e"], h), ":1\r\n");
+    let bulk = |text: &str| format!("${}\r\n{text}\r\n", text.len());
+    assert_eq!(eval(&scripts, show, &["k1"], &["v1", "v2"], h), bulk("A1=v1 A2=v2 K1=k1 #1/2 nil nil"));
+    // No words at all, then as many as the kept tables hold, one past it, and few again.
+    assert_eq!(eval(&scripts, show, &[], &[], h), bulk(" #0/0 nil nil"));
+    for count in [64, 65, 3] {
+        let words: Vec<String> = (1..=count).map(|i| format!("w{i}")).collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        assert_eq!(eval(&scripts, meddle, &words, &words, h), ":1\r\n");
+        let summary = format!("return #KEYS .. '/' .. #ARGV .. ' ' .. KEYS[{count}] .. ' ' .. tostring(KEYS[{}]) .. ' ' .. ARGV[{count}]", count + 1);
+        let expected = format!("w{count} nil w{count}");
+        let reply = eval(&scripts, &summary, &words, &words, h);
+        assert!(reply.ends_with(&format!("{count}/{count} {expected}\r\n")), "{count} words: {reply}");
+    }
+}
