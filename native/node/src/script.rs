@@ -409,8 +409,8 @@ const FAILED: u32 = u32::MAX - 2;
 #[no_mangle]
 pub extern "C" fn svc_lua_run(handle: u32, id: u32, key_count: u32, busy_after_ms: u32) -> u32 {
     let outcome = std::panic::catch_unwind(|| {
-        let env = state(handle)?.env;
-        lua_run(Env::from_raw(env), handle, id, key_count, busy_after_ms)
+        let state = state(handle)?;
+        lua_run(Env::from_raw(state.env), &state, id, key_count, busy_after_ms)
     });
     let error = match outcome {
         Ok(Ok(answer)) => return answer,
@@ -430,8 +430,7 @@ pub fn lua_take_failure() -> Result<()> {
 /// Starts script or function `id`. Its keys, then its arguments (the first `key_count` of them
 /// keys), are packed in the mailbox, or were staged (luaStageWords). Past `busy_after_ms` it
 /// stops, and BUSY is returned: luaResume goes on with it. Otherwise what `answer` says.
-fn lua_run(env: Env, handle: u32, id: u32, key_count: u32, busy_after_ms: u32) -> Result<u32> {
-    let state = state(handle)?;
+fn lua_run(env: Env, state: &LuaState, id: u32, key_count: u32, busy_after_ms: u32) -> Result<u32> {
     if state.scripts.busy() {
         return Err(Error::new(Status::GenericFailure, "a script is busy in this Lua state"));
     }
@@ -449,9 +448,9 @@ fn lua_run(env: Env, handle: u32, id: u32, key_count: u32, busy_after_ms: u32) -
             }
         }
     }
-    let mut host = JsHost::new(&env, &state);
+    let mut host = JsHost::new(&env, state);
     let outcome = state.scripts.start(id, key_count as usize, Duration::from_millis(u64::from(busy_after_ms)), &mut host);
-    answer(&state, host, outcome)
+    answer(state, host, outcome)
 }
 
 /// Goes on with the busy script of state `handle` for one more slice, killed first if `kill`
