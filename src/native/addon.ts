@@ -51,7 +51,8 @@ export interface NativeAddon {
    * Keeps `ask`, which answers what a running script asks besides its commands and log lines,
    * for every state: `ask(luaAskSetProtocol, protocol)` (redis.setresp) sets the protocol its
    * commands reply in; `ask(luaAskMayRun, words)` (redis.acl_check_cmd) answers whether its user
-   * may run the command packed in `words` (luaAnswer*). Undefined: it failed, and the run fails.
+   * may run the command packed in `words` (luaAnswer*); `ask(luaAskElapsed, 0)`, how many µs
+   * the running script has run, from its command's start. Undefined: it failed, and the run fails.
    */
   luaSetAsk(ask: (question: number, argument: number | Buffer) => number | undefined): void;
 }
@@ -59,6 +60,7 @@ export interface NativeAddon {
 /** `ask`'s questions and answers (native/node/src/script.rs's ASK_*). */
 export const luaAskSetProtocol = 1;
 export const luaAskMayRun = 2;
+export const luaAskElapsed = 3;
 export const luaAnswerDenied = 0;
 export const luaAnswerAllowed = 1;
 export const luaAnswerUnknownCommand = 2;

@@ -174,11 +174,13 @@ thread_local! {
     static ASK: Cell<sys::napi_ref> = const { Cell::new(ptr::null_mut()) };
 }
 
-/// `ask`'s questions: redis.setresp's protocol (the argument; answer ignored), and
+/// `ask`'s questions: redis.setresp's protocol (the argument; answer ignored),
 /// redis.acl_check_cmd's (the argument the command's packed words; the answer
-/// ASK_ALLOWED, ASK_DENIED or ASK_UNKNOWN_COMMAND).
+/// ASK_ALLOWED, ASK_DENIED or ASK_UNKNOWN_COMMAND), and how long the running script has run
+/// (Host::elapsed; argument 0, the answer in microseconds).
 const ASK_SET_PROTOCOL: u32 = 1;
 const ASK_MAY_RUN: u32 = 2;
+const ASK_ELAPSED: u32 = 3;
 const ASK_ALLOWED: u32 = 1;
 const ASK_UNKNOWN_COMMAND: u32 = 2;
 
@@ -186,7 +188,8 @@ const ASK_UNKNOWN_COMMAND: u32 = 2;
 /// log lines (redis.setresp, redis.acl_check_cmd), for every state; called once when the server's
 /// Lua side is loaded. `ask(1, protocol)` sets the protocol the script's commands reply in;
 /// `ask(2, words)` answers 1 if the script's user may run the command packed in `words`, 0 if
-/// not, 2 if there is no such command.
+/// not, 2 if there is no such command; `ask(3, 0)` answers the microseconds the running script
+/// has run.
 #[napi(js_name = "luaSetAsk")]
 pub fn lua_set_ask(env: Env, ask: Function) -> Result<()> {
     let mut reference = ptr::null_mut();
@@ -248,6 +251,17 @@ impl svc_script::Host for JsHost<'_> {
             Err(error) => {
                 self.failure.get_or_insert(error);
                 Some(false)
+            }
+        }
+    }
+
+    fn elapsed(&mut self) -> Duration {
+        let asked = self.number(0).and_then(|argument| self.ask(ASK_ELAPSED, argument));
+        match asked {
+            Ok(micros) => Duration::from_micros(u64::from(micros)),
+            Err(error) => {
+                self.failure.get_or_insert(error);
+                Duration::ZERO
             }
         }
     }

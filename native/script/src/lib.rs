@@ -57,6 +57,13 @@ pub trait Host {
     fn may_run(&mut self, _args: &[&[u8]]) -> Option<bool> {
         None
     }
+    /// How long the script has run so far: from when the server started its command, which read
+    /// the clock then. Asked once a run, at its first check of the time (run.rs), so that a short
+    /// script reads no clock of its own. A host that does not know answers zero: the run is then
+    /// timed from that check.
+    fn elapsed(&mut self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// Longest a library's code may run when it is loaded (Redis's FUNCTION LOAD timeout).

@@ -104,9 +104,9 @@ pub(crate) struct Job {
 #[derive(Clone, Copy)]
 enum Mode {
     Idle,
-    /// A script or function, on the script's stack; past `busy_at` it stops at each check once
-    /// its slice is over.
-    Script { busy_at: Instant },
+    /// A script or function, on the script's stack; past `busy_after` (from the start of its
+    /// command) it stops at each check once its slice is over.
+    Script { busy_after: Duration },
     /// A library's code, being loaded, on the caller's stack; it is ended at `deadline`.
     Library { deadline: Instant },
 }
@@ -119,6 +119,8 @@ pub struct Run {
     /// The script's stack, while a run is on it: what stops it and what calls back to the server.
     yielder: Cell<*const Yielder<Resume, Pause>>,
     mode: Cell<Mode>,
+    /// When the running script is busy: worked out at its first check of the time; None before.
+    busy_at: Cell<Option<Instant>>,
     /// When the slice of a resumed busy script ends; None before its first stop.
     slice_end: Cell<Option<Instant>>,
     /// SCRIPT KILL or FUNCTION KILL asked for the running script's end.
@@ -149,6 +151,7 @@ impl Default for Run {
             host: Cell::new(None),
             yielder: Cell::new(std::ptr::null()),
             mode: Cell::new(Mode::Idle),
+            busy_at: Cell::new(None),
             slice_end: Cell::new(None),
             kill: Cell::new(false),
             timed_out: Cell::new(false),
@@ -260,8 +263,17 @@ impl Run {
 
     /// Stops the script for the server if it is past its busy threshold and its slice is over.
     fn pause_if_busy(&self) {
-        let Mode::Script { busy_at } = self.mode.get() else { return };
+        let Mode::Script { busy_after } = self.mode.get() else { return };
         let now = Instant::now();
+        let busy_at = self.busy_at.get().unwrap_or_else(|| {
+            // The run's first check: it started when the server says, which spares every short
+            // script a reading of the clock at its start.
+            let ran = self.with_host(|host| host.elapsed()).unwrap_or(Duration::ZERO);
+            let started = now.checked_sub(ran).unwrap_or(now);
+            let at = started.checked_add(busy_after).unwrap_or_else(far_future);
+            self.busy_at.set(Some(at));
+            at
+        });
         if now < busy_at || self.slice_end.get().is_some_and(|end| now < end) {
             return;
         }
@@ -369,10 +381,10 @@ impl Runner {
         self.run.slice_end.set(None);
         self.run.calls_since_check.set(0);
         self.run.reset_settings();
-        let busy_at = Instant::now().checked_add(busy_after).unwrap_or_else(far_future);
+        self.run.busy_at.set(None);
         // The borrow ends here; the job is not borrowed again until the run is Done (busy guards).
         let job: *mut Job = &mut **self.job.borrow_mut();
-        self.drive(Mode::Script { busy_at }, host, Resume::Start(job))
+        self.drive(Mode::Script { busy_after }, host, Resume::Start(job))
     }
 
     /// Goes on with the busy job for one more slice, killed first if `kill` (SCRIPT KILL).

@@ -13,9 +13,17 @@ struct Replies {
     replies: Vec<(&'static str, &'static str)>,
     asked: Vec<Vec<String>>,
     logged: Vec<(u8, String)>,
+    /// What elapsed() answers: how long the script's command had run before its first check.
+    ran: Duration,
+    /// How many times elapsed() was asked.
+    elapsed_asked: usize,
 }
 
 impl Host for Replies {
+    fn elapsed(&mut self) -> Duration {
+        self.elapsed_asked += 1;
+        self.ran
+    }
     fn call(&mut self, args: &[&[u8]]) -> &[u8] {
         self.asked.push(args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect());
         let name = String::from_utf8_lossy(args[0]).to_lowercase();
@@ -39,6 +47,8 @@ fn host() -> Replies {
         ],
         asked: Vec::new(),
         logged: Vec::new(),
+        ran: Duration::ZERO,
+        elapsed_asked: 0,
     }
 }
 
@@ -172,6 +182,30 @@ fn a_script_past_its_threshold_stops_busy_and_goes_on_when_resumed() {
     // One under its threshold runs to its end at once.
     assert_eq!(start(&scripts, "return 7", Duration::from_secs(5), h).1, Outcome::Done);
     assert_eq!(reply_text(&scripts), ":7\r\n");
+}
+
+#[test]
+fn busy_reply_threshold_counts_from_the_start_of_the_scripts_command() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    // Some 200,000 instructions: the hook checks the time twice or more, in far less than a second.
+    let body = "local n = 0 for i = 1, 1e5 do n = n + 1 end return n";
+    // The server says the command had run 10 s before the first check: past a 5 s threshold
+    // already, so the script stops at that check.
+    h.ran = Duration::from_secs(10);
+    assert_eq!(start(&scripts, body, Duration::from_secs(5), h).1, Outcome::Busy);
+    assert_eq!(h.elapsed_asked, 1);
+    while scripts.resume(false, h) == Outcome::Busy {}
+    // Asked once a run: later checks compare with the deadline worked out at the first.
+    assert_eq!(h.elapsed_asked, 1);
+    assert_eq!(reply_text(&scripts), ":100000\r\n");
+    // Had it just started, the same run ends within its threshold.
+    h.ran = Duration::ZERO;
+    assert_eq!(start(&scripts, body, Duration::from_secs(5), h).1, Outcome::Done);
+    assert_eq!(h.elapsed_asked, 2);
+    // A script too short to check the time never asks.
+    assert_eq!(start(&scripts, "return 1", Duration::from_secs(5), h).1, Outcome::Done);
+    assert_eq!(h.elapsed_asked, 2);
 }
 
 #[test]

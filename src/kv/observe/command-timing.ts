@@ -13,6 +13,11 @@
  * commands one of those runs itself (a script's, EXEC's) share a batch that starts with it, so a
  * script calling INCR reads the clock twice, not three times; their time includes the Lua
  * between them, as it did when their batch began with the first of them.
+ *
+ * Commands a connection runs back to back from one read (beginRun … settle) chain their
+ * readings: one that starts right after another ended starts at that reading, so a pipeline of
+ * EVALSHAs reads the clock once per command rather than twice. Each then also counts the few
+ * dozen ns between the two, the dispatch of the command itself.
  */
 import type { Clock } from "../../core/clock.ts";
 import type { CommandShape } from "../kit/command-info.ts";
@@ -54,16 +59,34 @@ export class CommandTiming {
   private batchAllFast = true;
   /** latency-tracking: each call's time goes into its command's histogram too. */
   tracksLatency = true;
+  /** Between beginRun and settle: the commands run come one right after another. */
+  private chained = false;
+  /** While chained, the reading that ended the last command (or batch), which the next starts at; -1 otherwise. */
+  private lastReadingMs = -1;
 
   constructor(
     private readonly clock: Clock,
     private readonly latency: LatencyMonitor | null = null,
   ) {}
 
+  /**
+   * A caller is about to run commands back to back, with nothing else between them, until it
+   * calls settle (a connection's commands from one read).
+   */
+  beginRun(): void {
+    this.chained = true;
+  }
+
   /** When a batched command starts: the open batch's start, or now, opening one. */
   startBatched(): number {
-    if (this.batchStartedMs < 0) this.batchStartedMs = this.clock.monotonicMs();
+    if (this.batchStartedMs < 0) this.batchStartedMs = this.lastReadingMs >= 0 ? this.lastReadingMs : this.clock.monotonicMs();
     return this.batchStartedMs;
+  }
+
+  /** When a command timed alone starts: the open batch ends then; returns the time. */
+  startAlone(): number {
+    if (this.batchStartedMs < 0 && this.lastReadingMs >= 0) return this.lastReadingMs;
+    return this.endBatch();
   }
 
   /**
@@ -82,9 +105,11 @@ export class CommandTiming {
     if (this.batchAllFast && this.latency?.on && !spec.flags.includes("fast")) this.batchAllFast = false;
   }
 
-  /** Ends the open batch, if there is one: for a caller done running commands. */
+  /** Ends the open batch, if there is one, and any chain (beginRun): for a caller done running commands. */
   settle(): void {
     if (this.batchStartedMs >= 0) this.endBatch();
+    this.chained = false;
+    this.lastReadingMs = -1;
   }
 
   /** Ends the open batch, if any, sharing its time among its commands; returns the time now. */
@@ -106,6 +131,7 @@ export class CommandTiming {
       this.batchAllFast = true;
     }
     this.batchStartedMs = -1;
+    if (this.chained) this.lastReadingMs = nowMs;
     return nowMs;
   }
 }

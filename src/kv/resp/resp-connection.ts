@@ -171,6 +171,7 @@ export class Connection implements Transport, TurnWriter {
   private run(commands: string[][]): void {
     const session = this.session;
     this.engine.warmKeys(session, commands);
+    this.engine.beginCommandRun();
     let i = 0;
     while (i < commands.length && this.mayRun && !this.pausedAt(commands[i]!)) this.execute(commands[i++]!);
     this.engine.settleTiming();
@@ -215,6 +216,7 @@ export class Connection implements Transport, TurnWriter {
   private runWaiting(): void {
     const outerBatch = this.batchQueryBytes >= 0;
     if (!outerBatch) this.batchQueryBytes = this.parser.pendingBytes + this.waitingBytes;
+    this.engine.beginCommandRun();
     while (this.waitingFrom < this.waiting.length && this.mayRun && !this.pausedAt(this.waiting[this.waitingFrom]!)) {
       const argv = this.waiting[this.waitingFrom++]!;
       this.waitingBytes -= requestBytes(argv);

@@ -86,8 +86,10 @@ export interface ScriptHost {
   log(line: Buffer): void;
   /**
    * What the script asks besides: the protocol its commands reply in from now on (redis.setresp;
-   * `question` luaAskSetProtocol, `argument` 2 or 3), or whether its user may run a command
-   * (redis.acl_check_cmd; luaAskMayRun, the command's packed words), answered luaAnswer*.
+   * `question` luaAskSetProtocol, `argument` 2 or 3), whether its user may run a command
+   * (redis.acl_check_cmd; luaAskMayRun, the command's packed words), answered luaAnswer*, or how
+   * many µs it has run since its command started (luaAskElapsed; asked at its first check of
+   * the time, which busy-reply-threshold is counted from).
    */
   ask(question: number, argument: number | Buffer): number;
 }

@@ -7,7 +7,7 @@
  * its writes between MULTI and EXEC, so a replay applies all of them or none. A SELECT inside it
  * holds for the rest of the script only.
  */
-import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskSetProtocol } from "../../native/addon.ts";
+import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskElapsed, luaAskSetProtocol } from "../../native/addon.ts";
 import { scriptNoPermission } from "../acl/acl-users.ts";
 import type { Server } from "../kit/server.ts";
 import { cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
@@ -20,6 +20,9 @@ import { BusyScript, type BusyRun } from "./busy-script.ts";
 import type { ScriptHost, ScriptReply } from "./lua-state.ts";
 import { unpackWords } from "./words.ts";
 import type { RunTarget } from "./run-target.ts";
+
+/** The most µs luaAskElapsed answers (a u32 on the native side: 71 minutes). */
+const elapsedMicrosMax = 0xffffffff;
 
 /** What each command a script runs writes its reply with, into the mailbox unless it outgrows it. */
 const scratch = new RespWriter();
@@ -39,13 +42,16 @@ class ScriptRun implements ScriptHost, BusyRun {
   private allowOom = false;
   /** The command that runs the script: its words from wordsFrom on are the script's keys and arguments, which its commands refer to. */
   private scriptArgv: readonly string[] = [];
+  /** When that command started (monotonic ms): the script's time is counted from it. */
+  private startedMs = 0;
   /** Errors of the commands the script runs count in INFO errorstats, as a client's do. */
   private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
 
-  /** Starts a run for `session`'s command `scriptArgv`. */
-  begin(engine: Server, session: Session, readOnly: boolean, allowOom: boolean, scriptArgv: readonly string[]): this {
+  /** Starts a run for `session`'s command `scriptArgv`, which started at `startedMs` (monotonic). */
+  begin(engine: Server, session: Session, readOnly: boolean, allowOom: boolean, scriptArgv: readonly string[], startedMs: number): this {
     this.engine = engine;
     this.session = session;
+    this.startedMs = startedMs;
     this.readOnly = readOnly;
     this.allowOom = allowOom;
     this.scriptArgv = scriptArgv;
@@ -83,6 +89,7 @@ class ScriptRun implements ScriptHost, BusyRun {
       this.protocol = argument === 3 ? 3 : 2;
       return 0;
     }
+    if (question === luaAskElapsed) return Math.min(elapsedMicrosMax, Math.max(0, Math.round((this.engine.clock.monotonicMs() - this.startedMs) * 1000)));
     const allowed = mayRun(this.engine, this.session, unpackWords(argument as Buffer));
     return allowed === null ? luaAnswerUnknownCommand : allowed ? luaAnswerAllowed : luaAnswerDenied;
   }
@@ -121,7 +128,7 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   const flags = target.flags;
   if (flags.declared && readOnly && !flags.noWrites) throw new KvError("ERR Can not execute a script with write flag using *_ro command.");
   if (flags.declared && !flags.noWrites && !flags.allowOom && engine.overMaxmemory) throw overMaxmemory();
-  const run = (spareRun ?? new ScriptRun()).begin(engine, session, readOnly || flags.noWrites, flags.allowOom, argv);
+  const run = (spareRun ?? new ScriptRun()).begin(engine, session, readOnly || flags.noWrites, flags.allowOom, argv, x.timeMs);
   spareRun = null;
   const dbIndex = session.dbIndex;
   // Inside EXEC the transaction's own MULTI/EXEC already wraps the script's writes.

@@ -466,6 +466,14 @@ export class Engine implements Server, Configurable {
     warmBatch(this.dbs[session.dbIndex]!, commands);
   }
 
+  /**
+   * A caller is about to run commands back to back, nothing else between them, until it calls
+   * settleTiming: each may start timing at the reading that ended the one before (command-timing.ts).
+   */
+  beginCommandRun(): void {
+    this.timing.beginRun();
+  }
+
   /** Ends the timing of the commands run since the last call: for a caller done running them. */
   settleTiming(): void {
     this.timing.settle();
@@ -481,7 +489,7 @@ export class Engine implements Server, Configurable {
     }
     const traits = traitsOf(spec);
     const batched = (traits & traitTimedInBatch) !== 0 && !this.slowlog.logsEverything;
-    const startedMs = batched ? this.timing.startBatched() : this.timing.endBatch();
+    const startedMs = batched ? this.timing.startBatched() : this.timing.startAlone();
     if (!batched) this.timing.openBatchAt(startedMs);
     const exec: Exec = {
       engine: this,

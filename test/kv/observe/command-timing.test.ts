@@ -64,6 +64,53 @@ describe("CommandTiming", () => {
     // The slow command's 5 ms did not reach the batch before it.
     expect(fast.usec).toBe(1000);
   });
+
+  test("commands run back to back (beginRun … settle) start at the reading that ended the one before", () => {
+    const clock = new ManualClock();
+    let reads = 0;
+    const counting = { nowMs: () => clock.nowMs(), monotonicMs: () => (reads++, clock.monotonicMs()) };
+    const timing = new CommandTiming(counting);
+    const fast = stats();
+    timing.beginRun();
+    // A command timed alone: one reading at its start, one at its end.
+    const first = timing.startAlone();
+    clock.advance(4);
+    expect(timing.endBatch() - first).toBe(4);
+    expect(reads).toBe(2);
+    // The next starts where the first ended: no reading of its own.
+    clock.advance(1);
+    const second = timing.startAlone();
+    expect(reads).toBe(2);
+    expect(second).toBe(first + 4);
+    clock.advance(2);
+    expect(timing.endBatch() - second).toBe(3);
+    // So does a batch that follows.
+    expect(timing.startBatched()).toBe(first + 7);
+    clock.advance(1);
+    timing.finishBatched(fast, get);
+    timing.settle();
+    expect(fast.usec).toBe(1000);
+    expect(reads).toBe(4);
+    // settle ends the chain: what starts after it reads the clock, so the time between two
+    // reads of a connection (idle, the event loop) goes to no command.
+    clock.advance(1000);
+    const later = timing.startAlone();
+    expect(reads).toBe(5);
+    expect(later).toBe(first + 1008);
+  });
+
+  test("without beginRun every command timed alone reads the clock at its start", () => {
+    const clock = new ManualClock();
+    let reads = 0;
+    const counting = { nowMs: () => clock.nowMs(), monotonicMs: () => (reads++, clock.monotonicMs()) };
+    const timing = new CommandTiming(counting);
+    const first = timing.startAlone();
+    clock.advance(2);
+    timing.endBatch();
+    clock.advance(50);
+    expect(timing.startAlone() - first).toBe(52);
+    expect(reads).toBe(3);
+  });
 });
 
 describe("through the engine", () => {
