@@ -79,8 +79,12 @@ export interface RequestParser {
   feed(chunk: Uint8Array): ParseOutput;
 }
 
-/** Arguments up to this long are checked against the last command's (RequestBuffer.argument). */
-const repeatedArgBytesMax = 32;
+/**
+ * Arguments up to this long are checked against the last command's (RequestBuffer.argument): an
+ * EVALSHA's SHA-1 (40 hex digits) among them, which a pipeline of one script repeats and the
+ * script cache then finds by a string whose hash is already known.
+ */
+const repeatedArgBytesMax = 64;
 /**
  * Arguments at positions below this are checked against the last command's (the name, at 0, is
  * interned instead).
