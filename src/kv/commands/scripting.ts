@@ -7,6 +7,7 @@
 import { parseInt64, parseSmallInteger } from "../text/args.ts";
 import { KvError, notAnInteger } from "../text/errors.ts";
 import { replayResp } from "../scripting/resp-replay.ts";
+import { RespWriter } from "../resp/writer.ts";
 import { busyScriptError, type ScriptKind } from "../scripting/busy-script.ts";
 import type { ScriptReply } from "../scripting/lua-state.ts";
 import type { ScriptFlags } from "../scripting/shebang.ts";
@@ -18,8 +19,12 @@ import { type CommandFlag, type CommandSpec, countedKeys, type Exec, helpFlags, 
 /** Hex digits of a script's SHA-1, the only length EVALSHA looks up. */
 const shaHexDigits = 40;
 
-/** RESP's error type byte. */
+/** RESP's type bytes: error, integer, status, bulk string; and the minus of a null bulk. */
 const errorType = 0x2d;
+const integerType = 0x3a;
+const statusType = 0x2b;
+const bulkType = 0x24;
+const minus = 0x2d;
 
 /**
  * SCRIPT KILL (`kind` eval) and FUNCTION KILL (function): ends the busy script at its next
@@ -83,8 +88,14 @@ export function finish(x: Exec, result: ScriptReply | null): void {
 
 /** Writes a script's reply. An error makes EVAL a failed call, as Redis counts it. */
 function answer(x: Exec, result: ScriptReply): void {
-  if (result.bytes[0] === errorType) x.failed = true;
-  replayResp(result.bytes, x.reply, result.counted, result.end);
+  const { bytes, end } = result;
+  const type = bytes[0];
+  if (type === errorType) x.failed = true;
+  // An integer, a status or a string (not the null one) reads the same in RESP2 and RESP3, and
+  // the native side wrote it whole: a connection takes its bytes as they are, unread.
+  else if (x.reply instanceof RespWriter && (type === integerType || type === statusType || (type === bulkType && bytes[1] !== minus)))
+    return x.reply.encoded(bytes, 0, end);
+  replayResp(bytes, x.reply, result.counted, end);
 }
 
 const evalFlags: readonly CommandFlag[] = ["noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"];

@@ -159,11 +159,16 @@ export class RespWriter implements Reply {
     else this.bulk(digits);
   }
 
-  /** Appends already-encoded RESP (e.g. a pub/sub message built once for many subscribers). */
-  encoded(bytes: Uint8Array): void {
-    this.reserve(bytes.length);
-    this.buffer.set(bytes, this.length);
-    this.length += bytes.length;
+  /**
+   * Appends already-encoded RESP, `bytes[from, to)`: a pub/sub message built once for many
+   * subscribers, a script's reply that reads the same in RESP2 and RESP3 (commands/scripting.ts).
+   */
+  encoded(bytes: Uint8Array, from = 0, to = bytes.length): void {
+    this.reserve(to - from);
+    if (from === 0 && to === bytes.length) {
+      this.buffer.set(bytes, this.length);
+      this.length += to;
+    } else this.length = writeBytes(this.buffer, this.length, bytes, from, to);
   }
 
   /**
