@@ -83,7 +83,12 @@ function evalSha(x: Exec, argv: string[], readOnly: boolean): void {
 /** Writes a script's reply now, or once it ends if it went busy (null). */
 export function finish(x: Exec, result: ScriptReply | null): void {
   if (result !== null) answer(x, result);
-  else x.engine.busyScript!.whenDone((reply) => answer(x, reply));
+  else answerWhenDone(x);
+}
+
+/** A busy script's reply, written once it ends; its closure made here, not on finish's every call. */
+function answerWhenDone(x: Exec): void {
+  x.engine.busyScript!.whenDone((reply) => answer(x, reply));
 }
 
 /** Writes a script's reply. An error makes EVAL a failed call, as Redis counts it. */

@@ -152,9 +152,17 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
     return reply;
   }
   const busy = new BusyScript(target.state, run, session, target.kind, target.name, argv, x.timeMs);
-  busy.whenDone(() => endRun(engine, session, wraps, dbIndex));
+  endRunWhenDone(busy, engine, session, wraps, dbIndex);
   engine.scriptBusy(busy);
   return null;
+}
+
+/**
+ * A busy run ends (endRun) once its script does. Its closure is made here rather than in
+ * runScript, which would otherwise make a scope object for its variables on every run.
+ */
+function endRunWhenDone(busy: BusyScript, engine: Server, session: Session, wraps: boolean, dbIndex: number): void {
+  busy.whenDone(() => endRun(engine, session, wraps, dbIndex));
 }
 
 /** The run kept for the next script (ScriptRun); null while it runs. */

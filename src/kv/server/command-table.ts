@@ -57,8 +57,6 @@ const declarations: readonly CommandSpec[] = [
   ...streamCommands,
 ];
 
-export const commandTable = new Map<string, CommandSpec>(declarations.map((spec) => [spec.name, spec]));
-
 // Each command and subcommand numbered (CommandShape.statsIndex), its traits worked out.
 let numbered = 0;
 for (const spec of declarations) {
@@ -68,8 +66,38 @@ for (const spec of declarations) {
   }
 }
 
+/**
+ * `spec` again as an object of the one shape every command's has here: the same properties, in
+ * the same order. The modules declare theirs as literals of many shapes (whichever optional
+ * properties each has, in its own order), and the code every command passes through — the
+ * engine's run, a script's checks — reads them: met with a workload of many commands (BullMQ's
+ * scripts call some twenty), its compiled code's property reads saw too many shapes, exited and
+ * was compiled again, over and over.
+ */
+function uniform(spec: CommandSpec): CommandSpec {
+  return {
+    name: spec.name,
+    arity: spec.arity,
+    flags: spec.flags,
+    group: spec.group,
+    summary: spec.summary,
+    keys: spec.keys,
+    movableKeys: spec.movableKeys,
+    run: spec.run,
+    subcommands: spec.subcommands?.map(uniform),
+    flagsFor: spec.flagsFor,
+    protectedBy: spec.protectedBy,
+    statsIndex: spec.statsIndex,
+    traits: spec.traits,
+  };
+}
+
+const commands = declarations.map(uniform);
+
+export const commandTable = new Map<string, CommandSpec>(commands.map((spec) => [spec.name, spec]));
+
 const byAnyCase = new Map<string, CommandSpec>();
-for (const spec of declarations) {
+for (const spec of commands) {
   byAnyCase.set(spec.name, spec);
   byAnyCase.set(spec.name.toUpperCase(), spec);
 }

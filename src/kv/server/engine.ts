@@ -517,7 +517,7 @@ export class Engine implements Server, Configurable {
     stats.calls++;
     let micros = 0;
     if (batched) this.timing.finishBatched(stats, spec);
-    else if (wentBusy) this.busyScript!.whenDone(() => this.busyCommandEnded(spec, argv, session, exec, startedMs));
+    else if (wentBusy) this.timeWhenBusyEnds(spec, argv, session, exec, startedMs);
     else {
       micros = (this.timing.endBatch() - startedMs) * 1000;
       stats.usec += micros;
@@ -528,6 +528,15 @@ export class Engine implements Server, Configurable {
     if (failed) stats.failedCalls++;
     this.stats.commandsProcessed++;
     if (this.monitors.size > 0 && !monitoredFirst) this.monitors.feed(session, spec, argv);
+  }
+
+  /**
+   * A command whose script went busy is timed once the script ends (busyCommandEnded). The
+   * closure is made here, not in run: a function that makes one captures its variables in a scope
+   * object made on every call, and run is every command's path.
+   */
+  private timeWhenBusyEnds(spec: CommandSpec, argv: string[], session: Session, exec: Exec, startedMs: number): void {
+    this.busyScript!.whenDone(() => this.busyCommandEnded(spec, argv, session, exec, startedMs));
   }
 
   /**
