@@ -58,13 +58,16 @@ function expectSame(table: KeyTable<Value>, model: Map<string, Value>): void {
 /**
  * A walk by `step` (one of KeyTable's cursor walks, adding the keys it meets to `keys`) meets every
  * key present throughout, while generated sets and deletes run between its steps; one over a
- * table that did not change takes a step per `homesPerStep` slots.
+ * table that did not change takes a step per `homesPerStep` slots (of the smaller slots, mid-resize).
  */
 function walkMeetsEveryKeyPresentThroughout(step: (table: KeyTable<Value>, cursor: number, keys: string[]) => number, homesPerStep = 1): void {
   fc.assert(
     fc.property(fc.integer({ min: 0, max: 2000 }), fc.array(op, { maxLength: 3000 }), fc.integer({ min: 1, max: 50 }), (initial, ops, opsPerStep) => {
       const table = new KeyTable<Value>();
       for (let i = 0; i < initial; i++) table.set(`base:${i}`, "v");
+      // The last sets may have grown the table without moving every key yet: a walk then counts
+      // its steps in the smaller (old) slots, as Redis's dictScan does mid-rehash.
+      const walkedSlots = table.resizing ? table.capacity / 2 : table.capacity;
       const present = new Set(table.keys());
       const seen = new Set<string>();
       let cursor = 0;
@@ -84,7 +87,7 @@ function walkMeetsEveryKeyPresentThroughout(step: (table: KeyTable<Value>, curso
         steps++;
       } while (cursor !== 0);
       for (const k of present) expect(seen.has(k)).toBe(true);
-      if (ops.length === 0 && homesPerStep > 1) expect(steps).toBe(Math.max(1, table.capacity / homesPerStep));
+      if (ops.length === 0 && homesPerStep > 1) expect(steps).toBe(Math.max(1, walkedSlots / homesPerStep));
     }),
     { numRuns: 60 },
   );
