@@ -424,7 +424,7 @@ const FAILED: u32 = u32::MAX - 2;
 pub extern "C" fn svc_lua_run(handle: u32, id: u32, key_count: u32, busy_after_ms: u32) -> u32 {
     let outcome = std::panic::catch_unwind(|| {
         let state = state(handle)?;
-        lua_run(Env::from_raw(state.env), &state, id, key_count, busy_after_ms)
+        lua_run(&state, id, key_count, busy_after_ms)
     });
     let error = match outcome {
         Ok(Ok(answer)) => return answer,
@@ -441,10 +441,10 @@ pub fn lua_take_failure() -> Result<()> {
     FAILURE.take().map_or(Ok(()), Err)
 }
 
-/// Starts script or function `id`. Its keys, then its arguments (the first `key_count` of them
+/// Starts script or function `id` in `state`. Its keys, then its arguments (the first `key_count` of them
 /// keys), are packed in the mailbox, or were staged (luaStageWords). Past `busy_after_ms` it
 /// stops, and BUSY is returned: luaResume goes on with it. Otherwise what `answer` says.
-fn lua_run(env: Env, state: &LuaState, id: u32, key_count: u32, busy_after_ms: u32) -> Result<u32> {
+fn lua_run(state: &LuaState, id: u32, key_count: u32, busy_after_ms: u32) -> Result<u32> {
     if state.scripts.busy() {
         return Err(Error::new(Status::GenericFailure, "a script is busy in this Lua state"));
     }
@@ -462,7 +462,8 @@ fn lua_run(env: Env, state: &LuaState, id: u32, key_count: u32, busy_after_ms: u
             }
         }
     }
-    let mut host = JsHost::new(&env, state);
+    // The env the state was opened in: no N-API call gives one to svc_lua_run.
+    let mut host = JsHost::new(&Env::from_raw(state.env), state);
     let outcome = state.scripts.start(id, key_count as usize, Duration::from_millis(u64::from(busy_after_ms)), &mut host);
     answer(state, host, outcome)
 }

@@ -57,24 +57,19 @@ const declarations: readonly CommandSpec[] = [
   ...streamCommands,
 ];
 
-// Each command and subcommand numbered (CommandShape.statsIndex), its traits worked out.
+/** The next command's number (CommandShape.statsIndex): each command, then its subcommands. */
 let numbered = 0;
-for (const spec of declarations) {
-  for (const each of [spec, ...(spec.subcommands ?? [])]) {
-    each.statsIndex = numbered++;
-    each.traits = workOutTraits(each);
-  }
-}
 
 /**
- * `spec` again as an object of the one shape every command's has here: the same properties, in
- * the same order. The modules declare theirs as literals of many shapes (whichever optional
- * properties each has, in its own order), and the code every command passes through — the
- * engine's run, a script's checks — reads them: met with a workload of many commands (BullMQ's
- * scripts call some twenty), its compiled code's property reads saw too many shapes, exited and
- * was compiled again, over and over.
+ * `spec` again as an object of the one shape every command's has here — the same properties, in
+ * the same order — numbered and with its traits worked out. The modules declare theirs as
+ * literals of many shapes (whichever optional properties each has, in its own order), and the
+ * code every command passes through — the engine's run, a script's checks — reads them: met with
+ * a workload of many commands (BullMQ's scripts call some twenty), its compiled code's property
+ * reads saw too many shapes, exited and was compiled again, over and over.
  */
 function uniform(spec: CommandSpec): CommandSpec {
+  const statsIndex = numbered++;
   return {
     name: spec.name,
     arity: spec.arity,
@@ -87,8 +82,8 @@ function uniform(spec: CommandSpec): CommandSpec {
     subcommands: spec.subcommands?.map(uniform),
     flagsFor: spec.flagsFor,
     protectedBy: spec.protectedBy,
-    statsIndex: spec.statsIndex,
-    traits: spec.traits,
+    statsIndex,
+    traits: workOutTraits(spec),
   };
 }
 

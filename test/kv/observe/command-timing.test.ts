@@ -2,7 +2,7 @@
 // arguments share one clock reading per batch, everything else is timed alone, and the totals
 // add up to the time that passed.
 import { describe, expect, test } from "bun:test";
-import { ManualClock } from "../../../src/core/clock.ts";
+import { type Clock, ManualClock } from "../../../src/core/clock.ts";
 import { CommandTiming, timedInBatch } from "../../../src/kv/observe/command-timing.ts";
 import { createLogger } from "../../../src/core/log.ts";
 import { lookupCommand } from "../../../src/kv/server/command-table.ts";
@@ -12,6 +12,14 @@ import { Collector } from "../harness.ts";
 
 const stats = () => ({ calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0, latency: null });
 const get = lookupCommand("get")!;
+
+/** A manual clock, and the same clock counting its monotonic readings (`reads()`). */
+function countingClock(): { clock: ManualClock; counting: Clock; reads: () => number } {
+  const clock = new ManualClock();
+  let reads = 0;
+  const counting = { nowMs: () => clock.nowMs(), monotonicMs: () => (reads++, clock.monotonicMs()) };
+  return { clock, counting, reads: () => reads };
+}
 
 describe("which commands are batched", () => {
   test("fast commands and argument-bound string writes are; data-dependent ones are timed alone", () => {
@@ -26,9 +34,7 @@ describe("which commands are batched", () => {
 
 describe("CommandTiming", () => {
   test("a batch's time is shared evenly; reading the clock once at its start and once at its end", () => {
-    const clock = new ManualClock();
-    let reads = 0;
-    const counting = { nowMs: () => clock.nowMs(), monotonicMs: () => (reads++, clock.monotonicMs()) };
+    const { clock, counting, reads } = countingClock();
     const timing = new CommandTiming(counting);
     const a = stats();
     const b = stats();
@@ -40,13 +46,13 @@ describe("CommandTiming", () => {
     timing.finishBatched(b, get);
     timing.finishBatched(a, get);
     timing.settle();
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
     // 3 ms over three calls: 1000 µs each, a twice.
     expect(a.usec).toBe(2000);
     expect(b.usec).toBe(1000);
     // Nothing open: settling reads no clock and adds nothing.
     timing.settle();
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
     expect(a.usec + b.usec).toBe(3000);
   });
 
@@ -66,9 +72,7 @@ describe("CommandTiming", () => {
   });
 
   test("commands run back to back (beginRun … settle) start at the reading that ended the one before", () => {
-    const clock = new ManualClock();
-    let reads = 0;
-    const counting = { nowMs: () => clock.nowMs(), monotonicMs: () => (reads++, clock.monotonicMs()) };
+    const { clock, counting, reads } = countingClock();
     const timing = new CommandTiming(counting);
     const fast = stats();
     timing.beginRun();
@@ -76,11 +80,11 @@ describe("CommandTiming", () => {
     const first = timing.startAlone();
     clock.advance(4);
     expect(timing.endBatch() - first).toBe(4);
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
     // The next starts where the first ended: no reading of its own.
     clock.advance(1);
     const second = timing.startAlone();
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
     expect(second).toBe(first + 4);
     clock.advance(2);
     expect(timing.endBatch() - second).toBe(3);
@@ -90,26 +94,24 @@ describe("CommandTiming", () => {
     timing.finishBatched(fast, get);
     timing.settle();
     expect(fast.usec).toBe(1000);
-    expect(reads).toBe(4);
+    expect(reads()).toBe(4);
     // settle ends the chain: what starts after it reads the clock, so the time between two
     // reads of a connection (idle, the event loop) goes to no command.
     clock.advance(1000);
     const later = timing.startAlone();
-    expect(reads).toBe(5);
+    expect(reads()).toBe(5);
     expect(later).toBe(first + 1008);
   });
 
   test("without beginRun every command timed alone reads the clock at its start", () => {
-    const clock = new ManualClock();
-    let reads = 0;
-    const counting = { nowMs: () => clock.nowMs(), monotonicMs: () => (reads++, clock.monotonicMs()) };
+    const { clock, counting, reads } = countingClock();
     const timing = new CommandTiming(counting);
     const first = timing.startAlone();
     clock.advance(2);
     timing.endBatch();
     clock.advance(50);
     expect(timing.startAlone() - first).toBe(52);
-    expect(reads).toBe(3);
+    expect(reads()).toBe(3);
   });
 });
 
