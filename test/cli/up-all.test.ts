@@ -4,18 +4,18 @@
 // Ports come from the environment (SVC_<SERVICE>_BIND / _PORT = 0) so the test needs no free
 // well-known port; everything else is the default a user gets.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RespClient } from "../kv/support/resp-client.ts";
 import { isAlive } from "../kv/support/servers.ts";
 import { waitUntil } from "../support/wait.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const cliPath = join(import.meta.dir, "../../src/cli.ts");
 /** Four services, media's workers and crm's migrations: slow to start on a loaded machine. */
 const upStartMs = 60_000;
 
-const cwd = mkdtempSync(join(tmpdir(), "svc-up-all-"));
+const cwd = tempDir("svc-up-all-");
 const proc = Bun.spawn([process.execPath, cliPath, "up"], {
   cwd,
   stdin: "ignore",

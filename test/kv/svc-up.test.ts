@@ -11,12 +11,12 @@
 // minutes) and installs the result into native/dist, which a test must not do.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { RespClient } from "./support/resp-client.ts";
 import { isAlive } from "./support/servers.ts";
 import { waitUntil } from "./support/wire.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const cliPath = join(import.meta.dir, "../../src/cli.ts");
 /** How long `svc up` may take to stop after SIGTERM before the test kills it (a cleanup bound). */
@@ -32,7 +32,7 @@ interface Up {
 
 const started: Up[] = [];
 
-function startUp(env: Record<string, string | undefined>, cwd = mkdtempSync(join(tmpdir(), "svc-up-"))): Up {
+function startUp(env: Record<string, string | undefined>, cwd = tempDir("svc-up-")): Up {
   const proc = Bun.spawn([process.execPath, cliPath, "up", "--only", "kv"], {
     cwd,
     stdin: "ignore",
@@ -136,7 +136,7 @@ describe("svc up", () => {
   });
 
   test("persists under data/kv in the directory it runs in: a second svc up there has the data", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "svc-up-"));
+    const cwd = tempDir("svc-up-");
     const first = startUp({ SVC_KV_PORT: "0" }, cwd);
     const client = await RespClient.connect((await banner(first)).port);
     expect(await client.call("RPUSH", "up:list", "a", "b")).toBe(2n);

@@ -3,8 +3,6 @@
 // user's or room's session, peers at 256 and 257, bodies at 256 KiB and one byte past, DELETE 204,
 // stats naming only the token's room, CORS from any origin, and the flags and token tool.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mediaRequestBodyBytesMax, sessionPeersMax } from "../../src/core/limits.ts";
 import { mintToken } from "../../src/media/token.ts";
@@ -12,6 +10,7 @@ import { mediaAddress, spawnServer } from "../support/spawn.ts";
 import { type MediaUnderTest, startMedia } from "./support/media.ts";
 import { badOffers, baseOffer } from "./support/offers.ts";
 import { Peer } from "./support/peer.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const cliPath = join(import.meta.dir, "../../src/cli.ts");
 let media: MediaUnderTest;
@@ -216,7 +215,7 @@ describe("svc media flags and token tool", () => {
   });
 
   test("with no secret configured, the service generates one and `svc media token` signs with it", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "svc-media-secret-"));
+    const dataDir = tempDir("svc-media-secret-");
     const env = { ...process.env, SVC_MEDIA_TOKEN_SECRET: undefined };
     const server = await spawnServer(
       "svc media",

@@ -2,13 +2,13 @@
 // malformed, expired, differently signed or alg-swapped token is refused with 401 and a reason.
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { SvcError } from "../../src/core/errors.ts";
 import { resolveTokenSecret } from "../../src/media/token-secret.ts";
 import { mintToken, verifyToken } from "../../src/media/token.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const secret = "s".repeat(32);
 const now = 1_700_000_000_000;
@@ -60,7 +60,7 @@ describe("media tokens", () => {
   });
 
   test("with no secret given, one is generated once into the data dir (owner-only) and read back after", () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "media-secret-")), "media");
+    const dir = join(tempDir("media-secret-"), "media");
     const first = resolveTokenSecret("", dir);
     expect(first.generated).toBe(true);
     expect(statSync(join(dir, "token-secret")).mode & 0o777).toBe(0o600);

@@ -2,11 +2,11 @@
 // appends (of zeros too, as the append-only file writes them ahead) and positional writes leaves
 // both files byte for byte the same.
 import { describe, expect, test } from "bun:test";
-import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { appendChunks, appendChunksReference, writeChunksAt, writeChunksAtReference } from "../../src/native/append.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 type Op = { kind: "at"; chunks: Uint8Array[]; back: number; sync: boolean } | { kind: "append"; chunks: Uint8Array[]; sync: boolean };
 
@@ -48,7 +48,7 @@ describe("native file writers", () => {
   test("leave the same bytes as their references, whatever the sequence of writes", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (ops) => {
-        const dir = mkdtempSync(join(tmpdir(), "svc-append-"));
+        const dir = tempDir("svc-append-");
         const fast = await written(dir, "native", native, ops);
         const slow = await written(dir, "reference", reference, ops);
         expect(fast.length).toBe(slow.length);
@@ -59,7 +59,7 @@ describe("native file writers", () => {
   });
 
   test("a positional write inside zeros appended ahead leaves the file's length as it was", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-append-"));
+    const dir = tempDir("svc-append-");
     const appendFd = openSync(join(dir, "aof"), "a");
     const fd = openSync(join(dir, "aof"), "r+");
     try {

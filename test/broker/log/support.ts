@@ -1,13 +1,12 @@
 // Helpers shared by the partition-log tests: temporary directories and record builders.
-import { afterAll } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDir } from "../../support/temp-dir.ts";
 import type { ProduceRecord } from "../../../src/broker/log/partition.ts";
 import type { LogRecord } from "../../../src/broker/log/record.ts";
 
-const root = mkdtempSync(join(tmpdir(), "svc-broker-log-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// Removed once every test file has run: a support module is loaded once for all the files that
+// use it, so an afterAll here would remove it after the first of them.
+const root = tempDir("svc-broker-log-");
 let dirs = 0;
 
 /** A fresh directory under this test file's temporary root. */

@@ -2,17 +2,16 @@
  * A real `svc broker` for tests: started as its own process on a free port (--bind 127.0.0.1:0)
  * over a temporary data dir, found by the address it prints, and driven with fetch.
  */
-import { afterAll } from "bun:test";
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDir } from "../../support/temp-dir.ts";
 import { brokerAddress, brokerAddresses, type SpawnedServer, spawnServer } from "../../support/spawn.ts";
 
 const cliPath = join(import.meta.dir, "../../../src/cli.ts");
 
-const root = mkdtempSync(join(tmpdir(), "svc-broker-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// Removed once every test file has run: a support module is loaded once for all the files that
+// use it, so an afterAll here would remove it after the first of them.
+const root = tempDir("svc-broker-");
 let dirs = 0;
 
 /** A fresh data dir under this test file's temporary root. */

@@ -3,8 +3,7 @@
 // or the fill written ahead — it loads exactly what the whole file loads, and cuts the file back
 // alike. Annotations load as nothing.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { isSvcError } from "../../../src/core/errors.ts";
@@ -12,6 +11,7 @@ import { createLogger } from "../../../src/core/log.ts";
 import { CommandBuffer } from "../../../src/kv/aof/command-buffer.ts";
 import { loadAppendLog, type LoadResult } from "../../../src/kv/aof/load.ts";
 import { type Harness, harness } from "../harness.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const silent = createLogger({ level: "silent" });
 
@@ -63,7 +63,7 @@ function contents(h: Harness): Record<string, unknown> {
 }
 
 function load(bytes: Uint8Array, chunkBytes?: number): { result: LoadResult; data: Record<string, unknown>; after: Uint8Array } {
-  const path = join(mkdtempSync(join(tmpdir(), "svc-aof-load-")), "appendonly.aof");
+  const path = join(tempDir("svc-aof-load-"), "appendonly.aof");
   writeFileSync(path, bytes);
   const h = harness();
   const result = loadAppendLog(h.engine, path, silent, { chunkBytes });
@@ -149,7 +149,7 @@ describe("loading the append-only file a chunk at a time", () => {
 
   test("corruption past the first chunk names its byte offset in the file", () => {
     const bytes = Buffer.concat([file([[["SET", "a", "1".repeat(100)]]], 0, 0), Buffer.from("?bad\r\n")]);
-    const path = join(mkdtempSync(join(tmpdir(), "svc-aof-load-")), "appendonly.aof");
+    const path = join(tempDir("svc-aof-load-"), "appendonly.aof");
     writeFileSync(path, bytes);
     expect(() => loadAppendLog(harness().engine, path, silent, { chunkBytes: 16 })).toThrow(`corrupt at byte ${bytes.length - 6}`);
   });
@@ -198,7 +198,7 @@ describe("MSET read as bytes (the loader's path for a rewritten file's strings)"
           live.run(...argv);
           out.push(argv);
         }
-        const path = join(mkdtempSync(join(tmpdir(), "svc-aof-load-")), "appendonly.aof");
+        const path = join(tempDir("svc-aof-load-"), "appendonly.aof");
         writeFileSync(path, out.take());
         const loaded = harness();
         loadAppendLog(loaded.engine, path, silent, { chunkBytes });

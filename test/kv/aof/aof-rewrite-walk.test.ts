@@ -4,8 +4,7 @@
 // replays to exactly the data the engine holds, in svc. (aof.test.ts checks the same under real
 // concurrency against real processes, and that redis-server loads the result.)
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { createLogger } from "../../../src/core/log.ts";
@@ -13,6 +12,7 @@ import { AppendLog } from "../../../src/kv/aof/append-log.ts";
 import { loadAppendLog } from "../../../src/kv/aof/load.ts";
 import { itemsPerStep } from "../../../src/kv/aof/rewrite.ts";
 import { type Harness, harness } from "../harness.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const silent = createLogger({ level: "silent" });
 const databases = 3;
@@ -106,7 +106,7 @@ function filledEngine(dir: string): Harness {
 
 /** Runs `ops` against a rewrite started on a filled engine; returns the engine's data and the new file's. */
 async function rewriteUnder(ops: Op[]): Promise<{ held: Record<string, unknown>; replayed: Record<string, unknown>; capacities: number[] }> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+  const dir = tempDir("svc-aof-walk-");
   const h = filledEngine(dir);
   expect(h.engine.startRewrite()).toBe(true);
   const rewrite = h.engine.rewrite!;
@@ -167,7 +167,7 @@ describe("the rewrite's walk in slot order", () => {
 
 describe("a table resizing when the walk reaches it", () => {
   test("is moved to its new slots a step at a time, not at once, then walked; the file replays to the data held", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const dir = tempDir("svc-aof-walk-");
     const h = filledEngine(dir);
     // Database 1 holds 1,209 keys in 4,096 slots; 2,888 more start a growth from 8,192 slots to
     // 16,384 with its last key, which leaves every key in the old slots.
@@ -202,7 +202,7 @@ describe("after the walk, while the snapshot syncs off the JavaScript thread", (
   const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   test("writes served meanwhile are in the new file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const dir = tempDir("svc-aof-walk-");
     const h = filledEngine(dir);
     expect(h.engine.startRewrite()).toBe(true);
     while (h.engine.rewrite!.walkStep());
@@ -221,7 +221,7 @@ describe("after the walk, while the snapshot syncs off the JavaScript thread", (
   });
 
   test("a log closed meanwhile (shutdown) keeps its own file, whole, and the new one is removed", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const dir = tempDir("svc-aof-walk-");
     const h = filledEngine(dir);
     expect(h.engine.startRewrite()).toBe(true);
     while (h.engine.rewrite!.walkStep());
@@ -333,7 +333,7 @@ for (const [kindName, kind] of Object.entries(kinds)) {
     }
 
     test("changed while it is being written, it replays as held", async () => {
-      const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+      const dir = tempDir("svc-aof-walk-");
       const h = withLongCollections(dir);
       expect(h.engine.startRewrite()).toBe(true);
       const rewrite = h.engine.rewrite!;
@@ -352,7 +352,7 @@ for (const [kindName, kind] of Object.entries(kinds)) {
     });
 
     test("left alone, it goes out about a step's worth of items at a time", () => {
-      const h = withLongCollections(mkdtempSync(join(tmpdir(), "svc-aof-walk-")));
+      const h = withLongCollections(tempDir("svc-aof-walk-"));
       expect(h.engine.startRewrite()).toBe(true);
       const rewrite = h.engine.rewrite!;
       while (rewrite.keyInParts === null) expect(rewrite.walkStep()).toBe(true);
@@ -374,7 +374,7 @@ for (const [kindName, kind] of Object.entries(kinds)) {
         // not reached has it written whole, ahead; one on a collection the walk is writing has
         // the rest written first; one after has nothing to do.
         fc.asyncProperty(fc.array(longCommand, { minLength: 1, maxLength: 45 }), async (commands) => {
-          const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+          const dir = tempDir("svc-aof-walk-");
           const h = withLongCollections(dir);
           expect(h.engine.startRewrite()).toBe(true);
           const rewrite = h.engine.rewrite!;
@@ -394,7 +394,7 @@ for (const [kindName, kind] of Object.entries(kinds)) {
 
 describe("several large collections", () => {
   test("homed in one step of the walk, or written ahead of it, every one is written whole", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const dir = tempDir("svc-aof-walk-");
     const h = harness(databases);
     h.engine.aof = new AppendLog(join(dir, "appendonly.aof"), "no", 0);
     // 12 keys in a table of a few dozen slots: one step of the walk (256 slots) takes them all.
@@ -422,7 +422,7 @@ describe("several large collections", () => {
 
 describe("a Bloom filter larger than a step", () => {
   test("goes out in parts; added to while it is being written, it replays as held", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-aof-walk-"));
+    const dir = tempDir("svc-aof-walk-");
     const h = filledEngine(dir);
     // ~2.3 MiB of bits: a step writes ~1 MiB of them.
     h.run("BF.RESERVE", "bloom", "0.01", "2000000", "NONSCALING");

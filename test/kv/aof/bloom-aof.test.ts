@@ -4,11 +4,11 @@
 // BF.DEBUG, BF.MEXISTS answers and dump bytes — with their times to live, including filters
 // written to while the rewrite walks the keys.
 import { expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type RespClient, type RespValue, withClient } from "../support/resp-client.ts";
 import { startKv } from "../support/servers.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const aofName = "appendonly.aof";
 const startKvIn = (dir: string) => startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec"]);
@@ -45,7 +45,7 @@ async function rewrite(c: RespClient, during: () => Promise<unknown>): Promise<v
 }
 
 test("after BGREWRITEAOF and a restart, every Bloom filter answers as before", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "svc-bloom-aof-"));
+  const dir = tempDir("svc-bloom-aof-");
   const probe = [...range(3000, "a"), ...range(3000, "n"), ...range(200, "late")];
   const kv = await startKvIn(dir);
   let before: Record<string, unknown[]>;

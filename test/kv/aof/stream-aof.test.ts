@@ -3,14 +3,14 @@
 // and an empty stream with a group must come back the same after `kill -9` and a restart, after a
 // rewrite (BGREWRITEAOF) and a restart, and when redis-server itself loads the file.
 import { expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type RespClient, type RespValue, withClient } from "../support/resp-client.ts";
 import { startKv, startRedis } from "../support/servers.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const aofName = "appendonly.aof";
-const newDir = () => mkdtempSync(join(tmpdir(), "svc-stream-aof-"));
+const newDir = () => tempDir("svc-stream-aof-");
 const startKvIn = (dir: string) => startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", "always"]);
 
 /** Builds the streams: every kind of state the file must carry. */

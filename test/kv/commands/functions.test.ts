@@ -7,9 +7,9 @@ import { aofName, newDir, withKvIn } from "../support/aof-files.ts";
 import { type RespValue, show, withClient } from "../support/resp-client.ts";
 import { startRedis } from "../support/servers.ts";
 import { redisAndKvWithClients } from "../support/side-by-side.ts";
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const s = redisAndKvWithClients();
 
@@ -262,7 +262,7 @@ describe("functions and the append-only file", () => {
       expect(((await c.call("FUNCTION", "LIST")) as RespValue[]).length).toBe(1);
     });
     // redis-server reads the same file to the same libraries and data.
-    const redisDir = mkdtempSync(join(tmpdir(), "svc-aof-redis-"));
+    const redisDir = tempDir("svc-aof-redis-");
     copyFileSync(join(dir, aofName), join(redisDir, aofName));
     const redis = await startRedis(["--dir", redisDir, "--appendonly", "yes", "--appendfilename", aofName, "--aof-use-rdb-preamble", "no"]);
     try {

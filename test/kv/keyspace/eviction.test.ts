@@ -4,11 +4,9 @@
 // writes get Redis's OOM error. An evicted key is deleted as a DEL would delete it: the file
 // records it, the "evicted" event goes out, client-side caches are told.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { RespClient, type RespValue } from "../support/resp-client.ts";
 import { type ServerProcess, startKv } from "../support/servers.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 let kv: ServerProcess;
 let c: RespClient;
@@ -173,7 +171,7 @@ describe("maxmemory-policy", () => {
 
 describe("the append-only file", () => {
   test("records each eviction as a DEL: a restart after kill -9 has none of the evicted keys back", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-evict-"));
+    const dir = tempDir("svc-evict-");
     const server = await startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", "always"]);
     const client = await RespClient.connect(server.port);
     const startup = Number(/used_memory_startup:(\d+)/.exec(String(await client.call("INFO", "memory")))![1]);

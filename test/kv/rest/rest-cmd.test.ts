@@ -6,13 +6,11 @@
 // REST go to the append-only file like any other and are there after a restart.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { RespClient, type RespValue } from "../support/resp-client.ts";
 import { type ServerProcess, startKv } from "../support/servers.ts";
 import { kvWithClient } from "../support/side-by-side.ts";
 import { waitUntil } from "../support/wire.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 /** The bound on blocking over /cmd for this file's server: short, so the cap is seen quickly. */
 const blockTimeout = "1s";
@@ -387,7 +385,7 @@ describe("a blocking wait longer than the HTTP idle timeout", () => {
 
 describe("persistence of REST writes", () => {
   test("with appendfsync always, REST writes are in the append-only file and survive a restart", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-kv-rest-"));
+    const dir = tempDir("svc-kv-rest-");
     const args = ["--dir", dir, "--appendonly", "yes", "--appendfsync", "always"];
     const first = await startKv(args);
     const put = await fetch(`http://127.0.0.1:${first.httpPort}/kv/aof:k`, {

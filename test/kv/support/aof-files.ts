@@ -2,15 +2,15 @@
  * Shared by the append-only file tests: a fresh directory, svc started on it with the file on,
  * and the check that svc and redis-server load a file to the same data.
  */
-import { copyFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "bun:test";
 import { type RespClient, type RespValue, withClient } from "./resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./servers.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 export const aofName = "appendonly.aof";
-export const newDir = () => mkdtempSync(join(tmpdir(), "svc-aof-"));
+export const newDir = () => tempDir("svc-aof-");
 export const startKvIn = (dir: string, fsync = "always") => startKv(["--dir", dir, "--appendonly", "yes", "--appendfsync", fsync]);
 
 /**

@@ -3,10 +3,10 @@
  * and Debian's redis-server as the reference it is compared with.
  */
 import type { Subprocess } from "bun";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, spawnServer as spawnProcess } from "../../support/spawn.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const repoRoot = join(import.meta.dir, "../../..");
 
@@ -46,7 +46,7 @@ export interface KvStartOptions {
  * machine, as startRedis allows it (tests sleep and switch active expiry with it).
  */
 export async function startKv(args: string[] = [], options: KvStartOptions = {}): Promise<ServerProcess> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-kv-"));
+  const dir = tempDir("svc-kv-");
   const defaults = ["--port", "0", "--http-port", "0", "--dir", dir, "--enable-debug-command", "local"];
   let argv = [process.execPath, join(repoRoot, "src/cli.ts"), "kv", ...defaults, ...args];
   if (options.fileSizeLimitBytes !== undefined) {
@@ -83,7 +83,7 @@ export { freePort };
  */
 export async function startRedis(args: string[] = []): Promise<ServerProcess> {
   const port = freePort();
-  const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
+  const dir = tempDir("svc-redis-");
   const argv = [
     "redis-server",
     "--port",

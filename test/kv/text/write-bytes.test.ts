@@ -2,14 +2,14 @@
 // encoders built on them, against the plain way of making the same bytes: a string of the number,
 // Buffer.from(text, "latin1").
 import { describe, expect, test } from "bun:test";
-import { closeSync, mkdtempSync, openSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { CommandBuffer, msetPairsMax } from "../../../src/kv/aof/command-buffer.ts";
 import { KeyTable, keyInlineBytesMax, valueInlineBytesMax } from "../../../src/kv/types/key-table.ts";
 import { RespWriter } from "../../../src/kv/resp/writer.ts";
 import { type Latin1Buffer, writeDecimal, writeLatin1 } from "../../../src/kv/text/write-bytes.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const latin1 = (text: string) => Buffer.from(text, "latin1");
 /** Byte strings as the engine holds them: one char per byte, lengths on both sides of the char-by-char limit. */
@@ -121,7 +121,7 @@ describe("encoders", () => {
   });
 
   test("an MSET still being gathered is ended by writeTo: the file gets it whole", () => {
-    const path = join(mkdtempSync(join(tmpdir(), "svc-mset-")), "out");
+    const path = join(tempDir("svc-mset-"), "out");
     const fd = openSync(path, "w");
     const buffer = new CommandBuffer();
     buffer.pushSetText("a", "1");
@@ -148,7 +148,7 @@ describe("encoders", () => {
   });
 
   test("a buffer that spills to a file leaves in it, with what it still holds, exactly what it was given", () => {
-    const path = join(mkdtempSync(join(tmpdir(), "svc-spill-")), "out");
+    const path = join(tempDir("svc-spill-"), "out");
     const fd = openSync(path, "w");
     const spilling = new CommandBuffer(fd);
     const whole = new CommandBuffer();

@@ -2,11 +2,10 @@
  * A real `svc media` process for tests: started on port 0 with a known token secret and a small
  * RTC port range, and a client for its HTTP API.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mintToken } from "../../../src/media/token.ts";
 import { mediaAddress, type SpawnedServer, spawnServer } from "../../support/spawn.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const cliPath = join(import.meta.dir, "../../../src/cli.ts");
 
@@ -24,7 +23,7 @@ export interface MediaUnderTest {
 }
 
 export async function startMedia(flags: string[] = []): Promise<MediaUnderTest> {
-  const dataDir = mkdtempSync(join(tmpdir(), "svc-media-"));
+  const dataDir = tempDir("svc-media-");
   const server = await spawnServer(
     "svc media",
     [process.execPath, cliPath, "media", "--bind", "127.0.0.1:0", "--token-secret", testSecret, "--workers", "1", "--data-dir", dataDir, ...flags],
