@@ -31,6 +31,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startKv, startRedis, type ServerProcess } from "../test/kv/support/servers.ts";
+import { removeTempDirs } from "../test/support/temp-dir.ts";
 import { aofComparison } from "./lib/kv-aof.ts";
 import { aofFileComparison } from "./lib/kv-aof-files.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
@@ -232,4 +233,9 @@ async function rssAround(server: ServerProcess, name: string, file: string, repl
   return { before, after: await purgedRssBytes(server) };
 }
 
-await main();
+try {
+  await main();
+} finally {
+  // The directories of the servers the parts started (test/kv/support/servers.ts makes them).
+  removeTempDirs();
+}

@@ -1,8 +1,8 @@
 /**
  * Temporary directories for tests, removed once every test has run (after-all-tests.ts, which
- * bunfig.toml preloads). Tests that made their own and left them — a server's directory, one a
- * property run — left ~1,000 a suite run in the machine's temporary directory: 95,000, 12 GB,
- * on the machine this was found on.
+ * bunfig.toml preloads), or once `svc bench kv` ends (its servers are the tests'). Tests that
+ * made their own and left them — a server's directory, one a property run — left ~1,000 a suite
+ * run in the machine's temporary directory: 95,000, 12 GB, on the machine this was found on.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
