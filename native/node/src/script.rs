@@ -50,8 +50,8 @@ struct LuaState {
     mailbox_bytes: usize,
     /// A run's words when they do not fit the mailbox (luaStageWords), until the run.
     staged: RefCell<Option<Vec<u8>>>,
-    /// The environment luaOpen was called in, for runs started through svc_lua_run (no N-API
-    /// call gives one there).
+    /// The environment luaOpen was called in, which every run reaches the server through (JsHost):
+    /// svc_lua_run is given none, as no N-API call is under way there.
     env: sys::napi_env,
 }
 
@@ -83,8 +83,10 @@ struct JsHost<'a> {
 }
 
 impl<'a> JsHost<'a> {
-    fn new(env: &Env, state: &'a LuaState) -> Self {
-        JsHost { env: env.raw(), state, call: ptr::null_mut(), log: ptr::null_mut(), this: ptr::null_mut(), own_reply: Vec::new(), failure: None }
+    /// The server as `state`'s runs reach it, through the env the state was opened in: the same
+    /// for an N-API call (luaResume, luaLoadLibrary) as for svc_lua_run, which no N-API call gives one.
+    fn new(state: &'a LuaState) -> Self {
+        JsHost { env: state.env, state, call: ptr::null_mut(), log: ptr::null_mut(), this: ptr::null_mut(), own_reply: Vec::new(), failure: None }
     }
 
     /// The function `reference` holds, fetched into `slot` the first time (with `undefined`).
@@ -368,9 +370,9 @@ pub fn lua_load(handle: u32, sha: String, body: &[u8]) -> Result<u32> {
 /// registers; returns them, or throws the error Redis 7.0 gives after "ERR ". Its redis.log
 /// lines go to the state's `log`.
 #[napi(js_name = "luaLoadLibrary")]
-pub fn lua_load_library(env: Env, handle: u32, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
+pub fn lua_load_library(handle: u32, code: &[u8]) -> Result<Vec<RegisteredFunction>> {
     let state = state(handle)?;
-    let mut host = JsHost::new(&env, &state);
+    let mut host = JsHost::new(&state);
     let loaded = state.scripts.load_library(code, &mut host);
     if let Some(error) = host.failure {
         return Err(error);
@@ -462,8 +464,7 @@ fn lua_run(state: &LuaState, id: u32, key_count: u32, busy_after_ms: u32) -> Res
             }
         }
     }
-    // The env the state was opened in: no N-API call gives one to svc_lua_run.
-    let mut host = JsHost::new(&Env::from_raw(state.env), state);
+    let mut host = JsHost::new(state);
     let outcome = state.scripts.start(id, key_count as usize, Duration::from_millis(u64::from(busy_after_ms)), &mut host);
     answer(state, host, outcome)
 }
@@ -471,12 +472,12 @@ fn lua_run(state: &LuaState, id: u32, key_count: u32, busy_after_ms: u32) -> Res
 /// Goes on with the busy script of state `handle` for one more slice, killed first if `kill`
 /// (SCRIPT KILL, FUNCTION KILL): BUSY again, or what `answer` says.
 #[napi(js_name = "luaResume")]
-pub fn lua_resume(env: Env, handle: u32, kill: bool) -> Result<u32> {
+pub fn lua_resume(handle: u32, kill: bool) -> Result<u32> {
     let state = state(handle)?;
     if !state.scripts.busy() {
         return Err(Error::new(Status::GenericFailure, "no script is busy in this Lua state"));
     }
-    let mut host = JsHost::new(&env, &state);
+    let mut host = JsHost::new(&state);
     let outcome = state.scripts.resume(kill, &mut host);
     answer(&state, host, outcome)
 }
