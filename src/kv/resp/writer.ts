@@ -165,10 +165,7 @@ export class RespWriter implements Reply {
    */
   encoded(bytes: Uint8Array, from = 0, to = bytes.length): void {
     this.reserve(to - from);
-    if (from === 0 && to === bytes.length) {
-      this.buffer.set(bytes, this.length);
-      this.length += to;
-    } else this.length = writeBytes(this.buffer, this.length, bytes, from, to);
+    this.length = writeBytes(this.buffer, this.length, bytes, from, to);
   }
 
   /**

@@ -153,7 +153,8 @@ const byteByByteBytesMax = 64;
 /** Copies `from[start, end)` into `bytes` at `at`, which must have room; returns the offset after it. */
 export function writeBytes(bytes: Uint8Array, at: number, from: Uint8Array, start: number, end: number): number {
   if (end - start > byteByByteBytesMax) {
-    bytes.set(from.subarray(start, end), at);
+    // A whole array is copied as it is: no view of it made (a pub/sub message for each subscriber).
+    bytes.set(start === 0 && end === from.length ? from : from.subarray(start, end), at);
     return at + end - start;
   }
   for (let i = start; i < end; i++) bytes[at++] = from[i]!;
