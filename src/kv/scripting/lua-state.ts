@@ -36,28 +36,33 @@ let running: ScriptHost | null = null;
  * gets no answer, fails the run, and calls the server no more in it.
  */
 let thrown: { error: unknown } | null = null;
+
+/** Keeps what the server's side threw, the first of a run's throws only; answers the native side nothing. */
+function keepThrown(error: unknown): undefined {
+  thrown ??= { error };
+  return undefined;
+}
+
 const call = (words?: Buffer) => {
   if (thrown !== null) return undefined;
   try {
     return running!.call(words ?? mailbox, words === undefined, mailbox);
   } catch (error) {
-    thrown ??= { error };
-    return undefined;
+    return keepThrown(error);
   }
 };
 const log = (line: Buffer) => {
   try {
     running!.log(line);
   } catch (error) {
-    thrown ??= { error };
+    keepThrown(error);
   }
 };
 nativeAddon.luaSetAsk((question, argument) => {
   try {
     return running!.ask(question, argument);
   } catch (error) {
-    thrown ??= { error };
-    return undefined;
+    return keepThrown(error);
   }
 });
 
