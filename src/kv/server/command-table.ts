@@ -61,6 +61,12 @@ const declarations: readonly CommandSpec[] = [
 let numbered = 0;
 
 /**
+ * Every property a command's spec may have, each one required: a property added to CommandShape
+ * and not copied by uniform below fails to type-check, rather than being dropped from every spec.
+ */
+type EveryProperty<T> = { [K in keyof Required<T>]: T[K] };
+
+/**
  * `spec` again as an object of the one shape every command's has here — the same properties, in
  * the same order — numbered and with its traits worked out. The modules declare theirs as
  * literals of many shapes (whichever optional properties each has, in its own order), and the
@@ -70,7 +76,7 @@ let numbered = 0;
  */
 function uniform(spec: CommandSpec): CommandSpec {
   const statsIndex = numbered++;
-  return {
+  const same: EveryProperty<CommandSpec> = {
     name: spec.name,
     arity: spec.arity,
     flags: spec.flags,
@@ -85,6 +91,7 @@ function uniform(spec: CommandSpec): CommandSpec {
     statsIndex,
     traits: workOutTraits(spec),
   };
+  return same;
 }
 
 const commands = declarations.map(uniform);
