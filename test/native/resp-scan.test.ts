@@ -165,12 +165,13 @@ describe("NativeRespParser against RespParser", () => {
 describe("arguments repeated from the last command", () => {
   // RespParser reuses the last command's string at a position when the bytes are the same: words
   // from a small pool, near misses among them (same length, differing in the first, middle or
-  // last byte), at the 32-byte limit of that reuse and one past it.
-  const near = ["key:1", "key:2", "kez:1", "Key:1", "xey:1", "k".repeat(32), `${"k".repeat(31)}j`, `j${"k".repeat(31)}`, "k".repeat(33), "", "v"];
+  // last byte), at the 64-byte limit of that reuse and one past it, in commands long enough to
+  // pass the 32 positions it covers.
+  const near = ["key:1", "key:2", "kez:1", "Key:1", "xey:1", "k".repeat(64), `${"k".repeat(63)}j`, `j${"k".repeat(63)}`, "k".repeat(65), "", "v"];
   test("come back as their own bytes, whole and split anywhere", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.array(fc.constantFrom(...near), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.array(fc.constantFrom(...near), { minLength: 1, maxLength: 36 }), { minLength: 1, maxLength: 12 }),
         fc.array(fc.nat(), { maxLength: 8 }),
         (commands, cuts) => {
           const named = commands.map((argv) => ["SET", ...argv]);

@@ -87,9 +87,11 @@ export interface RequestParser {
 const repeatedArgBytesMax = 64;
 /**
  * Arguments at positions below this are checked against the last command's (the name, at 0, is
- * interned instead).
+ * interned instead). Wide enough for a script's keys: BullMQ's EVALSHAs name 8–14 queue keys
+ * (positions 3–16) and repeat them in every call, and its arguments follow; with 4 positions its
+ * parser made 33 strings a job, with 32 it makes 5.
  */
-const repeatedArgPositions = 4;
+const repeatedArgPositions = 32;
 
 /**
  * What both parsers keep between reads — the bytes not yet parsed and the progress of a command
