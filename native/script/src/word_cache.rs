@@ -7,10 +7,12 @@
 //! or comparing them with a recent word's in JavaScript, was ~6% of the server's time under
 //! BullMQ (perf, 2026-11-30).
 //!
-//! A word not found takes the slot its bytes hash to, and crosses with its bytes and that slot's
-//! number: the server makes its string and keeps it there. Slots are direct-mapped — a word
-//! simply replaces whatever was in its slot — so a stream of unique words (job ids, timestamps)
-//! costs no more than it did without the table.
+//! A word not found takes a slot of the pair its bytes hash to, and crosses with its bytes and
+//! that slot's number: the server makes its string and keeps it there. Of the pair it replaces
+//! the word used less recently, so a stream of unique words (job ids, timestamps) costs no more
+//! than it did without the table, and two words a script uses in turn that hash alike no longer
+//! push each other out on every use: with one slot per hash, BullMQ's scripts missed six words
+//! a job that never change (a command's name, "duration", "MAXLEN" …), made anew each time.
 //!
 //! The two sides agree only if the server reads every word that crossed. A word kept here is
 //! first pending: it is trusted once the command that carried it has come back from JavaScript
@@ -24,6 +26,9 @@ pub const WORD_BYTES_MAX: usize = 63;
 /// bytes stay in the processor's cache, where 4,096 made every lookup a miss to memory.
 pub const SLOT_BITS: u32 = 10;
 pub const SLOTS: usize = 1 << SLOT_BITS;
+/// Slots are taken in pairs (two ways of a set): a word's hash picks the pair, 128 bytes together.
+const WAYS: usize = 2;
+const PAIR_BITS: u32 = SLOT_BITS - 1;
 
 thread_local! {
     /// The table for this thread's scripts, of every state: src/kv/scripting/words.ts keeps one
@@ -60,49 +65,60 @@ pub enum Lookup {
 
 pub struct WordCache {
     slots: Box<[Slot]>,
+    /// Per pair, the way (0 or 1) used last: a word not held replaces the other.
+    recent: Box<[u8]>,
     /// Slots filled since the last confirm, not yet known to the server.
     pending: Vec<u32>,
 }
 
 impl Default for WordCache {
     fn default() -> Self {
-        WordCache { slots: vec![EMPTY; SLOTS].into_boxed_slice(), pending: Vec::new() }
+        WordCache { slots: vec![EMPTY; SLOTS].into_boxed_slice(), recent: vec![0; SLOTS / WAYS].into_boxed_slice(), pending: Vec::new() }
     }
 }
 
 impl WordCache {
     /// Finds `word`, or makes room for it (see Lookup).
     pub fn lookup(&mut self, word: &[u8]) -> Lookup {
-        self.lookup_in(word, slot_for(word))
+        self.lookup_in(word, pair_for(word))
     }
 
-    /// lookup, with `word`'s slot (slot_for) found already.
-    pub fn lookup_in(&mut self, word: &[u8], slot: Option<u32>) -> Lookup {
-        let Some(number) = slot else { return Lookup::Uncached };
-        let slot = &mut self.slots[number as usize];
-        if usize::from(slot.length) == word.len() && &slot.bytes[..word.len()] == word {
-            return Lookup::Held(number);
+    /// lookup, with `word`'s pair (pair_for) found already.
+    pub fn lookup_in(&mut self, word: &[u8], pair: Option<u32>) -> Lookup {
+        let Some(pair) = pair else { return Lookup::Uncached };
+        let first = pair as usize * WAYS;
+        for way in 0..WAYS {
+            let slot = &self.slots[first + way];
+            if usize::from(slot.length) == word.len() && &slot.bytes[..word.len()] == word {
+                self.recent[pair as usize] = way as u8;
+                return Lookup::Held((first + way) as u32);
+            }
         }
+        // An emptied slot (forget_pending) first, else the one used less recently.
+        let way = if self.slots[first].length == 0 { 0 } else if self.slots[first + 1].length == 0 { 1 } else { 1 - usize::from(self.recent[pair as usize]) };
+        self.recent[pair as usize] = way as u8;
+        let number = first + way;
+        let slot = &mut self.slots[number];
         slot.length = word.len() as u8;
         slot.bytes[..word.len()].copy_from_slice(word);
-        self.pending.push(number);
-        Lookup::Keep(number)
+        self.pending.push(number as u32);
+        Lookup::Keep(number as u32)
     }
 
-    /// Starts reading `word`'s slot into the processor's cache, and returns it (slot_for). A
-    /// command's words are looked up one after another, and their slots, far apart, are rarely in
-    /// the cache: asked for together, their reads from memory overlap.
+    /// Starts reading `word`'s pair of slots into the processor's cache, and returns the pair
+    /// (pair_for). A command's words are looked up one after another, and their slots, far apart,
+    /// are rarely in the cache: asked for together, their reads from memory overlap.
     pub fn prefetch(&self, word: &[u8]) -> Option<u32> {
-        let number = slot_for(word)?;
-        let line: *const Slot = &self.slots[number as usize];
+        let pair = pair_for(word)?;
+        let first = pair as usize * WAYS;
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a hint with an address inside the table; it reads nothing the program sees.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.cast());
+        for line in &self.slots[first..first + WAYS] {
+            // SAFETY: a hint with an address inside the table; it reads nothing the program sees.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((line as *const Slot).cast()) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = line;
-        Some(number)
+        let _ = first;
+        Some(pair)
     }
 
     /// The server has read every word sent since the last confirm: what they filled is held.
@@ -120,17 +136,17 @@ impl WordCache {
     }
 }
 
-/// The slot `word` takes, or None for a word not kept: the empty word, and words past
-/// WORD_BYTES_MAX.
-pub fn slot_for(word: &[u8]) -> Option<u32> {
-    (!word.is_empty() && word.len() <= WORD_BYTES_MAX).then(|| slot_of(word))
+/// The pair of slots `word` may take, or None for a word not kept: the empty word, and words
+/// past WORD_BYTES_MAX.
+pub fn pair_for(word: &[u8]) -> Option<u32> {
+    (!word.is_empty() && word.len() <= WORD_BYTES_MAX).then(|| pair_of(word))
 }
 
-/// The slot `word` (1 to WORD_BYTES_MAX bytes) hashes to: eight bytes at a time, multiplied and
+/// The pair `word` (1 to WORD_BYTES_MAX bytes) hashes to: eight bytes at a time, multiplied and
 /// folded, its top bits. The last eight (or, in a shorter word, its first and last four, or its
 /// first, middle and last byte) are read overlapping what came before rather than copied out and
 /// padded: a copy on the stack read back at once stalled the processor.
-fn slot_of(word: &[u8]) -> u32 {
+fn pair_of(word: &[u8]) -> u32 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let length = word.len();
     let u32_at = |at: usize| u64::from(u32::from_le_bytes(word[at..at + 4].try_into().expect("four bytes")));
@@ -149,24 +165,49 @@ fn slot_of(word: &[u8]) -> u32 {
         (u64::from(word[0]) << 16) | (u64::from(word[length / 2]) << 8) | u64::from(word[length - 1])
     };
     hash = (hash.rotate_left(5) ^ last).wrapping_mul(K);
-    (hash >> (64 - SLOT_BITS)) as u32
+    (hash >> (64 - PAIR_BITS)) as u32
 }
 
 #[cfg(test)]
 mod tests {
     use super::{Lookup, WordCache, SLOTS, WORD_BYTES_MAX};
 
+    /// `count` words other than `word` that hash to its pair.
+    fn pair_mates(word: &[u8], count: usize) -> Vec<String> {
+        let pair = super::pair_of(word);
+        (0..1_000_000).map(|n| format!("w{n}")).filter(|w| super::pair_of(w.as_bytes()) == pair).take(count).collect()
+    }
+
     #[test]
-    fn a_word_is_held_once_kept_until_another_takes_its_slot() {
+    fn a_word_is_held_once_kept_until_two_others_take_its_pair() {
         let mut cache = WordCache::default();
         let Lookup::Keep(slot) = cache.lookup(b"bull:q:1") else { panic!("a new word is kept") };
         assert_eq!(cache.lookup(b"bull:q:1"), Lookup::Held(slot));
         cache.confirm();
         assert_eq!(cache.lookup(b"bull:q:1"), Lookup::Held(slot));
-        // Another word in the same slot replaces it.
-        let other = (0..100_000).map(|n| format!("w{n}")).find(|w| super::slot_of(w.as_bytes()) == slot).expect("some word shares the slot");
-        assert_eq!(cache.lookup(other.as_bytes()), Lookup::Keep(slot));
+        let mates = pair_mates(b"bull:q:1", 2);
+        // One other word of the same pair takes the other slot: both are held.
+        let Lookup::Keep(other) = cache.lookup(mates[0].as_bytes()) else { panic!("a new word is kept") };
+        assert_ne!(other, slot);
+        assert_eq!(cache.lookup(b"bull:q:1"), Lookup::Held(slot));
+        assert_eq!(cache.lookup(mates[0].as_bytes()), Lookup::Held(other));
+        // A third replaces the one used less recently: bull:q:1, not mates[0]; and bull:q:1,
+        // back, replaces mates[1], used less recently than mates[0].
+        assert_eq!(cache.lookup(mates[1].as_bytes()), Lookup::Keep(slot));
+        assert_eq!(cache.lookup(mates[0].as_bytes()), Lookup::Held(other));
         assert_eq!(cache.lookup(b"bull:q:1"), Lookup::Keep(slot));
+        assert_eq!(cache.lookup(mates[0].as_bytes()), Lookup::Held(other));
+    }
+
+    #[test]
+    fn two_words_used_in_turn_that_share_a_pair_stay_held() {
+        let mut cache = WordCache::default();
+        let mates = pair_mates(b"duration", 1);
+        let (Lookup::Keep(a), Lookup::Keep(b)) = (cache.lookup(b"duration"), cache.lookup(mates[0].as_bytes())) else { panic!("new words are kept") };
+        for _ in 0..10 {
+            assert_eq!(cache.lookup(b"duration"), Lookup::Held(a));
+            assert_eq!(cache.lookup(mates[0].as_bytes()), Lookup::Held(b));
+        }
     }
 
     #[test]
@@ -191,10 +232,10 @@ mod tests {
     }
 
     #[test]
-    fn slots_spread_words_that_differ_in_one_byte() {
-        let slots: std::collections::HashSet<u32> = (0..500).map(|n| super::slot_of(format!("bull:queue:{n}").as_bytes())).collect();
-        // 500 words into 1,024 slots: about 400 distinct if spread at random.
-        assert!(slots.len() > 370, "{} distinct slots", slots.len());
-        assert!(slots.iter().all(|&s| (s as usize) < SLOTS));
+    fn pairs_spread_words_that_differ_in_one_byte() {
+        let pairs: std::collections::HashSet<u32> = (0..300).map(|n| super::pair_of(format!("bull:queue:{n}").as_bytes())).collect();
+        // 300 words into 512 pairs: about 228 distinct if spread at random.
+        assert!(pairs.len() > 205, "{} distinct pairs", pairs.len());
+        assert!(pairs.iter().all(|&p| (p as usize) < SLOTS / 2));
     }
 }

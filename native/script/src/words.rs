@@ -8,7 +8,7 @@
 //! words already, as strings, and reuses them instead of reading the bytes again. Other words it
 //! holds already cross as references to the word cache (word_cache.rs, pack_into).
 
-use crate::word_cache::{slot_for, Lookup, WordCache};
+use crate::word_cache::{pair_for, Lookup, WordCache};
 
 /// The words packed at the start of `bytes` and the bytes they take, or None when they are not
 /// in that format.
@@ -67,7 +67,7 @@ pub const RUN_WORDS_REFERRED_MAX: u32 = 1 << 30;
 pub const CACHED_WORD: u32 = 0b110 << 29;
 pub const CACHE_THIS_WORD: u32 = 0b111 << 29;
 
-/// Words of a command whose word-cache slots are found, and read into the processor's cache,
+/// Words of a command whose word-cache pairs are found, and read into the processor's cache,
 /// before any is looked up (the rest are found as they are looked up).
 const WORDS_PREFETCHED: usize = 16;
 
@@ -77,10 +77,10 @@ const WORDS_PREFETCHED: usize = 16;
 /// slot, and one it does not, but keeps from now on, as CACHE_THIS_WORD, its slot and length, then
 /// its bytes.
 pub fn pack_into(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> Option<u32>, mut cache: Option<&mut WordCache>) -> usize {
-    let mut slots = [None; WORDS_PREFETCHED];
+    let mut pairs = [None; WORDS_PREFETCHED];
     if let Some(cache) = &cache {
-        for (slot, word) in slots.iter_mut().zip(words) {
-            *slot = cache.prefetch(word);
+        for (pair, word) in pairs.iter_mut().zip(words) {
+            *pair = cache.prefetch(word);
         }
     }
     out[..4].copy_from_slice(&(words.len() as u32).to_le_bytes());
@@ -90,7 +90,7 @@ pub fn pack_into(words: &[&[u8]], out: &mut [u8], reference: impl Fn(&[u8]) -> O
             (RUN_WORD_REFERENCE | number, &[][..])
         } else {
             let lookup = match cache.as_deref_mut() {
-                Some(cache) => cache.lookup_in(word, slots.get(i).copied().unwrap_or_else(|| slot_for(word))),
+                Some(cache) => cache.lookup_in(word, pairs.get(i).copied().unwrap_or_else(|| pair_for(word))),
                 None => Lookup::Uncached,
             };
             match lookup {
