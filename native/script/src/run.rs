@@ -55,6 +55,31 @@ struct RunWord {
     length: usize,
 }
 
+/// The run's remembered words, and a bit for each of their Lua addresses (address_bit): most
+/// words of a script's commands are not the run's (BullMQ's: one in five), and one test of that
+/// mask turns them away without a pass over up to RUN_WORDS_REMEMBERED words each.
+struct RememberedWords {
+    words: Vec<RunWord>,
+    addresses: u64,
+}
+
+impl RememberedWords {
+    fn push(&mut self, word: RunWord) {
+        self.addresses |= address_bit(word.lua);
+        self.words.push(word);
+    }
+
+    fn clear(&mut self) {
+        self.words.clear();
+        self.addresses = 0;
+    }
+}
+
+/// One of 64 bits for a Lua string's address: bits 4 to 9, above the allocator's 16-byte alignment.
+fn address_bit(address: *const u8) -> u64 {
+    1 << ((address as usize >> 4) & 63)
+}
+
 /// What a run raises when SCRIPT KILL or FUNCTION KILL ends it (Redis 7.0's words).
 const KILLED: &std::ffi::CStr = c"ERR Script killed by user with SCRIPT KILL...";
 /// What a library's code raises when it runs past its load time.
@@ -137,7 +162,7 @@ pub struct Run {
     /// Whether the script stopped the collector or changed its pace (limits.rs).
     pub collector_changed: Cell<bool>,
     /// The run's first RUN_WORDS_REMEMBERED words, in order (run_word); empty between runs.
-    words: RefCell<Vec<RunWord>>,
+    words: RefCell<RememberedWords>,
 }
 
 thread_local! {
@@ -160,7 +185,7 @@ impl Default for Run {
             resp3: Cell::new(false),
             cjson: Cell::new(cjson::Settings::default()),
             collector_changed: Cell::new(false),
-            words: RefCell::new(Vec::with_capacity(RUN_WORDS_REMEMBERED)),
+            words: RefCell::new(RememberedWords { words: Vec::with_capacity(RUN_WORDS_REMEMBERED), addresses: 0 }),
         }
     }
 }
@@ -175,12 +200,16 @@ pub fn run_word(word: &[u8]) -> Option<u32> {
 }
 
 /// The running script's remembered words, borrowed for the words of one command (with_run_words).
-pub struct RunWords<'a>(Option<Ref<'a, Vec<RunWord>>>);
+pub struct RunWords<'a>(Option<Ref<'a, RememberedWords>>);
 
 impl RunWords<'_> {
     /// run_word for one word.
     pub fn find(&self, word: &[u8]) -> Option<u32> {
-        let words = self.0.as_ref()?;
+        let remembered = self.0.as_ref()?;
+        if remembered.addresses & address_bit(word.as_ptr()) == 0 {
+            return None;
+        }
+        let words = &remembered.words;
         // SAFETY: the words point into the job's words, which stay as they are until the run ends
         // (words_for_next_run is refused while one is busy), and into strings this check does not trust.
         let number = words.iter().position(|w| w.lua == word.as_ptr() && w.length == word.len() && unsafe { std::slice::from_raw_parts(w.given, w.length) } == word)?;
