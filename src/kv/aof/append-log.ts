@@ -224,7 +224,7 @@ export class AppendLog implements TurnWriter {
     const old = this.file;
     this.file = new LogFile(path);
     this.awaitingBase = false;
-    this.pending.take();
+    this.pending.clear();
     this.syncedSinceWrite = true;
     // A sync or fill in flight still uses the old descriptors; close them once it is done.
     void (this.inFlight ?? Promise.resolve()).finally(() => old.closeInBackground());
@@ -284,7 +284,7 @@ export class AppendLog implements TurnWriter {
    */
   writePending(): void {
     if (this.policy === "always" || (this.pending.length === 0 && this.unwritten === null)) return;
-    if (this.tryWrite(this.takeUnwritten()) === null) this.syncedSinceWrite = false;
+    if (this.tryWrite() === null) this.syncedSinceWrite = false;
     // Without `always`, a write in the page cache is all the policy promises. A write that failed
     // is answered too, as Redis does: the commands ran, and they stay in memory to be written
     // when the disk takes them; what follows is refused until then.
@@ -292,18 +292,23 @@ export class AppendLog implements TurnWriter {
   }
 
   /**
-   * Writes `bytes` at the log's end and returns null, or keeps them for the next try (writeFailed)
-   * and returns the error.
+   * Writes what a failed write left, then everything pending, at the log's end and returns null;
+   * or keeps those bytes for the next try (writeFailed) and returns the error. The pending bytes
+   * are written from their buffer in place, and copied out only for a write that failed: a copy
+   * every turn, in a new array, was ~2% of a server's time under BullMQ (perf, 2026-11-30).
    */
-  private tryWrite(bytes: Uint8Array): unknown {
+  private tryWrite(): unknown {
+    const unwritten = this.unwritten === null ? null : this.takeUnwritten();
     const startedMs = this.latency?.on ? performance.now() : -1;
     try {
-      this.file.write(bytes);
+      if (unwritten !== null) this.file.write(unwritten);
+      else this.file.write(this.pending.settled(), this.pending.length);
       if (startedMs >= 0) this.latency!.consider("aof-write", performance.now() - startedMs);
     } catch (error) {
-      this.writeFailed(bytes, error);
+      this.writeFailed(unwritten ?? this.pending.take(), error);
       return error;
     }
+    if (unwritten === null) this.pending.clear();
     this.succeeded("write");
     return null;
   }
@@ -498,7 +503,7 @@ export class AppendLog implements TurnWriter {
 
   /** Writes and syncs everything pending, on this thread (shutdown, and SAVE-like waits). */
   flushSync(): void {
-    const writeError = this.tryWrite(this.takeUnwritten());
+    const writeError = this.tryWrite();
     if (writeError !== null) throw writeError;
     try {
       fdatasyncSync(this.file.fd);

@@ -185,6 +185,22 @@ export class CommandBuffer {
     return bytes;
   }
 
+  /**
+   * The buffer, whose first `length` bytes are the commands pushed so far: read in place (valid
+   * until the next push) by a write that then calls clear(), instead of take()'s copy.
+   */
+  settled(): Uint8Array {
+    this.closeMset();
+    return this.buffer;
+  }
+
+  /** Forgets the bytes pushed so far. */
+  clear(): void {
+    this.pairsAt = -1;
+    this.pairs = 0;
+    this.length = 0;
+  }
+
   /** Writes the bytes pushed so far to the file `fd`, synchronously, and empties the buffer. */
   writeTo(fd: number): void {
     this.closeMset();

@@ -59,9 +59,9 @@ export class LogFile {
   }
 
   /** Writes `bytes` at the commands' end, on this thread. */
-  write(bytes: Uint8Array): void {
-    writeAll(this.fd, bytes, bytes.length, this.sizeBytes);
-    this.claim(bytes.length);
+  write(bytes: Uint8Array, end = bytes.length): void {
+    writeAll(this.fd, bytes, end, this.sizeBytes);
+    this.claim(end);
   }
 
   /** Takes the next `length` bytes for commands written elsewhere (the worker); returns where they start. */
