@@ -45,7 +45,7 @@ export interface NativeAddon {
   luaTakeFailure(): void;
   /** Goes on with the busy script for one more slice, killed first if `kill`; answers as luaRun. */
   luaResume(lua: number, kill: boolean): number;
-  /** The last run's reply when luaRun or luaResume answered luaReplyTooLong: the counted byte, then the reply. */
+  /** The last run's reply when luaRun or luaResume answered luaReplyTooLong: the flags byte (counted, plain), then the reply. */
   luaTakeReply(lua: number): Buffer;
   /**
    * Keeps `ask`, which answers what a running script asks besides its commands and log lines,

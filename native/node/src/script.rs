@@ -482,11 +482,11 @@ pub fn lua_resume(handle: u32, kill: bool) -> Result<u32> {
     answer(&state, host, outcome)
 }
 
-/// The answer to luaRun and luaResume: BUSY; or, for a run that ended, its reply — a byte saying
-/// whether it is an error already counted (its command's), then the RESP2 reply — left at the
-/// mailbox's start less that byte, and its length × 2, + 1 if counted, returned; for a reply too
-/// long for the mailbox, REPLY_TOO_LONG, and luaTakeReply gives it. A JavaScript exception the
-/// server's `call` threw is the failure.
+/// The answer to luaRun and luaResume: BUSY; or, for a run that ended, its reply — a byte of
+/// flags (REPLY_COUNTED: an error already counted, its command's; REPLY_PLAIN: plain RESP2), then
+/// the RESP2 reply — left at the mailbox's start less that byte, and its length × 4 + the flags
+/// returned; for a reply too long for the mailbox, REPLY_TOO_LONG, and luaTakeReply gives it. A
+/// JavaScript exception the server's `call` threw is the failure.
 fn answer(state: &LuaState, host: JsHost, outcome: Outcome) -> Result<u32> {
     if let Some(error) = host.failure {
         return Err(error);
@@ -495,16 +495,17 @@ fn answer(state: &LuaState, host: JsHost, outcome: Outcome) -> Result<u32> {
         return Ok(BUSY);
     }
     let reply = state.scripts.reply();
-    let (counted, resp) = (reply[0], &reply[1..]);
-    if resp.len() > state.mailbox_bytes {
+    let (flags, resp) = (reply[0], &reply[1..]);
+    // A length the answer cannot carry under its flags and sentinels goes the long way too.
+    if resp.len() > state.mailbox_bytes || resp.len() >= (FAILED >> 2) as usize {
         return Ok(REPLY_TOO_LONG);
     }
     // SAFETY: as in lua_run; JavaScript reads the reply once this call has returned.
     unsafe { std::slice::from_raw_parts_mut(state.mailbox_at, resp.len()) }.copy_from_slice(resp);
-    Ok((resp.len() as u32) << 1 | u32::from(counted))
+    Ok((resp.len() as u32) << 2 | u32::from(flags))
 }
 
-/// The last run's reply, when luaRun or luaResume answered REPLY_TOO_LONG: the counted byte, then
+/// The last run's reply, when luaRun or luaResume answered REPLY_TOO_LONG: the flags byte, then
 /// the RESP2.
 #[napi(js_name = "luaTakeReply")]
 pub fn lua_take_reply(handle: u32) -> Result<Buffer> {

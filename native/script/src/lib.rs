@@ -343,8 +343,9 @@ impl Scripts {
         }
     }
 
-    /// The reply of the run that ended last: a byte saying whether it is an error the server has
-    /// counted already (1: a command's own, passed on), then the RESP2 reply.
+    /// The reply of the run that ended last: a byte of flags — run::REPLY_COUNTED (an error the
+    /// server has counted already: a command's own, passed on) and run::REPLY_PLAIN (plain RESP2)
+    /// — then the RESP2 reply.
     pub fn reply(&self) -> Ref<'_, [u8]> {
         Ref::map(self.runner.job_ref(), |job| &job.out[..])
     }

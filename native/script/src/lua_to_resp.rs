@@ -94,12 +94,16 @@ pub unsafe fn raw_field(state: *mut ffi::lua_State, table: c_int, field: &CStr) 
     ffi::lua_type(state, -1)
 }
 
-/// Appends the value at `index` (absolute) as a reply. Raises only Lua's own errors (out of
-/// memory, or a stack too deep), so call it protected.
-pub unsafe fn encode(state: *mut ffi::lua_State, index: c_int, out: &mut Vec<u8>) {
+/// Appends the value at `index` (absolute) as a reply, and returns whether it is plain RESP2:
+/// integers, bulk strings (null among them), statuses and arrays of those only — bytes a RESP2
+/// client can be sent as they are, with no error in them for the server to count. Raises only
+/// Lua's own errors (out of memory, or a stack too deep), so call it protected.
+pub unsafe fn encode(state: *mut ffi::lua_State, index: c_int, out: &mut Vec<u8>) -> bool {
     // SAFETY: CURRENT_RUN points at the Run of the script running now, or is null.
     let resp3 = CURRENT_RUN.with(|run| run.get().as_ref().is_some_and(|run| run.resp3.get()));
-    encode_at(state, index, out, 0, resp3);
+    let mut plain = true;
+    encode_at(state, index, out, 0, resp3, &mut plain);
+    plain
 }
 
 /// Whether the table at `index` (absolute) is an error the server has already counted (a
@@ -113,14 +117,21 @@ pub unsafe fn is_counted_error(state: *mut ffi::lua_State, index: c_int) -> bool
     counted
 }
 
-unsafe fn encode_at(state: *mut ffi::lua_State, index: c_int, out: &mut Vec<u8>, depth: usize, resp3: bool) {
+/// encode for the value at `index`, `plain` cleared once anything but plain RESP2 is written.
+unsafe fn encode_at(state: *mut ffi::lua_State, index: c_int, out: &mut Vec<u8>, depth: usize, resp3: bool, plain: &mut bool) {
     match ffi::lua_type(state, index) {
-        ffi::LUA_TBOOLEAN if resp3 => out.extend_from_slice(if ffi::lua_toboolean(state, index) != 0 { b"#t\r\n" } else { b"#f\r\n" }),
+        ffi::LUA_TBOOLEAN if resp3 => {
+            *plain = false;
+            out.extend_from_slice(if ffi::lua_toboolean(state, index) != 0 { b"#t\r\n" } else { b"#f\r\n" });
+        }
         ffi::LUA_TBOOLEAN if ffi::lua_toboolean(state, index) != 0 => out.extend_from_slice(b":1\r\n"),
         ffi::LUA_TNUMBER => push_header(out, b':', to_integer(ffi::lua_tonumber(state, index))),
         ffi::LUA_TSTRING => push_bulk(out, string_at(state, index)),
-        ffi::LUA_TTABLE if depth >= DEPTH_MAX => out.extend_from_slice(b"-ERR reached lua stack limit\r\n"),
-        ffi::LUA_TTABLE => encode_table(state, index, out, depth, resp3),
+        ffi::LUA_TTABLE if depth >= DEPTH_MAX => {
+            *plain = false;
+            out.extend_from_slice(b"-ERR reached lua stack limit\r\n");
+        }
+        ffi::LUA_TTABLE => encode_table(state, index, out, depth, resp3, plain),
         // nil and false; functions, userdata, threads: what Redis sends for a type it has no reply for.
         _ => out.extend_from_slice(b"$-1\r\n"),
     }
@@ -132,11 +143,13 @@ fn push_bulk(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(b"\r\n");
 }
 
-unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u8>, depth: usize, resp3: bool) {
+unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u8>, depth: usize, resp3: bool, plain: &mut bool) {
     ffi::luaL_checkstack(state, 4, c"a reply nested too deep".as_ptr());
     let top = ffi::lua_gettop(state);
-    // The first field the table has of these decides what it is, in Redis's order.
+    // The first field the table has of these decides what it is, in Redis's order. Of them only
+    // a status is plain RESP2.
     if raw_field(state, table, c"err") == ffi::LUA_TSTRING {
+        *plain = false;
         out.push(b'-');
         push_error(out, string_at(state, -1));
         return ffi::lua_settop(state, top);
@@ -149,6 +162,7 @@ unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u
     }
     ffi::lua_settop(state, top);
     if raw_field(state, table, c"double") == ffi::LUA_TNUMBER {
+        *plain = false;
         out.push(b',');
         out.extend_from_slice(format_g17(ffi::lua_tonumber(state, -1)).as_bytes());
         out.extend_from_slice(b"\r\n");
@@ -156,6 +170,7 @@ unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u
     }
     ffi::lua_settop(state, top);
     if raw_field(state, table, c"big_number") == ffi::LUA_TSTRING {
+        *plain = false;
         out.push(b'(');
         out.extend(string_at(state, -1).iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }));
         out.extend_from_slice(b"\r\n");
@@ -168,6 +183,7 @@ unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u
             // Three bytes of format, as Redis writes them: cut, or padded with spaces.
             let format = string_at(state, -2);
             let text = string_at(state, -1);
+            *plain = false;
             push_header(out, b'=', text.len() as i64 + 4);
             out.extend((0..3).map(|i| format.get(i).copied().filter(|&b| b != 0).unwrap_or(b' ')));
             out.push(b':');
@@ -179,7 +195,8 @@ unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u
     ffi::lua_settop(state, top);
     for (field, kind) in [(c"map", b'%'), (c"set", b'~')] {
         if raw_field(state, table, field) == ffi::LUA_TTABLE {
-            encode_pairs(state, top + 1, out, depth, resp3, kind);
+            *plain = false;
+            encode_pairs(state, top + 1, out, depth, resp3, kind, plain);
             return ffi::lua_settop(state, top);
         }
         ffi::lua_settop(state, top);
@@ -197,14 +214,14 @@ unsafe fn encode_table(state: *mut ffi::lua_State, table: c_int, out: &mut Vec<u
     push_header(out, b'*', count as i64);
     for item in 1..=count {
         ffi::lua_rawgeti(state, table, item);
-        encode_at(state, top + 1, out, depth + 1, resp3);
+        encode_at(state, top + 1, out, depth + 1, resp3, plain);
         ffi::lua_settop(state, top);
     }
 }
 
 /// A map (`%`: each key, then its value) or a set (`~`: each key) of the table at `pairs`, in
 /// lua_next's order: counted in a first pass, for the header, then written.
-unsafe fn encode_pairs(state: *mut ffi::lua_State, pairs: c_int, out: &mut Vec<u8>, depth: usize, resp3: bool, kind: u8) {
+unsafe fn encode_pairs(state: *mut ffi::lua_State, pairs: c_int, out: &mut Vec<u8>, depth: usize, resp3: bool, kind: u8, plain: &mut bool) {
     let mut count = 0i64;
     ffi::lua_pushnil(state);
     while ffi::lua_next(state, pairs) != 0 {
@@ -215,9 +232,9 @@ unsafe fn encode_pairs(state: *mut ffi::lua_State, pairs: c_int, out: &mut Vec<u
     ffi::lua_pushnil(state);
     while ffi::lua_next(state, pairs) != 0 {
         let (key, value) = (ffi::lua_gettop(state) - 1, ffi::lua_gettop(state));
-        encode_at(state, key, out, depth + 1, resp3);
+        encode_at(state, key, out, depth + 1, resp3, plain);
         if kind == b'%' {
-            encode_at(state, value, out, depth + 1, resp3);
+            encode_at(state, value, out, depth + 1, resp3, plain);
         }
         ffi::lua_settop(state, key);
     }

@@ -120,10 +120,15 @@ pub(crate) struct Job {
     pub key_count: usize,
     /// What the script is called in error messages: a script's SHA-1, a function's name.
     pub name: Rc<str>,
-    /// The reply: a byte saying whether it is an error already counted (a command's own, passed
-    /// on), then RESP2. Kept from run to run for its room.
+    /// The reply: a byte of REPLY_COUNTED and REPLY_PLAIN, then RESP2. Kept from run to run for
+    /// its room.
     pub out: Vec<u8>,
 }
+
+/// A reply's first byte: it is an error the server has counted already (a command's own, passed on).
+pub const REPLY_COUNTED: u8 = 1;
+/// A reply's first byte: it is plain RESP2 (lua_to_resp::encode), which a RESP2 client is sent as it is.
+pub const REPLY_PLAIN: u8 = 2;
 
 /// What may run now on the Lua state, as the hook and redis.call check it.
 #[derive(Clone, Copy)]
@@ -603,8 +608,8 @@ unsafe fn refill_words(state: *mut ffi::lua_State, upvalue: c_int, name: &std::f
 }
 
 /// Runs a script or function as the `Job` (the lightuserdata argument) says, protected by the
-/// lua_pcall in `execute`, and writes its reply into the job's `out`: the counted-error byte,
-/// then RESP2. The script itself runs under a lua_pcall of its own whose error function is
+/// lua_pcall in `execute`, and writes its reply into the job's `out`: the byte of REPLY_COUNTED
+/// and REPLY_PLAIN, then RESP2. The script itself runs under a lua_pcall of its own whose error function is
 /// sandbox.lua's handler (that is what xpcall does), so its errors come back as the handler's
 /// tables; what reaches `execute`'s pcall is Lua's (out of memory making KEYS and ARGV).
 ///
@@ -643,14 +648,16 @@ pub(crate) unsafe extern "C-unwind" fn run_entry(state: *mut ffi::lua_State) -> 
     out.push(0);
     if ffi::lua_toboolean(state, 1) != 0 {
         if ffi::lua_type(state, 2) == ffi::LUA_TTABLE && lua_to_resp::is_counted_error(state, 2) {
-            out[0] = 1;
+            out[0] = REPLY_COUNTED;
         }
-        lua_to_resp::encode(state, 2, out);
+        if lua_to_resp::encode(state, 2, out) {
+            out[0] |= REPLY_PLAIN;
+        }
         return 0;
     }
     match ffi::lua_type(state, 2) {
         ffi::LUA_TTABLE => {
-            out[0] = u8::from(lua_to_resp::is_counted_error(state, 2));
+            out[0] = if lua_to_resp::is_counted_error(state, 2) { REPLY_COUNTED } else { 0 };
             script_error(state, 2, &job.name, out);
         }
         // Lua calls no handler for an allocation that fails, nor for an error in the handler:

@@ -299,12 +299,42 @@ fn a_command_error_passed_on_is_marked_counted() {
         let id = scripts.load(body, body.as_bytes()).unwrap();
         scripts.run(id, &[], &[], h)[0]
     };
-    assert_eq!(run("return redis.pcall('incr', 'k')", h), 1);
-    assert_eq!(run("return redis.call('incr', 'k')", h), 1);
-    assert_eq!(run("return redis.error_reply('MY own')", h), 0);
-    assert_eq!(run("return {err = 'mine'}", h), 0);
-    assert_eq!(run("return 1", h), 0);
+    let counted = |body: &str, h: &mut Replies| run(body, h) & crate::run::REPLY_COUNTED != 0;
+    assert!(counted("return redis.pcall('incr', 'k')", h));
+    assert!(counted("return redis.call('incr', 'k')", h));
+    assert!(!counted("return redis.error_reply('MY own')", h));
+    assert!(!counted("return {err = 'mine'}", h));
+    assert!(!counted("return 1", h));
     assert_eq!(eval(&scripts, "local e = redis.pcall('incr', 'k') return tostring(e.ignore_error_stats_update)", &[], &[], h), "$4\r\ntrue\r\n");
+}
+
+#[test]
+fn plain_resp2_replies_are_marked_plain_and_no_others() {
+    let scripts = Scripts::new(MEMORY).unwrap();
+    let h = &mut host();
+    let mut plain = |body: &str| {
+        let id = scripts.load(body, body.as_bytes()).unwrap();
+        scripts.run(id, &[], &[], h)[0] & crate::run::REPLY_PLAIN != 0
+    };
+    for body in ["return 1", "return 'x'", "return nil", "return false", "return true", "return {ok = 'fine'}", "return {}", "return {1, 'a', {2, false, {ok = 'x'}}}"] {
+        assert!(plain(body), "{body}");
+    }
+    for body in [
+        "return {err = 'mine'}",
+        "return {1, {err = 'nested'}}",
+        "return redis.pcall('incr', 'k')",
+        "return {1, redis.pcall('incr', 'k')}",
+        "return {double = 1.5}",
+        "return {big_number = '1'}",
+        "return {verbatim_string = {format = 'txt', string = 'x'}}",
+        "return {map = {a = 1}}",
+        "return {1, {set = {a = true}}}",
+        "redis.setresp(3) return true",
+        "redis.setresp(3) return {1, false}",
+        "local t = {} local n = t for i = 1, 1000 do n[1] = {} n = n[1] end return t",
+    ] {
+        assert!(!plain(body), "{body}");
+    }
 }
 
 #[test]

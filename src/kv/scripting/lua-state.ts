@@ -75,7 +75,10 @@ function rethrowFromServer(): void {
 }
 
 /** A reply in the mailbox, as LuaState.reply gives it. */
-const mailboxReply: ScriptReply = { bytes: mailbox, end: 0, counted: false };
+const mailboxReply: ScriptReply = { bytes: mailbox, end: 0, counted: false, plain: false };
+/** A reply's flags (native/script/src/run.rs): an error already counted; plain RESP2. */
+const replyCounted = 1;
+const replyPlain = 2;
 /** A state dropped without close() (an engine a test let go) is closed once collected. */
 const unclosed = new FinalizationRegistry<number>((lua) => nativeAddon.luaClose(lua));
 
@@ -104,6 +107,11 @@ export interface ScriptReply {
   bytes: Buffer;
   end: number;
   counted: boolean;
+  /**
+   * Whether it is plain RESP2 — integers, bulk strings (null among them), statuses and arrays of
+   * those, no error anywhere — which a RESP2 client is sent as it is.
+   */
+  plain: boolean;
 }
 
 export class LuaState {
@@ -167,12 +175,13 @@ export class LuaState {
     if (answer === luaBusy) return null;
     if (answer !== luaReplyTooLong) {
       // One object for every reply in the mailbox: such a reply is used before the next run.
-      mailboxReply.end = answer >>> 1;
-      mailboxReply.counted = (answer & 1) === 1;
+      mailboxReply.end = answer >>> 2;
+      mailboxReply.counted = (answer & replyCounted) !== 0;
+      mailboxReply.plain = (answer & replyPlain) !== 0;
       return mailboxReply;
     }
     const own = nativeAddon.luaTakeReply(this.lua);
-    return { bytes: own.subarray(1), end: own.length - 1, counted: own[0] === 1 };
+    return { bytes: own.subarray(1), end: own.length - 1, counted: (own[0]! & replyCounted) !== 0, plain: (own[0]! & replyPlain) !== 0 };
   }
 
   /** Closes the native state: its scripts and functions are gone (SCRIPT FLUSH, FUNCTION FLUSH). */

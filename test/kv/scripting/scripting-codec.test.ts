@@ -158,6 +158,8 @@ describe("words packed for the native Lua scripts", () => {
 });
 
 describe("a script's reply written again through the Reply writers", () => {
+  // What lets a plain RESP2 reply (no error in it, whose replay would count one) go to a RESP2
+  // client as it is, unread (commands/scripting.ts): replayed, it is the same bytes.
   test("comes out byte for byte as it went in", () => {
     fc.assert(
       fc.property(tree, (t) => {
