@@ -609,9 +609,9 @@ unsafe fn refill_words(state: *mut ffi::lua_State, upvalue: c_int, name: &std::f
 
 /// Runs a script or function as the `Job` (the lightuserdata argument) says, protected by the
 /// lua_pcall in `execute`, and writes its reply into the job's `out`: the byte of REPLY_COUNTED
-/// and REPLY_PLAIN, then RESP2. The script itself runs under a lua_pcall of its own whose error function is
-/// sandbox.lua's handler (that is what xpcall does), so its errors come back as the handler's
-/// tables; what reaches `execute`'s pcall is Lua's (out of memory making KEYS and ARGV).
+/// and REPLY_PLAIN, then RESP2. The script itself runs under a lua_pcall of its own whose error
+/// function is sandbox.lua's handler (that is what xpcall does), so its errors come back as the
+/// handler's tables; what reaches `execute`'s pcall is Lua's (out of memory making KEYS and ARGV).
 ///
 /// Raw stack calls, not mlua's: mlua's protected call makes a closure per call and its values a
 /// reference each, which together cost as much as running a short script; and a runner in Lua

@@ -27,6 +27,7 @@ pub const WORD_BYTES_MAX: usize = 63;
 pub const SLOT_BITS: u32 = 10;
 pub const SLOTS: usize = 1 << SLOT_BITS;
 /// Slots are taken in pairs (two ways of a set): a word's hash picks the pair, 128 bytes together.
+/// Two, not more: `recent` says which of the two was used last, and the other is replaced.
 const WAYS: usize = 2;
 const PAIR_BITS: u32 = SLOT_BITS - 1;
 
