@@ -177,17 +177,9 @@ export class CommandBuffer {
     this.length = at;
   }
 
-  /** The bytes pushed so far, as a copy, and an empty buffer for what comes next. */
-  take(): Uint8Array {
-    this.closeMset();
-    const bytes = Uint8Array.prototype.slice.call(this.buffer, 0, this.length);
-    this.length = 0;
-    return bytes;
-  }
-
   /**
    * The buffer, whose first `length` bytes are the commands pushed so far: read in place (valid
-   * until the next push) by a write that then calls clear(), instead of take()'s copy.
+   * until the next push), then clear(). take and writeTo are the two uses of it here.
    */
   settled(): Uint8Array {
     this.closeMset();
@@ -201,11 +193,17 @@ export class CommandBuffer {
     this.length = 0;
   }
 
+  /** The bytes pushed so far, as a copy, and an empty buffer for what comes next. */
+  take(): Uint8Array {
+    const bytes = Uint8Array.prototype.slice.call(this.settled(), 0, this.length);
+    this.clear();
+    return bytes;
+  }
+
   /** Writes the bytes pushed so far to the file `fd`, synchronously, and empties the buffer. */
   writeTo(fd: number): void {
-    this.closeMset();
-    writeAll(fd, this.buffer, this.length);
-    this.length = 0;
+    writeAll(fd, this.settled(), this.length);
+    this.clear();
   }
 
   private header(type: number, n: number): void {
