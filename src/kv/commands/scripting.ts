@@ -96,13 +96,14 @@ function answer(x: Exec, result: ScriptReply): void {
   const { bytes, end } = result;
   const type = bytes[0];
   if (type === errorType) x.failed = true;
-  // An integer, a status or a string (not the null one) reads the same in RESP2 and RESP3, and
-  // any plain RESP2 reply (an array of those, nulls among them: BullMQ's jobs) is what a RESP2
-  // client gets: the native side wrote it whole, and a connection takes its bytes as they are,
-  // unread (replaying a job's 24 fields was ~1% of the server's time under BullMQ).
+  // A plain RESP2 reply (the native side's flag: integers, statuses, strings and arrays of them)
+  // is what a RESP2 client gets, and an integer, a status or a string (not the null one) reads the
+  // same in RESP3: a connection takes the bytes the native side wrote as they are, unread
+  // (replaying a BullMQ job's 24 fields was ~1% of the server's time).
   else if (
     x.reply instanceof RespWriter &&
-    ((result.plain && x.reply.protocol === 2) || type === integerType || type === statusType || (type === bulkType && bytes[1] !== minus))
+    result.plain &&
+    (x.reply.protocol === 2 || type === integerType || type === statusType || (type === bulkType && bytes[1] !== minus))
   )
     return x.reply.encoded(bytes, 0, end);
   replayResp(bytes, x.reply, result.counted, end);
