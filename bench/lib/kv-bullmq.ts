@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { type Job, Queue, Worker } from "bullmq";
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
 import { bullmqLuaCosts } from "./kv-bullmq-lua.ts";
-import { cpuSeconds } from "./process-cpu.ts";
+import { cpuSeconds, mainThreadCpuSeconds } from "./process-cpu.ts";
 import { fmt, median, redisCli } from "./redis-benchmark.ts";
 
 const jobs = Number(process.env.SVC_BENCH_KV_BULLMQ_JOBS ?? 5000);
@@ -58,6 +58,8 @@ interface Round {
   jobsPerSec: number;
   /** Server CPU per job (user + system, all threads), µs. */
   cpuMicrosPerJob: number;
+  /** The same, of the server's main thread alone. */
+  mainCpuMicrosPerJob: number;
 }
 
 /** Resolves once `count` jobs have completed on `worker`. */
@@ -101,11 +103,17 @@ async function bulkRound(server: ServerProcess, queueName: string, count: number
   const { queue, worker } = bulkQueueAndWorker(server, queueName);
   try {
     await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
-    const cpuBefore = cpuSeconds(server.proc.pid);
+    const pid = server.proc.pid;
+    const [cpuBefore, mainBefore] = [cpuSeconds(pid), mainThreadCpuSeconds(pid)];
     const started = performance.now();
     await runJobsInBulk(queue, worker, count);
     const seconds = (performance.now() - started) / 1000;
-    return { jobsPerSec: count / seconds, cpuMicrosPerJob: ((cpuSeconds(server.proc.pid) - cpuBefore) * 1e6) / count };
+    const perJob = (cpuSecondsUsed: number) => (cpuSecondsUsed * 1e6) / count;
+    return {
+      jobsPerSec: count / seconds,
+      cpuMicrosPerJob: perJob(cpuSeconds(pid) - cpuBefore),
+      mainCpuMicrosPerJob: perJob(mainThreadCpuSeconds(pid) - mainBefore),
+    };
   } finally {
     await worker.close();
     await queue.obliterate({ force: true });
@@ -216,6 +224,7 @@ export async function bullmqComparison(): Promise<void> {
     const med = (server: ServerProcess, pick: (r: Round) => number) => median(runs.get(server)!.map(pick));
     const [redisRate, kvRate] = servers.map((s) => med(s, (r) => r.jobsPerSec)) as [number, number];
     const [redisCpu, kvCpu] = servers.map((s) => med(s, (r) => r.cpuMicrosPerJob)) as [number, number];
+    const [redisMainCpu, kvMainCpu] = servers.map((s) => med(s, (r) => r.mainCpuMicrosPerJob)) as [number, number];
     const [redisSingle, kvSingle] = servers.map((s) => median(oneAtATime.get(s)!)) as [number, number];
     console.log(
       `### kv: BullMQ (${fmt(jobs)} jobs added in bulk, one Worker of concurrency ${workerConcurrency}; appendonly yes, appendfsync everysec on both), median of ${rounds} interleaved rounds\n`,
@@ -237,7 +246,9 @@ export async function bullmqComparison(): Promise<void> {
     }
     console.log("");
     console.log(
-      `Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×.\n`,
+      `Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×;`,
+      `the main thread alone: redis ${redisMainCpu.toFixed(0)} µs, svc ${kvMainCpu.toFixed(0)} µs, ${(kvMainCpu / redisMainCpu).toFixed(2)}× (the rest of svc's`,
+      "is its other threads: the JIT compiler, the collector's and the allocator's helpers).\n",
     );
     printCommandstats(...stats!);
     await bullmqLuaCosts(redis, kv);
