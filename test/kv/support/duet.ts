@@ -58,6 +58,22 @@ export interface DuetOptions {
   snapshot?: (control: RespClient, names: Names) => Promise<string[]>;
 }
 
+/**
+ * `values` with each run of consecutive values that `inRun` picks sorted by their text: for a
+ * normaliseGroup whose messages come, a run at a time, in an order Redis does not define.
+ */
+export function sortedRuns(values: readonly RespValue[], inRun: (v: RespValue) => boolean): RespValue[] {
+  const out = [...values];
+  for (let i = 0; i < out.length; i++) {
+    if (!inRun(out[i]!)) continue;
+    let j = i;
+    while (j < out.length && inRun(out[j]!)) j++;
+    out.splice(i, j - i, ...out.slice(i, j).sort((a, b) => show(a).localeCompare(show(b))));
+    i = j;
+  }
+  return out;
+}
+
 /** Client ids and addresses of one server's named connections. */
 export interface Names {
   /** "<id:A>" for A's id, else the number as it was. */

@@ -8,7 +8,7 @@
  * SHARDCHANNELS and SHARDNUMSUB, and each client's sub/psub/ssub counts and flags in CLIENT LIST.
  */
 import fc from "fast-check";
-import { by, cmd, type DuetOptions, lit, type Names, type Step } from "../duet.ts";
+import { by, cmd, type DuetOptions, lit, type Names, sortedRuns, type Step } from "../duet.ts";
 import { type RespClient, type RespValue, show } from "../resp-client.ts";
 
 export const channels = ["c1", "c2", "news.x", "news.y", "other"];
@@ -84,21 +84,13 @@ const unsubscribes = new Set(["unsubscribe", "punsubscribe", "sunsubscribe"]);
  * Redis's pattern table: each run of pmessages is sorted.
  */
 export function normaliseGroup(argv: string[] | null, values: RespValue[]): RespValue[] {
-  const out = [...values];
   const word = argv?.[0]?.toLowerCase() ?? "";
   if (argv !== null && argv.length === 1 && unsubscribes.has(word)) {
-    return out
+    return values
       .map((v) => (unsubscribes.has(kindOf(v)) ? withItems(v, [...itemsOf(v)!.slice(0, 2), "<count>"]) : v))
       .sort((a, b) => show(a).localeCompare(show(b)));
   }
-  for (let i = 0; i < out.length; i++) {
-    if (kindOf(out[i]!) !== "pmessage") continue;
-    let j = i;
-    while (j < out.length && kindOf(out[j]!) === "pmessage") j++;
-    out.splice(i, j - i, ...out.slice(i, j).sort((a, b) => show(a).localeCompare(show(b))));
-    i = j;
-  }
-  return out;
+  return sortedRuns(values, (v) => kindOf(v) === "pmessage");
 }
 
 const sortedArray = (v: RespValue): RespValue => (Array.isArray(v) ? [...v].sort((a, b) => show(a).localeCompare(show(b))) : v);

@@ -9,8 +9,8 @@
  * tracking counts.
  */
 import fc from "fast-check";
-import { by, cmd, type DuetOptions, lit, type Names, type Step } from "../duet.ts";
-import { type RespClient, type RespValue, show } from "../resp-client.ts";
+import { by, cmd, type DuetOptions, lit, type Names, sortedRuns, type Step } from "../duet.ts";
+import type { RespClient, RespValue } from "../resp-client.ts";
 import { textOf } from "../duet.ts";
 
 const key = fc.constantFrom("a", "ab", "b", "user:1");
@@ -155,15 +155,7 @@ const isInvalidation = (v: RespValue): boolean => {
  * asserted in client-tracking.test.ts.
  */
 function sortedInvalidationRuns(_argv: string[] | null, values: RespValue[]): RespValue[] {
-  const out = [...values];
-  for (let i = 0; i < out.length; i++) {
-    if (!isInvalidation(out[i]!)) continue;
-    let j = i;
-    while (j < out.length && isInvalidation(out[j]!)) j++;
-    out.splice(i, j - i, ...out.slice(i, j).sort((a, b) => show(a).localeCompare(show(b))));
-    i = j;
-  }
-  return out;
+  return sortedRuns(values, isInvalidation);
 }
 
 async function trackingLines(c: RespClient, names: Names): Promise<string[]> {
