@@ -129,6 +129,27 @@ describe("scripting.tcl", () => {
       scriptingOptions,
     );
   });
+  test("a command of as many words as Lua's stack holds (unpack of 7,999 items), by EVAL and FCALL; one past what unpack can give", async () => {
+    const unpacking = (items: number, command: string) =>
+      `local a = {} for i = 1, ${items} do a[i] = 1 end return redis.call('${command}', KEYS[1], unpack(a))`;
+    await expectSameDuet(
+      servers,
+      [
+        evalOf(unpacking(7999, "lpush"), "1", "l"),
+        evalOf(unpacking(7999, "lpush"), "1", "l"),
+        evalOf(unpacking(7999, "sadd"), "1", "s"),
+        load(library("massive", "massive", unpacking(7999, "rpush"))),
+        a("FCALL", "massive", "1", "l2"),
+        a("LLEN", "l2"),
+        // Past what Lua lets a C function take (LUAI_MAXCSTACK, 8,000): unpack itself refuses.
+        evalOf(unpacking(8000, "lpush"), "1", "l3"),
+        evalOf(unpacking(100000, "lpush"), "1", "l3"),
+        a("EXISTS", "l3"),
+        a("FUNCTION", "FLUSH"),
+      ],
+      scriptingOptions,
+    );
+  });
   test("the DECR_IF_GT example script", async () => {
     const body =
       "local current; current = redis.call('get', KEYS[1]); if not current then return nil end; if current > ARGV[1] then return redis.call('decr', KEYS[1]) else return redis.call('get', KEYS[1]) end";

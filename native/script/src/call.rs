@@ -92,6 +92,10 @@ unsafe fn command(state: *mut ffi::lua_State, raises: bool) -> c_int {
             .unwrap_or((OUTSIDE_A_SCRIPT.as_ptr(), OUTSIDE_A_SCRIPT.len()));
         (reply_at, reply_bytes)
     };
+    // The words are the host's now: off the stack with them, as Redis pops its arguments, so that
+    // a command of nearly all the stack Lua allows (LUAI_MAXCSTACK, 8,000 slots: `unpack` of a
+    // 7,999-item table) still leaves room for its reply.
+    ffi::lua_settop(state, 0);
     // The reply is the host's (its mailbox, or a buffer it keeps until the next call), not this
     // function's: it is read in place, with nothing Rust owns alive, as pushing its value can
     // raise (out of memory).
