@@ -150,6 +150,20 @@ describe("scripting.tcl", () => {
       scriptingOptions,
     );
   });
+  test("SORT BY a constant of a set, from a script: sorted by bytes, as the file must replay it (a list keeps its order)", async () => {
+    await expectSameDuet(
+      servers,
+      [
+        a("SADD", "myset", ..."a b c d e f g h i l m n o p q r s t u v z aa aaa azz".split(" ")),
+        evalOf("return redis.call('sort', KEYS[1], 'by', '_')", "1", "myset"),
+        evalOf("return redis.call('sort', KEYS[1], 'by', '_', 'desc')", "1", "myset"),
+        evalOf("return redis.call('sort', KEYS[1], 'by', '_', 'get', '#', 'get', '_:*')", "1", "myset"),
+        a("RPUSH", "mylist", "c", "a", "b"),
+        evalOf("return redis.call('sort', KEYS[1], 'by', '_')", "1", "mylist"),
+      ],
+      scriptingOptions,
+    );
+  });
   test("the DECR_IF_GT example script", async () => {
     const body =
       "local current; current = redis.call('get', KEYS[1]); if not current then return nil end; if current > ARGV[1] then return redis.call('decr', KEYS[1]) else return redis.call('get', KEYS[1]) end";

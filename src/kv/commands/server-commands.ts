@@ -12,7 +12,6 @@ import { canonicalConfigValue } from "../config/config-table.ts";
 import { redisConfigNames } from "../config/redis-config-names.ts";
 import { aclCategories } from "../kit/acl-categories.ts";
 import { hasKeys, keysWithFlags } from "./key-specs.ts";
-import { clusterSubcommands } from "./standalone.ts";
 import { keyFlagOrder } from "./key-specs-table.ts";
 import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
@@ -136,9 +135,7 @@ function getkeys(x: Exec, argv: string[], withFlags: boolean): void {
     const name = `${spec.name}|${target[1]!.toLowerCase()}`;
     spec = spec.subcommands.find((s) => s.name === name);
   }
-  // CLUSTER answers its subcommands alike and declares none, but Redis looks them up here too.
-  const unknownClusterSub = spec?.name === "cluster" && target.length > 1 && !clusterSubcommands.has(target[1]!.toLowerCase());
-  if (spec === undefined || unknownClusterSub) throw new KvError("ERR Invalid command specified");
+  if (spec === undefined) throw new KvError("ERR Invalid command specified");
   if (!hasKeys(spec)) throw new KvError("ERR The command has no key arguments");
   if ((spec.arity > 0 && spec.arity !== target.length) || target.length < -spec.arity)
     throw new KvError("ERR Invalid number of arguments specified for command");

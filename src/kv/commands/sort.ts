@@ -136,8 +136,9 @@ export function sortCommand(x: Exec, argv: string[], readonly: boolean): void {
   const o = parseOptions(argv, readonly, user === null || user.mayAccessEveryKey);
   const value = getValue(x, argv[1]!);
   if (value !== undefined && !(value instanceof List) && !(value instanceof MemberSet) && !(value instanceof ZSet)) throw wrongType();
-  // A set's own order is its table's: what is stored must not depend on it.
-  if (o.dontSort && value instanceof MemberSet && o.store !== null) {
+  // A set's own order is its table's: what is stored, or handed to a script (whose writes the
+  // file records, and may depend on it), must not depend on it. Redis sorts by bytes then too.
+  if (o.dontSort && value instanceof MemberSet && (o.store !== null || x.session.inScript)) {
     o.dontSort = false;
     o.alpha = true;
     o.by = null;

@@ -6,7 +6,7 @@
  */
 import { parseInt64 } from "../text/args.ts";
 import { KvError, notAnInteger } from "../text/errors.ts";
-import type { CommandSpec, Exec } from "../kit/spec.ts";
+import { type CommandFlag, type CommandSpec, type Exec, subcommandsOf } from "../kit/spec.ts";
 
 const clusterDisabled = () => new KvError("ERR This instance has cluster support disabled");
 
@@ -43,42 +43,41 @@ function wait(x: Exec, argv: string[]): void {
   });
 }
 
-/** CLUSTER with a subcommand Redis knows: refused, as cluster mode is off; any other: unknown. */
-export const clusterSubcommands: ReadonlySet<string> = new Set([
-  "addslots",
-  "addslotsrange",
-  "bumpepoch",
-  "count-failure-reports",
-  "countkeysinslot",
-  "delslots",
-  "delslotsrange",
-  "failover",
-  "flushslots",
-  "forget",
-  "getkeysinslot",
-  "help",
-  "info",
-  "keyslot",
-  "links",
-  "meet",
-  "myid",
-  "nodes",
-  "replicas",
-  "replicate",
-  "reset",
-  "saveconfig",
-  "set-config-epoch",
-  "setslot",
-  "shards",
-  "slaves",
-  "slots",
-]);
-
-function cluster(_x: Exec, argv: string[]): void {
-  const sub = argv[1]!;
-  if (!clusterSubcommands.has(sub.toLowerCase())) throw new KvError(`ERR unknown subcommand '${sub.slice(0, 128)}'. Try CLUSTER HELP.`);
-  throw clusterDisabled();
-}
+/**
+ * CLUSTER's subcommands as Redis 7.0 declares them: arity and flags (in the order of Redis's flag
+ * bits, as COMMAND INFO lists them), so that a wrong arity, a script calling CLUSTER RESET
+ * (noscript) and ACL's categories are answered as Redis answers them, before the refusal each of
+ * them then gets. An unknown subcommand is unknown (the table's lookup).
+ */
+const clusterSubcommandShapes: readonly [name: string, arity: number, flags: readonly CommandFlag[]][] = [
+  ["addslots", -3, ["admin", "stale", "no_async_loading"]],
+  ["addslotsrange", -4, ["admin", "stale", "no_async_loading"]],
+  ["bumpepoch", 2, ["admin", "stale", "no_async_loading"]],
+  ["count-failure-reports", 3, ["admin", "stale"]],
+  ["countkeysinslot", 3, ["stale"]],
+  ["delslots", -3, ["admin", "stale", "no_async_loading"]],
+  ["delslotsrange", -4, ["admin", "stale", "no_async_loading"]],
+  ["failover", -2, ["admin", "stale", "no_async_loading"]],
+  ["flushslots", 2, ["admin", "stale", "no_async_loading"]],
+  ["forget", 3, ["admin", "stale", "no_async_loading"]],
+  ["getkeysinslot", 4, ["stale"]],
+  ["help", 2, ["loading", "stale"]],
+  ["info", 2, ["stale"]],
+  ["keyslot", 3, ["stale"]],
+  ["links", 2, ["stale"]],
+  ["meet", -4, ["admin", "stale", "no_async_loading"]],
+  ["myid", 2, ["stale"]],
+  ["nodes", 2, ["stale"]],
+  ["replicas", 3, ["admin", "stale"]],
+  ["replicate", 3, ["admin", "stale", "no_async_loading"]],
+  ["reset", -2, ["admin", "stale", "noscript"]],
+  ["saveconfig", 2, ["admin", "stale", "no_async_loading"]],
+  ["set-config-epoch", 3, ["admin", "stale", "no_async_loading"]],
+  ["setslot", -4, ["admin", "stale", "no_async_loading"]],
+  ["shards", 2, ["stale"]],
+  ["slaves", 3, ["admin", "stale"]],
+  ["slots", 2, ["stale"]],
+];
 
 const refuseInStandalone = (): void => {
   throw clusterDisabled();
@@ -94,7 +93,16 @@ export const standaloneCommands: readonly CommandSpec[] = [
     run: role,
   },
   { name: "wait", arity: 3, flags: ["noscript"], group: "generic", summary: "Waits for replicas to acknowledge writes (there are none).", run: wait },
-  { name: "cluster", arity: -2, flags: [], group: "cluster", summary: "Cluster commands: refused, as cluster mode is off.", run: cluster },
+  {
+    name: "cluster",
+    arity: -2,
+    flags: [],
+    group: "cluster",
+    summary: "Cluster commands: refused, as cluster mode is off.",
+    subcommands: clusterSubcommandShapes.map(([name, arity, flags]) =>
+      subcommandsOf("cluster", "cluster")(name, arity, "Refused: cluster mode is off.", refuseInStandalone, flags),
+    ),
+  },
   { name: "readonly", arity: 1, flags: ["loading", "stale", "fast"], group: "cluster", summary: "Refused: cluster mode is off.", run: refuseInStandalone },
   { name: "readwrite", arity: 1, flags: ["loading", "stale", "fast"], group: "cluster", summary: "Refused: cluster mode is off.", run: refuseInStandalone },
   { name: "asking", arity: 1, flags: ["fast"], group: "cluster", summary: "Refused: cluster mode is off.", run: refuseInStandalone },

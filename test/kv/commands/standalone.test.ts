@@ -51,6 +51,14 @@ describe("a standalone server's replication and cluster answers, side by side wi
       ["CLUSTER", "HELP"],
       ["CLUSTER", "nope"],
       ["CLUSTER"],
+      // Each subcommand's arity is checked before the refusal, as Redis declares it.
+      ["CLUSTER", "NODES", "extra"],
+      ["CLUSTER", "KEYSLOT"],
+      ["CLUSTER", "reset", "hard"],
+      // RESET is noscript: a script is refused it before cluster mode is looked at.
+      ["EVAL", "return redis.pcall('cluster', 'reset', 'hard')", "0"],
+      ["EVAL", "return redis.pcall('cluster', 'info')", "0"],
+      ["COMMAND", "GETKEYS", "cluster", "nope"],
       ["READONLY"],
       ["READWRITE"],
       ["ASKING"],
