@@ -375,6 +375,8 @@ describe("functions.tcl", () => {
         a("FUNCTION", "RESTORE", "bad payload"),
         a("FUNCTION", "RESTORE"),
         a("FUNCTION", "RESTORE", "<saved>", "FLUSH", "extra"),
+        // The subcommand named as the client typed it.
+        a("FUNCTION", "restore", "arg1", "args2", "arg3"),
         a("FUNCTION", "FLUSH"),
         load(library("test1", "test", "return 'collides'")),
         a("FUNCTION", "RESTORE", "<saved>"),
@@ -441,6 +443,17 @@ describe("functions.tcl", () => {
         a("FCALL", "f1", "0"),
         load("REPLACE", "#!lua name=lib1\nredis.register_function('f1', function() return redis.REDIS_VERSION end)"),
         a("FCALL", "f1", "0"),
+        // The load's `redis` kept in an upvalue and used from a function later (functions.tcl's
+        // "malicious access test"): still read-only, and registering is refused.
+        load(
+          "REPLACE",
+          "#!lua name=lib1\nlocal lib = redis\nlib.register_function('f1', function() lib.redis = redis lib.math = math return {ok='OK'} end)\n" +
+            "lib.register_function('f2', function() lib.register_function('f1', function() return 1 end) end)",
+        ),
+        a("FCALL", "f1", "0"),
+        a("FCALL", "f2", "0"),
+        load("#!lua name=lib2\nredis.math.random()"),
+        load("#!lua name=lib2\nredis.redis.call('ping')"),
       ],
       functionOptions,
     );

@@ -188,6 +188,9 @@ local load_api = {
   log = redis.log,
 }
 function load_api.register_function(...)
+  -- A library can keep `redis` of its load in an upvalue and call this from a function later:
+  -- refused then, as Redis refuses it without a load under way, before reading the arguments.
+  if registering == nil then refuse('redis.register_function can only be called on FUNCTION LOAD command') end
   local count = select('#', ...)
   if count < 1 or count > 2 then refuse('wrong number of arguments to redis.register_function') end
   local name, callback, flags, description

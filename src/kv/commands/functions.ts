@@ -74,7 +74,7 @@ function list(x: Exec, argv: string[]): void {
 }
 
 function restore(x: Exec, argv: string[]): void {
-  if (argv.length > 4) throw subcommandSyntaxError("FUNCTION", "RESTORE");
+  if (argv.length > 4) throw subcommandSyntaxError("FUNCTION", argv[1]!);
   const policy = (argv[3] ?? "APPEND").toUpperCase();
   if (policy !== "FLUSH" && policy !== "APPEND" && policy !== "REPLACE") {
     throw new KvError("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
