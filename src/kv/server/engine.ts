@@ -63,6 +63,8 @@ const pubsubContextCommands = new Set(["subscribe", "unsubscribe", "psubscribe",
 const notAllowed = (option: ProtectedSwitch) =>
   `ERR ${protectedSwitches[option]} command not allowed. If the ${option} option is set to "local", you can run it from a local connection, ` +
   "otherwise you need to set this option in the configuration file, and then restart the server.";
+/** Read-only script commands whose own keys client tracking does not remember (rememberTracked). */
+const readOnlyScriptCommands = new Set(["eval_ro", "evalsha_ro", "fcall_ro"]);
 /** Commands that run at once inside MULTI instead of being queued. */
 const multiControlCommands = new Set(["exec", "discard", "multi", "watch", "quit", "reset"]);
 /** What a client in MULTI may still send past maxmemory (EXEC only if its queue cannot grow the data). */
@@ -543,11 +545,12 @@ export class Engine implements Server, Configurable {
    * A read-only command of a client tracking in default mode: its keys are remembered, found or
    * not, failed or not, as Redis 7.0 remembers them. A script's read-only commands remember the
    * keys the script command declared (EVAL's KEYS), as 7.0 takes them from the calling client's
-   * command, not the ones the reads name; EVAL_RO and FCALL_RO, read-only themselves, remember
-   * theirs too.
+   * command, not the ones the reads name. EVAL_RO, EVALSHA_RO and FCALL_RO are read-only
+   * themselves but remember nothing of their own: as with EVAL, only a read the script makes
+   * remembers its keys (Redis 7.0's call() leaves those three out by name).
    */
   private rememberTracked(session: Session, spec: CommandSpec, argv: string[]): void {
-    if (!spec.flags.includes("readonly") || spec.group === "pubsub") return;
+    if (!spec.flags.includes("readonly") || spec.group === "pubsub" || readOnlyScriptCommands.has(spec.name)) return;
     // Inside a script, Redis 7.0 remembers the keys the script command declared, not the read's.
     const [keysSpec, keysArgv] = session.inScript && this.outerCommand !== null ? this.outerCommand : [spec, argv];
     const keys = keysOf(keysSpec, keysArgv);

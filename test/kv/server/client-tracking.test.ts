@@ -82,7 +82,7 @@ describe("default mode", () => {
     });
   });
 
-  test("EVAL_RO tracks the keys it declares, and no script the keys its commands read", async () => {
+  test("a script's read tracks the keys its command declares (EVAL_RO's too), a script with no read tracks nothing, read-only or not", async () => {
     await expectSameTracking(servers, async (t) => {
       await t.connect("A");
       await t.connect("B");
@@ -91,6 +91,10 @@ describe("default mode", () => {
         ["A", "EVAL_RO", "return redis.call('GET', 'read')", "1", "declared"],
         ["B", "SET", "declared", "1"],
         ["B", "SET", "read", "1"],
+        // EVAL_RO is read-only itself, yet remembers nothing when its script reads nothing.
+        ["A", "EVAL_RO", "return redis.call('PING')", "2", "ro1", "ro2"],
+        ["A", "EVAL", "return redis.call('PING')", "1", "ro3"],
+        ["B", "MSET", "ro2", "1", "ro1", "1", "ro3", "1"],
         ["A", "EVAL", "return redis.call('GET', KEYS[1])", "1", "e"],
         ["B", "SET", "e", "1"],
         ["A", "FCALL_RO", "nothing", "0"],

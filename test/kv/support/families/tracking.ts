@@ -70,6 +70,8 @@ const reads = fc.oneof(
   cmd(lit("EVAL"), lit("return redis.call('mget', KEYS[1], ARGV[1])"), lit("1"), key, key),
   cmd(lit("EVAL"), lit("return redis.call('strlen', ARGV[1])"), lit("0"), key),
   cmd(lit("EVAL_RO"), lit("return {redis.call('exists', KEYS[1]), redis.call('get', KEYS[2])}"), lit("2"), key, key),
+  // Read-only, and reading nothing: nothing is remembered, as for EVAL.
+  cmd(lit("EVAL_RO"), lit("return redis.call('ping')"), lit("1"), key),
 );
 const writes = fc.oneof(
   cmd(fc.constantFrom("SET", "APPEND"), key, lit("v")),
