@@ -188,7 +188,7 @@ function config(x: Exec, argv: string[]): void {
     const changes: [string, string][] = [];
     names.forEach((name, i) => {
       if (names.indexOf(name) < i) throw new KvError(`ERR CONFIG SET failed (possibly related to argument '${sent[i]}') - duplicate parameter`);
-      changes.push([name, canonicalConfigValue(name, argv[3 + i * 2]!)]);
+      changes.push([name, canonicalConfigValue(name, argv[3 + i * 2]!, x.engine.config.get(name))]);
     });
     for (const [name, value] of changes) x.engine.setConfig(name, value);
     x.reply.simple("OK");

@@ -354,20 +354,36 @@ export function parseMemoryValue(value: string): number | null {
 /** A percentile as Redis writes it: "%f" without trailing zeros (99.9, 50, 99.99). */
 const formatPercentile = (n: number): string => n.toFixed(6).replace(/\.?0+$/, "");
 
+/** Whether `value` names what a start-only parameter already holds: the same port as a number, the same addresses. */
+function sameStartValue(name: string, value: string, current: string | undefined): boolean {
+  if (current === undefined) return false;
+  if (name === "port") {
+    const n = parseInt64(value);
+    return n !== null && String(n) === current;
+  }
+  if (name !== "bind") return value === current;
+  const words = (text: string) => text.split(" ").filter((w) => w !== "");
+  return words(value).join(" ") === words(current).join(" ");
+}
+
 /**
  * The value CONFIG SET stores for `name`: memory values in bytes, words in lower case, numbers
  * in Redis's form, anything else as given. Throws Redis's error for a value it would refuse.
+ * `current`: the parameter's value now — a start-only one may be "set" to it, which changes
+ * nothing, as Redis applies nothing for a value that did not change (tools set back every value
+ * CONFIG GET * showed, Redis's own "CONFIG sanity" test among them).
  */
-export function canonicalConfigValue(name: string, value: string): string {
+export function canonicalConfigValue(name: string, value: string, current?: string): string {
   const param = configParamsByName.get(name);
   if (param === undefined) return value;
   // An old name is checked, and its errors worded, as the parameter it stands for.
-  if (param.name !== name) return canonicalConfigValue(param.name, value);
+  if (param.name !== name) return canonicalConfigValue(param.name, value, current);
   const type = param.type;
   switch (type.kind) {
     case "immutable":
       throw setFailed(name, "can't set immutable config");
     case "start-only":
+      if (sameStartValue(name, value, current)) return current!;
       throw setFailed(name, `svc sets it at start only; restart with ${type.flag}`);
     case "bool": {
       const word = value.toLowerCase();

@@ -73,6 +73,13 @@ describe("the CONFIG table", () => {
     expect(() => canonicalConfigValue("appendonly", "maybe")).toThrow(refusal("appendonly", "argument must be 'yes' or 'no'"));
     expect(() => canonicalConfigValue("databases", "4")).toThrow(refusal("databases", "can't set immutable config"));
     expect(() => canonicalConfigValue("port", "6380")).toThrow(refusal("port", "svc sets it at start only; restart with --port"));
+    expect(() => canonicalConfigValue("port", "6380", "6379")).toThrow(refusal("port", "svc sets it at start only; restart with --port"));
+    // Set to what it holds (CONFIG GET's value set back, as tools do): a change of nothing.
+    expect(canonicalConfigValue("port", "6379", "6379")).toBe("6379");
+    expect(canonicalConfigValue("bind", " 127.0.0.1  ::1", "127.0.0.1 ::1")).toBe("127.0.0.1 ::1");
+    expect(() => canonicalConfigValue("bind", "0.0.0.0", "127.0.0.1")).toThrow(refusal("bind", "svc sets it at start only; restart with --bind"));
+    expect(canonicalConfigValue("dir", "/data", "/data")).toBe("/data");
+    expect(() => canonicalConfigValue("dir", "/data/", "/data")).toThrow(refusal("dir", "svc sets it at start only; restart with --dir"));
     // lua-time-limit is checked, and worded, as busy-reply-threshold, as before the table.
     expect(() => canonicalConfigValue("lua-time-limit", "-1")).toThrow(refusal("busy-reply-threshold", `argument must be between 0 and ${int64Max} inclusive`));
     expect(canonicalConfigValue("latency-tracking-info-percentiles", "1e2  50.50")).toBe("100 50.5");
