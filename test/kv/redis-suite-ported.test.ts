@@ -310,6 +310,44 @@ describe("scripting.tcl", () => {
   });
 });
 
+describe("scripting.tcl: not enough good replicas", () => {
+  test("min-replicas-to-write with no replica: NOREPLICAS for writes, a may-write script, a script's write, EXEC of a write; reads and no-writes scripts run", async () => {
+    await expectSameDuet(
+      servers,
+      [
+        a("SET", "x", "some value"),
+        a("CONFIG", "SET", "min-replicas-to-write", "1"),
+        evalOf("return string.match(redis.call('info', 'replication'), 'connected_slaves:%d+\r\nmin_slaves_good_slaves:%d+')"),
+        evalOf("#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x"),
+        evalOf("return redis.call('get','x')", "1", "x"),
+        evalOf("#!lua\nreturn redis.call('get','x')", "1", "x"),
+        evalOf("return redis.call('set','x', 1)", "1", "x"),
+        evalOf("return redis.pcall('set','x', 1)", "1", "x"),
+        a("SET", "x", "2"),
+        a("GET", "x"),
+        a("MULTI"),
+        a("GET", "x"),
+        a("INCR", "x"),
+        a("EXEC"),
+        // A lag of 0 judges no replica: writes run again; the old names set the same parameters.
+        a("CONFIG", "SET", "min-slaves-max-lag", "0"),
+        a("CONFIG", "GET", "min-replicas-max-lag"),
+        a("CONFIG", "GET", "min-slaves-to-write"),
+        a("SET", "x", "3"),
+        a("CONFIG", "SET", "min-replicas-max-lag", "10"),
+        a("SET", "x", "4"),
+        a("CONFIG", "SET", "min-slaves-to-write", "0"),
+        evalOf("return string.match(redis.call('info', 'replication'), 'min_slaves_good_slaves')"),
+        a("SET", "x", "5"),
+        a("GET", "x"),
+        a("CONFIG", "SET", "min-replicas-to-write", "-1"),
+        a("CONFIG", "SET", "min-replicas-to-write", "2147483648"),
+      ],
+      scriptingOptions,
+    );
+  });
+});
+
 describe("functions.tcl", () => {
   test("FUNCTION LOAD: unknown argument, existing library (in any case), bad names and engines, an uncompiled script, REPLACE that fails keeps the old", async () => {
     await expectSameDuet(

@@ -45,6 +45,7 @@ export interface Configurable {
   streamNodeEntriesMax: number;
   busyReplyThresholdMs: number;
   maxMemoryBytes: number;
+  writesWantReplicas: boolean;
   checkMaxmemory(): void;
 }
 
@@ -81,6 +82,11 @@ export interface ConfigParam {
   readonly alias?: string;
   /** What a new value (already checked) changes in the running server. */
   readonly apply?: (server: Configurable, value: string) => void;
+}
+
+/** Redis's checkGoodReplicasStatus with no replica: writes are refused once both are above 0. */
+function applyReplicaWants(s: Configurable): void {
+  s.writesWantReplicas = Number(s.config.get("min-replicas-to-write") ?? 0) > 0 && Number(s.config.get("min-replicas-max-lag") ?? 0) > 0;
 }
 
 const bool: ParamType = { kind: "bool" };
@@ -282,6 +288,12 @@ export const configParams: readonly ConfigParam[] = [
     },
   },
   { name: "hz", type: text, default: "10" },
+
+  // ---- replicas ----
+  // svc has none, so a master told to want any (and a lag to judge them by) refuses every write
+  // with NOREPLICAS, as Redis's does while no replica is connected.
+  { name: "min-replicas-to-write", alias: "min-slaves-to-write", type: int(0, int32Max), default: "0", apply: applyReplicaWants },
+  { name: "min-replicas-max-lag", alias: "min-slaves-max-lag", type: int(0, int32Max), default: "10", apply: applyReplicaWants },
 
   // ---- scripts ----
   {

@@ -56,6 +56,7 @@ export interface Server {
   readonly maxClients: number;
   readonly streamNodeEntriesMax: number;
   readonly busyReplyThresholdMs: number;
+  readonly writesWantReplicas: boolean;
   readonly overMaxmemory: boolean;
   readonly commands: ReadonlyMap<string, CommandSpec>;
   readonly scripts: ScriptCache;

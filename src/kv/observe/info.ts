@@ -213,11 +213,15 @@ function persistence(engine: Server): Fields {
   ];
 }
 
-/** A master with no replicas: the replication id is new with each process, the offsets are 0. */
-function replication(): Fields {
+/**
+ * A master with no replicas: the replication id is new with each process, the offsets are 0. The
+ * good replicas are counted, as 0, while min-replicas-to-write and its lag are set (Redis's order).
+ */
+function replication(engine: Server): Fields {
   return [
     ["role", "master"],
     ["connected_slaves", 0],
+    ...(engine.writesWantReplicas ? ([["min_slaves_good_slaves", 0]] as Fields) : []),
     ["master_failover_state", "no-failover"],
     ["master_replid", replicationId],
     ["master_replid2", "0".repeat(40)],

@@ -10,7 +10,7 @@
 import { luaAnswerAllowed, luaAnswerDenied, luaAnswerUnknownCommand, luaAskElapsed, luaAskSetProtocol } from "../../native/addon.ts";
 import { scriptNoPermission } from "../acl/acl-users.ts";
 import type { Server } from "../kit/server.ts";
-import { cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
+import { cannotPersist, KvError, noReplicas, overMaxmemory } from "../text/errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../server/session.ts";
 import { traitDenyoom, traitNoscript, traitsOf, traitWrite } from "../server/command-traits.ts";
@@ -203,8 +203,10 @@ function refuseCall(engine: Server, argv: string[], out: RespWriter, message: st
 /**
  * One command from a script, answered on `out`. Redis's refusals come first, in its words: an
  * unknown command, a wrong count of arguments, a command no script may run (MULTI, blocking
- * commands, CLIENT, …), a write from a read-only script, and anything that may grow the data past
- * maxmemory — unless `mayGrow`: the script has written (and must be let finish) or allows OOM.
+ * commands, CLIENT, …), a write from a read-only script, a write while the append-only file
+ * cannot be written (MISCONF) or while min-replicas-to-write wants replicas (NOREPLICAS), and
+ * anything that may grow the data past maxmemory — unless `mayGrow`: the script has written (and
+ * must be let finish) or allows OOM.
  */
 
 function scriptCall(engine: Server, session: Session, argv: string[], out: RespWriter, readOnly: boolean, mayGrow: boolean): void {
@@ -219,9 +221,13 @@ function scriptCall(engine: Server, session: Session, argv: string[], out: RespW
   if (refusal !== null) return refuseCall(engine, argv, out, scriptNoPermission(refusal));
   if (readOnly && ((traits & traitWrite) !== 0 || mayReplicate.has(resolved.name)))
     return refuseCall(engine, argv, out, "ERR Write commands are not allowed from read-only scripts.");
+  // A write's refusals in Redis's order (scriptVerifyWriteCommandAllow, then scriptVerifyOOM).
+  if ((traits & traitWrite) !== 0) {
+    const persistFailure = engine.aof?.failureReason ?? null;
+    if (persistFailure !== null) return refuseCall(engine, argv, out, cannotPersist(persistFailure).message);
+    if (engine.writesWantReplicas) return refuseCall(engine, argv, out, noReplicas().message);
+  }
   if (!mayGrow && engine.overMaxmemory && (traits & traitDenyoom) !== 0) return refuseCall(engine, argv, out, overMaxmemory().message);
-  const persistFailure = engine.aof?.failureReason ?? null;
-  if (persistFailure !== null && (traits & traitWrite) !== 0) return refuseCall(engine, argv, out, cannotPersist(persistFailure).message);
   engine.run(resolved, session, argv, out);
 }
 

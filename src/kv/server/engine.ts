@@ -36,7 +36,7 @@ import { ClientPause } from "./client-pause.ts";
 import { Eviction } from "../keyspace/eviction.ts";
 import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { writeAtEndOfTurn } from "./end-of-turn.ts";
-import { arityError, cannotPersist, KvError, overMaxmemory } from "../text/errors.ts";
+import { arityError, cannotPersist, KvError, noReplicas, overMaxmemory } from "../text/errors.ts";
 import { commandTimeUnread, Keyspace, type KeyspaceHooks, noCommandRunning, noScriptRunning } from "../keyspace/keyspace.ts";
 import { KeyspaceEvents } from "../keyspace/keyspace-events.ts";
 import { PubSub } from "./subscriptions.ts";
@@ -173,6 +173,8 @@ export class Engine implements Server, Configurable {
   private readonly keyspaceHooks: KeyspaceHooks;
   /** CONFIG busy-reply-threshold in ms (at most 2^32 - 1, the native side's u32): when a script becomes busy. */
   busyReplyThresholdMs = defaultNumber("busy-reply-threshold");
+  /** min-replicas-to-write and min-replicas-max-lag both above 0: with no replica, writes get NOREPLICAS. */
+  writesWantReplicas = false;
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -393,6 +395,7 @@ export class Engine implements Server, Configurable {
     if (persistFailure !== null && (name === "ping" || this.runsFlagged(resolved, argv, session, "write"))) {
       return this.reject(session, argv, reply, cannotPersist(persistFailure).message);
     }
+    if (this.writesWantReplicas && this.runsFlagged(resolved, argv, session, "write")) return this.reject(session, argv, reply, noReplicas().message);
     // RESP3 carries pub/sub messages out of band, so only a RESP2 subscriber is restricted.
     if (session.subscribed && session.reply.protocol === 2 && !pubsubContextCommands.has(name)) {
       return this.reject(

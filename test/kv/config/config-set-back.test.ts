@@ -53,5 +53,5 @@ test("a start-only parameter refuses a value other than its own, and keeps it", 
   expect(await client.call("CONFIG", "SET", "bind", "0.0.0.0")).toEqual({
     e: "ERR CONFIG SET failed (possibly related to argument 'bind') - svc sets it at start only; restart with --bind",
   });
-  expect(await client.call("CONFIG", "GET", "port")).toEqual(["port", port]);
+  expect(await client.call("CONFIG", "GET", "port")).toEqual(["port", port!]);
 });
