@@ -86,16 +86,19 @@ export const byteAt = (value: string | MutableString, index: number): number =>
 
 /**
  * The string at `key` ready for an in-place write of its first `lengthBytes` bytes: created
- * zero-filled when missing, grown with zeros when shorter, as Redis's bit writes do.
+ * zero-filled when missing, grown with zeros when shorter, as Redis's bit writes do. Says too
+ * whether it was made (which Keyspace.set counted as a change) or grew: Redis's bit commands
+ * count a change then even when the bits they write were already so.
  */
-export function writableString(x: Exec, key: string, lengthBytes: number): MutableString {
+export function writableString(x: Exec, key: string, lengthBytes: number): { target: MutableString; created: boolean; grown: boolean } {
   const existing = getMutableString(x, key);
   if (lengthBytes > bitmapBytesMax) throw tooLarge();
   if (existing !== undefined) {
+    const lengthBefore = existing.length;
     existing.ensureLength(lengthBytes);
-    return existing;
+    return { target: existing, created: false, grown: existing.length !== lengthBefore };
   }
-  const created = MutableString.ofLength(lengthBytes);
-  x.db.set(key, created);
-  return created;
+  const target = MutableString.ofLength(lengthBytes);
+  x.db.set(key, target);
+  return { target, created: true, grown: false };
 }

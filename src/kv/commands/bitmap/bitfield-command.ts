@@ -67,8 +67,12 @@ function readAt(value: string | MutableString | undefined, offset: number, bits:
  * Runs one SET or INCRBY; the reply is the old value for SET, the new one for INCRBY. Returns
  * whether it wrote (OVERFLOW FAIL refuses a write that would overflow).
  */
-function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): boolean {
-  const old = fieldValue(op.type, readAt(target, op.offset, op.type.bits));
+/** What a SET or INCRBY did: refused by FAIL's overflow, or written, changing the field's bits or not. */
+type WriteOutcome = "refused" | "same" | "changed";
+
+function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): WriteOutcome {
+  const raw = readAt(target, op.offset, op.type.bits);
+  const old = fieldValue(op.type, raw);
   // An unsigned SET value is taken as Redis takes it, as the uint64 with the same bits.
   const result =
     op.kind === "incrby"
@@ -76,11 +80,11 @@ function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): 
       : addInField(op.type, op.type.signed ? op.operand : BigInt.asUintN(64, op.operand), 0n, op.policy);
   if (result === null) {
     x.reply.bulk(null);
-    return false;
+    return "refused";
   }
   writeField(bytes, op.offset, op.type.bits, result);
   x.reply.integer(op.kind === "incrby" ? result : old);
-  return true;
+  return readAt(target, op.offset, op.type.bits) === raw ? "same" : "changed";
 }
 
 export function bitfieldCommand(x: Exec, argv: string[], readOnly: boolean): void {
@@ -90,24 +94,33 @@ export function bitfieldCommand(x: Exec, argv: string[], readOnly: boolean): voi
   for (const op of ops) if (op.kind !== "get") writeEndBytes = Math.max(writeEndBytes, Math.floor((op.offset + op.type.bits - 1) / 8) + 1);
   let value: string | MutableString | undefined;
   let target: MutableString | null = null;
+  let created = false;
+  let grown = false;
   // Only GETs: Redis reads the key with its read lookup, which counts a keyspace hit or miss
   // even though BITFIELD is a write command.
   if (writeEndBytes === 0) value = getStringValue({ ...x, countsReads: true }, key);
   else if (readOnly) throw new KvError("ERR BITFIELD_RO only supports the GET subcommand");
-  else value = target = writableString(x, key, writeEndBytes);
+  else {
+    ({ target, created, grown } = writableString(x, key, writeEndBytes));
+    value = target;
+  }
   // Growing may have replaced the buffer, so take the view only now.
   const bytes = target?.bytes;
   x.reply.array(ops.length);
-  let writes = 0;
+  // As Redis counts them: each write made, if it changed the field's bits or the string was
+  // made or grown for the command; a write FAIL's overflow refused is no change.
+  let changes = 0;
   for (const op of ops) {
     if (op.kind === "get") x.reply.integer(fieldValue(op.type, readAt(value, op.offset, op.type.bits)));
-    else if (write(x, target!, bytes!, op)) writes++;
+    else {
+      const outcome = write(x, target!, bytes!, op);
+      if (outcome === "changed" || (outcome === "same" && (created || grown))) changes++;
+    }
   }
-  // Redis counts a refused write as a change too: the string was created or grown for it.
-  if (target !== null) {
-    target.changed();
-    x.db.modified(key);
-  }
-  // The event, though, only for writes that were made, as Redis publishes it.
-  if (writes > 0) x.db.notify("setbit", key);
+  if (target !== null) target.changed();
+  if (changes === 0) return;
+  // Making the key counted one change already (Keyspace.set); each further one counts once more.
+  if (!created) x.db.modified(key);
+  x.engine.dirty += changes - 1;
+  x.db.notify("setbit", key);
 }

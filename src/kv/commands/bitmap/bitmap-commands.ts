@@ -36,17 +36,17 @@ function setbit(x: Exec, argv: string[]): void {
     getStringValue(x, key); // records the read, as the write path's lookup would
     return x.reply.integer(bit);
   }
-  const lengthBefore = peek === undefined ? 0 : (peek as string | MutableString).length;
-  const target = writableString(x, key, index + 1);
+  const { target, created, grown } = writableString(x, key, index + 1);
   const bytes = target.bytes;
   const old = (bytes[index]! & mask) === 0 ? 0 : 1;
   if (old !== bit) {
     bytes[index] = bit === 1 ? bytes[index]! | mask : bytes[index]! & ~mask;
     target.changed();
-    x.db.modified(key);
-    x.db.notify("setbit", key);
-  } else if (target.length !== lengthBefore) {
-    x.db.modified(key);
+  }
+  // One change, as Redis counts it, if the bit changed or the string was made or grew — and
+  // making it counted already (Keyspace.set).
+  if (old !== bit || created || grown) {
+    if (!created) x.db.modified(key);
     x.db.notify("setbit", key);
   }
   x.reply.integer(old);

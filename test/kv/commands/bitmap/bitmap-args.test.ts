@@ -2,7 +2,7 @@
 // case and place, integers at and past every limit, field types, "#" offsets, bytes — sent to
 // each command must get the same reply from svc kv as from redis-server 7.0 (the same error,
 // checked in the same order), and leave the keys with the same bytes.
-import { describe, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { show } from "../../support/resp-client.ts";
 import { redisAndKvWithClients } from "../../support/side-by-side.ts";
@@ -116,4 +116,42 @@ describe("bitmap argument parsing against redis-server", () => {
       await fc.assert(fc.asyncProperty(calls, runBoth), { numRuns: runsPerCommand });
     }, 30_000);
   }
+});
+
+/**
+ * A script that runs `calls` and returns how much each moved the server's count of changes
+ * (INFO's rdb_changes_since_last_save, what SAVE-point rules and WATCH-free callers read).
+ */
+const changesScript = (calls: string[]) =>
+  "local function changes() return tonumber(string.match(redis.call('info', 'persistence'), 'rdb_changes_since_last_save:(%d+)')) end " +
+  "local moved = {} " +
+  calls.map((call) => `local before = changes() ${call} moved[#moved + 1] = changes() - before `).join("") +
+  "return moved";
+
+describe("bitmap writes count changes as Redis does", () => {
+  test("SETBIT and BITFIELD count one change a write that changed bits or made or grew the string; none for no change or a refused write", async () => {
+    const calls = [
+      "redis.call('del', 'foo', 'foo2', 'foo3')",
+      // A new key, whose bits were already so: one change each.
+      "redis.call('setbit', 'foo', 0, 0)",
+      "redis.call('bitfield', 'foo2', 'set', 'i5', 0, 0)",
+      // The same again: nothing.
+      "redis.call('setbit', 'foo', 0, 0)",
+      "redis.call('bitfield', 'foo2', 'set', 'i5', 0, 0)",
+      // A change, then none.
+      "redis.call('setbit', 'foo', 0, 1)",
+      "redis.call('setbit', 'foo', 0, 1)",
+      "redis.call('bitfield', 'foo2', 'set', 'i5', 0, 1, 'set', 'i5', 0, 1, 'get', 'u4', 0)",
+      // INCRBY always changes; FAIL's overflow refuses the write.
+      "redis.call('bitfield', 'foo3', 'incrby', 'i5', 0, 1)",
+      "redis.call('bitfield', 'foo3', 'overflow', 'fail', 'incrby', 'i5', 0, 100)",
+      "redis.call('bitfield', 'foo3', 'overflow', 'fail', 'incrby', 'i5', 0, 100, 'overflow', 'wrap', 'incrby', 'i5', 0, 1)",
+      // Growing the string is a change, even writing zeros.
+      "redis.call('setbit', 'foo', 90, 0)",
+      "redis.call('bitfield', 'foo2', 'set', 'i5', 90, 0, 'set', 'u8', 0, 0)",
+      "redis.call('bitfield_ro', 'foo2', 'get', 'i5', 0)",
+    ];
+    const [redis, kv] = await Promise.all([servers.redisClient, servers.kvClient].map((c) => c.call("EVAL", changesScript(calls), "0")));
+    expect(show(kv)).toBe(show(redis));
+  });
 });
