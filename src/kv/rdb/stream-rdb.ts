@@ -133,7 +133,9 @@ export function readStream(c: RdbCursor, type: number): Stream {
   for (let groups = c.length(); groups > 0; groups--) {
     const name = c.string();
     const lastId = readId(c);
-    let entriesRead: bigint | null = null;
+    // Redis before 7.0 kept no count: it is estimated from where the group is, as Redis 7.0
+    // estimates it when it loads such a value (a group at the first entry has read one).
+    let entriesRead = stream.entriesReadAt(lastId);
     if (type !== rdbType.streamListpacks) {
       const n = c.bigLength();
       entriesRead = n === unknownEntriesRead ? null : n;

@@ -812,6 +812,23 @@ describe("streams against redis-server", () => {
     ]);
   });
 
+  test("a stream DUMPed by Redis before 7.0 (RDB type 15, no counters) is RESTOREd with its counters worked out as Redis 7.0 works them out", async () => {
+    // From Redis 7.0.15's stream-cgroups.tcl: a v5 server's DUMP after XADD of 1-0 … 6-0, XDEL
+    // 3-0, groups g1 and g2 at 0, XREADGROUP of four entries by g1's c11, XTRIM MAXLEN = 2.
+    const legacy = Buffer.from(
+      "0F011000000000000000010000000000000000C3404A405716570000002300020104010101846461746105000103010020010381610204200A0001400A0062600A0002400A0063600A4022018164200A4039200A0065600A0005400A0066200A00FF02060002026731050004000000000000000100000000000000003EF783437A01000001000000000000000200000000000000003EF783437A01000001000000000000000400000000000000003EF783437A01000001000000000000000500000000000000003EF783437A0100000101036331313EF783437A01000004000000000000000100000000000000000000000000000002000000000000000000000000000000040000000000000000000000000000000500000000000000000267320000000009003D52EF6867521DFA",
+      "hex",
+    ).toString("latin1");
+    await runBoth([
+      ["DEL", "x"],
+      ["RESTORE", "x", "0", legacy],
+      ["XINFO", "STREAM", "x", "FULL"],
+      ["XINFO", "GROUPS", "x"],
+      ["XREADGROUP", "GROUP", "g2", "c", "COUNT", "1", "STREAMS", "x", ">"],
+      ["XINFO", "GROUPS", "x"],
+    ]);
+  });
+
   test("after XSETID moves the last ID back below deleted entries, new entries are read, ranged, trimmed and restored as Redis does", async () => {
     // Redis keeps the new entries in the same listpack after the deleted, higher IDs; svc starts
     // a new node there, and splits such a listpack when it RESTOREs one (found by this file's
