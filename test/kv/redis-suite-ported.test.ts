@@ -1,5 +1,5 @@
 // Cases from Redis 7.0.15's own unit tests (tests/unit/scripting.tcl, functions.tcl, multi.tcl,
-// pubsub.tcl) that the generated sequences do not reach — rewritten here as steps played on
+// pubsub.tcl, type/set.tcl) that the generated sequences do not reach — rewritten here as steps played on
 // redis-server and on svc kv side by side, so each is checked against what Redis answers rather
 // than against a copy of its expectation. Script timeouts and BUSY are in busy-script.test.ts.
 import { describe, test } from "bun:test";
@@ -344,6 +344,35 @@ describe("scripting.tcl: not enough good replicas", () => {
         a("CONFIG", "SET", "min-replicas-to-write", "2147483648"),
       ],
       scriptingOptions,
+    );
+  });
+});
+
+describe("set.tcl", () => {
+  test("a set that held a member other than an integer stays a hash table once only integers are left: its encoding and order", async () => {
+    await expectSameDuet(
+      servers,
+      [
+        a("SADD", "set1", "3", "1", "2"),
+        a("SADD", "set2", "3", "1", "2", "a"),
+        a("SREM", "set2", "a"),
+        a("OBJECT", "ENCODING", "set1"),
+        a("OBJECT", "ENCODING", "set2"),
+        a("SMEMBERS", "set1"),
+        a("SINTER", "set1", "set2"),
+        // A copy keeps its encoding; a set made from members takes theirs.
+        a("COPY", "set2", "set3"),
+        a("OBJECT", "ENCODING", "set3"),
+        a("SINTERSTORE", "set4", "set2", "set1"),
+        a("OBJECT", "ENCODING", "set4"),
+        // Past 512 members an intset becomes a hash table, and stays one when members go.
+        evalOf("for i = 1, 513 do redis.call('sadd', KEYS[1], i) end return redis.call('object', 'encoding', KEYS[1])", "1", "big"),
+        evalOf("for i = 1, 10 do redis.call('srem', KEYS[1], i) end return redis.call('object', 'encoding', KEYS[1])", "1", "big"),
+        evalOf("for i = 1, 512 do redis.call('sadd', KEYS[1], i) end return redis.call('object', 'encoding', KEYS[1])", "1", "full"),
+        a("SADD", "full", "512"),
+        a("OBJECT", "ENCODING", "full"),
+      ],
+      { clients: [{ name: "A", protocol: 2 }] },
     );
   });
 });

@@ -5,9 +5,8 @@
  */
 import { parseInt64 } from "../text/args.ts";
 import type { Value } from "./value.ts";
-import type { MemberSet } from "./set/member-set.ts";
+import { intsetEntriesMax, type MemberSet } from "./set/member-set.ts";
 
-const intsetEntriesMax = 512;
 const embstrBytesMax = 44;
 /** Redis shares the integers 0..9999 and reports their refcount as INT_MAX. */
 export const sharedIntegersMax = 10_000;
@@ -29,9 +28,12 @@ export function encodingOf(value: Value): string {
   return value.encoding;
 }
 
-/** Whether Redis would hold this set as an intset: few members, every one an int64. */
+/**
+ * Whether Redis would hold this set as an intset: few members, every one an int64, and never
+ * otherwise since it was made (MemberSet.leftIntset).
+ */
 export function isIntset(set: MemberSet): boolean {
-  if (set.size > intsetEntriesMax) return false;
+  if (set.leftIntset || set.size > intsetEntriesMax) return false;
   for (const member of set) if (parseInt64(member) === null) return false;
   return true;
 }

@@ -18,11 +18,14 @@
  * Order: a small set iterates in insertion order, a large one in table order. Redis's sets are
  * unordered either way (its intsets, which are ordered, are reproduced by set.ts).
  */
+import { parseInt64 } from "../../text/args.ts";
 import { KeyTable } from "../key-table.ts";
 import { objectBytes, sampledBytes, setBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { randomElement } from "../sample.ts";
 import { allShorts, findShort, insertShort, noShorts, packable, removeShort, shortAt, shortOffset, withShorts } from "../short-strings.ts";
 
+/** set-max-intset-entries at Redis 7.0's default: a set of more members is no intset. */
+export const intsetEntriesMax = 512;
 /** Members a set keeps in its small forms; one more moves them into a table (Redis's listpack limit). */
 export const smallMembersMax = 128;
 
@@ -44,6 +47,12 @@ export class MemberSet implements Iterable<string> {
   private packedCount = 0;
   private small: Set<string> | null = null;
   private table: KeyTable<string> | null = null;
+  /**
+   * Whether the set has held a member that is not an integer, or more members than an intset
+   * takes: Redis then moves it to a hash table for good, so it is no intset again even once only
+   * integers are left (encoding.ts).
+   */
+  leftIntset = false;
 
   constructor(members: Iterable<string> = []) {
     for (const member of members) this.add(member);
@@ -74,6 +83,12 @@ export class MemberSet implements Iterable<string> {
 
   /** Adds the member; returns whether it was new. */
   add(member: string): boolean {
+    const added = this.addMember(member);
+    if (added && !this.leftIntset) this.noteIntsetMember(member);
+    return added;
+  }
+
+  private addMember(member: string): boolean {
     const packed = this.packed;
     if (packed !== null) {
       if (!packable(member)) this.unpack(packed);
@@ -107,6 +122,7 @@ export class MemberSet implements Iterable<string> {
     if (fresh !== null && this.packedCount + fresh.length <= smallMembersMax) {
       if (fresh.length > 0) this.packed = withShorts(packed!, fresh);
       this.packedCount += fresh.length;
+      if (!this.leftIntset) for (const member of fresh) this.noteIntsetMember(member);
       return fresh.length;
     }
     let added = 0;
@@ -186,11 +202,20 @@ export class MemberSet implements Iterable<string> {
   }
 
   clone(): MemberSet {
-    if (this.packed === null) return new MemberSet(this.members());
     const copy = new MemberSet();
+    copy.leftIntset = this.leftIntset;
+    if (this.packed === null) {
+      for (const member of this.members()) copy.add(member);
+      return copy;
+    }
     copy.packed = this.packed.slice();
     copy.packedCount = this.packedCount;
     return copy;
+  }
+
+  /** Notes `member`, just added, against the intset's limits (leftIntset). */
+  private noteIntsetMember(member: string): void {
+    if (this.size > intsetEntriesMax || parseInt64(member) === null) this.leftIntset = true;
   }
 
   /** Leaves the packed form for a Set, for good. */

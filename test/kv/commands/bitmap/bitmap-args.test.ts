@@ -152,6 +152,6 @@ describe("bitmap writes count changes as Redis does", () => {
       "redis.call('bitfield_ro', 'foo2', 'get', 'i5', 0)",
     ];
     const [redis, kv] = await Promise.all([servers.redisClient, servers.kvClient].map((c) => c.call("EVAL", changesScript(calls), "0")));
-    expect(show(kv)).toBe(show(redis));
+    expect(show(kv!)).toBe(show(redis!));
   });
 });
