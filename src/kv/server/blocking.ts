@@ -36,6 +36,8 @@ export class Blocking {
     private readonly onServed: ServedListener = () => {},
     private readonly errorReplies: () => number = () => 0,
     private readonly held: () => boolean = () => false,
+    /** Runs a waiter's serving as that client's own command (the engine's current client). */
+    private readonly servingAs: (session: Session, serve: () => boolean) => boolean = (_session, serve) => serve(),
   ) {}
 
   get blockedCount(): number {
@@ -103,7 +105,7 @@ export class Blocking {
         // A waiter that cannot be served (it wants another type) leaves later waiters their turn.
         const startedMs = performance.now();
         const errorsBefore = this.errorReplies();
-        if (!answerBlocked(session, () => state.tryServe(key))) continue;
+        if (!this.servingAs(session, () => answerBlocked(session, () => state.tryServe(key)))) continue;
         this.onServed(session, state, (performance.now() - startedMs) * 1000, this.errorReplies() !== errorsBefore);
         this.unblock(session);
         session.transport?.flush();

@@ -96,6 +96,7 @@ export class Engine implements Server, Configurable {
     (session, state, micros, failed) => this.blockedServed(session, state, micros, failed),
     () => this.stats.errorReplies,
     () => this.busyScript !== null,
+    (session, serve) => this.servingBlocked(session, serve),
   );
   readonly pubsub = new PubSub();
   /** Client-side caching: CLIENT TRACKING's keys and prefixes, and the invalidations (tracking.ts). */
@@ -338,10 +339,20 @@ export class Engine implements Server, Configurable {
   }
 
   /**
-   * After a command of a client with CLIENT TRACKING on: the invalidations of keys it changed
-   * itself follow the reply, and CLIENT CACHING's choice lapses (unless the command was CLIENT's
-   * own, or is queued in a transaction: then it holds for EXEC), as in Redis.
+   * A blocked client's command served inside another's (BLMOVE woken by a push): its changes are
+   * its own — the invalidations of keys it tracks follow its reply, as Redis sends them after
+   * the served command's answer.
    */
+  private servingBlocked(session: Session, serve: () => boolean): boolean {
+    const outer = this.current;
+    this.current = session;
+    try {
+      return session.tracking === null ? serve() : this.tracking.servingAs(session, serve);
+    } finally {
+      this.current = outer;
+    }
+  }
+
   /**
    * Whether CLIENT PAUSE holds this command of `session` now; the caller then keeps it, and what
    * the client sent after it, until the pause is over (clientPause.whenOver). A command that is
@@ -353,6 +364,11 @@ export class Engine implements Server, Configurable {
     return typeof resolved !== "string" && this.runsAny(resolved, argv, session, (s) => this.clientPause.holds(s));
   }
 
+  /**
+   * After a command of a client with CLIENT TRACKING on: the invalidations of keys it changed
+   * itself follow the reply, and CLIENT CACHING's choice lapses (unless the command was CLIENT's
+   * own, or is queued in a transaction: then it holds for EXEC), as in Redis.
+   */
   private afterTrackedCommand(session: Session, argv: string[]): void {
     this.tracking.afterCommand(session);
     const tracking = session.tracking;

@@ -190,6 +190,20 @@ export class Tracking {
     this.totalItems = 0;
   }
 
+  /**
+   * Runs `serve`, a blocked client's command served inside another client's: what `session`
+   * changes of its own keys is told after its reply; the outer command's own stay pending.
+   */
+  servingAs<T>(session: Session, serve: () => T): T {
+    const outer = this.pending.splice(0);
+    try {
+      return serve();
+    } finally {
+      this.afterCommand(session);
+      this.pending.push(...outer);
+    }
+  }
+
   /** After a client's command has answered: its own keys' invalidations, in the order they changed. */
   afterCommand(session: Session): void {
     if (this.pending.length === 0) return;

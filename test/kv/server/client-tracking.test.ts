@@ -102,6 +102,24 @@ describe("default mode", () => {
     });
   });
 
+  test("a blocked BLMOVE served by another's push: the invalidation of the key it moved into, which it tracks, follows its reply", async () => {
+    await expectSameTracking(servers, async (t) => {
+      await t.connect("A");
+      await t.connect("B");
+      await script(t, [
+        ["B", "RPUSH", "list2", "a"],
+        ["A", "CLIENT", "TRACKING", "on"],
+        ["A", "LRANGE", "list2", "0", "-1"],
+        ["B", "CLIENT", "TRACKING", "on"],
+        ["B", "GET", "list1"],
+      ]);
+      await t.block("A", "BLMOVE", "list1", "list2", "LEFT", "LEFT", "0");
+      await t.call("B", "RPUSH", "list1", "foo");
+      await t.receive("A");
+      await t.call("A", "LRANGE", "list2", "0", "-1");
+    });
+  });
+
   test("OPTIN tracks only after CLIENT CACHING YES, OPTOUT all but after CLIENT CACHING NO", async () => {
     await expectSameTracking(servers, async (t) => {
       await t.connect("I");

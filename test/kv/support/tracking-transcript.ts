@@ -25,6 +25,8 @@ export class TrackingTranscript {
   private readonly ids = new Map<string, string>();
   /** Connections between MULTI and EXEC: a PING there would be queued, not answered. */
   private readonly inMulti = new Set<string>();
+  /** Connections whose blocked command has not been answered yet (block, receive). */
+  private readonly waiting = new Set<string>();
 
   private constructor(private readonly port: number) {}
 
@@ -64,6 +66,30 @@ export class TrackingTranscript {
     return reply;
   }
 
+  /**
+   * Sends a command that blocks (BLMOVE …) on `name` and waits until the server counts it
+   * blocked; receive() later writes down what it got.
+   */
+  async block(name: string, ...argv: string[]): Promise<void> {
+    const c = this.connections.get(name)!;
+    this.lines.push(`${name}> ${this.named(argv).join(" ")}`);
+    this.waiting.add(name);
+    c.client.writeRaw(encodeCommand(argv));
+    await withFresh(this.port, async (f) => {
+      while (!/blocked_clients:[1-9]/.test(String(await f.call("INFO", "clients")))) await Bun.sleep(5);
+    });
+  }
+
+  /** The reply `name`'s blocked command got, with the messages before it, then everyone's messages. */
+  async receive(name: string): Promise<RespValue> {
+    const c = this.connections.get(name)!;
+    const reply = await this.readReply(name, c);
+    this.lines.push(`${name}< ${show(reply)}`);
+    this.waiting.delete(name);
+    await this.drain();
+    return reply;
+  }
+
   /** Closes connection `name` (a redirect target leaving). */
   async close(name: string): Promise<void> {
     const c = this.connections.get(name)!;
@@ -93,7 +119,7 @@ export class TrackingTranscript {
   /** Every connection's messages so far: each answers a PING after them. */
   private async drain(): Promise<void> {
     for (const [name, c] of this.connections) {
-      if (this.inMulti.has(name)) continue;
+      if (this.inMulti.has(name) || this.waiting.has(name)) continue;
       c.client.writeRaw(encodeCommand(["PING"]));
       await this.readReply(name, c);
     }
