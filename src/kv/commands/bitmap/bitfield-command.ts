@@ -63,13 +63,13 @@ function readAt(value: string | MutableString | undefined, offset: number, bits:
   return readField(window, offset % 8, bits);
 }
 
-/**
- * Runs one SET or INCRBY; the reply is the old value for SET, the new one for INCRBY. Returns
- * whether it wrote (OVERFLOW FAIL refuses a write that would overflow).
- */
 /** What a SET or INCRBY did: refused by FAIL's overflow, or written, changing the field's bits or not. */
 type WriteOutcome = "refused" | "same" | "changed";
 
+/**
+ * Runs one SET or INCRBY; the reply is the old value for SET, the new one for INCRBY. OVERFLOW
+ * FAIL refuses a write that would overflow.
+ */
 function write(x: Exec, target: MutableString, bytes: Uint8Array, op: FieldOp): WriteOutcome {
   const raw = readAt(target, op.offset, op.type.bits);
   const old = fieldValue(op.type, raw);
