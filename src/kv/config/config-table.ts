@@ -109,6 +109,8 @@ export const configParams: readonly ConfigParam[] = [
   { name: "pidfile", type: immutable },
   { name: "logfile", type: immutable },
   { name: "supervised", type: immutable },
+  // Not a replica of anyone: empty, as Redis reports it (and refuses to set it by CONFIG SET).
+  { name: "replicaof", alias: "slaveof", type: immutable, default: "" },
   // Redis 7.0's protected actions: DEBUG, and MODULE LOAD, LOADEX and UNLOAD (no: refused;
   // local: from a loopback client only; yes), set at start (--enable-debug-command,
   // --enable-module-command). svc has no protected configs; that switch reads Redis's default.

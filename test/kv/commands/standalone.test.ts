@@ -59,6 +59,10 @@ describe("a standalone server's replication and cluster answers, side by side wi
       ["EVAL", "return redis.pcall('cluster', 'reset', 'hard')", "0"],
       ["EVAL", "return redis.pcall('cluster', 'info')", "0"],
       ["COMMAND", "GETKEYS", "cluster", "nope"],
+      // Nobody's replica: replicaof (and its old name) is empty, and not set by CONFIG SET.
+      ["CONFIG", "GET", "replicaof"],
+      ["CONFIG", "GET", "slaveof"],
+      ["CONFIG", "SET", "replicaof", "127.0.0.1 6379"],
       ["READONLY"],
       ["READWRITE"],
       ["ASKING"],

@@ -15,6 +15,8 @@ const immutable = new Set([
   "enable-protected-configs",
   "appendfilename",
   "appenddirname",
+  "replicaof",
+  "slaveof",
 ]);
 
 let server: ServerProcess;
