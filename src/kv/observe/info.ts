@@ -73,7 +73,8 @@ function clients(engine: Server): Fields {
     // The largest now, where Redis keeps the largest of the last few seconds.
     ["client_recent_max_input_buffer", maxInput],
     ["client_recent_max_output_buffer", maxOutput],
-    ["blocked_clients", engine.blocking.blockedCount],
+    // Clients a CLIENT PAUSE holds count too: Redis blocks them to postpone their commands.
+    ["blocked_clients", engine.blocking.blockedCount + engine.clientPause.heldCount],
     ["tracking_clients", engine.tracking.clients],
     ["clients_in_timeout_table", timedBlocked],
     ["pubsub_clients", pubsubClients],

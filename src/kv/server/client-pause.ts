@@ -29,6 +29,11 @@ export class ClientPause {
     return this.timer !== null;
   }
 
+  /** Clients held now (INFO counts them among blocked_clients, as Redis blocks them to postpone). */
+  get heldCount(): number {
+    return this.waiting.size;
+  }
+
   /** CLIENT PAUSE: for `ms` milliseconds, all commands or (`all` false) the writing ones. */
   pause(ms: number, all: boolean): void {
     const until = this.monotonicMs() + ms;

@@ -56,6 +56,11 @@ describe("CLIENT PAUSE WRITE", () => {
       log(`A EVAL_RO ${show(await c.A!.call("EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "k"))}`);
       log(`A MULTI ${show(await c.A!.call("MULTI"))} ${show(await c.A!.call("GET", "k"))} ${show(await c.A!.call("EXEC"))}`);
       log(`held before UNPAUSE: ${replies.length}`);
+      // The held clients count as blocked ones, as Redis postpones them by blocking them (their
+      // commands may still be on the way: asked until all four are, or a second has passed).
+      const blocked = async () => /blocked_clients:\d+/.exec(String(await c.A!.call("INFO", "clients")))![0];
+      for (let tries = 0; tries < 100 && (await blocked()) !== "blocked_clients:4"; tries++) await Bun.sleep(10);
+      log(`A ${await blocked()}`);
       log(`unpause ${show(await c.A!.call("CLIENT", "UNPAUSE"))}`);
       await Promise.all(held);
       for (const line of replies.sort()) log(line);
