@@ -63,10 +63,16 @@ export class ClientPause {
     }, 0);
   }
 
-  /** Whether the pause holds `spec` (the engine asks for EXEC's queued commands too). */
-  holds(spec: CommandShape): boolean {
+  /**
+   * Whether the pause holds `spec` run with `flags`, its flags for this run (CommandShape.flagsFor;
+   * the engine asks for EXEC's queued commands too). A script that declared its flags has others
+   * than its command's, and no may-replicate: Redis holds it only if it may write, so a no-writes
+   * script runs through a WRITE pause.
+   */
+  holds(spec: CommandShape, flags: readonly string[] = spec.flags): boolean {
     if (this.timer === null) return false;
-    return this.all || spec.flags.includes("write") || mayReplicate.has(spec.name);
+    const declared = flags !== spec.flags;
+    return this.all || flags.includes("write") || (!declared && mayReplicate.has(spec.name));
   }
 
   /** Calls `go` once the pause ends (a held client's way of going on). */

@@ -361,7 +361,7 @@ export class Engine implements Server, Configurable {
   pauseHolds(session: Session, argv: string[]): boolean {
     if (!this.clientPause.active) return false;
     const resolved = this.resolve(argv);
-    return typeof resolved !== "string" && this.runsAny(resolved, argv, session, (s) => this.clientPause.holds(s));
+    return typeof resolved !== "string" && this.runsAny(resolved, argv, session, (s, a) => this.clientPause.holds(s, s.flagsFor?.(this, a) ?? s.flags));
   }
 
   /**

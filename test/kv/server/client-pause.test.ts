@@ -95,6 +95,35 @@ describe("CLIENT PAUSE WRITE", () => {
     });
   });
 
+  test("scripts and functions that declare no-writes run through it; those that may write, or declare nothing, are held", async () => {
+    await sameOnBoth(async (c, log) => {
+      await c.A!.call("SET", "x", "y");
+      const library = (name: string, flags: string) =>
+        `#!lua name=${name}\nredis.register_function{function_name='${name}', callback=function() return 'hello' end, flags={${flags}}}`;
+      await c.A!.call("FUNCTION", "LOAD", "REPLACE", library("ro", "'no-writes'"));
+      await c.A!.call("FUNCTION", "LOAD", "REPLACE", library("rw", ""));
+      const cached = await c.A!.call("SCRIPT", "LOAD", "#!lua flags=no-writes\nreturn redis.call('get', 'x')");
+      await c.A!.call("CLIENT", "PAUSE", "10000", "WRITE");
+      log(`B EVAL no-writes ${show(await c.B!.call("EVAL", "#!lua flags=no-writes\nreturn 'unique script'", "0"))}`);
+      log(`B EVALSHA no-writes ${show(await c.B!.call("EVALSHA", String(cached), "0"))}`);
+      log(`B FCALL no-writes ${show(await c.B!.call("FCALL", "ro", "0"))}`);
+      log(`B EVAL_RO ${show(await c.B!.call("EVAL_RO", "return 1", "0"))}`);
+      // Which held client goes first once released is not fixed: their replies are written down sorted.
+      const replies: string[] = [];
+      const keep = (line: string) => replies.push(line);
+      const held = [
+        send(c.C!, keep, "C EVAL may write", "EVAL", "#!lua\nreturn 1", "0"),
+        send(c.D!, keep, "D FCALL may write", "FCALL", "rw", "0"),
+        send(c.E!, keep, "E EVAL undeclared", "EVAL", "return 2", "0"),
+      ];
+      log(`held before UNPAUSE: ${replies.length}`);
+      await c.A!.call("CLIENT", "UNPAUSE");
+      await Promise.all(held);
+      for (const line of replies.sort()) log(line);
+      await c.A!.call("FUNCTION", "FLUSH");
+    });
+  });
+
   test("ends by itself when its time is up", async () => {
     await sameOnBoth(async (c, log) => {
       await c.A!.call("CLIENT", "PAUSE", "150", "WRITE");
