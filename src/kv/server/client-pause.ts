@@ -6,16 +6,19 @@
  * - ALL (the default) holds every command of every client, CLIENT UNPAUSE too: only the time
  *   ends it.
  * - WRITE holds the commands that may change data or be replicated — writes, EXEC of a queue
- *   holding one, scripts (EVAL, EVALSHA, FCALL), PUBLISH, SPUBLISH, PFCOUNT (which may rewrite
- *   its cache) — and lets reads through.
+ *   holding one, scripts (EVAL, EVALSHA, FCALL) unless they declare no-writes, PUBLISH, SPUBLISH,
+ *   PFCOUNT (which may rewrite its cache) — and lets reads through.
  * - A second pause keeps the stricter mode and the later end.
  * - While paused, the active expiry cycle and eviction wait too, as in Redis, so that nothing
  *   changes the data; a key read past its time is still deleted, as a lookup deletes it.
  */
 import type { CommandShape } from "../kit/command-info.ts";
 
-/** Commands not flagged write that a WRITE pause holds: Redis's may-replicate ones. */
-const mayReplicate: ReadonlySet<string> = new Set(["eval", "evalsha", "fcall", "publish", "spublish", "pfcount", "script|load", "script|flush"]);
+/**
+ * Commands not flagged write that a WRITE pause holds: Redis 7.0's may-replicate ones. SCRIPT LOAD
+ * and FLUSH are not among them in 7.0, which replicates a script's effects, not scripts.
+ */
+const mayReplicate: ReadonlySet<string> = new Set(["eval", "evalsha", "fcall", "publish", "spublish", "pfcount"]);
 
 export class ClientPause {
   private all = false;
