@@ -36,6 +36,11 @@ export interface KeyspaceHooks {
    */
   commandStartedMs: number;
   /**
+   * While CLIENT PAUSE holds clients: a key read past its time reads as gone but stays, as
+   * Redis's expireIfNeeded keeps the data as it is during a pause; it goes when next met after.
+   */
+  readonly clientsPaused: boolean;
+  /**
    * A key's value or existence changed (WATCH's "touched"). `invalidates`: false when a whole
    * database is flushed or swapped, which client-side caching is told of otherwise, or not at all.
    * `expired`: the key was deleted because its time had passed (no client changed it).
@@ -182,7 +187,7 @@ export class Keyspace {
   ref(key: string): number {
     const ref = this.table.find(key);
     if (ref === -1 || this.expiringCount === 0 || !this.passed(ref)) return ref;
-    this.expire(key);
+    if (!this.hooks.clientsPaused) this.expire(key);
     return -1;
   }
 

@@ -10,7 +10,8 @@
  *   PFCOUNT (which may rewrite its cache) — and lets reads through.
  * - A second pause keeps the stricter mode and the later end.
  * - While paused, the active expiry cycle and eviction wait too, as in Redis, so that nothing
- *   changes the data; a key read past its time is still deleted, as a lookup deletes it.
+ *   changes the data; a key read past its time reads as gone but stays until the pause is over
+ *   (KeyspaceHooks.clientsPaused), as Redis 7.0's lookups leave it.
  */
 import type { CommandShape } from "../kit/command-info.ts";
 

@@ -185,10 +185,14 @@ export class Engine implements Server, Configurable {
     this.log = options.log;
     this.startedMs = this.clock.nowMs();
     this.lastSaveMs = this.startedMs;
+    const clientPause = this.clientPause;
     const hooks: KeyspaceHooks = {
       clock: this.clock,
       scriptStartedMs: noScriptRunning,
       commandStartedMs: noCommandRunning,
+      get clientsPaused() {
+        return clientPause.active;
+      },
       onModified: (db: Keyspace, key: string, invalidates = true, expired = false, swappedWith?: Keyspace) => {
         this.dirty++;
         this.watches.touched(db, key, swappedWith);

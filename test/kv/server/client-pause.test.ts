@@ -127,6 +127,24 @@ describe("CLIENT PAUSE WRITE", () => {
     });
   });
 
+  test("a key read past its time during the pause reads as gone and is deleted only after it", async () => {
+    await sameOnBoth(async (c, log) => {
+      const expired = async () => /expired_keys:\d+/.exec(String(await c.A!.call("INFO", "stats")))![0];
+      const before = await expired();
+      await c.A!.call("MULTI");
+      await c.A!.call("SET", "foo", "bar", "PX", "10");
+      await c.A!.call("SET", "bar", "foo", "PX", "10");
+      await c.A!.call("CLIENT", "PAUSE", "50000", "WRITE");
+      log(`EXEC ${show(await c.A!.call("EXEC"))}`);
+      await Bun.sleep(50);
+      log(`GET foo ${show(await c.B!.call("GET", "foo"))}, EXISTS bar ${show(await c.B!.call("EXISTS", "bar"))}`);
+      log(`expired while paused: ${(await expired()) !== before}`);
+      await c.A!.call("CLIENT", "UNPAUSE");
+      log(`GET foo ${show(await c.B!.call("GET", "foo"))}, GET bar ${show(await c.B!.call("GET", "bar"))}`);
+      log(`expired after: ${(await expired()) !== before}`);
+    });
+  });
+
   test("ends by itself when its time is up", async () => {
     await sameOnBoth(async (c, log) => {
       await c.A!.call("CLIENT", "PAUSE", "150", "WRITE");
