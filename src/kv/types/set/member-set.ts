@@ -48,9 +48,10 @@ export class MemberSet implements Iterable<string> {
   private small: Set<string> | null = null;
   private table: KeyTable<string> | null = null;
   /**
-   * Whether the set has held a member that is not an integer, or more members than an intset
-   * takes: Redis then moves it to a hash table for good, so it is no intset again even once only
-   * integers are left (encoding.ts).
+   * Whether the set has lost a member while it held one that is not an integer, or more members
+   * than an intset takes: Redis moved it to a hash table then, for good, so it is no intset again
+   * even once only integers are left (encoding.ts). Worked out as members go rather than as they
+   * come, so SADD pays nothing for it: while such a member is still there, isIntset sees it.
    */
   leftIntset = false;
 
@@ -83,12 +84,6 @@ export class MemberSet implements Iterable<string> {
 
   /** Adds the member; returns whether it was new. */
   add(member: string): boolean {
-    const added = this.addMember(member);
-    if (added && !this.leftIntset) this.noteIntsetMember(member);
-    return added;
-  }
-
-  private addMember(member: string): boolean {
     const packed = this.packed;
     if (packed !== null) {
       if (!packable(member)) this.unpack(packed);
@@ -122,7 +117,6 @@ export class MemberSet implements Iterable<string> {
     if (fresh !== null && this.packedCount + fresh.length <= smallMembersMax) {
       if (fresh.length > 0) this.packed = withShorts(packed!, fresh);
       this.packedCount += fresh.length;
-      if (!this.leftIntset) for (const member of fresh) this.noteIntsetMember(member);
       return fresh.length;
     }
     let added = 0;
@@ -131,6 +125,13 @@ export class MemberSet implements Iterable<string> {
   }
 
   delete(member: string): boolean {
+    const removed = this.remove(member);
+    // A set that was past the intset's size, or that held this member, no integer, had left it.
+    if (removed && !this.leftIntset && (this.size >= intsetEntriesMax || parseInt64(member) === null)) this.leftIntset = true;
+    return removed;
+  }
+
+  private remove(member: string): boolean {
     const packed = this.packed;
     if (packed !== null) {
       const at = findShort(packed, member);
@@ -202,20 +203,15 @@ export class MemberSet implements Iterable<string> {
   }
 
   clone(): MemberSet {
-    const copy = new MemberSet();
-    copy.leftIntset = this.leftIntset;
-    if (this.packed === null) {
-      for (const member of this.members()) copy.add(member);
-      return copy;
+    let copy: MemberSet;
+    if (this.packed === null) copy = new MemberSet(this.members());
+    else {
+      copy = new MemberSet();
+      copy.packed = this.packed.slice();
+      copy.packedCount = this.packedCount;
     }
-    copy.packed = this.packed.slice();
-    copy.packedCount = this.packedCount;
+    copy.leftIntset = this.leftIntset;
     return copy;
-  }
-
-  /** Notes `member`, just added, against the intset's limits (leftIntset). */
-  private noteIntsetMember(member: string): void {
-    if (this.size > intsetEntriesMax || parseInt64(member) === null) this.leftIntset = true;
   }
 
   /** Leaves the packed form for a Set, for good. */
