@@ -13,7 +13,7 @@ import type { Server } from "../kit/server.ts";
 import { cannotPersist, KvError, noReplicas, overMaxmemory } from "../text/errors.ts";
 import { RespWriter } from "../resp/writer.ts";
 import type { Session } from "../server/session.ts";
-import { traitDenyoom, traitNoscript, traitsOf, traitWrite } from "../server/command-traits.ts";
+import { traitDenyoom, traitMayReplicate, traitNoscript, traitsOf, traitWrite } from "../server/command-traits.ts";
 import type { Exec } from "../kit/spec.ts";
 import type { Latin1Buffer } from "../text/write-bytes.ts";
 import { BusyScript, type BusyRun } from "./busy-script.ts";
@@ -187,13 +187,6 @@ function endRun(engine: Server, session: Session, wraps: boolean, dbIndex: numbe
   session.dbIndex = dbIndex;
 }
 
-/**
- * The commands Redis 7.0 flags may_replicate besides EVAL and FCALL (which no script may call): a
- * read-only script may not run them either. The flag is Redis's own and COMMAND INFO does not show
- * it, so it is kept here rather than among the commands' flags.
- */
-const mayReplicate: ReadonlySet<string> = new Set(["publish", "spublish", "pfcount"]);
-
 /** A script's command refused: a rejected call of the command, as Redis's scriptCall counts it. */
 function refuseCall(engine: Server, argv: string[], out: RespWriter, message: string): void {
   engine.countRejectedCall(argv);
@@ -219,7 +212,7 @@ function scriptCall(engine: Server, session: Session, argv: string[], out: RespW
   if ((traits & traitNoscript) !== 0) return refuseCall(engine, argv, out, "ERR This Redis command is not allowed from script");
   const refusal = engine.refusal(session, resolved, argv, "lua");
   if (refusal !== null) return refuseCall(engine, argv, out, scriptNoPermission(refusal));
-  if (readOnly && ((traits & traitWrite) !== 0 || mayReplicate.has(resolved.name)))
+  if (readOnly && (traits & (traitWrite | traitMayReplicate)) !== 0)
     return refuseCall(engine, argv, out, "ERR Write commands are not allowed from read-only scripts.");
   // A write's refusals in Redis's order (scriptVerifyWriteCommandAllow, then scriptVerifyOOM).
   if ((traits & traitWrite) !== 0) {

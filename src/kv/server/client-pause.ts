@@ -13,13 +13,6 @@
  *   changes the data; a key read past its time reads as gone but stays until the pause is over
  *   (KeyspaceHooks.clientsPaused), as Redis 7.0's lookups leave it.
  */
-import type { CommandShape } from "../kit/command-info.ts";
-
-/**
- * Commands not flagged write that a WRITE pause holds: Redis 7.0's may-replicate ones. SCRIPT LOAD
- * and FLUSH are not among them in 7.0, which replicates a script's effects, not scripts.
- */
-const mayReplicate: ReadonlySet<string> = new Set(["eval", "evalsha", "fcall", "publish", "spublish", "pfcount"]);
 
 export class ClientPause {
   private all = false;
@@ -68,15 +61,12 @@ export class ClientPause {
   }
 
   /**
-   * Whether the pause holds `spec` run with `flags`, its flags for this run (CommandShape.flagsFor;
-   * the engine asks for EXEC's queued commands too). A script that declared its flags has others
-   * than its command's, and no may-replicate: Redis holds it only if it may write, so a no-writes
-   * script runs through a WRITE pause.
+   * Whether the pause holds a command that may write, or is one of Redis's may-replicate commands
+   * (command-traits.ts): ALL holds any, WRITE those.
    */
-  holds(spec: CommandShape, flags: readonly string[] = spec.flags): boolean {
+  holds(write: boolean, mayReplicate: boolean): boolean {
     if (this.timer === null) return false;
-    const declared = flags !== spec.flags;
-    return this.all || flags.includes("write") || (!declared && mayReplicate.has(spec.name));
+    return this.all || write || mayReplicate;
   }
 
   /** Calls `go` once the pause ends (a held client's way of going on). */

@@ -19,6 +19,17 @@ export const traitNoscript = 4;
 export const traitWrite = 8;
 /** Flagged denyoom: refused past maxmemory. */
 export const traitDenyoom = 16;
+/** One of Redis 7.0's may-replicate commands (mayReplicateCommands). */
+export const traitMayReplicate = 32;
+
+/**
+ * The commands Redis 7.0 flags may_replicate: not writes, but they may make the server replicate
+ * something, so a WRITE pause holds them and a read-only script may not call them. The flag is
+ * Redis's own and COMMAND INFO does not show it, so it is kept here rather than among the
+ * commands' flags. SCRIPT LOAD and FLUSH are not among them in 7.0, which replicates a script's
+ * effects, not scripts.
+ */
+const mayReplicateCommands: ReadonlySet<string> = new Set(["eval", "evalsha", "fcall", "publish", "spublish", "pfcount"]);
 
 /** The traits of `spec`: those the table worked out, or worked out now for a command outside it. */
 export function traitsOf(spec: CommandSpec): number {
@@ -33,6 +44,7 @@ export function workOutTraits(spec: CommandSpec): number {
     (countsReads(spec) ? traitCountsReads : 0) |
     (flags.includes("noscript") ? traitNoscript : 0) |
     (flags.includes("write") ? traitWrite : 0) |
-    (flags.includes("denyoom") ? traitDenyoom : 0)
+    (flags.includes("denyoom") ? traitDenyoom : 0) |
+    (mayReplicateCommands.has(spec.name) ? traitMayReplicate : 0)
   );
 }

@@ -11,7 +11,7 @@ import type { Logger } from "../../core/log.ts";
 import { systemErrorText } from "../../core/system-error.ts";
 import { Blocking } from "./blocking.ts";
 import { type CommandStats, CommandTiming, latencyEventOf, trackLatency } from "../observe/command-timing.ts";
-import { traitCountsReads, traitsOf, traitTimedInBatch, traitWrite } from "./command-traits.ts";
+import { traitCountsReads, traitMayReplicate, traitsOf, traitTimedInBatch, traitWrite } from "./command-traits.ts";
 import { type CommandFlag, type CommandSpec, type Exec, keysOf, type ProtectedSwitch, protectedSwitches } from "../kit/spec.ts";
 import { commandTable, lookupCommand } from "./command-table.ts";
 import { discardTransaction } from "../commands/transactions.ts";
@@ -365,7 +365,19 @@ export class Engine implements Server, Configurable {
   pauseHolds(session: Session, argv: string[]): boolean {
     if (!this.clientPause.active) return false;
     const resolved = this.resolve(argv);
-    return typeof resolved !== "string" && this.runsAny(resolved, argv, session, (s, a) => this.clientPause.holds(s, s.flagsFor?.(this, a) ?? s.flags));
+    return typeof resolved !== "string" && this.runsAny(resolved, argv, session, (s, a) => this.pauseHoldsRun(s, a));
+  }
+
+  /**
+   * Whether a pause holds `spec` run with `argv`, by its flags for this run (flagsFor). A script
+   * that declared its flags has others than its command's, and no may-replicate (Redis's
+   * scriptFlagsToCmdFlags clears it): held only if it may write, so a no-writes script runs
+   * through a WRITE pause.
+   */
+  private pauseHoldsRun(spec: CommandSpec, argv: readonly string[]): boolean {
+    const flags = spec.flagsFor?.(this, argv) ?? spec.flags;
+    const declared = flags !== spec.flags;
+    return this.clientPause.holds(flags.includes("write"), !declared && (traitsOf(spec) & traitMayReplicate) !== 0);
   }
 
   /**
