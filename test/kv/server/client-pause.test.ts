@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { RespClient, type RespValue, show } from "../support/resp-client.ts";
 import { redisAndKv } from "../support/side-by-side.ts";
+import { waitUntil } from "../../support/wait.ts";
 
 const servers = redisAndKv();
 
@@ -57,10 +58,9 @@ describe("CLIENT PAUSE WRITE", () => {
       log(`A MULTI ${show(await c.A!.call("MULTI"))} ${show(await c.A!.call("GET", "k"))} ${show(await c.A!.call("EXEC"))}`);
       log(`held before UNPAUSE: ${replies.length}`);
       // The held clients count as blocked ones, as Redis postpones them by blocking them (their
-      // commands may still be on the way: asked until all four are, or a second has passed).
+      // commands may still be on the way: asked until all four are).
       const blocked = async () => /blocked_clients:\d+/.exec(String(await c.A!.call("INFO", "clients")))![0];
-      for (let tries = 0; tries < 100 && (await blocked()) !== "blocked_clients:4"; tries++) await Bun.sleep(10);
-      log(`A ${await blocked()}`);
+      log(`A ${await waitUntil(async () => ((await blocked()) === "blocked_clients:4" ? "blocked_clients:4" : undefined), "four held clients")}`);
       log(`unpause ${show(await c.A!.call("CLIENT", "UNPAUSE"))}`);
       await Promise.all(held);
       for (const line of replies.sort()) log(line);

@@ -9,6 +9,7 @@
  * `tracking-redir-broken` are written as the connection's name (`#B`).
  */
 import { expect } from "bun:test";
+import { waitUntil } from "../../support/wait.ts";
 import { encodeCommand, RespClient, type RespValue, show } from "./resp-client.ts";
 import type { RedisAndKv } from "./side-by-side.ts";
 
@@ -75,9 +76,9 @@ export class TrackingTranscript {
     this.lines.push(`${name}> ${this.named(argv).join(" ")}`);
     this.waiting.add(name);
     c.client.writeRaw(encodeCommand(argv));
-    await withFresh(this.port, async (f) => {
-      while (!/blocked_clients:[1-9]/.test(String(await f.call("INFO", "clients")))) await Bun.sleep(5);
-    });
+    await withFresh(this.port, (f) =>
+      waitUntil(async () => (/blocked_clients:[1-9]/.test(String(await f.call("INFO", "clients"))) ? true : undefined), `${name}'s command blocked`),
+    );
   }
 
   /** The reply `name`'s blocked command got, with the messages before it, then everyone's messages. */
