@@ -1,7 +1,7 @@
 /**
  * The server's periodic work, one timer as Redis's serverCron: a sample of the instantaneous
  * rates INFO reports, the active expiry cycle (unless DEBUG SET-ACTIVE-EXPIRE 0 turned it off),
- * the key tables' idle resizes moved on, and the clients blocked on keys that the cycle or
+ * the key tables' idle resizes moved on, CLIENT TRACKING's table held to its bound, and the clients blocked on keys that the cycle or
  * anything else since made ready served. It waits while a script is busy.
  */
 import { kvCronIntervalMs } from "../../core/limits.ts";
@@ -21,6 +21,7 @@ export function startCron(engine: Engine): () => void {
     // CLIENT PAUSE holds the cycle too, so that nothing changes the data meanwhile.
     if (engine.activeExpire && !engine.clientPause.active) activeExpireRun(engine, cursors);
     activeRehashRun(engine);
+    engine.tracking.bound(null);
     engine.blocking.serveReady();
   }, kvCronIntervalMs);
   return () => clearInterval(timer);

@@ -23,7 +23,8 @@
  *
  * tracking-table-max-keys bounds the table: past it, the keys remembered longest ago are
  * invalidated and forgotten (Redis picks random ones; oldest first is deterministic and keeps
- * the keys most recently read).
+ * the keys most recently read) — after the read that grew it, and by the cron, so that a bound
+ * lowered by CONFIG SET holds on an idle server too, as Redis's serverCron makes it.
  */
 import type { Reply } from "../kit/reply.ts";
 import type { Session } from "./session.ts";
@@ -135,11 +136,16 @@ export class Tracking {
         this.totalItems++;
       }
     }
-    if (this.keysMax > 0 && this.table.size > this.keysMax) this.evictOldest(session);
+    this.bound(session);
   }
 
-  /** Past tracking-table-max-keys: the oldest keys are told and forgotten (no change to broadcast). */
-  private evictOldest(current: Session): void {
+  /**
+   * Past tracking-table-max-keys, the oldest keys are told and forgotten (no change to
+   * broadcast). `current`: the client whose command is running, told after its reply; null
+   * from the cron.
+   */
+  bound(current: Session | null): void {
+    if (this.keysMax === 0 || this.table.size <= this.keysMax) return;
     for (const key of this.table.keys()) {
       if (this.table.size <= this.keysMax) return;
       this.forget(key, current);

@@ -360,6 +360,27 @@ describe("what the server reports", () => {
     a.close();
     w.close();
   });
+
+  test("a bound lowered by CONFIG SET holds on an idle server: keys past it are invalidated with no command after", async () => {
+    const { RespClient } = await import("../support/resp-client.ts");
+    for (const server of [servers.redis, servers.kv]) {
+      const [a, w] = await Promise.all([RespClient.connect(server.port), RespClient.connect(server.port)]);
+      await a.call("HELLO", "3");
+      await a.call("CLIENT", "TRACKING", "on");
+      expect(await a.call("MGET", "idle1", "idle2")).toEqual([{ nil: true }, { nil: true }]);
+      await w.call("CONFIG", "SET", "tracking-table-max-keys", "1");
+      // Redis forgets one at random, svc the one read first: either way one of the two, told
+      // by the server's periodic run (no command is sent until the message has come).
+      const message = (await a.read()) as { push: [string, string[]] };
+      expect(message.push[0]).toBe("invalidate");
+      expect(message.push[1]).toHaveLength(1);
+      expect(["idle1", "idle2"]).toContain(message.push[1][0]);
+      expect(String(await w.call("INFO", "stats"))).toContain("tracking_total_keys:1");
+      await w.call("CONFIG", "SET", "tracking-table-max-keys", "1000000");
+      a.close();
+      w.close();
+    }
+  });
 });
 
 describe("generated", () => {
