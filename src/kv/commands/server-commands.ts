@@ -11,8 +11,8 @@ import { helpReply } from "../kit/help.ts";
 import { canonicalConfigValue } from "../config/config-table.ts";
 import { redisConfigNames } from "../config/redis-config-names.ts";
 import { aclCategories } from "../kit/acl-categories.ts";
-import { hasKeys, keysWithFlags } from "./key-specs.ts";
-import { keyFlagOrder } from "./key-specs-table.ts";
+import { hasKeys, keysWithFlags } from "../kit/key-specs.ts";
+import { keyFlagOrder } from "../kit/key-specs-table.ts";
 import { type CommandSpec, commandOrSubcommand, type Exec, helpFlags, subcommandsOf } from "../kit/spec.ts";
 
 /**

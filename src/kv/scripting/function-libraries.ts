@@ -9,7 +9,7 @@
  * checks the registrations.
  */
 import { KvError } from "../text/errors.ts";
-import { splitInlineArgs } from "../resp/parser.ts";
+import { splitInlineArgs } from "../text/split-args.ts";
 import { LuaState, type ScriptHost } from "./lua-state.ts";
 import type { RunTarget } from "./run-target.ts";
 import { withoutShebang } from "./shebang.ts";

@@ -374,7 +374,7 @@ describe("what the server reports", () => {
       const message = (await a.read()) as { push: [string, string[]] };
       expect(message.push[0]).toBe("invalidate");
       expect(message.push[1]).toHaveLength(1);
-      expect(["idle1", "idle2"]).toContain(message.push[1][0]);
+      expect(["idle1", "idle2"]).toContain(message.push[1][0]!);
       expect(String(await w.call("INFO", "stats"))).toContain("tracking_total_keys:1");
       await w.call("CONFIG", "SET", "tracking-table-max-keys", "1000000");
       a.close();

@@ -6,7 +6,7 @@
  * BITFIELD and SORT gives the flags their arguments decide.
  */
 import { type KeyFlag, type KeySpec, specsByName } from "./key-specs-table.ts";
-import type { CommandSpec } from "../kit/spec.ts";
+import type { CommandShape } from "./command-info.ts";
 
 /** A key: its position in argv, and how the command uses it. */
 export interface KeyRef {
@@ -18,7 +18,7 @@ export interface KeyRef {
 const moduleKeyFlags: readonly KeyFlag[] = ["RW", "access", "update"];
 
 /** A command's key specs: its own, or one made from its legacy key positions. */
-export function keySpecsOf(spec: CommandSpec): readonly KeySpec[] {
+export function keySpecsOf(spec: CommandShape): readonly KeySpec[] {
   const own = specsByName[spec.name];
   if (own !== undefined) return own;
   const [first, last, step] = spec.keys ?? [0, 0, 0];
@@ -204,7 +204,7 @@ const finders: Readonly<Record<string, (argv: readonly string[]) => KeyRef[]>> =
 };
 
 /** Whether the command names keys at all (Redis's doesCommandHaveKeys). */
-export function hasKeys(spec: CommandSpec): boolean {
+export function hasKeys(spec: CommandShape): boolean {
   return finders[spec.name] !== undefined || keySpecsOf(spec).some((s) => !s.flags.includes("not_key"));
 }
 
@@ -212,7 +212,7 @@ export function hasKeys(spec: CommandSpec): boolean {
  * The keys argv names, with their flags: by the key specs when they all apply and their flags do
  * not vary, else by the command's key finder; [] when neither finds any.
  */
-export function keysWithFlags(spec: CommandSpec, argv: readonly string[]): KeyRef[] {
+export function keysWithFlags(spec: CommandShape, argv: readonly string[]): KeyRef[] {
   const specs = keySpecsOf(spec);
   const hasKeySpec = specs.some((s) => !s.flags.includes("not_key"));
   const variable = specs.some((s) => s.flags.includes("variable_flags"));
