@@ -107,7 +107,7 @@ export const kvService = defineService({
     // a file that cannot be read or has a bad line stops the start.
     if (config.aclfile !== "") {
       try {
-        engine.acl.replaceAll(readAclFile(config.aclfile, engine.acl.catalog));
+        engine.acl.replaceAll(readAclFile(config.aclfile, engine.acl));
       } catch (error) {
         throw new Error(`Aborting startup because of ACL errors: ${(error as Error).message.replace(/^ERR /, "")}`);
       }

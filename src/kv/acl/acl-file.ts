@@ -11,12 +11,11 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { systemErrorText } from "../../core/system-error.ts";
 import { KvError } from "../text/errors.ts";
 import { describeUser } from "./acl-description.ts";
-import { AclRuleError, AclUser } from "./acl-user.ts";
-import type { AclUsers } from "./acl-users.ts";
-import type { CommandCatalog } from "./command-catalog.ts";
+import { AclRuleError, type AclUser } from "./acl-user.ts";
+import { type AclUsers, mergeSelectors } from "./acl-users.ts";
 
-/** The users `path` holds, by name, their rules naming `catalog`'s commands; throws Redis's error naming every bad line. */
-export function readAclFile(path: string, catalog: CommandCatalog): Map<string, AclUser> {
+/** The users `path` holds, by name, made as `acl` makes new users; throws Redis's error naming every bad line. */
+export function readAclFile(path: string, acl: AclUsers): Map<string, AclUser> {
   let text: string;
   try {
     text = readFileSync(path, "latin1");
@@ -40,8 +39,9 @@ export function readAclFile(path: string, catalog: CommandCatalog): Map<string, 
       errors += `WARNING: Duplicate user '${name}' found on line ${i + 1}. `;
       continue;
     }
-    const user = new AclUser(name, catalog);
-    const failure = applyRules(user, words.slice(2));
+    const user = acl.newUser(name);
+    const rules = mergeSelectors(words.slice(2));
+    const failure = typeof rules === "number" ? "Unmatched parenthesis in selector definition" : applyRules(user, rules);
     if (failure !== null) errors += `${at}: ${failure}. `;
     else users.set(name, user);
   }
@@ -57,7 +57,7 @@ function applyRules(user: AclUser, rules: readonly string[]): string | null {
     } catch (error) {
       if (!(error instanceof AclRuleError)) throw error;
       // Redis names the rule for a command or category it does not know, and only then.
-      return rule.startsWith("+") || rule.startsWith("-") ? `Error in applying operation '${rule}': ${error.message}` : error.message;
+      return error.unknownName ? `Error in applying operation '${rule}': ${error.message}` : error.message;
     }
   }
   return null;

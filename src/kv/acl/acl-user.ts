@@ -1,32 +1,21 @@
 /**
  * One ACL user, as Redis 7.0 keeps one: whether it is on, its passwords (SHA-256 digests, as
- * ACL GETUSER shows them), the commands it may run, the keys and the Pub/Sub channels it may
- * touch. `apply` takes the rules of ACL SETUSER one by one, with Redis's words for a bad one.
- *
- * Commands are a set of names — a command's, or a subcommand's as "container|sub" — plus
- * whether the user may run commands the server does not know yet (`futureCommands`: what +@all
- * and allcommands give and only -@all, nocommands and reset take away, as Redis's reserved
- * command bit does). A category rule adds or takes away every command in the category there and
- * then; a container's rule covers all its subcommands.
- *
- * What svc does not take (refused as a syntax error, changing nothing; docs/kv.md): selectors
- * ("(…)", clearselectors), read-only and write-only key patterns (%R~, %W~), and a first-argument
- * rule on a command without subcommands (+select|0).
+ * ACL GETUSER shows them), and its selectors — the root one, which the rules outside
+ * parentheses change, and the others, each made whole by one `(…)` rule (acl-selector.ts says
+ * what a selector allows). `apply` takes the rules of ACL SETUSER one by one, with Redis's words
+ * for a bad one.
  */
 import { passwordDigest, passwordMatchesDigest } from "./passwords.ts";
-import type { CommandShape } from "../kit/command-info.ts";
-import { globMatch } from "../text/glob.ts";
+import { splitInlineArgs } from "../text/split-args.ts";
+import { AclRuleError, AclSelector, type SelectorDefaults, syntaxError } from "./acl-selector.ts";
 import type { CommandCatalog } from "./command-catalog.ts";
 
-/** The pattern that matches every key or channel (allkeys, allchannels). */
-const everything = "*";
+export { AclRuleError } from "./acl-selector.ts";
 
 const digestPattern = /^[0-9a-f]{64}$/;
 
-/** A rule ACL SETUSER cannot take; the message is what Redis says after the modifier's name. */
-export class AclRuleError extends Error {}
-
-const syntaxError = () => new AclRuleError("Syntax error");
+/** Redis 7.0's default acl-pubsub-default: a new selector has no channels. */
+const resetChannelsByDefault: SelectorDefaults = { allChannels: false };
 
 export class AclUser {
   enabled = false;
@@ -34,30 +23,30 @@ export class AclUser {
   nopass = false;
   /** Password digests, in the order they were added. */
   readonly passwords = new Set<string>();
-  /** The commands and subcommands the user may run, by full name. */
-  readonly allowed = new Set<string>();
-  futureCommands = false;
-  /** Key patterns; ["*"] is allkeys. */
-  keyPatterns: string[] = [];
-  /** Channel patterns; ["*"] is allchannels. */
-  channelPatterns: string[] = [];
   /**
    * Whether RESTORE checks the user's payloads deeply (Redis's sanitize-payload flags): "" until a
    * rule says. svc checks every payload whole whichever is set, so it is only shown back.
    */
   payloadCheck: "" | "sanitize-payload" | "skip-sanitize-payload" = "";
+  /** The selector the rules outside parentheses change. */
+  root: AclSelector;
+  /** The selectors `(…)` added, in order. */
+  selectors: AclSelector[] = [];
   /** What `unrestricted` answers, worked out when a rule changes the user rather than per command. */
   private allOpen = false;
 
-  /** `catalog`: the commands its rules may name (the server's table). */
+  /** `catalog`: the commands its rules may name (the server's table); `defaults`: CONFIG's say in new selectors. */
   constructor(
     readonly name: string,
     readonly catalog: CommandCatalog,
-  ) {}
+    readonly defaults: SelectorDefaults = resetChannelsByDefault,
+  ) {
+    this.root = new AclSelector(catalog, defaults.allChannels);
+  }
 
   /** A copy, for ACL SETUSER to change and swap in only if every rule took. */
   copy(): AclUser {
-    const user = new AclUser(this.name, this.catalog);
+    const user = new AclUser(this.name, this.catalog, this.defaults);
     user.assign(this);
     return user;
   }
@@ -68,13 +57,15 @@ export class AclUser {
     this.nopass = other.nopass;
     this.passwords.clear();
     for (const digest of other.passwords) this.passwords.add(digest);
-    this.allowed.clear();
-    for (const name of other.allowed) this.allowed.add(name);
-    this.futureCommands = other.futureCommands;
-    this.keyPatterns = [...other.keyPatterns];
-    this.channelPatterns = [...other.channelPatterns];
     this.payloadCheck = other.payloadCheck;
+    this.root = other.root.copy();
+    this.selectors = other.selectors.map((s) => s.copy());
     this.allOpen = other.allOpen;
+  }
+
+  /** The root selector, then the others: the order Redis checks them and describes them in. */
+  get allSelectors(): AclSelector[] {
+    return [this.root, ...this.selectors];
   }
 
   /** Applies one ACL SETUSER rule; throws AclRuleError with Redis's reason. */
@@ -82,12 +73,13 @@ export class AclUser {
     try {
       this.applyRule(rule);
     } finally {
-      this.allOpen =
-        this.futureCommands && this.allowed.size === this.catalog.every.length && this.keyPatterns[0] === everything && this.channelPatterns[0] === everything;
+      this.allOpen = this.allSelectors.some((s) => s.unrestricted);
     }
   }
 
   private applyRule(rule: string): void {
+    // An empty rule does nothing, as in Redis.
+    if (rule === "") return;
     const lower = rule.toLowerCase();
     switch (lower) {
       case "on":
@@ -104,31 +96,17 @@ export class AclUser {
         this.nopass = false;
         this.passwords.clear();
         return;
-      case "allkeys":
-        this.keyPatterns = [everything];
-        return;
-      case "resetkeys":
-        this.keyPatterns = [];
-        return;
-      case "allchannels":
-        this.channelPatterns = [everything];
-        return;
-      case "resetchannels":
-        this.channelPatterns = [];
-        return;
-      case "allcommands":
-        return this.allCommands(true);
-      case "nocommands":
-        return this.allCommands(false);
       case "sanitize-payload":
       case "skip-sanitize-payload":
         this.payloadCheck = lower;
         return;
-      case "reset":
-        for (const part of ["resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"]) this.apply(part);
-        return;
       case "clearselectors":
-        throw syntaxError();
+        this.selectors = [];
+        return;
+      case "reset":
+        for (const part of ["resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "clearselectors", "-@all"]) this.applyRule(part);
+        if (this.defaults.allChannels) this.applyRule("allchannels");
+        return;
     }
     const first = rule[0];
     const rest = rule.slice(1);
@@ -136,10 +114,23 @@ export class AclUser {
     if (first === "<") return this.removeDigest(passwordDigest(rest));
     if (first === "#") return this.addDigest(checkedDigest(rest));
     if (first === "!") return this.removeDigest(checkedDigest(rest));
-    if (first === "~") return addPattern(this.keyPatterns, rest, "allkeys", "resetkeys", "patterns");
-    if (first === "&") return addPattern(this.channelPatterns, rest, "allchannels", "resetchannels", "channels");
-    if (first === "+" || first === "-") return this.commandRule(rest, first === "+");
-    throw syntaxError();
+    if (first === "(" && rule.endsWith(")")) return this.addSelector(rule.slice(1, -1));
+    this.root.apply(rule);
+  }
+
+  /** A selector made from the rules between the parentheses, split as Redis's sdssplitargs splits (quotes allowed). */
+  private addSelector(inner: string): void {
+    const selector = new AclSelector(this.catalog, this.defaults.allChannels);
+    // Unbalanced quotes split to no words in Redis: an empty selector is added.
+    for (const rule of splitInlineArgs(inner) ?? []) {
+      try {
+        selector.apply(rule);
+      } catch (error) {
+        // A user's own rule inside a selector is no selector rule.
+        throw error instanceof AclRuleError ? error : syntaxError();
+      }
+    }
+    this.selectors.push(selector);
   }
 
   private addDigest(digest: string): void {
@@ -151,69 +142,17 @@ export class AclUser {
     if (!this.passwords.delete(digest)) throw new AclRuleError("The password you are trying to remove from the user does not exist");
   }
 
-  private allCommands(allow: boolean): void {
-    this.allowed.clear();
-    if (allow) for (const spec of this.catalog.every) this.allowed.add(spec.name);
-    this.futureCommands = allow;
-  }
-
-  /** +name / -name: a command, a container's subcommand, or @category. */
-  private commandRule(name: string, allow: boolean): void {
-    if (name.startsWith("@")) {
-      if (name.toLowerCase() === "@all") return this.allCommands(allow);
-      const commands = this.catalog.category(name.slice(1));
-      if (commands === undefined) throw new AclRuleError("Unknown command or category name in ACL");
-      for (const spec of commands) this.set(spec, allow);
-      return;
-    }
-    const bar = name.indexOf("|");
-    const spec = this.catalog.command(bar < 0 ? name : name.slice(0, bar));
-    if (spec === undefined) throw new AclRuleError("Unknown command or category name in ACL");
-    if (bar < 0) {
-      this.set(spec, allow);
-      for (const sub of spec.subcommands ?? []) this.set(sub, allow);
-      return;
-    }
-    const sub = this.catalog.commandOrSubcommand(name);
-    if (sub !== undefined) return this.set(sub, allow);
-    // Redis takes +cmd|arg for a command without subcommands (a first-argument rule, 7.0); svc
-    // does not (see the top). Both refuse -cmd|arg, and an unknown subcommand.
-    if (spec.subcommands === undefined && allow) throw syntaxError();
-    throw new AclRuleError("Unknown command or category name in ACL");
-  }
-
-  private set(spec: CommandShape, allow: boolean): void {
-    if (allow) this.allowed.add(spec.name);
-    else this.allowed.delete(spec.name);
-  }
-
   /** Whether the user may run every command and touch every key and channel: nothing to check (asked for every command). */
   get unrestricted(): boolean {
     return this.allOpen;
   }
 
-  /** Whether the user may run `spec` (a subcommand when the command has them). */
-  mayRun(spec: CommandShape): boolean {
-    return this.allowed.has(spec.name);
-  }
-
-  /** Whether the user may touch any key at all (allkeys, ~*): what SORT's BY and GET need. */
-  get mayAccessEveryKey(): boolean {
-    return this.keyPatterns[0] === everything;
-  }
-
-  /** Whether `key` matches one of the user's key patterns. */
-  mayAccessKey(key: string): boolean {
-    return matchesAny(this.keyPatterns, key);
-  }
-
   /**
-   * Whether the user may use `channel`; a PSUBSCRIBE pattern (`isPattern`) must be one of the
-   * user's patterns as written, as Redis requires, unless the user has every channel.
+   * Whether the user may use `channel` in one of its selectors (a subscriber's channels when
+   * its rules change; a PSUBSCRIBE pattern must be one of the patterns as written).
    */
   mayAccessChannel(channel: string, isPattern: boolean): boolean {
-    if (this.channelPatterns[0] === everything) return true;
-    return isPattern ? this.channelPatterns.includes(channel) : matchesAny(this.channelPatterns, channel);
+    return this.allSelectors.some((s) => s.mayAccessChannel(channel, isPattern));
   }
 
   /**
@@ -229,26 +168,10 @@ export class AclUser {
   }
 }
 
-function matchesAny(patterns: readonly string[], text: string): boolean {
-  for (const pattern of patterns) if (pattern === everything || globMatch(pattern, text)) return true;
-  return false;
-}
-
 /** A digest given with # or !: 64 lower-case hex digits. */
 function checkedDigest(text: string): string {
   if (!digestPattern.test(text)) {
     throw new AclRuleError("The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters");
   }
   return text;
-}
-
-/** Adds a key (~) or channel (&) pattern; * means all, and nothing may follow it but a reset. */
-function addPattern(patterns: string[], pattern: string, allFlag: string, reset: string, noun: string): void {
-  if (patterns[0] === everything) {
-    throw new AclRuleError(
-      `Adding a pattern after the * pattern (or the '${allFlag}' flag) is not valid and does not have any effect. Try '${reset}' to start with an empty list of ${noun}`,
-    );
-  }
-  if (pattern === everything) patterns.splice(0, patterns.length, everything);
-  else if (!patterns.includes(pattern)) patterns.push(pattern);
 }

@@ -5,9 +5,11 @@
  * acl-file.ts) users live as long as the process, as in Redis.
  */
 import { defaultUser } from "./passwords.ts";
-import { keysOf, type CommandShape } from "../kit/command-info.ts";
+import type { CommandShape } from "../kit/command-info.ts";
+import { hasKeys, type KeyRef, keysWithFlags } from "../kit/key-specs.ts";
 import { KvError } from "../text/errors.ts";
 import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
+import { type AclSelector, denialRank, type SelectorDefaults, type SelectorRefusal } from "./acl-selector.ts";
 import { AclRuleError, AclUser } from "./acl-user.ts";
 import type { CommandCatalog } from "./command-catalog.ts";
 
@@ -17,24 +19,22 @@ export interface Refusal {
   object: string;
 }
 
-/** Commands whose arguments after the name are Pub/Sub channels, and whether they are patterns. */
-const channelCommands: ReadonlyMap<string, { from: number; to: number; patterns: boolean }> = new Map([
-  ["publish", { from: 1, to: 2, patterns: false }],
-  ["spublish", { from: 1, to: 2, patterns: false }],
-  ["subscribe", { from: 1, to: Number.POSITIVE_INFINITY, patterns: false }],
-  ["ssubscribe", { from: 1, to: Number.POSITIVE_INFINITY, patterns: false }],
-  ["psubscribe", { from: 1, to: Number.POSITIVE_INFINITY, patterns: true }],
-]);
-
 export class AclUsers {
   private readonly users = new Map<string, AclUser>();
   readonly defaultUser: AclUser;
   readonly log = new AclLog();
+  /** acl-pubsub-default: whether a new user or selector starts with every channel (Redis 7.0's default: none). */
+  readonly defaults: SelectorDefaults = { allChannels: false };
 
   /** `catalog`: the commands rules may name, the server's table (command-catalog.ts says why it is handed in). */
   constructor(readonly catalog: CommandCatalog) {
-    this.defaultUser = usualDefaultUser(catalog);
+    this.defaultUser = usualDefaultUser(catalog, this.defaults);
     this.users.set(defaultUser, this.defaultUser);
+  }
+
+  /** A new user, as ACL SETUSER or the ACL file makes one: off, nothing allowed. */
+  newUser(name: string): AclUser {
+    return new AclUser(name, this.catalog, this.defaults);
   }
 
   /**
@@ -44,7 +44,7 @@ export class AclUsers {
    */
   replaceAll(users: ReadonlyMap<string, AclUser>): AclUser[] {
     const replaced = [...this.users.values()].filter((user) => user !== this.defaultUser);
-    this.defaultUser.assign(users.get(defaultUser) ?? usualDefaultUser(this.catalog));
+    this.defaultUser.assign(users.get(defaultUser) ?? usualDefaultUser(this.catalog, this.defaults));
     this.users.clear();
     this.users.set(defaultUser, this.defaultUser);
     for (const [name, user] of users) if (name !== defaultUser) this.users.set(name, user);
@@ -67,13 +67,16 @@ export class AclUsers {
 
   /**
    * ACL SETUSER: applies `rules` to the user named `name`, made if new (off, nothing allowed).
-   * All of them or none: a bad rule throws Redis's error and changes nothing.
+   * All of them or none: a bad rule throws Redis's error and changes nothing. A selector may
+   * come split over several arguments, "(+get" "~k*)", as Redis allows.
    */
   setUser(name: string, rules: readonly string[]): AclUser {
     if (/[\s\0]/.test(name)) throw new KvError("ERR Usernames can't contain spaces or null characters");
+    const merged = mergeSelectors(rules);
+    if (typeof merged === "number") throw new KvError(`ERR Unmatched parenthesis in acl selector starting at '${rules[merged]}'.`);
     const existing = this.users.get(name);
-    const changed = existing?.copy() ?? new AclUser(name, this.catalog);
-    for (const rule of rules) {
+    const changed = existing?.copy() ?? this.newUser(name);
+    for (const rule of merged) {
       try {
         changed.apply(rule);
       } catch (error) {
@@ -111,20 +114,35 @@ export class AclUsers {
     return user?.accepts(password) ? user : null;
   }
 
-  /** What `user` may not do of the command `spec` with `argv`: its command, a key, a channel; null if nothing. */
+  /**
+   * What `user` may not do of the command `spec` with `argv`: its command, a key, a channel; null
+   * if one of its selectors allows it all. Of the selectors' refusals Redis reports the worst (a
+   * channel over a key over the command), and of those the one latest in argv.
+   */
   refusal(user: AclUser, spec: CommandShape, argv: readonly string[]): Refusal | null {
     if (user.unrestricted) return null;
-    if (!user.mayRun(spec)) return { reason: "command", object: spec.name };
-    for (const key of keysOf(spec, argv) ?? []) {
-      if (!user.mayAccessKey(key)) return { reason: "key", object: key };
+    let keys: readonly KeyRef[] | null = null;
+    const keysOnce = () => (keys ??= hasKeys(spec) ? keysWithFlags(spec, argv) : []);
+    let worst: SelectorRefusal | null = null;
+    for (const selector of user.allSelectors) {
+      const refused = selector.refusal(spec, argv, keysOnce);
+      if (refused === null) return null;
+      if (worst === null || denialRank[refused.reason] > denialRank[worst.reason] || (refused.reason === worst.reason && refused.at > worst.at))
+        worst = refused;
     }
-    const channels = channelCommands.get(spec.name);
-    if (channels !== undefined) {
-      for (let i = channels.from; i < Math.min(channels.to, argv.length); i++) {
-        if (!user.mayAccessChannel(argv[i]!, channels.patterns)) return { reason: "channel", object: argv[i]! };
-      }
-    }
-    return null;
+    return { reason: worst!.reason, object: worst!.reason === "command" ? spec.name : argv[worst!.at]! };
+  }
+
+  /**
+   * Whether `user` may run `spec` with `argv` in a selector that may also read every key: what
+   * SORT's BY and GET need, which read keys no argument names (Redis's
+   * ACLUserCheckCmdWithUnrestrictedKeyAccess).
+   */
+  mayReadEveryKey(user: AclUser, spec: CommandShape, argv: readonly string[]): boolean {
+    if (user.unrestricted) return true;
+    let keys: readonly KeyRef[] | null = null;
+    const keysOnce = () => (keys ??= hasKeys(spec) ? keysWithFlags(spec, argv) : []);
+    return user.allSelectors.some((s: AclSelector) => s.readsEveryKey && s.refusal(spec, argv, keysOnce) === null);
   }
 
   /** Logs a refusal (or, with reason "auth", a failed login) in ACL LOG. */
@@ -134,8 +152,8 @@ export class AclUsers {
 }
 
 /** The default user as a server starts with it: on, any password, every command, key and channel. */
-function usualDefaultUser(catalog: CommandCatalog): AclUser {
-  const user = new AclUser(defaultUser, catalog);
+function usualDefaultUser(catalog: CommandCatalog, defaults: SelectorDefaults): AclUser {
+  const user = new AclUser(defaultUser, catalog, defaults);
   for (const rule of ["on", "nopass", "allkeys", "allchannels", "+@all"]) user.apply(rule);
   return user;
 }
@@ -168,4 +186,30 @@ export function scriptNoPermission(refusal: Refusal): string {
 export function dryRunRefusal(refusal: Refusal): string {
   if (refusal.reason === "command") return `This user has no permissions to run the '${refusal.object}' command`;
   return `This user has no permissions to access the '${refusal.object}' ${refusal.reason}`;
+}
+
+/**
+ * Rules with a selector split over several of them joined back, as Redis's
+ * ACLMergeSelectorArguments joins them: a rule that opens "(" without closing it takes the
+ * rules after it, space-separated, up to one that ends with ")" (another such opening rule on
+ * the way starts the selector again). Returns the index of the opening rule when none closes it.
+ */
+export function mergeSelectors(rules: readonly string[]): string[] | number {
+  const merged: string[] = [];
+  let open = -1;
+  let selector = "";
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    if (rule.startsWith("(") && !rule.endsWith(")")) {
+      open = i;
+      selector = rule;
+    } else if (open >= 0) {
+      selector += ` ${rule}`;
+      if (rule.endsWith(")")) {
+        merged.push(selector);
+        open = -1;
+      }
+    } else merged.push(rule);
+  }
+  return open >= 0 ? open : merged;
 }

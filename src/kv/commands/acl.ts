@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { defaultUser } from "../acl/passwords.ts";
 import { allCategories } from "../kit/acl-categories.ts";
 import { readAclFile, writeAclFile } from "../acl/acl-file.ts";
-import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
+import { describeSelectorFields, describeUser, userFlags } from "../acl/acl-description.ts";
+import type { AclSelector } from "../acl/acl-selector.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
 import { parseInt64 } from "../text/args.ts";
 import { KvError, notAnInteger, subcommandSyntaxError } from "../text/errors.ts";
@@ -56,14 +57,24 @@ function getUser(x: Exec, argv: string[]): void {
   r.bulk("passwords");
   r.array(user.passwords.size);
   for (const digest of user.passwords) r.bulk(digest);
-  r.bulk("commands");
-  r.bulk(describeCommands(user));
-  r.bulk("keys");
-  r.bulk(describeKeys(user));
-  r.bulk("channels");
-  r.bulk(describeChannels(user));
+  writeSelectorFields(x, user.root);
   r.bulk("selectors");
-  r.array(0);
+  r.array(user.selectors.length);
+  for (const selector of user.selectors) {
+    r.map(3);
+    writeSelectorFields(x, selector);
+  }
+}
+
+/** A selector's "commands", "keys" and "channels" fields, as GETUSER gives them (the root's at the top). */
+function writeSelectorFields(x: Exec, selector: AclSelector): void {
+  const [commands, keys, channels] = describeSelectorFields(selector);
+  x.reply.bulk("commands");
+  x.reply.bulk(commands);
+  x.reply.bulk("keys");
+  x.reply.bulk(keys);
+  x.reply.bulk("channels");
+  x.reply.bulk(channels);
 }
 
 function deleteUsers(x: Exec, argv: string[]): void {
@@ -153,7 +164,7 @@ function aclFile(x: Exec): string {
 
 /** ACL LOAD: the file's users replace all of them; clients of the users replaced are disconnected, as in Redis. */
 function load(x: Exec): void {
-  const replaced = x.engine.acl.replaceAll(readAclFile(aclFile(x), x.engine.acl.catalog));
+  const replaced = x.engine.acl.replaceAll(readAclFile(aclFile(x), x.engine.acl));
   disconnectClients(x, (s) => s.user !== null && replaced.includes(s.user));
   x.reply.simple("OK");
 }

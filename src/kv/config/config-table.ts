@@ -145,6 +145,15 @@ export const configParams: readonly ConfigParam[] = [
     },
   },
   { name: "requirepass", type: text, default: "", apply: (s, v) => s.acl.setDefaultPassword(v) },
+  {
+    name: "acl-pubsub-default",
+    type: { kind: "enum", words: ["allchannels", "resetchannels"] },
+    default: "resetchannels",
+    // Whether a user or selector made from now on starts with every Pub/Sub channel (acl/acl-selector.ts).
+    apply: (s, v) => {
+      s.acl.defaults.allChannels = v === "allchannels";
+    },
+  },
   { name: "acllog-max-len", type: int(0), default: String(aclLogEntriesMaxDefault), apply: (s, v) => s.acl.log.setEntriesMax(Number(v)) },
   { name: "timeout", type: text, default: "0" },
   { name: "tcp-keepalive", type: text, default: "300" },

@@ -74,6 +74,25 @@ test("ACL SAVE writes every user as its ACL LIST line, into the file", async () 
   await same("ACL", "DELUSER", "bob");
 });
 
+test("selectors, read and write key permissions and first arguments load from the file and save back as Redis writes them", async () => {
+  try {
+    writeBoth(
+      "user default on nopass ~* &* +@all\n" + "user sel on >pw %R~r* %W~w* resetchannels -@all +@hash +select|0 (~s* &c* -@all +publish) (+@read  %R~*)\n",
+    );
+    expect(await same("ACL", "LOAD")).toBe('{"s":"OK"}');
+    expect(await same("ACL", "LIST")).toContain("(~s* resetchannels &c* -@all +publish)");
+    await same("ACL", "GETUSER", "sel");
+    await same("ACL", "SAVE");
+    expect(readFileSync(kv.file, "latin1")).toBe(readFileSync(redis.file, "latin1"));
+    // A selector's bad rule names the line as any bad rule does.
+    writeBoth("user default on nopass ~* &* +@all\nuser bad on (~a allkeys)\nuser worse on (+nosuch ~a)\n");
+    await same("ACL", "LOAD");
+  } finally {
+    writeBoth(startingUsers);
+    await same("ACL", "LOAD");
+  }
+});
+
 test("ACL LOAD of a file with bad lines names each and changes nothing", async () => {
   const before = await same("ACL", "LIST");
   for (const text of [

@@ -2,9 +2,8 @@
 // get the same replies — ACL SETUSER's rules and its errors, GETUSER and LIST, the other ACL
 // subcommands, logging in as a user with AUTH and HELLO, what a limited user is refused (commands,
 // keys, channels; queued in MULTI and called from scripts), ACL LOG, ACL DELUSER disconnecting the
-// user, and requirepass as the default user's password. svc's documented limits (selectors, the
-// %R~/%W~ key permissions, first-argument rules) have no Redis reply to match: they are checked
-// on svc alone, in the last block.
+// user, and requirepass as the default user's password; Redis 7's selectors, read and write key
+// permissions (%R~, %W~) and first-argument rules.
 //
 // Each test writes down, per server, every command with its connection's name and its reply, and
 // expects svc's transcript to equal redis-server's. A few replies differ by nature and are
@@ -893,28 +892,175 @@ test("CONFIG SET requirepass sets the default user's password; an empty one make
   );
 });
 
-describe("svc's documented limits: rules it refuses (svc only)", () => {
-  // svc has no selectors, no read/write key permissions and no first-argument rules, all of which
-  // Redis 7.0 accepts. It refuses them as a bad rule, changing nothing, rather than accept a rule
-  // it would not enforce; its error need not be worded as any of Redis's. (Removing a first
-  // argument, -select|0, Redis refuses too: it is compared with Redis's refusal above.)
-  const unsupported = [["(+get ~k*)"], ["clearselectors"], ["%R~k*"], ["%W~k*"], ["%RW~k*"], ["+select|0"], ["+get|x"]];
+describe("Redis 7's selectors, read and write key permissions and first-argument rules", () => {
+  /** Applies each step's rules to `user` in turn, asking GETUSER (and ACL LIST with `list`) after each. */
+  async function setEach(s: Scene, user: string, steps: readonly string[][], list = false): Promise<void> {
+    for (const rules of steps) {
+      await s.admin("ACL", "SETUSER", user, ...rules);
+      await s.admin("ACL", "GETUSER", user);
+      if (list) await s.admin("ACL", "LIST");
+    }
+  }
 
-  for (const rules of unsupported) {
-    test(`${rules.join(" ")} is refused and changes nothing`, async () => {
-      const c = servers.kvClient;
+  test("selectors: (…) rules, one split over several arguments, clearselectors, and their errors, as GETUSER and LIST show them", async () => {
+    await sameOnBoth(async (s) => {
+      const steps = [
+        ["(+get ~k*)"],
+        ["(+set", "~s*", "&c*)"],
+        ["( +get  ~x )"],
+        ["()"],
+        ["(&news* %R~r* +@read -keys)"],
+        ["clearselectors"],
+        ["(+get", "(+set", "~t*)"],
+        // An unclosed selector, rules a selector cannot hold, and a bad rule inside one.
+        ["(+get", "~k*"],
+        ["("],
+        [")"],
+        ["(on)"],
+        ["(>pw)"],
+        ["(reset)"],
+        ["(clearselectors)"],
+        ["(allkeys ~x)"],
+        ["(+nosuch)"],
+        ["(~a", "b)", "+nosuch"],
+        ['("~a b")'],
+        ["(~'x')"],
+        ["~k*", "+get", "(~s* +set)", "reset"],
+      ];
+      await setEach(s, "selector-user", steps, true);
+    });
+  });
+
+  test("key permissions: %R~ and %W~ and %RW~, patterns merged, and their errors", async () => {
+    await sameOnBoth(async (s) => {
+      const steps = [
+        ["%R~a"],
+        ["%W~a"],
+        ["%W~b", "%R~c"],
+        ["%RW~d", "%rw~e", "%WR~f"],
+        ["resetkeys", "%R~*", "~x"],
+        ["%R", "%W"],
+        ["%RR~g"],
+        ["%~h"],
+        ["%"],
+        ["%X~i"],
+        ["%R~a b"],
+        ["allkeys", "%R~j"],
+      ];
+      await setEach(s, "keyperm-user", steps);
+      await s.admin("ACL", "LIST");
+    });
+  });
+
+  test("first-argument rules: +select|0 allows SELECT 0 only, until a rule about SELECT itself; their errors", async () => {
+    await sameOnBoth(async (s) => {
+      const steps = [
+        ["on", ">pw", "-@all", "+select|0", "+acl|whoami"],
+        ["+select|1", "+SELECT|0"],
+        ["+select|0", "+@keyspace"],
+        ["+select"],
+        ["-select"],
+        ["+select|0", "-@connection"],
+        ["+select|0", "+@all", "-select"],
+        ["+select|"],
+        ["+config|get|x"],
+        ["+client|id|x"],
+        ["-select|0"],
+        ["+nosuch|x"],
+        ["+get|x|y"],
+        ["-@all", "+acl|whoami", "+select|0", "+select|2"],
+      ];
+      await setEach(s, "firstarg-user", steps);
+      const u = await s.login("firstarg-user", "pw");
+      for (const argv of [["SELECT", "0"], ["select", "2"], ["SELECT", "1"], ["SELECT"], ["ACL", "WHOAMI"]]) await s.on(u, ...argv);
+      for (const argv of [
+        ["SELECT", "2"],
+        ["SELECT", "3"],
+        ["SELECT", "0", "x"],
+      ])
+        await s.admin("ACL", "DRYRUN", "firstarg-user", ...argv);
+    });
+  });
+
+  test("a command runs when one selector allows all of it; refused, NOPERM, DRYRUN and the log name the worst any selector found", async () => {
+    const lines = await sameOnBoth(async (s) => {
+      await s.admin(
+        "ACL",
+        "SETUSER",
+        "perm-user",
+        "on",
+        ">pw",
+        "+@all",
+        "-keys",
+        "%R~read*",
+        "%W~write*",
+        "~rw*",
+        "&root*",
+        "(+get +set +publish ~sel* &sel*)",
+      );
+      const u = await s.login("perm-user", "pw");
+      const runs = [
+        ["GET", "read1"],
+        ["SET", "read1", "x"],
+        ["SET", "write1", "x"],
+        ["GET", "write1"],
+        ["COPY", "read1", "write2"],
+        ["COPY", "write1", "read2"],
+        ["LPUSH", "rw1", "x"],
+        ["LRANGE", "rw1", "0", "-1"],
+        ["SET", "sel1", "x"],
+        ["GET", "sel1"],
+        ["DEL", "sel1"],
+        ["MGET", "read1", "rw1", "sel1"],
+        ["KEYS", "*"],
+        // A read and a write key each: GETDEL needs both on one key.
+        ["GETDEL", "read1"],
+        ["GETDEL", "rw1"],
+        // EVAL's keys carry no flags: any pattern that matches lets them through.
+        ["EVAL", "return 1", "1", "write1"],
+        ["EVAL", "return 1", "1", "other"],
+        ["PUBLISH", "root1", "m"],
+        ["PUBLISH", "sel1", "m"],
+        ["PUBLISH", "other", "m"],
+        // Shard channels are channels, not keys.
+        ["SPUBLISH", "root1", "m"],
+        ["SPUBLISH", "other", "m"],
+        ["SORT", "rw1", "BY", "nosort"],
+        ["SORT", "rw1", "BY", "w_*"],
+      ];
+      for (const argv of runs) await s.on(u, ...argv);
+      for (const argv of runs) await s.admin("ACL", "DRYRUN", "perm-user", ...argv);
+      await s.admin("ACL", "DRYRUN", "perm-user", "PUBLISH", "sel1", "m");
+      await s.admin("ACL", "DRYRUN", "perm-user", "SSUBSCRIBE", "root1", "other");
+      await s.admin("ACL", "LOG");
+      // Every key readable (%R~*): SORT's BY and GET are allowed.
+      await s.admin("ACL", "SETUSER", "perm-user", "%R~*");
+      await s.on(u, "SORT", "rw1", "BY", "w_*", "GET", "#");
+      await s.admin("DEL", "read1", "write1", "write2", "rw1", "sel1");
+    });
+    expect(lines).toContain(line("perm-user", "SET read1 x", { e: "NOPERM this user has no permissions to access one of the keys used as arguments" }));
+    expect(lines).toContain(line("perm-user", "GET sel1", "x"));
+    expect(lines).toContain(
+      line("perm-user", "SPUBLISH other m", { e: "NOPERM this user has no permissions to access one of the channels used as arguments" }),
+    );
+  });
+
+  test("acl-pubsub-default allchannels: new users and selectors, and reset, start with every channel", async () => {
+    await sameOnBoth(async (s) => {
       try {
-        expect(await c.call("ACL", "SETUSER", "limits", "on", ">pw", "~k*", "+get")).toEqual({ s: "OK" });
-        const before = await c.call("ACL", "GETUSER", "limits");
-        const reply = await c.call("ACL", "SETUSER", "limits", "off", "+set", ...rules);
-        expect(reply).toEqual({ e: expect.stringMatching(/^ERR Error in ACL SETUSER modifier /) });
-        expect(await c.call("ACL", "GETUSER", "limits")).toEqual(before);
-        // Nor is a user made by a call that fails.
-        expect(await c.call("ACL", "SETUSER", "limits-new", ...rules)).toEqual({ e: expect.stringMatching(/^ERR Error in ACL SETUSER modifier /) });
-        expect(await c.call("ACL", "GETUSER", "limits-new")).toBeNull();
+        await s.admin("CONFIG", "SET", "acl-pubsub-default", "ALLCHANNELS");
+        await s.admin("CONFIG", "GET", "acl-pubsub-default");
+        await s.admin("ACL", "SETUSER", "pubsub-user", "on", "(+get)");
+        await s.admin("ACL", "GETUSER", "pubsub-user");
+        await s.admin("ACL", "SETUSER", "pubsub-user", "resetchannels", "&a", "reset");
+        await s.admin("ACL", "GETUSER", "pubsub-user");
+        await s.admin("CONFIG", "SET", "acl-pubsub-default", "resetchannels");
+        await s.admin("ACL", "SETUSER", "pubsub-user", "reset", "(+set)");
+        await s.admin("ACL", "GETUSER", "pubsub-user");
+        await s.admin("CONFIG", "SET", "acl-pubsub-default", "nochannels");
       } finally {
-        await deleteOtherUsers(c);
+        await s.admin("CONFIG", "SET", "acl-pubsub-default", "resetchannels");
       }
     });
-  }
+  });
 });
