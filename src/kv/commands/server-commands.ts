@@ -8,8 +8,7 @@ import { globMatch } from "../text/glob.ts";
 import { infoText } from "../observe/info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../keyspace/memory-usage.ts";
 import { helpReply } from "../kit/help.ts";
-import { canonicalConfigValue } from "../config/config-table.ts";
-import { redisConfigNames } from "../config/redis-config-names.ts";
+import { canonicalConfigValue, configParamsByName } from "../config/config-table.ts";
 import { aclCategories } from "../kit/acl-categories.ts";
 import { hasKeys, keysWithFlags } from "../kit/key-specs.ts";
 import { keyFlagOrder } from "../kit/key-specs-table.ts";
@@ -183,7 +182,7 @@ function config(x: Exec, argv: string[]): void {
     // Errors name a parameter as the client wrote it.
     const sent = argv.filter((_, i) => i >= 2 && i % 2 === 0);
     const names = sent.map((name) => name.toLowerCase());
-    const unknown = names.findIndex((name) => !redisConfigNames.has(name));
+    const unknown = names.findIndex((name) => !configParamsByName.has(name));
     if (unknown !== -1) throw new KvError(`ERR Unknown option or number of arguments for CONFIG SET - '${sent[unknown]}'`);
     const changes: [string, string][] = [];
     names.forEach((name, i) => {

@@ -6,8 +6,9 @@
  * GET, INFO) and changes nothing: svc has no such behaviour (tcp-keepalive) or reads the value
  * where it is used (hll-sparse-max-bytes, auto-aof-rewrite-*).
  *
- * Any other name Redis 7.0 knows (redis-config-names.ts) is accepted by CONFIG SET and remembered
- * as typed; a name Redis does not know is refused (docs/kv.md).
+ * The parameters Redis 7.0 has and svc does not act on are rows of their own
+ * (remembered-params.ts), checked and reported the same way; a name Redis does not know is
+ * refused (docs/kv.md).
  */
 import { AssertionError } from "../../core/assert.ts";
 import { kvQueryBufferBytesMax, MiB } from "../../core/limits.ts";
@@ -25,6 +26,7 @@ import { bulkBytesMaxDefault } from "../resp/parser.ts";
 import type { Tracking } from "../server/tracking.ts";
 import { int64Max, parseInt64 } from "../text/args.ts";
 import { KvError } from "../text/errors.ts";
+import { rememberedParams } from "./remembered-params.ts";
 
 /** What a parameter's value applies to: the parts of the server CONFIG changes (the engine is one). */
 export interface Configurable {
@@ -59,6 +61,8 @@ export type ParamType =
   | { kind: "integer"; min: number; max?: bigint }
   /** Bytes, with Redis's units (1mb, 2GB), from `min` to LLONG_MAX; reported in bytes. */
   | { kind: "memory"; min: number }
+  /** maxmemory-clients: bytes as `memory`, or a share of maxmemory, "10%" (at most 100). */
+  | { kind: "memory-or-percent" }
   /** notify-keyspace-events' class letters. */
   | { kind: "event-classes" }
   /** latency-tracking-info-percentiles: numbers from 0 to 100. */
@@ -105,10 +109,6 @@ export const configParams: readonly ConfigParam[] = [
   { name: "databases", type: immutable },
   { name: "appendfilename", type: immutable },
   { name: "aclfile", type: immutable },
-  { name: "daemonize", type: immutable },
-  { name: "pidfile", type: immutable },
-  { name: "logfile", type: immutable },
-  { name: "supervised", type: immutable },
   // Not a replica of anyone: empty, as Redis reports it (and refuses to set it by CONFIG SET).
   { name: "replicaof", alias: "slaveof", type: immutable, default: "" },
   // Redis 7.0's protected actions: DEBUG, and MODULE LOAD, LOADEX and UNLOAD (no: refused;
@@ -320,9 +320,9 @@ export const configParams: readonly ConfigParam[] = [
   },
 ];
 
-/** The rows by name, and by alias. */
+/** The rows by name, and by alias: svc's own and those it only remembers. */
 export const configParamsByName: ReadonlyMap<string, ConfigParam> = new Map(
-  configParams.flatMap((param): [string, ConfigParam][] =>
+  [...configParams, ...rememberedParams].flatMap((param): [string, ConfigParam][] =>
     param.alias === undefined
       ? [[param.name, param]]
       : [
@@ -342,13 +342,16 @@ export function defaultNumber(name: string): number {
 /** Every parameter's default, by name (and alias), as a server starts. */
 export function configDefaults(): Map<string, string> {
   const defaults = new Map<string, string>();
-  for (const param of configParams) {
+  for (const param of [...configParams, ...rememberedParams]) {
     if (param.default === undefined) continue;
     defaults.set(param.name, param.default);
     if (param.alias !== undefined) defaults.set(param.alias, param.default);
   }
   return defaults;
 }
+
+/** The largest share a percentage parameter takes. */
+const percentMax = 100;
 
 const setFailed = (name: string, why: string) => new KvError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`);
 
@@ -429,6 +432,17 @@ export function canonicalConfigValue(name: string, value: string, current?: stri
       const bytes = parseMemoryValue(value);
       if (bytes === null) throw setFailed(name, "argument must be a memory value");
       if (bytes < type.min) throw setFailed(name, `argument must be between ${type.min} and ${int64Max} inclusive`);
+      return String(bytes);
+    }
+    case "memory-or-percent": {
+      const percent = /^(\d+)%$/.exec(value);
+      if (percent !== null) {
+        const n = Number(percent[1]);
+        if (n > percentMax) throw setFailed(name, `percentage argument must be less or equal to ${percentMax}`);
+        return n === 0 ? "0" : `${n}%`;
+      }
+      const bytes = parseMemoryValue(value);
+      if (bytes === null || value.endsWith("%")) throw setFailed(name, "argument must be a memory or percent value");
       return String(bytes);
     }
     case "event-classes":

@@ -3,21 +3,12 @@
 // parameters are left out, as that test leaves them out; start-only ones (port, bind, dir) take
 // their own value and refuse any other.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { configParamsByName } from "../../../src/kv/config/config-table.ts";
 import { RespClient, type RespValue } from "../support/resp-client.ts";
 import { type ServerProcess, startKv } from "../support/servers.ts";
 
-/** Parameters Redis's "CONFIG sanity" skips that svc reports: set once at start, never again. */
-const immutable = new Set([
-  "aclfile",
-  "databases",
-  "enable-debug-command",
-  "enable-module-command",
-  "enable-protected-configs",
-  "appendfilename",
-  "appenddirname",
-  "replicaof",
-  "slaveof",
-]);
+/** Parameters set once at start, never again (Redis's IMMUTABLE_CONFIG): "CONFIG sanity" skips them too. */
+const immutable = new Set([...configParamsByName].filter(([, param]) => param.type.kind === "immutable").map(([name]) => name));
 
 let server: ServerProcess;
 let client: RespClient;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { canonicalConfigValue, configParams, configParamsByName } from "../../../src/kv/config/config-table.ts";
-import { redisConfigNames } from "../../../src/kv/config/redis-config-names.ts";
+import { rememberedParams } from "../../../src/kv/config/remembered-params.ts";
 import { Engine } from "../../../src/kv/server/engine.ts";
 import { createLogger } from "../../../src/core/log.ts";
 
@@ -13,16 +13,16 @@ const int64Max = 9223372036854775807n;
 const refusal = (name: string, why: string) => `ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}`;
 
 describe("the CONFIG table", () => {
-  test("every parameter and alias is a name Redis 7.0 knows, and none is listed twice", () => {
+  test("no parameter or alias is listed twice, in svc's rows and the remembered ones together", () => {
     expect(configParams.length).toBeGreaterThan(30);
-    const names = configParams.flatMap((p) => (p.alias === undefined ? [p.name] : [p.name, p.alias]));
-    expect(names.filter((name) => !redisConfigNames.has(name))).toEqual([]);
+    expect(rememberedParams.length).toBeGreaterThan(100);
+    const names = [...configParams, ...rememberedParams].flatMap((p) => (p.alias === undefined ? [p.name] : [p.name, p.alias]));
     expect(new Set(names).size).toBe(names.length);
     expect(configParamsByName.size).toBe(names.length);
   });
 
   test("every default is what CONFIG SET would store for it (settable parameters)", () => {
-    for (const param of configParams) {
+    for (const param of [...configParams, ...rememberedParams]) {
       if (param.default === undefined || param.type.kind === "immutable" || param.type.kind === "start-only") continue;
       expect([param.name, canonicalConfigValue(param.name, param.default)]).toEqual([param.name, param.default]);
     }
@@ -83,8 +83,9 @@ describe("the CONFIG table", () => {
     // lua-time-limit is checked, and worded, as busy-reply-threshold, as before the table.
     expect(() => canonicalConfigValue("lua-time-limit", "-1")).toThrow(refusal("busy-reply-threshold", `argument must be between 0 and ${int64Max} inclusive`));
     expect(canonicalConfigValue("latency-tracking-info-percentiles", "1e2  50.50")).toBe("100 50.5");
-    // A name the table does not hold is remembered as typed (CONFIG SET checked it is Redis's).
-    expect(canonicalConfigValue("lazyfree-lazy-eviction", "Yes")).toBe("Yes");
+    // A remembered parameter is checked by its type too; text is kept as typed.
+    expect(canonicalConfigValue("lazyfree-lazy-eviction", "Yes")).toBe("yes");
+    expect(canonicalConfigValue("proc-title-template", "Redis {title}")).toBe("Redis {title}");
   });
 
   test("a new engine holds every default, and setting a parameter applies it", () => {
