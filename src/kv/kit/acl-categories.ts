@@ -66,6 +66,7 @@ const listedByHand: Readonly<Record<string, readonly string[]>> = {
   sort: ["write", "set", "sortedset", "list", "slow", "dangerous"],
   sort_ro: ["read", "set", "sortedset", "list", "slow", "dangerous"],
   restore: ["keyspace", "write", "slow", "dangerous"],
+  migrate: ["keyspace", "write", "slow", "dangerous"],
 };
 
 /** Every category, in the order Redis lists a command's (its category bits' order). */

@@ -173,6 +173,21 @@ function bitfieldKeys(argv: readonly string[]): KeyRef[] {
   return [{ at: 1, flags: readonly ? ["RO", "access"] : ["RW", "access", "update"] }];
 }
 
+/**
+ * MIGRATE: its key argument, or the keys after KEYS when that is "" (none when it is not: the
+ * command's own syntax error), skipping the arguments of AUTH and AUTH2 (Redis's migrateGetKeys).
+ */
+export function migrateKeys(argv: readonly string[]): KeyRef[] {
+  const flags: readonly KeyFlag[] = ["RW", "access", "delete"];
+  const skips: Readonly<Record<string, number>> = { COPY: 0, REPLACE: 0, AUTH: 1, AUTH2: 2 };
+  for (let i = 6; i < argv.length; i++) {
+    const word = argv[i]!.toUpperCase();
+    if (word === "KEYS") return argv[3] === "" ? argv.slice(i + 1).map((_, n) => ({ at: i + 1 + n, flags })) : [];
+    i += skips[word] ?? 0;
+  }
+  return [{ at: 3, flags }];
+}
+
 /** The commands with a key finder of their own, by name (Redis's getkeys_proc). */
 const finders: Readonly<Record<string, (argv: readonly string[]) => KeyRef[]>> = {
   sintercard: counted(0, 1, 2, 1),
@@ -201,6 +216,7 @@ const finders: Readonly<Record<string, (argv: readonly string[]) => KeyRef[]>> =
   xreadgroup: xreadKeys,
   set: setKeys,
   bitfield: bitfieldKeys,
+  migrate: migrateKeys,
 };
 
 /** Whether the command names keys at all (Redis's doesCommandHaveKeys). */

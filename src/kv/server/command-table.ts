@@ -10,6 +10,7 @@ import { keyCommands } from "../commands/keys.ts";
 import { persistenceCommands } from "../commands/persistence.ts";
 import { pubsubCommands } from "../commands/pubsub.ts";
 import { dumpCommands } from "../commands/dump.ts";
+import { migrateCommands } from "../commands/migrate/migrate.ts";
 import { serverCommands } from "../commands/server-commands.ts";
 import { sortCommands } from "../commands/sort.ts";
 import { standaloneCommands } from "../commands/standalone.ts";
@@ -41,6 +42,7 @@ const declarations: readonly CommandSpec[] = [
   ...keyCommands,
   ...sortCommands,
   ...dumpCommands,
+  ...migrateCommands,
   ...transactionCommands,
   ...scriptingCommands,
   ...functionCommands,
