@@ -105,4 +105,14 @@ export const dumpCommands: readonly CommandSpec[] = [
     summary: "Creates a key from a serialized value (DUMP's).",
     run: restore,
   },
+  {
+    // What a cluster's MIGRATE sends, to be taken during a slot's move (ASKING); RESTORE here.
+    name: "restore-asking",
+    arity: -4,
+    flags: ["write", "denyoom", "asking"],
+    group: "server",
+    keys: [1, 1, 1],
+    summary: "RESTORE, as a cluster's MIGRATE sends it.",
+    run: restore,
+  },
 ];

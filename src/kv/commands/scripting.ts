@@ -215,11 +215,28 @@ export const scriptingCommands: readonly CommandSpec[] = [
       ),
       sub("kill", 2, "Ends the busy script, unless it has written.", (x) => killBusyScript(x, "eval"), ["noscript", "allow_busy"]),
       sub(
+        "debug",
+        3,
+        "NO: scripts run as they do; YES and SYNC (Redis's Lua debugger) are refused.",
+        (x, argv) => {
+          // Redis's debugger takes over the connection, so replies still waiting to go out refuse it.
+          if ((x.session.transport?.memory?.().outputBytes ?? 0) > 0) throw new KvError("ERR SCRIPT DEBUG must be called outside a pipeline");
+          const mode = argv[2]!.toUpperCase();
+          if (mode === "NO") return x.reply.simple("OK");
+          if (mode === "YES" || mode === "SYNC") throw new KvError("ERR svc has no Lua debugger: SCRIPT DEBUG YES and SYNC are not supported");
+          throw new KvError("ERR Use SCRIPT DEBUG YES/SYNC/NO");
+        },
+        ["noscript"],
+      ),
+      sub(
         "help",
         2,
         "Shows SCRIPT's subcommands.",
         (x) =>
           helpReply(x, "SCRIPT", [
+            "DEBUG (YES|SYNC|NO)",
+            "    Set the debug mode for subsequent scripts executed.",
+            "    svc has no Lua debugger: only NO is taken.",
             "EXISTS <sha1> [<sha1> ...]",
             "    Return information about the existence of the scripts in the script cache.",
             "FLUSH [ASYNC|SYNC]",

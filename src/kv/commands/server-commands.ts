@@ -2,8 +2,9 @@
  * Server commands: COMMAND, INFO, DBSIZE, FLUSHDB, FLUSHALL, CONFIG, TIME, MEMORY, SLOWLOG, DEBUG, FUNCTION.
  */
 import { mallocStats, memoryDoctor, memoryStats, replyMemoryStats } from "../observe/memory-stats.ts";
-import { parseFloatArg, parseInt64 } from "../text/args.ts";
-import { arityError, KvError, subcommandSyntaxError, syntaxError } from "../text/errors.ts";
+import { isKeyword, parseFloatArg, parseInt64 } from "../text/args.ts";
+import { arityError, KvError, notAnInteger, subcommandSyntaxError, syntaxError } from "../text/errors.ts";
+import { redisCompatibleVersion } from "../server/version.ts";
 import { globMatch } from "../text/glob.ts";
 import { infoText } from "../observe/info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../keyspace/memory-usage.ts";
@@ -328,6 +329,18 @@ export const serverCommands: readonly CommandSpec[] = [
       sub("config", "rewrite", 2, "Refused: svc's configuration lives in its flags, not a file.", config),
       sub("config", "help", 2, "Shows CONFIG's subcommands.", config, helpFlags),
     ],
+  },
+  {
+    name: "lolwut",
+    arity: -1,
+    flags: ["readonly", "fast"],
+    group: "server",
+    summary: "Shows the Redis version svc answers as (without Redis's computer art).",
+    run: (x, argv) => {
+      // VERSION's number is checked as Redis checks it; every version draws the same here.
+      if (argv.length >= 3 && isKeyword(argv[1]!, "VERSION") && parseInt64(argv[2]!) === null) throw notAnInteger();
+      x.reply.verbatim(`Redis ver. ${redisCompatibleVersion}\n`);
+    },
   },
   {
     name: "time",

@@ -1,11 +1,13 @@
 /**
  * What a standalone server answers to the replication and cluster commands, as a Redis 7.0 with
  * no replicas and `cluster-enabled no` answers them — so that clients which ask (a Sentinel-aware
- * client's ROLE, a library probing for cluster mode, a WAIT for replicas) get Redis's answers
- * rather than "unknown command".
+ * client's ROLE, a library probing for cluster mode, a WAIT for replicas, a tool's REPLICAOF NO
+ * ONE or FAILOVER) get Redis's answers rather than "unknown command". svc kv does not replicate:
+ * REPLICAOF of a master to follow is refused, and the replication protocol's own commands (SYNC,
+ * PSYNC, REPLCONF) are not here.
  */
-import { parseInt64 } from "../text/args.ts";
-import { KvError, notAnInteger } from "../text/errors.ts";
+import { isKeyword, parseInt64 } from "../text/args.ts";
+import { KvError, notAnInteger, syntaxError } from "../text/errors.ts";
 import { type CommandFlag, type CommandSpec, type Exec, subcommandsOf } from "../kit/spec.ts";
 
 const clusterDisabled = () => new KvError("ERR This instance has cluster support disabled");
@@ -41,6 +43,42 @@ function wait(x: Exec, argv: string[]): void {
       session.transport?.flush();
     },
   });
+}
+
+/** The highest TCP port a master can be on. */
+const portMax = 65_535n;
+
+/** REPLICAOF / SLAVEOF: NO ONE is a master staying one (OK); a master to follow is checked as Redis checks it, then refused. */
+function replicaof(x: Exec, argv: string[]): void {
+  if (isKeyword(argv[1]!, "NO") && isKeyword(argv[2]!, "ONE")) return x.reply.simple("OK");
+  const port = parseInt64(argv[2]!);
+  if (port === null || port < 0n || port > portMax) throw new KvError("ERR Invalid master port");
+  throw new KvError("ERR svc kv does not replicate: it is always a master (REPLICAOF NO ONE is the form it takes)");
+}
+
+/**
+ * FAILOVER [TO host port [FORCE]] [TIMEOUT ms] | ABORT: its arguments checked as Redis 7.0 checks
+ * them, in its order; then, with no replica to hand over to, Redis's refusal.
+ */
+function failover(_x: Exec, argv: string[]): void {
+  if (argv.length === 2 && isKeyword(argv[1]!, "ABORT")) throw new KvError("ERR No failover in progress.");
+  let timeoutGiven = false;
+  let hostGiven = false;
+  let force = false;
+  for (let j = 1; j < argv.length; j++) {
+    if (isKeyword(argv[j]!, "TIMEOUT") && j + 1 < argv.length && !timeoutGiven) {
+      const timeoutMs = parseInt64(argv[++j]!);
+      if (timeoutMs === null) throw notAnInteger();
+      if (timeoutMs <= 0n) throw new KvError("ERR FAILOVER timeout must be greater than 0");
+      timeoutGiven = true;
+    } else if (isKeyword(argv[j]!, "TO") && j + 2 < argv.length && !hostGiven) {
+      if (parseInt64(argv[j + 2]!) === null) throw notAnInteger();
+      hostGiven = true;
+      j += 2;
+    } else if (isKeyword(argv[j]!, "FORCE") && !force) force = true;
+    else throw syntaxError();
+  }
+  throw new KvError("ERR FAILOVER requires connected replicas.");
 }
 
 /**
@@ -93,6 +131,23 @@ export const standaloneCommands: readonly CommandSpec[] = [
     run: role,
   },
   { name: "wait", arity: 3, flags: ["noscript"], group: "generic", summary: "Waits for replicas to acknowledge writes (there are none).", run: wait },
+  {
+    name: "replicaof",
+    arity: 3,
+    flags: ["admin", "noscript", "stale", "no_async_loading"],
+    group: "server",
+    summary: "NO ONE: stays a master; svc does not follow another.",
+    run: replicaof,
+  },
+  { name: "slaveof", arity: 3, flags: ["admin", "noscript", "stale", "no_async_loading"], group: "server", summary: "REPLICAOF's old name.", run: replicaof },
+  {
+    name: "failover",
+    arity: -1,
+    flags: ["admin", "noscript", "stale"],
+    group: "server",
+    summary: "Refused: there is no replica to hand over to.",
+    run: failover,
+  },
   {
     name: "cluster",
     arity: -2,

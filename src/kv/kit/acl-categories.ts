@@ -67,6 +67,7 @@ const listedByHand: Readonly<Record<string, readonly string[]>> = {
   sort_ro: ["read", "set", "sortedset", "list", "slow", "dangerous"],
   restore: ["keyspace", "write", "slow", "dangerous"],
   migrate: ["keyspace", "write", "slow", "dangerous"],
+  "restore-asking": ["keyspace", "write", "slow", "dangerous"],
 };
 
 /** Every category, in the order Redis lists a command's (its category bits' order). */

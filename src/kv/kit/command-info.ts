@@ -21,6 +21,7 @@ export type CommandFlag =
   | "movablekeys"
   | "no_auth"
   | "skip_slowlog"
+  | "asking"
   | "no_async_loading"
   | "skip_monitor"
   | "no_mandatory_keys";

@@ -71,4 +71,85 @@ describe("a standalone server's replication and cluster answers, side by side wi
     expect(kv).toEqual(redis);
     expect(kv[0]).toEqual({ e: "ERR This instance has cluster support disabled" });
   });
+
+  test("REPLICAOF NO ONE stays a master; FAILOVER's arguments are checked, then refused for want of replicas", async () => {
+    const [redis, kv] = await onBoth([
+      ["REPLICAOF", "NO", "ONE"],
+      ["SLAVEOF", "no", "one"],
+      ["REPLICAOF", "127.0.0.1", "notaport"],
+      ["REPLICAOF", "127.0.0.1", "-1"],
+      ["REPLICAOF", "127.0.0.1", "65536"],
+      ["REPLICAOF", "NO", "TWO"],
+      ["REPLICAOF", "a"],
+      ["EVAL", "return redis.pcall('replicaof', 'no', 'one')", "0"],
+      ["ROLE"],
+      ["FAILOVER"],
+      ["FAILOVER", "ABORT"],
+      ["FAILOVER", "TO", "127.0.0.1", "6380"],
+      ["FAILOVER", "TO", "127.0.0.1", "6380", "FORCE"],
+      ["FAILOVER", "FORCE"],
+      ["FAILOVER", "TIMEOUT", "100"],
+      ["FAILOVER", "TIMEOUT", "-1"],
+      ["FAILOVER", "TIMEOUT", "0"],
+      ["FAILOVER", "TIMEOUT", "x"],
+      ["FAILOVER", "TIMEOUT", "10", "TIMEOUT", "20"],
+      ["FAILOVER", "TO", "h"],
+      ["FAILOVER", "TO", "h", "p"],
+      ["FAILOVER", "TO", "127.0.0.1", "6380", "TIMEOUT", "10", "FORCE"],
+      ["FAILOVER", "ABORT", "TIMEOUT", "5"],
+      ["FAILOVER", "FORCE", "FORCE"],
+      ["FAILOVER", "BOGUS"],
+      ["FAILOVER", "abort", "abort"],
+      ["INFO", "replication"],
+    ]);
+    // INFO's replication section is compared by its role and failover state (the ids differ).
+    const fields = (text: RespValue) =>
+      String(text)
+        .split("\r\n")
+        .filter((line) => /^(role|connected_slaves|master_failover_state):/.test(line));
+    expect(fields(kv.pop()!)).toEqual(fields(redis.pop()!));
+    expect(kv).toEqual(redis);
+    expect(kv[0]).toEqual({ s: "OK" });
+    expect(kv[9]).toEqual({ e: "ERR FAILOVER requires connected replicas." });
+  });
+
+  test("a master to follow is refused with svc's own words: svc kv does not replicate", async () => {
+    expect(await s.kvClient.call("REPLICAOF", "127.0.0.1", String(s.redis.port))).toEqual({
+      e: "ERR svc kv does not replicate: it is always a master (REPLICAOF NO ONE is the form it takes)",
+    });
+    expect(await s.kvClient.call("ROLE")).toEqual(["master", 0n, []]);
+  });
+});
+
+describe("the rest of Redis 7.0's command table, side by side with redis-server", () => {
+  test("RESTORE-ASKING restores as RESTORE does; SCRIPT DEBUG NO and its errors; LOLWUT names the version", async () => {
+    // Each server restores its own DUMP (their payloads' RDB versions differ).
+    const play = async (client: typeof s.kvClient) => {
+      await client.call("SET", "src", "value");
+      const payload = String(await client.call("DUMP", "src"));
+      return client.pipeline([
+        ["RESTORE-ASKING", "copy", "0", payload],
+        ["RESTORE-ASKING", "copy", "0", payload],
+        ["RESTORE-ASKING", "copy", "0", payload, "REPLACE"],
+        ["GET", "copy"],
+        ["RESTORE-ASKING", "copy"],
+        ["DEL", "src", "copy"],
+        ["SCRIPT", "DEBUG", "NO"],
+        ["SCRIPT", "DEBUG", "MAYBE"],
+        ["SCRIPT", "DEBUG"],
+        ["LOLWUT", "VERSION", "x"],
+        ["LOLWUT", "BOGUS"],
+      ]);
+    };
+    const [redisAfter, kvAfter] = await Promise.all([play(s.redisClient), play(s.kvClient)]);
+    expect(kvAfter).toEqual(redisAfter);
+    // Alone, not behind pipelined replies, SCRIPT DEBUG NO is taken.
+    for (const client of [s.redisClient, s.kvClient]) expect(await client.call("SCRIPT", "DEBUG", "NO")).toEqual({ s: "OK" });
+    expect(await s.kvClient.call("SCRIPT", "DEBUG", "MAYBE")).toEqual(await s.redisClient.call("SCRIPT", "DEBUG", "MAYBE"));
+    expect(kvAfter.at(-1)).toBe("Redis ver. 7.0.15\n");
+    // svc draws no art: every version is the version line alone; Redis draws for 5 and 6.
+    expect(await s.kvClient.call("LOLWUT")).toBe("Redis ver. 7.0.15\n");
+    expect(String(await s.redisClient.call("LOLWUT"))).toContain("Redis ver. 7.0.15");
+    expect(await s.kvClient.call("SCRIPT", "DEBUG", "YES")).toEqual({ e: "ERR svc has no Lua debugger: SCRIPT DEBUG YES and SYNC are not supported" });
+  });
 });
