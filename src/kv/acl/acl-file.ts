@@ -11,7 +11,8 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { systemErrorText } from "../../core/system-error.ts";
 import { KvError } from "../text/errors.ts";
 import { describeUser } from "./acl-description.ts";
-import { AclRuleError, type AclUser } from "./acl-user.ts";
+import { AclRuleError } from "./acl-selector.ts";
+import type { AclUser } from "./acl-user.ts";
 import { type AclUsers, mergeSelectors } from "./acl-users.ts";
 
 /** The users `path` holds, by name, made as `acl` makes new users; throws Redis's error naming every bad line. */

@@ -7,10 +7,8 @@
  */
 import { passwordDigest, passwordMatchesDigest } from "./passwords.ts";
 import { splitInlineArgs } from "../text/split-args.ts";
-import { AclRuleError, AclSelector, type SelectorDefaults, syntaxError } from "./acl-selector.ts";
+import { AclRuleError, AclSelector, type SelectorDefaults } from "./acl-selector.ts";
 import type { CommandCatalog } from "./command-catalog.ts";
-
-export { AclRuleError } from "./acl-selector.ts";
 
 const digestPattern = /^[0-9a-f]{64}$/;
 
@@ -122,14 +120,8 @@ export class AclUser {
   private addSelector(inner: string): void {
     const selector = new AclSelector(this.catalog, this.defaults.allChannels);
     // Unbalanced quotes split to no words in Redis: an empty selector is added.
-    for (const rule of splitInlineArgs(inner) ?? []) {
-      try {
-        selector.apply(rule);
-      } catch (error) {
-        // A user's own rule inside a selector is no selector rule.
-        throw error instanceof AclRuleError ? error : syntaxError();
-      }
-    }
+    // A user's own rules (on, >password, reset …) are no selector's: a syntax error inside one.
+    for (const rule of splitInlineArgs(inner) ?? []) selector.apply(rule);
     this.selectors.push(selector);
   }
 

@@ -9,8 +9,8 @@ import type { CommandShape } from "../kit/command-info.ts";
 import { hasKeys, type KeyRef, keysWithFlags } from "../kit/key-specs.ts";
 import { KvError } from "../text/errors.ts";
 import { type AclContext, type AclDenial, AclLog } from "./acl-log.ts";
-import { type AclSelector, denialRank, type SelectorDefaults, type SelectorRefusal } from "./acl-selector.ts";
-import { AclRuleError, AclUser } from "./acl-user.ts";
+import { AclRuleError, denialRank, type SelectorDefaults, type SelectorRefusal } from "./acl-selector.ts";
+import { AclUser } from "./acl-user.ts";
 import type { CommandCatalog } from "./command-catalog.ts";
 
 /** What a user was refused, and the command's, key's or channel's name. */
@@ -142,7 +142,7 @@ export class AclUsers {
     if (user.unrestricted) return true;
     let keys: readonly KeyRef[] | null = null;
     const keysOnce = () => (keys ??= hasKeys(spec) ? keysWithFlags(spec, argv) : []);
-    return user.allSelectors.some((s: AclSelector) => s.readsEveryKey && s.refusal(spec, argv, keysOnce) === null);
+    return user.allSelectors.some((s) => s.readsEveryKey && s.refusal(spec, argv, keysOnce) === null);
   }
 
   /** Logs a refusal (or, with reason "auth", a failed login) in ACL LOG. */
