@@ -16,6 +16,8 @@ import type { Socket } from "bun";
 export type TargetLinkMessage = { answers: MessagePort } | TargetExchange;
 
 export interface TargetExchange {
+  /** Told back with the answer: one that comes after its exchange was given up on is skipped. */
+  id: number;
   host: string;
   port: number;
   /** RESP commands, written as they are. */
@@ -30,6 +32,12 @@ export interface TargetExchange {
 
 /** The replies' lines (each without its CRLF), or where it failed, with the lines read before. */
 export type TargetAnswer = { lines: string[] } | { failed: "connecting" | "writing" | "reading"; lines: string[] };
+
+/** An answer as posted back: which exchange it answers. */
+export interface NumberedAnswer {
+  id: number;
+  answer: TargetAnswer;
+}
 
 /** A kept connection is closed after this long unused (Redis's MIGRATE_SOCKET_CACHE_TTL). */
 const idleCloseMs = 10_000;
@@ -52,6 +60,7 @@ declare const self: Worker;
 
 const links = new Map<string, Link>();
 let answers: MessagePort | null = null;
+let queue: Promise<void> = Promise.resolve();
 
 class StepFailed extends Error {
   constructor(
@@ -77,7 +86,8 @@ if (!Bun.isMainThread) {
   self.onmessage = (event: MessageEvent<TargetLinkMessage>) => {
     const message = event.data;
     if ("answers" in message) answers = message.answers;
-    else void exchange(message);
+    // One exchange at a time: one the server's thread gave up on still holds its connection.
+    else queue = queue.then(() => exchange(message));
   };
   setInterval(closeIdle, idleCheckMs);
 }
@@ -90,7 +100,7 @@ async function exchange(x: TargetExchange): Promise<void> {
   } catch (error) {
     answer = { failed: error instanceof StepFailed ? error.step : "reading", lines: error instanceof PartialRead ? error.lines : [] };
   }
-  answers!.postMessage(answer);
+  answers!.postMessage({ id: x.id, answer } satisfies NumberedAnswer);
   const done = new Int32Array(x.done);
   Atomics.store(done, 0, 1);
   Atomics.notify(done, 0);

@@ -7,7 +7,7 @@
  * event loop.
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
-import type { TargetAnswer, TargetExchange, TargetLinkMessage } from "./target-link-thread.ts";
+import type { NumberedAnswer, TargetAnswer, TargetExchange, TargetLinkMessage } from "./target-link-thread.ts";
 
 /** Steps an exchange may take, each within the timeout: connecting, writing, and the replies. */
 const stepsBeyondReplies = 2;
@@ -15,6 +15,7 @@ const stepsBeyondReplies = 2;
 const waitSlackMs = 1_000;
 
 let thread: { worker: Worker; answers: MessagePort } | null = null;
+let lastId = 0;
 
 function linkThread(): { worker: Worker; answers: MessagePort } {
   if (thread !== null) return thread;
@@ -33,12 +34,18 @@ function linkThread(): { worker: Worker; answers: MessagePort } {
  */
 export function exchangeWithTarget(host: string, port: number, request: Uint8Array, replies: number, timeoutMs: number): TargetAnswer {
   const { worker, answers } = linkThread();
+  const id = ++lastId;
   const done = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  const message: TargetExchange = { host, port, request, replies, timeoutMs, done: done.buffer as SharedArrayBuffer };
+  const message: TargetExchange = { id, host, port, request, replies, timeoutMs, done: done.buffer as SharedArrayBuffer };
   worker.postMessage(message satisfies TargetLinkMessage);
   // Each reply is read within the timeout, so the whole may take that long per step; a retry doubles it.
   const waitMs = 2 * (replies + stepsBeyondReplies) * timeoutMs + waitSlackMs;
-  if (Atomics.wait(done, 0, 0, waitMs) === "timed-out") return { failed: "reading", lines: [] };
-  const received = receiveMessageOnPort(answers);
-  return (received?.message as TargetAnswer | undefined) ?? { failed: "reading", lines: [] };
+  const gaveUp = { failed: "reading", lines: [] } satisfies TargetAnswer;
+  if (Atomics.wait(done, 0, 0, waitMs) === "timed-out") return gaveUp;
+  // Answers to exchanges given up on before may wait in the port ahead of this one's.
+  for (;;) {
+    const received = receiveMessageOnPort(answers)?.message as NumberedAnswer | undefined;
+    if (received === undefined) return gaveUp;
+    if (received.id === id) return received.answer;
+  }
 }
