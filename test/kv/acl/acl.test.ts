@@ -13,6 +13,7 @@
 // <category>, single command rules), those only one server has are left out, as Redis has no
 // answer to compare about svc's extra commands and svc none about the ones it lacks.
 import { beforeAll, describe, expect, test } from "bun:test";
+import { normaliseCommandRules as normaliseRules } from "../support/acl-rules.ts";
 import { RespClient, type RespValue, show } from "../support/resp-client.ts";
 import { redisAndKvWithClients } from "../support/side-by-side.ts";
 
@@ -45,24 +46,8 @@ beforeAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Normalisations
 
-/**
- * A string of command rules (GETUSER's "commands", the end of an ACL LIST line) in a form both
- * servers agree on. Redis writes the category rules first (+@all or -@all, then the +@cat/-@cat
- * its algorithm chose, in its order), then the single +command/-command rules in its command
- * table's hash order, which is random per process; svc writes those in a fixed order. So the
- * leading category part is kept as it is and the single rules after it are sorted. Whatever comes
- * before the first rule (an ACL LIST line's name, flags, passwords, keys and channels) is kept.
- * Single rules about commands in `leaveOut` (svc's own, which Redis has not) are dropped.
- */
-function normaliseCommandRules(text: string, leaveOut: ReadonlySet<string> = commandsOnlyIn.kv): string {
-  const words = text.split(" ");
-  let at = words.findIndex((word) => word.startsWith("+") || word.startsWith("-"));
-  if (at < 0) return text;
-  const head = words.slice(0, at);
-  while (at < words.length && /^[+-]@/.test(words[at]!)) head.push(words[at++]!);
-  const singles = words.slice(at).filter((rule) => !leaveOut.has(rule.slice(1).toLowerCase()));
-  return [...head, ...singles.sort()].join(" ");
-}
+/** Command rules with their single rules sorted, svc's own commands left out (support/acl-rules.ts). */
+const normaliseCommandRules = (text: string, leaveOut: ReadonlySet<string> = commandsOnlyIn.kv) => normaliseRules(text, leaveOut);
 
 /** Applies `change` to the value after each `key` of a flat [key, value, ...] reply (RESP2's maps). */
 function mapValues(reply: RespValue, change: (key: string, value: RespValue) => RespValue): RespValue {
