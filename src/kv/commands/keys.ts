@@ -6,7 +6,7 @@ import { KvError, noSuchKey, notAnInteger, syntaxError } from "../text/errors.ts
 import { globMatch } from "../text/glob.ts";
 import type { Keyspace } from "../keyspace/keyspace.ts";
 import { type Value, typeOf } from "../types/value.ts";
-import { encodingOf, sharedIntegersMax } from "../types/encoding.ts";
+import { encodingOf, refcountOf } from "../types/encoding.ts";
 import { walkTable } from "../kit/scan-cursors.ts";
 import { countLookup, deleteKey, replyStrings } from "../kit/lookup.ts";
 import type { CommandSpec, Exec } from "../kit/spec.ts";
@@ -215,10 +215,7 @@ function object(x: Exec, argv: string[]): void {
   countLookup(x, argv[2]!, value !== undefined, false);
   if (value === undefined) return x.reply.bulk(null);
   if (sub === "encoding") return x.reply.bulk(encodingOf(value));
-  if (sub === "refcount") {
-    const shared = typeof value === "string" && /^\d{1,4}$/.test(value) && Number(value) < sharedIntegersMax && encodingOf(value) === "int";
-    return x.reply.integer(shared ? 2147483647 : 1);
-  }
+  if (sub === "refcount") return x.reply.integer(refcountOf(value));
   // Each policy keeps one of the two in the key's field, as Redis does.
   const lfu = x.db.frequency !== null;
   if (sub === "idletime") {

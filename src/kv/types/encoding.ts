@@ -9,7 +9,14 @@ import { intsetEntriesMax, type MemberSet } from "./set/member-set.ts";
 
 const embstrBytesMax = 44;
 /** Redis shares the integers 0..9999 and reports their refcount as INT_MAX. */
-export const sharedIntegersMax = 10_000;
+const sharedIntegersMax = 10_000;
+const sharedRefcount = 2_147_483_647;
+
+/** OBJECT REFCOUNT's answer: INT_MAX for one of Redis's shared integers, else 1. */
+export function refcountOf(value: Value): number {
+  const shared = typeof value === "string" && /^\d{1,4}$/.test(value) && Number(value) < sharedIntegersMax && encodingOf(value) === "int";
+  return shared ? sharedRefcount : 1;
+}
 
 export function encodingOf(value: Value): string {
   if (typeof value === "string") {
