@@ -8,7 +8,8 @@ import { getSystemErrorMessage } from "node:util";
 export function systemErrorText(error: unknown): string {
   const errno = (error as { errno?: unknown } | null)?.errno;
   if (typeof errno === "number") {
-    const text = getSystemErrorMessage(errno);
+    // Node's errors carry libuv's negative numbers; Bun's socket errors the positive errno.
+    const text = getSystemErrorMessage(-Math.abs(errno));
     return text.charAt(0).toUpperCase() + text.slice(1);
   }
   return error instanceof Error ? error.message : String(error);

@@ -121,6 +121,10 @@ export const kvService = defineService({
     const beforeListening = usedMemoryBytes();
     const resp = startRespServer(engine, config.bind, config.port, () => new parser(engine.clientLimits.bulkBytesMax));
     engine.config.set("port", String(resp.port));
+    // CONFIG SET port: to the port it is on, nothing changes.
+    engine.onPortChange = (port) => {
+      if (port !== resp.port) resp.moveTo(port);
+    };
     const rest = startRestServer({
       engine,
       hostname: config.bind,

@@ -9,7 +9,7 @@ import { globMatch } from "../text/glob.ts";
 import { infoText } from "../observe/info.ts";
 import { keyMemoryBytes, parseMemoryUsageSamples } from "../keyspace/memory-usage.ts";
 import { helpReply } from "../kit/help.ts";
-import { canonicalConfigValue, configParamsByName } from "../config/config-table.ts";
+import { canonicalConfigValue, ConfigApplyError, configParamsByName } from "../config/config-table.ts";
 import { aclCategories } from "../kit/acl-categories.ts";
 import { hasKeys, keysWithFlags } from "../kit/key-specs.ts";
 import { keyFlagOrder } from "../kit/key-specs-table.ts";
@@ -192,7 +192,18 @@ function config(x: Exec, argv: string[]): void {
       if (names.indexOf(name) < i) throw new KvError(`ERR CONFIG SET failed (possibly related to argument '${sent[i]}') - duplicate parameter`);
       changes.push([name, canonicalConfigValue(name, argv[3 + i * 2]!, x.engine.config.get(name))]);
     });
-    for (const [name, value] of changes) x.engine.setConfig(name, value);
+    const before = changes.map(([name]) => [name, x.engine.config.get(name)] as const);
+    for (let i = 0; i < changes.length; i++) {
+      try {
+        x.engine.setConfig(...changes[i]!);
+      } catch (error) {
+        if (!(error instanceof ConfigApplyError)) throw error;
+        // One value could not be applied: every parameter of the call, those applied already
+        // among them, goes back to what it was, as Redis rolls back.
+        for (const [name, value] of before) if (value !== undefined) x.engine.setConfig(name, value);
+        throw new KvError(`ERR CONFIG SET failed (possibly related to argument '${sent[i]}') - ${error.message}`);
+      }
+    }
     x.reply.simple("OK");
   } else if (sub === "resetstat") {
     x.engine.stats.reset();

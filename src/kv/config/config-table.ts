@@ -28,6 +28,12 @@ import { int64Max, parseInt64 } from "../text/args.ts";
 import { KvError } from "../text/errors.ts";
 import { rememberedParams } from "./remembered-params.ts";
 
+/**
+ * A value CONFIG SET took that the server could not then apply ("Unable to listen on this port:
+ * …"): every parameter of the call goes back to what it was, as in Redis.
+ */
+export class ConfigApplyError extends Error {}
+
 /** What a parameter's value applies to: the parts of the server CONFIG changes (the engine is one). */
 export interface Configurable {
   readonly config: Map<string, string>;
@@ -49,6 +55,8 @@ export interface Configurable {
   maxMemoryBytes: number;
   writesWantReplicas: boolean;
   checkMaxmemory(): void;
+  /** Listens on `port` instead (CONFIG SET port); throws ConfigApplyError when it cannot. */
+  movePort(port: number): void;
 }
 
 /** How CONFIG SET reads a parameter's value, and the form CONFIG GET reports. */
@@ -103,7 +111,13 @@ const memory = (min: number): ParamType => ({ kind: "memory", min });
 /** The table. Rows are in no particular order; CONFIG GET answers in the order of its pattern's matches. */
 export const configParams: readonly ConfigParam[] = [
   // ---- where svc listens and keeps its files: its flags ----
-  { name: "port", type: { kind: "start-only", flag: "--port" }, default: "6379" },
+  {
+    name: "port",
+    type: int(0, 65_535n),
+    default: "6379",
+    // Listening moves to the new port; the clients connected stay (Redis's changeListenPort).
+    apply: (s, v) => s.movePort(Number(v)),
+  },
   { name: "bind", type: { kind: "start-only", flag: "--bind" }, default: "127.0.0.1" },
   { name: "dir", type: { kind: "start-only", flag: "--dir" }, default: "." },
   { name: "databases", type: immutable },
@@ -380,13 +394,9 @@ export function parseMemoryValue(value: string): number | null {
 /** A percentile as Redis writes it: "%f" without trailing zeros (99.9, 50, 99.99). */
 const formatPercentile = (n: number): string => n.toFixed(6).replace(/\.?0+$/, "");
 
-/** Whether `value` names what a start-only parameter already holds: the same port as a number, the same addresses. */
+/** Whether `value` names what a start-only parameter already holds: the same addresses. */
 function sameStartValue(name: string, value: string, current: string | undefined): boolean {
   if (current === undefined) return false;
-  if (name === "port") {
-    const n = parseInt64(value);
-    return n !== null && String(n) === current;
-  }
   if (name !== "bind") return value === current;
   const words = (text: string) => text.split(" ").filter((w) => w !== "");
   return words(value).join(" ") === words(current).join(" ");

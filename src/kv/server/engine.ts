@@ -26,7 +26,7 @@ import { ScriptCache } from "../scripting/script-cache.ts";
 import { FunctionLibraries } from "../scripting/function-libraries.ts";
 import { libraryLoadHost } from "../scripting/script-run.ts";
 import { type BusyScript, busyScriptError } from "../scripting/busy-script.ts";
-import { type Configurable, configDefaults, configParamsByName, defaultNumber } from "../config/config-table.ts";
+import { ConfigApplyError, type Configurable, configDefaults, configParamsByName, defaultNumber } from "../config/config-table.ts";
 import type { AppendLog } from "../aof/append-log.ts";
 import { PersistenceState } from "../aof/persistence-state.ts";
 import { AofRewrite } from "../aof/rewrite.ts";
@@ -150,6 +150,8 @@ export class Engine implements Server, Configurable {
   onShutdown: (() => void) | null = null;
   /** Starts or stops the append-only file to match CONFIG's `appendonly` (the service sets it). */
   onAppendonly: (() => void) | null = null;
+  /** Moves the RESP listener to another port (the service sets it); throws the system's error. */
+  onPortChange: ((port: number) => void) | null = null;
   /** Whether the active expiry cycle deletes expired keys (DEBUG SET-ACTIVE-EXPIRE turns it off). */
   activeExpire = true;
   /** The ACL users, the default user among them, and ACL LOG. */
@@ -715,6 +717,23 @@ export class Engine implements Server, Configurable {
         exec.reply.error(`ERR internal error running '${spec.name}'`);
       }
       return false;
+    }
+  }
+
+  /**
+   * CONFIG SET port: the listener moves, the clients connected stay. Port 0 — no TCP listener at
+   * all, in Redis — is refused: svc kv serves RESP over TCP only.
+   */
+  movePort(port: number): void {
+    // Before the service listens (the starting configuration) there is nothing to move.
+    if (this.onPortChange === null) return;
+    if (port === 0) throw new ConfigApplyError("svc kv listens on TCP only; port 0 (no TCP listener) is not taken");
+    try {
+      this.onPortChange(port);
+    } catch (error) {
+      // Redis's words send the client to the log, which says why.
+      this.log.warn({ port, reason: systemErrorText(error) }, "CONFIG SET port: cannot listen on the new port; still on the old one");
+      throw new ConfigApplyError("Unable to listen on this port. Check server logs.");
     }
   }
 
