@@ -4,8 +4,9 @@
 // nothing else is served while MIGRATE waits for its target, and a moved key stays moved after
 // kill -9.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { newDir, startKvIn } from "../support/aof-files.ts";
-import { RespClient, type RespValue } from "../support/resp-client.ts";
+import { RespClient, type RespValue, show } from "../support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "../support/servers.ts";
 
 /** A port on this machine that nothing listens on: a server started and stopped. */
@@ -130,6 +131,32 @@ describe("MIGRATE against redis-server", () => {
 });
 
 describe("MIGRATE in svc", () => {
+  test("arbitrary options and keys after the five arguments never crash it: an answer Redis gives, and the server serves on", async () => {
+    const nowhere = await closedPort();
+    const kv = await startKv();
+    const c = await RespClient.connect(kv.port);
+    try {
+      await c.call("MSET", "a", "1", "b", "2");
+      const word = fc.oneof(fc.constantFrom("COPY", "REPLACE", "AUTH", "AUTH2", "KEYS", "keys", "a", "b", ""), fc.string({ maxLength: 6 }));
+      const head = fc.tuple(fc.constantFrom("a", "", "nosuch"), fc.constantFrom("0", "-1", "x", "99999999999999999999"), fc.constantFrom("1", "0", "-5", "t"));
+      await fc.assert(
+        fc.asyncProperty(head, fc.array(word, { maxLength: 6 }), async ([key, db, timeout], rest) => {
+          // A COPY keeps the keys for the next run; a move would take them from it.
+          const reply = await c.call("MIGRATE", "127.0.0.1", String(nowhere), key, db, timeout, "COPY", ...rest);
+          const text = typeof reply === "object" && reply !== null && "e" in reply ? reply.e : show(reply);
+          expect(text).toMatch(
+            /^(ERR syntax error|ERR value is not an integer or out of range|ERR When using MIGRATE KEYS option, the key argument must be set to the empty string|IOERR error or timeout (writing|connecting)( to the client| to target instance)|\{"s":"NOKEY"\})$/,
+          );
+        }),
+        { numRuns: 200 },
+      );
+      expect(await c.call("MGET", "a", "b")).toEqual(["1", "2"]);
+    } finally {
+      c.close();
+      await kv.stop();
+    }
+  });
+
   test("nothing else is served while it waits for its target: another client's PING is answered after it", async () => {
     // A target that takes the connection and never answers; it says when MIGRATE has connected.
     let connected: () => void = () => {};
