@@ -171,7 +171,14 @@ function config(x: Exec, argv: string[]): void {
     const found = new Map<string, string>();
     for (let i = 2; i < argv.length; i++) {
       const pattern = argv[i]!.toLowerCase();
-      for (const [name, value] of params) if (globMatch(pattern, name, true)) found.set(name, value);
+      // A name without a glob character is looked up as it is — a hidden test parameter too, which
+      // no pattern shows — and answered under the name as typed, as in Redis.
+      if (!/[[*?]/.test(pattern)) {
+        const value = params.get(pattern);
+        if (value !== undefined) found.set(argv[i]!, value);
+        continue;
+      }
+      for (const [name, value] of params) if (!configParamsByName.get(name)?.hidden && globMatch(pattern, name, true)) found.set(name, value);
     }
     x.reply.map(found.size);
     for (const [name, value] of found) {

@@ -92,6 +92,8 @@ export interface ConfigParam {
   readonly default?: string;
   /** An old name Redis 7.0 still takes for it: setting either sets both. */
   readonly alias?: string;
+  /** One of Redis's test parameters (HIDDEN_CONFIG): CONFIG GET shows it only when named exactly, never for a pattern. */
+  readonly hidden?: true;
   /** What a new value (already checked) changes in the running server. */
   readonly apply?: (server: Configurable, value: string) => void;
 }

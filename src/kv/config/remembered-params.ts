@@ -147,6 +147,13 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("cluster-allow-pubsubshard-when-down", bool, "yes"),
   row("cluster-link-sendbuf-limit", memory(0), "0"),
 
+  // ---- Redis's own test parameters, shown only to CONFIG GET of their exact name ----
+  { name: "use-exit-on-panic", type: bool, default: "no", hidden: true },
+  { name: "rdb-key-save-delay", type: int(intMin, intMax), default: "0", hidden: true },
+  { name: "key-load-delay", type: int(intMin, intMax), default: "0", hidden: true },
+  { name: "watchdog-period", type: int(0, intMax), default: "0", hidden: true },
+  { name: "loading-process-events-interval-bytes", type: int(1024, intMax), default: "2097152", hidden: true },
+
   // ---- TLS (svc listens in plain TCP) ----
   row("tls-port", int(0, portMax), "0"),
   row("tls-cert-file", text, ""),

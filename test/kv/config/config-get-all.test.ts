@@ -60,6 +60,14 @@ test("CONFIG SET of a remembered parameter: Redis's checks and words, its old na
     ["CONFIG", "SET", "cluster-enabled", "yes"],
     ["CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"],
     ["CONFIG", "GET", "lazyfree-lazy-user-flush"],
+    // Redis's test parameters: named exactly (in any case, answered as typed), never by a pattern.
+    ["CONFIG", "GET", "key-load-delay"],
+    ["CONFIG", "GET", "KEY-LOAD-DELAY"],
+    ["CONFIG", "GET", "key-load*"],
+    ["CONFIG", "GET", "MAXMEMORY"],
+    ["CONFIG", "SET", "key-load-delay", "5"],
+    ["CONFIG", "GET", "key-load-delay", "loading-process-events-interval-bytes", "watchdog-period", "use-exit-on-panic", "rdb-key-save-delay"],
+    ["CONFIG", "SET", "key-load-delay", "0"],
     // maxmemory-clients: bytes, or a share of maxmemory up to 100%; a bad one fails the whole SET.
     ...["10%", "101%", "0%", "-5%", "5mb", "1.5%", "abc%", "%"].flatMap((v) => [
       ["CONFIG", "SET", "maxmemory-clients", v],
