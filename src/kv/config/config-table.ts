@@ -18,6 +18,7 @@ import type { AppendLog, FsyncPolicy } from "../aof/append-log.ts";
 import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { type Eviction, type EvictionPolicy, evictionPolicies } from "../keyspace/eviction.ts";
 import type { Keyspace } from "../keyspace/keyspace.ts";
+import { compactEntriesMax, compactValueBytesMax, encodingLimits, hashListpackEntriesMax } from "../types/compact.ts";
 import { formatEventClasses, invalidEventClassText, type KeyspaceEvents, parseEventClasses } from "../keyspace/keyspace-events.ts";
 import type { CommandTiming } from "../observe/command-timing.ts";
 import type { LatencyMonitor } from "../observe/latency-monitor.ts";
@@ -192,6 +193,44 @@ export const configParams: readonly ConfigParam[] = [
     apply: (s, v) => {
       s.maxMemoryBytes = Number(v);
       s.checkMaxmemory();
+    },
+  },
+  // The thresholds OBJECT ENCODING reports a hash's and a sorted set's encoding by (svc's packed
+  // forms keep their own fixed limits): types/compact.ts.
+  {
+    name: "hash-max-listpack-entries",
+    alias: "hash-max-ziplist-entries",
+    type: int(0),
+    default: String(hashListpackEntriesMax),
+    apply: (_, v) => {
+      encodingLimits.hashEntries = Number(v);
+    },
+  },
+  {
+    name: "hash-max-listpack-value",
+    alias: "hash-max-ziplist-value",
+    type: memory(0),
+    default: String(compactValueBytesMax),
+    apply: (_, v) => {
+      encodingLimits.hashValueBytes = Number(v);
+    },
+  },
+  {
+    name: "zset-max-listpack-entries",
+    alias: "zset-max-ziplist-entries",
+    type: int(0),
+    default: String(compactEntriesMax),
+    apply: (_, v) => {
+      encodingLimits.zsetEntries = Number(v);
+    },
+  },
+  {
+    name: "zset-max-listpack-value",
+    alias: "zset-max-ziplist-value",
+    type: memory(0),
+    default: String(compactValueBytesMax),
+    apply: (_, v) => {
+      encodingLimits.zsetValueBytes = Number(v);
     },
   },
   {

@@ -80,11 +80,7 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("aof-disable-auto-gc", bool, "no"),
   row("no-appendfsync-on-rewrite", bool, "no"),
 
-  // ---- memory: the compact encodings' thresholds, the defragmenter, lazy freeing ----
-  row("hash-max-listpack-entries", int(0), "512", "hash-max-ziplist-entries"),
-  row("hash-max-listpack-value", memory(0), "64", "hash-max-ziplist-value"),
-  row("zset-max-listpack-entries", int(0), "128", "zset-max-ziplist-entries"),
-  row("zset-max-listpack-value", memory(0), "64", "zset-max-ziplist-value"),
+  // ---- memory: the list and set encodings' thresholds, the defragmenter, lazy freeing ----
   row("list-max-listpack-size", int(intMin, intMax), "-2", "list-max-ziplist-size"),
   row("list-compress-depth", int(0, intMax), "0"),
   row("set-max-intset-entries", int(0), "512"),

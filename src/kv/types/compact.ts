@@ -19,3 +19,17 @@ export function isCompact(values: Iterable<string>, count: number): boolean {
   for (const v of values) if (v.length > compactValueBytesMax) return false;
   return true;
 }
+
+/**
+ * The thresholds OBJECT ENCODING follows, as CONFIG SET leaves them (hash-max-listpack-entries
+ * and -value, zset-max-listpack-entries and -value): the encoding Redis would report with them.
+ * svc's packed forms keep the fixed limits above whatever these say; only what is reported (and
+ * what follows from it in replies: a listpack is scanned in one step) moves. One set per
+ * process, as a server is one per process; CONFIG sets them (config-table.ts).
+ */
+export const encodingLimits = {
+  hashEntries: hashListpackEntriesMax,
+  hashValueBytes: compactValueBytesMax,
+  zsetEntries: compactEntriesMax,
+  zsetValueBytes: compactValueBytesMax,
+};

@@ -12,7 +12,7 @@ import { runBlocking } from "../../kit/block.ts";
 import { parseCursor, parseScanOptions, replyScan } from "../../kit/scan-args.ts";
 import { afterRemoval, getZSet, storeResult } from "../../kit/lookup.ts";
 import { type CommandSpec, countedKeys, type Exec } from "../../kit/spec.ts";
-import { compactEntriesMax, isCompact } from "../../types/compact.ts";
+import { encodingLimits, isCompact } from "../../types/compact.ts";
 import { KvError, mustBePositive, syntaxError } from "../../text/errors.ts";
 import { globMatch } from "../../text/glob.ts";
 import { scanStep, takeParked, walkTable } from "../../kit/scan-cursors.ts";
@@ -105,7 +105,7 @@ function packedZAdd(
   o: Readonly<ZAddOptions>,
 ): { entries: ZEntry[]; added: number; updated: number } | null {
   if (o.xx || o.gt || o.lt || o.incr) return null;
-  if (existing !== undefined && (existing.encoding !== "listpack" || !repackPays(existing.size, pairs.length))) return null;
+  if (existing !== undefined && (!existing.packed || !repackPays(existing.size, pairs.length))) return null;
   // A new key from one pair: inserted, it is one array all the same, without the Map, array and
   // sort of a repack (ZADD marker 0 "0", as BullMQ makes its marker key on every add: 0.87–1.0 →
   // 0.50 µs in process, 2026-11-29). From more, one array rather than one left behind per pair.
@@ -303,7 +303,7 @@ function zrangestore(x: Exec, argv: string[]): void {
   const entries = source === undefined ? [] : collectRange(source, request);
   // Redis sizes the destination up front when it knows the count (a rank range): too many for a
   // listpack and it starts as a skiplist; otherwise it starts small and converts as it grows.
-  const compact = request.spec.by !== "rank" || entries.length <= compactEntriesMax;
+  const compact = request.spec.by !== "rank" || entries.length <= encodingLimits.zsetEntries;
   storeResult(x, argv[1]!, ZSet.of(entries, compact), "zrangestore");
 }
 

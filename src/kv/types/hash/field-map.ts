@@ -14,12 +14,12 @@
  * Order: a packed or Map hash iterates in insertion order, which is the order Redis's listpack
  * hashes reply in; a large one in table order (Redis's hash tables are unordered too).
  */
-import { hashListpackEntriesMax } from "../compact.ts";
+import { encodingLimits } from "../compact.ts";
 import { KeyTable } from "../key-table.ts";
 import { mapBytes, objectBytes, sampledBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { entryAt, fieldAt, findField, nextEntry, packedEntries, valueAt, withoutEntry, withValue } from "./packed-fields.ts";
 import { randomElement } from "../sample.ts";
-import { allPackable, noShorts, packable, skipShort, withShorts } from "../short-strings.ts";
+import { allPackable, noShorts, packable, packedItemBytesMax, skipShort, withShorts } from "../short-strings.ts";
 
 /**
  * Where a hash writes its values for a reply: bulk strings, and for a packed hash straight from its
@@ -33,7 +33,7 @@ export interface ValueSink {
 
 /**
  * Fields a hash keeps in its small forms; one more moves it into a table. Redis keeps a listpack
- * up to 512 (hashListpackEntriesMax), but a packed hash of hundreds of fields is searched field by
+ * up to 512 (compact.ts, hashListpackEntriesMax), but a packed hash of hundreds of fields is searched field by
  * field: measured on 500 fields at -P 16, HGET and HSET ran 185k/s packed against 660k–1.08M/s in
  * a table (Redis's listpack: 290k/s). So the table takes over at 128, and what Redis would still
  * call a listpack is reported as one (compact) without being one.
@@ -49,7 +49,8 @@ export class FieldMap implements Iterable<[string, string]> {
   private table: KeyTable<string> | null = null;
   /**
    * Redis would have moved this hash out of its listpack by now, for good: it has held a field
-   * or value over 64 bytes, or more than 512 fields.
+   * or value longer than hash-max-listpack-value, or more fields than hash-max-listpack-entries
+   * (encodingLimits; 64 bytes and 512 unless CONFIG says otherwise).
    */
   private leftListpack = false;
 
@@ -135,9 +136,10 @@ export class FieldMap implements Iterable<[string, string]> {
   /** Sets the field's value; returns whether the field was new. */
   set(field: string, value: string): boolean {
     const fits = packable(field) && packable(value);
-    if (!fits) this.leftListpack = true;
+    const limits = encodingLimits;
+    if (field.length > limits.hashValueBytes || value.length > limits.hashValueBytes) this.leftListpack = true;
     const added = this.setInForm(field, value, fits);
-    if (added && this.size > hashListpackEntriesMax) this.leftListpack = true;
+    if (added && this.size > limits.hashEntries) this.leftListpack = true;
     return added;
   }
 
@@ -176,16 +178,18 @@ export class FieldMap implements Iterable<[string, string]> {
    * object of twenty fields would leave nineteen arrays of garbage).
    */
   setPairs(argv: readonly string[], from: number): number {
+    // Below the packing limit, a value CONFIG says is too long for a listpack is reported as such
+    // though it is packed (set() sees to the rest).
+    const limits = encodingLimits;
+    if (limits.hashValueBytes < packedItemBytesMax)
+      for (let i = from; i < argv.length; i++) if (argv[i]!.length > limits.hashValueBytes) this.leftListpack = true;
     let packed = this.packed;
     if (packed === null || !allPackable(argv, from)) {
       // A value too long to pack leaves the packed form for good: leave it before the first
       // pair, as Redis converts a listpack before writing, rather than pack the pairs before the
       // long one only to unpack them (a job's HSET with its data past 64 bytes, as BullMQ makes
       // one per job).
-      if (packed !== null) {
-        this.unpack(packed);
-        this.leftListpack = true;
-      }
+      if (packed !== null) this.unpack(packed);
       let added = 0;
       for (let i = from; i < argv.length; i += 2) if (this.set(argv[i]!, argv[i + 1]!)) added++;
       return added;
@@ -209,6 +213,7 @@ export class FieldMap implements Iterable<[string, string]> {
     if (this.packedCount + added <= smallFieldsMax) {
       if (added > 0) this.packed = withShorts(packed, fresh);
       this.packedCount += added;
+      if (this.packedCount > limits.hashEntries) this.leftListpack = true;
     } else for (let j = 0; j < fresh.length; j += 2) this.set(fresh[j]!, fresh[j + 1]!);
     return added;
   }

@@ -27,11 +27,11 @@
  * The commands are in commands.ts, the range types and their parsing in ranges.ts.
  */
 import { clampRankRange } from "../../text/args.ts";
-import { compactEntriesMax, isCompact } from "../compact.ts";
+import { compactEntriesMax, encodingLimits, isCompact } from "../compact.ts";
 import { objectBytes } from "../memory-sizes.ts";
 import { formatDouble } from "../../text/format-double.ts";
 import { BTree, type FrozenRun } from "./btree.ts";
-import { packable } from "../short-strings.ts";
+import { packable, packedItemBytesMax } from "../short-strings.ts";
 import { PackedPairs } from "./packed-pairs.ts";
 import { ScoreIndex } from "./score-index.ts";
 import { lexAboveMin, lexBelowMax, type LexRange, lexRangeIsEmpty, scoreAboveMin, scoreBelowMax, type ScoreRange, scoreRangeIsEmpty } from "./ranges.ts";
@@ -64,15 +64,23 @@ export class ZSet {
   private order: PackedPairs | BTree;
   /** The member → score index; null while packed, whose pairs are scanned instead. */
   private index: ScoreIndex | null;
+  /**
+   * Redis would have moved this set out of its listpack by now, for good: it has had more
+   * members than zset-max-listpack-entries, or one longer than zset-max-listpack-value
+   * (encodingLimits), or it was made a skiplist. What OBJECT ENCODING reports; the pairs are
+   * packed by svc's own fixed limits.
+   */
+  private leftListpack: boolean;
 
   /** `compact`: start as Redis's listpack encoding (as ZADD does) or as a skiplist. */
   constructor(compact = true) {
     this.order = compact ? new PackedPairs() : new BTree();
     this.index = compact ? null : new ScoreIndex();
+    this.leftListpack = !compact;
   }
 
-  /** Whether Redis would hold this set as a listpack: exactly while its pairs are packed. */
-  private get compact(): boolean {
+  /** Whether the pairs are packed (svc's form, by its own limits). */
+  get packed(): boolean {
     return this.index === null;
   }
 
@@ -90,7 +98,21 @@ export class ZSet {
   static packedOf(entries: Iterable<ZEntry>): ZSet {
     const zset = new ZSet(true);
     zset.order = packedPairs(entries);
+    zset.noteSize();
     return zset;
+  }
+
+  /**
+   * After pairs were packed in one go (packedOf, repack): past encodingLimits, Redis would have
+   * made or turned it a skiplist. Member lengths are checked only when the limit is below the
+   * packing limit, which the caller has already checked them against.
+   */
+  private noteSize(): void {
+    const limits = encodingLimits;
+    if (this.size > limits.zsetEntries) this.leftListpack = true;
+    else if (limits.zsetValueBytes < packedItemBytesMax) {
+      for (const e of this.order.entries()) if (e.member.length > limits.zsetValueBytes) this.leftListpack = true;
+    }
   }
 
   get size(): number {
@@ -105,7 +127,7 @@ export class ZSet {
 
   /** The encoding Redis would report for this set (OBJECT ENCODING). */
   get encoding(): "listpack" | "skiplist" {
-    return this.compact ? "listpack" : "skiplist";
+    return this.leftListpack ? "skiplist" : "listpack";
   }
 
   /**
@@ -113,7 +135,14 @@ export class ZSet {
    * does with ZUNIONSTORE, ZINTERSTORE and ZDIFFSTORE results.
    */
   compactIfSmall(): void {
-    if (this.compact || this.size > compactEntriesMax) return;
+    // Redis's zsetConvertToListpackIfNeeded, by the configured limits; the packing by svc's own.
+    const limits = encodingLimits;
+    if (this.size <= limits.zsetEntries) {
+      let longest = 0;
+      for (const e of this.order.entries()) longest = Math.max(longest, e.member.length);
+      if (longest <= limits.zsetValueBytes) this.leftListpack = false;
+    }
+    if (this.packed || this.size > compactEntriesMax) return;
     const entries = [...this.order.entries()];
     if (
       !isCompact(
@@ -132,8 +161,9 @@ export class ZSet {
    * has checked that Redis would still hold the result in a listpack (encoding.ts's isCompact).
    */
   repack(entries: Iterable<ZEntry>): void {
-    if (!this.compact) throw new Error("zset: repack is for a packed set");
+    if (!this.packed) throw new Error("zset: repack is for a packed set");
     this.order = packedPairs(entries);
+    this.noteSize();
   }
 
   /** Leaves the packed form for the tree and the index, for good (as Redis leaves its listpack). */
@@ -173,7 +203,9 @@ export class ZSet {
   }
 
   clone(): ZSet {
-    return ZSet.of(this.entries(), this.compact);
+    const copy = ZSet.of(this.entries(), this.packed);
+    copy.leftListpack = this.leftListpack;
+    return copy;
   }
 
   score(member: string): number | undefined {
@@ -191,11 +223,15 @@ export class ZSet {
    */
   setFrom(current: number | undefined, member: string, score: number): boolean {
     if (Number.isNaN(score)) throw new Error("zset: NaN score");
-    if (current === undefined && this.compact && (this.size >= compactEntriesMax || !packable(member))) {
+    if (current === undefined && this.packed && (this.size >= compactEntriesMax || !packable(member))) {
       this.unpack();
     }
+    // Redis leaves its listpack before a member that would take it past the configured limits.
+    if (current === undefined && !this.leftListpack && (this.size >= encodingLimits.zsetEntries || member.length > encodingLimits.zsetValueBytes)) {
+      this.leftListpack = true;
+    }
     // A listpack keeps scores as text, where -0 is written "0".
-    if (this.compact && score === 0) score = 0;
+    if (this.packed && score === 0) score = 0;
     if (current === undefined) {
       this.order.insert(score, member);
       this.index?.set(member, score);
@@ -299,7 +335,7 @@ export class ZSet {
   }
 
   countByLex(range: LexRange): number {
-    if (!this.compact) return this.countBetween(this.firstInLexRange(range), () => this.lastInLexRange(range));
+    if (!this.packed) return this.countBetween(this.firstInLexRange(range), () => this.lastInLexRange(range));
     const first = this.firstInLex(range);
     return first === noRank ? 0 : this.runLength(first, range);
   }
@@ -377,7 +413,7 @@ export class ZSet {
   }
 
   private firstInLex(range: LexRange): number {
-    if (!this.compact) return this.firstInLexRange(range);
+    if (!this.packed) return this.firstInLexRange(range);
     if (!this.touchesLex(range)) return noRank;
     // The first element at or above min, in score order, decides.
     let rank = 0;
@@ -394,7 +430,7 @@ export class ZSet {
   }
 
   private lastInLex(range: LexRange): number {
-    if (!this.compact) return this.lastInLexRange(range);
+    if (!this.packed) return this.lastInLexRange(range);
     if (!this.touchesLex(range)) return noRank;
     // The last element at or below max, in score order, decides.
     let rank = this.size - 1;
@@ -426,7 +462,7 @@ export class ZSet {
   deleteRangeByLex(range: LexRange): number {
     const first = this.firstInLex(range);
     if (first === noRank) return 0;
-    if (!this.compact) return this.deleteRangeByRank(first, first + this.runLength(first, range) - 1);
+    if (!this.packed) return this.deleteRangeByRank(first, first + this.runLength(first, range) - 1);
     // A listpack deletes member by member (the run may hold mixed scores, see firstInLex).
     const doomed: string[] = [];
     this.order.walk(first, false, (_score, member) => {
