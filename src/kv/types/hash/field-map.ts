@@ -33,8 +33,8 @@ export interface ValueSink {
 
 /**
  * Fields a hash keeps in its small forms; one more moves it into a table. Redis keeps a listpack
- * up to 512 (compact.ts, hashListpackEntriesMax), but a packed hash of hundreds of fields is searched field by
- * field: measured on 500 fields at -P 16, HGET and HSET ran 185k/s packed against 660k–1.08M/s in
+ * up to 512 (hash-max-listpack-entries), but a packed hash of hundreds of fields is searched field
+ * by field: measured on 500 fields at -P 16, HGET and HSET ran 185k/s packed against 660k–1.08M/s in
  * a table (Redis's listpack: 290k/s). So the table takes over at 128, and what Redis would still
  * call a listpack is reported as one (compact) without being one.
  */
