@@ -18,7 +18,7 @@ import type { AppendLog, FsyncPolicy } from "../aof/append-log.ts";
 import type { FrequencyConfig } from "../keyspace/access-frequency.ts";
 import { type Eviction, type EvictionPolicy, evictionPolicies } from "../keyspace/eviction.ts";
 import type { Keyspace } from "../keyspace/keyspace.ts";
-import { compactEntriesMax, compactValueBytesMax, encodingLimits, hashListpackEntriesMax } from "../types/compact.ts";
+import { compactEntriesMax, compactValueBytesMax, encodingLimits, hashListpackEntriesMax, intsetEntriesMax } from "../types/compact.ts";
 import { formatEventClasses, invalidEventClassText, type KeyspaceEvents, parseEventClasses } from "../keyspace/keyspace-events.ts";
 import type { CommandTiming } from "../observe/command-timing.ts";
 import type { LatencyMonitor } from "../observe/latency-monitor.ts";
@@ -195,8 +195,8 @@ export const configParams: readonly ConfigParam[] = [
       s.checkMaxmemory();
     },
   },
-  // The thresholds OBJECT ENCODING reports a hash's and a sorted set's encoding by (svc's packed
-  // forms keep their own fixed limits): types/compact.ts.
+  // The thresholds OBJECT ENCODING reports a hash's, a sorted set's and a set's encoding by
+  // (svc's packed forms keep their own fixed limits): types/compact.ts.
   {
     name: "hash-max-listpack-entries",
     alias: "hash-max-ziplist-entries",
@@ -231,6 +231,14 @@ export const configParams: readonly ConfigParam[] = [
     default: String(compactValueBytesMax),
     apply: (_, v) => {
       encodingLimits.zsetValueBytes = Number(v);
+    },
+  },
+  {
+    name: "set-max-intset-entries",
+    type: int(0),
+    default: String(intsetEntriesMax),
+    apply: (_, v) => {
+      encodingLimits.intsetEntries = Number(v);
     },
   },
   {

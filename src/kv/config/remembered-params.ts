@@ -80,10 +80,9 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("aof-disable-auto-gc", bool, "no"),
   row("no-appendfsync-on-rewrite", bool, "no"),
 
-  // ---- memory: the list and set encodings' thresholds, the defragmenter, lazy freeing ----
+  // ---- memory: the list encoding's thresholds, the defragmenter, lazy freeing ----
   row("list-max-listpack-size", int(intMin, intMax), "-2", "list-max-ziplist-size"),
   row("list-compress-depth", int(0, intMax), "0"),
-  row("set-max-intset-entries", int(0), "512"),
   row("stream-node-max-bytes", memory(0), "4096"),
   row("activerehashing", bool, "yes"),
   row("activedefrag", bool, "no"),

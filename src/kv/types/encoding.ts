@@ -5,7 +5,8 @@
  */
 import { parseInt64 } from "../text/args.ts";
 import type { Value } from "./value.ts";
-import { intsetEntriesMax, type MemberSet } from "./set/member-set.ts";
+import { encodingLimits } from "./compact.ts";
+import type { MemberSet } from "./set/member-set.ts";
 
 const embstrBytesMax = 44;
 /** Redis shares the integers 0..9999 and reports their refcount as INT_MAX. */
@@ -36,11 +37,11 @@ export function encodingOf(value: Value): string {
 }
 
 /**
- * Whether Redis would hold this set as an intset: few members, every one an int64, and never
- * otherwise since it was made (MemberSet.leftIntset).
+ * Whether Redis would hold this set as an intset: at most set-max-intset-entries members, every
+ * one an int64, and never otherwise since it was made (MemberSet.leftIntset).
  */
 export function isIntset(set: MemberSet): boolean {
-  if (set.leftIntset || set.size > intsetEntriesMax) return false;
+  if (set.leftIntset || set.size > encodingLimits.intsetEntries) return false;
   for (const member of set) if (parseInt64(member) === null) return false;
   return true;
 }

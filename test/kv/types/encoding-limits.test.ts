@@ -10,7 +10,18 @@ import { redisAndKvWithClients } from "../support/side-by-side.ts";
 const s = redisAndKvWithClients();
 
 /** The thresholds' defaults: each sequence ends by setting them back (a pipeline runs it whatever came before). */
-const defaults = ["hash-max-listpack-entries", "512", "hash-max-listpack-value", "64", "zset-max-listpack-entries", "128", "zset-max-listpack-value", "64"];
+const defaults = [
+  "hash-max-listpack-entries",
+  "512",
+  "hash-max-listpack-value",
+  "64",
+  "zset-max-listpack-entries",
+  "128",
+  "zset-max-listpack-value",
+  "64",
+  "set-max-intset-entries",
+  "512",
+];
 
 /** Runs `commands` on both servers; returns each reply labelled with its command. */
 async function onBoth(commands: string[][]): Promise<[RespValue[], RespValue[]]> {
@@ -100,4 +111,30 @@ test("hashes: encodings by the configured limits, lowered and raised", async () 
   expect(kv).toEqual(redis);
   expect(kv[6]).toEqual(["OBJECT ENCODING small", "listpack"]);
   expect(kv[7]).toEqual(["OBJECT ENCODING big", "hashtable"]);
+});
+
+test("sets: intset up to set-max-intset-entries members, lowered and raised, and for good once past it", async () => {
+  const ints = (from: number, count: number) => Array.from({ length: count }, (_, i) => String(from + i));
+  const [redis, kv] = await onBoth([
+    ["FLUSHALL"],
+    ["CONFIG", "SET", "set-max-intset-entries", "4"],
+    ["SADD", "four", ...ints(0, 4)],
+    ["SADD", "five", ...ints(0, 5)],
+    ["OBJECT", "ENCODING", "four"],
+    ["OBJECT", "ENCODING", "five"],
+    ["SREM", "five", "0", "1", "2"],
+    ["OBJECT", "ENCODING", "five"],
+    ["SADD", "four", "4"],
+    ["OBJECT", "ENCODING", "four"],
+    ["SINTERSTORE", "stored", "five"],
+    ["OBJECT", "ENCODING", "stored"],
+    ["CONFIG", "SET", "set-max-intset-entries", "1000"],
+    ["SADD", "big", ...ints(0, 800)],
+    ["OBJECT", "ENCODING", "big"],
+    ["SADD", "big", "x"],
+    ["OBJECT", "ENCODING", "big"],
+    ["CONFIG", "SET", ...defaults],
+  ]);
+  expect(kv).toEqual(redis);
+  expect(kv[5]).toEqual(["OBJECT ENCODING five", "hashtable"]);
 });

@@ -19,13 +19,12 @@
  * unordered either way (its intsets, which are ordered, are reproduced by set.ts).
  */
 import { parseInt64 } from "../../text/args.ts";
+import { encodingLimits } from "../compact.ts";
 import { KeyTable } from "../key-table.ts";
 import { objectBytes, sampledBytes, setBytes, stringBytes, typedArrayBytes } from "../memory-sizes.ts";
 import { randomElement } from "../sample.ts";
 import { allShorts, findShort, insertShort, noShorts, packable, removeShort, shortAt, shortOffset, withShorts } from "../short-strings.ts";
 
-/** set-max-intset-entries at Redis 7.0's default: a set of more members is no intset. */
-export const intsetEntriesMax = 512;
 /** Members a set keeps in its small forms; one more moves them into a table (Redis's listpack limit). */
 export const smallMembersMax = 128;
 
@@ -127,7 +126,7 @@ export class MemberSet implements Iterable<string> {
   delete(member: string): boolean {
     const removed = this.remove(member);
     // A set that was past the intset's size, or that held this member, no integer, had left it.
-    if (removed && !this.leftIntset && (this.size >= intsetEntriesMax || parseInt64(member) === null)) this.leftIntset = true;
+    if (removed && !this.leftIntset && (this.size >= encodingLimits.intsetEntries || parseInt64(member) === null)) this.leftIntset = true;
     return removed;
   }
 
