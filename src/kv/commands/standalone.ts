@@ -9,6 +9,7 @@
 import { isKeyword, parseInt64 } from "../text/args.ts";
 import { KvError, notAnInteger, syntaxError } from "../text/errors.ts";
 import { type CommandFlag, type CommandSpec, type Exec, subcommandsOf } from "../kit/spec.ts";
+import { portMax } from "../config/param-types.ts";
 
 const clusterDisabled = () => new KvError("ERR This instance has cluster support disabled");
 
@@ -44,9 +45,6 @@ function wait(x: Exec, argv: string[]): void {
     },
   });
 }
-
-/** The highest TCP port a master can be on. */
-const portMax = 65_535n;
 
 /** REPLICAOF / SLAVEOF: NO ONE is a master staying one (OK); a master to follow is checked as Redis checks it, then refused. */
 function replicaof(x: Exec, argv: string[]): void {

@@ -27,6 +27,7 @@ import { bulkBytesMaxDefault } from "../resp/parser.ts";
 import type { Tracking } from "../server/tracking.ts";
 import { int64Max, parseInt64 } from "../text/args.ts";
 import { KvError } from "../text/errors.ts";
+import { bool, immutable, int, int32Max, memory, type ParamType, portMax, text, words } from "./param-types.ts";
 import { rememberedParams } from "./remembered-params.ts";
 
 /**
@@ -60,29 +61,6 @@ export interface Configurable {
   movePort(port: number): void;
 }
 
-/** How CONFIG SET reads a parameter's value, and the form CONFIG GET reports. */
-export type ParamType =
-  /** yes or no. */
-  | { kind: "bool" }
-  /** One of a few words, listed in the order Redis's error lists them. */
-  | { kind: "enum"; words: readonly string[] }
-  /** An integer from `min` to `max` (LLONG_MAX unless given). */
-  | { kind: "integer"; min: number; max?: bigint }
-  /** Bytes, with Redis's units (1mb, 2GB), from `min` to LLONG_MAX; reported in bytes. */
-  | { kind: "memory"; min: number }
-  /** maxmemory-clients: bytes as `memory`, or a share of maxmemory, "10%" (at most 100). */
-  | { kind: "memory-or-percent" }
-  /** notify-keyspace-events' class letters. */
-  | { kind: "event-classes" }
-  /** latency-tracking-info-percentiles: numbers from 0 to 100. */
-  | { kind: "percentiles" }
-  /** Any text. */
-  | { kind: "text" }
-  /** Fixed at start in Redis too: CONFIG SET refuses it. */
-  | { kind: "immutable" }
-  /** Changed at runtime by Redis, but by svc only at start, with this flag: refused rather than remembered and ignored. */
-  | { kind: "start-only"; flag: string };
-
 export interface ConfigParam {
   readonly name: string;
   readonly type: ParamType;
@@ -99,24 +77,24 @@ export interface ConfigParam {
   readonly apply?: (server: Configurable, value: string) => void;
 }
 
+/** A value that moves one of the thresholds OBJECT ENCODING follows (types/compact.ts). */
+const setsEncodingLimit =
+  (field: keyof typeof encodingLimits) =>
+  (_: Configurable, value: string): void => {
+    encodingLimits[field] = Number(value);
+  };
+
 /** Redis's checkGoodReplicasStatus with no replica: writes are refused once both are above 0. */
 function applyReplicaWants(s: Configurable): void {
   s.writesWantReplicas = Number(s.config.get("min-replicas-to-write") ?? 0) > 0 && Number(s.config.get("min-replicas-max-lag") ?? 0) > 0;
 }
-
-const bool: ParamType = { kind: "bool" };
-const text: ParamType = { kind: "text" };
-const immutable: ParamType = { kind: "immutable" };
-const int = (min: number, max?: bigint): ParamType => (max === undefined ? { kind: "integer", min } : { kind: "integer", min, max });
-const int32Max = 2_147_483_647n;
-const memory = (min: number): ParamType => ({ kind: "memory", min });
 
 /** The table. Rows are in no particular order; CONFIG GET answers in the order of its pattern's matches. */
 export const configParams: readonly ConfigParam[] = [
   // ---- where svc listens and keeps its files: its flags ----
   {
     name: "port",
-    type: int(0, 65_535n),
+    type: int(0, portMax),
     default: "6379",
     // Listening moves to the new port; the clients connected stay (Redis's changeListenPort).
     apply: (s, v) => s.movePort(Number(v)),
@@ -164,7 +142,7 @@ export const configParams: readonly ConfigParam[] = [
   { name: "requirepass", type: text, default: "", apply: (s, v) => s.acl.setDefaultPassword(v) },
   {
     name: "acl-pubsub-default",
-    type: { kind: "enum", words: ["allchannels", "resetchannels"] },
+    type: words("allchannels", "resetchannels"),
     default: "resetchannels",
     // Whether a user or selector made from now on starts with every Pub/Sub channel (acl/acl-selector.ts).
     apply: (s, v) => {
@@ -202,48 +180,38 @@ export const configParams: readonly ConfigParam[] = [
     alias: "hash-max-ziplist-entries",
     type: int(0),
     default: String(hashListpackEntriesMax),
-    apply: (_, v) => {
-      encodingLimits.hashEntries = Number(v);
-    },
+    apply: setsEncodingLimit("hashEntries"),
   },
   {
     name: "hash-max-listpack-value",
     alias: "hash-max-ziplist-value",
     type: memory(0),
     default: String(compactValueBytesMax),
-    apply: (_, v) => {
-      encodingLimits.hashValueBytes = Number(v);
-    },
+    apply: setsEncodingLimit("hashValueBytes"),
   },
   {
     name: "zset-max-listpack-entries",
     alias: "zset-max-ziplist-entries",
     type: int(0),
     default: String(compactEntriesMax),
-    apply: (_, v) => {
-      encodingLimits.zsetEntries = Number(v);
-    },
+    apply: setsEncodingLimit("zsetEntries"),
   },
   {
     name: "zset-max-listpack-value",
     alias: "zset-max-ziplist-value",
     type: memory(0),
     default: String(compactValueBytesMax),
-    apply: (_, v) => {
-      encodingLimits.zsetValueBytes = Number(v);
-    },
+    apply: setsEncodingLimit("zsetValueBytes"),
   },
   {
     name: "set-max-intset-entries",
     type: int(0),
     default: String(intsetEntriesMax),
-    apply: (_, v) => {
-      encodingLimits.intsetEntries = Number(v);
-    },
+    apply: setsEncodingLimit("intsetEntries"),
   },
   {
     name: "maxmemory-policy",
-    type: { kind: "enum", words: evictionPolicies },
+    type: words(...evictionPolicies),
     default: "noeviction",
     apply: (s, v) => {
       s.eviction.policy = v as EvictionPolicy;
@@ -296,7 +264,7 @@ export const configParams: readonly ConfigParam[] = [
   { name: "appendonly", type: bool, default: "no", apply: (s) => s.onAppendonly?.() },
   {
     name: "appendfsync",
-    type: { kind: "enum", words: ["everysec", "always", "no"] },
+    type: words("everysec", "always", "no"),
     default: "everysec",
     apply: (s, v) => s.aof?.setPolicy(v as FsyncPolicy),
   },
@@ -383,9 +351,12 @@ export const configParams: readonly ConfigParam[] = [
   },
 ];
 
-/** The rows by name, and by alias: svc's own and those it only remembers. */
+/** svc's own rows and those it only remembers. */
+const allParams: readonly ConfigParam[] = [...configParams, ...rememberedParams];
+
+/** The rows by name, and by alias. */
 export const configParamsByName: ReadonlyMap<string, ConfigParam> = new Map(
-  [...configParams, ...rememberedParams].flatMap((param): [string, ConfigParam][] =>
+  allParams.flatMap((param): [string, ConfigParam][] =>
     param.alias === undefined
       ? [[param.name, param]]
       : [
@@ -405,7 +376,7 @@ export function defaultNumber(name: string): number {
 /** Every parameter's default, by name (and alias), as a server starts. */
 export function configDefaults(): Map<string, string> {
   const defaults = new Map<string, string>();
-  for (const param of [...configParams, ...rememberedParams]) {
+  for (const param of allParams) {
     if (param.default === undefined) continue;
     defaults.set(param.name, param.default);
     if (param.alias !== undefined) defaults.set(param.alias, param.default);

@@ -1,6 +1,6 @@
 /**
  * The CONFIG parameters Redis 7.0 has and svc does not act on: replication, cluster, TLS, the
- * active defragmenter, the compact encodings' thresholds, logging and process settings. Each is
+ * active defragmenter, the list encoding's thresholds, logging and process settings. Each is
  * checked as Redis checks it (its type, bounds and words) and remembered, and CONFIG GET reports
  * it from Redis 7.0.15's default, so that a tool reading or setting back every parameter sees
  * what it would see on Redis (docs/kv.md lists them under CONFIG SET).
@@ -8,20 +8,8 @@
  * Redis's multi-word and special parameters (client-output-buffer-limit, oom-score-adj-values,
  * shutdown-on-sig*) are remembered as text, unchecked.
  */
-import type { ConfigParam, ParamType } from "./config-table.ts";
-
-const bool: ParamType = { kind: "bool" };
-const text: ParamType = { kind: "text" };
-const immutable: ParamType = { kind: "immutable" };
-const int = (min: number, max?: bigint): ParamType => (max === undefined ? { kind: "integer", min } : { kind: "integer", min, max });
-const memory = (min: number): ParamType => ({ kind: "memory", min });
-const words = (...choices: string[]): ParamType => ({ kind: "enum", words: choices });
-
-/** C's INT_MAX and INT_MIN: the bounds of Redis's int parameters. */
-const intMax = 2_147_483_647n;
-const intMin = -2_147_483_648;
-/** The highest TCP port. */
-const portMax = 65_535n;
+import type { ConfigParam } from "./config-table.ts";
+import { bool, immutable, int, int32Max, int32Min, memory, type ParamType, portMax, text, words } from "./param-types.ts";
 
 const row = (name: string, type: ParamType, defaultValue: string, alias?: string): ConfigParam =>
   alias === undefined ? { name, type, default: defaultValue } : { name, type, default: defaultValue, alias };
@@ -60,7 +48,7 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("jemalloc-bg-thread", bool, "yes"),
   row("shutdown-on-sigint", text, "default"),
   row("shutdown-on-sigterm", text, "default"),
-  row("shutdown-timeout", int(0, intMax), "10"),
+  row("shutdown-timeout", int(0, int32Max), "10"),
   row("client-output-buffer-limit", text, "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
   row("maxmemory-clients", { kind: "memory-or-percent" }, "0"),
   row("maxmemory-eviction-tenacity", int(0, 100n), "10"),
@@ -81,8 +69,8 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("no-appendfsync-on-rewrite", bool, "no"),
 
   // ---- memory: the list encoding's thresholds, the defragmenter, lazy freeing ----
-  row("list-max-listpack-size", int(intMin, intMax), "-2", "list-max-ziplist-size"),
-  row("list-compress-depth", int(0, intMax), "0"),
+  row("list-max-listpack-size", int(int32Min, int32Max), "-2", "list-max-ziplist-size"),
+  row("list-compress-depth", int(0, int32Max), "0"),
   row("stream-node-max-bytes", memory(0), "4096"),
   row("activerehashing", bool, "yes"),
   row("activedefrag", bool, "no"),
@@ -107,19 +95,19 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("replica-read-only", bool, "yes", "slave-read-only"),
   row("replica-lazy-flush", bool, "no", "slave-lazy-flush"),
   row("replica-ignore-maxmemory", bool, "yes", "slave-ignore-maxmemory"),
-  row("replica-priority", int(0, intMax), "100", "slave-priority"),
+  row("replica-priority", int(0, int32Max), "100", "slave-priority"),
   row("replica-announce-ip", text, "", "slave-announce-ip"),
   row("replica-announce-port", int(0, portMax), "0", "slave-announce-port"),
   row("replica-announced", bool, "yes"),
   row("replica-ignore-disk-write-errors", bool, "no"),
-  row("repl-ping-replica-period", int(1, intMax), "10", "repl-ping-slave-period"),
-  row("repl-timeout", int(1, intMax), "60"),
+  row("repl-ping-replica-period", int(1, int32Max), "10", "repl-ping-slave-period"),
+  row("repl-timeout", int(1, int32Max), "60"),
   row("repl-backlog-size", memory(1), "1048576"),
   row("repl-backlog-ttl", int(0), "3600"),
   row("repl-disable-tcp-nodelay", bool, "no"),
   row("repl-diskless-sync", bool, "yes"),
-  row("repl-diskless-sync-delay", int(0, intMax), "5"),
-  row("repl-diskless-sync-max-replicas", int(0, intMax), "0"),
+  row("repl-diskless-sync-delay", int(0, int32Max), "5"),
+  row("repl-diskless-sync-max-replicas", int(0, int32Max), "0"),
   row("repl-diskless-load", words("disabled", "on-empty-db", "swapdb"), "disabled"),
 
   // ---- cluster (svc is one standalone server) ----
@@ -133,9 +121,9 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("cluster-announce-bus-port", int(0, portMax), "0"),
   row("cluster-announce-tls-port", int(0, portMax), "0"),
   row("cluster-preferred-endpoint-type", words("ip", "hostname", "unknown-endpoint"), "ip"),
-  row("cluster-replica-validity-factor", int(0, intMax), "10", "cluster-slave-validity-factor"),
+  row("cluster-replica-validity-factor", int(0, int32Max), "10", "cluster-slave-validity-factor"),
   row("cluster-replica-no-failover", bool, "no", "cluster-slave-no-failover"),
-  row("cluster-migration-barrier", int(0, intMax), "1"),
+  row("cluster-migration-barrier", int(0, int32Max), "1"),
   row("cluster-allow-replica-migration", bool, "yes"),
   row("cluster-require-full-coverage", bool, "yes"),
   row("cluster-allow-reads-when-down", bool, "no"),
@@ -144,10 +132,10 @@ export const rememberedParams: readonly ConfigParam[] = [
 
   // ---- Redis's own test parameters, shown only to CONFIG GET of their exact name ----
   { name: "use-exit-on-panic", type: bool, default: "no", hidden: true },
-  { name: "rdb-key-save-delay", type: int(intMin, intMax), default: "0", hidden: true },
-  { name: "key-load-delay", type: int(intMin, intMax), default: "0", hidden: true },
-  { name: "watchdog-period", type: int(0, intMax), default: "0", hidden: true },
-  { name: "loading-process-events-interval-bytes", type: int(1024, intMax), default: "2097152", hidden: true },
+  { name: "rdb-key-save-delay", type: int(int32Min, int32Max), default: "0", hidden: true },
+  { name: "key-load-delay", type: int(int32Min, int32Max), default: "0", hidden: true },
+  { name: "watchdog-period", type: int(0, int32Max), default: "0", hidden: true },
+  { name: "loading-process-events-interval-bytes", type: int(1024, int32Max), default: "2097152", hidden: true },
 
   // ---- TLS (svc listens in plain TCP) ----
   row("tls-port", int(0, portMax), "0"),
@@ -166,8 +154,8 @@ export const rememberedParams: readonly ConfigParam[] = [
   row("tls-auth-clients", words("no", "yes", "optional"), "yes"),
   row("tls-prefer-server-ciphers", bool, "no"),
   row("tls-session-caching", bool, "yes"),
-  row("tls-session-cache-size", int(0, intMax), "20480"),
-  row("tls-session-cache-timeout", int(0, intMax), "300"),
+  row("tls-session-cache-size", int(0, int32Max), "20480"),
+  row("tls-session-cache-timeout", int(0, int32Max), "300"),
   row("tls-replication", bool, "no"),
   row("tls-cluster", bool, "no"),
 ];
