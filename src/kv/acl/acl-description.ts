@@ -88,11 +88,6 @@ export function describeChannels(selector: AclSelector): string {
   return selector.channelPatterns.map((pattern) => `&${pattern}`).join(" ");
 }
 
-/** GETUSER's "commands", "keys" and "channels" of a selector, in that order. */
-export function describeSelectorFields(selector: AclSelector): [commands: string, keys: string, channels: string] {
-  return [describeCommands(selector), describeKeys(selector), describeChannels(selector)];
-}
-
 /** A selector as its rules: "~k* resetchannels &c -@all +get"; without every channel, the list starts from none. */
 function describeSelector(selector: AclSelector): string {
   const parts: string[] = [];

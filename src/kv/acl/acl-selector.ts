@@ -303,7 +303,7 @@ export class AclSelector {
   mayAccessChannel(channel: string, isPattern: boolean): boolean {
     if (this.allChannels) return true;
     for (const pattern of this.channelPatterns) {
-      if (isPattern ? pattern === channel : pattern === "*" || globMatch(pattern, channel)) return true;
+      if (isPattern ? pattern === channel : globMatch(pattern, channel)) return true;
     }
     return false;
   }

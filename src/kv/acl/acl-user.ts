@@ -26,10 +26,11 @@ export class AclUser {
    * rule says. svc checks every payload whole whichever is set, so it is only shown back.
    */
   payloadCheck: "" | "sanitize-payload" | "skip-sanitize-payload" = "";
-  /** The selector the rules outside parentheses change. */
-  root: AclSelector;
-  /** The selectors `(…)` added, in order. */
-  selectors: AclSelector[] = [];
+  /**
+   * The root selector (the one the rules outside parentheses change), then each `(…)` added, in
+   * order: the order Redis checks them in, at every command of a limited user.
+   */
+  allSelectors: AclSelector[];
   /** What `unrestricted` answers, worked out when a rule changes the user rather than per command. */
   private allOpen = false;
 
@@ -39,7 +40,7 @@ export class AclUser {
     readonly catalog: CommandCatalog,
     readonly defaults: SelectorDefaults = resetChannelsByDefault,
   ) {
-    this.root = new AclSelector(catalog, defaults.allChannels);
+    this.allSelectors = [new AclSelector(catalog, defaults.allChannels)];
   }
 
   /** A copy, for ACL SETUSER to change and swap in only if every rule took. */
@@ -56,14 +57,18 @@ export class AclUser {
     this.passwords.clear();
     for (const digest of other.passwords) this.passwords.add(digest);
     this.payloadCheck = other.payloadCheck;
-    this.root = other.root.copy();
-    this.selectors = other.selectors.map((s) => s.copy());
+    this.allSelectors = other.allSelectors.map((s) => s.copy());
     this.allOpen = other.allOpen;
   }
 
-  /** The root selector, then the others: the order Redis checks them and describes them in. */
-  get allSelectors(): AclSelector[] {
-    return [this.root, ...this.selectors];
+  /** The selector the rules outside parentheses change. */
+  get root(): AclSelector {
+    return this.allSelectors[0]!;
+  }
+
+  /** The selectors `(…)` added, in order. */
+  get selectors(): readonly AclSelector[] {
+    return this.allSelectors.slice(1);
   }
 
   /** Applies one ACL SETUSER rule; throws AclRuleError with Redis's reason. */
@@ -99,7 +104,7 @@ export class AclUser {
         this.payloadCheck = lower;
         return;
       case "clearselectors":
-        this.selectors = [];
+        this.allSelectors.length = 1;
         return;
       case "reset":
         for (const part of ["resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "clearselectors", "-@all"]) this.applyRule(part);
@@ -122,7 +127,7 @@ export class AclUser {
     // Unbalanced quotes split to no words in Redis: an empty selector is added.
     // A user's own rules (on, >password, reset …) are no selector's: a syntax error inside one.
     for (const rule of splitInlineArgs(inner) ?? []) selector.apply(rule);
-    this.selectors.push(selector);
+    this.allSelectors.push(selector);
   }
 
   private addDigest(digest: string): void {

@@ -121,8 +121,7 @@ export class AclUsers {
    */
   refusal(user: AclUser, spec: CommandShape, argv: readonly string[]): Refusal | null {
     if (user.unrestricted) return null;
-    let keys: readonly KeyRef[] | null = null;
-    const keysOnce = () => (keys ??= hasKeys(spec) ? keysWithFlags(spec, argv) : []);
+    const keysOnce = keysFoundOnce(spec, argv);
     let worst: SelectorRefusal | null = null;
     for (const selector of user.allSelectors) {
       const refused = selector.refusal(spec, argv, keysOnce);
@@ -140,8 +139,7 @@ export class AclUsers {
    */
   mayReadEveryKey(user: AclUser, spec: CommandShape, argv: readonly string[]): boolean {
     if (user.unrestricted) return true;
-    let keys: readonly KeyRef[] | null = null;
-    const keysOnce = () => (keys ??= hasKeys(spec) ? keysWithFlags(spec, argv) : []);
+    const keysOnce = keysFoundOnce(spec, argv);
     return user.allSelectors.some((s) => s.readsEveryKey && s.refusal(spec, argv, keysOnce) === null);
   }
 
@@ -149,6 +147,12 @@ export class AclUsers {
   logRefusal(reason: AclDenial, context: AclContext, object: string, username: string, clientInfo: string, nowMs: number): void {
     this.log.add({ reason, context, object, username, clientInfo }, nowMs);
   }
+}
+
+/** The keys `spec` run with `argv` names, with their flags: found at the first call, for all of a user's selectors. */
+function keysFoundOnce(spec: CommandShape, argv: readonly string[]): () => readonly KeyRef[] {
+  let keys: readonly KeyRef[] | null = null;
+  return () => (keys ??= hasKeys(spec) ? keysWithFlags(spec, argv) : []);
 }
 
 /** The default user as a server starts with it: on, any password, every command, key and channel. */

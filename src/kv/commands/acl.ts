@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { defaultUser } from "../acl/passwords.ts";
 import { allCategories } from "../kit/acl-categories.ts";
 import { readAclFile, writeAclFile } from "../acl/acl-file.ts";
-import { describeSelectorFields, describeUser, userFlags } from "../acl/acl-description.ts";
+import { describeChannels, describeCommands, describeKeys, describeUser, userFlags } from "../acl/acl-description.ts";
 import type { AclSelector } from "../acl/acl-selector.ts";
 import { dryRunRefusal } from "../acl/acl-users.ts";
 import { parseInt64 } from "../text/args.ts";
@@ -68,13 +68,12 @@ function getUser(x: Exec, argv: string[]): void {
 
 /** A selector's "commands", "keys" and "channels" fields, as GETUSER gives them (the root's at the top). */
 function writeSelectorFields(x: Exec, selector: AclSelector): void {
-  const [commands, keys, channels] = describeSelectorFields(selector);
   x.reply.bulk("commands");
-  x.reply.bulk(commands);
+  x.reply.bulk(describeCommands(selector));
   x.reply.bulk("keys");
-  x.reply.bulk(keys);
+  x.reply.bulk(describeKeys(selector));
   x.reply.bulk("channels");
-  x.reply.bulk(channels);
+  x.reply.bulk(describeChannels(selector));
 }
 
 function deleteUsers(x: Exec, argv: string[]): void {

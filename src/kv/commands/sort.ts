@@ -133,7 +133,8 @@ function sortElements(x: Exec, elements: string[], o: SortOptions): string[] {
 
 export function sortCommand(x: Exec, argv: string[], readonly: boolean): void {
   const user = x.session.user;
-  const o = parseOptions(argv, readonly, user === null || x.engine.acl.mayReadEveryKey(user, x.engine.commandNamed(argv[0]!)!, argv));
+  const everyKey = user === null || user.unrestricted || x.engine.acl.mayReadEveryKey(user, x.engine.commandNamed(argv[0]!)!, argv);
+  const o = parseOptions(argv, readonly, everyKey);
   const value = getValue(x, argv[1]!);
   if (value !== undefined && !(value instanceof List) && !(value instanceof MemberSet) && !(value instanceof ZSet)) throw wrongType();
   // A set's own order is its table's: what is stored, or handed to a script (whose writes the
