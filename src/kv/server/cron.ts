@@ -1,8 +1,9 @@
 /**
  * The server's periodic work, one timer as Redis's serverCron: a sample of the instantaneous
  * rates INFO reports, the active expiry cycle (unless DEBUG SET-ACTIVE-EXPIRE 0 turned it off),
- * the key tables' idle resizes moved on, CLIENT TRACKING's table held to its bound, and the clients blocked on keys that the cycle or
- * anything else since made ready served. It waits while a script is busy.
+ * the key tables' idle resizes moved on, CLIENT TRACKING's table held to its bound, and the
+ * clients blocked on keys that the cycle or anything else since made ready served. It waits
+ * while a script is busy.
  */
 import { kvCronIntervalMs } from "../../core/limits.ts";
 import { activeRehashRun } from "./active-rehash.ts";

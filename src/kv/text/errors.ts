@@ -21,9 +21,9 @@ export const subcommandSyntaxError = (container: string, sub: string) =>
 export const mustBePositive = () => new KvError("ERR value is out of range, must be positive");
 /** Past CONFIG maxmemory, to a command that may grow the data (the engine's check, a script's). */
 export const overMaxmemory = () => new KvError("OOM command not allowed when used memory > 'maxmemory'.");
-/** While the append-only file cannot be written, to a write (the engine's check, a script's). */
 /** A write while min-replicas-to-write wants replicas svc does not have (Redis's shared.noreplicaserr). */
 export const noReplicas = () => new KvError("NOREPLICAS Not enough good replicas to write.");
+/** While the append-only file cannot be written, to a write (the engine's check, a script's). */
 export const cannotPersist = (reason: string) => new KvError(`MISCONF Errors writing to the AOF file: ${reason}`);
 /** SINTERCARD's and ZINTERCARD's answer to a LIMIT that is not a non-negative integer. */
 export const negativeLimit = () => new KvError("ERR LIMIT can't be negative");

@@ -5,17 +5,10 @@
 // kill -9.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { freePort } from "../../support/spawn.ts";
 import { newDir, startKvIn } from "../support/aof-files.ts";
 import { RespClient, type RespValue, show } from "../support/resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "../support/servers.ts";
-
-/** A port on this machine that nothing listens on: a server started and stopped. */
-async function closedPort(): Promise<number> {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
 
 /** The values of the keys the tests move, read so that any server's encoding reads the same. */
 async function contents(c: RespClient, db: string): Promise<RespValue[]> {
@@ -109,7 +102,8 @@ describe("MIGRATE against redis-server", () => {
   }
 
   test("keys move with their values and times, errors and NOKEY answer as Redis's, to a redis-server target", async () => {
-    const nowhere = await closedPort();
+    // A port nothing listens on: one taken and let go.
+    const nowhere = freePort();
     const [forRedis, forKv] = await Promise.all([startRedis(), startRedis()]);
     targets.push(forRedis, forKv);
     const [fromRedis, fromKv] = await Promise.all([play(redis, forRedis, nowhere), play(kv, forKv, nowhere)]);
@@ -121,7 +115,7 @@ describe("MIGRATE against redis-server", () => {
   });
 
   test("and to an svc target", async () => {
-    const nowhere = await closedPort();
+    const nowhere = freePort();
     const [forRedis, forKv] = await Promise.all([startKv(), startRedis()]);
     targets.push(forRedis, forKv);
     // redis-server moves to svc, svc to redis-server: the same as both moving to redis-server.
@@ -132,7 +126,7 @@ describe("MIGRATE against redis-server", () => {
 
 describe("MIGRATE in svc", () => {
   test("arbitrary options and keys after the five arguments never crash it: an answer Redis gives, and the server serves on", async () => {
-    const nowhere = await closedPort();
+    const nowhere = freePort();
     const kv = await startKv();
     const c = await RespClient.connect(kv.port);
     try {

@@ -3,14 +3,11 @@
 // included, and WAIT for a replica waits out its timeout — in MULTI it cannot, and answers 0.
 import { describe, expect, test } from "bun:test";
 import type { RespValue } from "../support/resp-client.ts";
-import { redisAndKvWithClients } from "../support/side-by-side.ts";
+import { pipelineOnBoth, redisAndKvWithClients } from "../support/side-by-side.ts";
 
 const s = redisAndKvWithClients();
 
-async function onBoth(commands: string[][]): Promise<[RespValue[], RespValue[]]> {
-  const replies = await Promise.all([s.redisClient, s.kvClient].map((client) => client.pipeline(commands)));
-  return replies as [RespValue[], RespValue[]];
-}
+const onBoth = (commands: string[][]) => pipelineOnBoth(s, commands);
 
 describe("a standalone server's replication and cluster answers, side by side with redis-server", () => {
   test("ROLE, WAIT without replicas to wait for, and their errors", async () => {

@@ -3,10 +3,10 @@
 // Redis's defaults; setting one is checked as Redis checks it, and an old name sets its new one.
 import { expect, test } from "bun:test";
 import { rememberedParams } from "../../../src/kv/config/remembered-params.ts";
-import { RespClient, type RespValue } from "../support/resp-client.ts";
-import { redisAndKv } from "../support/side-by-side.ts";
+import type { RespValue } from "../support/resp-client.ts";
+import { pipelineOnBoth, redisAndKvWithClients } from "../support/side-by-side.ts";
 
-const servers = redisAndKv();
+const servers = redisAndKvWithClients();
 
 /** CONFIG GET's flat reply as a map. */
 const asMap = (reply: RespValue) => {
@@ -19,14 +19,9 @@ const sortedPairs = (reply: RespValue) => (Array.isArray(reply) ? [...asMap(repl
 
 /** Runs each command on both servers and returns their replies side by side, CONFIG GET's sorted. */
 async function onBoth(commands: string[][]): Promise<{ redis: RespValue[]; kv: RespValue[] }> {
-  const [redis, kv] = await Promise.all([RespClient.connect(servers.redis.port), RespClient.connect(servers.kv.port)]);
-  try {
-    const tidy = (replies: RespValue[]) => replies.map((reply, i) => (commands[i]![1] === "GET" ? sortedPairs(reply) : reply));
-    return { redis: tidy(await redis.pipeline(commands)), kv: tidy(await kv.pipeline(commands)) };
-  } finally {
-    redis.close();
-    kv.close();
-  }
+  const tidy = (replies: RespValue[]) => replies.map((reply, i) => (commands[i]![1] === "GET" ? sortedPairs(reply) : reply));
+  const [redis, kv] = await pipelineOnBoth(servers, commands);
+  return { redis: tidy(redis), kv: tidy(kv) };
 }
 
 test("CONFIG GET * names every parameter Redis has, and the remembered ones hold Redis's defaults", async () => {

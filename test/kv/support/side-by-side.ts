@@ -4,7 +4,7 @@
  * fields are filled in once the servers are up, so read them inside tests and hooks only.
  */
 import { afterAll, beforeAll } from "bun:test";
-import { RespClient } from "./resp-client.ts";
+import { RespClient, type RespValue } from "./resp-client.ts";
 import { type ServerProcess, startKv, startRedis } from "./servers.ts";
 
 export interface RedisAndKv {
@@ -42,6 +42,12 @@ function sideBySide(withClients: boolean): RedisAndKvClients {
     await Promise.all([s.redis?.stop(), s.kv?.stop()]);
   });
   return s as RedisAndKvClients;
+}
+
+/** Sends `commands` as one pipeline on each server's shared client; their replies, redis-server's first. */
+export async function pipelineOnBoth(s: RedisAndKvClients, commands: readonly string[][]): Promise<[RespValue[], RespValue[]]> {
+  const [redis, kv] = await Promise.all([s.redisClient.pipeline(commands), s.kvClient.pipeline(commands)]);
+  return [redis, kv];
 }
 
 /**

@@ -5,7 +5,7 @@
 // their encoding; COPY keeps it; store results and ZRANGESTORE choose theirs as Redis does.
 import { expect, test } from "bun:test";
 import type { RespValue } from "../support/resp-client.ts";
-import { redisAndKvWithClients } from "../support/side-by-side.ts";
+import { pipelineOnBoth, redisAndKvWithClients } from "../support/side-by-side.ts";
 
 const s = redisAndKvWithClients();
 
@@ -26,7 +26,7 @@ const defaults = [
 /** Runs `commands` on both servers; returns each reply labelled with its command. */
 async function onBoth(commands: string[][]): Promise<[RespValue[], RespValue[]]> {
   const label = (replies: RespValue[]) => replies.map((reply, i) => [commands[i]!.slice(0, 4).join(" "), reply]);
-  const [redis, kv] = await Promise.all([s.redisClient.pipeline(commands), s.kvClient.pipeline(commands)]);
+  const [redis, kv] = await pipelineOnBoth(s, commands);
   return [label(redis), label(kv)];
 }
 
