@@ -122,6 +122,9 @@ export class FunctionLibraries {
         state: this.state,
         id: f.id,
         flags: { declared: true, noWrites: f.flags.includes("no-writes"), allowOom: f.flags.includes("allow-oom") },
+        // Functions run on Lua only: a library's functions share its state (its upvalues, its tables).
+        compiled: null,
+        compiledBailsInARow: 0,
       })),
     };
     this.libraries.set(name, library);

@@ -5,6 +5,7 @@
 import type { ScriptKind } from "./busy-script.ts";
 import type { LuaState } from "./lua-state.ts";
 import type { ScriptFlags } from "./shebang.ts";
+import type { CompiledRun } from "./compiled/compiled-script.ts";
 
 /** A script or function as a run names it. */
 export interface RunTarget {
@@ -16,4 +17,8 @@ export interface RunTarget {
   id: number;
   /** What it declared (a shebang, a function's flags). */
   flags: ScriptFlags;
+  /** Its JavaScript form (compiled/), run first; null for one not compiled, or gone back to Lua. */
+  compiled: CompiledRun | null;
+  /** Runs in a row whose compiled form bailed (script-run.ts). */
+  compiledBailsInARow: number;
 }

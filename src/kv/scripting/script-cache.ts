@@ -11,6 +11,13 @@ import { KvError } from "../text/errors.ts";
 import { LuaState } from "./lua-state.ts";
 import type { RunTarget } from "./run-target.ts";
 import { type ScriptFlags, shebangFlags, withoutShebang } from "./shebang.ts";
+import { compileScript } from "./compiled/compiled-script.ts";
+
+/**
+ * Whether EVAL's scripts are also compiled to JavaScript (compiled/), which runs them where it
+ * can reproduce Lua exactly: `SVC_KV_COMPILED_SCRIPTS=no` turns it off (tests compare both ways).
+ */
+export const compilesScripts = { on: process.env.SVC_KV_COMPILED_SCRIPTS !== "no" };
 
 /** The SHA-1 of `body` (latin1 bytes), 40 hex digits in lower case. */
 function scriptSha(body: string): string {
@@ -47,7 +54,8 @@ export class ScriptCache {
     } catch (error) {
       throw new KvError(`ERR Error compiling script (new function): ${(error as Error).message}`);
     }
-    this.bySha.set(sha, { name: sha, kind: "eval", state: this.state, id, flags });
+    const compiled = compilesScripts.on ? compileScript(withoutShebang(body)) : null;
+    this.bySha.set(sha, { name: sha, kind: "eval", state: this.state, id, flags, compiled, compiledBailsInARow: 0 });
     this.shaByBody.set(body, sha);
     this.bodyBytes += body.length;
     return sha;

@@ -20,20 +20,37 @@ import { BusyScript, type BusyRun } from "./busy-script.ts";
 import type { ScriptHost, ScriptReply } from "./lua-state.ts";
 import { unpackWords } from "./words.ts";
 import type { RunTarget } from "./run-target.ts";
+import { CallRecord } from "./compiled/call-record.ts";
+import { type RedisHost, redisHost } from "./compiled/lua-library.ts";
+import type { LuaValue } from "./compiled/lua-value.ts";
+import { bail } from "./compiled/lua-value.ts";
+import { compiledStats, noteBail, replyValue, runCompiled, scriptReply } from "./compiled/compiled-script.ts";
 
 /** The most µs luaAskElapsed answers (a u32 on the native side: 71 minutes). */
 const elapsedMicrosMax = 0xffffffff;
 
 /** What each command a script runs writes its reply with, into the mailbox unless it outgrows it. */
 const scratch = new RespWriter();
+/** What each command a compiled script runs writes its reply with. */
+const compiledOut = new RespWriter();
+
+/**
+ * How long a compiled run may take before it bails and Lua runs the script (ms): Lua's run then
+ * goes busy past busy-reply-threshold, as Redis's does. Short, since Lua's run starts over.
+ */
+const compiledRunMsMax = 50;
+/** Bails in a row after which a script is run on Lua only (one that errors on every run, say). */
+const compiledBailsInARowMax = 4;
 
 /**
  * One script's run as the server sees it: its client, and whether it has written yet. One is
  * kept between runs and begun anew (a run that went busy keeps its own): scripts run one at a
  * time, and making one per run was garbage on every EVALSHA.
  */
-class ScriptRun implements ScriptHost, BusyRun {
+class ScriptRun implements ScriptHost, BusyRun, RedisHost {
   wrote = false;
+  /** A compiled run's commands, answered again if Lua runs the script after it (call-record.ts). */
+  readonly record = new CallRecord();
   /** The protocol the script's commands reply in: RESP2 until it calls redis.setresp(3). */
   private protocol: 2 | 3 = 2;
   private engine!: Server;
@@ -43,7 +60,7 @@ class ScriptRun implements ScriptHost, BusyRun {
   /** The command that runs the script: its words from wordsFrom on are the script's keys and arguments, which its commands refer to. */
   private scriptArgv: readonly string[] = [];
   /** When that command started (monotonic ms): the script's time is counted from it. */
-  private startedMs = 0;
+  startedMs = 0;
   /** Errors of the commands the script runs count in INFO errorstats, as a client's do. */
   private readonly countError = (message: string) => this.engine.stats.errorReplied(message);
 
@@ -68,6 +85,11 @@ class ScriptRun implements ScriptHost, BusyRun {
   call(words: Buffer, inMailbox: boolean, mailbox: Latin1Buffer): number | Uint8Array {
     // Read before the reply is written over them.
     const argv = unpackWords(words, !inMailbox, this.scriptArgv, wordsFrom);
+    if (this.record.replaying) {
+      const recorded = this.record.answer(argv);
+      if (recorded !== null) return answerFromRecord(recorded.bytes, recorded.from, recorded.to, mailbox);
+      this.engine.log.error({ script: true, command: argv[0] }, "a compiled script's command differs from Lua's: the rest of the run is live");
+    }
     const out = scratch;
     out.buffer = mailbox;
     out.start = 0;
@@ -78,6 +100,20 @@ class ScriptRun implements ScriptHost, BusyRun {
     scriptCall(this.engine, this.session, argv, out, this.readOnly, this.allowOom || this.wrote);
     this.wrote ||= this.engine.dirty !== dirtyBefore;
     return out.buffer === mailbox ? out.length : out.buffer.subarray(0, out.length);
+  }
+
+  /** redis.call from a compiled run (lua-library.ts); an error reply bails. */
+  command(argv: string[]): LuaValue {
+    const out = compiledOut;
+    out.start = 0;
+    out.length = 0;
+    out.onError = this.countError;
+    out.protocol = this.protocol;
+    const dirtyBefore = this.engine.dirty;
+    scriptCall(this.engine, this.session, argv, out, this.readOnly, this.allowOom || this.wrote);
+    this.wrote ||= this.engine.dirty !== dirtyBefore;
+    this.record.add(argv, out.buffer, out.length);
+    return replyValue(out.buffer, out.length);
   }
 
   log(line: Buffer): void {
@@ -138,7 +174,8 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   session.inScript = true;
   let reply: ScriptReply | null;
   try {
-    reply = target.state.run(target.id, argv, wordsFrom, keyCount, engine.busyReplyThresholdMs, run);
+    reply = target.compiled !== null ? runCompiledFirst(engine, target, run, argv, keyCount) : null;
+    if (reply === null) reply = target.state.run(target.id, argv, wordsFrom, keyCount, busyAfterMs(engine, run), run);
   } catch (error) {
     endRun(engine, session, wraps, dbIndex);
     keepForNext(run);
@@ -155,6 +192,52 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   endRunWhenDone(busy, engine, session, wraps, dbIndex);
   engine.scriptBusy(busy);
   return null;
+}
+
+/** The reply of a compiled run (compiled-script.ts), built in a buffer the next run reuses. */
+const compiledReply: ScriptReply = { bytes: Buffer.alloc(0), end: 0, counted: false, plain: true };
+
+/**
+ * Runs `target`'s compiled form; null when it bailed, and Lua is to run the script from its
+ * start, its commands so far answered from the record. A script that bails on every run goes
+ * back to Lua for good.
+ */
+function runCompiledFirst(engine: Server, target: RunTarget, run: ScriptRun, argv: readonly string[], keyCount: number): ScriptReply | null {
+  const outer = redisHost.current;
+  redisHost.current = run;
+  run.record.clear();
+  try {
+    const value = runCompiled(target.compiled!, argv, wordsFrom, keyCount, () => {
+      if (engine.clock.monotonicMs() - run.startedMs > compiledRunMsMax) bail("the run's time on the compiled path");
+    });
+    const { bytes, end } = scriptReply(value);
+    target.compiledBailsInARow = 0;
+    compiledStats.completed++;
+    compiledReply.bytes = bytes;
+    compiledReply.end = end;
+    return compiledReply;
+  } catch (error) {
+    if (++target.compiledBailsInARow >= compiledBailsInARowMax) target.compiled = null;
+    noteBail(engine, error);
+    run.record.startReplay();
+    return null;
+  } finally {
+    redisHost.current = outer;
+  }
+}
+
+/** When Lua's run goes busy: busy-reply-threshold after the script started, a compiled run's time included. */
+function busyAfterMs(engine: Server, run: ScriptRun): number {
+  const threshold = engine.busyReplyThresholdMs;
+  if (run.record.size === 0) return threshold;
+  return Math.max(0, threshold - (engine.clock.monotonicMs() - run.startedMs));
+}
+
+/** A recorded reply answered to Lua's run: in the mailbox if it fits, as the native side takes replies. */
+function answerFromRecord(bytes: Latin1Buffer, from: number, to: number, mailbox: Latin1Buffer): number | Uint8Array {
+  if (to - from > mailbox.length) return bytes.subarray(from, to);
+  bytes.copy(mailbox, 0, from, to);
+  return to - from;
 }
 
 /**

@@ -1,0 +1,229 @@
+/**
+ * A script compiled to JavaScript (docs/kv.md, "Scripts compiled to JavaScript"): made once from
+ * its source, when the script cache keeps it, and run in place of Lua for as long as the run
+ * takes only paths this compiler reproduces exactly. A run that meets anything else bails
+ * (LuaBail), and the caller runs the script on Lua from its start (script-run.ts), its commands
+ * so far answered as they were answered the first time (call-record.ts).
+ *
+ * Also here: a command's RESP reply as the Lua value redis.call gives a script (resp_to_lua.rs's
+ * rules), and the script's result as the RESP reply the client gets (lua_to_resp.rs's).
+ */
+import type { Latin1Buffer } from "../../text/write-bytes.ts";
+import { compileChunk, NotCompiled } from "./lua-codegen.ts";
+import { globals } from "./lua-library.ts";
+import * as ops from "./lua-ops.ts";
+import { parseLua } from "./lua-parser.ts";
+import { LuaTable } from "./lua-table.ts";
+import { bail, LuaBail, type LuaValue, noValues, LibraryTable } from "./lua-value.ts";
+import { RespWriter } from "../../resp/writer.ts";
+import { ipairsStep, next } from "./lua-library.ts";
+
+/** Loop iterations and calls between two looks at the clock. */
+const budgetSteps = 10_000;
+/** Tables a reply may nest before Redis answers "reached lua stack limit" instead (lua_to_resp.rs DEPTH_MAX); deeper bails. */
+const replyDepthMax = 1000;
+
+/** The run's countdown to its next look at the clock, and its call depth: read by generated code. */
+const budget = { n: budgetSteps };
+const depth = { n: 0 };
+/** What the countdown's end does: set for each run (compiled-run's deadline check). */
+let onBudgetEnd: () => void = () => {};
+
+/** What generated code calls ($o): lua-ops.ts and the run's own hooks. */
+const generatedOps = {
+  ...ops,
+  gt: (a: LuaValue, b: LuaValue) => ops.lt(b, a),
+  ge: (a: LuaValue, b: LuaValue) => ops.le(b, a),
+  tick(): void {
+    budget.n = budgetSteps;
+    onBudgetEnd();
+  },
+  tooDeep: () => bail("calls nested past the compiled path's depth"),
+  bailGlobal: (name: string) => bail(`the global ${name}, which the compiled library does not hold`),
+  bailGlobalSet: (name: string) => bail(`a write to the global ${name}`),
+  /** A numeric for's start, limit or step: a number, or a string Lua reads as one. */
+  forNumber(v: LuaValue): number {
+    if (typeof v === "number") return v;
+    return ops.add(v, 0);
+  },
+  /** The trailing multiple values of a table constructor, stored from `from` on, as SETLIST stores them. */
+  setList(t: LuaTable, from: number, values: LuaValue[]): void {
+    const last = from + values.length - 1;
+    if (last > t.arraySize) t.resizeArray(last);
+    for (let i = 0; i < values.length; i++) t.setInt(from + i, values[i]);
+  },
+};
+const generatedLib = { LuaTable, none: noValues, end: [undefined], next, ipairsStep };
+
+const knownGlobals: ReadonlySet<string> = new Set(globals.keys());
+function knownField(library: string, name: string): boolean {
+  const table = globals.get(library);
+  return table instanceof LibraryTable && table.has(name);
+}
+
+export type CompiledRun = (keys: LuaTable, argv: LuaTable) => LuaValue[];
+
+/** `source` (a script's text, its shebang line taken off) compiled; null for one this compiler does not take. */
+export function compileScript(source: string): CompiledRun | null {
+  let factorySource: string;
+  try {
+    factorySource = compileChunk(parseLua(source), knownGlobals, knownField);
+  } catch (error) {
+    if (error instanceof NotCompiled) return null;
+    // Lua accepted it (the cache compiled it there first): a parser that refuses it is this compiler's gap.
+    return null;
+  }
+  const factory = new Function(`return ${factorySource}`)() as (o: unknown, g: unknown, l: unknown, b: unknown, d: unknown) => CompiledRun;
+  return factory(generatedOps, globals, generatedLib, budget, depth);
+}
+
+/**
+ * Runs `run` with `words[from, from + keyCount)` as KEYS and the rest as ARGV, `checkClock`
+ * called every budgetSteps loop iterations or calls (it bails to end the run). Returns the
+ * script's value; throws LuaBail, or what a bug in the compiled path threw (which the caller
+ * treats as a bail too).
+ */
+export function runCompiled(run: CompiledRun, words: readonly string[], from: number, keyCount: number, checkClock: () => void): LuaValue {
+  budget.n = budgetSteps;
+  depth.n = 0;
+  ops.writeCount.n = 0;
+  onBudgetEnd = checkClock;
+  const keys = LuaTable.fromValues(words.slice(from, from + keyCount));
+  const argv = LuaTable.fromValues(words.slice(from + keyCount));
+  return run(keys, argv)[0];
+}
+
+/** Compiled runs that completed, and that bailed (the last bail's reason): for tests and INFO. */
+export const compiledStats = { completed: 0, bailed: 0, lastBail: "" };
+
+/**
+ * Counts a bail. Anything a compiled run throws leaves the script to Lua, which runs it exactly:
+ * a LuaBail, JavaScript's own limits met first (its stack, a string's length: RangeError), or a
+ * bug of the compiled path, which is logged.
+ */
+export function noteBail(server: { log: { warn(fields: object, message: string): void } }, error: unknown): void {
+  compiledStats.bailed++;
+  compiledStats.lastBail = error instanceof LuaBail ? error.why : String(error);
+  if (!(error instanceof LuaBail) && !(error instanceof RangeError))
+    server.log.warn({ script: true, error: String(error) }, "a compiled script failed; Lua runs it");
+}
+
+/** Where the reply being read is (replyValue), kept here rather than in an object made per reply. */
+let readAt = 0;
+
+/** A command's RESP2 reply `bytes[0, end)` as redis.call gives it to the script; an error reply bails. */
+export function replyValue(bytes: Latin1Buffer, end: number): LuaValue {
+  readAt = 0;
+  const value = valueAt(bytes);
+  if (readAt !== end) return bail("a reply with bytes after its end");
+  return value;
+}
+
+/** The signed decimal from readAt up to CR; readAt moves past its CRLF. Replies' counts and integers. */
+function lineNumber(bytes: Latin1Buffer): number {
+  let i = readAt;
+  const negative = bytes[i] === 0x2d;
+  if (negative) i++;
+  let n = 0;
+  let digits = 0;
+  for (let c = bytes[i]!; c !== 0x0d; c = bytes[++i]!) {
+    n = n * 10 + (c - 0x30);
+    digits++;
+  }
+  // Past 15 digits a double's sum may round where parsing the text would not: parse it then.
+  if (digits > 15) n = Math.abs(Number(bytes.latin1Slice(negative ? readAt + 1 : readAt, i)));
+  readAt = i + 2;
+  return negative ? -n : n;
+}
+
+function valueAt(bytes: Latin1Buffer): LuaValue {
+  const kind = bytes[readAt++]!;
+  switch (kind) {
+    case 0x3a: // :
+      return lineNumber(bytes);
+    case 0x24: {
+      // $
+      const length = lineNumber(bytes);
+      if (length < 0) return false;
+      const text = bytes.latin1Slice(readAt, readAt + length);
+      readAt += length + 2;
+      return text;
+    }
+    case 0x2a: {
+      // *
+      const count = lineNumber(bytes);
+      if (count < 0) return false;
+      const t = new LuaTable(count, 0);
+      for (let i = 1; i <= count; i++) t.setInt(i, valueAt(bytes));
+      return t;
+    }
+    case 0x2b: {
+      // +
+      let end = readAt;
+      while (bytes[end] !== 0x0d) end++;
+      const t = new LuaTable(0, 2);
+      t.setStr("ok", bytes.latin1Slice(readAt, end));
+      readAt = end + 2;
+      return t;
+    }
+    default:
+      // An error (redis.call raises it, redis.pcall hands the script a table Lua marks), or RESP3.
+      return bail("a command's error reply");
+  }
+}
+
+const replyOut = new RespWriter();
+
+/** The script's value as the reply the client gets, plain RESP2, in a buffer reused by the next run. */
+export function scriptReply(value: LuaValue): { bytes: Latin1Buffer; end: number } {
+  replyOut.start = 0;
+  replyOut.length = 0;
+  writeValue(value, 0);
+  return { bytes: replyOut.buffer, end: replyOut.length };
+}
+
+/** Integers past this magnitude are written from a BigInt (a double's integer part, exactly). */
+const safeIntegerMax = 2 ** 53;
+const int64Bound = 2 ** 63;
+
+function writeValue(v: LuaValue, level: number): void {
+  if (typeof v === "number") {
+    if (Number.isNaN(v) || v >= int64Bound || v < -int64Bound) replyOut.integer(-(2n ** 63n));
+    else {
+      const n = Math.trunc(v);
+      replyOut.integer(Math.abs(n) < safeIntegerMax ? n + 0 : BigInt(n));
+    }
+    return;
+  }
+  if (typeof v === "string") return replyOut.bulk(v);
+  if (v === true) return replyOut.integer(1);
+  if (v instanceof LuaTable) return writeTable(v, level);
+  // nil, false, functions, cjson.null: Redis's reply for a type it has none for.
+  replyOut.bulk(null);
+}
+
+function writeTable(t: LuaTable, level: number): void {
+  if (level >= replyDepthMax) bail("a reply nested past Redis's limit");
+  // Redis's order of the fields that make a table something else than an array.
+  const err = t.getStr("err");
+  if (typeof err === "string") bail("an error reply");
+  const ok = t.getStr("ok");
+  if (typeof ok === "string") {
+    const cut = ok.indexOf("\0");
+    replyOut.simple((cut < 0 ? ok : ok.slice(0, cut)).replace(/[\r\n]/g, " "));
+    return;
+  }
+  if (
+    t.getStr("double") !== undefined ||
+    t.getStr("big_number") !== undefined ||
+    t.getStr("verbatim_string") !== undefined ||
+    t.getStr("map") !== undefined ||
+    t.getStr("set") !== undefined
+  ) {
+    bail("a RESP3 reply table");
+  }
+  let count = 0;
+  while (t.getInt(count + 1) !== undefined) count++;
+  replyOut.array(count);
+  for (let i = 1; i <= count; i++) writeValue(t.getInt(i), level + 1);
+}
