@@ -35,10 +35,15 @@ export class NotCompiled extends Error {
 /** The globals a script may read whose values the factory binds once ($G.get(name)); the library's own list. */
 export type KnownGlobals = ReadonlySet<string>;
 
-/** One function's emission state: its temporaries. */
+/** One function's emission state: its temporaries, and the signs of its zero constants. */
 interface FunctionScope {
   temps: number;
+  zeroSigns: number;
 }
+
+/** FunctionScope.zeroSigns: a 0 constant seen, a -0 constant seen. */
+const positiveZero = 1;
+const negativeZero = 2;
 
 const binaryHelpers: Record<string, string> = {
   "+": "$o.add",
@@ -69,7 +74,7 @@ class Emitter {
   ) {}
 
   chunk(body: Block): string {
-    this.functions.push({ temps: 0 });
+    this.functions.push({ temps: 0, zeroSigns: 0 });
     this.scopes.push(
       new Map([
         ["KEYS", "KEYS"],
@@ -290,7 +295,7 @@ class Emitter {
   }
 
   private func(f: FunctionExpr): string {
-    this.functions.push({ temps: 0 });
+    this.functions.push({ temps: 0, zeroSigns: 0 });
     this.scopes.push(new Map());
     const params = f.params.map((p) => this.declare(p));
     if (f.isVararg) {
@@ -322,7 +327,7 @@ class Emitter {
       case "false":
         return "false";
       case "number":
-        return Object.is(e.value, -0) ? "-0" : Number.isFinite(e.value) ? `(${e.value})` : e.value > 0 ? "Infinity" : "-Infinity";
+        return this.constant(e.value);
       case "string":
         return JSON.stringify(e.value);
       case "vararg":
@@ -331,9 +336,14 @@ class Emitter {
         return this.func(e);
       case "table":
         return this.table(e.items);
-      case "binary":
+      case "binary": {
+        const folded = foldedNumber(e);
+        if (folded !== null) return this.constant(folded);
         return this.binary(e.op, e.left, e.right);
+      }
       case "unary": {
+        const folded = foldedNumber(e);
+        if (folded !== null) return this.constant(folded);
         const x = this.expr(e.operand);
         if (e.op === "not") return `!$o.truthy(${x})`;
         return e.op === "-" ? `$o.unm(${x})` : `$o.len(${x})`;
@@ -349,6 +359,22 @@ class Emitter {
       case "paren":
         return this.expr(e.expr);
     }
+  }
+
+  /**
+   * A number constant. Lua keeps one slot per value in a function's constants, 0 and -0 being
+   * one value, so the sign of a zero is the sign of the function's first zero constant, in the
+   * order Lua's code generator adds them — which this compiler does not follow: a function with
+   * zeros of both signs is not compiled.
+   */
+  private constant(n: number): string {
+    if (n === 0) {
+      const scope = this.functions.at(-1)!;
+      scope.zeroSigns |= Object.is(n, -0) ? negativeZero : positiveZero;
+      if (scope.zeroSigns === (positiveZero | negativeZero)) throw new NotCompiled("a function with constants 0 and -0");
+      return Object.is(n, -0) ? "-0" : "0";
+    }
+    return Number.isFinite(n) ? `(${n})` : n > 0 ? "Infinity" : "-Infinity";
   }
 
   private field(object: Expr, name: string): string {
@@ -448,6 +474,51 @@ class Emitter {
     if (values.length === 1 && isMulti(values[0]!)) return this.multi(values[0]!);
     return `[${this.argList(values)}]`;
   }
+}
+
+/**
+ * The value of `e` if Lua 5.1's code generator folds it to a constant (lcode.c constfolding):
+ * arithmetic and negation of number constants, through parentheses, except a division or
+ * modulo by zero and a result that is NaN.
+ */
+function foldedNumber(e: Expr): number | null {
+  if (e.kind === "number") return e.value;
+  if (e.kind === "paren") return foldedNumber(e.expr);
+  if (e.kind === "unary" && e.op === "-") {
+    const v = foldedNumber(e.operand);
+    return v === null ? null : -v;
+  }
+  if (e.kind !== "binary") return null;
+  const a = foldedNumber(e.left);
+  if (a === null) return null;
+  const b = foldedNumber(e.right);
+  if (b === null) return null;
+  let r: number;
+  switch (e.op) {
+    case "+":
+      r = a + b;
+      break;
+    case "-":
+      r = a - b;
+      break;
+    case "*":
+      r = a * b;
+      break;
+    case "/":
+      if (b === 0) return null;
+      r = a / b;
+      break;
+    case "%":
+      if (b === 0) return null;
+      r = a - Math.floor(a / b) * b;
+      break;
+    case "^":
+      r = a ** b;
+      break;
+    default:
+      return null;
+  }
+  return Number.isNaN(r) ? null : r;
 }
 
 function isMulti(e: Expr): boolean {

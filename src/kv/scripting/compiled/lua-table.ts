@@ -643,9 +643,13 @@ function countIntegerKey(key: LuaValue, nums: Int32Array): number {
   return 0;
 }
 
-/** The identity of a key that is a function, a library table or cjson.null (a WeakMap's). */
+/**
+ * The identity of a key that is a function, a library table or cjson.null. cjson.null carries
+ * its own, 0: it is Lua's NULL light userdata, whose "address" hashes to node 0.
+ */
 function objectIdentity(f: object): number {
-  return functionIdentity(f as LuaFunction);
+  const own = (f as { identity?: unknown }).identity;
+  return typeof own === "number" ? own : functionIdentity(f as LuaFunction);
 }
 
 function functionIdentity(f: LuaFunction): number {
