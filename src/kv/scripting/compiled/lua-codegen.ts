@@ -21,6 +21,7 @@
  * constructor mixing `[k] = v` items with positional ones, whose order of stores Lua defers.
  */
 import type { AssignTarget, Block, CallExpr, Expr, FunctionExpr, Stat, TableItem } from "./lua-ast.ts";
+import { exactPower } from "./lua-ops.ts";
 
 /** Lua calls a compiled script may nest before it is left to Lua (whose C stack allows 200). */
 export const callDepthMax = 180;
@@ -264,7 +265,7 @@ class Emitter {
     const name = this.declare(s.name);
     const body = this.block(s.body);
     this.scopes.pop();
-    return `${code}for (; ${test}; ${v} += ${step}) { if (--$B.n < 0) $o.tick(); const ${name} = ${v}; ${body} }\n`;
+    return `${code}for (; ${test}; ${v} += ${step}) { if (--$B.n < 0) $o.tick(); let ${name} = ${v}; ${body} }\n`;
   }
 
   private genericFor(s: Extract<Stat, { kind: "genericFor" }>): string {
@@ -280,7 +281,7 @@ class Emitter {
     this.scopes.pop();
     // pairs' next on a table, the common case, without the call's array.
     const advance = `${step} = ${f} === $L.next && ${state} instanceof $L.LuaTable ? (${state}.next(${control}) ?? $L.end) : $o.callee(${f})(${state}, ${control});`;
-    const bind = names.map((n, i) => `const ${n} = ${step}[${i}];`).join(" ");
+    const bind = names.map((n, i) => `let ${n} = ${step}[${i}];`).join(" ");
     code += `for (;;) { if (--$B.n < 0) $o.tick(); ${advance} if (${step}[0] === undefined) break; ${control} = ${step}[0]; ${bind} ${body} }\n`;
     return code;
   }
@@ -512,9 +513,14 @@ function foldedNumber(e: Expr): number | null {
       if (b === 0) return null;
       r = a - Math.floor(a / b) * b;
       break;
-    case "^":
-      r = a ** b;
+    case "^": {
+      // Folded only where the result is exact: elsewhere Lua's folding used C's pow, whose last
+      // bit the run's bail leaves Lua to compute.
+      const exact = exactPower(a, b);
+      if (exact === null) return null;
+      r = exact;
       break;
+    }
     default:
       return null;
   }

@@ -13,6 +13,7 @@ import { cmsgpackPack, cmsgpackUnpack } from "./lua-cmsgpack.ts";
 import { formatG, luaStringToNumber, luaToNumberBase, luaToString } from "./lua-number.ts";
 import * as stringLib from "./lua-string-lib.ts";
 import { LuaTable } from "./lua-table.ts";
+import { exactPower } from "./lua-ops.ts";
 import { bail, type LuaFunction, type LuaValue, noValues, LibraryTable } from "./lua-value.ts";
 
 /** What redis.call and redis.pcall reach: the run in progress (compiled-run.ts). */
@@ -175,7 +176,10 @@ const math: Record<string, LuaValue> = {
   abs: (x) => [Math.abs(checkNumber(x))],
   sqrt: (x) => [Math.sqrt(checkNumber(x))],
   fmod: (a, b) => [checkNumber(a) % checkNumber(b)],
-  pow: (a, b) => [checkNumber(a) ** checkNumber(b)],
+  pow: (a, b) => {
+    const r = exactPower(checkNumber(a), checkNumber(b));
+    return r === null ? bail("a power whose last bit JavaScript may round otherwise than C's pow") : [r];
+  },
   max: (...args: LuaValue[]) => {
     let most = checkNumber(args[0]);
     for (let i = 1; i < args.length; i++) {

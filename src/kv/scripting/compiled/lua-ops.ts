@@ -45,8 +45,35 @@ export function mod(a: LuaValue, b: LuaValue): number {
   const y = arithOperand(b);
   return x - Math.floor(x / y) * y;
 }
+/** `a ^ b`: C's pow, which JavaScript's does not always match to the last bit. */
 export function pow(a: LuaValue, b: LuaValue): number {
-  return arithOperand(a) ** arithOperand(b);
+  const r = exactPower(arithOperand(a), arithOperand(b));
+  return r === null ? bail("a power whose last bit JavaScript may round otherwise than C's pow") : r;
+}
+
+/** Integers below this magnitude are doubles exactly. */
+const exactIntegerBound = 2 ** 53;
+
+/**
+ * x^y when both are integers, y ≥ 0, and the result an integer below 2^53 — exact, so any pow
+ * gives it (squaring as it goes, each step exact); null otherwise.
+ */
+export function exactPower(x: number, y: number): number | null {
+  if (!Number.isInteger(x) || !Number.isInteger(y) || y < 0) return null;
+  let result = 1;
+  let base = x;
+  for (let e = y; e > 0; e = Math.floor(e / 2)) {
+    if (e % 2 === 1) {
+      result *= base;
+      if (Math.abs(result) >= exactIntegerBound) return null;
+    }
+    if (e > 1) {
+      base *= base;
+      if (Math.abs(base) >= exactIntegerBound) return null;
+    }
+  }
+  // pow(-0, odd) is -0, as C's pow has it; any other zero base gives 0, and x^0 is 1.
+  return x === 0 && y > 0 ? (Object.is(x, -0) && y % 2 === 1 ? -0 : 0) : result;
 }
 export function unm(a: LuaValue): number {
   if (typeof a === "number") return -a;
