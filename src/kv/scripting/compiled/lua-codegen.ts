@@ -22,6 +22,7 @@
  */
 import type { AssignTarget, Block, CallExpr, Expr, FunctionExpr, Stat, TableItem } from "./lua-ast.ts";
 import { exactPower } from "./lua-ops.ts";
+import { stringHash } from "./lua-table.ts";
 
 /** Lua calls a compiled script may nest before it is left to Lua (whose C stack allows 200). */
 export const callDepthMax = 180;
@@ -249,7 +250,7 @@ class Emitter {
       if (local === undefined || local === "KEYS" || local === "ARGV") return `($o.bailGlobalSet(${JSON.stringify(t.name)}), ${value})`;
       return `${local} = ${value}`;
     }
-    if (t.key.kind === "string") return `$o.setField(${this.expr(t.object)}, ${JSON.stringify(t.key.value)}, ${value})`;
+    if (t.key.kind === "string") return `$o.setFieldHashed(${this.expr(t.object)}, ${hashedName(t.key.value)}, ${value})`;
     return `$o.setIndex(${this.expr(t.object)}, ${this.expr(t.key)}, ${value})`;
   }
 
@@ -291,8 +292,8 @@ class Emitter {
     if (path.length === 1 && method === null) return `${this.store({ kind: "name", name: path[0]!, line: func.line }, fn)};\n`;
     let object = this.name(path[0]!);
     const keys = method === null ? path.slice(1) : [...path.slice(1), method];
-    for (const k of keys.slice(0, -1)) object = `$o.field(${object}, ${JSON.stringify(k)})`;
-    return `$o.setField(${object}, ${JSON.stringify(keys.at(-1)!)}, ${fn});\n`;
+    for (const k of keys.slice(0, -1)) object = `$o.fieldHashed(${object}, ${hashedName(k)})`;
+    return `$o.setFieldHashed(${object}, ${hashedName(keys.at(-1)!)}, ${fn});\n`;
   }
 
   private func(f: FunctionExpr): string {
@@ -389,7 +390,7 @@ class Emitter {
       }
       return js;
     }
-    return `$o.field(${this.expr(object)}, ${JSON.stringify(name)})`;
+    return `$o.fieldHashed(${this.expr(object)}, ${hashedName(name)})`;
   }
 
   private vararg(): string {
@@ -441,7 +442,7 @@ class Emitter {
         continue;
       }
       if (item.kind === "positional") code += `, ${t}.setInt(${++index}, ${this.expr(item.value)})`;
-      else if (item.kind === "named") code += `, $o.setField(${t}, ${JSON.stringify(item.name)}, ${this.expr(item.value)})`;
+      else if (item.kind === "named") code += `, $o.setFieldHashed(${t}, ${hashedName(item.name)}, ${this.expr(item.value)})`;
       else code += `, $o.setIndex(${t}, ${this.expr(item.key)}, ${this.expr(item.value)})`;
     }
     return `${code}, ${t})`;
@@ -452,7 +453,7 @@ class Emitter {
     const args = this.argList(c.args);
     if (c.kind === "method") {
       const t = this.temp();
-      return `(${t} = ${this.expr(c.object)}, $o.callee($o.field(${t}, ${JSON.stringify(c.name)}))(${t}${args === "" ? "" : `, ${args}`}))`;
+      return `(${t} = ${this.expr(c.object)}, $o.callee($o.fieldHashed(${t}, ${hashedName(c.name)}))(${t}${args === "" ? "" : `, ${args}`}))`;
     }
     return `$o.callee(${this.expr(c.callee)})(${args})`;
   }
@@ -525,6 +526,11 @@ function foldedNumber(e: Expr): number | null {
       return null;
   }
   return Number.isNaN(r) ? null : r;
+}
+
+/** A constant field name and its Lua string hash, as a call's two arguments. */
+function hashedName(name: string): string {
+  return `${JSON.stringify(name)}, ${stringHash(name)}`;
 }
 
 function isMulti(e: Expr): boolean {

@@ -16,6 +16,9 @@ import { bail } from "./lua-value.ts";
 /** Integers below this are written by %.14g (and %.17g) digit for digit, as JavaScript writes them. */
 const wholeIntegerBound = 1e14;
 
+/** Integers up to this are written by JavaScript digit for digit (past it, it writes a shortest form padded with zeros). */
+const exactIntegerMax = 2 ** 53;
+
 /** The precision string.format may ask for at most (Lua 5.1 reads two digits of it). */
 const digitsMax = 99;
 
@@ -37,7 +40,7 @@ export function formatG(n: number, digits: number): string {
   if (precision > digitsMax || !Number.isInteger(precision)) return bail("a %g precision past what Lua reads");
   const magnitude = n < 0 ? -n : n;
   // An integer of at most `precision` digits is written whole (its exponent is below the precision).
-  if (Number.isInteger(magnitude) && magnitude < 1e15 && magnitude < 10 ** precision) return `${n}`;
+  if (Number.isInteger(magnitude) && magnitude <= exactIntegerMax && magnitude < 10 ** precision) return `${n}`;
   const [mantissa, exponent] = roundedScientific(magnitude, precision);
   const sign = n < 0 ? "-" : "";
   if (exponent < -4 || exponent >= precision) {

@@ -127,6 +127,12 @@ export function field(o: LuaValue, name: string): LuaValue {
   return bail("indexing a value that is not a table");
 }
 
+/** `o.name` where `hash` is the name's Lua string hash, computed once by the code generator. */
+export function fieldHashed(o: LuaValue, name: string, hash: number): LuaValue {
+  if (o instanceof LuaTable) return o.getStrHashed(name, hash);
+  return field(o, name);
+}
+
 /** Table writes since the run began: a run that writes past writesMax is left to Lua, which bounds its memory. */
 export const writeCount = { n: 0 };
 /** Table writes a compiled run may make (each at most a slot of a table). */
@@ -138,6 +144,13 @@ export function setIndex(o: LuaValue, k: LuaValue, v: LuaValue): void {
   if (++writeCount.n > writesMax) bail("table writes past the compiled path's bound");
   o.set(k, v);
 }
+/** `o.name = v` where `hash` is the name's Lua string hash. */
+export function setFieldHashed(o: LuaValue, name: string, hash: number, v: LuaValue): void {
+  if (!(o instanceof LuaTable)) bail("assigning into a value that is not a writable table");
+  if (++writeCount.n > writesMax) bail("table writes past the compiled path's bound");
+  o.setStrHashed(name, hash, v);
+}
+
 /** `o.name = v`. */
 export function setField(o: LuaValue, name: string, v: LuaValue): void {
   if (!(o instanceof LuaTable)) bail("assigning into a value that is not a writable table");
