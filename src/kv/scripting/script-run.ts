@@ -23,7 +23,6 @@ import type { RunTarget } from "./run-target.ts";
 import { CallRecord } from "./compiled/call-record.ts";
 import { type RedisHost, redisHost } from "./compiled/lua-library.ts";
 import type { LuaValue } from "./compiled/lua-value.ts";
-import { bail } from "./compiled/lua-value.ts";
 import { compiledStats, noteBail, replyValue, runCompiled, scriptReply } from "./compiled/compiled-script.ts";
 
 /** The most µs luaAskElapsed answers (a u32 on the native side: 71 minutes). */
@@ -207,9 +206,7 @@ function runCompiledFirst(engine: Server, target: RunTarget, run: ScriptRun, arg
   redisHost.current = run;
   run.record.clear();
   try {
-    const value = runCompiled(target.compiled!, argv, wordsFrom, keyCount, () => {
-      if (engine.clock.monotonicMs() - run.startedMs > compiledRunMsMax) bail("the run's time on the compiled path");
-    });
+    const value = runCompiled(target.compiled!, argv, wordsFrom, keyCount, engine.clock, run.startedMs + compiledRunMsMax);
     const { bytes, end } = scriptReply(value);
     target.compiledBailsInARow = 0;
     compiledStats.completed++;

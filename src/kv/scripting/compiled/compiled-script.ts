@@ -8,6 +8,8 @@
  * Also here: a command's RESP reply as the Lua value redis.call gives a script (resp_to_lua.rs's
  * rules), and the script's result as the RESP reply the client gets (lua_to_resp.rs's).
  */
+import { noFTL } from "bun:jsc";
+import { type Clock, systemClock } from "../../../core/clock.ts";
 import type { Latin1Buffer } from "../../text/write-bytes.ts";
 import { compileChunk, NotCompiled } from "./lua-codegen.ts";
 import { globals } from "./lua-library.ts";
@@ -26,8 +28,9 @@ const replyDepthMax = 1000;
 /** The run's countdown to its next look at the clock, and its call depth: read by generated code. */
 const budget = { n: budgetSteps };
 const depth = { n: 0 };
-/** What the countdown's end does: set for each run (compiled-run's deadline check). */
-let onBudgetEnd: () => void = () => {};
+/** The clock a run is timed by, and the monotonic ms past which it bails: set for each run. */
+let runClock: Clock = systemClock;
+let runDeadlineMs = 0;
 
 /** What generated code calls ($o): lua-ops.ts and the run's own hooks. */
 const generatedOps = {
@@ -36,7 +39,7 @@ const generatedOps = {
   ge: (a: LuaValue, b: LuaValue) => ops.le(b, a),
   tick(): void {
     budget.n = budgetSteps;
-    onBudgetEnd();
+    if (runClock.monotonicMs() > runDeadlineMs) bail("the run's time on the compiled path");
   },
   tooDeep: () => bail("calls nested past the compiled path's depth"),
   bailGlobal: (name: string) => bail(`the global ${name}, which the compiled library does not hold`),
@@ -74,20 +77,25 @@ export function compileScript(source: string): CompiledRun | null {
     return null;
   }
   const factory = new Function(`return ${factorySource}`)() as (o: unknown, g: unknown, l: unknown, b: unknown, d: unknown) => CompiledRun;
-  return factory(generatedOps, globals, generatedLib, budget, depth);
+  const run = factory(generatedOps, globals, generatedLib, budget, depth);
+  // A script's main function runs once a call, so its optimizing tier's large compile (200 ms
+  // for BullMQ's moveToFinished) buys little, and was seen thrown away and redone.
+  noFTL(run);
+  return run;
 }
 
 /**
- * Runs `run` with `words[from, from + keyCount)` as KEYS and the rest as ARGV, `checkClock`
- * called every budgetSteps loop iterations or calls (it bails to end the run). Returns the
- * script's value; throws LuaBail, or what a bug in the compiled path threw (which the caller
- * treats as a bail too).
+ * Runs `run` with `words[from, from + keyCount)` as KEYS and the rest as ARGV, until `clock`
+ * passes `deadlineMs` (looked at every budgetSteps loop iterations or calls: it bails then).
+ * Returns the script's value; throws LuaBail, or what a bug in the compiled path threw (which
+ * the caller treats as a bail too).
  */
-export function runCompiled(run: CompiledRun, words: readonly string[], from: number, keyCount: number, checkClock: () => void): LuaValue {
+export function runCompiled(run: CompiledRun, words: readonly string[], from: number, keyCount: number, clock: Clock, deadlineMs: number): LuaValue {
   budget.n = budgetSteps;
   depth.n = 0;
   ops.writeCount.n = 0;
-  onBudgetEnd = checkClock;
+  runClock = clock;
+  runDeadlineMs = deadlineMs;
   const keys = LuaTable.fromValues(words.slice(from, from + keyCount));
   const argv = LuaTable.fromValues(words.slice(from + keyCount));
   return run(keys, argv)[0];
