@@ -10,6 +10,11 @@ import type { Reply } from "../../src/kv/kit/reply.ts";
 import { formatDouble } from "../../src/kv/text/format-double.ts";
 import { Session } from "../../src/kv/server/session.ts";
 import { latin1Text } from "../../src/kv/types/string/bytes.ts";
+import { compilesScripts } from "../../src/kv/scripting/script-cache.ts";
+
+// Scripts compiled at their first run, as for the servers the tests start (support/servers.ts):
+// in-process tests run most scripts once, and are to check the compiled path too.
+compilesScripts.fromRun = 1;
 
 export type Plain = string | number | null | { error: string } | Plain[];
 

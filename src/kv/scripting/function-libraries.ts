@@ -124,6 +124,8 @@ export class FunctionLibraries {
         flags: { declared: true, noWrites: f.flags.includes("no-writes"), allowOom: f.flags.includes("allow-oom") },
         // Functions run on Lua only: a library's functions share its state (its upvalues, its tables).
         compiled: null,
+        toCompile: null,
+        timesRun: 0,
         compiledBailsInARow: 0,
       })),
     };

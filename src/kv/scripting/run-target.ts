@@ -17,8 +17,12 @@ export interface RunTarget {
   id: number;
   /** What it declared (a shebang, a function's flags). */
   flags: ScriptFlags;
-  /** Its JavaScript form (compiled/), run first; null for one not compiled, or gone back to Lua. */
+  /** Its JavaScript form (compiled/), run first; null for one not compiled (yet), or gone back to Lua. */
   compiled: CompiledRun | null;
+  /** Its source, kept until it is compiled at its second run (script-run.ts); null once compiled or never to be. */
+  toCompile: string | null;
+  /** Runs so far while `toCompile` waits. */
+  timesRun: number;
   /** Runs in a row whose compiled form bailed (script-run.ts). */
   compiledBailsInARow: number;
 }

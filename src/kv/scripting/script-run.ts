@@ -19,11 +19,12 @@ import type { Latin1Buffer } from "../text/write-bytes.ts";
 import { BusyScript, type BusyRun } from "./busy-script.ts";
 import type { ScriptHost, ScriptReply } from "./lua-state.ts";
 import { unpackWords } from "./words.ts";
+import { compilesScripts } from "./script-cache.ts";
 import type { RunTarget } from "./run-target.ts";
 import { CallRecord } from "./compiled/call-record.ts";
 import { type RedisHost, redisHost } from "./compiled/lua-library.ts";
 import type { LuaValue } from "./compiled/lua-value.ts";
-import { compiledStats, noteBail, replyValue, runCompiled, scriptReply } from "./compiled/compiled-script.ts";
+import { compiledStats, compileScript, noteBail, replyValue, runCompiled, scriptReply } from "./compiled/compiled-script.ts";
 
 /** The most µs luaAskElapsed answers (a u32 on the native side: 71 minutes). */
 const elapsedMicrosMax = 0xffffffff;
@@ -173,6 +174,7 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   session.inScript = true;
   let reply: ScriptReply | null;
   try {
+    if (target.toCompile !== null) compileWhenDue(target);
     reply = target.compiled !== null ? runCompiledFirst(engine, target, run, argv, keyCount) : null;
     if (reply === null) reply = target.state.run(target.id, argv, wordsFrom, keyCount, busyAfterMs(engine, run), run);
   } catch (error) {
@@ -221,6 +223,16 @@ function runCompiledFirst(engine: Server, target: RunTarget, run: ScriptRun, arg
   } finally {
     redisHost.current = outer;
   }
+}
+
+/**
+ * Compiles a script (compiled/) at its run compilesScripts.fromRun, its second by default: one
+ * run once costs no compile.
+ */
+function compileWhenDue(target: RunTarget): void {
+  if (++target.timesRun < compilesScripts.fromRun) return;
+  target.compiled = compileScript(target.toCompile!);
+  target.toCompile = null;
 }
 
 /** When Lua's run goes busy: busy-reply-threshold after the script started, a compiled run's time included. */

@@ -66,18 +66,22 @@ function knownField(library: string, name: string): boolean {
 
 export type CompiledRun = (keys: LuaTable, argv: LuaTable) => LuaValue[];
 
-/** `source` (a script's text, its shebang line taken off) compiled; null for one this compiler does not take. */
+/**
+ * `source` (a script's text, its shebang line taken off) compiled; null for one this compiler
+ * does not take. Lua accepted the script first (the cache loads it there), so a parser or
+ * generator that refuses it — or JavaScript that does not parse, a generator's bug — leaves it
+ * on Lua; it never fails the load.
+ */
 export function compileScript(source: string): CompiledRun | null {
-  let factorySource: string;
+  let run: CompiledRun;
   try {
-    factorySource = compileChunk(parseLua(source), knownGlobals, knownField);
+    const factorySource = compileChunk(parseLua(source), knownGlobals, knownField);
+    const factory = new Function(`return ${factorySource}`)() as (o: unknown, g: unknown, l: unknown, b: unknown, d: unknown) => CompiledRun;
+    run = factory(generatedOps, globals, generatedLib, budget, depth);
   } catch (error) {
-    if (error instanceof NotCompiled) return null;
-    // Lua accepted it (the cache compiled it there first): a parser that refuses it is this compiler's gap.
+    if (!(error instanceof NotCompiled)) compiledStats.notCompiled = String(error);
     return null;
   }
-  const factory = new Function(`return ${factorySource}`)() as (o: unknown, g: unknown, l: unknown, b: unknown, d: unknown) => CompiledRun;
-  const run = factory(generatedOps, globals, generatedLib, budget, depth);
   // A script's main function runs once a call, so its optimizing tier's large compile (200 ms
   // for BullMQ's moveToFinished) buys little, and was seen thrown away and redone.
   noFTL(run);
@@ -101,8 +105,11 @@ export function runCompiled(run: CompiledRun, words: readonly string[], from: nu
   return run(keys, argv)[0];
 }
 
-/** Compiled runs that completed, and that bailed (the last bail's reason): for tests and INFO. */
-export const compiledStats = { completed: 0, bailed: 0, lastBail: "" };
+/**
+ * Compiled runs that completed, and that bailed (the last bail's reason); the last script the
+ * compiler failed on other than by refusing it (a parser's or generator's gap): for tests.
+ */
+export const compiledStats = { completed: 0, bailed: 0, lastBail: "", notCompiled: "" };
 
 /**
  * Counts a bail. Anything a compiled run throws leaves the script to Lua, which runs it exactly:

@@ -31,6 +31,7 @@ function sameOnBoth(script: string, keyCount = 0, ...args: string[]): Plain {
   luaOnly.run("SCRIPT", "FLUSH");
   const expected = luaOnly.run("EVAL", script, keyCount, ...args);
   compilesScripts.on = true;
+  compilesScripts.fromRun = 1;
   compiled.run("SCRIPT", "FLUSH");
   const got = compiled.run("EVAL", script, keyCount, ...args);
   expect({ script, reply: got }).toEqual({ script, reply: expected });
@@ -112,6 +113,23 @@ describe("compiled scripts answer as Lua does", () => {
       local missing = redis.call('GET', 'nothing')
       local ok = redis.call('SET', 'k', 'v')
       return {redis.call('GET', 'n'), #all, all[1], missing == false, ok.ok, redis.call('INCR', 'c'), redis.call('LRANGE', 'l', 0, -1)}`);
+  });
+});
+
+describe("when a script is compiled", () => {
+  test("by default at its second run, which runs compiled: a script run once costs no compile", () => {
+    compilesScripts.fromRun = 2;
+    try {
+      compiled.run("SCRIPT", "FLUSH");
+      const completed = [compiledStats.completed];
+      for (let i = 0; i < 3; i++) {
+        expect(compiled.run("EVAL", "return redis.call('INCR', 'runs')", 0)).toBe(i + 1);
+        completed.push(compiledStats.completed);
+      }
+      expect(completed.map((n) => n - completed[0]!)).toEqual([0, 0, 1, 2]);
+    } finally {
+      compilesScripts.fromRun = 1;
+    }
   });
 });
 
