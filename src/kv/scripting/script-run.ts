@@ -175,8 +175,12 @@ export function runScript(x: Exec, target: RunTarget, argv: readonly string[], k
   let reply: ScriptReply | null;
   try {
     if (target.toCompile !== null) compileWhenDue(target);
-    reply = target.compiled !== null ? runCompiledFirst(engine, target, run, argv, keyCount) : null;
-    if (reply === null) reply = target.state.run(target.id, argv, wordsFrom, keyCount, busyAfterMs(engine, run), run);
+    const compiled = target.compiled !== null;
+    reply = compiled ? runCompiledFirst(engine, target, run, argv, keyCount) : null;
+    if (reply === null) {
+      const busyAfter = compiled ? busyAfterBail(engine, run) : engine.busyReplyThresholdMs;
+      reply = target.state.run(target.id, argv, wordsFrom, keyCount, busyAfter, run);
+    }
   } catch (error) {
     endRun(engine, session, wraps, dbIndex);
     keepForNext(run);
@@ -235,11 +239,12 @@ function compileWhenDue(target: RunTarget): void {
   target.toCompile = null;
 }
 
-/** When Lua's run goes busy: busy-reply-threshold after the script started, a compiled run's time included. */
-function busyAfterMs(engine: Server, run: ScriptRun): number {
-  const threshold = engine.busyReplyThresholdMs;
-  if (run.record.size === 0) return threshold;
-  return Math.max(0, threshold - (engine.clock.monotonicMs() - run.startedMs));
+/**
+ * When Lua's run, after a compiled run bailed, goes busy: busy-reply-threshold after the script
+ * started, the compiled run's time counted (Lua counts from its own start).
+ */
+function busyAfterBail(engine: Server, run: ScriptRun): number {
+  return Math.max(0, engine.busyReplyThresholdMs - (engine.clock.monotonicMs() - run.startedMs));
 }
 
 /** A recorded reply answered to Lua's run: in the mailbox if it fits, as the native side takes replies. */

@@ -1,7 +1,7 @@
 /**
  * A script compiled to JavaScript (docs/kv.md, "Scripts compiled to JavaScript"): made once from
- * its source, when the script cache keeps it, and run in place of Lua for as long as the run
- * takes only paths this compiler reproduces exactly. A run that meets anything else bails
+ * its source, at the script's second run (script-run.ts), and run in place of Lua for as long as
+ * the run takes only paths this compiler reproduces exactly. A run that meets anything else bails
  * (LuaBail), and the caller runs the script on Lua from its start (script-run.ts), its commands
  * so far answered as they were answered the first time (call-record.ts).
  *
