@@ -92,19 +92,20 @@ class ScriptRun implements ScriptHost, BusyRun, RedisHost {
     }
     const out = scratch;
     out.buffer = mailbox;
-    out.start = 0;
-    out.length = 0;
-    out.onError = this.countError;
-    out.protocol = this.protocol;
-    const dirtyBefore = this.engine.dirty;
-    scriptCall(this.engine, this.session, argv, out, this.readOnly, this.allowOom || this.wrote);
-    this.wrote ||= this.engine.dirty !== dirtyBefore;
+    this.runCommand(argv, out);
     return out.buffer === mailbox ? out.length : out.buffer.subarray(0, out.length);
   }
 
   /** redis.call from a compiled run (lua-library.ts); an error reply bails. */
   command(argv: string[]): LuaValue {
     const out = compiledOut;
+    this.runCommand(argv, out);
+    this.record.add(argv, out.buffer, out.length);
+    return replyValue(out.buffer, out.length);
+  }
+
+  /** One of the script's commands, its reply written from the start of `out`'s buffer. */
+  private runCommand(argv: string[], out: RespWriter): void {
     out.start = 0;
     out.length = 0;
     out.onError = this.countError;
@@ -112,8 +113,6 @@ class ScriptRun implements ScriptHost, BusyRun, RedisHost {
     const dirtyBefore = this.engine.dirty;
     scriptCall(this.engine, this.session, argv, out, this.readOnly, this.allowOom || this.wrote);
     this.wrote ||= this.engine.dirty !== dirtyBefore;
-    this.record.add(argv, out.buffer, out.length);
-    return replyValue(out.buffer, out.length);
   }
 
   log(line: Buffer): void {
