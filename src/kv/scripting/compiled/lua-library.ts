@@ -13,7 +13,8 @@ import { cmsgpackPack, cmsgpackUnpack } from "./lua-cmsgpack.ts";
 import { formatG, luaStringToNumber, luaToNumberBase, luaToString } from "./lua-number.ts";
 import * as stringLib from "./lua-string-lib.ts";
 import { LuaTable } from "./lua-table.ts";
-import { exactPower } from "./lua-ops.ts";
+import { exactPower, lt, truthy } from "./lua-ops.ts";
+import { luaSort } from "./lua-sort.ts";
 import { bail, type LuaFunction, type LuaValue, noValues, LibraryTable } from "./lua-value.ts";
 
 /** What redis.call and redis.pcall reach: the run in progress (compiled-run.ts). */
@@ -154,6 +155,13 @@ const table: Record<string, LuaValue> = {
     return [removed];
   },
   getn: (t) => [checkTable(t).length()],
+  sort: (t, order) => {
+    const table = checkTable(t);
+    if (order === undefined) luaSort(table, table.length(), lt);
+    else if (typeof order === "function") luaSort(table, table.length(), (a, b) => truthy(order(a, b)[0]));
+    else return bail("table.sort with an order that is not a function");
+    return noValues;
+  },
   concat: (t, sep, from, to) => {
     const table = checkTable(t);
     const separator =
