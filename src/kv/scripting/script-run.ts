@@ -116,7 +116,15 @@ class ScriptRun implements ScriptHost, BusyRun, RedisHost {
   }
 
   log(line: Buffer): void {
+    // A line the compiled run logged before it bailed is not logged again by Lua's run.
+    if (this.record.skipsLog()) return;
     logLine(this.engine, line);
+  }
+
+  /** redis.log from a compiled run (lua-library.ts). */
+  logLine(level: number, text: string): void {
+    this.record.logged();
+    logAt(this.engine, level, text);
   }
 
   ask(question: number, argument: number | Buffer): number {
@@ -335,8 +343,10 @@ export function libraryLoadHost(engine: Server): ScriptHost {
 
 /** A redis.log line (its level byte, then its text) at Redis's levels: debug, verbose, notice, warning. */
 function logLine(engine: Server, line: Buffer): void {
-  const level = line[0]!;
-  const text = line.toString("latin1", 1);
+  logAt(engine, line[0]!, line.toString("latin1", 1));
+}
+
+function logAt(engine: Server, level: number, text: string): void {
   const fields = { script: true };
   if (level >= 3) engine.log.warn(fields, text);
   else if (level === 2) engine.log.info(fields, text);

@@ -5,6 +5,9 @@
  * run computed, and each is answered from here rather than run again — the keyspace already
  * holds its effect — until Lua reaches the point where the compiled run stopped and goes on live.
  *
+ * Log lines (redis.log) are left out the same way: Lua's run logs the same lines in the same order,
+ * and the first as many as the compiled run logged are not logged twice.
+ *
  * A command Lua makes that differs from the one recorded at its place would be a bug in the
  * compiled path: the record is dropped, the command runs live, and the run is reported
  * (`mismatched`) so that tests fail on it.
@@ -26,6 +29,9 @@ export class CallRecord {
   private replayAt = -1;
   /** Replays that met a command other than the recorded one (a bug; counted for tests and logs). */
   mismatched = 0;
+  /** Lines the compiled run logged (redis.log), and how many of Lua's run's are still to be left out. */
+  private logs = 0;
+  private logsToSkip = 0;
 
   /** Forgets every command: a new compiled run begins. */
   clear(): void {
@@ -33,6 +39,20 @@ export class CallRecord {
     this.ends.length = 0;
     this.length = 0;
     this.replayAt = -1;
+    this.logs = 0;
+    this.logsToSkip = 0;
+  }
+
+  /** The compiled run logged a line. */
+  logged(): void {
+    this.logs++;
+  }
+
+  /** Whether Lua's run's next log line is one the compiled run logged already (and is left out). */
+  skipsLog(): boolean {
+    if (this.logsToSkip === 0) return false;
+    this.logsToSkip--;
+    return true;
   }
 
   get size(): number {
@@ -55,6 +75,7 @@ export class CallRecord {
   /** Lua's run begins: its commands are answered from the record until it runs out. */
   startReplay(): void {
     this.replayAt = this.argvs.length > 0 ? 0 : -1;
+    this.logsToSkip = this.logs;
   }
 
   get replaying(): boolean {

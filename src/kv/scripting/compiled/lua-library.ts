@@ -21,8 +21,14 @@ import { bail, type LuaFunction, type LuaValue, noValues, LibraryTable } from ".
 export interface RedisHost {
   /** Runs the command `argv` and answers its reply as a Lua value; bails on an error reply. */
   command(argv: string[]): LuaValue;
+  /** Logs `text` at Redis's level 0 (debug) to 3 (warning). */
+  logLine(level: number, text: string): void;
 }
 export const redisHost: { current: RedisHost | null } = { current: null };
+
+/** redis.log's levels: LOG_DEBUG to LOG_WARNING. */
+const logLevelMin = 0;
+const logLevelMax = 3;
 
 /** Results `unpack` may give before Lua would answer "too many results to unpack" (its C stack holds 8,000). */
 const unpackResultsMax = 7_900;
@@ -230,6 +236,25 @@ const redis: Record<string, LuaValue> = {
     const v = args[0];
     const text = typeof v === "string" ? v : typeof v === "number" ? luaToString(v) : "";
     return [new Bun.CryptoHasher("sha1").update(Buffer.from(text, "latin1")).digest("hex")];
+  },
+  log: (...args: LuaValue[]) => {
+    if (args.length < 2) return bail("redis.log() requires two arguments or more.");
+    const level = args[0];
+    const n = typeof level === "number" ? level : typeof level === "string" ? luaStringToNumber(level) : undefined;
+    if (n === undefined) return bail("redis.log's level is not a number");
+    const whole = Math.trunc(n);
+    if (!(whole >= logLevelMin && whole <= logLevelMax)) return bail("Invalid debug level.");
+    // As Redis: each part a string or number (as tostring writes it), others left out, a space
+    // before each but the one of the second argument.
+    let line = "";
+    for (let i = 1; i < args.length; i++) {
+      const part = args[i];
+      const text = typeof part === "string" ? part : typeof part === "number" ? luaToString(part) : null;
+      if (text === null) continue;
+      line += i === 1 ? text : ` ${text}`;
+    }
+    redisHost.current!.logLine(whole, line);
+    return noValues;
   },
   replicate_commands: () => [true],
   breakpoint: () => [false],

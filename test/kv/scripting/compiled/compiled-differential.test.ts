@@ -7,7 +7,10 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { compiledStats } from "../../../../src/kv/scripting/compiled/compiled-script.ts";
 import { compilesScripts } from "../../../../src/kv/scripting/script-cache.ts";
-import { harness, type Plain } from "../../harness.ts";
+import { createLogger, memoryDestination } from "../../../../src/core/log.ts";
+import { Engine } from "../../../../src/kv/server/engine.ts";
+import { Session } from "../../../../src/kv/server/session.ts";
+import { Collector, harness, type Plain } from "../../harness.ts";
 
 /** Generated programs per property (SVC_SCRIPT_RUNS raises it for a longer hunt). */
 const runs = Number(process.env.SVC_SCRIPT_RUNS ?? 400);
@@ -135,6 +138,19 @@ describe("compiled scripts answer as Lua does", () => {
   });
 });
 
+describe("redis.log from a compiled script", () => {
+  test("a line logged before a bail is logged once, not again by Lua's run", () => {
+    const destination = memoryDestination();
+    const engine = new Engine({ databases: 1, log: createLogger({ level: "info", destination }) });
+    const session = new Session(new Collector(), null);
+    engine.register(session);
+    engine.execute(session, ["EVAL", "redis.log(redis.LOG_NOTICE, 'before', 1) redis.call('SET', 'k', 'v') error('bail') ", "0"]);
+    engine.execute(session, ["EVAL", "redis.log(redis.LOG_WARNING, 'plain', 2.5, {}, 'x') return 1", "0"]);
+    const lines = destination.lines.filter((l) => l.script === true).map((l) => l.msg);
+    expect(lines).toEqual(["before 1", "plain 2.5 x"]);
+  });
+});
+
 describe("when a script is compiled", () => {
   test("by default at its second run, which runs compiled: a script run once costs no compile", () => {
     compilesScripts.fromRun = 2;
@@ -169,9 +185,9 @@ describe("a compiled run that bails leaves the script to Lua, with no command ma
     expect(compiled.run("GET", "c")).toBe("2");
   });
 
-  test("what the compiled library lacks: math.random, redis.log, setmetatable", () => {
+  test("what the compiled library lacks: math.random, setmetatable; redis.log past its limits", () => {
     sameOnBoth("redis.call('INCR', 'c') return {math.random(10) > 0, redis.call('GET', 'c')}");
-    sameOnBoth("redis.call('INCR', 'c') redis.log(redis.LOG_NOTICE, 'hello') return redis.call('GET', 'c')");
+    sameOnBoth("redis.call('INCR', 'c') redis.log(redis.LOG_NOTICE, 'hello', 1.5, {}, 'x') return redis.call('GET', 'c')");
     sameOnBoth("local t = setmetatable({}, {__index = function(t, k) return k .. '!' end}) return t.x");
   });
 });
