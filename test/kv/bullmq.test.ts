@@ -8,6 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { type Job, Queue, Worker } from "bullmq";
 import type { ServerProcess } from "./support/servers.ts";
+import { withClient } from "./support/resp-client.ts";
 import { redisAndKv } from "./support/side-by-side.ts";
 
 const s = redisAndKv();
@@ -201,6 +202,13 @@ describe("BullMQ on svc kv, side by side with redis-server", () => {
       const outcome = (jobs: (Job | undefined)[]) =>
         jobs.map((job) => job && { id: job.id, returnvalue: job.returnvalue, failedReason: job.failedReason, attemptsMade: job.attemptsMade });
       expect(outcome(onKv.jobs)).toEqual(outcome(onRedis.jobs));
+      // And svc ran BullMQ's scripts compiled (docs/kv.md, "Scripts compiled to JavaScript"),
+      // none left to Lua: this run checked the compiled path, not only Lua's.
+      const stats = (await withClient(s.kv.port, (c) => c.call("INFO", "svc"))) as string;
+      const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(stats)?.[1]);
+      // At least one compiled run a job (two scripts or more run each).
+      const jobCount = onKv.added.length;
+      expect({ runs: field("compiled_script_runs") >= jobCount, bails: field("compiled_script_bails") }).toEqual({ runs: true, bails: 0 });
     },
     scenarioTimeoutMs,
   );

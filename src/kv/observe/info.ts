@@ -2,6 +2,7 @@
  * INFO: the server's state in Redis's "# Section\r\nfield:value" text. Field names follow Redis
  * so monitoring tools and client libraries that parse INFO find what they look for.
  */
+import { compiledStats } from "../scripting/compiled/compiled-script.ts";
 import os from "node:os";
 import { redisCompatibleVersion } from "../server/version.ts";
 import type { Server } from "../kit/server.ts";
@@ -12,6 +13,8 @@ import { usedMemoryBytes } from "./server-stats.ts";
 const defaultSections = ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"];
 /** Redis 7.0's order: the command statistics, errors and latencies between Modules and Cluster. */
 const allSections = [...defaultSections.slice(0, 8), "commandstats", "errorstats", "latencystats", ...defaultSections.slice(9)];
+/** Sections INFO shows only when asked for by name: svc's own. */
+const namedOnlySections = ["svc"];
 
 type Fields = [string, string | number][];
 
@@ -343,7 +346,20 @@ function latencystats(engine: Server): Fields {
   return fields;
 }
 
+/**
+ * svc's own section, `INFO svc`, shown only when named (so every section Redis has lists exactly
+ * its fields): scripts' runs on the compiled path that completed, and that left the script to
+ * Lua (docs/kv.md, "Scripts compiled to JavaScript").
+ */
+function svc(): Fields {
+  return [
+    ["compiled_script_runs", compiledStats.completed],
+    ["compiled_script_bails", compiledStats.bailed],
+  ];
+}
+
 const writers: Record<string, (engine: Server) => Fields> = {
+  svc,
   server,
   clients,
   memory,
@@ -369,7 +385,7 @@ export function infoText(engine: Server, requested: readonly string[]): string {
       ? defaultSections
       : words.includes("all") || words.includes("everything")
         ? allSections
-        : allSections.filter((s) => words.includes(s));
+        : [...allSections, ...namedOnlySections].filter((s) => words.includes(s));
   return sections
     .map((name) => {
       const title = titles[name] ?? name[0]!.toUpperCase() + name.slice(1);

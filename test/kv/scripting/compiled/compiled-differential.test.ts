@@ -151,6 +151,17 @@ describe("redis.log from a compiled script", () => {
   });
 });
 
+describe("INFO svc", () => {
+  test("counts compiled runs and bails, and is shown only when named", () => {
+    const count = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(compiled.run("INFO", "svc") as string)?.[1]);
+    const [runs, bails] = [count("compiled_script_runs"), count("compiled_script_bails")];
+    compiled.run("EVAL", "return 1", 0);
+    compiled.run("EVAL", "error('x')", 0);
+    expect([count("compiled_script_runs") - runs, count("compiled_script_bails") - bails]).toEqual([1, 1]);
+    expect(compiled.run("INFO", "all") as string).not.toContain("# Svc");
+  });
+});
+
 describe("when a script is compiled", () => {
   test("by default at its second run, which runs compiled: a script run once costs no compile", () => {
     compilesScripts.fromRun = 2;
