@@ -256,6 +256,12 @@ const redis: Record<string, LuaValue> = {
     redisHost.current!.logLine(whole, line);
     return noValues;
   },
+  status_reply: (...args: LuaValue[]) => {
+    if (args.length !== 1 || typeof args[0] !== "string") return bail("status_reply: wrong number or type of arguments");
+    const t = new LuaTable(0, 1);
+    t.setStr("ok", args[0]);
+    return [t];
+  },
   replicate_commands: () => [true],
   breakpoint: () => [false],
   debug: () => noValues,

@@ -126,6 +126,13 @@ describe("compiled scripts answer as Lua does", () => {
     );
   });
 
+  test("redis.status_reply and redis.sha1hex", () => {
+    completesCompiled("return redis.status_reply('QUEUED')");
+    completesCompiled("local r = redis.status_reply('a\\r\\nb') return {r.ok, redis.sha1hex('abc'), redis.sha1hex(12.5), redis.sha1hex({})}");
+    // Past its limits it hands back an error table, which as a reply is an error: left to Lua.
+    sameOnBoth("return redis.status_reply(5)");
+  });
+
   test("redis.call: words as Redis writes numbers, replies as Lua values", () => {
     completesCompiled(`
       redis.call('SET', 'n', 1.5)
