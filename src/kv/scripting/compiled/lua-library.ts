@@ -88,7 +88,8 @@ const base: Record<string, LuaValue> = {
   },
   tonumber: (...args: LuaValue[]) => {
     const [v, base] = args;
-    if (base === undefined || (typeof base === "number" && base === 10)) {
+    // luaL_optint: a base given as a numeric string is read as a number, and base 10 is the plain conversion.
+    if (base === undefined || checkInt(base) === 10) {
       if (args.length === 0) return bail("tonumber() without a value");
       if (typeof v === "number") return [v];
       return [typeof v === "string" ? luaStringToNumber(v) : undefined];

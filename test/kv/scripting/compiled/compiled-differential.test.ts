@@ -57,6 +57,7 @@ describe("compiled scripts answer as Lua does", () => {
     completesCompiled("return {tostring(1/3), tostring(1e15), tostring(1e100), tostring(-0), tostring(2^52 * 2), tostring(0.1 + 0.2)}");
     completesCompiled("local a, b = 1 return {a and b, nil and 1, false or 'x', not nil, a or error('no')}");
     completesCompiled("return {tonumber('0x10'), tonumber(' 12 '), tonumber('1e2'), tonumber('z'), tonumber('10', 2), type(nil), type({})}");
+    completesCompiled("return {string.format('%.17g', tonumber(0.1 + 0.2, '10')), tonumber('ff', '16'), tonumber('12', 10.9)}");
   });
 
   test("constants as Lua folds and keeps them: -0, and 0 and -0 sharing a function's one slot", () => {
