@@ -4,7 +4,7 @@
 // same — or, on the compiled side, a LuaBail where Lua raises an error (bailing is allowed
 // elsewhere only where noted: a NaN, whose sign JavaScript does not keep). Arbitrary input never
 // throws anything but LuaBail.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { cjsonDecode, cjsonEncode, cjsonNull, encodeJsonString } from "../../../../src/kv/scripting/compiled/lua-cjson.ts";
 import { cmsgpackPack, cmsgpackUnpack } from "../../../../src/kv/scripting/compiled/lua-cmsgpack.ts";
@@ -14,8 +14,13 @@ import { LuaBail, type LuaValue } from "../../../../src/kv/scripting/compiled/lu
 import { compilesScripts } from "../../../../src/kv/scripting/script-cache.ts";
 import { harness, type Plain } from "../../harness.ts";
 
-// The oracle is the native Lua: EVAL's scripts are not compiled here.
+// The oracle is the native Lua: EVAL's scripts are not compiled here (the setting is put back for
+// the test files after this one).
+const compiledWasOn = compilesScripts.on;
 compilesScripts.on = false;
+afterAll(() => {
+  compilesScripts.on = compiledWasOn;
+});
 const h = harness();
 
 /** Runs a script on the native Lua with ARGV = args. */

@@ -8,14 +8,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { constructorFlushItems, floatingByteToInt, intToFloatingByte, LuaTable, stringHash } from "../../../../src/kv/scripting/compiled/lua-table.ts";
 import { LuaBail, type LuaValue } from "../../../../src/kv/scripting/compiled/lua-value.ts";
+import { compilesScripts } from "../../../../src/kv/scripting/script-cache.ts";
 import { harness } from "../../harness.ts";
 
 // The oracle is the native Lua: EVAL's compiled path (built on LuaTable) stays off meanwhile.
-const scriptCache: { compilesScripts?: { on: boolean } } = await import("../../../../src/kv/scripting/script-cache.ts");
-const compiledWasOn = scriptCache.compilesScripts?.on;
-if (scriptCache.compilesScripts) scriptCache.compilesScripts.on = false;
+const compiledWasOn = compilesScripts.on;
+compilesScripts.on = false;
 afterAll(() => {
-  if (scriptCache.compilesScripts && compiledWasOn !== undefined) scriptCache.compilesScripts.on = compiledWasOn;
+  compilesScripts.on = compiledWasOn;
 });
 
 const h = harness();
