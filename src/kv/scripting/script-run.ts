@@ -24,7 +24,7 @@ import type { RunTarget } from "./run-target.ts";
 import { CallRecord } from "./compiled/call-record.ts";
 import { type RedisHost, redisHost } from "./compiled/lua-library.ts";
 import type { LuaValue } from "./compiled/lua-value.ts";
-import { compiledStats, compileScript, noteBail, replyValue, runCompiled, scriptReply } from "./compiled/compiled-script.ts";
+import { compiledStats, compileScript, noteBail, replyValue, runCompiled, writeScriptReply } from "./compiled/compiled-script.ts";
 
 /** The most µs luaAskElapsed answers (a u32 on the native side: 71 minutes). */
 const elapsedMicrosMax = 0xffffffff;
@@ -220,11 +220,9 @@ function runCompiledFirst(engine: Server, target: RunTarget, run: ScriptRun, arg
   run.record.clear();
   try {
     const value = runCompiled(target.compiled!, argv, wordsFrom, keyCount, engine.clock, run.startedMs + compiledRunMsMax);
-    const { bytes, end } = scriptReply(value);
+    writeScriptReply(value, compiledReply);
     target.compiledBailsInARow = 0;
     compiledStats.completed++;
-    compiledReply.bytes = bytes;
-    compiledReply.end = end;
     return compiledReply;
   } catch (error) {
     if (++target.compiledBailsInARow >= compiledBailsInARowMax) target.compiled = null;

@@ -15,10 +15,9 @@ import { compileChunk, NotCompiled } from "./lua-codegen.ts";
 import { globals } from "./lua-library.ts";
 import * as ops from "./lua-ops.ts";
 import { parseLua } from "./lua-parser.ts";
-import { LuaTable } from "./lua-table.ts";
+import { LuaTable, stringHash } from "./lua-table.ts";
 import { bail, LuaBail, type LuaValue, noValues, LibraryTable } from "./lua-value.ts";
 import { RespWriter } from "../../resp/writer.ts";
-import { ipairsStep, next } from "./lua-library.ts";
 
 /** Loop iterations and calls between two looks at the clock. */
 const budgetSteps = 10_000;
@@ -51,12 +50,10 @@ const generatedOps = {
   },
   /** The trailing multiple values of a table constructor, stored from `from` on, as SETLIST stores them. */
   setList(t: LuaTable, from: number, values: LuaValue[]): void {
-    const last = from + values.length - 1;
-    if (last > t.arraySize) t.resizeArray(last);
-    for (let i = 0; i < values.length; i++) t.setInt(from + i, values[i]);
+    t.setList(from, values, 0, values.length);
   },
 };
-const generatedLib = { LuaTable, none: noValues, end: [undefined], next, ipairsStep };
+const generatedLib = { LuaTable, none: noValues };
 
 const knownGlobals: ReadonlySet<string> = new Set(globals.keys());
 function knownField(library: string, name: string): boolean {
@@ -100,8 +97,8 @@ export function runCompiled(run: CompiledRun, words: readonly string[], from: nu
   ops.writeCount.n = 0;
   runClock = clock;
   runDeadlineMs = deadlineMs;
-  const keys = LuaTable.fromValues(words.slice(from, from + keyCount));
-  const argv = LuaTable.fromValues(words.slice(from + keyCount));
+  const keys = LuaTable.fromValues(words, from, from + keyCount);
+  const argv = LuaTable.fromValues(words, from + keyCount);
   return run(keys, argv)[0];
 }
 
@@ -122,6 +119,11 @@ export function noteBail(server: { log: { warn(fields: object, message: string):
   if (!(error instanceof LuaBail) && !(error instanceof RangeError))
     server.log.warn({ script: true, error: String(error) }, "a compiled script failed; Lua runs it");
 }
+
+/** Lua string hashes of the reply tables' field names, computed once: every reply table is looked at for them. */
+const okHash = stringHash("ok");
+const errHash = stringHash("err");
+const resp3Fields = ["double", "big_number", "verbatim_string", "map", "set"].map((name) => [name, stringHash(name)] as const);
 
 /** Where the reply being read is (replyValue), kept here rather than in an object made per reply. */
 let readAt = 0;
@@ -177,7 +179,7 @@ function valueAt(bytes: Latin1Buffer): LuaValue {
       let end = readAt;
       while (bytes[end] !== 0x0d) end++;
       const t = new LuaTable(0, 2);
-      t.setStr("ok", bytes.latin1Slice(readAt, end));
+      t.setStrHashed("ok", okHash, bytes.latin1Slice(readAt, end));
       readAt = end + 2;
       return t;
     }
@@ -189,12 +191,13 @@ function valueAt(bytes: Latin1Buffer): LuaValue {
 
 const replyOut = new RespWriter();
 
-/** The script's value as the reply the client gets, plain RESP2, in a buffer reused by the next run. */
-export function scriptReply(value: LuaValue): { bytes: Latin1Buffer; end: number } {
+/** The script's value as the reply the client gets, plain RESP2, into `into` (its buffer reused by the next run). */
+export function writeScriptReply(value: LuaValue, into: { bytes: Buffer; end: number }): void {
   replyOut.start = 0;
   replyOut.length = 0;
   writeValue(value, 0);
-  return { bytes: replyOut.buffer, end: replyOut.length };
+  into.bytes = replyOut.buffer;
+  into.end = replyOut.length;
 }
 
 /** Integers past this magnitude are written from a BigInt (a double's integer part, exactly). */
@@ -220,23 +223,15 @@ function writeValue(v: LuaValue, level: number): void {
 function writeTable(t: LuaTable, level: number): void {
   if (level >= replyDepthMax) bail("a reply nested past Redis's limit");
   // Redis's order of the fields that make a table something else than an array.
-  const err = t.getStr("err");
+  const err = t.getStrHashed("err", errHash);
   if (typeof err === "string") bail("an error reply");
-  const ok = t.getStr("ok");
+  const ok = t.getStrHashed("ok", okHash);
   if (typeof ok === "string") {
     const cut = ok.indexOf("\0");
     replyOut.simple((cut < 0 ? ok : ok.slice(0, cut)).replace(/[\r\n]/g, " "));
     return;
   }
-  if (
-    t.getStr("double") !== undefined ||
-    t.getStr("big_number") !== undefined ||
-    t.getStr("verbatim_string") !== undefined ||
-    t.getStr("map") !== undefined ||
-    t.getStr("set") !== undefined
-  ) {
-    bail("a RESP3 reply table");
-  }
+  for (const [name, hash] of resp3Fields) if (t.getStrHashed(name, hash) !== undefined) bail("a RESP3 reply table");
   let count = 0;
   while (t.getInt(count + 1) !== undefined) count++;
   replyOut.array(count);

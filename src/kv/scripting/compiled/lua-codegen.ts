@@ -183,22 +183,10 @@ class Emitter {
       const v = this.expr(values[0]!);
       return `let ${this.declare(names[0]!)} = ${v};\n`;
     }
+    // The values are emitted first: the new names are not theirs to see.
     const { setup, items } = this.spreadValues(values, names.length);
-    const decls = names.map((n, i) => `${this.declareLater(n)} = ${items[i]}`);
-    this.commitLater();
+    const decls = names.map((n, i) => `${this.declare(n)} = ${items[i]}`);
     return `${setup}let ${decls.join(", ")};\n`;
-  }
-
-  /** Names declared by a `local` take effect after its values are emitted. */
-  private pending: [string, string][] = [];
-  private declareLater(name: string): string {
-    const js = `L${this.ids++}_${name}`;
-    this.pending.push([name, js]);
-    return js;
-  }
-  private commitLater(): void {
-    for (const [name, js] of this.pending) this.scopes.at(-1)!.set(name, js);
-    this.pending = [];
   }
 
   /**
@@ -280,8 +268,7 @@ class Emitter {
     const names = s.names.map((n) => this.declare(n));
     const body = this.block(s.body);
     this.scopes.pop();
-    // pairs' next on a table, the common case, without the call's array.
-    const advance = `${step} = ${f} === $L.next && ${state} instanceof $L.LuaTable ? (${state}.next(${control}) ?? $L.end) : $o.callee(${f})(${state}, ${control});`;
+    const advance = `${step} = $o.callee(${f})(${state}, ${control});`;
     const bind = names.map((n, i) => `let ${n} = ${step}[${i}];`).join(" ");
     code += `for (;;) { if (--$B.n < 0) $o.tick(); ${advance} if (${step}[0] === undefined) break; ${control} = ${step}[0]; ${bind} ${body} }\n`;
     return code;

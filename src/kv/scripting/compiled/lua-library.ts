@@ -3,10 +3,10 @@
  * sandbox.lua): Lua's base functions, `string`, `table`, `math`, `redis`, `cjson`, `cmsgpack`.
  * Each is a LuaFunction (lua-value.ts) doing exactly what Lua's does on the cases it handles, and
  * bailing on the rest: every error, and every global or library field not written here (reading
- * one bails where the script reads it, not before: math.random, redis.log, setmetatable …).
+ * one bails where the script reads it, not before: math.random, setmetatable …).
  *
- * redis.call and redis.pcall reach the server through `redisHost`, which the run in progress
- * sets (script-run.ts).
+ * redis.call, redis.pcall and redis.log reach the server through `redisHost`, which the run in
+ * progress sets (script-run.ts).
  */
 import { cjsonDecode, cjsonEncode, cjsonNull } from "./lua-cjson.ts";
 import { cmsgpackPack, cmsgpackUnpack } from "./lua-cmsgpack.ts";
@@ -17,7 +17,7 @@ import { exactPower, lt, truthy } from "./lua-ops.ts";
 import { luaSort } from "./lua-sort.ts";
 import { bail, type LuaFunction, type LuaValue, noValues, LibraryTable } from "./lua-value.ts";
 
-/** What redis.call and redis.pcall reach: the run in progress (compiled-run.ts). */
+/** What redis.call, redis.pcall and redis.log reach: the run in progress (script-run.ts). */
 export interface RedisHost {
   /** Runs the command `argv` and answers its reply as a Lua value; bails on an error reply. */
   command(argv: string[]): LuaValue;
@@ -67,9 +67,9 @@ export function luaType(v: LuaValue): string {
 }
 
 /** next(t, k): the pair after k in Lua's order, or nil. */
-export const next: LuaFunction = (t, k) => checkTable(t).next(k) ?? [undefined];
+const next: LuaFunction = (t, k) => checkTable(t).next(k) ?? [undefined];
 /** The iterator ipairs returns. */
-export const ipairsStep: LuaFunction = (t, i) => {
+const ipairsStep: LuaFunction = (t, i) => {
   const at = (i as number) + 1;
   const v = (t as LuaTable).getInt(at);
   return v === undefined ? [undefined] : [at, v];
@@ -289,12 +289,21 @@ const cmsgpack: Record<string, LuaValue> = {
 };
 
 /** The string library (also strings' methods: s:sub(…)), from lua-string-lib.ts. */
-const stringFunctions: Record<string, LuaValue> = {};
-for (const name of ["len", "sub", "byte", "char", "rep", "reverse", "lower", "upper", "format", "find", "match", "gmatch", "gsub"]) {
-  const f = (stringLib as unknown as Record<string, LuaValue>)[name];
-  if (typeof f === "function") stringFunctions[name] = f;
-}
-export const stringLibrary = new LibraryTable("string", stringFunctions);
+export const stringLibrary = new LibraryTable("string", {
+  len: stringLib.len,
+  sub: stringLib.sub,
+  byte: stringLib.byte,
+  char: stringLib.char,
+  rep: stringLib.rep,
+  reverse: stringLib.reverse,
+  lower: stringLib.lower,
+  upper: stringLib.upper,
+  format: stringLib.format,
+  find: stringLib.find,
+  match: stringLib.match,
+  gmatch: stringLib.gmatch,
+  gsub: stringLib.gsub,
+});
 
 /** Every global a compiled script can read, by name; any other global read bails. KEYS and ARGV are the run's own. */
 export const globals: ReadonlyMap<string, LuaValue> = new Map<string, LuaValue>([

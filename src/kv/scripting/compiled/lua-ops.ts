@@ -151,13 +151,6 @@ export function setFieldHashed(o: LuaValue, name: string, hash: number, v: LuaVa
   o.setStrHashed(name, hash, v);
 }
 
-/** `o.name = v`. */
-export function setField(o: LuaValue, name: string, v: LuaValue): void {
-  if (!(o instanceof LuaTable)) bail("assigning into a value that is not a writable table");
-  if (++writeCount.n > writesMax) bail("table writes past the compiled path's bound");
-  o.setStr(name, v);
-}
-
 /** `v` to call: a function, or a bail (Lua would raise "attempt to call"). */
 export function callee(v: LuaValue): LuaFunction {
   if (typeof v === "function") return v;

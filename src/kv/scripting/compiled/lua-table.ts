@@ -169,9 +169,9 @@ export class LuaTable {
     return new LuaTable(floatingByteToInt(intToFloatingByte(positional)), floatingByteToInt(intToFloatingByte(named)));
   }
 
-  /** An array table of values[from..]: lua_createtable(n, 0), then t[i] = v for i = 1..n. */
-  static fromValues(values: LuaValue[], from = 0): LuaTable {
-    const count = Math.max(values.length - from, 0);
+  /** An array table of values[from, to): lua_createtable(n, 0), then t[i] = v for i = 1..n. */
+  static fromValues(values: readonly LuaValue[], from = 0, to = values.length): LuaTable {
+    const count = Math.max(to - from, 0);
     const t = new LuaTable(count, 0);
     const arr = t.arr;
     for (let i = 0; i < count; i++) arr[i] = values[from + i];
