@@ -5,8 +5,8 @@
  *
  * `perf inject --jit` would read the dump itself, but it takes only files named jit-<pid>.dump and
  * JavaScriptCore names its own jit-<thread>-<pid>.dump, so perf ignores it. A map has no times:
- * code freed and replaced at the same address is named by the last function there, which after a
- * warm-up is the optimized code the profile mostly sampled.
+ * where code was freed and other code later put at the same address, the map keeps only the later
+ * (perf would name a sample by the earlier, which after a warm-up is rarely what ran).
  *
  *   BUN_JSC_useJITDump=1 BUN_JSC_jitDumpDirectory=/tmp/jd bun src/cli.ts kv …   # the server
  *   perf record -g -p <pid> -- sleep 10                                        # while loaded
@@ -41,6 +41,17 @@ export function jitDumpEntries(dump: Buffer): { address: bigint; bytes: bigint; 
   return entries;
 }
 
+/** The entries no later entry overlaps: the code each address held last. */
+export function latestAtEachAddress<T extends { address: bigint; bytes: bigint }>(entries: readonly T[]): T[] {
+  const kept: T[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    const end = e.address + e.bytes;
+    if (!kept.some((k) => e.address < k.address + k.bytes && k.address < end)) kept.push(e);
+  }
+  return kept.reverse();
+}
+
 if (import.meta.main) {
   const path = process.argv[2];
   const pid = /jit-\d+-(\d+)\.dump$/.exec(path ?? "")?.[1];
@@ -48,7 +59,7 @@ if (import.meta.main) {
     console.error("usage: bun bench/lib/jit-perf-map.ts <dir>/jit-<thread>-<pid>.dump");
     process.exit(2);
   }
-  const entries = jitDumpEntries(readFileSync(path));
+  const entries = latestAtEachAddress(jitDumpEntries(readFileSync(path)));
   writeFileSync(`/tmp/perf-${pid}.map`, entries.map((e) => `${e.address.toString(16)} ${e.bytes.toString(16)} ${e.name}\n`).join(""));
   console.log(`/tmp/perf-${pid}.map: ${entries.length} functions`);
 }

@@ -37,11 +37,14 @@ const addBatch = 500;
 /** Interleaved rounds, each server's median taken. */
 const rounds = 5;
 /**
- * Unmeasured warm-up rounds of `jobs` on each server. svc's JIT compiles BullMQ's paths for its
- * first ~15,000 jobs: after one round of 2,000 its compiler thread still took 17% of its CPU over
- * the next five rounds, whose CPU per job fell 236 → 180 → 136 µs (2026-11-29).
+ * Unmeasured warm-up rounds of `jobs` on each server, taking turns, before the measured ones: a
+ * queue's server runs for days, and what it does then is what is compared. svc's JIT compiles
+ * BullMQ's paths over its first ~25,000 jobs: its compiler thread took 0.76–0.78, 0.36–0.38,
+ * 0.12–0.20, 0.11–0.13 and 0.07–0.09 s in the first five rounds of 5,000, then 0.00–0.08 s a
+ * round (two runs, 2026-12-01). With three warm-up rounds, the first two measured rounds were
+ * still compiling. The warm-up rounds' rates are printed too.
  */
-const warmUpRounds = 3;
+const warmUpRounds = 6;
 /** Jobs of the one-at-a-time case: each waits a round trip or more, so fewer are enough. */
 const oneAtATimeJobs = 500;
 /** Delayed jobs per round, one added every delayedAddGapMs, each due delayedSpreadMs or less after it is added. */
@@ -198,7 +201,11 @@ export async function bullmqComparison(): Promise<void> {
   try {
     [redis, kv] = await Promise.all([startRedis(["--dir", dirs[0]!, ...persistence]), startKv(["--dir", dirs[1]!, ...persistence])]);
     const servers = [redis, kv] as const;
-    for (const server of servers) for (let i = 0; i < warmUpRounds; i++) await bulkRound(server, `warm-up-${i}`, jobs);
+    const turns = (round: number) => (round % 2 === 0 ? servers : servers.toReversed());
+    const warmUp = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
+    for (let round = 0; round < warmUpRounds; round++) {
+      for (const server of turns(round)) warmUp.get(server)!.push((await bulkRound(server, `warm-up-${round}`, jobs)).jobsPerSec);
+    }
     const runs = new Map<ServerProcess, Round[]>(servers.map((s) => [s, []]));
     const oneAtATime = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
     const lateness = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
@@ -206,7 +213,6 @@ export async function bullmqComparison(): Promise<void> {
     // the three cases in every round, svc's bulk rounds after the first took 186–288 µs of CPU a
     // job against 132 for the first (one run, 2026-11-29; 126–160 back to back by hand), as if its
     // compiled code had to adapt to each case again.
-    const turns = (round: number) => (round % 2 === 0 ? servers : servers.toReversed());
     let stats: [Commandstats, Commandstats] | undefined;
     for (let round = 0; round < rounds; round++) {
       const last = round === rounds - 1;
@@ -233,6 +239,8 @@ export async function bullmqComparison(): Promise<void> {
     console.log("|---|---:|---:|---:|");
     console.log(`| ${fmt(jobs)} jobs in bulk | ${fmt(redisRate)} | ${fmt(kvRate)} | ${(kvRate / redisRate).toFixed(2)}× |`);
     console.log(`| one at a time (${oneAtATimeJobs}, concurrency 1) | ${fmt(redisSingle)} | ${fmt(kvSingle)} | ${(kvSingle / redisSingle).toFixed(2)}× |\n`);
+    const [redisWarmUp, kvWarmUp] = servers.map((s) => warmUp.get(s)!.map(fmt).join(", "));
+    console.log(`The ${warmUpRounds} unmeasured warm-up rounds before them, in bulk, jobs/s in order: redis ${redisWarmUp}; svc ${kvWarmUp}.\n`);
     const [redisLate, kvLate] = servers.map((s) => lateness.get(s)!.sort((a, b) => a - b));
     console.log(`Delayed jobs (${delayedJobs} a round, due 5–${delayedSpreadMs + 5} ms after they are added, all rounds together), how late they started:\n`);
     console.log("| lateness | redis ms | svc ms |");
