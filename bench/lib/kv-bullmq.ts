@@ -34,8 +34,14 @@ const jobs = Number(process.env.SVC_BENCH_KV_BULLMQ_JOBS ?? 5000);
 const workerConcurrency = 10;
 /** Jobs per addBulk call: BullMQ sends each as one MULTI of that many EVALSHAs. */
 const addBatch = 500;
-/** Interleaved rounds, each server's median taken. */
-const rounds = 5;
+/**
+ * Interleaved rounds of the bulk and one-at-a-time cases, each server's median taken. On this
+ * machine one server's rate moves by up to 40% from round to round (2026-12-01), as much as the
+ * two servers differ: nine rounds make the medians steadier than five did, for ~10 s more.
+ */
+const rounds = 9;
+/** Rounds of the delayed jobs, each ~1.2 s on each server. */
+const delayedRounds = 5;
 /**
  * Unmeasured warm-up rounds of `jobs` on each server, taking turns, before the measured ones: a
  * queue's server runs for days, and what it does then is what is compared. svc's JIT compiles
@@ -178,6 +184,12 @@ async function delayedRound(server: ServerProcess, queueName: string): Promise<n
   }
 }
 
+/** The lowest and highest of svc's rate over redis-server's in the same round. */
+function roundRatios(redisRates: readonly number[], kvRates: readonly number[]): string {
+  const ratios = kvRates.map((k, i) => k / redisRates[i]!);
+  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×`;
+}
+
 /** The value at fraction `q` of sorted `values`. */
 const quantile = (values: readonly number[], q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
@@ -224,7 +236,7 @@ export async function bullmqComparison(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const server of turns(round)) oneAtATime.get(server)!.push(await oneAtATimeRound(server, `single-${round}`));
     }
-    for (let round = 0; round < rounds; round++) {
+    for (let round = 0; round < delayedRounds; round++) {
       for (const server of turns(round)) lateness.get(server)!.push(...(await delayedRound(server, `delayed-${round}`)));
     }
     const med = (server: ServerProcess, pick: (r: Round) => number) => median(runs.get(server)!.map(pick));
@@ -235,14 +247,20 @@ export async function bullmqComparison(): Promise<void> {
     console.log(
       `### kv: BullMQ (${fmt(jobs)} jobs added in bulk, one Worker of concurrency ${workerConcurrency}; appendonly yes, appendfsync everysec on both), median of ${rounds} interleaved rounds\n`,
     );
-    console.log("| case | redis jobs/s | svc jobs/s | svc/redis |");
-    console.log("|---|---:|---:|---:|");
-    console.log(`| ${fmt(jobs)} jobs in bulk | ${fmt(redisRate)} | ${fmt(kvRate)} | ${(kvRate / redisRate).toFixed(2)}× |`);
-    console.log(`| one at a time (${oneAtATimeJobs}, concurrency 1) | ${fmt(redisSingle)} | ${fmt(kvSingle)} | ${(kvSingle / redisSingle).toFixed(2)}× |\n`);
+    console.log("| case | redis jobs/s | svc jobs/s | svc/redis | svc/redis round by round, lowest–highest |");
+    console.log("|---|---:|---:|---:|---:|");
+    const bulkRates = servers.map((s) => runs.get(s)!.map((r) => r.jobsPerSec)) as [number[], number[]];
+    const singleRates = servers.map((s) => oneAtATime.get(s)!) as [number[], number[]];
+    console.log(`| ${fmt(jobs)} jobs in bulk | ${fmt(redisRate)} | ${fmt(kvRate)} | ${(kvRate / redisRate).toFixed(2)}× | ${roundRatios(...bulkRates)} |`);
+    console.log(
+      `| one at a time (${oneAtATimeJobs}, concurrency 1) | ${fmt(redisSingle)} | ${fmt(kvSingle)} | ${(kvSingle / redisSingle).toFixed(2)}× | ${roundRatios(...singleRates)} |\n`,
+    );
     const [redisWarmUp, kvWarmUp] = servers.map((s) => warmUp.get(s)!.map(fmt).join(", "));
     console.log(`The ${warmUpRounds} unmeasured warm-up rounds before them, in bulk, jobs/s in order: redis ${redisWarmUp}; svc ${kvWarmUp}.\n`);
     const [redisLate, kvLate] = servers.map((s) => lateness.get(s)!.sort((a, b) => a - b));
-    console.log(`Delayed jobs (${delayedJobs} a round, due 5–${delayedSpreadMs + 5} ms after they are added, all rounds together), how late they started:\n`);
+    console.log(
+      `Delayed jobs (${delayedJobs} a round, due 5–${delayedSpreadMs + 5} ms after they are added, ${delayedRounds} rounds together), how late they started:\n`,
+    );
     console.log("| lateness | redis ms | svc ms |");
     console.log("|---|---:|---:|");
     for (const [name, q] of [
