@@ -10,6 +10,7 @@
  */
 import { noFTL } from "bun:jsc";
 import { type Clock, systemClock } from "../../../core/clock.ts";
+import { RecentStrings } from "../../text/recent-strings.ts";
 import type { Latin1Buffer } from "../../text/write-bytes.ts";
 import { compileChunk, NotCompiled } from "./lua-codegen.ts";
 import { globals } from "./lua-library.ts";
@@ -21,6 +22,9 @@ import { RespWriter } from "../../resp/writer.ts";
 
 /** Loop iterations and calls between two looks at the clock. */
 const budgetSteps = 10_000;
+/** Slots of replyStrings, and the longest reply string it keeps (a timestamp is 13, a UUID 36). */
+const replyStringSlots = 1024;
+const replyStringBytesMax = 40;
 /** Tables a reply may nest before Redis answers "reached lua stack limit" instead (lua_to_resp.rs DEPTH_MAX); deeper bails. */
 const replyDepthMax = 1000;
 
@@ -125,6 +129,13 @@ const okHash = stringHash("ok");
 const errHash = stringHash("err");
 const resp3Fields = ["double", "big_number", "verbatim_string", "map", "set"].map((name) => [name, stringHash(name)] as const);
 
+/**
+ * Strings of commands' replies, handed out again when they recur: a queue's scripts read the same
+ * field names and states run after run (a job's HGETALL is ten names and ten values), and a
+ * string made again is also hashed again when the script keys a table by it.
+ */
+const replyStrings = new RecentStrings(replyStringSlots, replyStringBytesMax);
+
 /** Where the reply being read is (replyValue), kept here rather than in an object made per reply. */
 let readAt = 0;
 
@@ -162,7 +173,7 @@ function valueAt(bytes: Latin1Buffer): LuaValue {
       // $
       const length = lineNumber(bytes);
       if (length < 0) return false;
-      const text = bytes.latin1Slice(readAt, readAt + length);
+      const text = replyStrings.fromBytes(bytes, readAt, readAt + length);
       readAt += length + 2;
       return text;
     }
@@ -179,7 +190,7 @@ function valueAt(bytes: Latin1Buffer): LuaValue {
       let end = readAt;
       while (bytes[end] !== 0x0d) end++;
       const t = new LuaTable(0, 2);
-      t.setStrHashed("ok", okHash, bytes.latin1Slice(readAt, end));
+      t.setStrHashed("ok", okHash, replyStrings.fromBytes(bytes, readAt, end));
       readAt = end + 2;
       return t;
     }
