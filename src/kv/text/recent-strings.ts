@@ -15,6 +15,8 @@ import type { Latin1Buffer } from "./write-bytes.ts";
 export class RecentStrings {
   private readonly slots: (string | undefined)[];
   private readonly mask: number;
+  /** fromText's copy of the chars it makes a string of (see there). */
+  private readonly scratch: Latin1Buffer;
 
   /** `slotCount` a power of two; strings longer than `lengthMax` are always made afresh. */
   constructor(
@@ -23,6 +25,7 @@ export class RecentStrings {
   ) {
     this.slots = new Array(slotCount).fill(undefined);
     this.mask = slotCount - 1;
+    this.scratch = Buffer.alloc(lengthMax) as Latin1Buffer;
   }
 
   /** The string of latin1 `bytes[start, end)`, the same string object as last time when it recurs. */
@@ -40,6 +43,32 @@ export class RecentStrings {
       if (i < 0) return cached;
     }
     const made = bytes.latin1Slice(start, end);
+    this.slots[slot] = made;
+    return made;
+  }
+
+  /**
+   * `text.slice(from, to)` of a byte string (chars below 256), the same string object as last time
+   * when it recurs. A string it makes is a copy of those chars, not a slice: JavaScriptCore makes a
+   * slice of more than a few chars share the whole of `text`, which a slot would then keep alive.
+   */
+  fromText(text: string, from: number, to: number): string {
+    const length = to - from;
+    if (length > this.lengthMax || length === 0) return text.slice(from, to);
+    const slot = (length * 31 + text.charCodeAt(from) * 7 + text.charCodeAt(from + (length >> 1)) * 3 + text.charCodeAt(to - 1)) & this.mask;
+    const cached = this.slots[slot];
+    if (cached !== undefined && cached.length === length) {
+      let i = length - 1;
+      while (i >= 0 && cached.charCodeAt(i) === text.charCodeAt(from + i)) i--;
+      if (i < 0) return cached;
+    }
+    const scratch = this.scratch;
+    for (let i = 0; i < length; i++) {
+      const c = text.charCodeAt(from + i);
+      if (c > 0xff) return text.slice(from, to);
+      scratch[i] = c;
+    }
+    const made = scratch.latin1Slice(0, length);
     this.slots[slot] = made;
     return made;
   }

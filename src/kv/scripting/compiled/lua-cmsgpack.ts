@@ -13,11 +13,15 @@
  * and what the native decoder's stack might not hold bail; so does packing a NaN, whose bits
  * (its sign) are not known here.
  */
+import { RecentStrings } from "../../text/recent-strings.ts";
 import { LuaTable } from "./lua-table.ts";
 import { bail, type LuaValue } from "./lua-value.ts";
 
 /** Tables nested deeper than this are packed as nil. */
 const nestingMax = 16;
+/** Slots of unpackedStrings, and the longest string it keeps. */
+const unpackedStringSlots = 256;
+const unpackedStringBytesMax = 32;
 
 /**
  * Stack slots the native decoder is sure to have (two per level of nesting, one per value
@@ -277,11 +281,17 @@ function unpackTyped(kind: number, level: number): LuaValue {
   return bail("cmsgpack.unpack: bad data format in input");
 }
 
+/**
+ * Strings unpacked, handed out again when they recur: a queue packs the same option names into
+ * every job, and a string made again is hashed again when it keys a table.
+ */
+const unpackedStrings = new RecentStrings(unpackedStringSlots, unpackedStringBytesMax);
+
 function unpackString(length: number): string {
   const from = at;
   if (from + length > bytes.length) return bail("cmsgpack.unpack: missing bytes in input");
   at += length;
-  return bytes.slice(from, at);
+  return unpackedStrings.fromText(bytes, from, at);
 }
 
 function unpackArray(length: number, level: number): LuaTable {
