@@ -8,6 +8,7 @@
  * is here, so a run passes a number rather than a string.
  */
 import { KvError } from "../text/errors.ts";
+import { sha1Hex } from "../text/sha1-hex.ts";
 import { LuaState } from "./lua-state.ts";
 import type { RunTarget } from "./run-target.ts";
 import { type ScriptFlags, shebangFlags, withoutShebang } from "./shebang.ts";
@@ -23,11 +24,6 @@ export const compilesScripts = {
   on: process.env.SVC_KV_COMPILED_SCRIPTS !== "no",
   fromRun: process.env.SVC_KV_COMPILED_SCRIPTS === "first" ? 1 : 2,
 };
-
-/** The SHA-1 of `body` (latin1 bytes), 40 hex digits in lower case. */
-function scriptSha(body: string): string {
-  return new Bun.CryptoHasher("sha1").update(Buffer.from(body, "latin1")).digest("hex");
-}
 
 export class ScriptCache {
   private state = new LuaState();
@@ -52,7 +48,7 @@ export class ScriptCache {
     const known = this.shaByBody.get(body);
     if (known !== undefined) return known;
     const flags: ScriptFlags = shebangFlags(body);
-    const sha = scriptSha(body);
+    const sha = sha1Hex(body);
     let id: number;
     try {
       id = this.state.load(sha, Buffer.from(withoutShebang(body), "latin1"));

@@ -8,6 +8,7 @@
  * redis.call, redis.pcall and redis.log reach the server through `redisHost`, which the run in
  * progress sets (script-run.ts).
  */
+import { sha1Hex } from "../../text/sha1-hex.ts";
 import { cjsonDecode, cjsonEncode, cjsonNull } from "./lua-cjson.ts";
 import { cmsgpackPack, cmsgpackUnpack } from "./lua-cmsgpack.ts";
 import { formatG, luaStringToNumber, luaToNumberBase, luaToString } from "./lua-number.ts";
@@ -236,7 +237,7 @@ const redis: Record<string, LuaValue> = {
     if (args.length !== 1) return bail("sha1hex: wrong number of arguments");
     const v = args[0];
     const text = typeof v === "string" ? v : typeof v === "number" ? luaToString(v) : "";
-    return [new Bun.CryptoHasher("sha1").update(Buffer.from(text, "latin1")).digest("hex")];
+    return [sha1Hex(text)];
   },
   log: (...args: LuaValue[]) => {
     if (args.length < 2) return bail("redis.log() requires two arguments or more.");
