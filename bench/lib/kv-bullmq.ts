@@ -23,7 +23,7 @@ import { type Job, Queue, Worker } from "bullmq";
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
 import { bullmqLuaCosts } from "./kv-bullmq-lua.ts";
 import { cpuSeconds, mainThreadCpuSeconds } from "./process-cpu.ts";
-import { fmt, median, redisCli } from "./redis-benchmark.ts";
+import { fmt, median, redisCli, roundRatios } from "./redis-benchmark.ts";
 
 const jobs = Number(process.env.SVC_BENCH_KV_BULLMQ_JOBS ?? 5000);
 /**
@@ -182,12 +182,6 @@ async function delayedRound(server: ServerProcess, queueName: string): Promise<n
     await queue.obliterate({ force: true });
     await queue.close();
   }
-}
-
-/** The lowest and highest of svc's rate over redis-server's in the same round. */
-function roundRatios(redisRates: readonly number[], kvRates: readonly number[]): string {
-  const ratios = kvRates.map((k, i) => k / redisRates[i]!);
-  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×`;
 }
 
 /** The value at fraction `q` of sorted `values`. */

@@ -5,11 +5,16 @@
  * the way each hands a script's commands to the server. Part of `svc bench kv`.
  */
 import { startKv, startRedis, type ServerProcess } from "../../test/kv/support/servers.ts";
-import { fmt, interleavedMedians, redisBenchmark, redisCli } from "./redis-benchmark.ts";
+import { fmt, interleavedRuns, median, redisBenchmark, redisCli, roundRatios } from "./redis-benchmark.ts";
 
 const clients = 50;
 const keyRange = 100_000;
-const rounds = 5;
+/**
+ * Interleaved rounds, each server's median taken. At -P 1 both servers spend ~65% of their CPU in
+ * the kernel's TCP and are at par (2026-12-01: 93,414 and 93,132 requests/s, the same syscalls),
+ * so single rounds fall either side: nine make the median steadier than five did.
+ */
+const rounds = 9;
 const requests = Number(process.env.SVC_BENCH_KV_SCRIPT_REQUESTS ?? 200_000);
 
 const scripts = [
@@ -44,8 +49,8 @@ export async function scriptComparison(): Promise<void> {
     console.log(
       `### kv: Lua scripts by EVALSHA (redis-benchmark -c ${clients} -n ${fmt(requests)} -r ${fmt(keyRange)}), median of ${rounds} interleaved rounds after one unmeasured round each\n`,
     );
-    console.log("| script | redis ops/s | svc ops/s | svc/redis |");
-    console.log("|---|---:|---:|---:|");
+    console.log("| script | redis ops/s | svc ops/s | svc/redis | svc/redis round by round, lowest–highest |");
+    console.log("|---|---:|---:|---:|---:|");
     for (const pipeline of [1, 16]) {
       for (const [i, script] of scripts.entries()) {
         const measure = (server: ServerProcess) => redisBenchmark({ port: server.port, test: "", command: command(i), pipeline, requests, clients, keyRange });
@@ -53,8 +58,9 @@ export async function scriptComparison(): Promise<void> {
         // or the pipeline depth changes (its first five rate limiter rounds at -P 16 after those
         // at -P 1 ran 293k, 238k, 309k, 326k, 325k a second, 2026-11-30).
         for (const server of [redis, kv]) await measure(server);
-        const [r, k] = await interleavedMedians(redis, kv, i % 2 === 0, rounds, measure);
-        console.log(`| ${script.name} -P ${pipeline} | ${fmt(r)} | ${fmt(k)} | ${(k / r).toFixed(2)}× |`);
+        const runs = await interleavedRuns(redis, kv, i % 2 === 0, rounds, measure);
+        const [r, k] = [median(runs.redis), median(runs.kv)];
+        console.log(`| ${script.name} -P ${pipeline} | ${fmt(r)} | ${fmt(k)} | ${(k / r).toFixed(2)}× | ${roundRatios(runs.redis, runs.kv)} |`);
       }
     }
     console.log("");

@@ -83,10 +83,27 @@ export const median = (xs: number[]) => {
 export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 /**
- * The median of `rounds` measurements of redis-server and of svc, taken in turns (svc first
- * unless `redisFirst`) so that a change in the machine's load falls on both: `measure` runs
- * once against the server it is given.
+ * `rounds` measurements of redis-server and of svc, taken in turns (svc first unless
+ * `redisFirst`) so that a change in the machine's load falls on both: `measure` runs once
+ * against the server it is given. Each server's, in order.
  */
+export async function interleavedRuns<S>(
+  redis: S,
+  kv: S,
+  redisFirst: boolean,
+  rounds: number,
+  measure: (server: S) => Promise<number>,
+): Promise<{ redis: number[]; kv: number[] }> {
+  const runs = { redis: [] as number[], kv: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    for (const which of redisFirst ? (["redis", "kv"] as const) : (["kv", "redis"] as const)) {
+      runs[which].push(await measure(which === "redis" ? redis : kv));
+    }
+  }
+  return runs;
+}
+
+/** The median of each server's interleavedRuns. */
 export async function interleavedMedians<S>(
   redis: S,
   kv: S,
@@ -94,11 +111,12 @@ export async function interleavedMedians<S>(
   rounds: number,
   measure: (server: S) => Promise<number>,
 ): Promise<[redis: number, kv: number]> {
-  const runs = { redis: [] as number[], kv: [] as number[] };
-  for (let round = 0; round < rounds; round++) {
-    for (const which of redisFirst ? (["redis", "kv"] as const) : (["kv", "redis"] as const)) {
-      runs[which].push(await measure(which === "redis" ? redis : kv));
-    }
-  }
+  const runs = await interleavedRuns(redis, kv, redisFirst, rounds, measure);
   return [median(runs.redis), median(runs.kv)];
+}
+
+/** The lowest and highest of svc's measure over redis-server's in the same round, as "0.95–1.10×". */
+export function roundRatios(redisRuns: readonly number[], kvRuns: readonly number[]): string {
+  const ratios = kvRuns.map((k, i) => k / redisRuns[i]!);
+  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×`;
 }
