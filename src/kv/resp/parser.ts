@@ -10,6 +10,7 @@
  */
 
 import { commandName } from "./command-names.ts";
+import { spells } from "../text/recent-strings.ts";
 import type { Latin1Buffer } from "../text/write-bytes.ts";
 import { splitInlineArgs } from "../text/split-args.ts";
 
@@ -130,11 +131,7 @@ export abstract class RequestBuffer {
     const buffer = this.buffer;
     if (length <= repeatedArgBytesMax && position < repeatedArgPositions) {
       const last = this.lastArgs[position];
-      if (last !== undefined && last.length === length) {
-        let i = length - 1;
-        while (i >= 0 && last.charCodeAt(i) === buffer[from + i]) i--;
-        if (i < 0) return last;
-      }
+      if (last !== undefined && spells(last, buffer, from, to)) return last;
       const arg = buffer.latin1Slice(from, to);
       this.lastArgs[position] = arg;
       return arg;

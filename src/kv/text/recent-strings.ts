@@ -12,6 +12,17 @@
  */
 import type { Latin1Buffer } from "./write-bytes.ts";
 
+/**
+ * Whether `text` is the latin1 string of `bytes[start, end)`: compared from the end, where strings
+ * of one length that differ usually do, so that a miss costs a byte or two.
+ */
+export function spells(text: string, bytes: Uint8Array, start: number, end: number): boolean {
+  if (text.length !== end - start) return false;
+  let i = end - start - 1;
+  while (i >= 0 && text.charCodeAt(i) === bytes[start + i]) i--;
+  return i < 0;
+}
+
 export class RecentStrings {
   private readonly slots: (string | undefined)[];
   private readonly mask: number;
@@ -36,12 +47,7 @@ export class RecentStrings {
     // recur well enough (timestamps and ids of one length share a slot or ten, by their last digit).
     const slot = (length * 31 + bytes[start]! * 7 + bytes[start + (length >> 1)]! * 3 + bytes[end - 1]!) & this.mask;
     const cached = this.slots[slot];
-    if (cached !== undefined && cached.length === length) {
-      // From the end, where strings of one length that differ usually do.
-      let i = length - 1;
-      while (i >= 0 && cached.charCodeAt(i) === bytes[start + i]) i--;
-      if (i < 0) return cached;
-    }
+    if (cached !== undefined && spells(cached, bytes, start, end)) return cached;
     const made = bytes.latin1Slice(start, end);
     this.slots[slot] = made;
     return made;
