@@ -10,6 +10,7 @@
  * colliding string simply replaces it. A miss costs a compare of a byte or two, then the string
  * is made as before.
  */
+import { detachedSlice } from "./detached-slice.ts";
 import type { Latin1Buffer } from "./write-bytes.ts";
 
 /**
@@ -62,7 +63,7 @@ export class RecentStrings {
    */
   fromText(text: string, from: number, to: number): string {
     const length = to - from;
-    if (length > this.lengthMax || length === 0) return text.slice(from, to);
+    if (length > this.lengthMax || length === 0) return detachedSlice(text, from, to);
     const slot = (length * 31 + text.charCodeAt(from) * 7 + text.charCodeAt(from + (length >> 1)) * 3 + text.charCodeAt(to - 1)) & this.mask;
     const cached = this.slots[slot];
     if (cached !== undefined && cached.length === length) {

@@ -13,6 +13,7 @@
  * Whatever Lua answers with an error — a NaN, a function, a sparse array, nesting past 1000, bad
  * JSON — bails: the script then runs on the native Lua, which raises the exact error.
  */
+import { detachedSlice } from "../../text/detached-slice.ts";
 import { luaToString, strtod, strtodStop } from "./lua-number.ts";
 import { LuaTable } from "./lua-table.ts";
 import { bail, type LuaValue } from "./lua-value.ts";
@@ -306,7 +307,7 @@ function decodeString(): string {
   const start = ++at;
   while (at < end) {
     const c = text.charCodeAt(at);
-    if (c === 0x22) return text.slice(start, at++);
+    if (c === 0x22) return detachedSlice(text, start, at++);
     if (c === 0x5c) return decodeEscapedString(start);
     at++;
   }
@@ -315,7 +316,7 @@ function decodeString(): string {
 
 /** The rest of a string from its first escape (at `at`); `start` is where its text began. */
 function decodeEscapedString(start: number): string {
-  let out = text.slice(start, at);
+  let out = detachedSlice(text, start, at);
   while (at < end) {
     const c = text.charCodeAt(at);
     if (c === 0x22) {

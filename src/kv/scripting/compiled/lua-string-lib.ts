@@ -26,6 +26,7 @@
  * the common single-result ones also as typed fast variants (strSub, strLen, …) for generated
  * code that knows its argument types.
  */
+import { detachedCopy, detachedSlice, sliceSourceCharsMax } from "../../text/detached-slice.ts";
 import { luaStringToNumber, luaToString } from "./lua-number.ts";
 import { LuaTable } from "./lua-table.ts";
 import { bail, type LuaFunction, type LuaValue, noValues } from "./lua-value.ts";
@@ -302,7 +303,7 @@ export function strSub(s: string, i: number, j = -1): string {
   let end = relativePosition(toLong(j), length);
   if (start < 1) start = 1;
   if (end > length) end = length;
-  return start <= end ? s.slice(start - 1, end) : "";
+  return start <= end ? detachedSlice(s, start - 1, end) : "";
 }
 
 /** string.byte(s, i) in a place that takes one value: the byte, or nil. */
@@ -516,7 +517,7 @@ function padded(sign: string, prefix: string, body: string, zeroPads: boolean): 
 /** sprintf's item is added up to its first NUL (strlen). */
 function upToNul(item: string): string {
   const nul = item.indexOf("\0");
-  return nul < 0 ? item : item.slice(0, nul);
+  return nul < 0 ? item : detachedSlice(item, 0, nul);
 }
 
 function formatChar(arg: LuaValue): string {
@@ -583,7 +584,7 @@ function formatFloat(conversion: number, x: number): string {
 function formatString(s: string): string {
   if (spec.precision < 0 && s.length >= unformattedStringBytesMin) return s;
   let text = upToNul(s);
-  if (spec.precision >= 0 && text.length > spec.precision) text = text.slice(0, spec.precision);
+  if (spec.precision >= 0 && text.length > spec.precision) text = detachedSlice(text, 0, spec.precision);
   return padded("", "", text, false);
 }
 
@@ -991,14 +992,14 @@ function matchCapture(ms: MatchState, s: number, digit: number): number {
 /** Capture i (0: the whole match from s to e when there are none) as a Lua value. */
 function captureValue(ms: MatchState, i: number, s: number, e: number): LuaValue {
   if (i >= ms.level) {
-    if (i === 0) return ms.src.slice(s, e);
+    if (i === 0) return detachedSlice(ms.src, s, e);
     return bail("invalid capture index");
   }
   const length = ms.captureLength[i]!;
   if (length === captureUnfinished) bail("unfinished capture");
   const start = ms.captureStart[i]!;
   if (length === capturePosition) return start + 1;
-  return ms.src.slice(start, start + length);
+  return detachedSlice(ms.src, start, start + length);
 }
 
 /** lstrlib's push_captures: every capture, or the whole match (when s ≥ 0) if there are none. */
@@ -1105,6 +1106,10 @@ export function luaGsub(sv?: LuaValue, pv?: LuaValue, repl?: LuaValue, nv?: LuaV
   const result =
     pattern.length > 0 && !notLiteral.test(pattern) ? gsubLiteral(ms, repl, replText, maxReplacements) : gsubPattern(ms, repl, replText, maxReplacements);
   giveBack(ms);
+  // The new string is made of slices of the old: a short one out of a large source is copied, so
+  // as not to keep the source alive (text/detached-slice.ts).
+  const out = result[0] as string;
+  if (src.length > sliceSourceCharsMax && out.length * 2 < src.length) result[0] = detachedCopy(out);
   return result;
 }
 
