@@ -31,9 +31,17 @@ export function detachedCopy(text: string): string {
   return text.length === 0 ? "" : copyOfRange(text, 0, text.length);
 }
 
-function copyOfRange(source: string, from: number, to: number): string {
+/**
+ * A fresh string of the chars of `source` from `from` to `to`, sharing nothing with it — or, should
+ * a char be past one byte (not a byte string), the slice itself rather than a truncated copy.
+ */
+export function copyOfRange(source: string, from: number, to: number): string {
   const length = to - from;
-  if (length > scratchBytes) return (Buffer.from(source.slice(from, to), "latin1") as Latin1Buffer).latin1Slice(0, length);
-  for (let i = 0; i < length; i++) scratch[i] = source.charCodeAt(from + i);
-  return scratch.latin1Slice(0, length);
+  const into = length <= scratchBytes ? scratch : (Buffer.allocUnsafe(length) as Latin1Buffer);
+  for (let i = 0; i < length; i++) {
+    const c = source.charCodeAt(from + i);
+    if (c > 0xff) return source.slice(from, to);
+    into[i] = c;
+  }
+  return into.latin1Slice(0, length);
 }

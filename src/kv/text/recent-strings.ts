@@ -10,7 +10,7 @@
  * colliding string simply replaces it. A miss costs a compare of a byte or two, then the string
  * is made as before.
  */
-import { detachedSlice } from "./detached-slice.ts";
+import { copyOfRange, detachedSlice } from "./detached-slice.ts";
 import type { Latin1Buffer } from "./write-bytes.ts";
 
 /**
@@ -27,8 +27,6 @@ export function spells(text: string, bytes: Uint8Array, start: number, end: numb
 export class RecentStrings {
   private readonly slots: (string | undefined)[];
   private readonly mask: number;
-  /** fromText's copy of the chars it makes a string of (see there). */
-  private readonly scratch: Latin1Buffer;
 
   /** `slotCount` a power of two; strings longer than `lengthMax` are always made afresh. */
   constructor(
@@ -37,7 +35,6 @@ export class RecentStrings {
   ) {
     this.slots = new Array(slotCount).fill(undefined);
     this.mask = slotCount - 1;
-    this.scratch = Buffer.alloc(lengthMax) as Latin1Buffer;
   }
 
   /** The string of latin1 `bytes[start, end)`, the same string object as last time when it recurs. */
@@ -71,13 +68,7 @@ export class RecentStrings {
       while (i >= 0 && cached.charCodeAt(i) === text.charCodeAt(from + i)) i--;
       if (i < 0) return cached;
     }
-    const scratch = this.scratch;
-    for (let i = 0; i < length; i++) {
-      const c = text.charCodeAt(from + i);
-      if (c > 0xff) return text.slice(from, to);
-      scratch[i] = c;
-    }
-    const made = scratch.latin1Slice(0, length);
+    const made = copyOfRange(text, from, to);
     this.slots[slot] = made;
     return made;
   }
