@@ -53,6 +53,14 @@ const delayedRounds = 5;
 const warmUpRounds = 6;
 /** Jobs of the one-at-a-time case: each waits a round trip or more, so fewer are enough. */
 const oneAtATimeJobs = 500;
+/**
+ * Unmeasured rounds of the one-at-a-time case on each server, taking turns, before its measured
+ * ones. Its paths are not bulk's (the Worker's BZPOPMIN wake-up, moveToActive fetching a job, an
+ * empty queue after each): after fifteen bulk rounds svc's JIT compiler thread still took 40, 20
+ * and 30 ms in its first three rounds of 500 (40–80 µs a job, on the cores the client needs),
+ * then 0–20 (one run, 2026-12-01).
+ */
+const oneAtATimeWarmUpRounds = 4;
 /** Delayed jobs per round, one added every delayedAddGapMs, each due delayedSpreadMs or less after it is added. */
 const delayedJobs = 300;
 const delayedAddGapMs = 2;
@@ -130,8 +138,8 @@ async function bulkRound(server: ServerProcess, queueName: string, count: number
   }
 }
 
-/** Adds a job, waits for the Worker to complete it, then adds the next: jobs per second. */
-async function oneAtATimeRound(server: ServerProcess, queueName: string): Promise<number> {
+/** Adds a job, waits for the Worker to complete it, then adds the next: jobs per second, and the server's CPU. */
+async function oneAtATimeRound(server: ServerProcess, queueName: string): Promise<Round> {
   const connection = connectionTo(server);
   const queue = new Queue(queueName, { connection });
   const worker = new Worker(queueName, processor, { connection, concurrency: 1 });
@@ -139,13 +147,21 @@ async function oneAtATimeRound(server: ServerProcess, queueName: string): Promis
   worker.on("completed", () => next?.());
   try {
     await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+    const pid = server.proc.pid;
+    const [cpuBefore, mainBefore] = [cpuSeconds(pid), mainThreadCpuSeconds(pid)];
     const started = performance.now();
     for (let n = 0; n < oneAtATimeJobs; n++) {
       const completed = new Promise<void>((resolve) => (next = resolve));
       await queue.add("job", { n }, { removeOnComplete: true });
       await completed;
     }
-    return oneAtATimeJobs / ((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    const perJob = (cpuSecondsUsed: number) => (cpuSecondsUsed * 1e6) / oneAtATimeJobs;
+    return {
+      jobsPerSec: oneAtATimeJobs / seconds,
+      cpuMicrosPerJob: perJob(cpuSeconds(pid) - cpuBefore),
+      mainCpuMicrosPerJob: perJob(mainThreadCpuSeconds(pid) - mainBefore),
+    };
   } finally {
     await worker.close();
     await queue.obliterate({ force: true });
@@ -213,7 +229,7 @@ export async function bullmqComparison(): Promise<void> {
       for (const server of turns(round)) warmUp.get(server)!.push((await bulkRound(server, `warm-up-${round}`, jobs)).jobsPerSec);
     }
     const runs = new Map<ServerProcess, Round[]>(servers.map((s) => [s, []]));
-    const oneAtATime = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
+    const oneAtATime = new Map<ServerProcess, Round[]>(servers.map((s) => [s, []]));
     const lateness = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
     // Each case's rounds together, the servers taking turns (the other first each round). With
     // the three cases in every round, svc's bulk rounds after the first took 186–288 µs of CPU a
@@ -227,6 +243,10 @@ export async function bullmqComparison(): Promise<void> {
       // The commandstats of one bulk round on each: read before anything else runs.
       if (last) stats = [await commandstats(redis), await commandstats(kv)];
     }
+    const oneAtATimeWarmUp = new Map<ServerProcess, number[]>(servers.map((s) => [s, []]));
+    for (let round = 0; round < oneAtATimeWarmUpRounds; round++) {
+      for (const server of turns(round)) oneAtATimeWarmUp.get(server)!.push((await oneAtATimeRound(server, `single-warm-up-${round}`)).jobsPerSec);
+    }
     for (let round = 0; round < rounds; round++) {
       for (const server of turns(round)) oneAtATime.get(server)!.push(await oneAtATimeRound(server, `single-${round}`));
     }
@@ -237,20 +257,27 @@ export async function bullmqComparison(): Promise<void> {
     const [redisRate, kvRate] = servers.map((s) => med(s, (r) => r.jobsPerSec)) as [number, number];
     const [redisCpu, kvCpu] = servers.map((s) => med(s, (r) => r.cpuMicrosPerJob)) as [number, number];
     const [redisMainCpu, kvMainCpu] = servers.map((s) => med(s, (r) => r.mainCpuMicrosPerJob)) as [number, number];
-    const [redisSingle, kvSingle] = servers.map((s) => median(oneAtATime.get(s)!)) as [number, number];
+    const medSingle = (server: ServerProcess, pick: (r: Round) => number) => median(oneAtATime.get(server)!.map(pick));
+    const [redisSingle, kvSingle] = servers.map((s) => medSingle(s, (r) => r.jobsPerSec)) as [number, number];
+    const [redisSingleCpu, kvSingleCpu] = servers.map((s) => medSingle(s, (r) => r.cpuMicrosPerJob)) as [number, number];
+    const [redisSingleMainCpu, kvSingleMainCpu] = servers.map((s) => medSingle(s, (r) => r.mainCpuMicrosPerJob)) as [number, number];
     console.log(
       `### kv: BullMQ (${fmt(jobs)} jobs added in bulk, one Worker of concurrency ${workerConcurrency}; appendonly yes, appendfsync everysec on both), median of ${rounds} interleaved rounds\n`,
     );
     console.log("| case | redis jobs/s | svc jobs/s | svc/redis | svc/redis round by round, lowest–highest |");
     console.log("|---|---:|---:|---:|---:|");
     const bulkRates = servers.map((s) => runs.get(s)!.map((r) => r.jobsPerSec)) as [number[], number[]];
-    const singleRates = servers.map((s) => oneAtATime.get(s)!) as [number[], number[]];
+    const singleRates = servers.map((s) => oneAtATime.get(s)!.map((r) => r.jobsPerSec)) as [number[], number[]];
     console.log(`| ${fmt(jobs)} jobs in bulk | ${fmt(redisRate)} | ${fmt(kvRate)} | ${(kvRate / redisRate).toFixed(2)}× | ${roundRatios(...bulkRates)} |`);
     console.log(
       `| one at a time (${oneAtATimeJobs}, concurrency 1) | ${fmt(redisSingle)} | ${fmt(kvSingle)} | ${(kvSingle / redisSingle).toFixed(2)}× | ${roundRatios(...singleRates)} |\n`,
     );
     const [redisWarmUp, kvWarmUp] = servers.map((s) => warmUp.get(s)!.map(fmt).join(", "));
-    console.log(`The ${warmUpRounds} unmeasured warm-up rounds before them, in bulk, jobs/s in order: redis ${redisWarmUp}; svc ${kvWarmUp}.\n`);
+    const [redisSingleWarmUp, kvSingleWarmUp] = servers.map((s) => oneAtATimeWarmUp.get(s)!.map(fmt).join(", "));
+    console.log(
+      `The unmeasured warm-up rounds before them, jobs/s in order: ${warmUpRounds} in bulk, redis ${redisWarmUp}; svc ${kvWarmUp}. ` +
+        `${oneAtATimeWarmUpRounds} one at a time, redis ${redisSingleWarmUp}; svc ${kvSingleWarmUp}.\n`,
+    );
     const [redisLate, kvLate] = servers.map((s) => lateness.get(s)!.sort((a, b) => a - b));
     console.log(
       `Delayed jobs (${delayedJobs} a round, due 5–${delayedSpreadMs + 5} ms after they are added, ${delayedRounds} rounds together), how late they started:\n`,
@@ -269,6 +296,12 @@ export async function bullmqComparison(): Promise<void> {
       `Server CPU per job in bulk (user + system, all threads): redis ${redisCpu.toFixed(0)} µs, svc ${kvCpu.toFixed(0)} µs, svc/redis ${(kvCpu / redisCpu).toFixed(2)}×;`,
       `the main thread alone: redis ${redisMainCpu.toFixed(0)} µs, svc ${kvMainCpu.toFixed(0)} µs, ${(kvMainCpu / redisMainCpu).toFixed(2)}× (the rest of svc's`,
       "is its other threads: the JIT compiler, the collector's and the allocator's helpers).\n",
+    );
+    // One at a time, each request finds the server asleep and its caches cold: a job costs both
+    // servers two to three times its CPU in bulk.
+    console.log(
+      `Server CPU per job one at a time (user + system, all threads): redis ${redisSingleCpu.toFixed(0)} µs, svc ${kvSingleCpu.toFixed(0)} µs, svc/redis ${(kvSingleCpu / redisSingleCpu).toFixed(2)}×;`,
+      `the main thread alone: redis ${redisSingleMainCpu.toFixed(0)} µs, svc ${kvSingleMainCpu.toFixed(0)} µs, ${(kvSingleMainCpu / redisSingleMainCpu).toFixed(2)}×.\n`,
     );
     printCommandstats(...stats!);
     await bullmqLuaCosts(redis, kv);
