@@ -6,12 +6,16 @@
  *
  * A library's code starts with its metadata, `#!lua name=<library>`, read here as Redis 7.0
  * reads it, with its errors; the code is then run by the native side (native/script), which
- * checks the registrations.
+ * checks the registrations. Once loaded, the library is also compiled to JavaScript (compiled/,
+ * as EVAL's scripts are), which FCALL runs first where it can; a library it does not take stays
+ * on Lua.
  */
 import { KvError } from "../text/errors.ts";
 import { splitInlineArgs } from "../text/split-args.ts";
+import { compileLibrary } from "./compiled/compiled-script.ts";
 import { LuaState, type ScriptHost } from "./lua-state.ts";
 import type { RunTarget } from "./run-target.ts";
+import { compilesScripts } from "./script-cache.ts";
 import { withoutShebang } from "./shebang.ts";
 
 /** A registered function, as FCALL finds it and FUNCTION LIST shows it. */
@@ -97,8 +101,9 @@ export class FunctionLibraries {
     const old = this.libraries.get(name);
     if (old !== undefined && !replace) throw new KvError(`ERR Library '${name}' already exists`);
     let registered: ReturnType<LuaState["loadLibrary"]>;
+    const source = withoutShebang(code);
     try {
-      registered = this.state.loadLibrary(Buffer.from(withoutShebang(code), "latin1"), this.loading);
+      registered = this.state.loadLibrary(Buffer.from(source, "latin1"), this.loading);
     } catch (error) {
       throw new KvError(`ERR ${(error as Error).message}`);
     }
@@ -111,6 +116,14 @@ export class FunctionLibraries {
       throw new KvError(`ERR Function ${clash.name} already exists`);
     }
     if (old !== undefined) this.forget(old);
+    // Loaded libraries are compiled at once, not at a second run as scripts are: one is loaded
+    // to be called, and loading is rare.
+    const compiled = compilesScripts.on
+      ? compileLibrary(
+          source,
+          registered.map((f) => f.name),
+        )
+      : null;
     const library: Library = {
       name,
       code,
@@ -122,8 +135,7 @@ export class FunctionLibraries {
         state: this.state,
         id: f.id,
         flags: { declared: true, noWrites: f.flags.includes("no-writes"), allowOom: f.flags.includes("allow-oom") },
-        // Functions run on Lua only: a library's functions share its state (its upvalues, its tables).
-        compiled: null,
+        compiled: compiled?.get(f.name) ?? null,
         toCompile: null,
         timesRun: 0,
         compiledBailsInARow: 0,

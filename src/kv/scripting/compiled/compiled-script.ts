@@ -13,11 +13,11 @@ import { type Clock, systemClock } from "../../../core/clock.ts";
 import { RecentStrings } from "../../text/recent-strings.ts";
 import type { Latin1Buffer } from "../../text/write-bytes.ts";
 import { compileChunk, NotCompiled } from "./lua-codegen.ts";
-import { globals } from "./lua-library.ts";
+import { globals, libraryGlobals, type RedisHost, redisHost, registering } from "./lua-library.ts";
 import * as ops from "./lua-ops.ts";
 import { parseLua } from "./lua-parser.ts";
 import { LuaTable, stringHash } from "./lua-table.ts";
-import { bail, LuaBail, type LuaValue, noValues, LibraryTable } from "./lua-value.ts";
+import { bail, LuaBail, type LuaFunction, type LuaValue, noValues, LibraryTable } from "./lua-value.ts";
 import { RespWriter } from "../../resp/writer.ts";
 
 /** Loop iterations and calls between two looks at the clock. */
@@ -25,6 +25,8 @@ const budgetSteps = 10_000;
 /** Slots of replyStrings, and the longest reply string it keeps (a timestamp is 13, a UUID 36). */
 const replyStringSlots = 1024;
 const replyStringBytesMax = 40;
+/** How long a function library's code may run when compileLibrary runs it (FUNCTION LOAD's own limit in Redis 7.0). */
+const libraryLoadMsMax = 500;
 /** Tables a reply may nest before Redis answers "reached lua stack limit" instead (lua_to_resp.rs DEPTH_MAX); deeper bails. */
 const replyDepthMax = 1000;
 
@@ -64,6 +66,16 @@ function knownField(library: string, name: string): boolean {
   const table = globals.get(library);
   return table instanceof LibraryTable && table.has(name);
 }
+const libraryKnownGlobals: ReadonlySet<string> = new Set(libraryGlobals.keys());
+function libraryKnownField(library: string, name: string): boolean {
+  const table = libraryGlobals.get(library);
+  return table instanceof LibraryTable && table.has(name);
+}
+/** The server as a library's code sees it while compileLibrary runs it: neither a command nor a log line (Lua's run made those). */
+const loadingHost: RedisHost = {
+  command: () => bail("redis.call while a library loads"),
+  logLine: () => bail("redis.log while a library loads"),
+};
 
 export type CompiledRun = (keys: LuaTable, argv: LuaTable) => LuaValue[];
 
@@ -87,6 +99,42 @@ export function compileScript(source: string): CompiledRun | null {
   // for BullMQ's moveToFinished) buys little, and was seen thrown away and redone.
   noFTL(run);
   return run;
+}
+
+/**
+ * A function library's code (its metadata line taken off) compiled, and run once as FUNCTION
+ * LOAD runs it: the compiled form of each function it registers, by name. Null for a library
+ * this compiler does not take (see lua-codegen.ts: one whose functions share a local that
+ * changes, say), or whose run here bails or registers other names than `names`, those Lua's own
+ * run of it registered. Lua loaded the library first and checked everything; its functions
+ * share the library's Lua state as these share the code's closures.
+ */
+export function compileLibrary(source: string, names: readonly string[]): Map<string, CompiledRun> | null {
+  const registered = new Map<string, LuaFunction>();
+  const host = redisHost.current;
+  try {
+    const factorySource = compileChunk(parseLua(source), libraryKnownGlobals, libraryKnownField, true);
+    const factory = new Function(`return ${factorySource}`)() as (o: unknown, g: unknown, l: unknown, b: unknown, d: unknown) => CompiledRun;
+    const code = factory(generatedOps, libraryGlobals, generatedLib, budget, depth);
+    budget.n = budgetSteps;
+    depth.n = 0;
+    runClock = systemClock;
+    runDeadlineMs = systemClock.monotonicMs() + libraryLoadMsMax;
+    registering.into = registered;
+    redisHost.current = loadingHost;
+    // A library's code has no KEYS or ARGV: the compiled chunk does not read its parameters.
+    code(undefined as unknown as LuaTable, undefined as unknown as LuaTable);
+  } catch (error) {
+    if (!(error instanceof NotCompiled) && !(error instanceof LuaBail)) compiledStats.notCompiled = String(error);
+    return null;
+  } finally {
+    registering.into = null;
+    redisHost.current = host;
+  }
+  if (registered.size !== names.length || names.some((name) => !registered.has(name))) return null;
+  // Each runs once an FCALL, as a script's main function runs once an EVAL (compileScript).
+  for (const run of registered.values()) noFTL(run);
+  return registered;
 }
 
 /**

@@ -19,6 +19,14 @@
  *
  * What it does not compile (`NotCompiled`) leaves the script on Lua for good: a table
  * constructor mixing `[k] = v` items with positional ones, whose order of stores Lua defers.
+ *
+ * A function library (FUNCTION LOAD's code) compiles the same way, run once to register its
+ * functions (compiled-script.ts compileLibrary), with two differences: KEYS and ARGV are not
+ * bound (a function gets its keys and arguments as parameters; the globals do not exist), and
+ * its functions may share only those of the library's own locals that never change — ones
+ * assigned once, to a constant or a function. A shared local that changes
+ * (a counter, a table of state) would change in JavaScript's copy on a compiled run and in
+ * Lua's on a run that bailed, and the two would part: such a library stays on Lua.
  */
 import type { AssignTarget, Block, CallExpr, Expr, FunctionExpr, Stat, TableItem } from "./lua-ast.ts";
 import { exactPower } from "./lua-ops.ts";
@@ -69,19 +77,30 @@ class Emitter {
   readonly boundGlobals = new Map<string, string>();
   /** Library fields read as `lib.name`, bound in the factory: "lib.name" → constant. */
   readonly boundFields = new Map<string, string>();
+  /**
+   * A function library's own locals (declared outside every function), by JavaScript name:
+   * whether each is fixed (assigned once, to a constant, a function or a library's value) and
+   * whether a function uses it. Null for a script.
+   */
+  readonly libraryLocals: Map<string, { fixed: boolean; used: boolean }> | null;
 
   constructor(
     private readonly known: KnownGlobals,
     private readonly knownFields: (library: string, name: string) => boolean,
-  ) {}
+    library: boolean,
+  ) {
+    this.libraryLocals = library ? new Map() : null;
+  }
 
   chunk(body: Block): string {
     this.functions.push({ temps: 0, zeroSigns: 0 });
     this.scopes.push(
-      new Map([
-        ["KEYS", "KEYS"],
-        ["ARGV", "ARGV"],
-      ]),
+      this.libraryLocals !== null
+        ? new Map()
+        : new Map([
+            ["KEYS", "KEYS"],
+            ["ARGV", "ARGV"],
+          ]),
     );
     // The chunk itself is a vararg function called with nothing.
     this.scopes.push(new Map([["...", "$va0"]]));
@@ -104,18 +123,44 @@ class Emitter {
     return `$t${scope.temps++}`;
   }
 
-  private declare(name: string): string {
+  /** A new local `name`; `fixed` as libraryLocals counts it, for one of a library's own. */
+  private declare(name: string, fixed = false): string {
     const js = `L${this.ids++}_${name}`;
     this.scopes.at(-1)!.set(name, js);
+    if (this.libraryLocals !== null && this.functions.length === 1) this.libraryLocals.set(js, { fixed, used: false });
     return js;
   }
 
   private lookup(name: string): string | undefined {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
       const js = this.scopes[i]!.get(name);
-      if (js !== undefined) return js;
+      if (js === undefined) continue;
+      if (this.libraryLocals !== null && this.functions.length > 1) {
+        const shared = this.libraryLocals.get(js);
+        if (shared !== undefined) shared.used = true;
+      }
+      return js;
     }
     return undefined;
+  }
+
+  /**
+   * Whether a local initialised to `e` holds what no run can change: a constant or a function.
+   * (A library's code sees only part of the `redis` table while it loads, and no other library,
+   * so a value it takes from one is not what its functions would see at run time: not fixed.)
+   */
+  private isFixedValue(e: Expr): boolean {
+    switch (e.kind) {
+      case "nil":
+      case "true":
+      case "false":
+      case "number":
+      case "string":
+      case "function":
+        return true;
+      default:
+        return false;
+    }
   }
 
   private block(stats: Block, scoped = true): string {
@@ -162,7 +207,7 @@ class Emitter {
       case "function":
         return this.functionStat(s.path, s.method, s.func);
       case "localFunction": {
-        const js = this.declare(s.name);
+        const js = this.declare(s.name, true);
         return `let ${js}; ${js} = ${this.func(s.func)};\n`;
       }
       case "return":
@@ -181,11 +226,12 @@ class Emitter {
   private local(names: string[], values: Expr[]): string {
     if (names.length === 1 && values.length === 1) {
       const v = this.expr(values[0]!);
-      return `let ${this.declare(names[0]!)} = ${v};\n`;
+      return `let ${this.declare(names[0]!, this.isFixedValue(values[0]!))} = ${v};\n`;
     }
     // The values are emitted first: the new names are not theirs to see.
     const { setup, items } = this.spreadValues(values, names.length);
-    const decls = names.map((n, i) => `${this.declare(n)} = ${items[i]}`);
+    const fixed = (i: number) => names.length === values.length && this.isFixedValue(values[i]!);
+    const decls = names.map((n, i) => `${this.declare(n, fixed(i))} = ${items[i]}`);
     return `${setup}let ${decls.join(", ")};\n`;
   }
 
@@ -236,6 +282,8 @@ class Emitter {
     if (t.kind === "name") {
       const local = this.lookup(t.name);
       if (local === undefined || local === "KEYS" || local === "ARGV") return `($o.bailGlobalSet(${JSON.stringify(t.name)}), ${value})`;
+      const shared = this.libraryLocals?.get(local);
+      if (shared !== undefined) shared.fixed = false;
       return `${local} = ${value}`;
     }
     if (t.key.kind === "string") return `$o.setFieldHashed(${this.expr(t.object)}, ${hashedName(t.key.value)}, ${value})`;
@@ -526,11 +574,15 @@ function isMulti(e: Expr): boolean {
 
 /**
  * The factory's source for `chunk`. `known` are the globals the library has; `knownField(lib,
- * name)` whether library `lib` has field `name`.
+ * name)` whether library `lib` has field `name`. `library`: the chunk is a function library's
+ * code (see the top of this file).
  */
-export function compileChunk(chunk: Block, known: KnownGlobals, knownField: (library: string, name: string) => boolean): string {
-  const emitter = new Emitter(known, knownField);
+export function compileChunk(chunk: Block, known: KnownGlobals, knownField: (library: string, name: string) => boolean, library = false): string {
+  const emitter = new Emitter(known, knownField, library);
   const main = emitter.chunk(chunk);
+  for (const shared of emitter.libraryLocals?.values() ?? []) {
+    if (shared.used && !shared.fixed) throw new NotCompiled("a library's local that its functions share and that changes");
+  }
   let bindings = "";
   for (const [name, js] of emitter.boundGlobals) bindings += `const ${js} = $G.get(${JSON.stringify(name)});\n`;
   for (const [key, js] of emitter.boundFields) {

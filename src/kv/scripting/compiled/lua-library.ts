@@ -316,3 +316,32 @@ export const globals: ReadonlyMap<string, LuaValue> = new Map<string, LuaValue>(
   ["cjson", new LibraryTable("cjson", cjson)],
   ["cmsgpack", new LibraryTable("cmsgpack", cmsgpack)],
 ]);
+
+/**
+ * Where redis.register_function puts what a function library registers, name → callback, while
+ * compileLibrary runs the library's code once; null at any other time, when it bails (Redis
+ * allows it only while FUNCTION LOAD runs the code).
+ */
+export const registering: { into: Map<string, LuaFunction> | null } = { into: null };
+
+/**
+ * redis.register_function(name, callback) or redis.register_function{function_name=…,
+ * callback=…, …}. Lua's run of the same code has already checked every argument and loaded the
+ * library; anything but the plain forms bails, and the library stays on Lua.
+ */
+const registerFunction: LuaFunction = (...args: LuaValue[]) => {
+  const into = registering.into;
+  if (into === null) return bail("redis.register_function outside FUNCTION LOAD");
+  const named = args.length === 1 && args[0] instanceof LuaTable;
+  const name = named ? (args[0] as LuaTable).getStr("function_name") : args.length === 2 ? args[0] : undefined;
+  const callback = named ? (args[0] as LuaTable).getStr("callback") : args[1];
+  if (typeof name !== "string" || typeof callback !== "function") return bail("redis.register_function's arguments");
+  into.set(name, callback);
+  return noValues;
+};
+
+/** The globals of a function library's code: a script's, and redis.register_function. */
+export const libraryGlobals: ReadonlyMap<string, LuaValue> = new Map<string, LuaValue>([
+  ...globals,
+  ["redis", new LibraryTable("redis", { ...redis, register_function: registerFunction })],
+]);
