@@ -79,7 +79,7 @@ class Emitter {
   readonly boundFields = new Map<string, string>();
   /**
    * A function library's own locals (declared outside every function), by JavaScript name:
-   * whether each is fixed (assigned once, to a constant, a function or a library's value) and
+   * whether each is fixed (assigned once, to a constant or a function) and
    * whether a function uses it. Null for a script.
    */
   readonly libraryLocals: Map<string, { fixed: boolean; used: boolean }> | null;
